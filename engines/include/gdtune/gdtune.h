@@ -1,0 +1,312 @@
+/* libgdtune — the dispatch library's public contracts.
+ *
+ * Everything gdtune does passes through the types declared here: status and
+ * error records, families and problem descriptors, facts, knobs and plan
+ * identity, the manifest of engine slots, and the ranked plan list.  No CUDA,
+ * cuDNN, cJSON or HDF5 type appears in this header. */
+#ifndef GDTUNE_H
+#define GDTUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GDT_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+
+/* X(name, exit code class, message).  Exit class: 0 ok, 1 failure while
+ * running, 2 bad usage or bad input. */
+#define GDT_STATUS_MAP(X)                                                     \
+    X(OK, 0, "success")                                                       \
+    X(BAD_USAGE, 2, "bad usage")                                              \
+    X(BAD_INPUT, 2, "bad input")                                              \
+    X(IO, 1, "I/O error")                                                     \
+    X(NOT_SUPPORTED, 1, "not supported")                                      \
+    X(NO_DEVICE, 1, "no CUDA device")                                         \
+    X(CUDA, 1, "CUDA error")                                                  \
+    X(NVRTC, 1, "NVRTC error")                                                \
+    X(CUDNN, 1, "cuDNN error")                                                \
+    X(CUPTI, 1, "CUPTI error")                                                \
+    X(HDF5, 1, "HDF5 error")                                                  \
+    X(NO_MEMORY, 1, "out of memory")                                          \
+    X(INCORRECT, 1, "result incorrect")                                       \
+    X(TIMEOUT, 1, "deadline exceeded")                                        \
+    X(FAULT, 1, "worker faulted")                                             \
+    X(INTERNAL, 1, "internal error")
+
+#define GDT__STATUS_ENUM(name, cls, msg) GDT_STATUS_##name,
+typedef enum gdt_status { GDT_STATUS_MAP(GDT__STATUS_ENUM) GDT_STATUS_COUNT } gdt_status;
+#undef GDT__STATUS_ENUM
+
+const char *gdt_status_name(gdt_status s);    /* "BAD_INPUT" */
+const char *gdt_status_message(gdt_status s); /* "bad input" */
+int gdt_status_exit_code(gdt_status s);       /* 0, 1 or 2 */
+
+/* Caller-owned error record.  The message names the place (file, JSON path,
+ * engine id, operand) and the value. */
+#define GDT_ERROR_MAX 2048
+typedef struct gdt_error {
+    gdt_status status;
+    char msg[GDT_ERROR_MAX];
+} gdt_error;
+
+/* Fills *e (when non-NULL) and returns s.  printf-style. */
+gdt_status gdt_error_set(gdt_error *e, gdt_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void gdt_error_clear(gdt_error *e);
+
+/* -------------------------------------------------------------- families */
+
+#define GDT_FAMILY_MAP(X)                                                     \
+    X(GEMM, "gemm")                                                           \
+    X(SDPA_FWD, "sdpa_fwd")                                                   \
+    X(SDPA_BWD, "sdpa_bwd")
+
+#define GDT__FAMILY_ENUM(name, str) GDT_FAMILY_##name,
+typedef enum gdt_family { GDT_FAMILY_MAP(GDT__FAMILY_ENUM) GDT_FAMILY_COUNT } gdt_family;
+#undef GDT__FAMILY_ENUM
+
+const char *gdt_family_name(gdt_family f);
+/* Parses one family name ("gemm", "sdpa_fwd", "sdpa_bwd").  "sdpa" names
+ * both SDPA families: gdt_family_parse_set fills a bitmask (1u << family). */
+gdt_status gdt_family_parse(const char *s, gdt_family *out, gdt_error *e);
+gdt_status gdt_family_parse_set(const char *s, unsigned *mask, gdt_error *e);
+
+typedef enum gdt_dtype { GDT_DTYPE_BF16, GDT_DTYPE_FP16, GDT_DTYPE_FP32, GDT_DTYPE_COUNT } gdt_dtype;
+const char *gdt_dtype_name(gdt_dtype t);
+size_t gdt_dtype_size(gdt_dtype t);
+/* Relative L2 error bound for results computed from inputs of this dtype
+ * with fp32 accumulation. */
+double gdt_dtype_tolerance(gdt_dtype t);
+
+/* GEMM: C[batch, m, n] = A[batch, m, k] · B[batch, k, n], fp32 accumulate.
+ * Layouts are strides in elements, in logical order (batch, row, col). */
+typedef struct gdt_gemm_desc {
+    int64_t batch, m, n, k;
+    gdt_dtype dtype; /* of A, B and C */
+    int64_t a_stride[3], b_stride[3], c_stride[3];
+} gdt_gemm_desc;
+
+typedef enum gdt_causal {
+    GDT_CAUSAL_NONE = 0,
+    GDT_CAUSAL_TOP_LEFT = 1,
+    GDT_CAUSAL_BOTTOM_RIGHT = 2
+} gdt_causal;
+
+typedef enum gdt_layout { GDT_LAYOUT_BHSD, GDT_LAYOUT_BSHD } gdt_layout;
+
+/* SDPA: logical BHSD tensors, memory layout through strides (elements).
+ * Q, O, dO, dQ: [b, h_q, s_q, d]; K, V, dK, dV: [b, h_kv, s_kv, d];
+ * Stats (log-sum-exp, natural log, fp32): [b, h_q, s_q, 1] packed. */
+typedef struct gdt_sdpa_desc {
+    int64_t b, h_q, h_kv, s_q, s_kv, d;
+    gdt_dtype dtype;
+    gdt_causal causal;
+    gdt_layout layout;
+    double scale; /* attention scale; 1/sqrt(d) by default */
+    int64_t q_stride[4], k_stride[4], v_stride[4], o_stride[4];
+} gdt_sdpa_desc;
+
+typedef struct gdt_problem {
+    gdt_family family;
+    union {
+        gdt_gemm_desc gemm;
+        gdt_sdpa_desc sdpa; /* sdpa_fwd and sdpa_bwd */
+    } u;
+} gdt_problem;
+
+/* Fills the family's default problem (the README's default shape). */
+void gdt_problem_default(gdt_family f, gdt_problem *p);
+/* Parses "k=v,k=v" over the family's defaults.  Unknown keys, zero,
+ * negative or overflowing sizes, and dims whose products overflow are named
+ * errors (GDT_STATUS_BAD_INPUT). */
+gdt_status gdt_problem_parse(gdt_family f, const char *spec, gdt_problem *p, gdt_error *e);
+/* Recomputes strides from the layout fields (called by parse). */
+void gdt_problem_set_strides(gdt_problem *p);
+/* Checks sizes, GQA divisibility, dtype; BAD_INPUT with the field named. */
+gdt_status gdt_problem_validate(const gdt_problem *p, gdt_error *e);
+/* Canonical key, e.g. "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row". */
+int gdt_problem_key(const gdt_problem *p, char *buf, size_t n);
+/* Useful floating-point operations (causal halves SDPA; bwd is 2.5x fwd). */
+double gdt_problem_flops(const gdt_problem *p);
+
+/* ----------------------------------------------------------------- facts */
+
+/* What the device looks like to the analyzer; filled from the CUDA runtime
+ * in the worker, or from the per-arch limits table for --arch smXY. */
+typedef struct gdt_device_props {
+    int arch;                  /* major*10 + minor, e.g. 90 */
+    int sm_count;              /* 0 when unknown (no device) */
+    int64_t smem_per_block;    /* opt-in maximum, bytes */
+    int regs_per_block;
+    int max_threads_per_block;
+    int64_t l2_bytes;
+    char name[128];
+} gdt_device_props;
+
+/* Per-arch limits (shared memory, threads, registers) used for legality by
+ * complete row.  Returns false for an arch the table does not hold. */
+bool gdt_arch_limits(int arch, gdt_device_props *out);
+/* "sm90" -> 90; BAD_USAGE naming the text otherwise. */
+gdt_status gdt_arch_parse(const char *s, int *arch, gdt_error *e);
+
+/* One record every engine of a family reads.  Facts describe; they never
+ * reject. */
+typedef struct gdt_facts {
+    gdt_family family;
+    gdt_problem problem;
+    gdt_device_props device;
+    gdt_dtype dtype;
+    double flops;
+    /* gemm */
+    bool a_row_major, b_row_major, c_row_major; /* unit stride on the last axis */
+    bool aligned16;                             /* every leading dimension a multiple of 16 bytes */
+    /* sdpa */
+    int64_t gqa_ratio;    /* h_q / h_kv */
+    int64_t q_tiles128;   /* b * h_q * ceil(s_q / 128) */
+    int64_t kv_units;     /* b * h_kv */
+    int64_t kv_tokens;    /* b * s_kv */
+} gdt_facts;
+
+void gdt_facts_analyze(const gdt_problem *p, const gdt_device_props *dev, gdt_facts *out);
+
+/* ----------------------------------------------------------------- knobs */
+
+/* Backend knob values (cudnnBackendKnobType_t, cuDNN 9.19: 0..43, frozen)
+ * plus gdtune's band from 1000 for axes the backend has no word for. */
+#define GDT_KNOB_BACKEND_COUNT 44
+#define GDT_KNOB_BAND 1000
+enum {
+    GDT_KNOB_TILEK = 13,
+    GDT_KNOB_STAGES = 14,
+    GDT_KNOB_KERNEL_CFG = 24,
+    GDT_KNOB_TILE_M = 40,
+    GDT_KNOB_TILE_N = 41,
+    GDT_KNOB_WARPS_M = GDT_KNOB_BAND + 0,  /* warps along M (or query rows) */
+    GDT_KNOB_WARPS_N = GDT_KNOB_BAND + 1,  /* warps along N */
+    GDT_KNOB_GROUP_M = GDT_KNOB_BAND + 2,  /* tile-order (swizzle) group */
+    GDT_KNOB_MMA = GDT_KNOB_BAND + 3,      /* 0 mma.sync, 1 wgmma */
+    GDT_KNOB_WARPS = GDT_KNOB_BAND + 4,    /* total warps per CTA */
+    GDT_KNOB_TILE_KV = GDT_KNOB_BAND + 5,  /* key/value tile (attention bwd) */
+    GDT_KNOB_SPLIT = GDT_KNOB_BAND + 6,    /* work split factor */
+    GDT_KNOB_TEST = GDT_KNOB_BAND + 99,    /* test-only engines */
+    GDT_KNOB_GDT_END
+};
+/* Name of a knob type ("TILE_M"), or NULL for a value no band defines. */
+const char *gdt_knob_name(int type);
+/* Parses a knob name back to its type; BAD_INPUT naming it otherwise. */
+gdt_status gdt_knob_parse(const char *name, int *type, gdt_error *e);
+
+#define GDT_MAX_KNOBS 16
+typedef struct gdt_knob {
+    int32_t type;
+    int64_t value;
+} gdt_knob;
+
+/* A plan's identity: (engine_id, knobs).  Knobs are kept sorted by knob name
+ * (gdt_plan_id_normalize), so equal plans compare equal byte for byte in
+ * their printed name. */
+typedef struct gdt_plan_id {
+    int64_t engine_id;
+    int nknobs;
+    gdt_knob knobs[GDT_MAX_KNOBS];
+} gdt_plan_id;
+
+void gdt_plan_id_normalize(gdt_plan_id *p);
+bool gdt_plan_id_equal(const gdt_plan_id *a, const gdt_plan_id *b);
+/* Sets or adds a knob (then normalizes); returns false when full. */
+bool gdt_plan_id_set_knob(gdt_plan_id *p, int type, int64_t value);
+/* Value of a knob, or def when absent. */
+int64_t gdt_plan_id_knob(const gdt_plan_id *p, int type, int64_t def);
+/* "gemm.nvrtc[GROUP_M=8, STAGES=3, TILE_M=128, ...]" or "cudnn.eng0[KERNEL_CFG=3]";
+ * returns the length written (snprintf semantics). */
+int gdt_plan_id_format(const gdt_plan_id *p, char *buf, size_t n);
+/* Parses a name printed by gdt_plan_id_format back to the identity. */
+gdt_status gdt_plan_id_parse(const char *s, gdt_plan_id *p, gdt_error *e);
+
+/* -------------------------------------------------- manifest and engines */
+
+/* cuDNN engines keep their global index in [0, 10000); [10000, 20000) is
+ * reserved; gdtune engines live at 20000 + GDT_FAMILY_BLOCK * family + slot. */
+#define GDT_ENGINE_ID_BACKEND_END 10000
+#define GDT_ENGINE_ID_RESERVED_END 20000
+#define GDT_FAMILY_BLOCK 100
+
+typedef enum gdt_engine_kind {
+    GDT_ENGINE_CUDNN, /* the backend (not a manifest slot) */
+    GDT_ENGINE_NVRTC, /* a template instantiated per candidate row */
+    GDT_ENGINE_HAND,  /* nvcc-built, fixed configs */
+    GDT_ENGINE_TEST   /* test-only engines (opt-in) */
+} gdt_engine_kind;
+
+/* Capability row: what a slot can serve.  Judged against facts. */
+typedef struct gdt_capability {
+    int sm_lo, sm_hi;        /* major*10+minor, inclusive */
+    unsigned dtypes;         /* bitmask of 1u << gdt_dtype */
+    int head_dim_lo, head_dim_hi, head_dim_multiple; /* sdpa only; 0 = any */
+} gdt_capability;
+
+struct gdt_engine_ops; /* private: engines/gdt_engine.h */
+
+typedef struct gdt_engine_slot {
+    gdt_family family;
+    int slot;
+    const char *name;          /* "gemm.nvrtc" */
+    gdt_engine_kind kind;
+    const char *row_family;    /* structural family of candidate rows, or NULL */
+    gdt_capability cap;
+    bool opt_in;               /* enabled only when GDTUNE_ENABLE_OPT_IN=1 (or the manifest says so) */
+    const struct gdt_engine_ops *ops;
+} gdt_engine_slot;
+
+typedef struct gdt_manifest {
+    const gdt_engine_slot *slots;
+    int nslots;
+    bool enable_opt_in;        /* tests set this for their stand-ins */
+} gdt_manifest;
+
+const gdt_manifest *gdt_manifest_default(void);
+int64_t gdt_engine_id(gdt_family f, int slot);
+/* Decodes any id with nothing registered first.  *backend is true for
+ * [0, 10000) (family and slot then unset); BAD_INPUT for the reserved band or
+ * an id outside every family block. */
+gdt_status gdt_engine_id_decode(int64_t id, bool *backend, gdt_family *f, int *slot, gdt_error *e);
+const gdt_engine_slot *gdt_manifest_find(const gdt_manifest *m, int64_t engine_id);
+const gdt_engine_slot *gdt_manifest_find_name(const gdt_manifest *m, const char *name);
+/* Is the slot offered on this arch (capability row + opt-in)?  When not,
+ * *why names the reason (may be NULL). */
+bool gdt_slot_offered(const gdt_manifest *m, const gdt_engine_slot *s, const gdt_facts *f,
+                      char *why, size_t nwhy);
+
+/* -------------------------------------------------------------- plan list */
+
+typedef enum gdt_mode {
+    GDT_MODE_A,
+    GDT_MODE_B,
+    GDT_MODE_FALLBACK,
+    GDT_MODE_OPENSOURCE,
+    GDT_MODE_COUNT
+} gdt_mode;
+const char *gdt_mode_name(gdt_mode m);
+gdt_status gdt_mode_parse(const char *s, gdt_mode *m, gdt_error *e);
+
+/* One entry of a plan list.  Backend entries carry the heuristic mode that
+ * produced them; the marker stands for the backend's block when it could
+ * not be expanded (no GPU, no backend). */
+typedef struct gdt_plan_entry {
+    gdt_plan_id id;
+    bool is_backend;
+    bool is_marker;     /* the unexpanded BACKEND marker */
+    gdt_mode mode;      /* the mode block the entry was proposed in */
+    const char *why;    /* static text: "measured winner", "untimed default", ... */
+} gdt_plan_entry;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+/* The one ranked plan list per problem.
+ *
+ * A gdt_graph holds one problem.  Planning is one-shot: gdt_graph_plan
+ * gathers the facts, the manifest's offered slots with their candidate
+ * plans, the backend's entries (tagged with the heuristic mode that produced
+ * them), and the tables, and assembles the list: per mode block, the
+ * family's proposals with the BACKEND marker where the placement puts it,
+ * deduplicated by (engine_id, knobs), first position wins. */
+#ifndef GDTUNE_PLAN_H
+#define GDTUNE_PLAN_H
+
+#include "gdtune/candidates.h"
+#include "gdtune/engine.h"
+#include "gdtune/tables.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The backend, as the planner sees it.  list() returns the backend's entries
+ * for one heuristic mode (malloc'd, tagged with that mode); NULL backend or a
+ * list() failure leaves the marker unexpanded. */
+typedef struct gdt_backend {
+    gdt_status (*list)(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_plan_entry **out, int *n,
+                       gdt_error *e);
+    const gdt_engine_ops *ops; /* builds and executes backend entries */
+    void *ctx;
+} gdt_backend;
+
+typedef struct gdt_plan_options {
+    const gdt_manifest *manifest;   /* NULL: gdt_manifest_default() */
+    const gdt_row_table *rows;      /* NULL: the embedded default rows */
+    const gdt_tables *tables;       /* NULL: untimed default order */
+    const gdt_backend *backend;     /* NULL: BACKEND marker unexpanded */
+    gdt_mode modes[GDT_MODE_COUNT]; /* mode blocks in order */
+    int nmodes;                     /* 0: {A} */
+} gdt_plan_options;
+
+typedef struct gdt_graph gdt_graph;
+
+gdt_status gdt_graph_create(const gdt_problem *p, const gdt_device_props *dev, gdt_graph **out,
+                            gdt_error *e);
+void gdt_graph_destroy(gdt_graph *g);
+const gdt_facts *gdt_graph_facts(const gdt_graph *g);
+
+/* One-shot: a second call is BAD_USAGE. */
+gdt_status gdt_graph_plan(gdt_graph *g, const gdt_plan_options *opts, gdt_error *e);
+int gdt_graph_plan_count(const gdt_graph *g);
+const gdt_plan_entry *gdt_graph_plan_at(const gdt_graph *g, int i);
+
+/* Pins plan i: build then tries only that plan, and its decline is an error
+ * instead of advancing. */
+gdt_status gdt_graph_select(gdt_graph *g, int i, gdt_error *e);
+
+/* Replays a recorded (engine_id, knobs): builds exactly that plan, whether or
+ * not this release's ranking lists it. */
+gdt_status gdt_graph_replay(gdt_graph *g, const gdt_plan_id *id, gdt_error *e);
+
+/* Walks the list from the selected index (0 unless pinned) and builds the
+ * first plan that builds; *built_index receives its position (-1 for a
+ * replayed plan).  The compiled plan stays owned by the graph. */
+gdt_status gdt_graph_build(gdt_graph *g, const gdt_build_opts *opts, int *built_index,
+                           gdt_error *e);
+size_t gdt_graph_workspace_size(const gdt_graph *g);
+gdt_status gdt_graph_execute(gdt_graph *g, const gdt_operands *ops, void *workspace,
+                             size_t workspace_bytes, void *stream, gdt_error *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

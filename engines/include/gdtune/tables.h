@@ -1,0 +1,88 @@
+/* Placement and tuning tables: schema-versioned JSON with provenance and
+ * per-cell evidence.  The writer is deterministic (same input, byte-identical
+ * file); the loader is strict and all-or-nothing. */
+#ifndef GDTUNE_TABLES_H
+#define GDTUNE_TABLES_H
+
+#include "gdtune/gdtune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/1"
+#define GDT_TABLE_SCHEMA_TUNING "gdtune.tuning/1"
+
+typedef struct gdt_provenance {
+    char device_name[128];
+    int arch;
+    int driver_version;  /* cudaDriverGetVersion */
+    int cuda_version;    /* cudaRuntimeGetVersion */
+    int cudnn_version;   /* cudnnGetVersion */
+    int nvrtc_version;   /* major*1000 + minor*10 */
+    char gdtune_version[32];
+    char source_digest[65];
+    char sweep_digest[65];
+    char candidates_digest[65];
+} gdt_provenance;
+
+/* One plan measured in one cell.  Times are device time per call in
+ * microseconds at the sweep's largest burst (the device rate), with the
+ * relative noise of that estimate; host_us is host enqueue per call at
+ * burst 1.  Plans that were not measured (declined, incorrect, failed) are
+ * not given to the writer. */
+typedef struct gdt_measured_plan {
+    gdt_plan_id id;
+    bool is_backend;
+    gdt_mode mode;         /* backend: the heuristic mode that produced it */
+    int untimed_position;  /* position in the untimed default order */
+    double time_us;
+    double noise;          /* relative spread, e.g. 0.004 */
+    double host_us;
+    int samples;
+} gdt_measured_plan;
+
+typedef struct gdt_measured_cell {
+    gdt_problem problem;
+    gdt_measured_plan *plans;
+    int nplans;
+} gdt_measured_cell;
+
+/* Writes <dir>/<family>.tuning.json and <dir>/<family>.placement.json
+ * (temporary name, then rename).  dir is e.g. tables/sm90. */
+gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance *prov,
+                            const gdt_measured_cell *cells, int ncells, gdt_error *e);
+
+/* Loaded tables of one family for one arch (opaque). */
+typedef struct gdt_tables gdt_tables;
+
+/* Loads <dir>/sm<arch>/<family>.{placement,tuning}.json.  A missing pair is
+ * NOT_SUPPORTED (no table: untimed order); anything malformed, or a schema,
+ * arch or family that does not match, is BAD_INPUT naming the file and
+ * field. */
+gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables **out, gdt_error *e);
+void gdt_tables_destroy(gdt_tables *t);
+
+/* Validates one table file of either kind (`gdtune tables check`). */
+gdt_status gdt_table_check_file(const char *path, gdt_error *e);
+
+/* What the tables say for one problem. */
+typedef struct gdt_cell_decision {
+    bool measured;          /* an exact swept cell (else: a shard's decision) */
+    bool lead;              /* ours ahead of the backend block */
+    double ratio;           /* best ours time / best backend time ( <1: ours faster) */
+    double noise;
+    int nranked;
+    const gdt_plan_id *ranked;     /* measured order, best first (owned by the tables) */
+    const bool *ranked_is_backend;
+    int backend_pos;        /* where the BACKEND marker goes in `ranked` (0..nranked) */
+    const gdt_plan_id *fallback;   /* the FALLBACK entry, or NULL */
+} gdt_cell_decision;
+
+/* false when no cell or shard covers the problem (untimed order). */
+bool gdt_tables_lookup(const gdt_tables *t, const gdt_facts *f, gdt_cell_decision *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,15 @@
+/* The gdtune verbs.  Each returns the process exit code: 0 success, 1
+ * failure while running, 2 bad usage or bad input.  Every verb answers
+ * --help. */
+#ifndef GDT_CLI_H
+#define GDT_CLI_H
+
+int gdt_cli_candidates(int argc, char **argv); /* harness/cli_candidates.c */
+int gdt_cli_plans(int argc, char **argv);      /* harness/cli_plans.c */
+int gdt_cli_tables(int argc, char **argv);     /* harness/cli_tables.c */
+int gdt_cli_sweep(int argc, char **argv);      /* harness/cli_sweep.c */
+int gdt_cli_worker(int argc, char **argv);     /* harness/worker.c (internal) */
+int gdt_cli_bench(int argc, char **argv);      /* harness/cli_bench.c */
+int gdt_cli_report(int argc, char **argv);     /* reports/cli_report.c */
+
+#endif

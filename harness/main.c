@@ -1,0 +1,58 @@
+/* gdtune: the command line.  One table of verbs; each verb owns its
+ * options and its --help.  Only main exits. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gdtune/gdtune.h"
+
+typedef struct verb {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+    bool hidden;
+} verb;
+
+static const verb verbs[] = {
+    {"candidates", gdt_cli_candidates, "print the candidate plans a family's rows bind, and each rejected row with its reason", false},
+    {"plans", gdt_cli_plans, "print the ranked plan list libgdtune would try for a shape", false},
+    {"tables", gdt_cli_tables, "validate placement and tuning tables (tables check FILE...)", false},
+    {"sweep", gdt_cli_sweep, "verify and measure every plan of a family on the GPU and emit tables", false},
+    {"bench", gdt_cli_bench, "print host enqueue and device time per call of single plans across bursts", false},
+    {"report", gdt_cli_report, "build raw.h5, plots and a markdown summary from a run directory", false},
+    {"worker", gdt_cli_worker, "internal: the process that owns the GPU during a sweep", true},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gdtune VERB [options]   (gdtune VERB --help for each)\n\n"
+                 "gdtune %s: an autotuning benchmark harness and tuning-table generator\n"
+                 "for GEMM and SDPA kernels on NVIDIA GPUs.\n\nverbs:\n",
+            GDT_VERSION_STRING);
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!verbs[i].hidden)
+            fprintf(out, "  %-11s %s\n", verbs[i].name, verbs[i].summary);
+    fprintf(out, "\nexit codes: 0 success, 1 failure while running, 2 bad usage or bad input\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("gdtune %s\n", GDT_VERSION_STRING);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!strcmp(argv[1], verbs[i].name))
+            return verbs[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "gdtune: unknown verb '%s' (expected one of: candidates, plans, tables, "
+                    "sweep, bench, report)\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,63 @@
+/* Test assertions that print both values (libuv's test/task.h style).  A
+ * test is one executable; main returns 0 on success, 1 on failure, 77 when
+ * skipped (no device). */
+#ifndef GDT_TEST_H
+#define GDT_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int gdt_test_failures;
+
+#define GDT_TEST_SKIP 77
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+            gdt_test_failures++;                                                    \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_INT(a, op, b)                                                         \
+    do {                                                                            \
+        long long gdt_a_ = (long long)(a), gdt_b_ = (long long)(b);                 \
+        if (!(gdt_a_ op gdt_b_)) {                                                  \
+            fprintf(stderr, "%s:%d: CHECK_INT(%s %s %s) failed: %lld vs %lld\n",    \
+                    __FILE__, __LINE__, #a, #op, #b, gdt_a_, gdt_b_);               \
+            gdt_test_failures++;                                                    \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                             \
+    do {                                                                            \
+        const char *gdt_a_ = (a), *gdt_b_ = (b);                                    \
+        if (!gdt_a_ || !gdt_b_ || strcmp(gdt_a_, gdt_b_) != 0) {                    \
+            fprintf(stderr, "%s:%d: CHECK_STR(%s, %s) failed:\n  got  \"%s\"\n  want \"%s\"\n", \
+                    __FILE__, __LINE__, #a, #b, gdt_a_ ? gdt_a_ : "(null)",         \
+                    gdt_b_ ? gdt_b_ : "(null)");                                    \
+            gdt_test_failures++;                                                    \
+        }                                                                           \
+    } while (0)
+
+/* The message contains the fragment. */
+#define CHECK_CONTAINS(hay, needle)                                                 \
+    do {                                                                            \
+        const char *gdt_h_ = (hay), *gdt_n_ = (needle);                             \
+        if (!gdt_h_ || !strstr(gdt_h_, gdt_n_)) {                                   \
+            fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__,    \
+                    __LINE__, gdt_h_ ? gdt_h_ : "(null)", gdt_n_);                  \
+            gdt_test_failures++;                                                    \
+        }                                                                           \
+    } while (0)
+
+/* Returns the process exit code for the test's result. */
+int gdt_test_result(const char *name);
+
+/* Runs a shell command, captures stdout+stderr into out (truncated), returns
+ * the exit status (or -1). */
+int gdt_test_run(const char *cmd, char *out, size_t nout);
+
+#endif
