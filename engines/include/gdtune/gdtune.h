@@ -194,6 +194,7 @@ enum {
     GDT_KNOB_WARPS = GDT_KNOB_BAND + 4,    /* total warps per CTA */
     GDT_KNOB_TILE_KV = GDT_KNOB_BAND + 5,  /* key/value tile (attention bwd) */
     GDT_KNOB_SPLIT = GDT_KNOB_BAND + 6,    /* work split factor */
+    GDT_KNOB_GRAPH = GDT_KNOB_BAND + 7,    /* cuDNN graph form: 0 composite, 1 unified SDPA op */
     GDT_KNOB_TEST = GDT_KNOB_BAND + 99,    /* test-only engines */
     GDT_KNOB_GDT_END
 };
