@@ -49,4 +49,37 @@ gdt_status gdt_reference_cpu(const gdt_buffers *b, double max_flops, gdt_outputs
 gdt_status gdt_outputs_compare(const gdt_problem *p, const gdt_outputs *got, const gdt_outputs *ref,
                                double err[4], gdt_error *e);
 
+/* ------------------------------------------------------------ additions */
+
+/* Saved contents (what restore puts back): every output holds the NaN
+ * pattern (0xFF bytes), the workspace zeros.  Inputs are never written by a
+ * plan and are not restored.
+ *
+ * sdpa_bwd: Q, K, V and dO are random; O and Stats are consistent with them
+ * (the fp64 forward on the host) when the forward costs at most
+ * GDT_BUFFERS_EXACT_FWD_FLOPS; above that Stats holds the expected
+ * log-sum-exp of the random scores (log of the unmasked count + var/2) and O
+ * small random values, and the sweep replaces both with the cuDNN forward's
+ * outputs through gdt_buffers_set_input. */
+#define GDT_BUFFERS_EXACT_FWD_FLOPS 1e9
+
+/* Replaces an input's contents with host data in the operand's device
+ * format (dtype, strides), bytes = its span (ops.bytes[r]); updates the
+ * host copy too.  BAD_INPUT naming the operand for an output role, a role the
+ * family does not bind, or a size mismatch. */
+gdt_status gdt_buffers_set_input(gdt_buffers *b, gdt_operand_role r, const void *host,
+                                 size_t bytes, gdt_error *e);
+
+/* Logical geometry of an operand: dims and strides (elements) in logical
+ * order (GEMM: batch, row, col; SDPA: b, h, s, d; Stats: b, h_q, s_q, 1
+ * packed).  Returns the rank, 0 when the family does not bind the role. */
+int gdt__operand_geometry(const gdt_problem *p, gdt_operand_role r, int64_t dims[4],
+                          int64_t strides[4]);
+/* Element i of an array of dtype t, as a double; and the store, rounded to
+ * nearest even. */
+double gdt__dtype_load(gdt_dtype t, const void *base, int64_t i);
+void gdt__dtype_store(gdt_dtype t, void *base, int64_t i, double v);
+/* Logical element count of an operand (product of its dims). */
+size_t gdt__operand_count(const gdt_problem *p, gdt_operand_role r);
+
 #endif

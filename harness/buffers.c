@@ -1,0 +1,399 @@
+/* Problem buffers: device memory for every operand, random inputs from a
+ * seed, host copies, poisoned outputs and trial state (gdt_verify.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_cuda.h"
+#include "gdt_verify.h"
+
+/* ------------------------------------------------------------ dtypes */
+
+static float bits_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+    if (exp == 0x1F)
+        return bits_f32(sign | 0x7F800000 | (man << 13));
+    if (exp == 0) /* zero or subnormal: man * 2^-24 */
+        return sign ? -(float)man * 0x1p-24f : (float)man * 0x1p-24f;
+    return bits_f32(sign | ((exp + 112) << 23) | (man << 13));
+}
+
+static uint16_t f32_to_f16(float f)
+{
+    uint32_t x = f32_bits(f), sign = (x >> 16) & 0x8000, ax = x & 0x7FFFFFFF;
+    if (ax >= 0x7F800000)
+        return (uint16_t)(sign | 0x7C00 | (ax > 0x7F800000 ? 0x200 : 0));
+    if (ax >= 0x47800000) /* >= 65536: infinity */
+        return (uint16_t)(sign | 0x7C00);
+    if (ax < 0x38800000) { /* below 2^-14: subnormal, round(|f| * 2^24) to even */
+        double m = (double)bits_f32(ax) * 0x1p24, fl = floor(m), r = m - fl;
+        uint32_t q = (uint32_t)fl;
+        if (r > 0.5 || (r == 0.5 && (q & 1)))
+            q++;
+        return (uint16_t)(sign | q);
+    }
+    uint32_t h = (((ax >> 23) - 112) << 10) | ((ax & 0x7FFFFF) >> 13), rem = ax & 0x1FFF;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+        h++; /* a carry into the exponent is the correct rounding, up to infinity */
+    return (uint16_t)(sign | h);
+}
+
+static uint16_t f32_to_bf16(float f)
+{
+    uint32_t x = f32_bits(f);
+    if ((x & 0x7FFFFFFF) > 0x7F800000)
+        return (uint16_t)((x >> 16) | 0x40);
+    return (uint16_t)((x + 0x7FFF + ((x >> 16) & 1)) >> 16);
+}
+
+double gdt__dtype_load(gdt_dtype t, const void *base, int64_t i)
+{
+    switch (t) {
+    case GDT_DTYPE_BF16: return bits_f32((uint32_t)((const uint16_t *)base)[i] << 16);
+    case GDT_DTYPE_FP16: return f16_to_f32(((const uint16_t *)base)[i]);
+    default: return ((const float *)base)[i];
+    }
+}
+
+void gdt__dtype_store(gdt_dtype t, void *base, int64_t i, double v)
+{
+    switch (t) {
+    case GDT_DTYPE_BF16: ((uint16_t *)base)[i] = f32_to_bf16((float)v); break;
+    case GDT_DTYPE_FP16: ((uint16_t *)base)[i] = f32_to_f16((float)v); break;
+    default: ((float *)base)[i] = (float)v; break;
+    }
+}
+
+/* ---------------------------------------------------------- geometry */
+
+static int set4(int64_t dims[4], int64_t strides[4], const int64_t *d, const int64_t *s, int rank)
+{
+    for (int i = 0; i < 4; i++) {
+        dims[i] = i < rank ? d[i] : 1;
+        strides[i] = i < rank ? s[i] : 0;
+    }
+    return rank;
+}
+
+static int gemm_geometry(const gdt_gemm_desc *g, gdt_operand_role r, int64_t dims[4], int64_t strides[4])
+{
+    switch (r) {
+    case GDT_OPERAND_A: return set4(dims, strides, (int64_t[4]){g->batch, g->m, g->k, 1}, g->a_stride, 3);
+    case GDT_OPERAND_B: return set4(dims, strides, (int64_t[4]){g->batch, g->k, g->n, 1}, g->b_stride, 3);
+    case GDT_OPERAND_C: return set4(dims, strides, (int64_t[4]){g->batch, g->m, g->n, 1}, g->c_stride, 3);
+    default: return 0;
+    }
+}
+
+static int sdpa_geometry(const gdt_sdpa_desc *s, bool bwd, gdt_operand_role r, int64_t dims[4],
+                         int64_t strides[4])
+{
+    int64_t q[4] = {s->b, s->h_q, s->s_q, s->d}, kv[4] = {s->b, s->h_kv, s->s_kv, s->d};
+    int64_t st[4] = {s->b, s->h_q, s->s_q, 1}, sts[4] = {s->h_q * s->s_q, s->s_q, 1, 1};
+    switch (r) {
+    case GDT_OPERAND_Q: return set4(dims, strides, q, s->q_stride, 4);
+    case GDT_OPERAND_K: return set4(dims, strides, kv, s->k_stride, 4);
+    case GDT_OPERAND_V: return set4(dims, strides, kv, s->v_stride, 4);
+    case GDT_OPERAND_O: return set4(dims, strides, q, s->o_stride, 4);
+    case GDT_OPERAND_STATS: return set4(dims, strides, st, sts, 4);
+    default: break;
+    }
+    if (!bwd)
+        return 0;
+    switch (r) { /* gradients share their tensor's layout */
+    case GDT_OPERAND_DO: return set4(dims, strides, q, s->o_stride, 4);
+    case GDT_OPERAND_DQ: return set4(dims, strides, q, s->q_stride, 4);
+    case GDT_OPERAND_DK: return set4(dims, strides, kv, s->k_stride, 4);
+    case GDT_OPERAND_DV: return set4(dims, strides, kv, s->v_stride, 4);
+    default: return 0;
+    }
+}
+
+int gdt__operand_geometry(const gdt_problem *p, gdt_operand_role r, int64_t dims[4], int64_t strides[4])
+{
+    for (int i = 0; i < 4; i++)
+        dims[i] = 1, strides[i] = 0;
+    if (p->family == GDT_FAMILY_GEMM)
+        return gemm_geometry(&p->u.gemm, r, dims, strides);
+    return sdpa_geometry(&p->u.sdpa, p->family == GDT_FAMILY_SDPA_BWD, r, dims, strides);
+}
+
+size_t gdt__operand_count(const gdt_problem *p, gdt_operand_role r)
+{
+    int64_t d[4], s[4];
+    if (!gdt__operand_geometry(p, r, d, s))
+        return 0;
+    return (size_t)(d[0] * d[1] * d[2] * d[3]);
+}
+
+/* Bytes spanned: the furthest element reached through the strides, + 1. */
+static size_t span_bytes(const gdt_problem *p, gdt_operand_role r)
+{
+    int64_t d[4], s[4], last = 0;
+    if (!gdt__operand_geometry(p, r, d, s))
+        return 0;
+    for (int i = 0; i < 4; i++)
+        last += (d[i] - 1) * (s[i] < 0 ? -s[i] : s[i]);
+    size_t mine = (size_t)(last + 1) * gdt_dtype_size(gdt_operand_dtype(p, r));
+    size_t theirs = gdt_operand_bytes(p, r);
+    return mine > theirs ? mine : theirs;
+}
+
+/* ------------------------------------------------------------ random */
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1p-53; }
+
+/* Box-Muller; the argument of log is never 0. */
+static double normal(uint64_t *s)
+{
+    double u = 1.0 - uniform01(s), v = uniform01(s);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* GEMM inputs uniform in [-1, 1]; SDPA inputs normal(0, 1), so that the
+ * scaled scores have unit variance and softmax is far from one-hot. */
+static void fill_random(const gdt_problem *p, gdt_operand_role r, void *host, size_t bytes, uint64_t seed)
+{
+    gdt_dtype t = gdt_operand_dtype(p, r);
+    uint64_t s = seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(r + 1));
+    int64_t n = (int64_t)(bytes / gdt_dtype_size(t));
+    for (int64_t i = 0; i < n; i++) {
+        double v = p->family == GDT_FAMILY_GEMM ? 2.0 * uniform01(&s) - 1.0 : normal(&s);
+        if (v == 0.0)
+            v = 0x1p-8; /* never an exact zero */
+        gdt__dtype_store(t, host, i, v);
+    }
+}
+
+/* -------------------------------------------------- sdpa_bwd inputs */
+
+/* Writes logical doubles into a host operand through its strides. */
+static void store_logical(const gdt_problem *p, gdt_operand_role r, void *host, const double *v)
+{
+    int64_t d[4], s[4], i = 0;
+    gdt_dtype t = gdt_operand_dtype(p, r);
+    gdt__operand_geometry(p, r, d, s);
+    for (int64_t a = 0; a < d[0]; a++)
+        for (int64_t b = 0; b < d[1]; b++)
+            for (int64_t c = 0; c < d[2]; c++)
+                for (int64_t x = 0; x < d[3]; x++)
+                    gdt__dtype_store(t, host, a * s[0] + b * s[1] + c * s[2] + x * s[3], v[i++]);
+}
+
+/* Keys row i of a causal problem may attend to. */
+static int64_t unmasked(const gdt_sdpa_desc *s, int64_t i)
+{
+    int64_t lim = s->s_kv;
+    if (s->causal == GDT_CAUSAL_TOP_LEFT)
+        lim = i + 1;
+    else if (s->causal == GDT_CAUSAL_BOTTOM_RIGHT)
+        lim = i + 1 + s->s_kv - s->s_q;
+    return lim < 0 ? 0 : lim > s->s_kv ? s->s_kv : lim;
+}
+
+/* Large shapes: the expected log-sum-exp of unit-variance scores scaled by
+ * scale*sqrt(d), and O of the magnitude an average of that many V rows has. */
+static void approx_forward(const gdt_problem *p, gdt_buffers *b, uint64_t seed)
+{
+    const gdt_sdpa_desc *s = &p->u.sdpa;
+    double var = s->scale * s->scale * (double)s->d;
+    uint64_t st = seed ^ 0x5EED0;
+    float *stats = b->host[GDT_OPERAND_STATS];
+    int64_t d[4], str[4], n = 0;
+    gdt__operand_geometry(p, GDT_OPERAND_O, d, str);
+    for (int64_t x = 0; x < s->b * s->h_q; x++)
+        for (int64_t i = 0; i < s->s_q; i++, n++) {
+            int64_t k = unmasked(s, i);
+            stats[n] = k ? (float)(log((double)k) + var / 2) : -INFINITY;
+            double mag = k ? 1.0 / sqrt((double)k) : 0.0;
+            for (int64_t c = 0; c < s->d; c++)
+                gdt__dtype_store(s->dtype, b->host[GDT_OPERAND_O],
+                                 (x / s->h_q) * str[0] + (x % s->h_q) * str[1] + i * str[2] + c * str[3],
+                                 mag * normal(&st));
+        }
+}
+
+static gdt_status consistent_forward(gdt_buffers *b, uint64_t seed, gdt_error *e)
+{
+    gdt_problem fwd = b->problem;
+    fwd.family = GDT_FAMILY_SDPA_FWD;
+    if (gdt_problem_flops(&fwd) > GDT_BUFFERS_EXACT_FWD_FLOPS) {
+        approx_forward(&b->problem, b, seed);
+        return GDT_STATUS_OK;
+    }
+    gdt_buffers tmp = *b;
+    tmp.problem = fwd;
+    gdt_outputs o;
+    gdt_status st = gdt_reference_cpu(&tmp, GDT_BUFFERS_EXACT_FWD_FLOPS, &o, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    store_logical(&b->problem, GDT_OPERAND_O, b->host[GDT_OPERAND_O], o.data[0]);
+    store_logical(&b->problem, GDT_OPERAND_STATS, b->host[GDT_OPERAND_STATS], o.data[1]);
+    gdt_outputs_free(&o);
+    return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------------ create/destroy */
+
+static gdt_status alloc_operand(gdt_buffers *b, gdt_operand_role r, gdt_error *e)
+{
+    size_t n = span_bytes(&b->problem, r);
+    b->ops.bytes[r] = n;
+    GDT_CHECK_CUDA(e, cudaMalloc(&b->ops.ptr[r], n));
+    return GDT_STATUS_OK;
+}
+
+static gdt_status fill_inputs(gdt_buffers *b, const gdt_operand_role *roles, int ninputs, uint64_t seed,
+                              gdt_error *e)
+{
+    for (int i = 0; i < ninputs; i++) {
+        gdt_operand_role r = roles[i];
+        if (!(b->host[r] = malloc(b->ops.bytes[r])))
+            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "buffers: host copy of %s: %zu bytes",
+                                 gdt_operand_name(r), b->ops.bytes[r]);
+        fill_random(&b->problem, r, b->host[r], b->ops.bytes[r], seed);
+    }
+    if (b->problem.family == GDT_FAMILY_SDPA_BWD) {
+        gdt_status st = consistent_forward(b, seed, e);
+        if (st != GDT_STATUS_OK)
+            return st;
+    }
+    for (int i = 0; i < ninputs; i++)
+        GDT_CHECK_CUDA(e, cudaMemcpy(b->ops.ptr[roles[i]], b->host[roles[i]], b->ops.bytes[roles[i]],
+                                     cudaMemcpyHostToDevice));
+    return GDT_STATUS_OK;
+}
+
+static gdt_status buffers_init(gdt_buffers *b, uint64_t seed, gdt_error *e)
+{
+    gdt_operand_role roles[GDT_OPERAND_COUNT];
+    int nout = 0, n = gdt_family_operands(b->problem.family, roles, &nout);
+    gdt_status st;
+    for (int i = 0; i < n; i++)
+        if ((st = alloc_operand(b, roles[i], e)) != GDT_STATUS_OK)
+            return st;
+    if ((st = fill_inputs(b, roles, n - nout, seed, e)) != GDT_STATUS_OK)
+        return st;
+    if ((st = gdt_buffers_restore(b, NULL, e)) != GDT_STATUS_OK)
+        return st;
+    GDT_CHECK_CUDA(e, cudaDeviceSynchronize());
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_buffers_create(const gdt_problem *p, uint64_t seed, gdt_buffers **out, gdt_error *e)
+{
+    *out = NULL;
+    gdt_status st = gdt_problem_validate(p, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
+        return gdt_error_set(e, GDT_STATUS_NO_DEVICE, "buffers: no CUDA device for %s buffers",
+                             gdt_family_name(p->family));
+    gdt_buffers *b = calloc(1, sizeof *b);
+    if (!b)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "buffers: out of host memory");
+    b->problem = *p;
+    if ((st = buffers_init(b, seed, e)) != GDT_STATUS_OK) {
+        gdt_buffers_destroy(b);
+        return st;
+    }
+    *out = b;
+    return GDT_STATUS_OK;
+}
+
+void gdt_buffers_destroy(gdt_buffers *b)
+{
+    if (!b)
+        return;
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++) {
+        if (b->ops.ptr[r])
+            cudaFree(b->ops.ptr[r]);
+        free(b->host[r]);
+    }
+    if (b->workspace)
+        cudaFree(b->workspace);
+    free(b);
+}
+
+gdt_status gdt_buffers_reserve_workspace(gdt_buffers *b, size_t n, gdt_error *e)
+{
+    if (n <= b->workspace_bytes)
+        return GDT_STATUS_OK;
+    if (b->workspace)
+        GDT_CHECK_CUDA(e, cudaFree(b->workspace));
+    b->workspace = NULL;
+    b->workspace_bytes = 0;
+    GDT_CHECK_CUDA(e, cudaMalloc(&b->workspace, n));
+    b->workspace_bytes = n;
+    GDT_CHECK_CUDA(e, cudaMemset(b->workspace, 0, n));
+    return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------- poison and restore */
+
+static bool is_output(const gdt_problem *p, gdt_operand_role r)
+{
+    gdt_operand_role roles[GDT_OPERAND_COUNT];
+    int nout = 0, n = gdt_family_operands(p->family, roles, &nout);
+    for (int i = n - nout; i < n; i++)
+        if (roles[i] == r)
+            return true;
+    return false;
+}
+
+gdt_status gdt_buffers_poison(gdt_buffers *b, void *stream, gdt_error *e)
+{
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++)
+        if (b->ops.ptr[r] && is_output(&b->problem, (gdt_operand_role)r))
+            GDT_CHECK_CUDA(e, cudaMemsetAsync(b->ops.ptr[r], 0xFF, b->ops.bytes[r], (cudaStream_t)stream));
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_buffers_restore(gdt_buffers *b, void *stream, gdt_error *e)
+{
+    gdt_status st = gdt_buffers_poison(b, stream, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    if (b->workspace)
+        GDT_CHECK_CUDA(e, cudaMemsetAsync(b->workspace, 0, b->workspace_bytes, (cudaStream_t)stream));
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_buffers_set_input(gdt_buffers *b, gdt_operand_role r, const void *host, size_t bytes,
+                                 gdt_error *e)
+{
+    const char *name = (int)r >= 0 && r < GDT_OPERAND_COUNT ? gdt_operand_name(r) : "?";
+    if ((int)r < 0 || r >= GDT_OPERAND_COUNT || !b->host[r])
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "buffers: %s is not an input of %s", name,
+                             gdt_family_name(b->problem.family));
+    if (bytes != b->ops.bytes[r])
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "buffers: %s: expected %zu bytes, got %zu", name,
+                             b->ops.bytes[r], bytes);
+    memcpy(b->host[r], host, bytes);
+    GDT_CHECK_CUDA(e, cudaMemcpy(b->ops.ptr[r], host, bytes, cudaMemcpyHostToDevice));
+    return GDT_STATUS_OK;
+}
