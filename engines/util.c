@@ -1,0 +1,169 @@
+/* Small utilities: SHA-256, whole-file read, atomic write, mkdir -p, the
+ * monotonic clock, embedded data lookup. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gdt_util.h"
+
+/* ---------------------------------------------------------------- SHA-256 */
+
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+static void sha256_block(uint32_t h[8], const unsigned char *p)
+{
+    uint32_t w[64], s[8];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    memcpy(s, h, sizeof s);
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = s[7] + (ror(s[4], 6) ^ ror(s[4], 11) ^ ror(s[4], 25)) +
+                      ((s[4] & s[5]) ^ (~s[4] & s[6])) + K256[i] + w[i];
+        uint32_t t2 = (ror(s[0], 2) ^ ror(s[0], 13) ^ ror(s[0], 22)) +
+                      ((s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]));
+        memmove(s + 1, s, 7 * sizeof s[0]);
+        s[4] += t1;
+        s[0] = t1 + t2;
+    }
+    for (int i = 0; i < 8; i++) h[i] += s[i];
+}
+
+void gdt_digest_hex(const void *data, size_t n, char out[65])
+{
+    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    const unsigned char *p = data;
+    size_t left = n;
+    for (; left >= 64; left -= 64, p += 64) sha256_block(h, p);
+    unsigned char tail[128] = {0};
+    if (left) memcpy(tail, p, left);
+    tail[left] = 0x80;
+    size_t tl = left + 9 <= 64 ? 64 : 128;
+    uint64_t bits = (uint64_t)n * 8;
+    for (int i = 0; i < 8; i++) tail[tl - 1 - i] = (unsigned char)(bits >> (8 * i));
+    for (size_t off = 0; off < tl; off += 64) sha256_block(h, tail + off);
+    for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", h[i]);
+}
+
+/* ------------------------------------------------------------------ files */
+
+gdt_status gdt_file_read(const char *path, char **data, size_t *len, gdt_error *e)
+{
+    *data = NULL;
+    if (len) *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) break;
+        char *bigger = realloc(buf, 2 * cap + 1);
+        if (!bigger) free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    int err = ferror(f) ? errno : 0;
+    fclose(f);
+    if (!buf) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory reading", path);
+    if (err) {
+        free(buf);
+        return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: %s", path, strerror(err));
+    }
+    buf[n] = '\0';
+    *data = buf;
+    if (len) *len = n;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status write_all(int fd, const char *tmp, const void *data, size_t n, gdt_error *e)
+{
+    const char *p = data;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return gdt_error_set(e, GDT_STATUS_IO, "%s: write failed: %s", tmp, strerror(errno));
+        p += w, n -= (size_t)w;
+    }
+    if (fsync(fd)) return gdt_error_set(e, GDT_STATUS_IO, "%s: fsync failed: %s", tmp, strerror(errno));
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_file_write_atomic(const char *path, const void *data, size_t n, gdt_error *e)
+{
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    if (!tmp) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
+    /* Same folder, so that rename is atomic; pid keeps concurrent writers apart. */
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    gdt_status st = GDT_STATUS_OK;
+    if (fd < 0) {
+        st = gdt_error_set(e, GDT_STATUS_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+    } else {
+        st = write_all(fd, tmp, data, n, e);
+        if (close(fd) && !st) st = gdt_error_set(e, GDT_STATUS_IO, "%s: close failed: %s", tmp, strerror(errno));
+        if (!st && rename(tmp, path))
+            st = gdt_error_set(e, GDT_STATUS_IO, "%s: rename from %s failed: %s", path, tmp, strerror(errno));
+        if (st) unlink(tmp);
+    }
+    free(tmp);
+    return st;
+}
+
+gdt_status gdt_mkdirs(const char *path, gdt_error *e)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf)
+        return gdt_error_set(e, GDT_STATUS_IO, "mkdir \"%s\": empty or overlong path", path);
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p) continue;
+        char c = *p;
+        *p = '\0';
+        struct stat sb;
+        if (mkdir(buf, 0755) && errno != EEXIST)
+            return gdt_error_set(e, GDT_STATUS_IO, "mkdir %s: %s", buf, strerror(errno));
+        if (stat(buf, &sb) || !S_ISDIR(sb.st_mode))
+            return gdt_error_set(e, GDT_STATUS_IO, "mkdir %s: exists and is not a folder", buf);
+        if (!c) break;
+        *p = c;
+    }
+    return GDT_STATUS_OK;
+}
+
+double gdt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const gdt_embedded *gdt_embedded_find(const char *name)
+{
+    for (int i = 0; name && i < gdt__embedded_count; i++)
+        if (!strcmp(gdt__embedded[i].name, name)) return &gdt__embedded[i];
+    return NULL;
+}
