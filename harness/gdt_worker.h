@@ -1,0 +1,55 @@
+/* The parent side of worker isolation.  The process that runs a sweep never
+ * creates a CUDA context: it spawns `gdtune worker` (the process that owns
+ * the GPU), talks to it in JSON lines over its stdin and stdout, and kills
+ * (SIGKILL) and respawns it when it dies or overruns a deadline.  Private to
+ * the harness.
+ *
+ * Protocol (one JSON object per line each way; every reply has "op"):
+ *   {"op":"hello"}                      -> {"op":"hello","device":{...}|null,"error":"..."}
+ *   {"op":"cell","family":F,"problem":"k=v,...","seed":N,"list":true,
+ *    "knob_cap":N}                      -> {"op":"cell","plans":[plan...],"reference":NAME,
+ *                                           "reference_cpu":bool} or {"op":"error",...}
+ *   {"op":"plan","plan":plan,"bursts":[...],"target_rel":x,"max_seconds":x}
+ *                                       -> {"op":"result","disposition":D,"error":"...",
+ *                                           "build_s":x,"verify_err":[...],"bursts":[...],
+ *                                           "cold_us":[...],"fatal":bool}
+ *   {"op":"quit"}                       -> (exits)
+ * plan = {"name":S,"engine_id":N,"knobs":[[type,value],...],"backend":bool,"tag":"A"|"B"|
+ *         "FALLBACK"|"KNOB"|"OURS","untimed":N}
+ * A reply with "fatal":true means the worker's context is poisoned: it exits
+ * after replying and the parent respawns it. */
+#ifndef GDT_WORKER_H
+#define GDT_WORKER_H
+
+#include <stdbool.h>
+
+#include "gdtune/gdtune.h"
+
+typedef struct gdt_worker gdt_worker;
+
+/* Spawns `exe worker` (exe: NULL for /proc/self/exe). */
+gdt_status gdt_worker_spawn(const char *exe, gdt_worker **out, gdt_error *e);
+
+/* Sends one request line and waits at most deadline_s seconds for one reply
+ * line (*reply malloc'd).  When the worker dies first: FAULT, naming the
+ * signal or exit status; past the deadline it is killed: TIMEOUT, "deadline
+ * exceeded after N s".  After either the worker is gone (gdt_worker_alive is
+ * false) and gdt_worker_respawn brings a fresh one. */
+gdt_status gdt_worker_call(gdt_worker *w, const char *request, double deadline_s, char **reply,
+                           gdt_error *e);
+bool gdt_worker_alive(const gdt_worker *w);
+/* Reaps whatever is left of the worker (killing it when needed) and starts a
+ * new one.  *count of spawns so far via gdt_worker_spawn_count. */
+gdt_status gdt_worker_respawn(gdt_worker *w, gdt_error *e);
+int gdt_worker_spawn_count(const gdt_worker *w);
+/* Asks the worker to quit, kills it after a short grace period. */
+void gdt_worker_destroy(gdt_worker *w);
+
+/* A plan identity on the wire and in the journal:
+ * {"engine_id":N,"knobs":[[type,value],...]}.  Both sides use these. */
+struct cJSON;
+struct cJSON *gdt__plan_id_json(const gdt_plan_id *id);
+/* BAD_INPUT naming the field when o is not such an object. */
+gdt_status gdt__plan_id_from_json(const struct cJSON *o, gdt_plan_id *id, gdt_error *e);
+
+#endif
