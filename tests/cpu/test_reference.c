@@ -1,0 +1,414 @@
+/* The fp64 CPU references against hand-computed tiny cases, GQA against
+ * replicated heads, a finite-difference check of the backward, and compare's
+ * NaN / bound / message behaviour.  Host buffers only: no device. */
+#include <math.h>
+
+#include "gdt_test.h"
+#include "gdt_verify.h"
+
+/* A host-only gdt_buffers: inputs written from logical values through the
+ * problem's strides. */
+static void put(gdt_buffers *b, gdt_operand_role r, const double *logical)
+{
+    int64_t d[4], s[4], last = 0, i = 0;
+    gdt_dtype t = gdt_operand_dtype(&b->problem, r);
+    gdt__operand_geometry(&b->problem, r, d, s);
+    for (int k = 0; k < 4; k++)
+        last += (d[k] - 1) * s[k];
+    free(b->host[r]);
+    b->host[r] = calloc((size_t)last + 1, gdt_dtype_size(t));
+    for (int64_t x = 0; x < d[0]; x++)
+        for (int64_t y = 0; y < d[1]; y++)
+            for (int64_t z = 0; z < d[2]; z++)
+                for (int64_t w = 0; w < d[3]; w++)
+                    gdt__dtype_store(t, b->host[r], x * s[0] + y * s[1] + z * s[2] + w * s[3], logical[i++]);
+}
+
+static void drop(gdt_buffers *b)
+{
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++)
+        free(b->host[r]), b->host[r] = NULL;
+}
+
+static const double *out(const gdt_outputs *o, gdt_operand_role r)
+{
+    for (int i = 0; i < o->n; i++)
+        if (o->role[i] == r)
+            return o->data[i];
+    return NULL;
+}
+
+#define CHECK_NEAR(a, b, tol)                                                              \
+    do {                                                                                   \
+        double x_ = (a), y_ = (b);                                                         \
+        if (!(fabs(x_ - y_) <= (tol))) {                                                   \
+            fprintf(stderr, "%s:%d: CHECK_NEAR(%s, %s) failed: %.17g vs %.17g\n", __FILE__, \
+                    __LINE__, #a, #b, x_, y_);                                             \
+            gdt_test_failures++;                                                           \
+        }                                                                                  \
+    } while (0)
+
+/* ------------------------------------------------------------- gemm */
+
+static gdt_problem gemm(int64_t batch, int64_t m, int64_t n, int64_t k, bool b_col)
+{
+    gdt_problem p;
+    gdt_problem_default(GDT_FAMILY_GEMM, &p);
+    p.u.gemm.batch = batch, p.u.gemm.m = m, p.u.gemm.n = n, p.u.gemm.k = k;
+    p.u.gemm.dtype = GDT_DTYPE_BF16;
+    gdt_problem_set_strides(&p);
+    if (b_col) /* B[k][n] column-major: unit stride down a column */
+        p.u.gemm.b_stride[0] = k * n, p.u.gemm.b_stride[1] = 1, p.u.gemm.b_stride[2] = k;
+    return p;
+}
+
+static void test_gemm_2x2(bool b_col)
+{
+    gdt_buffers b = {.problem = gemm(1, 2, 2, 2, b_col)};
+    gdt_error e;
+    gdt_outputs o;
+    put(&b, GDT_OPERAND_A, (double[]){1, 2, 3, 4});
+    put(&b, GDT_OPERAND_B, (double[]){5, 6, 7, 8});
+    CHECK_INT(gdt_reference_cpu(&b, 1e9, &o, &e), ==, GDT_STATUS_OK);
+    const double *c = out(&o, GDT_OPERAND_C);
+    CHECK(c != NULL);
+    if (c) {
+        CHECK_NEAR(c[0], 19, 0); CHECK_NEAR(c[1], 22, 0);
+        CHECK_NEAR(c[2], 43, 0); CHECK_NEAR(c[3], 50, 0);
+    }
+    CHECK_INT(o.count[0], ==, 4);
+    gdt_outputs_free(&o);
+    drop(&b);
+}
+
+static void test_gemm_batched_and_cap(void)
+{
+    gdt_buffers b = {.problem = gemm(2, 1, 1, 3, false)};
+    gdt_error e;
+    gdt_outputs o;
+    put(&b, GDT_OPERAND_A, (double[]){1, 2, 3, -1, -2, -3});
+    put(&b, GDT_OPERAND_B, (double[]){1, 1, 1, 2, 0, 1});
+    CHECK_INT(gdt_reference_cpu(&b, 1e9, &o, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(o.data[0][0], 6, 0);
+    CHECK_NEAR(o.data[0][1], -5, 0);
+    gdt_outputs_free(&o);
+    CHECK_INT(gdt_reference_cpu(&b, 5, &o, &e), ==, GDT_STATUS_NOT_SUPPORTED);
+    CHECK_CONTAINS(e.msg, "gemm problem of 12 FLOP exceeds the CPU reference cap 5");
+    CHECK(o.n == 0 && o.data[0] == NULL);
+    drop(&b);
+}
+
+/* ------------------------------------------------------------- sdpa */
+
+static gdt_problem sdpa(gdt_family f, int64_t hq, int64_t hkv, int64_t sq, int64_t skv, int64_t d,
+                        gdt_causal c, gdt_layout l, gdt_dtype t, double scale)
+{
+    gdt_problem p;
+    gdt_problem_default(f, &p);
+    gdt_sdpa_desc *s = &p.u.sdpa;
+    s->b = 1, s->h_q = hq, s->h_kv = hkv, s->s_q = sq, s->s_kv = skv, s->d = d;
+    s->causal = c, s->layout = l, s->dtype = t, s->scale = scale;
+    gdt_problem_set_strides(&p);
+    return p;
+}
+
+/* Q = K = identity rows, V = [[1,2],[3,4]], scale 1: row i scores e_i. */
+static void run_s2(gdt_causal c, int64_t sq, gdt_outputs *o)
+{
+    gdt_buffers b = {.problem = sdpa(GDT_FAMILY_SDPA_FWD, 1, 1, sq, 2, 2, c, GDT_LAYOUT_BHSD,
+                                     GDT_DTYPE_BF16, 1.0)};
+    gdt_error e;
+    put(&b, GDT_OPERAND_Q, sq == 2 ? (double[]){1, 0, 0, 1} : (double[]){0, 1});
+    put(&b, GDT_OPERAND_K, (double[]){1, 0, 0, 1});
+    put(&b, GDT_OPERAND_V, (double[]){1, 2, 3, 4});
+    CHECK_INT(gdt_reference_cpu(&b, 1e9, o, &e), ==, GDT_STATUS_OK);
+    drop(&b);
+}
+
+static void test_sdpa_s2(void)
+{
+    double E = exp(1.0), p0 = E / (E + 1), p1 = 1 / (E + 1);
+    gdt_outputs o;
+    run_s2(GDT_CAUSAL_NONE, 2, &o);
+    const double *O = out(&o, GDT_OPERAND_O), *S = out(&o, GDT_OPERAND_STATS);
+    CHECK_NEAR(O[0], p0 * 1 + p1 * 3, 1e-15); CHECK_NEAR(O[1], p0 * 2 + p1 * 4, 1e-15);
+    CHECK_NEAR(O[2], p1 * 1 + p0 * 3, 1e-15); CHECK_NEAR(O[3], p1 * 2 + p0 * 4, 1e-15);
+    CHECK_NEAR(S[0], log(E + 1), 1e-15); CHECK_NEAR(S[1], log(E + 1), 1e-15);
+    gdt_outputs_free(&o);
+
+    run_s2(GDT_CAUSAL_TOP_LEFT, 2, &o); /* row 0 sees key 0 only */
+    O = out(&o, GDT_OPERAND_O), S = out(&o, GDT_OPERAND_STATS);
+    CHECK_NEAR(O[0], 1, 1e-15); CHECK_NEAR(O[1], 2, 1e-15); CHECK_NEAR(S[0], 1.0, 1e-15);
+    CHECK_NEAR(O[2], p1 * 1 + p0 * 3, 1e-15); CHECK_NEAR(S[1], log(E + 1), 1e-15);
+    gdt_outputs_free(&o);
+
+    /* s_q=1 < s_kv=2, query (0,1): top-left sees key 0 (score 0), bottom-right
+     * aligns the last query with the last key and sees both. */
+    run_s2(GDT_CAUSAL_TOP_LEFT, 1, &o);
+    O = out(&o, GDT_OPERAND_O), S = out(&o, GDT_OPERAND_STATS);
+    CHECK_NEAR(O[0], 1, 1e-15); CHECK_NEAR(O[1], 2, 1e-15); CHECK_NEAR(S[0], 0.0, 1e-15);
+    gdt_outputs_free(&o);
+    run_s2(GDT_CAUSAL_BOTTOM_RIGHT, 1, &o);
+    O = out(&o, GDT_OPERAND_O), S = out(&o, GDT_OPERAND_STATS);
+    CHECK_NEAR(O[0], p1 * 1 + p0 * 3, 1e-15); CHECK_NEAR(S[0], log(E + 1), 1e-15);
+    gdt_outputs_free(&o);
+}
+
+/* Zero queries average the visible values uniformly, so Stats = log(keys
+ * visible) spells out each mask: s_q=2, s_kv=3 and s_q=3, s_kv=2 (bottom-right
+ * leaves row 0 with no key: O 0, Stats -inf). */
+static void check_mask(gdt_causal c, int64_t sq, int64_t skv, const int *visible)
+{
+    gdt_buffers b = {.problem = sdpa(GDT_FAMILY_SDPA_FWD, 1, 1, sq, skv, 1, c, GDT_LAYOUT_BHSD,
+                                     GDT_DTYPE_BF16, 1.0)};
+    double zero[3] = {0, 0, 0}, v[3] = {1, 2, 4};
+    gdt_outputs o;
+    gdt_error e;
+    put(&b, GDT_OPERAND_Q, zero), put(&b, GDT_OPERAND_K, v), put(&b, GDT_OPERAND_V, v);
+    CHECK_INT(gdt_reference_cpu(&b, 1e9, &o, &e), ==, GDT_STATUS_OK);
+    const double *O = out(&o, GDT_OPERAND_O), *S = out(&o, GDT_OPERAND_STATS);
+    for (int i = 0; i < sq; i++) {
+        double mean = 0;
+        for (int j = 0; j < visible[i]; j++)
+            mean += v[j] / visible[i];
+        CHECK_NEAR(O[i], mean, 1e-15);
+        if (visible[i])
+            CHECK_NEAR(S[i], log((double)visible[i]), 1e-15);
+        else
+            CHECK(isinf(S[i]) && S[i] < 0);
+    }
+    gdt_outputs_free(&o);
+    drop(&b);
+}
+
+static void test_masks(void)
+{
+    check_mask(GDT_CAUSAL_NONE, 2, 3, (int[]){3, 3});
+    check_mask(GDT_CAUSAL_TOP_LEFT, 2, 3, (int[]){1, 2});
+    check_mask(GDT_CAUSAL_BOTTOM_RIGHT, 2, 3, (int[]){2, 3});
+    check_mask(GDT_CAUSAL_TOP_LEFT, 3, 2, (int[]){1, 2, 2});
+    check_mask(GDT_CAUSAL_BOTTOM_RIGHT, 3, 2, (int[]){0, 1, 2});
+}
+
+/* Deterministic pseudo-random logical values. */
+static void fill(double *v, int n, unsigned seed)
+{
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        v[i] = ((double)((seed >> 8) & 0xFFFF) / 32768.0 - 1.0) * 1.5;
+    }
+}
+
+/* GQA (h_q=4, h_kv=2, BSHD layout) equals MHA with K and V heads replicated:
+ * forward outputs equal, backward dK/dV equal the replicated heads' sums. */
+static void test_gqa(gdt_family f)
+{
+    enum { SQ = 3, SKV = 5, D = 4, HQ = 4, HKV = 2 };
+    gdt_buffers g = {.problem = sdpa(f, HQ, HKV, SQ, SKV, D, GDT_CAUSAL_BOTTOM_RIGHT, GDT_LAYOUT_BSHD,
+                                     GDT_DTYPE_FP32, 0.6)};
+    gdt_buffers m = {.problem = sdpa(f, HQ, HQ, SQ, SKV, D, GDT_CAUSAL_BOTTOM_RIGHT, GDT_LAYOUT_BHSD,
+                                     GDT_DTYPE_FP32, 0.6)};
+    double q[HQ * SQ * D], k[HKV * SKV * D], v[HKV * SKV * D], kr[HQ * SKV * D], vr[HQ * SKV * D];
+    double o[HQ * SQ * D], dO[HQ * SQ * D], st[HQ * SQ];
+    fill(q, HQ * SQ * D, 1), fill(k, HKV * SKV * D, 2), fill(v, HKV * SKV * D, 3);
+    fill(o, HQ * SQ * D, 4), fill(dO, HQ * SQ * D, 5), fill(st, HQ * SQ, 6);
+    for (int h = 0; h < HQ; h++)
+        for (int i = 0; i < SKV * D; i++)
+            kr[h * SKV * D + i] = k[(h / 2) * SKV * D + i], vr[h * SKV * D + i] = v[(h / 2) * SKV * D + i];
+    for (int i = 0; i < HQ * SQ; i++)
+        st[i] += 3.0; /* a plausible log-sum-exp magnitude */
+    put(&g, GDT_OPERAND_Q, q), put(&g, GDT_OPERAND_K, k), put(&g, GDT_OPERAND_V, v);
+    put(&m, GDT_OPERAND_Q, q), put(&m, GDT_OPERAND_K, kr), put(&m, GDT_OPERAND_V, vr);
+    if (f == GDT_FAMILY_SDPA_BWD) {
+        put(&g, GDT_OPERAND_O, o), put(&g, GDT_OPERAND_DO, dO), put(&g, GDT_OPERAND_STATS, st);
+        put(&m, GDT_OPERAND_O, o), put(&m, GDT_OPERAND_DO, dO), put(&m, GDT_OPERAND_STATS, st);
+    }
+    gdt_outputs og, om;
+    gdt_error e;
+    CHECK_INT(gdt_reference_cpu(&g, 1e9, &og, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_reference_cpu(&m, 1e9, &om, &e), ==, GDT_STATUS_OK);
+    for (int i = 0; i < og.n; i++) {
+        gdt_operand_role r = og.role[i];
+        bool kv = r == GDT_OPERAND_DK || r == GDT_OPERAND_DV;
+        const double *a = og.data[i], *b = out(&om, r);
+        CHECK_INT(og.count[i], ==, (size_t)(kv ? HKV * SKV * D : r == GDT_OPERAND_STATS ? HQ * SQ : HQ * SQ * D));
+        for (size_t j = 0; j < og.count[i]; j++) {
+            /* replicated heads 2h and 2h+1 sum into GQA head h */
+            double want = kv ? b[(j / (SKV * D)) * 2 * SKV * D + j % (SKV * D)] +
+                                   b[((j / (SKV * D)) * 2 + 1) * SKV * D + j % (SKV * D)]
+                             : b[j];
+            CHECK_NEAR(a[j], want, 1e-12);
+        }
+    }
+    gdt_outputs_free(&og), gdt_outputs_free(&om);
+    drop(&g), drop(&m);
+}
+
+/* ------------------------------------------- backward by finite difference */
+
+enum { FB = 1, FHQ = 2, FHKV = 1, FSQ = 3, FSKV = 4, FD = 3 };
+
+/* Loss L = sum(O * dO) of the fp64 forward on b's fp32 Q, K, V. */
+static double loss(gdt_buffers *fwd, const double *dO)
+{
+    gdt_outputs o;
+    gdt_error e;
+    if (gdt_reference_cpu(fwd, 1e9, &o, &e) != GDT_STATUS_OK)
+        return NAN;
+    double l = 0.0;
+    const double *O = out(&o, GDT_OPERAND_O);
+    for (size_t i = 0; i < o.count[0]; i++)
+        l += O[i] * dO[i];
+    gdt_outputs_free(&o);
+    return l;
+}
+
+/* Central difference of the loss in element i of operand r (logical index ==
+ * storage index: BHSD, packed). */
+static double fd(gdt_buffers *fwd, gdt_operand_role r, int i, const double *dO)
+{
+    float *x = fwd->host[r], x0 = x[i];
+    x[i] = x0 + 1e-3f;
+    double hi = loss(fwd, dO), up = x[i];
+    x[i] = x0 - 1e-3f;
+    double lo = loss(fwd, dO), dn = x[i];
+    x[i] = x0;
+    return (hi - lo) / (up - dn);
+}
+
+static void test_bwd_finite_difference(gdt_causal c)
+{
+    gdt_buffers fwd = {.problem = sdpa(GDT_FAMILY_SDPA_FWD, FHQ, FHKV, FSQ, FSKV, FD, c, GDT_LAYOUT_BHSD,
+                                       GDT_DTYPE_FP32, 0.7)};
+    gdt_buffers bwd = fwd;
+    bwd.problem.family = GDT_FAMILY_SDPA_BWD;
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++)
+        bwd.host[r] = NULL;
+    double q[FHQ * FSQ * FD], k[FHKV * FSKV * FD], v[FHKV * FSKV * FD], dO[FHQ * FSQ * FD];
+    fill(q, FHQ * FSQ * FD, 11), fill(k, FHKV * FSKV * FD, 12), fill(v, FHKV * FSKV * FD, 13);
+    fill(dO, FHQ * FSQ * FD, 14);
+    put(&fwd, GDT_OPERAND_Q, q), put(&fwd, GDT_OPERAND_K, k), put(&fwd, GDT_OPERAND_V, v);
+    gdt_outputs o, g;
+    gdt_error e;
+    CHECK_INT(gdt_reference_cpu(&fwd, 1e9, &o, &e), ==, GDT_STATUS_OK);
+    put(&bwd, GDT_OPERAND_Q, q), put(&bwd, GDT_OPERAND_K, k), put(&bwd, GDT_OPERAND_V, v);
+    put(&bwd, GDT_OPERAND_O, out(&o, GDT_OPERAND_O)), put(&bwd, GDT_OPERAND_STATS, out(&o, GDT_OPERAND_STATS));
+    put(&bwd, GDT_OPERAND_DO, dO);
+    CHECK_INT(gdt_reference_cpu(&bwd, 1e9, &g, &e), ==, GDT_STATUS_OK);
+    struct { gdt_operand_role in, grad; int n; } cases[] = {
+        {GDT_OPERAND_Q, GDT_OPERAND_DQ, FHQ * FSQ * FD},
+        {GDT_OPERAND_K, GDT_OPERAND_DK, FHKV * FSKV * FD},
+        {GDT_OPERAND_V, GDT_OPERAND_DV, FHKV * FSKV * FD},
+    };
+    for (int t = 0; t < 3; t++) {
+        const double *an = out(&g, cases[t].grad);
+        double num = 0, den = 0;
+        for (int i = 0; i < cases[t].n; i++) {
+            double d = fd(&fwd, cases[t].in, i, dO) - an[i];
+            num += d * d, den += an[i] * an[i];
+        }
+        if (!(sqrt(num / den) < 1e-4)) {
+            fprintf(stderr, "%s: finite difference vs analytic rel L2 %.3g (causal %d)\n",
+                    gdt_operand_name(cases[t].grad), sqrt(num / den), (int)c);
+            gdt_test_failures++;
+        }
+    }
+    gdt_outputs_free(&o), gdt_outputs_free(&g);
+    drop(&fwd), drop(&bwd);
+}
+
+/* ------------------------------------------------------------ compare */
+
+static void test_compare(void)
+{
+    gdt_problem p = gemm(1, 2, 2, 2, false);
+    double ref_v[4] = {1, 2, 3, 4}, got_v[4] = {1, 2, 3, 4}, err[4];
+    gdt_outputs ref = {.n = 1, .role = {GDT_OPERAND_C}, .data = {ref_v}, .count = {4}};
+    gdt_outputs got = {.n = 1, .role = {GDT_OPERAND_C}, .data = {got_v}, .count = {4}};
+    gdt_error e;
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(err[0], 0.0, 0);
+
+    got_v[3] = 4.05; /* 0.05 / sqrt(30) = 9.1e-3 < 2e-2 (bf16) */
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(err[0], 0.05 / sqrt(30.0), 1e-12);
+
+    got_v[3] = 5.0; /* 1 / sqrt(30) = 0.183 */
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_INCORRECT);
+    CHECK_CONTAINS(e.msg, "C: relative L2 error 0.183 exceeds the bf16 bound 0.02");
+
+    got_v[3] = NAN; /* NaN never passes, even where one element is all there is */
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_INCORRECT);
+    CHECK(isnan(err[0]));
+    CHECK_CONTAINS(e.msg, "C: 1 of 4 elements NaN or infinite (first at logical index 3: got nan, expected 4)");
+
+    got_v[3] = 4.0, ref_v[3] = -INFINITY, got_v[2] = NAN; /* equal infinities pass, the NaN does not */
+    got_v[3] = -INFINITY;
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_INCORRECT);
+    CHECK_CONTAINS(e.msg, "first at logical index 2");
+    got_v[2] = 3;
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_OK);
+
+    got.count[0] = 3;
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_INTERNAL);
+    CHECK_CONTAINS(e.msg, "output C: reference has 4 elements, result has 3");
+}
+
+/* Two outputs failing: both are named, in order. */
+static void test_compare_names_each_output(void)
+{
+    gdt_problem p = sdpa(GDT_FAMILY_SDPA_FWD, 1, 1, 1, 1, 2, GDT_CAUSAL_NONE, GDT_LAYOUT_BHSD, GDT_DTYPE_FP16, 1.0);
+    double ro[2] = {1, 1}, go[2] = {1, 2}, rs[1] = {0.5}, gs[1] = {0.5};
+    gdt_outputs ref = {.n = 2, .role = {GDT_OPERAND_O, GDT_OPERAND_STATS}, .data = {ro, rs}, .count = {2, 1}};
+    gdt_outputs got = {.n = 2, .role = {GDT_OPERAND_STATS, GDT_OPERAND_O}, .data = {gs, go}, .count = {1, 2}};
+    gdt_error e;
+    double err[4];
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_INCORRECT);
+    CHECK_STR(e.msg, "O: relative L2 error 0.707 exceeds the fp16 bound 0.01");
+    CHECK_NEAR(err[1], 0.0, 0);
+    gs[0] = 0.6;
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_INCORRECT);
+    CHECK_STR(e.msg, "O: relative L2 error 0.707 exceeds the fp16 bound 0.01; "
+                     "Stats: relative L2 error 0.2 exceeds the fp16 bound 0.01");
+}
+
+/* Round trips of the dtype conversions at their edges. */
+static void test_dtypes(void)
+{
+    uint16_t h[1];
+    gdt__dtype_store(GDT_DTYPE_BF16, h, 0, 1.0 + 0x1p-8); /* tie: rounds to even (1.0) */
+    CHECK_NEAR(gdt__dtype_load(GDT_DTYPE_BF16, h, 0), 1.0, 0);
+    gdt__dtype_store(GDT_DTYPE_BF16, h, 0, 1.0 + 0x1p-7);
+    CHECK_NEAR(gdt__dtype_load(GDT_DTYPE_BF16, h, 0), 1.0 + 0x1p-7, 0);
+    gdt__dtype_store(GDT_DTYPE_FP16, h, 0, 65504.0);
+    CHECK_NEAR(gdt__dtype_load(GDT_DTYPE_FP16, h, 0), 65504.0, 0);
+    gdt__dtype_store(GDT_DTYPE_FP16, h, 0, 0x1p-24); /* smallest subnormal */
+    CHECK_NEAR(gdt__dtype_load(GDT_DTYPE_FP16, h, 0), 0x1p-24, 0);
+    gdt__dtype_store(GDT_DTYPE_FP16, h, 0, -1.0 - 0x1p-11); /* tie: rounds to even (-1.0) */
+    CHECK_NEAR(gdt__dtype_load(GDT_DTYPE_FP16, h, 0), -1.0, 0);
+    gdt__dtype_store(GDT_DTYPE_FP16, h, 0, 1e6);
+    CHECK(isinf(gdt__dtype_load(GDT_DTYPE_FP16, h, 0)));
+    h[0] = 0xFFFF; /* the poison pattern is NaN in every 16-bit type */
+    CHECK(isnan(gdt__dtype_load(GDT_DTYPE_FP16, h, 0)));
+    CHECK(isnan(gdt__dtype_load(GDT_DTYPE_BF16, h, 0)));
+    uint32_t f = 0xFFFFFFFFu;
+    CHECK(isnan(gdt__dtype_load(GDT_DTYPE_FP32, &f, 0)));
+}
+
+int main(void)
+{
+    test_gemm_2x2(false);
+    test_gemm_2x2(true);
+    test_gemm_batched_and_cap();
+    test_sdpa_s2();
+    test_masks();
+    test_gqa(GDT_FAMILY_SDPA_FWD);
+    test_gqa(GDT_FAMILY_SDPA_BWD);
+    test_bwd_finite_difference(GDT_CAUSAL_NONE);
+    test_bwd_finite_difference(GDT_CAUSAL_TOP_LEFT);
+    test_bwd_finite_difference(GDT_CAUSAL_BOTTOM_RIGHT);
+    test_compare();
+    test_compare_names_each_output();
+    test_dtypes();
+    return gdt_test_result("test_reference");
+}
