@@ -1,0 +1,490 @@
+/* The one ranked plan list per problem (seed 000, "Ranking and the one plan
+ * list"): per mode block our proposals and the backend's block around the
+ * BACKEND marker, the measured order where a table covers the problem,
+ * deduplicated by (engine_id, knobs), first position wins; then building
+ * walks the list. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdtune/plan.h"
+
+static const char WHY_MEASURED[] = "measured rank";
+static const char WHY_UNTIMED[] = "untimed default";
+static const char WHY_BACKEND[] = "backend heuristic";
+static const char WHY_FALLBACK[] = "fallback";
+static const char WHY_SHARD[] = "placement shard";
+
+struct gdt_graph {
+    gdt_facts facts;
+    bool planned;
+    const gdt_manifest *manifest;
+    bool has_backend;
+    gdt_backend backend;
+    gdt_plan_entry *list;
+    int n, cap;
+    int selected;
+    bool pinned;
+    bool replay;
+    gdt_plan_id replay_id;
+    /* the built plan */
+    const gdt_engine_ops *ops;
+    gdt_compiled *compiled;
+};
+
+gdt_status gdt_graph_create(const gdt_problem *p, const gdt_device_props *dev, gdt_graph **out,
+                            gdt_error *e)
+{
+    *out = NULL;
+    if (!p || !dev)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_create: %s is NULL",
+                             p ? "device" : "problem");
+    gdt_status s = gdt_problem_validate(p, e);
+    if (s) return s;
+    gdt_graph *g = calloc(1, sizeof *g);
+    if (!g) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_create: out of memory");
+    gdt_facts_analyze(p, dev, &g->facts);
+    g->manifest = gdt_manifest_default();
+    *out = g;
+    return GDT_STATUS_OK;
+}
+
+static void release_built(gdt_graph *g)
+{
+    if (g->compiled && g->ops && g->ops->destroy) g->ops->destroy(g->compiled);
+    g->compiled = NULL;
+    g->ops = NULL;
+}
+
+void gdt_graph_destroy(gdt_graph *g)
+{
+    if (!g) return;
+    release_built(g);
+    free(g->list);
+    free(g);
+}
+
+const gdt_facts *gdt_graph_facts(const gdt_graph *g) { return g ? &g->facts : NULL; }
+int gdt_graph_plan_count(const gdt_graph *g) { return g ? g->n : 0; }
+
+const gdt_plan_entry *gdt_graph_plan_at(const gdt_graph *g, int i)
+{
+    return (g && i >= 0 && i < g->n) ? &g->list[i] : NULL;
+}
+
+/* ------------------------------------------------------------ list growth */
+
+/* A growable list of entries; used for the proposals and the result. */
+typedef struct elist {
+    gdt_plan_entry *v;
+    int n, cap;
+    bool oom;
+} elist;
+
+static void push(elist *l, const gdt_plan_entry *x)
+{
+    if (l->oom) return;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 32;
+        gdt_plan_entry *v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            l->oom = true;
+            return;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *x;
+}
+
+static void push_ours(elist *l, const gdt_plan_id *id, gdt_mode m, const char *why)
+{
+    gdt_plan_entry x = {.id = *id, .mode = m, .why = why};
+    push(l, &x);
+}
+
+static bool same_entry(const gdt_plan_entry *a, const gdt_plan_entry *b)
+{
+    if (a->is_marker || b->is_marker) return a->is_marker && b->is_marker && a->mode == b->mode;
+    return gdt_plan_id_equal(&a->id, &b->id);
+}
+
+/* ------------------------------------------------------------ proposals */
+
+/* What planning needs beyond the graph: options resolved to defaults, the
+ * rows (owned when we loaded the default), our proposals in row order. */
+typedef struct planning {
+    const gdt_plan_options *opts;
+    const gdt_row_table *rows;
+    gdt_row_table *owned_rows;
+    elist ours;
+    int conservative; /* index into ours, -1 when none */
+} planning;
+
+static gdt_status slot_rows(planning *pl, const gdt_engine_slot *s, const gdt_facts *f,
+                            gdt_error *e)
+{
+    if (!pl->rows) {
+        gdt_status st = gdt_rows_load_default(&pl->owned_rows, e);
+        if (st) return st;
+        pl->rows = pl->owned_rows;
+    }
+    gdt_candidate *c = NULL;
+    int n = 0;
+    gdt_status st = gdt_candidates_materialize(pl->rows, s, f, &c, &n, e);
+    if (st) return st;
+    for (int i = 0; i < n; i++) {
+        if (c[i].rejected || c[i].duplicate_of_earlier) continue;
+        gdt_plan_id id = c[i].id;
+        id.engine_id = gdt_engine_id(s->family, s->slot);
+        push_ours(&pl->ours, &id, GDT_MODE_A, WHY_UNTIMED);
+    }
+    free(c);
+    return GDT_STATUS_OK;
+}
+
+static int64_t tile_area(const gdt_plan_id *id)
+{
+    int64_t m = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, -1), n = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, -1);
+    return (m > 0 && n > 0) ? m * n : INT64_MAX;
+}
+
+/* The surviving candidate asking least of the device: smallest tile area,
+ * ties by row order (a plan without tile knobs asks an unknown amount). */
+static int most_conservative(const elist *ours)
+{
+    int best = -1;
+    for (int i = 0; i < ours->n; i++)
+        if (best < 0 || tile_area(&ours->v[i].id) < tile_area(&ours->v[best].id)) best = i;
+    return best;
+}
+
+static gdt_status gather_ours(planning *pl, const gdt_graph *g, gdt_error *e)
+{
+    const gdt_manifest *m = g->manifest;
+    for (int i = 0; i < m->nslots; i++) {
+        const gdt_engine_slot *s = &m->slots[i];
+        if (s->family != g->facts.family || !gdt_slot_offered(m, s, &g->facts, NULL, 0)) continue;
+        if (s->row_family) {
+            gdt_status st = slot_rows(pl, s, &g->facts, e);
+            if (st) return st;
+        } else {
+            gdt_plan_id id = {.engine_id = gdt_engine_id(s->family, s->slot)};
+            push_ours(&pl->ours, &id, GDT_MODE_A, WHY_UNTIMED);
+        }
+    }
+    if (pl->ours.oom) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_plan: out of memory");
+    pl->conservative = most_conservative(&pl->ours);
+    return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ mode blocks */
+
+/* The marker stands for the backend's block of one mode; it expands to
+ * list() when there is a backend that answers. */
+static void push_marker(elist *out, const gdt_graph *g, gdt_mode m)
+{
+    gdt_plan_entry *v = NULL;
+    int n = 0;
+    gdt_error e;
+    gdt_error_clear(&e);
+    if (g->has_backend && g->backend.list &&
+        g->backend.list(g->backend.ctx, &g->facts, m, &v, &n, &e) == GDT_STATUS_OK) {
+        for (int i = 0; i < n; i++) {
+            v[i].is_backend = true;
+            v[i].is_marker = false;
+            v[i].mode = m;
+            v[i].why = WHY_BACKEND;
+            push(out, &v[i]);
+        }
+        free(v);
+        return;
+    }
+    free(v);
+    gdt_plan_entry x = {.id = {.engine_id = -1}, .is_marker = true, .mode = m, .why = WHY_BACKEND};
+    push(out, &x);
+}
+
+static void push_all_ours(elist *out, const planning *pl, gdt_mode m, const char *why)
+{
+    for (int i = 0; i < pl->ours.n; i++) push_ours(out, &pl->ours.v[i].id, m, why);
+}
+
+/* A plan the table measured is kept only while its slot is still offered
+ * for this problem (the tables may be older than the manifest). */
+static bool still_offered(const gdt_graph *g, const gdt_plan_id *id)
+{
+    const gdt_engine_slot *s = gdt_manifest_find(g->manifest, id->engine_id);
+    return s && s->family == g->facts.family && gdt_slot_offered(g->manifest, s, &g->facts, NULL, 0);
+}
+
+static void push_measured(elist *out, const gdt_graph *g, const planning *pl,
+                          const gdt_cell_decision *d)
+{
+    for (int i = 0; i <= d->nranked; i++) {
+        if (i == d->backend_pos) push_marker(out, g, GDT_MODE_A);
+        if (i == d->nranked) break;
+        if (!d->ranked_is_backend[i] && !still_offered(g, &d->ranked[i])) continue;
+        gdt_plan_entry x = {.id = d->ranked[i], .is_backend = d->ranked_is_backend[i],
+                            .mode = GDT_MODE_A, .why = WHY_MEASURED};
+        push(out, &x);
+    }
+    push_all_ours(out, pl, GDT_MODE_A, WHY_UNTIMED); /* those not measured; dedupe drops the rest */
+}
+
+/* Mode A with a table: the measured order for a swept cell; for a shape
+ * only a shard covers, the shard's decision places the backend's block. */
+static bool push_tabled(elist *out, const gdt_graph *g, const planning *pl)
+{
+    gdt_cell_decision d;
+    if (!pl->opts->tables || !gdt_tables_lookup(pl->opts->tables, &g->facts, &d)) return false;
+    if (d.measured) {
+        push_measured(out, g, pl, &d);
+        return true;
+    }
+    if (!d.lead) push_marker(out, g, GDT_MODE_A);
+    push_all_ours(out, pl, GDT_MODE_A, WHY_SHARD);
+    if (d.lead) push_marker(out, g, GDT_MODE_A);
+    return true;
+}
+
+/* The backend is the historical implementation: a cell nobody timed keeps
+ * it first. */
+static void push_untimed(elist *out, const gdt_graph *g, const planning *pl, gdt_mode m)
+{
+    push_marker(out, g, m);
+    push_all_ours(out, pl, m, WHY_UNTIMED);
+}
+
+static void push_block(elist *out, const gdt_graph *g, const planning *pl, gdt_mode m)
+{
+    switch (m) {
+    case GDT_MODE_A:
+        if (!push_tabled(out, g, pl)) push_untimed(out, g, pl, m);
+        return;
+    case GDT_MODE_B:
+        push_untimed(out, g, pl, m);
+        return;
+    case GDT_MODE_FALLBACK:
+        if (pl->conservative >= 0)
+            push_ours(out, &pl->ours.v[pl->conservative].id, m, WHY_FALLBACK);
+        push_marker(out, g, m);
+        return;
+    case GDT_MODE_OPENSOURCE:
+    default:
+        push_all_ours(out, pl, m, WHY_UNTIMED);
+        return;
+    }
+}
+
+/* First position wins. */
+static void dedupe(elist *l)
+{
+    int k = 0;
+    for (int i = 0; i < l->n; i++) {
+        int j = 0;
+        while (j < k && !same_entry(&l->v[j], &l->v[i])) j++;
+        if (j == k) l->v[k++] = l->v[i];
+    }
+    l->n = k;
+}
+
+static gdt_status check_modes(const gdt_plan_options *o, gdt_error *e)
+{
+    if (o->nmodes < 0 || o->nmodes > GDT_MODE_COUNT)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_plan: nmodes: expected 0..%d, got %d",
+                             GDT_MODE_COUNT, o->nmodes);
+    for (int i = 0; i < o->nmodes; i++)
+        if ((unsigned)o->modes[i] >= GDT_MODE_COUNT)
+            return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_plan: modes[%d]: unknown mode %d",
+                                 i, (int)o->modes[i]);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_graph_plan(gdt_graph *g, const gdt_plan_options *opts, gdt_error *e)
+{
+    static const gdt_plan_options none = {0};
+    if (!g) return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_plan: graph is NULL");
+    if (g->planned)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
+                             "gdt_graph_plan: this graph is already planned (planning is one-shot)");
+    if (!opts) opts = &none;
+    gdt_status s = check_modes(opts, e);
+    if (s) return s;
+    g->planned = true;
+    if (opts->manifest) g->manifest = opts->manifest;
+    if (opts->backend) g->backend = *opts->backend, g->has_backend = true;
+    planning pl = {.opts = opts, .rows = opts->rows, .conservative = -1};
+    elist out = {0};
+    s = gather_ours(&pl, g, e);
+    gdt_mode only_a = GDT_MODE_A;
+    const gdt_mode *modes = opts->nmodes ? opts->modes : &only_a;
+    for (int i = 0; !s && i < (opts->nmodes ? opts->nmodes : 1); i++) push_block(&out, g, &pl, modes[i]);
+    if (!s && out.oom) s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_plan: out of memory");
+    free(pl.ours.v);
+    gdt_rows_destroy(pl.owned_rows);
+    if (s) {
+        free(out.v);
+        return s;
+    }
+    dedupe(&out);
+    g->list = out.v;
+    g->n = out.n;
+    g->cap = out.cap;
+    return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------------------- building */
+
+gdt_status gdt_graph_select(gdt_graph *g, int i, gdt_error *e)
+{
+    if (!g || !g->planned)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_select: plan the graph first");
+    if (i < 0 || i >= g->n)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
+                             "gdt_graph_select: plan index %d out of range (the list holds %d)", i, g->n);
+    g->selected = i;
+    g->pinned = true;
+    g->replay = false;
+    return GDT_STATUS_OK;
+}
+
+/* The ops and slot that build a plan: the backend's for backend ids, the
+ * manifest slot's otherwise.  Backend plans have no manifest slot (NULL). */
+static gdt_status resolve(const gdt_graph *g, const gdt_plan_id *id, const gdt_engine_slot **slot,
+                          const gdt_engine_ops **ops, gdt_error *e)
+{
+    bool backend = false;
+    gdt_family f;
+    int sl;
+    *slot = NULL;
+    *ops = NULL;
+    gdt_status s = gdt_engine_id_decode(id->engine_id, &backend, &f, &sl, e);
+    if (s) return s;
+    if (backend) {
+        *ops = g->has_backend ? g->backend.ops : NULL;
+        if (!*ops)
+            return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                                 "engine %" PRId64 " is a backend engine and no backend is attached",
+                                 id->engine_id);
+        return GDT_STATUS_OK;
+    }
+    *slot = gdt_manifest_find(g->manifest, id->engine_id);
+    if (!*slot || (*slot)->family != g->facts.family)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "engine %" PRId64 ": no %s slot in the manifest",
+                             id->engine_id, gdt_family_name(g->facts.family));
+    *ops = (*slot)->ops;
+    if (!*ops || !(*ops)->check_support || !(*ops)->build)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "engine %s (%" PRId64 ") has no build path",
+                             (*slot)->name, id->engine_id);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_graph_replay(gdt_graph *g, const gdt_plan_id *id, gdt_error *e)
+{
+    if (!g || !id) return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_replay: NULL argument");
+    bool backend = false;
+    gdt_family f = g->facts.family;
+    int sl;
+    gdt_status s = gdt_engine_id_decode(id->engine_id, &backend, &f, &sl, e);
+    if (s) return s;
+    if (!backend && f != g->facts.family)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                             "gdt_graph_replay: engine %" PRId64 " belongs to family %s, the graph is %s",
+                             id->engine_id, gdt_family_name(f), gdt_family_name(g->facts.family));
+    g->replay = true;
+    g->replay_id = *id;
+    gdt_plan_id_normalize(&g->replay_id);
+    g->pinned = false;
+    return GDT_STATUS_OK;
+}
+
+/* check_support then build one plan; the error names the plan. */
+static gdt_status build_one(gdt_graph *g, const gdt_plan_id *id, const gdt_build_opts *opts,
+                            gdt_error *e)
+{
+    const gdt_engine_slot *slot;
+    const gdt_engine_ops *ops;
+    char name[512];
+    gdt_error why;
+    gdt_error_clear(&why);
+    gdt_plan_id_format(id, name, sizeof name);
+    gdt_status s = resolve(g, id, &slot, &ops, &why);
+    if (!s && ops->check_support) s = ops->check_support(slot, &g->facts, id, &why);
+    if (s) return gdt_error_set(e, s, "%s: declined: %s", name, why.msg);
+    gdt_compiled *c = NULL;
+    gdt_build_info info;
+    memset(&info, 0, sizeof info);
+    if (!ops->build) return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: engine has no build", name);
+    s = ops->build(slot, &g->facts, id, opts, &c, &info, &why);
+    if (s) return gdt_error_set(e, s, "%s: build failed: %s", name, why.msg);
+    release_built(g);
+    g->ops = ops;
+    g->compiled = c;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status build_walk(gdt_graph *g, const gdt_build_opts *opts, int *built, gdt_error *e)
+{
+    gdt_error last;
+    gdt_error_clear(&last);
+    int tried = 0;
+    for (int i = g->selected; i < g->n; i++) {
+        if (g->list[i].is_marker) continue;
+        tried++;
+        if (build_one(g, &g->list[i].id, opts, &last) == GDT_STATUS_OK) {
+            *built = i;
+            return GDT_STATUS_OK;
+        }
+    }
+    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                         "no plan built: %d of %d entries tried from index %d%s%s", tried, g->n,
+                         g->selected, tried ? "; last: " : "", last.msg);
+}
+
+gdt_status gdt_graph_build(gdt_graph *g, const gdt_build_opts *opts, int *built_index, gdt_error *e)
+{
+    int dummy;
+    if (!built_index) built_index = &dummy;
+    *built_index = -1;
+    if (!g || !opts) return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_build: NULL argument");
+    if (g->replay) return build_one(g, &g->replay_id, opts, e);
+    if (!g->planned)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_build: plan the graph first");
+    if (!g->pinned) return build_walk(g, opts, built_index, e);
+    const gdt_plan_entry *x = &g->list[g->selected];
+    if (x->is_marker)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "pinned plan %d is the unexpanded BACKEND(%s) marker: no backend to build it",
+                             g->selected, gdt_mode_name(x->mode));
+    gdt_error why;
+    gdt_error_clear(&why);
+    gdt_status s = build_one(g, &x->id, opts, &why);
+    if (s) return gdt_error_set(e, s, "pinned plan %d: %s", g->selected, why.msg);
+    *built_index = g->selected;
+    return GDT_STATUS_OK;
+}
+
+size_t gdt_graph_workspace_size(const gdt_graph *g)
+{
+    if (!g || !g->compiled || !g->ops || !g->ops->workspace_size) return 0;
+    return g->ops->workspace_size(g->compiled);
+}
+
+gdt_status gdt_graph_execute(gdt_graph *g, const gdt_operands *ops, void *workspace,
+                             size_t workspace_bytes, void *stream, gdt_error *e)
+{
+    if (!g || !ops) return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_execute: NULL argument");
+    if (!g->ops || !g->compiled || !g->ops->execute)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
+                             "gdt_graph_execute: no plan built (build without compile_only first)");
+    gdt_status s = gdt_operands_check(&g->facts.problem, ops, e);
+    if (s) return s;
+    size_t need = gdt_graph_workspace_size(g);
+    if (workspace_bytes < need || (need && !workspace))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                             "gdt_graph_execute: workspace: expected %zu bytes, got %zu", need,
+                             workspace ? workspace_bytes : 0);
+    return g->ops->execute(g->compiled, ops, workspace, workspace_bytes, stream, e);
+}

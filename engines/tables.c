@@ -1,0 +1,1537 @@
+/* Placement and tuning tables: the noise-aware ranking rule, the
+ * deterministic writer, the strict all-or-nothing loader and the lookup the
+ * planner reads.  The schemas are documented in tables/README.md; this file
+ * and that page change together. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gdt_json.h"
+#include "gdt_util.h"
+#include "gdtune/tables.h"
+
+#define KEY_MAX 256
+#define NAME_MAX_LEN 512
+
+/* ================================================================ shared */
+
+typedef enum table_kind { KIND_TUNING, KIND_PLACEMENT } table_kind;
+
+static const char *kind_schema(table_kind k)
+{
+    return k == KIND_TUNING ? GDT_TABLE_SCHEMA_TUNING : GDT_TABLE_SCHEMA_PLACEMENT;
+}
+
+static const char *const causal_names[] = {"none", "top_left", "bottom_right"};
+static const char *const layout_names[] = {"bhsd", "bshd"};
+
+/* Backend entries from knob enumeration carry GDT_MODE_COUNT. */
+static const char *mode_text(gdt_mode m)
+{
+    return m == GDT_MODE_COUNT ? "enumerated" : gdt_mode_name(m);
+}
+
+static bool is_sdpa(gdt_family f) { return f == GDT_FAMILY_SDPA_FWD || f == GDT_FAMILY_SDPA_BWD; }
+
+/* The region a placement shard describes: cells that share these derived
+ * facts are ordered along one metric (flops for gemm, 128-row query tiles
+ * for sdpa), as a hand-written placement does. */
+typedef struct shard_group {
+    int dtype;
+    bool a_row, b_row, c_row; /* gemm */
+    int causal;               /* sdpa */
+    int64_t d;
+    bool gqa;
+} shard_group;
+
+static void group_of(const gdt_facts *f, shard_group *g)
+{
+    memset(g, 0, sizeof *g);
+    g->dtype = (int)f->dtype;
+    if (is_sdpa(f->family)) {
+        g->causal = (int)f->problem.u.sdpa.causal;
+        g->d = f->problem.u.sdpa.d;
+        g->gqa = f->gqa_ratio > 1;
+    } else {
+        g->a_row = f->a_row_major;
+        g->b_row = f->b_row_major;
+        g->c_row = f->c_row_major;
+    }
+}
+
+static bool group_equal(const shard_group *a, const shard_group *b)
+{
+    return a->dtype == b->dtype && a->a_row == b->a_row && a->b_row == b->b_row &&
+           a->c_row == b->c_row && a->causal == b->causal && a->d == b->d && a->gqa == b->gqa;
+}
+
+static const char *metric_name(gdt_family f) { return is_sdpa(f) ? "q_tiles128" : "flops"; }
+
+static double metric_of(const gdt_facts *f)
+{
+    return is_sdpa(f->family) ? (double)f->q_tiles128 : f->flops;
+}
+
+static void facts_for(const gdt_problem *p, int arch, gdt_facts *f)
+{
+    gdt_device_props dev;
+    if (!gdt_arch_limits(arch, &dev)) {
+        memset(&dev, 0, sizeof dev);
+        dev.arch = arch;
+    }
+    gdt_facts_analyze(p, &dev, f);
+}
+
+/* ========================================================= ranking rule */
+
+/* a moves ahead of b only when faster by more than the combined measured
+ * noise of the two (absolute: relative noise times time, summed). */
+static bool beats(const gdt_measured_plan *a, const gdt_measured_plan *b)
+{
+    double margin = a->noise * a->time_us + b->noise * b->time_us;
+    return a->time_us < b->time_us && b->time_us - a->time_us > margin;
+}
+
+/* Insertion sort from the untimed order with the noise comparison: a
+ * difference within noise never flips an order. */
+static void rank_cell(const gdt_measured_cell *c, int *order)
+{
+    int n = c->nplans;
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) { /* untimed order first, stable */
+        int v = order[i], j = i;
+        while (j > 0 && c->plans[order[j - 1]].untimed_position > c->plans[v].untimed_position) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+    for (int i = 1; i < n; i++) {
+        int v = order[i], j = i;
+        while (j > 0 && beats(&c->plans[v], &c->plans[order[j - 1]])) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+}
+
+/* The backend's block follows its best measured plan, so that the measured
+ * winner stays first even when it is the backend's. */
+static int backend_pos_of(const gdt_measured_cell *c, const int *order)
+{
+    for (int i = 0; i < c->nplans; i++)
+        if (c->plans[order[i]].is_backend) return i + 1;
+    return c->nplans;
+}
+
+static int64_t tile_area(const gdt_plan_id *id)
+{
+    int64_t m = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, -1), n = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, -1);
+    return (m > 0 && n > 0) ? m * n : INT64_MAX;
+}
+
+/* The backend's FALLBACK plan when one was measured; else our most
+ * conservative plan (smallest tile area, ties by untimed position). */
+static int fallback_of(const gdt_measured_cell *c)
+{
+    int best = -1;
+    for (int i = 0; i < c->nplans; i++) {
+        const gdt_measured_plan *p = &c->plans[i];
+        if (p->is_backend && p->mode == GDT_MODE_FALLBACK &&
+            (best < 0 || p->untimed_position < c->plans[best].untimed_position))
+            best = i;
+    }
+    if (best >= 0) return best;
+    for (int i = 0; i < c->nplans; i++) {
+        const gdt_measured_plan *p = &c->plans[i];
+        if (p->is_backend) continue;
+        if (best < 0) { best = i; continue; }
+        int64_t a = tile_area(&p->id), b = tile_area(&c->plans[best].id);
+        if (a < b || (a == b && p->untimed_position < c->plans[best].untimed_position)) best = i;
+    }
+    return best;
+}
+
+/* Placement of one cell: our fastest against the backend's fastest. */
+typedef struct placement {
+    int best_ours, best_backend; /* plan indices or -1 */
+    bool lead;
+    bool has_ratio;
+    double ratio, noise;
+} placement;
+
+static void place_cell(const gdt_measured_cell *c, placement *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->best_ours = pl->best_backend = -1;
+    for (int i = 0; i < c->nplans; i++) {
+        int *slot = c->plans[i].is_backend ? &pl->best_backend : &pl->best_ours;
+        if (*slot < 0 || c->plans[i].time_us < c->plans[*slot].time_us) *slot = i;
+    }
+    if (pl->best_ours < 0) return; /* nothing of ours ran: TRAIL */
+    if (pl->best_backend < 0) {
+        pl->lead = true; /* the backend ran nothing here */
+        return;
+    }
+    const gdt_measured_plan *o = &c->plans[pl->best_ours], *b = &c->plans[pl->best_backend];
+    pl->lead = beats(o, b);
+    pl->has_ratio = true;
+    pl->ratio = o->time_us / b->time_us;
+    pl->noise = o->noise + b->noise; /* first-order relative noise of a ratio */
+}
+
+/* ================================================================ writer */
+
+typedef struct sb {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} sb;
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(sb *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int w = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (w < 0) { b->oom = true; return; }
+        if (b->p && b->n + (size_t)w < b->cap) { b->n += (size_t)w; return; }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)w;
+        char *q = realloc(b->p, cap);
+        if (!q) { b->oom = true; return; }
+        b->p = q;
+        b->cap = cap;
+    }
+}
+
+static void sb_str(sb *b, const char *s)
+{
+    sb_printf(b, "\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') sb_printf(b, "\\%c", *c);
+        else if (*c < 0x20) sb_printf(b, "\\u%04x", *c);
+        else sb_printf(b, "%c", *c);
+    }
+    sb_printf(b, "\"");
+}
+
+/* Fixed formatting: %.6g for measured quantities, never "-0". */
+static void sb_num(sb *b, double v) { sb_printf(b, "%.6g", v == 0 ? 0.0 : v); }
+static void sb_exact(sb *b, double v) { sb_printf(b, "%.17g", v == 0 ? 0.0 : v); }
+
+static void sb_ints(sb *b, const int64_t *v, int n)
+{
+    sb_printf(b, "[");
+    for (int i = 0; i < n; i++) sb_printf(b, "%s%" PRId64, i ? ", " : "", v[i]);
+    sb_printf(b, "]");
+}
+
+static void emit_problem(sb *b, const gdt_problem *p)
+{
+    if (!is_sdpa(p->family)) {
+        const gdt_gemm_desc *g = &p->u.gemm;
+        sb_printf(b, "{\"batch\": %" PRId64 ", \"m\": %" PRId64 ", \"n\": %" PRId64
+                     ", \"k\": %" PRId64 ", \"dtype\": \"%s\", \"a_stride\": ",
+                  g->batch, g->m, g->n, g->k, gdt_dtype_name(g->dtype));
+        sb_ints(b, g->a_stride, 3);
+        sb_printf(b, ", \"b_stride\": ");
+        sb_ints(b, g->b_stride, 3);
+        sb_printf(b, ", \"c_stride\": ");
+        sb_ints(b, g->c_stride, 3);
+        sb_printf(b, "}");
+        return;
+    }
+    const gdt_sdpa_desc *s = &p->u.sdpa;
+    sb_printf(b, "{\"b\": %" PRId64 ", \"h_q\": %" PRId64 ", \"h_kv\": %" PRId64 ", \"s_q\": %" PRId64
+                 ", \"s_kv\": %" PRId64 ", \"d\": %" PRId64 ", \"dtype\": \"%s\", \"causal\": \"%s\", "
+                 "\"layout\": \"%s\", \"scale\": ",
+              s->b, s->h_q, s->h_kv, s->s_q, s->s_kv, s->d, gdt_dtype_name(s->dtype),
+              causal_names[s->causal], layout_names[s->layout]);
+    sb_exact(b, s->scale);
+    const char *names[4] = {"q_stride", "k_stride", "v_stride", "o_stride"};
+    const int64_t *strides[4] = {s->q_stride, s->k_stride, s->v_stride, s->o_stride};
+    for (int i = 0; i < 4; i++) {
+        sb_printf(b, ", \"%s\": ", names[i]);
+        sb_ints(b, strides[i], 4);
+    }
+    sb_printf(b, "}");
+}
+
+static void emit_facts(sb *b, const gdt_facts *f)
+{
+    sb_printf(b, "{\"flops\": ");
+    sb_exact(b, f->flops);
+    if (is_sdpa(f->family))
+        sb_printf(b, ", \"gqa_ratio\": %" PRId64 ", \"q_tiles128\": %" PRId64 ", \"kv_units\": %" PRId64
+                     ", \"kv_tokens\": %" PRId64 "}",
+                  f->gqa_ratio, f->q_tiles128, f->kv_units, f->kv_tokens);
+    else
+        sb_printf(b, ", \"a_row_major\": %s, \"b_row_major\": %s, \"c_row_major\": %s, "
+                     "\"aligned16\": %s}",
+                  f->a_row_major ? "true" : "false", f->b_row_major ? "true" : "false",
+                  f->c_row_major ? "true" : "false", f->aligned16 ? "true" : "false");
+}
+
+/* "plan", "engine_id", "knobs", "is_backend", "mode": the identity part of
+ * a ranked entry and of the FALLBACK entry. */
+static void emit_identity(sb *b, const gdt_measured_plan *p)
+{
+    char name[NAME_MAX_LEN];
+    gdt_plan_id_format(&p->id, name, sizeof name);
+    sb_printf(b, "\"plan\": ");
+    sb_str(b, name);
+    sb_printf(b, ", \"engine_id\": %" PRId64 ", \"knobs\": {", p->id.engine_id);
+    for (int k = 0; k < p->id.nknobs; k++)
+        sb_printf(b, "%s\"%s\": %" PRId64, k ? ", " : "", gdt_knob_name(p->id.knobs[k].type),
+                  p->id.knobs[k].value);
+    sb_printf(b, "}, \"is_backend\": %s, \"mode\": \"%s\"", p->is_backend ? "true" : "false",
+              mode_text(p->mode));
+}
+
+static void emit_measured(sb *b, const gdt_measured_plan *p)
+{
+    sb_printf(b, "{");
+    emit_identity(b, p);
+    sb_printf(b, ", \"time_us\": ");
+    sb_num(b, p->time_us);
+    sb_printf(b, ", \"noise\": ");
+    sb_num(b, p->noise);
+    sb_printf(b, ", \"host_us\": ");
+    sb_num(b, p->host_us);
+    sb_printf(b, ", \"samples\": %d, \"untimed_position\": %d}", p->samples, p->untimed_position);
+}
+
+static void emit_provenance(sb *b, const gdt_provenance *v)
+{
+    sb_printf(b, "  \"provenance\": {\n    \"device_name\": ");
+    sb_str(b, v->device_name);
+    sb_printf(b, ",\n    \"arch\": %d,\n    \"driver_version\": %d,\n    \"cuda_version\": %d,\n"
+                 "    \"cudnn_version\": %d,\n    \"nvrtc_version\": %d,\n    \"gdtune_version\": ",
+              v->arch, v->driver_version, v->cuda_version, v->cudnn_version, v->nvrtc_version);
+    sb_str(b, v->gdtune_version);
+    sb_printf(b, ",\n    \"source_digest\": ");
+    sb_str(b, v->source_digest);
+    sb_printf(b, ",\n    \"sweep_digest\": ");
+    sb_str(b, v->sweep_digest);
+    sb_printf(b, ",\n    \"candidates_digest\": ");
+    sb_str(b, v->candidates_digest);
+    sb_printf(b, "\n  },\n");
+}
+
+static void emit_header(sb *b, table_kind k, gdt_family f, const gdt_provenance *prov)
+{
+    sb_printf(b, "{\n  \"schema\": \"%s\",\n  \"family\": \"%s\",\n  \"arch\": \"sm%d\",\n",
+              kind_schema(k), gdt_family_name(f), prov->arch);
+    emit_provenance(b, prov);
+}
+
+/* Everything the writer derives for one cell. */
+typedef struct cell_work {
+    const gdt_measured_cell *c;
+    char key[KEY_MAX];
+    gdt_facts facts;
+    int *order;
+    int backend_pos, fallback;
+    placement pl;
+    shard_group group;
+    double metric;
+} cell_work;
+
+static void emit_evidence(sb *b, const cell_work *w)
+{
+    const gdt_measured_cell *c = w->c;
+    sb_printf(b, "      \"evidence\": {\"measured\": %d, \"winner\": ", c->nplans);
+    if (c->nplans == 0) {
+        sb_printf(b, "null, \"runner_up\": null, \"margin\": null, \"beyond_noise\": false}\n");
+        return;
+    }
+    char name[NAME_MAX_LEN];
+    const gdt_measured_plan *win = &c->plans[w->order[0]];
+    gdt_plan_id_format(&win->id, name, sizeof name);
+    sb_str(b, name);
+    sb_printf(b, ", \"runner_up\": ");
+    if (c->nplans < 2) {
+        sb_printf(b, "null, \"margin\": null, \"beyond_noise\": false}\n");
+        return;
+    }
+    const gdt_measured_plan *run = &c->plans[w->order[1]];
+    gdt_plan_id_format(&run->id, name, sizeof name);
+    sb_str(b, name);
+    sb_printf(b, ", \"margin\": ");
+    sb_num(b, (run->time_us - win->time_us) / win->time_us);
+    sb_printf(b, ", \"beyond_noise\": %s}\n", beats(win, run) ? "true" : "false");
+}
+
+static void emit_tuning_cell(sb *b, const cell_work *w, bool last)
+{
+    const gdt_measured_cell *c = w->c;
+    sb_printf(b, "    {\n      \"key\": ");
+    sb_str(b, w->key);
+    sb_printf(b, ",\n      \"problem\": ");
+    emit_problem(b, &c->problem);
+    sb_printf(b, ",\n      \"facts\": ");
+    emit_facts(b, &w->facts);
+    sb_printf(b, ",\n      \"ranking\": [");
+    for (int i = 0; i < c->nplans; i++) {
+        sb_printf(b, "%s\n        ", i ? "," : "");
+        emit_measured(b, &c->plans[w->order[i]]);
+    }
+    sb_printf(b, "%s],\n      \"backend_pos\": %d,\n      \"fallback\": ", c->nplans ? "\n      " : "",
+              w->backend_pos);
+    if (w->fallback < 0) {
+        sb_printf(b, "null");
+    } else {
+        sb_printf(b, "{");
+        emit_identity(b, &c->plans[w->fallback]);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, ",\n");
+    emit_evidence(b, w);
+    sb_printf(b, "    }%s\n", last ? "" : ",");
+}
+
+static void emit_best(sb *b, const gdt_measured_cell *c, int i)
+{
+    if (i < 0) {
+        sb_printf(b, "null");
+        return;
+    }
+    char name[NAME_MAX_LEN];
+    gdt_plan_id_format(&c->plans[i].id, name, sizeof name);
+    sb_printf(b, "{\"plan\": ");
+    sb_str(b, name);
+    sb_printf(b, ", \"time_us\": ");
+    sb_num(b, c->plans[i].time_us);
+    sb_printf(b, ", \"noise\": ");
+    sb_num(b, c->plans[i].noise);
+    sb_printf(b, "}");
+}
+
+static void emit_ratio(sb *b, bool has, double ratio, double noise)
+{
+    sb_printf(b, "\"ratio\": ");
+    if (has) sb_num(b, ratio);
+    else sb_printf(b, "null");
+    sb_printf(b, ", \"noise\": ");
+    if (has) sb_num(b, noise);
+    else sb_printf(b, "null");
+}
+
+static void emit_placement_cell(sb *b, const cell_work *w, bool last)
+{
+    sb_printf(b, "    {\n      \"key\": ");
+    sb_str(b, w->key);
+    sb_printf(b, ",\n      \"problem\": ");
+    emit_problem(b, &w->c->problem);
+    sb_printf(b, ",\n      \"facts\": ");
+    emit_facts(b, &w->facts);
+    sb_printf(b, ",\n      \"decision\": \"%s\", ", w->pl.lead ? "LEAD" : "TRAIL");
+    emit_ratio(b, w->pl.has_ratio, w->pl.ratio, w->pl.noise);
+    sb_printf(b, ",\n      \"best_ours\": ");
+    emit_best(b, w->c, w->pl.best_ours);
+    sb_printf(b, ",\n      \"best_backend\": ");
+    emit_best(b, w->c, w->pl.best_backend);
+    sb_printf(b, "\n    }%s\n", last ? "" : ",");
+}
+
+static void emit_group(sb *b, gdt_family f, const shard_group *g)
+{
+    sb_printf(b, "{\"dtype\": \"%s\", ", gdt_dtype_name((gdt_dtype)g->dtype));
+    if (is_sdpa(f))
+        sb_printf(b, "\"causal\": \"%s\", \"d\": %" PRId64 ", \"gqa\": %s}", causal_names[g->causal],
+                  g->d, g->gqa ? "true" : "false");
+    else
+        sb_printf(b, "\"a_row_major\": %s, \"b_row_major\": %s, \"c_row_major\": %s}",
+                  g->a_row ? "true" : "false", g->b_row ? "true" : "false",
+                  g->c_row ? "true" : "false");
+}
+
+static int group_cmp(const shard_group *a, const shard_group *b)
+{
+    const int64_t x[] = {a->dtype, a->a_row, a->b_row, a->c_row, a->causal, a->d, a->gqa};
+    const int64_t y[] = {b->dtype, b->a_row, b->b_row, b->c_row, b->causal, b->d, b->gqa};
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static int work_key_cmp(const void *a, const void *b)
+{
+    return strcmp(((const cell_work *)a)->key, ((const cell_work *)b)->key);
+}
+
+static int work_shard_cmp(const void *pa, const void *pb)
+{
+    const cell_work *a = *(const cell_work *const *)pa, *b = *(const cell_work *const *)pb;
+    int c = group_cmp(&a->group, &b->group);
+    if (c) return c;
+    if (a->metric != b->metric) return a->metric < b->metric ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+/* One shard: the run of cells [i, j) of one group with one decision.
+ * Boundaries sit at the geometric midpoint between neighbouring cells; the
+ * first and last run of a group are open-ended. */
+static void emit_shard(sb *b, gdt_family f, cell_work **v, int i, int j, int n, bool first)
+{
+    bool open_lo = i == 0 || !group_equal(&v[i - 1]->group, &v[i]->group);
+    bool open_hi = j == n || !group_equal(&v[j]->group, &v[i]->group);
+    double logsum = 0, noise = 0;
+    int nratio = 0;
+    for (int k = i; k < j; k++)
+        if (v[k]->pl.has_ratio) {
+            logsum += log(v[k]->pl.ratio);
+            noise = fmax(noise, v[k]->pl.noise);
+            nratio++;
+        }
+    sb_printf(b, "%s    {\"group\": ", first ? "" : ",\n");
+    emit_group(b, f, &v[i]->group);
+    sb_printf(b, ", \"metric\": \"%s\", \"lo\": ", metric_name(f));
+    if (open_lo) sb_printf(b, "null");
+    else sb_exact(b, sqrt(v[i - 1]->metric * v[i]->metric));
+    sb_printf(b, ", \"hi\": ");
+    if (open_hi) sb_printf(b, "null");
+    else sb_exact(b, sqrt(v[j - 1]->metric * v[j]->metric));
+    sb_printf(b, ",\n     \"decision\": \"%s\", ", v[i]->pl.lead ? "LEAD" : "TRAIL");
+    emit_ratio(b, nratio > 0, nratio ? exp(logsum / nratio) : 0, noise);
+    sb_printf(b, ", \"cells\": [");
+    for (int k = i; k < j; k++) {
+        sb_printf(b, "%s", k > i ? ", " : "");
+        sb_str(b, v[k]->key);
+    }
+    sb_printf(b, "]}");
+}
+
+static gdt_status emit_shards(sb *b, gdt_family f, cell_work *w, int n, gdt_error *e)
+{
+    cell_work **v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
+    for (int i = 0; i < n; i++) v[i] = &w[i];
+    qsort(v, (size_t)n, sizeof *v, work_shard_cmp);
+    sb_printf(b, "  \"shards\": [\n");
+    for (int i = 0, first = 1; i < n; first = 0) {
+        int j = i + 1;
+        while (j < n && group_equal(&v[j]->group, &v[i]->group) && v[j]->pl.lead == v[i]->pl.lead)
+            j++;
+        emit_shard(b, f, v, i, j, n, first);
+        i = j;
+    }
+    sb_printf(b, "%s  ]\n}\n", n ? "\n" : "");
+    free(v);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status check_measured(const gdt_measured_cell *c, const char *key, gdt_error *e)
+{
+    for (int i = 0; i < c->nplans; i++) {
+        const gdt_measured_plan *p = &c->plans[i];
+        char name[NAME_MAX_LEN];
+        gdt_plan_id_format(&p->id, name, sizeof name);
+        if (!isfinite(p->time_us) || p->time_us <= 0 || !isfinite(p->noise) || p->noise < 0 ||
+            !isfinite(p->host_us) || p->host_us < 0)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                                 "tables writer: cell %s: plan %s: expected time_us > 0, noise >= 0 "
+                                 "and host_us >= 0 (finite), got %g, %g, %g",
+                                 key, name, p->time_us, p->noise, p->host_us);
+        for (int k = 0; k < p->id.nknobs; k++)
+            if (!gdt_knob_name(p->id.knobs[k].type))
+                return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                                     "tables writer: cell %s: plan %s: knob type %d has no name",
+                                     key, name, (int)p->id.knobs[k].type);
+        for (int j = 0; j < i; j++)
+            if (gdt_plan_id_equal(&c->plans[j].id, &p->id))
+                return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                                     "tables writer: cell %s: plan %s measured twice (plans %d and %d)",
+                                     key, name, j, i);
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status prepare_cell(cell_work *w, const gdt_measured_cell *c, gdt_family f, int arch,
+                               gdt_error *e)
+{
+    w->c = c;
+    if (c->problem.family != f)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                             "tables writer: cell of family %s given to the %s writer",
+                             gdt_family_name(c->problem.family), gdt_family_name(f));
+    gdt_status s = gdt_problem_validate(&c->problem, e);
+    if (s) return s;
+    gdt_problem_key(&c->problem, w->key, sizeof w->key);
+    if (c->nplans < 0 || (c->nplans > 0 && !c->plans))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: cell %s: no plans array",
+                             w->key);
+    if ((s = check_measured(c, w->key, e))) return s;
+    facts_for(&c->problem, arch, &w->facts);
+    w->order = malloc((size_t)(c->nplans ? c->nplans : 1) * sizeof *w->order);
+    if (!w->order) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
+    rank_cell(c, w->order);
+    w->backend_pos = backend_pos_of(c, w->order);
+    w->fallback = fallback_of(c);
+    place_cell(c, &w->pl);
+    group_of(&w->facts, &w->group);
+    w->metric = metric_of(&w->facts);
+    return GDT_STATUS_OK;
+}
+
+static void free_work(cell_work *w, int n)
+{
+    for (int i = 0; w && i < n; i++) free(w[i].order);
+    free(w);
+}
+
+static gdt_status write_text(const char *dir, gdt_family f, table_kind k, sb *b, gdt_error *e)
+{
+    if (b->oom) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.%s.json", dir, gdt_family_name(f),
+             k == KIND_TUNING ? "tuning" : "placement");
+    return gdt_file_write_atomic(path, b->p, b->n, e);
+}
+
+static gdt_status prepare_all(gdt_family f, const gdt_provenance *prov, const gdt_measured_cell *cells,
+                              int ncells, cell_work **out, gdt_error *e)
+{
+    cell_work *w = calloc((size_t)(ncells > 0 ? ncells : 1), sizeof *w);
+    if (!w) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
+    *out = w;
+    for (int i = 0; i < ncells; i++) {
+        gdt_status s = prepare_cell(&w[i], &cells[i], f, prov->arch, e);
+        if (s) return s;
+    }
+    qsort(w, (size_t)ncells, sizeof *w, work_key_cmp);
+    for (int i = 1; i < ncells; i++)
+        if (!strcmp(w[i - 1].key, w[i].key))
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: cell %s given twice",
+                                 w[i].key);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance *prov,
+                            const gdt_measured_cell *cells, int ncells, gdt_error *e)
+{
+    if (!dir || !prov || (ncells > 0 && !cells) || ncells < 0 || (unsigned)f >= GDT_FAMILY_COUNT)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_tables_write: missing argument");
+    cell_work *w = NULL;
+    sb t = {0}, p = {0};
+    gdt_status s = prepare_all(f, prov, cells, ncells, &w, e);
+    if (!s) {
+        emit_header(&t, KIND_TUNING, f, prov);
+        sb_printf(&t, "  \"cells\": [\n");
+        for (int i = 0; i < ncells; i++) emit_tuning_cell(&t, &w[i], i == ncells - 1);
+        sb_printf(&t, "  ]\n}\n");
+        emit_header(&p, KIND_PLACEMENT, f, prov);
+        sb_printf(&p, "  \"cells\": [\n");
+        for (int i = 0; i < ncells; i++) emit_placement_cell(&p, &w[i], i == ncells - 1);
+        sb_printf(&p, "  ],\n");
+        s = emit_shards(&p, f, w, ncells, e);
+    }
+    if (!s) s = gdt_mkdirs(dir, e);
+    if (!s) s = write_text(dir, f, KIND_TUNING, &t, e);
+    if (!s) s = write_text(dir, f, KIND_PLACEMENT, &p, e);
+    free(t.p);
+    free(p.p);
+    free_work(w, ncells);
+    return s;
+}
+
+/* ================================================================ loader */
+
+typedef struct tcell {
+    char key[KEY_MAX];
+    int nranked;
+    gdt_plan_id *ranked;
+    bool *is_backend;
+    int backend_pos;
+    bool has_fallback;
+    gdt_plan_id fallback;
+} tcell;
+
+typedef struct pcell {
+    char key[KEY_MAX];
+    bool lead, has_ratio;
+    double ratio, noise;
+} pcell;
+
+typedef struct shard {
+    shard_group g;
+    bool has_lo, has_hi, lead, has_ratio;
+    double lo, hi, ratio, noise;
+} shard;
+
+struct gdt_tables {
+    gdt_family family;
+    int arch;
+    bool have_prov;
+    gdt_provenance prov;
+    tcell *t;
+    int nt;
+    pcell *p;
+    int np;
+    shard *s;
+    int ns;
+};
+
+void gdt_tables_destroy(gdt_tables *t)
+{
+    if (!t) return;
+    for (int i = 0; i < t->nt; i++) {
+        free(t->t[i].ranked);
+        free(t->t[i].is_backend);
+    }
+    free(t->t);
+    free(t->p);
+    free(t->s);
+    free(t);
+}
+
+/* What every reader needs: the file for messages and what the table must
+ * describe. */
+typedef struct ld {
+    const char *file;
+    gdt_family family;
+    int arch;
+    gdt_error *e;
+} ld;
+
+typedef char jpath[320];
+
+static const char *sub(char *buf, const char *parent, const char *key)
+{
+    return gdt_json_path_key(buf, sizeof(jpath), parent, key);
+}
+
+static const char *at(char *buf, const char *parent, int i)
+{
+    return gdt_json_path_index(buf, sizeof(jpath), parent, i);
+}
+
+static gdt_status bad(const ld *l, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static gdt_status bad(const ld *l, const char *path, const char *fmt, ...)
+{
+    char what[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return gdt_error_set(l->e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", l->file, *path ? path : "/", what);
+}
+
+static gdt_status get_node(const ld *l, const cJSON *o, const char *key, const char *jp,
+                           const cJSON **n)
+{
+    return gdt_json_require(o, key, l->file, jp, n, l->e);
+}
+
+static gdt_status get_int(const ld *l, const cJSON *o, const char *key, const char *jp, int64_t *out)
+{
+    const cJSON *n;
+    jpath p;
+    gdt_status s = get_node(l, o, key, jp, &n);
+    return s ? s : gdt_json_int(n, l->file, sub(p, jp, key), out, l->e);
+}
+
+static gdt_status get_int32(const ld *l, const cJSON *o, const char *key, const char *jp, int lo,
+                            int *out)
+{
+    int64_t v;
+    jpath p;
+    gdt_status s = get_int(l, o, key, jp, &v);
+    if (s) return s;
+    if (v < lo || v > INT32_MAX)
+        return bad(l, sub(p, jp, key), "expected an integer in [%d, %d], got %" PRId64, lo,
+                   INT32_MAX, v);
+    *out = (int)v;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status get_num(const ld *l, const cJSON *o, const char *key, const char *jp, double *out)
+{
+    const cJSON *n;
+    jpath p;
+    gdt_status s = get_node(l, o, key, jp, &n);
+    return s ? s : gdt_json_number(n, l->file, sub(p, jp, key), out, l->e);
+}
+
+static gdt_status get_str(const ld *l, const cJSON *o, const char *key, const char *jp,
+                          const char **out)
+{
+    const cJSON *n;
+    jpath p;
+    gdt_status s = get_node(l, o, key, jp, &n);
+    return s ? s : gdt_json_string(n, l->file, sub(p, jp, key), out, l->e);
+}
+
+static gdt_status get_bool(const ld *l, const cJSON *o, const char *key, const char *jp, bool *out)
+{
+    const cJSON *n;
+    jpath p;
+    gdt_status s = get_node(l, o, key, jp, &n);
+    return s ? s : gdt_json_bool(n, l->file, sub(p, jp, key), out, l->e);
+}
+
+/* A number or null: *has says which. */
+static gdt_status get_opt_num(const ld *l, const cJSON *o, const char *key, const char *jp,
+                              bool *has, double *out)
+{
+    const cJSON *n;
+    jpath p;
+    gdt_status s = get_node(l, o, key, jp, &n);
+    if (s) return s;
+    *has = !cJSON_IsNull(n);
+    *out = 0;
+    if (!*has) return GDT_STATUS_OK;
+    if (!cJSON_IsNumber(n)) return bad(l, sub(p, jp, key), "expected a number or null, got %s",
+                                       gdt_json_type_name(n));
+    return gdt_json_number(n, l->file, p, out, l->e);
+}
+
+static gdt_status get_array(const ld *l, const cJSON *o, const char *key, const char *jp,
+                            const cJSON **out, int *n)
+{
+    jpath p;
+    gdt_status s = get_node(l, o, key, jp, out);
+    if (s) return s;
+    if (!cJSON_IsArray(*out))
+        return bad(l, sub(p, jp, key), "expected an array, got %s", gdt_json_type_name(*out));
+    *n = cJSON_GetArraySize(*out);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status get_names(const ld *l, const cJSON *o, const char *key, const char *jp,
+                            const char *const *names, int nnames, int *out)
+{
+    const char *v;
+    jpath p;
+    gdt_status s = get_str(l, o, key, jp, &v);
+    if (s) return s;
+    for (int i = 0; i < nnames; i++)
+        if (names[i] && !strcmp(v, names[i])) {
+            *out = i;
+            return GDT_STATUS_OK;
+        }
+    char list[256] = "";
+    for (int i = 0, w = 0; i < nnames && w < (int)sizeof list; i++)
+        if (names[i]) w += snprintf(list + w, sizeof list - (size_t)w, "%s%s", w ? ", " : "", names[i]);
+    return bad(l, sub(p, jp, key), "expected one of %s, got \"%s\"", list, v);
+}
+
+static gdt_status get_text(const ld *l, const cJSON *o, const char *key, const char *jp, char *dst,
+                           size_t cap)
+{
+    const char *v;
+    jpath p;
+    gdt_status s = get_str(l, o, key, jp, &v);
+    if (s) return s;
+    if (strlen(v) >= cap)
+        return bad(l, sub(p, jp, key), "expected at most %zu characters, got %zu", cap - 1, strlen(v));
+    memcpy(dst, v, strlen(v) + 1);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status check_keys(const ld *l, const cJSON *o, const char *const *keys, int n,
+                             const char *jp)
+{
+    return gdt_json_check_keys(o, keys, n, l->file, jp, l->e);
+}
+#define CHECK_KEYS(l, o, keys, jp) check_keys(l, o, keys, (int)(sizeof keys / sizeof keys[0]), jp)
+
+/* ------------------------------------------------------------- provenance */
+
+static gdt_status read_provenance(const ld *l, const cJSON *o, const char *jp, gdt_provenance *v)
+{
+    static const char *const keys[] = {"device_name", "arch", "driver_version", "cuda_version",
+                                       "cudnn_version", "nvrtc_version", "gdtune_version",
+                                       "source_digest", "sweep_digest", "candidates_digest"};
+    gdt_status s = CHECK_KEYS(l, o, keys, jp);
+    memset(v, 0, sizeof *v);
+    if (!s) s = get_text(l, o, "device_name", jp, v->device_name, sizeof v->device_name);
+    if (!s) s = get_int32(l, o, "arch", jp, 0, &v->arch);
+    if (!s) s = get_int32(l, o, "driver_version", jp, 0, &v->driver_version);
+    if (!s) s = get_int32(l, o, "cuda_version", jp, 0, &v->cuda_version);
+    if (!s) s = get_int32(l, o, "cudnn_version", jp, 0, &v->cudnn_version);
+    if (!s) s = get_int32(l, o, "nvrtc_version", jp, 0, &v->nvrtc_version);
+    if (!s) s = get_text(l, o, "gdtune_version", jp, v->gdtune_version, sizeof v->gdtune_version);
+    if (!s) s = get_text(l, o, "source_digest", jp, v->source_digest, sizeof v->source_digest);
+    if (!s) s = get_text(l, o, "sweep_digest", jp, v->sweep_digest, sizeof v->sweep_digest);
+    if (!s) s = get_text(l, o, "candidates_digest", jp, v->candidates_digest, sizeof v->candidates_digest);
+    jpath p;
+    if (!s && v->arch != l->arch)
+        return bad(l, sub(p, jp, "arch"), "expected %d (the table's arch), got %d", l->arch, v->arch);
+    return s;
+}
+
+/* ---------------------------------------------------------------- problem */
+
+static gdt_status get_ints(const ld *l, const cJSON *o, const char *key, const char *jp,
+                           int64_t *dst, int n)
+{
+    const cJSON *a;
+    int len;
+    jpath p, q;
+    gdt_status s = get_array(l, o, key, jp, &a, &len);
+    if (s) return s;
+    sub(p, jp, key);
+    if (len != n) return bad(l, p, "expected %d integers, got %d", n, len);
+    for (int i = 0; i < n && !s; i++)
+        s = gdt_json_int(cJSON_GetArrayItem(a, i), l->file, at(q, p, i), &dst[i], l->e);
+    return s;
+}
+
+static gdt_status read_gemm(const ld *l, const cJSON *o, const char *jp, gdt_gemm_desc *g)
+{
+    static const char *const keys[] = {"batch", "m", "n", "k", "dtype", "a_stride", "b_stride",
+                                       "c_stride"};
+    gdt_status s = CHECK_KEYS(l, o, keys, jp);
+    int64_t *ints[] = {&g->batch, &g->m, &g->n, &g->k};
+    for (int i = 0; i < 4 && !s; i++) s = get_int(l, o, keys[i], jp, ints[i]);
+    const char *dtypes[GDT_DTYPE_COUNT];
+    for (int i = 0; i < GDT_DTYPE_COUNT; i++) dtypes[i] = gdt_dtype_name((gdt_dtype)i);
+    int dt = 0;
+    if (!s) s = get_names(l, o, "dtype", jp, dtypes, GDT_DTYPE_COUNT, &dt);
+    g->dtype = (gdt_dtype)dt;
+    if (!s) s = get_ints(l, o, "a_stride", jp, g->a_stride, 3);
+    if (!s) s = get_ints(l, o, "b_stride", jp, g->b_stride, 3);
+    if (!s) s = get_ints(l, o, "c_stride", jp, g->c_stride, 3);
+    return s;
+}
+
+static gdt_status read_sdpa(const ld *l, const cJSON *o, const char *jp, gdt_sdpa_desc *d)
+{
+    static const char *const keys[] = {"b", "h_q", "h_kv", "s_q", "s_kv", "d", "dtype", "causal",
+                                       "layout", "scale", "q_stride", "k_stride", "v_stride",
+                                       "o_stride"};
+    gdt_status s = CHECK_KEYS(l, o, keys, jp);
+    int64_t *ints[] = {&d->b, &d->h_q, &d->h_kv, &d->s_q, &d->s_kv, &d->d};
+    for (int i = 0; i < 6 && !s; i++) s = get_int(l, o, keys[i], jp, ints[i]);
+    const char *dtypes[GDT_DTYPE_COUNT];
+    for (int i = 0; i < GDT_DTYPE_COUNT; i++) dtypes[i] = gdt_dtype_name((gdt_dtype)i);
+    int dt = 0, causal = 0, layout = 0;
+    if (!s) s = get_names(l, o, "dtype", jp, dtypes, GDT_DTYPE_COUNT, &dt);
+    if (!s) s = get_names(l, o, "causal", jp, causal_names, 3, &causal);
+    if (!s) s = get_names(l, o, "layout", jp, layout_names, 2, &layout);
+    d->dtype = (gdt_dtype)dt;
+    d->causal = (gdt_causal)causal;
+    d->layout = (gdt_layout)layout;
+    if (!s) s = get_num(l, o, "scale", jp, &d->scale);
+    int64_t *strides[] = {d->q_stride, d->k_stride, d->v_stride, d->o_stride};
+    for (int i = 0; i < 4 && !s; i++) s = get_ints(l, o, keys[10 + i], jp, strides[i], 4);
+    return s;
+}
+
+/* The problem as written, validated, and its key as this release computes
+ * it: a key that does not follow from the fields is refused. */
+static gdt_status read_problem(const ld *l, const cJSON *cell, const char *jp, gdt_problem *p,
+                               char key[KEY_MAX])
+{
+    const cJSON *o;
+    const char *written;
+    jpath pp;
+    gdt_status s = get_str(l, cell, "key", jp, &written);
+    if (!s) s = get_node(l, cell, "problem", jp, &o);
+    if (s) return s;
+    memset(p, 0, sizeof *p);
+    p->family = l->family;
+    sub(pp, jp, "problem");
+    s = is_sdpa(l->family) ? read_sdpa(l, o, pp, &p->u.sdpa) : read_gemm(l, o, pp, &p->u.gemm);
+    if (s) return s;
+    gdt_error pe;
+    gdt_error_clear(&pe);
+    if (gdt_problem_validate(p, &pe)) return bad(l, pp, "%s", pe.msg);
+    gdt_problem_key(p, key, KEY_MAX);
+    if (strcmp(key, written))
+        return bad(l, sub(pp, jp, "key"), "expected \"%s\" (the key of the problem's fields), got \"%s\"",
+                   key, written);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status check_flag(const ld *l, const cJSON *o, const char *key, const char *jp, bool want)
+{
+    bool v;
+    jpath p;
+    gdt_status s = get_bool(l, o, key, jp, &v);
+    if (!s && v != want)
+        return bad(l, sub(p, jp, key), "expected %s (derived from the problem), got %s",
+                   want ? "true" : "false", v ? "true" : "false");
+    return s;
+}
+
+static gdt_status check_count(const ld *l, const cJSON *o, const char *key, const char *jp, int64_t want)
+{
+    int64_t v;
+    jpath p;
+    gdt_status s = get_int(l, o, key, jp, &v);
+    if (!s && v != want)
+        return bad(l, sub(p, jp, key), "expected %" PRId64 " (derived from the problem), got %" PRId64,
+                   want, v);
+    return s;
+}
+
+/* Facts are written for people and for the shards; they must be the facts
+ * this release derives from the problem. */
+static gdt_status read_facts(const ld *l, const cJSON *cell, const char *jp, const gdt_problem *p,
+                             gdt_facts *f)
+{
+    static const char *const gemm_keys[] = {"flops", "a_row_major", "b_row_major", "c_row_major",
+                                            "aligned16"};
+    static const char *const sdpa_keys[] = {"flops", "gqa_ratio", "q_tiles128", "kv_units", "kv_tokens"};
+    const cJSON *o;
+    jpath fp, p2;
+    gdt_status s = get_node(l, cell, "facts", jp, &o);
+    if (s) return s;
+    sub(fp, jp, "facts");
+    s = is_sdpa(l->family) ? CHECK_KEYS(l, o, sdpa_keys, fp) : CHECK_KEYS(l, o, gemm_keys, fp);
+    facts_for(p, l->arch, f);
+    double flops;
+    if (!s) s = get_num(l, o, "flops", fp, &flops);
+    if (!s && fabs(flops - f->flops) > 1e-9 * fabs(f->flops))
+        return bad(l, sub(p2, fp, "flops"), "expected %.17g (derived from the problem), got %.17g",
+                   f->flops, flops);
+    if (s || is_sdpa(l->family)) {
+        if (!s) s = check_count(l, o, "gqa_ratio", fp, f->gqa_ratio);
+        if (!s) s = check_count(l, o, "q_tiles128", fp, f->q_tiles128);
+        if (!s) s = check_count(l, o, "kv_units", fp, f->kv_units);
+        if (!s) s = check_count(l, o, "kv_tokens", fp, f->kv_tokens);
+        return s;
+    }
+    if (!s) s = check_flag(l, o, "a_row_major", fp, f->a_row_major);
+    if (!s) s = check_flag(l, o, "b_row_major", fp, f->b_row_major);
+    if (!s) s = check_flag(l, o, "c_row_major", fp, f->c_row_major);
+    if (!s) s = check_flag(l, o, "aligned16", fp, f->aligned16);
+    return s;
+}
+
+/* ------------------------------------------------------------ plan entries */
+
+static gdt_status read_knobs(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id)
+{
+    const cJSON *k;
+    jpath kp, p;
+    gdt_status s = get_node(l, o, "knobs", jp, &k);
+    if (s) return s;
+    sub(kp, jp, "knobs");
+    if (!cJSON_IsObject(k)) return bad(l, kp, "expected an object, got %s", gdt_json_type_name(k));
+    for (const cJSON *c = k->child; c; c = c->next) {
+        int type;
+        int64_t v;
+        gdt_error ke;
+        gdt_error_clear(&ke);
+        sub(p, kp, c->string);
+        if (gdt_knob_parse(c->string, &type, &ke)) return bad(l, p, "%s", ke.msg);
+        if ((s = gdt_json_int(c, l->file, p, &v, l->e))) return s;
+        if (id->nknobs >= GDT_MAX_KNOBS || !gdt_plan_id_set_knob(id, type, v))
+            return bad(l, kp, "expected at most %d knobs", GDT_MAX_KNOBS);
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status check_engine(const ld *l, const char *jp, const gdt_plan_id *id, bool is_backend)
+{
+    bool backend = false;
+    gdt_family f = l->family;
+    int slot = 0;
+    gdt_error de;
+    jpath p;
+    gdt_error_clear(&de);
+    sub(p, jp, "engine_id");
+    if (gdt_engine_id_decode(id->engine_id, &backend, &f, &slot, &de)) return bad(l, p, "%s", de.msg);
+    if (backend != is_backend)
+        return bad(l, sub(p, jp, "is_backend"), "expected %s (engine %" PRId64 " is %s), got %s",
+                   backend ? "true" : "false", id->engine_id,
+                   backend ? "a backend engine" : "a gdtune engine", is_backend ? "true" : "false");
+    if (!backend && f != l->family)
+        return bad(l, p, "expected an engine of family %s, got %" PRId64 " (family %s)",
+                   gdt_family_name(l->family), id->engine_id, gdt_family_name(f));
+    return GDT_STATUS_OK;
+}
+
+/* plan, engine_id, knobs, is_backend, mode: the name must be what
+ * engine_id and knobs print as. */
+static gdt_status read_identity(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
+                                bool *is_backend)
+{
+    static const char *const modes[] = {"A", "B", "FALLBACK", "OPENSOURCE", "enumerated"};
+    const char *name;
+    int mode;
+    char want[NAME_MAX_LEN];
+    jpath p;
+    memset(id, 0, sizeof *id);
+    gdt_status s = get_str(l, o, "plan", jp, &name);
+    if (!s) s = get_int(l, o, "engine_id", jp, &id->engine_id);
+    if (!s) s = read_knobs(l, o, jp, id);
+    if (!s) s = get_bool(l, o, "is_backend", jp, is_backend);
+    if (!s) s = get_names(l, o, "mode", jp, modes, 5, &mode);
+    if (!s) s = check_engine(l, jp, id, *is_backend);
+    if (s) return s;
+    gdt_plan_id_normalize(id);
+    gdt_plan_id_format(id, want, sizeof want);
+    if (strcmp(want, name))
+        return bad(l, sub(p, jp, "plan"), "expected \"%s\" (engine_id and knobs), got \"%s\"", want, name);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status read_ranked(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
+                              bool *is_backend)
+{
+    static const char *const keys[] = {"plan", "engine_id", "knobs", "is_backend", "mode", "time_us",
+                                       "noise", "host_us", "samples", "untimed_position"};
+    double t, noise, host;
+    int samples, pos;
+    jpath p;
+    gdt_status s = CHECK_KEYS(l, o, keys, jp);
+    if (!s) s = read_identity(l, o, jp, id, is_backend);
+    if (!s) s = get_num(l, o, "time_us", jp, &t);
+    if (!s) s = get_num(l, o, "noise", jp, &noise);
+    if (!s) s = get_num(l, o, "host_us", jp, &host);
+    if (!s) s = get_int32(l, o, "samples", jp, 0, &samples);
+    if (!s) s = get_int32(l, o, "untimed_position", jp, 0, &pos);
+    if (!s && !(t > 0)) return bad(l, sub(p, jp, "time_us"), "expected a time > 0, got %g", t);
+    if (!s && noise < 0) return bad(l, sub(p, jp, "noise"), "expected noise >= 0, got %g", noise);
+    if (!s && host < 0) return bad(l, sub(p, jp, "host_us"), "expected a time >= 0, got %g", host);
+    return s;
+}
+
+/* ------------------------------------------------------------ tuning cell */
+
+static gdt_status read_evidence(const ld *l, const cJSON *cell, const char *jp, int nranked)
+{
+    static const char *const keys[] = {"measured", "winner", "runner_up", "margin", "beyond_noise"};
+    const cJSON *o, *n;
+    jpath ep, p;
+    int measured;
+    bool has, beyond;
+    double margin;
+    gdt_status s = get_node(l, cell, "evidence", jp, &o);
+    if (s) return s;
+    sub(ep, jp, "evidence");
+    if ((s = CHECK_KEYS(l, o, keys, ep))) return s;
+    if ((s = get_int32(l, o, "measured", ep, 0, &measured))) return s;
+    if (measured != nranked)
+        return bad(l, sub(p, ep, "measured"), "expected %d (entries in the ranking), got %d", nranked,
+                   measured);
+    for (int i = 1; i <= 2; i++) {
+        const char *key = keys[i];
+        if ((s = get_node(l, o, key, ep, &n))) return s;
+        if (!cJSON_IsNull(n) && !cJSON_IsString(n))
+            return bad(l, sub(p, ep, key), "expected a plan name or null, got %s", gdt_json_type_name(n));
+    }
+    if ((s = get_opt_num(l, o, "margin", ep, &has, &margin))) return s;
+    return get_bool(l, o, "beyond_noise", ep, &beyond);
+}
+
+static gdt_status read_ranking(const ld *l, const cJSON *cell, const char *jp, tcell *c)
+{
+    const cJSON *a;
+    int n;
+    jpath rp, p;
+    gdt_status s = get_array(l, cell, "ranking", jp, &a, &n);
+    if (s) return s;
+    sub(rp, jp, "ranking");
+    c->ranked = calloc((size_t)(n ? n : 1), sizeof *c->ranked);
+    c->is_backend = calloc((size_t)(n ? n : 1), sizeof *c->is_backend);
+    if (!c->ranked || !c->is_backend) return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    int i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, i++) {
+        if ((s = read_ranked(l, x, at(p, rp, i), &c->ranked[i], &c->is_backend[i]))) return s;
+        c->nranked = i + 1;
+        for (int j = 0; j < i; j++)
+            if (gdt_plan_id_equal(&c->ranked[j], &c->ranked[i]))
+                return bad(l, p, "plan ranked twice (also at %s/%d)", rp, j);
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status read_tuning_cell(const ld *l, const cJSON *o, const char *jp, tcell *c)
+{
+    static const char *const keys[] = {"key", "problem", "facts", "ranking", "backend_pos",
+                                       "fallback", "evidence"};
+    static const char *const fb_keys[] = {"plan", "engine_id", "knobs", "is_backend", "mode"};
+    gdt_problem prob;
+    gdt_facts facts;
+    const cJSON *fb;
+    jpath p;
+    gdt_status s = CHECK_KEYS(l, o, keys, jp);
+    if (!s) s = read_problem(l, o, jp, &prob, c->key);
+    if (!s) s = read_facts(l, o, jp, &prob, &facts);
+    if (!s) s = read_ranking(l, o, jp, c);
+    if (!s) s = get_int32(l, o, "backend_pos", jp, 0, &c->backend_pos);
+    if (!s && c->backend_pos > c->nranked)
+        return bad(l, sub(p, jp, "backend_pos"), "expected a position in [0, %d], got %d", c->nranked,
+                   c->backend_pos);
+    if (!s) s = get_node(l, o, "fallback", jp, &fb);
+    if (!s && !cJSON_IsNull(fb)) {
+        bool is_backend;
+        sub(p, jp, "fallback");
+        c->has_fallback = true;
+        s = CHECK_KEYS(l, fb, fb_keys, p);
+        if (!s) s = read_identity(l, fb, p, &c->fallback, &is_backend);
+    }
+    if (!s) s = read_evidence(l, o, jp, c->nranked);
+    return s;
+}
+
+/* --------------------------------------------------------- placement cell */
+
+static const char *const decisions[] = {"TRAIL", "LEAD"};
+
+static gdt_status read_best(const ld *l, const cJSON *cell, const char *key, const char *jp)
+{
+    static const char *const keys[] = {"plan", "time_us", "noise"};
+    const cJSON *o;
+    const char *name;
+    double t, n;
+    jpath p;
+    gdt_status s = get_node(l, cell, key, jp, &o);
+    if (s || cJSON_IsNull(o)) return s;
+    sub(p, jp, key);
+    s = CHECK_KEYS(l, o, keys, p);
+    if (!s) s = get_str(l, o, "plan", p, &name);
+    if (!s) s = get_num(l, o, "time_us", p, &t);
+    if (!s) s = get_num(l, o, "noise", p, &n);
+    return s;
+}
+
+static gdt_status read_decision(const ld *l, const cJSON *o, const char *jp, bool *lead,
+                                bool *has_ratio, double *ratio, double *noise)
+{
+    int d = 0;
+    bool has_noise;
+    jpath p;
+    gdt_status s = get_names(l, o, "decision", jp, decisions, 2, &d);
+    *lead = d == 1;
+    if (!s) s = get_opt_num(l, o, "ratio", jp, has_ratio, ratio);
+    if (!s) s = get_opt_num(l, o, "noise", jp, &has_noise, noise);
+    if (!s && has_noise != *has_ratio)
+        return bad(l, sub(p, jp, "noise"), "expected %s (ratio is %s)", *has_ratio ? "a number" : "null",
+                   *has_ratio ? "a number" : "null");
+    if (!s && *has_ratio && !(*ratio > 0))
+        return bad(l, sub(p, jp, "ratio"), "expected a ratio > 0, got %g", *ratio);
+    return s;
+}
+
+static gdt_status read_placement_cell(const ld *l, const cJSON *o, const char *jp, pcell *c)
+{
+    static const char *const keys[] = {"key", "problem", "facts", "decision", "ratio", "noise",
+                                       "best_ours", "best_backend"};
+    gdt_problem prob;
+    gdt_facts facts;
+    gdt_status s = CHECK_KEYS(l, o, keys, jp);
+    if (!s) s = read_problem(l, o, jp, &prob, c->key);
+    if (!s) s = read_facts(l, o, jp, &prob, &facts);
+    if (!s) s = read_decision(l, o, jp, &c->lead, &c->has_ratio, &c->ratio, &c->noise);
+    if (!s) s = read_best(l, o, "best_ours", jp);
+    if (!s) s = read_best(l, o, "best_backend", jp);
+    return s;
+}
+
+/* ------------------------------------------------------------------ shards */
+
+static gdt_status read_group(const ld *l, const cJSON *sh, const char *jp, shard_group *g)
+{
+    static const char *const gemm_keys[] = {"dtype", "a_row_major", "b_row_major", "c_row_major"};
+    static const char *const sdpa_keys[] = {"dtype", "causal", "d", "gqa"};
+    const cJSON *o;
+    jpath gp;
+    gdt_status s = get_node(l, sh, "group", jp, &o);
+    if (s) return s;
+    sub(gp, jp, "group");
+    memset(g, 0, sizeof *g);
+    s = is_sdpa(l->family) ? CHECK_KEYS(l, o, sdpa_keys, gp) : CHECK_KEYS(l, o, gemm_keys, gp);
+    const char *dtypes[GDT_DTYPE_COUNT];
+    for (int i = 0; i < GDT_DTYPE_COUNT; i++) dtypes[i] = gdt_dtype_name((gdt_dtype)i);
+    if (!s) s = get_names(l, o, "dtype", gp, dtypes, GDT_DTYPE_COUNT, &g->dtype);
+    if (s) return s;
+    if (!is_sdpa(l->family)) {
+        s = get_bool(l, o, "a_row_major", gp, &g->a_row);
+        if (!s) s = get_bool(l, o, "b_row_major", gp, &g->b_row);
+        if (!s) s = get_bool(l, o, "c_row_major", gp, &g->c_row);
+        return s;
+    }
+    s = get_names(l, o, "causal", gp, causal_names, 3, &g->causal);
+    if (!s) s = get_int(l, o, "d", gp, &g->d);
+    if (!s) s = get_bool(l, o, "gqa", gp, &g->gqa);
+    return s;
+}
+
+static int pcell_cmp(const void *a, const void *b)
+{
+    return strcmp(((const pcell *)a)->key, ((const pcell *)b)->key);
+}
+
+static gdt_status read_shard_cells(const ld *l, const cJSON *o, const char *jp, const gdt_tables *t)
+{
+    const cJSON *a;
+    int n;
+    jpath cp, p;
+    gdt_status s = get_array(l, o, "cells", jp, &a, &n);
+    if (s) return s;
+    sub(cp, jp, "cells");
+    if (n == 0) return bad(l, cp, "expected at least one cell key, got an empty array");
+    int i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, i++) {
+        const char *k;
+        if ((s = gdt_json_string(x, l->file, at(p, cp, i), &k, l->e))) return s;
+        pcell probe;
+        snprintf(probe.key, sizeof probe.key, "%s", k);
+        if (!bsearch(&probe, t->p, (size_t)t->np, sizeof *t->p, pcell_cmp))
+            return bad(l, p, "expected the key of a cell in /cells, got \"%s\"", k);
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status read_shard(const ld *l, const cJSON *o, const char *jp, const gdt_tables *t, shard *sh)
+{
+    static const char *const keys[] = {"group", "metric", "lo", "hi", "decision", "ratio", "noise", "cells"};
+    const char *metrics[] = {metric_name(l->family)};
+    int metric;
+    jpath p;
+    gdt_status s = CHECK_KEYS(l, o, keys, jp);
+    if (!s) s = read_group(l, o, jp, &sh->g);
+    if (!s) s = get_names(l, o, "metric", jp, metrics, 1, &metric);
+    if (!s) s = get_opt_num(l, o, "lo", jp, &sh->has_lo, &sh->lo);
+    if (!s) s = get_opt_num(l, o, "hi", jp, &sh->has_hi, &sh->hi);
+    if (!s && sh->has_lo && sh->has_hi && sh->lo > sh->hi)
+        return bad(l, sub(p, jp, "hi"), "expected hi >= lo (%.17g), got %.17g", sh->lo, sh->hi);
+    if (!s) s = read_decision(l, o, jp, &sh->lead, &sh->has_ratio, &sh->ratio, &sh->noise);
+    if (!s) s = read_shard_cells(l, o, jp, t);
+    return s;
+}
+
+/* ------------------------------------------------------------ whole files */
+
+static gdt_status read_header(const ld *l, const cJSON *root, table_kind k, gdt_provenance *prov)
+{
+    static const char *const tuning_keys[] = {"schema", "family", "arch", "provenance", "cells"};
+    static const char *const placement_keys[] = {"schema", "family", "arch", "provenance", "cells",
+                                                 "shards"};
+    const char *schema, *fam, *arch;
+    const cJSON *pv;
+    gdt_status s = get_str(l, root, "schema", "", &schema);
+    if (s) return s;
+    if (strcmp(schema, kind_schema(k)))
+        return bad(l, "/schema", "expected \"%s\", got \"%s\"", kind_schema(k), schema);
+    if ((s = get_str(l, root, "family", "", &fam))) return s;
+    if (strcmp(fam, gdt_family_name(l->family)))
+        return bad(l, "/family", "expected \"%s\", got \"%s\"", gdt_family_name(l->family), fam);
+    if ((s = get_str(l, root, "arch", "", &arch))) return s;
+    char want[16];
+    snprintf(want, sizeof want, "sm%d", l->arch);
+    if (strcmp(arch, want)) return bad(l, "/arch", "expected \"%s\", got \"%s\"", want, arch);
+    s = k == KIND_TUNING ? CHECK_KEYS(l, root, tuning_keys, "")
+                         : CHECK_KEYS(l, root, placement_keys, "");
+    if (!s) s = get_node(l, root, "provenance", "", &pv);
+    if (!s) s = read_provenance(l, pv, "/provenance", prov);
+    return s;
+}
+
+static int tcell_cmp(const void *a, const void *b)
+{
+    return strcmp(((const tcell *)a)->key, ((const tcell *)b)->key);
+}
+
+static gdt_status read_tuning(const ld *l, const cJSON *root, gdt_tables *t)
+{
+    const cJSON *a;
+    int n;
+    jpath p;
+    gdt_status s = get_array(l, root, "cells", "", &a, &n);
+    if (s) return s;
+    if (!(t->t = calloc((size_t)(n ? n : 1), sizeof *t->t)))
+        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    int i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, i++) {
+        t->nt = i + 1;
+        if ((s = read_tuning_cell(l, x, at(p, "/cells", i), &t->t[i]))) return s;
+    }
+    qsort(t->t, (size_t)t->nt, sizeof *t->t, tcell_cmp);
+    for (i = 1; i < t->nt; i++)
+        if (!strcmp(t->t[i - 1].key, t->t[i].key))
+            return bad(l, "/cells", "cell \"%s\" appears twice", t->t[i].key);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status read_placement(const ld *l, const cJSON *root, gdt_tables *t)
+{
+    const cJSON *a;
+    int n;
+    jpath p;
+    gdt_status s = get_array(l, root, "cells", "", &a, &n);
+    if (s) return s;
+    if (!(t->p = calloc((size_t)(n ? n : 1), sizeof *t->p)))
+        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    int i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, i++) {
+        t->np = i + 1;
+        if ((s = read_placement_cell(l, x, at(p, "/cells", i), &t->p[i]))) return s;
+    }
+    qsort(t->p, (size_t)t->np, sizeof *t->p, pcell_cmp);
+    for (i = 1; i < t->np; i++)
+        if (!strcmp(t->p[i - 1].key, t->p[i].key))
+            return bad(l, "/cells", "cell \"%s\" appears twice", t->p[i].key);
+    if ((s = get_array(l, root, "shards", "", &a, &n))) return s;
+    if (!(t->s = calloc((size_t)(n ? n : 1), sizeof *t->s)))
+        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, i++, t->ns = i)
+        if ((s = read_shard(l, x, at(p, "/shards", i), t, &t->s[i]))) return s;
+    return GDT_STATUS_OK;
+}
+
+/* `tables check`: the file says what it is; each claim is then checked
+ * as strictly as a load checks it. */
+static gdt_status self_describe(ld *l, const cJSON *root, table_kind *kind)
+{
+    const char *schema, *fam, *arch;
+    gdt_error pe;
+    gdt_error_clear(&pe);
+    gdt_status s = get_str(l, root, "schema", "", &schema);
+    if (s) return s;
+    if (!strcmp(schema, GDT_TABLE_SCHEMA_TUNING)) *kind = KIND_TUNING;
+    else if (!strcmp(schema, GDT_TABLE_SCHEMA_PLACEMENT)) *kind = KIND_PLACEMENT;
+    else return bad(l, "/schema", "expected \"%s\" or \"%s\", got \"%s\"", GDT_TABLE_SCHEMA_TUNING,
+                    GDT_TABLE_SCHEMA_PLACEMENT, schema);
+    if ((s = get_str(l, root, "family", "", &fam))) return s;
+    if (gdt_family_parse(fam, &l->family, &pe)) return bad(l, "/family", "%s", pe.msg);
+    if ((s = get_str(l, root, "arch", "", &arch))) return s;
+    if (gdt_arch_parse(arch, &l->arch, &pe)) return bad(l, "/arch", "%s", pe.msg);
+    return GDT_STATUS_OK;
+}
+
+/* Reads one file into t.  family < 0: the file says (tables check). */
+static gdt_status load_one(const char *path, int family, int arch, table_kind *kind, gdt_tables *t,
+                           gdt_error *e)
+{
+    char *text = NULL;
+    size_t len = 0;
+    cJSON *root = NULL;
+    gdt_provenance prov;
+    ld l = {path, (gdt_family)(family < 0 ? 0 : family), arch, e};
+    gdt_status s = gdt_file_read(path, &text, &len, e);
+    if (!s) s = gdt_json_parse(text, len, path, &root, e);
+    free(text);
+    if (!s && family < 0) s = self_describe(&l, root, kind);
+    if (!s) s = read_header(&l, root, *kind, &prov);
+    if (!s && t->have_prov && memcmp(&prov, &t->prov, sizeof prov))
+        s = bad(&l, "/provenance", "expected the provenance of its pair (one sweep writes both "
+                                   "files), got a different one");
+    if (!s) {
+        t->prov = prov;
+        t->have_prov = true;
+        t->family = l.family;
+        t->arch = l.arch;
+        s = *kind == KIND_TUNING ? read_tuning(&l, root, t) : read_placement(&l, root, t);
+    }
+    cJSON_Delete(root);
+    return s;
+}
+
+/* Both files describe the same cells. */
+static gdt_status check_pair(const gdt_tables *t, const char *tuning, const char *placement,
+                             gdt_error *e)
+{
+    for (int i = 0, j = 0; i < t->nt || j < t->np; i++, j++) {
+        int c = i >= t->nt ? 1 : j >= t->np ? -1 : strcmp(t->t[i].key, t->p[j].key);
+        if (c < 0)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cells: cell \"%s\" is in %s but not here",
+                                 placement, t->t[i].key, tuning);
+        if (c > 0)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cells: cell \"%s\" is in %s but not here",
+                                 tuning, t->p[j].key, placement);
+    }
+    return GDT_STATUS_OK;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables **out, gdt_error *e)
+{
+    *out = NULL;
+    if (!dir || (unsigned)f >= GDT_FAMILY_COUNT)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_tables_load: missing argument");
+    char tp[4096], pp[4096];
+    snprintf(tp, sizeof tp, "%s/sm%d/%s.tuning.json", dir, arch, gdt_family_name(f));
+    snprintf(pp, sizeof pp, "%s/sm%d/%s.placement.json", dir, arch, gdt_family_name(f));
+    bool ht = exists(tp), hp = exists(pp);
+    if (!ht && !hp)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "no tables for %s on sm%d: %s and %s are absent",
+                             gdt_family_name(f), arch, tp, pp);
+    if (!ht || !hp)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: missing (its pair %s exists; one sweep "
+                             "writes both)", ht ? pp : tp, ht ? tp : pp);
+    gdt_tables *t = calloc(1, sizeof *t);
+    if (!t) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_tables_load: out of memory");
+    table_kind kt = KIND_TUNING, kp = KIND_PLACEMENT;
+    gdt_status s = load_one(tp, (int)f, arch, &kt, t, e);
+    if (!s) s = load_one(pp, (int)f, arch, &kp, t, e);
+    if (!s) s = check_pair(t, tp, pp, e);
+    if (s) {
+        gdt_tables_destroy(t);
+        return s;
+    }
+    *out = t;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_table_check_file(const char *path, gdt_error *e)
+{
+    if (!path) return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_table_check_file: no path");
+    gdt_tables *t = calloc(1, sizeof *t);
+    if (!t) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_table_check_file: out of memory");
+    table_kind k = KIND_TUNING;
+    gdt_status s = load_one(path, -1, 0, &k, t, e);
+    gdt_tables_destroy(t);
+    return s;
+}
+
+/* ================================================================ lookup */
+
+static bool in_shard(const shard *s, double metric)
+{
+    return (!s->has_lo || metric >= s->lo) && (!s->has_hi || metric < s->hi);
+}
+
+bool gdt_tables_lookup(const gdt_tables *t, const gdt_facts *f, gdt_cell_decision *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ratio = out->noise = NAN;
+    if (!t || !f || f->family != t->family) return false;
+    tcell probe;
+    gdt_problem_key(&f->problem, probe.key, sizeof probe.key);
+    const tcell *c = bsearch(&probe, t->t, (size_t)t->nt, sizeof *t->t, tcell_cmp);
+    const pcell *p = c ? bsearch(probe.key, t->p, (size_t)t->np, sizeof *t->p, pcell_cmp) : NULL;
+    if (c && p) {
+        out->measured = true;
+        out->lead = p->lead;
+        if (p->has_ratio) out->ratio = p->ratio, out->noise = p->noise;
+        out->nranked = c->nranked;
+        out->ranked = c->ranked;
+        out->ranked_is_backend = c->is_backend;
+        out->backend_pos = c->backend_pos;
+        out->fallback = c->has_fallback ? &c->fallback : NULL;
+        return true;
+    }
+    shard_group g;
+    group_of(f, &g);
+    double metric = metric_of(f);
+    for (int i = 0; i < t->ns; i++) {
+        const shard *s = &t->s[i];
+        if (!group_equal(&s->g, &g) || !in_shard(s, metric)) continue;
+        out->lead = s->lead;
+        if (s->has_ratio) out->ratio = s->ratio, out->noise = s->noise;
+        return true;
+    }
+    return false;
+}
