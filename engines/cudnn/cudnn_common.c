@@ -1,0 +1,409 @@
+/* Building blocks of backend operation graphs: descriptors owned by a
+ * graph, tensors, the four op kinds the lowerings use, variant-pack
+ * bindings, the graph's life cycle, the process handle, and the support
+ * rules.  Every cuDNN call goes through GDT_CHECK_CUDNN. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudnn/gdt_cudnn.h"
+
+#define SET(d, attr, type, n, p) GDT_CHECK_CUDNN(e, cudnnBackendSetAttribute((d), (attr), (type), (n), (p)))
+
+/* Virtual tensors take uids from here up; caller-bound tensors stay below. */
+#define GDT__CUDNN_VIRTUAL_UID0 1000
+
+cudnnDataType_t gdt__cudnn_dtype(gdt_dtype t)
+{
+    switch (t) {
+    case GDT_DTYPE_BF16: return CUDNN_DATA_BFLOAT16;
+    case GDT_DTYPE_FP16: return CUDNN_DATA_HALF;
+    default: return CUDNN_DATA_FLOAT;
+    }
+}
+
+gdt_status gdt__cudnn_desc(gdt__cudnn_graph *g, cudnnBackendDescriptorType_t type,
+                           cudnnBackendDescriptor_t *out, gdt_error *e)
+{
+    if (g->ndescs == GDT__CUDNN_MAX_DESCS)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "cudnn: graph needs more than %d descriptors",
+                             GDT__CUDNN_MAX_DESCS);
+    *out = NULL;
+    GDT_CHECK_CUDNN(e, cudnnBackendCreateDescriptor(type, out));
+    g->descs[g->ndescs++] = *out;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__cudnn_tensor(gdt__cudnn_graph *g, int64_t uid, cudnnDataType_t dt, int nd,
+                             const int64_t *dim, const int64_t *stride, unsigned flags,
+                             cudnnBackendDescriptor_t *out, gdt_error *e)
+{
+    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_TENSOR_DESCRIPTOR, out, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (uid == 0)
+        uid = g->next_uid++;
+    int64_t align = 16;
+    bool yes = true;
+    SET(*out, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
+    SET(*out, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, dim);
+    SET(*out, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, stride);
+    SET(*out, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+    SET(*out, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
+    if (flags & GDT__T_VIRTUAL)
+        SET(*out, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &yes);
+    if (flags & GDT__T_BY_VALUE)
+        SET(*out, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &yes);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(*out));
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__cudnn_add_op(gdt__cudnn_graph *g, cudnnBackendDescriptor_t op, gdt_error *e)
+{
+    if (g->nops == GDT__CUDNN_MAX_OPS)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "cudnn: graph needs more than %d operations",
+                             GDT__CUDNN_MAX_OPS);
+    g->ops[g->nops++] = op;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__cudnn_pointwise(gdt__cudnn_graph *g, cudnnPointwiseMode_t mode,
+                                cudnnDataType_t prec, int64_t axis, cudnnBackendDescriptor_t x,
+                                cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t t,
+                                cudnnBackendDescriptor_t y, gdt_error *e)
+{
+    cudnnBackendDescriptor_t pw, op;
+    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, &pw, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    float one = 1.0f;
+    SET(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
+    SET(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec);
+    if (axis >= 0)
+        SET(pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(pw));
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pw);
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    if (b)
+        SET(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
+    if (t)
+        SET(op, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t);
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, &one);
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, &one);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
+    return gdt__cudnn_add_op(g, op, e);
+}
+
+gdt_status gdt__cudnn_matmul(gdt__cudnn_graph *g, cudnnBackendDescriptor_t a,
+                             cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c, gdt_error *e)
+{
+    cudnnBackendDescriptor_t mm, op;
+    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+    SET(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(mm));
+    SET(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a);
+    SET(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
+    SET(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
+    SET(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &mm);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
+    return gdt__cudnn_add_op(g, op, e);
+}
+
+gdt_status gdt__cudnn_reduction(gdt__cudnn_graph *g, cudnnReduceTensorOp_t rop,
+                                cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y, gdt_error *e)
+{
+    cudnnBackendDescriptor_t rd, op;
+    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_REDUCTION_DESCRIPTOR, &rd, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &op, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+    bool det = false;
+    SET(rd, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
+    SET(rd, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &rop);
+    SET(rd, CUDNN_ATTR_REDUCTION_IS_DETERMINISTIC, CUDNN_TYPE_BOOLEAN, 1, &det);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(rd));
+    SET(op, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &rd);
+    SET(op, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    SET(op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
+    return gdt__cudnn_add_op(g, op, e);
+}
+
+gdt_status gdt__cudnn_reshape(gdt__cudnn_graph *g, cudnnBackendDescriptor_t x,
+                              cudnnBackendDescriptor_t y, gdt_error *e)
+{
+    cudnnBackendDescriptor_t op;
+    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR, &op, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    SET(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    SET(op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
+    return gdt__cudnn_add_op(g, op, e);
+}
+
+/* ------------------------------------------------------------ bindings */
+
+static gdt_status bind_add(gdt__cudnn_graph *g, int64_t uid, gdt__cudnn_bind **out, gdt_error *e)
+{
+    if (g->nbinds == GDT__CUDNN_MAX_BINDS)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "cudnn: more than %d bound tensors",
+                             GDT__CUDNN_MAX_BINDS);
+    *out = &g->binds[g->nbinds++];
+    memset(*out, 0, sizeof **out);
+    (*out)->uid = uid;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__cudnn_bind_operand(gdt__cudnn_graph *g, int64_t uid, gdt_operand_role r, gdt_error *e)
+{
+    gdt__cudnn_bind *b = NULL;
+    gdt_status s = bind_add(g, uid, &b, e);
+    if (s == GDT_STATUS_OK) {
+        b->kind = GDT__BIND_OPERAND;
+        b->role = (int)r;
+    }
+    return s;
+}
+
+gdt_status gdt__cudnn_bind_f32(gdt__cudnn_graph *g, int64_t uid, float v, gdt_error *e)
+{
+    gdt__cudnn_bind *b = NULL;
+    gdt_status s = bind_add(g, uid, &b, e);
+    if (s == GDT_STATUS_OK) {
+        b->kind = GDT__BIND_HOST_F32;
+        b->f32 = v;
+    }
+    return s;
+}
+
+gdt_status gdt__cudnn_bind_i32(gdt__cudnn_graph *g, int64_t uid, int32_t v, gdt_error *e)
+{
+    gdt__cudnn_bind *b = NULL;
+    gdt_status s = bind_add(g, uid, &b, e);
+    if (s == GDT_STATUS_OK) {
+        b->kind = GDT__BIND_HOST_I32;
+        b->i32 = v;
+    }
+    return s;
+}
+
+/* Scratch slices start 256-byte aligned, like cudaMalloc'd buffers. */
+gdt_status gdt__cudnn_bind_scratch(gdt__cudnn_graph *g, int64_t uid, size_t bytes, gdt_error *e)
+{
+    gdt__cudnn_bind *b = NULL;
+    gdt_status s = bind_add(g, uid, &b, e);
+    if (s == GDT_STATUS_OK) {
+        b->kind = GDT__BIND_SCRATCH;
+        b->offset = g->scratch_bytes;
+        g->scratch_bytes += (bytes + 255) & ~(size_t)255;
+    }
+    return s;
+}
+
+/* --------------------------------------------------------------- graph */
+
+static gdt_status lower(gdt__cudnn_graph *g, const gdt_problem *p, int form, gdt_error *e)
+{
+    if (p->family == GDT_FAMILY_GEMM && form == GDT__CUDNN_FORM_COMPOSITE)
+        return gdt__cudnn_gemm_graph(g, &p->u.gemm, e);
+    if (p->family == GDT_FAMILY_SDPA_FWD && form == GDT__CUDNN_FORM_COMPOSITE)
+        return gdt__cudnn_sdpa_fwd_graph(g, &p->u.sdpa, e);
+    if (p->family == GDT_FAMILY_SDPA_FWD && form == GDT__CUDNN_FORM_UNIFIED)
+        return gdt__cudnn_sdpa_fwd_unified_graph(g, &p->u.sdpa, e);
+    if (p->family == GDT_FAMILY_SDPA_BWD && form == GDT__CUDNN_FORM_COMPOSITE)
+        return gdt__cudnn_sdpa_bwd_graph(g, &p->u.sdpa, e);
+    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "cudnn: family %s has no graph form GRAPH=%d",
+                         gdt_family_name(p->family), form);
+}
+
+gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, gdt__cudnn_graph **out,
+                                   gdt_error *e)
+{
+    *out = NULL;
+    gdt__cudnn_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "cudnn: out of memory for a graph");
+    g->problem = *p;
+    g->form = form;
+    g->next_uid = GDT__CUDNN_VIRTUAL_UID0;
+    gdt_status s = lower(g, p, form, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g->graph, e);
+    if (s == GDT_STATUS_OK) {
+        cudnnStatus_t r = cudnnBackendSetAttribute(g->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS,
+                                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, g->nops, g->ops);
+        if (r == CUDNN_STATUS_SUCCESS)
+            r = cudnnBackendFinalize(g->graph);
+        if (r != CUDNN_STATUS_SUCCESS)
+            s = gdt__fail_cudnn(e, r, "operation graph finalize", __FILE__, __LINE__);
+    }
+    if (s != GDT_STATUS_OK) {
+        gdt__cudnn_graph_destroy(g);
+        return s;
+    }
+    *out = g;
+    return GDT_STATUS_OK;
+}
+
+void gdt__cudnn_graph_destroy(gdt__cudnn_graph *g)
+{
+    if (!g)
+        return;
+    /* Reverse creation order: ops before the tensors they reference. */
+    for (int i = g->ndescs - 1; i >= 0; i--)
+        cudnnBackendDestroyDescriptor(g->descs[i]);
+    free(g);
+}
+
+gdt_status gdt__cudnn_engine_count(const gdt__cudnn_graph *g, int64_t *n, gdt_error *e)
+{
+    int64_t got = 0;
+    *n = 0;
+    GDT_CHECK_CUDNN(e, cudnnBackendGetAttribute(g->graph, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
+                                                CUDNN_TYPE_INT64, 1, &got, n));
+    return GDT_STATUS_OK;
+}
+
+/* -------------------------------------------------------------- handle */
+
+static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
+static cudnnHandle_t handle;
+
+gdt_status gdt__cudnn_handle(cudnnHandle_t *h, gdt_error *e)
+{
+    gdt_status s = GDT_STATUS_OK;
+    pthread_mutex_lock(&handle_lock);
+    if (!handle) {
+        if (!gdt__device_present())
+            s = gdt_error_set(e, GDT_STATUS_NO_DEVICE,
+                              "cudnn: no CUDA device: cuDNN needs a GPU to create its handle");
+        else {
+            cudnnStatus_t r = cudnnCreate(&handle);
+            if (r != CUDNN_STATUS_SUCCESS) {
+                handle = NULL;
+                s = gdt__fail_cudnn(e, r, "cudnnCreate(&handle)", __FILE__, __LINE__);
+            }
+        }
+    }
+    *h = handle;
+    pthread_mutex_unlock(&handle_lock);
+    return s;
+}
+
+/* ------------------------------------------------------------- support */
+
+int gdt__cudnn_forms(const gdt_problem *p, int version, int forms[2])
+{
+    int n = 0;
+    /* The unified SDPA_FWD op exists from 9.13 and, before 9.21, takes no
+     * mask: non-causal forward only. */
+    if (p->family == GDT_FAMILY_SDPA_FWD && p->u.sdpa.causal == GDT_CAUSAL_NONE &&
+        version >= 91300 && CUDNN_VERSION >= 91300)
+        forms[n++] = GDT__CUDNN_FORM_UNIFIED;
+    forms[n++] = GDT__CUDNN_FORM_COMPOSITE;
+    return n;
+}
+
+static gdt_status decline(gdt_error *e, const char *fmt, const char *what, long long got)
+{
+    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, fmt, what, got);
+}
+
+static bool is_unit_last(const int64_t *s, int nd) { return s[nd - 1] == 1; }
+
+static gdt_status gemm_support(const gdt_gemm_desc *d, gdt_error *e)
+{
+    const int64_t *a = d->a_stride, *b = d->b_stride;
+    if (!(a[2] == 1 || a[1] == 1))
+        return decline(e, "cudnn: gemm %s needs a unit stride on its row or column axis (got %lld)",
+                       "A", (long long)(a[2] < a[1] ? a[2] : a[1]));
+    if (!(b[2] == 1 || b[1] == 1))
+        return decline(e, "cudnn: gemm %s needs a unit stride on its row or column axis (got %lld)",
+                       "B", (long long)(b[2] < b[1] ? b[2] : b[1]));
+    if (d->c_stride[2] != 1)
+        return decline(e, "cudnn: gemm %s must be row-major (unit column stride; got %lld)", "C",
+                       (long long)d->c_stride[2]);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status sdpa_support(const gdt_facts *f, int version, gdt_error *e)
+{
+    const gdt_sdpa_desc *d = &f->problem.u.sdpa;
+    if (d->d % 8 != 0 || d->d > 256)
+        return decline(e, "cudnn: sdpa %s must be a multiple of 8 and at most 256 (got %lld)",
+                       "head dim d", (long long)d->d);
+    if (d->h_kv <= 0 || d->h_q % d->h_kv != 0)
+        return decline(e, "cudnn: sdpa %s: h_q must be a multiple of h_kv (h_kv %lld)", "GQA",
+                       (long long)d->h_kv);
+    const int64_t *st[4] = {d->q_stride, d->k_stride, d->v_stride, d->o_stride};
+    static const char *nm[4] = {"Q", "K", "V", "O"};
+    for (int i = 0; i < 4; i++)
+        if (!is_unit_last(st[i], 4))
+            return decline(e, "cudnn: sdpa %s needs a unit stride on the head dim (got %lld)",
+                           nm[i], (long long)st[i][3]);
+    if (d->causal == GDT_CAUSAL_BOTTOM_RIGHT && d->s_q > d->s_kv)
+        return decline(e, "cudnn: sdpa %s causal needs s_q <= s_kv (s_q %lld)", "bottom-right",
+                       (long long)d->s_q);
+    if (f->family == GDT_FAMILY_SDPA_BWD && d->s_q == 1 && d->s_kv == 1)
+        return decline(e, "cudnn: %s rejects s_q = s_kv = %lld", "sdpa_bwd", 1LL);
+    /* cuDNN <= 9.15 backward misbehaves unless s_kv is a multiple of 128
+     * (cudnn-frontend pads it with a mask; we decline instead). */
+    if (f->family == GDT_FAMILY_SDPA_BWD && version < 91600 && d->s_kv % 128 != 0)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "cudnn: sdpa_bwd on cuDNN %d (< 9.16) needs s_kv %% 128 == 0 (got s_kv %lld)",
+                             version, (long long)d->s_kv);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status id_support(const gdt_facts *f, const gdt_plan_id *id, int version, gdt_error *e)
+{
+    if (id->engine_id < 0 || id->engine_id >= GDT_ENGINE_ID_BACKEND_END)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "cudnn: engine id %lld is not a backend engine (expected [0, %d))",
+                             (long long)id->engine_id, GDT_ENGINE_ID_BACKEND_END);
+    for (int i = 0; i < id->nknobs; i++) {
+        int32_t t = id->knobs[i].type;
+        if (t != GDT_KNOB_GRAPH && (t < 0 || t >= GDT__CUDNN_MAX_KNOB_SLOTS))
+            return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                                 "cudnn: knob %s (%d) is not a backend knob",
+                                 gdt_knob_name(t) ? gdt_knob_name(t) : "?", (int)t);
+    }
+    int64_t form = gdt_plan_id_knob(id, GDT_KNOB_GRAPH, GDT__CUDNN_FORM_COMPOSITE);
+    int forms[2], nf = gdt__cudnn_forms(&f->problem, version, forms);
+    for (int i = 0; i < nf; i++)
+        if (forms[i] == form)
+            return GDT_STATUS_OK;
+    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                         "cudnn: GRAPH=%lld (unified SDPA op) applies only to non-causal sdpa_fwd on "
+                         "cuDNN >= 9.13 (family %s, causal %d, cuDNN %d)",
+                         (long long)form, gdt_family_name(f->family), (int)f->problem.u.sdpa.causal,
+                         version);
+}
+
+gdt_status gdt__cudnn_support(const gdt_facts *f, const gdt_plan_id *id, int version, gdt_error *e)
+{
+    gdt_dtype t = f->family == GDT_FAMILY_GEMM ? f->problem.u.gemm.dtype : f->problem.u.sdpa.dtype;
+    if (t != GDT_DTYPE_BF16 && t != GDT_DTYPE_FP16)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "cudnn: dtype %s not supported (expected bf16 or fp16)", gdt_dtype_name(t));
+    if (f->device.arch < 80)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "cudnn: arch sm%d not supported (these graphs need sm80 or newer)",
+                             f->device.arch);
+    gdt_status s = f->family == GDT_FAMILY_GEMM ? gemm_support(&f->problem.u.gemm, e)
+                                                : sdpa_support(f, version, e);
+    if (s == GDT_STATUS_OK && id)
+        s = id_support(f, id, version, e);
+    return s;
+}
