@@ -249,8 +249,8 @@ static gdt_status apply_key(gdt_problem *p, const shape_key *k, const char *v, b
     static const char *const dt[] = {"bf16", "fp16", "fp32"};
     static const char *const major[] = {"row", "col"};
     static const char *const layout[] = {"bhsd", "bshd"};
-    int i;
-    int64_t x;
+    int i = 0;
+    int64_t x = 0;
     gdt_status st = GDT_STATUS_OK;
     switch (k->kind) {
     case K_DIM:
