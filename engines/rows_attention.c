@@ -1,62 +1,112 @@
 /* The `attention_fwd` and `attention_bwd` structural families: complete rows
  * for the flash-attention templates (kernels/attn_fwd.cuh, attn_bwd.cuh).
- * The head dimension is fixed by the problem and never a column. */
+ * The head dimension is fixed by the problem and never a column.
+ *
+ * bind() mirrors the kernels' real resource use: the shared-memory layouts
+ * (rows padded by 16 bytes, see LDS / LDQ in the kernels) and the fp32
+ * accumulators each thread keeps live, which decide whether the kernel fits
+ * the register file without heavy spilling. */
 #include <stdio.h>
 
 #include "gdt_rows.h"
+#include "nvrtc/gdt_attention.h"
 
 static const int64_t tile[] = {16, 32, 64, 128, 256};
 static const int64_t warps[] = {1, 2, 4, 8, 16};
 static const int64_t stages[] = {1, 2, 3, 4};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
-enum { A_BM, A_BN, A_W, A_ST, A_COUNT };
+enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_ATTN_STAGES,
+       A_COUNT = GDT_ATTN_NCOLS };
 static const gdt_column fwd_cols[A_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV},
-    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA", -1},
+    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "K/V shared-memory stages", -1},
 };
 static const gdt_column bwd_cols[A_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per CTA", GDT_AXIS_SKV},
-    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA", -1},
+    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the K/V rows)", -1},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "Q/dO shared-memory stages", -1},
 };
 #undef D
 
+/* Per-thread fp32 values the kernels keep live; above this ptxas spills
+ * enough to lose more than the row could win. */
+#define MAX_LIVE_FP32 232
+
+static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per smem row */
+
 static bool common(const int64_t *r, int64_t smem, const gdt_facts *f, const gdt_device_props *lim,
                    char *why, size_t n)
 {
-    int64_t threads = r[A_W] * 32;
+    int64_t threads = r[A_W] * 32, d = f->problem.u.sdpa.d;
     if (threads > lim->max_threads_per_block)
         return snprintf(why, n, "WARPS*32 = %lld threads exceeds %d on sm%d", (long long)threads,
                         lim->max_threads_per_block, lim->arch), false;
-    if (f->problem.u.sdpa.d % 16)
-        return snprintf(why, n, "head dim %lld is not a multiple of 16",
-                        (long long)f->problem.u.sdpa.d), false;
+    if (d % 16 || d > 256)
+        return snprintf(why, n, "head dim %lld: the templates need a multiple of 16 up to 256",
+                        (long long)d), false;
     if (smem > lim->smem_per_block)
         return snprintf(why, n, "shared memory %lld bytes exceeds %lld on sm%d", (long long)smem,
                         (long long)lim->smem_per_block, lim->arch), false;
     return true;
 }
 
+/* Shrinks WARPS (a power of two) until `rows` splits into 16-row warp tiles:
+ * a short problem caps the tile, and the row stays useful instead of dying. */
+static void fit_warps(int64_t *r, int64_t rows)
+{
+    while (r[A_W] > 1 && rows % (16 * r[A_W])) r[A_W] /= 2;
+}
+
+/* Forward: Q tile + STAGES x (K, V) tiles; per thread O and S accumulators
+ * (RM m16 tiles each) plus Q fragments when the kernel keeps them (RM*d <= 128). */
+int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
+{
+    return (r[A_BM] + 2 * r[A_ST] * r[A_BN]) * pad16(d) * 2;
+}
+
 static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
-    int64_t d = f->problem.u.sdpa.d, elem = (int64_t)gdt_dtype_size(f->dtype);
+    int64_t d = f->problem.u.sdpa.d;
+    fit_warps(r, r[A_BM]);
     if (r[A_BM] % (16 * r[A_W]))
         return snprintf(why, n, "BLOCK_M %lld is not a multiple of 16*WARPS = %lld",
                         (long long)r[A_BM], (long long)(16 * r[A_W])), false;
-    return common(r, (r[A_BM] * d + r[A_ST] * 2 * r[A_BN] * d) * elem, f, lim, why, n);
+    int64_t rm = r[A_BM] / (16 * r[A_W]);
+    int64_t live = rm * (d / 2 + r[A_BN] / 2) + (rm * d <= 128 ? rm * d / 4 : 0);
+    if (live > MAX_LIVE_FP32)
+        return snprintf(why, n, "%lld live fp32 values per thread (O, S, Q fragments) exceed %d",
+                        (long long)live, MAX_LIVE_FP32), false;
+    return common(r, gdt__attn_fwd_smem(r, d), f, lim, why, n);
+}
+
+/* Backward: K, V tiles + STAGES x (Q, dO) tiles + the dS^T tile + STAGES x
+ * (LSE, D) rows; per thread dK, dV, S^T, dP^T and the dQ partial. */
+int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
+{
+    return (2 * r[A_BN] * pad16(d) + 2 * r[A_ST] * r[A_BM] * pad16(d) + r[A_BN] * pad16(r[A_BM])) * 2 +
+           8 * r[A_ST] * r[A_BM];
 }
 
 static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
-    int64_t d = f->problem.u.sdpa.d, elem = (int64_t)gdt_dtype_size(f->dtype);
+    int64_t d = f->problem.u.sdpa.d;
+    fit_warps(r, r[A_BN]);
     if (r[A_BN] % (16 * r[A_W]))
         return snprintf(why, n, "BLOCK_N %lld is not a multiple of 16*WARPS = %lld",
                         (long long)r[A_BN], (long long)(16 * r[A_W])), false;
-    return common(r, (2 * r[A_BN] * d + r[A_ST] * 2 * r[A_BM] * d) * elem, f, lim, why, n);
+    if ((d / 8) % r[A_W])
+        return snprintf(why, n, "head dim %lld: d/8 = %lld columns of dQ do not split over %lld warps",
+                        (long long)d, (long long)(d / 8), (long long)r[A_W]), false;
+    int64_t rr = r[A_BN] / (16 * r[A_W]);
+    int64_t live = rr * (d + r[A_BM]) + r[A_BM] * d / (32 * r[A_W]);
+    if (live > MAX_LIVE_FP32)
+        return snprintf(why, n, "%lld live fp32 values per thread (dK, dV, S, dP, dQ) exceed %d",
+                        (long long)live, MAX_LIVE_FP32), false;
+    return common(r, gdt__attn_bwd_smem(r, d), f, lim, why, n);
 }
 
 const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_COUNT, bind_fwd};

@@ -1,0 +1,17 @@
+/* What the attention row rules (engines/rows_attention.c) and the
+ * flash-attention templates (engines/nvrtc/tmpl_attention.c) must agree on:
+ * the column order and the kernels' shared memory.  Private to libgdtune. */
+#ifndef GDT_ATTENTION_H
+#define GDT_ATTENTION_H
+
+#include <stdint.h>
+
+/* Columns of an attention_fwd / attention_bwd row, in schema order. */
+enum { GDT_ATTN_BM, GDT_ATTN_BN, GDT_ATTN_WARPS, GDT_ATTN_STAGES, GDT_ATTN_NCOLS };
+
+/* Dynamic shared memory (bytes) kernels/attn_fwd.cuh and the main kernel of
+ * kernels/attn_bwd.cuh ask for with a bound row and head dim d. */
+int64_t gdt__attn_fwd_smem(const int64_t *row, int64_t d);
+int64_t gdt__attn_bwd_smem(const int64_t *row, int64_t d);
+
+#endif

@@ -1,0 +1,288 @@
+/* The flash-attention templates (kernels/attn_fwd.cuh, kernels/attn_bwd.cuh)
+ * as the NVRTC engine sees them: the compile-time constants of one
+ * attention row and problem, the launch geometry of each kernel, the one
+ * parameter block they share, the backward's workspace (D and the fp32 dQ
+ * accumulator), and the support rules beyond row legality. */
+#include <math.h>
+#include <string.h>
+
+#include "gdt_attention.h"
+#include "gdt_nvrtc.h"
+#include "gdt_rows.h"
+
+/* Mirrors struct gdt_attn_params in kernels/attn_{fwd,bwd}.cuh field for field. */
+typedef struct gdt__attn_params {
+    const void *q, *k, *v;
+    void *o;
+    const void *dout;
+    float *stats;
+    void *dq, *dk, *dv;
+    float *dsum, *dq_acc;
+    long long q_s[4], k_s[4], v_s[4], o_s[4];
+    long long b, h_q, h_kv, s_q, s_kv, group;
+    float scale, scale_log2;
+} gdt__attn_params;
+_Static_assert(sizeof(gdt__attn_params) == 272, "gdt__attn_params must match kernels/attn_*.cuh");
+
+#define ROW_WARPS 8      /* rows per CTA of gdt_attn_bwd_pre / _post (kernels/attn_bwd.cuh) */
+#define GRID_YZ_MAX 65535
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
+
+static void plan_row(const gdt_row_family *rf, const gdt_plan_id *p, int64_t *row)
+{
+    for (int i = 0; i < rf->ncols && i < GDT_ATTN_NCOLS; i++)
+        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, 0);
+}
+
+static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_id *p,
+                   gdt_nvrtc_define *out, int max)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    int64_t row[GDT_ATTN_NCOLS];
+    plan_row(rf, p, row);
+    const gdt_nvrtc_define all[] = {
+        {"HEAD_DIM", s->d},
+        {"BLOCK_M", row[GDT_ATTN_BM]},
+        {"BLOCK_N", row[GDT_ATTN_BN]},
+        {"WARPS", row[GDT_ATTN_WARPS]},
+        {"STAGES", row[GDT_ATTN_STAGES]},
+        {"IO_BF16", f->dtype == GDT_DTYPE_BF16},
+        {"CAUSAL", s->causal},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
+        out[n++] = all[i];
+    return n;
+}
+
+static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
+{
+    return defines(&gdt__rows_attention_fwd, f, p, out, max);
+}
+
+static int bwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
+{
+    return defines(&gdt__rows_attention_bwd, f, p, out, max);
+}
+
+static void set_launch(gdt_nvrtc_launch *out, int64_t gx, int64_t gy, int64_t threads, int64_t smem)
+{
+    memset(out, 0, sizeof *out);
+    out->grid[0] = (unsigned)gx, out->grid[1] = (unsigned)gy, out->grid[2] = 1;
+    out->block[0] = (unsigned)threads, out->block[1] = out->block[2] = 1;
+    out->smem_bytes = (unsigned)smem;
+}
+
+/* One CTA per (batch * query head, BLOCK_M query rows). */
+static void fwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_launch *out)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    int64_t row[GDT_ATTN_NCOLS];
+    (void)i;
+    plan_row(&gdt__rows_attention_fwd, p, row);
+    set_launch(out, s->b * s->h_q, ceil_div(s->s_q, row[GDT_ATTN_BM]), row[GDT_ATTN_WARPS] * 32,
+               gdt__attn_fwd_smem(row, s->d));
+}
+
+/* pre and post: one warp per query row; main: one CTA per (batch * kv head,
+ * BLOCK_N key/value rows). */
+static void bwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_launch *out)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    int64_t row[GDT_ATTN_NCOLS];
+    plan_row(&gdt__rows_attention_bwd, p, row);
+    if (i == 1)
+        set_launch(out, s->b * s->h_kv, ceil_div(s->s_kv, row[GDT_ATTN_BN]),
+                   row[GDT_ATTN_WARPS] * 32, gdt__attn_bwd_smem(row, s->d));
+    else
+        set_launch(out, ceil_div(s->b * s->h_q * s->s_q, ROW_WARPS), 1, ROW_WARPS * 32, 0);
+}
+
+/* Backward workspace: D (fp32 per query row), then the fp32 dQ accumulator. */
+static size_t bwd_workspace(const gdt_facts *f, const gdt_plan_id *p)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    int64_t rows = s->b * s->h_q * s->s_q;
+    (void)p;
+    return (size_t)(align256(rows * 4) + rows * s->d * 4);
+}
+
+static void copy4(long long *dst, const int64_t *src)
+{
+    for (int i = 0; i < 4; i++) dst[i] = src[i];
+}
+
+static gdt_status pack(const gdt__attn_params *k, gdt_nvrtc_args *out, gdt_error *e)
+{
+    out->nargs = 0;
+    out->used = 0;
+    if (!gdt_nvrtc_arg(out, k, sizeof *k))
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "tmpl_attention: parameter block of %zu bytes "
+                             "does not fit the argument buffer", sizeof *k);
+    return GDT_STATUS_OK;
+}
+
+/* cp.async moves 16-byte chunks: every operand base must be 16-byte aligned. */
+static gdt_status aligned(const gdt_operands *ops, const gdt_operand_role *roles, int n, gdt_error *e)
+{
+    for (int i = 0; i < n; i++)
+        if ((uintptr_t)ops->ptr[roles[i]] % 16)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tmpl_attention: operand %s at %p is not "
+                                 "16-byte aligned", gdt_operand_name(roles[i]), ops->ptr[roles[i]]);
+    return GDT_STATUS_OK;
+}
+
+static void common_params(const gdt_facts *f, const gdt_operands *ops, gdt__attn_params *k)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    memset(k, 0, sizeof *k);
+    k->q = ops->ptr[GDT_OPERAND_Q], k->k = ops->ptr[GDT_OPERAND_K], k->v = ops->ptr[GDT_OPERAND_V];
+    k->o = ops->ptr[GDT_OPERAND_O], k->stats = ops->ptr[GDT_OPERAND_STATS];
+    copy4(k->q_s, s->q_stride), copy4(k->k_s, s->k_stride);
+    copy4(k->v_s, s->v_stride), copy4(k->o_s, s->o_stride);
+    k->b = s->b, k->h_q = s->h_q, k->h_kv = s->h_kv, k->s_q = s->s_q, k->s_kv = s->s_kv;
+    k->group = s->h_q / s->h_kv;
+    k->scale = (float)s->scale;
+    k->scale_log2 = (float)(s->scale * M_LOG2E);
+}
+
+static gdt_status fwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
+                           void *workspace, gdt_nvrtc_args *out, gdt_error *e)
+{
+    static const gdt_operand_role roles[] = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V,
+                                             GDT_OPERAND_O};
+    gdt__attn_params k;
+    (void)p, (void)i, (void)workspace;
+    gdt_status st = aligned(ops, roles, 4, e);
+    if (st) return st;
+    common_params(f, ops, &k);
+    return pack(&k, out, e);
+}
+
+static gdt_status bwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
+                           void *workspace, gdt_nvrtc_args *out, gdt_error *e)
+{
+    static const gdt_operand_role roles[] = {GDT_OPERAND_Q,  GDT_OPERAND_K,  GDT_OPERAND_V,
+                                             GDT_OPERAND_O,  GDT_OPERAND_DO, GDT_OPERAND_DQ,
+                                             GDT_OPERAND_DK, GDT_OPERAND_DV};
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    gdt__attn_params k;
+    (void)i;
+    gdt_status st = aligned(ops, roles, 8, e);
+    if (st) return st;
+    if (!workspace)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tmpl_attention: sdpa_bwd needs a workspace "
+                             "of %zu bytes, got none", bwd_workspace(f, p));
+    common_params(f, ops, &k);
+    k.dout = ops->ptr[GDT_OPERAND_DO];
+    k.dq = ops->ptr[GDT_OPERAND_DQ], k.dk = ops->ptr[GDT_OPERAND_DK], k.dv = ops->ptr[GDT_OPERAND_DV];
+    k.dsum = workspace;
+    k.dq_acc = (float *)((char *)workspace + align256(s->b * s->h_q * s->s_q * 4));
+    return pack(&k, out, e);
+}
+
+/* Strides the kernels read with 16-byte cp.async chunks along d. */
+static gdt_status strides_ok(const gdt_sdpa_desc *s, gdt_error *e)
+{
+    static const char *const names[] = {"Q", "K", "V", "O"};
+    const int64_t *st[] = {s->q_stride, s->k_stride, s->v_stride, s->o_stride};
+    for (int t = 0; t < 4; t++) {
+        if (st[t][3] != 1)
+            return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention template: %s stride of d "
+                                 "is %lld, expected 1", names[t], (long long)st[t][3]);
+        for (int a = 0; a < 3; a++)
+            if (st[t][a] % 8)
+                return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention template: %s stride[%d] "
+                                     "= %lld is not a multiple of 8 elements (16 bytes)", names[t], a,
+                                     (long long)st[t][a]);
+    }
+    return GDT_STATUS_OK;
+}
+
+/* A replayed plan never went through bind(): re-bind its row and require
+ * that it comes back unchanged and legal. */
+static gdt_status row_ok(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_id *p,
+                         gdt_error *e)
+{
+    int64_t row[GDT_ATTN_NCOLS], bound[GDT_ATTN_NCOLS];
+    char why[256] = "";
+    plan_row(rf, p, row);
+    memcpy(bound, row, sizeof row);
+    if (!rf->bind(bound, f, &f->device, why, sizeof why))
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", rf->name, why);
+    for (int c = 0; c < GDT_ATTN_NCOLS; c++)
+        if (bound[c] != row[c])
+            return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s = %lld does not bind as is "
+                                 "(the row rules make it %lld)", rf->name, rf->cols[c].name,
+                                 (long long)row[c], (long long)bound[c]);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status common_check(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_id *p,
+                               gdt_error *e)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    if (f->dtype != GDT_DTYPE_BF16 && f->dtype != GDT_DTYPE_FP16)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention template: io dtype %s, "
+                             "expected bf16 or fp16", gdt_dtype_name(f->dtype));
+    if (!(s->scale > 0) || !isfinite(s->scale))
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention template: scale %g, expected "
+                             "a positive finite value (the running max assumes it)", s->scale);
+    if (f->device.arch < 80)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention template: sm%d, needs sm80+ "
+                             "(bf16 mma.sync, cp.async)", f->device.arch);
+    gdt_status st = strides_ok(s, e);
+    return st ? st : row_ok(rf, f, p, e);
+}
+
+static gdt_status fwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error *e)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    int64_t bm = gdt_plan_id_knob(p, GDT_KNOB_TILE_M, 0);
+    gdt_status st = common_check(&gdt__rows_attention_fwd, f, p, e);
+    if (st) return st;
+    if (ceil_div(s->s_q, bm) > GRID_YZ_MAX || s->b * s->h_q > INT32_MAX)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention_fwd: grid %lld x %lld exceeds "
+                             "the launch limits", (long long)(s->b * s->h_q),
+                             (long long)ceil_div(s->s_q, bm));
+    return GDT_STATUS_OK;
+}
+
+static gdt_status bwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error *e)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    int64_t bn = gdt_plan_id_knob(p, GDT_KNOB_TILE_N, 0);
+    gdt_status st = common_check(&gdt__rows_attention_bwd, f, p, e);
+    if (st) return st;
+    if (ceil_div(s->s_kv, bn) > GRID_YZ_MAX || ceil_div(s->b * s->h_q * s->s_q, ROW_WARPS) > INT32_MAX)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention_bwd: grid of %lld key/value "
+                             "blocks or %lld query rows exceeds the launch limits",
+                             (long long)ceil_div(s->s_kv, bn), (long long)(s->b * s->h_q * s->s_q));
+    return GDT_STATUS_OK;
+}
+
+const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
+    .row_family = "attention_fwd",
+    .source = "kernels/attn_fwd.cuh",
+    .nkernels = 1,
+    .entries = {"gdt_attn_fwd"},
+    .defines = fwd_defines,
+    .launch = fwd_launch,
+    .args = fwd_args,
+    .workspace = NULL,
+    .check = fwd_check,
+};
+
+const gdt_nvrtc_template gdt__tmpl_attn_bwd = {
+    .row_family = "attention_bwd",
+    .source = "kernels/attn_bwd.cuh",
+    .nkernels = 3,
+    .entries = {"gdt_attn_bwd_pre", "gdt_attn_bwd_main", "gdt_attn_bwd_post"},
+    .defines = bwd_defines,
+    .launch = bwd_launch,
+    .args = bwd_args,
+    .workspace = bwd_workspace,
+    .check = bwd_check,
+};

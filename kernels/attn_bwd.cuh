@@ -1,0 +1,524 @@
+// Flash-attention backward (FA2 algorithm) for NVRTC, three kernels in
+// launch order:
+//   gdt_attn_bwd_pre   D = rowsum(dO * O) into the workspace; zeroes the fp32
+//                      dQ accumulator (so repeated executes are correct).
+//   gdt_attn_bwd_main  one CTA per (batch, kv head, BLOCK_N key/value rows):
+//                      for every query head of the GQA group and every
+//                      BLOCK_M query block it recomputes P from Q, K and the
+//                      log-sum-exp, accumulates dK and dV in registers (so the
+//                      group sum needs no atomics) and adds dQ = dS K into the
+//                      fp32 accumulator with atomics.  Warps split the K/V rows.
+//   gdt_attn_bwd_post  dQ accumulator (scale already applied) -> io dtype.
+// Q/dO tiles and their LSE/D rows stream through a cp.async ring of STAGES.
+//
+// Bound by the plan: HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16,
+// CAUSAL (0 none, 1 top-left, 2 bottom-right).  Operand strides: dO as O,
+// dQ as Q, dK as K, dV as V.
+
+#ifndef HEAD_DIM
+#error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16 and CAUSAL are bound by the plan"
+#endif
+
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef long long i64;
+struct __align__(16) u32x4 { u32 x, y, z, w; };
+struct __align__(16) f32x4 { float x, y, z, w; };
+
+__device__ __forceinline__ float bits_f32(u32 v)
+{
+    float f;
+    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(v));
+    return f;
+}
+
+// Mirrors gdt__attn_params in engines/nvrtc/tmpl_attention.c field for field.
+struct gdt_attn_params {
+    const void *q, *k, *v;
+    void *o;
+    const void *dout;
+    float *stats;
+    void *dq, *dk, *dv;
+    float *dsum, *dq_acc;
+    i64 q_s[4], k_s[4], v_s[4], o_s[4];
+    i64 b, h_q, h_kv, s_q, s_kv, group;
+    float scale, scale_log2;
+};
+
+#define THREADS (WARPS * 32)
+#define LDS (HEAD_DIM + 8)          // smem row stride of d-wide tiles (elements)
+#define LDQ (BLOCK_M + 8)           // smem row stride of the dS^T tile
+#define R (BLOCK_N / (16 * WARPS))  // m16 tiles of K/V rows per warp
+#define NQ (BLOCK_M / 8)            // n8 tiles of S^T over the query block
+#define DT (HEAD_DIM / 8)
+#define KS (HEAD_DIM / 16)
+#define KQ (BLOCK_M / 16)           // k16 steps over the query block
+#define DTW (DT / WARPS)            // n8 tiles of dQ columns per warp
+#define LOG2E 1.4426950408889634f
+
+static_assert(BLOCK_N % (16 * WARPS) == 0, "BLOCK_N must be a multiple of 16*WARPS");
+static_assert(DT % WARPS == 0, "HEAD_DIM/8 must be a multiple of WARPS (dQ column split)");
+static_assert(BLOCK_M % 16 == 0 && HEAD_DIM % 16 == 0, "tiles are multiples of 16");
+
+__device__ __forceinline__ u32 smem_addr(const void *p)
+{
+    u32 a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+__device__ __forceinline__ void cp_async16(u32 dst, const void *src, bool pred)
+{
+    int n = pred ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+}
+__device__ __forceinline__ void cp_async4(u32 dst, const void *src, bool pred)
+{
+    int n = pred ? 4 : 0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+__device__ __forceinline__ void ldsm_x4(u32 *r, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_t(u32 *r, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x2_t(u32 *r, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1]) : "r"(addr));
+}
+__device__ __forceinline__ void mma16816(float *c, const u32 *a, u32 b0, u32 b1)
+{
+#if IO_BF16
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+#else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+#endif
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ u32 pack2(float lo, float hi)
+{
+    u32 r;
+#if IO_BF16
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#else
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#endif
+    return r;
+}
+__device__ __forceinline__ float unpack_lo(u32 v)
+{
+#if IO_BF16
+    return bits_f32(v << 16);
+#else
+    float f;
+    asm("{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
+    return f;
+#endif
+}
+__device__ __forceinline__ float unpack_hi(u32 v)
+{
+#if IO_BF16
+    return bits_f32(v & 0xffff0000u);
+#else
+    float f;
+    asm("{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
+    return f;
+#endif
+}
+__device__ __forceinline__ float fast_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ float shfl_xor(float v, int m)
+{
+    float r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n" : "=f"(r) : "f"(v), "r"(m));
+    return r;
+}
+__device__ __forceinline__ void red_add(float *p, float v)
+{
+    asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+}
+
+// ------------------------------------------------------------ pre / post
+
+#define ROW_WARPS 8 // rows per 256-thread CTA of the pre/post kernels
+
+// Row r of the packed [b, h_q, s_q] index space, as element offsets.
+__device__ __forceinline__ void row_offsets(const gdt_attn_params &p, i64 r, i64 *oq, i64 *oo)
+{
+    i64 i = r % p.s_q, bh = r / p.s_q, hq = bh % p.h_q, bi = bh / p.h_q;
+    *oq = bi * p.q_s[0] + hq * p.q_s[1] + i * p.q_s[2];
+    *oo = bi * p.o_s[0] + hq * p.o_s[1] + i * p.o_s[2];
+}
+
+extern "C" __global__ void __launch_bounds__(256) gdt_attn_bwd_pre(const gdt_attn_params p)
+{
+    const int lane = threadIdx.x & 31;
+    const i64 r = (i64)blockIdx.x * ROW_WARPS + (threadIdx.x >> 5);
+    if (r >= p.b * p.h_q * p.s_q) return;
+    i64 oq, oo;
+    row_offsets(p, r, &oq, &oo);
+    float sum = 0.f;
+    for (int c = lane; c < DT; c += 32) {
+        u32x4 a = *(const u32x4 *)((const u16 *)p.dout + oo + c * 8);
+        u32x4 b = *(const u32x4 *)((const u16 *)p.o + oo + c * 8);
+        u32 av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            sum += unpack_lo(av[e]) * unpack_lo(bv[e]) + unpack_hi(av[e]) * unpack_hi(bv[e]);
+        f32x4 z = {0.f, 0.f, 0.f, 0.f};
+        *(f32x4 *)(p.dq_acc + r * HEAD_DIM + c * 8) = z;
+        *(f32x4 *)(p.dq_acc + r * HEAD_DIM + c * 8 + 4) = z;
+    }
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) sum += shfl_xor(sum, m);
+    if (lane == 0) p.dsum[r] = sum;
+}
+
+extern "C" __global__ void __launch_bounds__(256) gdt_attn_bwd_post(const gdt_attn_params p)
+{
+    const int lane = threadIdx.x & 31;
+    const i64 r = (i64)blockIdx.x * ROW_WARPS + (threadIdx.x >> 5);
+    if (r >= p.b * p.h_q * p.s_q) return;
+    i64 oq, oo;
+    row_offsets(p, r, &oq, &oo);
+    for (int c = lane; c < DT; c += 32) {
+        f32x4 a = *(const f32x4 *)(p.dq_acc + r * HEAD_DIM + c * 8);
+        f32x4 b = *(const f32x4 *)(p.dq_acc + r * HEAD_DIM + c * 8 + 4);
+        u32x4 v = {pack2(a.x, a.y), pack2(a.z, a.w), pack2(b.x, b.y), pack2(b.z, b.w)};
+        *(u32x4 *)((u16 *)p.dq + oq + c * 8) = v;
+    }
+}
+
+// ------------------------------------------------------------------ main
+
+template <int ROWS>
+__device__ __forceinline__ void load_tile(u16 *dst, const u16 *src, i64 rs, i64 row0, i64 limit)
+{
+    constexpr int CPR = HEAD_DIM / 8, CHUNKS = ROWS * CPR;
+    for (int c = threadIdx.x; c < CHUNKS; c += THREADS) {
+        int r = c / CPR, col = (c % CPR) * 8;
+        bool ok = row0 + r < limit;
+        const u16 *g = ok ? src + (row0 + r) * rs + col : src;
+        cp_async16(smem_addr(dst + r * LDS + col), g, ok);
+    }
+}
+
+__device__ __forceinline__ void load_rowvec(float *dst, const float *src, i64 row0, i64 limit)
+{
+    for (int c = threadIdx.x; c < BLOCK_M; c += THREADS) {
+        bool ok = row0 + c < limit;
+        cp_async4(smem_addr(dst + c), ok ? src + row0 + c : src, ok);
+    }
+}
+
+// The main loop's iteration space: (query head of the group, query block).
+struct bwd_sched {
+    i64 bi, hk, n0, off;
+    int m_first, nm, total;
+};
+
+struct bwd_smem {
+    u16 *k, *v, *q, *dout, *ds;
+    float *lse, *dd;
+};
+
+__device__ __forceinline__ void bwd_issue(const gdt_attn_params &p, const bwd_sched &sc,
+                                          const bwd_smem &sm, int it, int slot)
+{
+    const i64 hq = sc.hk * p.group + it / sc.nm;
+    const i64 m0 = (i64)(sc.m_first + it % sc.nm) * BLOCK_M;
+    const u16 *gq = (const u16 *)p.q + sc.bi * p.q_s[0] + hq * p.q_s[1];
+    const u16 *gdo = (const u16 *)p.dout + sc.bi * p.o_s[0] + hq * p.o_s[1];
+    const i64 rows = (sc.bi * p.h_q + hq) * p.s_q;
+    load_tile<BLOCK_M>(sm.q + slot * BLOCK_M * LDS, gq, p.q_s[2], m0, p.s_q);
+    load_tile<BLOCK_M>(sm.dout + slot * BLOCK_M * LDS, gdo, p.o_s[2], m0, p.s_q);
+    load_rowvec(sm.lse + slot * BLOCK_M, p.stats + rows, m0, p.s_q);
+    load_rowvec(sm.dd + slot * BLOCK_M, p.dsum + rows, m0, p.s_q);
+}
+
+// acc[R][NQ] (K/V rows x query block) = rows of sA (warp's K or V rows) . sB^T.
+__device__ __forceinline__ void bwd_gemm_t(float (&acc)[R][NQ][4], const u16 *sA, const u16 *sB,
+                                           int wrow, int lane)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int nt = 0; nt < NQ; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[r][nt][e] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) {
+        u32 a[R][4];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            ldsm_x4(a[r], smem_addr(sA + (wrow + r * 16 + (lane & 15)) * LDS + ks * 16 + (lane >> 4) * 8));
+#pragma unroll
+        for (int np = 0; np < NQ / 2; np++) {
+            u32 b[4];
+            ldsm_x4(b, smem_addr(sB + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDS + ks * 16 +
+                                 ((lane >> 3) & 1) * 8));
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                mma16816(acc[r][2 * np], a[r], b[0], b[1]);
+                mma16816(acc[r][2 * np + 1], a[r], b[2], b[3]);
+            }
+        }
+    }
+}
+
+// acc[R][DT] += X (registers, K/V rows x query block) . sB (query block x d).
+__device__ __forceinline__ void bwd_gemm_acc(float (&acc)[R][DT][4], const float (&x)[R][NQ][4],
+                                             const u16 *sB, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < KQ; kk++) {
+        u32 a[R][4];
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            a[r][0] = pack2(x[r][2 * kk][0], x[r][2 * kk][1]);
+            a[r][1] = pack2(x[r][2 * kk][2], x[r][2 * kk][3]);
+            a[r][2] = pack2(x[r][2 * kk + 1][0], x[r][2 * kk + 1][1]);
+            a[r][3] = pack2(x[r][2 * kk + 1][2], x[r][2 * kk + 1][3]);
+        }
+#pragma unroll
+        for (int dp = 0; dp < DT / 2; dp++) {
+            u32 b[4];
+            ldsm_x4_t(b, smem_addr(sB + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS +
+                                   dp * 16 + (lane >> 4) * 8));
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                mma16816(acc[r][2 * dp], a[r], b[0], b[1]);
+                mma16816(acc[r][2 * dp + 1], a[r], b[2], b[3]);
+            }
+        }
+    }
+}
+
+// P^T from S^T and the LSE; masked entries (tails, causal) become 0.
+__device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse, float sl2,
+                                          bool mask, i64 j0, i64 m0, i64 s_q, i64 s_kv, i64 off,
+                                          int lane)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int nt = 0; nt < NQ; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
+                float pv = fast_exp2(fmaf(s[r][nt][e], sl2, -lse[qc] * LOG2E));
+                if (mask) {
+                    i64 j = j0 + r * 16 + (lane >> 2) + (e >> 1) * 8, i = m0 + qc;
+                    bool dead = i >= s_q || j >= s_kv;
+                    if (CAUSAL) dead = dead || j > i + off;
+                    if (dead) pv = 0.f;
+                }
+                s[r][nt][e] = pv;
+            }
+}
+
+// dS^T = P^T * (dP^T - D) * scale, in place in dp.
+__device__ __forceinline__ void bwd_dscores(float (&dp)[R][NQ][4], const float (&pt)[R][NQ][4],
+                                            const float *dd, float scale, int lane)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int nt = 0; nt < NQ; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
+                dp[r][nt][e] = pt[r][nt][e] * (dp[r][nt][e] - dd[qc]) * scale;
+            }
+}
+
+__device__ __forceinline__ void bwd_store_ds(u16 *sds, const float (&ds)[R][NQ][4], int wrow, int lane)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int nt = 0; nt < NQ; nt++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                int row = wrow + r * 16 + (lane >> 2) + h * 8, col = nt * 8 + (lane & 3) * 2;
+                *(u32 *)(sds + row * LDQ + col) = pack2(ds[r][nt][2 * h], ds[r][nt][2 * h + 1]);
+            }
+}
+
+// dQ (query block x this warp's DTW*8 columns) += dS . K, added into the
+// fp32 accumulator.
+__device__ __forceinline__ void bwd_dq(const gdt_attn_params &p, const bwd_smem &sm, i64 hq,
+                                       i64 bi, i64 m0, int warp, int lane)
+{
+    float acc[KQ][DTW][4];
+#pragma unroll
+    for (int mq = 0; mq < KQ; mq++)
+#pragma unroll
+        for (int dt = 0; dt < DTW; dt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[mq][dt][e] = 0.f;
+    const int c0 = warp * DTW * 8;
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_N / 16; kk++) {
+        u32 b[DTW][2];
+#pragma unroll
+        for (int dp = 0; dp < DTW / 2; dp++) {
+            u32 t[4];
+            ldsm_x4_t(t, smem_addr(sm.k + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS + c0 +
+                                   dp * 16 + (lane >> 4) * 8));
+            b[2 * dp][0] = t[0], b[2 * dp][1] = t[1], b[2 * dp + 1][0] = t[2], b[2 * dp + 1][1] = t[3];
+        }
+        if (DTW & 1) {
+            u32 t[2];
+            ldsm_x2_t(t, smem_addr(sm.k + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS + c0 +
+                                   (DTW - 1) * 8));
+            b[DTW - 1][0] = t[0], b[DTW - 1][1] = t[1];
+        }
+#pragma unroll
+        for (int mq = 0; mq < KQ; mq++) {
+            u32 a[4];
+            ldsm_x4_t(a, smem_addr(sm.ds + (kk * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDQ + mq * 16 +
+                                   ((lane >> 3) & 1) * 8));
+#pragma unroll
+            for (int dt = 0; dt < DTW; dt++) mma16816(acc[mq][dt], a, b[dt][0], b[dt][1]);
+        }
+    }
+    float *g = p.dq_acc + ((bi * p.h_q + hq) * p.s_q) * HEAD_DIM;
+#pragma unroll
+    for (int mq = 0; mq < KQ; mq++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            i64 i = m0 + mq * 16 + (lane >> 2) + h * 8;
+            if (i >= p.s_q) continue;
+#pragma unroll
+            for (int dt = 0; dt < DTW; dt++) {
+                float *d = g + i * HEAD_DIM + c0 + dt * 8 + (lane & 3) * 2;
+                red_add(d, acc[mq][dt][2 * h]);
+                red_add(d + 1, acc[mq][dt][2 * h + 1]);
+            }
+        }
+}
+
+__device__ __forceinline__ void bwd_store_kv(const gdt_attn_params &p, const bwd_sched &sc,
+                                             const float (&dk)[R][DT][4], const float (&dv)[R][DT][4],
+                                             int wrow, int lane)
+{
+    u16 *gk = (u16 *)p.dk + sc.bi * p.k_s[0] + sc.hk * p.k_s[1];
+    u16 *gv = (u16 *)p.dv + sc.bi * p.v_s[0] + sc.hk * p.v_s[1];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            i64 j = sc.n0 + wrow + r * 16 + (lane >> 2) + h * 8;
+            if (j >= p.s_kv) continue;
+#pragma unroll
+            for (int dt = 0; dt < DT; dt++) {
+                int c = dt * 8 + (lane & 3) * 2;
+                *(u32 *)(gk + j * p.k_s[2] + c) = pack2(dk[r][dt][2 * h], dk[r][dt][2 * h + 1]);
+                *(u32 *)(gv + j * p.v_s[2] + c) = pack2(dv[r][dt][2 * h], dv[r][dt][2 * h + 1]);
+            }
+        }
+}
+
+__device__ __forceinline__ bwd_sched bwd_schedule(const gdt_attn_params &p)
+{
+    bwd_sched sc;
+    sc.bi = blockIdx.x / p.h_kv;
+    sc.hk = blockIdx.x % p.h_kv;
+    sc.n0 = (i64)blockIdx.y * BLOCK_N; // early K/V blocks see the most queries: they go first
+    sc.off = CAUSAL == 2 ? p.s_kv - p.s_q : 0;
+    const int mblocks = (int)((p.s_q + BLOCK_M - 1) / BLOCK_M);
+    i64 first = 0;
+    if (CAUSAL) { // query i sees key j when j <= i + off: i >= n0 - off
+        first = sc.n0 - sc.off;
+        first = first < 0 ? 0 : first / BLOCK_M;
+    }
+    sc.m_first = first > mblocks ? mblocks : (int)first;
+    sc.nm = mblocks - sc.m_first;
+    sc.total = sc.nm * (int)p.group;
+    return sc;
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gdt_attn_params p)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    bwd_smem sm;
+    sm.k = (u16 *)smem;
+    sm.v = sm.k + BLOCK_N * LDS;
+    sm.q = sm.v + BLOCK_N * LDS;
+    sm.dout = sm.q + STAGES * BLOCK_M * LDS;
+    sm.ds = sm.dout + STAGES * BLOCK_M * LDS;
+    sm.lse = (float *)(sm.ds + BLOCK_N * LDQ);
+    sm.dd = sm.lse + STAGES * BLOCK_M;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wrow = warp * R * 16;
+    const bwd_sched sc = bwd_schedule(p);
+
+    load_tile<BLOCK_N>(sm.k, (const u16 *)p.k + sc.bi * p.k_s[0] + sc.hk * p.k_s[1], p.k_s[2], sc.n0, p.s_kv);
+    load_tile<BLOCK_N>(sm.v, (const u16 *)p.v + sc.bi * p.v_s[0] + sc.hk * p.v_s[1], p.v_s[2], sc.n0, p.s_kv);
+    cp_commit();
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < sc.total) bwd_issue(p, sc, sm, s, s);
+        cp_commit();
+    }
+
+    float dk[R][DT][4], dv[R][DT][4];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int dt = 0; dt < DT; dt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) dk[r][dt][e] = dv[r][dt][e] = 0.f;
+
+    for (int it = 0; it < sc.total; it++) {
+        const int slot = it % STAGES;
+        if (STAGES == 1) {
+            __syncthreads();
+            bwd_issue(p, sc, sm, it, 0);
+            cp_commit();
+            cp_wait<0>();
+            __syncthreads();
+        } else {
+            cp_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
+            __syncthreads();
+            // Refills the slot consumed in iteration it-1 (retired by the barrier above).
+            if (it + STAGES - 1 < sc.total) bwd_issue(p, sc, sm, it + STAGES - 1, (it + STAGES - 1) % STAGES);
+            cp_commit();
+        }
+        const i64 hq = sc.hk * p.group + it / sc.nm;
+        const i64 m0 = (i64)(sc.m_first + it % sc.nm) * BLOCK_M;
+        const u16 *sq = sm.q + slot * BLOCK_M * LDS, *sdo = sm.dout + slot * BLOCK_M * LDS;
+        const i64 j0 = sc.n0 + wrow;
+        const bool mask = m0 + BLOCK_M > p.s_q || sc.n0 + BLOCK_N > p.s_kv ||
+                          (CAUSAL && j0 + R * 16 - 1 > m0 + sc.off);
+
+        float pt[R][NQ][4], dpt[R][NQ][4];
+        bwd_gemm_t(pt, sm.k, sq, wrow, lane);
+        bwd_probs(pt, sm.lse + slot * BLOCK_M, p.scale_log2, mask, j0, m0, p.s_q, p.s_kv, sc.off, lane);
+        bwd_gemm_t(dpt, sm.v, sdo, wrow, lane);
+        bwd_gemm_acc(dv, pt, sdo, lane);
+        bwd_dscores(dpt, pt, sm.dd + slot * BLOCK_M, p.scale, lane);
+        bwd_gemm_acc(dk, dpt, sq, lane);
+        bwd_store_ds(sm.ds, dpt, wrow, lane);
+        __syncthreads();
+        bwd_dq(p, sm, hq, sc.bi, m0, warp, lane);
+    }
+    cp_wait<0>();
+    bwd_store_kv(p, sc, dk, dv, wrow, lane);
+}

@@ -1,0 +1,369 @@
+// Flash-attention forward (FA2 scheme) for NVRTC: mma.sync.m16n8k16 with
+// ldmatrix operands, K/V tiles streamed through a cp.async ring of STAGES
+// buffers, online softmax in the exp2 domain with the scale folded into
+// log2(e).  One CTA owns BLOCK_M query rows of one (batch, query head); its
+// warps split those rows (16 * RM rows each).  Writes O (io dtype) and the
+// natural-log log-sum-exp per row (fp32, packed [b, h_q, s_q]).
+//
+// Bound by the plan (engines/nvrtc/tmpl_attention.c): HEAD_DIM, BLOCK_M,
+// BLOCK_N, WARPS, STAGES, IO_BF16 (1 bf16, 0 fp16), CAUSAL (0 none,
+// 1 top-left, 2 bottom-right).  No CUDA header: raw 16-bit bits + PTX.
+
+#ifndef HEAD_DIM
+#error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16 and CAUSAL are bound by the plan"
+#endif
+
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef long long i64;
+struct __align__(16) u32x4 { u32 x, y, z, w; };
+struct __align__(16) f32x4 { float x, y, z, w; };
+
+__device__ __forceinline__ float bits_f32(u32 v)
+{
+    float f;
+    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(v));
+    return f;
+}
+
+// Mirrors gdt__attn_params in engines/nvrtc/tmpl_attention.c field for field.
+struct gdt_attn_params {
+    const void *q, *k, *v;
+    void *o;           // fwd: output; bwd: input
+    const void *dout;
+    float *stats;      // fwd: output; bwd: input
+    void *dq, *dk, *dv;
+    float *dsum, *dq_acc;
+    i64 q_s[4], k_s[4], v_s[4], o_s[4];
+    i64 b, h_q, h_kv, s_q, s_kv, group;
+    float scale, scale_log2;
+};
+
+#define THREADS (WARPS * 32)
+#define LDS (HEAD_DIM + 8)            // smem row stride (elements): +16 B keeps ldmatrix conflict-free
+#define RM (BLOCK_M / (16 * WARPS))   // m16 tiles per warp
+#define NT (BLOCK_N / 8)              // n8 tiles of S per warp
+#define DT (HEAD_DIM / 8)             // n8 tiles of O per warp
+#define KS (HEAD_DIM / 16)            // k16 steps of Q K^T
+#define KK (BLOCK_N / 16)             // k16 steps of P V
+#define QREG (RM * HEAD_DIM <= 128)   // Q fragments stay in registers when they fit
+
+static_assert(BLOCK_M % (16 * WARPS) == 0, "BLOCK_M must be a multiple of 16*WARPS");
+static_assert(BLOCK_N % 16 == 0 && HEAD_DIM % 16 == 0, "tiles are multiples of 16");
+
+__device__ __forceinline__ u32 smem_addr(const void *p)
+{
+    u32 a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+
+__device__ __forceinline__ void cp_async16(u32 dst, const void *src, bool pred)
+{
+    int n = pred ? 16 : 0; // 0 source bytes zero-fills the destination
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void ldsm_x4(u32 *r, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_t(u32 *r, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+__device__ __forceinline__ void mma16816(float *c, const u32 *a, u32 b0, u32 b1)
+{
+#if IO_BF16
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+#else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+#endif
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// lo lands in the low half (the lower column index).
+__device__ __forceinline__ u32 pack2(float lo, float hi)
+{
+    u32 r;
+#if IO_BF16
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#else
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#endif
+    return r;
+}
+
+__device__ __forceinline__ float fast_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ float fast_log2(float x)
+{
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ float shfl_xor(float v, int m)
+{
+    float r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n" : "=f"(r) : "f"(v), "r"(m));
+    return r;
+}
+__device__ __forceinline__ float neg_inf() { return bits_f32(0xff800000u); }
+
+// rows x HEAD_DIM tile from global (row stride rs elements) into smem (stride
+// LDS); rows at or past `limit` are zero-filled.
+template <int ROWS>
+__device__ __forceinline__ void load_tile(u16 *dst, const u16 *src, i64 rs, i64 row0, i64 limit)
+{
+    constexpr int CPR = HEAD_DIM / 8, CHUNKS = ROWS * CPR;
+    for (int c = threadIdx.x; c < CHUNKS; c += THREADS) {
+        int r = c / CPR, col = (c % CPR) * 8;
+        bool ok = row0 + r < limit;
+        const u16 *g = ok ? src + (row0 + r) * rs + col : src;
+        cp_async16(smem_addr(dst + r * LDS + col), g, ok);
+    }
+}
+
+// A fragments (16 x 16, row-major) of rows m0.. and columns k0.. of a smem tile.
+__device__ __forceinline__ void load_a(u32 *a, const u16 *s, int m0, int k0, int lane)
+{
+    ldsm_x4(a, smem_addr(s + (m0 + (lane & 15)) * LDS + k0 + (lane >> 4) * 8));
+}
+
+struct fwd_state {
+    float acc[RM][DT][4];
+    float s[RM][NT][4];
+    float m[RM][2], l[RM][2];
+};
+
+__device__ __forceinline__ void fwd_scores(fwd_state &st, u32 (&qf)[QREG ? RM : 1][QREG ? KS : 1][4],
+                                           const u16 *sQ, const u16 *sK, int wrow, int lane)
+{
+#pragma unroll
+    for (int rm = 0; rm < RM; rm++)
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) st.s[rm][nt][e] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) {
+        u32 a[RM][4];
+#pragma unroll
+        for (int rm = 0; rm < RM; rm++) {
+            if (QREG) {
+#pragma unroll
+                for (int e = 0; e < 4; e++) a[rm][e] = qf[QREG ? rm : 0][QREG ? ks : 0][e];
+            } else {
+                load_a(a[rm], sQ, wrow + rm * 16, ks * 16, lane);
+            }
+        }
+#pragma unroll
+        for (int np = 0; np < NT / 2; np++) {
+            u32 b[4];
+            ldsm_x4(b, smem_addr(sK + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDS + ks * 16 +
+                                 ((lane >> 3) & 1) * 8));
+#pragma unroll
+            for (int rm = 0; rm < RM; rm++) {
+                mma16816(st.s[rm][2 * np], a[rm], b[0], b[1]);
+                mma16816(st.s[rm][2 * np + 1], a[rm], b[2], b[3]);
+            }
+        }
+    }
+}
+
+// Keys past s_kv and (causal) keys after the row's diagonal get -inf.
+__device__ __forceinline__ void fwd_mask(fwd_state &st, i64 row0, i64 n0, i64 s_kv, i64 off, int lane)
+{
+#pragma unroll
+    for (int rm = 0; rm < RM; rm++)
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                i64 i = row0 + rm * 16 + (lane >> 2) + (e >> 1) * 8;
+                i64 j = n0 + nt * 8 + (lane & 3) * 2 + (e & 1);
+                bool dead = j >= s_kv;
+                if (CAUSAL) dead = dead || j > i + off;
+                if (dead) st.s[rm][nt][e] = neg_inf();
+            }
+}
+
+// Online softmax: new running max, rescale acc and l, scores become P.
+__device__ __forceinline__ void fwd_softmax(fwd_state &st, float sl2)
+{
+#pragma unroll
+    for (int rm = 0; rm < RM; rm++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float mx = st.m[rm][h];
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++)
+                mx = fmaxf(mx, fmaxf(st.s[rm][nt][2 * h], st.s[rm][nt][2 * h + 1]));
+            mx = fmaxf(mx, shfl_xor(mx, 1));
+            mx = fmaxf(mx, shfl_xor(mx, 2));
+            // A row with nothing visible yet keeps max -inf: subtract 0, not -inf.
+            float ms = mx == neg_inf() ? 0.f : mx * sl2;
+            float alpha = fast_exp2(st.m[rm][h] * sl2 - ms);
+            st.m[rm][h] = mx;
+            float sum = 0.f;
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    float p = fast_exp2(fmaf(st.s[rm][nt][2 * h + e], sl2, -ms));
+                    st.s[rm][nt][2 * h + e] = p;
+                    sum += p;
+                }
+            st.l[rm][h] = st.l[rm][h] * alpha + sum;
+#pragma unroll
+            for (int dt = 0; dt < DT; dt++) {
+                st.acc[rm][dt][2 * h] *= alpha;
+                st.acc[rm][dt][2 * h + 1] *= alpha;
+            }
+        }
+}
+
+__device__ __forceinline__ void fwd_pv(fwd_state &st, const u16 *sV, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < KK; kk++) {
+        u32 a[RM][4];
+#pragma unroll
+        for (int rm = 0; rm < RM; rm++) {
+            a[rm][0] = pack2(st.s[rm][2 * kk][0], st.s[rm][2 * kk][1]);
+            a[rm][1] = pack2(st.s[rm][2 * kk][2], st.s[rm][2 * kk][3]);
+            a[rm][2] = pack2(st.s[rm][2 * kk + 1][0], st.s[rm][2 * kk + 1][1]);
+            a[rm][3] = pack2(st.s[rm][2 * kk + 1][2], st.s[rm][2 * kk + 1][3]);
+        }
+#pragma unroll
+        for (int dp = 0; dp < DT / 2; dp++) {
+            u32 b[4];
+            ldsm_x4_t(b, smem_addr(sV + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS +
+                                   dp * 16 + (lane >> 4) * 8));
+#pragma unroll
+            for (int rm = 0; rm < RM; rm++) {
+                mma16816(st.acc[rm][2 * dp], a[rm], b[0], b[1]);
+                mma16816(st.acc[rm][2 * dp + 1], a[rm], b[2], b[3]);
+            }
+        }
+    }
+}
+
+__device__ __forceinline__ void fwd_store(fwd_state &st, const gdt_attn_params &p, i64 bi, i64 hq,
+                                          i64 row0, int lane)
+{
+    u16 *o = (u16 *)p.o + bi * p.o_s[0] + hq * p.o_s[1];
+    float *stats = p.stats + (bi * p.h_q + hq) * p.s_q;
+#pragma unroll
+    for (int rm = 0; rm < RM; rm++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float l = st.l[rm][h];
+            l += shfl_xor(l, 1);
+            l += shfl_xor(l, 2);
+            i64 i = row0 + rm * 16 + (lane >> 2) + h * 8;
+            if (i >= p.s_q) continue;
+            float inv = l > 0.f ? 1.f / l : 0.f;
+#pragma unroll
+            for (int dt = 0; dt < DT; dt++) {
+                u32 v = pack2(st.acc[rm][dt][2 * h] * inv, st.acc[rm][dt][2 * h + 1] * inv);
+                *(u32 *)(o + i * p.o_s[2] + dt * 8 + (lane & 3) * 2) = v;
+            }
+            if ((lane & 3) == 0)
+                stats[i] = l > 0.f ? (st.m[rm][h] * p.scale_log2 + fast_log2(l)) * 0.69314718056f
+                                   : neg_inf();
+        }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_fwd(const gdt_attn_params p)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    u16 *sQ = (u16 *)smem;
+    u16 *sK = sQ + BLOCK_M * LDS;
+    u16 *sV = sK + STAGES * BLOCK_N * LDS;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const i64 bi = blockIdx.x / p.h_q, hq = blockIdx.x % p.h_q, hk = hq / p.group;
+    // Reversed so that the longest causal rows are scheduled first.
+    const i64 m0 = (i64)(gridDim.y - 1 - blockIdx.y) * BLOCK_M;
+    const int wrow = warp * RM * 16;
+    const u16 *gq = (const u16 *)p.q + bi * p.q_s[0] + hq * p.q_s[1];
+    const u16 *gk = (const u16 *)p.k + bi * p.k_s[0] + hk * p.k_s[1];
+    const u16 *gv = (const u16 *)p.v + bi * p.v_s[0] + hk * p.v_s[1];
+    const i64 off = CAUSAL == 2 ? p.s_kv - p.s_q : 0;
+    i64 kv_end = p.s_kv;
+    if (CAUSAL && m0 + BLOCK_M + off < kv_end) kv_end = m0 + BLOCK_M + off;
+    const int nblocks = kv_end <= 0 ? 0 : (int)((kv_end + BLOCK_N - 1) / BLOCK_N);
+
+    fwd_state st;
+#pragma unroll
+    for (int rm = 0; rm < RM; rm++) {
+#pragma unroll
+        for (int dt = 0; dt < DT; dt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) st.acc[rm][dt][e] = 0.f;
+        st.m[rm][0] = st.m[rm][1] = neg_inf();
+        st.l[rm][0] = st.l[rm][1] = 0.f;
+    }
+    u32 qf[QREG ? RM : 1][QREG ? KS : 1][4];
+
+    load_tile<BLOCK_M>(sQ, gq, p.q_s[2], m0, p.s_q);
+    cp_commit();
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < nblocks) {
+            load_tile<BLOCK_N>(sK + s * BLOCK_N * LDS, gk, p.k_s[2], (i64)s * BLOCK_N, p.s_kv);
+            load_tile<BLOCK_N>(sV + s * BLOCK_N * LDS, gv, p.v_s[2], (i64)s * BLOCK_N, p.s_kv);
+        }
+        cp_commit();
+    }
+    for (int it = 0; it < nblocks; it++) {
+        const int slot = it % STAGES;
+        if (STAGES == 1) {
+            __syncthreads(); // everyone is done with the single buffer
+            load_tile<BLOCK_N>(sK, gk, p.k_s[2], (i64)it * BLOCK_N, p.s_kv);
+            load_tile<BLOCK_N>(sV, gv, p.v_s[2], (i64)it * BLOCK_N, p.s_kv);
+            cp_commit();
+            cp_wait<0>();
+            __syncthreads();
+        } else {
+            cp_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
+            __syncthreads();
+            // The slot refilled here was consumed in iteration it-1: the barrier above retired it.
+            const int nx = it + STAGES - 1;
+            if (nx < nblocks) {
+                const int ns = nx % STAGES;
+                load_tile<BLOCK_N>(sK + ns * BLOCK_N * LDS, gk, p.k_s[2], (i64)nx * BLOCK_N, p.s_kv);
+                load_tile<BLOCK_N>(sV + ns * BLOCK_N * LDS, gv, p.v_s[2], (i64)nx * BLOCK_N, p.s_kv);
+            }
+            cp_commit();
+        }
+        if (QREG && it == 0) {
+#pragma unroll
+            for (int rm = 0; rm < (QREG ? RM : 1); rm++)
+#pragma unroll
+                for (int ks = 0; ks < (QREG ? KS : 1); ks++) load_a(qf[rm][ks], sQ, wrow + rm * 16, ks * 16, lane);
+        }
+        const i64 n0 = (i64)it * BLOCK_N;
+        fwd_scores(st, qf, sQ, sK + slot * BLOCK_N * LDS, wrow, lane);
+        if (n0 + BLOCK_N > p.s_kv || (CAUSAL && n0 + BLOCK_N - 1 > m0 + wrow + off))
+            fwd_mask(st, m0 + wrow, n0, p.s_kv, off, lane);
+        fwd_softmax(st, p.scale_log2);
+        fwd_pv(st, sV + slot * BLOCK_N * LDS, lane);
+    }
+    cp_wait<0>();
+    fwd_store(st, p, bi, hq, m0 + wrow, lane);
+}
