@@ -565,6 +565,9 @@ static gdt_status prepare_cell(cell_work *w, const gdt_measured_cell *c, gdt_fam
                              gdt_family_name(c->problem.family), gdt_family_name(f));
     gdt_status s = gdt_problem_validate(&c->problem, e);
     if (s) return s;
+    if (is_sdpa(f) && ((unsigned)c->problem.u.sdpa.causal > 2 || (unsigned)c->problem.u.sdpa.layout > 1))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: sdpa cell: causal %d or layout %d "
+                             "outside the enums", (int)c->problem.u.sdpa.causal, (int)c->problem.u.sdpa.layout);
     gdt_problem_key(&c->problem, w->key, sizeof w->key);
     if (c->nplans < 0 || (c->nplans > 0 && !c->plans))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: cell %s: no plans array",

@@ -1,4 +1,280 @@
-/* STUB: replaced by its owner. */
+/* `gdtune plans`: the ranked plan list libgdtune would try for one shape.
+ * Without a GPU the BACKEND marker stays unexpanded and nothing touches the
+ * device beyond asking how many there are. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "cli.h"
-int gdt_cli_plans(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "gdtune: not implemented yet\n"); return 1; }
+#include "gdt_cuda.h"
+#include "gdt_engines.h"
+#include "gdtune/plan.h"
+
+static const char usage_text[] =
+    "usage: gdtune plans FAMILY [--shape k=v,...] [--arch smXY] [--tables DIR]\n"
+    "                    [--mode A|B|FALLBACK|OPENSOURCE]... [--tuning-config FILE]\n"
+    "\n"
+    "Prints the ranked plan list libgdtune would try for one problem: index, plan name\n"
+    "engine[K=V, ...], the mode block and where the entry came from.  BACKEND(mode)\n"
+    "stands for the cuDNN backend's block; it is expanded when a GPU is present and\n"
+    "--arch is that GPU's arch.\n"
+    "\n"
+    "  FAMILY               gemm, sdpa_fwd, sdpa_bwd, or sdpa (both)\n"
+    "  --shape k=v,...      the problem (default: the family's default shape)\n"
+    "  --arch smXY          target arch (default: the GPU's, else sm90)\n"
+    "  --tables DIR         placement/tuning tables root, read as DIR/smXY/FAMILY.*.json\n"
+    "                       (default: ./tables when it exists; else none: untimed order)\n"
+    "  --mode M             a mode block, in order; repeatable (default: A)\n"
+    "  --tuning-config FILE candidate rows overriding the embedded defaults per family\n"
+    "\n"
+    "exit codes: 0 success, 1 failure while running, 2 bad usage or bad input\n";
+
+typedef struct plans_args {
+    unsigned families;
+    const char *shape, *arch, *tables, *tuning_config;
+    gdt_mode modes[GDT_MODE_COUNT];
+    int nmodes;
+} plans_args;
+
+static int usage_error(const char *fmt, const char *what)
+{
+    fprintf(stderr, "gdtune plans: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "\n(gdtune plans --help for usage)\n");
+    return 2;
+}
+
+/* --opt VALUE or --opt=VALUE; returns the value or NULL when this is not
+ * the option. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n)) return NULL;
+    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int add_mode(plans_args *a, const char *v)
+{
+    gdt_error e;
+    if (a->nmodes == GDT_MODE_COUNT)
+        return usage_error("--mode: at most %s mode blocks", "4");
+    if (gdt_mode_parse(v, &a->modes[a->nmodes], &e)) return usage_error("--mode: %s", e.msg);
+    a->nmodes++;
+    return 0;
+}
+
+static int parse_option(plans_args *a, int argc, char **argv, int *i)
+{
+    bool missing = false;
+    const char *v;
+    if ((v = opt_value(argc, argv, i, "--shape", &missing))) a->shape = v;
+    else if ((v = opt_value(argc, argv, i, "--arch", &missing))) a->arch = v;
+    else if ((v = opt_value(argc, argv, i, "--tables", &missing))) a->tables = v;
+    else if ((v = opt_value(argc, argv, i, "--tuning-config", &missing))) a->tuning_config = v;
+    else if ((v = opt_value(argc, argv, i, "--mode", &missing))) return add_mode(a, v);
+    else if (missing) return usage_error("%s needs a value", argv[*i]);
+    else return usage_error("unknown option '%s'", argv[*i]);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, plans_args *a)
+{
+    memset(a, 0, sizeof *a);
+    const char *family = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) {
+            int rc = parse_option(a, argc, argv, &i);
+            if (rc) return rc;
+        } else if (!family) {
+            family = argv[i];
+        } else {
+            return usage_error("unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!family) return usage_error("%s", "missing FAMILY (gemm, sdpa_fwd, sdpa_bwd or sdpa)");
+    gdt_error e;
+    if (gdt_family_parse_set(family, &a->families, &e)) return usage_error("%s", e.msg);
+    return 0;
+}
+
+/* ------------------------------------------------------------ the device */
+
+static gdt_status device_arch(int *arch, gdt_error *e)
+{
+    int major = 0, minor = 0;
+    GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+    *arch = major * 10 + minor;
+    return GDT_STATUS_OK;
+}
+
+/* The backend as the planner sees it, wrapped so that a list() failure is
+ * remembered and printed beside the marker it left unexpanded. */
+typedef struct recorder {
+    const gdt_backend *real;
+    char note[GDT_MODE_COUNT][GDT_ERROR_MAX];
+} recorder;
+
+static gdt_status recording_list(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_plan_entry **out,
+                                 int *n, gdt_error *e)
+{
+    recorder *r = ctx;
+    gdt_status s = r->real->list(r->real->ctx, f, mode, out, n, e);
+    if (s && (unsigned)mode < GDT_MODE_COUNT)
+        snprintf(r->note[mode], sizeof r->note[mode], "%s", e ? e->msg : gdt_status_message(s));
+    return s;
+}
+
+/* What the run knows about the device: the arch to plan for and, when the
+ * GPU is that arch, the backend. */
+typedef struct target {
+    int arch;
+    bool have_device;
+    int device_arch;
+    const char *unexpanded; /* why the marker stays, when no backend */
+    recorder rec;
+    gdt_backend backend;
+} target;
+
+static int pick_target(const plans_args *a, target *t)
+{
+    gdt_error e;
+    memset(t, 0, sizeof *t);
+    t->have_device = gdt__device_present() && device_arch(&t->device_arch, &e) == GDT_STATUS_OK;
+    t->arch = t->have_device ? t->device_arch : 90;
+    if (a->arch && gdt_arch_parse(a->arch, &t->arch, &e)) return usage_error("--arch: %s", e.msg);
+    const gdt_backend *real = t->have_device ? gdt_cudnn_backend() : NULL;
+    if (!t->have_device) {
+        t->unexpanded = "no GPU";
+    } else if (t->arch != t->device_arch) {
+        t->unexpanded = "--arch is not this GPU's arch";
+    } else if (!real || !real->list) {
+        t->unexpanded = "no backend";
+    } else {
+        t->rec.real = real;
+        t->backend = (gdt_backend){recording_list, real->ops, &t->rec};
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ the tables */
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A table that fails to load is a warning; the untimed order is used. */
+static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char *note, size_t n)
+{
+    const char *dir = a->tables ? a->tables : (is_dir("tables") ? "tables" : NULL);
+    gdt_tables *t = NULL;
+    gdt_error e;
+    gdt_error_clear(&e);
+    if (!dir) {
+        snprintf(note, n, "none (untimed order)");
+        return NULL;
+    }
+    gdt_status s = gdt_tables_load(dir, f, arch, &t, &e);
+    if (s == GDT_STATUS_OK) snprintf(note, n, "%s/sm%d/%s.{placement,tuning}.json", dir, arch, gdt_family_name(f));
+    else if (s == GDT_STATUS_NOT_SUPPORTED) snprintf(note, n, "none under %s (untimed order)", dir);
+    else {
+        fprintf(stderr, "gdtune plans: warning: tables not used: %s\n", e.msg);
+        snprintf(note, n, "refused (see warning; untimed order)");
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------ the output */
+
+static void print_entry(int i, const gdt_plan_entry *x, const target *t)
+{
+    if (x->is_marker) {
+        const char *why = (unsigned)x->mode < GDT_MODE_COUNT && t->rec.note[x->mode][0]
+                              ? t->rec.note[x->mode]
+                              : t->unexpanded ? t->unexpanded : "backend listed nothing";
+        printf("%4d  BACKEND(%s) \xe2\x80\x94 unexpanded: %s\n", i, gdt_mode_name(x->mode), why);
+        return;
+    }
+    char name[1024];
+    gdt_plan_id_format(&x->id, name, sizeof name);
+    printf("%4d  %-64s  %s, %s%s\n", i, name, gdt_mode_name(x->mode), x->why ? x->why : "",
+           x->is_backend ? ", backend" : "");
+}
+
+static int print_modes(const plans_args *a, char *buf, size_t n)
+{
+    int w = 0;
+    for (int i = 0; i < (a->nmodes ? a->nmodes : 1); i++)
+        w += snprintf(buf + w, n - (size_t)w, "%s%s", i ? " " : "",
+                      gdt_mode_name(a->nmodes ? a->modes[i] : GDT_MODE_A));
+    return w;
+}
+
+static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *rows, target *t)
+{
+    gdt_problem p;
+    gdt_error e;
+    gdt_error_clear(&e);
+    if (gdt_problem_parse(f, a->shape, &p, &e)) return fprintf(stderr, "gdtune plans: %s\n", e.msg), 2;
+    gdt_device_props dev;
+    if (!gdt_arch_limits(t->arch, &dev))
+        return fprintf(stderr, "gdtune plans: --arch sm%d: no per-arch limits for it\n", t->arch), 2;
+    char key[256], note[4200], modes[64];
+    gdt_problem_key(&p, key, sizeof key);
+    gdt_tables *tables = load_tables(a, f, t->arch, note, sizeof note);
+    gdt_plan_options o = {.rows = rows, .tables = tables, .nmodes = a->nmodes,
+                          .backend = t->rec.real ? &t->backend : NULL};
+    memcpy(o.modes, a->modes, sizeof o.modes);
+    gdt_graph *g = NULL;
+    gdt_status s = gdt_graph_create(&p, &dev, &g, &e);
+    if (!s) s = gdt_graph_plan(g, &o, &e);
+    print_modes(a, modes, sizeof modes);
+    if (!s) {
+        printf("%s on sm%d, modes %s, tables: %s\n", key, t->arch, modes, note);
+        for (int i = 0; i < gdt_graph_plan_count(g); i++) print_entry(i, gdt_graph_plan_at(g, i), t);
+    } else {
+        fprintf(stderr, "gdtune plans: %s\n", e.msg);
+    }
+    gdt_graph_destroy(g);
+    gdt_tables_destroy(tables);
+    return gdt_status_exit_code(s);
+}
+
+static int load_rows(const plans_args *a, gdt_row_table **rows)
+{
+    gdt_error e;
+    *rows = NULL;
+    if (!a->tuning_config) return 0;
+    gdt_status s = gdt_rows_load_default(rows, &e);
+    if (!s) s = gdt_rows_override(*rows, a->tuning_config, &e);
+    if (!s) return 0;
+    fprintf(stderr, "gdtune plans: --tuning-config: %s\n", e.msg);
+    gdt_rows_destroy(*rows);
+    *rows = NULL;
+    return s == GDT_STATUS_IO ? 2 : gdt_status_exit_code(s);
+}
+
+int gdt_cli_plans(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
+    plans_args a;
+    target t;
+    gdt_row_table *rows = NULL;
+    int rc = parse_args(argc, argv, &a);
+    if (!rc) rc = pick_target(&a, &t);
+    if (!rc) rc = load_rows(&a, &rows);
+    for (int f = 0; !rc && f < GDT_FAMILY_COUNT; f++)
+        if (a.families & (1u << f)) rc = plan_family(&a, (gdt_family)f, rows, &t);
+    gdt_rows_destroy(rows);
+    return rc;
+}
