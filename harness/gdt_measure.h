@@ -62,4 +62,49 @@ gdt_status gdt_measure(const gdt_exec_fn *fn, void *stream, const gdt_measure_op
  * largest burst, with its relative spread. */
 double gdt_measure_best_us(const gdt_measure_result *r, double *noise);
 
+/* ------------------------------------------------------------ additions */
+
+/* Stopping statistic (documented in measure.c): the relative half-width of
+ * the distribution-free ~95% confidence interval of the median, from the
+ * order statistics at ranks n/2 -+ 0.98 sqrt(n):
+ *     (x[hi] - x[lo]) / 2 / median.
+ * INFINITY below 2 samples.  Testable without a GPU. */
+double gdt_stats_median(const double *x, int n);
+double gdt_stats_rel_spread(const double *x, int n);
+/* Whether a series of n kept samples stops: at GDT_MAX_SAMPLES; otherwise
+ * never below o->min_samples; then once rel_spread <= o->target_rel
+ * (*converged = true) or elapsed >= budget (seconds). */
+bool gdt_measure_should_stop(int n, double rel_spread, double elapsed, double budget,
+                             const gdt_measure_opts *o, bool *converged);
+
+/* A sample is dropped when the SM clock the probe saw is below
+ * threshold * rated clock.  GDTUNE_CLOCK_THRESHOLD (0..1) overrides. */
+#define GDT_CLOCK_THRESHOLD 0.90
+bool gdt_clock_ok(double mhz, double rated_mhz, double threshold);
+
+/* What the clock probe saw during one measurement. */
+typedef struct gdt_measure_clocks {
+    double rated_mhz;           /* cudaDevAttrClockRate */
+    double min_mhz, max_mhz;    /* over every probe */
+    int probes;
+    double threshold;           /* fraction of rated_mhz below which samples dropped */
+} gdt_measure_clocks;
+
+/* gdt_measure with trial state: restore (may be NULL) runs on the stream,
+ * untimed, before every sample (burst or cold call), so buffers a plan
+ * accumulates into are identical before each.  clocks may be NULL. */
+gdt_status gdt_measure_trials(const gdt_exec_fn *fn, const gdt_exec_fn *restore, void *stream,
+                              const gdt_measure_opts *o, gdt_measure_result *out,
+                              gdt_measure_clocks *clocks, gdt_error *e);
+
+/* harness/clock_probe.c: a kernel compiled with NVRTC for the device's arch
+ * that spins on clock64 for a fixed number of cycles and reads %globaltimer
+ * around the spin: SM MHz = cycles / nanoseconds * 1000. */
+typedef struct gdt_clock_probe gdt_clock_probe;
+gdt_status gdt_clock_probe_create(gdt_clock_probe **out, gdt_error *e);
+void gdt_clock_probe_destroy(gdt_clock_probe *p);
+/* Launches the probe on stream, waits for it, and returns the SM clock. */
+gdt_status gdt_clock_probe_read(gdt_clock_probe *p, void *stream, double *mhz, gdt_error *e);
+double gdt_clock_probe_rated_mhz(const gdt_clock_probe *p);
+
 #endif

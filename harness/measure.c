@@ -1,0 +1,369 @@
+/* Measurement from a drained queue across burst sizes (gdt_measure.h).
+ *
+ * One sample of burst b: synchronize; host clock; event; b executes; host
+ * clock; event; synchronize; host clock.  host_us = enqueue time / b,
+ * device_us = event time / b, total_us = drain time / b.
+ *
+ * Stopping: the estimate is the median device time per call.  Its relative
+ * spread is the half-width of the distribution-free ~95% confidence interval
+ * of the median over the median.  Ranks lo = floor(n/2 - 0.98 sqrt(n)) and
+ * hi = ceil(n/2 + 0.98 sqrt(n)) (1-based, clamped to [1, n]) bracket the
+ * median with ~95% probability whatever the distribution (the binomial
+ * count of samples below the median, normal approximation), so a few slow
+ * outliers widen it far less than they would a standard deviation.  A burst
+ * stops at the target (converged), at its share of max_seconds, or at
+ * GDT_MAX_SAMPLES; never below min_samples.
+ *
+ * Clock: the probe runs after every sample; a sample is kept only when the
+ * probes before and after it both saw the SM clock at or above threshold x
+ * rated clock.  A dropped sample backs off (1 ms doubling to 64 ms).  Past
+ * twice its time share a burst keeps samples whatever the clock, so a GPU
+ * that never reaches the threshold still ends with min_samples (counted in
+ * `dropped` as long as they were dropped). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gdt_cuda.h"
+#include "gdt_measure.h"
+#include "gdt_util.h"
+
+void gdt_measure_opts_default(gdt_measure_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    int def[] = {1, 4, 16, 64};
+    for (int i = 0; i < 4; i++)
+        o->bursts[i] = def[i];
+    o->nbursts = 4;
+    o->target_rel = 0.005;
+    o->max_seconds = 2.0;
+    o->min_samples = 5;
+}
+
+/* ------------------------------------------------------------ statistics */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double *sorted_copy(const double *x, int n)
+{
+    double *s = malloc(sizeof *s * (size_t)(n > 0 ? n : 1));
+    if (!s)
+        return NULL;
+    memcpy(s, x, sizeof *s * (size_t)(n > 0 ? n : 0));
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    return s;
+}
+
+static double median_sorted(const double *s, int n)
+{
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+double gdt_stats_median(const double *x, int n)
+{
+    if (n <= 0)
+        return NAN;
+    double *s = sorted_copy(x, n);
+    if (!s)
+        return NAN;
+    double m = median_sorted(s, n);
+    free(s);
+    return m;
+}
+
+double gdt_stats_rel_spread(const double *x, int n)
+{
+    if (n < 2)
+        return INFINITY;
+    double *s = sorted_copy(x, n);
+    if (!s)
+        return INFINITY;
+    double half = 0.98 * sqrt((double)n);
+    int lo = (int)floor(n / 2.0 - half), hi = (int)ceil(n / 2.0 + half);
+    lo = lo < 1 ? 1 : lo;
+    hi = hi > n ? n : hi;
+    double m = median_sorted(s, n), w = 0.5 * (s[hi - 1] - s[lo - 1]);
+    free(s);
+    return m > 0 ? w / m : INFINITY;
+}
+
+bool gdt_measure_should_stop(int n, double rel_spread, double elapsed, double budget,
+                             const gdt_measure_opts *o, bool *converged)
+{
+    *converged = n >= 2 && rel_spread <= o->target_rel;
+    if (n >= GDT_MAX_SAMPLES)
+        return true;
+    if (n < o->min_samples)
+        return false;
+    return *converged || elapsed >= budget;
+}
+
+bool gdt_clock_ok(double mhz, double rated_mhz, double threshold)
+{
+    return rated_mhz <= 0 || mhz >= threshold * rated_mhz;
+}
+
+/* ------------------------------------------------------------ one run */
+
+typedef struct meas {
+    const gdt_exec_fn *fn, *restore;
+    cudaStream_t s;
+    const gdt_measure_opts *o;
+    cudaEvent_t ev[2];
+    gdt_clock_probe *probe;
+    gdt_measure_clocks clk;
+    bool last_ok;          /* the probe before the next sample */
+    void *flush;
+    size_t flush_bytes;
+} meas;
+
+static gdt_status probe(meas *m, bool *ok, gdt_error *e)
+{
+    double mhz = 0;
+    gdt_status st = gdt_clock_probe_read(m->probe, m->s, &mhz, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    if (!m->clk.probes++ || mhz < m->clk.min_mhz)
+        m->clk.min_mhz = mhz;
+    if (mhz > m->clk.max_mhz)
+        m->clk.max_mhz = mhz;
+    bool now = gdt_clock_ok(mhz, m->clk.rated_mhz, m->clk.threshold);
+    *ok = now && m->last_ok;
+    m->last_ok = now;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status pre_sample(meas *m, gdt_error *e)
+{
+    if (m->restore) {
+        gdt_status st = m->restore->execute(m->restore->ctx, m->s, e);
+        if (st != GDT_STATUS_OK)
+            return st;
+    }
+    GDT_CHECK_CUDA(e, cudaStreamSynchronize(m->s));
+    return GDT_STATUS_OK;
+}
+
+/* One drained-queue sample of burst b. */
+static gdt_status burst_sample(meas *m, int b, double v[3], gdt_error *e)
+{
+    gdt_status st = pre_sample(m, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    double t0 = gdt_now();
+    GDT_CHECK_CUDA(e, cudaEventRecord(m->ev[0], m->s));
+    for (int i = 0; i < b; i++)
+        if ((st = m->fn->execute(m->fn->ctx, m->s, e)) != GDT_STATUS_OK)
+            return st;
+    double t1 = gdt_now();
+    GDT_CHECK_CUDA(e, cudaEventRecord(m->ev[1], m->s));
+    GDT_CHECK_CUDA(e, cudaStreamSynchronize(m->s));
+    double t2 = gdt_now();
+    float ms = 0;
+    GDT_CHECK_CUDA(e, cudaEventElapsedTime(&ms, m->ev[0], m->ev[1]));
+    v[0] = (t1 - t0) * 1e6 / b;
+    v[1] = ms * 1e3 / b;
+    v[2] = (t2 - t0) * 1e6 / b;
+    return GDT_STATUS_OK;
+}
+
+/* One cold call: the L2 is overwritten (2x its size) before it. */
+static gdt_status cold_sample(meas *m, double v[3], gdt_error *e)
+{
+    gdt_status st = pre_sample(m, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    GDT_CHECK_CUDA(e, cudaMemsetAsync(m->flush, m->clk.probes & 0xFF, m->flush_bytes, m->s));
+    GDT_CHECK_CUDA(e, cudaEventRecord(m->ev[0], m->s));
+    if ((st = m->fn->execute(m->fn->ctx, m->s, e)) != GDT_STATUS_OK)
+        return st;
+    GDT_CHECK_CUDA(e, cudaEventRecord(m->ev[1], m->s));
+    GDT_CHECK_CUDA(e, cudaStreamSynchronize(m->s));
+    float ms = 0;
+    GDT_CHECK_CUDA(e, cudaEventElapsedTime(&ms, m->ev[0], m->ev[1]));
+    v[0] = v[2] = 0;
+    v[1] = ms * 1e3;
+    return GDT_STATUS_OK;
+}
+
+static void back_off(int *ms)
+{
+    struct timespec ts = {0, (long)*ms * 1000000L};
+    nanosleep(&ts, NULL);
+    *ms = *ms < 64 ? *ms * 2 : 64;
+}
+
+/* Samples of one series (burst b, or cold when b == 0) until it stops. */
+static gdt_status series(meas *m, int b, double budget, double *host, double *dev, double *total,
+                         int *n, int *dropped, double *rel, bool *converged, gdt_error *e)
+{
+    double t_start = gdt_now();
+    int wait_ms = 1;
+    for (;;) {
+        double v[3] = {0, 0, 0};
+        bool ok = false;
+        gdt_status st = b ? burst_sample(m, b, v, e) : cold_sample(m, v, e);
+        if (st == GDT_STATUS_OK)
+            st = probe(m, &ok, e);
+        if (st != GDT_STATUS_OK)
+            return st;
+        double elapsed = gdt_now() - t_start;
+        if (!ok && elapsed < 2 * budget) {
+            (*dropped)++;
+            back_off(&wait_ms);
+            continue;
+        }
+        wait_ms = 1;
+        if (host)
+            host[*n] = v[0], total[*n] = v[2];
+        dev[(*n)++] = v[1];
+        *rel = gdt_stats_rel_spread(dev, *n);
+        if (gdt_measure_should_stop(*n, *rel, elapsed, budget, m->o, converged))
+            return GDT_STATUS_OK;
+    }
+}
+
+/* Module load, lazy loading and handle creation stay out of the numbers:
+ * at least two executes, then until 50 ms (or a tenth of the cap) pass. */
+static gdt_status warm_up(meas *m, gdt_error *e)
+{
+    double t0 = gdt_now(), until = m->o->max_seconds / 10 < 0.05 ? m->o->max_seconds / 10 : 0.05;
+    for (int i = 0; i < 2 || gdt_now() - t0 < until; i++) {
+        gdt_status st = m->fn->execute(m->fn->ctx, m->s, e);
+        if (st != GDT_STATUS_OK)
+            return st;
+        GDT_CHECK_CUDA(e, cudaStreamSynchronize(m->s));
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status check_opts(const gdt_measure_opts *o, gdt_error *e)
+{
+    if (o->nbursts < 1 || o->nbursts > GDT_MAX_BURSTS)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: %d burst sizes, expected 1..%d",
+                             o->nbursts, GDT_MAX_BURSTS);
+    for (int i = 0; i < o->nbursts; i++)
+        if (o->bursts[i] < 1 || o->bursts[i] > 100000)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: burst size %d (index %d) outside 1..100000",
+                                 o->bursts[i], i);
+    if (!(o->target_rel > 0) || !(o->max_seconds > 0))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: target_rel %g and max_seconds %g must be positive",
+                             o->target_rel, o->max_seconds);
+    if (o->min_samples < 1 || o->min_samples > GDT_MAX_SAMPLES)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: min_samples %d outside 1..%d",
+                             o->min_samples, GDT_MAX_SAMPLES);
+    return GDT_STATUS_OK;
+}
+
+static double threshold_from_env(void)
+{
+    const char *s = getenv("GDTUNE_CLOCK_THRESHOLD");
+    char *end = NULL;
+    double t = s ? strtod(s, &end) : GDT_CLOCK_THRESHOLD;
+    return s && (end == s || *end || !(t >= 0 && t <= 1)) ? GDT_CLOCK_THRESHOLD : t;
+}
+
+static gdt_status setup(meas *m, gdt_error *e)
+{
+    gdt_status st = gdt_clock_probe_create(&m->probe, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    m->clk.rated_mhz = gdt_clock_probe_rated_mhz(m->probe);
+    m->clk.threshold = threshold_from_env();
+    GDT_CHECK_CUDA(e, cudaEventCreate(&m->ev[0]));
+    GDT_CHECK_CUDA(e, cudaEventCreate(&m->ev[1]));
+    if (m->o->cold) {
+        size_t l2 = m->o->l2_bytes;
+        if (!l2) {
+            int dev = 0, v = 0;
+            GDT_CHECK_CUDA(e, cudaGetDevice(&dev));
+            GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, dev));
+            l2 = (size_t)v;
+        }
+        m->flush_bytes = 2 * (l2 ? l2 : (size_t)64 << 20);
+        GDT_CHECK_CUDA(e, cudaMalloc(&m->flush, m->flush_bytes));
+    }
+    m->last_ok = true;
+    bool ok;
+    return probe(m, &ok, e); /* the probe before the first sample */
+}
+
+static void teardown(meas *m)
+{
+    for (int i = 0; i < 2; i++)
+        if (m->ev[i])
+            cudaEventDestroy(m->ev[i]);
+    if (m->flush)
+        cudaFree(m->flush);
+    gdt_clock_probe_destroy(m->probe);
+}
+
+static gdt_status run_all(meas *m, gdt_measure_result *out, gdt_error *e)
+{
+    const gdt_measure_opts *o = m->o;
+    double t0 = gdt_now();
+    gdt_status st = warm_up(m, e);
+    int series_left = o->nbursts + (o->cold ? 1 : 0);
+    out->converged = true;
+    for (int i = 0; i < o->nbursts && st == GDT_STATUS_OK; i++, series_left--) {
+        gdt_burst_result *r = &out->bursts[i];
+        double budget = (o->max_seconds - (gdt_now() - t0)) / series_left;
+        bool conv = false;
+        r->burst = o->bursts[i];
+        st = series(m, r->burst, budget, r->host_us, r->device_us, r->total_us, &r->n, &r->dropped,
+                    &r->rel_spread, &conv, e);
+        r->median_host_us = gdt_stats_median(r->host_us, r->n);
+        r->median_device_us = gdt_stats_median(r->device_us, r->n);
+        out->nbursts = i + 1;
+        out->converged = out->converged && conv;
+    }
+    if (st == GDT_STATUS_OK && o->cold) {
+        double rel, budget = o->max_seconds - (gdt_now() - t0);
+        int dropped = 0;
+        bool conv;
+        st = series(m, 0, budget, NULL, out->cold_us, NULL, &out->ncold, &dropped, &rel, &conv, e);
+        out->median_cold_us = gdt_stats_median(out->cold_us, out->ncold);
+    }
+    out->seconds = gdt_now() - t0;
+    return st;
+}
+
+gdt_status gdt_measure_trials(const gdt_exec_fn *fn, const gdt_exec_fn *restore, void *stream,
+                              const gdt_measure_opts *o, gdt_measure_result *out,
+                              gdt_measure_clocks *clocks, gdt_error *e)
+{
+    memset(out, 0, sizeof *out);
+    gdt_status st = check_opts(o, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    meas m = {.fn = fn, .restore = restore, .s = (cudaStream_t)stream, .o = o};
+    st = setup(&m, e);
+    if (st == GDT_STATUS_OK)
+        st = run_all(&m, out, e);
+    if (clocks)
+        *clocks = m.clk;
+    teardown(&m);
+    return st;
+}
+
+gdt_status gdt_measure(const gdt_exec_fn *fn, void *stream, const gdt_measure_opts *o,
+                       gdt_measure_result *out, gdt_error *e)
+{
+    return gdt_measure_trials(fn, NULL, stream, o, out, NULL, e);
+}
+
+double gdt_measure_best_us(const gdt_measure_result *r, double *noise)
+{
+    const gdt_burst_result *best = NULL;
+    for (int i = 0; i < r->nbursts; i++)
+        if (r->bursts[i].n > 0 && (!best || r->bursts[i].burst > best->burst))
+            best = &r->bursts[i];
+    if (noise)
+        *noise = best ? best->rel_spread : INFINITY;
+    return best ? best->median_device_us : NAN;
+}
