@@ -1,0 +1,58 @@
+/* The compiled-kernel cache (DESIGN: Caches) and the NVRTC compile steps
+ * the engine composes.  Private to libgdtune.
+ *
+ * Layout: <root>/<env>/<key>.cubin, where env digests what invalidates a
+ * whole environment at once (gdtune version, NVRTC version, driver version)
+ * and key digests everything that can change the binary (template source,
+ * bound defines, NVRTC options and version, target arch, driver and gdtune
+ * versions).  Each entry embeds its key and a SHA-256 of its payload, both
+ * re-checked on load; anything doubtful is a miss, never an error. */
+#ifndef GDT_NVRTC_CACHE_H
+#define GDT_NVRTC_CACHE_H
+
+#include <stddef.h>
+
+#include "gdt_nvrtc.h"
+
+/* The cache root: $GDTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gdtune, else
+ * ~/.cache/gdtune.  NULL when GDTUNE_DISABLE_CACHE=1 or no root can be
+ * named.  Callers put it in gdt_build_opts.cache_dir. */
+const char *gdt_nvrtc_cache_root(char *buf, size_t n);
+
+/* Size cap before stale environments are pruned: $GDTUNE_CACHE_MAX_MB,
+ * default 2048. */
+#define GDT_NVRTC_CACHE_DEFAULT_MB 2048
+
+/* Identity of one compile. */
+typedef struct gdt_nvrtc_key {
+    char key[65]; /* hex SHA-256 of the key material */
+    char env[17]; /* environment folder name */
+    char arch[16]; /* "sm_90a" */
+} gdt_nvrtc_key;
+
+#define GDT_NVRTC_MAX_OPTIONS (GDT_NVRTC_MAX_DEFINES + 8)
+typedef struct gdt_nvrtc_options {
+    int n;
+    char opt[GDT_NVRTC_MAX_OPTIONS][160];
+} gdt_nvrtc_options;
+
+/* nvrtc_compile.c: the options of one compile (typed defines first), and
+ * its cache identity.  BAD_INPUT when a template define name is not an
+ * identifier or the embedded source is missing. */
+gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, const gdt_plan_id *p,
+                              int arch, gdt_nvrtc_options *o, gdt_error *e);
+gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
+                          gdt_nvrtc_key *k, gdt_error *e);
+
+/* nvrtc_cache.c: a verified hit fills *data (malloc'd) and returns true. */
+bool gdt__nvrtc_cache_get(const char *root, const gdt_nvrtc_key *k, void **data, size_t *len);
+
+/* gdt_nvrtc_compile through the cache rooted at root (NULL: no cache).
+ * Concurrent compiles of one key serialize on a lock file, so the second
+ * finds the first one's entry. */
+gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_facts *f,
+                                     const gdt_plan_id *p, int arch, const char *root,
+                                     void **cubin, size_t *len, gdt_build_info *info,
+                                     gdt_error *e);
+
+#endif

@@ -1,0 +1,491 @@
+/* kernels/gemm.cuh: C[b, m, n] = A[b, m, k] . B[b, k, n], bf16 or fp16 in and
+ * out, fp32 accumulate.  Instantiated by NVRTC (engines/nvrtc/tmpl_gemm.c)
+ * once per contraction row; every size below is a compile-time constant of
+ * that row or of the problem's layout, passed as -D:
+ *
+ *   BM BN BK WARPS_M WARPS_N STAGES GROUP_M MMA   the contraction row
+ *   GDT_FP16          0: bf16, 1: fp16
+ *   A_KMAJOR B_KMAJOR 1 when the operand's K axis has unit stride
+ *   A_VEC B_VEC       1 when 16-byte chunks along the unit-stride axis are
+ *                     aligned and never straddle the operand's edge
+ *   C_VEC2            1 when C's rows are unit-stride with even extents
+ *
+ * M, N, K, batch and strides stay run-time values, so one cubin serves
+ * every shape of a layout, with predicated tails on all three axes.
+ * No header is included: the kernel uses raw 16-bit patterns and inline
+ * PTX, so NVRTC needs no toolkit headers at run time.
+ *
+ * MMA=0: cp.async multi-stage pipeline, ldmatrix, mma.sync m16n8k16 (sm80+).
+ * MMA=1: cp.async into 128-byte-swizzled shared memory read by wgmma
+ *        m64nBNk16 (sm_90a); one or two warpgroups stacked along M. */
+
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+/* Mirrored field for field by gdt_gemm_params in engines/nvrtc/tmpl_gemm.c. */
+struct gdt_gemm_params {
+    const u16 *a;
+    const u16 *b;
+    u16 *c;
+    long long sa0, sa1, sa2, sb0, sb1, sb2, sc0, sc1, sc2;
+    int m, n, k, batch;
+    int tiles_m, tiles_n;
+};
+
+#define THREADS (WARPS_M * WARPS_N * 32)
+
+#if GDT_FP16
+#define GDT_WG_T "f16"
+#else
+#define GDT_WG_T "bf16"
+#endif
+
+__device__ __forceinline__ u32 gdt_smem_addr(const void *p)
+{
+    u32 r;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+    return r;
+}
+
+/* src_bytes 0 zero-fills the chunk: that is how tails are predicated. */
+__device__ __forceinline__ void gdt_cp_async16(u32 dst, const void *src, u32 src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void gdt_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+template <int N> __device__ __forceinline__ void gdt_cp_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ u32 gdt_pack2(float lo, float hi)
+{
+    u32 r;
+#if GDT_FP16
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+#else
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+#endif
+    return r;
+}
+
+/* Tile order: GROUP_M tile rows share one band so that neighbouring CTAs
+ * reuse the same B columns from L2. */
+__device__ __forceinline__ void gdt_tile_coords(const gdt_gemm_params &p, int &tm, int &tn)
+{
+    int pid = blockIdx.x;
+    int in_group = GROUP_M * p.tiles_n;
+    int first_m = (pid / in_group) * GROUP_M;
+    int size_m = p.tiles_m - first_m < GROUP_M ? p.tiles_m - first_m : GROUP_M;
+    tm = first_m + (pid % in_group) % size_m;
+    tn = (pid % in_group) / size_m;
+}
+
+/* Stores the pair (row, col), (row, col + 1) of C, predicated on M and N. */
+__device__ __forceinline__ void gdt_store2(const gdt_gemm_params &p, u16 *c, int row, int col,
+                                           float x0, float x1)
+{
+    if (row >= p.m || col >= p.n)
+        return;
+    u32 v = gdt_pack2(x0, x1);
+    u16 *dst = c + (long long)row * p.sc1 + (long long)col * p.sc2;
+#if C_VEC2
+    *(u32 *)dst = v;
+#else
+    dst[0] = (u16)(v & 0xffffu);
+    if (col + 1 < p.n)
+        dst[p.sc2] = (u16)(v >> 16);
+#endif
+}
+
+#if MMA == 0
+/* ------------------------------------------------ ldmatrix + mma.sync path */
+
+#define WTM (BM / WARPS_M) /* warp tile */
+#define WTN (BN / WARPS_N)
+#define MI (WTM / 16)
+#define NI (WTN / 8)
+/* Padded rows (+8 elements, 16 bytes) keep ldmatrix free of bank conflicts. */
+#define A_PITCH (A_KMAJOR ? BK + 8 : BM + 8)
+#define B_PITCH (B_KMAJOR ? BK + 8 : BN + 8)
+#define A_STAGE (A_KMAJOR ? BM * (BK + 8) : BK * (BM + 8))
+#define B_STAGE (B_KMAJOR ? BN * (BK + 8) : BK * (BN + 8))
+
+/* One operand tile, MN x BK, into the padded layout: [MN][BK+8] when K-major,
+ * [BK][MN+8] otherwise.  VEC moves 16-byte chunks with cp.async (zero-filled
+ * past the edges); otherwise element by element through registers, which
+ * serves any stride and any extent. */
+template <int MN, int KMAJOR, int VEC, int PITCH>
+__device__ __forceinline__ void gdt_load_tile(u16 *s, const u16 *g, long long smn, long long sk,
+                                              int mn0, int mn_lim, int k0, int k_lim)
+{
+    const int per_row = KMAJOR ? BK / 8 : MN / 8;
+    const int total = MN * BK / 8;
+#pragma unroll
+    for (int i = 0; i < (total + THREADS - 1) / THREADS; ++i) {
+        int q = (int)threadIdx.x + i * THREADS;
+        if (total % THREADS != 0 && q >= total)
+            break;
+        int r = q / per_row, c = q % per_row;
+        int mn = KMAJOR ? mn0 + r : mn0 + c * 8;
+        int kk = KMAJOR ? k0 + c * 8 : k0 + r;
+        u16 *dst = s + r * PITCH + c * 8;
+        if (VEC) {
+            bool ok = mn < mn_lim && kk < k_lim;
+            const u16 *src = ok ? g + (long long)mn * smn + (long long)kk * sk : g;
+            gdt_cp_async16(gdt_smem_addr(dst), src, ok ? 16u : 0u);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+                int em = KMAJOR ? mn : mn + e, ek = KMAJOR ? kk + e : kk;
+                dst[e] = em < mn_lim && ek < k_lim ? g[(long long)em * smn + (long long)ek * sk]
+                                                   : (u16)0;
+            }
+        }
+    }
+}
+
+template <int TRANS> __device__ __forceinline__ void gdt_ldm_x4(u32 (&r)[4], const u16 *p)
+{
+    u32 a = gdt_smem_addr(p);
+    if (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(a));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(a));
+}
+
+/* Lane l of an x4 ldmatrix supplies one row address of matrix l/8.  A's four
+ * 8x8 matrices are ordered (m0,k0) (m8,k0) (m0,k8) (m8,k8); B's (n0,k0)
+ * (n0,k8) (n8,k0) (n8,k8), matching the mma.sync fragment registers. */
+template <int KMAJOR, int PITCH>
+__device__ __forceinline__ const u16 *gdt_frag_addr(const u16 *s, int mn, int k, int mn_off,
+                                                    int k_off, int r)
+{
+    return KMAJOR ? s + (mn + mn_off + r) * PITCH + k + k_off
+                  : s + (k + k_off + r) * PITCH + mn + mn_off;
+}
+
+__device__ __forceinline__ void gdt_mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." GDT_WG_T "." GDT_WG_T ".f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void gdt_compute_stage(float (&acc)[MI][NI][4], const u16 *as,
+                                                  const u16 *bs, int wm, int wn, int lane)
+{
+    int j = lane >> 3, r = lane & 7;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 16) {
+        u32 af[MI][4], bf[NI][2];
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+            gdt_ldm_x4<!A_KMAJOR>(af[mi], gdt_frag_addr<A_KMAJOR, A_PITCH>(
+                                              as, wm * WTM + mi * 16, kk, (j & 1) * 8, (j >> 1) * 8, r));
+#pragma unroll
+        for (int nj = 0; nj < NI / 2; ++nj) {
+            u32 t[4];
+            gdt_ldm_x4<!B_KMAJOR>(t, gdt_frag_addr<B_KMAJOR, B_PITCH>(
+                                         bs, wn * WTN + nj * 16, kk, (j >> 1) * 8, (j & 1) * 8, r));
+            bf[2 * nj][0] = t[0];
+            bf[2 * nj][1] = t[1];
+            bf[2 * nj + 1][0] = t[2];
+            bf[2 * nj + 1][1] = t[3];
+        }
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < NI; ++ni)
+                gdt_mma16816(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+    }
+}
+
+__device__ __forceinline__ void gdt_load_stage(const gdt_gemm_params &p, u16 *sa, u16 *sb,
+                                               const u16 *ga, const u16 *gb, int m0, int n0, int kt)
+{
+    int k0 = kt * BK;
+    gdt_load_tile<BM, A_KMAJOR, A_VEC, A_PITCH>(sa, ga, p.sa1, p.sa2, m0, p.m, k0, p.k);
+    gdt_load_tile<BN, B_KMAJOR, B_VEC, B_PITCH>(sb, gb, p.sb2, p.sb1, n0, p.n, k0, p.k);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) gdt_gemm(const gdt_gemm_params p)
+{
+    extern __shared__ __align__(128) unsigned char gdt_smem[];
+    u16 *sa = (u16 *)gdt_smem;
+    u16 *sb = sa + STAGES * A_STAGE;
+    int tm, tn;
+    gdt_tile_coords(p, tm, tn);
+    const u16 *ga = p.a + (long long)blockIdx.y * p.sa0;
+    const u16 *gb = p.b + (long long)blockIdx.y * p.sb0;
+    int m0 = tm * BM, n0 = tn * BN;
+    int warp = (int)threadIdx.x >> 5, lane = (int)threadIdx.x & 31;
+    int wm = warp % WARPS_M, wn = warp / WARPS_M;
+    int ktiles = (p.k + BK - 1) / BK;
+
+    float acc[MI][NI][4];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+            for (int v = 0; v < 4; ++v)
+                acc[mi][ni][v] = 0.f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ktiles)
+            gdt_load_stage(p, sa + s * A_STAGE, sb + s * B_STAGE, ga, gb, m0, n0, s);
+        gdt_cp_commit();
+    }
+    for (int kt = 0; kt < ktiles; ++kt) {
+        gdt_cp_wait<STAGES - 2>();
+        __syncthreads();
+        /* The stage refilled here was read in iteration kt-1, which every
+         * thread has left (the barrier above). */
+        int next = kt + STAGES - 1;
+        if (next < ktiles)
+            gdt_load_stage(p, sa + (next % STAGES) * A_STAGE, sb + (next % STAGES) * B_STAGE, ga,
+                           gb, m0, n0, next);
+        gdt_cp_commit();
+        int s = kt % STAGES;
+        gdt_compute_stage(acc, sa + s * A_STAGE, sb + s * B_STAGE, wm, wn, lane);
+    }
+
+    u16 *c = p.c + (long long)blockIdx.y * p.sc0;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni) {
+            int row = m0 + wm * WTM + mi * 16 + (lane >> 2);
+            int col = n0 + wn * WTN + ni * 8 + (lane & 3) * 2;
+            gdt_store2(p, c, row, col, acc[mi][ni][0], acc[mi][ni][1]);
+            gdt_store2(p, c, row + 8, col, acc[mi][ni][2], acc[mi][ni][3]);
+        }
+}
+#endif
+
+#if MMA == 1
+/* ------------------------------------------------------ wgmma path (sm_90a) */
+
+#define NWG (THREADS / 128)  /* warpgroups, stacked along M */
+#define WG_M (BM / NWG)      /* rows per warpgroup */
+#define MW (WG_M / 64)       /* m64 slices per warpgroup */
+#define A_STAGE_BYTES (BM * BK * 2)
+#define B_STAGE_BYTES (BN * BK * 2)
+
+/* 128-byte swizzle: 16-byte chunk c of a 128-byte row r lives at chunk
+ * c ^ (r % 8) of that row; atoms of 8 rows start on 1024-byte boundaries.
+ * BK is 64 here, so a K-major row (MN index) is one 128-byte row and an
+ * MN-major operand is stored as BN/64 column blocks of 64 K-rows each. */
+template <int MN>
+__device__ __forceinline__ void gdt_wg_load_kmajor(u32 s, const u16 *g, long long smn, int mn0,
+                                                   int mn_lim, int k0, int k_lim)
+{
+#pragma unroll
+    for (int i = 0; i < MN * 8 / THREADS; ++i) {
+        int q = (int)threadIdx.x + i * THREADS;
+        int r = q >> 3, c = q & 7;
+        int mn = mn0 + r, kk = k0 + c * 8;
+        bool ok = mn < mn_lim && kk < k_lim;
+        const u16 *src = ok ? g + (long long)mn * smn + kk : g;
+        gdt_cp_async16(s + r * 128 + ((c ^ (r & 7)) << 4), src, ok ? 16u : 0u);
+    }
+}
+
+template <int MN>
+__device__ __forceinline__ void gdt_wg_load_mnmajor(u32 s, const u16 *g, long long sk, int mn0,
+                                                    int mn_lim, int k0, int k_lim)
+{
+#pragma unroll
+    for (int i = 0; i < MN * 8 / THREADS; ++i) {
+        int q = (int)threadIdx.x + i * THREADS;
+        int r = q / (MN / 8), c = q % (MN / 8);
+        int kk = k0 + r, mn = mn0 + c * 8;
+        bool ok = kk < k_lim && mn < mn_lim;
+        const u16 *src = ok ? g + (long long)kk * sk + mn : g;
+        gdt_cp_async16(s + (c >> 3) * (64 * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4), src,
+                       ok ? 16u : 0u);
+    }
+}
+
+__device__ __forceinline__ void gdt_wg_load_stage(const gdt_gemm_params &p, u32 sa, u32 sb,
+                                                  const u16 *ga, const u16 *gb, int m0, int n0,
+                                                  int kt)
+{
+    int k0 = kt * BK;
+#if A_KMAJOR
+    gdt_wg_load_kmajor<BM>(sa, ga, p.sa1, m0, p.m, k0, p.k);
+#else
+    gdt_wg_load_mnmajor<BM>(sa, ga, p.sa2, m0, p.m, k0, p.k);
+#endif
+#if B_KMAJOR
+    gdt_wg_load_kmajor<BN>(sb, gb, p.sb2, n0, p.n, k0, p.k);
+#else
+    gdt_wg_load_mnmajor<BN>(sb, gb, p.sb1, n0, p.n, k0, p.k);
+#endif
+}
+
+/* Matrix descriptor, 128-byte swizzle.  K-major: rows 128 bytes apart, 8-row
+ * groups SBO = 1024 apart, LBO unused.  MN-major: 8-K-row groups SBO = 1024
+ * apart, 64-element MN blocks LBO = 64*128 apart. */
+__device__ __forceinline__ u64 gdt_wg_desc(u32 addr, u32 lbo)
+{
+    return (u64)((addr & 0x3FFFF) >> 4) | ((u64)((lbo & 0x3FFFF) >> 4) << 16) |
+           ((u64)(1024 >> 4) << 32) | (1ull << 62);
+}
+
+/* Start of the k16 step kk (0..3) of an operand block: +32 bytes along a
+ * K-major row, +16 rows of 128 bytes in an MN-major block. */
+__device__ __forceinline__ u64 gdt_wg_operand(u32 block, int kmajor, int kk)
+{
+    return kmajor ? gdt_wg_desc(block + kk * 32, 16) : gdt_wg_desc(block + kk * 2048, 64 * 128);
+}
+
+__device__ __forceinline__ void gdt_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void gdt_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void gdt_wg_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void gdt_fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+template <int TA, int TB>
+__device__ __forceinline__ void gdt_wgmma_n64(float (&d)[32], unsigned long long da, unsigned long long db)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." GDT_WG_T "." GDT_WG_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+}
+
+template <int TA, int TB>
+__device__ __forceinline__ void gdt_wgmma_n128(float (&d)[64], unsigned long long da, unsigned long long db)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." GDT_WG_T "." GDT_WG_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+}
+
+template <int TA, int TB>
+__device__ __forceinline__ void gdt_wgmma_n256(float (&d)[128], unsigned long long da, unsigned long long db)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." GDT_WG_T "." GDT_WG_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+}
+/* Keeps the compiler from moving accumulator reads across wgmma.wait. */
+template <int N> __device__ __forceinline__ void gdt_wg_fence_acc(float (&d)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+template <int TA, int TB>
+__device__ __forceinline__ void gdt_wg_mma(float (&d)[BN / 2], u64 da, u64 db)
+{
+    if constexpr (BN == 64)
+        gdt_wgmma_n64<TA, TB>(d, da, db);
+    else if constexpr (BN == 128)
+        gdt_wgmma_n128<TA, TB>(d, da, db);
+    else
+        gdt_wgmma_n256<TA, TB>(d, da, db);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm_params p)
+{
+    extern __shared__ __align__(1024) unsigned char gdt_smem[];
+    /* Swizzle atoms must start on 1024-byte boundaries; the launch reserves
+     * 1024 bytes of slack for this. */
+    u32 base = (gdt_smem_addr(gdt_smem) + 1023u) & ~1023u;
+    u32 sa = base, sb = base + STAGES * A_STAGE_BYTES;
+    int tm, tn;
+    gdt_tile_coords(p, tm, tn);
+    const u16 *ga = p.a + (long long)blockIdx.y * p.sa0;
+    const u16 *gb = p.b + (long long)blockIdx.y * p.sb0;
+    int m0 = tm * BM, n0 = tn * BN;
+    int wg = (int)threadIdx.x / 128;
+    int ktiles = (p.k + BK - 1) / BK;
+
+    float acc[MW][BN / 2];
+#pragma unroll
+    for (int mw = 0; mw < MW; ++mw) {
+#pragma unroll
+        for (int v = 0; v < BN / 2; ++v)
+            acc[mw][v] = 0.f;
+        gdt_wg_fence_acc(acc[mw]);
+    }
+
+    /* Loads run STAGES-2 tiles ahead: one more stage may still be read by
+     * the wgmma group left in flight by the previous iteration. */
+#pragma unroll
+    for (int s = 0; s < STAGES - 2; ++s) {
+        if (s < ktiles)
+            gdt_wg_load_stage(p, sa + s * A_STAGE_BYTES, sb + s * B_STAGE_BYTES, ga, gb, m0, n0, s);
+        gdt_cp_commit();
+    }
+    for (int kt = 0; kt < ktiles; ++kt) {
+        gdt_cp_wait<STAGES - 3>();
+        /* cp.async writes are generic-proxy writes; wgmma reads through the
+         * async proxy. */
+        gdt_fence_proxy_async();
+        __syncthreads();
+        int next = kt + STAGES - 2;
+        if (next < ktiles)
+            gdt_wg_load_stage(p, sa + (next % STAGES) * A_STAGE_BYTES,
+                              sb + (next % STAGES) * B_STAGE_BYTES, ga, gb, m0, n0, next);
+        gdt_cp_commit();
+        u32 as = sa + (kt % STAGES) * A_STAGE_BYTES, bs = sb + (kt % STAGES) * B_STAGE_BYTES;
+        gdt_wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+            u64 db = gdt_wg_operand(bs, B_KMAJOR, kk);
+#pragma unroll
+            for (int mw = 0; mw < MW; ++mw)
+                gdt_wg_mma<A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(
+                    acc[mw], gdt_wg_operand(as + (wg * MW + mw) * (64 * 128), A_KMAJOR, kk), db);
+        }
+        gdt_wg_commit();
+#pragma unroll
+        for (int mw = 0; mw < MW; ++mw)
+            gdt_wg_fence_acc(acc[mw]);
+        gdt_wg_wait<1>();
+    }
+    gdt_wg_wait<0>();
+#pragma unroll
+    for (int mw = 0; mw < MW; ++mw)
+        gdt_wg_fence_acc(acc[mw]);
+
+    u16 *c = p.c + (long long)blockIdx.y * p.sc0;
+    int warp = ((int)threadIdx.x >> 5) & 3, lane = (int)threadIdx.x & 31;
+#pragma unroll
+    for (int mw = 0; mw < MW; ++mw) {
+        int row = m0 + wg * WG_M + mw * 64 + warp * 16 + (lane >> 2);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+            int col = n0 + j * 8 + (lane & 3) * 2;
+            gdt_store2(p, c, row, col, acc[mw][4 * j], acc[mw][4 * j + 1]);
+            gdt_store2(p, c, row + 8, col, acc[mw][4 * j + 2], acc[mw][4 * j + 3]);
+        }
+    }
+}
+#endif
