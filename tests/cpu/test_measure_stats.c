@@ -108,6 +108,27 @@ static void test_clock_gate(void)
     CHECK_NEAR(GDT_CLOCK_THRESHOLD, 0.90, 0);
 }
 
+/* Bad options are refused before any device work, naming the value. */
+static void test_bad_opts(void)
+{
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    gdt_measure_result *r = calloc(1, sizeof *r);
+    gdt_error e;
+    o.nbursts = 0;
+    CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "measure: 0 burst sizes, expected 1..8");
+    gdt_measure_opts_default(&o);
+    o.bursts[2] = 0;
+    CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "measure: burst size 0 (index 2) outside 1..100000");
+    gdt_measure_opts_default(&o);
+    o.min_samples = 0;
+    CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "measure: min_samples 0 outside 1..200");
+    free(r);
+}
+
 int main(void)
 {
     test_median();
@@ -115,5 +136,6 @@ int main(void)
     test_should_stop();
     test_convergence();
     test_clock_gate();
+    test_bad_opts();
     return gdt_test_result("test_measure_stats");
 }

@@ -1,0 +1,108 @@
+/* Measurement of a known workload on the device: a 64 MiB cudaMemsetAsync
+ * per execute (device time set by memory bandwidth).  Every burst has every
+ * field filled, the device rate is plausible, cold samples are taken, the
+ * restore runs before every sample, the clock probe ran.  77 without a
+ * device. */
+#include <math.h>
+
+#include <cuda_runtime.h>
+
+#include "gdt_measure.h"
+#include "gdt_test.h"
+
+#define BYTES ((size_t)64 << 20)
+
+typedef struct work {
+    void *buf;
+    int executes, restores;
+} work;
+
+static gdt_status fill(void *ctx, void *stream, gdt_error *e)
+{
+    work *w = ctx;
+    w->executes++;
+    cudaError_t r = cudaMemsetAsync(w->buf, w->executes & 0xFF, BYTES, (cudaStream_t)stream);
+    return r == cudaSuccess ? GDT_STATUS_OK
+                            : gdt_error_set(e, GDT_STATUS_CUDA, "memset: %s", cudaGetErrorName(r));
+}
+
+static gdt_status restore(void *ctx, void *stream, gdt_error *e)
+{
+    (void)stream, (void)e;
+    ((work *)ctx)->restores++;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status failing(void *ctx, void *stream, gdt_error *e)
+{
+    (void)ctx, (void)stream;
+    return gdt_error_set(e, GDT_STATUS_CUDA, "test: execute refused on purpose");
+}
+
+static void check_burst(const gdt_burst_result *b, int want_burst, int min_samples)
+{
+    CHECK_INT(b->burst, ==, want_burst);
+    CHECK_INT(b->n, >=, min_samples);
+    for (int i = 0; i < b->n; i++) {
+        CHECK(b->host_us[i] > 0 && b->device_us[i] > 0);
+        CHECK(b->total_us[i] >= b->host_us[i]);
+    }
+    CHECK(b->median_device_us > 0 && b->median_host_us > 0);
+    CHECK(isfinite(b->rel_spread) && b->rel_spread >= 0);
+    /* 64 MiB written at 1..10 TB/s: 7..70 us per call */
+    if (want_burst >= 4)
+        CHECK(b->median_device_us > 5 && b->median_device_us < 200);
+    fprintf(stderr, "burst %2d: n %3d host %.2f us device %.2f us spread %.4f dropped %d\n", b->burst,
+            b->n, b->median_host_us, b->median_device_us, b->rel_spread, b->dropped);
+}
+
+int main(void)
+{
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        fprintf(stderr, "test_measure: no CUDA device, skipped\n");
+        return GDT_TEST_SKIP;
+    }
+    work w = {0};
+    cudaStream_t s;
+    CHECK_INT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), ==, cudaSuccess);
+    CHECK_INT(cudaMalloc(&w.buf, BYTES), ==, cudaSuccess);
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    o.cold = true;
+    o.max_seconds = 3.0;
+    gdt_measure_result *r = calloc(1, sizeof *r);
+    gdt_measure_clocks clk;
+    gdt_error e = {0};
+    gdt_exec_fn fn = {fill, &w}, rs = {restore, &w};
+    gdt_status st = gdt_measure_trials(&fn, &rs, s, &o, r, &clk, &e);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    if (st != GDT_STATUS_OK)
+        fprintf(stderr, "%s\n", e.msg);
+    CHECK_INT(r->nbursts, ==, 4);
+    for (int i = 0; i < r->nbursts; i++)
+        check_burst(&r->bursts[i], o.bursts[i], o.min_samples);
+    CHECK_INT(r->ncold, >=, o.min_samples);
+    CHECK(r->median_cold_us > 5);
+    CHECK(r->seconds > 0 && r->seconds < 3 * o.max_seconds);
+    int samples = r->ncold, dropped = 0;
+    for (int i = 0; i < r->nbursts; i++)
+        samples += r->bursts[i].n, dropped += r->bursts[i].dropped;
+    CHECK_INT(w.restores, >=, samples + dropped); /* once before every sample */
+    double noise = -1, best = gdt_measure_best_us(r, &noise);
+    CHECK(best == r->bursts[3].median_device_us && noise == r->bursts[3].rel_spread);
+    CHECK(clk.probes > samples && clk.rated_mhz > 0 && clk.min_mhz > 0 && clk.max_mhz >= clk.min_mhz);
+    fprintf(stderr, "cold %.2f us (n %d), converged %d, %.2f s; clock %.0f..%.0f MHz of %.0f rated, "
+                    "%d probes; %.1f GB/s at burst 64\n",
+            r->median_cold_us, r->ncold, r->converged, r->seconds, clk.min_mhz, clk.max_mhz,
+            clk.rated_mhz, clk.probes, BYTES / r->bursts[3].median_device_us / 1e3);
+
+    /* an execute that fails stops the measurement with its own message */
+    gdt_exec_fn bad = {failing, NULL};
+    CHECK_INT(gdt_measure(&bad, s, &o, r, &e), ==, GDT_STATUS_CUDA);
+    CHECK_STR(e.msg, "test: execute refused on purpose");
+    free(r);
+    cudaFree(w.buf);
+    cudaStreamDestroy(s);
+    return gdt_test_result("test_measure");
+}
