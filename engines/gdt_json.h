@@ -17,8 +17,9 @@
 #include "gdtune/gdtune.h"
 
 #define GDT_JSON_MAX_DEPTH 64
-/* Largest integer a double holds exactly: 2^53. */
-#define GDT_JSON_INT_MAX 9007199254740992LL
+/* Integers are exact only below 2^53: the text 9007199254740993 parses to
+ * the same double as 2^53, so 2^53 itself is refused too. */
+#define GDT_JSON_INT_LIMIT 9007199254740992LL
 
 /* Parses text (len bytes) strictly.  BAD_INPUT naming `file` and the place
  * for: a NUL byte (offset), malformed text or truncation (offset, line and
@@ -31,7 +32,7 @@ gdt_status gdt_json_parse(const char *text, size_t len, const char *file, cJSON 
 
 /* Typed readers: BAD_INPUT "<file>: <jpath>: expected <what>, got <actual>"
  * on mismatch.  n may be NULL (reported as "missing"). */
-/* Exact integers only: no fraction, |v| <= 2^53. */
+/* Exact integers only: no fraction, |v| < 2^53 (see GDT_JSON_INT_LIMIT). */
 gdt_status gdt_json_int(const cJSON *n, const char *file, const char *jpath, int64_t *out,
                         gdt_error *e);
 gdt_status gdt_json_number(const cJSON *n, const char *file, const char *jpath, double *out,

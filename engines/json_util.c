@@ -91,7 +91,8 @@ static void line_col(const char *text, size_t off, int *line, int *col)
  * whether the input ends inside a string or an unclosed array/object. */
 typedef struct scan {
     int depth, max_depth;
-    size_t deep_at; /* offset where nesting first exceeds the limit */
+    size_t deep_at;      /* offset where nesting first exceeds the limit */
+    size_t string_start; /* offset of the last opening quote */
     bool in_string;
 } scan;
 
@@ -107,6 +108,7 @@ static void scan_text(const char *t, size_t len, scan *sc)
             else if (c == '"') sc->in_string = false;
         } else if (c == '"') {
             sc->in_string = true;
+            sc->string_start = i;
         } else if (c == '[' || c == '{') {
             if (++sc->depth > sc->max_depth) sc->max_depth = sc->depth;
             if (sc->depth == GDT_JSON_MAX_DEPTH + 1) sc->deep_at = i;
@@ -133,7 +135,8 @@ static gdt_status syntax_error(const char *text, size_t len, size_t off, const c
     line_col(text, off, &line, &col);
     scan_text(text, len, &sc);
     bool unclosed = sc.in_string || sc.depth > 0;
-    if (off >= len || (unclosed && off >= last_token(text, len)))
+    if (off >= len || (sc.in_string && off >= sc.string_start) ||
+        (unclosed && off >= last_token(text, len)))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
                              "%s: truncated JSON: input ends inside %s at offset %zu "
                              "(line %d, column %d)", fn(file),
@@ -283,8 +286,8 @@ gdt_status gdt_json_int(const cJSON *n, const char *file, const char *jpath, int
     if (!cJSON_IsNumber(n)) return mismatch(n, file, jpath, "an integer", e);
     double v = n->valuedouble;
     if (!isfinite(v) || v != floor(v)) return mismatch(n, file, jpath, "an integer", e);
-    if (fabs(v) > (double)GDT_JSON_INT_MAX)
-        return mismatch(n, file, jpath, "an integer with magnitude at most 2^53", e);
+    if (fabs(v) >= (double)GDT_JSON_INT_LIMIT)
+        return mismatch(n, file, jpath, "an integer of magnitude below 2^53", e);
     *out = (int64_t)v;
     return GDT_STATUS_OK;
 }
