@@ -16,6 +16,25 @@ static const char WHY_BACKEND[] = "backend heuristic";
 static const char WHY_FALLBACK[] = "fallback";
 static const char WHY_SHARD[] = "placement shard";
 
+static const char *const mode_names[] = {"A", "B", "FALLBACK", "OPENSOURCE"};
+_Static_assert(sizeof mode_names / sizeof mode_names[0] == GDT_MODE_COUNT, "mode names and enum disagree");
+
+const char *gdt_mode_name(gdt_mode m)
+{
+    return (unsigned)m < GDT_MODE_COUNT ? mode_names[m] : "UNKNOWN_MODE";
+}
+
+gdt_status gdt_mode_parse(const char *s, gdt_mode *m, gdt_error *e)
+{
+    for (int i = 0; s && i < GDT_MODE_COUNT; i++)
+        if (!strcmp(s, mode_names[i])) {
+            *m = (gdt_mode)i;
+            return GDT_STATUS_OK;
+        }
+    return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
+                         "mode \"%s\": expected one of A, B, FALLBACK, OPENSOURCE", s ? s : "(null)");
+}
+
 struct gdt_graph {
     gdt_facts facts;
     bool planned;
