@@ -1,4 +1,221 @@
-/* STUB: replaced by its owner. */
+/* `gdtune sweep FAMILY`: the command line of the sweep runner. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
-int gdt_cli_sweep(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "gdtune: not implemented yet\n"); return 1; }
+#include "gdt_sweep.h"
+
+static const char usage_text[] =
+    "usage: gdtune sweep FAMILY [options]\n"
+    "       gdtune sweep FAMILY --resume RUNDIR\n"
+    "       gdtune sweep FAMILY --arch smXY --compile-only\n"
+    "\n"
+    "Verifies and measures every plan of FAMILY (gemm, sdpa_fwd, sdpa_bwd; sdpa names both) on\n"
+    "the GPU over the cells of a sweep spec: our candidate rows and the cuDNN backend's plans per\n"
+    "heuristic mode and knob enumeration.  A worker process owns the GPU; a plan that faults or\n"
+    "overruns its deadline is recorded as failed and the worker is respawned.  Every attempt and\n"
+    "result goes to RUNDIR/journal.jsonl; then RUNDIR/raw.h5 and the tables\n"
+    "TABLES/sm<arch>/<family>.{tuning,placement}.json are written.\n"
+    "\n"
+    "options:\n"
+    "  --quick                the spec's quick subset\n"
+    "  --spec FILE            sweep spec (default: the embedded sweeps/<family>.json)\n"
+    "  --out RUNDIR           run directory (default: runs/<family>-<UTC timestamp>)\n"
+    "  --resume RUNDIR        continue a killed sweep: plans with a result are not run again\n"
+    "  --tables-dir DIR       where tables go (default: tables)\n"
+    "  --bursts LIST          burst sizes, e.g. 1,4,16,64 (default: spec, else 1,4,16,64)\n"
+    "  --target-rel X         relative spread to stop at (default: spec, else 0.005)\n"
+    "  --max-plan-seconds S   measurement cap per plan (default: spec, else 2)\n"
+    "  --deadline S           per-plan deadline before the worker is killed\n"
+    "                         (default: 180 + 3 x max-plan-seconds)\n"
+    "  --cudnn-knob-cap N     knob-enumerated cuDNN configs per engine (default: spec, else 8)\n"
+    "  --shard I/N            only cells whose index is I modulo N (0 <= I < N)\n"
+    "  --arch smXY            the device's arch (another arch is refused unless --compile-only)\n"
+    "  --compile-only         no GPU: compile every surviving candidate row for --arch with NVRTC\n"
+    "  --jobs N               compile-only threads (default: online CPUs)\n"
+    "  --help                 this text\n"
+    "\n"
+    "exit codes: 0 success, 1 failure while running (no device, a row that does not compile),\n"
+    "2 bad usage or bad input\n";
+
+static int bad_usage(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "gdtune sweep: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\n(see gdtune sweep --help)\n");
+    return 2;
+}
+
+static bool parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_bursts(const char *s, gdt_sweep_opts *o)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", s);
+    o->nbursts = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int v;
+        if (o->nbursts == GDT_MAX_BURSTS || !parse_int(t, 1, 4096, &v) ||
+            (o->nbursts && v <= o->bursts[o->nbursts - 1]))
+            return false;
+        o->bursts[o->nbursts++] = v;
+    }
+    return o->nbursts > 0;
+}
+
+static bool parse_shard(const char *s, gdt_sweep_opts *o)
+{
+    char extra;
+    int i, n;
+    if (sscanf(s, "%d/%d%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n)
+        return false;
+    o->shard_i = i;
+    o->shard_n = n;
+    return true;
+}
+
+/* One option that takes a value; returns 0 when taken, else the exit code. */
+static int value_option(const char *name, const char *v, gdt_sweep_opts *o)
+{
+    gdt_error e = {0};
+    bool ok = true;
+    if (!strcmp(name, "--spec"))
+        o->spec_path = v;
+    else if (!strcmp(name, "--out"))
+        o->out_dir = v;
+    else if (!strcmp(name, "--resume"))
+        o->resume_dir = v;
+    else if (!strcmp(name, "--tables-dir"))
+        o->tables_dir = v;
+    else if (!strcmp(name, "--bursts"))
+        ok = parse_bursts(v, o);
+    else if (!strcmp(name, "--target-rel"))
+        ok = parse_double(v, 1e-5, 0.5, &o->target_rel);
+    else if (!strcmp(name, "--max-plan-seconds"))
+        ok = parse_double(v, 0.01, 3600, &o->max_plan_seconds);
+    else if (!strcmp(name, "--deadline"))
+        ok = parse_double(v, 1, 86400, &o->deadline);
+    else if (!strcmp(name, "--cudnn-knob-cap"))
+        ok = parse_int(v, 0, 1000, &o->knob_cap);
+    else if (!strcmp(name, "--jobs"))
+        ok = parse_int(v, 1, 64, &o->jobs);
+    else if (!strcmp(name, "--shard"))
+        ok = parse_shard(v, o);
+    else if (!strcmp(name, "--arch")) {
+        if (gdt_arch_parse(v, &o->arch, &e) != GDT_STATUS_OK) {
+            fprintf(stderr, "gdtune sweep: %s\n", e.msg);
+            return 2;
+        }
+    } else
+        return bad_usage("unknown option '%s'%s", name, "");
+    return ok ? 0 : bad_usage("%s: bad value '%s'", name, v);
+}
+
+static bool takes_value(const char *name)
+{
+    static const char *const names[] = {"--spec", "--out", "--resume", "--tables-dir", "--bursts",
+                                        "--target-rel", "--max-plan-seconds", "--deadline",
+                                        "--cudnn-knob-cap", "--jobs", "--shard", "--arch"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(name, names[i]))
+            return true;
+    return false;
+}
+
+/* Returns -1 to go on, else an exit code (help: 0, bad usage: 2). */
+static int parse_args(int argc, char **argv, gdt_sweep_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        char name[64];
+        const char *a = argv[i], *eq = strchr(a, '=');
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return fputs(usage_text, stdout), 0;
+        if (a[0] != '-') {
+            if (o->family)
+                return bad_usage("one FAMILY only, got '%s' and '%s'", o->family, a);
+            o->family = a;
+            continue;
+        }
+        if (!strcmp(a, "--quick") || !strcmp(a, "--compile-only")) {
+            *(a[2] == 'q' ? &o->quick : &o->compile_only) = true;
+            continue;
+        }
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+        if (!takes_value(name))
+            return bad_usage("unknown option '%s'%s", a, "");
+        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (!v)
+            return bad_usage("%s needs a value%s", name, "");
+        int rc = value_option(name, v, o);
+        if (rc)
+            return rc;
+    }
+    return -1;
+}
+
+static int check_combination(const gdt_sweep_opts *o)
+{
+    gdt_error e = {0};
+    unsigned mask;
+    if (!o->family && !o->resume_dir)
+        return bad_usage("missing FAMILY (gemm, sdpa_fwd, sdpa_bwd or sdpa)%s%s", "", "");
+    if (o->family && gdt_family_parse_set(o->family, &mask, &e) != GDT_STATUS_OK) {
+        fprintf(stderr, "gdtune sweep: %s\n", e.msg);
+        return 2;
+    }
+    if (o->compile_only && !o->arch)
+        return bad_usage("--compile-only needs --arch smXY (sm80, sm90, sm100, ...)%s%s", "", "");
+    if (o->compile_only && o->resume_dir)
+        return bad_usage("--compile-only measures nothing: it cannot --resume%s%s", "", "");
+    if (o->resume_dir && o->out_dir)
+        return bad_usage("--resume %s continues in its own directory: drop --out %s",
+                         o->resume_dir, o->out_dir);
+    return -1;
+}
+
+int gdt_cli_sweep(int argc, char **argv)
+{
+    gdt_sweep_opts o;
+    gdt_sweep_opts_default(&o);
+    int rc = parse_args(argc, argv, &o);
+    if (rc < 0)
+        rc = check_combination(&o);
+    if (rc >= 0)
+        return rc;
+    gdt_error e = {0};
+    gdt_status s;
+    if (o.compile_only)
+        s = gdt_sweep_compile_only(&o, stdout, &e);
+    else {
+        char dir[PATH_MAX] = "";
+        s = gdt_sweep_run(&o, dir, sizeof dir, &e);
+        if (s == GDT_STATUS_OK)
+            printf("%s\n", dir);
+    }
+    if (s != GDT_STATUS_OK)
+        fprintf(stderr, "gdtune sweep: %s\n", e.msg);
+    return gdt_status_exit_code(s);
+}

@@ -428,7 +428,7 @@ static cJSON *on_cell(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
     gdt_wplan_list l = {0};
-    char ref[256] = "";
+    char ref[400] = "";
     bool cpu = false;
     cell_free(w);
     gdt_status s = w->have_device ? GDT_STATUS_OK

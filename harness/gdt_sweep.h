@@ -1,0 +1,87 @@
+/* The sweep: spec loading, cells, the run loop (through the worker),
+ * the journal, table emission, and the compile-only check.  Private to the
+ * harness; `gdtune sweep` (cli_sweep.c) is its command line.  This process
+ * never touches the CUDA runtime: the worker does (compile-only uses NVRTC
+ * alone). */
+#ifndef GDT_SWEEP_H
+#define GDT_SWEEP_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "gdt_measure.h"
+#include "gdtune/gdtune.h"
+
+#define GDT_SWEEP_SCHEMA "gdtune.sweep/1"
+
+/* One point of the grid: a family and the shape text gdt_problem_parse
+ * reads ("m=128,n=4096,k=4096,dtype=bf16"). */
+typedef struct gdt_sweep_cell {
+    gdt_family family;
+    char shape[256];
+    gdt_problem problem;
+} gdt_sweep_cell;
+
+typedef struct gdt_sweep_spec {
+    char source[PATH_MAX];  /* "sweeps/gemm.json" (embedded) or the --spec path */
+    char digest[65];        /* of the spec text */
+    char *text;             /* the spec as read (NUL-terminated) */
+    unsigned families;      /* 1u << gdt_family */
+    gdt_sweep_cell *cells;
+    int ncells;
+    bool quick;
+    /* Settings the spec carries; 0 where it says nothing (defaults apply). */
+    int bursts[GDT_MAX_BURSTS];
+    int nbursts;
+    double target_rel, max_plan_seconds;
+    int knob_cap;
+} gdt_sweep_spec;
+
+/* Parses a spec (strict: unknown fields, wrong types, empty axes, values a
+ * problem refuses, each named with file and JSON path).  With quick the
+ * "quick" subset's grid and settings replace the full grid's. */
+gdt_status gdt_sweep_spec_parse(const char *text, size_t len, const char *file, bool quick,
+                                gdt_sweep_spec **out, gdt_error *e);
+/* The embedded default for a family argument ("gemm", "sdpa", "sdpa_fwd",
+ * "sdpa_bwd": the SDPA families share sweeps/sdpa.json) or a --spec file.
+ * Cells of families the argument does not name are dropped. */
+gdt_status gdt_sweep_spec_load(const char *family_arg, const char *path, bool quick,
+                               gdt_sweep_spec **out, gdt_error *e);
+void gdt_sweep_spec_destroy(gdt_sweep_spec *s);
+
+typedef struct gdt_sweep_opts {
+    const char *family;       /* the FAMILY argument */
+    const char *spec_path;    /* NULL: embedded default */
+    bool quick;
+    const char *out_dir;      /* NULL: runs/<family>-<timestamp> */
+    const char *resume_dir;   /* continue this run (its header's settings win) */
+    const char *tables_dir;   /* NULL: ./tables */
+    int bursts[GDT_MAX_BURSTS];
+    int nbursts;              /* 0: spec or {1, 4, 16, 64} */
+    double target_rel;        /* 0: spec or 0.005 */
+    double max_plan_seconds;  /* 0: spec or 2.0 */
+    double deadline;          /* per plan, seconds; 0: build + verify + cap + margin */
+    int knob_cap;             /* -1: spec or 8 */
+    int shard_i, shard_n;     /* n = 0: every cell */
+    bool compile_only;
+    int arch;                 /* 0: the device's */
+    int jobs;                 /* compile-only threads; 0: online CPUs */
+    const char *worker_exe;   /* NULL: /proc/self/exe */
+} gdt_sweep_opts;
+
+void gdt_sweep_opts_default(gdt_sweep_opts *o);
+
+/* Measures every plan of every cell through the worker, journals it, emits
+ * raw.h5 and the tables.  NO_DEVICE with the user-facing message when the
+ * worker finds no device; BAD_USAGE when --arch names another arch than the
+ * device's. *run_dir (may be NULL) receives the run directory. */
+gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e);
+
+/* --compile-only: in this process, NVRTC only.  Returns OK when every
+ * surviving row compiles; NVRTC when some did not (each reported on out). */
+gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error *e);
+
+/* Keeps cells whose index i satisfies i % n == k (deterministic shard). */
+void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n);
+
+#endif

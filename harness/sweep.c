@@ -1,0 +1,1368 @@
+/* The sweep: spec loading and cells, the run loop through the worker, the
+ * journal, table emission, and the compile-only check. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gdt_engines.h"
+#include "gdt_journal.h"
+#include "gdt_json.h"
+#include "gdt_rawh5.h"
+#include "gdt_sweep.h"
+#include "gdt_util.h"
+#include "gdt_worker.h"
+#include "gdtune/tables.h"
+#include "nvrtc/gdt_nvrtc.h"
+
+/* ------------------------------------------------------------- spec */
+
+typedef struct axis {
+    char keys[8][32];
+    int nkeys;
+    const cJSON *values;
+    char path[256];
+} axis;
+
+/* Splits "n,k" into keys; each must be a plain word. */
+static gdt_status axis_keys(const char *name, const char *file, const char *jpath, axis *a,
+                            gdt_error *e)
+{
+    const char *p = name;
+    a->nkeys = 0;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof a->keys[0] || a->nkeys == 8 ||
+            strspn(p, "abcdefghijklmnopqrstuvwxyz_0123456789") < n)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                                 "%s: %s: expected an axis name (a shape key such as \"m\", or "
+                                 "keys tied together such as \"n,k\"), got \"%s\"",
+                                 file, jpath, name);
+        memcpy(a->keys[a->nkeys], p, n);
+        a->keys[a->nkeys++][n] = 0;
+        p += n + (p[n] == ',');
+    }
+    if (!a->nkeys)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: empty axis name", file, jpath);
+    return GDT_STATUS_OK;
+}
+
+/* Appends "key=value" for one scalar of an axis. */
+static gdt_status put_scalar(char *shape, size_t n, const char *key, const cJSON *v,
+                             const char *file, const char *jpath, gdt_error *e)
+{
+    char val[64], what[96];
+    int64_t iv;
+    if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof val &&
+        strspn(v->valuestring, "abcdefghijklmnopqrstuvwxyz_0123456789.") == strlen(v->valuestring) &&
+        v->valuestring[0])
+        snprintf(val, sizeof val, "%s", v->valuestring);
+    else if (cJSON_IsNumber(v) && gdt_json_int(v, file, jpath, &iv, NULL) == GDT_STATUS_OK)
+        snprintf(val, sizeof val, "%lld", (long long)iv);
+    else if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
+        snprintf(val, sizeof val, "%.17g", v->valuedouble);
+    else {
+        gdt_json_describe(v, what, sizeof what);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                             "%s: %s: expected a number or a short lowercase word for \"%s\", got %s",
+                             file, jpath, key, what);
+    }
+    size_t used = strlen(shape);
+    if (snprintf(shape + used, n - used, "%s%s=%s", used ? "," : "", key, val) >= (int)(n - used))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: shape text too long", file, jpath);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status put_value(char *shape, size_t n, const axis *a, int vi, const char *file,
+                            gdt_error *e)
+{
+    char jp[300], what[96];
+    const cJSON *v = cJSON_GetArrayItem(a->values, vi);
+    gdt_json_path_index(jp, sizeof jp, a->path, vi);
+    if (a->nkeys == 1)
+        return put_scalar(shape, n, a->keys[0], v, file, jp, e);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != a->nkeys) {
+        gdt_json_describe(v, what, sizeof what);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an array of %d values "
+                             "(one per tied key), got %s", file, jp, a->nkeys, what);
+    }
+    for (int k = 0; k < a->nkeys; k++) {
+        char jk[320];
+        gdt_json_path_index(jk, sizeof jk, jp, k);
+        gdt_status s = put_scalar(shape, n, a->keys[k], cJSON_GetArrayItem(v, k), file, jk, e);
+        if (s != GDT_STATUS_OK)
+            return s;
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status add_cell(gdt_sweep_spec *sp, gdt_family f, const char *shape, const char *file,
+                           const char *jpath, gdt_error *e)
+{
+    gdt_sweep_cell c = {.family = f};
+    snprintf(c.shape, sizeof c.shape, "%s", shape);
+    gdt_error pe = {0};
+    if (gdt_problem_parse(f, shape, &c.problem, &pe) != GDT_STATUS_OK ||
+        gdt_problem_validate(&c.problem, &pe) != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: cell %s (%s): %s", file, jpath,
+                             shape, gdt_family_name(f), pe.msg);
+    char k1[256], k2[256];
+    gdt_problem_key(&c.problem, k1, sizeof k1);
+    for (int i = 0; i < sp->ncells; i++)
+        if (sp->cells[i].family == f && (gdt_problem_key(&sp->cells[i].problem, k2, sizeof k2), !strcmp(k1, k2)))
+            return GDT_STATUS_OK; /* grids may overlap: a cell is measured once */
+    gdt_sweep_cell *g = realloc(sp->cells, sizeof *g * (size_t)(sp->ncells + 1));
+    if (!g)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", file);
+    sp->cells = g;
+    sp->cells[sp->ncells++] = c;
+    return GDT_STATUS_OK;
+}
+
+/* The product of one grid object's axes, first axis slowest. */
+static gdt_status grid_cells(gdt_sweep_spec *sp, const cJSON *grid, const char *file,
+                             const char *jpath, gdt_error *e)
+{
+    axis ax[16];
+    int nax = 0, idx[16] = {0};
+    const cJSON *it;
+    if (!cJSON_IsObject(grid) || !grid->child)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an object of axes "
+                             "({\"m\": [128, 1024], ...}), got %s", file, jpath,
+                             cJSON_IsObject(grid) ? "an empty object" : gdt_json_type_name(grid));
+    cJSON_ArrayForEach(it, grid)
+    {
+        axis *a = &ax[nax];
+        gdt_json_path_key(a->path, sizeof a->path, jpath, it->string);
+        if (nax == 16)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: more than 16 axes", file, a->path);
+        gdt_status s = axis_keys(it->string, file, a->path, a, e);
+        if (s != GDT_STATUS_OK)
+            return s;
+        if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) == 0)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a non-empty array of "
+                                 "values, got %s", file, a->path,
+                                 cJSON_IsArray(it) ? "an empty array" : gdt_json_type_name(it));
+        a->values = it;
+        nax++;
+    }
+    for (;;) {
+        char shape[256] = "";
+        for (int i = 0; i < nax; i++) {
+            gdt_status s = put_value(shape, sizeof shape, &ax[i], idx[i], file, e);
+            if (s != GDT_STATUS_OK)
+                return s;
+        }
+        for (int f = 0; f < GDT_FAMILY_COUNT; f++)
+            if (sp->families & (1u << f)) {
+                gdt_status s = add_cell(sp, (gdt_family)f, shape, file, jpath, e);
+                if (s != GDT_STATUS_OK)
+                    return s;
+            }
+        int i = nax - 1;
+        while (i >= 0 && ++idx[i] == cJSON_GetArraySize(ax[i].values))
+            idx[i--] = 0;
+        if (i < 0)
+            return GDT_STATUS_OK;
+    }
+}
+
+static gdt_status parse_families(gdt_sweep_spec *sp, const cJSON *root, const char *file,
+                                 gdt_error *e)
+{
+    const cJSON *fa, *it;
+    gdt_status s = gdt_json_require(root, "families", file, "", &fa, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (!cJSON_IsArray(fa) || !cJSON_GetArraySize(fa))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /families: expected a non-empty array "
+                             "of family names, got %s", file, gdt_json_type_name(fa));
+    int i = 0;
+    cJSON_ArrayForEach(it, fa)
+    {
+        char jp[64];
+        const char *name;
+        gdt_family f;
+        gdt_error fe = {0};
+        gdt_json_path_index(jp, sizeof jp, "/families", i++);
+        if ((s = gdt_json_string(it, file, jp, &name, e)) != GDT_STATUS_OK)
+            return s;
+        if (gdt_family_parse(name, &f, &fe) != GDT_STATUS_OK)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", file, jp, fe.msg);
+        sp->families |= 1u << f;
+    }
+    return GDT_STATUS_OK;
+}
+
+/* bursts, target_rel, max_plan_seconds, cudnn_knob_cap of obj at jpath. */
+static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const char *file,
+                                 const char *jpath, gdt_error *e)
+{
+    char jp[128];
+    const cJSON *b = gdt_json_get(obj, "bursts"), *it;
+    gdt_status s = GDT_STATUS_OK;
+    if (b) {
+        gdt_json_path_key(jp, sizeof jp, jpath, "bursts");
+        int n = cJSON_GetArraySize(b);
+        if (!cJSON_IsArray(b) || n < 1 || n > GDT_MAX_BURSTS)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected 1 to %d burst sizes, "
+                                 "got %s of %d", file, jp, GDT_MAX_BURSTS, gdt_json_type_name(b), n);
+        sp->nbursts = 0;
+        cJSON_ArrayForEach(it, b)
+        {
+            char ji[160];
+            int64_t v;
+            gdt_json_path_index(ji, sizeof ji, jp, sp->nbursts);
+            if ((s = gdt_json_int(it, file, ji, &v, e)) != GDT_STATUS_OK)
+                return s;
+            if (v < 1 || v > 4096 || (sp->nbursts && v <= sp->bursts[sp->nbursts - 1]))
+                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected increasing burst "
+                                     "sizes in 1..4096, got %lld", file, ji, (long long)v);
+            sp->bursts[sp->nbursts++] = (int)v;
+        }
+    }
+    struct { const char *key; double *out; double lo, hi; } num[] = {
+        {"target_rel", &sp->target_rel, 1e-5, 0.5},
+        {"max_plan_seconds", &sp->max_plan_seconds, 0.01, 3600},
+    };
+    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+        const cJSON *v = gdt_json_get(obj, num[i].key);
+        if (!v)
+            continue;
+        gdt_json_path_key(jp, sizeof jp, jpath, num[i].key);
+        if ((s = gdt_json_number(v, file, jp, num[i].out, e)) != GDT_STATUS_OK)
+            return s;
+        if (*num[i].out < num[i].lo || *num[i].out > num[i].hi)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a number in [%g, %g], "
+                                 "got %g", file, jp, num[i].lo, num[i].hi, *num[i].out);
+    }
+    const cJSON *kc = gdt_json_get(obj, "cudnn_knob_cap");
+    if (kc) {
+        int64_t v;
+        gdt_json_path_key(jp, sizeof jp, jpath, "cudnn_knob_cap");
+        if ((s = gdt_json_int(kc, file, jp, &v, e)) != GDT_STATUS_OK)
+            return s;
+        if (v < 0 || v > 1000)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an integer in "
+                                 "[0, 1000], got %lld", file, jp, (long long)v);
+        sp->knob_cap = (int)v;
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status parse_grids(gdt_sweep_spec *sp, const cJSON *grids, const char *file,
+                              const char *jpath, gdt_error *e)
+{
+    if (!cJSON_IsArray(grids) || !cJSON_GetArraySize(grids))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a non-empty array of "
+                             "grids, got %s", file, jpath, gdt_json_type_name(grids));
+    const cJSON *g;
+    int i = 0;
+    cJSON_ArrayForEach(g, grids)
+    {
+        char jp[128];
+        gdt_json_path_index(jp, sizeof jp, jpath, i++);
+        gdt_status s = grid_cells(sp, g, file, jp, e);
+        if (s != GDT_STATUS_OK)
+            return s;
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *file, bool quick,
+                             gdt_error *e)
+{
+    static const char *const top[] = {"schema", "description", "families", "grid", "quick",
+                                      "bursts", "target_rel", "max_plan_seconds", "cudnn_knob_cap"};
+    static const char *const qk[] = {"description", "grid", "bursts", "target_rel",
+                                     "max_plan_seconds", "cudnn_knob_cap"};
+    const cJSON *schema, *grid, *q = NULL;
+    const char *sv;
+    gdt_status s;
+    if ((s = gdt_json_check_keys(root, top, 9, file, "", e)) != GDT_STATUS_OK ||
+        (s = gdt_json_require(root, "schema", file, "", &schema, e)) != GDT_STATUS_OK ||
+        (s = gdt_json_string(schema, file, "/schema", &sv, e)) != GDT_STATUS_OK)
+        return s;
+    if (strcmp(sv, GDT_SWEEP_SCHEMA) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /schema: expected \"%s\", got \"%s\"",
+                             file, GDT_SWEEP_SCHEMA, sv);
+    if ((s = parse_families(sp, root, file, e)) != GDT_STATUS_OK ||
+        (s = gdt_json_require(root, "grid", file, "", &grid, e)) != GDT_STATUS_OK ||
+        (s = parse_settings(sp, root, file, "", e)) != GDT_STATUS_OK)
+        return s;
+    if ((q = gdt_json_get(root, "quick")) &&
+        (s = gdt_json_check_keys(q, qk, 6, file, "/quick", e)) != GDT_STATUS_OK)
+        return s;
+    if (quick && !q)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: --quick asks for the \"quick\" subset, "
+                             "but the spec has no /quick", file);
+    /* The quick settings are checked either way, applied only with quick. */
+    gdt_sweep_spec scratch = {.knob_cap = -1};
+    if (q && (s = parse_settings(quick ? sp : &scratch, q, file, "/quick", e)) != GDT_STATUS_OK)
+        return s;
+    if (!quick)
+        return parse_grids(sp, grid, file, "/grid", e);
+    const cJSON *qg;
+    if ((s = gdt_json_require(q, "grid", file, "/quick", &qg, e)) != GDT_STATUS_OK)
+        return s;
+    return parse_grids(sp, qg, file, "/quick/grid", e);
+}
+
+gdt_status gdt_sweep_spec_parse(const char *text, size_t len, const char *file, bool quick,
+                                gdt_sweep_spec **out, gdt_error *e)
+{
+    *out = NULL;
+    gdt_sweep_spec *sp = calloc(1, sizeof *sp);
+    if (!sp || !(sp->text = malloc(len + 1))) {
+        free(sp);
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", file);
+    }
+    memcpy(sp->text, text, len);
+    sp->text[len] = 0;
+    snprintf(sp->source, sizeof sp->source, "%s", file);
+    gdt_digest_hex(text, len, sp->digest);
+    sp->quick = quick;
+    sp->knob_cap = -1;
+    cJSON *root = NULL;
+    gdt_status s = gdt_json_parse(text, len, file, &root, e);
+    if (s == GDT_STATUS_OK && !cJSON_IsObject(root))
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: expected a JSON object at the top, got %s",
+                          file, gdt_json_type_name(root));
+    if (s == GDT_STATUS_OK)
+        s = parse_root(sp, root, file, quick, e);
+    cJSON_Delete(root);
+    if (s != GDT_STATUS_OK) {
+        gdt_sweep_spec_destroy(sp);
+        return s;
+    }
+    *out = sp;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status spec_text(const char *family_arg, const char *path, char **text, size_t *len,
+                            char *name, size_t nname, gdt_error *e)
+{
+    if (path) {
+        snprintf(name, nname, "%s", path);
+        return gdt_file_read(path, text, len, e);
+    }
+    snprintf(name, nname, "sweeps/%s.json", strncmp(family_arg, "sdpa", 4) ? family_arg : "sdpa");
+    const gdt_embedded *em = gdt_embedded_find(name);
+    if (!em)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "no embedded sweep spec %s for family \"%s\"",
+                             name, family_arg);
+    if (!(*text = malloc(em->len + 1)))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
+    memcpy(*text, em->data, em->len);
+    (*text)[em->len] = 0;
+    *len = em->len;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_sweep_spec_load(const char *family_arg, const char *path, bool quick,
+                               gdt_sweep_spec **out, gdt_error *e)
+{
+    unsigned mask = 0;
+    char name[PATH_MAX];
+    char *text = NULL;
+    size_t len = 0;
+    gdt_status s = gdt_family_parse_set(family_arg, &mask, e);
+    if (s == GDT_STATUS_OK)
+        s = spec_text(family_arg, path, &text, &len, name, sizeof name, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_sweep_spec_parse(text, len, name, quick, out, e);
+    free(text);
+    if (s != GDT_STATUS_OK)
+        return s;
+    gdt_sweep_spec *sp = *out;
+    int k = 0;
+    for (int i = 0; i < sp->ncells; i++)
+        if (mask & (1u << sp->cells[i].family))
+            sp->cells[k++] = sp->cells[i];
+    sp->ncells = k;
+    sp->families &= mask;
+    if (!k) {
+        gdt_sweep_spec_destroy(sp);
+        *out = NULL;
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: no cell of family \"%s\" (the spec's "
+                             "/families does not name it)", name, family_arg);
+    }
+    return GDT_STATUS_OK;
+}
+
+void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n)
+{
+    if (n <= 1)
+        return;
+    int m = 0;
+    for (int i = 0; i < s->ncells; i++)
+        if (i % n == k)
+            s->cells[m++] = s->cells[i];
+    s->ncells = m;
+}
+
+void gdt_sweep_spec_destroy(gdt_sweep_spec *s)
+{
+    if (!s)
+        return;
+    free(s->cells);
+    free(s->text);
+    free(s);
+}
+
+void gdt_sweep_opts_default(gdt_sweep_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->knob_cap = -1;
+}
+
+/* -------------------------------------------------------------- run */
+
+#define HELLO_DEADLINE_S 120.0
+#define CELL_DEADLINE_S 900.0
+
+typedef struct run_cell {
+    cJSON *plans;    /* the plan list as journaled (owned), NULL until listed */
+    cJSON **results; /* per plan, owned; NULL when none yet */
+    int nplans;
+    bool journaled;  /* its "cell" record is in the journal */
+} run_cell;
+
+typedef struct run {
+    gdt_sweep_opts o;
+    gdt_sweep_spec *spec;
+    run_cell *cells;
+    char dir[PATH_MAX];
+    gdt_journal *j;
+    gdt_worker *w;
+    bool worker_hello;
+    int prepared;    /* cell prepared in the current worker, -1 none */
+    cJSON *device;   /* the hello's device object (owned) */
+    int arch;
+    int done, total, verified, incorrect, failed, declined, cell_errors, cells_done;
+    int session_plans;
+    double t0;
+    bool tty;
+} run;
+
+static const char *default_tables_dir = "tables";
+
+static double num(const cJSON *o, const char *k, double def)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static const char *str(const cJSON *o, const char *k, const char *def)
+{
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
+    return v ? v : def;
+}
+
+
+static double plan_deadline(const run *r)
+{
+    if (r->o.deadline > 0)
+        return r->o.deadline;
+    /* Build (NVRTC or finalize), verification and the measurement cap with
+     * its warm-up and cold samples, plus a margin for a slow first load. */
+    return 120.0 + 30.0 + 3.0 * r->o.max_plan_seconds + 30.0;
+}
+
+static void effective_settings(gdt_sweep_opts *o, const gdt_sweep_spec *sp)
+{
+    static const int def_bursts[] = {1, 4, 16, 64};
+    if (!o->nbursts && sp->nbursts) {
+        memcpy(o->bursts, sp->bursts, sizeof sp->bursts);
+        o->nbursts = sp->nbursts;
+    }
+    if (!o->nbursts) {
+        memcpy(o->bursts, def_bursts, sizeof def_bursts);
+        o->nbursts = 4;
+    }
+    if (o->target_rel <= 0)
+        o->target_rel = sp->target_rel > 0 ? sp->target_rel : 0.005;
+    if (o->max_plan_seconds <= 0)
+        o->max_plan_seconds = sp->max_plan_seconds > 0 ? sp->max_plan_seconds : 2.0;
+    if (o->knob_cap < 0)
+        o->knob_cap = sp->knob_cap >= 0 ? sp->knob_cap : 8;
+}
+
+static gdt_status journal_put(run *r, cJSON *rec, gdt_error *e)
+{
+    char *txt = cJSON_PrintUnformatted(rec);
+    gdt_status s = txt ? gdt_journal_append(r->j, txt, e)
+                       : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "journal: out of memory");
+    free(txt);
+    return s;
+}
+
+/* ------------------------------------------------------ the worker side */
+
+static gdt_status call(run *r, cJSON *req, double deadline, cJSON **reply, gdt_error *e)
+{
+    char *txt = cJSON_PrintUnformatted(req), *line = NULL;
+    *reply = NULL;
+    if (!txt)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "worker request: out of memory");
+    gdt_status s = gdt_worker_call(r->w, txt, deadline, &line, e);
+    free(txt);
+    if (s == GDT_STATUS_OK && !(*reply = cJSON_Parse(line)))
+        s = gdt_error_set(e, GDT_STATUS_INTERNAL, "worker reply is not JSON: %.200s", line);
+    free(line);
+    return s;
+}
+
+static gdt_status no_device(const char *detail, gdt_error *e)
+{
+    return gdt_error_set(e, GDT_STATUS_NO_DEVICE,
+                         "no CUDA device found: measuring needs an NVIDIA GPU with its driver; "
+                         "`--compile-only` checks every candidate row for --arch without one\n"
+                         "  (worker: %s)", detail);
+}
+
+/* Starts (or restarts) the worker and greets it. */
+static gdt_status worker_up(run *r, gdt_error *e)
+{
+    gdt_status s = GDT_STATUS_OK;
+    if (!r->w)
+        s = gdt_worker_spawn(r->o.worker_exe, &r->w, e);
+    else if (!gdt_worker_alive(r->w))
+        s = gdt_worker_respawn(r->w, e);
+    if (s != GDT_STATUS_OK || r->worker_hello)
+        return s;
+    r->prepared = -1;
+    cJSON *req = cJSON_CreateObject(), *rep = NULL;
+    cJSON_AddStringToObject(req, "op", "hello");
+    s = call(r, req, HELLO_DEADLINE_S, &rep, e);
+    cJSON_Delete(req);
+    if (s != GDT_STATUS_OK) {
+        cJSON_Delete(rep);
+        return no_device(e->msg, e);
+    }
+    cJSON *dev = cJSON_DetachItemFromObject(rep, "device");
+    if (!cJSON_IsObject(dev)) {
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "error"));
+        s = no_device(why ? why : "no device", e);
+        cJSON_Delete(dev);
+    } else {
+        cJSON_Delete(r->device);
+        r->device = dev;
+        r->worker_hello = true;
+    }
+    cJSON_Delete(rep);
+    return s;
+}
+
+static void worker_lost(run *r)
+{
+    r->worker_hello = false;
+    r->prepared = -1;
+}
+
+/* ------------------------------------------------------------ progress */
+
+static void progress(run *r, int ci, const char *name, const cJSON *res)
+{
+    int left = r->total - r->done;
+    double per = r->session_plans ? (gdt_now() - r->t0) / r->session_plans : 0;
+    double eta = per * left;
+    if (r->tty) {
+        fprintf(stderr, "\r\033[Kcells %d/%d  plans %d/%d  verified %d  incorrect %d  failed %d  "
+                "declined %d  ETA %dm%02ds", r->cells_done, r->spec->ncells, r->done, r->total,
+                r->verified, r->incorrect, r->failed, r->declined, (int)(eta / 60), (int)eta % 60);
+        fflush(stderr);
+        return;
+    }
+    const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(res, "disposition"));
+    const cJSON *t = cJSON_GetObjectItem(res, "time_us");
+    const char *err = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"));
+    fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s: %s", r->done, r->total,
+            gdt_family_name(r->spec->cells[ci].family), r->spec->cells[ci].shape, name, d ? d : "?");
+    if (cJSON_IsNumber(t) && d && !strcmp(d, "verified"))
+        fprintf(stderr, " %.2f us", t->valuedouble);
+    else if (err && *err)
+        fprintf(stderr, " (%.300s)", err);
+    fprintf(stderr, "  [verified %d incorrect %d failed %d declined %d, ETA %.0f s]\n",
+            r->verified, r->incorrect, r->failed, r->declined, eta);
+}
+
+static void count(run *r, const cJSON *res)
+{
+    const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(res, "disposition"));
+    r->done++;
+    if (!d)
+        return;
+    if (!strcmp(d, "verified"))
+        r->verified++;
+    else if (!strcmp(d, "incorrect"))
+        r->incorrect++;
+    else if (!strcmp(d, "declined"))
+        r->declined++;
+    else
+        r->failed++;
+}
+
+/* ---------------------------------------------------------- the cells */
+
+static cJSON *cell_record(const run *r, int ci, const char *type)
+{
+    const gdt_sweep_cell *c = &r->spec->cells[ci];
+    char key[256];
+    gdt_problem_key(&c->problem, key, sizeof key);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", type);
+    cJSON_AddNumberToObject(o, "cell", ci);
+    cJSON_AddStringToObject(o, "family", gdt_family_name(c->family));
+    cJSON_AddStringToObject(o, "shape", c->shape);
+    cJSON_AddStringToObject(o, "key", key);
+    return o;
+}
+
+static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_error *e)
+{
+    run_cell *rc = &r->cells[ci];
+    rc->plans = plans;
+    rc->nplans = cJSON_GetArraySize(plans);
+    rc->results = calloc((size_t)rc->nplans + 1, sizeof *rc->results);
+    if (!rc->results)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    r->total += rc->nplans;
+    if (!rep)
+        return GDT_STATUS_OK;
+    cJSON *rec = cell_record(r, ci, "plans");
+    cJSON_AddItemReferenceToObject(rec, "plans", plans);
+    cJSON_AddItemToObject(rec, "reference", cJSON_Duplicate(cJSON_GetObjectItem(rep, "reference"), 1));
+    cJSON_AddItemToObject(rec, "reference_cpu", cJSON_Duplicate(cJSON_GetObjectItem(rep, "reference_cpu"), 1));
+    gdt_status s = journal_put(r, rec, e);
+    cJSON_Delete(rec);
+    return s;
+}
+
+/* Hands the cell to the worker (buffers, reference, and, the first time,
+ * the plan list).  A cell that cannot be prepared is journaled as a
+ * cell_error and returns NOT_SUPPORTED with the reason in e. */
+static gdt_status prepare(run *r, int ci, gdt_error *e)
+{
+    gdt_status s = worker_up(r, e);
+    if (s != GDT_STATUS_OK || r->prepared == ci)
+        return s;
+    const gdt_sweep_cell *c = &r->spec->cells[ci];
+    cJSON *req = cJSON_CreateObject(), *rep = NULL;
+    cJSON_AddStringToObject(req, "op", "cell");
+    cJSON_AddStringToObject(req, "family", gdt_family_name(c->family));
+    cJSON_AddStringToObject(req, "problem", c->shape);
+    cJSON_AddNumberToObject(req, "seed", 1000 + ci);
+    cJSON_AddNumberToObject(req, "knob_cap", r->o.knob_cap);
+    s = call(r, req, CELL_DEADLINE_S, &rep, e);
+    cJSON_Delete(req);
+    if (s != GDT_STATUS_OK)
+        worker_lost(r);
+    else if (strcmp(str(rep, "op", ""), "cell") != 0) {
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "error"));
+        s = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why ? why : "worker refused the cell");
+        if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
+            worker_lost(r);
+    } else {
+        r->prepared = ci;
+        if (!r->cells[ci].plans)
+            s = set_plans(r, ci, cJSON_DetachItemFromObject(rep, "plans"), rep, e);
+    }
+    cJSON_Delete(rep);
+    if (s == GDT_STATUS_FAULT || s == GDT_STATUS_TIMEOUT || s == GDT_STATUS_INTERNAL)
+        s = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "preparing the cell: %s", e->msg);
+    return s;
+}
+
+static cJSON *failed_result(const char *why)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "disposition", "failed");
+    cJSON_AddStringToObject(o, "error", why);
+    return o;
+}
+
+static gdt_status record_result(run *r, int ci, int pi, cJSON *res, gdt_error *e)
+{
+    const cJSON *pl = cJSON_GetArrayItem(r->cells[ci].plans, pi);
+    cJSON_DeleteItemFromObject(res, "op");
+    cJSON_AddStringToObject(res, "type", "result");
+    cJSON_AddNumberToObject(res, "cell", ci);
+    cJSON_AddNumberToObject(res, "plan", pi);
+    cJSON_AddItemToObject(res, "name", cJSON_Duplicate(cJSON_GetObjectItem(pl, "name"), 1));
+    gdt_status s = journal_put(r, res, e);
+    r->cells[ci].results[pi] = res;
+    count(r, res);
+    r->session_plans++;
+    progress(r, ci, str(pl, "name", "?"), res);
+    return s;
+}
+
+static cJSON *plan_request(const run *r, const cJSON *plan)
+{
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddStringToObject(req, "op", "plan");
+    cJSON_AddItemToObject(req, "plan", cJSON_Duplicate(plan, 1));
+    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(r->o.bursts, r->o.nbursts));
+    cJSON_AddNumberToObject(req, "target_rel", r->o.target_rel);
+    cJSON_AddNumberToObject(req, "max_seconds", r->o.max_plan_seconds);
+    return req;
+}
+
+/* One plan: attempt record, the worker's verdict (or how it died), result. */
+static gdt_status run_plan(run *r, int ci, int pi, gdt_error *e)
+{
+    const cJSON *plan = cJSON_GetArrayItem(r->cells[ci].plans, pi);
+    cJSON *att = cell_record(r, ci, "attempt");
+    cJSON_AddNumberToObject(att, "plan", pi);
+    cJSON_AddItemToObject(att, "name", cJSON_Duplicate(cJSON_GetObjectItem(plan, "name"), 1));
+    gdt_status s = journal_put(r, att, e);
+    cJSON_Delete(att);
+    if (s != GDT_STATUS_OK)
+        return s;
+    cJSON *req = plan_request(r, plan), *rep = NULL;
+    gdt_error we = {0};
+    gdt_status ws = call(r, req, plan_deadline(r), &rep, &we);
+    cJSON_Delete(req);
+    if (ws != GDT_STATUS_OK) {
+        cJSON_Delete(rep);
+        rep = failed_result(we.msg);
+        worker_lost(r);
+    } else if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
+        worker_lost(r); /* it exits after a fatal reply; respawned on demand */
+    return record_result(r, ci, pi, rep, e);
+}
+
+static gdt_status run_cell_plans(run *r, int ci, gdt_error *e)
+{
+    run_cell *rc = &r->cells[ci];
+    for (int pi = 0; rc->plans && pi < rc->nplans; pi++) {
+        if (rc->results[pi])
+            continue;
+        gdt_error pe = {0};
+        gdt_status s = prepare(r, ci, &pe);
+        if (s == GDT_STATUS_NOT_SUPPORTED) {
+            /* The cell was listed before but cannot be prepared now: every
+             * plan left is failed with the reason, so the sweep goes on. */
+            char why[GDT_ERROR_MAX + 64];
+            snprintf(why, sizeof why, "cell preparation failed: %s", pe.msg);
+            for (; pi < rc->nplans && s != GDT_STATUS_IO; pi++)
+                if (!rc->results[pi])
+                    s = record_result(r, ci, pi, failed_result(why), e);
+            return s == GDT_STATUS_IO ? s : GDT_STATUS_OK;
+        }
+        if (s != GDT_STATUS_OK)
+            return (*e = pe, s);
+        if ((s = run_plan(r, ci, pi, e)) != GDT_STATUS_OK)
+            return s;
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status sweep_cell(run *r, int ci, gdt_error *e)
+{
+    run_cell *rc = &r->cells[ci];
+    gdt_status s;
+    if (!rc->journaled) {
+        cJSON *rec = cell_record(r, ci, "cell");
+        s = journal_put(r, rec, e);
+        cJSON_Delete(rec);
+        if (s != GDT_STATUS_OK)
+            return s;
+        rc->journaled = true;
+    }
+    if (!rc->plans) {
+        gdt_error pe = {0};
+        s = prepare(r, ci, &pe);
+        if (s == GDT_STATUS_NOT_SUPPORTED) {
+            cJSON *rec = cell_record(r, ci, "cell_error");
+            cJSON_AddStringToObject(rec, "error", pe.msg);
+            s = journal_put(r, rec, e);
+            cJSON_Delete(rec);
+            r->cell_errors++;
+            fprintf(stderr, "%sgdtune sweep: %s %s: cell skipped: %s\n", r->tty ? "\n" : "",
+                    gdt_family_name(r->spec->cells[ci].family), r->spec->cells[ci].shape, pe.msg);
+            return s;
+        }
+        if (s != GDT_STATUS_OK)
+            return (*e = pe, s);
+    }
+    s = run_cell_plans(r, ci, e);
+    r->cells_done++;
+    return s;
+}
+
+/* --------------------------------------------------- header and resume */
+
+static cJSON *options_json(const run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "bursts", cJSON_CreateIntArray(r->o.bursts, r->o.nbursts));
+    cJSON_AddNumberToObject(o, "target_rel", r->o.target_rel);
+    cJSON_AddNumberToObject(o, "max_plan_seconds", r->o.max_plan_seconds);
+    cJSON_AddNumberToObject(o, "deadline", r->o.deadline);
+    cJSON_AddNumberToObject(o, "cudnn_knob_cap", r->o.knob_cap);
+    cJSON_AddNumberToObject(o, "shard_i", r->o.shard_i);
+    cJSON_AddNumberToObject(o, "shard_n", r->o.shard_n);
+    return o;
+}
+
+static gdt_status write_header(run *r, gdt_error *e)
+{
+    gdt_row_table *rows = NULL;
+    char cand[65] = "";
+    if (gdt_rows_load_default(&rows, NULL) == GDT_STATUS_OK)
+        gdt_rows_digest(rows, cand);
+    gdt_rows_destroy(rows);
+    time_t now = time(NULL);
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON *h = cJSON_CreateObject();
+    cJSON_AddStringToObject(h, "type", "run");
+    cJSON_AddStringToObject(h, "gdtune_version", GDT_VERSION_STRING);
+    cJSON_AddStringToObject(h, "source_digest", gdt__source_digest);
+    cJSON_AddStringToObject(h, "started", when);
+    cJSON_AddStringToObject(h, "family", r->o.family);
+    cJSON_AddBoolToObject(h, "quick", r->o.quick);
+    cJSON_AddStringToObject(h, "spec_source", r->spec->source);
+    cJSON_AddStringToObject(h, "spec_digest", r->spec->digest);
+    cJSON_AddStringToObject(h, "spec", r->spec->text);
+    cJSON_AddStringToObject(h, "candidates_digest", cand);
+    cJSON_AddNumberToObject(h, "arch", r->arch);
+    cJSON_AddItemToObject(h, "device", cJSON_Duplicate(r->device, 1));
+    cJSON_AddItemToObject(h, "options", options_json(r));
+    gdt_status s = journal_put(r, h, e);
+    cJSON_Delete(h);
+    return s;
+}
+
+
+/* The settings of the run being resumed: its header wins over the command
+ * line, so the resumed part measures what the first part did. */
+static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_error *e)
+{
+    static char family[32];
+    const cJSON *op = cJSON_GetObjectItem(h, "options"), *b = cJSON_GetObjectItem(op, "bursts"), *x;
+    const char *spec = str(h, "spec", NULL);
+    if (!spec || !cJSON_IsObject(op) || !cJSON_IsArray(b))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: the run header lacks spec or options",
+                             path);
+    if (r->o.family && strcmp(r->o.family, str(h, "family", "")) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s:1: the run sweeps \"%s\", not \"%s\"",
+                             path, str(h, "family", ""), r->o.family);
+    snprintf(family, sizeof family, "%s", str(h, "family", ""));
+    r->o.family = family;
+    r->o.quick = cJSON_IsTrue(cJSON_GetObjectItem(h, "quick"));
+    r->o.nbursts = 0;
+    cJSON_ArrayForEach(x, b) if (r->o.nbursts < GDT_MAX_BURSTS) r->o.bursts[r->o.nbursts++] = (int)x->valuedouble;
+    r->o.target_rel = num(op, "target_rel", 0.005);
+    r->o.max_plan_seconds = num(op, "max_plan_seconds", 2.0);
+    r->o.deadline = r->o.deadline > 0 ? r->o.deadline : num(op, "deadline", 0);
+    r->o.knob_cap = (int)num(op, "cudnn_knob_cap", 8);
+    r->o.shard_i = (int)num(op, "shard_i", 0);
+    r->o.shard_n = (int)num(op, "shard_n", 0);
+    gdt_status s = gdt_sweep_spec_parse(spec, strlen(spec), str(h, "spec_source", path), r->o.quick,
+                                        &r->spec, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    unsigned mask = 0;
+    if (gdt_family_parse_set(family, &mask, NULL) == GDT_STATUS_OK) {
+        int k = 0;
+        for (int i = 0; i < r->spec->ncells; i++)
+            if (mask & (1u << r->spec->cells[i].family))
+                r->spec->cells[k++] = r->spec->cells[i];
+        r->spec->ncells = k;
+    }
+    gdt_sweep_spec_shard(r->spec, r->o.shard_i, r->o.shard_n);
+    r->arch = (int)num(h, "arch", 0);
+    return GDT_STATUS_OK;
+}
+
+/* Replays one record of the journal into the run's state. */
+static gdt_status replay(run *r, cJSON *rec, const char *path, int line, gdt_error *e)
+{
+    const char *type = str(rec, "type", "");
+    int ci = (int)num(rec, "cell", -1), pi = (int)num(rec, "plan", -1);
+    if (!strcmp(type, "run") || !strcmp(type, "attempt") || !strcmp(type, "cell_error"))
+        return GDT_STATUS_OK;
+    if (ci < 0 || ci >= r->spec->ncells)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:%d: cell %d is not a cell of this run "
+                             "(%d cells)", path, line, ci, r->spec->ncells);
+    run_cell *rc = &r->cells[ci];
+    if (!strcmp(type, "cell")) {
+        if (strcmp(str(rec, "shape", ""), r->spec->cells[ci].shape) != 0)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:%d: cell %d is \"%s\" in the journal "
+                                 "but \"%s\" in the spec", path, line, ci, str(rec, "shape", ""),
+                                 r->spec->cells[ci].shape);
+        rc->journaled = true;
+    } else if (!strcmp(type, "plans") && !rc->plans)
+        return set_plans(r, ci, cJSON_DetachItemFromObject(rec, "plans"), NULL, e);
+    else if (!strcmp(type, "result")) {
+        if (!rc->plans || pi < 0 || pi >= rc->nplans || rc->results[pi])
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:%d: result for cell %d plan %d does "
+                                 "not match the journal's plan list", path, line, ci, pi);
+        rc->results[pi] = cJSON_Duplicate(rec, 1);
+        count(r, rec);
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status load_resume(run *r, gdt_error *e)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", r->dir, GDT_JOURNAL_NAME);
+    size_t cut = 0;
+    gdt_status s = gdt_journal_repair(path, &cut, e);
+    gdt_journal_lines l = {0};
+    if (s == GDT_STATUS_OK)
+        s = gdt_journal_read(path, &l, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (cut)
+        fprintf(stderr, "gdtune sweep: %s: cut a torn last record (%zu bytes)\n", path, cut);
+    cJSON *h = l.n ? cJSON_Parse(l.line[0]) : NULL;
+    if (!h || strcmp(str(h, "type", ""), "run") != 0)
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: expected the run header "
+                          "({\"type\": \"run\", ...})", path);
+    if (s == GDT_STATUS_OK)
+        s = resume_settings(r, h, path, e);
+    if (s == GDT_STATUS_OK && !(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
+        s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    for (int i = 1; i < l.n && s == GDT_STATUS_OK; i++) {
+        cJSON *rec = cJSON_Parse(l.line[i]);
+        s = replay(r, rec, path, i + 1, e);
+        cJSON_Delete(rec);
+    }
+    cJSON_Delete(h);
+    gdt_journal_lines_free(&l);
+    return s;
+}
+
+/* ------------------------------------------------------------ emission */
+
+static gdt_mode tag_mode(const char *tag, bool backend)
+{
+    gdt_mode m;
+    if (!backend)
+        return GDT_MODE_OPENSOURCE;
+    if (gdt_mode_parse(tag, &m, NULL) == GDT_STATUS_OK)
+        return m;
+    return GDT_MODE_COUNT; /* knob-enumerated: no heuristic mode made it */
+}
+
+/* Host enqueue per call at burst 1 (the first burst when 1 was not swept). */
+static double host_us_first_burst(const cJSON *res)
+{
+    const cJSON *b0 = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "bursts"), 0);
+    return num(b0, "median_host_us", 0);
+}
+
+static int samples_last_burst(const cJSON *res)
+{
+    const cJSON *bs = cJSON_GetObjectItem(res, "bursts");
+    const cJSON *last = cJSON_GetArrayItem(bs, cJSON_GetArraySize(bs) - 1);
+    return cJSON_GetArraySize(cJSON_GetObjectItem(last, "device_us"));
+}
+
+/* The verified plans of one cell as the table writer takes them. */
+static gdt_status measured_cell(const run *r, int ci, gdt_measured_cell *mc, gdt_error *e)
+{
+    const run_cell *rc = &r->cells[ci];
+    mc->problem = r->spec->cells[ci].problem;
+    mc->nplans = 0;
+    mc->plans = calloc((size_t)rc->nplans + 1, sizeof *mc->plans);
+    if (!mc->plans)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    for (int pi = 0; pi < rc->nplans; pi++) {
+        const cJSON *res = rc->results[pi], *pl = cJSON_GetArrayItem(rc->plans, pi);
+        if (!res || strcmp(str(res, "disposition", ""), "verified") != 0)
+            continue;
+        gdt_measured_plan *m = &mc->plans[mc->nplans];
+        if (gdt__plan_id_from_json(pl, &m->id, e) != GDT_STATUS_OK)
+            return GDT_STATUS_INTERNAL;
+        m->is_backend = cJSON_IsTrue(cJSON_GetObjectItem(pl, "backend"));
+        m->mode = tag_mode(str(pl, "tag", ""), m->is_backend);
+        m->untimed_position = (int)num(pl, "untimed", pi);
+        m->time_us = num(res, "time_us", 0);
+        m->noise = num(res, "noise", 0);
+        m->host_us = host_us_first_burst(res);
+        m->samples = samples_last_burst(res);
+        if (m->time_us > 0)
+            mc->nplans++;
+    }
+    return GDT_STATUS_OK;
+}
+
+static void provenance(const run *r, gdt_provenance *p)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->device_name, sizeof p->device_name, "%s", str(r->device, "name", ""));
+    p->arch = r->arch;
+    p->driver_version = (int)num(r->device, "driver_version", 0);
+    p->cuda_version = (int)num(r->device, "cuda_version", 0);
+    p->cudnn_version = (int)num(r->device, "cudnn_version", 0);
+    p->nvrtc_version = (int)num(r->device, "nvrtc_version", 0);
+    snprintf(p->gdtune_version, sizeof p->gdtune_version, "%s", GDT_VERSION_STRING);
+    snprintf(p->source_digest, sizeof p->source_digest, "%s", gdt__source_digest);
+    snprintf(p->sweep_digest, sizeof p->sweep_digest, "%s", r->spec->digest);
+    gdt_row_table *rows = NULL;
+    if (gdt_rows_load_default(&rows, NULL) == GDT_STATUS_OK)
+        gdt_rows_digest(rows, p->candidates_digest);
+    gdt_rows_destroy(rows);
+}
+
+static gdt_status emit_family(const run *r, gdt_family f, const char *dir, gdt_error *e)
+{
+    gdt_measured_cell *cells = calloc((size_t)r->spec->ncells + 1, sizeof *cells);
+    int n = 0;
+    gdt_status s = cells ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    for (int ci = 0; ci < r->spec->ncells && s == GDT_STATUS_OK; ci++) {
+        if (r->spec->cells[ci].family != f || !r->cells[ci].plans)
+            continue;
+        s = measured_cell(r, ci, &cells[n], e);
+        if (s == GDT_STATUS_OK && cells[n].nplans > 0)
+            n++;
+        else
+            free(cells[n].plans);
+    }
+    gdt_provenance prov;
+    provenance(r, &prov);
+    if (s == GDT_STATUS_OK && n > 0) {
+        s = gdt_tables_write(dir, f, &prov, cells, n, e);
+        if (s == GDT_STATUS_OK)
+            fprintf(stderr, "gdtune sweep: wrote %s/%s.{tuning,placement}.json (%d cells)\n", dir,
+                    gdt_family_name(f), n);
+    } else if (s == GDT_STATUS_OK)
+        fprintf(stderr, "gdtune sweep: %s: no cell has a verified plan: no table written\n",
+                gdt_family_name(f));
+    for (int i = 0; i < n; i++)
+        free(cells[i].plans);
+    free(cells);
+    return s;
+}
+
+static gdt_status emit(const run *r, gdt_error *e)
+{
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/sm%d", r->o.tables_dir ? r->o.tables_dir : default_tables_dir,
+             r->arch);
+    gdt_status s = gdt_mkdirs(dir, e);
+    for (int f = 0; f < GDT_FAMILY_COUNT && s == GDT_STATUS_OK; f++)
+        if (r->spec->families & (1u << f))
+            s = emit_family(r, (gdt_family)f, dir, e);
+    return s;
+}
+
+/* ------------------------------------------------------------- the run */
+
+static gdt_status check_arch(run *r, gdt_error *e)
+{
+    int dev = (int)num(r->device, "arch", 0);
+    if (r->o.arch && r->o.arch != dev)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
+                             "--arch sm%d names sm%d, but the device is sm%d (%s): measuring for "
+                             "another arch is refused; `--arch sm%d --compile-only` checks its rows "
+                             "without measuring", r->o.arch, r->o.arch, dev, str(r->device, "name", "?"),
+                             r->o.arch);
+    if (r->arch && r->arch != dev)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s: the run was measured on sm%d, but this "
+                             "device is sm%d (%s): resume it on an sm%d device", r->dir, r->arch,
+                             dev, str(r->device, "name", "?"), r->arch);
+    r->arch = dev;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status setup_new(run *r, gdt_error *e)
+{
+    gdt_status s = gdt_sweep_spec_load(r->o.family, r->o.spec_path, r->o.quick, &r->spec, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    effective_settings(&r->o, r->spec);
+    gdt_sweep_spec_shard(r->spec, r->o.shard_i, r->o.shard_n);
+    if (!(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    if (r->o.out_dir)
+        snprintf(r->dir, sizeof r->dir, "%s", r->o.out_dir);
+    else {
+        time_t now = time(NULL);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
+        snprintf(r->dir, sizeof r->dir, "runs/%s-%s", r->o.family, stamp);
+    }
+    return GDT_STATUS_OK;
+}
+
+static void run_free(run *r)
+{
+    for (int i = 0; r->cells && i < r->spec->ncells; i++) {
+        for (int k = 0; k < r->cells[i].nplans; k++)
+            cJSON_Delete(r->cells[i].results[k]);
+        free(r->cells[i].results);
+        cJSON_Delete(r->cells[i].plans);
+    }
+    free(r->cells);
+    gdt_sweep_spec_destroy(r->spec);
+    gdt_worker_destroy(r->w);
+    gdt_journal_close(r->j);
+    cJSON_Delete(r->device);
+}
+
+static gdt_status sweep_cells(run *r, gdt_error *e)
+{
+    gdt_status s = GDT_STATUS_OK;
+    fprintf(stderr, "gdtune sweep: %s on %s (sm%d): %d cells, run directory %s\n", r->o.family,
+            str(r->device, "name", "?"), r->arch, r->spec->ncells, r->dir);
+    for (int ci = 0; ci < r->spec->ncells && s == GDT_STATUS_OK; ci++)
+        s = sweep_cell(r, ci, e);
+    if (r->tty)
+        fputc('\n', stderr);
+    fprintf(stderr, "gdtune sweep: %d plans in %d cells: %d verified, %d incorrect, %d failed, "
+            "%d declined; %d cells skipped; %.1f s; worker started %d times\n", r->done,
+            r->spec->ncells, r->verified, r->incorrect, r->failed, r->declined, r->cell_errors,
+            gdt_now() - r->t0, gdt_worker_spawn_count(r->w));
+    return s;
+}
+
+gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e)
+{
+    run r = {.o = *o, .prepared = -1, .t0 = gdt_now(), .tty = isatty(2)};
+    gdt_status s;
+    if (o->resume_dir) {
+        snprintf(r.dir, sizeof r.dir, "%s", o->resume_dir);
+        s = load_resume(&r, e);
+    } else
+        s = setup_new(&r, e);
+    if (s == GDT_STATUS_OK)
+        s = worker_up(&r, e);
+    if (s == GDT_STATUS_OK)
+        s = check_arch(&r, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_journal_open(r.dir, o->resume_dir != NULL, &r.j, NULL, e);
+    if (s == GDT_STATUS_OK && !o->resume_dir)
+        s = write_header(&r, e);
+    if (run_dir)
+        snprintf(run_dir, nrun_dir, "%s", r.dir);
+    if (s == GDT_STATUS_OK)
+        s = sweep_cells(&r, e);
+    gdt_worker_destroy(r.w);
+    r.w = NULL;
+    if (s == GDT_STATUS_OK)
+        s = emit(&r, e);
+    if (s == GDT_STATUS_OK) {
+        gdt_error he = {0};
+        if (gdt_rawh5_write(r.dir, &he) != GDT_STATUS_OK)
+            fprintf(stderr, "gdtune sweep: raw.h5 not written: %s (the journal holds every "
+                    "sample; `gdtune report %s` retries)\n", he.msg, r.dir);
+    }
+    run_free(&r);
+    return s;
+}
+
+/* -------------------------------------------------------- compile-only */
+
+typedef struct compile_job {
+    const gdt_nvrtc_template *t;
+    gdt_facts facts;
+    gdt_plan_id id;
+    char key[1024];
+    char where[640];  /* the first cell and plan that needs it */
+    gdt_status status;
+    char msg[GDT_ERROR_MAX];
+} compile_job;
+
+typedef struct compile_set {
+    compile_job *jobs;
+    int n, cap;
+    int arch;
+    int next;          /* next job to take */
+    pthread_mutex_t mu;
+    int rejected, declined, plans;
+} compile_set;
+
+static const gdt_nvrtc_template *template_for(const char *row_family)
+{
+    static const struct { const char *rows; const gdt_nvrtc_template *t; } map[] = {
+        {"contraction", &gdt__tmpl_gemm},
+        {"attention_fwd", &gdt__tmpl_attn_fwd},
+        {"attention_bwd", &gdt__tmpl_attn_bwd},
+    };
+    for (size_t i = 0; row_family && i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(map[i].rows, row_family))
+            return map[i].t;
+    return NULL;
+}
+
+/* Cells that bind the same defines share one compile. */
+static void job_key(const gdt_nvrtc_template *t, const gdt_facts *f, const gdt_plan_id *id,
+                    char *key, size_t n)
+{
+    gdt_nvrtc_define d[GDT_NVRTC_MAX_DEFINES];
+    int nd = t->defines(f, id, d, GDT_NVRTC_MAX_DEFINES);
+    int used = snprintf(key, n, "%s", t->source);
+    for (int i = 0; i < nd && used > 0 && (size_t)used < n; i++)
+        used += snprintf(key + used, n - (size_t)used, " %s=%lld", d[i].name, (long long)d[i].value);
+}
+
+static gdt_status add_job(compile_set *cs, const gdt_nvrtc_template *t, const gdt_facts *f,
+                          const gdt_plan_id *id, const char *where, gdt_error *e)
+{
+    char key[1024];
+    job_key(t, f, id, key, sizeof key);
+    for (int i = 0; i < cs->n; i++)
+        if (!strcmp(cs->jobs[i].key, key))
+            return GDT_STATUS_OK;
+    if (cs->n == cs->cap) {
+        compile_job *g = realloc(cs->jobs, sizeof *g * (size_t)(cs->cap = cs->cap * 2 + 32));
+        if (!g)
+            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "compile-only: out of memory");
+        cs->jobs = g;
+    }
+    compile_job *j = &cs->jobs[cs->n++];
+    memset(j, 0, sizeof *j);
+    j->t = t;
+    j->facts = *f;
+    j->id = *id;
+    snprintf(j->key, sizeof j->key, "%s", key);
+    snprintf(j->where, sizeof j->where, "%s", where);
+    return GDT_STATUS_OK;
+}
+
+/* One slot of one cell: rejected rows reported, surviving plans queued. */
+static gdt_status slot_jobs(compile_set *cs, const gdt_row_table *rows, const gdt_engine_slot *sl,
+                            const gdt_facts *f, const gdt_sweep_cell *c, FILE *out, gdt_error *e)
+{
+    const gdt_nvrtc_template *t = template_for(sl->row_family);
+    gdt_candidate *cand = NULL;
+    int n = 0;
+    if (!t)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: no NVRTC template for rows \"%s\"",
+                             sl->name, sl->row_family ? sl->row_family : "(none)");
+    gdt_status s = gdt_candidates_materialize(rows, sl, f, &cand, &n, e);
+    for (int i = 0; i < n && s == GDT_STATUS_OK; i++) {
+        char name[320], where[640];
+        gdt_plan_id_format(&cand[i].id, name, sizeof name);
+        snprintf(where, sizeof where, "%s %s: %.300s", gdt_family_name(c->family), c->shape, name);
+        gdt_error ce = {0};
+        if (cand[i].rejected) {
+            cs->rejected++;
+            fprintf(out, "  illegal: %s %s: %s row %d: %s\n", gdt_family_name(c->family), c->shape,
+                    sl->row_family, cand[i].row_index, cand[i].reason);
+        } else if (cand[i].duplicate_of_earlier)
+            continue;
+        else if (t->check && t->check(f, &cand[i].id, &ce) != GDT_STATUS_OK) {
+            cs->declined++;
+            fprintf(out, "  declined: %s: %s\n", where, ce.msg);
+        } else {
+            cs->plans++;
+            s = add_job(cs, t, f, &cand[i].id, where, e);
+        }
+    }
+    free(cand);
+    return s;
+}
+
+static gdt_status gather_jobs(compile_set *cs, const gdt_sweep_spec *sp, FILE *out, gdt_error *e)
+{
+    gdt_device_props dev;
+    gdt_row_table *rows = NULL;
+    if (!gdt_arch_limits(cs->arch, &dev))
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--arch sm%d: no per-arch limits for it "
+                             "(the limits table knows sm80, sm90, sm100 and their kin)", cs->arch);
+    gdt_status s = gdt_rows_load_default(&rows, e);
+    const gdt_manifest *m = gdt_manifest_default();
+    for (int ci = 0; ci < sp->ncells && s == GDT_STATUS_OK; ci++) {
+        gdt_facts f;
+        gdt_facts_analyze(&sp->cells[ci].problem, &dev, &f);
+        for (int i = 0; i < m->nslots && s == GDT_STATUS_OK; i++) {
+            const gdt_engine_slot *sl = &m->slots[i];
+            char why[256] = "";
+            if (sl->family != sp->cells[ci].family || sl->kind != GDT_ENGINE_NVRTC)
+                continue;
+            if (!gdt_slot_offered(m, sl, &f, why, sizeof why)) {
+                if (ci == 0)
+                    fprintf(out, "  not offered: %s on sm%d: %s\n", sl->name, cs->arch, why);
+                continue;
+            }
+            s = slot_jobs(cs, rows, sl, &f, &sp->cells[ci], out, e);
+        }
+    }
+    gdt_rows_destroy(rows);
+    return s;
+}
+
+static void *compile_worker(void *arg)
+{
+    compile_set *cs = arg;
+    for (;;) {
+        pthread_mutex_lock(&cs->mu);
+        int i = cs->next < cs->n ? cs->next++ : -1;
+        pthread_mutex_unlock(&cs->mu);
+        if (i < 0)
+            return NULL;
+        compile_job *j = &cs->jobs[i];
+        void *cubin = NULL;
+        size_t len = 0;
+        gdt_build_info info = {0};
+        gdt_error e = {0};
+        j->status = gdt_nvrtc_compile(j->t, &j->facts, &j->id, cs->arch, &cubin, &len, &info, &e);
+        snprintf(j->msg, sizeof j->msg, "%s", e.msg);
+        free(cubin);
+    }
+}
+
+static void compile_all(compile_set *cs, int jobs)
+{
+    pthread_t th[64];
+    int n = jobs > 0 ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    n = n < 1 ? 1 : n > 64 ? 64 : n > cs->n ? cs->n : n;
+    int started = 0;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&th[started], NULL, compile_worker, cs) == 0)
+            started++;
+    if (!started)
+        compile_worker(cs);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
+gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error *e)
+{
+    gdt_sweep_spec *sp = NULL;
+    compile_set cs = {.arch = o->arch};
+    pthread_mutex_init(&cs.mu, NULL);
+    if (!o->arch)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--compile-only needs --arch smXY (there is "
+                             "no device to take the arch from)");
+    gdt_status s = gdt_sweep_spec_load(o->family, o->spec_path, o->quick, &sp, e);
+    if (s == GDT_STATUS_OK) {
+        gdt_sweep_spec_shard(sp, o->shard_i, o->shard_n);
+        double t0 = gdt_now();
+        fprintf(out, "gdtune sweep %s --compile-only: sm%d, %d cells (%s)\n", o->family, o->arch,
+                sp->ncells, sp->source);
+        s = gather_jobs(&cs, sp, out, e);
+        if (s == GDT_STATUS_OK)
+            compile_all(&cs, o->jobs);
+        int failed = 0;
+        for (int i = 0; i < cs.n && s == GDT_STATUS_OK; i++)
+            if (cs.jobs[i].status != GDT_STATUS_OK) {
+                failed++;
+                fprintf(out, "  compile failed: %s: %s\n", cs.jobs[i].where, cs.jobs[i].msg);
+            }
+        if (s == GDT_STATUS_OK)
+            fprintf(out, "gdtune sweep: sm%d: %d plans, %d distinct compiles: %d compiled, %d "
+                    "failed; %d rows illegal, %d plans declined; %.1f s\n", o->arch, cs.plans,
+                    cs.n, cs.n - failed, failed, cs.rejected, cs.declined, gdt_now() - t0);
+        if (s == GDT_STATUS_OK && failed)
+            s = gdt_error_set(e, GDT_STATUS_NVRTC, "%d of %d distinct plans did not compile for "
+                              "sm%d", failed, cs.n, o->arch);
+    }
+    free(cs.jobs);
+    pthread_mutex_destroy(&cs.mu);
+    gdt_sweep_spec_destroy(sp);
+    return s;
+}

@@ -1,0 +1,23 @@
+/* raw.h5: every sample of a run, rebuilt from its journal (the journal is
+ * the durable copy; raw.h5 is written to raw.h5.tmp, then renamed).
+ *
+ * Layout (h5dump and h5py read it without gdtune):
+ *   /                      attributes: device name, UUID, arch, SM count,
+ *                          clocks, driver, CUDA, cuDNN, NVRTC versions,
+ *                          gdtune version, source digest, spec source,
+ *                          digest and text, candidate table digest
+ *   /<family>/cell_<NNN>   attributes: shape, key, reference
+ *     plan_<NNN>           attributes: name, engine_id, tag, backend,
+ *                          disposition, error, build_s, time_us, noise
+ *       burst_<B>/host_us, device_us, total_us   float64[n], us per call
+ *       cold_us                                  float64[n]
+ * Private to the harness and reports. */
+#ifndef GDT_RAWH5_H
+#define GDT_RAWH5_H
+
+#include "gdtune/gdtune.h"
+
+/* Reads <dir>/journal.jsonl (a torn tail ignored) and writes <dir>/raw.h5. */
+gdt_status gdt_rawh5_write(const char *dir, gdt_error *e);
+
+#endif

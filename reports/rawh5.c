@@ -1,0 +1,235 @@
+/* raw.h5 from the journal: every sample per family/cell/plan and burst,
+ * plus provenance, written to raw.h5.tmp and renamed. */
+#include <cjson/cJSON.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_journal.h"
+#include "gdt_rawh5.h"
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
+    return v ? v : "";
+}
+
+static double jnum(const cJSON *o, const char *k, double def)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static bool attr_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(value) + 1);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = a >= 0 && H5Awrite(a, t, value) >= 0;
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    return ok;
+}
+
+static bool attr_num(hid_t obj, const char *name, double value)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0;
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    return ok;
+}
+
+/* A float64 dataset from a JSON array of numbers (empty arrays too). */
+static bool dataset(hid_t parent, const char *name, const cJSON *arr)
+{
+    int n = cJSON_GetArraySize(arr);
+    double *v = malloc(sizeof *v * (size_t)(n + 1));
+    if (!v)
+        return false;
+    for (int i = 0; i < n; i++)
+        v[i] = cJSON_GetArrayItem(arr, i)->valuedouble;
+    hsize_t dims[1] = {(hsize_t)n};
+    hid_t sp = H5Screate_simple(1, dims, NULL);
+    hid_t d = H5Dcreate2(parent, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = d >= 0 && (n == 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(sp);
+    free(v);
+    return ok;
+}
+
+/* Opens a group, creating it when absent. */
+static hid_t group(hid_t parent, const char *name)
+{
+    if (H5Lexists(parent, name, H5P_DEFAULT) > 0)
+        return H5Gopen2(parent, name, H5P_DEFAULT);
+    return H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+static bool provenance(hid_t f, const cJSON *h)
+{
+    const cJSON *d = cJSON_GetObjectItem(h, "device");
+    static const char *const dev_str[] = {"name", "uuid"};
+    static const char *const dev_num[] = {"arch", "sm_count", "l2_bytes", "sm_clock_khz",
+                                          "mem_clock_khz", "driver_version", "cuda_version",
+                                          "cudnn_version", "nvrtc_version"};
+    static const char *const run_str[] = {"gdtune_version", "source_digest", "started", "family",
+                                          "spec_source", "spec_digest", "spec", "candidates_digest"};
+    bool ok = true;
+    char name[64];
+    for (size_t i = 0; i < sizeof dev_str / sizeof *dev_str; i++)
+        ok &= attr_str(f, (snprintf(name, sizeof name, "device_%s", dev_str[i]), name), jstr(d, dev_str[i]));
+    for (size_t i = 0; i < sizeof dev_num / sizeof *dev_num; i++)
+        ok &= attr_num(f, dev_num[i], jnum(d, dev_num[i], 0));
+    for (size_t i = 0; i < sizeof run_str / sizeof *run_str; i++)
+        ok &= attr_str(f, run_str[i], jstr(h, run_str[i]));
+    return ok;
+}
+
+static bool cell_group(hid_t f, const cJSON *rec, hid_t *out)
+{
+    char name[64];
+    hid_t fam = group(f, jstr(rec, "family"));
+    if (fam < 0)
+        return false;
+    snprintf(name, sizeof name, "cell_%03d", (int)jnum(rec, "cell", 0));
+    *out = group(fam, name);
+    H5Gclose(fam);
+    return *out >= 0;
+}
+
+static bool plan_attrs(hid_t g, const cJSON *plan)
+{
+    return attr_str(g, "name", jstr(plan, "name")) && attr_str(g, "tag", jstr(plan, "tag")) &&
+           attr_num(g, "engine_id", jnum(plan, "engine_id", -1)) &&
+           attr_num(g, "backend", cJSON_IsTrue(cJSON_GetObjectItem(plan, "backend"))) &&
+           attr_num(g, "untimed_position", jnum(plan, "untimed", -1));
+}
+
+/* "cell": the cell group and its attributes; "plans": one group per plan. */
+static bool on_cell(hid_t f, const cJSON *rec, bool plans)
+{
+    hid_t c;
+    if (!cell_group(f, rec, &c))
+        return false;
+    bool ok = true;
+    if (!plans) {
+        ok = attr_str(c, "shape", jstr(rec, "shape")) && attr_str(c, "key", jstr(rec, "key"));
+    } else {
+        ok = attr_str(c, "reference", jstr(rec, "reference"));
+        const cJSON *p;
+        int i = 0;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(rec, "plans"))
+        {
+            char name[64];
+            snprintf(name, sizeof name, "plan_%03d", i++);
+            hid_t g = group(c, name);
+            ok &= g >= 0 && plan_attrs(g, p);
+            if (g >= 0)
+                H5Gclose(g);
+        }
+    }
+    H5Gclose(c);
+    return ok;
+}
+
+static bool result_data(hid_t g, const cJSON *res)
+{
+    bool ok = attr_str(g, "disposition", jstr(res, "disposition")) &&
+              attr_str(g, "error", jstr(res, "error")) &&
+              attr_num(g, "build_s", jnum(res, "build_s", 0)) &&
+              attr_num(g, "time_us", jnum(res, "time_us", 0)) &&
+              attr_num(g, "noise", jnum(res, "noise", 0));
+    const cJSON *b;
+    cJSON_ArrayForEach(b, cJSON_GetObjectItem(res, "bursts"))
+    {
+        char name[64];
+        snprintf(name, sizeof name, "burst_%d", (int)jnum(b, "burst", 0));
+        hid_t bg = group(g, name);
+        ok &= bg >= 0 && dataset(bg, "host_us", cJSON_GetObjectItem(b, "host_us")) &&
+              dataset(bg, "device_us", cJSON_GetObjectItem(b, "device_us")) &&
+              dataset(bg, "total_us", cJSON_GetObjectItem(b, "total_us")) &&
+              attr_num(bg, "median_device_us", jnum(b, "median_device_us", 0)) &&
+              attr_num(bg, "median_host_us", jnum(b, "median_host_us", 0)) &&
+              attr_num(bg, "rel_spread", jnum(b, "rel_spread", 0));
+        if (bg >= 0)
+            H5Gclose(bg);
+    }
+    if (cJSON_GetObjectItem(res, "cold_us"))
+        ok &= dataset(g, "cold_us", cJSON_GetObjectItem(res, "cold_us"));
+    return ok;
+}
+
+static bool on_result(hid_t f, const cJSON *rec)
+{
+    hid_t c;
+    if (!cell_group(f, rec, &c))
+        return false;
+    char name[64];
+    snprintf(name, sizeof name, "plan_%03d", (int)jnum(rec, "plan", 0));
+    hid_t g = group(c, name);
+    bool ok = g >= 0 && result_data(g, rec);
+    if (g >= 0)
+        H5Gclose(g);
+    H5Gclose(c);
+    return ok;
+}
+
+static bool write_records(hid_t f, const gdt_journal_lines *l, int *bad_line)
+{
+    for (int i = 0; i < l->n; i++) {
+        cJSON *rec = cJSON_Parse(l->line[i]);
+        const char *type = jstr(rec, "type");
+        bool ok = true;
+        if (!strcmp(type, "run"))
+            ok = provenance(f, rec);
+        else if (!strcmp(type, "cell") || !strcmp(type, "plans"))
+            ok = on_cell(f, rec, !strcmp(type, "plans"));
+        else if (!strcmp(type, "result"))
+            ok = on_result(f, rec);
+        cJSON_Delete(rec);
+        if (!ok) {
+            *bad_line = i + 1;
+            return false;
+        }
+    }
+    return true;
+}
+
+gdt_status gdt_rawh5_write(const char *dir, gdt_error *e)
+{
+    char jpath[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
+    snprintf(jpath, sizeof jpath, "%s/%s", dir, GDT_JOURNAL_NAME);
+    snprintf(path, sizeof path, "%s/raw.h5", dir);
+    snprintf(tmp, sizeof tmp, "%s/raw.h5.tmp", dir);
+    gdt_journal_lines l = {0};
+    gdt_status s = gdt_journal_read(jpath, &l, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported here, with the place */
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    int bad = 0;
+    if (f < 0)
+        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fcreate failed", tmp);
+    else if (!write_records(f, &l, &bad))
+        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: writing the record of %s:%d failed", tmp, jpath,
+                          bad);
+    if (f >= 0 && H5Fclose(f) < 0 && s == GDT_STATUS_OK)
+        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fclose failed", tmp);
+    gdt_journal_lines_free(&l);
+    if (s == GDT_STATUS_OK && rename(tmp, path) != 0)
+        s = gdt_error_set(e, GDT_STATUS_IO, "%s: cannot rename to %s", tmp, path);
+    if (s != GDT_STATUS_OK)
+        remove(tmp);
+    return s;
+}
