@@ -40,11 +40,11 @@ static const gdt_nvrtc_template *template_for(const char *row_family)
     return NULL;
 }
 
+/* The same limits the candidate materializer judged the row by: the
+ * per-arch table first, else the device's own report. */
 static void limits_for(const gdt_facts *f, gdt_device_props *lim)
 {
-    if (f->device.smem_per_block > 0 && f->device.max_threads_per_block > 0)
-        *lim = f->device;
-    else if (!gdt_arch_limits(f->device.arch, lim))
+    if (!gdt_arch_limits(f->device.arch, lim))
         *lim = f->device;
 }
 
