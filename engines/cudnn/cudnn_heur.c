@@ -165,6 +165,10 @@ gdt_status gdt__cudnn_heuristics(gdt__cudnn_graph *g, gdt_mode mode, gdt_plan_en
     cudnnBackendDescriptor_t *cfgs = NULL;
     int64_t ncfg = 0;
     gdt_status s = heur_run(g, mode, &p, &cfgs, &ncfg, e);
+    /* A mode that does not cover this graph proposes nothing: the list is
+     * empty rather than failed. */
+    if (s == GDT_STATUS_NOT_SUPPORTED)
+        s = GDT_STATUS_OK, ncfg = 0;
     for (int64_t i = 0; i < ncfg && s == GDT_STATUS_OK; i++) {
         gdt_plan_entry x = {.is_backend = true, .mode = mode, .why = mode_why(mode)};
         gdt_error skip;

@@ -152,10 +152,17 @@ static void check_tags(const gdt_plan_entry *l, int n, gdt_mode mode, const gdt_
         CHECK_INT(l[i].id.engine_id, <, GDT_ENGINE_ID_BACKEND_END);
         CHECK(l[i].why != NULL);
     }
-    /* Non-causal forward lists the unified op's plans first. */
-    if (p->family == GDT_FAMILY_SDPA_FWD && p->u.sdpa.causal == GDT_CAUSAL_NONE && n > 0 &&
-        mode == GDT_MODE_A && gdt_cudnn_runtime_version() >= 91300)
-        CHECK_INT(gdt_plan_id_knob(&l[0].id, GDT_KNOB_GRAPH, 0), ==, 1);
+    /* Unified-op plans (GRAPH=1), when the backend offers any, come first. */
+    int unified = 0;
+    for (int i = 0; i < n; i++)
+        if (gdt_plan_id_knob(&l[i].id, GDT_KNOB_GRAPH, 0) == 1) {
+            CHECK_INT(i, ==, unified);
+            unified++;
+        }
+    if (unified)
+        printf("  %d of them from the unified SDPA_FWD op\n", unified);
+    if (unified)
+        CHECK(p->family == GDT_FAMILY_SDPA_FWD && p->u.sdpa.causal == GDT_CAUSAL_NONE);
 }
 
 static void mode_check(const gdt_facts *f, gdt_mode mode, gdt_buffers *b, const gdt_outputs *ref)
@@ -387,6 +394,7 @@ static bool device_props(void)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the log up to a crash */
     if (!device_props()) {
         printf("test_cudnn: no CUDA device, skipped\n");
         return GDT_TEST_SKIP;
@@ -402,6 +410,14 @@ int main(void)
     for (int i = 0; i < 5; i++) {
         gdt_problem p = gemm(gemms[i].a_row, gemms[i].b_row, gemms[i].t, 2, 192, 160, 96);
         problem_check(&p, DO_MODES | (i == 0 ? DO_ENUM | DO_EXTRA : 0));
+    }
+    /* Bottom-right causal with s_q < s_kv: the shifted-row mask. */
+    sdpa_shape br = {2, 4, 2, 128, 64, GDT_CAUSAL_BOTTOM_RIGHT, GDT_LAYOUT_BHSD, GDT_DTYPE_BF16};
+    for (int f = GDT_FAMILY_SDPA_FWD; f <= GDT_FAMILY_SDPA_BWD; f++) {
+        gdt_problem p = sdpa((gdt_family)f, br);
+        p.u.sdpa.s_kv = 256;
+        gdt_problem_set_strides(&p);
+        problem_check(&p, DO_MODES);
     }
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         unsigned extra = i < 2 ? DO_ENUM : 0;
