@@ -1,4 +1,617 @@
-/* STUB: replaced by its owner. */
+/* `gdtune bench`: one plan, in process (not the sweep): built through
+ * libgdtune's ranked list (by index or by name), verified against the fp64
+ * CPU reference (small shapes) or the first mode-A cuDNN plan, then measured
+ * from a drained queue across burst sizes.  Prints host enqueue and device
+ * time per call, TFLOP/s and the spread per burst; with --floor the bare
+ * cuLaunchKernel enqueue of an empty kernel, with --vs-cudnn the mode-A
+ * cuDNN plans measured the same way, with --cupti CUPTI kernel records as a
+ * second clock (device time only: tracing inflates host cost). */
+#include <cupti.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
-int gdt_cli_bench(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "gdtune: not implemented yet\n"); return 1; }
+#include "gdt_cuda.h"
+#include "gdt_engines.h"
+#include "gdt_measure.h"
+#include "gdt_util.h"
+#include "gdt_verify.h"
+#include "gdtune/plan.h"
+
+/* Above this the fp64 CPU reference takes too long; cuDNN checks instead. */
+#define BENCH_CPU_REF_FLOPS 4e9
+#define BENCH_VS_CUDNN_MAX 4
+
+static const char usage_text[] =
+    "usage: gdtune bench FAMILY [--shape k=v,...] [--plan NAME | --index I]\n"
+    "                    [--bursts 1,4,16,64] [--max-seconds S] [--target REL] [--seed N]\n"
+    "                    [--cold] [--floor] [--vs-cudnn] [--cupti]\n"
+    "\n"
+    "Builds one plan of FAMILY (gemm, sdpa_fwd or sdpa_bwd) for one shape on this GPU,\n"
+    "verifies it (fp64 CPU reference on small shapes, else the first mode-A cuDNN plan)\n"
+    "and measures it from a drained queue per burst size: host enqueue per call,\n"
+    "device time per call (events), TFLOP/s and the relative spread of the estimate.\n"
+    "A benchmark, not a test: it prints figures and asserts nothing about them.\n"
+    "\n"
+    "  --shape k=v,...   the problem (default: the family's default shape)\n"
+    "  --plan NAME       a plan by name, e.g. \"gemm.nvrtc[...]\" or \"cudnn.eng0[KERNEL_CFG=3]\"\n"
+    "  --index I         plan I of the ranked list (gdtune plans FAMILY --shape ...);\n"
+    "                    default: the first plan of the list that builds\n"
+    "  --bursts LIST     burst sizes, comma separated (default 1,4,16,64; at most 8)\n"
+    "  --max-seconds S   measurement cap per plan (default 2)\n"
+    "  --target REL      relative spread to stop at (default 0.005)\n"
+    "  --seed N          input seed (default 1)\n"
+    "  --cold            also time single calls with the L2 flushed before each\n"
+    "  --floor           also measure cuLaunchKernel of an empty kernel (host floor)\n"
+    "  --vs-cudnn        also measure the mode-A cuDNN plans (up to 4) and print ratios\n"
+    "  --cupti           also read device time per call from CUPTI kernel records\n"
+    "\n"
+    "exit codes: 0 success, 1 failure while running (no GPU, plan does not build or\n"
+    "is incorrect), 2 bad usage or bad input\n";
+
+typedef struct bench_args {
+    gdt_family family;
+    const char *shape, *plan;
+    gdt_problem p;       /* parsed here, so that bad input exits 2 with or without a GPU */
+    int index;           /* -1: first that builds */
+    gdt_measure_opts mo;
+    unsigned long long seed;
+    bool floor, vs_cudnn, cupti, help;
+} bench_args;
+
+/* ------------------------------------------------------------ arguments */
+
+static int usage_error(const char *fmt, const char *what)
+{
+    fprintf(stderr, "gdtune bench: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "\n(gdtune bench --help for usage)\n");
+    return 2;
+}
+
+static int parse_bursts(const char *v, gdt_measure_opts *o)
+{
+    char *end;
+    o->nbursts = 0;
+    for (const char *s = v;; s = end + 1) {
+        errno = 0;
+        long b = strtol(s, &end, 10);
+        if (end == s || errno || b < 1 || b > 100000 || (*end && *end != ','))
+            return usage_error("--bursts: expected comma-separated sizes in 1..100000, got \"%s\"", v);
+        if (o->nbursts == GDT_MAX_BURSTS)
+            return usage_error("--bursts: at most 8 sizes, got \"%s\"", v);
+        o->bursts[o->nbursts++] = (int)b;
+        if (!*end)
+            return 0;
+    }
+}
+
+static int parse_number(const char *opt, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || *end || errno || !(x >= lo && x <= hi)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s: expected a number in [%g, %g], got \"%%s\"", opt, lo, hi);
+        return usage_error(msg, v);
+    }
+    *out = x;
+    return 0;
+}
+
+/* --opt VALUE or --opt=VALUE; NULL when argv[*i] is not this option. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) || (argv[*i][n] != '=' && argv[*i][n] != '\0'))
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_flag(bench_args *a, const char *s)
+{
+    struct { const char *name; bool *flag; } flags[] = {
+        {"--floor", &a->floor}, {"--vs-cudnn", &a->vs_cudnn}, {"--cupti", &a->cupti},
+        {"--cold", &a->mo.cold}, {"--help", &a->help}, {"-h", &a->help},
+    };
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (!strcmp(s, flags[k].name)) {
+            *flags[k].flag = true;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_option(bench_args *a, int argc, char **argv, int *i)
+{
+    bool missing = false;
+    const char *v;
+    double x;
+    if (!parse_flag(a, argv[*i]))
+        return 0;
+    if ((v = opt_value(argc, argv, i, "--shape", &missing)))
+        a->shape = v;
+    else if ((v = opt_value(argc, argv, i, "--plan", &missing)))
+        a->plan = v;
+    else if ((v = opt_value(argc, argv, i, "--bursts", &missing)))
+        return parse_bursts(v, &a->mo);
+    else if ((v = opt_value(argc, argv, i, "--index", &missing))) {
+        if (parse_number("--index", v, 0, 1e6, &x) || x != floor(x))
+            return usage_error("--index: expected an integer >= 0, got \"%s\"", v);
+        a->index = (int)x;
+    } else if ((v = opt_value(argc, argv, i, "--max-seconds", &missing)))
+        return parse_number("--max-seconds", v, 0.01, 3600, &a->mo.max_seconds);
+    else if ((v = opt_value(argc, argv, i, "--target", &missing)))
+        return parse_number("--target", v, 1e-6, 1, &a->mo.target_rel);
+    else if ((v = opt_value(argc, argv, i, "--seed", &missing))) {
+        if (parse_number("--seed", v, 1, 1e15, &x))
+            return 2;
+        a->seed = (unsigned long long)x;
+    } else if (missing)
+        return usage_error("%s needs a value", argv[*i]);
+    else
+        return usage_error("unknown option '%s'", argv[*i]);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    memset(a, 0, sizeof *a);
+    gdt_measure_opts_default(&a->mo);
+    a->index = -1;
+    a->seed = 1;
+    const char *family = NULL;
+    for (int i = 1; i < argc; i++) {
+        int rc = 0;
+        if (argv[i][0] == '-' && argv[i][1])
+            rc = parse_option(a, argc, argv, &i);
+        else if (!family)
+            family = argv[i];
+        else
+            rc = usage_error("unexpected argument '%s'", argv[i]);
+        if (rc)
+            return rc;
+    }
+    if (a->help)
+        return 0;
+    if (a->plan && a->index >= 0)
+        return usage_error("%s", "--plan and --index name the plan twice; give one");
+    gdt_error e;
+    if (!family)
+        return usage_error("%s", "missing FAMILY (gemm, sdpa_fwd or sdpa_bwd)");
+    if (gdt_family_parse(family, &a->family, &e))
+        return usage_error("%s", e.msg);
+    if (gdt_problem_parse(a->family, a->shape, &a->p, &e))
+        return usage_error("--shape: %s", e.msg);
+    if (a->plan) {
+        gdt_plan_id id;
+        if (gdt_plan_id_parse(a->plan, &id, &e))
+            return usage_error("--plan: %s", e.msg);
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- the run */
+
+typedef struct bench {
+    bench_args a;
+    gdt_problem p;
+    gdt_device_props dev;
+    gdt_buffers *buf;
+    cudaStream_t stream;
+    gdt_graph *g;           /* the plan benchmarked */
+    char name[512];
+    gdt_graph *ref_g;       /* the first mode-A cuDNN plan, when built */
+    char ref_name[512];
+    gdt_outputs ref;
+    gdt_measure_result *res;
+    double flops;
+} bench;
+
+static gdt_status device_props(gdt_device_props *d, gdt_error *e)
+{
+    struct cudaDeviceProp p;
+    GDT_CHECK_CUDA(e, cudaGetDeviceProperties(&p, 0));
+    memset(d, 0, sizeof *d);
+    d->arch = p.major * 10 + p.minor;
+    d->sm_count = p.multiProcessorCount;
+    d->smem_per_block = (int64_t)p.sharedMemPerBlockOptin;
+    d->regs_per_block = p.regsPerBlock;
+    d->max_threads_per_block = p.maxThreadsPerBlock;
+    d->l2_bytes = p.l2CacheSize;
+    snprintf(d->name, sizeof d->name, "%.127s", p.name);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status plan_graph(bench *b, gdt_graph **g, gdt_error *e)
+{
+    gdt_plan_options po = {.backend = gdt_cudnn_backend(), .modes = {GDT_MODE_A}, .nmodes = 1};
+    gdt_status st = gdt_graph_create(&b->p, &b->dev, g, e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_graph_plan(*g, &po, e);
+    return st;
+}
+
+static gdt_status build_graph(bench *b, gdt_graph *g, int *built, gdt_error *e)
+{
+    gdt_build_opts bo = {.device = b->dev, .cache_dir = getenv("GDTUNE_CACHE_DIR")};
+    gdt_status st = gdt_graph_build(g, &bo, built, e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_buffers_reserve_workspace(b->buf, gdt_graph_workspace_size(g), e);
+    return st;
+}
+
+/* The plan under test: by name (replayed), by index (pinned), or the first
+ * of the ranked list that builds. */
+static gdt_status build_plan(bench *b, gdt_error *e)
+{
+    gdt_status st = plan_graph(b, &b->g, e);
+    gdt_plan_id id;
+    int built = -1;
+    if (st == GDT_STATUS_OK && b->a.plan && (st = gdt_plan_id_parse(b->a.plan, &id, e)) == GDT_STATUS_OK)
+        st = gdt_graph_replay(b->g, &id, e);
+    else if (st == GDT_STATUS_OK && b->a.index >= 0)
+        st = gdt_graph_select(b->g, b->a.index, e);
+    double t0 = gdt_now();
+    if (st == GDT_STATUS_OK)
+        st = build_graph(b, b->g, &built, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    if (b->a.plan)
+        gdt_plan_id_format(&id, b->name, sizeof b->name);
+    else
+        gdt_plan_id_format(&gdt_graph_plan_at(b->g, built)->id, b->name, sizeof b->name);
+    char where[64];
+    if (b->a.plan)
+        snprintf(where, sizeof where, "replayed by name");
+    else
+        snprintf(where, sizeof where, "index %d of %d in the ranked list", built, gdt_graph_plan_count(b->g));
+    printf("plan:      %s (%s), built in %.1f ms, workspace %zu bytes\n", b->name, where,
+           (gdt_now() - t0) * 1e3, gdt_graph_workspace_size(b->g));
+    return GDT_STATUS_OK;
+}
+
+typedef struct exec_ctx {
+    gdt_graph *g;
+    gdt_buffers *buf;
+} exec_ctx;
+
+static gdt_status exec_graph(void *ctx, void *stream, gdt_error *e)
+{
+    exec_ctx *x = ctx;
+    return gdt_graph_execute(x->g, &x->buf->ops, x->buf->workspace, x->buf->workspace_bytes, stream, e);
+}
+
+static gdt_status exec_restore(void *ctx, void *stream, gdt_error *e)
+{
+    return gdt_buffers_restore(((exec_ctx *)ctx)->buf, stream, e);
+}
+
+/* Runs g once on poisoned outputs and reads them back. */
+static gdt_status run_once(bench *b, gdt_graph *g, gdt_outputs *out, gdt_error *e)
+{
+    exec_ctx x = {g, b->buf};
+    gdt_status st = gdt_buffers_restore(b->buf, b->stream, e);
+    if (st == GDT_STATUS_OK)
+        st = exec_graph(&x, b->stream, e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_outputs_read(b->buf, out, e);
+    return st;
+}
+
+/* The first mode-A backend entry of the list, built on its own graph. */
+static gdt_status build_cudnn(bench *b, int nth, gdt_graph **g, char *name, size_t nname, gdt_error *e)
+{
+    gdt_graph *tmp = NULL;
+    gdt_status st = plan_graph(b, &tmp, e);
+    int seen = 0, idx = -1;
+    for (int i = 0; st == GDT_STATUS_OK && i < gdt_graph_plan_count(tmp) && idx < 0; i++) {
+        const gdt_plan_entry *x = gdt_graph_plan_at(tmp, i);
+        if (x->is_backend && !x->is_marker && x->mode == GDT_MODE_A && seen++ == nth)
+            idx = i;
+    }
+    if (st == GDT_STATUS_OK && idx < 0)
+        st = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "cuDNN lists fewer than %d mode-A plans for %s",
+                           nth + 1, gdt_family_name(b->p.family));
+    if (st == GDT_STATUS_OK)
+        st = gdt_graph_select(tmp, idx, e);
+    if (st == GDT_STATUS_OK)
+        st = build_graph(b, tmp, &idx, e);
+    if (st != GDT_STATUS_OK) {
+        gdt_graph_destroy(tmp);
+        return st;
+    }
+    gdt_plan_id_format(&gdt_graph_plan_at(tmp, idx)->id, name, nname);
+    *g = tmp;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status reference(bench *b, gdt_error *e)
+{
+    if (b->flops <= BENCH_CPU_REF_FLOPS) {
+        snprintf(b->ref_name, sizeof b->ref_name, "the fp64 CPU reference");
+        return gdt_reference_cpu(b->buf, BENCH_CPU_REF_FLOPS, &b->ref, e);
+    }
+    gdt_status st = build_cudnn(b, 0, &b->ref_g, b->ref_name, sizeof b->ref_name, e);
+    if (st == GDT_STATUS_OK)
+        st = run_once(b, b->ref_g, &b->ref, e);
+    if (st != GDT_STATUS_OK)
+        return gdt_error_set(e, st, "no reference for this shape (above %.3g FLOP for the CPU): %s",
+                             BENCH_CPU_REF_FLOPS, e ? e->msg : "");
+    return GDT_STATUS_OK;
+}
+
+static gdt_status verify(bench *b, gdt_error *e)
+{
+    gdt_status st = reference(b, e);
+    gdt_outputs got;
+    double err[4];
+    if (st == GDT_STATUS_OK && (st = run_once(b, b->g, &got, e)) == GDT_STATUS_OK) {
+        st = gdt_outputs_compare(&b->p, &got, &b->ref, err, e);
+        gdt_outputs_free(&got);
+    }
+    if (st != GDT_STATUS_OK)
+        return st;
+    printf("verified:  against %s:", b->ref_name);
+    for (int i = 0; i < b->ref.n; i++)
+        printf(" %s %.2e", gdt_operand_name(b->ref.role[i]), err[i]);
+    gdt_dtype dt = b->p.family == GDT_FAMILY_GEMM ? b->p.u.gemm.dtype : b->p.u.sdpa.dtype;
+    printf(" (relative L2; bound %.2g for %s)\n", gdt_dtype_tolerance(dt), gdt_dtype_name(dt));
+    return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------------------- printing */
+
+static double tflops(const bench *b, double us) { return us > 0 ? b->flops / us / 1e6 : 0; }
+
+static void print_result(const bench *b, const char *what, const gdt_measure_result *r,
+                         const gdt_measure_clocks *c)
+{
+    printf("\n%s\n%6s %14s %16s %15s %9s %8s %4s %8s\n", what, "burst", "host us/call",
+           "device us/call", "total us/call", "TFLOP/s", "spread", "n", "dropped");
+    for (int i = 0; i < r->nbursts; i++) {
+        const gdt_burst_result *x = &r->bursts[i];
+        printf("%6d %14.2f %16.2f %15.2f %9.1f %8.4f %4d %8d\n", x->burst, x->median_host_us,
+               x->median_device_us, gdt_stats_median(x->total_us, x->n), tflops(b, x->median_device_us),
+               x->rel_spread, x->n, x->dropped);
+    }
+    if (r->ncold)
+        printf("%6s %14s %16.2f %15s %9.1f %8.4f %4d\n", "cold", "-", r->median_cold_us, "-",
+               tflops(b, r->median_cold_us), gdt_stats_rel_spread(r->cold_us, r->ncold), r->ncold);
+    printf("measured %.2f s, %s; SM clock %.0f..%.0f MHz over %d probes (rated %.0f, samples "
+           "below %.0f%% dropped)\n", r->seconds, r->converged ? "converged" : "NOT converged (time cap)",
+           c->min_mhz, c->max_mhz, c->probes, c->rated_mhz, c->threshold * 100);
+}
+
+static gdt_status measure_graph(bench *b, gdt_graph *g, const char *what, gdt_measure_result *r,
+                                gdt_error *e)
+{
+    exec_ctx x = {g, b->buf};
+    gdt_exec_fn fn = {exec_graph, &x}, rs = {exec_restore, &x};
+    gdt_measure_clocks clk;
+    gdt_measure_opts o = b->a.mo;
+    o.l2_bytes = (size_t)b->dev.l2_bytes;
+    gdt_status st = gdt_measure_trials(&fn, &rs, b->stream, &o, r, &clk, e);
+    if (st == GDT_STATUS_OK)
+        print_result(b, what, r, &clk);
+    return st;
+}
+
+/* ---------------------------------------------------------------- extras */
+
+typedef struct empty_kernel {
+    CUfunction fn;
+    const gdt_cu_api *cu;
+} empty_kernel;
+
+static gdt_status launch_empty(void *ctx, void *stream, gdt_error *e)
+{
+    empty_kernel *k = ctx;
+    GDT_CHECK_CU(e, k->cu->cuLaunchKernel(k->fn, 1, 1, 1, 32, 1, 1, 0, (CUstream)stream, NULL, NULL));
+    return GDT_STATUS_OK;
+}
+
+/* The host floor: cuLaunchKernel of an empty kernel, no library around it. */
+static gdt_status floor_run(bench *b, gdt_error *e)
+{
+    static const char src[] = "extern \"C\" __global__ void gdt_empty(void) {}\n";
+    empty_kernel k = {.cu = gdt_cu(e)};
+    void *cubin = NULL;
+    size_t len = 0;
+    CUmodule mod = NULL;
+    if (!k.cu)
+        return e ? e->status : GDT_STATUS_NO_DEVICE;
+    gdt_status st = gdt__nvrtc_cubin(src, "gdt_empty.cu", b->dev.arch, &cubin, &len, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    CUresult r = k.cu->cuModuleLoadData(&mod, cubin);
+    free(cubin);
+    GDT_CHECK_CU(e, r);
+    if ((r = k.cu->cuModuleGetFunction(&k.fn, mod, "gdt_empty")) == CUDA_SUCCESS) {
+        gdt_exec_fn fn = {launch_empty, &k};
+        gdt_measure_clocks clk;
+        gdt_measure_opts o = b->a.mo;
+        o.cold = false;
+        if ((st = gdt_measure_trials(&fn, NULL, b->stream, &o, b->res, &clk, e)) == GDT_STATUS_OK)
+            print_result(b, "floor: bare cuLaunchKernel of an empty kernel (TFLOP/s column meaningless)",
+                         b->res, &clk);
+    }
+    k.cu->cuModuleUnload(mod);
+    GDT_CHECK_CU(e, r);
+    return st;
+}
+
+/* The mode-A cuDNN plans, each measured as the plan was; the best device
+ * time at the largest burst against the plan's. */
+static gdt_status vs_cudnn(bench *b, gdt_error *e)
+{
+    double mine = gdt_measure_best_us(b->res, NULL), best = INFINITY;
+    char best_name[512] = "";
+    gdt_measure_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "bench: out of memory");
+    for (int i = 0; i < BENCH_VS_CUDNN_MAX; i++) {
+        gdt_graph *g = NULL;
+        char name[512], what[600];
+        gdt_error pe;
+        if (build_cudnn(b, i, &g, name, sizeof name, &pe) != GDT_STATUS_OK) {
+            printf("\ncuDNN mode-A plan %d: %s\n", i, pe.msg);
+            continue;
+        }
+        snprintf(what, sizeof what, "cuDNN mode-A plan %d: %s", i, name);
+        if (measure_graph(b, g, what, r, &pe) != GDT_STATUS_OK)
+            printf("  measuring failed: %s\n", pe.msg);
+        else if (gdt_measure_best_us(r, NULL) < best)
+            best = gdt_measure_best_us(r, NULL), snprintf(best_name, sizeof best_name, "%s", name);
+        gdt_graph_destroy(g);
+    }
+    free(r);
+    if (isfinite(best))
+        printf("\nratio: %s %.1f TFLOP/s vs best cuDNN mode-A %s %.1f TFLOP/s: %.3f (largest burst)\n",
+               b->name, tflops(b, mine), best_name, tflops(b, best), best / mine);
+    return GDT_STATUS_OK;
+}
+
+/* ----------------------------------------------------------------- CUPTI */
+
+static struct {
+    uint64_t kernel_ns, first_start, last_end;
+    long kernels;
+} cupti_acc;
+
+static void CUPTIAPI cupti_request(uint8_t **buf, size_t *size, size_t *max_records)
+{
+    *size = (size_t)4 << 20;
+    *buf = aligned_alloc(8, *size);
+    *max_records = 0;
+}
+
+static void CUPTIAPI cupti_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid)
+{
+    (void)ctx, (void)stream, (void)size;
+    CUpti_Activity *rec = NULL;
+    while (buf && cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+            continue;
+        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+        cupti_acc.kernel_ns += k->end - k->start;
+        if (!cupti_acc.kernels++ || k->start < cupti_acc.first_start)
+            cupti_acc.first_start = k->start;
+        if (k->end > cupti_acc.last_end)
+            cupti_acc.last_end = k->end;
+    }
+    free(buf);
+}
+
+#define BENCH_CHECK_CUPTI(e, call)                                                          \
+    do {                                                                                     \
+        CUptiResult r_ = (call);                                                             \
+        if (r_ != CUPTI_SUCCESS) {                                                           \
+            const char *s_ = "?";                                                            \
+            cuptiGetResultString(r_, &s_);                                                   \
+            return gdt_error_set(e, GDT_STATUS_CUPTI, "%s:%d: %s failed: %s", __FILE__,      \
+                                 __LINE__, #call, s_);                                       \
+        }                                                                                    \
+    } while (0)
+
+/* A traced run of the largest burst: kernel time and first-start to
+ * last-end span per execute.  Host cost is not read here (tracing adds
+ * about 2 us per API call). */
+static gdt_status cupti_run(bench *b, gdt_error *e)
+{
+    int burst = b->a.mo.bursts[b->a.mo.nbursts - 1], reps = 5;
+    exec_ctx x = {b->g, b->buf};
+    memset(&cupti_acc, 0, sizeof cupti_acc);
+    BENCH_CHECK_CUPTI(e, cuptiActivityRegisterCallbacks(cupti_request, cupti_complete));
+    BENCH_CHECK_CUPTI(e, cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    gdt_status st = GDT_STATUS_OK;
+    for (int i = 0; i < burst * reps && st == GDT_STATUS_OK; i++)
+        st = exec_graph(&x, b->stream, e);
+    cudaError_t ce = cudaStreamSynchronize(b->stream);
+    BENCH_CHECK_CUPTI(e, cuptiActivityFlushAll(1));
+    BENCH_CHECK_CUPTI(e, cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    GDT_CHECK_CUDA(e, ce);
+    if (st != GDT_STATUS_OK)
+        return st;
+    double calls = (double)burst * reps;
+    printf("\ncupti (second clock, traced burst of %d x %d): %.2f kernels per execute, kernel time "
+           "%.2f us/call, span %.2f us/call (events at burst %d: %.2f us/call)\n",
+           burst, reps, cupti_acc.kernels / calls, cupti_acc.kernel_ns / calls / 1e3,
+           (double)(cupti_acc.last_end - cupti_acc.first_start) / calls / 1e3, burst,
+           gdt_measure_best_us(b->res, NULL));
+    return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static gdt_status run(bench *b, gdt_error *e)
+{
+    gdt_status st;
+    char key[512];
+    b->p = b->a.p;
+    b->flops = gdt_problem_flops(&b->p);
+    if ((st = device_props(&b->dev, e)) != GDT_STATUS_OK)
+        return st;
+    gdt_problem_key(&b->p, key, sizeof key);
+    printf("problem:   %s (%.4g FLOP) on %s (sm%d, %d SMs), cuDNN %d\n", key, b->flops, b->dev.name,
+           b->dev.arch, b->dev.sm_count, gdt_cudnn_runtime_version());
+    GDT_CHECK_CUDA(e, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
+    if (!(b->res = calloc(1, sizeof *b->res)))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "bench: out of memory");
+    if ((st = gdt_buffers_create(&b->p, b->a.seed, &b->buf, e)) != GDT_STATUS_OK ||
+        (st = build_plan(b, e)) != GDT_STATUS_OK || (st = verify(b, e)) != GDT_STATUS_OK ||
+        (st = measure_graph(b, b->g, b->name, b->res, e)) != GDT_STATUS_OK)
+        return st;
+    if (b->a.cupti && (st = cupti_run(b, e)) != GDT_STATUS_OK)
+        return st;
+    if (b->a.vs_cudnn && (st = vs_cudnn(b, e)) != GDT_STATUS_OK)
+        return st;
+    return b->a.floor ? floor_run(b, e) : GDT_STATUS_OK;
+}
+
+static void cleanup(bench *b)
+{
+    gdt_graph_destroy(b->g);
+    gdt_graph_destroy(b->ref_g);
+    gdt_outputs_free(&b->ref);
+    gdt_buffers_destroy(b->buf);
+    if (b->stream)
+        cudaStreamDestroy(b->stream);
+    free(b->res);
+}
+
+int gdt_cli_bench(int argc, char **argv)
+{
+    bench b;
+    memset(&b, 0, sizeof b);
+    int rc = parse_args(argc, argv, &b.a);
+    if (rc || b.a.help) {
+        if (b.a.help)
+            fputs(usage_text, stdout);
+        return rc;
+    }
+    if (!gdt__device_present()) {
+        fprintf(stderr, "gdtune bench: no CUDA device: bench builds, verifies and times plans on "
+                        "the GPU; run it on a machine with one (gdtune plans and gdtune candidates "
+                        "work without)\n");
+        return 1;
+    }
+    gdt_error e;
+    gdt_error_clear(&e);
+    gdt_status st = run(&b, &e);
+    fflush(stdout);
+    if (st != GDT_STATUS_OK)
+        fprintf(stderr, "gdtune bench: %s: %s\n", gdt_status_message(st), e.msg);
+    cleanup(&b);
+    return gdt_status_exit_code(st);
+}

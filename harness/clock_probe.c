@@ -32,13 +32,14 @@ struct gdt_clock_probe {
     double rated_mhz;
 };
 
-static gdt_status compile_probe(int arch, void **cubin, size_t *len, gdt_error *e)
+gdt_status gdt__nvrtc_cubin(const char *src, const char *name, int arch, void **cubin, size_t *len,
+                            gdt_error *e)
 {
     nvrtcProgram prog;
     char opt[64];
     snprintf(opt, sizeof opt, "--gpu-architecture=sm_%d", arch);
     const char *opts[] = {opt};
-    GDT_CHECK_NVRTC(e, nvrtcCreateProgram(&prog, probe_src, "gdt_clock_probe.cu", 0, NULL, NULL));
+    GDT_CHECK_NVRTC(e, nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL));
     nvrtcResult r = nvrtcCompileProgram(prog, 1, opts);
     if (r != NVRTC_SUCCESS) {
         size_t n = 0;
@@ -46,7 +47,7 @@ static gdt_status compile_probe(int arch, void **cubin, size_t *len, gdt_error *
         if (log)
             nvrtcGetProgramLog(prog, log);
         nvrtcDestroyProgram(&prog);
-        gdt_error_set(e, GDT_STATUS_NVRTC, "clock probe: compiling for sm_%d: %s: %s", arch,
+        gdt_error_set(e, GDT_STATUS_NVRTC, "%s: compiling for sm_%d: %s: %s", name, arch,
                       nvrtcGetErrorString(r), log ? log : "");
         free(log);
         return GDT_STATUS_NVRTC;
@@ -75,7 +76,7 @@ static gdt_status probe_init(gdt_clock_probe *p, gdt_error *e)
         return e ? e->status : GDT_STATUS_NO_DEVICE;
     void *cubin = NULL;
     size_t len = 0;
-    gdt_status st = compile_probe(major * 10 + minor, &cubin, &len, e);
+    gdt_status st = gdt__nvrtc_cubin(probe_src, "gdt_clock_probe.cu", major * 10 + minor, &cubin, &len, e);
     if (st != GDT_STATUS_OK)
         return st;
     CUresult r = cu->cuModuleLoadData(&p->module, cubin);

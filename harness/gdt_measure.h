@@ -106,5 +106,10 @@ void gdt_clock_probe_destroy(gdt_clock_probe *p);
 /* Launches the probe on stream, waits for it, and returns the SM clock. */
 gdt_status gdt_clock_probe_read(gdt_clock_probe *p, void *stream, double *mhz, gdt_error *e);
 double gdt_clock_probe_rated_mhz(const gdt_clock_probe *p);
+/* Compiles one self-contained CUDA source to a cubin for sm_<arch> with
+ * NVRTC (malloc'd); NVRTC status with the compiler log otherwise.  Used by
+ * the probe and by bench's empty-kernel floor. */
+gdt_status gdt__nvrtc_cubin(const char *src, const char *name, int arch, void **cubin, size_t *len,
+                            gdt_error *e);
 
 #endif
