@@ -108,12 +108,16 @@ void gdt_problem_default(gdt_family f, gdt_problem *p)
  * from them before recomputing. */
 static bool gemm_row(const int64_t st[3]) { return st[2] == 1 || (st[1] == 0 && st[2] == 0); }
 
+/* Wraps instead of overflowing: strides of a problem that validate refuses
+ * are never used, but computing them must not be undefined. */
+static int64_t mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 static void bhsd_strides(int64_t st[4], gdt_layout l, int64_t h, int64_t s, int64_t d)
 {
     if (l == GDT_LAYOUT_BHSD) {
-        st[0] = h * s * d, st[1] = s * d, st[2] = d, st[3] = 1;
+        st[0] = mul(mul(h, s), d), st[1] = mul(s, d), st[2] = d, st[3] = 1;
     } else {
-        st[0] = s * h * d, st[1] = d, st[2] = h * d, st[3] = 1;
+        st[0] = mul(mul(s, h), d), st[1] = d, st[2] = mul(h, d), st[3] = 1;
     }
 }
 
@@ -122,9 +126,9 @@ void gdt_problem_set_strides(gdt_problem *p)
     if (p->family == GDT_FAMILY_GEMM) {
         gdt_gemm_desc *g = &p->u.gemm;
         bool ar = gemm_row(g->a_stride), br = gemm_row(g->b_stride);
-        int64_t a_row[3] = {g->m * g->k, g->k, 1}, a_col[3] = {g->m * g->k, 1, g->m};
-        int64_t b_row[3] = {g->k * g->n, g->n, 1}, b_col[3] = {g->k * g->n, 1, g->k};
-        int64_t c_row[3] = {g->m * g->n, g->n, 1};
+        int64_t a_row[3] = {mul(g->m, g->k), g->k, 1}, a_col[3] = {mul(g->m, g->k), 1, g->m};
+        int64_t b_row[3] = {mul(g->k, g->n), g->n, 1}, b_col[3] = {mul(g->k, g->n), 1, g->k};
+        int64_t c_row[3] = {mul(g->m, g->n), g->n, 1};
         memcpy(g->a_stride, ar ? a_row : a_col, sizeof a_row);
         memcpy(g->b_stride, br ? b_row : b_col, sizeof b_row);
         memcpy(g->c_stride, c_row, sizeof c_row);
