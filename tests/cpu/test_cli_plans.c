@@ -1,0 +1,137 @@
+/* `gdtune plans` and `gdtune tables check`: exit codes, messages, the
+ * marker line without a GPU, tables from --tables and from ./tables, and a
+ * refused table falling back to the untimed order with a warning. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gdt_cuda.h"
+#include "gdt_test.h"
+#include "gdt_util.h"
+
+static char out[1 << 16];
+static char root[256];
+static bool gpu;
+
+static int run(const char *fmt, const char *arg)
+{
+    char args[4096], cmd[8192];
+    snprintf(args, sizeof args, fmt, arg);
+    snprintf(cmd, sizeof cmd, "%s %s", GDTUNE_EXE, args);
+    return gdt_test_run(cmd, out, sizeof out);
+}
+
+#define EXPECT_RUN(code, fmt, arg, needle)                                                        \
+    do {                                                                                          \
+        int rc_ = run(fmt, arg);                                                                  \
+        if (rc_ != (code)) fprintf(stderr, "gdtune " fmt ":\n%s\n", arg, out);                    \
+        CHECK_INT(rc_, ==, code);                                                                 \
+        CHECK_CONTAINS(out, needle);                                                              \
+    } while (0)
+
+static void test_plans_usage(void)
+{
+    EXPECT_RUN(0, "plans --help%s", "", "usage: gdtune plans FAMILY");
+    EXPECT_RUN(2, "plans%s", "", "missing FAMILY");
+    EXPECT_RUN(2, "plans %s", "gemmm", "gemmm");
+    EXPECT_RUN(2, "plans gemm gemm%s", "", "unexpected argument 'gemm'");
+    EXPECT_RUN(2, "plans gemm %s", "--frobnicate", "unknown option '--frobnicate'");
+    EXPECT_RUN(2, "plans gemm %s", "--shape", "--shape needs a value");
+    EXPECT_RUN(2, "plans gemm --shape %s", "m=0", "m=0: expected a positive integer, got 0");
+    EXPECT_RUN(2, "plans gemm --shape %s", "zz=3", "unknown key \"zz\" for gemm");
+    EXPECT_RUN(2, "plans gemm --shape %s", "m=99999999999999999999", "m=99999999999999999999");
+    EXPECT_RUN(2, "plans gemm --mode %s", "C", "mode \"C\": expected one of A, B, FALLBACK, OPENSOURCE");
+    EXPECT_RUN(2, "plans gemm --mode A --mode B --mode A --mode B --mode %s", "A", "at most 4 mode blocks");
+    EXPECT_RUN(2, "plans gemm --arch %s", "sm9x", "sm9x");
+    EXPECT_RUN(2, "plans gemm --tuning-config %s", "/nonexistent/rows.json", "/nonexistent/rows.json");
+}
+
+static void test_plans_untimed(void)
+{
+    EXPECT_RUN(0, "plans gemm --tables %s/none", root, "tables: none under");
+    CHECK_CONTAINS(out, "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row on sm90, modes A");
+    if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A) \xe2\x80\x94 unexpanded: no GPU\n");
+    CHECK_CONTAINS(out, "   1  gemm.nvrtc[");
+    CHECK_CONTAINS(out, "A, untimed default");
+    /* FALLBACK: the smallest tile first, then the backend's block; the
+     * OPENSOURCE block after it repeats nothing. */
+    EXPECT_RUN(0, "plans gemm --tables %s/none --mode FALLBACK --mode OPENSOURCE", root, "   0  gemm.nvrtc[");
+    const char *first = strstr(out, "   0  "), *nl = first ? strchr(first, '\n') : NULL;
+    CHECK(nl && nl - first > 20 && !strncmp(nl - 18, "FALLBACK, fallback", 18));
+    CHECK(!strstr(out, "BACKEND(A)"));
+    if (!gpu) CHECK_CONTAINS(out, "   1  BACKEND(FALLBACK) \xe2\x80\x94 unexpanded: no GPU\n");
+    CHECK_CONTAINS(out, "OPENSOURCE, untimed default");
+    /* sdpa names both families. */
+    EXPECT_RUN(0, "plans sdpa --tables %s/none --shape s_q=512,s_kv=512", root, "sdpa_fwd:b4");
+    CHECK_CONTAINS(out, "sdpa_bwd:b4");
+    CHECK_CONTAINS(out, "sdpa_fwd.nvrtc[");
+}
+
+static void test_plans_tables(void)
+{
+    EXPECT_RUN(0, "plans gemm --tables %s --shape m=4096", GDT_TEST_DATA "/tables", "tables: " GDT_TEST_DATA);
+    CHECK_CONTAINS(out, "   0  gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256]");
+    CHECK_CONTAINS(out, "A, measured rank\n");
+    CHECK_CONTAINS(out, "   1  cudnn.eng7[KERNEL_CFG=1]");
+    if (!gpu) CHECK_CONTAINS(out, "   2  BACKEND(A)");
+    /* A shape the fixture did not measure: its shard (TRAIL below m=2048). */
+    EXPECT_RUN(0, "plans gemm --tables %s --shape m=256", GDT_TEST_DATA "/tables", "placement shard");
+    if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A)");
+    /* ./tables is the default. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/cwd && cp -r %s/tables %s/cwd/", root, GDT_TEST_DATA, root);
+    CHECK_INT(system(cmd), ==, 0);
+    snprintf(cmd, sizeof cmd, "cd %s/cwd && %s plans gemm", root, GDTUNE_EXE);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "tables: tables/sm90/gemm.{placement,tuning}.json");
+    CHECK_CONTAINS(out, "measured rank");
+    /* A table that fails to load: a warning naming the error, untimed order. */
+    snprintf(cmd, sizeof cmd, "sed -i 's/gdtune.tuning\\/1/gdtune.tuning\\/9/' %s/cwd/tables/sm90/gemm.tuning.json",
+             root);
+    CHECK_INT(system(cmd), ==, 0);
+    snprintf(cmd, sizeof cmd, "cd %s/cwd && %s plans gemm", root, GDTUNE_EXE);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "gdtune plans: warning: tables not used: tables/sm90/gemm.tuning.json: /schema: "
+                        "expected \"gdtune.tuning/1\", got \"gdtune.tuning/9\"");
+    CHECK_CONTAINS(out, "A, untimed default");
+    CHECK(!strstr(out, "measured rank"));
+}
+
+static void test_tables_check(void)
+{
+    EXPECT_RUN(0, "tables --help%s", "", "usage: gdtune tables check FILE...");
+    EXPECT_RUN(0, "tables check --help%s", "", "usage: gdtune tables check FILE...");
+    EXPECT_RUN(2, "tables%s", "", "missing sub-command");
+    EXPECT_RUN(2, "tables %s", "frob", "unknown sub-command 'frob'");
+    EXPECT_RUN(2, "tables check%s", "", "no FILE given");
+    EXPECT_RUN(0, "tables check %s/tables/sm90/gemm.tuning.json", GDT_TEST_DATA,
+               "gemm.tuning.json: ok (tuning, sm90, gemm, 4 cells)");
+    EXPECT_RUN(0, "tables check %s/tables/sm90/gemm.placement.json", GDT_TEST_DATA,
+               "gemm.placement.json: ok (placement, sm90, gemm, 4 cells)");
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s/bad.json", root);
+    gdt_error e;
+    const char *text = "{\"schema\": \"gdtune.tuning/1\", \"family\": \"gemm\", \"arch\": \"sm90\", \"cells\": []}";
+    CHECK_INT(gdt_file_write_atomic(bad, text, strlen(text), &e), ==, GDT_STATUS_OK);
+    EXPECT_RUN(2, "tables check %s", bad, "bad.json: /: missing required field \"provenance\"");
+    char both[2048];
+    snprintf(both, sizeof both, "%s/tables/sm90/gemm.tuning.json %s", GDT_TEST_DATA, bad);
+    EXPECT_RUN(2, "tables check %s", both, "ok (tuning, sm90, gemm, 4 cells)");
+    CHECK_CONTAINS(out, "1 of 2 files invalid");
+    EXPECT_RUN(2, "tables check %s/missing.json", root, "missing.json");
+}
+
+int main(void)
+{
+    snprintf(root, sizeof root, "/tmp/gdt_test_cli_plans.XXXXXX");
+    if (!mkdtemp(root)) return perror("mkdtemp"), 1;
+    gpu = gdt__device_present();
+    test_plans_usage();
+    test_plans_untimed();
+    test_plans_tables();
+    test_tables_check();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+    return gdt_test_result("test_cli_plans");
+}
