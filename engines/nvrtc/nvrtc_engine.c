@@ -123,6 +123,9 @@ static gdt_status load(gdt_compiled *c, const void *cubin, gdt_build_info *info,
     double t0 = gdt_now();
     if (!(c->cu = gdt_cu(e)))
         return e ? e->status : GDT_STATUS_NO_DEVICE;
+    /* Driver calls need a current context: make the runtime's primary one
+     * current on this thread. */
+    GDT_CHECK_CUDA(e, cudaFree(0));
     GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin));
     for (int i = 0; i < c->t->nkernels; i++) {
         gdt_status st = load_kernel(c, i, e);
