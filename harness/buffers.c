@@ -166,11 +166,23 @@ static uint64_t splitmix(uint64_t *s)
 
 static double uniform01(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1p-53; }
 
-/* Box-Muller; the argument of log is never 0. */
-static double normal(uint64_t *s)
+/* Box-Muller, both values of each pair used; log's argument is never 0. */
+typedef struct rng {
+    uint64_t s;
+    double spare;
+    bool have_spare;
+} rng;
+
+static double normal(rng *g)
 {
-    double u = 1.0 - uniform01(s), v = uniform01(s);
-    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+    if (g->have_spare) {
+        g->have_spare = false;
+        return g->spare;
+    }
+    double r = sqrt(-2.0 * log(1.0 - uniform01(&g->s))), a = 6.283185307179586 * uniform01(&g->s);
+    g->spare = r * sin(a);
+    g->have_spare = true;
+    return r * cos(a);
 }
 
 /* GEMM inputs uniform in [-1, 1]; SDPA inputs normal(0, 1), so that the
@@ -178,10 +190,10 @@ static double normal(uint64_t *s)
 static void fill_random(const gdt_problem *p, gdt_operand_role r, void *host, size_t bytes, uint64_t seed)
 {
     gdt_dtype t = gdt_operand_dtype(p, r);
-    uint64_t s = seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(r + 1));
+    rng g = {seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(r + 1)), 0, false};
     int64_t n = (int64_t)(bytes / gdt_dtype_size(t));
     for (int64_t i = 0; i < n; i++) {
-        double v = p->family == GDT_FAMILY_GEMM ? 2.0 * uniform01(&s) - 1.0 : normal(&s);
+        double v = p->family == GDT_FAMILY_GEMM ? 2.0 * uniform01(&g.s) - 1.0 : normal(&g);
         if (v == 0.0)
             v = 0x1p-8; /* never an exact zero */
         gdt__dtype_store(t, host, i, v);
@@ -220,7 +232,7 @@ static void approx_forward(const gdt_problem *p, gdt_buffers *b, uint64_t seed)
 {
     const gdt_sdpa_desc *s = &p->u.sdpa;
     double var = s->scale * s->scale * (double)s->d;
-    uint64_t st = seed ^ 0x5EED0;
+    rng st = {seed ^ 0x5EED0, 0, false};
     float *stats = b->host[GDT_OPERAND_STATS];
     int64_t d[4], str[4], n = 0;
     gdt__operand_geometry(p, GDT_OPERAND_O, d, str);

@@ -26,7 +26,7 @@
 #define BENCH_VS_CUDNN_MAX 4
 
 static const char usage_text[] =
-    "usage: gdtune bench FAMILY [--shape k=v,...] [--plan NAME | --index I]\n"
+    "usage: gdtune bench FAMILY [--shape k=v,...] [--plan NAME | --index I [--count N]] [--mode M]\n"
     "                    [--bursts 1,4,16,64] [--max-seconds S] [--target REL] [--seed N]\n"
     "                    [--cold] [--floor] [--vs-cudnn] [--cupti]\n"
     "\n"
@@ -40,6 +40,11 @@ static const char usage_text[] =
     "  --plan NAME       a plan by name, e.g. \"gemm.nvrtc[...]\" or \"cudnn.eng0[KERNEL_CFG=3]\"\n"
     "  --index I         plan I of the ranked list (gdtune plans FAMILY --shape ...);\n"
     "                    default: the first plan of the list that builds\n"
+    "  --count N         benchmark N plans of the list from --index (default 0) on, each\n"
+    "                    verified and measured (failures printed and skipped); the best by\n"
+    "                    device time at the largest burst goes on to --vs-cudnn / --cupti\n"
+    "  --mode M          the mode block the list is planned with: A (default), B, FALLBACK,\n"
+    "                    or OPENSOURCE (gdtune engines only: index 0 is the first of ours)\n"
     "  --bursts LIST     burst sizes, comma separated (default 1,4,16,64; at most 8)\n"
     "  --max-seconds S   measurement cap per plan (default 2)\n"
     "  --target REL      relative spread to stop at (default 0.005)\n"
@@ -57,6 +62,8 @@ typedef struct bench_args {
     const char *shape, *plan;
     gdt_problem p;       /* parsed here, so that bad input exits 2 with or without a GPU */
     int index;           /* -1: first that builds */
+    gdt_mode mode;       /* the mode block planned (A unless --mode) */
+    int count;           /* plans benchmarked from index on (--count) */
     gdt_measure_opts mo;
     unsigned long long seed;
     bool floor, vs_cudnn, cupti, help;
@@ -143,12 +150,24 @@ static int parse_option(bench_args *a, int argc, char **argv, int *i)
         a->shape = v;
     else if ((v = opt_value(argc, argv, i, "--plan", &missing)))
         a->plan = v;
-    else if ((v = opt_value(argc, argv, i, "--bursts", &missing)))
+    else if ((v = opt_value(argc, argv, i, "--mode", &missing))) {
+        gdt_error e;
+        if (gdt_mode_parse(v, &a->mode, &e))
+            return usage_error("--mode: %s", e.msg);
+    } else if ((v = opt_value(argc, argv, i, "--bursts", &missing)))
         return parse_bursts(v, &a->mo);
     else if ((v = opt_value(argc, argv, i, "--index", &missing))) {
-        if (parse_number("--index", v, 0, 1e6, &x) || x != floor(x))
+        if (parse_number("--index", v, 0, 1e6, &x))
+            return 2;
+        if (x != floor(x))
             return usage_error("--index: expected an integer >= 0, got \"%s\"", v);
         a->index = (int)x;
+    } else if ((v = opt_value(argc, argv, i, "--count", &missing))) {
+        if (parse_number("--count", v, 1, 1e6, &x))
+            return 2;
+        if (x != floor(x))
+            return usage_error("--count: expected an integer >= 1, got \"%s\"", v);
+        a->count = (int)x;
     } else if ((v = opt_value(argc, argv, i, "--max-seconds", &missing)))
         return parse_number("--max-seconds", v, 0.01, 3600, &a->mo.max_seconds);
     else if ((v = opt_value(argc, argv, i, "--target", &missing)))
@@ -169,6 +188,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
     memset(a, 0, sizeof *a);
     gdt_measure_opts_default(&a->mo);
     a->index = -1;
+    a->count = 1;
     a->seed = 1;
     const char *family = NULL;
     for (int i = 1; i < argc; i++) {
@@ -184,8 +204,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
     }
     if (a->help)
         return 0;
-    if (a->plan && a->index >= 0)
-        return usage_error("%s", "--plan and --index name the plan twice; give one");
+    if (a->plan && (a->index >= 0 || a->count > 1))
+        return usage_error("%s", "--plan names one plan; --index and --count pick from the list instead");
     gdt_error e;
     if (!family)
         return usage_error("%s", "missing FAMILY (gemm, sdpa_fwd or sdpa_bwd)");
@@ -233,9 +253,9 @@ static gdt_status device_props(gdt_device_props *d, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-static gdt_status plan_graph(bench *b, gdt_graph **g, gdt_error *e)
+static gdt_status plan_graph(bench *b, gdt_mode mode, gdt_graph **g, gdt_error *e)
 {
-    gdt_plan_options po = {.backend = gdt_cudnn_backend(), .modes = {GDT_MODE_A}, .nmodes = 1};
+    gdt_plan_options po = {.backend = gdt_cudnn_backend(), .modes = {mode}, .nmodes = 1};
     gdt_status st = gdt_graph_create(&b->p, &b->dev, g, e);
     if (st == GDT_STATUS_OK)
         st = gdt_graph_plan(*g, &po, e);
@@ -255,7 +275,7 @@ static gdt_status build_graph(bench *b, gdt_graph *g, int *built, gdt_error *e)
  * of the ranked list that builds. */
 static gdt_status build_plan(bench *b, gdt_error *e)
 {
-    gdt_status st = plan_graph(b, &b->g, e);
+    gdt_status st = plan_graph(b, b->a.mode, &b->g, e);
     gdt_plan_id id;
     int built = -1;
     if (st == GDT_STATUS_OK && b->a.plan && (st = gdt_plan_id_parse(b->a.plan, &id, e)) == GDT_STATUS_OK)
@@ -313,7 +333,7 @@ static gdt_status run_once(bench *b, gdt_graph *g, gdt_outputs *out, gdt_error *
 static gdt_status build_cudnn(bench *b, int nth, gdt_graph **g, char *name, size_t nname, gdt_error *e)
 {
     gdt_graph *tmp = NULL;
-    gdt_status st = plan_graph(b, &tmp, e);
+    gdt_status st = plan_graph(b, GDT_MODE_A, &tmp, e);
     int seen = 0, idx = -1;
     for (int i = 0; st == GDT_STATUS_OK && i < gdt_graph_plan_count(tmp) && idx < 0; i++) {
         const gdt_plan_entry *x = gdt_graph_plan_at(tmp, i);
@@ -353,10 +373,10 @@ static gdt_status reference(bench *b, gdt_error *e)
 
 static gdt_status verify(bench *b, gdt_error *e)
 {
-    gdt_status st = reference(b, e);
     gdt_outputs got;
     double err[4];
-    if (st == GDT_STATUS_OK && (st = run_once(b, b->g, &got, e)) == GDT_STATUS_OK) {
+    gdt_status st = run_once(b, b->g, &got, e);
+    if (st == GDT_STATUS_OK) {
         st = gdt_outputs_compare(&b->p, &got, &b->ref, err, e);
         gdt_outputs_free(&got);
     }
@@ -552,6 +572,75 @@ static gdt_status cupti_run(bench *b, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* ------------------------------------------------------------------ scan */
+
+/* Plan i of b->g: pinned, built, verified, measured into r. */
+static gdt_status bench_index(bench *b, int i, gdt_measure_result *r, gdt_error *e)
+{
+    int built = -1;
+    double t0 = gdt_now();
+    gdt_status st = gdt_graph_select(b->g, i, e);
+    if (st == GDT_STATUS_OK)
+        st = build_graph(b, b->g, &built, e);
+    gdt_plan_id_format(&gdt_graph_plan_at(b->g, i)->id, b->name, sizeof b->name);
+    if (st != GDT_STATUS_OK)
+        return st;
+    printf("\nplan:      %s (index %d of %d), built in %.1f ms, workspace %zu bytes\n", b->name, i,
+           gdt_graph_plan_count(b->g), (gdt_now() - t0) * 1e3, gdt_graph_workspace_size(b->g));
+    if ((st = verify(b, e)) == GDT_STATUS_OK)
+        st = measure_graph(b, b->g, b->name, r, e);
+    return st;
+}
+
+/* --count N: plans index..; the best (device time at the largest burst)
+ * ends in b->res and b->name, built in b->g. */
+static gdt_status scan(bench *b, gdt_error *e)
+{
+    gdt_measure_result *r = calloc(1, sizeof *r);
+    int start = b->a.index < 0 ? 0 : b->a.index, tried = 0, best = -1, n;
+    double best_us = INFINITY;
+    char best_name[512] = "";
+    gdt_status st = r ? plan_graph(b, b->a.mode, &b->g, e) : GDT_STATUS_NO_MEMORY;
+    n = st == GDT_STATUS_OK ? gdt_graph_plan_count(b->g) : 0;
+    for (int i = start; i < n && tried < b->a.count; i++) {
+        gdt_error pe;
+        if (gdt_graph_plan_at(b->g, i)->is_marker)
+            continue;
+        tried++;
+        if (bench_index(b, i, r, &pe) != GDT_STATUS_OK) {
+            printf("\nplan %d: %s: %s\n", i, b->name, pe.msg);
+            continue;
+        }
+        double us = gdt_measure_best_us(r, NULL);
+        printf("scan %d: %s %.2f us/call %.1f TFLOP/s\n", i, b->name, us, tflops(b, us));
+        if (us < best_us)
+            best_us = us, best = i, *b->res = *r, snprintf(best_name, sizeof best_name, "%s", b->name);
+    }
+    free(r);
+    if (st == GDT_STATUS_OK && best < 0)
+        st = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "none of %d plans from index %d built, verified and "
+                           "measured", tried, start);
+    if (st != GDT_STATUS_OK)
+        return st;
+    snprintf(b->name, sizeof b->name, "%s", best_name);
+    printf("\nbest of %d: index %d %s: %.2f us/call, %.1f TFLOP/s (largest burst)\n", tried, best, b->name,
+           best_us, tflops(b, best_us));
+    int built;
+    if ((st = gdt_graph_select(b->g, best, e)) == GDT_STATUS_OK)
+        st = build_graph(b, b->g, &built, e); /* for --cupti */
+    return st;
+}
+
+static gdt_status single(bench *b, gdt_error *e)
+{
+    gdt_status st = build_plan(b, e);
+    if (st == GDT_STATUS_OK)
+        st = verify(b, e);
+    if (st == GDT_STATUS_OK)
+        st = measure_graph(b, b->g, b->name, b->res, e);
+    return st;
+}
+
 /* ------------------------------------------------------------------ main */
 
 static gdt_status run(bench *b, gdt_error *e)
@@ -569,8 +658,10 @@ static gdt_status run(bench *b, gdt_error *e)
     if (!(b->res = calloc(1, sizeof *b->res)))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "bench: out of memory");
     if ((st = gdt_buffers_create(&b->p, b->a.seed, &b->buf, e)) != GDT_STATUS_OK ||
-        (st = build_plan(b, e)) != GDT_STATUS_OK || (st = verify(b, e)) != GDT_STATUS_OK ||
-        (st = measure_graph(b, b->g, b->name, b->res, e)) != GDT_STATUS_OK)
+        (st = reference(b, e)) != GDT_STATUS_OK)
+        return st;
+    st = b->a.count > 1 ? scan(b, e) : single(b, e);
+    if (st != GDT_STATUS_OK)
         return st;
     if (b->a.cupti && (st = cupti_run(b, e)) != GDT_STATUS_OK)
         return st;
