@@ -56,10 +56,40 @@ static void check_burst(const gdt_burst_result *b, int want_burst, int min_sampl
             b->n, b->median_host_us, b->median_device_us, b->rel_spread, b->dropped);
 }
 
+/* The bench verb: bad usage exits 2 with or without a device; without one
+ * it says so and exits 1; with one a small GEMM is verified against the fp64
+ * reference and measured, every burst printed. */
+static void test_bench_cli(bool device)
+{
+    static char out[1 << 16];
+    CHECK_INT(gdt_test_run(GDTUNE_EXE " bench gemm --shape m=0", out, sizeof out), ==, 2);
+    CHECK_CONTAINS(out, "--shape: shape: m=0");
+    CHECK_INT(gdt_test_run(GDTUNE_EXE " bench gemm --bursts 1,,4", out, sizeof out), ==, 2);
+    CHECK_CONTAINS(out, "--bursts: expected comma-separated sizes in 1..100000, got \"1,,4\"");
+    CHECK_INT(gdt_test_run(GDTUNE_EXE " bench gemm --plan gemm.nvrtc --index 2", out, sizeof out), ==, 2);
+    CHECK_CONTAINS(out, "--plan names one plan");
+    CHECK_INT(gdt_test_run(GDTUNE_EXE " bench --help", out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "usage: gdtune bench FAMILY");
+    if (!device) {
+        CHECK_INT(gdt_test_run(GDTUNE_EXE " bench gemm", out, sizeof out), ==, 1);
+        CHECK_CONTAINS(out, "gdtune bench: no CUDA device");
+        return;
+    }
+    int rc = gdt_test_run(GDTUNE_EXE " bench gemm --shape m=256,n=192,k=128 --max-seconds 0.5 --bursts 1,8",
+                          out, sizeof out);
+    fprintf(stderr, "%s", out);
+    CHECK_INT(rc, ==, 0);
+    CHECK_CONTAINS(out, "verified:  against the fp64 CPU reference: C ");
+    CHECK_CONTAINS(out, "\n     8 ");
+}
+
 int main(void)
 {
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        test_bench_cli(false);
+        if (gdt_test_failures)
+            return gdt_test_result("test_measure");
         fprintf(stderr, "test_measure: no CUDA device, skipped\n");
         return GDT_TEST_SKIP;
     }
@@ -102,6 +132,7 @@ int main(void)
     CHECK_INT(gdt_measure(&bad, s, &o, r, &e), ==, GDT_STATUS_CUDA);
     CHECK_STR(e.msg, "test: execute refused on purpose");
     free(r);
+    test_bench_cli(true);
     cudaFree(w.buf);
     cudaStreamDestroy(s);
     return gdt_test_result("test_measure");
