@@ -349,7 +349,9 @@ static gdt_status spec_text(const char *family_arg, const char *path, char **tex
 {
     if (path) {
         snprintf(name, nname, "%s", path);
-        return gdt_file_read(path, text, len, e);
+        gdt_status s = gdt_file_read(path, text, len, e);
+        /* An unreadable --spec is bad input (exit 2), not a failure while running. */
+        return s == GDT_STATUS_IO ? gdt_error_set(e, GDT_STATUS_BAD_INPUT, "--spec: %s", e->msg) : s;
     }
     snprintf(name, nname, "sweeps/%s.json", strncmp(family_arg, "sdpa", 4) ? family_arg : "sdpa");
     const gdt_embedded *em = gdt_embedded_find(name);
@@ -917,6 +919,9 @@ static gdt_status load_resume(run *r, gdt_error *e)
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", r->dir, GDT_JOURNAL_NAME);
     size_t cut = 0;
+    if (access(path, F_OK) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: no journal to resume (expected a run "
+                             "directory written by `gdtune sweep --out`)", path);
     gdt_status s = gdt_journal_repair(path, &cut, e);
     gdt_journal_lines l = {0};
     if (s == GDT_STATUS_OK)

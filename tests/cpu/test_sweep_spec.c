@@ -150,7 +150,8 @@ static void test_files(void)
               ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "bad_tied.json: /grid/0/n,k/1: expected an array of 2 values");
     CHECK_INT(gdt_sweep_spec_load("gemm", GDT_TEST_DATA "/sweeps/none.json", false, &sp, &e), ==,
-              GDT_STATUS_IO);
+              GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "--spec: ");
     CHECK_CONTAINS(e.msg, "none.json");
     /* A spec of gemm cells asked for sdpa has no cell to measure. */
     CHECK_INT(gdt_sweep_spec_load("sdpa", GDT_TEST_DATA "/sweeps/tiny_gemm.json", false, &sp, &e),
