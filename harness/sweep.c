@@ -696,6 +696,7 @@ static gdt_status record_result(run *r, int ci, int pi, cJSON *res, gdt_error *e
     cJSON_AddStringToObject(res, "type", "result");
     cJSON_AddNumberToObject(res, "cell", ci);
     cJSON_AddNumberToObject(res, "plan", pi);
+    cJSON_AddStringToObject(res, "family", gdt_family_name(r->spec->cells[ci].family));
     cJSON_AddItemToObject(res, "name", cJSON_Duplicate(cJSON_GetObjectItem(pl, "name"), 1));
     gdt_status s = journal_put(r, res, e);
     r->cells[ci].results[pi] = res;

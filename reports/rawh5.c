@@ -96,10 +96,36 @@ static bool provenance(hid_t f, const cJSON *h)
     return ok;
 }
 
-static bool cell_group(hid_t f, const cJSON *rec, hid_t *out)
+/* Family of each cell, from the "cell" records: later records of a cell may
+ * not repeat it. */
+typedef struct cell_families {
+    char (*name)[16];
+    int n;
+} cell_families;
+
+static const char *family_of(cell_families *cf, const cJSON *rec)
+{
+    int ci = (int)jnum(rec, "cell", -1);
+    const char *f = jstr(rec, "family");
+    if (ci < 0 || ci > 1000000)
+        return f;
+    if (ci >= cf->n) {
+        char(*g)[16] = realloc(cf->name, sizeof *g * (size_t)(ci + 1));
+        if (!g)
+            return f;
+        memset(g + cf->n, 0, sizeof *g * (size_t)(ci + 1 - cf->n));
+        cf->name = g;
+        cf->n = ci + 1;
+    }
+    if (*f)
+        snprintf(cf->name[ci], sizeof cf->name[ci], "%s", f);
+    return cf->name[ci][0] ? cf->name[ci] : "unknown_family";
+}
+
+static bool cell_group(hid_t f, cell_families *cf, const cJSON *rec, hid_t *out)
 {
     char name[64];
-    hid_t fam = group(f, jstr(rec, "family"));
+    hid_t fam = group(f, family_of(cf, rec));
     if (fam < 0)
         return false;
     snprintf(name, sizeof name, "cell_%03d", (int)jnum(rec, "cell", 0));
@@ -117,10 +143,10 @@ static bool plan_attrs(hid_t g, const cJSON *plan)
 }
 
 /* "cell": the cell group and its attributes; "plans": one group per plan. */
-static bool on_cell(hid_t f, const cJSON *rec, bool plans)
+static bool on_cell(hid_t f, cell_families *cf, const cJSON *rec, bool plans)
 {
     hid_t c;
-    if (!cell_group(f, rec, &c))
+    if (!cell_group(f, cf, rec, &c))
         return false;
     bool ok = true;
     if (!plans) {
@@ -170,10 +196,10 @@ static bool result_data(hid_t g, const cJSON *res)
     return ok;
 }
 
-static bool on_result(hid_t f, const cJSON *rec)
+static bool on_result(hid_t f, cell_families *cf, const cJSON *rec)
 {
     hid_t c;
-    if (!cell_group(f, rec, &c))
+    if (!cell_group(f, cf, rec, &c))
         return false;
     char name[64];
     snprintf(name, sizeof name, "plan_%03d", (int)jnum(rec, "plan", 0));
@@ -187,23 +213,23 @@ static bool on_result(hid_t f, const cJSON *rec)
 
 static bool write_records(hid_t f, const gdt_journal_lines *l, int *bad_line)
 {
-    for (int i = 0; i < l->n; i++) {
+    cell_families cf = {0};
+    bool ok = true;
+    for (int i = 0; i < l->n && ok; i++) {
         cJSON *rec = cJSON_Parse(l->line[i]);
         const char *type = jstr(rec, "type");
-        bool ok = true;
         if (!strcmp(type, "run"))
             ok = provenance(f, rec);
         else if (!strcmp(type, "cell") || !strcmp(type, "plans"))
-            ok = on_cell(f, rec, !strcmp(type, "plans"));
+            ok = on_cell(f, &cf, rec, !strcmp(type, "plans"));
         else if (!strcmp(type, "result"))
-            ok = on_result(f, rec);
+            ok = on_result(f, &cf, rec);
         cJSON_Delete(rec);
-        if (!ok) {
+        if (!ok)
             *bad_line = i + 1;
-            return false;
-        }
     }
-    return true;
+    free(cf.name);
+    return ok;
 }
 
 gdt_status gdt_rawh5_write(const char *dir, gdt_error *e)
@@ -216,7 +242,8 @@ gdt_status gdt_rawh5_write(const char *dir, gdt_error *e)
     gdt_status s = gdt_journal_read(jpath, &l, e);
     if (s != GDT_STATUS_OK)
         return s;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported here, with the place */
+    if (!getenv("GDTUNE_HDF5_DEBUG"))
+        H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported here, with the place */
     hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     int bad = 0;
     if (f < 0)
