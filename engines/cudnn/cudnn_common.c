@@ -10,6 +10,13 @@
 
 #define SET(d, attr, type, n, p) GDT_CHECK_CUDNN(e, cudnnBackendSetAttribute((d), (attr), (type), (n), (p)))
 
+/* Deprecated in the 9.19 headers, still required (see gdt_cudnn.h). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+const cudnnBackendAttributeName_t gdt__cudnn_attr_graph_handle = CUDNN_ATTR_OPERATIONGRAPH_HANDLE;
+const cudnnBackendAttributeName_t gdt__cudnn_attr_plan_handle = CUDNN_ATTR_EXECUTION_PLAN_HANDLE;
+#pragma GCC diagnostic pop
+
 /* Virtual tensors take uids from here up; caller-bound tensors stay below. */
 #define GDT__CUDNN_VIRTUAL_UID0 1000
 
@@ -227,8 +234,20 @@ static gdt_status lower(gdt__cudnn_graph *g, const gdt_problem *p, int form, gdt
                          gdt_family_name(p->family), form);
 }
 
-gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, gdt__cudnn_graph **out,
-                                   gdt_error *e)
+static gdt_status graph_finalize(gdt__cudnn_graph *g, cudnnHandle_t h, gdt_error *e)
+{
+    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g->graph, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (h)
+        SET(g->graph, gdt__cudnn_attr_graph_handle, CUDNN_TYPE_HANDLE, 1, &h);
+    SET(g->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, g->nops, g->ops);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(g->graph));
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, cudnnHandle_t h,
+                                   gdt__cudnn_graph **out, gdt_error *e)
 {
     *out = NULL;
     gdt__cudnn_graph *g = calloc(1, sizeof *g);
@@ -239,15 +258,7 @@ gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, gdt__cudnn_gr
     g->next_uid = GDT__CUDNN_VIRTUAL_UID0;
     gdt_status s = lower(g, p, form, e);
     if (s == GDT_STATUS_OK)
-        s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g->graph, e);
-    if (s == GDT_STATUS_OK) {
-        cudnnStatus_t r = cudnnBackendSetAttribute(g->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS,
-                                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, g->nops, g->ops);
-        if (r == CUDNN_STATUS_SUCCESS)
-            r = cudnnBackendFinalize(g->graph);
-        if (r != CUDNN_STATUS_SUCCESS)
-            s = gdt__fail_cudnn(e, r, "operation graph finalize", __FILE__, __LINE__);
-    }
+        s = graph_finalize(g, h, e);
     if (s != GDT_STATUS_OK) {
         gdt__cudnn_graph_destroy(g);
         return s;

@@ -66,7 +66,7 @@ static gdt_status cudnn_build(const gdt_engine_slot *slot, const gdt_facts *f, c
     s = gdt__cudnn_handle(&c->handle, e);
     if (s == GDT_STATUS_OK)
         s = gdt__cudnn_graph_create(&f->problem, (int)gdt_plan_id_knob(plan, GDT_KNOB_GRAPH, 0),
-                                    &c->graph, e);
+                                    c->handle, &c->graph, e);
     if (s == GDT_STATUS_OK)
         s = gdt__cudnn_plan_finalize(c, e);
     if (s != GDT_STATUS_OK) {
@@ -174,15 +174,15 @@ const gdt_engine_ops gdt__cudnn_ops = {
 typedef gdt_status (*form_step)(gdt__cudnn_graph *g, int arg, gdt_plan_entry **list, int *n,
                                 gdt_error *e);
 
-static gdt_status over_forms(const gdt_facts *f, form_step step, int arg, gdt_plan_entry **out, int *n,
-                             gdt_error *e)
+static gdt_status over_forms(const gdt_facts *f, cudnnHandle_t h, form_step step, int arg,
+                             gdt_plan_entry **out, int *n, gdt_error *e)
 {
     int forms[2], nf = gdt__cudnn_forms(&f->problem, gdt_cudnn_runtime_version(), forms);
     gdt_status s = GDT_STATUS_OK;
     for (int i = 0; i < nf && s == GDT_STATUS_OK; i++) {
         gdt__cudnn_graph *g = NULL;
         gdt_error ge;
-        s = gdt__cudnn_graph_create(&f->problem, forms[i], &g, &ge);
+        s = gdt__cudnn_graph_create(&f->problem, forms[i], h, &g, &ge);
         if (s != GDT_STATUS_OK && forms[i] == GDT__CUDNN_FORM_UNIFIED) {
             s = GDT_STATUS_OK;
             continue;
@@ -198,14 +198,14 @@ static gdt_status over_forms(const gdt_facts *f, form_step step, int arg, gdt_pl
 
 /* Shared preamble of list and enumerate: an empty answer for problems the
  * backend does not serve, NO_DEVICE without a GPU. */
-static gdt_status lists_ready(const gdt_facts *f, bool *serves, gdt_error *e)
+static gdt_status lists_ready(const gdt_facts *f, bool *serves, cudnnHandle_t *h, gdt_error *e)
 {
     gdt_error why;
-    cudnnHandle_t h;
+    *h = NULL;
     *serves = gdt__cudnn_support(f, NULL, gdt_cudnn_runtime_version(), &why) == GDT_STATUS_OK;
     if (!*serves)
         return GDT_STATUS_OK;
-    return gdt__cudnn_handle(&h, e);
+    return gdt__cudnn_handle(h, e);
 }
 
 static gdt_status heur_step(gdt__cudnn_graph *g, int mode, gdt_plan_entry **list, int *n, gdt_error *e)
@@ -223,9 +223,10 @@ static gdt_status cudnn_list(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_p
     if (mode == GDT_MODE_OPENSOURCE)
         return GDT_STATUS_OK; /* the backend has no open-source plans */
     bool serves;
-    gdt_status s = lists_ready(f, &serves, e);
+    cudnnHandle_t h;
+    gdt_status s = lists_ready(f, &serves, &h, e);
     if (s == GDT_STATUS_OK && serves)
-        s = over_forms(f, heur_step, (int)mode, out, n, e);
+        s = over_forms(f, h, heur_step, (int)mode, out, n, e);
     if (s != GDT_STATUS_OK) {
         free(*out);
         *out = NULL, *n = 0;
@@ -251,11 +252,12 @@ gdt_status gdt_cudnn_enumerate(const gdt_facts *f, int cap_per_engine, gdt_plan_
                              "cudnn: enumerate: cap_per_engine must be positive (got %d)",
                              cap_per_engine);
     bool serves;
+    cudnnHandle_t h;
     gdt_status s = gdt__cudnn_support(f, NULL, gdt_cudnn_runtime_version(), e);
     if (s == GDT_STATUS_OK)
-        s = lists_ready(f, &serves, e);
+        s = lists_ready(f, &serves, &h, e);
     if (s == GDT_STATUS_OK && serves)
-        s = over_forms(f, gdt__cudnn_knob_walk, cap_per_engine, out, n, e);
+        s = over_forms(f, h, gdt__cudnn_knob_walk, cap_per_engine, out, n, e);
     if (s != GDT_STATUS_OK) {
         free(*out);
         *out = NULL, *n = 0;

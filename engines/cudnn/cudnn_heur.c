@@ -330,6 +330,7 @@ gdt_status gdt__cudnn_plan_finalize(gdt_compiled *c, gdt_error *e)
         s = gdt__cudnn_pool_desc(&c->own, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &c->plan, e);
     if (s != GDT_STATUS_OK)
         return s;
+    SET(c->plan, gdt__cudnn_attr_plan_handle, CUDNN_TYPE_HANDLE, 1, &c->handle);
     SET(c->plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg);
     cudnnStatus_t r = cudnnBackendFinalize(c->plan);
     if (r != CUDNN_STATUS_SUCCESS)

@@ -114,10 +114,14 @@ gdt_status gdt__cudnn_bind_f32(gdt__cudnn_graph *g, int64_t uid, float v, gdt_er
 gdt_status gdt__cudnn_bind_i32(gdt__cudnn_graph *g, int64_t uid, int32_t v, gdt_error *e);
 gdt_status gdt__cudnn_bind_scratch(gdt__cudnn_graph *g, int64_t uid, size_t bytes, gdt_error *e);
 
-/* Lowers a problem in one graph form and finalizes the op graph (works
- * without a GPU).  NOT_SUPPORTED when the form does not apply. */
-gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, gdt__cudnn_graph **out,
-                                   gdt_error *e);
+/* Lowers a problem in one graph form and finalizes the op graph.  h binds
+ * the graph to the device; NULL (no GPU) still finalizes the graph, but
+ * heuristics and plans need it: a handle-less graph targets no device
+ * (on the H200 its plans failed execute with ARCH_MISMATCH and every SDPA
+ * engine config refused to finalize).  NOT_SUPPORTED when the form does
+ * not apply. */
+gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, cudnnHandle_t h,
+                                   gdt__cudnn_graph **out, gdt_error *e);
 void gdt__cudnn_graph_destroy(gdt__cudnn_graph *g);
 /* CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT. */
 gdt_status gdt__cudnn_engine_count(const gdt__cudnn_graph *g, int64_t *n, gdt_error *e);
@@ -127,6 +131,12 @@ gdt_status gdt__cudnn_engine_count(const gdt__cudnn_graph *g, int64_t *n, gdt_er
 int gdt__cudnn_forms(const gdt_problem *p, int version, int forms[2]);
 /* Pure support rules (no cuDNN call): OK or NOT_SUPPORTED with the reason. */
 gdt_status gdt__cudnn_support(const gdt_facts *f, const gdt_plan_id *id, int version, gdt_error *e);
+
+/* CUDNN_ATTR_OPERATIONGRAPH_HANDLE and CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
+ * which cuDNN 9.19's headers mark deprecated but which bind graphs and
+ * plans to the device. */
+extern const cudnnBackendAttributeName_t gdt__cudnn_attr_graph_handle;
+extern const cudnnBackendAttributeName_t gdt__cudnn_attr_plan_handle;
 
 /* The process's one handle, created lazily (NO_DEVICE without a GPU). */
 gdt_status gdt__cudnn_handle(cudnnHandle_t *h, gdt_error *e);

@@ -42,7 +42,7 @@ static gdt__cudnn_graph *graph_ok(const gdt_problem *p, int form, int nops, int 
 {
     gdt_error e = {0};
     gdt__cudnn_graph *g = NULL;
-    gdt_status s = gdt__cudnn_graph_create(p, form, &g, &e);
+    gdt_status s = gdt__cudnn_graph_create(p, form, NULL, &g, &e);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "graph finalize failed: %s\n", e.msg);
     CHECK_INT(s, ==, GDT_STATUS_OK);
@@ -66,7 +66,7 @@ static void test_gemm_graphs(void)
         CHECK_INT(g->scratch_bytes, ==, 0);
     gdt__cudnn_graph_destroy(g);
     gdt_error e = {0};
-    CHECK_INT(gdt__cudnn_graph_create(&p, GDT__CUDNN_FORM_UNIFIED, &g, &e), ==, GDT_STATUS_NOT_SUPPORTED);
+    CHECK_INT(gdt__cudnn_graph_create(&p, GDT__CUDNN_FORM_UNIFIED, NULL, &g, &e), ==, GDT_STATUS_NOT_SUPPORTED);
     CHECK_CONTAINS(e.msg, "family gemm has no graph form GRAPH=1");
     CHECK(g == NULL);
 }
