@@ -302,17 +302,24 @@ static void problem_check(const gdt_problem *p, unsigned what)
 
 /* ------------------------------------------------------------ figures */
 
+/* Device us per call over a burst of n executes; host enqueue per call in
+ * *host_us.  Negative when an execute failed (the numbers would be of
+ * nothing). */
 static double burst(gdt_compiled *c, gdt_buffers *b, int n, cudaEvent_t ev[2], double *host_us)
 {
-    gdt_error e;
+    gdt_error e = {0};
+    gdt_status s = GDT_STATUS_OK;
     cudaDeviceSynchronize();
     cudaEventRecord(ev[0], NULL);
     double t0 = gdt_now();
-    for (int i = 0; i < n; i++)
-        gdt__cudnn_ops.execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+    for (int i = 0; i < n && s == GDT_STATUS_OK; i++)
+        s = gdt__cudnn_ops.execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
     *host_us = (gdt_now() - t0) * 1e6 / n;
     cudaEventRecord(ev[1], NULL);
-    cudaEventSynchronize(ev[1]);
+    if (cudaEventSynchronize(ev[1]) != cudaSuccess || s != GDT_STATUS_OK) {
+        printf("  burst of %d failed: %s\n", n, s != GDT_STATUS_OK ? e.msg : "event sync");
+        return -1;
+    }
     float ms = 0;
     cudaEventElapsedTime(&ms, ev[0], ev[1]);
     return ms * 1e3 / n;
@@ -349,12 +356,14 @@ static void bench_one(const gdt_problem *p)
             continue;
         }
         double host, dev_us;
-        burst(c, b, 3, ev, &host); /* warm-up (first execute builds the pack) */
-        printf("bench %s %s: build %.3f s, workspace %zu B\n", key, name, info.compile_seconds,
+        printf("bench %s %s: build %.1f ms, workspace %zu B\n", key, name, info.compile_seconds * 1e3,
                gdt__cudnn_ops.workspace_size(c));
+        /* warm-up: the first execute finalizes the variant pack */
+        dev_us = burst(c, b, 3, ev, &host);
         static const int bursts[] = {1, 4, 16, 64};
-        for (int k = 0; k < 4; k++) {
-            dev_us = burst(c, b, bursts[k], ev, &host);
+        for (int k = 0; k < 4 && dev_us >= 0; k++) {
+            if ((dev_us = burst(c, b, bursts[k], ev, &host)) < 0)
+                break;
             printf("  burst %2d: host enqueue %.2f us/call, device %.1f us/call, %.1f TFLOP/s\n", bursts[k],
                    host, dev_us, f.flops / (dev_us * 1e-6) / 1e12);
         }
