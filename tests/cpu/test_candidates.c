@@ -202,6 +202,29 @@ static void test_default_table(void)
     CHECK_STR(e.msg, "tables/candidates/nvrtc.json: /nvrtc/attention_fwd/0: expected 4 columns, got 3");
 }
 
+/* The format page names every column and knob of every schema. */
+static void test_readme(void)
+{
+    char *text;
+    size_t len;
+    gdt_error e;
+    CHECK_INT(gdt_file_read(GDT_SOURCE_DIR "/tables/candidates/README.md", &text, &len, &e), ==, 0);
+    if (!text) return;
+    for (int i = 0; i < gdt__row_family_count(); i++) {
+        const gdt_row_family *rf = gdt__row_family_at(i);
+        char want[128];
+        snprintf(want, sizeof want, "### `%s`", rf->name);
+        CHECK_CONTAINS(text, want);
+        for (int c = 0; c < rf->ncols; c++) {
+            snprintf(want, sizeof want, "| %d | `%s` |", c, rf->cols[c].name);
+            CHECK_CONTAINS(text, want);
+            snprintf(want, sizeof want, "`%s`", gdt_knob_name(rf->cols[c].knob));
+            CHECK_CONTAINS(text, want);
+        }
+    }
+    free(text);
+}
+
 static void test_registry(void)
 {
     CHECK_INT(gdt__row_family_count(), ==, 3);
@@ -473,6 +496,7 @@ int main(void)
     test_unreadable();
     test_default_table();
     test_registry();
+    test_readme();
     test_override();
     test_digest();
     test_projection();
