@@ -30,6 +30,12 @@ static void to_logical(const gdt_problem *p, gdt_operand_role r, const void *raw
                     v[i++] = gdt__dtype_load(t, raw, a * s[0] + b * s[1] + c * s[2] + x * s[3]);
 }
 
+static gdt_status copy_back(void *dst, const void *src, size_t n, gdt_error *e)
+{
+    GDT_CHECK_CUDA(e, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost));
+    return GDT_STATUS_OK;
+}
+
 static gdt_status read_one(const gdt_buffers *b, gdt_outputs *out, int i, gdt_error *e)
 {
     gdt_operand_role r = out->role[i];
@@ -37,20 +43,15 @@ static gdt_status read_one(const gdt_buffers *b, gdt_outputs *out, int i, gdt_er
     out->count[i] = gdt__operand_count(&b->problem, r);
     out->data[i] = malloc(sizeof(double) * (out->count[i] ? out->count[i] : 1));
     void *raw = malloc(bytes ? bytes : 1);
-    if (!out->data[i] || !raw) {
-        free(raw);
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "outputs: reading %s: %zu bytes",
-                             gdt_operand_name(r), bytes);
-    }
-    cudaError_t ce = cudaMemcpy(raw, b->ops.ptr[r], bytes, cudaMemcpyDeviceToHost);
-    if (ce != cudaSuccess) {
-        free(raw);
-        return gdt_error_set(e, ce == cudaErrorMemoryAllocation ? GDT_STATUS_NO_MEMORY : GDT_STATUS_CUDA,
-                             "outputs: copying %s back: %s (%s)", gdt_operand_name(r),
-                             cudaGetErrorName(ce), cudaGetErrorString(ce));
-    }
-    to_logical(&b->problem, r, raw, out->data[i]);
+    gdt_error ce;
+    gdt_status st = !out->data[i] || !raw ? GDT_STATUS_NO_MEMORY : copy_back(raw, b->ops.ptr[r], bytes, &ce);
+    if (st == GDT_STATUS_OK)
+        to_logical(&b->problem, r, raw, out->data[i]);
     free(raw);
+    if (st == GDT_STATUS_NO_MEMORY)
+        return gdt_error_set(e, st, "outputs: reading %s: %zu bytes", gdt_operand_name(r), bytes);
+    if (st != GDT_STATUS_OK)
+        return gdt_error_set(e, st, "outputs: copying %s back: %s", gdt_operand_name(r), ce.msg);
     return GDT_STATUS_OK;
 }
 
