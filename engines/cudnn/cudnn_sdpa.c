@@ -13,7 +13,7 @@
 
 enum {
     UID_Q = 1, UID_K, UID_V, UID_O, UID_STATS, UID_DO, UID_DQ, UID_DK, UID_DV,
-    UID_SCALE, UID_NEGINF, UID_SHIFT, UID_ONE, UID_SSUM, UID_DQACC
+    UID_SCALE, UID_NEGINF, UID_SEQ_KV, UID_SEQ_Q, UID_ONE, UID_SSUM, UID_DQACC
 };
 
 typedef cudnnBackendDescriptor_t desc;
@@ -25,7 +25,7 @@ typedef struct sdpa {
     const gdt_sdpa_desc *d;
     cudnnDataType_t io;
     int64_t sc[4], row[4]; /* score {b,h_q,s_q,s_kv}, row {b,h_q,s_q,1} */
-    desc scale, neginf, shift;
+    desc scale, neginf, seq_kv, seq_q;
     gdt_status s;
     gdt_error *e;
 } sdpa;
@@ -141,7 +141,14 @@ static bool shifted(const gdt_sdpa_desc *d)
     return d->causal == GDT_CAUSAL_BOTTOM_RIGHT && d->s_kv != d->s_q;
 }
 
-/* Scalars the causal mask needs (-inf, and the bottom-right row shift). */
+static void bind_i32(sdpa *c, int64_t uid, int64_t v)
+{
+    if (c->s == GDT_STATUS_OK)
+        c->s = gdt__cudnn_bind_i32(c->g, uid, (int32_t)v, c->e);
+}
+
+/* Scalars the causal mask needs: -inf, and for bottom-right the two
+ * sequence lengths (by-value int32, as cudnn-frontend passes them). */
 static void mask_scalars(sdpa *c)
 {
     if (c->d->causal == GDT_CAUSAL_NONE)
@@ -151,13 +158,15 @@ static void mask_scalars(sdpa *c)
         c->s = gdt__cudnn_bind_f32(c->g, UID_NEGINF, -INFINITY, c->e);
     if (!shifted(c->d))
         return;
-    c->shift = scalar(c, UID_SHIFT, CUDNN_DATA_INT32);
-    if (c->s == GDT_STATUS_OK)
-        c->s = gdt__cudnn_bind_i32(c->g, UID_SHIFT, (int32_t)(c->d->s_kv - c->d->s_q), c->e);
+    c->seq_kv = scalar(c, UID_SEQ_KV, CUDNN_DATA_INT32);
+    c->seq_q = scalar(c, UID_SEQ_Q, CUDNN_DATA_INT32);
+    bind_i32(c, UID_SEQ_KV, c->d->s_kv);
+    bind_i32(c, UID_SEQ_Q, c->d->s_q);
 }
 
-/* Causal mask as FE's composite diagonal band mask: keep where
- * row (+ s_kv - s_q for bottom-right) >= col, else -inf. */
+/* Causal mask as FE's composite diagonal band mask (right bound 0): keep
+ * where row (+ s_kv - s_q for bottom-right) >= col, else -inf.  With
+ * s_q == s_kv bottom-right is top-left, and takes its shorter graph. */
 static desc causal_mask(sdpa *c, desc x)
 {
     if (c->d->causal == GDT_CAUSAL_NONE)
@@ -165,8 +174,10 @@ static desc causal_mask(sdpa *c, desc x)
     const cudnnDataType_t I32 = CUDNN_DATA_INT32, BOOL = CUDNN_DATA_BOOLEAN;
     desc row = pw_to(c, CUDNN_POINTWISE_GEN_INDEX, F32, 2, x, NULL, NULL, virt(c, I32, c->sc));
     desc col = pw_to(c, CUDNN_POINTWISE_GEN_INDEX, F32, 3, x, NULL, NULL, virt(c, I32, c->sc));
-    if (shifted(c->d))
-        row = pw_to(c, CUDNN_POINTWISE_ADD, I32, 3, row, c->shift, NULL, virt(c, I32, c->sc));
+    if (shifted(c->d)) {
+        row = pw_to(c, CUDNN_POINTWISE_ADD, I32, 3, row, c->seq_kv, NULL, virt(c, I32, c->sc));
+        row = pw_to(c, CUDNN_POINTWISE_SUB, I32, 3, row, c->seq_q, NULL, virt(c, I32, c->sc));
+    }
     desc keep = pw_to(c, CUDNN_POINTWISE_CMP_GE, BOOL, -1, row, col, NULL, virt(c, BOOL, c->sc));
     return pw_to(c, CUDNN_POINTWISE_BINARY_SELECT, F32, -1, x, c->neginf, keep, virt(c, F32, c->sc));
 }
@@ -189,7 +200,7 @@ static void fwd_operands(sdpa *c, bool k_transposed, desc *q, desc *k, desc *v, 
     bind(c, UID_STATS, GDT_OPERAND_STATS);
 }
 
-/* 14 ops causal, 10 non-causal (+1 bottom-right with s_q != s_kv). */
+/* 14 ops causal, 10 non-causal (+2 bottom-right with s_q != s_kv). */
 gdt_status gdt__cudnn_sdpa_fwd_graph(gdt__cudnn_graph *g, const gdt_sdpa_desc *d, gdt_error *e)
 {
     sdpa c;

@@ -78,9 +78,20 @@ static void test_fwd_graphs(void)
     gdt__cudnn_graph_destroy(graph_ok(&p, GDT__CUDNN_FORM_COMPOSITE, 14, 7));
     p = sdpa(GDT_FAMILY_SDPA_FWD, 256, 256, 128, 4, GDT_CAUSAL_TOP_LEFT, GDT_LAYOUT_BSHD);
     gdt__cudnn_graph_destroy(graph_ok(&p, GDT__CUDNN_FORM_COMPOSITE, 14, 7));
-    /* bottom-right with s_q < s_kv: the row shift adds one op and a bind */
+    /* bottom-right with s_q < s_kv: row + s_kv - s_q adds two ops, two binds */
     p = sdpa(GDT_FAMILY_SDPA_FWD, 128, 256, 64, 2, GDT_CAUSAL_BOTTOM_RIGHT, GDT_LAYOUT_BHSD);
-    gdt__cudnn_graph_destroy(graph_ok(&p, GDT__CUDNN_FORM_COMPOSITE, 15, 8));
+    gdt__cudnn_graph *g = graph_ok(&p, GDT__CUDNN_FORM_COMPOSITE, 16, 9);
+    if (g) {
+        CHECK_INT(g->binds[2].kind, ==, GDT__BIND_HOST_I32); /* after scale, -inf */
+        CHECK_INT(g->binds[2].i32, ==, 256);
+        CHECK_INT(g->binds[3].i32, ==, 128);
+    }
+    gdt__cudnn_graph_destroy(g);
+    /* with s_q == s_kv it is the top-left graph */
+    p = sdpa(GDT_FAMILY_SDPA_FWD, 128, 128, 64, 2, GDT_CAUSAL_BOTTOM_RIGHT, GDT_LAYOUT_BHSD);
+    gdt__cudnn_graph_destroy(graph_ok(&p, GDT__CUDNN_FORM_COMPOSITE, 14, 7));
+    p = sdpa(GDT_FAMILY_SDPA_BWD, 128, 256, 64, 2, GDT_CAUSAL_BOTTOM_RIGHT, GDT_LAYOUT_BSHD);
+    gdt__cudnn_graph_destroy(graph_ok(&p, GDT__CUDNN_FORM_COMPOSITE, 26, 16));
     /* non-causal: no mask ops */
     p = sdpa(GDT_FAMILY_SDPA_FWD, 128, 128, 64, 2, GDT_CAUSAL_NONE, GDT_LAYOUT_BSHD);
     gdt__cudnn_graph_destroy(graph_ok(&p, GDT__CUDNN_FORM_COMPOSITE, 10, 6));
