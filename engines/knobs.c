@@ -215,8 +215,9 @@ gdt_status gdt_plan_id_parse(const char *s, gdt_plan_id *out, gdt_error *e)
         if (!close || close[1])
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
                                  "plan name \"%s\": expected one closing ']' at the end", s);
-        /* "[]" and a trailing comma parse an empty K=V and are refused there. */
-        for (const char *at = br + 1;;) {
+        /* "name[]" is "name" (no knobs); a trailing comma parses an empty K=V
+         * and is refused there. */
+        for (const char *at = br + 1; close > br + 1;) {
             const char *comma = memchr(at, ',', (size_t)(close - at));
             if ((st = parse_knob(s, at, comma ? comma : close, &p, e))) return st;
             if (!comma) break;

@@ -129,9 +129,13 @@ static void test_format_parse(void)
     p.engine_id = 0;
     round_trip(&p, "cudnn.eng0");
 
-    /* Without the space after the comma, too. */
+    /* "name[]" parses as "name". */
     gdt_plan_id q;
     gdt_error e;
+    CHECK_INT(gdt_plan_id_parse("gemm.test_hang[]", &q, &e), ==, 0);
+    CHECK_INT(q.engine_id, ==, gdt_engine_id(GDT_FAMILY_GEMM, 91));
+    CHECK_INT(q.nknobs, ==, 0);
+    /* Without the space after the comma, too. */
     CHECK_INT(gdt_plan_id_parse("gemm.nvrtc[TILE_M=128,GROUP_M=8]", &q, &e), ==, 0);
     CHECK_INT(q.knobs[0].type, ==, GDT_KNOB_GROUP_M);
     CHECK_INT(gdt_plan_id_knob(&q, GDT_KNOB_TILE_M, 0), ==, 128);
@@ -150,7 +154,7 @@ static void test_parse_refusals(void)
         {"cudnn.engx", "unknown engine"},
         {"", "missing or overlong engine name"},
         {"[TILE_M=1]", "missing or overlong engine name"},
-        {"gemm.nvrtc[]", "expected K=V at \"\""},
+        {"gemm.nvrtc[, ]", "expected K=V at \"\""},
         {"gemm.nvrtc[TILE_M=1,]", "expected K=V at \"\""},
         {"gemm.nvrtc[TILE_M=1", "expected one closing ']' at the end"},
         {"gemm.nvrtc[TILE_M=1]x", "expected one closing ']' at the end"},
