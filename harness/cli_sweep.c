@@ -38,6 +38,9 @@ static const char usage_text[] =
     "  --jobs N               compile-only threads (default: online CPUs)\n"
     "  --help                 this text\n"
     "\n"
+    "environment: GDTUNE_ENABLE_OPT_IN=1 enables opt-in slots (test engines); GDTUNE_CACHE_DIR\n"
+    "is the compiled-kernel cache; GDTUNE_WORKER_EXE replaces the worker (tests only).\n"
+    "\n"
     "exit codes: 0 success, 1 failure while running (no device, a row that does not compile),\n"
     "2 bad usage or bad input\n";
 
@@ -200,6 +203,9 @@ int gdt_cli_sweep(int argc, char **argv)
 {
     gdt_sweep_opts o;
     gdt_sweep_opts_default(&o);
+    /* Tests put a stand-in worker here to exercise the run loop without a
+     * GPU; unset, the worker is this executable. */
+    o.worker_exe = getenv("GDTUNE_WORKER_EXE");
     int rc = parse_args(argc, argv, &o);
     if (rc < 0)
         rc = check_combination(&o);

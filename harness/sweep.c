@@ -569,14 +569,25 @@ static void worker_lost(run *r)
 
 /* ------------------------------------------------------------ progress */
 
+/* Plans of cells not listed yet are estimated from the listed ones. */
+static int estimated_total(const run *r)
+{
+    int listed = 0;
+    for (int i = 0; i < r->spec->ncells; i++)
+        listed += r->cells[i].plans != NULL;
+    if (!listed)
+        return r->total;
+    return r->total + (r->spec->ncells - listed) * r->total / listed;
+}
+
 static void progress(run *r, int ci, const char *name, const cJSON *res)
 {
-    int left = r->total - r->done;
+    int total = estimated_total(r), left = total - r->done;
     double per = r->session_plans ? (gdt_now() - r->t0) / r->session_plans : 0;
     double eta = per * left;
     if (r->tty) {
         fprintf(stderr, "\r\033[Kcells %d/%d  plans %d/%d  verified %d  incorrect %d  failed %d  "
-                "declined %d  ETA %dm%02ds", r->cells_done, r->spec->ncells, r->done, r->total,
+                "declined %d  ETA %dm%02ds", r->cells_done, r->spec->ncells, r->done, total,
                 r->verified, r->incorrect, r->failed, r->declined, (int)(eta / 60), (int)eta % 60);
         fflush(stderr);
         return;
@@ -584,7 +595,7 @@ static void progress(run *r, int ci, const char *name, const cJSON *res)
     const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(res, "disposition"));
     const cJSON *t = cJSON_GetObjectItem(res, "time_us");
     const char *err = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"));
-    fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s: %s", r->done, r->total,
+    fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s: %s", r->done, total,
             gdt_family_name(r->spec->cells[ci].family), r->spec->cells[ci].shape, name, d ? d : "?");
     if (cJSON_IsNumber(t) && d && !strcmp(d, "verified"))
         fprintf(stderr, " %.2f us", t->valuedouble);

@@ -1,6 +1,12 @@
 /* `gdtune sweep` on a machine without a GPU: usage errors (exit 2), the
- * no-device message (exit 1, nothing written), and --compile-only on tiny
- * specs (exit 0). */
+ * no-device message (exit 1, nothing written), --compile-only on tiny specs
+ * (exit 0), and the run loop against a stand-in worker (this executable
+ * run as `test_cli_sweep worker`, through GDTUNE_WORKER_EXE): a plan that
+ * kills the worker and one that hangs are recorded failed and the worker is
+ * respawned; --resume after a torn journal runs each plan exactly once. */
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +14,60 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gdt_journal.h"
 #include "gdt_test.h"
+
+/* ------------------------------------------------ the stand-in worker */
+
+/* Plans of every cell: engine 0 (backend, A) and 20000 (ours) verify;
+ * engine 1 (backend, B) is incorrect; 20090 kills the worker; 20091 hangs. */
+static const char fake_plans[] =
+    "[{\"engine_id\":0,\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
+    "{\"engine_id\":1,\"knobs\":[],\"name\":\"cudnn.eng1\",\"backend\":true,\"tag\":\"B\",\"untimed\":1},"
+    "{\"engine_id\":20090,\"knobs\":[],\"name\":\"gemm.test_fault\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":2},"
+    "{\"engine_id\":20091,\"knobs\":[],\"name\":\"gemm.test_hang\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":3},"
+    "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":4}]";
+
+static void fake_result(int engine)
+{
+    if (engine == 20090)
+        raise(SIGSEGV);
+    if (engine == 20091)
+        for (;;)
+            pause();
+    if (engine == 1) {
+        printf("{\"op\":\"result\",\"disposition\":\"incorrect\",\"error\":\"C: relative L2 error "
+               "0.5 above bound 0.01\",\"build_s\":0.1,\"fatal\":false}\n");
+        return;
+    }
+    double t = engine == 0 ? 10.0 : 8.0;
+    printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
+           "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5,5.5],\"device_us\":[%g,%g],"
+           "\"total_us\":[12,12],\"median_host_us\":5.25,\"median_device_us\":%g,\"rel_spread\":0.01},"
+           "{\"burst\":4,\"host_us\":[4],\"device_us\":[%g],\"total_us\":[11],\"median_host_us\":4,"
+           "\"median_device_us\":%g,\"rel_spread\":0.002}],\"cold_us\":[20],\"time_us\":%g,"
+           "\"noise\":0.002,\"fatal\":false}\n", t, t, t, t, t, t);
+}
+
+static int fake_worker(void)
+{
+    char line[65536];
+    while (fgets(line, sizeof line, stdin)) {
+        cJSON *req = cJSON_Parse(line);
+        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
+        if (op && !strcmp(op, "hello"))
+            printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,"
+                   "\"sm_count\":132,\"uuid\":\"GPU-stand-in\",\"driver_version\":13000}}\n");
+        else if (op && !strcmp(op, "cell"))
+            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s}\n", fake_plans);
+        else if (op && !strcmp(op, "plan"))
+            fake_result((int)cJSON_GetNumberValue(
+                cJSON_GetObjectItem(cJSON_GetObjectItem(req, "plan"), "engine_id")));
+        fflush(stdout);
+        cJSON_Delete(req);
+    }
+    return 0;
+}
 
 static char out[65536];
 
@@ -89,8 +148,137 @@ static void test_compile_only(void)
         fprintf(stderr, "%s\n", out);
 }
 
-int main(void)
+/* ------------------------------------------- the run loop, stand-in worker */
+
+typedef struct tally {
+    int results[8][8], attempts[8][8];
+    int verified, failed, incorrect;
+    char errors[4096];
+} tally;
+
+static void read_journal(const char *dir, tally *t, int from_line)
 {
+    char path[PATH_MAX];
+    gdt_journal_lines l;
+    gdt_error e = {0};
+    memset(t, 0, sizeof *t);
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    CHECK_INT(gdt_journal_read(path, &l, &e), ==, GDT_STATUS_OK);
+    for (int i = from_line; i < l.n; i++) {
+        cJSON *r = cJSON_Parse(l.line[i]);
+        const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(r, "type"));
+        int c = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(r, "cell")) & 7;
+        int p = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(r, "plan")) & 7;
+        const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(r, "disposition"));
+        if (type && !strcmp(type, "attempt"))
+            t->attempts[c][p]++;
+        if (type && !strcmp(type, "result")) {
+            t->results[c][p]++;
+            t->verified += !strcmp(d, "verified");
+            t->incorrect += !strcmp(d, "incorrect");
+            t->failed += !strcmp(d, "failed");
+            size_t n = strlen(t->errors);
+            snprintf(t->errors + n, sizeof t->errors - n, "%s\n",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(r, "error")));
+        }
+        cJSON_Delete(r);
+    }
+    gdt_journal_lines_free(&l);
+}
+
+/* Line count of the journal up to and including the first result record. */
+static int cut_after_first_result(const char *dir)
+{
+    char path[PATH_MAX], *buf = NULL;
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    size_t cap = 0, keep = 0;
+    int lines = 0;
+    ssize_t n;
+    while (f && (n = getline(&buf, &cap, f)) > 0) {
+        keep += (size_t)n;
+        lines++;
+        if (strstr(buf, "\"type\":\"result\""))
+            break;
+    }
+    if (f)
+        fclose(f);
+    free(buf);
+    CHECK_INT(truncate(path, (off_t)keep), ==, 0);
+    f = fopen(path, "a");
+    if (f) {
+        fputs("{\"type\":\"attempt\",\"cell\":0,\"pl", f); /* torn */
+        fclose(f);
+    }
+    return lines;
+}
+
+static void test_run_loop(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_loop_XXXXXX", run[600], args[2048], path[700];
+    CHECK(mkdtemp(dir) != NULL);
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(args, sizeof args, "gemm --spec %s/sweeps/tiny_gemm.json --out %s --tables-dir %s/t "
+             "--deadline 2 --arch sm80", GDT_TEST_DATA, run, dir);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, "--arch sm80 names sm80, but the device is sm90 (Stand-in GPU)");
+    snprintf(args, sizeof args, "gemm --spec %s/sweeps/tiny_gemm.json --out %s --tables-dir %s/t "
+             "--deadline 2 --arch sm90", GDT_TEST_DATA, run, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    tally t;
+    read_journal(run, &t, 0);
+    for (int c = 0; c < 2; c++)
+        for (int p = 0; p < 5; p++) {
+            CHECK_INT(t.results[c][p], ==, 1);
+            CHECK_INT(t.attempts[c][p], ==, 1);
+        }
+    CHECK_INT(t.verified, ==, 4);
+    CHECK_INT(t.incorrect, ==, 2);
+    CHECK_INT(t.failed, ==, 4);
+    CHECK_CONTAINS(t.errors, "worker died: signal 11 (Segmentation fault)");
+    CHECK_CONTAINS(t.errors, "deadline exceeded after 2 s");
+    CHECK_CONTAINS(out, "worker started 5 times"); /* first, then after each death */
+    snprintf(path, sizeof path, "%s/t/sm90/gemm.tuning.json", dir);
+    CHECK(access(path, F_OK) == 0);
+    snprintf(path, sizeof path, "%s/raw.h5", run);
+    CHECK(access(path, F_OK) == 0);
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+
+    /* Killed after its first result, with a torn record: resume runs every
+     * other plan once and the first never again. */
+    int keep = cut_after_first_result(run);
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t --deadline 2", run, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK_CONTAINS(out, "cut a torn last record");
+    read_journal(run, &t, keep);
+    CHECK_INT(t.attempts[0][0], ==, 0);
+    CHECK_INT(t.results[0][0], ==, 0);
+    for (int c = 0; c < 2; c++)
+        for (int p = c == 0; p < 5; p++)
+            CHECK_INT(t.results[c][p], ==, 1);
+    read_journal(run, &t, 0);
+    CHECK_INT(t.verified + t.incorrect + t.failed, ==, 10);
+    snprintf(args, sizeof args, "%s report %s", GDTUNE_EXE, run);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    snprintf(path, sizeof path, "%s/report/summary.md", run);
+    CHECK(access(path, F_OK) == 0);
+    unsetenv("GDTUNE_WORKER_EXE");
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    if (!gdt_test_failures)
+        CHECK_INT(system(args), ==, 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "worker"))
+        return fake_worker();
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
     if (access(GDTUNE_EXE, X_OK) != 0) {
         fprintf(stderr, "test_cli_sweep: %s is not built\n", GDTUNE_EXE);
         return 1;
@@ -98,5 +286,6 @@ int main(void)
     test_usage();
     test_no_device();
     test_compile_only();
+    test_run_loop(self);
     return gdt_test_result("test_cli_sweep");
 }
