@@ -1,8 +1,37 @@
 /* The knob vocabulary and plan identity: names as cudnn_graph_v9.h spells
  * them, gdtune's band, normalize/equal/set, and the printed name's exact
  * round trip. */
+#include <cudnn_graph.h>
+
 #include "gdt_test.h"
 #include "gdtune/gdtune.h"
+
+/* Our names against the enumerators of the cuDNN header this build sees:
+ * the name is the enumerator without its prefix, the value its value. */
+#define BACKEND_KNOBS(X)                                                                      \
+    X(SPLIT_K) X(SWIZZLE) X(TILE_SIZE) X(USE_TEX) X(EDGE) X(KBLOCK) X(LDGA) X(LDGB) X(CHUNK_K) \
+    X(SPLIT_H) X(WINO_TILE) X(MULTIPLY) X(SPLIT_K_BUF) X(TILEK) X(STAGES) X(REDUCTION_MODE)    \
+    X(CTA_SPLIT_K_MODE) X(SPLIT_K_SLC) X(IDX_MODE) X(SLICED) X(SPLIT_RS) X(SINGLEBUFFER)       \
+    X(LDGC) X(SPECFILT) X(KERNEL_CFG) X(WORKSPACE) X(TILE_CGA) X(TILE_CGA_M) X(TILE_CGA_N)     \
+    X(BLOCK_SIZE) X(OCCUPANCY) X(ARRAY_SIZE_PER_THREAD) X(NUM_C_PER_BLOCK) X(SPLIT_COLS)       \
+    X(TILE_ROWS) X(TILE_COLS) X(LOAD_SIZE) X(CTA_COUNT) X(STREAM_K) X(SPLIT_P_SLC) X(TILE_M)    \
+    X(TILE_N) X(WARP_SPEC_CFG) X(SWAP_AB)
+
+static void test_against_cudnn_header(void)
+{
+    /* Older headers hold a prefix of the frozen list. */
+    CHECK_INT(CUDNN_KNOB_TYPE_COUNTS, <=, GDT_KNOB_BACKEND_COUNT);
+#if CUDNN_VERSION >= 91900
+    int n = 0;
+#define CHECK_KNOB(name)                                                   \
+    CHECK_STR(gdt_knob_name(CUDNN_KNOB_TYPE_##name), #name);               \
+    n++;
+    BACKEND_KNOBS(CHECK_KNOB)
+#undef CHECK_KNOB
+    CHECK_INT(n, ==, GDT_KNOB_BACKEND_COUNT);
+    CHECK_INT(CUDNN_KNOB_TYPE_COUNTS, ==, GDT_KNOB_BACKEND_COUNT);
+#endif
+}
 
 static void test_names(void)
 {
@@ -187,6 +216,7 @@ static void test_parse_refusals(void)
 int main(void)
 {
     test_names();
+    test_against_cudnn_header();
     test_identity();
     test_format_parse();
     test_parse_refusals();
