@@ -129,10 +129,11 @@ int gdt_plan_id_format(const gdt_plan_id *p, char *buf, size_t n)
     gdt_plan_id_normalize(&q);
     char tmp[1024];
     int at = engine_label(q.engine_id, tmp, sizeof tmp);
-    for (int i = 0; i < q.nknobs; i++)
+    /* 16 knobs of at most 44 characters each fit; the guard keeps it so. */
+    for (int i = 0; i < q.nknobs && at < (int)sizeof tmp - 64; i++)
         at += snprintf(tmp + at, sizeof tmp - (size_t)at, "%s%s=%" PRId64, i ? ", " : "[",
                        knob_label(q.knobs[i].type), q.knobs[i].value);
-    if (q.nknobs) at += snprintf(tmp + at, sizeof tmp - (size_t)at, "]");
+    if (q.nknobs && at < (int)sizeof tmp - 1) snprintf(tmp + at, sizeof tmp - (size_t)at, "]");
     return snprintf(buf, n, "%s", tmp);
 }
 
