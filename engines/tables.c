@@ -1510,7 +1510,8 @@ bool gdt_tables_lookup(const gdt_tables *t, const gdt_facts *f, gdt_cell_decisio
 {
     memset(out, 0, sizeof *out);
     out->ratio = out->noise = NAN;
-    if (!t || !f || f->family != t->family) return false;
+    /* Measurements of one arch say nothing about another. */
+    if (!t || !f || f->family != t->family || f->device.arch != t->arch) return false;
     tcell probe;
     gdt_problem_key(&f->problem, probe.key, sizeof probe.key);
     const tcell *c = bsearch(&probe, t->t, (size_t)t->nt, sizeof *t->t, tcell_cmp);

@@ -183,6 +183,8 @@ static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char
         snprintf(note, n, "none (untimed order)");
         return NULL;
     }
+    if (a->tables && !is_dir(a->tables))
+        fprintf(stderr, "gdtune plans: warning: --tables %s: not a directory\n", a->tables);
     gdt_status s = gdt_tables_load(dir, f, arch, &t, &e);
     if (s == GDT_STATUS_OK) snprintf(note, n, "%s/sm%d/%s.{placement,tuning}.json", dir, arch, gdt_family_name(f));
     else if (s == GDT_STATUS_NOT_SUPPORTED) snprintf(note, n, "none under %s (untimed order)", dir);

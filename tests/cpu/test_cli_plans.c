@@ -49,6 +49,7 @@ static void test_plans_usage(void)
 static void test_plans_untimed(void)
 {
     EXPECT_RUN(0, "plans gemm --tables %s/none", root, "tables: none under");
+    CHECK_CONTAINS(out, "/none: not a directory");
     CHECK_CONTAINS(out, "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row on sm90, modes A");
     if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A) \xe2\x80\x94 unexpanded: no GPU\n");
     CHECK_CONTAINS(out, "   1  gemm.nvrtc[");

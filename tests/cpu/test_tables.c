@@ -180,6 +180,15 @@ static void test_lookup_measured(void)
     CHECK(d.fallback && gdt_plan_id_equal(d.fallback, &fb));
     CHECK(fabs(d.ratio - 100.0 / 120.0) < 1e-5);
     CHECK(fabs(d.noise - 0.008) < 1e-9);
+    /* Tables of sm90 say nothing about sm100. */
+    gdt_problem p;
+    gdt_device_props dev;
+    gdt_facts f;
+    gemm_problem(&p, "m=4096");
+    if (gdt_arch_limits(100, &dev)) {
+        gdt_facts_analyze(&p, &dev, &f);
+        CHECK(!gdt_tables_lookup(t, &f, &d));
+    }
     /* m=128: the backend wins and stays first. */
     lookup(t, "m=128", &d, true);
     CHECK(d.measured && !d.lead);
