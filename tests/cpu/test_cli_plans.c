@@ -62,6 +62,17 @@ static void test_plans_untimed(void)
     CHECK(!strstr(out, "BACKEND(A)"));
     if (!gpu) CHECK_CONTAINS(out, "   1  BACKEND(FALLBACK) \xe2\x80\x94 unexpanded: no GPU\n");
     CHECK_CONTAINS(out, "OPENSOURCE, untimed default");
+    /* --tuning-config replaces the contraction rows as a group. */
+    char rows[512];
+    snprintf(rows, sizeof rows, "%s/rows.json", root);
+    const char *one = "{\"nvrtc\": {\"contraction\": [[64, 64, 32, 2, 2, 3, 8, 0]]}}";
+    gdt_error e;
+    CHECK_INT(gdt_file_write_atomic(rows, one, strlen(one), &e), ==, GDT_STATUS_OK);
+    char args[1024];
+    snprintf(args, sizeof args, "%s --mode OPENSOURCE --tables %s/none", rows, root);
+    EXPECT_RUN(0, "plans gemm --tuning-config %s", args, "   0  gemm.nvrtc[");
+    CHECK_CONTAINS(out, "TILE_M=64, TILE_N=64");
+    CHECK(!strstr(out, "   1  "));
     /* sdpa names both families. */
     EXPECT_RUN(0, "plans sdpa --tables %s/none --shape s_q=512,s_kv=512", root, "sdpa_fwd:b4");
     CHECK_CONTAINS(out, "sdpa_bwd:b4");
