@@ -156,33 +156,48 @@ static size_t span_bytes(const gdt_problem *p, gdt_operand_role r)
 
 /* ------------------------------------------------------------ random */
 
-static uint64_t splitmix(uint64_t *s)
+/* Counter-based: element i of a stream is a pure function of (key, i), so
+ * the fill splits across threads and gives the same data on any machine. */
+static uint64_t mix(uint64_t key, uint64_t i)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    uint64_t z = key + (i + 1) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
 
-static double uniform01(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1p-53; }
+static double uniform_at(uint64_t key, uint64_t i) { return (double)(mix(key, i) >> 11) * 0x1p-53; }
 
-/* Box-Muller, both values of each pair used; log's argument is never 0. */
-typedef struct rng {
-    uint64_t s;
-    double spare;
-    bool have_spare;
-} rng;
-
-static double normal(rng *g)
+/* Box-Muller over pairs (2j, 2j+1): cosine for the even element, sine for
+ * the odd; log's argument is never 0. */
+static double normal_at(uint64_t key, uint64_t i)
 {
-    if (g->have_spare) {
-        g->have_spare = false;
-        return g->spare;
+    uint64_t pair = i >> 1;
+    double r = sqrt(-2.0 * log(1.0 - uniform_at(key, 2 * pair)));
+    double a = 6.283185307179586 * uniform_at(key, 2 * pair + 1);
+    return r * (i & 1 ? sin(a) : cos(a));
+}
+
+enum { FILL_CHUNK = 1 << 16 };
+
+typedef struct fill_job {
+    gdt_dtype t;
+    bool uniform;
+    uint64_t key;
+    void *host;
+    int64_t n;
+} fill_job;
+
+static void fill_item(const void *ctx, int64_t item)
+{
+    const fill_job *x = ctx;
+    int64_t end = (item + 1) * FILL_CHUNK < x->n ? (item + 1) * FILL_CHUNK : x->n;
+    for (int64_t i = item * FILL_CHUNK; i < end; i++) {
+        double v = x->uniform ? 2.0 * uniform_at(x->key, (uint64_t)i) - 1.0 : normal_at(x->key, (uint64_t)i);
+        if (v == 0.0)
+            v = 0x1p-8; /* never an exact zero */
+        gdt__dtype_store(x->t, x->host, i, v);
     }
-    double r = sqrt(-2.0 * log(1.0 - uniform01(&g->s))), a = 6.283185307179586 * uniform01(&g->s);
-    g->spare = r * sin(a);
-    g->have_spare = true;
-    return r * cos(a);
 }
 
 /* GEMM inputs uniform in [-1, 1]; SDPA inputs normal(0, 1), so that the
@@ -190,14 +205,9 @@ static double normal(rng *g)
 static void fill_random(const gdt_problem *p, gdt_operand_role r, void *host, size_t bytes, uint64_t seed)
 {
     gdt_dtype t = gdt_operand_dtype(p, r);
-    rng g = {seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(r + 1)), 0, false};
-    int64_t n = (int64_t)(bytes / gdt_dtype_size(t));
-    for (int64_t i = 0; i < n; i++) {
-        double v = p->family == GDT_FAMILY_GEMM ? 2.0 * uniform01(&g.s) - 1.0 : normal(&g);
-        if (v == 0.0)
-            v = 0x1p-8; /* never an exact zero */
-        gdt__dtype_store(t, host, i, v);
-    }
+    fill_job x = {t, p->family == GDT_FAMILY_GEMM, seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(r + 1)), host,
+                  (int64_t)(bytes / gdt_dtype_size(t))};
+    gdt__parallel_for((x.n + FILL_CHUNK - 1) / FILL_CHUNK, fill_item, &x);
 }
 
 /* -------------------------------------------------- sdpa_bwd inputs */
@@ -226,26 +236,40 @@ static int64_t unmasked(const gdt_sdpa_desc *s, int64_t i)
     return lim < 0 ? 0 : lim > s->s_kv ? s->s_kv : lim;
 }
 
+typedef struct approx_job {
+    const gdt_problem *p;
+    gdt_buffers *b;
+    uint64_t key;
+    int64_t str[4];
+} approx_job;
+
+/* Item: one (batch, query head). */
+static void approx_item(const void *ctx, int64_t x)
+{
+    const approx_job *j = ctx;
+    const gdt_sdpa_desc *s = &j->p->u.sdpa;
+    double var = s->scale * s->scale * (double)s->d;
+    float *stats = j->b->host[GDT_OPERAND_STATS];
+    const int64_t *str = j->str;
+    for (int64_t i = 0; i < s->s_q; i++) {
+        int64_t k = unmasked(s, i), n = x * s->s_q + i;
+        stats[n] = k ? (float)(log((double)k) + var / 2) : -INFINITY;
+        double mag = k ? 1.0 / sqrt((double)k) : 0.0;
+        for (int64_t c = 0; c < s->d; c++)
+            gdt__dtype_store(s->dtype, j->b->host[GDT_OPERAND_O],
+                             (x / s->h_q) * str[0] + (x % s->h_q) * str[1] + i * str[2] + c * str[3],
+                             mag * normal_at(j->key, (uint64_t)(n * s->d + c)));
+    }
+}
+
 /* Large shapes: the expected log-sum-exp of unit-variance scores scaled by
  * scale*sqrt(d), and O of the magnitude an average of that many V rows has. */
 static void approx_forward(const gdt_problem *p, gdt_buffers *b, uint64_t seed)
 {
-    const gdt_sdpa_desc *s = &p->u.sdpa;
-    double var = s->scale * s->scale * (double)s->d;
-    rng st = {seed ^ 0x5EED0, 0, false};
-    float *stats = b->host[GDT_OPERAND_STATS];
-    int64_t d[4], str[4], n = 0;
-    gdt__operand_geometry(p, GDT_OPERAND_O, d, str);
-    for (int64_t x = 0; x < s->b * s->h_q; x++)
-        for (int64_t i = 0; i < s->s_q; i++, n++) {
-            int64_t k = unmasked(s, i);
-            stats[n] = k ? (float)(log((double)k) + var / 2) : -INFINITY;
-            double mag = k ? 1.0 / sqrt((double)k) : 0.0;
-            for (int64_t c = 0; c < s->d; c++)
-                gdt__dtype_store(s->dtype, b->host[GDT_OPERAND_O],
-                                 (x / s->h_q) * str[0] + (x % s->h_q) * str[1] + i * str[2] + c * str[3],
-                                 mag * normal(&st));
-        }
+    approx_job j = {p, b, seed ^ 0x5EED0, {0}};
+    int64_t d[4];
+    gdt__operand_geometry(p, GDT_OPERAND_O, d, j.str);
+    gdt__parallel_for(p->u.sdpa.b * p->u.sdpa.h_q, approx_item, &j);
 }
 
 static gdt_status consistent_forward(gdt_buffers *b, uint64_t seed, gdt_error *e)

@@ -79,6 +79,9 @@ int gdt__operand_geometry(const gdt_problem *p, gdt_operand_role r, int64_t dims
  * nearest even. */
 double gdt__dtype_load(gdt_dtype t, const void *base, int64_t i);
 void gdt__dtype_store(gdt_dtype t, void *base, int64_t i, double v);
+/* Runs fn(ctx, i) for i in [0, n) spread over the machine's cores
+ * (harness/reference.c); fn must not fail. */
+void gdt__parallel_for(int64_t n, void (*fn)(const void *ctx, int64_t i), const void *ctx);
 /* Logical element count of an operand (product of its dims). */
 size_t gdt__operand_count(const gdt_problem *p, gdt_operand_role r);
 

@@ -48,7 +48,7 @@ static void *par_worker(void *arg)
 
 /* Runs fn(ctx, i) for i in [0, n) on up to one thread per core; the caller's
  * thread works too, so a failed pthread_create only costs speed. */
-static void parallel_for(int64_t n, void (*fn)(const void *, int64_t), const void *ctx)
+void gdt__parallel_for(int64_t n, void (*fn)(const void *, int64_t), const void *ctx)
 {
     enum { MAX_THREADS = 32 };
     pthread_t th[MAX_THREADS];
@@ -126,7 +126,7 @@ static void gemm_item(const void *ctx, int64_t item)
 static void gemm_ref(const gdt_gemm_desc *g, const double *a, const double *b, double *c)
 {
     gemm_job x = {g, a, b, c};
-    parallel_for(g->batch * ((g->m + ROWS - 1) / ROWS), gemm_item, &x);
+    gdt__parallel_for(g->batch * ((g->m + ROWS - 1) / ROWS), gemm_item, &x);
 }
 
 /* ------------------------------------------------------------- sdpa */
@@ -223,7 +223,7 @@ static void sdpa_fwd_ref(const gdt_sdpa_desc *s, const double *q, const double *
                          double *o, double *stats)
 {
     fwd_job x = {s, q, k, v, o, stats};
-    parallel_for(s->b * s->h_q, fwd_item, &x);
+    gdt__parallel_for(s->b * s->h_q, fwd_item, &x);
 }
 
 typedef struct bwd_in {
@@ -282,7 +282,7 @@ static void bwd_item(const void *ctx, int64_t item)
 static void sdpa_bwd_ref(const gdt_sdpa_desc *s, const bwd_in *in, const bwd_out *out)
 {
     bwd_job x = {s, in, out};
-    parallel_for(s->b * s->h_kv, bwd_item, &x);
+    gdt__parallel_for(s->b * s->h_kv, bwd_item, &x);
 }
 
 /* ------------------------------------------------------------ driver */
