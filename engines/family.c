@@ -288,6 +288,20 @@ static gdt_status apply_key(gdt_problem *p, const shape_key *k, const char *v, b
     return GDT_STATUS_OK;
 }
 
+/* "h" sets h_q and h_kv, "s" sets s_q and s_kv: giving both forms would let
+ * their order decide silently, so it is refused.  Returns the earlier key. */
+static int overlapping_key(const shape_key *keys, int nk, unsigned seen, const shape_key *k)
+{
+    if (k->kind != K_DIM) return -1;
+    for (int j = 0; j < nk; j++) {
+        if (!(seen & (1u << j)) || keys[j].kind != K_DIM) continue;
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++)
+                if (keys[j].off[a] == k->off[b]) return j;
+    }
+    return -1;
+}
+
 static gdt_status apply_item(gdt_problem *p, char *item, bool *scale_set, unsigned *seen,
                              gdt_error *e)
 {
@@ -302,6 +316,11 @@ static gdt_status apply_item(gdt_problem *p, char *item, bool *scale_set, unsign
         if (strcmp(item, keys[i].name)) continue;
         if (*seen & (1u << i))
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "shape: key \"%s\" given twice", item);
+        int other = overlapping_key(keys, nk, *seen, &keys[i]);
+        if (other >= 0)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                                 "shape: keys \"%s\" and \"%s\" both set the same dimension; "
+                                 "give one of them", keys[other].name, item);
         *seen |= 1u << i;
         return apply_key(p, &keys[i], eq + 1, scale_set, e);
     }

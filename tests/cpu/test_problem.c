@@ -107,6 +107,8 @@ static void test_shape_refusals(void)
     refuse(GDT_FAMILY_GEMM, "m=5,,n=4", "shape: empty item");
     refuse(GDT_FAMILY_GEMM, "m=5,", "shape: empty item");
     refuse(GDT_FAMILY_GEMM, "m=5,m=6", "shape: key \"m\" given twice");
+    refuse(GDT_FAMILY_SDPA_FWD, "h_q=32,h=8", "shape: keys \"h_q\" and \"h\" both set the same dimension; give one of them");
+    refuse(GDT_FAMILY_SDPA_FWD, "s=8,s_kv=16", "shape: keys \"s\" and \"s_kv\" both set the same dimension");
     refuse(GDT_FAMILY_GEMM, "dtype=fp8", "shape: dtype=fp8: expected bf16|fp16|fp32, got \"fp8\"");
     refuse(GDT_FAMILY_GEMM, "dtype=fp32", "gemm: dtype = fp32: expected bf16 or fp16");
     refuse(GDT_FAMILY_GEMM, "a=rowmajor", "shape: a=rowmajor: expected row|col, got \"rowmajor\"");
