@@ -84,6 +84,22 @@ static gdt_status build(const gdt_facts *f, const gdt_plan_id *id, gdt_compiled 
     return gemm_slot()->ops->build(gemm_slot(), f, id, &o, c, info, e);
 }
 
+/* On a mismatch: where the wrong elements are, which tells a layout slip
+ * (whole rows or columns, one k-step) from a tail slip. */
+static void show_mismatch(const gdt_problem *p, const gdt_outputs *got, const gdt_outputs *ref)
+{
+    int64_t m = p->u.gemm.m, n = p->u.gemm.n, bad = 0;
+    for (size_t i = 0; i < got->count[0]; i++) {
+        double g = got->data[0][i], r = ref->data[0][i];
+        if (!(fabs(g - r) <= 0.05 * fmax(1.0, fabs(r)))) {
+            if (bad++ < 6)
+                printf("  C[b%lld, m%lld, n%lld] = %g, reference %g\n", (long long)(i / (m * n)),
+                       (long long)(i / n % m), (long long)(i % n), g, r);
+        }
+    }
+    printf("  %lld of %zu elements off by more than 5%%\n", (long long)bad, got->count[0]);
+}
+
 /* Builds, poisons, executes and compares one plan; the error of the first
  * failing step in e. */
 static gdt_status run_plan(const gdt_facts *f, const gdt_plan_id *id, gdt_buffers *b,
@@ -106,8 +122,8 @@ static gdt_status run_plan(const gdt_facts *f, const gdt_plan_id *id, gdt_buffer
                            cudaGetErrorString(cudaGetLastError()));
     if (st == GDT_STATUS_OK)
         st = gdt_outputs_read(b, &got, e);
-    if (st == GDT_STATUS_OK)
-        st = gdt_outputs_compare(&b->problem, &got, ref, errs, e);
+    if (st == GDT_STATUS_OK && (st = gdt_outputs_compare(&b->problem, &got, ref, errs, e)))
+        show_mismatch(&b->problem, &got, ref);
     *err = errs[0];
     gdt_outputs_free(&got);
     ops->destroy(c);
