@@ -1,7 +1,15 @@
 /* The measurement statistics and stopping logic, without a GPU: the median,
  * the relative spread (half-width of the median's ~95% order-statistic
- * interval over the median), the stop/converge rule and the clock gate. */
+ * interval over the median), the stop/converge rule and the clock gate; and
+ * gdt_measure's whole loop (warm-up, bursts, clock-probe drops and back-off,
+ * cold samples, restore before every sample) against a simulated device:
+ * this executable defines the CUDA runtime and driver calls measure.c and
+ * clock_probe.c make, which take precedence over libcudart's.  NVRTC is
+ * real (it compiles the probe without a GPU). */
 #include <math.h>
+
+#include <cuda.h>
+#include <cuda_runtime.h>
 
 #include "gdt_measure.h"
 #include "gdt_test.h"
@@ -108,6 +116,243 @@ static void test_clock_gate(void)
     CHECK_NEAR(GDT_CLOCK_THRESHOLD, 0.90, 0);
 }
 
+/* ------------------------------------------------------ simulated device */
+
+/* Device time advances with every simulated execute; an event records it.
+ * Probe clocks come from a script (MHz per probe launch; the last repeats). */
+static struct {
+    double device_us;
+    long events, memsets, probes;
+    const double *script;
+    int nscript;
+} sim;
+
+struct CUevent_st {
+    double at_us;
+    bool recorded;
+};
+
+cudaError_t cudaEventCreate(cudaEvent_t *ev)
+{
+    *ev = calloc(1, sizeof **ev);
+    sim.events++;
+    return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t ev)
+{
+    free(ev);
+    sim.events--;
+    return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t s)
+{
+    (void)s;
+    ev->at_us = sim.device_us, ev->recorded = true;
+    return cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+    if (!a->recorded || !b->recorded)
+        return cudaErrorInvalidResourceHandle;
+    *ms = (float)((b->at_us - a->at_us) / 1e3);
+    return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) { (void)s; return cudaSuccess; }
+cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
+{
+    (void)d;
+    *v = a == cudaDevAttrClockRate ? 1980000 : a == cudaDevAttrL2CacheSize ? 1 << 20
+       : a == cudaDevAttrComputeCapabilityMajor ? 9 : 0;
+    return cudaSuccess;
+}
+cudaError_t cudaMalloc(void **p, size_t n) { *p = malloc(n); return *p ? cudaSuccess : cudaErrorMemoryAllocation; }
+cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
+cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
+{
+    (void)s;
+    memset(p, v, n);
+    sim.memsets++;
+    sim.device_us += 1.0;
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void *d, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s)
+{
+    (void)k, (void)s;
+    memcpy(d, src, n);
+    return cudaSuccess;
+}
+
+static CUresult fake_module_load(CUmodule *m, const void *image) { (void)image; *m = (CUmodule)&sim; return CUDA_SUCCESS; }
+static CUresult fake_module_unload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
+static CUresult fake_get_function(CUfunction *f, CUmodule m, const char *name)
+{
+    (void)m;
+    *f = (CUfunction)&sim;
+    return strcmp(name, "gdt_clock_probe") ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+}
+static CUresult fake_error_name(CUresult r, const char **s) { (void)r; *s = "CUDA_ERROR_SIMULATED"; return CUDA_SUCCESS; }
+/* The probe: writes [ns, cycles] for the script's clock into out. */
+static CUresult fake_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                            unsigned bz, unsigned smem, CUstream s, void **args, void **extra)
+{
+    (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)s, (void)extra;
+    unsigned long long *out = *(unsigned long long **)args[0];
+    long long cycles = *(long long *)args[1];
+    double mhz = sim.script[sim.probes < sim.nscript ? sim.probes : sim.nscript - 1];
+    sim.probes++;
+    out[1] = (unsigned long long)cycles;
+    out[0] = (unsigned long long)(cycles / mhz * 1000.0);
+    return CUDA_SUCCESS;
+}
+static CUresult fake_unused(void) { return CUDA_ERROR_NOT_SUPPORTED; }
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn, unsigned int v, unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *q)
+{
+    (void)v, (void)flags;
+    struct { const char *name; void *fn; } t[] = {
+        {"cuModuleLoadData", (void *)fake_module_load}, {"cuModuleUnload", (void *)fake_module_unload},
+        {"cuModuleGetFunction", (void *)fake_get_function}, {"cuGetErrorName", (void *)fake_error_name},
+        {"cuLaunchKernel", (void *)fake_launch},
+    };
+    *fn = (void *)fake_unused;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(sym, t[i].name))
+            *fn = t[i].fn;
+    if (q)
+        *q = cudaDriverEntryPointSuccess;
+    return cudaSuccess;
+}
+
+typedef struct sim_plan {
+    double us;          /* device time per execute */
+    double noise;       /* relative amplitude */
+    unsigned seed;
+    int executes, restores, fail_at;
+} sim_plan;
+
+static gdt_status sim_execute(void *ctx, void *stream, gdt_error *e)
+{
+    (void)stream;
+    sim_plan *x = ctx;
+    if (++x->executes == x->fail_at)
+        return gdt_error_set(e, GDT_STATUS_CUDA, "sim: execute %d failed", x->executes);
+    sim.device_us += x->us * (1 + x->noise * noise(&x->seed));
+    return GDT_STATUS_OK;
+}
+
+static gdt_status sim_restore(void *ctx, void *stream, gdt_error *e)
+{
+    (void)stream, (void)e;
+    ((sim_plan *)ctx)->restores++;
+    return GDT_STATUS_OK;
+}
+
+static int run_sim(sim_plan *x, const double *script, int nscript, bool cold, double max_s,
+                   gdt_measure_result *r, gdt_measure_clocks *c, gdt_error *e)
+{
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    o.cold = cold;
+    o.max_seconds = max_s;
+    sim.script = script, sim.nscript = nscript, sim.probes = 0;
+    gdt_exec_fn fn = {sim_execute, x}, rs = {sim_restore, x};
+    return gdt_measure_trials(&fn, &rs, NULL, &o, r, c, e);
+}
+
+/* Steady clocks, 10 us per execute with +-0.2% noise: every burst converges
+ * near 10 us, nothing dropped, restore once per sample, one probe per sample
+ * plus the first. */
+static void test_sim_steady(gdt_measure_result *r)
+{
+    static const double ok[] = {1950};
+    sim_plan x = {10.0, 0.002, 7, 0, 0, 0};
+    gdt_measure_clocks c;
+    gdt_error e = {0};
+    CHECK_INT(run_sim(&x, ok, 1, true, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
+    CHECK(r->converged);
+    CHECK_INT(r->nbursts, ==, 4);
+    static const int sizes[] = {1, 4, 16, 64};
+    int samples = r->ncold;
+    for (int i = 0; i < r->nbursts; i++) {
+        const gdt_burst_result *b = &r->bursts[i];
+        CHECK_INT(b->burst, ==, sizes[i]);
+        CHECK_INT(b->n, >=, 5);
+        CHECK_INT(b->dropped, ==, 0);
+        CHECK(fabs(b->median_device_us - 10.0) < 0.05);
+        CHECK(b->rel_spread <= 0.005);
+        CHECK(b->median_host_us >= 0 && b->total_us[0] >= b->host_us[0]);
+        samples += b->n;
+    }
+    CHECK_INT(r->ncold, >=, 5);
+    CHECK(fabs(r->median_cold_us - 10.0) < 0.05); /* the flush memset is outside the events */
+    CHECK_INT(x.restores, ==, samples);
+    CHECK_INT(sim.probes, ==, samples + 1);
+    CHECK(fabs(c.min_mhz - 1950) < 1 && fabs(c.rated_mhz - 1980) < 1e-9 && fabs(c.threshold - 0.9) < 1e-12);
+    double noise_ = 0;
+    CHECK(gdt_measure_best_us(r, &noise_) == r->bursts[3].median_device_us);
+    CHECK(noise_ == r->bursts[3].rel_spread);
+    CHECK_INT(sim.events, ==, 0); /* both events destroyed */
+}
+
+/* Throttled for the first probes: the samples they bracket are dropped and
+ * counted; the first burst still ends converged. */
+static void test_sim_throttled(gdt_measure_result *r)
+{
+    static const double script[] = {1500, 1500, 1500, 1500, 1950};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 0};
+    gdt_measure_clocks c;
+    gdt_error e = {0};
+    CHECK_INT(run_sim(&x, script, 5, false, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
+    /* probe 0 (before) and 1..3 low; sample 4 follows low probe 3 */
+    CHECK_INT(r->bursts[0].dropped, ==, 4);
+    CHECK_INT(r->bursts[1].dropped, ==, 0);
+    CHECK(r->converged);
+    CHECK(fabs(c.min_mhz - 1500) < 1 && fabs(c.max_mhz - 1950) < 1);
+}
+
+/* Never at speed: past twice its time share a burst keeps what it gets, so
+ * the measurement still ends, with min_samples per burst (the first burst
+ * spends the cap dropping; the later ones find it spent and keep). */
+static void test_sim_never_at_speed(gdt_measure_result *r)
+{
+    static const double slow[] = {1200};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 0};
+    gdt_measure_clocks c;
+    gdt_error e = {0};
+    CHECK_INT(run_sim(&x, slow, 1, false, 0.2, r, &c, &e), ==, GDT_STATUS_OK);
+    for (int i = 0; i < r->nbursts; i++)
+        CHECK_INT(r->bursts[i].n, >=, 5);
+    CHECK_INT(r->bursts[0].dropped, >, 3);
+    CHECK(!r->converged || r->bursts[0].n >= 5);
+    CHECK(c.max_mhz < 1201);
+    CHECK(r->seconds < 2.0);
+}
+
+/* An execute that fails mid-measurement ends it with its own message. */
+static void test_sim_failure(gdt_measure_result *r)
+{
+    static const double ok[] = {1950};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 40};
+    gdt_error e = {0};
+    CHECK_INT(run_sim(&x, ok, 1, false, 1.0, r, NULL, &e), ==, GDT_STATUS_CUDA);
+    CHECK_STR(e.msg, "sim: execute 40 failed");
+    CHECK_INT(sim.events, ==, 0);
+}
+
+static void test_simulated(void)
+{
+    gdt_measure_result *r = calloc(1, sizeof *r);
+    test_sim_steady(r);
+    test_sim_throttled(r);
+    test_sim_never_at_speed(r);
+    test_sim_failure(r);
+    free(r);
+}
+
 /* Bad options are refused before any device work, naming the value. */
 static void test_bad_opts(void)
 {
@@ -137,5 +382,6 @@ int main(void)
     test_convergence();
     test_clock_gate();
     test_bad_opts();
+    test_simulated();
     return gdt_test_result("test_measure_stats");
 }
