@@ -534,7 +534,7 @@ static gdt_status worker_up(run *r, gdt_error *e)
     gdt_status s = GDT_STATUS_OK;
     if (!r->w)
         s = gdt_worker_spawn(r->o.worker_exe, &r->w, e);
-    else if (!gdt_worker_alive(r->w))
+    else if (!r->worker_hello) /* lost: dead, killed, or exiting after a fatal reply */
         s = gdt_worker_respawn(r->w, e);
     if (s != GDT_STATUS_OK || r->worker_hello)
         return s;

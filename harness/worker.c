@@ -467,6 +467,24 @@ static gdt_status exec_once(void *ctx, void *stream, gdt_error *e)
     return x->ops->execute(x->c, &x->buf->ops, x->buf->workspace, x->buf->workspace_bytes, stream, e);
 }
 
+/* Trial state: every sample starts from the same buffer contents. */
+static gdt_status restore_once(void *ctx, void *stream, gdt_error *e)
+{
+    exec_ctx *x = ctx;
+    return gdt_buffers_restore(x->buf, stream, e);
+}
+
+static cJSON *clocks_json(const gdt_measure_clocks *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rated_mhz", c->rated_mhz);
+    cJSON_AddNumberToObject(o, "min_mhz", c->min_mhz);
+    cJSON_AddNumberToObject(o, "max_mhz", c->max_mhz);
+    cJSON_AddNumberToObject(o, "probes", c->probes);
+    cJSON_AddNumberToObject(o, "threshold", c->threshold);
+    return o;
+}
+
 static void measure_opts(const worker *w, const cJSON *req, gdt_measure_opts *mo)
 {
     gdt_measure_opts_default(mo);
@@ -532,10 +550,13 @@ static gdt_status verify_and_measure(worker *w, const cJSON *req, exec_ctx *x, c
     gdt_measure_result *m = calloc(1, sizeof *m);
     if (!m)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "worker: out of memory");
-    gdt_exec_fn fn = {exec_once, x};
-    s = gdt_measure(&fn, w->stream, &mo, m, e);
-    if (s == GDT_STATUS_OK)
+    gdt_exec_fn fn = {exec_once, x}, restore = {restore_once, x};
+    gdt_measure_clocks clk = {0};
+    s = gdt_measure_trials(&fn, &restore, w->stream, &mo, m, &clk, e);
+    if (s == GDT_STATUS_OK) {
         add_measurement(r, m);
+        cJSON_AddItemToObject(r, "clocks", clocks_json(&clk));
+    }
     free(m);
     return s;
 }

@@ -20,12 +20,14 @@
 /* ------------------------------------------------ the stand-in worker */
 
 /* Plans of every cell: engine 0 (backend, A) and 20000 (ours) verify;
- * engine 1 (backend, B) is incorrect; 20090 kills the worker; 20091 hangs. */
+ * engine 1 (backend, B) is incorrect; engine 2 poisons the context (a fatal
+ * reply, then the worker exits); 20090 kills the worker; 20091 hangs. */
 static const char fake_plans[] =
     "[{\"engine_id\":0,\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
     "{\"engine_id\":1,\"knobs\":[],\"name\":\"cudnn.eng1\",\"backend\":true,\"tag\":\"B\",\"untimed\":1},"
     "{\"engine_id\":20090,\"knobs\":[],\"name\":\"gemm.test_fault\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":2},"
     "{\"engine_id\":20091,\"knobs\":[],\"name\":\"gemm.test_hang\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":3},"
+    "{\"engine_id\":2,\"knobs\":[],\"name\":\"cudnn.eng2\",\"backend\":true,\"tag\":\"FALLBACK\",\"untimed\":5},"
     "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":4}]";
 
 static void fake_result(int engine)
@@ -35,6 +37,12 @@ static void fake_result(int engine)
     if (engine == 20091)
         for (;;)
             pause();
+    if (engine == 2) {
+        printf("{\"op\":\"result\",\"disposition\":\"failed\",\"error\":\"cudaErrorIllegalAddress\","
+               "\"fatal\":true}\n");
+        fflush(stdout);
+        exit(1);
+    }
     if (engine == 1) {
         printf("{\"op\":\"result\",\"disposition\":\"incorrect\",\"error\":\"C: relative L2 error "
                "0.5 above bound 0.01\",\"build_s\":0.1,\"fatal\":false}\n");
@@ -229,16 +237,17 @@ static void test_run_loop(const char *self)
     tally t;
     read_journal(run, &t, 0);
     for (int c = 0; c < 2; c++)
-        for (int p = 0; p < 5; p++) {
+        for (int p = 0; p < 6; p++) {
             CHECK_INT(t.results[c][p], ==, 1);
             CHECK_INT(t.attempts[c][p], ==, 1);
         }
     CHECK_INT(t.verified, ==, 4);
     CHECK_INT(t.incorrect, ==, 2);
-    CHECK_INT(t.failed, ==, 4);
+    CHECK_INT(t.failed, ==, 6);
     CHECK_CONTAINS(t.errors, "worker died: signal 11 (Segmentation fault)");
     CHECK_CONTAINS(t.errors, "deadline exceeded after 2 s");
-    CHECK_CONTAINS(out, "worker started 5 times"); /* first, then after each death */
+    CHECK_CONTAINS(t.errors, "cudaErrorIllegalAddress");
+    CHECK_CONTAINS(out, "worker started 7 times"); /* first, then after each loss */
     snprintf(path, sizeof path, "%s/t/sm90/gemm.tuning.json", dir);
     CHECK(access(path, F_OK) == 0);
     snprintf(path, sizeof path, "%s/raw.h5", run);
@@ -256,10 +265,10 @@ static void test_run_loop(const char *self)
     CHECK_INT(t.attempts[0][0], ==, 0);
     CHECK_INT(t.results[0][0], ==, 0);
     for (int c = 0; c < 2; c++)
-        for (int p = c == 0; p < 5; p++)
+        for (int p = c == 0; p < 6; p++)
             CHECK_INT(t.results[c][p], ==, 1);
     read_journal(run, &t, 0);
-    CHECK_INT(t.verified + t.incorrect + t.failed, ==, 10);
+    CHECK_INT(t.verified + t.incorrect + t.failed, ==, 12);
     snprintf(args, sizeof args, "%s report %s", GDTUNE_EXE, run);
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
     snprintf(path, sizeof path, "%s/report/summary.md", run);
