@@ -1,7 +1,13 @@
 /* The fp64 CPU references against hand-computed tiny cases, GQA against
  * replicated heads, a finite-difference check of the backward, and compare's
- * NaN / bound / message behaviour.  Host buffers only: no device. */
+ * NaN / bound / message behaviour.  Then gdt_buffers_* and gdt_outputs_read
+ * on a simulated device: this executable defines the CUDA runtime calls
+ * buffers.c and compare.c make (device memory is host memory), which take
+ * precedence over libcudart's; tests/gpu/test_verify.c runs the same on a
+ * real one. */
 #include <math.h>
+
+#include <cuda_runtime.h>
 
 #include "gdt_test.h"
 #include "gdt_verify.h"
@@ -423,6 +429,183 @@ static void test_dtypes(void)
     CHECK(isnan(gdt__dtype_load(GDT_DTYPE_FP32, &f, 0)));
 }
 
+/* ------------------------------------------------------ simulated device */
+
+static int sim_devices = 1;
+
+cudaError_t cudaGetDeviceCount(int *n) { *n = sim_devices; return cudaSuccess; }
+cudaError_t cudaMalloc(void **p, size_t n) { *p = malloc(n); return *p ? cudaSuccess : cudaErrorMemoryAllocation; }
+cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k) { (void)k; memcpy(d, s, n); return cudaSuccess; }
+cudaError_t cudaMemset(void *p, int v, size_t n) { memset(p, v, n); return cudaSuccess; }
+cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s) { (void)s; memset(p, v, n); return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+
+static gdt_problem parsed(gdt_family f, const char *spec)
+{
+    gdt_problem p;
+    gdt_error e;
+    gdt_problem_default(f, &p);
+    CHECK_INT(gdt_problem_parse(f, spec, &p, &e), ==, GDT_STATUS_OK);
+    return p;
+}
+
+static bool all_bytes(const void *p, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (((const unsigned char *)p)[i] != v)
+            return false;
+    return true;
+}
+
+/* Inputs random and never zero, device holds the host copy, outputs hold the
+ * NaN pattern; the reference written into the outputs passes, poison fails. */
+static void sim_round_trip(gdt_family f, const char *spec)
+{
+    gdt_problem p = parsed(f, spec);
+    gdt_buffers *b = NULL;
+    gdt_error e;
+    CHECK_INT(gdt_buffers_create(&p, 5, &b, &e), ==, GDT_STATUS_OK);
+    if (!b)
+        return;
+    gdt_operand_role roles[GDT_OPERAND_COUNT];
+    int nout = 0, n = gdt_family_operands(f, roles, &nout);
+    for (int i = 0; i < n; i++) {
+        gdt_operand_role r = roles[i];
+        CHECK_INT(b->ops.bytes[r], ==, gdt_operand_bytes(&p, r));
+        if (i >= n - nout) {
+            CHECK(all_bytes(b->ops.ptr[r], b->ops.bytes[r], 0xFF));
+            continue;
+        }
+        CHECK(memcmp(b->host[r], b->ops.ptr[r], b->ops.bytes[r]) == 0);
+        gdt_dtype t = gdt_operand_dtype(&p, r);
+        size_t zeros = 0;
+        for (size_t j = 0; j < b->ops.bytes[r] / gdt_dtype_size(t); j++)
+            zeros += gdt__dtype_load(t, b->host[r], (int64_t)j) == 0.0;
+        CHECK_INT(zeros, ==, 0);
+    }
+    gdt_outputs ref, got;
+    double err[4];
+    CHECK_INT(gdt_reference_cpu(b, 1e9, &ref, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_outputs_read(b, &got, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_INCORRECT);
+    CHECK_CONTAINS(e.msg, "NaN or infinite");
+    gdt_outputs_free(&got);
+    for (int i = 0; i < ref.n; i++) { /* the reference, stored through the strides */
+        int64_t d[4], st[4], k = 0;
+        gdt_dtype t = gdt_operand_dtype(&p, ref.role[i]);
+        gdt__operand_geometry(&p, ref.role[i], d, st);
+        for (int64_t x = 0; x < d[0]; x++)
+            for (int64_t y = 0; y < d[1]; y++)
+                for (int64_t z = 0; z < d[2]; z++)
+                    for (int64_t w = 0; w < d[3]; w++)
+                        gdt__dtype_store(t, b->ops.ptr[ref.role[i]], x * st[0] + y * st[1] + z * st[2] + w * st[3],
+                                         ref.data[i][k++]);
+    }
+    CHECK_INT(gdt_outputs_read(b, &got, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_outputs_compare(&p, &got, &ref, err, &e), ==, GDT_STATUS_OK);
+    for (int i = 0; i < ref.n; i++)
+        CHECK(err[i] < 5e-3);
+    gdt_outputs_free(&got);
+    gdt_outputs_free(&ref);
+    gdt_buffers_destroy(b);
+}
+
+/* Restore puts the NaN pattern back in every output and zeros in the
+ * workspace, whatever a plan left there. */
+static void sim_restore(void)
+{
+    gdt_problem p = parsed(GDT_FAMILY_SDPA_BWD, "b=1,h=2,s=32,d=64");
+    gdt_buffers *b = NULL;
+    gdt_error e;
+    CHECK_INT(gdt_buffers_create(&p, 5, &b, &e), ==, GDT_STATUS_OK);
+    if (!b)
+        return;
+    CHECK_INT(gdt_buffers_reserve_workspace(b, 1000, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_buffers_reserve_workspace(b, 10, &e), ==, GDT_STATUS_OK); /* never shrinks */
+    CHECK_INT(b->workspace_bytes, ==, 1000);
+    CHECK(all_bytes(b->workspace, 1000, 0));
+    memset(b->workspace, 0x11, 1000);
+    memset(b->ops.ptr[GDT_OPERAND_DK], 0x22, b->ops.bytes[GDT_OPERAND_DK]);
+    void *q = malloc(b->ops.bytes[GDT_OPERAND_Q]);
+    memcpy(q, b->ops.ptr[GDT_OPERAND_Q], b->ops.bytes[GDT_OPERAND_Q]);
+    CHECK_INT(gdt_buffers_restore(b, NULL, &e), ==, GDT_STATUS_OK);
+    CHECK(all_bytes(b->workspace, 1000, 0));
+    CHECK(all_bytes(b->ops.ptr[GDT_OPERAND_DK], b->ops.bytes[GDT_OPERAND_DK], 0xFF));
+    CHECK(memcmp(q, b->ops.ptr[GDT_OPERAND_Q], b->ops.bytes[GDT_OPERAND_Q]) == 0); /* inputs untouched */
+    free(q);
+    gdt_buffers_destroy(b);
+}
+
+/* sdpa_bwd: exact O and Stats on small shapes, the expected log-sum-exp on
+ * large ones; set_input refuses by name and replaces both copies. */
+static void sim_bwd_inputs(void)
+{
+    gdt_problem p = parsed(GDT_FAMILY_SDPA_BWD, "b=1,h_q=4,h_kv=2,s_q=48,s_kv=64,d=64,causal=bottom_right");
+    gdt_buffers *b = NULL;
+    gdt_error e;
+    CHECK_INT(gdt_buffers_create(&p, 9, &b, &e), ==, GDT_STATUS_OK);
+    if (!b)
+        return;
+    gdt_buffers fwd = *b;
+    fwd.problem.family = GDT_FAMILY_SDPA_FWD;
+    gdt_outputs ref;
+    CHECK_INT(gdt_reference_cpu(&fwd, 1e9, &ref, &e), ==, GDT_STATUS_OK);
+    const float *st = b->host[GDT_OPERAND_STATS];
+    for (size_t i = 0; i < ref.count[1]; i++)
+        CHECK(fabs(st[i] - ref.data[1][i]) < 1e-5);
+    CHECK_INT(gdt_buffers_set_input(b, GDT_OPERAND_DV, st, 4, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "buffers: dV is not an input of sdpa_bwd");
+    CHECK_INT(gdt_buffers_set_input(b, GDT_OPERAND_STATS, st, 4, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "buffers: Stats: expected 768 bytes, got 4");
+    float *two = malloc(768);
+    for (int i = 0; i < 192; i++)
+        two[i] = 2.0f;
+    CHECK_INT(gdt_buffers_set_input(b, GDT_OPERAND_STATS, two, 768, &e), ==, GDT_STATUS_OK);
+    CHECK(((float *)b->ops.ptr[GDT_OPERAND_STATS])[191] == 2.0f && st[0] == 2.0f);
+    free(two);
+    gdt_outputs_free(&ref);
+    gdt_buffers_destroy(b);
+
+    p = parsed(GDT_FAMILY_SDPA_BWD, "b=1,h=8,s=2048,d=64,causal=1"); /* forward 4.3 GFLOP: approximated */
+    CHECK_INT(gdt_buffers_create(&p, 9, &b, &e), ==, GDT_STATUS_OK);
+    if (!b)
+        return;
+    st = b->host[GDT_OPERAND_STATS];
+    CHECK(fabs(st[0] - 0.5) < 1e-6);                     /* one key: log 1 + var/2 */
+    CHECK(fabs(st[2047] - (log(2048.0) + 0.5)) < 1e-5);  /* 2048 keys */
+    double o = gdt__dtype_load(GDT_DTYPE_BF16, b->host[GDT_OPERAND_O], 0);
+    CHECK(o != 0 && fabs(o) < 6);
+    gdt_buffers_destroy(b);
+}
+
+/* No device, and a bad problem: named refusals, nothing allocated. */
+static void sim_refusals(void)
+{
+    gdt_problem p = parsed(GDT_FAMILY_GEMM, "m=8,n=8,k=8");
+    gdt_buffers *b = (gdt_buffers *)&p;
+    gdt_error e;
+    sim_devices = 0;
+    CHECK_INT(gdt_buffers_create(&p, 1, &b, &e), ==, GDT_STATUS_NO_DEVICE);
+    CHECK_STR(e.msg, "buffers: no CUDA device for gemm buffers");
+    CHECK(b == NULL);
+    sim_devices = 1;
+    p.u.gemm.m = 0;
+    CHECK_INT(gdt_buffers_create(&p, 1, &b, &e), ==, GDT_STATUS_BAD_INPUT);
+    gdt_buffers_destroy(NULL);
+}
+
+static void test_simulated_device(void)
+{
+    sim_round_trip(GDT_FAMILY_GEMM, "m=96,n=80,k=64");
+    sim_round_trip(GDT_FAMILY_GEMM, "batch=2,m=33,n=17,k=40,a=col,b=col");
+    sim_round_trip(GDT_FAMILY_SDPA_FWD, "b=2,h_q=4,h_kv=2,s_q=64,s_kv=80,d=64,layout=bshd,causal=bottom_right");
+    sim_round_trip(GDT_FAMILY_SDPA_BWD, "b=1,h_q=2,h_kv=1,s_q=64,s_kv=64,d=64,causal=1");
+    sim_restore();
+    sim_bwd_inputs();
+    sim_refusals();
+}
+
 int main(void)
 {
     test_gemm_2x2(false);
@@ -439,5 +622,6 @@ int main(void)
     test_compare();
     test_compare_names_each_output();
     test_dtypes();
+    test_simulated_device();
     return gdt_test_result("test_reference");
 }
