@@ -464,6 +464,37 @@ static void test_sdpa_round_trip(void)
     gdt_tables_destroy(t);
 }
 
+/* Two cells with one metric and different decisions (the issue's sweep
+ * has (N, K) = (14336, 4096) and (4096, 14336): equal flops) give an empty
+ * shard between them; the pair still loads and each cell keeps its own
+ * measured decision. */
+static void test_equal_metric_cells(void)
+{
+    gdt_provenance prov;
+    gdt_error e;
+    provenance(&prov, 90);
+    gdt_measured_plan a[2] = {mp(backend_plan(1, 0), true, GDT_MODE_A, 0, 100, 0.001),
+                              mp(our_plan(128, 128), false, GDT_MODE_A, 1, 80, 0.001)};
+    gdt_measured_plan b[2] = {mp(backend_plan(1, 0), true, GDT_MODE_A, 0, 80, 0.001),
+                              mp(our_plan(128, 128), false, GDT_MODE_A, 1, 100, 0.001)};
+    gdt_measured_cell c[2] = {{.plans = a, .nplans = 2}, {.plans = b, .nplans = 2}};
+    gemm_problem(&c[0].problem, "m=4096,n=14336,k=4096");
+    gemm_problem(&c[1].problem, "m=4096,n=4096,k=14336");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/eq/sm90", root);
+    CHECK_INT(gdt_tables_write(dir, GDT_FAMILY_GEMM, &prov, c, 2, &e), ==, GDT_STATUS_OK);
+    gdt_tables *t = load("eq", GDT_FAMILY_GEMM, 90, GDT_STATUS_OK, &e);
+    if (!t) return (void)fprintf(stderr, "%s\n", e.msg);
+    gdt_cell_decision d;
+    lookup(t, "m=4096,n=14336,k=4096", &d, true);
+    CHECK(d.measured && d.lead);
+    lookup(t, "m=4096,n=4096,k=14336", &d, true);
+    CHECK(d.measured && !d.lead);
+    lookup(t, "m=14336,n=4096,k=4096", &d, true); /* same flops, unmeasured: the upper shard */
+    CHECK(!d.measured);
+    gdt_tables_destroy(t);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/gdt_test_tables.XXXXXX");
@@ -478,6 +509,7 @@ int main(void)
     test_check_file();
     test_writer_refusals();
     test_sdpa_round_trip();
+    test_equal_metric_cells();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (!gdt_test_failures && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
