@@ -13,6 +13,7 @@
 #include "gdtune/candidates.h"
 
 #define VERB "gdtune candidates"
+#define DEFAULT_ROWS "tables/candidates/nvrtc.json"
 
 typedef struct opts {
     const char *family, *tuning_config, *shape, *arch;
@@ -118,7 +119,18 @@ static void print_slot(const gdt_row_family *rf, const gdt_engine_slot *s, const
     printf("%s: %d rows: %d plans, %d duplicates, %d rejected\n", s->name, n, plans, dups, rejected);
 }
 
-static int run_slot(const gdt_row_table *t, const gdt_engine_slot *s, const gdt_facts *f)
+/* Where a family's rows came from: the override replaces named families only. */
+static const char *rows_source(const opts *o, const char *row_family)
+{
+    gdt_row_table *ov;
+    if (!o->tuning_config || gdt_rows_load_file(o->tuning_config, &ov, NULL)) return DEFAULT_ROWS;
+    bool named = gdt_rows_count(ov, row_family) > 0;
+    gdt_rows_destroy(ov);
+    return named ? o->tuning_config : DEFAULT_ROWS;
+}
+
+static int run_slot(const gdt_row_table *t, const gdt_engine_slot *s, const gdt_facts *f,
+                    const opts *o)
 {
     char why[256];
     if (!gdt_slot_offered(gdt_manifest_default(), s, f, why, sizeof why)) {
@@ -134,7 +146,8 @@ static int run_slot(const gdt_row_table *t, const gdt_engine_slot *s, const gdt_
         fprintf(stderr, VERB ": %s\n", e.msg);
         return gdt_status_exit_code(st);
     }
-    printf("%s: row family %s, %d rows\n", s->name, s->row_family, n);
+    printf("%s: row family %s, %d rows from %s\n", s->name, s->row_family, n,
+           rows_source(o, s->row_family));
     if (rf) print_slot(rf, s, c, n);
     free(c);
     return 0;
@@ -152,13 +165,12 @@ static int run_family(const gdt_row_table *t, gdt_family fam, const opts *o, int
     gdt_facts_analyze(&p, &dev, &f);
     char key[512];
     gdt_problem_key(&p, key, sizeof key);
-    printf("%s on sm%d (rows: tables/candidates/nvrtc.json%s%s)\n", key, arch,
-           o->tuning_config ? ", overridden by " : "", o->tuning_config ? o->tuning_config : "");
+    printf("%s on sm%d\n", key, arch);
     const gdt_manifest *m = gdt_manifest_default();
     int rc = 0;
     for (int i = 0; i < m->nslots && !rc; i++)
         if (m->slots[i].family == fam && m->slots[i].kind == GDT_ENGINE_NVRTC)
-            rc = run_slot(t, &m->slots[i], &f);
+            rc = run_slot(t, &m->slots[i], &f, o);
     return rc;
 }
 

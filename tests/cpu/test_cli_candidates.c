@@ -73,12 +73,13 @@ static void test_output(void)
 
 static void test_override(void)
 {
-    expect("sdpa_fwd --tuning-config " DATA "override_attention.json", 0,
-           "overridden by " DATA "override_attention.json");
-    CHECK_CONTAINS(out, "sdpa_fwd.nvrtc: row family attention_fwd, 2 rows");
+    expect("sdpa --tuning-config " DATA "override_attention.json", 0,
+           "sdpa_fwd.nvrtc: row family attention_fwd, 2 rows from " DATA "override_attention.json\n");
+    CHECK_CONTAINS(out, "sdpa_bwd.nvrtc: row family attention_bwd, ");
+    CHECK_CONTAINS(out, " rows from tables/candidates/nvrtc.json\n");
     CHECK_CONTAINS(out, "sdpa_fwd.nvrtc[STAGES=1, TILE_M=64, TILE_N=32, WARPS=4]");
     /* An override that does not name gemm's family leaves gemm's defaults. */
-    expect("gemm", 0, "gemm.nvrtc: row family contraction, ");
+    expect("gemm", 0, "rows from tables/candidates/nvrtc.json\n");
     char line[128] = "";
     const char *at = strstr(out, "gemm.nvrtc: row family contraction, ");
     if (at) snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\n"), at);
