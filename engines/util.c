@@ -68,31 +68,56 @@ void gdt_digest_hex(const void *data, size_t n, char out[65])
 
 /* ------------------------------------------------------------------ files */
 
-gdt_status gdt_file_read(const char *path, char **data, size_t *len, gdt_error *e)
+/* Nothing gdtune reads is near this; a stream that never ends (a device, a
+ * pipe from `yes`) must not take the machine's memory. */
+#define READ_LIMIT ((size_t)1 << 30)
+
+/* Reads to the end: 0, or ENOMEM, EFBIG or the stream's errno. */
+static int read_all(FILE *f, char **data, size_t *len)
 {
-    *data = NULL;
-    if (len) *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
-    while (buf) {
+    for (;;) {
+        if (!buf) return ENOMEM;
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap) break;
+        if (cap >= READ_LIMIT) return free(buf), EFBIG;
         char *bigger = realloc(buf, 2 * cap + 1);
         if (!bigger) free(buf);
         buf = bigger;
         cap *= 2;
     }
-    int err = ferror(f) ? errno : 0;
-    fclose(f);
-    if (!buf) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory reading", path);
-    if (err) {
+    if (ferror(f)) {
+        int err = errno ? errno : EIO;
         free(buf);
-        return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: %s", path, strerror(err));
+        return err;
     }
     buf[n] = '\0';
     *data = buf;
+    *len = n;
+    return 0;
+}
+
+gdt_status gdt_file_read(const char *path, char **data, size_t *len, gdt_error *e)
+{
+    size_t n = 0;
+    *data = NULL;
+    if (len) *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (!fstat(fileno(f), &sb) && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode))) {
+        fclose(f);
+        return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: a device, not a file", path);
+    }
+    errno = 0;
+    int err = read_all(f, data, &n);
+    fclose(f);
+    if (err == ENOMEM) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory reading", path);
+    if (err == EFBIG)
+        return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: larger than %zu bytes", path,
+                             READ_LIMIT);
+    if (err) return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: %s", path, strerror(err));
     if (len) *len = n;
     return GDT_STATUS_OK;
 }

@@ -97,6 +97,8 @@ static void test_files(void)
     CHECK_INT(gdt_file_read(sub, &data, &len, &e), ==, GDT_STATUS_IO);
     CHECK_CONTAINS(e.msg, "none/x.json: cannot open: No such file or directory");
     CHECK(data == NULL);
+    CHECK_INT(gdt_file_read("/dev/zero", &data, &len, &e), ==, GDT_STATUS_IO);
+    CHECK_STR(e.msg, "/dev/zero: cannot read: a device, not a file");
     CHECK_INT(gdt_file_write_atomic(sub, "x", 1, &e), ==, GDT_STATUS_IO);
     CHECK_CONTAINS(e.msg, "none/x.json");
     char cmd[600];
