@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gdt_journal.h"
+#include "gdt_sweep.h"
 #include "gdt_test.h"
 #include "gdt_util.h"
 #include "gdtune/candidates.h"
@@ -84,6 +86,56 @@ static void rows_refuse(const char *data, size_t n)
     gdt_status s = gdt_rows_load_text(data, n, "corpus/nvrtc.json", &t, &e);
     expect_refused(s, &e, "gdt_rows_load_text", data, n);
     gdt_rows_destroy(t);
+}
+
+static void sweep_refuse(const char *data, size_t n)
+{
+    gdt_sweep_spec *s = NULL;
+    gdt_error e;
+    gdt_error_clear(&e);
+    gdt_status st = gdt_sweep_spec_parse(data, n, "corpus/sweep.json", false, &s, &e);
+    expect_refused(st, &e, "gdt_sweep_spec_parse", data, n);
+    gdt_sweep_spec_destroy(s);
+}
+
+/* --tuning-config reads a file and must leave the table untouched when it
+ * refuses. */
+static void override_refuse(const char *data, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/override.json", root);
+    put(path, data, n);
+    gdt_row_table *t = NULL;
+    gdt_error e;
+    if (gdt_rows_load_default(&t, &e) != GDT_STATUS_OK) {
+        fprintf(stderr, "default rows: %s\n", e.msg);
+        gdt_test_failures++;
+        return;
+    }
+    int before = gdt_rows_count(t, "contraction");
+    gdt_error_clear(&e);
+    gdt_status st = gdt_rows_override(t, path, &e);
+    expect_refused(st, &e, "gdt_rows_override", data, n);
+    CHECK_INT(gdt_rows_count(t, "contraction"), ==, before);
+    gdt_rows_destroy(t);
+}
+
+/* Journals: a record that does not parse before the last is refused; a
+ * torn last record is ignored.  Neither may crash. */
+static void journal_survive(const char *data, size_t n, bool must_refuse)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/journal.jsonl", root);
+    put(path, data, n);
+    gdt_journal_lines l;
+    memset(&l, 0, sizeof l);
+    gdt_error e;
+    gdt_error_clear(&e);
+    gdt_status st = gdt_journal_read(path, &l, &e);
+    if (must_refuse) expect_refused(st, &e, "gdt_journal_read", data, n);
+    else if (st != GDT_STATUS_OK && !e.msg[0]) gdt_test_failures++, fprintf(stderr, "journal: no message\n");
+    if (st == GDT_STATUS_OK) gdt_journal_lines_free(&l);
+    inputs += !must_refuse;
 }
 
 static gdt_status check_file(const char *data, size_t n, gdt_error *e)
@@ -180,6 +232,8 @@ static text deep(size_t levels, const char *open, const char *close)
 static void each_loader_refuses(const char *data, size_t n)
 {
     rows_refuse(data, n);
+    override_refuse(data, n);
+    sweep_refuse(data, n);
     table_refuse(data, n, true);
     table_refuse(data, n, false);
 }
@@ -306,6 +360,65 @@ static void corpus_tables(bool tuning)
     free(nul.p);
 }
 
+static void corpus_sweeps(void)
+{
+    const gdt_embedded *d = gdt_embedded_find("sweeps/gemm.json");
+    CHECK(d != NULL);
+    if (!d) return;
+    text base = dup_text(d->data, d->len);
+    const char *const edits[][2] = {
+        {"\"m\": [128", "\"m\": [1e400"},
+        {"\"m\": [128", "\"m\": [-0"},
+        {"\"m\": [128", "\"m\": [9007199254740993"},
+        {"\"m\": [128", "\"m\": [2147483647], \"batch\": [2147483647], \"x\": [128"},
+        {"\"m\": [128", "\"m\": [], \"M\": [128"},
+        {"\"schema\"", "\"schema\": \"gdtune.sweep/1\", \"schema\""},
+        {"\"schema\"", "\"Schema\": 1, \"schema\""},
+        {"\"bursts\": [", "\"bursts\": \"x\", \"b\": ["},
+        {"\"bursts\": [", "\"nonsense\": 1, \"bursts\": ["},
+        {"\"grid\": [", "\"grid\": [1, "},
+        {"gdtune.sweep/1", "gdtune.sweep/2"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        text t = replace(&base, edits[i][0], edits[i][1]);
+        sweep_refuse(t.p, t.n);
+        free(t.p);
+    }
+    size_t end = base.n;
+    while (end > 0 && strchr(" \t\r\n", base.p[end - 1])) end--;
+    for (size_t n = 0; n < end; n++) sweep_refuse(base.p, n); /* every truncation */
+    text nul = dup_text(base.p, base.n);
+    nul.p[base.n / 2] = '\0';
+    sweep_refuse(nul.p, nul.n);
+    free(nul.p);
+    free(base.p);
+}
+
+static void corpus_journals(void)
+{
+    static const char *const bad[] = {
+        "{\"a\": 1}\nnot json\n{\"b\": 2}\n",
+        "[1, 2]\n{\"b\": 2}\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) journal_survive(bad[i], strlen(bad[i]), true);
+    /* The journal reads what gdtune itself wrote: it is not held to the
+     * tables' strictness (1e400, duplicate keys, a NUL inside a record are
+     * read, not refused), only to not crashing. */
+    static const char *const odd[] = {"{\"a\": 1e400}\n{\"b\": 2}\n", "{\"a\": 1, \"a\": 2}\n{\"b\": 2}\n"};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) journal_survive(odd[i], strlen(odd[i]), false);
+    text d = deep(100000, "[", "]");
+    char *two = malloc(d.n + 16);
+    memcpy(two, d.p, d.n);
+    memcpy(two + d.n, "\n{\"b\": 2}\n", 11);
+    journal_survive(two, d.n + 11, true);
+    free(two);
+    free(d.p);
+    const char nul[] = "{\"a\": 1}\n{\"a\0\": 1}\n{\"b\": 2}\n";
+    journal_survive(nul, sizeof nul - 1, false);
+    const char torn[] = "{\"a\": 1}\n{\"b\": 2}\n{\"c\": ";
+    for (size_t n = 0; n <= sizeof torn - 1; n++) journal_survive(torn, n, false);
+}
+
 /* Seeded byte mutations: whatever they produce must not crash. */
 static void corpus_mutations(const text *base, bool tuning, unsigned seed, int count)
 {
@@ -378,6 +491,8 @@ int main(void)
     if (!good_tuning.p || !good_placement.p) return gdt_test_result("asan_json_corpus");
     corpus_generic();
     corpus_rows();
+    corpus_sweeps();
+    corpus_journals();
     corpus_tables(true);
     corpus_tables(false);
     corpus_mutations(&good_tuning, true, 1u, 300);
