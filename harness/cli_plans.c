@@ -275,8 +275,11 @@ int gdt_cli_plans(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (!rc) rc = pick_target(&a, &t);
     if (!rc) rc = load_rows(&a, &rows);
-    for (int f = 0; !rc && f < GDT_FAMILY_COUNT; f++)
-        if (a.families & (1u << f)) rc = plan_family(&a, (gdt_family)f, rows, &t);
+    for (int f = 0, n = 0; !rc && f < GDT_FAMILY_COUNT; f++)
+        if (a.families & (1u << f)) {
+            if (n++) printf("\n");
+            rc = plan_family(&a, (gdt_family)f, rows, &t);
+        }
     gdt_rows_destroy(rows);
     return rc;
 }
