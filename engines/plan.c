@@ -139,6 +139,7 @@ typedef struct planning {
     gdt_row_table *owned_rows;
     elist ours;
     int conservative; /* index into ours, -1 when none */
+    bool marker_done[GDT_MODE_COUNT]; /* a second block of a mode repeats only duplicates */
 } planning;
 
 static gdt_status slot_rows(planning *pl, const gdt_engine_slot *s, const gdt_facts *f,
@@ -202,8 +203,10 @@ static gdt_status gather_ours(planning *pl, const gdt_graph *g, gdt_error *e)
 
 /* The marker stands for the backend's block of one mode; it expands to
  * list() when there is a backend that answers. */
-static void push_marker(elist *out, const gdt_graph *g, gdt_mode m)
+static void push_marker(elist *out, const gdt_graph *g, planning *pl, gdt_mode m)
 {
+    if (pl->marker_done[m]) return;
+    pl->marker_done[m] = true;
     gdt_plan_entry *v = NULL;
     int n = 0;
     gdt_error e;
@@ -238,11 +241,11 @@ static bool still_offered(const gdt_graph *g, const gdt_plan_id *id)
     return s && s->family == g->facts.family && gdt_slot_offered(g->manifest, s, &g->facts, NULL, 0);
 }
 
-static void push_measured(elist *out, const gdt_graph *g, const planning *pl,
+static void push_measured(elist *out, const gdt_graph *g, planning *pl,
                           const gdt_cell_decision *d)
 {
     for (int i = 0; i <= d->nranked; i++) {
-        if (i == d->backend_pos) push_marker(out, g, GDT_MODE_A);
+        if (i == d->backend_pos) push_marker(out, g, pl, GDT_MODE_A);
         if (i == d->nranked) break;
         if (!d->ranked_is_backend[i] && !still_offered(g, &d->ranked[i])) continue;
         gdt_plan_entry x = {.id = d->ranked[i], .is_backend = d->ranked_is_backend[i],
@@ -254,7 +257,7 @@ static void push_measured(elist *out, const gdt_graph *g, const planning *pl,
 
 /* Mode A with a table: the measured order for a swept cell; for a shape
  * only a shard covers, the shard's decision places the backend's block. */
-static bool push_tabled(elist *out, const gdt_graph *g, const planning *pl)
+static bool push_tabled(elist *out, const gdt_graph *g, planning *pl)
 {
     gdt_cell_decision d;
     if (!pl->opts->tables || !gdt_tables_lookup(pl->opts->tables, &g->facts, &d)) return false;
@@ -262,21 +265,21 @@ static bool push_tabled(elist *out, const gdt_graph *g, const planning *pl)
         push_measured(out, g, pl, &d);
         return true;
     }
-    if (!d.lead) push_marker(out, g, GDT_MODE_A);
+    if (!d.lead) push_marker(out, g, pl, GDT_MODE_A);
     push_all_ours(out, pl, GDT_MODE_A, WHY_SHARD);
-    if (d.lead) push_marker(out, g, GDT_MODE_A);
+    if (d.lead) push_marker(out, g, pl, GDT_MODE_A);
     return true;
 }
 
 /* The backend is the historical implementation: a cell nobody timed keeps
  * it first. */
-static void push_untimed(elist *out, const gdt_graph *g, const planning *pl, gdt_mode m)
+static void push_untimed(elist *out, const gdt_graph *g, planning *pl, gdt_mode m)
 {
-    push_marker(out, g, m);
+    push_marker(out, g, pl, m);
     push_all_ours(out, pl, m, WHY_UNTIMED);
 }
 
-static void push_block(elist *out, const gdt_graph *g, const planning *pl, gdt_mode m)
+static void push_block(elist *out, const gdt_graph *g, planning *pl, gdt_mode m)
 {
     switch (m) {
     case GDT_MODE_A:
@@ -288,7 +291,7 @@ static void push_block(elist *out, const gdt_graph *g, const planning *pl, gdt_m
     case GDT_MODE_FALLBACK:
         if (pl->conservative >= 0)
             push_ours(out, &pl->ours.v[pl->conservative].id, m, WHY_FALLBACK);
-        push_marker(out, g, m);
+        push_marker(out, g, pl, m);
         return;
     case GDT_MODE_OPENSOURCE:
     default:

@@ -216,7 +216,9 @@ static void test_dedupe(void)
 {
     const gdt_mode a = GDT_MODE_A, f = GDT_MODE_FALLBACK, o = GDT_MODE_OPENSOURCE;
     const gdt_mode aa[] = {a, a}, ofa[] = {o, a, f};
+    int calls = list_calls;
     gdt_graph *g = planned("", &backend, NULL, 2, aa, NULL);
+    CHECK_INT(list_calls, ==, calls + 1); /* the second A block asks the backend nothing new */
     EXPECT(g, W(be(1, 0), 1, a, BH), W(be(2, 1), 1, a, BH), W(ours(SLOT_DECLINE), 0, a, UT),
            W(ours(SLOT_A), 0, a, UT), W(ours(SLOT_C), 0, a, UT));
     gdt_graph_destroy(g);
