@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -218,7 +219,7 @@ gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_fact
                                      void **cubin, size_t *len, gdt_build_info *info,
                                      gdt_error *e)
 {
-    static bool pruned;
+    static atomic_flag pruned = ATOMIC_FLAG_INIT; /* one walk of the cache per process */
     gdt_nvrtc_options o;
     gdt_nvrtc_key k;
     char dir[4096];
@@ -243,9 +244,7 @@ gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_fact
     if (st == GDT_STATUS_OK && fd >= 0)
         cache_put(root, &k, *cubin, *len);
     unlock_key(fd);
-    if (st == GDT_STATUS_OK && fd >= 0 && !pruned) {
-        pruned = true;
+    if (st == GDT_STATUS_OK && fd >= 0 && !atomic_flag_test_and_set(&pruned))
         cache_prune(root, k.env);
-    }
     return st;
 }

@@ -41,13 +41,11 @@ static void arch_name(const gdt_plan_id *p, int arch, char *buf, size_t n)
 }
 
 /* Toolkit headers found at run time, for templates that include any. */
-static const char *cuda_include_dir(void)
+static const char *cuda_include_dir(char *buf, size_t n)
 {
-    static char buf[512];
     const char *home = getenv("CUDA_HOME");
     struct stat st;
-    if (home && snprintf(buf, sizeof buf, "%s/include", home) < (int)sizeof buf &&
-        stat(buf, &st) == 0)
+    if (home && snprintf(buf, n, "%s/include", home) < (int)n && stat(buf, &st) == 0)
         return buf;
     if (stat("/usr/local/cuda/include", &st) == 0)
         return "/usr/local/cuda/include";
@@ -74,7 +72,7 @@ gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, c
                               int arch, gdt_nvrtc_options *o, gdt_error *e)
 {
     gdt_nvrtc_define d[GDT_NVRTC_MAX_DEFINES];
-    char an[16];
+    char an[16], incbuf[512];
     int nd = t->defines(f, p, d, GDT_NVRTC_MAX_DEFINES);
     o->n = 0;
     for (int i = 0; i < nd; i++) {
@@ -86,7 +84,7 @@ gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, c
             return gdt_error_set(e, GDT_STATUS_INTERNAL, "nvrtc: %s: too many options", t->source);
     }
     arch_name(p, arch, an, sizeof an);
-    const char *inc = cuda_include_dir();
+    const char *inc = cuda_include_dir(incbuf, sizeof incbuf);
     bool ok = add_opt(o, "--gpu-architecture=%s", an, 0) && add_opt(o, "-default-device", NULL, 0) &&
               add_opt(o, "-std=c++17", NULL, 0) && (!inc || add_opt(o, "--include-path=%s", inc, 0));
     if (!ok)
