@@ -1,6 +1,7 @@
 /* The GEMM template (kernels/gemm.cuh) as the NVRTC engine sees it: the
  * compile-time constants of one contraction row and problem layout, the
  * launch geometry, and the kernel's one parameter block. */
+#include <stdint.h>
 #include <string.h>
 
 #include "gdt_gemm.h"
@@ -108,6 +109,24 @@ static void launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_la
     out->smem_bytes = (unsigned)gdt__gemm_smem_bytes(row, f);
 }
 
+/* The kernel moves 16-byte chunks of A and B (4-byte pairs of C) where the
+ * layout allows; a caller's pointer that breaks that alignment is refused
+ * by name rather than faulting. */
+static gdt_status check_alignment(const gdt_facts *f, const gdt_operands *ops, gdt_error *e)
+{
+    gdt_gemm_layout l;
+    gdt__gemm_layout(f, &l);
+    const struct { gdt_operand_role r; bool vec; unsigned align; } need[] = {
+        {GDT_OPERAND_A, l.a_vec, 16}, {GDT_OPERAND_B, l.b_vec, 16}, {GDT_OPERAND_C, l.c_vec2, 4}};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (need[i].vec && (uintptr_t)ops->ptr[need[i].r] % need[i].align)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                                 "gemm: operand %s: pointer %p is not %u-byte aligned, as the "
+                                 "plan's layout requires", gdt_operand_name(need[i].r),
+                                 ops->ptr[need[i].r], need[i].align);
+    return GDT_STATUS_OK;
+}
+
 static gdt_status args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
                        void *workspace, gdt_nvrtc_args *out, gdt_error *e)
 {
@@ -122,6 +141,11 @@ static gdt_status args(const gdt_facts *f, const gdt_plan_id *p, int i, const gd
         (int)ceil_div(g->n, gdt_plan_id_knob(p, GDT_KNOB_TILE_N, 1)),
     };
     (void)i, (void)workspace;
+    if (((uintptr_t)k.a | (uintptr_t)k.b | (uintptr_t)k.c) & 15) {
+        gdt_status st = check_alignment(f, ops, e);
+        if (st != GDT_STATUS_OK)
+            return st;
+    }
     out->nargs = 0;
     out->used = 0;
     if (!gdt_nvrtc_arg(out, &k, sizeof k))

@@ -130,8 +130,9 @@ static gdt_status run_plan(const gdt_facts *f, const gdt_plan_id *id, gdt_buffer
     return st;
 }
 
-/* A buffer smaller than the problem declares is refused at execute, naming
- * the operand; nothing is launched. */
+/* A buffer smaller than the problem declares, a missing pointer and a
+ * misaligned one are refused at execute, naming the operand; nothing is
+ * launched. */
 static void test_refusal(const gdt_facts *f, const gdt_plan_id *id, gdt_buffers *b)
 {
     gdt_compiled *c = NULL;
@@ -147,6 +148,10 @@ static void test_refusal(const gdt_facts *f, const gdt_plan_id *id, gdt_buffers 
     ops.ptr[GDT_OPERAND_A] = NULL;
     CHECK_INT(gemm_slot()->ops->execute(c, &ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "operand A: missing pointer");
+    ops.ptr[GDT_OPERAND_A] = (char *)b->ops.ptr[GDT_OPERAND_A] + 2; /* refused before launch */
+    CHECK_INT(gemm_slot()->ops->execute(c, &ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "operand A: pointer");
+    CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
     gemm_slot()->ops->destroy(c);
 }
 
