@@ -6,7 +6,10 @@
  * cuLaunchKernel enqueue of an empty kernel, with --vs-cudnn the mode-A
  * cuDNN plans measured the same way, with --cupti CUPTI kernel records as a
  * second clock (device time only: tracing inflates host cost). */
+#if __has_include(<cupti.h>)
 #include <cupti.h>
+#define BENCH_HAVE_CUPTI 1
+#endif
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -504,6 +507,8 @@ static gdt_status vs_cudnn(bench *b, gdt_error *e)
 
 /* ----------------------------------------------------------------- CUPTI */
 
+#ifdef BENCH_HAVE_CUPTI
+
 static struct {
     uint64_t kernel_ns, first_start, last_end;
     long kernels;
@@ -571,6 +576,14 @@ static gdt_status cupti_run(bench *b, gdt_error *e)
            gdt_measure_best_us(b->res, NULL));
     return GDT_STATUS_OK;
 }
+#else
+/* Headers absent at build time: say so instead of failing the build. */
+static gdt_status cupti_run(bench *b, gdt_error *e)
+{
+    (void)b;
+    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "--cupti: gdtune was built without cupti.h");
+}
+#endif
 
 /* ------------------------------------------------------------------ scan */
 
