@@ -193,6 +193,11 @@ static bool result_data(hid_t g, const cJSON *res)
     }
     if (cJSON_GetObjectItem(res, "cold_us"))
         ok &= dataset(g, "cold_us", cJSON_GetObjectItem(res, "cold_us"));
+    const cJSON *clk = cJSON_GetObjectItem(res, "clocks");
+    if (clk) /* what the clock probe saw while this plan was measured */
+        ok &= attr_num(g, "sm_clock_rated_mhz", jnum(clk, "rated_mhz", 0)) &&
+              attr_num(g, "sm_clock_min_mhz", jnum(clk, "min_mhz", 0)) &&
+              attr_num(g, "sm_clock_max_mhz", jnum(clk, "max_mhz", 0));
     return ok;
 }
 
