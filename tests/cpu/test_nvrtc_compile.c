@@ -13,6 +13,7 @@
 #include "gdt_test.h"
 #include "gdt_util.h"
 #include "nvrtc/gdt_nvrtc.h"
+#include "nvrtc/gdt_gemm.h"
 #include "nvrtc/gdt_nvrtc_cache.h"
 
 static const gdt_engine_slot *gemm_slot(void)
@@ -286,8 +287,69 @@ static void test_args(void)
     CHECK_INT(a.nargs, ==, 2);
 }
 
+static void check_layout(const char *shape, int ak, int bk, int av, int bv, int cv)
+{
+    gdt_facts f;
+    gdt_gemm_layout l;
+    facts_for(shape, 90, &f);
+    gdt__gemm_layout(&f, &l);
+    if (l.a_kmajor != ak || l.b_kmajor != bk || l.a_vec != av || l.b_vec != bv || l.c_vec2 != cv)
+        fprintf(stderr, "%s: layout %d %d %d %d %d\n", shape, l.a_kmajor, l.b_kmajor, l.a_vec,
+                l.b_vec, l.c_vec2);
+    CHECK_INT(l.a_kmajor, ==, ak);
+    CHECK_INT(l.b_kmajor, ==, bk);
+    CHECK_INT(l.a_vec, ==, av);
+    CHECK_INT(l.b_vec, ==, bv);
+    CHECK_INT(l.c_vec2, ==, cv);
+}
+
+static int64_t define_of(const gdt_facts *f, const gdt_plan_id *id, const char *name)
+{
+    gdt_nvrtc_define d[GDT_NVRTC_MAX_DEFINES];
+    int n = gdt__tmpl_gemm.defines(f, id, d, GDT_NVRTC_MAX_DEFINES);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(d[i].name, name))
+            return d[i].value;
+    return -1;
+}
+
+/* The layout flags the kernel is compiled with, and the launch it gets. */
+static void test_layout_and_launch(void)
+{
+    static const int64_t wg[] = {128, 128, 64, 4, 1, 4, 8, 1};
+    static const int64_t ms[] = {128, 128, 32, 2, 2, 4, 8, 0};
+    /*                                        A_K B_K A_V B_V C_V2 */
+    check_layout("m=130,n=72,k=200", 1, 0, 1, 1, 1);
+    check_layout("m=130,n=72,k=200,a=col", 0, 0, 0, 1, 1);
+    check_layout("m=128,n=71,k=64,b=col", 1, 1, 1, 1, 0);
+    check_layout("m=128,n=72,k=65,b=col", 1, 1, 0, 0, 1);
+    check_layout("batch=3,m=64,n=96,k=80,a=col", 0, 0, 1, 1, 1);
+    gdt_facts f;
+    gdt_nvrtc_launch l;
+    gdt_plan_id id = gemm_plan(wg);
+    facts_for("m=4096,n=4096,k=4096", 90, &f);
+    gdt__tmpl_gemm.launch(&f, &id, 0, &l);
+    CHECK_INT(l.grid[0], ==, 32 * 32);
+    CHECK_INT(l.grid[1], ==, 1);
+    CHECK_INT(l.block[0], ==, 128);
+    CHECK_INT(l.smem_bytes, ==, 4 * (128 + 128) * 64 * 2 + 1024);
+    CHECK_INT(define_of(&f, &id, "MMA"), ==, 1);
+    CHECK_INT(define_of(&f, &id, "B_KMAJOR"), ==, 0);
+    id = gemm_plan(ms);
+    facts_for("batch=3,m=130,n=72,k=200", 90, &f);
+    gdt__tmpl_gemm.launch(&f, &id, 0, &l);
+    CHECK_INT(l.grid[0], ==, 2 * 1);
+    CHECK_INT(l.grid[1], ==, 3);
+    CHECK_INT(l.block[0], ==, 128);
+    /* A [128][32+8] and B [32][128+8] per stage, bf16. */
+    CHECK_INT(l.smem_bytes, ==, 4 * (128 * 40 + 32 * 136) * 2);
+    CHECK_INT(define_of(&f, &id, "BK"), ==, 32);
+    CHECK_INT(define_of(&f, &id, "GDT_FP16"), ==, 0);
+}
+
 int main(void)
 {
+    test_layout_and_launch();
     test_args();
     test_broken_define();
     test_check_support();
