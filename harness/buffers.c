@@ -433,3 +433,24 @@ gdt_status gdt_buffers_set_input(gdt_buffers *b, gdt_operand_role r, const void 
     GDT_CHECK_CUDA(e, cudaMemcpy(b->ops.ptr[r], host, bytes, cudaMemcpyHostToDevice));
     return GDT_STATUS_OK;
 }
+
+gdt_status gdt_buffers_set_input_logical(gdt_buffers *b, gdt_operand_role r, const double *logical,
+                                         size_t count, gdt_error *e)
+{
+    bool bound = (int)r >= 0 && r < GDT_OPERAND_COUNT;
+    if (!bound || !b->host[r])
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "buffers: %s is not an input of %s",
+                             bound ? gdt_operand_name(r) : "?", gdt_family_name(b->problem.family));
+    if (count != gdt__operand_count(&b->problem, r))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "buffers: %s: expected %zu elements, got %zu",
+                             gdt_operand_name(r), gdt__operand_count(&b->problem, r), count);
+    unsigned char *copy = malloc(b->ops.bytes[r]);
+    if (!copy)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "buffers: %s: %zu bytes", gdt_operand_name(r),
+                             b->ops.bytes[r]);
+    memcpy(copy, b->host[r], b->ops.bytes[r]); /* gaps between strided rows keep their bytes */
+    store_logical(&b->problem, r, copy, logical);
+    gdt_status st = gdt_buffers_set_input(b, r, copy, b->ops.bytes[r], e);
+    free(copy);
+    return st;
+}

@@ -70,6 +70,15 @@ gdt_status gdt_outputs_compare(const gdt_problem *p, const gdt_outputs *got, con
 gdt_status gdt_buffers_set_input(gdt_buffers *b, gdt_operand_role r, const void *host,
                                  size_t bytes, gdt_error *e);
 
+/* The same, from logical doubles (count = the operand's element count, in
+ * logical order), stored through the strides in the operand's dtype; e.g.
+ * O and Stats read back with gdt_outputs_read from a cuDNN forward run on
+ * sdpa_fwd buffers created with the same problem dims and seed, whose Q, K
+ * and V are then identical to the sdpa_bwd buffers' (the fill depends only
+ * on seed, role, distribution and span). */
+gdt_status gdt_buffers_set_input_logical(gdt_buffers *b, gdt_operand_role r, const double *logical,
+                                         size_t count, gdt_error *e);
+
 /* Logical geometry of an operand: dims and strides (elements) in logical
  * order (GEMM: batch, row, col; SDPA: b, h, s, d; Stats: b, h_q, s_q, 1
  * packed).  Returns the rank, 0 when the family does not bind the role. */

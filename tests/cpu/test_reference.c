@@ -579,6 +579,42 @@ static void sim_bwd_inputs(void)
     gdt_buffers_destroy(b);
 }
 
+/* A forward's outputs become a backward's inputs: same dims and seed give
+ * the same Q, K, V; set_input_logical stores O and Stats through strides. */
+static void sim_forward_into_backward(void)
+{
+    const char *spec = "b=1,h_q=2,h_kv=1,s=40,d=64,layout=bshd";
+    gdt_problem pf = parsed(GDT_FAMILY_SDPA_FWD, spec), pb = parsed(GDT_FAMILY_SDPA_BWD, spec);
+    gdt_buffers *f = NULL, *b = NULL;
+    gdt_error e;
+    gdt_outputs ref;
+    CHECK_INT(gdt_buffers_create(&pf, 3, &f, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_buffers_create(&pb, 3, &b, &e), ==, GDT_STATUS_OK);
+    if (!f || !b)
+        return;
+    for (int r = GDT_OPERAND_Q; r <= GDT_OPERAND_V; r++)
+        CHECK(memcmp(f->ops.ptr[r], b->ops.ptr[r], f->ops.bytes[r]) == 0);
+    CHECK_INT(gdt_reference_cpu(f, 1e9, &ref, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_buffers_set_input_logical(b, GDT_OPERAND_STATS, ref.data[1], 7, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "buffers: Stats: expected 80 elements, got 7");
+    CHECK_INT(gdt_buffers_set_input_logical(b, GDT_OPERAND_DQ, ref.data[0], ref.count[0], &e), ==,
+              GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "buffers: dQ is not an input of sdpa_bwd");
+    memset(b->ops.ptr[GDT_OPERAND_O], 0, b->ops.bytes[GDT_OPERAND_O]);
+    CHECK_INT(gdt_buffers_set_input_logical(b, GDT_OPERAND_O, ref.data[0], ref.count[0], &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_buffers_set_input_logical(b, GDT_OPERAND_STATS, ref.data[1], ref.count[1], &e), ==, GDT_STATUS_OK);
+    /* the small forward was exact already: the bytes agree with what create computed */
+    CHECK(memcmp(b->ops.ptr[GDT_OPERAND_O], b->host[GDT_OPERAND_O], b->ops.bytes[GDT_OPERAND_O]) == 0);
+    int64_t d[4], st[4];
+    gdt__operand_geometry(&pb, GDT_OPERAND_O, d, st);
+    CHECK(fabs(gdt__dtype_load(GDT_DTYPE_BF16, b->host[GDT_OPERAND_O], 39 * st[2] + 1 * st[1] + 5) -
+               ref.data[0][(1 * 40 + 39) * 64 + 5]) < 1e-2);
+    CHECK(((float *)b->host[GDT_OPERAND_STATS])[79] == (float)ref.data[1][79]);
+    gdt_outputs_free(&ref);
+    gdt_buffers_destroy(f);
+    gdt_buffers_destroy(b);
+}
+
 /* No device, and a bad problem: named refusals, nothing allocated. */
 static void sim_refusals(void)
 {
@@ -603,6 +639,7 @@ static void test_simulated_device(void)
     sim_round_trip(GDT_FAMILY_SDPA_BWD, "b=1,h_q=2,h_kv=1,s_q=64,s_kv=64,d=64,causal=1");
     sim_restore();
     sim_bwd_inputs();
+    sim_forward_into_backward();
     sim_refusals();
 }
 
