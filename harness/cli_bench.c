@@ -365,12 +365,14 @@ static gdt_status reference(bench *b, gdt_error *e)
         snprintf(b->ref_name, sizeof b->ref_name, "the fp64 CPU reference");
         return gdt_reference_cpu(b->buf, BENCH_CPU_REF_FLOPS, &b->ref, e);
     }
-    gdt_status st = build_cudnn(b, 0, &b->ref_g, b->ref_name, sizeof b->ref_name, e);
+    gdt_error why;
+    gdt_error_clear(&why);
+    gdt_status st = build_cudnn(b, 0, &b->ref_g, b->ref_name, sizeof b->ref_name, &why);
     if (st == GDT_STATUS_OK)
-        st = run_once(b, b->ref_g, &b->ref, e);
+        st = run_once(b, b->ref_g, &b->ref, &why);
     if (st != GDT_STATUS_OK)
         return gdt_error_set(e, st, "no reference for this shape (above %.3g FLOP for the CPU): %s",
-                             BENCH_CPU_REF_FLOPS, e ? e->msg : "");
+                             BENCH_CPU_REF_FLOPS, why.msg);
     return GDT_STATUS_OK;
 }
 
