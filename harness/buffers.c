@@ -386,6 +386,8 @@ gdt_status gdt_buffers_reserve_workspace(gdt_buffers *b, size_t n, gdt_error *e)
     GDT_CHECK_CUDA(e, cudaMalloc(&b->workspace, n));
     b->workspace_bytes = n;
     GDT_CHECK_CUDA(e, cudaMemset(b->workspace, 0, n));
+    /* Plans run on non-blocking streams, unordered with the legacy one. */
+    GDT_CHECK_CUDA(e, cudaDeviceSynchronize());
     return GDT_STATUS_OK;
 }
 
@@ -431,6 +433,9 @@ gdt_status gdt_buffers_set_input(gdt_buffers *b, gdt_operand_role r, const void 
                              b->ops.bytes[r], bytes);
     memcpy(b->host[r], host, bytes);
     GDT_CHECK_CUDA(e, cudaMemcpy(b->ops.ptr[r], host, bytes, cudaMemcpyHostToDevice));
+    /* A pageable copy may return before its DMA lands; plans run on
+     * non-blocking streams. */
+    GDT_CHECK_CUDA(e, cudaDeviceSynchronize());
     return GDT_STATUS_OK;
 }
 
