@@ -446,7 +446,7 @@ typedef struct run {
     int prepared;    /* cell prepared in the current worker, -1 none */
     cJSON *device;   /* the hello's device object (owned) */
     int arch;
-    int done, total, verified, incorrect, failed, declined, cell_errors, cells_done;
+    int done, total, verified, incorrect, failed, declined, cell_errors;
     int session_plans;
     double t0;
     bool tty;
@@ -586,8 +586,8 @@ static void progress(run *r, int ci, const char *name, const cJSON *res)
     double per = r->session_plans ? (gdt_now() - r->t0) / r->session_plans : 0;
     double eta = per * left;
     if (r->tty) {
-        fprintf(stderr, "\r\033[Kcells %d/%d  plans %d/%d  verified %d  incorrect %d  failed %d  "
-                "declined %d  ETA %dm%02ds", r->cells_done, r->spec->ncells, r->done, total,
+        fprintf(stderr, "\r\033[Kcell %d/%d  plans %d/%d  verified %d  incorrect %d  failed %d  "
+                "declined %d  ETA %dm%02ds", ci + 1, r->spec->ncells, r->done, total,
                 r->verified, r->incorrect, r->failed, r->declined, (int)(eta / 60), (int)eta % 60);
         fflush(stderr);
         return;
@@ -807,7 +807,6 @@ static gdt_status sweep_cell(run *r, int ci, gdt_error *e)
             return (*e = pe, s);
     }
     s = run_cell_plans(r, ci, e);
-    r->cells_done++;
     return s;
 }
 
