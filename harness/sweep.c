@@ -846,6 +846,10 @@ static gdt_status write_header(run *r, gdt_error *e)
     cJSON_AddStringToObject(h, "spec_digest", r->spec->digest);
     cJSON_AddStringToObject(h, "spec", r->spec->text);
     cJSON_AddStringToObject(h, "candidates_digest", cand);
+    /* The candidate table used, whole: a later release may ship other rows. */
+    const gdt_embedded *ct = gdt_embedded_find("tables/candidates/nvrtc.json");
+    if (ct)
+        cJSON_AddStringToObject(h, "candidates", ct->data); /* embedded data is NUL-terminated */
     cJSON_AddNumberToObject(h, "arch", r->arch);
     cJSON_AddItemToObject(h, "device", cJSON_Duplicate(r->device, 1));
     cJSON_AddItemToObject(h, "options", options_json(r));

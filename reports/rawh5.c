@@ -84,7 +84,8 @@ static bool provenance(hid_t f, const cJSON *h)
                                           "mem_clock_khz", "driver_version", "cuda_version",
                                           "cudnn_version", "nvrtc_version"};
     static const char *const run_str[] = {"gdtune_version", "source_digest", "started", "family",
-                                          "spec_source", "spec_digest", "spec", "candidates_digest"};
+                                          "spec_source", "spec_digest", "spec", "candidates_digest",
+                                          "candidates"};
     bool ok = true;
     char name[64];
     for (size_t i = 0; i < sizeof dev_str / sizeof *dev_str; i++)
