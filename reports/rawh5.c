@@ -22,16 +22,24 @@ static double jnum(const cJSON *o, const char *k, double def)
     return cJSON_IsNumber(v) ? v->valuedouble : def;
 }
 
+/* Attributes live in the object header (64 KiB at most): longer text, such
+ * as a large spec or candidate table, becomes a scalar string dataset of
+ * the same name. */
+#define ATTR_TEXT_MAX 60000
+
 static bool attr_str(hid_t obj, const char *name, const char *value)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     H5Tset_size(t, strlen(value) + 1);
     H5Tset_strpad(t, H5T_STR_NULLTERM);
     hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    bool ok = a >= 0 && H5Awrite(a, t, value) >= 0;
+    bool big = strlen(value) > ATTR_TEXT_MAX;
+    hid_t a = big ? H5Dcreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                  : H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = a >= 0 && (big ? H5Dwrite(a, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, value)
+                             : H5Awrite(a, t, value)) >= 0;
     if (a >= 0)
-        H5Aclose(a);
+        big ? H5Dclose(a) : H5Aclose(a);
     H5Sclose(sp);
     H5Tclose(t);
     return ok;

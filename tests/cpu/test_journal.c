@@ -160,6 +160,33 @@ static void test_rawh5(const char *dir)
     CHECK_CONTAINS(out, "Test GPU");
 }
 
+/* Text too long for an HDF5 attribute becomes a dataset of that name. */
+static void test_rawh5_long_text(const char *dir)
+{
+    char sub[512], path[600], cmd[1400], out[4096];
+    snprintf(sub, sizeof sub, "%s/long", dir);
+    mkdir(sub, 0755);
+    snprintf(path, sizeof path, "%s/journal.jsonl", sub);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("{\"type\":\"run\",\"family\":\"gemm\",\"spec\":\"", f);
+    for (int i = 0; i < 70000; i++)
+        fputc('a' + i % 26, f);
+    fputs("\"}\n", f);
+    fclose(f);
+    gdt_error e = {0};
+    CHECK_INT(gdt_rawh5_write(sub, &e), ==, GDT_STATUS_OK);
+    if (e.msg[0])
+        fprintf(stderr, "%s\n", e.msg);
+    if (system("command -v h5dump >/dev/null 2>&1") != 0)
+        return;
+    snprintf(cmd, sizeof cmd, "h5dump -d /spec %s/raw.h5 | head -c 600", sub);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "STRSIZE 70001");
+}
+
 int main(void)
 {
     char dir[] = "/tmp/gdt_test_journal_XXXXXX";
@@ -171,6 +198,7 @@ int main(void)
     test_torn_tail(dir);
     test_damaged(dir);
     test_rawh5(dir);
+    test_rawh5_long_text(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!gdt_test_failures && system(cmd) != 0)
