@@ -1295,6 +1295,7 @@ static gdt_status gather_jobs(compile_set *cs, const gdt_sweep_spec *sp, FILE *o
                              "(the limits table knows sm80, sm90, sm100 and their kin)", cs->arch);
     gdt_status s = gdt_rows_load_default(&rows, e);
     const gdt_manifest *m = gdt_manifest_default();
+    bool *told = calloc((size_t)m->nslots + 1, sizeof *told); /* "not offered" said once per slot */
     for (int ci = 0; ci < sp->ncells && s == GDT_STATUS_OK; ci++) {
         gdt_facts f;
         gdt_facts_analyze(&sp->cells[ci].problem, &dev, &f);
@@ -1304,13 +1305,16 @@ static gdt_status gather_jobs(compile_set *cs, const gdt_sweep_spec *sp, FILE *o
             if (sl->family != sp->cells[ci].family || sl->kind != GDT_ENGINE_NVRTC)
                 continue;
             if (!gdt_slot_offered(m, sl, &f, why, sizeof why)) {
-                if (ci == 0)
+                if (told && !told[i])
                     fprintf(out, "  not offered: %s on sm%d: %s\n", sl->name, cs->arch, why);
+                if (told)
+                    told[i] = true;
                 continue;
             }
             s = slot_jobs(cs, rows, sl, &f, &sp->cells[ci], out, e);
         }
     }
+    free(told);
     gdt_rows_destroy(rows);
     return s;
 }
