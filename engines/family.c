@@ -47,7 +47,7 @@ gdt_status gdt_family_parse_set(const char *s, unsigned *mask, gdt_error *e)
         *mask = (1u << GDT_FAMILY_SDPA_FWD) | (1u << GDT_FAMILY_SDPA_BWD);
         return GDT_STATUS_OK;
     }
-    gdt_family f;
+    gdt_family f = GDT_FAMILY_GEMM;
     if (s && gdt_family_parse(s, &f, NULL) == GDT_STATUS_OK) {
         *mask = 1u << f;
         return GDT_STATUS_OK;
@@ -241,7 +241,7 @@ static gdt_status apply_causal(gdt_sdpa_desc *s, const char *key, const char *v,
     static const gdt_causal value[] = {GDT_CAUSAL_NONE, GDT_CAUSAL_TOP_LEFT,
                                        GDT_CAUSAL_BOTTOM_RIGHT, GDT_CAUSAL_NONE,
                                        GDT_CAUSAL_TOP_LEFT};
-    int i;
+    int i = 0;
     gdt_status st = parse_choice(key, v, names, 5, &i, e);
     if (!st) s->causal = value[i];
     return st;

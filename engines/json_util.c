@@ -66,7 +66,8 @@ char *gdt_json_path_key(char *buf, size_t n, const char *parent, const char *key
 
 char *gdt_json_path_index(char *buf, size_t n, const char *parent, int index)
 {
-    if (n) snprintf(buf, n, "%s/%d", parent ? parent : "", index);
+    if (n && snprintf(buf, n, "%s/%d", parent ? parent : "", index) >= (int)n)
+        buf[n - 1] = 0; /* truncated paths stay NUL-terminated */
     return buf;
 }
 

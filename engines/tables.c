@@ -879,7 +879,7 @@ static gdt_status get_ints(const ld *l, const cJSON *o, const char *key, const c
                            int64_t *dst, int n)
 {
     const cJSON *a;
-    int len;
+    int len = 0;
     jpath p, q;
     gdt_status s = get_array(l, o, key, jp, &a, &len);
     if (s) return s;
@@ -1134,7 +1134,7 @@ static gdt_status read_evidence(const ld *l, const cJSON *cell, const char *jp, 
 static gdt_status read_ranking(const ld *l, const cJSON *cell, const char *jp, tcell *c)
 {
     const cJSON *a;
-    int n;
+    int n = 0;
     jpath rp, p;
     gdt_status s = get_array(l, cell, "ranking", jp, &a, &n);
     if (s) return s;
@@ -1273,7 +1273,7 @@ static int pcell_cmp(const void *a, const void *b)
 static gdt_status read_shard_cells(const ld *l, const cJSON *o, const char *jp, const gdt_tables *t)
 {
     const cJSON *a;
-    int n;
+    int n = 0;
     jpath cp, p;
     gdt_status s = get_array(l, o, "cells", jp, &a, &n);
     if (s) return s;
@@ -1344,7 +1344,7 @@ static int tcell_cmp(const void *a, const void *b)
 static gdt_status read_tuning(const ld *l, const cJSON *root, gdt_tables *t)
 {
     const cJSON *a;
-    int n;
+    int n = 0;
     jpath p;
     gdt_status s = get_array(l, root, "cells", "", &a, &n);
     if (s) return s;
@@ -1365,7 +1365,7 @@ static gdt_status read_tuning(const ld *l, const cJSON *root, gdt_tables *t)
 static gdt_status read_placement(const ld *l, const cJSON *root, gdt_tables *t)
 {
     const cJSON *a;
-    int n;
+    int n = 0;
     jpath p;
     gdt_status s = get_array(l, root, "cells", "", &a, &n);
     if (s) return s;
