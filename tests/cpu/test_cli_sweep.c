@@ -269,6 +269,19 @@ static void test_run_loop(const char *self)
             CHECK_INT(t.results[c][p], ==, 1);
     read_journal(run, &t, 0);
     CHECK_INT(t.verified + t.incorrect + t.failed, ==, 12);
+    snprintf(args, sizeof args, "sdpa --resume %s", run);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, "the run sweeps \"gemm\", not \"sdpa\"");
+
+    /* --shard 1/2 keeps the second cell only, and the header remembers it. */
+    char shard[700];
+    snprintf(shard, sizeof shard, "%s/shard", dir);
+    snprintf(args, sizeof args, "gemm --spec %s/sweeps/tiny_gemm.json --out %s --tables-dir %s/t2 "
+             "--deadline 1 --shard 1/2", GDT_TEST_DATA, shard, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK_CONTAINS(out, "(sm90): 1 cells, run directory");
+    CHECK_CONTAINS(out, "gemm m=512,n=512,k=256,dtype=bf16: cudnn.eng0: verified");
+    CHECK(strstr(out, "m=256,") == NULL);
     snprintf(args, sizeof args, "%s report %s", GDTUNE_EXE, run);
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
     snprintf(path, sizeof path, "%s/report/summary.md", run);
