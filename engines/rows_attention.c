@@ -102,7 +102,9 @@ static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
         return snprintf(why, n, "head dim %lld: d/8 = %lld columns of dQ do not split over %lld warps",
                         (long long)d, (long long)(d / 8), (long long)r[A_W]), false;
     int64_t rr = r[A_BN] / (16 * r[A_W]);
-    int64_t live = rr * (d + r[A_BM]) + r[A_BM] * d / (32 * r[A_W]);
+    /* dK, dV stay live; S^T and dP^T die before the dQ partial is born. */
+    int64_t sp = rr * r[A_BM], dq = r[A_BM] * d / (32 * r[A_W]);
+    int64_t live = rr * d + (sp > dq ? sp : dq);
     if (live > MAX_LIVE_FP32)
         return snprintf(why, n, "%lld live fp32 values per thread (dK, dV, S, dP, dQ) exceed %d",
                         (long long)live, MAX_LIVE_FP32), false;

@@ -201,27 +201,8 @@ static gdt_status strides_ok(const gdt_sdpa_desc *s, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-/* A replayed plan never went through bind(): re-bind its row and require
- * that it comes back unchanged and legal. */
-static gdt_status row_ok(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_id *p,
-                         gdt_error *e)
-{
-    int64_t row[GDT_ATTN_NCOLS], bound[GDT_ATTN_NCOLS];
-    char why[256] = "";
-    plan_row(rf, p, row);
-    memcpy(bound, row, sizeof row);
-    if (!rf->bind(bound, f, &f->device, why, sizeof why))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", rf->name, why);
-    for (int c = 0; c < GDT_ATTN_NCOLS; c++)
-        if (bound[c] != row[c])
-            return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s = %lld does not bind as is "
-                                 "(the row rules make it %lld)", rf->name, rf->cols[c].name,
-                                 (long long)row[c], (long long)bound[c]);
-    return GDT_STATUS_OK;
-}
-
-static gdt_status common_check(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_id *p,
-                               gdt_error *e)
+/* The row itself is re-bound by the engine before check runs. */
+static gdt_status common_check(const gdt_facts *f, gdt_error *e)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     if (f->dtype != GDT_DTYPE_BF16 && f->dtype != GDT_DTYPE_FP16)
@@ -233,15 +214,14 @@ static gdt_status common_check(const gdt_row_family *rf, const gdt_facts *f, con
     if (f->device.arch < 80)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention template: sm%d, needs sm80+ "
                              "(bf16 mma.sync, cp.async)", f->device.arch);
-    gdt_status st = strides_ok(s, e);
-    return st ? st : row_ok(rf, f, p, e);
+    return strides_ok(s, e);
 }
 
 static gdt_status fwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error *e)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t bm = gdt_plan_id_knob(p, GDT_KNOB_TILE_M, 0);
-    gdt_status st = common_check(&gdt__rows_attention_fwd, f, p, e);
+    gdt_status st = common_check(f, e);
     if (st) return st;
     if (ceil_div(s->s_q, bm) > GRID_YZ_MAX || s->b * s->h_q > INT32_MAX)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention_fwd: grid %lld x %lld exceeds "
@@ -254,7 +234,7 @@ static gdt_status bwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error 
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t bn = gdt_plan_id_knob(p, GDT_KNOB_TILE_N, 0);
-    gdt_status st = common_check(&gdt__rows_attention_bwd, f, p, e);
+    gdt_status st = common_check(f, e);
     if (st) return st;
     if (ceil_div(s->s_kv, bn) > GRID_YZ_MAX || ceil_div(s->b * s->h_q * s->s_q, ROW_WARPS) > INT32_MAX)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "attention_bwd: grid of %lld key/value "
