@@ -747,6 +747,13 @@ static gdt_status run_plan(run *r, int ci, int pi, gdt_error *e)
         cJSON_Delete(rep);
         rep = failed_result(we.msg);
         worker_lost(r);
+    } else if (!cJSON_IsString(cJSON_GetObjectItem(rep, "disposition"))) {
+        char why[GDT_ERROR_MAX];
+        snprintf(why, sizeof why, "worker answered without a disposition: %s",
+                 str(rep, "error", "(no error text)"));
+        cJSON_Delete(rep);
+        rep = failed_result(why);
+        worker_lost(r); /* it lost the cell: start afresh */
     } else if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
         worker_lost(r); /* it exits after a fatal reply; respawned on demand */
     return record_result(r, ci, pi, rep, e);
