@@ -24,7 +24,8 @@ static const char usage_text[] =
     "  --quick                the spec's quick subset\n"
     "  --spec FILE            sweep spec (default: the embedded sweeps/<family>.json)\n"
     "  --out RUNDIR           run directory (default: runs/<family>-<UTC timestamp>)\n"
-    "  --resume RUNDIR        continue a killed sweep: plans with a result are not run again\n"
+    "  --resume RUNDIR        continue a killed sweep with its recorded settings: plans with a\n"
+    "                         result are not run again (--deadline and --tables-dir may change)\n"
     "  --tables-dir DIR       where tables go (default: tables)\n"
     "  --bursts LIST          burst sizes, e.g. 1,4,16,64 (default: spec, else 1,4,16,64)\n"
     "  --target-rel X         relative spread to stop at (default: spec, else 0.005)\n"
@@ -193,6 +194,11 @@ static int check_combination(const gdt_sweep_opts *o)
         return bad_usage("--compile-only needs --arch smXY (sm80, sm90, sm100, ...)%s%s", "", "");
     if (o->compile_only && o->resume_dir)
         return bad_usage("--compile-only measures nothing: it cannot --resume%s%s", "", "");
+    if (o->resume_dir && (o->spec_path || o->quick || o->shard_n || o->nbursts || o->target_rel > 0 ||
+                          o->max_plan_seconds > 0 || o->knob_cap >= 0))
+        return bad_usage("--resume %s measures with the settings its journal recorded: drop --spec, "
+                         "--quick, --shard, --bursts, --target-rel, --max-plan-seconds and "
+                         "--cudnn-knob-cap%s", o->resume_dir, "");
     if (o->resume_dir && o->out_dir)
         return bad_usage("--resume %s continues in its own directory: drop --out %s",
                          o->resume_dir, o->out_dir);

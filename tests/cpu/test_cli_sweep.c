@@ -101,6 +101,7 @@ static void test_usage(void)
         {"gemm --target-rel=2", 2, "--target-rel: bad value '2'"},
         {"gemm --compile-only", 2, "--compile-only needs --arch smXY"},
         {"gemm --resume /tmp/x --out /tmp/y", 2, "drop --out /tmp/y"},
+        {"gemm --resume /tmp/x --quick", 2, "--resume /tmp/x measures with the settings its journal recorded"},
         {"gemm --spec /nonexistent/spec.json", 2, "--spec: "},
         {"gemm --spec " GDT_TEST_DATA "/sweeps/bad_tied.json", 2,
          "bad_tied.json: /grid/0/n,k/1: expected an array of 2 values"},
