@@ -20,6 +20,15 @@
 #include "gdtune/tables.h"
 #include "nvrtc/gdt_nvrtc.h"
 
+/* Prefixes e's message and sets its status (the message cannot be
+ * formatted into itself). */
+static gdt_status rewrap(gdt_error *e, gdt_status s, const char *prefix)
+{
+    char msg[GDT_ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s", e->msg);
+    return gdt_error_set(e, s, "%s%s", prefix, msg);
+}
+
 /* ------------------------------------------------------------- spec */
 
 typedef struct axis {
@@ -351,7 +360,7 @@ static gdt_status spec_text(const char *family_arg, const char *path, char **tex
         snprintf(name, nname, "%s", path);
         gdt_status s = gdt_file_read(path, text, len, e);
         /* An unreadable --spec is bad input (exit 2), not a failure while running. */
-        return s == GDT_STATUS_IO ? gdt_error_set(e, GDT_STATUS_BAD_INPUT, "--spec: %s", e->msg) : s;
+        return s == GDT_STATUS_IO ? rewrap(e, GDT_STATUS_BAD_INPUT, "--spec: ") : s;
     }
     snprintf(name, nname, "sweeps/%s.json", strncmp(family_arg, "sdpa", 4) ? family_arg : "sdpa");
     const gdt_embedded *em = gdt_embedded_find(name);
@@ -544,8 +553,10 @@ static gdt_status worker_up(run *r, gdt_error *e)
     s = call(r, req, HELLO_DEADLINE_S, &rep, e);
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK) {
+        char why[GDT_ERROR_MAX];
+        snprintf(why, sizeof why, "%s", e->msg);
         cJSON_Delete(rep);
-        return no_device(e->msg, e);
+        return no_device(why, e);
     }
     cJSON *dev = cJSON_DetachItemFromObject(rep, "device");
     if (!cJSON_IsObject(dev)) {
@@ -688,7 +699,7 @@ static gdt_status prepare(run *r, int ci, gdt_error *e)
     }
     cJSON_Delete(rep);
     if (s == GDT_STATUS_FAULT || s == GDT_STATUS_TIMEOUT || s == GDT_STATUS_INTERNAL)
-        s = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "preparing the cell: %s", e->msg);
+        s = rewrap(e, GDT_STATUS_NOT_SUPPORTED, "preparing the cell: ");
     return s;
 }
 
