@@ -36,7 +36,6 @@ static const gdt_column bwd_cols[A_COUNT] = {
  * enough to lose more than the row could win. */
 #define MAX_LIVE_FP32 232
 
-static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per smem row */
 
 static bool common(const int64_t *r, int64_t smem, const gdt_facts *f, const gdt_device_props *lim,
                    char *why, size_t n)
@@ -61,13 +60,9 @@ static void fit_warps(int64_t *r, int64_t rows)
     while (r[A_W] > 1 && rows % (16 * r[A_W])) r[A_W] /= 2;
 }
 
-/* Forward: Q tile + STAGES x (K, V) tiles; per thread O and S accumulators
- * (RM m16 tiles each) plus Q fragments when the kernel keeps them (RM*d <= 128). */
-int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
-{
-    return (r[A_BM] + 2 * r[A_ST] * r[A_BN]) * pad16(d) * 2;
-}
-
+/* Forward: per thread O and S accumulators (RM m16 tiles each) plus Q
+ * fragments when the kernel keeps them (RM*d <= 128).  Shared memory:
+ * gdt__attn_fwd_smem, beside the template. */
 static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
     int64_t d = f->problem.u.sdpa.d;
@@ -83,14 +78,8 @@ static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     return common(r, gdt__attn_fwd_smem(r, d), f, lim, why, n);
 }
 
-/* Backward: K, V tiles + STAGES x (Q, dO) tiles + the dS^T tile + STAGES x
- * (LSE, D) rows; per thread dK, dV, S^T, dP^T and the dQ partial. */
-int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
-{
-    return (2 * r[A_BN] * pad16(d) + 2 * r[A_ST] * r[A_BM] * pad16(d) + r[A_BN] * pad16(r[A_BM])) * 2 +
-           8 * r[A_ST] * r[A_BM];
-}
-
+/* Backward: per thread dK, dV, S^T, dP^T and the dQ partial.  Shared
+ * memory: gdt__attn_bwd_smem, beside the template. */
 static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
     int64_t d = f->problem.u.sdpa.d;

@@ -10,7 +10,9 @@
 enum { GDT_ATTN_BM, GDT_ATTN_BN, GDT_ATTN_WARPS, GDT_ATTN_STAGES, GDT_ATTN_NCOLS };
 
 /* Dynamic shared memory (bytes) kernels/attn_fwd.cuh and the main kernel of
- * kernels/attn_bwd.cuh ask for with a bound row and head dim d. */
+ * kernels/attn_bwd.cuh ask for with a bound row and head dim d.  Defined in
+ * tmpl_attention.c: the row rules calling them is also what links the
+ * templates into every binary (the engine only references them weakly). */
 int64_t gdt__attn_fwd_smem(const int64_t *row, int64_t d);
 int64_t gdt__attn_bwd_smem(const int64_t *row, int64_t d);
 

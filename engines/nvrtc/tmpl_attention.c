@@ -28,6 +28,21 @@ _Static_assert(sizeof(gdt__attn_params) == 272, "gdt__attn_params must match ker
 #define GRID_YZ_MAX 65535
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per smem row (LDS, LDQ) */
+
+/* Q tile + STAGES x (K, V) tiles. */
+int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
+{
+    return (r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN]) * pad16(d) * 2;
+}
+
+/* K, V tiles + STAGES x (Q, dO) tiles + the dS^T tile + STAGES x (LSE, D) rows. */
+int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
+{
+    int64_t bm = r[GDT_ATTN_BM], bn = r[GDT_ATTN_BN], st = r[GDT_ATTN_STAGES];
+    return (2 * bn * pad16(d) + 2 * st * bm * pad16(d) + bn * pad16(bm)) * 2 + 8 * st * bm;
+}
 static int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
 static void plan_row(const gdt_row_family *rf, const gdt_plan_id *p, int64_t *row)
