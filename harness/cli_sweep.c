@@ -34,6 +34,8 @@ static const char usage_text[] =
     "                         (default: 180 + 3 x max-plan-seconds)\n"
     "  --cudnn-knob-cap N     knob-enumerated cuDNN configs per engine (default: spec, else 8)\n"
     "  --shard I/N            only cells whose index is I modulo N (0 <= I < N)\n"
+    "  --gpus N               at most N workers, one per GPU, cells spread across them\n"
+    "                         (default: every GPU of the first GPU's model)\n"
     "  --arch smXY            the device's arch (another arch is refused unless --compile-only)\n"
     "  --compile-only         no GPU: compile every surviving candidate row for --arch with NVRTC\n"
     "  --jobs N               compile-only threads (default: online CPUs)\n"
@@ -126,6 +128,8 @@ static int value_option(const char *name, const char *v, gdt_sweep_opts *o)
         ok = parse_int(v, 0, 1000, &o->knob_cap);
     else if (!strcmp(name, "--jobs"))
         ok = parse_int(v, 1, 64, &o->jobs);
+    else if (!strcmp(name, "--gpus"))
+        ok = parse_int(v, 1, 16, &o->gpus);
     else if (!strcmp(name, "--shard"))
         ok = parse_shard(v, o);
     else if (!strcmp(name, "--arch")) {
@@ -142,7 +146,7 @@ static bool takes_value(const char *name)
 {
     static const char *const names[] = {"--spec", "--out", "--resume", "--tables-dir", "--bursts",
                                         "--target-rel", "--max-plan-seconds", "--deadline",
-                                        "--cudnn-knob-cap", "--jobs", "--shard", "--arch"};
+                                        "--cudnn-knob-cap", "--jobs", "--gpus", "--shard", "--arch"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(name, names[i]))
             return true;

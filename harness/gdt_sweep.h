@@ -66,6 +66,7 @@ typedef struct gdt_sweep_opts {
     bool compile_only;
     int arch;                 /* 0: the device's */
     int jobs;                 /* compile-only threads; 0: online CPUs */
+    int gpus;                 /* workers, one per device of the first's model; 0: every device */
     const char *worker_exe;   /* NULL: /proc/self/exe */
 } gdt_sweep_opts;
 

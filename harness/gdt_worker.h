@@ -29,6 +29,10 @@ typedef struct gdt_worker gdt_worker;
 
 /* Spawns `exe worker` (exe: NULL for /proc/self/exe). */
 gdt_status gdt_worker_spawn(const char *exe, gdt_worker **out, gdt_error *e);
+/* The same for the gpu-th visible device (counted within the sweep's own
+ * CUDA_VISIBLE_DEVICES when set): the worker sees that one device only.
+ * gpu < 0 is gdt_worker_spawn.  Safe to call from several threads. */
+gdt_status gdt_worker_spawn_gpu(const char *exe, int gpu, gdt_worker **out, gdt_error *e);
 
 /* Sends one request line and waits at most deadline_s seconds for one reply
  * line (*reply malloc'd).  When the worker dies first: FAULT, naming the

@@ -444,17 +444,39 @@ typedef struct run_cell {
     bool journaled;  /* its "cell" record is in the journal */
 } run_cell;
 
+struct run;
+
+/* One worker and the GPU it owns; cells are spread over the lanes. */
+typedef struct lane {
+    struct run *r;
+    int index;       /* in the journal's results ("gpu") */
+    int gpu;         /* -1: the first worker, which sees every device */
+    gdt_worker *w;
+    bool hello;
+    int prepared;    /* cell prepared in the current worker, -1 none */
+    cJSON *device;   /* its hello's device object (owned) */
+    pthread_t thread;
+    gdt_status status;
+    gdt_error err;
+} lane;
+
+#define MAX_LANES 16
+
 typedef struct run {
     gdt_sweep_opts o;
     gdt_sweep_spec *spec;
     run_cell *cells;
     char dir[PATH_MAX];
     gdt_journal *j;
-    gdt_worker *w;
-    bool worker_hello;
-    int prepared;    /* cell prepared in the current worker, -1 none */
-    cJSON *device;   /* the hello's device object (owned) */
+    lane lanes[MAX_LANES];
+    int nlanes;
+    cJSON *device;   /* the first lane's device: provenance */
     int arch;
+    /* Shared between lanes, under mu: the journal, the counts, the next
+     * cell, the cells' plan lists. */
+    pthread_mutex_t mu;
+    int next_cell;
+    bool stop;
     int done, total, verified, incorrect, failed, declined, cell_errors;
     int session_plans;
     double t0;
@@ -507,23 +529,30 @@ static void effective_settings(gdt_sweep_opts *o, const gdt_sweep_spec *sp)
 static gdt_status journal_put(run *r, cJSON *rec, gdt_error *e)
 {
     char *txt = cJSON_PrintUnformatted(rec);
+    pthread_mutex_lock(&r->mu);
     gdt_status s = txt ? gdt_journal_append(r->j, txt, e)
                        : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "journal: out of memory");
+    pthread_mutex_unlock(&r->mu);
     free(txt);
     return s;
 }
 
 /* ------------------------------------------------------ the worker side */
 
-static gdt_status call(run *r, cJSON *req, double deadline, cJSON **reply, gdt_error *e)
+static gdt_status call(lane *ln, cJSON *req, double deadline, cJSON **reply, gdt_error *e)
 {
     char *txt = cJSON_PrintUnformatted(req), *line = NULL;
     *reply = NULL;
     if (!txt)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "worker request: out of memory");
-    gdt_status s = gdt_worker_call(r->w, txt, deadline, &line, e);
+    gdt_status s = gdt_worker_call(ln->w, txt, deadline, &line, e);
     free(txt);
-    if (s == GDT_STATUS_OK && !(*reply = cJSON_Parse(line)))
+    /* cJSON_Parse records its error position in a global: lanes take turns. */
+    pthread_mutex_lock(&ln->r->mu);
+    if (s == GDT_STATUS_OK)
+        *reply = cJSON_Parse(line);
+    pthread_mutex_unlock(&ln->r->mu);
+    if (s == GDT_STATUS_OK && !*reply)
         s = gdt_error_set(e, GDT_STATUS_INTERNAL, "worker reply is not JSON: %.200s", line);
     free(line);
     return s;
@@ -537,20 +566,20 @@ static gdt_status no_device(const char *detail, gdt_error *e)
                          "  (worker: %s)", detail);
 }
 
-/* Starts (or restarts) the worker and greets it. */
-static gdt_status worker_up(run *r, gdt_error *e)
+/* Starts (or restarts) the lane's worker and greets it. */
+static gdt_status worker_up(run *r, lane *ln, gdt_error *e)
 {
     gdt_status s = GDT_STATUS_OK;
-    if (!r->w)
-        s = gdt_worker_spawn(r->o.worker_exe, &r->w, e);
-    else if (!r->worker_hello) /* lost: dead, killed, or exiting after a fatal reply */
-        s = gdt_worker_respawn(r->w, e);
-    if (s != GDT_STATUS_OK || r->worker_hello)
+    if (!ln->w)
+        s = gdt_worker_spawn_gpu(r->o.worker_exe, ln->gpu, &ln->w, e);
+    else if (!ln->hello) /* lost: dead, killed, or exiting after a fatal reply */
+        s = gdt_worker_respawn(ln->w, e);
+    if (s != GDT_STATUS_OK || ln->hello)
         return s;
-    r->prepared = -1;
+    ln->prepared = -1;
     cJSON *req = cJSON_CreateObject(), *rep = NULL;
     cJSON_AddStringToObject(req, "op", "hello");
-    s = call(r, req, HELLO_DEADLINE_S, &rep, e);
+    s = call(ln, req, HELLO_DEADLINE_S, &rep, e);
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK) {
         char why[GDT_ERROR_MAX];
@@ -564,18 +593,22 @@ static gdt_status worker_up(run *r, gdt_error *e)
         s = no_device(why ? why : "no device", e);
         cJSON_Delete(dev);
     } else {
-        cJSON_Delete(r->device);
-        r->device = dev;
-        r->worker_hello = true;
+        /* A respawned worker owns the same device: the first hello stays
+         * (the run's provenance may point at it). */
+        if (!ln->device)
+            ln->device = dev;
+        else
+            cJSON_Delete(dev);
+        ln->hello = true;
     }
     cJSON_Delete(rep);
     return s;
 }
 
-static void worker_lost(run *r)
+static void worker_lost(lane *ln)
 {
-    r->worker_hello = false;
-    r->prepared = -1;
+    ln->hello = false;
+    ln->prepared = -1;
 }
 
 /* ------------------------------------------------------------ progress */
@@ -651,12 +684,17 @@ static cJSON *cell_record(const run *r, int ci, const char *type)
 static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
+    cJSON **res = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *res);
+    if (!res) {
+        cJSON_Delete(plans);
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    }
+    pthread_mutex_lock(&r->mu);
     rc->plans = plans;
     rc->nplans = cJSON_GetArraySize(plans);
-    rc->results = calloc((size_t)rc->nplans + 1, sizeof *rc->results);
-    if (!rc->results)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    rc->results = res;
     r->total += rc->nplans;
+    pthread_mutex_unlock(&r->mu);
     if (!rep)
         return GDT_STATUS_OK;
     cJSON *rec = cell_record(r, ci, "plans");
@@ -671,10 +709,10 @@ static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_
 /* Hands the cell to the worker (buffers, reference, and, the first time,
  * the plan list).  A cell that cannot be prepared is journaled as a
  * cell_error and returns NOT_SUPPORTED with the reason in e. */
-static gdt_status prepare(run *r, int ci, gdt_error *e)
+static gdt_status prepare(run *r, lane *ln, int ci, gdt_error *e)
 {
-    gdt_status s = worker_up(r, e);
-    if (s != GDT_STATUS_OK || r->prepared == ci)
+    gdt_status s = worker_up(r, ln, e);
+    if (s != GDT_STATUS_OK || ln->prepared == ci)
         return s;
     const gdt_sweep_cell *c = &r->spec->cells[ci];
     cJSON *req = cJSON_CreateObject(), *rep = NULL;
@@ -683,17 +721,17 @@ static gdt_status prepare(run *r, int ci, gdt_error *e)
     cJSON_AddStringToObject(req, "problem", c->shape);
     cJSON_AddNumberToObject(req, "seed", 1000 + ci);
     cJSON_AddNumberToObject(req, "knob_cap", r->o.knob_cap);
-    s = call(r, req, CELL_DEADLINE_S, &rep, e);
+    s = call(ln, req, CELL_DEADLINE_S, &rep, e);
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK)
-        worker_lost(r);
+        worker_lost(ln);
     else if (strcmp(str(rep, "op", ""), "cell") != 0) {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "error"));
         s = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why ? why : "worker refused the cell");
         if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
-            worker_lost(r);
+            worker_lost(ln);
     } else {
-        r->prepared = ci;
+        ln->prepared = ci;
         if (!r->cells[ci].plans)
             s = set_plans(r, ci, cJSON_DetachItemFromObject(rep, "plans"), rep, e);
     }
@@ -711,7 +749,7 @@ static cJSON *failed_result(const char *why)
     return o;
 }
 
-static gdt_status record_result(run *r, int ci, int pi, cJSON *res, gdt_error *e)
+static gdt_status record_result(run *r, const lane *ln, int ci, int pi, cJSON *res, gdt_error *e)
 {
     const cJSON *pl = cJSON_GetArrayItem(r->cells[ci].plans, pi);
     cJSON_DeleteItemFromObject(res, "op");
@@ -720,11 +758,14 @@ static gdt_status record_result(run *r, int ci, int pi, cJSON *res, gdt_error *e
     cJSON_AddNumberToObject(res, "plan", pi);
     cJSON_AddStringToObject(res, "family", gdt_family_name(r->spec->cells[ci].family));
     cJSON_AddItemToObject(res, "name", cJSON_Duplicate(cJSON_GetObjectItem(pl, "name"), 1));
+    cJSON_AddNumberToObject(res, "gpu", ln->index);
     gdt_status s = journal_put(r, res, e);
+    pthread_mutex_lock(&r->mu);
     r->cells[ci].results[pi] = res;
     count(r, res);
     r->session_plans++;
     progress(r, ci, str(pl, "name", "?"), res);
+    pthread_mutex_unlock(&r->mu);
     return s;
 }
 
@@ -740,7 +781,7 @@ static cJSON *plan_request(const run *r, const cJSON *plan)
 }
 
 /* One plan: attempt record, the worker's verdict (or how it died), result. */
-static gdt_status run_plan(run *r, int ci, int pi, gdt_error *e)
+static gdt_status run_plan(run *r, lane *ln, int ci, int pi, gdt_error *e)
 {
     const cJSON *plan = cJSON_GetArrayItem(r->cells[ci].plans, pi);
     cJSON *att = cell_record(r, ci, "attempt");
@@ -752,32 +793,32 @@ static gdt_status run_plan(run *r, int ci, int pi, gdt_error *e)
         return s;
     cJSON *req = plan_request(r, plan), *rep = NULL;
     gdt_error we = {0};
-    gdt_status ws = call(r, req, plan_deadline(r), &rep, &we);
+    gdt_status ws = call(ln, req, plan_deadline(r), &rep, &we);
     cJSON_Delete(req);
     if (ws != GDT_STATUS_OK) {
         cJSON_Delete(rep);
         rep = failed_result(we.msg);
-        worker_lost(r);
+        worker_lost(ln);
     } else if (!cJSON_IsString(cJSON_GetObjectItem(rep, "disposition"))) {
         char why[GDT_ERROR_MAX];
         snprintf(why, sizeof why, "worker answered without a disposition: %s",
                  str(rep, "error", "(no error text)"));
         cJSON_Delete(rep);
         rep = failed_result(why);
-        worker_lost(r); /* it lost the cell: start afresh */
+        worker_lost(ln); /* it lost the cell: start afresh */
     } else if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
-        worker_lost(r); /* it exits after a fatal reply; respawned on demand */
-    return record_result(r, ci, pi, rep, e);
+        worker_lost(ln); /* it exits after a fatal reply; respawned on demand */
+    return record_result(r, ln, ci, pi, rep, e);
 }
 
-static gdt_status run_cell_plans(run *r, int ci, gdt_error *e)
+static gdt_status run_cell_plans(run *r, lane *ln, int ci, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
     for (int pi = 0; rc->plans && pi < rc->nplans; pi++) {
         if (rc->results[pi])
             continue;
         gdt_error pe = {0};
-        gdt_status s = prepare(r, ci, &pe);
+        gdt_status s = prepare(r, ln, ci, &pe);
         if (s == GDT_STATUS_NOT_SUPPORTED) {
             /* The cell was listed before but cannot be prepared now: every
              * plan left is failed with the reason, so the sweep goes on. */
@@ -785,18 +826,18 @@ static gdt_status run_cell_plans(run *r, int ci, gdt_error *e)
             snprintf(why, sizeof why, "cell preparation failed: %s", pe.msg);
             for (; pi < rc->nplans && s != GDT_STATUS_IO; pi++)
                 if (!rc->results[pi])
-                    s = record_result(r, ci, pi, failed_result(why), e);
+                    s = record_result(r, ln, ci, pi, failed_result(why), e);
             return s == GDT_STATUS_IO ? s : GDT_STATUS_OK;
         }
         if (s != GDT_STATUS_OK)
             return (*e = pe, s);
-        if ((s = run_plan(r, ci, pi, e)) != GDT_STATUS_OK)
+        if ((s = run_plan(r, ln, ci, pi, e)) != GDT_STATUS_OK)
             return s;
     }
     return GDT_STATUS_OK;
 }
 
-static gdt_status sweep_cell(run *r, int ci, gdt_error *e)
+static gdt_status sweep_cell(run *r, lane *ln, int ci, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
     gdt_status s;
@@ -810,13 +851,15 @@ static gdt_status sweep_cell(run *r, int ci, gdt_error *e)
     }
     if (!rc->plans) {
         gdt_error pe = {0};
-        s = prepare(r, ci, &pe);
+        s = prepare(r, ln, ci, &pe);
         if (s == GDT_STATUS_NOT_SUPPORTED) {
             cJSON *rec = cell_record(r, ci, "cell_error");
             cJSON_AddStringToObject(rec, "error", pe.msg);
             s = journal_put(r, rec, e);
             cJSON_Delete(rec);
+            pthread_mutex_lock(&r->mu);
             r->cell_errors++;
+            pthread_mutex_unlock(&r->mu);
             fprintf(stderr, "%sgdtune sweep: %s %s: cell skipped: %s\n", r->tty ? "\n" : "",
                     gdt_family_name(r->spec->cells[ci].family), r->spec->cells[ci].shape, pe.msg);
             return s;
@@ -824,8 +867,7 @@ static gdt_status sweep_cell(run *r, int ci, gdt_error *e)
         if (s != GDT_STATUS_OK)
             return (*e = pe, s);
     }
-    s = run_cell_plans(r, ci, e);
-    return s;
+    return run_cell_plans(r, ln, ci, e);
 }
 
 /* --------------------------------------------------- header and resume */
@@ -870,6 +912,9 @@ static gdt_status write_header(run *r, gdt_error *e)
         cJSON_AddStringToObject(h, "candidates", ct->data); /* embedded data is NUL-terminated */
     cJSON_AddNumberToObject(h, "arch", r->arch);
     cJSON_AddItemToObject(h, "device", cJSON_Duplicate(r->device, 1));
+    cJSON *devs = cJSON_AddArrayToObject(h, "gpus"); /* results name their lane: "gpu" */
+    for (int i = 0; i < r->nlanes; i++)
+        cJSON_AddItemToArray(devs, cJSON_CreateString(str(r->lanes[i].device, "uuid", "")));
     cJSON_AddItemToObject(h, "options", options_json(r));
     gdt_status s = journal_put(r, h, e);
     cJSON_Delete(h);
@@ -1135,6 +1180,14 @@ static gdt_status setup_new(run *r, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+static void lanes_stop(run *r)
+{
+    for (int i = 0; i < r->nlanes; i++) {
+        gdt_worker_destroy(r->lanes[i].w);
+        r->lanes[i].w = NULL;
+    }
+}
+
 static void run_free(run *r)
 {
     for (int i = 0; r->cells && i < r->spec->ncells; i++) {
@@ -1145,30 +1198,107 @@ static void run_free(run *r)
     }
     free(r->cells);
     gdt_sweep_spec_destroy(r->spec);
-    gdt_worker_destroy(r->w);
+    lanes_stop(r);
+    for (int i = 0; i < r->nlanes; i++)
+        cJSON_Delete(r->lanes[i].device);
     gdt_journal_close(r->j);
-    cJSON_Delete(r->device);
+    pthread_mutex_destroy(&r->mu);
+}
+
+static bool same_model(const cJSON *a, const cJSON *b)
+{
+    return num(a, "arch", 0) == num(b, "arch", -1) && !strcmp(str(a, "name", ""), str(b, "name", "?"));
+}
+
+/* One lane per device, at most --gpus and no more than there are cells.
+ * Lane 0's worker sees every device (and uses the first); each further
+ * lane's worker sees only its own.  A device that does not answer, or is
+ * another model than the first, is left out: its numbers would not belong
+ * in the same tables. */
+static void start_lanes(run *r)
+{
+    int want = (int)num(r->lanes[0].device, "device_count", 1);
+    if (r->o.gpus > 0 && r->o.gpus < want)
+        want = r->o.gpus;
+    want = want > r->spec->ncells ? r->spec->ncells : want;
+    want = want > MAX_LANES ? MAX_LANES : want;
+    for (int g = 1; g < want; g++) {
+        lane *ln = &r->lanes[r->nlanes];
+        *ln = (lane){.r = r, .index = r->nlanes, .gpu = g, .prepared = -1};
+        gdt_error le = {0};
+        if (worker_up(r, ln, &le) == GDT_STATUS_OK && same_model(ln->device, r->lanes[0].device)) {
+            r->nlanes++;
+            continue;
+        }
+        fprintf(stderr, "gdtune sweep: GPU %d left out: %s\n", g,
+                le.msg[0] ? le.msg : "another model than GPU 0");
+        gdt_worker_destroy(ln->w);
+        cJSON_Delete(ln->device);
+        memset(ln, 0, sizeof *ln);
+    }
+}
+
+/* A lane takes the next cell until none is left or one lane fails. */
+static void *lane_main(void *arg)
+{
+    lane *ln = arg;
+    run *r = ln->r;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        int ci = !r->stop && r->next_cell < r->spec->ncells ? r->next_cell++ : -1;
+        pthread_mutex_unlock(&r->mu);
+        if (ci < 0)
+            return NULL;
+        ln->status = sweep_cell(r, ln, ci, &ln->err);
+        if (ln->status != GDT_STATUS_OK) {
+            pthread_mutex_lock(&r->mu);
+            r->stop = true;
+            pthread_mutex_unlock(&r->mu);
+            return NULL;
+        }
+    }
+}
+
+static int spawn_count(const run *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nlanes; i++)
+        n += gdt_worker_spawn_count(r->lanes[i].w);
+    return n;
 }
 
 static gdt_status sweep_cells(run *r, gdt_error *e)
 {
+    bool started[MAX_LANES] = {false};
+    fprintf(stderr, "gdtune sweep: %s on %s (sm%d)%s%.0d: %d cells, run directory %s\n",
+            r->o.family, str(r->device, "name", "?"), r->arch, r->nlanes > 1 ? ", GPUs: " : "",
+            r->nlanes > 1 ? r->nlanes : 0, r->spec->ncells, r->dir);
+    for (int i = 1; i < r->nlanes; i++)
+        started[i] = pthread_create(&r->lanes[i].thread, NULL, lane_main, &r->lanes[i]) == 0;
+    lane_main(&r->lanes[0]);
     gdt_status s = GDT_STATUS_OK;
-    fprintf(stderr, "gdtune sweep: %s on %s (sm%d): %d cells, run directory %s\n", r->o.family,
-            str(r->device, "name", "?"), r->arch, r->spec->ncells, r->dir);
-    for (int ci = 0; ci < r->spec->ncells && s == GDT_STATUS_OK; ci++)
-        s = sweep_cell(r, ci, e);
+    for (int i = 0; i < r->nlanes; i++) {
+        if (started[i])
+            pthread_join(r->lanes[i].thread, NULL);
+        if (s == GDT_STATUS_OK && r->lanes[i].status != GDT_STATUS_OK) {
+            s = r->lanes[i].status;
+            *e = r->lanes[i].err;
+        }
+    }
     if (r->tty)
         fputc('\n', stderr);
     fprintf(stderr, "gdtune sweep: %d plans in %d cells: %d verified, %d incorrect, %d failed, "
             "%d declined; %d cells skipped; %.1f s; worker started %d times\n", r->done,
             r->spec->ncells, r->verified, r->incorrect, r->failed, r->declined, r->cell_errors,
-            gdt_now() - r->t0, gdt_worker_spawn_count(r->w));
+            gdt_now() - r->t0, spawn_count(r));
     return s;
 }
 
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e)
 {
-    run r = {.o = *o, .prepared = -1, .t0 = gdt_now(), .tty = isatty(2)};
+    run r = {.o = *o, .t0 = gdt_now(), .tty = isatty(2), .nlanes = 1};
+    r.lanes[0] = (lane){.r = &r, .index = 0, .gpu = -1, .prepared = -1};
+    pthread_mutex_init(&r.mu, NULL);
     gdt_status s;
     if (o->resume_dir) {
         snprintf(r.dir, sizeof r.dir, "%s", o->resume_dir);
@@ -1176,9 +1306,12 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     } else
         s = setup_new(&r, e);
     if (s == GDT_STATUS_OK)
-        s = worker_up(&r, e);
+        s = worker_up(&r, &r.lanes[0], e);
+    r.device = r.lanes[0].device;
     if (s == GDT_STATUS_OK)
         s = check_arch(&r, e);
+    if (s == GDT_STATUS_OK)
+        start_lanes(&r);
     if (s == GDT_STATUS_OK)
         s = gdt_journal_open(r.dir, o->resume_dir != NULL, &r.j, NULL, e);
     if (s == GDT_STATUS_OK && !o->resume_dir)
@@ -1187,8 +1320,7 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
         snprintf(run_dir, nrun_dir, "%s", r.dir);
     if (s == GDT_STATUS_OK)
         s = sweep_cells(&r, e);
-    gdt_worker_destroy(r.w);
-    r.w = NULL;
+    lanes_stop(&r);
     if (s == GDT_STATUS_OK)
         s = emit(&r, e);
     if (s == GDT_STATUS_OK) {

@@ -300,6 +300,7 @@ static cJSON *on_hello(worker *w)
         return r;
     }
     w->have_device = true;
+    cJSON_AddNumberToObject(d, "device_count", n); /* the sweep starts one worker per device */
     cJSON_AddItemToObject(r, "device", d);
     return r;
 }

@@ -16,8 +16,11 @@
 #include "gdt_util.h"
 #include "gdt_worker.h"
 
+extern char **environ;
+
 struct gdt_worker {
     char exe[PATH_MAX];
+    char **envp;    /* the worker's environment (NULL: ours) */
     pid_t pid;      /* 0 when gone */
     int to_fd;      /* its stdin */
     int from_fd;    /* its stdout */
@@ -33,8 +36,9 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* In the child, between fork and exec: only async-signal-safe calls. */
-static void exec_child(const char *exe, int in_fd, int out_fd, int parent)
+/* In the child, between fork and exec: only async-signal-safe calls (the
+ * sweep may run one thread per GPU). */
+static void exec_child(const char *exe, char **envp, int in_fd, int out_fd, int parent)
 {
     /* The worker must not outlive a parent killed with SIGKILL: it would
      * hold the GPU while the resumed sweep starts another. */
@@ -47,7 +51,8 @@ static void exec_child(const char *exe, int in_fd, int out_fd, int parent)
         close(in_fd);
     if (out_fd > 1)
         close(out_fd);
-    execl(exe, exe, "worker", (char *)NULL);
+    char *argv[] = {(char *)exe, "worker", NULL};
+    execve(exe, argv, envp ? envp : environ);
     _exit(127);
 }
 
@@ -64,7 +69,7 @@ static gdt_status start(gdt_worker *w, gdt_error *e)
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        exec_child(w->exe, in[0], out[1], parent);
+        exec_child(w->exe, w->envp, in[0], out[1], parent);
     close(in[0]);
     close(out[1]);
     if (pid < 0) {
@@ -80,7 +85,66 @@ static gdt_status start(gdt_worker *w, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* The i-th entry of a comma-separated list, or NULL. */
+static const char *list_entry(const char *list, int i, char *buf, size_t n)
+{
+    for (; list && i > 0; i--)
+        if ((list = strchr(list, ',')))
+            list++;
+    if (!list || !*list)
+        return NULL;
+    snprintf(buf, n, "%.*s", (int)strcspn(list, ","), list);
+    return buf;
+}
+
+/* Our environment with CUDA_VISIBLE_DEVICES naming one device. */
+static gdt_status gpu_env(int gpu, char ***out, gdt_error *e)
+{
+    char dev[64], num[16];
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    snprintf(num, sizeof num, "%d", gpu);
+    const char *d = vis ? list_entry(vis, gpu, dev, sizeof dev) : num;
+    if (!d)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "worker: GPU %d is not in CUDA_VISIBLE_DEVICES=%s",
+                             gpu, vis);
+    int n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc((size_t)n + 2, sizeof *env);
+    char *mine = malloc(strlen(d) + 32);
+    if (!env || !mine) {
+        free(env);
+        free(mine);
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "worker: out of memory");
+    }
+    sprintf(mine, "CUDA_VISIBLE_DEVICES=%s", d);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) != 0)
+            env[k++] = environ[i];
+    env[k] = mine; /* last: freed with the worker */
+    *out = env;
+    return GDT_STATUS_OK;
+}
+
+static void env_free(char **env)
+{
+    if (!env)
+        return;
+    int n = 0;
+    while (env[n])
+        n++;
+    if (n)
+        free(env[n - 1]);
+    free(env);
+}
+
 gdt_status gdt_worker_spawn(const char *exe, gdt_worker **out, gdt_error *e)
+{
+    return gdt_worker_spawn_gpu(exe, -1, out, e);
+}
+
+gdt_status gdt_worker_spawn_gpu(const char *exe, int gpu, gdt_worker **out, gdt_error *e)
 {
     *out = NULL;
     /* A write to a dead worker must fail with EPIPE, not kill the sweep. */
@@ -100,8 +164,11 @@ gdt_status gdt_worker_spawn(const char *exe, gdt_worker **out, gdt_error *e)
         w->exe[n] = 0;
     } else
         snprintf(w->exe, sizeof w->exe, "%s", exe);
-    gdt_status s = start(w, e);
+    gdt_status s = gpu >= 0 ? gpu_env(gpu, &w->envp, e) : GDT_STATUS_OK;
+    if (s == GDT_STATUS_OK)
+        s = start(w, e);
     if (s != GDT_STATUS_OK) {
+        env_free(w->envp);
         free(w);
         return s;
     }
@@ -239,14 +306,16 @@ void gdt_worker_destroy(gdt_worker *w)
     if (w->pid > 0) {
         close_fd(&w->to_fd); /* EOF on its stdin: it quits */
         double t0 = gdt_now();
-        while (waitpid(w->pid, NULL, WNOHANG) == 0 && gdt_now() - t0 < 3.0)
+        pid_t r;
+        while ((r = waitpid(w->pid, NULL, WNOHANG)) == 0 && gdt_now() - t0 < 3.0)
             usleep(10000);
-        if (gdt_now() - t0 >= 3.0)
+        if (r == 0)
             kill_now(w);
         w->pid = 0;
     }
     close_fd(&w->to_fd);
     close_fd(&w->from_fd);
+    env_free(w->envp);
     free(w->buf);
     free(w);
 }

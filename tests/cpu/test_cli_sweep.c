@@ -57,6 +57,18 @@ static void fake_result(int engine)
            "\"noise\":0.002,\"fatal\":false}\n", t, t, t, t, t, t);
 }
 
+/* GDT_FAKE_GPUS devices when all are visible; a worker given one device
+ * (CUDA_VISIBLE_DEVICES) sees one, and device GDT_FAKE_ODD is another model. */
+static void fake_hello(void)
+{
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES"), *n = getenv("GDT_FAKE_GPUS");
+    const char *odd = getenv("GDT_FAKE_ODD");
+    bool other = vis && odd && !strcmp(vis, odd);
+    printf("{\"op\":\"hello\",\"device\":{\"name\":\"%s\",\"arch\":90,\"sm_count\":132,"
+           "\"uuid\":\"GPU-stand-in-%s\",\"driver_version\":13000,\"device_count\":%d}}\n",
+           other ? "Other GPU" : "Stand-in GPU", vis ? vis : "all", vis ? 1 : n ? atoi(n) : 1);
+}
+
 static int fake_worker(void)
 {
     char line[65536];
@@ -64,8 +76,7 @@ static int fake_worker(void)
         cJSON *req = cJSON_Parse(line);
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
         if (op && !strcmp(op, "hello"))
-            printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,"
-                   "\"sm_count\":132,\"uuid\":\"GPU-stand-in\",\"driver_version\":13000}}\n");
+            fake_hello();
         else if (op && !strcmp(op, "cell"))
             printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s}\n", fake_plans);
         else if (op && !strcmp(op, "plan"))
@@ -160,7 +171,7 @@ static void test_compile_only(void)
 /* ------------------------------------------- the run loop, stand-in worker */
 
 typedef struct tally {
-    int results[8][8], attempts[8][8];
+    int results[8][8], attempts[8][8], gpu[8];
     int verified, failed, incorrect;
     char errors[4096];
 } tally;
@@ -183,6 +194,7 @@ static void read_journal(const char *dir, tally *t, int from_line)
             t->attempts[c][p]++;
         if (type && !strcmp(type, "result")) {
             t->results[c][p]++;
+            t->gpu[(int)cJSON_GetNumberValue(cJSON_GetObjectItem(r, "gpu")) & 7]++;
             t->verified += !strcmp(d, "verified");
             t->incorrect += !strcmp(d, "incorrect");
             t->failed += !strcmp(d, "failed");
@@ -295,6 +307,49 @@ static void test_run_loop(const char *self)
         CHECK_INT(system(args), ==, 0);
 }
 
+/* One worker per GPU of the first GPU's model, cells spread across them. */
+static void test_gpus(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_gpus_XXXXXX", spec[600], args[2048], run[600];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(spec, sizeof spec, "%s/three.json", dir);
+    FILE *f = fopen(spec, "w");
+    if (f) {
+        fputs("{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
+              "\"grid\":[{\"m\":[256,512,1024],\"n,k\":[[256,256]]}]}", f);
+        fclose(f);
+    }
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+    setenv("GDT_FAKE_GPUS", "3", 1);
+    setenv("GDT_FAKE_ODD", "2", 1);
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1", spec, run, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK_CONTAINS(out, "GPU 2 left out: another model than GPU 0");
+    CHECK_CONTAINS(out, "(sm90), GPUs: 2: 3 cells");
+    tally t;
+    read_journal(run, &t, 0);
+    for (int c = 0; c < 3; c++)
+        for (int p = 0; p < 6; p++)
+            CHECK_INT(t.results[c][p], ==, 1);
+    CHECK(t.gpu[0] >= 6);
+    CHECK(t.gpu[1] >= 6);
+    CHECK_INT(t.gpu[0] + t.gpu[1], ==, 18);
+    /* --gpus 1: one worker, whatever the machine has. */
+    snprintf(args, sizeof args, "gemm --spec %s --out %s/one --tables-dir %s/t --deadline 1 --gpus 1",
+             spec, dir, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK(strstr(out, "GPUs:") == NULL);
+    unsetenv("GDT_FAKE_GPUS");
+    unsetenv("GDT_FAKE_ODD");
+    unsetenv("GDTUNE_WORKER_EXE");
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    if (!gdt_test_failures)
+        CHECK_INT(system(args), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -310,5 +365,6 @@ int main(int argc, char **argv)
     test_no_device();
     test_compile_only();
     test_run_loop(self);
+    test_gpus(self);
     return gdt_test_result("test_cli_sweep");
 }
