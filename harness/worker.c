@@ -441,7 +441,7 @@ static cJSON *on_cell(worker *w, const cJSON *req)
     if (s != GDT_STATUS_OK) {
         wplan_list_free(&l);
         cJSON *r = error_reply("error", &e);
-        cJSON_AddBoolToObject(r, "fatal", cudaDeviceSynchronize() != cudaSuccess);
+        cJSON_AddBoolToObject(r, "fatal", w->have_device && cudaDeviceSynchronize() != cudaSuccess);
         return r;
     }
     w->cell_ready = true;
@@ -596,7 +596,7 @@ static cJSON *on_plan(worker *w, const cJSON *req)
     cJSON_AddNumberToObject(r, "build_s", build_s);
     /* A fault poisons the context for good: say so, and let the parent
      * start a fresh worker. */
-    cudaError_t sticky = s == GDT_STATUS_OK ? cudaSuccess : cudaDeviceSynchronize();
+    cudaError_t sticky = s == GDT_STATUS_OK || !w->have_device ? cudaSuccess : cudaDeviceSynchronize();
     cJSON_AddBoolToObject(r, "fatal", sticky != cudaSuccess);
     if (sticky != cudaSuccess)
         cJSON_AddStringToObject(r, "fatal_error", cudaGetErrorName(sticky));
@@ -650,7 +650,10 @@ int gdt_cli_worker(int argc, char **argv)
     char *line = NULL;
     size_t cap = 0;
     bool quit = false, fatal = false;
-    while (!quit && !fatal && getline(&line, &cap, stdin) > 0) {
+    ssize_t n;
+    while (!quit && !fatal && (n = getline(&line, &cap, stdin)) > 0) {
+        if (line[n - 1] == '\n')
+            line[n - 1] = 0;
         cJSON *r = dispatch(&w, line, &quit);
         if (!r)
             continue;

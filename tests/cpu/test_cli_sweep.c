@@ -154,6 +154,30 @@ static void test_no_device(void)
     CHECK_INT(system(args), ==, 0);
 }
 
+/* `gdtune worker` answers every request with one JSON line, refuses what
+ * it cannot do without dying, and quits on request. */
+static void test_worker_protocol(void)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "printf 'garbage\\n{\"op\":\"frob\"}\\n{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\"}"
+             "\\n{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]}}\\n{\"op\":\"hello\"}\\n"
+             "{\"op\":\"quit\"}\\n{\"op\":\"hello\"}\\n' | %s worker 2>/dev/null", GDTUNE_EXE);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "{\"op\":\"error\",\"status\":\"BAD_INPUT\",\"error\":\"worker: request is not "
+                        "a JSON object with \\\"op\\\": garbage\"}\n");
+    CHECK_CONTAINS(out, "worker: unknown op \\\"frob\\\"");
+    CHECK_CONTAINS(out, "\"error\":\"worker: no device (hello first)\",\"fatal\":false}");
+    CHECK_CONTAINS(out, "\"disposition\":\"failed\",\"error\":\"worker: plan before cell\"");
+    CHECK_CONTAINS(out, "{\"op\":\"hello\",\"device\":");
+    int lines = 0;
+    for (const char *p = out; (p = strchr(p, '\n')); p++)
+        lines++;
+    CHECK_INT(lines, ==, 5); /* nothing after quit */
+    if (!gpu_present())
+        CHECK_CONTAINS(out, "{\"op\":\"hello\",\"device\":null,\"error\":");
+}
+
 static void test_compile_only(void)
 {
     CHECK_INT(sweep("gemm --arch sm90 --compile-only --spec " GDT_TEST_DATA "/sweeps/tiny_gemm.json"),
@@ -363,6 +387,7 @@ int main(int argc, char **argv)
     }
     test_usage();
     test_no_device();
+    test_worker_protocol();
     test_compile_only();
     test_run_loop(self);
     test_gpus(self);
