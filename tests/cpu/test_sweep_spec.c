@@ -47,8 +47,8 @@ static void test_defaults(void)
     CHECK_INT(gdt_sweep_spec_load("gemm", NULL, true, &sp, &e), ==, GDT_STATUS_OK);
     if (sp) {
         CHECK_INT(sp->ncells, ==, 2);
-        CHECK(sp->max_plan_seconds == 0.5);
-        CHECK_INT(sp->knob_cap, ==, 2);
+        CHECK(sp->max_plan_seconds == 0.3);
+        CHECK_INT(sp->knob_cap, ==, 1);
     }
     gdt_sweep_spec_destroy(sp);
     CHECK_INT(gdt_sweep_spec_load("sdpa", NULL, false, &sp, &e), ==, GDT_STATUS_OK);
@@ -61,8 +61,8 @@ static void test_defaults(void)
     gdt_sweep_spec_destroy(sp);
     CHECK_INT(gdt_sweep_spec_load("sdpa_bwd", NULL, true, &sp, &e), ==, GDT_STATUS_OK);
     if (sp) {
-        CHECK_INT(sp->ncells, ==, 4);
-        CHECK_INT(count_family(sp, GDT_FAMILY_SDPA_BWD), ==, 4);
+        CHECK_INT(sp->ncells, ==, 2);
+        CHECK_INT(count_family(sp, GDT_FAMILY_SDPA_BWD), ==, 2);
     }
     gdt_sweep_spec_destroy(sp);
 }
