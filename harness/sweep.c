@@ -922,6 +922,25 @@ static gdt_status write_header(run *r, gdt_error *e)
 }
 
 
+/* Where a resumed part begins, on what devices, and how much was left. */
+static gdt_status write_resume(run *r, gdt_error *e)
+{
+    time_t now = time(NULL);
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON *h = cJSON_CreateObject();
+    cJSON_AddStringToObject(h, "type", "resume");
+    cJSON_AddStringToObject(h, "started", when);
+    cJSON_AddStringToObject(h, "source_digest", gdt__source_digest);
+    cJSON_AddNumberToObject(h, "results_before", r->done);
+    cJSON *devs = cJSON_AddArrayToObject(h, "gpus");
+    for (int i = 0; i < r->nlanes; i++)
+        cJSON_AddItemToArray(devs, cJSON_CreateString(str(r->lanes[i].device, "uuid", "")));
+    gdt_status s = journal_put(r, h, e);
+    cJSON_Delete(h);
+    return s;
+}
+
 /* The settings of the run being resumed: its header wins over the command
  * line, so the resumed part measures what the first part did. */
 static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_error *e)
@@ -968,8 +987,8 @@ static gdt_status replay(run *r, cJSON *rec, const char *path, int line, gdt_err
 {
     const char *type = str(rec, "type", "");
     int ci = (int)num(rec, "cell", -1), pi = (int)num(rec, "plan", -1);
-    if (!strcmp(type, "run") || !strcmp(type, "attempt") || !strcmp(type, "cell_error"))
-        return GDT_STATUS_OK;
+    if (strcmp(type, "cell") != 0 && strcmp(type, "plans") != 0 && strcmp(type, "result") != 0)
+        return GDT_STATUS_OK; /* run, attempt, cell_error, resume: nothing to rebuild */
     if (ci < 0 || ci >= r->spec->ncells)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:%d: cell %d is not a cell of this run "
                              "(%d cells)", path, line, ci, r->spec->ncells);
@@ -1314,8 +1333,8 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
         start_lanes(&r);
     if (s == GDT_STATUS_OK)
         s = gdt_journal_open(r.dir, o->resume_dir != NULL, &r.j, NULL, e);
-    if (s == GDT_STATUS_OK && !o->resume_dir)
-        s = write_header(&r, e);
+    if (s == GDT_STATUS_OK)
+        s = o->resume_dir ? write_resume(&r, e) : write_header(&r, e);
     if (run_dir)
         snprintf(run_dir, nrun_dir, "%s", r.dir);
     if (s == GDT_STATUS_OK)

@@ -197,7 +197,7 @@ static void test_compile_only(void)
 /* ------------------------------------------- the run loop, stand-in worker */
 
 typedef struct tally {
-    int results[8][8], attempts[8][8], gpu[8];
+    int results[8][8], attempts[8][8], gpu[8], resumes;
     int verified, failed, incorrect;
     char errors[4096];
 } tally;
@@ -218,6 +218,8 @@ static void read_journal(const char *dir, tally *t, int from_line)
         const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(r, "disposition"));
         if (type && !strcmp(type, "attempt"))
             t->attempts[c][p]++;
+        if (type && !strcmp(type, "resume"))
+            t->resumes++;
         if (type && !strcmp(type, "result")) {
             t->results[c][p]++;
             t->gpu[(int)cJSON_GetNumberValue(cJSON_GetObjectItem(r, "gpu")) & 7]++;
@@ -301,6 +303,7 @@ static void test_run_loop(const char *self)
     CHECK_INT(sweep(args), ==, 0);
     CHECK_CONTAINS(out, "cut a torn last record");
     read_journal(run, &t, keep);
+    CHECK_INT(t.resumes, ==, 1);
     CHECK_INT(t.attempts[0][0], ==, 0);
     CHECK_INT(t.results[0][0], ==, 0);
     for (int c = 0; c < 2; c++)
