@@ -43,6 +43,7 @@ int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
     int64_t bm = r[GDT_ATTN_BM], bn = r[GDT_ATTN_BN], st = r[GDT_ATTN_STAGES];
     return (2 * bn * pad16(d) + 2 * st * bm * pad16(d) + bn * pad16(bm)) * 2 + 8 * st * bm;
 }
+
 static int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
 static void plan_row(const gdt_row_family *rf, const gdt_plan_id *p, int64_t *row)
