@@ -5,14 +5,19 @@
  * the harness.
  *
  * Protocol (one JSON object per line each way; every reply has "op"):
- *   {"op":"hello"}                      -> {"op":"hello","device":{...}|null,"error":"..."}
- *   {"op":"cell","family":F,"problem":"k=v,...","seed":N,"list":true,
- *    "knob_cap":N}                      -> {"op":"cell","plans":[plan...],"reference":NAME,
+ *   {"op":"hello"}                      -> {"op":"hello","device":{name, arch, sm_count,
+ *                                           l2_bytes, clocks, versions, uuid, device_count}
+ *                                           | null, "error":"..."}
+ *   {"op":"cell","family":F,"problem":"k=v,...","seed":N,"knob_cap":N}
+ *                                       -> {"op":"cell","plans":[plan...],"reference":NAME,
  *                                           "reference_cpu":bool} or {"op":"error",...}
+ *      (buffers with random inputs, the plan list, the reference output; a
+ *      respawned worker is handed the cell again and lists it again)
  *   {"op":"plan","plan":plan,"bursts":[...],"target_rel":x,"max_seconds":x}
  *                                       -> {"op":"result","disposition":D,"error":"...",
  *                                           "build_s":x,"verify_err":[...],"bursts":[...],
- *                                           "cold_us":[...],"fatal":bool}
+ *                                           "cold_us":[...],"time_us":x,"noise":x,
+ *                                           "clocks":{...},"fatal":bool}
  *   {"op":"quit"}                       -> (exits)
  * plan = {"name":S,"engine_id":N,"knobs":[[type,value],...],"backend":bool,"tag":"A"|"B"|
  *         "FALLBACK"|"KNOB"|"OURS","untimed":N}
