@@ -467,6 +467,7 @@ typedef struct run {
     gdt_sweep_spec *spec;
     run_cell *cells;
     char dir[PATH_MAX];
+    char family[32]; /* a resumed run's FAMILY, from its header */
     gdt_journal *j;
     lane lanes[MAX_LANES];
     int nlanes;
@@ -945,7 +946,7 @@ static gdt_status write_resume(run *r, gdt_error *e)
  * line, so the resumed part measures what the first part did. */
 static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_error *e)
 {
-    static char family[32];
+    char *family = r->family;
     const cJSON *op = cJSON_GetObjectItem(h, "options"), *b = cJSON_GetObjectItem(op, "bursts"), *x;
     const char *spec = str(h, "spec", NULL);
     if (!spec || !cJSON_IsObject(op) || !cJSON_IsArray(b))
@@ -954,7 +955,7 @@ static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_
     if (r->o.family && strcmp(r->o.family, str(h, "family", "")) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s:1: the run sweeps \"%s\", not \"%s\"",
                              path, str(h, "family", ""), r->o.family);
-    snprintf(family, sizeof family, "%s", str(h, "family", ""));
+    snprintf(family, sizeof r->family, "%s", str(h, "family", ""));
     r->o.family = family;
     r->o.quick = cJSON_IsTrue(cJSON_GetObjectItem(h, "quick"));
     r->o.nbursts = 0;
@@ -976,6 +977,7 @@ static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_
             if (mask & (1u << r->spec->cells[i].family))
                 r->spec->cells[k++] = r->spec->cells[i];
         r->spec->ncells = k;
+        r->spec->families &= mask;
     }
     gdt_sweep_spec_shard(r->spec, r->o.shard_i, r->o.shard_n);
     r->arch = (int)num(h, "arch", 0);
