@@ -13,11 +13,6 @@
 #include "gdt_rows.h"
 #include "gdt_util.h"
 
-/* The attention templates live in tmpl_attention.c; weak references keep
- * this engine linkable while a template is absent (it then declines). */
-#pragma weak gdt__tmpl_attn_fwd
-#pragma weak gdt__tmpl_attn_bwd
-
 struct gdt_compiled {
     const gdt_nvrtc_template *t;
     const gdt_cu_api *cu;
@@ -35,7 +30,7 @@ static const gdt_nvrtc_template *template_for(const char *row_family)
 {
     const gdt_nvrtc_template *all[] = {&gdt__tmpl_gemm, &gdt__tmpl_attn_fwd, &gdt__tmpl_attn_bwd};
     for (size_t i = 0; row_family && i < sizeof all / sizeof all[0]; i++)
-        if (all[i] && !strcmp(all[i]->row_family, row_family))
+        if (!strcmp(all[i]->row_family, row_family))
             return all[i];
     return NULL;
 }
