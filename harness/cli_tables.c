@@ -5,19 +5,27 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gdt_sweep.h"
 #include "gdt_json.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
 
 static const char usage_text[] =
     "usage: gdtune tables check FILE...\n"
+    "       gdtune tables emit RUNDIR [--tables-dir DIR]\n"
     "\n"
     "Validates each placement or tuning table (the kind is read from its schema\n"
     "string) as strictly as libgdtune loads it: schema, arch, family, every field's\n"
     "type, unknown fields, keys and facts re-derived from each cell's problem.\n"
     "Prints \"FILE: ok (<kind>, smXY, <family>, N cells)\" or the error.\n"
     "\n"
-    "exit codes: 0 every file valid, 2 bad usage or any file invalid\n";
+    "emit writes DIR/sm<arch>/<family>.{tuning,placement}.json (DIR defaults to\n"
+    "tables) from a run directory's journal alone, without a GPU: every cell whose\n"
+    "plans all have a result enters, with the provenance the run header recorded;\n"
+    "cells a killed sweep cut short are named and left out.\n"
+    "\n"
+    "exit codes: 0 every file valid / tables written, 1 failure while writing,\n"
+    "2 bad usage, any file invalid, or a journal that cannot be read\n";
 
 /* The summary line of a file the loader accepted: these reads cannot fail
  * in a way the loader did not already refuse. */
@@ -63,14 +71,41 @@ static int check_files(int n, char **files)
     return bad ? 2 : 0;
 }
 
+static int emit(int argc, char **argv)
+{
+    const char *run_dir = NULL, *tables_dir = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--tables-dir") && i + 1 < argc)
+            tables_dir = argv[++i];
+        else if (argv[i][0] == '-' || run_dir) {
+            fprintf(stderr, "gdtune tables emit: unexpected argument '%s'\n(gdtune tables "
+                            "--help for usage)\n", argv[i]);
+            return 2;
+        } else
+            run_dir = argv[i];
+    }
+    if (!run_dir) {
+        fprintf(stderr, "gdtune tables emit: no RUNDIR given\n(gdtune tables --help for usage)\n");
+        return 2;
+    }
+    gdt_error e;
+    gdt_error_clear(&e);
+    gdt_status s = gdt_sweep_emit(run_dir, tables_dir, &e);
+    if (s != GDT_STATUS_OK)
+        fprintf(stderr, "gdtune tables emit: %s\n", e.msg);
+    return gdt_status_exit_code(s);
+}
+
 int gdt_cli_tables(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
+    if (argc >= 2 && !strcmp(argv[1], "emit"))
+        return emit(argc - 2, argv + 2);
     if (argc < 2 || strcmp(argv[1], "check")) {
         fprintf(stderr, "gdtune tables: %s%s%s\n(gdtune tables --help for usage)\n",
-                argc < 2 ? "missing sub-command (expected: check)" : "unknown sub-command '",
-                argc < 2 ? "" : argv[1], argc < 2 ? "" : "' (expected: check)");
+                argc < 2 ? "missing sub-command (expected: check or emit)" : "unknown sub-command '",
+                argc < 2 ? "" : argv[1], argc < 2 ? "" : "' (expected: check or emit)");
         return 2;
     }
     if (argc < 3) {

@@ -78,6 +78,12 @@ void gdt_sweep_opts_default(gdt_sweep_opts *o);
  * device's. *run_dir (may be NULL) receives the run directory. */
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e);
 
+/* Writes the tables of a run from its journal alone, without a GPU (`gdtune
+ * tables emit`): every cell whose plans all have a result, with the
+ * provenance the run header recorded.  Cells a killed sweep cut short are
+ * named and left out. */
+gdt_status gdt_sweep_emit(const char *run_dir, const char *tables_dir, gdt_error *e);
+
 /* --compile-only: in this process, NVRTC only.  Returns OK when every
  * surviving row compiles; NVRTC when some did not (each reported on out). */
 gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error *e);

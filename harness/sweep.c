@@ -472,6 +472,8 @@ typedef struct run {
     lane lanes[MAX_LANES];
     int nlanes;
     cJSON *device;   /* the first lane's device: provenance */
+    cJSON *journal_device; /* the run header's device (owned), for emission from a journal */
+    char journal_source[65]; /* the run header's gdtune source digest */
     int arch;
     /* Shared between lanes, under mu: the journal, the counts, the next
      * cell, the cells' plan lists. */
@@ -981,6 +983,8 @@ static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_
     }
     gdt_sweep_spec_shard(r->spec, r->o.shard_i, r->o.shard_n);
     r->arch = (int)num(h, "arch", 0);
+    r->journal_device = cJSON_Duplicate(cJSON_GetObjectItem(h, "device"), 1);
+    snprintf(r->journal_source, sizeof r->journal_source, "%s", str(h, "source_digest", ""));
     return GDT_STATUS_OK;
 }
 
@@ -1112,12 +1116,28 @@ static void provenance(const run *r, gdt_provenance *p)
     p->cudnn_version = (int)num(r->device, "cudnn_version", 0);
     p->nvrtc_version = (int)num(r->device, "nvrtc_version", 0);
     snprintf(p->gdtune_version, sizeof p->gdtune_version, "%s", GDT_VERSION_STRING);
-    snprintf(p->source_digest, sizeof p->source_digest, "%s", gdt__source_digest);
+    snprintf(p->source_digest, sizeof p->source_digest, "%s",
+             r->device == r->journal_device && r->journal_source[0] ? r->journal_source
+                                                                    : gdt__source_digest);
     snprintf(p->sweep_digest, sizeof p->sweep_digest, "%s", r->spec->digest);
     gdt_row_table *rows = NULL;
     if (gdt_rows_load_default(&rows, NULL) == GDT_STATUS_OK)
         gdt_rows_digest(rows, p->candidates_digest);
     gdt_rows_destroy(rows);
+}
+
+/* A cell enters the tables only when every plan of its list has a result:
+ * a cell cut short by a killed sweep would rank a partial list. */
+static bool cell_complete(const run *r, int ci)
+{
+    const run_cell *rc = &r->cells[ci];
+    int have = 0;
+    for (int pi = 0; pi < rc->nplans; pi++)
+        have += rc->results[pi] != NULL;
+    if (rc->plans && have < rc->nplans)
+        fprintf(stderr, "gdtune sweep: %s: %d of %d plans have a result: cell left out of the "
+                "tables\n", r->spec->cells[ci].shape, have, rc->nplans);
+    return rc->plans && have == rc->nplans;
 }
 
 static gdt_status emit_family(const run *r, gdt_family f, const char *dir, gdt_error *e)
@@ -1126,7 +1146,7 @@ static gdt_status emit_family(const run *r, gdt_family f, const char *dir, gdt_e
     int n = 0;
     gdt_status s = cells ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     for (int ci = 0; ci < r->spec->ncells && s == GDT_STATUS_OK; ci++) {
-        if (r->spec->cells[ci].family != f || !r->cells[ci].plans)
+        if (r->spec->cells[ci].family != f || !cell_complete(r, ci))
             continue;
         s = measured_cell(r, ci, &cells[n], e);
         if (s == GDT_STATUS_OK && cells[n].nplans > 0)
@@ -1222,6 +1242,7 @@ static void run_free(run *r)
     lanes_stop(r);
     for (int i = 0; i < r->nlanes; i++)
         cJSON_Delete(r->lanes[i].device);
+    cJSON_Delete(r->journal_device);
     gdt_journal_close(r->j);
     pthread_mutex_destroy(&r->mu);
 }
@@ -1350,6 +1371,25 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
             fprintf(stderr, "gdtune sweep: raw.h5 not written: %s (the journal holds every "
                     "sample; `gdtune report %s` retries)\n", he.msg, r.dir);
     }
+    run_free(&r);
+    return s;
+}
+
+gdt_status gdt_sweep_emit(const char *run_dir, const char *tables_dir, gdt_error *e)
+{
+    run r = {.nlanes = 0};
+    gdt_sweep_opts_default(&r.o);
+    r.o.resume_dir = run_dir;
+    r.o.tables_dir = tables_dir;
+    pthread_mutex_init(&r.mu, NULL);
+    snprintf(r.dir, sizeof r.dir, "%s", run_dir);
+    gdt_status s = load_resume(&r, e);
+    r.device = r.journal_device;
+    if (s == GDT_STATUS_OK && !cJSON_IsObject(r.device))
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s/%s:1: the run header names no device",
+                          run_dir, GDT_JOURNAL_NAME);
+    if (s == GDT_STATUS_OK)
+        s = emit(&r, e);
     run_free(&r);
     return s;
 }
