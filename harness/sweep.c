@@ -1017,7 +1017,9 @@ static gdt_status replay(run *r, cJSON *rec, const char *path, int line, gdt_err
     return GDT_STATUS_OK;
 }
 
-static gdt_status load_resume(run *r, gdt_error *e)
+/* read_only: emission reads the journal as it stands (a torn tail is
+ * skipped, not cut). */
+static gdt_status load_resume(run *r, bool read_only, gdt_error *e)
 {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", r->dir, GDT_JOURNAL_NAME);
@@ -1025,7 +1027,7 @@ static gdt_status load_resume(run *r, gdt_error *e)
     if (access(path, F_OK) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: no journal to resume (expected a run "
                              "directory written by `gdtune sweep --out`)", path);
-    gdt_status s = gdt_journal_repair(path, &cut, e);
+    gdt_status s = read_only ? GDT_STATUS_OK : gdt_journal_repair(path, &cut, e);
     gdt_journal_lines l = {0};
     if (s == GDT_STATUS_OK)
         s = gdt_journal_read(path, &l, e);
@@ -1344,7 +1346,7 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     gdt_status s;
     if (o->resume_dir) {
         snprintf(r.dir, sizeof r.dir, "%s", o->resume_dir);
-        s = load_resume(&r, e);
+        s = load_resume(&r, false, e);
     } else
         s = setup_new(&r, e);
     if (s == GDT_STATUS_OK)
@@ -1383,7 +1385,7 @@ gdt_status gdt_sweep_emit(const char *run_dir, const char *tables_dir, gdt_error
     r.o.tables_dir = tables_dir;
     pthread_mutex_init(&r.mu, NULL);
     snprintf(r.dir, sizeof r.dir, "%s", run_dir);
-    gdt_status s = load_resume(&r, e);
+    gdt_status s = load_resume(&r, true, e);
     r.device = r.journal_device;
     if (s == GDT_STATUS_OK && !cJSON_IsObject(r.device))
         s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s/%s:1: the run header names no device",

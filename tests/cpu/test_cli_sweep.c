@@ -299,6 +299,10 @@ static void test_run_loop(const char *self)
     /* Killed after its first result, with a torn record: resume runs every
      * other plan once and the first never again. */
     int keep = cut_after_first_result(run);
+    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te", GDTUNE_EXE, run, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "m=256,n=512,k=256,dtype=bf16: 1 of 6 plans have a result: cell left out");
+    CHECK_CONTAINS(out, "gemm: no cell has a verified plan: no table written");
     snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t --deadline 2", run, dir);
     CHECK_INT(sweep(args), ==, 0);
     CHECK_CONTAINS(out, "cut a torn last record");
@@ -311,6 +315,12 @@ static void test_run_loop(const char *self)
             CHECK_INT(t.results[c][p], ==, 1);
     read_journal(run, &t, 0);
     CHECK_INT(t.verified + t.incorrect + t.failed, ==, 12);
+    /* The journal alone gives back the tables the sweep wrote, byte for byte. */
+    snprintf(args, sizeof args, "(%s tables emit %s --tables-dir %s/te && cmp %s/t/sm90/gemm.tuning.json "
+             "%s/te/sm90/gemm.tuning.json && cmp %s/t/sm90/gemm.placement.json "
+             "%s/te/sm90/gemm.placement.json)", GDTUNE_EXE, run, dir, dir, dir, dir, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "wrote ");
     snprintf(args, sizeof args, "sdpa --resume %s", run);
     CHECK_INT(sweep(args), ==, 2);
     CHECK_CONTAINS(out, "the run sweeps \"gemm\", not \"sdpa\"");
