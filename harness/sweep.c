@@ -69,7 +69,7 @@ static gdt_status put_scalar(char *shape, size_t n, const char *key, const cJSON
     int64_t iv;
     if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof val &&
         strspn(v->valuestring, "abcdefghijklmnopqrstuvwxyz_0123456789.") == strlen(v->valuestring) &&
-        v->valuestring[0])
+        v->valuestring[0] >= 'a' && v->valuestring[0] <= 'z') /* a word; "128" is a string, not a size */
         snprintf(val, sizeof val, "%s", v->valuestring);
     else if (cJSON_IsNumber(v) && gdt_json_int(v, file, jpath, &iv, NULL) == GDT_STATUS_OK)
         snprintf(val, sizeof val, "%lld", (long long)iv);

@@ -119,6 +119,9 @@ static void test_errors(void)
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1.5e3,true]}]}",
          "t.json: /grid/0/m/1: expected a number or a short lowercase word for \"m\", got boolean true",
          false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[\"128\"]}]}",
+         "t.json: /grid/0/m/0: expected a number or a short lowercase word for \"m\", got string \"128\"",
+         false},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"M K\":[1]}]}",
          "t.json: /grid/0/M K: expected an axis name", false},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
