@@ -25,7 +25,11 @@ typedef struct gdt_measure_opts {
     int nbursts;          /* default {1, 4, 16, 64} */
     double target_rel;    /* default 0.005 */
     double max_seconds;   /* per plan, all bursts; default 2.0 */
-    int min_samples;      /* default 5 */
+    int min_samples;      /* default 5: the floor while a series is within
+                             its budget (its share of max_seconds); past
+                             GDT_MEASURE_OVERRUN x its budget a series stops
+                             with 2, unconverged, so the cap holds even when
+                             one sample is long (measure.c) */
     bool cold;            /* also take cold-L2 samples (L2 flushed before each call) */
     size_t l2_bytes;      /* for the flush buffer */
 } gdt_measure_opts;
@@ -71,9 +75,12 @@ double gdt_measure_best_us(const gdt_measure_result *r, double *noise);
  * INFINITY below 2 samples.  Testable without a GPU. */
 double gdt_stats_median(const double *x, int n);
 double gdt_stats_rel_spread(const double *x, int n);
-/* Whether a series of n kept samples stops: at GDT_MAX_SAMPLES; otherwise
- * never below o->min_samples; then once rel_spread <= o->target_rel
- * (*converged = true) or elapsed >= budget (seconds). */
+/* Whether a series of n kept samples stops: at GDT_MAX_SAMPLES; with at
+ * least o->min_samples once rel_spread <= o->target_rel (*converged = true)
+ * or elapsed >= budget (seconds); with at least 2 once elapsed >=
+ * GDT_MEASURE_OVERRUN * budget (a budget <= 0 means the cap is spent), not
+ * converged.  *converged needs min_samples. */
+#define GDT_MEASURE_OVERRUN 3.0
 bool gdt_measure_should_stop(int n, double rel_spread, double elapsed, double budget,
                              const gdt_measure_opts *o, bool *converged);
 

@@ -12,16 +12,30 @@
  * hi = ceil(n/2 + 0.98 sqrt(n)) (1-based, clamped to [1, n]) bracket the
  * median with ~95% probability whatever the distribution (the binomial
  * count of samples below the median, normal approximation), so a few slow
- * outliers widen it far less than they would a standard deviation.  A burst
- * stops at the target (converged), at its share of max_seconds, or at
- * GDT_MAX_SAMPLES; never below min_samples.
+ * outliers widen it far less than they would a standard deviation.
+ *
+ * Each series (a burst size, or the cold calls) gets an equal share of what
+ * is left of max_seconds when it starts (its budget).  It stops:
+ *   - at GDT_MAX_SAMPLES;
+ *   - with at least min_samples, at the target (converged) or once its
+ *     budget is spent;
+ *   - with at least 2, once it has spent GDT_MEASURE_OVERRUN (3) times its
+ *     budget, even below min_samples (not converged).
+ * The last rule is what keeps max_seconds a cap.  Without it a plan whose
+ * one sample is long (a burst of 64 calls of an 8 ms kernel is 0.5 s) took
+ * min_samples of every burst whatever the cap: 3.3 s against 0.2 s on the
+ * H200.  Two samples stay the floor, so that every burst still has a median
+ * and a finite spread; the overrun is bounded by 3x the budget or two
+ * samples, whichever is longer.  A burst that arrives with the cap already
+ * spent takes those two.  Convergence counts only with min_samples: a tight
+ * spread of two or three samples says little about the median.
  *
  * Clock: the probe runs after every sample; a sample is kept only when the
  * probes before and after it both saw the SM clock at or above threshold x
  * rated clock.  A dropped sample backs off (1 ms doubling to 64 ms).  Past
  * twice its time share a burst keeps samples whatever the clock, so a GPU
- * that never reaches the threshold still ends with min_samples (counted in
- * `dropped` as long as they were dropped). */
+ * that never reaches the threshold still ends (with at least 2 samples per
+ * series, the drops counted in `dropped`). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,12 +111,13 @@ double gdt_stats_rel_spread(const double *x, int n)
 bool gdt_measure_should_stop(int n, double rel_spread, double elapsed, double budget,
                              const gdt_measure_opts *o, bool *converged)
 {
-    *converged = n >= 2 && rel_spread <= o->target_rel;
+    *converged = n >= 2 && n >= o->min_samples && rel_spread <= o->target_rel;
     if (n >= GDT_MAX_SAMPLES)
         return true;
-    if (n < o->min_samples)
-        return false;
-    return *converged || elapsed >= budget;
+    if (n >= o->min_samples && (*converged || elapsed >= budget))
+        return true;
+    /* Past the bounded overrun the cap wins over the floor. */
+    return n >= 2 && elapsed >= GDT_MEASURE_OVERRUN * budget;
 }
 
 bool gdt_clock_ok(double mhz, double rated_mhz, double threshold)

@@ -7,6 +7,7 @@
  * clock_probe.c make, which take precedence over libcudart's.  NVRTC is
  * real (it compiles the probe without a GPU). */
 #include <math.h>
+#include <time.h>
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -57,8 +58,10 @@ static void test_should_stop(void)
     CHECK_INT(o.bursts[3], ==, 64);
     CHECK_NEAR(o.target_rel, 0.005, 0);
     bool conv;
-    CHECK(!gdt_measure_should_stop(4, 0.0, 10.0, 1.0, &o, &conv)); /* below min_samples */
-    CHECK(conv);
+    CHECK(!gdt_measure_should_stop(4, 0.0, 2.9, 1.0, &o, &conv)); /* below min_samples, within 3x */
+    CHECK(!conv); /* a tight spread below the floor is not convergence */
+    CHECK(!gdt_measure_should_stop(1, INFINITY, 100.0, 1.0, &o, &conv)); /* one sample: no spread yet */
+    CHECK(!conv);
     CHECK(gdt_measure_should_stop(5, 0.004, 0.1, 1.0, &o, &conv));
     CHECK(conv);
     CHECK(!gdt_measure_should_stop(5, 0.01, 0.1, 1.0, &o, &conv));
@@ -67,6 +70,25 @@ static void test_should_stop(void)
     CHECK(!conv);
     CHECK(gdt_measure_should_stop(GDT_MAX_SAMPLES, INFINITY, 0.0, 1.0, &o, &conv));
     CHECK(!conv);
+}
+
+/* The cap wins over min_samples past GDT_MEASURE_OVERRUN x the budget, from
+ * 2 samples on, and such a stop is never converged. */
+static void test_should_stop_overrun(void)
+{
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    bool conv = true;
+    CHECK_NEAR(GDT_MEASURE_OVERRUN, 3.0, 0);
+    CHECK(gdt_measure_should_stop(2, 0.5, 3.0, 1.0, &o, &conv));
+    CHECK(!conv);
+    CHECK(gdt_measure_should_stop(4, 0.0, 3.0, 1.0, &o, &conv)); /* even with a tight spread */
+    CHECK(!conv);
+    CHECK(!gdt_measure_should_stop(2, 0.5, 2.99, 1.0, &o, &conv));
+    conv = true;
+    CHECK(gdt_measure_should_stop(2, 0.5, 0.0, -0.1, &o, &conv)); /* the cap already spent */
+    CHECK(!conv);
+    CHECK(!gdt_measure_should_stop(1, INFINITY, 0.0, -0.1, &o, &conv)); /* but never below 2 */
 }
 
 /* Deterministic noise in [-1, 1). */
@@ -232,6 +254,7 @@ typedef struct sim_plan {
     double noise;       /* relative amplitude */
     unsigned seed;
     int executes, restores, fail_at;
+    double wall_us;     /* host time each execute takes (a long kernel) */
 } sim_plan;
 
 static gdt_status sim_execute(void *ctx, void *stream, gdt_error *e)
@@ -241,6 +264,10 @@ static gdt_status sim_execute(void *ctx, void *stream, gdt_error *e)
     if (++x->executes == x->fail_at)
         return gdt_error_set(e, GDT_STATUS_CUDA, "sim: execute %d failed", x->executes);
     sim.device_us += x->us * (1 + x->noise * noise(&x->seed));
+    if (x->wall_us > 0) {
+        struct timespec ts = {0, (long)(x->wall_us * 1e3)};
+        nanosleep(&ts, NULL);
+    }
     return GDT_STATUS_OK;
 }
 
@@ -269,7 +296,7 @@ static int run_sim(sim_plan *x, const double *script, int nscript, bool cold, do
 static void test_sim_steady(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
-    sim_plan x = {10.0, 0.002, 7, 0, 0, 0};
+    sim_plan x = {10.0, 0.002, 7, 0, 0, 0, 0};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, true, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
@@ -303,7 +330,7 @@ static void test_sim_steady(gdt_measure_result *r)
 static void test_sim_throttled(gdt_measure_result *r)
 {
     static const double script[] = {1500, 1500, 1500, 1500, 1950};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 0};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 0, 0};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, script, 5, false, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
@@ -315,28 +342,52 @@ static void test_sim_throttled(gdt_measure_result *r)
 }
 
 /* Never at speed: past twice its time share a burst keeps what it gets, so
- * the measurement still ends, with min_samples per burst (the first burst
- * spends the cap dropping; the later ones find it spent and keep). */
+ * the measurement still ends, with at least 2 samples per burst (the first
+ * burst spends the cap dropping; the later ones find it spent and keep). */
 static void test_sim_never_at_speed(gdt_measure_result *r)
 {
     static const double slow[] = {1200};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 0};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 0, 0};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, slow, 1, false, 0.2, r, &c, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(r->nbursts, ==, 4);
     for (int i = 0; i < r->nbursts; i++)
-        CHECK_INT(r->bursts[i].n, >=, 5);
+        CHECK_INT(r->bursts[i].n, >=, 2);
     CHECK_INT(r->bursts[0].dropped, >, 3);
     CHECK(!r->converged || r->bursts[0].n >= 5);
     CHECK(c.max_mhz < 1201);
     CHECK(r->seconds < 2.0);
 }
 
+/* A long kernel (1 ms of wall time per call) under a 50 ms cap: a sample
+ * of burst 64 alone is 64 ms.  min_samples of every burst would take at
+ * least 5 x (1 + 4 + 16 + 64) ms = 425 ms; with the overrun rule burst 16
+ * stops below the floor (2 samples, 32 ms, are past 3x its ~10 ms share)
+ * and burst 64, arriving with the cap spent, takes 2 (128 ms).  Not
+ * converged: the result says the floor was not met. */
+static void test_sim_long_kernel(gdt_measure_result *r)
+{
+    static const double ok[] = {1950};
+    sim_plan x = {1000.0, 0.0, 7, 0, 0, 0, 1000.0};
+    gdt_measure_clocks c;
+    gdt_error e = {0};
+    CHECK_INT(run_sim(&x, ok, 1, false, 0.05, r, &c, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(r->nbursts, ==, 4);
+    CHECK_INT(r->bursts[0].n, >=, 5); /* 1 ms samples fit the floor in the share */
+    CHECK_INT(r->bursts[2].n, <, 5);
+    CHECK_INT(r->bursts[3].n, ==, 2);
+    CHECK(fabs(r->bursts[3].median_device_us - 1000.0) < 1.0);
+    CHECK(isfinite(r->bursts[3].rel_spread));
+    CHECK(!r->converged);
+    CHECK(r->seconds < 0.4);
+}
+
 /* An execute that fails mid-measurement ends it with its own message. */
 static void test_sim_failure(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 40};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 40, 0};
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, false, 1.0, r, NULL, &e), ==, GDT_STATUS_CUDA);
     CHECK_STR(e.msg, "sim: execute 40 failed");
@@ -349,6 +400,7 @@ static void test_simulated(void)
     test_sim_steady(r);
     test_sim_throttled(r);
     test_sim_never_at_speed(r);
+    test_sim_long_kernel(r);
     test_sim_failure(r);
     free(r);
 }
@@ -379,6 +431,7 @@ int main(void)
     test_median();
     test_rel_spread();
     test_should_stop();
+    test_should_stop_overrun();
     test_convergence();
     test_clock_gate();
     test_bad_opts();
