@@ -1,6 +1,7 @@
 /* The checking path of gdt_cuda.h and the driver entry-point table. */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gdt_cuda.h"
 
@@ -86,4 +87,19 @@ bool gdt__device_present(void)
 {
     int n = 0;
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+gdt_status gdt__device_props(int device, gdt_device_props *d, gdt_error *e)
+{
+    struct cudaDeviceProp p;
+    GDT_CHECK_CUDA(e, cudaGetDeviceProperties(&p, device));
+    memset(d, 0, sizeof *d);
+    d->arch = p.major * 10 + p.minor;
+    d->sm_count = p.multiProcessorCount;
+    d->smem_per_block = (int64_t)p.sharedMemPerBlockOptin;
+    d->regs_per_block = p.regsPerBlock;
+    d->max_threads_per_block = p.maxThreadsPerBlock;
+    d->l2_bytes = p.l2CacheSize;
+    snprintf(d->name, sizeof d->name, "%.127s", p.name);
+    return GDT_STATUS_OK;
 }

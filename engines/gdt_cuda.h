@@ -49,6 +49,10 @@ typedef struct gdt_cu_api {
 /* NULL with *e filled when the driver is absent. */
 const gdt_cu_api *gdt_cu(gdt_error *e);
 
+/* The properties of CUDA device `device` as the analyzer reads them (creates
+ * the context: only the worker, bench and GPU tests may call it). */
+gdt_status gdt__device_props(int device, gdt_device_props *out, gdt_error *e);
+
 /* true when a CUDA device is present (does not create a context? it does:
  * only the worker may call it). */
 bool gdt__device_present(void);

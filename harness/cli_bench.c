@@ -241,21 +241,6 @@ typedef struct bench {
     double flops;
 } bench;
 
-static gdt_status device_props(gdt_device_props *d, gdt_error *e)
-{
-    struct cudaDeviceProp p;
-    GDT_CHECK_CUDA(e, cudaGetDeviceProperties(&p, 0));
-    memset(d, 0, sizeof *d);
-    d->arch = p.major * 10 + p.minor;
-    d->sm_count = p.multiProcessorCount;
-    d->smem_per_block = (int64_t)p.sharedMemPerBlockOptin;
-    d->regs_per_block = p.regsPerBlock;
-    d->max_threads_per_block = p.maxThreadsPerBlock;
-    d->l2_bytes = p.l2CacheSize;
-    snprintf(d->name, sizeof d->name, "%.127s", p.name);
-    return GDT_STATUS_OK;
-}
-
 static gdt_status plan_graph(bench *b, gdt_mode mode, gdt_graph **g, gdt_error *e)
 {
     gdt_plan_options po = {.backend = gdt_cudnn_backend(), .modes = {mode}, .nmodes = 1};
@@ -664,7 +649,7 @@ static gdt_status run(bench *b, gdt_error *e)
     char key[512];
     b->p = b->a.p;
     b->flops = gdt_problem_flops(&b->p);
-    if ((st = device_props(&b->dev, e)) != GDT_STATUS_OK)
+    if ((st = gdt__device_props(0, &b->dev, e)) != GDT_STATUS_OK)
         return st;
     gdt_problem_key(&b->p, key, sizeof key);
     printf("problem:   %s (%.4g FLOP) on %s (sm%d, %d SMs), cuDNN %d\n", key, b->flops, b->dev.name,

@@ -4,12 +4,12 @@
  * plan whose time is within the measured noise of it (the noise rule keeps
  * the untimed order there).  `gdtune plans` shows the same first plan. */
 #include <cjson/cJSON.h>
-#include <cuda_runtime.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdt_cuda.h"
 #include "gdt_engines.h"
 #include "gdt_journal.h"
 #include "gdt_test.h"
@@ -143,19 +143,11 @@ static void check_cell(const mcell *m, const gdt_device_props *dev, const gdt_ta
 
 int main(void)
 {
-    int ndev = 0;
-    struct cudaDeviceProp prop;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0 ||
-        cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    gdt_device_props dev;
+    if (!gdt__device_present() || gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK) {
         fprintf(stderr, "test_closed_loop: no CUDA device: skipped\n");
         return GDT_TEST_SKIP;
     }
-    gdt_device_props dev = {.arch = prop.major * 10 + prop.minor, .sm_count = prop.multiProcessorCount,
-                            .smem_per_block = (int64_t)prop.sharedMemPerBlockOptin,
-                            .regs_per_block = prop.regsPerBlock,
-                            .max_threads_per_block = prop.maxThreadsPerBlock,
-                            .l2_bytes = prop.l2CacheSize};
-    snprintf(dev.name, sizeof dev.name, "%.127s", prop.name);
     char dir[] = "/tmp/gdt_closed_loop_XXXXXX", cmd[12288], run[256], tdir[256];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(run, sizeof run, "%s/run", dir);

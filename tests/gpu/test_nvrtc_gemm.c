@@ -38,17 +38,7 @@ static char cache_root[256];
 
 static bool device_props(void)
 {
-    struct cudaDeviceProp pr;
-    if (!gdt__device_present() || cudaGetDeviceProperties(&pr, 0) != cudaSuccess)
-        return false;
-    dev.arch = pr.major * 10 + pr.minor;
-    dev.sm_count = pr.multiProcessorCount;
-    dev.smem_per_block = (int64_t)pr.sharedMemPerBlockOptin;
-    dev.regs_per_block = pr.regsPerBlock;
-    dev.max_threads_per_block = pr.maxThreadsPerBlock;
-    dev.l2_bytes = pr.l2CacheSize;
-    snprintf(dev.name, sizeof dev.name, "%.127s", pr.name);
-    return true;
+    return gdt__device_present() && gdt__device_props(0, &dev, NULL) == GDT_STATUS_OK;
 }
 
 static const gdt_engine_slot *gemm_slot(void)
