@@ -65,4 +65,10 @@ char *gdt_json_path_index(char *buf, size_t n, const char *parent, int index);
  * `array of 7`, `object`, `boolean true`, `null`. */
 int gdt_json_describe(const cJSON *n, char *buf, size_t size);
 
+/* Lenient readers for records gdtune wrote itself (journal, worker replies,
+ * emitted tables already validated): the member's value, or def when it is
+ * absent or of another type. */
+double gdt_json_num_or(const cJSON *obj, const char *key, double def);
+const char *gdt_json_str_or(const cJSON *obj, const char *key, const char *def);
+
 #endif

@@ -367,3 +367,15 @@ gdt_status gdt_json_check_keys(const cJSON *obj, const char *const *allowed, int
     }
     return GDT_STATUS_OK;
 }
+
+double gdt_json_num_or(const cJSON *obj, const char *key, double def)
+{
+    const cJSON *v = cJSON_GetObjectItem(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+const char *gdt_json_str_or(const cJSON *obj, const char *key, const char *def)
+{
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(obj, key));
+    return v ? v : def;
+}

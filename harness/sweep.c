@@ -488,18 +488,6 @@ typedef struct run {
 
 static const char *default_tables_dir = "tables";
 
-static double num(const cJSON *o, const char *k, double def)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
-
-static const char *str(const cJSON *o, const char *k, const char *def)
-{
-    const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
-    return v ? v : def;
-}
-
 
 static double plan_deadline(const run *r)
 {
@@ -728,7 +716,7 @@ static gdt_status prepare(run *r, lane *ln, int ci, gdt_error *e)
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK)
         worker_lost(ln);
-    else if (strcmp(str(rep, "op", ""), "cell") != 0) {
+    else if (strcmp(gdt_json_str_or(rep, "op", ""), "cell") != 0) {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "error"));
         s = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why ? why : "worker refused the cell");
         if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
@@ -767,7 +755,7 @@ static gdt_status record_result(run *r, const lane *ln, int ci, int pi, cJSON *r
     r->cells[ci].results[pi] = res;
     count(r, res);
     r->session_plans++;
-    progress(r, ci, str(pl, "name", "?"), res);
+    progress(r, ci, gdt_json_str_or(pl, "name", "?"), res);
     pthread_mutex_unlock(&r->mu);
     return s;
 }
@@ -805,7 +793,7 @@ static gdt_status run_plan(run *r, lane *ln, int ci, int pi, gdt_error *e)
     } else if (!cJSON_IsString(cJSON_GetObjectItem(rep, "disposition"))) {
         char why[GDT_ERROR_MAX];
         snprintf(why, sizeof why, "worker answered without a disposition: %s",
-                 str(rep, "error", "(no error text)"));
+                 gdt_json_str_or(rep, "error", "(no error text)"));
         cJSON_Delete(rep);
         rep = failed_result(why);
         worker_lost(ln); /* it lost the cell: start afresh */
@@ -917,7 +905,7 @@ static gdt_status write_header(run *r, gdt_error *e)
     cJSON_AddItemToObject(h, "device", cJSON_Duplicate(r->device, 1));
     cJSON *devs = cJSON_AddArrayToObject(h, "gpus"); /* results name their lane: "gpu" */
     for (int i = 0; i < r->nlanes; i++)
-        cJSON_AddItemToArray(devs, cJSON_CreateString(str(r->lanes[i].device, "uuid", "")));
+        cJSON_AddItemToArray(devs, cJSON_CreateString(gdt_json_str_or(r->lanes[i].device, "uuid", "")));
     cJSON_AddItemToObject(h, "options", options_json(r));
     gdt_status s = journal_put(r, h, e);
     cJSON_Delete(h);
@@ -938,7 +926,7 @@ static gdt_status write_resume(run *r, gdt_error *e)
     cJSON_AddNumberToObject(h, "results_before", r->done);
     cJSON *devs = cJSON_AddArrayToObject(h, "gpus");
     for (int i = 0; i < r->nlanes; i++)
-        cJSON_AddItemToArray(devs, cJSON_CreateString(str(r->lanes[i].device, "uuid", "")));
+        cJSON_AddItemToArray(devs, cJSON_CreateString(gdt_json_str_or(r->lanes[i].device, "uuid", "")));
     gdt_status s = journal_put(r, h, e);
     cJSON_Delete(h);
     return s;
@@ -950,25 +938,25 @@ static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_
 {
     char *family = r->family;
     const cJSON *op = cJSON_GetObjectItem(h, "options"), *b = cJSON_GetObjectItem(op, "bursts"), *x;
-    const char *spec = str(h, "spec", NULL);
+    const char *spec = gdt_json_str_or(h, "spec", NULL);
     if (!spec || !cJSON_IsObject(op) || !cJSON_IsArray(b))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: the run header lacks spec or options",
                              path);
-    if (r->o.family && strcmp(r->o.family, str(h, "family", "")) != 0)
+    if (r->o.family && strcmp(r->o.family, gdt_json_str_or(h, "family", "")) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s:1: the run sweeps \"%s\", not \"%s\"",
-                             path, str(h, "family", ""), r->o.family);
-    snprintf(family, sizeof r->family, "%s", str(h, "family", ""));
+                             path, gdt_json_str_or(h, "family", ""), r->o.family);
+    snprintf(family, sizeof r->family, "%s", gdt_json_str_or(h, "family", ""));
     r->o.family = family;
     r->o.quick = cJSON_IsTrue(cJSON_GetObjectItem(h, "quick"));
     r->o.nbursts = 0;
     cJSON_ArrayForEach(x, b) if (r->o.nbursts < GDT_MAX_BURSTS) r->o.bursts[r->o.nbursts++] = (int)x->valuedouble;
-    r->o.target_rel = num(op, "target_rel", 0.005);
-    r->o.max_plan_seconds = num(op, "max_plan_seconds", 2.0);
-    r->o.deadline = r->o.deadline > 0 ? r->o.deadline : num(op, "deadline", 0);
-    r->o.knob_cap = (int)num(op, "cudnn_knob_cap", 8);
-    r->o.shard_i = (int)num(op, "shard_i", 0);
-    r->o.shard_n = (int)num(op, "shard_n", 0);
-    gdt_status s = gdt_sweep_spec_parse(spec, strlen(spec), str(h, "spec_source", path), r->o.quick,
+    r->o.target_rel = gdt_json_num_or(op, "target_rel", 0.005);
+    r->o.max_plan_seconds = gdt_json_num_or(op, "max_plan_seconds", 2.0);
+    r->o.deadline = r->o.deadline > 0 ? r->o.deadline : gdt_json_num_or(op, "deadline", 0);
+    r->o.knob_cap = (int)gdt_json_num_or(op, "cudnn_knob_cap", 8);
+    r->o.shard_i = (int)gdt_json_num_or(op, "shard_i", 0);
+    r->o.shard_n = (int)gdt_json_num_or(op, "shard_n", 0);
+    gdt_status s = gdt_sweep_spec_parse(spec, strlen(spec), gdt_json_str_or(h, "spec_source", path), r->o.quick,
                                         &r->spec, e);
     if (s != GDT_STATUS_OK)
         return s;
@@ -982,17 +970,17 @@ static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_
         r->spec->families &= mask;
     }
     gdt_sweep_spec_shard(r->spec, r->o.shard_i, r->o.shard_n);
-    r->arch = (int)num(h, "arch", 0);
+    r->arch = (int)gdt_json_num_or(h, "arch", 0);
     r->journal_device = cJSON_Duplicate(cJSON_GetObjectItem(h, "device"), 1);
-    snprintf(r->journal_source, sizeof r->journal_source, "%s", str(h, "source_digest", ""));
+    snprintf(r->journal_source, sizeof r->journal_source, "%s", gdt_json_str_or(h, "source_digest", ""));
     return GDT_STATUS_OK;
 }
 
 /* Replays one record of the journal into the run's state. */
 static gdt_status replay(run *r, cJSON *rec, const char *path, int line, gdt_error *e)
 {
-    const char *type = str(rec, "type", "");
-    int ci = (int)num(rec, "cell", -1), pi = (int)num(rec, "plan", -1);
+    const char *type = gdt_json_str_or(rec, "type", "");
+    int ci = (int)gdt_json_num_or(rec, "cell", -1), pi = (int)gdt_json_num_or(rec, "plan", -1);
     if (strcmp(type, "cell") != 0 && strcmp(type, "plans") != 0 && strcmp(type, "result") != 0)
         return GDT_STATUS_OK; /* run, attempt, cell_error, resume: nothing to rebuild */
     if (ci < 0 || ci >= r->spec->ncells)
@@ -1000,9 +988,9 @@ static gdt_status replay(run *r, cJSON *rec, const char *path, int line, gdt_err
                              "(%d cells)", path, line, ci, r->spec->ncells);
     run_cell *rc = &r->cells[ci];
     if (!strcmp(type, "cell")) {
-        if (strcmp(str(rec, "shape", ""), r->spec->cells[ci].shape) != 0)
+        if (strcmp(gdt_json_str_or(rec, "shape", ""), r->spec->cells[ci].shape) != 0)
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:%d: cell %d is \"%s\" in the journal "
-                                 "but \"%s\" in the spec", path, line, ci, str(rec, "shape", ""),
+                                 "but \"%s\" in the spec", path, line, ci, gdt_json_str_or(rec, "shape", ""),
                                  r->spec->cells[ci].shape);
         rc->journaled = true;
     } else if (!strcmp(type, "plans") && !rc->plans)
@@ -1036,7 +1024,7 @@ static gdt_status load_resume(run *r, bool read_only, gdt_error *e)
     if (cut)
         fprintf(stderr, "gdtune sweep: %s: cut a torn last record (%zu bytes)\n", path, cut);
     cJSON *h = l.n ? cJSON_Parse(l.line[0]) : NULL;
-    if (!h || strcmp(str(h, "type", ""), "run") != 0)
+    if (!h || strcmp(gdt_json_str_or(h, "type", ""), "run") != 0)
         s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: expected the run header "
                           "({\"type\": \"run\", ...})", path);
     if (s == GDT_STATUS_OK)
@@ -1069,7 +1057,7 @@ static gdt_mode tag_mode(const char *tag, bool backend)
 static double host_us_first_burst(const cJSON *res)
 {
     const cJSON *b0 = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "bursts"), 0);
-    return num(b0, "median_host_us", 0);
+    return gdt_json_num_or(b0, "median_host_us", 0);
 }
 
 static int samples_last_burst(const cJSON *res)
@@ -1090,16 +1078,16 @@ static gdt_status measured_cell(const run *r, int ci, gdt_measured_cell *mc, gdt
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     for (int pi = 0; pi < rc->nplans; pi++) {
         const cJSON *res = rc->results[pi], *pl = cJSON_GetArrayItem(rc->plans, pi);
-        if (!res || strcmp(str(res, "disposition", ""), "verified") != 0)
+        if (!res || strcmp(gdt_json_str_or(res, "disposition", ""), "verified") != 0)
             continue;
         gdt_measured_plan *m = &mc->plans[mc->nplans];
         if (gdt__plan_id_from_json(pl, &m->id, e) != GDT_STATUS_OK)
             return GDT_STATUS_INTERNAL;
         m->is_backend = cJSON_IsTrue(cJSON_GetObjectItem(pl, "backend"));
-        m->mode = tag_mode(str(pl, "tag", ""), m->is_backend);
-        m->untimed_position = (int)num(pl, "untimed", pi);
-        m->time_us = num(res, "time_us", 0);
-        m->noise = num(res, "noise", 0);
+        m->mode = tag_mode(gdt_json_str_or(pl, "tag", ""), m->is_backend);
+        m->untimed_position = (int)gdt_json_num_or(pl, "untimed", pi);
+        m->time_us = gdt_json_num_or(res, "time_us", 0);
+        m->noise = gdt_json_num_or(res, "noise", 0);
         m->host_us = host_us_first_burst(res);
         m->samples = samples_last_burst(res);
         if (m->time_us > 0)
@@ -1111,12 +1099,12 @@ static gdt_status measured_cell(const run *r, int ci, gdt_measured_cell *mc, gdt
 static void provenance(const run *r, gdt_provenance *p)
 {
     memset(p, 0, sizeof *p);
-    snprintf(p->device_name, sizeof p->device_name, "%s", str(r->device, "name", ""));
+    snprintf(p->device_name, sizeof p->device_name, "%s", gdt_json_str_or(r->device, "name", ""));
     p->arch = r->arch;
-    p->driver_version = (int)num(r->device, "driver_version", 0);
-    p->cuda_version = (int)num(r->device, "cuda_version", 0);
-    p->cudnn_version = (int)num(r->device, "cudnn_version", 0);
-    p->nvrtc_version = (int)num(r->device, "nvrtc_version", 0);
+    p->driver_version = (int)gdt_json_num_or(r->device, "driver_version", 0);
+    p->cuda_version = (int)gdt_json_num_or(r->device, "cuda_version", 0);
+    p->cudnn_version = (int)gdt_json_num_or(r->device, "cudnn_version", 0);
+    p->nvrtc_version = (int)gdt_json_num_or(r->device, "nvrtc_version", 0);
     snprintf(p->gdtune_version, sizeof p->gdtune_version, "%s", GDT_VERSION_STRING);
     snprintf(p->source_digest, sizeof p->source_digest, "%s",
              r->device == r->journal_device && r->journal_source[0] ? r->journal_source
@@ -1188,17 +1176,17 @@ static gdt_status emit(const run *r, gdt_error *e)
 
 static gdt_status check_arch(run *r, gdt_error *e)
 {
-    int dev = (int)num(r->device, "arch", 0);
+    int dev = (int)gdt_json_num_or(r->device, "arch", 0);
     if (r->o.arch && r->o.arch != dev)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
                              "--arch sm%d names sm%d, but the device is sm%d (%s): measuring for "
                              "another arch is refused; `--arch sm%d --compile-only` checks its rows "
-                             "without measuring", r->o.arch, r->o.arch, dev, str(r->device, "name", "?"),
+                             "without measuring", r->o.arch, r->o.arch, dev, gdt_json_str_or(r->device, "name", "?"),
                              r->o.arch);
     if (r->arch && r->arch != dev)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s: the run was measured on sm%d, but this "
                              "device is sm%d (%s): resume it on an sm%d device", r->dir, r->arch,
-                             dev, str(r->device, "name", "?"), r->arch);
+                             dev, gdt_json_str_or(r->device, "name", "?"), r->arch);
     r->arch = dev;
     return GDT_STATUS_OK;
 }
@@ -1251,7 +1239,7 @@ static void run_free(run *r)
 
 static bool same_model(const cJSON *a, const cJSON *b)
 {
-    return num(a, "arch", 0) == num(b, "arch", -1) && !strcmp(str(a, "name", ""), str(b, "name", "?"));
+    return gdt_json_num_or(a, "arch", 0) == gdt_json_num_or(b, "arch", -1) && !strcmp(gdt_json_str_or(a, "name", ""), gdt_json_str_or(b, "name", "?"));
 }
 
 /* One lane per device, at most --gpus and no more than there are cells.
@@ -1261,7 +1249,7 @@ static bool same_model(const cJSON *a, const cJSON *b)
  * in the same tables. */
 static void start_lanes(run *r)
 {
-    int want = (int)num(r->lanes[0].device, "device_count", 1);
+    int want = (int)gdt_json_num_or(r->lanes[0].device, "device_count", 1);
     if (r->o.gpus > 0 && r->o.gpus < want)
         want = r->o.gpus;
     want = want > r->spec->ncells ? r->spec->ncells : want;
@@ -1315,7 +1303,7 @@ static gdt_status sweep_cells(run *r, gdt_error *e)
 {
     bool started[MAX_LANES] = {false};
     fprintf(stderr, "gdtune sweep: %s on %s (sm%d)%s%.0d: %d cells, run directory %s\n",
-            r->o.family, str(r->device, "name", "?"), r->arch, r->nlanes > 1 ? ", GPUs: " : "",
+            r->o.family, gdt_json_str_or(r->device, "name", "?"), r->arch, r->nlanes > 1 ? ", GPUs: " : "",
             r->nlanes > 1 ? r->nlanes : 0, r->spec->ncells, r->dir);
     for (int i = 1; i < r->nlanes; i++)
         started[i] = pthread_create(&r->lanes[i].thread, NULL, lane_main, &r->lanes[i]) == 0;

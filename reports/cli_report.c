@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "gdt_journal.h"
+#include "gdt_json.h"
 #include "gdt_rawh5.h"
 #include "gdt_util.h"
 
@@ -31,21 +32,9 @@ typedef struct report {
     char dir[PATH_MAX];
 } report;
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
-    return v ? v : "";
-}
-
-static double jnum(const cJSON *o, const char *k, double def)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
-
 static bool is_verified(const cJSON *res)
 {
-    return res && !strcmp(jstr(res, "disposition"), "verified") && jnum(res, "time_us", 0) > 0;
+    return res && !strcmp(gdt_json_str_or(res, "disposition", ""), "verified") && gdt_json_num_or(res, "time_us", 0) > 0;
 }
 
 static rcell *cell_at(report *r, int ci)
@@ -65,21 +54,21 @@ static rcell *cell_at(report *r, int ci)
 
 static void index_record(report *r, const cJSON *rec)
 {
-    const char *type = jstr(rec, "type");
-    rcell *c = cell_at(r, (int)jnum(rec, "cell", -1));
+    const char *type = gdt_json_str_or(rec, "type", "");
+    rcell *c = cell_at(r, (int)gdt_json_num_or(rec, "cell", -1));
     if (!strcmp(type, "run"))
         r->header = rec;
     else if (c && !strcmp(type, "cell")) {
         gdt_family f;
         c->cell = rec;
-        c->have_problem = gdt_family_parse(jstr(rec, "family"), &f, NULL) == GDT_STATUS_OK &&
-                          gdt_problem_parse(f, jstr(rec, "shape"), &c->problem, NULL) == GDT_STATUS_OK;
+        c->have_problem = gdt_family_parse(gdt_json_str_or(rec, "family", ""), &f, NULL) == GDT_STATUS_OK &&
+                          gdt_problem_parse(f, gdt_json_str_or(rec, "shape", ""), &c->problem, NULL) == GDT_STATUS_OK;
     } else if (c && !strcmp(type, "plans") && !c->plans) {
         c->plans = cJSON_GetObjectItem(rec, "plans");
         c->nplans = cJSON_GetArraySize(c->plans);
         c->results = calloc((size_t)c->nplans + 1, sizeof *c->results);
     } else if (c && !strcmp(type, "result") && c->results) {
-        int pi = (int)jnum(rec, "plan", -1);
+        int pi = (int)gdt_json_num_or(rec, "plan", -1);
         if (pi >= 0 && pi < c->nplans)
             c->results[pi] = rec;
     }
@@ -110,7 +99,7 @@ static int best(const rcell *c, bool backend)
     for (int i = 0; i < c->nplans; i++) {
         const cJSON *p = cJSON_GetArrayItem(c->plans, i);
         if (is_verified(c->results[i]) && cJSON_IsTrue(cJSON_GetObjectItem(p, "backend")) == backend &&
-            (b < 0 || jnum(c->results[i], "time_us", 0) < jnum(c->results[b], "time_us", 0)))
+            (b < 0 || gdt_json_num_or(c->results[i], "time_us", 0) < gdt_json_num_or(c->results[b], "time_us", 0)))
             b = i;
     }
     return b;
@@ -118,7 +107,7 @@ static int best(const rcell *c, bool backend)
 
 static double tflops(const rcell *c, int i)
 {
-    double us = i >= 0 ? jnum(c->results[i], "time_us", 0) : 0;
+    double us = i >= 0 ? gdt_json_num_or(c->results[i], "time_us", 0) : 0;
     return c->have_problem && us > 0 ? gdt_problem_flops(&c->problem) / (us * 1e-6) / 1e12 : 0;
 }
 
@@ -128,9 +117,9 @@ static void side(FILE *f, const rcell *c, int i)
         fprintf(f, " — | — |");
         return;
     }
-    fprintf(f, " `%s` | %.2f us, %.1f TFLOP/s, host %.2f us |", jstr(cJSON_GetArrayItem(c->plans, i), "name"),
-            jnum(c->results[i], "time_us", 0), tflops(c, i),
-            jnum(cJSON_GetArrayItem(cJSON_GetObjectItem(c->results[i], "bursts"), 0), "median_host_us", 0));
+    fprintf(f, " `%s` | %.2f us, %.1f TFLOP/s, host %.2f us |", gdt_json_str_or(cJSON_GetArrayItem(c->plans, i), "name", ""),
+            gdt_json_num_or(c->results[i], "time_us", 0), tflops(c, i),
+            gdt_json_num_or(cJSON_GetArrayItem(cJSON_GetObjectItem(c->results[i], "bursts"), 0), "median_host_us", 0));
 }
 
 static void counts(const rcell *c, int n[5])
@@ -140,7 +129,7 @@ static void counts(const rcell *c, int n[5])
     for (int i = 0; i < c->nplans; i++) {
         int k = 4;
         for (int j = 0; c->results[i] && j < 4; j++)
-            if (!strcmp(jstr(c->results[i], "disposition"), d[j]))
+            if (!strcmp(gdt_json_str_or(c->results[i], "disposition", ""), d[j]))
                 k = j;
         n[k]++;
     }
@@ -158,12 +147,12 @@ static void summary_cells(FILE *f, const report *r)
             continue;
         counts(c, n);
         int o = best(c, false), b = best(c, true);
-        fprintf(f, "| %d | %s | %s | %d / %d / %d / %d / %d |", ci, jstr(c->cell, "family"),
-                jstr(c->cell, "shape"), n[0], n[1], n[2], n[3], n[4]);
+        fprintf(f, "| %d | %s | %s | %d / %d / %d / %d / %d |", ci, gdt_json_str_or(c->cell, "family", ""),
+                gdt_json_str_or(c->cell, "shape", ""), n[0], n[1], n[2], n[3], n[4]);
         side(f, c, o);
         side(f, c, b);
         if (o >= 0 && b >= 0)
-            fprintf(f, " %.3f |\n", jnum(c->results[o], "time_us", 0) / jnum(c->results[b], "time_us", 1));
+            fprintf(f, " %.3f |\n", gdt_json_num_or(c->results[o], "time_us", 0) / gdt_json_num_or(c->results[b], "time_us", 1));
         else
             fprintf(f, " — |\n");
     }
@@ -179,8 +168,8 @@ static void summary_failures(FILE *f, const report *r)
             if (!res || is_verified(res))
                 continue;
             fprintf(f, "- cell %d `%s`: **%s**: %.400s\n", ci,
-                    jstr(cJSON_GetArrayItem(r->cells[ci].plans, i), "name"), jstr(res, "disposition"),
-                    jstr(res, "error"));
+                    gdt_json_str_or(cJSON_GetArrayItem(r->cells[ci].plans, i), "name", ""), gdt_json_str_or(res, "disposition", ""),
+                    gdt_json_str_or(res, "error", ""));
             any++;
         }
     if (!any)
@@ -195,17 +184,17 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
     if (!f)
         return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot write", path);
     const cJSON *d = cJSON_GetObjectItem(r->header, "device");
-    fprintf(f, "# gdtune sweep %s\n\n", jstr(r->header, "family"));
+    fprintf(f, "# gdtune sweep %s\n\n", gdt_json_str_or(r->header, "family", ""));
     fprintf(f, "- device: %s (sm%d, %d SMs, UUID %s), driver %d, CUDA %d, cuDNN %d, NVRTC %d\n",
-            jstr(d, "name"), (int)jnum(d, "arch", 0), (int)jnum(d, "sm_count", 0), jstr(d, "uuid"),
-            (int)jnum(d, "driver_version", 0), (int)jnum(d, "cuda_version", 0),
-            (int)jnum(d, "cudnn_version", 0), (int)jnum(d, "nvrtc_version", 0));
-    fprintf(f, "- gdtune %s, source digest %.16s, started %s\n", jstr(r->header, "gdtune_version"),
-            jstr(r->header, "source_digest"), jstr(r->header, "started"));
+            gdt_json_str_or(d, "name", ""), (int)gdt_json_num_or(d, "arch", 0), (int)gdt_json_num_or(d, "sm_count", 0), gdt_json_str_or(d, "uuid", ""),
+            (int)gdt_json_num_or(d, "driver_version", 0), (int)gdt_json_num_or(d, "cuda_version", 0),
+            (int)gdt_json_num_or(d, "cudnn_version", 0), (int)gdt_json_num_or(d, "nvrtc_version", 0));
+    fprintf(f, "- gdtune %s, source digest %.16s, started %s\n", gdt_json_str_or(r->header, "gdtune_version", ""),
+            gdt_json_str_or(r->header, "source_digest", ""), gdt_json_str_or(r->header, "started", ""));
     fprintf(f, "- spec %s (digest %.16s%s), candidate table digest %.16s\n\n",
-            jstr(r->header, "spec_source"), jstr(r->header, "spec_digest"),
+            gdt_json_str_or(r->header, "spec_source", ""), gdt_json_str_or(r->header, "spec_digest", ""),
             cJSON_IsTrue(cJSON_GetObjectItem(r->header, "quick")) ? ", quick" : "",
-            jstr(r->header, "candidates_digest"));
+            gdt_json_str_or(r->header, "candidates_digest", ""));
     fprintf(f, "Times are device time per call at the largest burst (median); host is host enqueue "
                "per call at the first burst.\n\n");
     summary_cells(f, r);
@@ -225,22 +214,22 @@ static void plans_figure(FILE *gp, const rcell *c, int ci, const char *rdir)
         return;
     for (int i = 0; i < c->nplans; i++)
         if (is_verified(c->results[i]))
-            fprintf(f, "%d %g %d\n", i, jnum(c->results[i], "time_us", 0),
+            fprintf(f, "%d %g %d\n", i, gdt_json_num_or(c->results[i], "time_us", 0),
                     cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(c->plans, i), "backend")));
     fclose(f);
     fprintf(gp, "set output '%s/cell_%03d_plans.svg'\nset title 'cell %d: %s %s'\n"
                 "set xlabel 'plan index'\nset ylabel 'device time per call (us)'\nunset logscale\n"
                 "plot '%s' using 1:($3==0?$2:1/0) with points pt 7 title 'gdtune', "
                 "'' using 1:($3==1?$2:1/0) with points pt 5 title 'cuDNN'\n",
-            rdir, ci, ci, jstr(c->cell, "family"), jstr(c->cell, "shape"), dat);
+            rdir, ci, ci, gdt_json_str_or(c->cell, "family", ""), gdt_json_str_or(c->cell, "shape", ""), dat);
 }
 
 static void burst_rows(FILE *f, const cJSON *res)
 {
     const cJSON *b;
     cJSON_ArrayForEach(b, cJSON_GetObjectItem(res, "bursts"))
-        fprintf(f, "%d %g %g\n", (int)jnum(b, "burst", 0), jnum(b, "median_host_us", 0),
-                jnum(b, "median_device_us", 0));
+        fprintf(f, "%d %g %g\n", (int)gdt_json_num_or(b, "burst", 0), gdt_json_num_or(b, "median_host_us", 0),
+                gdt_json_num_or(b, "median_device_us", 0));
     fprintf(f, "\n\n");
 }
 

@@ -8,19 +8,8 @@
 #include <string.h>
 
 #include "gdt_journal.h"
+#include "gdt_json.h"
 #include "gdt_rawh5.h"
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
-    return v ? v : "";
-}
-
-static double jnum(const cJSON *o, const char *k, double def)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
 
 /* Attributes live in the object header (64 KiB at most): longer text, such
  * as a large spec or candidate table, becomes a scalar string dataset of
@@ -97,11 +86,11 @@ static bool provenance(hid_t f, const cJSON *h)
     bool ok = true;
     char name[64];
     for (size_t i = 0; i < sizeof dev_str / sizeof *dev_str; i++)
-        ok &= attr_str(f, (snprintf(name, sizeof name, "device_%s", dev_str[i]), name), jstr(d, dev_str[i]));
+        ok &= attr_str(f, (snprintf(name, sizeof name, "device_%s", dev_str[i]), name), gdt_json_str_or(d, dev_str[i], ""));
     for (size_t i = 0; i < sizeof dev_num / sizeof *dev_num; i++)
-        ok &= attr_num(f, dev_num[i], jnum(d, dev_num[i], 0));
+        ok &= attr_num(f, dev_num[i], gdt_json_num_or(d, dev_num[i], 0));
     for (size_t i = 0; i < sizeof run_str / sizeof *run_str; i++)
-        ok &= attr_str(f, run_str[i], jstr(h, run_str[i]));
+        ok &= attr_str(f, run_str[i], gdt_json_str_or(h, run_str[i], ""));
     return ok;
 }
 
@@ -114,8 +103,8 @@ typedef struct cell_families {
 
 static const char *family_of(cell_families *cf, const cJSON *rec)
 {
-    int ci = (int)jnum(rec, "cell", -1);
-    const char *f = jstr(rec, "family");
+    int ci = (int)gdt_json_num_or(rec, "cell", -1);
+    const char *f = gdt_json_str_or(rec, "family", "");
     if (ci < 0 || ci > 1000000)
         return f;
     if (ci >= cf->n) {
@@ -137,7 +126,7 @@ static bool cell_group(hid_t f, cell_families *cf, const cJSON *rec, hid_t *out)
     hid_t fam = group(f, family_of(cf, rec));
     if (fam < 0)
         return false;
-    snprintf(name, sizeof name, "cell_%03d", (int)jnum(rec, "cell", 0));
+    snprintf(name, sizeof name, "cell_%03d", (int)gdt_json_num_or(rec, "cell", 0));
     *out = group(fam, name);
     H5Gclose(fam);
     return *out >= 0;
@@ -145,10 +134,10 @@ static bool cell_group(hid_t f, cell_families *cf, const cJSON *rec, hid_t *out)
 
 static bool plan_attrs(hid_t g, const cJSON *plan)
 {
-    return attr_str(g, "name", jstr(plan, "name")) && attr_str(g, "tag", jstr(plan, "tag")) &&
-           attr_num(g, "engine_id", jnum(plan, "engine_id", -1)) &&
+    return attr_str(g, "name", gdt_json_str_or(plan, "name", "")) && attr_str(g, "tag", gdt_json_str_or(plan, "tag", "")) &&
+           attr_num(g, "engine_id", gdt_json_num_or(plan, "engine_id", -1)) &&
            attr_num(g, "backend", cJSON_IsTrue(cJSON_GetObjectItem(plan, "backend"))) &&
-           attr_num(g, "untimed_position", jnum(plan, "untimed", -1));
+           attr_num(g, "untimed_position", gdt_json_num_or(plan, "untimed", -1));
 }
 
 /* "cell": the cell group and its attributes; "plans": one group per plan. */
@@ -159,9 +148,9 @@ static bool on_cell(hid_t f, cell_families *cf, const cJSON *rec, bool plans)
         return false;
     bool ok = true;
     if (!plans) {
-        ok = attr_str(c, "shape", jstr(rec, "shape")) && attr_str(c, "key", jstr(rec, "key"));
+        ok = attr_str(c, "shape", gdt_json_str_or(rec, "shape", "")) && attr_str(c, "key", gdt_json_str_or(rec, "key", ""));
     } else {
-        ok = attr_str(c, "reference", jstr(rec, "reference"));
+        ok = attr_str(c, "reference", gdt_json_str_or(rec, "reference", ""));
         const cJSON *p;
         int i = 0;
         cJSON_ArrayForEach(p, cJSON_GetObjectItem(rec, "plans"))
@@ -180,23 +169,23 @@ static bool on_cell(hid_t f, cell_families *cf, const cJSON *rec, bool plans)
 
 static bool result_data(hid_t g, const cJSON *res)
 {
-    bool ok = attr_str(g, "disposition", jstr(res, "disposition")) &&
-              attr_str(g, "error", jstr(res, "error")) &&
-              attr_num(g, "build_s", jnum(res, "build_s", 0)) &&
-              attr_num(g, "time_us", jnum(res, "time_us", 0)) &&
-              attr_num(g, "noise", jnum(res, "noise", 0));
+    bool ok = attr_str(g, "disposition", gdt_json_str_or(res, "disposition", "")) &&
+              attr_str(g, "error", gdt_json_str_or(res, "error", "")) &&
+              attr_num(g, "build_s", gdt_json_num_or(res, "build_s", 0)) &&
+              attr_num(g, "time_us", gdt_json_num_or(res, "time_us", 0)) &&
+              attr_num(g, "noise", gdt_json_num_or(res, "noise", 0));
     const cJSON *b;
     cJSON_ArrayForEach(b, cJSON_GetObjectItem(res, "bursts"))
     {
         char name[64];
-        snprintf(name, sizeof name, "burst_%d", (int)jnum(b, "burst", 0));
+        snprintf(name, sizeof name, "burst_%d", (int)gdt_json_num_or(b, "burst", 0));
         hid_t bg = group(g, name);
         ok &= bg >= 0 && dataset(bg, "host_us", cJSON_GetObjectItem(b, "host_us")) &&
               dataset(bg, "device_us", cJSON_GetObjectItem(b, "device_us")) &&
               dataset(bg, "total_us", cJSON_GetObjectItem(b, "total_us")) &&
-              attr_num(bg, "median_device_us", jnum(b, "median_device_us", 0)) &&
-              attr_num(bg, "median_host_us", jnum(b, "median_host_us", 0)) &&
-              attr_num(bg, "rel_spread", jnum(b, "rel_spread", 0));
+              attr_num(bg, "median_device_us", gdt_json_num_or(b, "median_device_us", 0)) &&
+              attr_num(bg, "median_host_us", gdt_json_num_or(b, "median_host_us", 0)) &&
+              attr_num(bg, "rel_spread", gdt_json_num_or(b, "rel_spread", 0));
         if (bg >= 0)
             H5Gclose(bg);
     }
@@ -204,9 +193,9 @@ static bool result_data(hid_t g, const cJSON *res)
         ok &= dataset(g, "cold_us", cJSON_GetObjectItem(res, "cold_us"));
     const cJSON *clk = cJSON_GetObjectItem(res, "clocks");
     if (clk) /* what the clock probe saw while this plan was measured */
-        ok &= attr_num(g, "sm_clock_rated_mhz", jnum(clk, "rated_mhz", 0)) &&
-              attr_num(g, "sm_clock_min_mhz", jnum(clk, "min_mhz", 0)) &&
-              attr_num(g, "sm_clock_max_mhz", jnum(clk, "max_mhz", 0));
+        ok &= attr_num(g, "sm_clock_rated_mhz", gdt_json_num_or(clk, "rated_mhz", 0)) &&
+              attr_num(g, "sm_clock_min_mhz", gdt_json_num_or(clk, "min_mhz", 0)) &&
+              attr_num(g, "sm_clock_max_mhz", gdt_json_num_or(clk, "max_mhz", 0));
     return ok;
 }
 
@@ -216,7 +205,7 @@ static bool on_result(hid_t f, cell_families *cf, const cJSON *rec)
     if (!cell_group(f, cf, rec, &c))
         return false;
     char name[64];
-    snprintf(name, sizeof name, "plan_%03d", (int)jnum(rec, "plan", 0));
+    snprintf(name, sizeof name, "plan_%03d", (int)gdt_json_num_or(rec, "plan", 0));
     hid_t g = group(c, name);
     bool ok = g >= 0 && result_data(g, rec);
     if (g >= 0)
@@ -231,7 +220,7 @@ static bool write_records(hid_t f, const gdt_journal_lines *l, int *bad_line)
     bool ok = true;
     for (int i = 0; i < l->n && ok; i++) {
         cJSON *rec = cJSON_Parse(l->line[i]);
-        const char *type = jstr(rec, "type");
+        const char *type = gdt_json_str_or(rec, "type", "");
         if (!strcmp(type, "run"))
             ok = provenance(f, rec);
         else if (!strcmp(type, "cell") || !strcmp(type, "plans"))
