@@ -1,5 +1,17 @@
 /* Outputs read back as doubles in logical order, and compared with a
- * reference by relative L2 error (gdt_verify.h). */
+ * reference by relative L2 error (gdt_verify.h).
+ *
+ * The sweep verifies every plan of a cell against one reference, and a GEMM
+ * cell's C can hold 235M elements (16384 x 14336).  Converting each plan's
+ * output to a malloc'd double array and comparing it on one core with a
+ * double reference (1.9 GB each) cost seconds per plan, more than measuring
+ * it.  gdt_verifier keeps the reference as the device held it (its dtype and
+ * strides, so lossless and 4 bytes or fewer an element) or, for the small
+ * fp64 CPU reference, as logical doubles; it copies each plan's output into
+ * one host buffer reused for the whole cell (pinned when possible); and both
+ * paths compare in chunks of logical elements spread over every core, whose
+ * sums are added in chunk order, so the error does not depend on the
+ * number of threads. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +42,13 @@ static void to_logical(const gdt_problem *p, gdt_operand_role r, const void *raw
                     v[i++] = gdt__dtype_load(t, raw, a * s[0] + b * s[1] + c * s[2] + x * s[3]);
 }
 
+/* Plans may run on any stream, blocking or not: drain them all. */
+static gdt_status drain(gdt_error *e)
+{
+    GDT_CHECK_CUDA(e, cudaDeviceSynchronize());
+    return GDT_STATUS_OK;
+}
+
 static gdt_status copy_back(void *dst, const void *src, size_t n, gdt_error *e)
 {
     GDT_CHECK_CUDA(e, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost));
@@ -55,15 +74,25 @@ static gdt_status read_one(const gdt_buffers *b, gdt_outputs *out, int i, gdt_er
     return GDT_STATUS_OK;
 }
 
+/* The output roles of a problem's family, in family order. */
+static int output_roles(gdt_family f, gdt_operand_role out[4])
+{
+    gdt_operand_role roles[GDT_OPERAND_COUNT];
+    int nout = 0, n = gdt_family_operands(f, roles, &nout), k = 0;
+    for (int i = 0; i < nout && i < 4; i++)
+        out[k++] = roles[n - nout + i];
+    return k;
+}
+
 gdt_status gdt_outputs_read(const gdt_buffers *b, gdt_outputs *out, gdt_error *e)
 {
     *out = (gdt_outputs){0};
-    gdt_operand_role roles[GDT_OPERAND_COUNT];
-    int nout = 0, n = gdt_family_operands(b->problem.family, roles, &nout);
+    gdt_operand_role roles[4];
+    int nout = output_roles(b->problem.family, roles);
     /* Plans may run on any stream, blocking or not: drain them all. */
     GDT_CHECK_CUDA(e, cudaDeviceSynchronize());
-    for (int i = 0; i < nout && i < 4; i++) {
-        out->role[i] = roles[n - nout + i];
+    for (int i = 0; i < nout; i++) {
+        out->role[i] = roles[i];
         out->n = i + 1;
         gdt_status st = read_one(b, out, i, e);
         if (st != GDT_STATUS_OK) {
@@ -74,37 +103,107 @@ gdt_status gdt_outputs_read(const gdt_buffers *b, gdt_outputs *out, gdt_error *e
     return GDT_STATUS_OK;
 }
 
-/* ------------------------------------------------------------ compare */
+/* ------------------------------------------------------------ relative L2 */
 
-typedef struct diff {
-    double err;          /* relative L2 error, NaN when any element is not finite */
+/* One side of a comparison: an array in an operand's device format, read
+ * at the stride offset of each logical element, or logical doubles. */
+typedef struct side {
+    const void *base;
+    gdt_dtype t;
+    bool logical;
+} side;
+
+/* What one chunk of logical elements contributes. */
+typedef struct part {
+    double num, den;
     size_t bad;          /* elements NaN or infinite where the reference is not the same */
-    size_t first_bad;
-} diff;
+    size_t first_bad;    /* logical index */
+    double got_bad, ref_bad;
+} part;
+
+/* At most this many chunks (sums kept on the stack); at least this many
+ * elements in one, so that a small output is not split across threads. */
+enum { MAX_CHUNKS = 1024, MIN_CHUNK = 1 << 14 };
+
+typedef struct cmp_job {
+    side got, ref;
+    int64_t d[4], s[4];
+    size_t n, chunk;
+    part *parts;
+} cmp_job;
+
+static inline double load(const side *sd, size_t i, int64_t off)
+{
+    if (sd->logical)
+        return ((const double *)sd->base)[i];
+    if (sd->t == GDT_DTYPE_FP32)
+        return ((const float *)sd->base)[off];
+    return gdt__dtype_load(sd->t, sd->base, off);
+}
 
 /* Equal values (infinities included: a fully masked row's log-sum-exp is
- * -inf on both sides) contribute nothing; any other non-finite pair makes the
- * error NaN.  A zero reference norm falls back to the absolute error. */
-static diff rel_l2(const double *got, const double *ref, size_t n)
+ * -inf on both sides) contribute nothing; any other non-finite pair is
+ * counted bad.  Always the same arithmetic per element, whoever calls. */
+static inline void accumulate(part *pt, double g, double r, size_t i)
 {
-    diff d = {0.0, 0, 0};
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        if (got[i] == ref[i]) {
-            den += isfinite(ref[i]) ? ref[i] * ref[i] : 0.0;
-            continue;
-        }
-        if (!isfinite(got[i]) || !isfinite(ref[i])) {
-            if (!d.bad++)
-                d.first_bad = i;
-            continue;
-        }
-        num += (got[i] - ref[i]) * (got[i] - ref[i]);
-        den += ref[i] * ref[i];
+    if (g == r) {
+        pt->den += isfinite(r) ? r * r : 0.0;
+        return;
     }
-    d.err = d.bad ? NAN : den > 0.0 ? sqrt(num / den) : sqrt(num);
-    return d;
+    if (!isfinite(g) || !isfinite(r)) {
+        if (!pt->bad++)
+            pt->first_bad = i, pt->got_bad = g, pt->ref_bad = r;
+        return;
+    }
+    pt->num += (g - r) * (g - r);
+    pt->den += r * r;
 }
+
+/* Chunk k: logical elements [k * chunk, ...), walked through the strides
+ * with a carry from the innermost dimension out. */
+static void cmp_chunk(const void *ctx, int64_t k)
+{
+    const cmp_job *j = ctx;
+    size_t i0 = (size_t)k * j->chunk, i1 = i0 + j->chunk < j->n ? i0 + j->chunk : j->n;
+    int64_t c[4], rest = (int64_t)i0, off = 0;
+    for (int a = 3; a >= 0; a--) {
+        c[a] = rest % j->d[a], rest /= j->d[a];
+        off += c[a] * j->s[a];
+    }
+    part pt = {0};
+    for (size_t i = i0; i < i1; i++) {
+        accumulate(&pt, load(&j->got, i, off), load(&j->ref, i, off), i);
+        off += j->s[3];
+        for (int a = 3; a > 0 && ++c[a] == j->d[a]; a--) {
+            c[a] = 0;
+            off += j->s[a - 1] - j->d[a] * j->s[a];
+        }
+    }
+    j->parts[k] = pt;
+}
+
+/* The error, NaN when any element is bad; a zero reference norm falls back
+ * to the absolute error. */
+static part rel_l2(const side *got, const side *ref, const int64_t d[4], const int64_t s[4],
+                   size_t n, double *err)
+{
+    part parts[MAX_CHUNKS], sum = {0};
+    size_t chunk = (n + MAX_CHUNKS - 1) / MAX_CHUNKS;
+    chunk = chunk < MIN_CHUNK ? MIN_CHUNK : chunk;
+    cmp_job j = {*got, *ref, {d[0], d[1], d[2], d[3]}, {s[0], s[1], s[2], s[3]}, n, chunk, parts};
+    int64_t nchunks = n ? (int64_t)((n + chunk - 1) / chunk) : 0;
+    gdt__parallel_for(nchunks, cmp_chunk, &j);
+    for (int64_t k = 0; k < nchunks; k++) {
+        if (parts[k].bad && !sum.bad)
+            sum.first_bad = parts[k].first_bad, sum.got_bad = parts[k].got_bad,
+            sum.ref_bad = parts[k].ref_bad;
+        sum.num += parts[k].num, sum.den += parts[k].den, sum.bad += parts[k].bad;
+    }
+    *err = sum.bad ? NAN : sum.den > 0.0 ? sqrt(sum.num / sum.den) : sqrt(sum.num);
+    return sum;
+}
+
+/* ------------------------------------------------------------ judgement */
 
 static int find_role(const gdt_outputs *o, gdt_operand_role r)
 {
@@ -129,26 +228,31 @@ static void note(char *msg, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
-static void judge(const gdt_problem *p, gdt_operand_role r, const double *got, const double *ref,
-                  size_t n, double bound, double *err, char *msg, size_t cap)
+static gdt_dtype problem_dtype(const gdt_problem *p)
 {
-    diff d = rel_l2(got, ref, n);
-    *err = d.err;
-    const char *dt = gdt_dtype_name(p->family == GDT_FAMILY_GEMM ? p->u.gemm.dtype : p->u.sdpa.dtype);
-    if (d.bad)
+    return p->family == GDT_FAMILY_GEMM ? p->u.gemm.dtype : p->u.sdpa.dtype;
+}
+
+static void judge(const gdt_problem *p, gdt_operand_role r, const part *d, double err, size_t n,
+                  char *msg, size_t cap)
+{
+    gdt_dtype dt = problem_dtype(p);
+    double bound = gdt_dtype_tolerance(dt);
+    if (d->bad)
         note(msg, cap, "%s: %zu of %zu elements NaN or infinite (first at logical index %zu: got %g, "
                        "expected %g); bound %.3g (%s)",
-             gdt_operand_name(r), d.bad, n, d.first_bad, got[d.first_bad], ref[d.first_bad], bound, dt);
-    else if (!(d.err <= bound))
+             gdt_operand_name(r), d->bad, n, d->first_bad, d->got_bad, d->ref_bad, bound,
+             gdt_dtype_name(dt));
+    else if (!(err <= bound))
         note(msg, cap, "%s: relative L2 error %.3g exceeds the %s bound %.3g", gdt_operand_name(r),
-             d.err, dt, bound);
+             err, gdt_dtype_name(dt), bound);
 }
+
+static const int64_t FLAT_D[4] = {1, 1, 1, 1}, FLAT_S[4] = {0, 0, 0, 1};
 
 gdt_status gdt_outputs_compare(const gdt_problem *p, const gdt_outputs *got, const gdt_outputs *ref,
                                double err[4], gdt_error *e)
 {
-    gdt_dtype dt = p->family == GDT_FAMILY_GEMM ? p->u.gemm.dtype : p->u.sdpa.dtype;
-    double bound = gdt_dtype_tolerance(dt);
     char msg[GDT_ERROR_MAX - 64] = "";
     for (int i = 0; i < 4; i++)
         err[i] = 0.0;
@@ -159,8 +263,187 @@ gdt_status gdt_outputs_compare(const gdt_problem *p, const gdt_outputs *got, con
                                  "compare: output %s: reference has %zu elements, result has %zu",
                                  gdt_operand_name(ref->role[i]), ref->count[i],
                                  g < 0 ? (size_t)0 : got->count[g]);
-        judge(p, ref->role[i], got->data[g], ref->data[i], ref->count[i], bound, &err[i], msg, sizeof msg);
+        side gs = {got->data[g], GDT_DTYPE_FP32, true}, rs = {ref->data[i], GDT_DTYPE_FP32, true};
+        int64_t d[4] = {FLAT_D[0], FLAT_D[1], FLAT_D[2], (int64_t)ref->count[i]};
+        part sum = rel_l2(&gs, &rs, d, FLAT_S, ref->count[i], &err[i]);
+        judge(p, ref->role[i], &sum, err[i], ref->count[i], msg, sizeof msg);
     }
+    if (msg[0])
+        return gdt_error_set(e, GDT_STATUS_INCORRECT, "%s", msg);
+    return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ verifier */
+
+struct gdt_verifier {
+    gdt_problem problem;
+    int n;
+    gdt_operand_role role[4];
+    size_t count[4];
+    gdt_dtype dtype[4];
+    int64_t dims[4][4], strides[4][4];
+    void *ref[4];          /* device format (span bytes) or logical doubles */
+    bool ref_logical[4];
+    void *stage;           /* one output's span, reused by every check */
+    size_t stage_bytes;
+    bool pinned;
+};
+
+void gdt_verifier_destroy(gdt_verifier *v)
+{
+    if (!v)
+        return;
+    for (int i = 0; i < 4; i++)
+        free(v->ref[i]);
+    if (v->pinned)
+        cudaFreeHost(v->stage);
+    else
+        free(v->stage);
+    free(v);
+}
+
+static gdt_status pin(void **p, size_t n, gdt_error *e)
+{
+    GDT_CHECK_CUDA(e, cudaMallocHost(p, n));
+    return GDT_STATUS_OK;
+}
+
+/* The staging buffer: pinned memory copies back at full bus speed; plain
+ * memory when pinning fails (only slower). */
+static gdt_status verifier_alloc(const gdt_buffers *b, gdt_verifier **out, gdt_error *e)
+{
+    gdt_verifier *v = calloc(1, sizeof *v);
+    if (!v)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "verifier: out of memory");
+    v->problem = b->problem;
+    v->n = output_roles(b->problem.family, v->role);
+    for (int i = 0; i < v->n; i++) {
+        size_t bytes = b->ops.bytes[v->role[i]];
+        v->count[i] = gdt__operand_count(&b->problem, v->role[i]);
+        v->dtype[i] = gdt_operand_dtype(&b->problem, v->role[i]);
+        gdt__operand_geometry(&b->problem, v->role[i], v->dims[i], v->strides[i]);
+        v->stage_bytes = bytes > v->stage_bytes ? bytes : v->stage_bytes;
+    }
+    gdt_error pe;
+    v->pinned = pin(&v->stage, v->stage_bytes ? v->stage_bytes : 1, &pe) == GDT_STATUS_OK;
+    if (!v->pinned)
+        v->stage = malloc(v->stage_bytes ? v->stage_bytes : 1);
+    *out = v;
+    if (!v->stage)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "verifier: staging %zu bytes", v->stage_bytes);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status keep_device(gdt_verifier *v, const gdt_buffers *b, int i, gdt_error *e)
+{
+    gdt_operand_role r = v->role[i];
+    size_t bytes = b->ops.bytes[r];
+    gdt_error ce;
+    if (!(v->ref[i] = malloc(bytes ? bytes : 1)))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "verifier: reference %s: %zu bytes",
+                             gdt_operand_name(r), bytes);
+    if (copy_back(v->ref[i], b->ops.ptr[r], bytes, &ce) != GDT_STATUS_OK)
+        return gdt_error_set(e, ce.status, "verifier: copying reference %s back: %s",
+                             gdt_operand_name(r), ce.msg);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_verifier_create_device(const gdt_buffers *b, gdt_verifier **out, gdt_error *e)
+{
+    *out = NULL;
+    gdt_verifier *v = NULL;
+    gdt_status st = verifier_alloc(b, &v, e);
+    if (st == GDT_STATUS_OK)
+        st = drain(e);
+    for (int i = 0; st == GDT_STATUS_OK && i < v->n; i++)
+        st = keep_device(v, b, i, e);
+    if (st != GDT_STATUS_OK) {
+        gdt_verifier_destroy(v);
+        return st;
+    }
+    *out = v;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status keep_logical(gdt_verifier *v, const gdt_outputs *ref, int i, gdt_error *e)
+{
+    int g = find_role(ref, v->role[i]);
+    if (g < 0 || ref->count[g] != v->count[i])
+        return gdt_error_set(e, GDT_STATUS_INTERNAL,
+                             "compare: output %s: reference has %zu elements, result has %zu",
+                             gdt_operand_name(v->role[i]), g < 0 ? (size_t)0 : ref->count[g], v->count[i]);
+    size_t bytes = sizeof(double) * v->count[i];
+    if (!(v->ref[i] = malloc(bytes ? bytes : 1)))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "verifier: reference %s: %zu bytes",
+                             gdt_operand_name(v->role[i]), bytes);
+    memcpy(v->ref[i], ref->data[g], bytes);
+    v->ref_logical[i] = true;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_verifier_create(const gdt_buffers *b, const gdt_outputs *ref, gdt_verifier **out,
+                               gdt_error *e)
+{
+    *out = NULL;
+    gdt_verifier *v = NULL;
+    gdt_status st = verifier_alloc(b, &v, e);
+    for (int i = 0; st == GDT_STATUS_OK && i < v->n; i++)
+        st = keep_logical(v, ref, i, e);
+    if (st != GDT_STATUS_OK) {
+        gdt_verifier_destroy(v);
+        return st;
+    }
+    *out = v;
+    return GDT_STATUS_OK;
+}
+
+/* The device-format reference is read at b's stride offsets: b's outputs
+ * must have the reference's dtype, dims and strides. */
+static bool same_layout(const gdt_verifier *v, const gdt_buffers *b)
+{
+    if (b->problem.family != v->problem.family)
+        return false;
+    for (int i = 0; i < v->n; i++) {
+        int64_t d[4], s[4];
+        gdt__operand_geometry(&b->problem, v->role[i], d, s);
+        if (memcmp(d, v->dims[i], sizeof d) || memcmp(s, v->strides[i], sizeof s) ||
+            gdt_operand_dtype(&b->problem, v->role[i]) != v->dtype[i] ||
+            b->ops.bytes[v->role[i]] > v->stage_bytes)
+            return false;
+    }
+    return true;
+}
+
+/* One output: its span copied into the staging buffer, compared through
+ * the strides of b's problem. */
+static gdt_status check_one(gdt_verifier *v, const gdt_buffers *b, int i, double *err, char *msg,
+                            size_t cap, gdt_error *e)
+{
+    gdt_operand_role r = v->role[i];
+    gdt_error ce;
+    if (copy_back(v->stage, b->ops.ptr[r], b->ops.bytes[r], &ce) != GDT_STATUS_OK)
+        return gdt_error_set(e, ce.status, "outputs: copying %s back: %s", gdt_operand_name(r), ce.msg);
+    side gs = {v->stage, v->dtype[i], false}, rs = {v->ref[i], v->dtype[i], v->ref_logical[i]};
+    part sum = rel_l2(&gs, &rs, v->dims[i], v->strides[i], v->count[i], err);
+    judge(&b->problem, r, &sum, *err, v->count[i], msg, cap);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_verifier_check(gdt_verifier *v, const gdt_buffers *b, double err[4], int *nerr,
+                              gdt_error *e)
+{
+    char msg[GDT_ERROR_MAX - 64] = "";
+    for (int i = 0; i < 4; i++)
+        err[i] = 0.0;
+    *nerr = v->n;
+    if (!same_layout(v, b))
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "verifier: the %s outputs' dtype, dims or "
+                             "strides differ from the reference's", gdt_family_name(b->problem.family));
+    gdt_status st = drain(e);
+    for (int i = 0; i < v->n && st == GDT_STATUS_OK; i++)
+        st = check_one(v, b, i, &err[i], msg, sizeof msg, e);
+    if (st != GDT_STATUS_OK)
+        return st;
     if (msg[0])
         return gdt_error_set(e, GDT_STATUS_INCORRECT, "%s", msg);
     return GDT_STATUS_OK;

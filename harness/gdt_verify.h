@@ -94,4 +94,30 @@ void gdt__parallel_for(int64_t n, void (*fn)(const void *ctx, int64_t i), const 
 /* Logical element count of an operand (product of its dims). */
 size_t gdt__operand_count(const gdt_problem *p, gdt_operand_role r);
 
+/* Verification of many plans against one reference on the same buffers
+ * (the sweep's cell), without a per-plan double copy of the outputs: the
+ * reference is kept in the output's device format (dtype and strides, as
+ * the reference plan left it: lossless) or, from gdt_reference_cpu, as
+ * logical doubles; each check copies an output's span into one host buffer
+ * reused for the verifier's life (pinned when possible) and accumulates the
+ * relative-L2 sums in chunks of logical elements over every core, added in
+ * chunk order (the result does not depend on the thread count).  Statuses,
+ * errors and messages are those of gdt_outputs_read + gdt_outputs_compare:
+ * NaN never passes, equal infinities contribute nothing, INCORRECT names
+ * the operand, the error and the bound. */
+typedef struct gdt_verifier gdt_verifier;
+/* The reference: b's outputs as they are now on the device. */
+gdt_status gdt_verifier_create_device(const gdt_buffers *b, gdt_verifier **out, gdt_error *e);
+/* The reference: logical doubles for every output of b's problem (copied);
+ * INTERNAL naming the output when one is missing or its count differs. */
+gdt_status gdt_verifier_create(const gdt_buffers *b, const gdt_outputs *ref, gdt_verifier **out,
+                               gdt_error *e);
+void gdt_verifier_destroy(gdt_verifier *v);
+/* Compares b's outputs (on the device, after draining every stream) with
+ * the reference.  b's outputs must have the reference buffers' dtype, dims
+ * and strides (INTERNAL otherwise).  err[i] is output i's error in family
+ * order, *nerr the number of outputs. */
+gdt_status gdt_verifier_check(gdt_verifier *v, const gdt_buffers *b, double err[4], int *nerr,
+                              gdt_error *e);
+
 #endif

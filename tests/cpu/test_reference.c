@@ -440,6 +440,15 @@ cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k) 
 cudaError_t cudaMemset(void *p, int v, size_t n) { memset(p, v, n); return cudaSuccess; }
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s) { (void)s; memset(p, v, n); return cudaSuccess; }
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+/* Pinned host memory is host memory; the count shows the verifier frees it. */
+static int sim_pinned;
+cudaError_t cudaMallocHost(void **p, size_t n)
+{
+    *p = malloc(n);
+    sim_pinned += *p != NULL;
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFreeHost(void *p) { sim_pinned -= p != NULL; free(p); return cudaSuccess; }
 
 static gdt_problem parsed(gdt_family f, const char *spec)
 {
@@ -615,6 +624,150 @@ static void sim_forward_into_backward(void)
     gdt_buffers_destroy(b);
 }
 
+/* ------------------------------------------------------------ verifier */
+
+/* Writes logical doubles into a (simulated) device output through its
+ * strides. */
+static void store_output(gdt_buffers *b, gdt_operand_role r, const double *v)
+{
+    int64_t d[4], s[4], k = 0;
+    gdt_dtype t = gdt_operand_dtype(&b->problem, r);
+    gdt__operand_geometry(&b->problem, r, d, s);
+    for (int64_t x = 0; x < d[0]; x++)
+        for (int64_t y = 0; y < d[1]; y++)
+            for (int64_t z = 0; z < d[2]; z++)
+                for (int64_t w = 0; w < d[3]; w++)
+                    gdt__dtype_store(t, b->ops.ptr[r], x * s[0] + y * s[1] + z * s[2] + w * s[3], v[k++]);
+}
+
+/* The verifier against the read-then-compare path on the same buffers:
+ * the same status, the same message (byte for byte) and the same errors. */
+static void same_as_compare(gdt_verifier *v, gdt_buffers *b, const gdt_outputs *ref, gdt_status want)
+{
+    gdt_outputs got;
+    gdt_error e1 = {0}, e2 = {0};
+    double err1[4], err2[4];
+    int n = 0;
+    CHECK_INT(gdt_outputs_read(b, &got, &e1), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_outputs_compare(&b->problem, &got, ref, err1, &e1), ==, want);
+    CHECK_INT(gdt_verifier_check(v, b, err2, &n, &e2), ==, want);
+    CHECK_INT(n, ==, ref->n);
+    CHECK_STR(e2.msg, e1.msg);
+    for (int i = 0; i < n; i++)
+        CHECK(err1[i] == err2[i] || (isnan(err1[i]) && isnan(err2[i])));
+    gdt_outputs_free(&got);
+}
+
+/* Element k of output r (logical index), through the strides. */
+static int64_t offset_of(const gdt_problem *p, gdt_operand_role r, int64_t k)
+{
+    int64_t d[4], s[4], off = 0;
+    gdt__operand_geometry(p, r, d, s);
+    for (int a = 3; a >= 0; a--)
+        off += (k % d[a]) * s[a], k /= d[a];
+    return off;
+}
+
+/* Reference from the fp64 CPU one (logical doubles) and from the device
+ * (device format), over outputs large enough for several chunks and with
+ * strides (bshd): poison, a correct result, NaNs in two chunks (the first
+ * named), a 10% error, equal and unequal infinities. */
+static void sim_verifier(gdt_family f, const char *spec)
+{
+    gdt_problem p = parsed(f, spec);
+    gdt_buffers *b = NULL;
+    gdt_verifier *vc = NULL, *vd = NULL;
+    gdt_outputs ref, dev;
+    gdt_error e;
+    CHECK_INT(gdt_buffers_create(&p, 5, &b, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_reference_cpu(b, 1e9, &ref, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_verifier_create(b, &ref, &vc, &e), ==, GDT_STATUS_OK);
+    if (!b || !vc)
+        return;
+    same_as_compare(vc, b, &ref, GDT_STATUS_INCORRECT); /* poison */
+    for (int i = 0; i < ref.n; i++)
+        store_output(b, ref.role[i], ref.data[i]);
+    same_as_compare(vc, b, &ref, GDT_STATUS_OK);
+    CHECK_INT(gdt_verifier_create_device(b, &vd, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_outputs_read(b, &dev, &e), ==, GDT_STATUS_OK);
+    same_as_compare(vd, b, &dev, GDT_STATUS_OK);
+    gdt_operand_role r = ref.role[0];
+    gdt_dtype t = gdt_operand_dtype(&p, r);
+    int64_t late = (int64_t)ref.count[0] - 3, early = (int64_t)ref.count[0] / 2 + 1;
+    gdt__dtype_store(t, b->ops.ptr[r], offset_of(&p, r, late), NAN);
+    gdt__dtype_store(t, b->ops.ptr[r], offset_of(&p, r, early), NAN);
+    same_as_compare(vd, b, &dev, GDT_STATUS_INCORRECT);
+    char want[160];
+    snprintf(want, sizeof want, "%s: 2 of %zu elements NaN or infinite (first at logical index %lld: got nan",
+             gdt_operand_name(r), ref.count[0], (long long)early);
+    gdt_error e2;
+    double err[4];
+    int n;
+    CHECK_INT(gdt_verifier_check(vd, b, err, &n, &e2), ==, GDT_STATUS_INCORRECT);
+    CHECK_CONTAINS(e2.msg, want);
+    CHECK(isnan(err[0]));
+    double *scaled = malloc(sizeof *scaled * ref.count[0]);
+    for (size_t i = 0; i < ref.count[0]; i++)
+        scaled[i] = dev.data[0][i] * 1.1;
+    store_output(b, r, scaled);
+    same_as_compare(vd, b, &dev, GDT_STATUS_INCORRECT);
+    CHECK_INT(gdt_verifier_check(vd, b, err, &n, &e2), ==, GDT_STATUS_INCORRECT);
+    CHECK(fabs(err[0] - 0.1) < 2e-3);
+    snprintf(want, sizeof want, "%s: relative L2 error %.3g exceeds the", gdt_operand_name(r), err[0]);
+    CHECK_CONTAINS(e2.msg, want);
+    free(scaled);
+    gdt_outputs_free(&dev);
+    gdt_outputs_free(&ref);
+    gdt_verifier_destroy(vc);
+    gdt_verifier_destroy(vd);
+    gdt_buffers_destroy(b);
+}
+
+/* Equal infinities pass and unequal ones fail on the device-format path;
+ * a verifier refuses buffers of another layout and references that miss an
+ * output; the staging buffer is pinned and freed. */
+static void sim_verifier_edges(void)
+{
+    gdt_problem p = parsed(GDT_FAMILY_GEMM, "m=40,n=24,k=16"), q = parsed(GDT_FAMILY_GEMM, "m=24,n=40,k=16");
+    gdt_buffers *b = NULL, *c = NULL;
+    gdt_verifier *v = NULL;
+    gdt_error e;
+    double err[4];
+    int n;
+    CHECK_INT(gdt_buffers_create(&p, 5, &b, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_buffers_create(&q, 5, &c, &e), ==, GDT_STATUS_OK);
+    if (!b || !c)
+        return;
+    double *ones = malloc(sizeof *ones * 960);
+    for (int i = 0; i < 960; i++)
+        ones[i] = i == 7 ? -INFINITY : 1.0;
+    store_output(b, GDT_OPERAND_C, ones);
+    int pinned = sim_pinned;
+    CHECK_INT(gdt_verifier_create_device(b, &v, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(sim_pinned, ==, pinned + 1);
+    CHECK_INT(gdt_verifier_check(v, b, err, &n, &e), ==, GDT_STATUS_OK);
+    CHECK(err[0] == 0.0);
+    ones[7] = INFINITY;
+    store_output(b, GDT_OPERAND_C, ones);
+    CHECK_INT(gdt_verifier_check(v, b, err, &n, &e), ==, GDT_STATUS_INCORRECT);
+    CHECK_STR(e.msg, "C: 1 of 960 elements NaN or infinite (first at logical index 7: got inf, "
+                     "expected -inf); bound 0.02 (bf16)");
+    CHECK_INT(gdt_verifier_check(v, c, err, &n, &e), ==, GDT_STATUS_INTERNAL);
+    CHECK_STR(e.msg, "verifier: the gemm outputs' dtype, dims or strides differ from the reference's");
+    gdt_verifier_destroy(v);
+    CHECK_INT(sim_pinned, ==, pinned);
+    gdt_outputs none = {0};
+    v = (gdt_verifier *)&none;
+    CHECK_INT(gdt_verifier_create(b, &none, &v, &e), ==, GDT_STATUS_INTERNAL);
+    CHECK_STR(e.msg, "compare: output C: reference has 0 elements, result has 960");
+    CHECK(v == NULL);
+    CHECK_INT(sim_pinned, ==, pinned);
+    gdt_verifier_destroy(NULL);
+    free(ones);
+    gdt_buffers_destroy(b);
+    gdt_buffers_destroy(c);
+}
+
 /* No device, and a bad problem: named refusals, nothing allocated. */
 static void sim_refusals(void)
 {
@@ -641,6 +794,10 @@ static void test_simulated_device(void)
     sim_bwd_inputs();
     sim_forward_into_backward();
     sim_refusals();
+    sim_verifier(GDT_FAMILY_GEMM, "m=256,n=160,k=32");
+    sim_verifier(GDT_FAMILY_SDPA_FWD, "b=2,h_q=4,h_kv=2,s_q=64,s_kv=80,d=64,layout=bshd,causal=bottom_right");
+    sim_verifier(GDT_FAMILY_SDPA_BWD, "b=1,h_q=2,h_kv=1,s_q=64,s_kv=64,d=64,causal=1");
+    sim_verifier_edges();
 }
 
 int main(void)
