@@ -115,7 +115,7 @@ typedef struct side {
 
 /* What one chunk of logical elements contributes. */
 typedef struct part {
-    double num, den;
+    double num[4], den[4]; /* by logical index mod 4 (block_sums) */
     size_t bad;          /* elements NaN or infinite where the reference is not the same */
     size_t first_bad;    /* logical index */
     double got_bad, ref_bad;
@@ -132,31 +132,99 @@ typedef struct cmp_job {
     part *parts;
 } cmp_job;
 
+static inline double bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
 static inline double load(const side *sd, size_t i, int64_t off)
 {
     if (sd->logical)
         return ((const double *)sd->base)[i];
     if (sd->t == GDT_DTYPE_FP32)
         return ((const float *)sd->base)[off];
+    if (sd->t == GDT_DTYPE_BF16)
+        return bf16(((const uint16_t *)sd->base)[off]);
     return gdt__dtype_load(sd->t, sd->base, off);
 }
 
-/* Equal values (infinities included: a fully masked row's log-sum-exp is
- * -inf on both sides) contribute nothing; any other non-finite pair is
- * counted bad.  Always the same arithmetic per element, whoever calls. */
-static inline void accumulate(part *pt, double g, double r, size_t i)
+/* One pair.  Finite pairs add (g - r)^2 and r^2 (equal ones r^2 alone, as
+ * their difference is 0); equal infinities (a fully masked row's
+ * log-sum-exp is -inf on both sides) contribute nothing; any other
+ * non-finite pair is counted bad. */
+static inline void pair(part *pt, double a, double b, size_t idx, double *num, double *den)
 {
-    if (g == r) {
-        pt->den += isfinite(r) ? r * r : 0.0;
+    if (isfinite(a) && isfinite(b)) {
+        *num += (a - b) * (a - b);
+        *den += b * b;
+    } else if (!(a == b) && !pt->bad++) {
+        pt->first_bad = idx, pt->got_bad = a, pt->ref_bad = b;
+    }
+}
+
+/* Sums over len loaded pairs from logical index i, into four sums per
+ * quantity by logical index mod 4: one chain of dependent adds would bound
+ * the loop at one element per add latency, and tying the four to the
+ * logical index keeps the result independent of how a chunk is cut into
+ * rows and blocks. */
+static void block_sums(part *pt, const double *g, const double *r, size_t i, size_t len)
+{
+    size_t k = 0;
+    for (; k < len && (i + k) % 4; k++)
+        pair(pt, g[k], r[k], i + k, &pt->num[(i + k) % 4], &pt->den[(i + k) % 4]);
+    double n0 = pt->num[0], n1 = pt->num[1], n2 = pt->num[2], n3 = pt->num[3];
+    double d0 = pt->den[0], d1 = pt->den[1], d2 = pt->den[2], d3 = pt->den[3];
+    for (; k + 4 <= len; k += 4) {
+        pair(pt, g[k], r[k], i + k, &n0, &d0);
+        pair(pt, g[k + 1], r[k + 1], i + k + 1, &n1, &d1);
+        pair(pt, g[k + 2], r[k + 2], i + k + 2, &n2, &d2);
+        pair(pt, g[k + 3], r[k + 3], i + k + 3, &n3, &d3);
+    }
+    pt->num[0] = n0, pt->num[1] = n1, pt->num[2] = n2, pt->num[3] = n3;
+    pt->den[0] = d0, pt->den[1] = d1, pt->den[2] = d2, pt->den[3] = d3;
+    for (; k < len; k++)
+        pair(pt, g[k], r[k], i + k, &pt->num[(i + k) % 4], &pt->den[(i + k) % 4]);
+}
+
+enum { BLOCK = 512 };
+
+/* len elements of one innermost row from logical index i, stride offset
+ * off, loaded BLOCK at a time.  The common pairings get their own loads:
+ * they are most of a comparison's time, and a 235M-element output is
+ * compared per plan. */
+static void row(const side *g, const side *r, size_t i, int64_t off, int64_t st, size_t len,
+                part *pt)
+{
+    if (g->logical && r->logical) {
+        block_sums(pt, (const double *)g->base + i, (const double *)r->base + i, i, len);
         return;
     }
-    if (!isfinite(g) || !isfinite(r)) {
-        if (!pt->bad++)
-            pt->first_bad = i, pt->got_bad = g, pt->ref_bad = r;
-        return;
+    bool same = !g->logical && !r->logical && g->t == r->t;
+    double ga[BLOCK], ra[BLOCK];
+    for (size_t k0 = 0; k0 < len; k0 += BLOCK) {
+        size_t n = len - k0 < BLOCK ? len - k0 : BLOCK;
+        int64_t o = off + (int64_t)k0 * st;
+        if (same && g->t == GDT_DTYPE_BF16 && st == 1) { /* unit stride: vectorized */
+            const uint16_t *a = (const uint16_t *)g->base + o, *b = (const uint16_t *)r->base + o;
+            for (size_t k = 0; k < n; k++)
+                ga[k] = bf16(a[k]), ra[k] = bf16(b[k]);
+        } else if (same && g->t == GDT_DTYPE_BF16) {
+            const uint16_t *a = g->base, *b = r->base;
+            for (size_t k = 0; k < n; k++, o += st)
+                ga[k] = bf16(a[o]), ra[k] = bf16(b[o]);
+        } else if (same && g->t == GDT_DTYPE_FP32) {
+            const float *a = g->base, *b = r->base;
+            for (size_t k = 0; k < n; k++, o += st)
+                ga[k] = a[o], ra[k] = b[o];
+        } else {
+            for (size_t k = 0; k < n; k++, o += st)
+                ga[k] = load(g, i + k0 + k, o), ra[k] = load(r, i + k0 + k, o);
+        }
+        block_sums(pt, ga, ra, i + k0, n);
     }
-    pt->num += (g - r) * (g - r);
-    pt->den += r * r;
 }
 
 /* Chunk k: logical elements [k * chunk, ...), walked through the strides
@@ -171,15 +239,40 @@ static void cmp_chunk(const void *ctx, int64_t k)
         off += c[a] * j->s[a];
     }
     part pt = {0};
-    for (size_t i = i0; i < i1; i++) {
-        accumulate(&pt, load(&j->got, i, off), load(&j->ref, i, off), i);
-        off += j->s[3];
-        for (int a = 3; a > 0 && ++c[a] == j->d[a]; a--) {
-            c[a] = 0;
+    for (size_t i = i0; i < i1;) {
+        /* the rest of an innermost row at once, then the carry */
+        size_t run = (size_t)(j->d[3] - c[3]) < i1 - i ? (size_t)(j->d[3] - c[3]) : i1 - i;
+        row(&j->got, &j->ref, i, off, j->s[3], run, &pt);
+        off += (int64_t)run * j->s[3];
+        i += run, c[3] += (int64_t)run;
+        for (int a = 3; a > 0 && c[a] == j->d[a]; a--) {
+            c[a] = 0, c[a - 1]++;
             off += j->s[a - 1] - j->d[a] * j->s[a];
         }
     }
     j->parts[k] = pt;
+}
+
+/* The same logical order with as long an innermost run as possible: dims
+ * of 1 dropped (a GEMM's C is (batch, row, col, 1)) and a dim merged into
+ * the one inside it when they are contiguous, right-aligned in 4 slots. */
+static void coalesce(const int64_t d[4], const int64_t s[4], int64_t od[4], int64_t os[4])
+{
+    int n = 0;
+    int64_t cd[4], cs[4];
+    for (int a = 0; a < 4; a++) {
+        if (d[a] == 1)
+            continue;
+        if (n && cs[n - 1] == d[a] * s[a])
+            cd[n - 1] *= d[a], cs[n - 1] = s[a];
+        else
+            cd[n] = d[a], cs[n] = s[a], n++;
+    }
+    for (int a = 0; a < 4; a++) {
+        int from = a - (4 - n);
+        od[a] = from >= 0 ? cd[from] : 1;
+        os[a] = from >= 0 ? cs[from] : 0;
+    }
 }
 
 /* The error, NaN when any element is bad; a zero reference norm falls back
@@ -188,18 +281,22 @@ static part rel_l2(const side *got, const side *ref, const int64_t d[4], const i
                    size_t n, double *err)
 {
     part parts[MAX_CHUNKS], sum = {0};
+    double num = 0.0, den = 0.0;
     size_t chunk = (n + MAX_CHUNKS - 1) / MAX_CHUNKS;
     chunk = chunk < MIN_CHUNK ? MIN_CHUNK : chunk;
-    cmp_job j = {*got, *ref, {d[0], d[1], d[2], d[3]}, {s[0], s[1], s[2], s[3]}, n, chunk, parts};
+    cmp_job j = {.got = *got, .ref = *ref, .n = n, .chunk = chunk, .parts = parts};
+    coalesce(d, s, j.d, j.s);
     int64_t nchunks = n ? (int64_t)((n + chunk - 1) / chunk) : 0;
     gdt__parallel_for(nchunks, cmp_chunk, &j);
     for (int64_t k = 0; k < nchunks; k++) {
         if (parts[k].bad && !sum.bad)
             sum.first_bad = parts[k].first_bad, sum.got_bad = parts[k].got_bad,
             sum.ref_bad = parts[k].ref_bad;
-        sum.num += parts[k].num, sum.den += parts[k].den, sum.bad += parts[k].bad;
+        num += (parts[k].num[0] + parts[k].num[1]) + (parts[k].num[2] + parts[k].num[3]);
+        den += (parts[k].den[0] + parts[k].den[1]) + (parts[k].den[2] + parts[k].den[3]);
+        sum.bad += parts[k].bad;
     }
-    *err = sum.bad ? NAN : sum.den > 0.0 ? sqrt(sum.num / sum.den) : sqrt(sum.num);
+    *err = sum.bad ? NAN : den > 0.0 ? sqrt(num / den) : sqrt(num);
     return sum;
 }
 
