@@ -25,9 +25,9 @@
  * one sample is long (a burst of 64 calls of an 8 ms kernel is 0.5 s) took
  * min_samples of every burst whatever the cap: 3.3 s against 0.2 s on the
  * H200.  Two samples stay the floor, so that every burst still has a median
- * and a finite spread; the overrun is bounded by 3x the budget or two
- * samples, whichever is longer.  A burst that arrives with the cap already
- * spent takes those two.  Convergence counts only with min_samples: a tight
+ * and a finite spread: a series ends with the first sample that finishes
+ * past 3x its budget, or with its second if that is later.  A burst that
+ * arrives with the cap already spent takes those two.  Convergence counts only with min_samples: a tight
  * spread of two or three samples says little about the median.
  *
  * Clock: the probe runs after every sample; a sample is kept only when the
