@@ -7,6 +7,7 @@
 int gdt_cli_candidates(int argc, char **argv); /* harness/cli_candidates.c */
 int gdt_cli_plans(int argc, char **argv);      /* harness/cli_plans.c */
 int gdt_cli_tables(int argc, char **argv);     /* harness/cli_tables.c */
+int gdt_cli_merge(int argc, char **argv);      /* harness/cli_tables.c */
 int gdt_cli_sweep(int argc, char **argv);      /* harness/cli_sweep.c */
 int gdt_cli_worker(int argc, char **argv);     /* harness/worker.c (internal) */
 int gdt_cli_bench(int argc, char **argv);      /* harness/cli_bench.c */

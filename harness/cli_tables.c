@@ -12,17 +12,20 @@
 
 static const char usage_text[] =
     "usage: gdtune tables check FILE...\n"
-    "       gdtune tables emit RUNDIR [--tables-dir DIR]\n"
+    "       gdtune tables emit RUNDIR... [--tables-dir DIR]\n"
+    "       gdtune merge RUNDIR... [--tables-dir DIR]\n"
     "\n"
     "Validates each placement or tuning table (the kind is read from its schema\n"
     "string) as strictly as libgdtune loads it: schema, arch, family, every field's\n"
     "type, unknown fields, keys and facts re-derived from each cell's problem.\n"
     "Prints \"FILE: ok (<kind>, smXY, <family>, N cells)\" or the error.\n"
     "\n"
-    "emit writes DIR/sm<arch>/<family>.{tuning,placement}.json (DIR defaults to\n"
-    "tables) from a run directory's journal alone, without a GPU: every cell whose\n"
-    "plans all have a result enters, with the provenance the run header recorded;\n"
-    "cells a killed sweep cut short are named and left out.\n"
+    "emit (and merge, its other name) writes DIR/sm<arch>/<family>.{tuning,placement}.json\n"
+    "(DIR defaults to tables) from run directories' journals alone, without a GPU:\n"
+    "every cell whose plans all have a result enters, with the provenance the first\n"
+    "run's header recorded; cells a killed sweep cut short are named and left out.\n"
+    "Several runs must be shards of one sweep (same arch, device model and spec:\n"
+    "`gdtune sweep --shard i/n` on several machines); a cell measured twice is refused.\n"
     "\n"
     "exit codes: 0 every file valid / tables written, 1 failure while writing,\n"
     "2 bad usage, any file invalid, or a journal that cannot be read\n";
@@ -71,29 +74,42 @@ static int check_files(int n, char **files)
     return bad ? 2 : 0;
 }
 
-static int emit(int argc, char **argv)
+/* `tables emit RUNDIR...` and `merge RUNDIR...`: tables from journals. */
+static int emit(const char *verb, int argc, char **argv)
 {
-    const char *run_dir = NULL, *tables_dir = NULL;
-    for (int i = 0; i < argc; i++) {
+    const char *tables_dir = NULL;
+    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
+    int n = 0;
+    for (int i = 0; dirs && i < argc; i++) {
         if (!strcmp(argv[i], "--tables-dir") && i + 1 < argc)
             tables_dir = argv[++i];
-        else if (argv[i][0] == '-' || run_dir) {
-            fprintf(stderr, "gdtune tables emit: unexpected argument '%s'\n(gdtune tables "
-                            "--help for usage)\n", argv[i]);
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "gdtune %s: unexpected argument '%s'\n(gdtune tables --help for "
+                            "usage)\n", verb, argv[i]);
+            free(dirs);
             return 2;
         } else
-            run_dir = argv[i];
+            dirs[n++] = argv[i];
     }
-    if (!run_dir) {
-        fprintf(stderr, "gdtune tables emit: no RUNDIR given\n(gdtune tables --help for usage)\n");
+    if (n == 0) {
+        fprintf(stderr, "gdtune %s: no RUNDIR given\n(gdtune tables --help for usage)\n", verb);
+        free(dirs);
         return 2;
     }
     gdt_error e;
     gdt_error_clear(&e);
-    gdt_status s = gdt_sweep_emit(run_dir, tables_dir, &e);
+    gdt_status s = gdt_sweep_emit(dirs, n, tables_dir, &e);
     if (s != GDT_STATUS_OK)
-        fprintf(stderr, "gdtune tables emit: %s\n", e.msg);
+        fprintf(stderr, "gdtune %s: %s\n", verb, e.msg);
+    free(dirs);
     return gdt_status_exit_code(s);
+}
+
+int gdt_cli_merge(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
+    return emit("merge", argc - 1, argv + 1);
 }
 
 int gdt_cli_tables(int argc, char **argv)
@@ -101,7 +117,7 @@ int gdt_cli_tables(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
     if (argc >= 2 && !strcmp(argv[1], "emit"))
-        return emit(argc - 2, argv + 2);
+        return emit("tables emit", argc - 2, argv + 2);
     if (argc < 2 || strcmp(argv[1], "check")) {
         fprintf(stderr, "gdtune tables: %s%s%s\n(gdtune tables --help for usage)\n",
                 argc < 2 ? "missing sub-command (expected: check or emit)" : "unknown sub-command '",

@@ -78,11 +78,14 @@ void gdt_sweep_opts_default(gdt_sweep_opts *o);
  * device's. *run_dir (may be NULL) receives the run directory. */
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e);
 
-/* Writes the tables of a run from its journal alone, without a GPU (`gdtune
- * tables emit`): every cell whose plans all have a result, with the
- * provenance the run header recorded.  Cells a killed sweep cut short are
- * named and left out. */
-gdt_status gdt_sweep_emit(const char *run_dir, const char *tables_dir, gdt_error *e);
+/* Writes the tables of one or more runs from their journals alone, without a
+ * GPU (`gdtune tables emit`, `gdtune merge`): every cell whose plans all have
+ * a result, with the provenance the first run's header recorded.  Cells a
+ * killed sweep cut short are named and left out.  Runs must share the arch,
+ * device model and sweep spec (shards of one sweep); a cell measured in two
+ * runs is refused. */
+gdt_status gdt_sweep_emit(const char *const *run_dirs, int nruns, const char *tables_dir,
+                          gdt_error *e);
 
 /* --compile-only: in this process, NVRTC only.  Returns OK when every
  * surviving row compiles; NVRTC when some did not (each reported on out). */

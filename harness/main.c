@@ -16,9 +16,10 @@ typedef struct verb {
 static const verb verbs[] = {
     {"candidates", gdt_cli_candidates, "print the candidate plans a family's rows bind, and each rejected row with its reason", false},
     {"plans", gdt_cli_plans, "print the ranked plan list libgdtune would try for a shape", false},
-    {"tables", gdt_cli_tables, "validate placement and tuning tables (tables check FILE...)", false},
+    {"tables", gdt_cli_tables, "validate tables (tables check FILE...), or write them from journals (tables emit RUNDIR...)", false},
     {"sweep", gdt_cli_sweep, "verify and measure every plan of a family on the GPU and emit tables", false},
     {"bench", gdt_cli_bench, "print host enqueue and device time per call of single plans across bursts", false},
+    {"merge", gdt_cli_merge, "write one set of tables from the journals of several runs (shards of one sweep)", false},
     {"report", gdt_cli_report, "build raw.h5, plots and a markdown summary from a run directory", false},
     {"worker", gdt_cli_worker, "internal: the process that owns the GPU during a sweep", true},
 };
@@ -53,6 +54,6 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], verbs[i].name))
             return verbs[i].run(argc - 1, argv + 1);
     fprintf(stderr, "gdtune: unknown verb '%s' (expected one of: candidates, plans, tables, "
-                    "sweep, bench, report)\n", argv[1]);
+                    "sweep, bench, merge, report)\n", argv[1]);
     return 2;
 }

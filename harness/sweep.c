@@ -1130,22 +1130,46 @@ static bool cell_complete(const run *r, int ci)
     return rc->plans && have == rc->nplans;
 }
 
-static gdt_status emit_family(const run *r, gdt_family f, const char *dir, gdt_error *e)
+/* Appends the complete cells of family f in run r to cells[*n]; a cell that
+ * an earlier run already gave is refused, naming both runs. */
+static gdt_status collect_family(const run *r, gdt_family f, gdt_measured_cell *cells,
+                                 const char **from, int *n, gdt_error *e)
 {
-    gdt_measured_cell *cells = calloc((size_t)r->spec->ncells + 1, sizeof *cells);
-    int n = 0;
-    gdt_status s = cells ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
-    for (int ci = 0; ci < r->spec->ncells && s == GDT_STATUS_OK; ci++) {
+    for (int ci = 0; ci < r->spec->ncells; ci++) {
         if (r->spec->cells[ci].family != f || !cell_complete(r, ci))
             continue;
-        s = measured_cell(r, ci, &cells[n], e);
-        if (s == GDT_STATUS_OK && cells[n].nplans > 0)
-            n++;
-        else
-            free(cells[n].plans);
+        char key[512], other[512];
+        gdt_problem_key(&r->spec->cells[ci].problem, key, sizeof key);
+        for (int k = 0; k < *n; k++)
+            if (gdt_problem_key(&cells[k].problem, other, sizeof other) >= 0 && !strcmp(key, other))
+                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "cell %s is measured in both %s and "
+                                     "%s: merge runs of disjoint cells (--shard)", key, from[k], r->dir);
+        gdt_status s = measured_cell(r, ci, &cells[*n], e);
+        if (s != GDT_STATUS_OK || cells[*n].nplans == 0) {
+            free(cells[*n].plans);
+            if (s != GDT_STATUS_OK)
+                return s;
+            continue;
+        }
+        from[(*n)++] = r->dir;
     }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status emit_family(const run *const *runs, int nruns, gdt_family f, const char *dir,
+                              gdt_error *e)
+{
+    int cap = 1, n = 0;
+    for (int i = 0; i < nruns; i++)
+        cap += runs[i]->spec->ncells;
+    gdt_measured_cell *cells = calloc((size_t)cap, sizeof *cells);
+    const char **from = calloc((size_t)cap, sizeof *from);
+    gdt_status s = cells && from ? GDT_STATUS_OK
+                                 : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++)
+        s = collect_family(runs[i], f, cells, from, &n, e);
     gdt_provenance prov;
-    provenance(r, &prov);
+    provenance(runs[0], &prov);
     if (s == GDT_STATUS_OK && n > 0) {
         s = gdt_tables_write(dir, f, &prov, cells, n, e);
         if (s == GDT_STATUS_OK)
@@ -1157,18 +1181,44 @@ static gdt_status emit_family(const run *r, gdt_family f, const char *dir, gdt_e
     for (int i = 0; i < n; i++)
         free(cells[i].plans);
     free(cells);
+    free(from);
     return s;
 }
 
-static gdt_status emit(const run *r, gdt_error *e)
+/* Runs merged into one set of tables must describe one measurement: the
+ * same arch, device model and sweep spec (the provenance names one). */
+static gdt_status same_sweep(const run *a, const run *b, gdt_error *e)
+{
+    const char *da = gdt_json_str_or(a->device, "name", ""), *db = gdt_json_str_or(b->device, "name", "");
+    if (a->arch != b->arch || strcmp(da, db) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s ran on %s (sm%d) but %s on %s (sm%d): "
+                             "tables merge runs of one device model", a->dir, da, a->arch, b->dir,
+                             db, b->arch);
+    if (strcmp(a->spec->digest, b->spec->digest) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s swept spec %s (digest %.16s) but %s "
+                             "spec %s (digest %.16s): tables merge shards of one sweep", a->dir,
+                             a->spec->source, a->spec->digest, b->dir, b->spec->source,
+                             b->spec->digest);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status emit(const run *const *runs, int nruns, const char *tables_dir, gdt_error *e)
 {
     char dir[PATH_MAX + 16];
-    snprintf(dir, sizeof dir, "%s/sm%d", r->o.tables_dir ? r->o.tables_dir : default_tables_dir,
-             r->arch);
-    gdt_status s = gdt_mkdirs(dir, e);
+    unsigned families = 0;
+    gdt_status s = GDT_STATUS_OK;
+    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++) {
+        families |= runs[i]->spec->families;
+        if (i > 0)
+            s = same_sweep(runs[0], runs[i], e);
+    }
+    snprintf(dir, sizeof dir, "%s/sm%d", tables_dir ? tables_dir : default_tables_dir,
+             runs[0]->arch);
+    if (s == GDT_STATUS_OK)
+        s = gdt_mkdirs(dir, e);
     for (int f = 0; f < GDT_FAMILY_COUNT && s == GDT_STATUS_OK; f++)
-        if (r->spec->families & (1u << f))
-            s = emit_family(r, (gdt_family)f, dir, e);
+        if (families & (1u << f))
+            s = emit_family(runs, nruns, (gdt_family)f, dir, e);
     return s;
 }
 
@@ -1353,8 +1403,9 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     if (s == GDT_STATUS_OK)
         s = sweep_cells(&r, e);
     lanes_stop(&r);
+    const run *one = &r;
     if (s == GDT_STATUS_OK)
-        s = emit(&r, e);
+        s = emit(&one, 1, r.o.tables_dir, e);
     if (s == GDT_STATUS_OK) {
         gdt_error he = {0};
         if (gdt_rawh5_write(r.dir, &he) != GDT_STATUS_OK)
@@ -1365,22 +1416,40 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     return s;
 }
 
-gdt_status gdt_sweep_emit(const char *run_dir, const char *tables_dir, gdt_error *e)
+static gdt_status load_for_emit(run *r, const char *run_dir, gdt_error *e)
 {
-    run r = {.nlanes = 0};
-    gdt_sweep_opts_default(&r.o);
-    r.o.resume_dir = run_dir;
-    r.o.tables_dir = tables_dir;
-    pthread_mutex_init(&r.mu, NULL);
-    snprintf(r.dir, sizeof r.dir, "%s", run_dir);
-    gdt_status s = load_resume(&r, true, e);
-    r.device = r.journal_device;
-    if (s == GDT_STATUS_OK && !cJSON_IsObject(r.device))
+    gdt_sweep_opts_default(&r->o);
+    r->o.resume_dir = run_dir;
+    pthread_mutex_init(&r->mu, NULL);
+    snprintf(r->dir, sizeof r->dir, "%s", run_dir);
+    gdt_status s = load_resume(r, true, e);
+    r->device = r->journal_device;
+    if (s == GDT_STATUS_OK && !cJSON_IsObject(r->device))
         s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s/%s:1: the run header names no device",
                           run_dir, GDT_JOURNAL_NAME);
+    return s;
+}
+
+gdt_status gdt_sweep_emit(const char *const *run_dirs, int nruns, const char *tables_dir,
+                          gdt_error *e)
+{
+    run *rs = calloc((size_t)(nruns > 0 ? nruns : 1), sizeof *rs);
+    const run **runs = calloc((size_t)(nruns > 0 ? nruns : 1), sizeof *runs);
+    gdt_status s = rs && runs ? GDT_STATUS_OK
+                              : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    if (s == GDT_STATUS_OK && nruns < 1)
+        s = gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
+    int loaded = 0;
+    for (; s == GDT_STATUS_OK && loaded < nruns; loaded++) {
+        runs[loaded] = &rs[loaded];
+        s = load_for_emit(&rs[loaded], run_dirs[loaded], e);
+    }
     if (s == GDT_STATUS_OK)
-        s = emit(&r, e);
-    run_free(&r);
+        s = emit(runs, nruns, tables_dir, e);
+    for (int i = 0; i < loaded; i++)
+        run_free(&rs[i]);
+    free(rs);
+    free(runs);
     return s;
 }
 

@@ -334,6 +334,25 @@ static void test_run_loop(const char *self)
     CHECK_CONTAINS(out, "(sm90): 1 cells, run directory");
     CHECK_CONTAINS(out, "gemm m=512,n=512,k=256,dtype=bf16: cudnn.eng0: verified");
     CHECK(strstr(out, "m=256,") == NULL);
+
+    /* The other shard, then `gdtune merge`: the same tables as the unsharded
+     * run, byte for byte; a cell measured twice is refused. */
+    char shard0[700];
+    snprintf(shard0, sizeof shard0, "%s/shard0", dir);
+    snprintf(args, sizeof args, "gemm --spec %s/sweeps/tiny_gemm.json --out %s --tables-dir %s/t3 "
+             "--deadline 1 --shard 0/2", GDT_TEST_DATA, shard0, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    snprintf(args, sizeof args, "(%s merge %s %s --tables-dir %s/tm && cmp %s/t/sm90/gemm.tuning.json "
+             "%s/tm/sm90/gemm.tuning.json && cmp %s/t/sm90/gemm.placement.json "
+             "%s/tm/sm90/gemm.placement.json)", GDTUNE_EXE, shard0, shard, dir, dir, dir, dir, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "gemm.{tuning,placement}.json (2 cells)");
+    snprintf(args, sizeof args, "%s merge %s %s --tables-dir %s/tm", GDTUNE_EXE, shard, shard, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 2);
+    CHECK_CONTAINS(out, "is measured in both");
+    snprintf(args, sizeof args, "%s merge --tables-dir %s/tm", GDTUNE_EXE, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 2);
+    CHECK_CONTAINS(out, "gdtune merge: no RUNDIR given");
     snprintf(args, sizeof args, "%s report %s", GDTUNE_EXE, run);
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
     snprintf(path, sizeof path, "%s/report/summary.md", run);
