@@ -138,7 +138,7 @@ static void counts(const rcell *c, int n[5])
 static void summary_cells(FILE *f, const report *r)
 {
     fprintf(f, "| cell | family | shape | verified / incorrect / failed / declined / not run | "
-               "best gdtune plan | time | best cuDNN plan | time | ours / cuDNN |\n"
+               "best gdtune plan | time | best cuDNN plan | time | time ours / cuDNN (< 1: ours faster) |\n"
                "|---|---|---|---|---|---|---|---|---|\n");
     for (int ci = 0; ci < r->ncells; ci++) {
         const rcell *c = &r->cells[ci];
