@@ -12,12 +12,14 @@
 #endif
 #include <errno.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "gdt_cuda.h"
+#include "nvrtc/gdt_nvrtc_cache.h"
 #include "gdt_engines.h"
 #include "gdt_measure.h"
 #include "gdt_util.h"
@@ -252,7 +254,8 @@ static gdt_status plan_graph(bench *b, gdt_mode mode, gdt_graph **g, gdt_error *
 
 static gdt_status build_graph(bench *b, gdt_graph *g, int *built, gdt_error *e)
 {
-    gdt_build_opts bo = {.device = b->dev, .cache_dir = getenv("GDTUNE_CACHE_DIR")};
+    char root[PATH_MAX];
+    gdt_build_opts bo = {.device = b->dev, .cache_dir = gdt_nvrtc_cache_root(root, sizeof root)};
     gdt_status st = gdt_graph_build(g, &bo, built, e);
     if (st == GDT_STATUS_OK)
         st = gdt_buffers_reserve_workspace(b->buf, gdt_graph_workspace_size(g), e);

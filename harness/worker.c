@@ -3,6 +3,7 @@
  * private copy of stdout (protocol: gdt_worker.h).  A plan that poisons the
  * context makes it answer "fatal" and exit; the parent respawns it. */
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "cli.h"
 #include "gdt_cuda.h"
+#include "nvrtc/gdt_nvrtc_cache.h"
 #include "gdt_engines.h"
 #include "gdt_measure.h"
 #include "gdt_util.h"
@@ -340,7 +342,8 @@ static gdt_status run_once(worker *w, const gdt_wplan *pl, gdt_compiled **c, dou
     gdt_status s = ops->check_support(pl->slot, &w->facts, &pl->id, e);
     if (s != GDT_STATUS_OK)
         return s;
-    gdt_build_opts bo = {.device = w->dev, .cache_dir = getenv("GDTUNE_CACHE_DIR")};
+    char root[PATH_MAX];
+    gdt_build_opts bo = {.device = w->dev, .cache_dir = gdt_nvrtc_cache_root(root, sizeof root)};
     gdt_build_info info = {0};
     double t0 = gdt_now();
     s = ops->build(pl->slot, &w->facts, &pl->id, &bo, c, &info, e);
