@@ -5,6 +5,7 @@
 #define GDT_TEST_H
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,17 @@ extern int gdt_test_failures;
                     gdt_b_ ? gdt_b_ : "(null)");                                    \
             gdt_test_failures++;                                                    \
         }                                                                           \
+    } while (0)
+
+/* |a - b| <= tol, printing both values. */
+#define CHECK_NEAR(a, b, tol)                                                              \
+    do {                                                                                   \
+        double x_ = (a), y_ = (b);                                                         \
+        if (!(fabs(x_ - y_) <= (tol))) {                                                   \
+            fprintf(stderr, "%s:%d: CHECK_NEAR(%s, %s) failed: %.17g vs %.17g\n", __FILE__, \
+                    __LINE__, #a, #b, x_, y_);                                             \
+            gdt_test_failures++;                                                           \
+        }                                                                                  \
     } while (0)
 
 /* The message contains the fragment. */

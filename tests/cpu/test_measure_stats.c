@@ -15,15 +15,6 @@
 #include "gdt_measure.h"
 #include "gdt_test.h"
 
-#define CHECK_NEAR(a, b, tol)                                                              \
-    do {                                                                                   \
-        double x_ = (a), y_ = (b);                                                         \
-        if (!(fabs(x_ - y_) <= (tol))) {                                                   \
-            fprintf(stderr, "%s:%d: CHECK_NEAR(%s, %s) failed: %.17g vs %.17g\n", __FILE__, \
-                    __LINE__, #a, #b, x_, y_);                                             \
-            gdt_test_failures++;                                                           \
-        }                                                                                  \
-    } while (0)
 
 static void test_median(void)
 {

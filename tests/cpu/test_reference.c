@@ -44,15 +44,6 @@ static const double *out(const gdt_outputs *o, gdt_operand_role r)
     return NULL;
 }
 
-#define CHECK_NEAR(a, b, tol)                                                              \
-    do {                                                                                   \
-        double x_ = (a), y_ = (b);                                                         \
-        if (!(fabs(x_ - y_) <= (tol))) {                                                   \
-            fprintf(stderr, "%s:%d: CHECK_NEAR(%s, %s) failed: %.17g vs %.17g\n", __FILE__, \
-                    __LINE__, #a, #b, x_, y_);                                             \
-            gdt_test_failures++;                                                           \
-        }                                                                                  \
-    } while (0)
 
 /* ------------------------------------------------------------- gemm */
 
