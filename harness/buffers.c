@@ -225,17 +225,6 @@ static void store_logical(const gdt_problem *p, gdt_operand_role r, void *host, 
                     gdt__dtype_store(t, host, a * s[0] + b * s[1] + c * s[2] + x * s[3], v[i++]);
 }
 
-/* Keys row i of a causal problem may attend to. */
-static int64_t unmasked(const gdt_sdpa_desc *s, int64_t i)
-{
-    int64_t lim = s->s_kv;
-    if (s->causal == GDT_CAUSAL_TOP_LEFT)
-        lim = i + 1;
-    else if (s->causal == GDT_CAUSAL_BOTTOM_RIGHT)
-        lim = i + 1 + s->s_kv - s->s_q;
-    return lim < 0 ? 0 : lim > s->s_kv ? s->s_kv : lim;
-}
-
 typedef struct approx_job {
     const gdt_problem *p;
     gdt_buffers *b;
@@ -252,7 +241,7 @@ static void approx_item(const void *ctx, int64_t x)
     float *stats = j->b->host[GDT_OPERAND_STATS];
     const int64_t *str = j->str;
     for (int64_t i = 0; i < s->s_q; i++) {
-        int64_t k = unmasked(s, i), n = x * s->s_q + i;
+        int64_t k = gdt__sdpa_key_limit(s, i), n = x * s->s_q + i;
         stats[n] = k ? (float)(log((double)k) + var / 2) : -INFINITY;
         double mag = k ? 1.0 / sqrt((double)k) : 0.0;
         for (int64_t c = 0; c < s->d; c++)

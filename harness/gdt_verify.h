@@ -90,6 +90,9 @@ double gdt__dtype_load(gdt_dtype t, const void *base, int64_t i);
 void gdt__dtype_store(gdt_dtype t, void *base, int64_t i, double v);
 /* Runs fn(ctx, i) for i in [0, n) spread over the machine's cores
  * (harness/reference.c); fn must not fail. */
+/* Keys [0, limit) that query row i of an SDPA problem attends to under its
+ * causal alignment (all s_kv when not causal). */
+int64_t gdt__sdpa_key_limit(const gdt_sdpa_desc *s, int64_t i);
 void gdt__parallel_for(int64_t n, void (*fn)(const void *ctx, int64_t i), const void *ctx);
 /* Logical element count of an operand (product of its dims). */
 size_t gdt__operand_count(const gdt_problem *p, gdt_operand_role r);

@@ -133,7 +133,7 @@ static void gemm_ref(const gdt_gemm_desc *g, const double *a, const double *b, d
 
 /* Keys [0, limit) that query row i may attend to.  Top-left: j <= i;
  * bottom-right aligns the last query with the last key: j <= i + s_kv - s_q. */
-static int64_t key_limit(const gdt_sdpa_desc *s, int64_t i)
+int64_t gdt__sdpa_key_limit(const gdt_sdpa_desc *s, int64_t i)
 {
     int64_t lim = s->s_kv;
     if (s->causal == GDT_CAUSAL_TOP_LEFT)
@@ -215,7 +215,7 @@ static void fwd_item(const void *ctx, int64_t item)
     const gdt_sdpa_desc *s = x->s;
     head_view hv = head_at(s, item / s->h_q, item % s->h_q);
     for (int64_t i = 0; i < s->s_q; i++)
-        fwd_row(s, x->q + hv.q + i * s->d, x->k + hv.kv, x->v + hv.kv, key_limit(s, i),
+        fwd_row(s, x->q + hv.q + i * s->d, x->k + hv.kv, x->v + hv.kv, gdt__sdpa_key_limit(s, i),
                 x->o + hv.q + i * s->d, x->stats + item * s->s_q + i);
 }
 
@@ -240,7 +240,7 @@ typedef struct bwd_out {
 static void bwd_row(const gdt_sdpa_desc *s, const bwd_in *in, const bwd_out *out, head_view hv,
                     int64_t i, double lse)
 {
-    int64_t d = s->d, lim = key_limit(s, i);
+    int64_t d = s->d, lim = gdt__sdpa_key_limit(s, i);
     const double *qi = in->q + hv.q + i * d, *doi = in->dout + hv.q + i * d;
     double *dqi = out->dq + hv.q + i * d;
     double D = dot(doi, in->o + hv.q + i * d, d);
