@@ -30,3 +30,13 @@ int gdt_test_run(const char *cmd, char *out, size_t nout)
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+const char *gdt_test_exe(void)
+{
+    const char *e = getenv("GDTUNE_EXE");
+#ifdef GDTUNE_EXE
+    return e && *e ? e : GDTUNE_EXE;
+#else
+    return e && *e ? e : "gdtune";
+#endif
+}

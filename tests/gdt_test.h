@@ -68,6 +68,9 @@ extern int gdt_test_failures;
 /* Returns the process exit code for the test's result. */
 int gdt_test_result(const char *name);
 
+/* The gdtune binary under test: $GDTUNE_EXE, else the one CMake built. */
+const char *gdt_test_exe(void);
+
 /* Runs a shell command, captures stdout+stderr into out (truncated), returns
  * the exit status (or -1). */
 int gdt_test_run(const char *cmd, char *out, size_t nout);

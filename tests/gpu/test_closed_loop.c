@@ -20,12 +20,6 @@
 
 static char out[1 << 16];
 
-static const char *exe(void)
-{
-    const char *e = getenv("GDTUNE_EXE");
-    return e && *e ? e : GDTUNE_EXE;
-}
-
 typedef struct mplan {
     char name[320];
     double time_us, noise;
@@ -135,7 +129,7 @@ static void check_cell(const mcell *m, const gdt_device_props *dev, const gdt_ta
         double rel = (f->time_us - w->time_us) / w->time_us;
         CHECK(rel <= f->noise + w->noise + 0.002);
     }
-    snprintf(cmd, sizeof cmd, "%s plans %s --shape %s --tables %s", exe(), m->family, m->shape,
+    snprintf(cmd, sizeof cmd, "%s plans %s --shape %s --tables %s", gdt_test_exe(), m->family, m->shape,
              tables_dir);
     CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, name);
@@ -153,7 +147,7 @@ int main(void)
     snprintf(run, sizeof run, "%s/run", dir);
     snprintf(tdir, sizeof tdir, "%s/t", dir);
     snprintf(cmd, sizeof cmd, "%s sweep gemm --spec %s/sweeps/tiny_gemm.json --out %s --tables-dir %s",
-             exe(), GDT_TEST_DATA, run, tdir);
+             gdt_test_exe(), GDT_TEST_DATA, run, tdir);
     CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
     static mcell cells[MAX_CELLS];
     int ncells = load_journal(run, cells);

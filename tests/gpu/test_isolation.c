@@ -16,12 +16,6 @@
 
 static char out[1 << 16];
 
-static const char *exe(void)
-{
-    const char *e = getenv("GDTUNE_EXE");
-    return e && *e ? e : GDTUNE_EXE;
-}
-
 static const char *field(const cJSON *o, const char *k)
 {
     const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
@@ -76,7 +70,7 @@ int main(void)
     char dir[] = "/tmp/gdt_isolation_XXXXXX", cmd[4096];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(cmd, sizeof cmd, "GDTUNE_ENABLE_OPT_IN=1 %s sweep gemm --spec %s/sweeps/one_gemm.json "
-             "--out %s/run --tables-dir %s/t --deadline 20", exe(), GDT_TEST_DATA, dir, dir);
+             "--out %s/run --tables-dir %s/t --deadline 20", gdt_test_exe(), GDT_TEST_DATA, dir, dir);
     double t0 = (double)time(NULL);
     int rc = gdt_test_run(cmd, out, sizeof out);
     fprintf(stderr, "test_isolation: sweep took %.0f s, exit %d\n", (double)time(NULL) - t0, rc);

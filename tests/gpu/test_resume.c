@@ -21,12 +21,6 @@
 
 static char out[1 << 16];
 
-static const char *exe(void)
-{
-    const char *e = getenv("GDTUNE_EXE");
-    return e && *e ? e : GDTUNE_EXE;
-}
-
 static int num(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItem(o, k);
@@ -76,7 +70,7 @@ static pid_t start_sweep(const char *dir)
     if (pid == 0) {
         if (!freopen("/dev/null", "w", stdout))
             _exit(126);
-        execl(exe(), exe(), "sweep", "gemm", "--spec", spec, "--out", run, "--tables-dir", tables,
+        execl(gdt_test_exe(), gdt_test_exe(), "sweep", "gemm", "--spec", spec, "--out", run, "--tables-dir", tables,
               (char *)NULL);
         _exit(127);
     }
@@ -116,7 +110,7 @@ int main(void)
     lines = read_journal(path, 0, &before); /* what the kill left */
     fprintf(stderr, "test_resume: killed with %d results in %d records\n", before.nresults, lines);
 
-    snprintf(cmd, sizeof cmd, "%s sweep gemm --resume %s/run --tables-dir %s/t", exe(), dir, dir);
+    snprintf(cmd, sizeof cmd, "%s sweep gemm --resume %s/run --tables-dir %s/t", gdt_test_exe(), dir, dir);
     int rc = gdt_test_run(cmd, out, sizeof out);
     CHECK_INT(rc, ==, 0);
     CHECK(read_journal(path, lines, &after) > lines);
