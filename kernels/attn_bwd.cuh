@@ -153,6 +153,14 @@ __device__ __forceinline__ void red_add(float *p, float v)
 {
     asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
 }
+#if __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void red_add4(float *p, float a, float b, float c, float d)
+{
+    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "f"(a), "f"(b), "f"(c),
+                 "f"(d)
+                 : "memory");
+}
+#endif
 
 // ------------------------------------------------------------ pre / post
 
@@ -207,54 +215,79 @@ extern "C" __global__ void __launch_bounds__(256) gdt_attn_bwd_post(const gdt_at
 
 // ------------------------------------------------------------------ main
 
+// The trip counts are compile-time constants: a runtime-bounded loop here
+// cost the main loop ~25 integer instructions per 16-byte copy.
 template <int ROWS>
-__device__ __forceinline__ void load_tile(u16 *dst, const u16 *src, i64 rs, i64 row0, i64 limit)
+__device__ __forceinline__ void load_tile(u32 dst, const u16 *src, i64 rs, i64 row0, i64 limit)
 {
     constexpr int CPR = HEAD_DIM / 8, CHUNKS = ROWS * CPR;
-    for (int c = threadIdx.x; c < CHUNKS; c += THREADS) {
-        int r = c / CPR, col = (c % CPR) * 8;
-        bool ok = row0 + r < limit;
-        const u16 *g = ok ? src + (row0 + r) * rs + col : src;
-        cp_async16(smem_addr(dst + r * LDS + col), g, ok);
+    const u16 *base = src + row0 * rs;
+    const int left = limit - row0 < ROWS ? (int)(limit - row0) : ROWS;
+#pragma unroll
+    for (int i = 0; i < (CHUNKS + THREADS - 1) / THREADS; i++) {
+        const int c = threadIdx.x + i * THREADS;
+        if (CHUNKS % THREADS == 0 || c < CHUNKS) {
+            const int r = c / CPR, col = (c % CPR) * 8;
+            const bool ok = r < left;
+            cp_async16(dst + (u32)(r * LDS + col) * 2, ok ? base + r * rs + col : src, ok);
+        }
     }
 }
 
-__device__ __forceinline__ void load_rowvec(float *dst, const float *src, i64 row0, i64 limit)
+__device__ __forceinline__ void load_rowvec(u32 dst, const float *src, i64 row0, i64 limit)
 {
-    for (int c = threadIdx.x; c < BLOCK_M; c += THREADS) {
-        bool ok = row0 + c < limit;
-        cp_async4(smem_addr(dst + c), ok ? src + row0 + c : src, ok);
+    const int left = limit - row0 < BLOCK_M ? (int)(limit - row0) : BLOCK_M;
+#pragma unroll
+    for (int i = 0; i < (BLOCK_M + THREADS - 1) / THREADS; i++) {
+        const int c = threadIdx.x + i * THREADS;
+        if (BLOCK_M % THREADS == 0 || c < BLOCK_M) {
+            const bool ok = c < left;
+            cp_async4(dst + (u32)c * 4, ok ? src + row0 + c : src, ok);
+        }
     }
 }
 
 // The main loop's iteration space: (query head of the group, query block).
 struct bwd_sched {
     i64 bi, hk, n0, off;
-    int m_first, nm, total;
+    int m_first, mblocks, total;
 };
 
+// Tiles as 32-bit shared addresses (ldmatrix, cp.async): derived from a
+// generic pointer per use, each address cost 64-bit arithmetic in the loop.
+// lse, dd and ds are also read or written through ordinary pointers.
 struct bwd_smem {
-    u16 *k, *v, *q, *dout, *ds;
-    float *lse, *dd;
+    u32 k, v, q, dout, ds, lse, dd;
+    const float *lse_p, *dd_p;
+    u16 *ds_p;
 };
+
+// A position in the iteration space, stepped without a division per iteration.
+struct bwd_pos {
+    int g, mb; // query head within the group, query block index
+};
+
+__device__ __forceinline__ void bwd_step(bwd_pos &c, const bwd_sched &sc)
+{
+    if (++c.mb == sc.mblocks) c.mb = sc.m_first, c.g++;
+}
 
 __device__ __forceinline__ void bwd_issue(const gdt_attn_params &p, const bwd_sched &sc,
-                                          const bwd_smem &sm, int it, int slot)
+                                          const bwd_smem &sm, bwd_pos c, int slot)
 {
-    const i64 hq = sc.hk * p.group + it / sc.nm;
-    const i64 m0 = (i64)(sc.m_first + it % sc.nm) * BLOCK_M;
+    const i64 hq = sc.hk * p.group + c.g;
+    const i64 m0 = (i64)c.mb * BLOCK_M;
     const u16 *gq = (const u16 *)p.q + sc.bi * p.q_s[0] + hq * p.q_s[1];
     const u16 *gdo = (const u16 *)p.dout + sc.bi * p.o_s[0] + hq * p.o_s[1];
     const i64 rows = (sc.bi * p.h_q + hq) * p.s_q;
-    load_tile<BLOCK_M>(sm.q + slot * BLOCK_M * LDS, gq, p.q_s[2], m0, p.s_q);
-    load_tile<BLOCK_M>(sm.dout + slot * BLOCK_M * LDS, gdo, p.o_s[2], m0, p.s_q);
-    load_rowvec(sm.lse + slot * BLOCK_M, p.stats + rows, m0, p.s_q);
-    load_rowvec(sm.dd + slot * BLOCK_M, p.dsum + rows, m0, p.s_q);
+    load_tile<BLOCK_M>(sm.q + slot * (BLOCK_M * LDS * 2), gq, p.q_s[2], m0, p.s_q);
+    load_tile<BLOCK_M>(sm.dout + slot * (BLOCK_M * LDS * 2), gdo, p.o_s[2], m0, p.s_q);
+    load_rowvec(sm.lse + slot * (BLOCK_M * 4), p.stats + rows, m0, p.s_q);
+    load_rowvec(sm.dd + slot * (BLOCK_M * 4), p.dsum + rows, m0, p.s_q);
 }
 
 // acc[R][NQ] (K/V rows x query block) = rows of sA (warp's K or V rows) . sB^T.
-__device__ __forceinline__ void bwd_gemm_t(float (&acc)[R][NQ][4], const u16 *sA, const u16 *sB,
-                                           int wrow, int lane)
+__device__ __forceinline__ void bwd_gemm_t(float (&acc)[R][NQ][4], u32 sA, u32 sB, int wrow, int lane)
 {
 #pragma unroll
     for (int r = 0; r < R; r++)
@@ -267,12 +300,12 @@ __device__ __forceinline__ void bwd_gemm_t(float (&acc)[R][NQ][4], const u16 *sA
         u32 a[R][4];
 #pragma unroll
         for (int r = 0; r < R; r++)
-            ldsm_x4(a[r], smem_addr(sA + (wrow + r * 16 + (lane & 15)) * LDS + ks * 16 + (lane >> 4) * 8));
+            ldsm_x4(a[r], sA + ((wrow + r * 16 + (lane & 15)) * LDS + ks * 16 + (lane >> 4) * 8) * 2);
 #pragma unroll
         for (int np = 0; np < NQ / 2; np++) {
             u32 b[4];
-            ldsm_x4(b, smem_addr(sB + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDS + ks * 16 +
-                                 ((lane >> 3) & 1) * 8));
+            ldsm_x4(b, sB + ((np * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDS + ks * 16 +
+                             ((lane >> 3) & 1) * 8) * 2);
 #pragma unroll
             for (int r = 0; r < R; r++) {
                 mma16816(acc[r][2 * np], a[r], b[0], b[1]);
@@ -284,7 +317,7 @@ __device__ __forceinline__ void bwd_gemm_t(float (&acc)[R][NQ][4], const u16 *sA
 
 // acc[R][DT] += X (registers, K/V rows x query block) . sB (query block x d).
 __device__ __forceinline__ void bwd_gemm_acc(float (&acc)[R][DT][4], const float (&x)[R][NQ][4],
-                                             const u16 *sB, int lane)
+                                             u32 sB, int lane)
 {
 #pragma unroll
     for (int kk = 0; kk < KQ; kk++) {
@@ -299,8 +332,8 @@ __device__ __forceinline__ void bwd_gemm_acc(float (&acc)[R][DT][4], const float
 #pragma unroll
         for (int dp = 0; dp < DT / 2; dp++) {
             u32 b[4];
-            ldsm_x4_t(b, smem_addr(sB + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS +
-                                   dp * 16 + (lane >> 4) * 8));
+            ldsm_x4_t(b, sB + ((kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS + dp * 16 +
+                               (lane >> 4) * 8) * 2);
 #pragma unroll
             for (int r = 0; r < R; r++) {
                 mma16816(acc[r][2 * dp], a[r], b[0], b[1]);
@@ -310,9 +343,19 @@ __device__ __forceinline__ void bwd_gemm_acc(float (&acc)[R][DT][4], const float
     }
 }
 
-// P^T from S^T and the LSE; masked entries (tails, causal) become 0.
-__device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse, float sl2,
-                                          bool mask, i64 j0, i64 m0, i64 s_q, i64 s_kv, i64 off,
+// Where a warp's P^T tile is cut, relative to its corner (K/V row j0, query
+// m0): query columns >= qlim and K/V rows >= klim are past the ends; with
+// CAUSAL, K/V row jr is masked for query column qc when jr + cdiff > qc.
+// Small ints, so the masked tiles cost compares and selects, not 64-bit math.
+struct bwd_cut {
+    int qlim, klim, cdiff;
+};
+
+// P^T from S^T and the LSE; masked entries (tails, causal) become 0.  MASK
+// is a template argument so tiles without a cut run no mask code at all (as
+// a runtime flag, ptxas predicated ~150 compares and selects into every tile).
+template <bool MASK>
+__device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse, float sl2, bwd_cut cut,
                                           int lane)
 {
 #pragma unroll
@@ -323,11 +366,11 @@ __device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse
             for (int e = 0; e < 4; e++) {
                 const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
                 float pv = fast_exp2(fmaf(s[r][nt][e], sl2, -lse[qc] * LOG2E));
-                if (mask) {
-                    i64 j = j0 + r * 16 + (lane >> 2) + (e >> 1) * 8, i = m0 + qc;
-                    bool dead = i >= s_q || j >= s_kv;
-                    if (CAUSAL) dead = dead || j > i + off;
-                    if (dead) pv = 0.f;
+                if (MASK) {
+                    const int jr = r * 16 + (lane >> 2) + (e >> 1) * 8;
+                    bool dead = qc >= cut.qlim || jr >= cut.klim;
+                    if (CAUSAL) dead = dead || jr + cut.cdiff > qc;
+                    pv = dead ? 0.f : pv;
                 }
                 s[r][nt][e] = pv;
             }
@@ -380,39 +423,59 @@ __device__ __forceinline__ void bwd_dq(const gdt_attn_params &p, const bwd_smem 
 #pragma unroll
         for (int dp = 0; dp < DTW / 2; dp++) {
             u32 t[4];
-            ldsm_x4_t(t, smem_addr(sm.k + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS + c0 +
-                                   dp * 16 + (lane >> 4) * 8));
+            ldsm_x4_t(t, sm.k + 2 * ((kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS + c0 +
+                                     dp * 16 + (lane >> 4) * 8));
             b[2 * dp][0] = t[0], b[2 * dp][1] = t[1], b[2 * dp + 1][0] = t[2], b[2 * dp + 1][1] = t[3];
         }
         if (DTW & 1) {
             u32 t[2];
-            ldsm_x2_t(t, smem_addr(sm.k + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS + c0 +
-                                   (DTW - 1) * 8));
+            ldsm_x2_t(t, sm.k + 2 * ((kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LDS + c0 +
+                                     (DTW - 1) * 8));
             b[DTW - 1][0] = t[0], b[DTW - 1][1] = t[1];
         }
 #pragma unroll
         for (int mq = 0; mq < KQ; mq++) {
             u32 a[4];
-            ldsm_x4_t(a, smem_addr(sm.ds + (kk * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDQ + mq * 16 +
-                                   ((lane >> 3) & 1) * 8));
+            ldsm_x4_t(a, sm.ds + 2 * ((kk * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDQ + mq * 16 +
+                                      ((lane >> 3) & 1) * 8));
 #pragma unroll
             for (int dt = 0; dt < DTW; dt++) mma16816(acc[mq][dt], a, b[dt][0], b[dt][1]);
         }
     }
-    float *g = p.dq_acc + ((bi * p.h_q + hq) * p.s_q) * HEAD_DIM;
+    float *g = p.dq_acc + ((bi * p.h_q + hq) * p.s_q + m0) * HEAD_DIM + c0;
+    const int left = p.s_q - m0 < BLOCK_M ? (int)(p.s_q - m0) : BLOCK_M;
+#if __CUDA_ARCH__ >= 900
+    // One 16-byte reduction per n8 tile and row pair instead of four 4-byte
+    // ones: lanes 2t and 2t+1 swap halves, so the even lane holds row g's
+    // columns 4t'..4t'+3 (t' = t/2) and the odd lane row g+8's.
+    const bool odd = lane & 1;
+#pragma unroll
+    for (int mq = 0; mq < KQ; mq++) {
+        const int i = mq * 16 + (lane >> 2) + (odd ? 8 : 0);
+#pragma unroll
+        for (int dt = 0; dt < DTW; dt++) {
+            const float *c = acc[mq][dt];
+            const float r0 = shfl_xor(odd ? c[0] : c[2], 1), r1 = shfl_xor(odd ? c[1] : c[3], 1);
+            if (i < left)
+                red_add4(g + i * HEAD_DIM + dt * 8 + (lane & 2) * 2, odd ? r0 : c[0], odd ? r1 : c[1],
+                         odd ? c[2] : r0, odd ? c[3] : r1);
+        }
+    }
+#else
 #pragma unroll
     for (int mq = 0; mq < KQ; mq++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            i64 i = m0 + mq * 16 + (lane >> 2) + h * 8;
-            if (i >= p.s_q) continue;
+            const int i = mq * 16 + (lane >> 2) + h * 8;
+            if (i >= left) continue;
 #pragma unroll
             for (int dt = 0; dt < DTW; dt++) {
-                float *d = g + i * HEAD_DIM + c0 + dt * 8 + (lane & 3) * 2;
+                float *d = g + i * HEAD_DIM + dt * 8 + (lane & 3) * 2;
                 red_add(d, acc[mq][dt][2 * h]);
                 red_add(d + 1, acc[mq][dt][2 * h + 1]);
             }
         }
+#endif
 }
 
 __device__ __forceinline__ void bwd_store_kv(const gdt_attn_params &p, const bwd_sched &sc,
@@ -450,31 +513,48 @@ __device__ __forceinline__ bwd_sched bwd_schedule(const gdt_attn_params &p)
         first = first < 0 ? 0 : first / BLOCK_M;
     }
     sc.m_first = first > mblocks ? mblocks : (int)first;
-    sc.nm = mblocks - sc.m_first;
-    sc.total = sc.nm * (int)p.group;
+    sc.mblocks = mblocks;
+    sc.total = (mblocks - sc.m_first) * (int)p.group;
     return sc;
+}
+
+// Clamped so every field fits an int whatever the sequence lengths.
+__device__ __forceinline__ bwd_cut bwd_clip(const gdt_attn_params &p, const bwd_sched &sc, i64 j0, i64 m0)
+{
+    const i64 q = p.s_q - m0, k = p.s_kv - j0, c = j0 - m0 - sc.off;
+    bwd_cut cut;
+    cut.qlim = q > BLOCK_M ? BLOCK_M : (int)q;
+    cut.klim = k > BLOCK_N ? BLOCK_N : k < 0 ? 0 : (int)k;
+    cut.cdiff = c > BLOCK_M ? BLOCK_M : c < -BLOCK_N ? -BLOCK_N : (int)c;
+    return cut;
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gdt_attn_params p)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     bwd_smem sm;
-    sm.k = (u16 *)smem;
-    sm.v = sm.k + BLOCK_N * LDS;
-    sm.q = sm.v + BLOCK_N * LDS;
-    sm.dout = sm.q + STAGES * BLOCK_M * LDS;
-    sm.ds = sm.dout + STAGES * BLOCK_M * LDS;
-    sm.lse = (float *)(sm.ds + BLOCK_N * LDQ);
-    sm.dd = sm.lse + STAGES * BLOCK_M;
+    sm.k = smem_addr(smem);
+    sm.v = sm.k + BLOCK_N * LDS * 2;
+    sm.q = sm.v + BLOCK_N * LDS * 2;
+    sm.dout = sm.q + STAGES * BLOCK_M * LDS * 2;
+    sm.ds = sm.dout + STAGES * BLOCK_M * LDS * 2;
+    sm.lse = sm.ds + BLOCK_N * LDQ * 2;
+    sm.dd = sm.lse + STAGES * BLOCK_M * 4;
+    sm.ds_p = (u16 *)(smem + (sm.ds - sm.k));
+    sm.lse_p = (const float *)(smem + (sm.lse - sm.k));
+    sm.dd_p = (const float *)(smem + (sm.dd - sm.k));
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wrow = warp * R * 16;
     const bwd_sched sc = bwd_schedule(p);
 
-    load_tile<BLOCK_N>(sm.k, (const u16 *)p.k + sc.bi * p.k_s[0] + sc.hk * p.k_s[1], p.k_s[2], sc.n0, p.s_kv);
-    load_tile<BLOCK_N>(sm.v, (const u16 *)p.v + sc.bi * p.v_s[0] + sc.hk * p.v_s[1], p.v_s[2], sc.n0, p.s_kv);
+    load_tile<BLOCK_N>(sm.k, (const u16 *)p.k + sc.bi * p.k_s[0] + sc.hk * p.k_s[1], p.k_s[2],
+                       sc.n0, p.s_kv);
+    load_tile<BLOCK_N>(sm.v, (const u16 *)p.v + sc.bi * p.v_s[0] + sc.hk * p.v_s[1], p.v_s[2],
+                       sc.n0, p.s_kv);
     cp_commit();
+    bwd_pos cur = {0, sc.m_first}, nxt = cur; // nxt: the next iteration to issue
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < sc.total) bwd_issue(p, sc, sm, s, s);
+        if (s < sc.total) bwd_issue(p, sc, sm, nxt, s), bwd_step(nxt, sc);
         cp_commit();
     }
 
@@ -490,7 +570,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
         const int slot = it % STAGES;
         if (STAGES == 1) {
             __syncthreads();
-            bwd_issue(p, sc, sm, it, 0);
+            bwd_issue(p, sc, sm, cur, 0);
             cp_commit();
             cp_wait<0>();
             __syncthreads();
@@ -498,24 +578,29 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
             cp_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
             __syncthreads();
             // Refills the slot consumed in iteration it-1 (retired by the barrier above).
-            if (it + STAGES - 1 < sc.total) bwd_issue(p, sc, sm, it + STAGES - 1, (it + STAGES - 1) % STAGES);
+            if (it + STAGES - 1 < sc.total)
+                bwd_issue(p, sc, sm, nxt, (it + STAGES - 1) % STAGES), bwd_step(nxt, sc);
             cp_commit();
         }
-        const i64 hq = sc.hk * p.group + it / sc.nm;
-        const i64 m0 = (i64)(sc.m_first + it % sc.nm) * BLOCK_M;
-        const u16 *sq = sm.q + slot * BLOCK_M * LDS, *sdo = sm.dout + slot * BLOCK_M * LDS;
+        const i64 hq = sc.hk * p.group + cur.g;
+        const i64 m0 = (i64)cur.mb * BLOCK_M;
+        bwd_step(cur, sc);
+        const u32 sq = sm.q + slot * (BLOCK_M * LDS * 2), sdo = sm.dout + slot * (BLOCK_M * LDS * 2);
         const i64 j0 = sc.n0 + wrow;
         const bool mask = m0 + BLOCK_M > p.s_q || sc.n0 + BLOCK_N > p.s_kv ||
                           (CAUSAL && j0 + R * 16 - 1 > m0 + sc.off);
 
         float pt[R][NQ][4], dpt[R][NQ][4];
         bwd_gemm_t(pt, sm.k, sq, wrow, lane);
-        bwd_probs(pt, sm.lse + slot * BLOCK_M, p.scale_log2, mask, j0, m0, p.s_q, p.s_kv, sc.off, lane);
+        if (mask)
+            bwd_probs<true>(pt, sm.lse_p + slot * BLOCK_M, p.scale_log2, bwd_clip(p, sc, j0, m0), lane);
+        else
+            bwd_probs<false>(pt, sm.lse_p + slot * BLOCK_M, p.scale_log2, bwd_cut{}, lane);
         bwd_gemm_t(dpt, sm.v, sdo, wrow, lane);
         bwd_gemm_acc(dv, pt, sdo, lane);
-        bwd_dscores(dpt, pt, sm.dd + slot * BLOCK_M, p.scale, lane);
+        bwd_dscores(dpt, pt, sm.dd_p + slot * BLOCK_M, p.scale, lane);
         bwd_gemm_acc(dk, dpt, sq, lane);
-        bwd_store_ds(sm.ds, dpt, wrow, lane);
+        bwd_store_ds(sm.ds_p, dpt, wrow, lane);
         __syncthreads();
         bwd_dq(p, sm, hq, sc.bi, m0, warp, lane);
     }
