@@ -14,17 +14,19 @@
 static const int64_t tile[] = {16, 32, 64, 128, 256};
 static const int64_t warps[] = {1, 2, 4, 8, 16};
 static const int64_t stages[] = {1, 2, 3, 4};
+static const int64_t boolean[] = {0, 1};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_ATTN_STAGES,
-       A_COUNT = GDT_ATTN_NCOLS };
-static const gdt_column fwd_cols[A_COUNT] = {
+       A_MMA = GDT_ATTN_MMA, A_FWD_COUNT = GDT_ATTN_NCOLS, A_BWD_COUNT = GDT_ATTN_MMA };
+static const gdt_column fwd_cols[A_FWD_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "K/V shared-memory stages", -1},
+    {"MMA", GDT_COL_BOOL, D(boolean), GDT_KNOB_MMA, "0: ldmatrix + mma.sync, 1: wgmma (sm_90a)", -1},
 };
-static const gdt_column bwd_cols[A_COUNT] = {
+static const gdt_column bwd_cols[A_BWD_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per CTA", GDT_AXIS_SKV},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the K/V rows)", -1},
@@ -35,6 +37,10 @@ static const gdt_column bwd_cols[A_COUNT] = {
 /* Per-thread fp32 values the kernels keep live; above this ptxas spills
  * enough to lose more than the row could win. */
 #define MAX_LIVE_FP32 232
+/* The wgmma forward (S, O and the P fragments live): ptxas uses 244
+ * registers without spilling at 160 (d 128, BLOCK_N 128) and 248 at 176
+ * (d 256, BLOCK_N 64), and spills from 192 (d 192, BLOCK_N 128). */
+#define MAX_LIVE_WGMMA 176
 
 
 static bool common(const int64_t *r, int64_t smem, const gdt_facts *f, const gdt_device_props *lim,
@@ -60,13 +66,10 @@ static void fit_warps(int64_t *r, int64_t rows)
     while (r[A_W] > 1 && rows % (16 * r[A_W])) r[A_W] /= 2;
 }
 
-/* Forward: per thread O and S accumulators (RM m16 tiles each) plus Q
- * fragments when the kernel keeps them (RM*d <= 128).  Shared memory:
- * gdt__attn_fwd_smem, beside the template. */
-static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
+/* Forward, mma.sync: per thread O and S accumulators (RM m16 tiles each)
+ * plus Q fragments when the kernel keeps them (RM*d <= 128). */
+static bool bind_fwd_mma_sync(const int64_t *r, int64_t d, char *why, size_t n)
 {
-    int64_t d = f->problem.u.sdpa.d;
-    fit_warps(r, r[A_BM]);
     if (r[A_BM] % (16 * r[A_W]))
         return snprintf(why, n, "BLOCK_M %lld is not a multiple of 16*WARPS = %lld",
                         (long long)r[A_BM], (long long)(16 * r[A_W])), false;
@@ -75,6 +78,41 @@ static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     if (live > MAX_LIVE_FP32)
         return snprintf(why, n, "%lld live fp32 values per thread (O, S, Q fragments) exceed %d",
                         (long long)live, MAX_LIVE_FP32), false;
+    return true;
+}
+
+/* Forward, wgmma: one warpgroup per 64 query rows, n64 chunks of S and O,
+ * 128-byte swizzled tiles (d in 64-column blocks). */
+static bool bind_fwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *lim, char *why,
+                           size_t n)
+{
+    int64_t live = d / 2 + r[A_BN] / 2 + r[A_BN] / 4;
+    if (lim->arch != 90)
+        return snprintf(why, n, "MMA=1 (wgmma) needs sm_90a, target is sm%d", lim->arch), false;
+    if ((r[A_W] != 4 && r[A_W] != 8) || r[A_BM] != 16 * r[A_W])
+        return snprintf(why, n, "MMA=1 takes one or two warpgroups of 64 query rows (WARPS 4 or 8, "
+                        "BLOCK_M = 16*WARPS), got BLOCK_M %lld, WARPS %lld", (long long)r[A_BM],
+                        (long long)r[A_W]), false;
+    if (d % 64 || r[A_BN] % 64)
+        return snprintf(why, n, "MMA=1 takes head dim and BLOCK_N multiples of 64 (128-byte "
+                        "swizzle rows), got d %lld, BLOCK_N %lld", (long long)d, (long long)r[A_BN]),
+                        false;
+    if (r[A_ST] < 2)
+        return snprintf(why, n, "MMA=1: STAGES=%lld, the K/V ring needs at least 2",
+                        (long long)r[A_ST]), false;
+    if (live > MAX_LIVE_WGMMA)
+        return snprintf(why, n, "MMA=1: %lld live values per thread (O, S, P) exceed %d",
+                        (long long)live, MAX_LIVE_WGMMA), false;
+    return true;
+}
+
+/* Shared memory: gdt__attn_fwd_smem, beside the template. */
+static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
+{
+    int64_t d = f->problem.u.sdpa.d;
+    fit_warps(r, r[A_BM]);
+    if (!(r[A_MMA] == 1 ? bind_fwd_wgmma(r, d, lim, why, n) : bind_fwd_mma_sync(r, d, why, n)))
+        return false;
     return common(r, gdt__attn_fwd_smem(r, d), f, lim, why, n);
 }
 
@@ -100,5 +138,5 @@ static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     return common(r, gdt__attn_bwd_smem(r, d), f, lim, why, n);
 }
 
-const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_COUNT, bind_fwd};
-const gdt_row_family gdt__rows_attention_bwd = {"attention_bwd", bwd_cols, A_COUNT, bind_bwd};
+const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_FWD_COUNT, bind_fwd};
+const gdt_row_family gdt__rows_attention_bwd = {"attention_bwd", bwd_cols, A_BWD_COUNT, bind_bwd};

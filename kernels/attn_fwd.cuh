@@ -7,10 +7,11 @@
 //
 // Bound by the plan (engines/nvrtc/tmpl_attention.c): HEAD_DIM, BLOCK_M,
 // BLOCK_N, WARPS, STAGES, IO_BF16 (1 bf16, 0 fp16), CAUSAL (0 none,
-// 1 top-left, 2 bottom-right).  No CUDA header: raw 16-bit bits + PTX.
+// 1 top-left, 2 bottom-right), MMA (0 mma.sync, 1 wgmma on sm_90a, below).
+// No CUDA header: raw 16-bit bits + PTX.
 
-#ifndef HEAD_DIM
-#error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16 and CAUSAL are bound by the plan"
+#if !defined(HEAD_DIM) || !defined(MMA)
+#error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16, CAUSAL and MMA are bound by the plan"
 #endif
 
 typedef unsigned short u16;
@@ -123,6 +124,285 @@ __device__ __forceinline__ float shfl_xor(float v, int m)
     return r;
 }
 __device__ __forceinline__ float neg_inf() { return bits_f32(0xff800000u); }
+
+#if MMA == 1
+// ------------------------------------------------------- wgmma path (sm_90a)
+// One warpgroup (4 warps) per 64 query rows: S = Q K^T with both operands in
+// 128-byte-swizzled shared memory, the online softmax on the S accumulators,
+// then O += P V with P as register A fragments and V read MN-major.  Tiles
+// are stored as HEAD_DIM/64 column blocks of ROWS x 128 bytes; the 16-byte
+// chunk c of row r sits at chunk c ^ (r % 8), atoms on 1024-byte boundaries
+// (the launch reserves 1024 bytes of slack).  K and V share that layout: K
+// is the K-major B of Q K^T, V the MN-major B of P V.  Warpgroups of a CTA
+// interleave: one's softmax runs while another's wgmma does.
+
+typedef unsigned long long u64;
+#define NWG (WARPS / 4)
+#define NB (BLOCK_N / 64)          // n64 chunks of S
+#define DB (HEAD_DIM / 64)         // n64 chunks of O, column blocks of a tile
+#define KV_BYTES (BLOCK_N * HEAD_DIM * 2)
+#if IO_BF16
+#define WG_T "bf16"
+#else
+#define WG_T "f16"
+#endif
+
+static_assert(BLOCK_M == 64 * NWG && WARPS % 4 == 0, "MMA=1: 64 query rows per warpgroup");
+static_assert(HEAD_DIM % 64 == 0 && BLOCK_N % 64 == 0, "MMA=1: HEAD_DIM and BLOCK_N multiples of 64");
+static_assert(BLOCK_N * HEAD_DIM % (8 * THREADS) == 0, "MMA=1: K/V tile chunks split over the threads");
+static_assert(STAGES >= 2, "MMA=1: at least two K/V stages");
+
+template <int ROWS>
+__device__ __forceinline__ void wg_load_tile(u32 dst, const u16 *src, i64 rs, i64 row0, i64 limit)
+{
+    constexpr int CPR = HEAD_DIM / 8;
+#pragma unroll
+    for (int i = 0; i < ROWS * CPR / THREADS; i++) {
+        int q = (int)threadIdx.x + i * THREADS;
+        int r = q / CPR, c = q % CPR;
+        bool ok = row0 + r < limit;
+        const u16 *g = ok ? src + (row0 + r) * rs + c * 8 : src;
+        cp_async16(dst + (c >> 3) * (ROWS * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4), g, ok);
+    }
+}
+
+// Matrix descriptor, 128-byte swizzle, 8-row groups 1024 bytes apart.
+__device__ __forceinline__ u64 wg_desc(u32 addr, u32 lbo)
+{
+    return (u64)((addr & 0x3FFFF) >> 4) | ((u64)((lbo & 0x3FFFF) >> 4) << 16) |
+           ((u64)(1024 >> 4) << 32) | (1ull << 62);
+}
+// K-major operand, rows row0.. of a ROWS-row tile, k16 step kk along HEAD_DIM.
+__device__ __forceinline__ u64 wg_kmajor(u32 tile, int rows, int row0, int kk)
+{
+    return wg_desc(tile + (kk >> 2) * (rows * 128) + row0 * 128 + (kk & 3) * 32, 16);
+}
+// MN-major V operand: keys 16kk.., head-dim columns 64j...
+__device__ __forceinline__ u64 wg_vdesc(u32 tile, int kk, int j)
+{
+    return wg_desc(tile + j * (BLOCK_N * 128) + kk * 2048, BLOCK_N * 128);
+}
+
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// cp.async writes are generic-proxy writes; wgmma reads through the async proxy.
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// Keeps the compiler from moving accumulator reads above the wgmma wait.
+__device__ __forceinline__ void wg_fence_acc(float (&d)[32])
+{
+#pragma unroll
+    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// S chunk (64 x 64) = A (smem, K-major) * B (smem, K-major), plus S when acc != 0.
+__device__ __forceinline__ void wg_ss_n64(float (&d)[32], u64 da, u64 db, int acc)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_T "." WG_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(da), "l"(db), "r"(acc));
+}
+
+// O chunk (64 x 64) += A (registers: the P fragments) * B (smem, MN-major).
+__device__ __forceinline__ void wg_rs_n64(float (&d)[32], const u32 (&a)[4], u64 db)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_T "." WG_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+}
+
+struct wg_state {
+    float o[DB][32];
+    float m[2], l[2];
+};
+
+// S element (j, g, e) of this thread: row wrow + 8 * (e >> 1), key
+// n0 + 64 j + 8 g + 2 (lane % 4) + (e & 1).
+__device__ __forceinline__ void wg_mask(float (&s)[NB][32], i64 wrow, i64 n0, i64 s_kv, i64 off, int lane)
+{
+#pragma unroll
+    for (int j = 0; j < NB; j++)
+#pragma unroll
+        for (int v = 0; v < 32; v++) {
+            i64 i = wrow + ((v >> 1) & 1) * 8;
+            i64 key = n0 + j * 64 + (v >> 2) * 8 + (lane & 3) * 2 + (v & 1);
+            bool dead = key >= s_kv;
+            if (CAUSAL) dead = dead || key > i + off;
+            if (dead) s[j][v] = neg_inf();
+        }
+}
+
+// Online softmax over this block's keys: new running max, O and l rescaled,
+// the scores become P.
+__device__ __forceinline__ void wg_softmax(wg_state &st, float (&s)[NB][32], float sl2)
+{
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float mx = st.m[h];
+#pragma unroll
+        for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int g = 0; g < 8; g++) mx = fmaxf(mx, fmaxf(s[j][4 * g + 2 * h], s[j][4 * g + 2 * h + 1]));
+        mx = fmaxf(mx, shfl_xor(mx, 1));
+        mx = fmaxf(mx, shfl_xor(mx, 2));
+        // A row with nothing visible yet keeps max -inf: subtract 0, not -inf.
+        float ms = mx == neg_inf() ? 0.f : mx * sl2;
+        float alpha = fast_exp2(st.m[h] * sl2 - ms);
+        st.m[h] = mx;
+        float sum = 0.f;
+#pragma unroll
+        for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int g = 0; g < 8; g++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    float pv = fast_exp2(fmaf(s[j][4 * g + 2 * h + e], sl2, -ms));
+                    s[j][4 * g + 2 * h + e] = pv;
+                    sum += pv;
+                }
+        st.l[h] = st.l[h] * alpha + sum;
+#pragma unroll
+        for (int j = 0; j < DB; j++)
+#pragma unroll
+            for (int g = 0; g < 8; g++) {
+                st.o[j][4 * g + 2 * h] *= alpha;
+                st.o[j][4 * g + 2 * h + 1] *= alpha;
+            }
+    }
+}
+
+// P as the A fragments of the k16 steps of P V: the S accumulator layout of
+// keys 16kk..16kk+15 is the m16k16 A fragment layout.
+__device__ __forceinline__ void wg_pack_p(u32 (&pa)[BLOCK_N / 16][4], const float (&s)[NB][32])
+{
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_N / 16; kk++) {
+        const float *c = &s[kk >> 2][(kk & 3) * 8];
+        pa[kk][0] = pack2(c[0], c[1]);
+        pa[kk][1] = pack2(c[2], c[3]);
+        pa[kk][2] = pack2(c[4], c[5]);
+        pa[kk][3] = pack2(c[6], c[7]);
+    }
+}
+
+__device__ __forceinline__ void wg_store(const wg_state &st, const gdt_attn_params &p, i64 bi, i64 hq,
+                                         i64 wrow, int lane)
+{
+    u16 *o = (u16 *)p.o + bi * p.o_s[0] + hq * p.o_s[1];
+    float *stats = p.stats + (bi * p.h_q + hq) * p.s_q;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float l = st.l[h];
+        l += shfl_xor(l, 1);
+        l += shfl_xor(l, 2);
+        i64 i = wrow + h * 8;
+        if (i >= p.s_q) continue;
+        float inv = l > 0.f ? 1.f / l : 0.f;
+#pragma unroll
+        for (int j = 0; j < DB; j++)
+#pragma unroll
+            for (int g = 0; g < 8; g++) {
+                u32 v = pack2(st.o[j][4 * g + 2 * h] * inv, st.o[j][4 * g + 2 * h + 1] * inv);
+                *(u32 *)(o + i * p.o_s[2] + j * 64 + g * 8 + (lane & 3) * 2) = v;
+            }
+        if ((lane & 3) == 0)
+            stats[i] = l > 0.f ? (st.m[h] * p.scale_log2 + fast_log2(l)) * 0.69314718056f : neg_inf();
+    }
+}
+
+__device__ __forceinline__ void wg_load_kv(u32 skv, const u16 *gk, const u16 *gv, const gdt_attn_params &p,
+                                           int blk)
+{
+    wg_load_tile<BLOCK_N>(skv, gk, p.k_s[2], (i64)blk * BLOCK_N, p.s_kv);
+    wg_load_tile<BLOCK_N>(skv + KV_BYTES, gv, p.v_s[2], (i64)blk * BLOCK_N, p.s_kv);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_attn_fwd(const gdt_attn_params p)
+{
+    extern __shared__ __align__(1024) unsigned char smem[];
+    const u32 sQ = (smem_addr(smem) + 1023u) & ~1023u;
+    const u32 sKV = sQ + BLOCK_M * HEAD_DIM * 2; // stage t: K at sKV + 2t KV_BYTES, V after it
+    const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7;
+    const i64 bi = blockIdx.x / p.h_q, hq = blockIdx.x % p.h_q, hk = hq / p.group;
+    // Reversed so that the longest causal rows are scheduled first.
+    const i64 m0 = (i64)(gridDim.y - 1 - blockIdx.y) * BLOCK_M;
+    const i64 wrow = m0 + wg * 64 + warp * 16 + (lane >> 2); // this thread's rows: wrow, wrow + 8
+    const u16 *gq = (const u16 *)p.q + bi * p.q_s[0] + hq * p.q_s[1];
+    const u16 *gk = (const u16 *)p.k + bi * p.k_s[0] + hk * p.k_s[1];
+    const u16 *gv = (const u16 *)p.v + bi * p.v_s[0] + hk * p.v_s[1];
+    const i64 off = CAUSAL == 2 ? p.s_kv - p.s_q : 0;
+    i64 kv_end = p.s_kv;
+    if (CAUSAL && m0 + BLOCK_M + off < kv_end) kv_end = m0 + BLOCK_M + off;
+    const int nblocks = kv_end <= 0 ? 0 : (int)((kv_end + BLOCK_N - 1) / BLOCK_N);
+
+    wg_state st;
+#pragma unroll
+    for (int j = 0; j < DB; j++)
+#pragma unroll
+        for (int v = 0; v < 32; v++) st.o[j][v] = 0.f;
+    st.m[0] = st.m[1] = neg_inf();
+    st.l[0] = st.l[1] = 0.f;
+
+    wg_load_tile<BLOCK_M>(sQ, gq, p.q_s[2], m0, p.s_q);
+    cp_commit();
+#pragma unroll
+    for (int t = 0; t < STAGES - 1; t++) {
+        if (t < nblocks) wg_load_kv(sKV + t * 2 * KV_BYTES, gk, gv, p, t);
+        cp_commit();
+    }
+    for (int it = 0; it < nblocks; it++) {
+        cp_wait<STAGES - 2>();
+        fence_proxy_async();
+        __syncthreads();
+        // The stage refilled here was read in iteration it-1, whose wgmma
+        // groups every warpgroup waited for before the barrier above.
+        const int nx = it + STAGES - 1;
+        if (nx < nblocks) wg_load_kv(sKV + (nx % STAGES) * 2 * KV_BYTES, gk, gv, p, nx);
+        cp_commit();
+        const u32 sK = sKV + (it % STAGES) * 2 * KV_BYTES, sV = sK + KV_BYTES;
+        const i64 n0 = (i64)it * BLOCK_N;
+
+        float s[NB][32];
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < HEAD_DIM / 16; kk++)
+#pragma unroll
+            for (int j = 0; j < NB; j++)
+                wg_ss_n64(s[j], wg_kmajor(sQ, BLOCK_M, wg * 64, kk), wg_kmajor(sK, BLOCK_N, j * 64, kk), kk > 0);
+        wg_commit();
+        wg_wait0();
+#pragma unroll
+        for (int j = 0; j < NB; j++) wg_fence_acc(s[j]);
+
+        if (n0 + BLOCK_N > p.s_kv || (CAUSAL && n0 + BLOCK_N - 1 > m0 + wg * 64 + warp * 16 + off))
+            wg_mask(s, wrow, n0, p.s_kv, off, lane);
+        wg_softmax(st, s, p.scale_log2);
+        u32 pa[BLOCK_N / 16][4];
+        wg_pack_p(pa, s);
+
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < BLOCK_N / 16; kk++)
+#pragma unroll
+            for (int j = 0; j < DB; j++) wg_rs_n64(st.o[j], pa[kk], wg_vdesc(sV, kk, j));
+        wg_commit();
+        wg_wait0();
+#pragma unroll
+        for (int j = 0; j < DB; j++) wg_fence_acc(st.o[j]);
+    }
+    cp_wait<0>();
+    wg_store(st, p, bi, hq, wrow, lane);
+}
+
+#else
+// ------------------------------------------------- mma.sync path (sm80+)
 
 // rows x HEAD_DIM tile from global (row stride rs elements) into smem (stride
 // LDS); rows at or past `limit` are zero-filled.
@@ -367,3 +647,4 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_fwd(const gdt_att
     cp_wait<0>();
     fwd_store(st, p, bi, hq, m0 + wrow, lane);
 }
+#endif // MMA

@@ -31,10 +31,12 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per smem row (LDS, LDQ) */
 
-/* Q tile + STAGES x (K, V) tiles. */
+/* Q tile + STAGES x (K, V) tiles: padded rows (mma.sync), or swizzled ones
+ * plus 1024 bytes to align the swizzle atoms (MMA=1, wgmma). */
 int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 {
-    return (r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN]) * pad16(d) * 2;
+    int64_t rows = r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN];
+    return r[GDT_ATTN_MMA] == 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
 }
 
 /* K, V tiles + STAGES x (Q, dO) tiles + the dS^T tile + STAGES x (LSE, D) rows. */
@@ -46,10 +48,11 @@ int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
 
 static int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
+/* Columns a family lacks (MMA of attention_bwd) read 0. */
 static void plan_row(const gdt_row_family *rf, const gdt_plan_id *p, int64_t *row)
 {
-    for (int i = 0; i < rf->ncols && i < GDT_ATTN_NCOLS; i++)
-        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, 0);
+    for (int i = 0; i < GDT_ATTN_NCOLS; i++)
+        row[i] = i < rf->ncols ? gdt_plan_id_knob(p, rf->cols[i].knob, 0) : 0;
 }
 
 static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_id *p,
@@ -66,6 +69,7 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
         {"STAGES", row[GDT_ATTN_STAGES]},
         {"IO_BF16", f->dtype == GDT_DTYPE_BF16},
         {"CAUSAL", s->causal},
+        {"MMA", row[GDT_ATTN_MMA]},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)

@@ -269,7 +269,7 @@ static void corpus_rows(void)
         {"[128, 128, 32, 2, 2, 4, 8, 0]", "[128, 128, 32, 2, 2, 4, 8]"},
         {"[128, 128, 32, 2, 2, 4, 8, 0]", "[128, 128, 32, 2, 2, 4, 8, 2]"},
         {"\"contraction\"", "\"Contraction\": [], \"contraction\""},
-        {"\"contraction\"", "\"attention_fwd\": [[64, 64, 4, 2]], \"contraction\""},
+        {"\"contraction\"", "\"attention_fwd\": [[64, 64, 4, 2, 0]], \"contraction\""},
         {"\"contraction\"", "\"no_such_family\""},
         {"\"nvrtc\"", "\"triton\""},
         {"\"contraction\": [", "\"contraction\": [[128, 128, 32, 2, 2, 4, 8, 0], "},

@@ -143,7 +143,7 @@ static void test_diagnostics(void)
         {"empty_root.json", "empty_root.json: /: empty table: expected the provider namespace \"nvrtc\""},
         {"unknown_namespace.json", "unknown_namespace.json: /triton: unknown namespace \"triton\" (expected \"nvrtc\")"},
         {"unknown_family.json", "unknown_family.json: /nvrtc/contraction_narrow: unknown structural family \"contraction_narrow\" (expected one of: contraction, attention_fwd, attention_bwd)"},
-        {"row_not_array.json", "row_not_array.json: /nvrtc/attention_fwd/1: expected a row (array of 4 integers), got object"},
+        {"row_not_array.json", "row_not_array.json: /nvrtc/attention_fwd/1: expected a row (array of 5 integers), got object"},
         {"family_not_array.json", "family_not_array.json: /nvrtc/attention_fwd: expected an array of rows, got object"},
         {"root_array.json", "root_array.json: /: expected an object keyed by provider namespace (\"nvrtc\"), got array of 1"},
         {"truncated.json", "truncated.json: truncated JSON: input ends inside an unclosed array or object"},
@@ -199,7 +199,7 @@ static void test_default_table(void)
     const char *bad = "{\"nvrtc\": {\"attention_fwd\": [[1, 2, 3]]}}";
     CHECK_INT(gdt_rows_load_text(bad, strlen(bad), "tables/candidates/nvrtc.json", &t, &e), ==,
               GDT_STATUS_BAD_INPUT);
-    CHECK_STR(e.msg, "tables/candidates/nvrtc.json: /nvrtc/attention_fwd/0: expected 4 columns, got 3");
+    CHECK_STR(e.msg, "tables/candidates/nvrtc.json: /nvrtc/attention_fwd/0: expected 5 columns, got 3");
 }
 
 /* The format page names every column and knob of every schema. */
@@ -286,7 +286,7 @@ static void test_digest(void)
     CHECK_INT((int)strlen(da), ==, 64);
     gdt_rows_destroy(a);
     gdt_rows_destroy(b);
-    const char *t1 = "{\"nvrtc\": {\"attention_fwd\": [[64, 32, 4, 1], [64, 64, 4, 2]]}}";
+    const char *t1 = "{\"nvrtc\": {\"attention_fwd\": [[64, 32, 4, 1, 0], [64, 64, 4, 2, 0]]}}";
     CHECK_INT(gdt_rows_load_text(t1, strlen(t1), "t1", &a, &e), ==, 0);
     gdt_rows_digest(a, db);
     CHECK(strcmp(da, db) != 0); /* row order is content */
@@ -433,7 +433,7 @@ static void test_head_dim_fixed(void)
 {
     /* The head dim is fixed by the problem: never a column, never projected;
      * the same rows bind the same plans for d = 64 and d = 128. */
-    const char *rows = "{\"nvrtc\": {\"attention_fwd\": [[64, 64, 4, 2], [64, 64, 4, 1]]}}";
+    const char *rows = "{\"nvrtc\": {\"attention_fwd\": [[64, 64, 4, 2, 0], [64, 64, 4, 1, 0]]}}";
     int n64, n128;
     gdt_candidate *a = materialize(rows, GDT_FAMILY_SDPA_FWD, "d=64,s=512", 90, &n64);
     gdt_candidate *b = materialize(rows, GDT_FAMILY_SDPA_FWD, "d=128,s=512", 90, &n128);
@@ -442,7 +442,7 @@ static void test_head_dim_fixed(void)
     for (int i = 0; i < 2 && n64 == 2 && n128 == 2; i++) {
         CHECK(!a[i].rejected && !b[i].rejected);
         CHECK(gdt_plan_id_equal(&a[i].id, &b[i].id));
-        CHECK_INT(a[i].ncols, ==, 4);
+        CHECK_INT(a[i].ncols, ==, 5);
     }
     free(a);
     free(b);
@@ -462,7 +462,7 @@ static void test_no_rows(void)
     gdt_problem p;
     gdt_facts f;
     gdt_device_props dev;
-    const char *text = "{\"nvrtc\": {\"attention_fwd\": [[64, 64, 4, 2]]}}";
+    const char *text = "{\"nvrtc\": {\"attention_fwd\": [[64, 64, 4, 2, 0]]}}";
     CHECK_INT(gdt_rows_load_text(text, strlen(text), "x", &t, &e), ==, 0);
     gdt_problem_default(GDT_FAMILY_GEMM, &p);
     gdt_arch_limits(90, &dev);

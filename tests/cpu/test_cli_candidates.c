@@ -77,7 +77,7 @@ static void test_override(void)
            "sdpa_fwd.nvrtc: row family attention_fwd, 2 rows from " DATA "override_attention.json\n");
     CHECK_CONTAINS(out, "sdpa_bwd.nvrtc: row family attention_bwd, ");
     CHECK_CONTAINS(out, " rows from tables/candidates/nvrtc.json\n");
-    CHECK_CONTAINS(out, "sdpa_fwd.nvrtc[STAGES=1, TILE_M=64, TILE_N=32, WARPS=4]");
+    CHECK_CONTAINS(out, "sdpa_fwd.nvrtc[MMA=0, STAGES=1, TILE_M=64, TILE_N=32, WARPS=4]");
     /* An override that does not name gemm's family leaves gemm's defaults. */
     expect("gemm", 0, "rows from tables/candidates/nvrtc.json\n");
     char line[128] = "";

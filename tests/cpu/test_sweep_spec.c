@@ -40,7 +40,8 @@ static void test_defaults(void)
         CHECK_INT(sp->cells[11].problem.u.gemm.k, ==, 14336);
         CHECK_INT(sp->nbursts, ==, 4);
         CHECK_INT(sp->bursts[3], ==, 64);
-        CHECK_INT(sp->knob_cap, ==, 8);
+        CHECK_INT(sp->knob_cap, ==, 2);
+        CHECK(sp->max_plan_seconds == 0.5);
         CHECK_INT(strlen(sp->digest), ==, 64);
     }
     gdt_sweep_spec_destroy(sp);
