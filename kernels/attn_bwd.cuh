@@ -8,8 +8,11 @@
 //                      log-sum-exp, accumulates dK and dV in registers (so the
 //                      group sum needs no atomics) and adds dQ = dS K into the
 //                      fp32 accumulator with atomics.  Warps split the K/V rows.
-//   gdt_attn_bwd_post  dQ accumulator (scale already applied) -> io dtype.
+//   gdt_attn_bwd_post  dQ accumulator times the softmax scale -> io dtype.
 // Q/dO tiles and their LSE/D rows stream through a cp.async ring of STAGES.
+// Shared memory: K, V, STAGES x (Q, dO, LSE, D), then one dS^T tile, or two
+// when the launch gives that much more (checked at run time): the second
+// saves a barrier per query block (see the main loop).
 //
 // Bound by the plan: HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16,
 // CAUSAL (0 none, 1 top-left, 2 bottom-right).  Operand strides: dO as O,
@@ -55,6 +58,7 @@ struct gdt_attn_params {
 #define KQ (BLOCK_M / 16)           // k16 steps over the query block
 #define DTW (DT / WARPS)            // n8 tiles of dQ columns per warp
 #define LOG2E 1.4426950408889634f
+#define DS_BYTES (BLOCK_N * LDQ * 2) // one dS^T tile in shared memory
 
 static_assert(BLOCK_N % (16 * WARPS) == 0, "BLOCK_N must be a multiple of 16*WARPS");
 static_assert(DT % WARPS == 0, "HEAD_DIM/8 must be a multiple of WARPS (dQ column split)");
@@ -137,6 +141,13 @@ __device__ __forceinline__ float unpack_hi(u32 v)
     return f;
 #endif
 }
+// The dynamic shared memory this launch was given (PTX %dynamic_smem_size).
+__device__ __forceinline__ u32 dyn_smem_bytes()
+{
+    u32 n;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+    return n;
+}
 __device__ __forceinline__ float fast_exp2(float x)
 {
     float y;
@@ -208,7 +219,9 @@ extern "C" __global__ void __launch_bounds__(256) gdt_attn_bwd_post(const gdt_at
     for (int c = lane; c < DT; c += 32) {
         f32x4 a = *(const f32x4 *)(p.dq_acc + r * HEAD_DIM + c * 8);
         f32x4 b = *(const f32x4 *)(p.dq_acc + r * HEAD_DIM + c * 8 + 4);
-        u32x4 v = {pack2(a.x, a.y), pack2(a.z, a.w), pack2(b.x, b.y), pack2(b.z, b.w)};
+        const float sc = p.scale;
+        u32x4 v = {pack2(a.x * sc, a.y * sc), pack2(a.z * sc, a.w * sc), pack2(b.x * sc, b.y * sc),
+                   pack2(b.z * sc, b.w * sc)};
         *(u32x4 *)((u16 *)p.dq + oq + c * 8) = v;
     }
 }
@@ -376,9 +389,10 @@ __device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse
             }
 }
 
-// dS^T = P^T * (dP^T - D) * scale, in place in dp.
+// dS^T / scale = P^T * (dP^T - D), in place in dp.  The scale is applied once
+// to dK (bwd_store_kv) and dQ (gdt_attn_bwd_post) instead of per element.
 __device__ __forceinline__ void bwd_dscores(float (&dp)[R][NQ][4], const float (&pt)[R][NQ][4],
-                                            const float *dd, float scale, int lane)
+                                            const float *dd, int lane)
 {
 #pragma unroll
     for (int r = 0; r < R; r++)
@@ -387,7 +401,7 @@ __device__ __forceinline__ void bwd_dscores(float (&dp)[R][NQ][4], const float (
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
-                dp[r][nt][e] = pt[r][nt][e] * (dp[r][nt][e] - dd[qc]) * scale;
+                dp[r][nt][e] = pt[r][nt][e] * (dp[r][nt][e] - dd[qc]);
             }
 }
 
@@ -406,10 +420,11 @@ __device__ __forceinline__ void bwd_store_ds(u16 *sds, const float (&ds)[R][NQ][
 
 // dQ (query block x this warp's DTW*8 columns) += dS . K, added into the
 // fp32 accumulator.
-__device__ __forceinline__ void bwd_dq(const gdt_attn_params &p, const bwd_smem &sm, i64 hq,
+__device__ __forceinline__ void bwd_dq(const gdt_attn_params &p, const bwd_smem &sm, int buf, i64 hq,
                                        i64 bi, i64 m0, int warp, int lane)
 {
     float acc[KQ][DTW][4];
+    const u32 ds = sm.ds + buf * DS_BYTES;
 #pragma unroll
     for (int mq = 0; mq < KQ; mq++)
 #pragma unroll
@@ -436,8 +451,8 @@ __device__ __forceinline__ void bwd_dq(const gdt_attn_params &p, const bwd_smem 
 #pragma unroll
         for (int mq = 0; mq < KQ; mq++) {
             u32 a[4];
-            ldsm_x4_t(a, sm.ds + 2 * ((kk * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDQ + mq * 16 +
-                                      ((lane >> 3) & 1) * 8));
+            ldsm_x4_t(a, ds + 2 * ((kk * 16 + (lane & 7) + ((lane >> 4) << 3)) * LDQ + mq * 16 +
+                                   ((lane >> 3) & 1) * 8));
 #pragma unroll
             for (int dt = 0; dt < DTW; dt++) mma16816(acc[mq][dt], a, b[dt][0], b[dt][1]);
         }
@@ -445,9 +460,9 @@ __device__ __forceinline__ void bwd_dq(const gdt_attn_params &p, const bwd_smem 
     float *g = p.dq_acc + ((bi * p.h_q + hq) * p.s_q + m0) * HEAD_DIM + c0;
     const int left = p.s_q - m0 < BLOCK_M ? (int)(p.s_q - m0) : BLOCK_M;
 #if __CUDA_ARCH__ >= 900
-    // One 16-byte reduction per n8 tile and row pair instead of four 4-byte
-    // ones: lanes 2t and 2t+1 swap halves, so the even lane holds row g's
-    // columns 4t'..4t'+3 (t' = t/2) and the odd lane row g+8's.
+    // One 16-byte reduction per n8 tile and lane instead of four 4-byte ones:
+    // lanes t and t^1 (t = lane & 3) swap halves, so an even t holds row g,
+    // columns 2t..2t+3, and an odd t row g+8, columns 2t-2..2t+1.
     const bool odd = lane & 1;
 #pragma unroll
     for (int mq = 0; mq < KQ; mq++) {
@@ -493,7 +508,8 @@ __device__ __forceinline__ void bwd_store_kv(const gdt_attn_params &p, const bwd
 #pragma unroll
             for (int dt = 0; dt < DT; dt++) {
                 int c = dt * 8 + (lane & 3) * 2;
-                *(u32 *)(gk + j * p.k_s[2] + c) = pack2(dk[r][dt][2 * h], dk[r][dt][2 * h + 1]);
+                *(u32 *)(gk + j * p.k_s[2] + c) =
+                    pack2(dk[r][dt][2 * h] * p.scale, dk[r][dt][2 * h + 1] * p.scale);
                 *(u32 *)(gv + j * p.v_s[2] + c) = pack2(dv[r][dt][2 * h], dv[r][dt][2 * h + 1]);
             }
         }
@@ -537,9 +553,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
     sm.v = sm.k + BLOCK_N * LDS * 2;
     sm.q = sm.v + BLOCK_N * LDS * 2;
     sm.dout = sm.q + STAGES * BLOCK_M * LDS * 2;
-    sm.ds = sm.dout + STAGES * BLOCK_M * LDS * 2;
-    sm.lse = sm.ds + BLOCK_N * LDQ * 2;
+    sm.lse = sm.dout + STAGES * BLOCK_M * LDS * 2;
     sm.dd = sm.lse + STAGES * BLOCK_M * 4;
+    sm.ds = sm.dd + STAGES * BLOCK_M * 4; // last, so a second dS^T tile can follow it
     sm.ds_p = (u16 *)(smem + (sm.ds - sm.k));
     sm.lse_p = (const float *)(smem + (sm.lse - sm.k));
     sm.dd_p = (const float *)(smem + (sm.dd - sm.k));
@@ -566,12 +582,20 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
 #pragma unroll
             for (int e = 0; e < 4; e++) dk[r][dt][e] = dv[r][dt][e] = 0.f;
 
+    // dQ of iteration it-1 runs inside iteration it, after its first barrier
+    // (which publishes dS^T(it-1)), so an iteration needs one barrier where the
+    // launch gave a second dS^T buffer (dS^T(it) then goes to the other one),
+    // else two: the second keeps dS^T(it) from overwriting what dQ(it-1) reads.
+    // With STAGES == 1 the load barrier sits between the two already.
+    const bool two_ds = dyn_smem_bytes() >= sm.ds + 2 * DS_BYTES - sm.k;
+    i64 hq_prev = 0, m0_prev = 0;
     for (int it = 0; it < sc.total; it++) {
-        const int slot = it % STAGES;
+        const int slot = it % STAGES, buf = two_ds ? it & 1 : 0;
         if (STAGES == 1) {
             __syncthreads();
             bwd_issue(p, sc, sm, cur, 0);
             cp_commit();
+            if (it > 0) bwd_dq(p, sm, buf ^ (int)two_ds, hq_prev, sc.bi, m0_prev, warp, lane);
             cp_wait<0>();
             __syncthreads();
         } else {
@@ -581,9 +605,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
             if (it + STAGES - 1 < sc.total)
                 bwd_issue(p, sc, sm, nxt, (it + STAGES - 1) % STAGES), bwd_step(nxt, sc);
             cp_commit();
+            if (it > 0) bwd_dq(p, sm, buf ^ (int)two_ds, hq_prev, sc.bi, m0_prev, warp, lane);
         }
         const i64 hq = sc.hk * p.group + cur.g;
         const i64 m0 = (i64)cur.mb * BLOCK_M;
+        hq_prev = hq, m0_prev = m0;
         bwd_step(cur, sc);
         const u32 sq = sm.q + slot * (BLOCK_M * LDS * 2), sdo = sm.dout + slot * (BLOCK_M * LDS * 2);
         const i64 j0 = sc.n0 + wrow;
@@ -598,11 +624,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
             bwd_probs<false>(pt, sm.lse_p + slot * BLOCK_M, p.scale_log2, bwd_cut{}, lane);
         bwd_gemm_t(dpt, sm.v, sdo, wrow, lane);
         bwd_gemm_acc(dv, pt, sdo, lane);
-        bwd_dscores(dpt, pt, sm.dd_p + slot * BLOCK_M, p.scale, lane);
+        bwd_dscores(dpt, pt, sm.dd_p + slot * BLOCK_M, lane);
         bwd_gemm_acc(dk, dpt, sq, lane);
-        bwd_store_ds(sm.ds_p, dpt, wrow, lane);
+        if (STAGES > 1 && !two_ds) __syncthreads();
+        bwd_store_ds(sm.ds_p + buf * (DS_BYTES / 2), dpt, wrow, lane);
+    }
+    if (sc.total > 0) {
         __syncthreads();
-        bwd_dq(p, sm, hq, sc.bi, m0, warp, lane);
+        bwd_dq(p, sm, two_ds ? (sc.total - 1) & 1 : 0, hq_prev, sc.bi, m0_prev, warp, lane);
     }
     cp_wait<0>();
     bwd_store_kv(p, sc, dk, dv, wrow, lane);
