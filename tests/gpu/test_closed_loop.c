@@ -1,8 +1,9 @@
-/* The closed loop on the GPU: sweep a small gemm grid into a temporary
- * tables directory, then plan every swept cell with libgdtune reading those
- * tables (and the backend expanded): the measured winner comes first, or a
- * plan whose time is within the measured noise of it (the noise rule keeps
- * the untimed order there).  `gdtune plans` shows the same first plan. */
+/* The closed loop on the GPU: sweep a small grid (two gemm cells, then one
+ * sdpa_fwd and one sdpa_bwd cell) into a temporary tables directory, then
+ * plan every swept cell with libgdtune reading those tables (and the backend
+ * expanded): the measured winner comes first, or a plan whose time is within
+ * the measured noise of it (the noise rule keeps the untimed order there).
+ * `gdtune plans` shows the same first plan. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdio.h>
@@ -135,6 +136,36 @@ static void check_cell(const mcell *m, const gdt_device_props *dev, const gdt_ta
     CHECK_CONTAINS(out, name);
 }
 
+/* Sweeps FAMILY over SPEC into DIR/run-FAMILY and checks every swept cell
+ * against the tables the sweep wrote. */
+static void loop(const gdt_device_props *dev, const char *dir, const char *family, const char *spec,
+                 int want_cells)
+{
+    char cmd[12288], run[512], tdir[512];
+    static mcell cells[MAX_CELLS];
+    memset(cells, 0, sizeof cells);
+    snprintf(run, sizeof run, "%s/run-%s", dir, family);
+    snprintf(tdir, sizeof tdir, "%s/t", dir);
+    snprintf(cmd, sizeof cmd, "%s sweep %s --spec %s/sweeps/%s --out %s --tables-dir %s",
+             gdt_test_exe(), family, GDT_TEST_DATA, spec, run, tdir);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    int ncells = load_journal(run, cells);
+    CHECK_INT(ncells, ==, want_cells);
+    for (int c = 0; c < ncells; c++) {
+        gdt_tables *t = NULL;
+        gdt_error e = {0};
+        gdt_family f;
+        CHECK_INT(gdt_family_parse(cells[c].family, &f, &e), ==, GDT_STATUS_OK);
+        CHECK_INT(gdt_tables_load(tdir, f, dev->arch, &t, &e), ==, GDT_STATUS_OK);
+        if (e.msg[0])
+            fprintf(stderr, "test_closed_loop: tables: %s\n", e.msg);
+        CHECK(cells[c].winner >= 0);
+        if (t && cells[c].winner >= 0)
+            check_cell(&cells[c], dev, t, tdir);
+        gdt_tables_destroy(t);
+    }
+}
+
 int main(void)
 {
     gdt_device_props dev;
@@ -142,27 +173,10 @@ int main(void)
         fprintf(stderr, "test_closed_loop: no CUDA device: skipped\n");
         return GDT_TEST_SKIP;
     }
-    char dir[] = "/tmp/gdt_closed_loop_XXXXXX", cmd[12288], run[256], tdir[256];
+    char dir[] = "/tmp/gdt_closed_loop_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    snprintf(run, sizeof run, "%s/run", dir);
-    snprintf(tdir, sizeof tdir, "%s/t", dir);
-    snprintf(cmd, sizeof cmd, "%s sweep gemm --spec %s/sweeps/tiny_gemm.json --out %s --tables-dir %s",
-             gdt_test_exe(), GDT_TEST_DATA, run, tdir);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
-    static mcell cells[MAX_CELLS];
-    int ncells = load_journal(run, cells);
-    CHECK_INT(ncells, ==, 2);
-    gdt_tables *t = NULL;
-    gdt_error e = {0};
-    CHECK_INT(gdt_tables_load(tdir, GDT_FAMILY_GEMM, dev.arch, &t, &e), ==, GDT_STATUS_OK);
-    if (e.msg[0])
-        fprintf(stderr, "test_closed_loop: tables: %s\n", e.msg);
-    for (int c = 0; t && c < ncells; c++) {
-        CHECK(cells[c].winner >= 0);
-        if (cells[c].winner >= 0)
-            check_cell(&cells[c], &dev, t, tdir);
-    }
-    gdt_tables_destroy(t);
+    loop(&dev, dir, "gemm", "tiny_gemm.json", 2);
+    loop(&dev, dir, "sdpa", "tiny_sdpa.json", 2);
     if (gdt_test_failures)
         fprintf(stderr, "--- last output (head) ---\n%.6000s\n", out);
     return gdt_test_result("test_closed_loop");
