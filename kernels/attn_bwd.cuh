@@ -229,20 +229,36 @@ extern "C" __global__ void __launch_bounds__(256) gdt_attn_bwd_post(const gdt_at
 // ------------------------------------------------------------------ main
 
 // The trip counts are compile-time constants: a runtime-bounded loop here
-// cost the main loop ~25 integer instructions per 16-byte copy.
+// cost the main loop ~25 integer instructions per 16-byte copy.  When a
+// thread's chunks share one column (THREADS a multiple of the chunks per
+// row), its global addresses step by a uniform stride instead of one 64-bit
+// multiply each.
 template <int ROWS>
 __device__ __forceinline__ void load_tile(u32 dst, const u16 *src, i64 rs, i64 row0, i64 limit)
 {
     constexpr int CPR = HEAD_DIM / 8, CHUNKS = ROWS * CPR;
     const u16 *base = src + row0 * rs;
     const int left = limit - row0 < ROWS ? (int)(limit - row0) : ROWS;
+    if constexpr (THREADS % CPR == 0) {
+        constexpr int STEP = THREADS / CPR;
+        const int r0 = threadIdx.x / CPR, col = (threadIdx.x % CPR) * 8;
+        const u16 *g = base + r0 * rs + col;
+        const u32 d = dst + (u32)(r0 * LDS + col) * 2;
 #pragma unroll
-    for (int i = 0; i < (CHUNKS + THREADS - 1) / THREADS; i++) {
-        const int c = threadIdx.x + i * THREADS;
-        if (CHUNKS % THREADS == 0 || c < CHUNKS) {
-            const int r = c / CPR, col = (c % CPR) * 8;
-            const bool ok = r < left;
-            cp_async16(dst + (u32)(r * LDS + col) * 2, ok ? base + r * rs + col : src, ok);
+        for (int i = 0; i < (ROWS + STEP - 1) / STEP; i++) {
+            const int r = r0 + i * STEP;
+            if (ROWS % STEP == 0 || r < ROWS) // past ROWS even a zero fill would overrun the tile
+                cp_async16(d + i * (STEP * LDS * 2), r < left ? g + i * STEP * rs : src, r < left);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < (CHUNKS + THREADS - 1) / THREADS; i++) {
+            const int c = threadIdx.x + i * THREADS;
+            if (CHUNKS % THREADS == 0 || c < CHUNKS) {
+                const int r = c / CPR, col = (c % CPR) * 8;
+                const bool ok = r < left;
+                cp_async16(dst + (u32)(r * LDS + col) * 2, ok ? base + r * rs + col : src, ok);
+            }
         }
     }
 }
