@@ -14,7 +14,7 @@
 static const int64_t tile[] = {16, 32, 64, 128, 256};
 static const int64_t warps[] = {1, 2, 4, 8, 16};
 static const int64_t stages[] = {1, 2, 3, 4};
-static const int64_t boolean[] = {0, 1};
+static const int64_t mma[] = {0, 1, 2};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_ATTN_STAGES,
@@ -24,7 +24,8 @@ static const gdt_column fwd_cols[A_FWD_COUNT] = {
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "K/V shared-memory stages", -1},
-    {"MMA", GDT_COL_BOOL, D(boolean), GDT_KNOB_MMA, "0: ldmatrix + mma.sync, 1: wgmma (sm_90a)", -1},
+    {"MMA", GDT_COL_ENUM, D(mma), GDT_KNOB_MMA,
+     "0: ldmatrix + mma.sync, 1: wgmma (sm_90a), 2: wgmma with S of the next block beside P V", -1},
 };
 static const gdt_column bwd_cols[A_BWD_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ},
@@ -39,8 +40,9 @@ static const gdt_column bwd_cols[A_BWD_COUNT] = {
 #define MAX_LIVE_FP32 232
 /* The wgmma forward (S, O and the P fragments live): ptxas uses 244
  * registers without spilling at 160 (d 128, BLOCK_N 128) and 248 at 176
- * (d 256, BLOCK_N 64), and spills from 192 (d 192, BLOCK_N 128). */
-#define MAX_LIVE_WGMMA 176
+ * (d 256, BLOCK_N 64), and spills from 192 (d 192, BLOCK_N 128).  With
+ * MMA=2 (the next block's S beside P V) 176 spills, 160 takes 242. */
+static const int max_live_wgmma[3] = {0, 176, 160};
 
 
 static bool common(const int64_t *r, int64_t smem, const gdt_facts *f, const gdt_device_props *lim,
@@ -82,27 +84,29 @@ static bool bind_fwd_mma_sync(const int64_t *r, int64_t d, char *why, size_t n)
 }
 
 /* Forward, wgmma: one warpgroup per 64 query rows, n64 chunks of S and O,
- * 128-byte swizzled tiles (d in 64-column blocks). */
+ * 128-byte swizzled tiles (d in 64-column blocks).  MMA=2 reads K of one
+ * block and V of the one before in the same iteration: three stages. */
 static bool bind_fwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *lim, char *why,
                            size_t n)
 {
-    int64_t live = d / 2 + r[A_BN] / 2 + r[A_BN] / 4;
+    int64_t live = d / 2 + r[A_BN] / 2 + r[A_BN] / 4, mma = r[A_MMA];
     if (lim->arch != 90)
-        return snprintf(why, n, "MMA=1 (wgmma) needs sm_90a, target is sm%d", lim->arch), false;
+        return snprintf(why, n, "MMA=%lld (wgmma) needs sm_90a, target is sm%d", (long long)mma,
+                        lim->arch), false;
     if ((r[A_W] != 4 && r[A_W] != 8) || r[A_BM] != 16 * r[A_W])
-        return snprintf(why, n, "MMA=1 takes one or two warpgroups of 64 query rows (WARPS 4 or 8, "
-                        "BLOCK_M = 16*WARPS), got BLOCK_M %lld, WARPS %lld", (long long)r[A_BM],
-                        (long long)r[A_W]), false;
+        return snprintf(why, n, "MMA=%lld takes one or two warpgroups of 64 query rows (WARPS 4 or 8, "
+                        "BLOCK_M = 16*WARPS), got BLOCK_M %lld, WARPS %lld", (long long)mma,
+                        (long long)r[A_BM], (long long)r[A_W]), false;
     if (d % 64 || r[A_BN] % 64)
-        return snprintf(why, n, "MMA=1 takes head dim and BLOCK_N multiples of 64 (128-byte "
-                        "swizzle rows), got d %lld, BLOCK_N %lld", (long long)d, (long long)r[A_BN]),
-                        false;
-    if (r[A_ST] < 2)
-        return snprintf(why, n, "MMA=1: STAGES=%lld, the K/V ring needs at least 2",
-                        (long long)r[A_ST]), false;
-    if (live > MAX_LIVE_WGMMA)
-        return snprintf(why, n, "MMA=1: %lld live values per thread (O, S, P) exceed %d",
-                        (long long)live, MAX_LIVE_WGMMA), false;
+        return snprintf(why, n, "MMA=%lld takes head dim and BLOCK_N multiples of 64 (128-byte "
+                        "swizzle rows), got d %lld, BLOCK_N %lld", (long long)mma, (long long)d,
+                        (long long)r[A_BN]), false;
+    if (r[A_ST] < mma + 1)
+        return snprintf(why, n, "MMA=%lld: STAGES=%lld, the K/V ring needs at least %lld",
+                        (long long)mma, (long long)r[A_ST], (long long)(mma + 1)), false;
+    if (live > max_live_wgmma[mma])
+        return snprintf(why, n, "MMA=%lld: %lld live values per thread (O, S, P) exceed %d",
+                        (long long)mma, (long long)live, max_live_wgmma[mma]), false;
     return true;
 }
 
@@ -111,7 +115,7 @@ static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
 {
     int64_t d = f->problem.u.sdpa.d;
     fit_warps(r, r[A_BM]);
-    if (!(r[A_MMA] == 1 ? bind_fwd_wgmma(r, d, lim, why, n) : bind_fwd_mma_sync(r, d, why, n)))
+    if (!(r[A_MMA] >= 1 ? bind_fwd_wgmma(r, d, lim, why, n) : bind_fwd_mma_sync(r, d, why, n)))
         return false;
     return common(r, gdt__attn_fwd_smem(r, d), f, lim, why, n);
 }

@@ -125,7 +125,7 @@ __device__ __forceinline__ float shfl_xor(float v, int m)
 }
 __device__ __forceinline__ float neg_inf() { return bits_f32(0xff800000u); }
 
-#if MMA == 1
+#if MMA >= 1
 // ------------------------------------------------------- wgmma path (sm_90a)
 // One warpgroup (4 warps) per 64 query rows: S = Q K^T with both operands in
 // 128-byte-swizzled shared memory, the online softmax on the S accumulators,
@@ -185,7 +185,10 @@ __device__ __forceinline__ u64 wg_vdesc(u32 tile, int kk, int j)
 
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wg_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
 // cp.async writes are generic-proxy writes; wgmma reads through the async proxy.
 __device__ __forceinline__ void fence_proxy_async()
 {
@@ -239,9 +242,10 @@ __device__ __forceinline__ void wg_mask(float (&s)[NB][32], i64 wrow, i64 n0, i6
         }
 }
 
-// Online softmax over this block's keys: new running max, O and l rescaled,
-// the scores become P.
-__device__ __forceinline__ void wg_softmax(wg_state &st, float (&s)[NB][32], float sl2)
+// Online softmax over this block's keys, the half that leaves O alone: new
+// running max and l, the scores become P, alpha[h] is the factor O's rows
+// take (wg_rescale) once no wgmma writes O.
+__device__ __forceinline__ void wg_softmax_p(wg_state &st, float (&s)[NB][32], float sl2, float (&alpha)[2])
 {
 #pragma unroll
     for (int h = 0; h < 2; h++) {
@@ -254,7 +258,7 @@ __device__ __forceinline__ void wg_softmax(wg_state &st, float (&s)[NB][32], flo
         mx = fmaxf(mx, shfl_xor(mx, 2));
         // A row with nothing visible yet keeps max -inf: subtract 0, not -inf.
         float ms = mx == neg_inf() ? 0.f : mx * sl2;
-        float alpha = fast_exp2(st.m[h] * sl2 - ms);
+        alpha[h] = fast_exp2(st.m[h] * sl2 - ms);
         st.m[h] = mx;
         float sum = 0.f;
 #pragma unroll
@@ -267,15 +271,16 @@ __device__ __forceinline__ void wg_softmax(wg_state &st, float (&s)[NB][32], flo
                     s[j][4 * g + 2 * h + e] = pv;
                     sum += pv;
                 }
-        st.l[h] = st.l[h] * alpha + sum;
-#pragma unroll
-        for (int j = 0; j < DB; j++)
-#pragma unroll
-            for (int g = 0; g < 8; g++) {
-                st.o[j][4 * g + 2 * h] *= alpha;
-                st.o[j][4 * g + 2 * h + 1] *= alpha;
-            }
+        st.l[h] = st.l[h] * alpha[h] + sum;
     }
+}
+
+__device__ __forceinline__ void wg_rescale(wg_state &st, const float (&alpha)[2])
+{
+#pragma unroll
+    for (int j = 0; j < DB; j++)
+#pragma unroll
+        for (int v = 0; v < 32; v++) st.o[j][v] *= alpha[(v >> 1) & 1];
 }
 
 // P as the A fragments of the k16 steps of P V: the S accumulator layout of
@@ -317,30 +322,159 @@ __device__ __forceinline__ void wg_store(const wg_state &st, const gdt_attn_para
     }
 }
 
-__device__ __forceinline__ void wg_load_kv(u32 skv, const u16 *gk, const u16 *gv, const gdt_attn_params &p,
-                                           int blk)
+// What one thread of a CTA needs to run the K/V loop.
+struct wg_ctx {
+    u32 sQ, sKV;                // Q tile; stage t: K at sKV + 2t KV_BYTES, V after it
+    const u16 *gk, *gv;
+    i64 m0, wrow, off;          // CTA's first row, this thread's rows (wrow, wrow + 8), causal offset
+    int nblocks, wg, warp, lane;
+};
+
+__device__ __forceinline__ u32 wg_stage(const wg_ctx &c, int blk) { return c.sKV + (blk % STAGES) * 2 * KV_BYTES; }
+
+__device__ __forceinline__ void wg_load_kv(const wg_ctx &c, const gdt_attn_params &p, int blk)
 {
-    wg_load_tile<BLOCK_N>(skv, gk, p.k_s[2], (i64)blk * BLOCK_N, p.s_kv);
-    wg_load_tile<BLOCK_N>(skv + KV_BYTES, gv, p.v_s[2], (i64)blk * BLOCK_N, p.s_kv);
+    if (blk < c.nblocks) {
+        wg_load_tile<BLOCK_N>(wg_stage(c, blk), c.gk, p.k_s[2], (i64)blk * BLOCK_N, p.s_kv);
+        wg_load_tile<BLOCK_N>(wg_stage(c, blk) + KV_BYTES, c.gv, p.v_s[2], (i64)blk * BLOCK_N, p.s_kv);
+    }
+    cp_commit();
 }
+
+// S = Q K^T of block blk, issued (not committed).
+__device__ __forceinline__ void wg_issue_scores(float (&s)[NB][32], const wg_ctx &c, int blk)
+{
+#pragma unroll
+    for (int kk = 0; kk < HEAD_DIM / 16; kk++)
+#pragma unroll
+        for (int j = 0; j < NB; j++)
+            wg_ss_n64(s[j], wg_kmajor(c.sQ, BLOCK_M, c.wg * 64, kk),
+                      wg_kmajor(wg_stage(c, blk), BLOCK_N, j * 64, kk), kk > 0);
+}
+
+// O += P V of block blk, issued (not committed).
+__device__ __forceinline__ void wg_issue_pv(wg_state &st, const u32 (&pa)[BLOCK_N / 16][4], const wg_ctx &c,
+                                            int blk)
+{
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_N / 16; kk++)
+#pragma unroll
+        for (int j = 0; j < DB; j++) wg_rs_n64(st.o[j], pa[kk], wg_vdesc(wg_stage(c, blk) + KV_BYTES, kk, j));
+}
+
+// Scores of block blk (landed in s) to P: masked where the block reaches past
+// s_kv or (causal) past this warp's first row, softmax without the O rescale.
+__device__ __forceinline__ void wg_scores_to_p(wg_state &st, float (&s)[NB][32], float (&alpha)[2],
+                                               const wg_ctx &c, const gdt_attn_params &p, int blk)
+{
+    const i64 n0 = (i64)blk * BLOCK_N;
+#pragma unroll
+    for (int j = 0; j < NB; j++) wg_fence_acc(s[j]);
+    if (n0 + BLOCK_N > p.s_kv || (CAUSAL && n0 + BLOCK_N - 1 > c.m0 + c.wg * 64 + c.warp * 16 + c.off))
+        wg_mask(s, c.wrow, n0, p.s_kv, c.off, c.lane);
+    wg_softmax_p(st, s, p.scale_log2, alpha);
+}
+
+__device__ __forceinline__ void wg_wait_o(wg_state &st)
+{
+    wg_wait<0>();
+#pragma unroll
+    for (int j = 0; j < DB; j++) wg_fence_acc(st.o[j]);
+}
+
+// Groups committed before iteration it: Q with block 0, then one per block
+// up to it + STAGES - 2.  Waiting for all but the newest `ahead` of them
+// lands every block up to it + STAGES - 2 - ahead; the barrier makes it
+// visible to the async proxy of every warpgroup and retires the stage the
+// caller refills next (read in iteration it - 1, whose wgmma every
+// warpgroup waited for).
+template <int AHEAD> __device__ __forceinline__ void wg_block_barrier()
+{
+    cp_wait<AHEAD>();
+    fence_proxy_async();
+    __syncthreads();
+}
+
+#if MMA == 2
+// S of block it+1 and P V of block it are in flight together: the softmax of
+// block it+1 runs on the CUDA cores while the tensor cores do P V of block it.
+// K of block it+1 and V of block it are read in one iteration: STAGES >= 3.
+static_assert(STAGES >= 3, "MMA=2: at least three K/V stages");
+__device__ __forceinline__ void wg_kv_loop(wg_state &st, const wg_ctx &c, const gdt_attn_params &p)
+{
+    float s[NB][32], alpha[2];
+    u32 pa[BLOCK_N / 16][4];
+    if (c.nblocks == 0) return;
+    wg_block_barrier<STAGES - 2>();
+    wg_fence();
+    wg_issue_scores(s, c, 0);
+    wg_commit();
+    wg_wait<0>();
+    wg_scores_to_p(st, s, alpha, c, p, 0);
+    wg_rescale(st, alpha);
+    wg_pack_p(pa, s);
+    for (int it = 0; it + 1 < c.nblocks; it++) {
+        wg_block_barrier<STAGES - 3>();
+        wg_load_kv(c, p, it + STAGES - 1);
+        wg_fence();
+        wg_issue_scores(s, c, it + 1);
+        wg_commit();
+        wg_issue_pv(st, pa, c, it);
+        wg_commit();
+        wg_wait<1>();
+        wg_scores_to_p(st, s, alpha, c, p, it + 1);
+        wg_wait_o(st);
+        wg_rescale(st, alpha);
+        wg_pack_p(pa, s);
+    }
+    // The last block landed with the barrier of the iteration before.
+    wg_fence();
+    wg_issue_pv(st, pa, c, c.nblocks - 1);
+    wg_commit();
+    wg_wait_o(st);
+}
+#else
+// One block at a time: S, softmax, P V; warpgroups of the CTA interleave.
+__device__ __forceinline__ void wg_kv_loop(wg_state &st, const wg_ctx &c, const gdt_attn_params &p)
+{
+    for (int it = 0; it < c.nblocks; it++) {
+        float s[NB][32], alpha[2];
+        u32 pa[BLOCK_N / 16][4];
+        wg_block_barrier<STAGES - 2>();
+        wg_load_kv(c, p, it + STAGES - 1);
+        wg_fence();
+        wg_issue_scores(s, c, it);
+        wg_commit();
+        wg_wait<0>();
+        wg_scores_to_p(st, s, alpha, c, p, it);
+        wg_rescale(st, alpha);
+        wg_pack_p(pa, s);
+        wg_fence();
+        wg_issue_pv(st, pa, c, it);
+        wg_commit();
+        wg_wait_o(st);
+    }
+}
+#endif
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_attn_fwd(const gdt_attn_params p)
 {
     extern __shared__ __align__(1024) unsigned char smem[];
-    const u32 sQ = (smem_addr(smem) + 1023u) & ~1023u;
-    const u32 sKV = sQ + BLOCK_M * HEAD_DIM * 2; // stage t: K at sKV + 2t KV_BYTES, V after it
-    const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7;
+    wg_ctx c;
+    c.sQ = (smem_addr(smem) + 1023u) & ~1023u;
+    c.sKV = c.sQ + BLOCK_M * HEAD_DIM * 2;
+    c.lane = threadIdx.x & 31, c.warp = (threadIdx.x >> 5) & 3, c.wg = threadIdx.x >> 7;
     const i64 bi = blockIdx.x / p.h_q, hq = blockIdx.x % p.h_q, hk = hq / p.group;
     // Reversed so that the longest causal rows are scheduled first.
-    const i64 m0 = (i64)(gridDim.y - 1 - blockIdx.y) * BLOCK_M;
-    const i64 wrow = m0 + wg * 64 + warp * 16 + (lane >> 2); // this thread's rows: wrow, wrow + 8
+    c.m0 = (i64)(gridDim.y - 1 - blockIdx.y) * BLOCK_M;
+    c.wrow = c.m0 + c.wg * 64 + c.warp * 16 + (c.lane >> 2);
     const u16 *gq = (const u16 *)p.q + bi * p.q_s[0] + hq * p.q_s[1];
-    const u16 *gk = (const u16 *)p.k + bi * p.k_s[0] + hk * p.k_s[1];
-    const u16 *gv = (const u16 *)p.v + bi * p.v_s[0] + hk * p.v_s[1];
-    const i64 off = CAUSAL == 2 ? p.s_kv - p.s_q : 0;
+    c.gk = (const u16 *)p.k + bi * p.k_s[0] + hk * p.k_s[1];
+    c.gv = (const u16 *)p.v + bi * p.v_s[0] + hk * p.v_s[1];
+    c.off = CAUSAL == 2 ? p.s_kv - p.s_q : 0;
     i64 kv_end = p.s_kv;
-    if (CAUSAL && m0 + BLOCK_M + off < kv_end) kv_end = m0 + BLOCK_M + off;
-    const int nblocks = kv_end <= 0 ? 0 : (int)((kv_end + BLOCK_N - 1) / BLOCK_N);
+    if (CAUSAL && c.m0 + BLOCK_M + c.off < kv_end) kv_end = c.m0 + BLOCK_M + c.off;
+    c.nblocks = kv_end <= 0 ? 0 : (int)((kv_end + BLOCK_N - 1) / BLOCK_N);
 
     wg_state st;
 #pragma unroll
@@ -350,55 +484,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_attn_fwd(const gdt_
     st.m[0] = st.m[1] = neg_inf();
     st.l[0] = st.l[1] = 0.f;
 
-    wg_load_tile<BLOCK_M>(sQ, gq, p.q_s[2], m0, p.s_q);
-    cp_commit();
+    wg_load_tile<BLOCK_M>(c.sQ, gq, p.q_s[2], c.m0, p.s_q);
 #pragma unroll
-    for (int t = 0; t < STAGES - 1; t++) {
-        if (t < nblocks) wg_load_kv(sKV + t * 2 * KV_BYTES, gk, gv, p, t);
-        cp_commit();
-    }
-    for (int it = 0; it < nblocks; it++) {
-        cp_wait<STAGES - 2>();
-        fence_proxy_async();
-        __syncthreads();
-        // The stage refilled here was read in iteration it-1, whose wgmma
-        // groups every warpgroup waited for before the barrier above.
-        const int nx = it + STAGES - 1;
-        if (nx < nblocks) wg_load_kv(sKV + (nx % STAGES) * 2 * KV_BYTES, gk, gv, p, nx);
-        cp_commit();
-        const u32 sK = sKV + (it % STAGES) * 2 * KV_BYTES, sV = sK + KV_BYTES;
-        const i64 n0 = (i64)it * BLOCK_N;
-
-        float s[NB][32];
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < HEAD_DIM / 16; kk++)
-#pragma unroll
-            for (int j = 0; j < NB; j++)
-                wg_ss_n64(s[j], wg_kmajor(sQ, BLOCK_M, wg * 64, kk), wg_kmajor(sK, BLOCK_N, j * 64, kk), kk > 0);
-        wg_commit();
-        wg_wait0();
-#pragma unroll
-        for (int j = 0; j < NB; j++) wg_fence_acc(s[j]);
-
-        if (n0 + BLOCK_N > p.s_kv || (CAUSAL && n0 + BLOCK_N - 1 > m0 + wg * 64 + warp * 16 + off))
-            wg_mask(s, wrow, n0, p.s_kv, off, lane);
-        wg_softmax(st, s, p.scale_log2);
-        u32 pa[BLOCK_N / 16][4];
-        wg_pack_p(pa, s);
-
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < BLOCK_N / 16; kk++)
-#pragma unroll
-            for (int j = 0; j < DB; j++) wg_rs_n64(st.o[j], pa[kk], wg_vdesc(sV, kk, j));
-        wg_commit();
-        wg_wait0();
-#pragma unroll
-        for (int j = 0; j < DB; j++) wg_fence_acc(st.o[j]);
-    }
+    for (int t = 0; t < STAGES - 1; t++) wg_load_kv(c, p, t); // block 0 commits with Q
+    wg_kv_loop(st, c, p);
     cp_wait<0>();
-    wg_store(st, p, bi, hq, wrow, lane);
+    wg_store(st, p, bi, hq, c.wrow, c.lane);
 }
 
 #else

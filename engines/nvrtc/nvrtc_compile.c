@@ -36,7 +36,7 @@ static bool is_identifier(const char *s)
 /* wgmma and setmaxnreg exist only in the sm_90a target. */
 static void arch_name(const gdt_plan_id *p, int arch, char *buf, size_t n)
 {
-    bool a = arch == 90 && gdt_plan_id_knob(p, GDT_KNOB_MMA, 0) == 1;
+    bool a = arch == 90 && gdt_plan_id_knob(p, GDT_KNOB_MMA, 0) >= 1;
     snprintf(buf, n, "sm_%d%s", arch, a ? "a" : "");
 }
 

@@ -32,11 +32,11 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per smem row (LDS, LDQ) */
 
 /* Q tile + STAGES x (K, V) tiles: padded rows (mma.sync), or swizzled ones
- * plus 1024 bytes to align the swizzle atoms (MMA=1, wgmma). */
+ * plus 1024 bytes to align the swizzle atoms (MMA 1 and 2, wgmma). */
 int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 {
     int64_t rows = r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN];
-    return r[GDT_ATTN_MMA] == 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
+    return r[GDT_ATTN_MMA] >= 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
 }
 
 /* K, V tiles + STAGES x (Q, dO) tiles + the dS^T tile + STAGES x (LSE, D) rows. */
@@ -106,6 +106,20 @@ static void fwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrt
                gdt__attn_fwd_smem(row, s->d));
 }
 
+/* kernels/attn_bwd.cuh reads %dynamic_smem_size: given room for a second
+ * dS^T tile it runs one barrier per query block instead of two.  Granted
+ * only where it fits the block limit and costs no resident CTA (1 KB per
+ * CTA reserved by the driver). */
+static int64_t bwd_main_smem(const gdt_facts *f, const int64_t *row)
+{
+    int64_t base = gdt__attn_bwd_smem(row, f->problem.u.sdpa.d);
+    int64_t two = base + row[GDT_ATTN_BN] * pad16(row[GDT_ATTN_BM]) * 2;
+    int64_t lim = f->device.smem_per_block, sm = lim + 1024;
+    if (lim <= 0 || two > lim || sm / (two + 1024) < sm / (base + 1024))
+        return base;
+    return two;
+}
+
 /* pre and post: one warp per query row; main: one CTA per (batch * kv head,
  * BLOCK_N key/value rows). */
 static void bwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_launch *out)
@@ -115,7 +129,7 @@ static void bwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrt
     plan_row(&gdt__rows_attention_bwd, p, row);
     if (i == 1)
         set_launch(out, s->b * s->h_kv, ceil_div(s->s_kv, row[GDT_ATTN_BN]),
-                   row[GDT_ATTN_WARPS] * 32, gdt__attn_bwd_smem(row, s->d));
+                   row[GDT_ATTN_WARPS] * 32, bwd_main_smem(f, row));
     else
         set_launch(out, ceil_div(s->b * s->h_q * s->s_q, ROW_WARPS), 1, ROW_WARPS * 32, 0);
 }

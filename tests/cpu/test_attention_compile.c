@@ -150,8 +150,8 @@ static void test_row_rules(void)
     CHECK_CONTAINS(why, "head dim 72: the templates need a multiple of 16 up to 256");
 }
 
-/* MMA=1 (wgmma forward): sm_90a only, warpgroups of 64 query rows, 64-column
- * blocks, the live-value cap, the swizzled shared-memory size. */
+/* MMA=1 and 2 (wgmma forward): sm_90a only, warpgroups of 64 query rows,
+ * 64-column blocks, stages, the live-value caps, the swizzled shared memory. */
 static void test_wgmma_row_rules(void)
 {
     char why[256];
@@ -174,6 +174,14 @@ static void test_wgmma_row_rules(void)
     int64_t r6[] = {128, 64, 8, 1, 1};
     CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r6, why));
     CHECK_STR(why, "MMA=1: STAGES=1, the K/V ring needs at least 2");
+    int64_t r7[] = {128, 128, 8, 2, 2};
+    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r7, why));
+    CHECK_STR(why, "MMA=2: STAGES=2, the K/V ring needs at least 3");
+    int64_t r8[] = {128, 64, 8, 3, 2};
+    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, "b=1,h=4,s=4096,d=256", 90, r8, why));
+    CHECK_STR(why, "MMA=2: 176 live values per thread (O, S, P) exceed 160");
+    int64_t r9[] = {128, 128, 8, 3, 2};
+    CHECK(bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r9, why));
 }
 
 static void test_template_checks(void)
@@ -223,6 +231,16 @@ static void test_geometry(void)
     CHECK_INT(l.grid[1], ==, 3);
     CHECK_INT(l.block[0], ==, 256);
     CHECK_INT(gdt__tmpl_attn_bwd.workspace(&f, &bwd), ==, 19200 + 2 * 8 * 300 * 64 * 4);
+    /* A second dS^T tile where it fits and keeps the CTAs per SM: sm90 at
+     * d=128, not sm80 (166912-byte limit). */
+    int64_t r128[GDT_ATTN_NCOLS] = {64, 128, 8, 2};
+    facts_for(GDT_FAMILY_SDPA_BWD, "b=2,h=8,s=4096,d=128", 90, &f);
+    gdt__tmpl_attn_bwd.launch(&f, &bwd, 1, &l);
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_bwd_smem(r128, 128) + 128 * 72 * 2);
+    CHECK_INT(l.smem_bytes, ==, 177152);
+    facts_for(GDT_FAMILY_SDPA_BWD, "b=2,h=8,s=4096,d=128", 80, &f);
+    gdt__tmpl_attn_bwd.launch(&f, &bwd, 1, &l);
+    CHECK_INT(l.smem_bytes, ==, 158720);
 
     for (int r = 0; r < GDT_OPERAND_COUNT; r++)
         ops.ptr[r] = fake;
