@@ -1007,6 +1007,20 @@ static gdt_status replay(run *r, cJSON *rec, const char *path, int line, gdt_err
 
 /* read_only: emission reads the journal as it stands (a torn tail is
  * skipped, not cut). */
+/* A resumed sweep adds results to the ones in the journal: from another
+ * build (other kernels, other measurement code) they would be ranked
+ * together in one table.  Emission reads any journal. */
+static gdt_status same_build(const run *r, const char *path, gdt_error *e)
+{
+    if (!r->journal_source[0] || !strcmp(r->journal_source, gdt__source_digest))
+        return GDT_STATUS_OK;
+    return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s:1: the run was measured by gdtune source "
+                         "%.16s, this gdtune is %.16s: a resumed sweep would rank plans measured by "
+                         "two builds in one table; start a new run, or write the tables of its "
+                         "complete cells with `gdtune tables emit %s`", path, r->journal_source,
+                         gdt__source_digest, r->dir);
+}
+
 static gdt_status load_resume(run *r, bool read_only, gdt_error *e)
 {
     char path[PATH_MAX + 32];
@@ -1029,6 +1043,8 @@ static gdt_status load_resume(run *r, bool read_only, gdt_error *e)
                           "({\"type\": \"run\", ...})", path);
     if (s == GDT_STATUS_OK)
         s = resume_settings(r, h, path, e);
+    if (s == GDT_STATUS_OK && !read_only)
+        s = same_build(r, path, e);
     if (s == GDT_STATUS_OK && !(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     for (int i = 1; i < l.n && s == GDT_STATUS_OK; i++) {

@@ -262,6 +262,26 @@ static int cut_after_first_result(const char *dir)
     return lines;
 }
 
+/* Overwrites the run header's source digest in place (same length): the
+ * journal of another build. */
+static void other_build(const char *dir)
+{
+    char path[PATH_MAX], line[1 << 16];
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    FILE *f = fopen(path, "r+");
+    CHECK(f && fgets(line, sizeof line, f));
+    char *d = f ? strstr(line, "\"source_digest\":\"") : NULL;
+    CHECK(d != NULL);
+    if (d) {
+        d += strlen("\"source_digest\":\"");
+        memset(d, 'f', 16);
+        CHECK_INT(fseek(f, 0, SEEK_SET), ==, 0);
+        CHECK(fputs(line, f) >= 0);
+    }
+    if (f)
+        fclose(f);
+}
+
 static void test_run_loop(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_loop_XXXXXX", run[600], args[2048], path[700];
@@ -324,6 +344,15 @@ static void test_run_loop(const char *self)
     snprintf(args, sizeof args, "sdpa --resume %s", run);
     CHECK_INT(sweep(args), ==, 2);
     CHECK_CONTAINS(out, "the run sweeps \"gemm\", not \"sdpa\"");
+    /* Another build's journal: resume refuses it, emission still reads it. */
+    other_build(run);
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t", run, dir);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, ":1: the run was measured by gdtune source ffffffffffffffff, this gdtune is ");
+    CHECK_CONTAINS(out, "start a new run, or write the tables of its complete cells with `gdtune tables emit");
+    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "wrote ");
 
     /* --shard 1/2 keeps the second cell only, and the header remembers it. */
     char shard[700];
