@@ -154,34 +154,35 @@ static void test_row_rules(void)
  * 64-column blocks, stages, the live-value caps, the swizzled shared memory. */
 static void test_wgmma_row_rules(void)
 {
-    char why[256];
-    const char *s128 = "b=1,h=4,s=4096,d=128";
+    static const struct {
+        int64_t row[GDT_ATTN_NCOLS];
+        int d, arch;
+        const char *why; /* NULL: the row binds */
+    } cases[] = {
+        {{128, 128, 8, 2, 1}, 128, 90, NULL},
+        {{128, 128, 8, 3, 2}, 128, 90, NULL},
+        {{128, 128, 8, 2, 1}, 128, 80, "MMA=1 (wgmma) needs sm_90a, target is sm80"},
+        {{128, 128, 8, 2, 1}, 256, 90, "MMA=1: 224 live values per thread (O, S, P) exceed 176"},
+        {{128, 64, 8, 2, 1}, 96, 90, "MMA=1 takes head dim and BLOCK_N multiples of 64 (128-byte "
+                                     "swizzle rows), got d 96, BLOCK_N 64"},
+        {{256, 64, 8, 2, 1}, 128, 90, "MMA=1 takes one or two warpgroups of 64 query rows (WARPS 4 "
+                                      "or 8, BLOCK_M = 16*WARPS), got BLOCK_M 256, WARPS 8"},
+        {{128, 64, 8, 1, 1}, 128, 90, "MMA=1: STAGES=1, the K/V ring needs at least 2"},
+        {{128, 128, 8, 2, 2}, 128, 90, "MMA=2: STAGES=2, the K/V ring needs at least 3"},
+        {{128, 64, 8, 3, 2}, 256, 90, "MMA=2: 176 live values per thread (O, S, P) exceed 160"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char why[256] = "", shape[64];
+        int64_t r[GDT_ATTN_NCOLS];
+        memcpy(r, cases[i].row, sizeof r);
+        snprintf(shape, sizeof shape, "b=1,h=4,s=4096,d=%d", cases[i].d);
+        bool ok = bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, shape, cases[i].arch, r, why);
+        CHECK_INT(ok, ==, cases[i].why == NULL);
+        if (cases[i].why)
+            CHECK_STR(why, cases[i].why);
+    }
     int64_t r1[] = {128, 128, 8, 2, 1};
-    CHECK(bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r1, why));
     CHECK_INT(gdt__attn_fwd_smem(r1, 128), ==, (128 + 2 * 2 * 128) * 128 * 2 + 1024);
-    int64_t r2[] = {128, 128, 8, 2, 1};
-    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 80, r2, why));
-    CHECK_STR(why, "MMA=1 (wgmma) needs sm_90a, target is sm80");
-    int64_t r3[] = {128, 128, 8, 2, 1};
-    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, "b=1,h=4,s=4096,d=256", 90, r3, why));
-    CHECK_STR(why, "MMA=1: 224 live values per thread (O, S, P) exceed 176");
-    int64_t r4[] = {128, 64, 8, 2, 1};
-    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, "b=1,h=4,s=4096,d=96", 90, r4, why));
-    CHECK_CONTAINS(why, "multiples of 64 (128-byte swizzle rows), got d 96, BLOCK_N 64");
-    int64_t r5[] = {256, 64, 8, 2, 1};
-    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r5, why));
-    CHECK_CONTAINS(why, "got BLOCK_M 256, WARPS 8");
-    int64_t r6[] = {128, 64, 8, 1, 1};
-    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r6, why));
-    CHECK_STR(why, "MMA=1: STAGES=1, the K/V ring needs at least 2");
-    int64_t r7[] = {128, 128, 8, 2, 2};
-    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r7, why));
-    CHECK_STR(why, "MMA=2: STAGES=2, the K/V ring needs at least 3");
-    int64_t r8[] = {128, 64, 8, 3, 2};
-    CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, "b=1,h=4,s=4096,d=256", 90, r8, why));
-    CHECK_STR(why, "MMA=2: 176 live values per thread (O, S, P) exceed 160");
-    int64_t r9[] = {128, 128, 8, 3, 2};
-    CHECK(bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r9, why));
 }
 
 static void test_template_checks(void)
