@@ -7,7 +7,8 @@
 //
 // Bound by the plan (engines/nvrtc/tmpl_attention.c): HEAD_DIM, BLOCK_M,
 // BLOCK_N, WARPS, STAGES, IO_BF16 (1 bf16, 0 fp16), CAUSAL (0 none,
-// 1 top-left, 2 bottom-right), MMA (0 mma.sync, 1 wgmma on sm_90a, below).
+// 1 top-left, 2 bottom-right), MMA (0 mma.sync; 1 and 2 wgmma on sm_90a,
+// below, 2 with the next block's S beside P V).
 // No CUDA header: raw 16-bit bits + PTX.
 
 #if !defined(HEAD_DIM) || !defined(MMA)
@@ -133,8 +134,9 @@ __device__ __forceinline__ float neg_inf() { return bits_f32(0xff800000u); }
 // are stored as HEAD_DIM/64 column blocks of ROWS x 128 bytes; the 16-byte
 // chunk c of row r sits at chunk c ^ (r % 8), atoms on 1024-byte boundaries
 // (the launch reserves 1024 bytes of slack).  K and V share that layout: K
-// is the K-major B of Q K^T, V the MN-major B of P V.  Warpgroups of a CTA
-// interleave: one's softmax runs while another's wgmma does.
+// is the K-major B of Q K^T, V the MN-major B of P V.  MMA=1 runs one K/V
+// block at a time per warpgroup (the CTA's warpgroups interleave); MMA=2
+// overlaps the softmax of block j+1 with P V of block j (wg_kv_loop).
 
 typedef unsigned long long u64;
 #define NWG (WARPS / 4)
@@ -147,10 +149,10 @@ typedef unsigned long long u64;
 #define WG_T "f16"
 #endif
 
-static_assert(BLOCK_M == 64 * NWG && WARPS % 4 == 0, "MMA=1: 64 query rows per warpgroup");
-static_assert(HEAD_DIM % 64 == 0 && BLOCK_N % 64 == 0, "MMA=1: HEAD_DIM and BLOCK_N multiples of 64");
-static_assert(BLOCK_N * HEAD_DIM % (8 * THREADS) == 0, "MMA=1: K/V tile chunks split over the threads");
-static_assert(STAGES >= 2, "MMA=1: at least two K/V stages");
+static_assert(BLOCK_M == 64 * NWG && WARPS % 4 == 0, "wgmma: 64 query rows per warpgroup");
+static_assert(HEAD_DIM % 64 == 0 && BLOCK_N % 64 == 0, "wgmma: HEAD_DIM and BLOCK_N multiples of 64");
+static_assert(BLOCK_N * HEAD_DIM % (8 * THREADS) == 0, "wgmma: K/V tile chunks split over the threads");
+static_assert(STAGES >= 2, "wgmma: at least two K/V stages");
 
 template <int ROWS>
 __device__ __forceinline__ void wg_load_tile(u32 dst, const u16 *src, i64 rs, i64 row0, i64 limit)
