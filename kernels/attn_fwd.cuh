@@ -154,17 +154,36 @@ static_assert(HEAD_DIM % 64 == 0 && BLOCK_N % 64 == 0, "wgmma: HEAD_DIM and BLOC
 static_assert(BLOCK_N * HEAD_DIM % (8 * THREADS) == 0, "wgmma: K/V tile chunks split over the threads");
 static_assert(STAGES >= 2, "wgmma: at least two K/V stages");
 
+// A ROWS x HEAD_DIM tile into swizzled shared memory; rows at or past
+// `limit` are zero-filled.  When a thread's chunks share one column and a
+// pass covers a multiple of 8 rows, its global and shared addresses step by
+// constants (the swizzle term stays put): no 64-bit multiply per chunk.
 template <int ROWS>
 __device__ __forceinline__ void wg_load_tile(u32 dst, const u16 *src, i64 rs, i64 row0, i64 limit)
 {
     constexpr int CPR = HEAD_DIM / 8;
+    const i64 left64 = limit - row0;
+    const int left = (int)(left64 < 0 ? 0 : left64 > ROWS ? ROWS : left64);
+    if constexpr (THREADS % CPR == 0 && (THREADS / CPR) % 8 == 0 && ROWS % (THREADS / CPR) == 0) {
+        constexpr int STEP = THREADS / CPR;
+        const int r0 = (int)threadIdx.x / CPR, c = (int)threadIdx.x % CPR;
+        const u16 *g = src + (row0 + r0) * rs + c * 8;
+        const i64 gstep = STEP * rs;
+        const u32 d = dst + (c >> 3) * (ROWS * 128) + r0 * 128 + (((c & 7) ^ (r0 & 7)) << 4);
 #pragma unroll
-    for (int i = 0; i < ROWS * CPR / THREADS; i++) {
-        int q = (int)threadIdx.x + i * THREADS;
-        int r = q / CPR, c = q % CPR;
-        bool ok = row0 + r < limit;
-        const u16 *g = ok ? src + (row0 + r) * rs + c * 8 : src;
-        cp_async16(dst + (c >> 3) * (ROWS * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4), g, ok);
+        for (int i = 0; i < ROWS / STEP; i++, g += gstep) {
+            const bool ok = r0 + i * STEP < left;
+            cp_async16(d + i * (STEP * 128), ok ? g : src, ok);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < ROWS * CPR / THREADS; i++) {
+            int q = (int)threadIdx.x + i * THREADS;
+            int r = q / CPR, c = q % CPR;
+            bool ok = r < left;
+            const u16 *g = ok ? src + (row0 + r) * rs + c * 8 : src;
+            cp_async16(dst + (c >> 3) * (ROWS * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4), g, ok);
+        }
     }
 }
 
@@ -174,15 +193,21 @@ __device__ __forceinline__ u64 wg_desc(u32 addr, u32 lbo)
     return (u64)((addr & 0x3FFFF) >> 4) | ((u64)((lbo & 0x3FFFF) >> 4) << 16) |
            ((u64)(1024 >> 4) << 32) | (1ull << 62);
 }
+// Operands at a constant byte offset from a tile's descriptor: the start
+// address field is (address & 0x3FFFF) >> 4, and every address here stays
+// below 2^18 (shared memory), so adding offset/16 to the descriptor is the
+// descriptor of the offset address.  One add per wgmma instead of the masks
+// and shifts of a fresh descriptor.
+__device__ __forceinline__ u64 wg_at(u64 desc, u32 byte_offset) { return desc + (byte_offset >> 4); }
 // K-major operand, rows row0.. of a ROWS-row tile, k16 step kk along HEAD_DIM.
-__device__ __forceinline__ u64 wg_kmajor(u32 tile, int rows, int row0, int kk)
+__device__ __forceinline__ u64 wg_kmajor(u64 tile_desc, int rows, int row0, int kk)
 {
-    return wg_desc(tile + (kk >> 2) * (rows * 128) + row0 * 128 + (kk & 3) * 32, 16);
+    return wg_at(tile_desc, (kk >> 2) * (rows * 128) + row0 * 128 + (kk & 3) * 32);
 }
 // MN-major V operand: keys 16kk.., head-dim columns 64j...
-__device__ __forceinline__ u64 wg_vdesc(u32 tile, int kk, int j)
+__device__ __forceinline__ u64 wg_vdesc(u64 tile_desc, int kk, int j)
 {
-    return wg_desc(tile + j * (BLOCK_N * 128) + kk * 2048, BLOCK_N * 128);
+    return wg_at(tile_desc, j * (BLOCK_N * 128) + kk * 2048);
 }
 
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -228,20 +253,26 @@ struct wg_state {
     float m[2], l[2];
 };
 
-// S element (j, g, e) of this thread: row wrow + 8 * (e >> 1), key
-// n0 + 64 j + 8 g + 2 (lane % 4) + (e & 1).
+// S element (j, v) of this thread: row wrow + 8 ((v >> 1) & 1), key
+// n0 + 64 j + 8 (v >> 2) + 2 (lane % 4) + (v & 1).  It is dead past s_kv
+// or (causal) past the row's diagonal: past lim[h], the last live key of
+// row h relative to n0 + 2 (lane % 4), clamped to [-1, BLOCK_N] so the
+// 32-bit compare against the element's constant offset cannot overflow.
 __device__ __forceinline__ void wg_mask(float (&s)[NB][32], i64 wrow, i64 n0, i64 s_kv, i64 off, int lane)
 {
+    int lim[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        i64 last = s_kv - 1;
+        if (CAUSAL && wrow + 8 * h + off < last) last = wrow + 8 * h + off;
+        last -= n0 + (lane & 3) * 2;
+        lim[h] = (int)(last < -1 ? -1 : last > BLOCK_N ? BLOCK_N : last);
+    }
 #pragma unroll
     for (int j = 0; j < NB; j++)
 #pragma unroll
-        for (int v = 0; v < 32; v++) {
-            i64 i = wrow + ((v >> 1) & 1) * 8;
-            i64 key = n0 + j * 64 + (v >> 2) * 8 + (lane & 3) * 2 + (v & 1);
-            bool dead = key >= s_kv;
-            if (CAUSAL) dead = dead || key > i + off;
-            if (dead) s[j][v] = neg_inf();
-        }
+        for (int v = 0; v < 32; v++)
+            if (j * 64 + (v >> 2) * 8 + (v & 1) > lim[(v >> 1) & 1]) s[j][v] = neg_inf();
 }
 
 // Online softmax over this block's keys, the half that leaves O alone: new
@@ -346,35 +377,58 @@ __device__ __forceinline__ void wg_load_kv(const wg_ctx &c, const gdt_attn_param
 // S = Q K^T of block blk, issued (not committed).
 __device__ __forceinline__ void wg_issue_scores(float (&s)[NB][32], const wg_ctx &c, int blk)
 {
+    const u64 q = wg_desc(c.sQ, 16), k = wg_desc(wg_stage(c, blk), 16);
 #pragma unroll
     for (int kk = 0; kk < HEAD_DIM / 16; kk++)
 #pragma unroll
         for (int j = 0; j < NB; j++)
-            wg_ss_n64(s[j], wg_kmajor(c.sQ, BLOCK_M, c.wg * 64, kk),
-                      wg_kmajor(wg_stage(c, blk), BLOCK_N, j * 64, kk), kk > 0);
+            wg_ss_n64(s[j], wg_kmajor(q, BLOCK_M, c.wg * 64, kk), wg_kmajor(k, BLOCK_N, j * 64, kk), kk > 0);
 }
 
 // O += P V of block blk, issued (not committed).
 __device__ __forceinline__ void wg_issue_pv(wg_state &st, const u32 (&pa)[BLOCK_N / 16][4], const wg_ctx &c,
                                             int blk)
 {
+    const u64 v = wg_desc(wg_stage(c, blk) + KV_BYTES, BLOCK_N * 128);
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; kk++)
 #pragma unroll
-        for (int j = 0; j < DB; j++) wg_rs_n64(st.o[j], pa[kk], wg_vdesc(wg_stage(c, blk) + KV_BYTES, kk, j));
+        for (int j = 0; j < DB; j++) wg_rs_n64(st.o[j], pa[kk], wg_vdesc(v, kk, j));
+}
+
+// The same for every lane, and visibly so to the compiler: a branch on it is
+// not divergent (wgmma after a divergent branch is serialized).
+__device__ __forceinline__ bool warp_any(bool x)
+{
+    u32 r;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
+                 "selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r) : "r"((u32)x));
+    return r != 0;
 }
 
 // Scores of block blk (landed in s) to P: masked where the block reaches past
 // s_kv or (causal) past this warp's first row, softmax without the O rescale.
+// Two instantiations behind a branch: the mask costs ~2 instructions per
+// score, and only the diagonal and tail blocks need it.
+template <bool MASK>
+__device__ __forceinline__ void wg_to_p(wg_state &st, float (&s)[NB][32], float (&alpha)[2], const wg_ctx &c,
+                                        const gdt_attn_params &p, i64 n0)
+{
+    if (MASK) wg_mask(s, c.wrow, n0, p.s_kv, c.off, c.lane);
+    wg_softmax_p(st, s, p.scale_log2, alpha);
+}
+
 __device__ __forceinline__ void wg_scores_to_p(wg_state &st, float (&s)[NB][32], float (&alpha)[2],
                                                const wg_ctx &c, const gdt_attn_params &p, int blk)
 {
     const i64 n0 = (i64)blk * BLOCK_N;
 #pragma unroll
     for (int j = 0; j < NB; j++) wg_fence_acc(s[j]);
-    if (n0 + BLOCK_N > p.s_kv || (CAUSAL && n0 + BLOCK_N - 1 > c.m0 + c.wg * 64 + c.warp * 16 + c.off))
-        wg_mask(s, c.wrow, n0, p.s_kv, c.off, c.lane);
-    wg_softmax_p(st, s, p.scale_log2, alpha);
+    if (warp_any(n0 + BLOCK_N > p.s_kv || (CAUSAL && n0 + BLOCK_N - 1 > c.m0 + c.wg * 64 + c.warp * 16 + c.off)))
+        wg_to_p<true>(st, s, alpha, c, p, n0);
+    else
+        wg_to_p<false>(st, s, alpha, c, p, n0);
 }
 
 __device__ __forceinline__ void wg_wait_o(wg_state &st)
