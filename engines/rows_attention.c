@@ -15,11 +15,12 @@ static const int64_t tile[] = {16, 32, 64, 128, 256};
 static const int64_t warps[] = {1, 2, 4, 8, 16};
 static const int64_t stages[] = {1, 2, 3, 4};
 static const int64_t mma[] = {0, 1, 2};
+static const int64_t mma_bwd[] = {0, 1};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_ATTN_STAGES,
-       A_MMA = GDT_ATTN_MMA, A_FWD_COUNT = GDT_ATTN_NCOLS, A_BWD_COUNT = GDT_ATTN_MMA };
-static const gdt_column fwd_cols[A_FWD_COUNT] = {
+       A_MMA = GDT_ATTN_MMA, A_COUNT = GDT_ATTN_NCOLS };
+static const gdt_column fwd_cols[A_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1},
@@ -27,11 +28,12 @@ static const gdt_column fwd_cols[A_FWD_COUNT] = {
     {"MMA", GDT_COL_ENUM, D(mma), GDT_KNOB_MMA,
      "0: ldmatrix + mma.sync, 1: wgmma (sm_90a), 2: wgmma with S of the next block beside P V", -1},
 };
-static const gdt_column bwd_cols[A_BWD_COUNT] = {
+static const gdt_column bwd_cols[A_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per CTA", GDT_AXIS_SKV},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the K/V rows)", -1},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "Q/dO shared-memory stages", -1},
+    {"MMA", GDT_COL_ENUM, D(mma_bwd), GDT_KNOB_MMA, "0: ldmatrix + mma.sync, 1: wgmma (sm_90a)", -1},
 };
 #undef D
 
@@ -120,12 +122,9 @@ static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     return common(r, gdt__attn_fwd_smem(r, d), f, lim, why, n);
 }
 
-/* Backward: per thread dK, dV, S^T, dP^T and the dQ partial.  Shared
- * memory: gdt__attn_bwd_smem, beside the template. */
-static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
+/* Backward, mma.sync: per thread dK, dV, S^T, dP^T and the dQ partial. */
+static bool bind_bwd_mma_sync(const int64_t *r, int64_t d, char *why, size_t n)
 {
-    int64_t d = f->problem.u.sdpa.d;
-    fit_warps(r, r[A_BN]);
     if (r[A_BN] % (16 * r[A_W]))
         return snprintf(why, n, "BLOCK_N %lld is not a multiple of 16*WARPS = %lld",
                         (long long)r[A_BN], (long long)(16 * r[A_W])), false;
@@ -139,8 +138,46 @@ static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     if (live > MAX_LIVE_FP32)
         return snprintf(why, n, "%lld live fp32 values per thread (dK, dV, S, dP, dQ) exceed %d",
                         (long long)live, MAX_LIVE_FP32), false;
+    return true;
+}
+
+/* The wgmma backward: dK and dV (d/2 each per thread) and S^T, dP^T (32
+ * each) live together; ptxas fits d=128 in 253 registers without spilling. */
+#define MAX_LIVE_WGMMA_BWD 192
+
+/* Backward, wgmma: one warpgroup per 64 K/V rows, 64-row query blocks,
+ * 128-byte swizzled tiles (d in 64-column blocks). */
+static bool bind_bwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *lim, char *why,
+                           size_t n)
+{
+    int64_t live = d + 64;
+    if (lim->arch != 90)
+        return snprintf(why, n, "MMA=1 (wgmma) needs sm_90a, target is sm%d", lim->arch), false;
+    if ((r[A_W] != 4 && r[A_W] != 8) || r[A_BN] != 16 * r[A_W] || r[A_BM] != 64)
+        return snprintf(why, n, "MMA=1 takes one or two warpgroups of 64 K/V rows (WARPS 4 or 8, "
+                        "BLOCK_N = 16*WARPS) and BLOCK_M 64, got BLOCK_M %lld, BLOCK_N %lld, WARPS %lld",
+                        (long long)r[A_BM], (long long)r[A_BN], (long long)r[A_W]), false;
+    if (d % 64)
+        return snprintf(why, n, "MMA=1 takes a head dim multiple of 64 (128-byte swizzle rows), "
+                        "got %lld", (long long)d), false;
+    if (r[A_ST] < 2)
+        return snprintf(why, n, "MMA=1: STAGES=%lld, the Q/dO ring needs at least 2",
+                        (long long)r[A_ST]), false;
+    if (live > MAX_LIVE_WGMMA_BWD)
+        return snprintf(why, n, "MMA=1: %lld live fp32 values per thread (dK, dV, S^T, dP^T) exceed %d",
+                        (long long)live, MAX_LIVE_WGMMA_BWD), false;
+    return true;
+}
+
+/* Shared memory: gdt__attn_bwd_smem, beside the template. */
+static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
+{
+    int64_t d = f->problem.u.sdpa.d;
+    fit_warps(r, r[A_BN]);
+    if (!(r[A_MMA] == 1 ? bind_bwd_wgmma(r, d, lim, why, n) : bind_bwd_mma_sync(r, d, why, n)))
+        return false;
     return common(r, gdt__attn_bwd_smem(r, d), f, lim, why, n);
 }
 
-const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_FWD_COUNT, bind_fwd};
-const gdt_row_family gdt__rows_attention_bwd = {"attention_bwd", bwd_cols, A_BWD_COUNT, bind_bwd};
+const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_COUNT, bind_fwd};
+const gdt_row_family gdt__rows_attention_bwd = {"attention_bwd", bwd_cols, A_COUNT, bind_bwd};

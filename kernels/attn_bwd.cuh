@@ -561,6 +561,346 @@ __device__ __forceinline__ bwd_cut bwd_clip(const gdt_attn_params &p, const bwd_
     return cut;
 }
 
+#if MMA == 1
+// ------------------------------------------------------- wgmma path (sm_90a)
+// One warpgroup per 64 K/V rows (BLOCK_N = 64 NWG), query blocks of 64 rows.
+// Per query block: S^T = K Q^T and dP^T = V dO^T on wgmma from 128-byte-
+// swizzled shared memory; P^T and dS^T in registers; dV += P^T dO and
+// dK += dS^T Q with them as register A fragments (dO and Q read MN-major);
+// dS^T to shared memory, then dQ = dS K per 64-column chunk of d (chunk j on
+// warpgroup j % NWG; dS^T read as an MN-major A, K as an MN-major B), added
+// into the fp32 accumulator.  Tiles are HEAD_DIM/64 column blocks of
+// ROWS x 128 bytes, 16-byte chunk c of row r at chunk c ^ (r % 8), atoms on
+// 1024-byte boundaries (the launch reserves 1024 bytes of slack).
+typedef unsigned long long u64;
+#define NWG (WARPS / 4)
+#define DB (HEAD_DIM / 64)
+#define TILE_Q (BLOCK_M * HEAD_DIM * 2)  // a Q or dO tile
+#define TILE_KV (BLOCK_N * HEAD_DIM * 2) // the K or V tile
+#if IO_BF16
+#define WG_T "bf16"
+#else
+#define WG_T "f16"
+#endif
+
+static_assert(BLOCK_N == 64 * NWG && WARPS % 4 == 0 && BLOCK_M == 64,
+              "MMA=1: 64 K/V rows per warpgroup, 64-row query blocks");
+static_assert(HEAD_DIM % 64 == 0, "MMA=1: HEAD_DIM a multiple of 64");
+static_assert(STAGES >= 2, "MMA=1: at least two Q/dO stages");
+
+// acc (64 x 64) = A (smem) * B (smem), plus acc when acc_in != 0; TA/TB: the
+// operand is MN-major (transposed) rather than K-major.
+template <int TA, int TB>
+__device__ __forceinline__ void wg_ss_n64(float (&d)[32], u64 da, u64 db, int acc_in)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_T "." WG_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(da), "l"(db), "r"(acc_in), "n"(TA), "n"(TB));
+}
+
+// acc (64 x 64) += A (registers) * B (smem, MN-major).
+__device__ __forceinline__ void wg_rs_n64(float (&d)[32], const u32 (&a)[4], u64 db)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_T "." WG_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+}
+__device__ __forceinline__ u64 wg_desc(u32 addr, u32 lbo)
+{
+    return (u64)((addr & 0x3FFFF) >> 4) | ((u64)((lbo & 0x3FFFF) >> 4) << 16) |
+           ((u64)(1024 >> 4) << 32) | (1ull << 62);
+}
+// Operands at a constant byte offset from a tile's descriptor: the start
+// address field is (address & 0x3FFFF) >> 4 and shared addresses stay below
+// 2^18, so offset/16 added to the descriptor describes the offset address.
+// One add per wgmma, and no per-step descriptor kept live across the loop.
+__device__ __forceinline__ u64 wg_at(u64 desc, u32 byte_offset) { return desc + (byte_offset >> 4); }
+// K-major operand (rows of a ROWS-row tile from row0, k16 step kk along d).
+__device__ __forceinline__ u64 wg_kmajor(u64 tile_desc, int rows, int row0, int kk)
+{
+    return wg_at(tile_desc, (kk >> 2) * (rows * 128) + row0 * 128 + (kk & 3) * 32);
+}
+// MN-major operand of a ROWS-row tile read along its rows: k16 step kk over
+// the rows, 64-column block j (the tile descriptor carries LBO = ROWS*128).
+__device__ __forceinline__ u64 wg_mnmajor(u64 tile_desc, int rows, int kk, int j)
+{
+    return wg_at(tile_desc, j * (rows * 128) + kk * 2048);
+}
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Generic-proxy writes (cp.async, st.shared) before async-proxy reads (wgmma).
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void wg_fence_acc(float (&d)[32])
+{
+#pragma unroll
+    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// The same for every lane, and visibly so to the compiler: a wgmma after a
+// branch on it is not serialized.
+__device__ __forceinline__ bool warp_any(bool x)
+{
+    u32 r;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
+                 "selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r) : "r"((u32)x));
+    return r != 0;
+}
+
+// A ROWS x HEAD_DIM tile into swizzled shared memory, rows at or past
+// `limit` zero-filled.
+template <int ROWS>
+__device__ __forceinline__ void wg_load_tile(u32 dst, const u16 *src, i64 rs, i64 row0, i64 limit)
+{
+    constexpr int CPR = HEAD_DIM / 8;
+    const i64 left64 = limit - row0;
+    const int left = (int)(left64 < 0 ? 0 : left64 > ROWS ? ROWS : left64);
+#pragma unroll
+    for (int i = 0; i < (ROWS * CPR + THREADS - 1) / THREADS; i++) {
+        const int q = (int)threadIdx.x + i * THREADS;
+        if (ROWS * CPR % THREADS == 0 || q < ROWS * CPR) {
+            const int r = q / CPR, c = q % CPR;
+            const bool ok = r < left;
+            cp_async16(dst + (c >> 3) * (ROWS * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4),
+                       ok ? src + (row0 + r) * rs + c * 8 : src, ok);
+        }
+    }
+}
+
+struct wgb_smem {
+    u32 k, v, q, ds, lse; // stage t: Q at q + 2t TILE_Q, dO after it; LSE at lse + 8t BLOCK_M, D after it
+};
+
+__device__ __forceinline__ void wgb_issue(const gdt_attn_params &p, const bwd_sched &sc, const wgb_smem &sm,
+                                          bwd_pos c, int slot)
+{
+    const i64 hq = sc.hk * p.group + c.g, m0 = (i64)c.mb * BLOCK_M;
+    const i64 rows = (sc.bi * p.h_q + hq) * p.s_q;
+    const u32 q = sm.q + slot * 2 * TILE_Q, lse = sm.lse + slot * 8 * BLOCK_M;
+    wg_load_tile<BLOCK_M>(q, (const u16 *)p.q + sc.bi * p.q_s[0] + hq * p.q_s[1], p.q_s[2], m0, p.s_q);
+    wg_load_tile<BLOCK_M>(q + TILE_Q, (const u16 *)p.dout + sc.bi * p.o_s[0] + hq * p.o_s[1], p.o_s[2], m0,
+                          p.s_q);
+    load_rowvec(lse, p.stats + rows, m0, p.s_q);
+    load_rowvec(lse + 4 * BLOCK_M, p.dsum + rows, m0, p.s_q);
+}
+
+// Accumulator element v of a thread: K/V row (of its warpgroup's 64) 16 w +
+// g + 8 ((v >> 1) & 1), query column 8 (v >> 2) + 2 t + (v & 1), with w the
+// warp in the warpgroup, g = lane / 4, t = lane % 4.
+template <bool MASK>
+__device__ __forceinline__ void wgb_probs(float (&s)[32], float (&dp)[32], u32 lse, u32 dd, float sl2,
+                                          bwd_cut cut, int krow, int lane)
+{
+#pragma unroll
+    for (int jj = 0; jj < 8; jj++) {
+        // Columns 8 jj + 2t and +1 of the LSE and D rows: one 8-byte load each.
+        const int q0 = jj * 8 + (lane & 3) * 2;
+        float l[2], d[2];
+        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(l[0]), "=f"(l[1]) : "r"(lse + q0 * 4));
+        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(d[0]), "=f"(d[1]) : "r"(dd + q0 * 4));
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int v = 4 * jj + e, qc = q0 + (e & 1);
+            float pv = fast_exp2(fmaf(s[v], sl2, -l[e & 1] * LOG2E));
+            if (MASK) {
+                const int jr = krow + (e >> 1) * 8;
+                bool dead = qc >= cut.qlim || jr >= cut.klim;
+                if (CAUSAL) dead = dead || jr + cut.cdiff > qc;
+                pv = dead ? 0.f : pv;
+            }
+            s[v] = pv;
+            dp[v] = pv * (dp[v] - d[e & 1]); // dS^T / scale
+        }
+    }
+}
+
+// The k16 steps over the query block as A fragments (the accumulator layout
+// of columns 16kk..16kk+15 is the m16k16 A fragment layout).
+__device__ __forceinline__ void wgb_pack(u32 (&a)[BLOCK_M / 16][4], const float (&x)[32])
+{
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_M / 16; kk++) {
+        const float *c = &x[kk * 8];
+        a[kk][0] = pack2(c[0], c[1]);
+        a[kk][1] = pack2(c[2], c[3]);
+        a[kk][2] = pack2(c[4], c[5]);
+        a[kk][3] = pack2(c[6], c[7]);
+    }
+}
+
+// dS^T (K/V rows x 64 query columns) into the swizzled tile, from the A
+// fragments: word e of step kk is row r + 8 (e & 1), columns
+// 16 kk + 8 (e >> 1) + 2 t, +1.
+__device__ __forceinline__ void wgb_store_ds(u32 sds, const u32 (&a)[BLOCK_M / 16][4], int row, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_M / 16; kk++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int r = row + (e & 1) * 8, c = 2 * kk + (e >> 1);
+            const u32 addr = sds + r * 128 + ((c ^ (r & 7)) << 4) + (lane & 3) * 4;
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(a[kk][e]) : "memory");
+        }
+}
+
+// dQ chunk j (64 query rows x 64 columns of d) added into the accumulator;
+// element v is query row 16 w + g + 8 ((v >> 1) & 1), column 64 j + 8 (v >> 2)
+// + 2 t + (v & 1).  Lanes t and t^1 swap halves for 16-byte reductions.
+__device__ __forceinline__ void wgb_add_dq(float *g, const float (&acc)[32], int j, int left, int w, int lane)
+{
+    const bool odd = lane & 1;
+    const int i = w * 16 + (lane >> 2) + (odd ? 8 : 0);
+#pragma unroll
+    for (int jj = 0; jj < 8; jj++) {
+        const float *c = &acc[4 * jj];
+        const float r0 = shfl_xor(odd ? c[0] : c[2], 1), r1 = shfl_xor(odd ? c[1] : c[3], 1);
+        if (i < left)
+            red_add4(g + i * HEAD_DIM + j * 64 + jj * 8 + (lane & 2) * 2, odd ? r0 : c[0], odd ? r1 : c[1],
+                     odd ? c[2] : r0, odd ? c[3] : r1);
+    }
+}
+
+__device__ __forceinline__ void wgb_store_kv(const gdt_attn_params &p, const bwd_sched &sc,
+                                             const float (&dk)[DB][32], const float (&dv)[DB][32], int krow,
+                                             int lane)
+{
+    u16 *gk = (u16 *)p.dk + sc.bi * p.k_s[0] + sc.hk * p.k_s[1];
+    u16 *gv = (u16 *)p.dv + sc.bi * p.v_s[0] + sc.hk * p.v_s[1];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const i64 j = sc.n0 + krow + h * 8;
+        if (j >= p.s_kv) continue;
+#pragma unroll
+        for (int b = 0; b < DB; b++)
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) {
+                const int col = b * 64 + jj * 8 + (lane & 3) * 2, v = 4 * jj + 2 * h;
+                *(u32 *)(gk + j * p.k_s[2] + col) = pack2(dk[b][v] * p.scale, dk[b][v + 1] * p.scale);
+                *(u32 *)(gv + j * p.v_s[2] + col) = pack2(dv[b][v], dv[b][v + 1]);
+            }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_attn_bwd_main(const gdt_attn_params p)
+{
+    extern __shared__ __align__(1024) unsigned char smem[];
+    const u32 base = (smem_addr(smem) + 1023u) & ~1023u;
+    wgb_smem sm;
+    sm.k = base;
+    sm.v = sm.k + TILE_KV;
+    sm.q = sm.v + TILE_KV;
+    sm.ds = sm.q + STAGES * 2 * TILE_Q;
+    sm.lse = sm.ds + BLOCK_N * 128;
+    const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7;
+    const int krow = wg * 64 + w * 16 + (lane >> 2); // this thread's K/V rows: krow, krow + 8
+    const bwd_sched sc = bwd_schedule(p);
+
+    wg_load_tile<BLOCK_N>(sm.k, (const u16 *)p.k + sc.bi * p.k_s[0] + sc.hk * p.k_s[1], p.k_s[2], sc.n0, p.s_kv);
+    wg_load_tile<BLOCK_N>(sm.v, (const u16 *)p.v + sc.bi * p.v_s[0] + sc.hk * p.v_s[1], p.v_s[2], sc.n0, p.s_kv);
+    cp_commit();
+    bwd_pos cur = {0, sc.m_first}, nxt = cur;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < sc.total) wgb_issue(p, sc, sm, nxt, s), bwd_step(nxt, sc);
+        cp_commit();
+    }
+
+    float dk[DB][32], dv[DB][32];
+#pragma unroll
+    for (int b = 0; b < DB; b++)
+#pragma unroll
+        for (int v = 0; v < 32; v++) dk[b][v] = dv[b][v] = 0.f;
+
+    for (int it = 0; it < sc.total; it++) {
+        const int slot = it % STAGES;
+        cp_wait<STAGES - 2>();
+        fence_proxy_async();
+        // Q/dO of this block landed for every thread; the stage refilled next
+        // and the dS^T tile were last read by iteration it-1's waited wgmma.
+        __syncthreads();
+        if (it + STAGES - 1 < sc.total)
+            wgb_issue(p, sc, sm, nxt, (it + STAGES - 1) % STAGES), bwd_step(nxt, sc);
+        cp_commit();
+        const i64 hq = sc.hk * p.group + cur.g, m0 = (i64)cur.mb * BLOCK_M;
+        bwd_step(cur, sc);
+        const u32 sq = sm.q + slot * 2 * TILE_Q, sdo = sq + TILE_Q;
+        const u32 lse = sm.lse + slot * 8 * BLOCK_M, dd = lse + 4 * BLOCK_M;
+
+        const u64 kd = wg_desc(sm.k, 16), vd = wg_desc(sm.v, 16), qd = wg_desc(sq, 16), dod = wg_desc(sdo, 16);
+        const u64 qm = wg_desc(sq, BLOCK_M * 128), dom = wg_desc(sdo, BLOCK_M * 128);
+        float s[32], dp[32];
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < HEAD_DIM / 16; kk++)
+            wg_ss_n64<0, 0>(s, wg_kmajor(kd, BLOCK_N, wg * 64, kk), wg_kmajor(qd, BLOCK_M, 0, kk), kk > 0);
+#pragma unroll
+        for (int kk = 0; kk < HEAD_DIM / 16; kk++)
+            wg_ss_n64<0, 0>(dp, wg_kmajor(vd, BLOCK_N, wg * 64, kk), wg_kmajor(dod, BLOCK_M, 0, kk), kk > 0);
+        wg_commit();
+        wg_wait0();
+        wg_fence_acc(s);
+        wg_fence_acc(dp);
+
+        const bool cut = m0 + BLOCK_M > p.s_q || sc.n0 + BLOCK_N > p.s_kv ||
+                         (CAUSAL && sc.n0 + wg * 64 + 63 > m0 + sc.off);
+        if (warp_any(cut))
+            wgb_probs<true>(s, dp, lse, dd, p.scale_log2, bwd_clip(p, sc, sc.n0, m0), krow, lane);
+        else
+            wgb_probs<false>(s, dp, lse, dd, p.scale_log2, bwd_cut{}, krow, lane);
+        u32 pa[BLOCK_M / 16][4], da[BLOCK_M / 16][4];
+        wgb_pack(pa, s);
+        wgb_pack(da, dp);
+
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < BLOCK_M / 16; kk++)
+#pragma unroll
+            for (int b = 0; b < DB; b++) {
+                wg_rs_n64(dv[b], pa[kk], wg_mnmajor(dom, BLOCK_M, kk, b));
+                wg_rs_n64(dk[b], da[kk], wg_mnmajor(qm, BLOCK_M, kk, b));
+            }
+        wg_commit();
+        wgb_store_ds(sm.ds, da, krow, lane);
+        fence_proxy_async();
+        // dV and dK done before dQ: their A fragments then die, which keeps
+        // d=128 within the register file.
+        wg_wait0();
+#pragma unroll
+        for (int b = 0; b < DB; b++) {
+            wg_fence_acc(dv[b]);
+            wg_fence_acc(dk[b]);
+        }
+        __syncthreads(); // dS^T of every warpgroup written
+
+        float *gdq = p.dq_acc + ((sc.bi * p.h_q + hq) * p.s_q + m0) * HEAD_DIM;
+        const int left = p.s_q - m0 < BLOCK_M ? (int)(p.s_q - m0) : BLOCK_M;
+#pragma unroll
+        for (int b = 0; b < DB; b++) {
+            if (b % NWG != wg) continue;
+            float acc[32];
+            wg_fence();
+#pragma unroll
+            for (int kk = 0; kk < BLOCK_N / 16; kk++)
+                wg_ss_n64<1, 1>(acc, wg_mnmajor(wg_desc(sm.ds, BLOCK_N * 128), BLOCK_N, kk, 0),
+                                 wg_mnmajor(wg_desc(sm.k, BLOCK_N * 128), BLOCK_N, kk, b), kk > 0);
+            wg_commit();
+            wg_wait0();
+            wg_fence_acc(acc);
+            wgb_add_dq(gdq, acc, b, left, w, lane);
+        }
+    }
+    cp_wait<0>();
+    wgb_store_kv(p, sc, dk, dv, krow, lane);
+}
+
+#else
 extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gdt_attn_params p)
 {
     extern __shared__ __align__(16) unsigned char smem[];
@@ -652,3 +992,4 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
     cp_wait<0>();
     bwd_store_kv(p, sc, dk, dv, wrow, lane);
 }
+#endif // MMA

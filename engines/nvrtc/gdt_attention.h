@@ -6,8 +6,7 @@
 
 #include <stdint.h>
 
-/* Columns of an attention_fwd / attention_bwd row, in schema order.  MMA
- * is an attention_fwd column only: attention_bwd rows end before it. */
+/* Columns of an attention_fwd / attention_bwd row, in schema order. */
 enum { GDT_ATTN_BM, GDT_ATTN_BN, GDT_ATTN_WARPS, GDT_ATTN_STAGES, GDT_ATTN_MMA, GDT_ATTN_NCOLS };
 
 /* Dynamic shared memory (bytes) kernels/attn_fwd.cuh and the main kernel of

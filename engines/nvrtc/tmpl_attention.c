@@ -39,20 +39,23 @@ int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
     return r[GDT_ATTN_MMA] >= 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
 }
 
-/* K, V tiles + STAGES x (Q, dO) tiles + the dS^T tile + STAGES x (LSE, D) rows. */
+/* K, V tiles + STAGES x (Q, dO) tiles + the dS^T tile + STAGES x (LSE, D)
+ * rows: padded rows (mma.sync), or swizzled ones plus 1024 bytes to align
+ * the swizzle atoms (MMA=1, wgmma). */
 int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
 {
     int64_t bm = r[GDT_ATTN_BM], bn = r[GDT_ATTN_BN], st = r[GDT_ATTN_STAGES];
+    if (r[GDT_ATTN_MMA] == 1)
+        return (2 * bn * d + 2 * st * bm * d + bn * bm) * 2 + 8 * st * bm + 1024;
     return (2 * bn * pad16(d) + 2 * st * bm * pad16(d) + bn * pad16(bm)) * 2 + 8 * st * bm;
 }
 
 static int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
-/* Columns a family lacks (MMA of attention_bwd) read 0. */
 static void plan_row(const gdt_row_family *rf, const gdt_plan_id *p, int64_t *row)
 {
-    for (int i = 0; i < GDT_ATTN_NCOLS; i++)
-        row[i] = i < rf->ncols ? gdt_plan_id_knob(p, rf->cols[i].knob, 0) : 0;
+    for (int i = 0; i < rf->ncols && i < GDT_ATTN_NCOLS; i++)
+        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, 0);
 }
 
 static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_id *p,
@@ -113,6 +116,8 @@ static void fwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrt
 static int64_t bwd_main_smem(const gdt_facts *f, const int64_t *row)
 {
     int64_t base = gdt__attn_bwd_smem(row, f->problem.u.sdpa.d);
+    if (row[GDT_ATTN_MMA] == 1) /* the wgmma path keeps one dS^T tile */
+        return base;
     int64_t two = base + row[GDT_ATTN_BN] * pad16(row[GDT_ATTN_BM]) * 2;
     int64_t lim = f->device.smem_per_block, sm = lim + 1024;
     if (lim <= 0 || two > lim || sm / (two + 1024) < sm / (base + 1024))

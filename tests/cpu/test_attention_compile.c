@@ -52,7 +52,7 @@ static gdt_plan_id attn_plan(gdt_family fam, int64_t bm, int64_t bn, int64_t w, 
 
 /* Compiles every surviving row of one family for one arch and shape;
  * returns how many compiled. */
-static int compile_rows(gdt_family fam, const char *shape, int arch)
+static int compile_rows_from(gdt_family fam, const char *shape, int arch, const char *override)
 {
     gdt_row_table *t = NULL;
     gdt_candidate *c = NULL;
@@ -62,6 +62,8 @@ static int compile_rows(gdt_family fam, const char *shape, int arch)
     if (!facts_for(fam, shape, arch, &f))
         return 0;
     CHECK_INT(gdt_rows_load_default(&t, &e), ==, GDT_STATUS_OK);
+    if (override)
+        CHECK_INT(gdt_rows_override(t, override, &e), ==, GDT_STATUS_OK);
     CHECK_INT(gdt_candidates_materialize(t, slot_for(fam), &f, &c, &n, &e), ==, GDT_STATUS_OK);
     for (int i = 0; i < n; i++) {
         char name[512];
@@ -93,6 +95,11 @@ static int compile_rows(gdt_family fam, const char *shape, int arch)
 
 /* Each (arch, d) pair in both directions, with the dtypes, masks and
  * layouts spread over the pairs so that every define value compiles. */
+static int compile_rows(gdt_family fam, const char *shape, int arch)
+{
+    return compile_rows_from(fam, shape, arch, NULL);
+}
+
 static void test_default_rows(void)
 {
     static const struct {
@@ -139,10 +146,10 @@ static void test_row_rules(void)
     CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 80, r3, why));
     CHECK_CONTAINS(why, "shared memory 591872 bytes exceeds");
     CHECK_CONTAINS(why, "on sm80");
-    int64_t r4[] = {64, 256, 16, 2}; /* dQ columns: d/8 = 8 over 16 warps */
+    int64_t r4[] = {64, 256, 16, 2, 0}; /* dQ columns: d/8 = 8 over 16 warps */
     CHECK(!bind_row(&gdt__rows_attention_bwd, GDT_FAMILY_SDPA_BWD, s64, 90, r4, why));
     CHECK_CONTAINS(why, "d/8 = 8 columns of dQ do not split over 16 warps");
-    int64_t r5[] = {64, 128, 8, 2};
+    int64_t r5[] = {64, 128, 8, 2, 0};
     CHECK(bind_row(&gdt__rows_attention_bwd, GDT_FAMILY_SDPA_BWD, s128, 90, r5, why));
     CHECK_INT(gdt__attn_bwd_smem(r5, 128), ==, (2 * 128 * 136 + 2 * 2 * 64 * 136 + 128 * 72) * 2 + 8 * 2 * 64);
     int64_t r6[] = {64, 64, 4, 2, 0};
@@ -234,7 +241,7 @@ static void test_geometry(void)
     CHECK_INT(gdt__tmpl_attn_bwd.workspace(&f, &bwd), ==, 19200 + 2 * 8 * 300 * 64 * 4);
     /* A second dS^T tile where it fits and keeps the CTAs per SM: sm90 at
      * d=128, not sm80 (166912-byte limit). */
-    int64_t r128[GDT_ATTN_NCOLS] = {64, 128, 8, 2};
+    int64_t r128[GDT_ATTN_NCOLS] = {64, 128, 8, 2, 0};
     facts_for(GDT_FAMILY_SDPA_BWD, "b=2,h=8,s=4096,d=128", 90, &f);
     gdt__tmpl_attn_bwd.launch(&f, &bwd, 1, &l);
     CHECK_INT(l.smem_bytes, ==, gdt__attn_bwd_smem(r128, 128) + 128 * 72 * 2);
@@ -255,6 +262,41 @@ static void test_geometry(void)
     CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
 }
 
+/* The staged wgmma backward rows (tests/data/candidates/attention_bwd_wgmma.json,
+ * not yet in the default table): every one compiles for sm_90a at d 64 and
+ * 128, and the row rules refuse what the kernel cannot take. */
+static void test_wgmma_bwd_rows(void)
+{
+    const char *rows = GDT_TEST_DATA "/candidates/attention_bwd_wgmma.json";
+    CHECK_INT(compile_rows_from(GDT_FAMILY_SDPA_BWD, "b=4,h_q=32,h_kv=8,s=4096,d=128,causal=top_left", 90, rows), ==, 4);
+    CHECK_INT(compile_rows_from(GDT_FAMILY_SDPA_BWD, "b=2,h_q=4,h_kv=4,s=200,d=64,dtype=fp16", 90, rows), ==, 4);
+    static const struct {
+        int64_t row[GDT_ATTN_NCOLS];
+        int d, arch;
+        const char *why; /* NULL: the row binds */
+    } cases[] = {
+        {{64, 128, 8, 2, 1}, 128, 90, NULL},
+        {{64, 128, 8, 2, 1}, 128, 100, "MMA=1 (wgmma) needs sm_90a, target is sm100"},
+        {{64, 128, 8, 2, 1}, 256, 90, "MMA=1: 320 live fp32 values per thread (dK, dV, S^T, dP^T) exceed 192"},
+        {{64, 128, 8, 2, 1}, 96, 90, "MMA=1 takes a head dim multiple of 64 (128-byte swizzle rows), got 96"},
+        {{128, 128, 8, 2, 1}, 128, 90, "MMA=1 takes one or two warpgroups of 64 K/V rows (WARPS 4 or 8, "
+                                       "BLOCK_N = 16*WARPS) and BLOCK_M 64, got BLOCK_M 128, BLOCK_N 128, WARPS 8"},
+        {{64, 128, 8, 1, 1}, 128, 90, "MMA=1: STAGES=1, the Q/dO ring needs at least 2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char why[256] = "", shape[64];
+        int64_t r[GDT_ATTN_NCOLS];
+        memcpy(r, cases[i].row, sizeof r);
+        snprintf(shape, sizeof shape, "b=1,h=4,s=4096,d=%d", cases[i].d);
+        bool ok = bind_row(&gdt__rows_attention_bwd, GDT_FAMILY_SDPA_BWD, shape, cases[i].arch, r, why);
+        CHECK_INT(ok, ==, cases[i].why == NULL);
+        if (cases[i].why)
+            CHECK_STR(why, cases[i].why);
+    }
+    int64_t r1[] = {64, 128, 8, 2, 1};
+    CHECK_INT(gdt__attn_bwd_smem(r1, 128), ==, (2 * 128 * 128 + 2 * 2 * 64 * 128 + 128 * 64) * 2 + 8 * 2 * 64 + 1024);
+}
+
 int main(void)
 {
     test_row_rules();
@@ -262,5 +304,6 @@ int main(void)
     test_template_checks();
     test_geometry();
     test_default_rows();
+    test_wgmma_bwd_rows();
     return gdt_test_result("test_attention_compile");
 }

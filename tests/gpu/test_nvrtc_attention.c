@@ -11,7 +11,9 @@
  *   test_nvrtc_attention           the test (children: --case I --from R)
  *   test_nvrtc_attention --bench   figures, not asserted: TFLOP/s of every
  *                                  row and of cuDNN's mode-A plans at b4 h32
- *                                  s4096 d128 bf16 causal, forward and backward */
+ *                                  s4096 d128 bf16 causal, forward and backward
+ * GDT_TEST_TUNING_CONFIG=FILE replaces the rows of the families FILE names
+ * (both modes): staged rows are tested and timed that way. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,19 @@ static const gdt_engine_slot *slot_for(gdt_family fam)
                                   fam == GDT_FAMILY_SDPA_FWD ? "sdpa_fwd.nvrtc" : "sdpa_bwd.nvrtc");
 }
 
+/* The default rows, with the families of GDT_TEST_TUNING_CONFIG (a
+ * --tuning-config file) in place of theirs when it is set: how staged rows
+ * (tests/data/candidates/attention_bwd_wgmma.json) run here before they
+ * join the defaults. */
+static gdt_status load_rows(gdt_row_table **t, gdt_error *e)
+{
+    const char *override = getenv("GDT_TEST_TUNING_CONFIG");
+    gdt_status st = gdt_rows_load_default(t, e);
+    if (st == GDT_STATUS_OK && override && *override)
+        st = gdt_rows_override(*t, override, e);
+    return st;
+}
+
 static gdt_candidate *rows_for(gdt_family fam, const char *shape, gdt_facts *f, int *n)
 {
     gdt_problem p;
@@ -58,7 +73,7 @@ static gdt_candidate *rows_for(gdt_family fam, const char *shape, gdt_facts *f, 
     gdt_error e = {0};
     *n = 0;
     if (gdt_problem_parse(fam, shape, &p, &e) != GDT_STATUS_OK ||
-        gdt_rows_load_default(&t, &e) != GDT_STATUS_OK) {
+        load_rows(&t, &e) != GDT_STATUS_OK) {
         printf("%s: %s\n", shape, e.msg);
         gdt_test_failures++;
         gdt_rows_destroy(t);
@@ -218,7 +233,7 @@ static int parent(const char *self)
         int nrows = 0;
         gdt_row_table *t = NULL;
         gdt_error e = {0};
-        if (gdt_rows_load_default(&t, &e) == GDT_STATUS_OK)
+        if (load_rows(&t, &e) == GDT_STATUS_OK)
             nrows = gdt_rows_count(t, d ? "attention_bwd" : "attention_fwd");
         gdt_rows_destroy(t);
         for (int r = 0; r < nrows && r < 64; r++)
