@@ -474,6 +474,7 @@ typedef struct run {
     cJSON *device;   /* the first lane's device: provenance */
     cJSON *journal_device; /* the run header's device (owned), for emission from a journal */
     char journal_source[65]; /* the run header's gdtune source digest */
+    char journal_candidates[65]; /* and its candidate-row table digest */
     int arch;
     /* Shared between lanes, under mu: the journal, the counts, the next
      * cell, the cells' plan lists. */
@@ -973,6 +974,8 @@ static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_
     r->arch = (int)gdt_json_num_or(h, "arch", 0);
     r->journal_device = cJSON_Duplicate(cJSON_GetObjectItem(h, "device"), 1);
     snprintf(r->journal_source, sizeof r->journal_source, "%s", gdt_json_str_or(h, "source_digest", ""));
+    snprintf(r->journal_candidates, sizeof r->journal_candidates, "%s",
+             gdt_json_str_or(h, "candidates_digest", ""));
     return GDT_STATUS_OK;
 }
 
@@ -1122,10 +1125,16 @@ static void provenance(const run *r, gdt_provenance *p)
     p->cudnn_version = (int)gdt_json_num_or(r->device, "cudnn_version", 0);
     p->nvrtc_version = (int)gdt_json_num_or(r->device, "nvrtc_version", 0);
     snprintf(p->gdtune_version, sizeof p->gdtune_version, "%s", GDT_VERSION_STRING);
+    /* Emitted from a journal: the digests its header recorded, not this
+     * binary's (another build may emit the tables of a kept journal). */
+    bool from_journal = r->device == r->journal_device;
     snprintf(p->source_digest, sizeof p->source_digest, "%s",
-             r->device == r->journal_device && r->journal_source[0] ? r->journal_source
-                                                                    : gdt__source_digest);
+             from_journal && r->journal_source[0] ? r->journal_source : gdt__source_digest);
     snprintf(p->sweep_digest, sizeof p->sweep_digest, "%s", r->spec->digest);
+    if (from_journal && r->journal_candidates[0]) {
+        snprintf(p->candidates_digest, sizeof p->candidates_digest, "%s", r->journal_candidates);
+        return;
+    }
     gdt_row_table *rows = NULL;
     if (gdt_rows_load_default(&rows, NULL) == GDT_STATUS_OK)
         gdt_rows_digest(rows, p->candidates_digest);

@@ -262,24 +262,33 @@ static int cut_after_first_result(const char *dir)
     return lines;
 }
 
-/* Overwrites the run header's source digest in place (same length): the
- * journal of another build. */
+/* Overwrites the first 16 hex digits of one digest of the run header in
+ * place (same length). */
+static void set_digest(char *line, const char *key, char c)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\":\"", key);
+    char *d = strstr(line, k);
+    CHECK(d != NULL);
+    if (d)
+        memset(d + strlen(k), c, 16);
+}
+
+/* The journal of another build, with other candidate rows: source digest
+ * ffff..., candidates digest eeee.... */
 static void other_build(const char *dir)
 {
     char path[PATH_MAX], line[1 << 16];
     snprintf(path, sizeof path, "%s/journal.jsonl", dir);
     FILE *f = fopen(path, "r+");
     CHECK(f && fgets(line, sizeof line, f));
-    char *d = f ? strstr(line, "\"source_digest\":\"") : NULL;
-    CHECK(d != NULL);
-    if (d) {
-        d += strlen("\"source_digest\":\"");
-        memset(d, 'f', 16);
+    if (f) {
+        set_digest(line, "source_digest", 'f');
+        set_digest(line, "candidates_digest", 'e');
         CHECK_INT(fseek(f, 0, SEEK_SET), ==, 0);
         CHECK(fputs(line, f) >= 0);
-    }
-    if (f)
         fclose(f);
+    }
 }
 
 static void test_run_loop(const char *self)
@@ -353,6 +362,11 @@ static void test_run_loop(const char *self)
     snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "wrote ");
+    /* ... and the tables carry the journal's digests, not this binary's. */
+    snprintf(args, sizeof args, "cat %s/te2/sm90/gemm.tuning.json", dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "\"source_digest\": \"ffffffffffffffff");
+    CHECK_CONTAINS(out, "\"candidates_digest\": \"eeeeeeeeeeeeeeee");
 
     /* --shard 1/2 keeps the second cell only, and the header remembers it. */
     char shard[700];
