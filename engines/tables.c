@@ -1539,3 +1539,8 @@ bool gdt_tables_lookup(const gdt_tables *t, const gdt_facts *f, gdt_cell_decisio
     }
     return false;
 }
+
+const gdt_provenance *gdt_tables_provenance(const gdt_tables *t)
+{
+    return t && t->have_prov ? &t->prov : NULL;
+}

@@ -195,6 +195,24 @@ static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char
     return t;
 }
 
+/* Tables measured with other candidate rows than the ones planned with: a
+ * generated plan they do not name (a row added, a column added) ranks in
+ * the untimed order until the next sweep.  Said, not refused. */
+static void stale_rows_note(const gdt_tables *tables, const gdt_row_table *rows, char *note, size_t n)
+{
+    const gdt_provenance *prov = gdt_tables_provenance(tables);
+    gdt_row_table *def = NULL;
+    char now[65] = "";
+    if (!prov || !prov->candidates_digest[0]) return;
+    if (!rows && gdt_rows_load_default(&def, NULL) == GDT_STATUS_OK) rows = def;
+    if (rows) gdt_rows_digest(rows, now);
+    gdt_rows_destroy(def);
+    if (!now[0] || !strcmp(now, prov->candidates_digest)) return;
+    size_t used = strlen(note);
+    snprintf(note + used, n - used, "\n  (measured with candidate rows %.12s, planned with %.12s: a generated "
+             "plan the tables do not name keeps its untimed place)", prov->candidates_digest, now);
+}
+
 /* ------------------------------------------------------------ the output */
 
 static void print_entry(int i, const gdt_plan_entry *x, const target *t)
@@ -233,6 +251,7 @@ static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *r
     char key[256], note[4200], modes[64];
     gdt_problem_key(&p, key, sizeof key);
     gdt_tables *tables = load_tables(a, f, t->arch, note, sizeof note);
+    stale_rows_note(tables, rows, note, sizeof note);
     gdt_plan_options o = {.rows = rows, .tables = tables, .nmodes = a->nmodes,
                           .backend = t->rec.real ? &t->backend : NULL};
     memcpy(o.modes, a->modes, sizeof o.modes);

@@ -367,6 +367,14 @@ static void test_run_loop(const char *self)
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "\"source_digest\": \"ffffffffffffffff");
     CHECK_CONTAINS(out, "\"candidates_digest\": \"eeeeeeeeeeeeeeee");
+    /* `gdtune plans` says when tables were measured with other candidate rows. */
+    snprintf(args, sizeof args, "%s plans gemm --shape m=256,n=512,k=256 --arch sm90 --tables %s/te2", GDTUNE_EXE, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "(measured with candidate rows eeeeeeeeeeee, planned with ");
+    snprintf(args, sizeof args, "%s plans gemm --shape m=256,n=512,k=256 --arch sm90 --tables %s/t", GDTUNE_EXE, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "tables: ");
+    CHECK(strstr(out, "measured with candidate rows") == NULL);
 
     /* --shard 1/2 keeps the second cell only, and the header remembers it. */
     char shard[700];

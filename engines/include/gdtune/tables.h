@@ -82,6 +82,10 @@ typedef struct gdt_cell_decision {
 /* false when no cell or shard covers the problem (untimed order). */
 bool gdt_tables_lookup(const gdt_tables *t, const gdt_facts *f, gdt_cell_decision *out);
 
+/* The provenance the loaded files carry (NULL when they carry none): which
+ * build, sweep and candidate rows measured them. */
+const gdt_provenance *gdt_tables_provenance(const gdt_tables *t);
+
 #ifdef __cplusplus
 }
 #endif
