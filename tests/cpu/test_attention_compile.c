@@ -157,15 +157,34 @@ static void test_row_rules(void)
     CHECK_CONTAINS(why, "head dim 72: the templates need a multiple of 16 up to 256");
 }
 
+/* A row, the head dim and arch it is bound for, and the reason the rules
+ * give (NULL: the row binds). */
+typedef struct rule_case {
+    int64_t row[GDT_ATTN_NCOLS];
+    int d, arch;
+    const char *why;
+} rule_case;
+
+static void check_rules(gdt_family fam, const rule_case *cases, size_t n)
+{
+    const gdt_row_family *rf = fam == GDT_FAMILY_SDPA_FWD ? &gdt__rows_attention_fwd : &gdt__rows_attention_bwd;
+    for (size_t i = 0; i < n; i++) {
+        char why[256] = "", shape[64];
+        int64_t r[GDT_ATTN_NCOLS];
+        memcpy(r, cases[i].row, sizeof r);
+        snprintf(shape, sizeof shape, "b=1,h=4,s=4096,d=%d", cases[i].d);
+        bool ok = bind_row(rf, fam, shape, cases[i].arch, r, why);
+        CHECK_INT(ok, ==, cases[i].why == NULL);
+        if (cases[i].why)
+            CHECK_STR(why, cases[i].why);
+    }
+}
+
 /* MMA=1 and 2 (wgmma forward): sm_90a only, warpgroups of 64 query rows,
  * 64-column blocks, stages, the live-value caps, the swizzled shared memory. */
 static void test_wgmma_row_rules(void)
 {
-    static const struct {
-        int64_t row[GDT_ATTN_NCOLS];
-        int d, arch;
-        const char *why; /* NULL: the row binds */
-    } cases[] = {
+    static const rule_case cases[] = {
         {{128, 128, 8, 2, 1}, 128, 90, NULL},
         {{128, 128, 8, 3, 2}, 128, 90, NULL},
         {{128, 128, 8, 2, 1}, 128, 80, "MMA=1 (wgmma) needs sm_90a, target is sm80"},
@@ -178,16 +197,7 @@ static void test_wgmma_row_rules(void)
         {{128, 128, 8, 2, 2}, 128, 90, "MMA=2: STAGES=2, the K/V ring needs at least 3"},
         {{128, 64, 8, 3, 2}, 256, 90, "MMA=2: 176 live values per thread (O, S, P) exceed 160"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char why[256] = "", shape[64];
-        int64_t r[GDT_ATTN_NCOLS];
-        memcpy(r, cases[i].row, sizeof r);
-        snprintf(shape, sizeof shape, "b=1,h=4,s=4096,d=%d", cases[i].d);
-        bool ok = bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, shape, cases[i].arch, r, why);
-        CHECK_INT(ok, ==, cases[i].why == NULL);
-        if (cases[i].why)
-            CHECK_STR(why, cases[i].why);
-    }
+    check_rules(GDT_FAMILY_SDPA_FWD, cases, sizeof cases / sizeof cases[0]);
     int64_t r1[] = {128, 128, 8, 2, 1};
     CHECK_INT(gdt__attn_fwd_smem(r1, 128), ==, (128 + 2 * 2 * 128) * 128 * 2 + 1024);
 }
@@ -270,11 +280,7 @@ static void test_wgmma_bwd_rows(void)
     const char *rows = GDT_TEST_DATA "/candidates/attention_bwd_wgmma.json";
     CHECK_INT(compile_rows_from(GDT_FAMILY_SDPA_BWD, "b=4,h_q=32,h_kv=8,s=4096,d=128,causal=top_left", 90, rows), ==, 4);
     CHECK_INT(compile_rows_from(GDT_FAMILY_SDPA_BWD, "b=2,h_q=4,h_kv=4,s=200,d=64,dtype=fp16", 90, rows), ==, 4);
-    static const struct {
-        int64_t row[GDT_ATTN_NCOLS];
-        int d, arch;
-        const char *why; /* NULL: the row binds */
-    } cases[] = {
+    static const rule_case cases[] = {
         {{64, 128, 8, 2, 1}, 128, 90, NULL},
         {{64, 128, 8, 2, 1}, 128, 100, "MMA=1 (wgmma) needs sm_90a, target is sm100"},
         {{64, 128, 8, 2, 1}, 256, 90, "MMA=1: 320 live fp32 values per thread (dK, dV, S^T, dP^T) exceed 192"},
@@ -283,16 +289,7 @@ static void test_wgmma_bwd_rows(void)
                                        "BLOCK_N = 16*WARPS) and BLOCK_M 64, got BLOCK_M 128, BLOCK_N 128, WARPS 8"},
         {{64, 128, 8, 1, 1}, 128, 90, "MMA=1: STAGES=1, the Q/dO ring needs at least 2"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char why[256] = "", shape[64];
-        int64_t r[GDT_ATTN_NCOLS];
-        memcpy(r, cases[i].row, sizeof r);
-        snprintf(shape, sizeof shape, "b=1,h=4,s=4096,d=%d", cases[i].d);
-        bool ok = bind_row(&gdt__rows_attention_bwd, GDT_FAMILY_SDPA_BWD, shape, cases[i].arch, r, why);
-        CHECK_INT(ok, ==, cases[i].why == NULL);
-        if (cases[i].why)
-            CHECK_STR(why, cases[i].why);
-    }
+    check_rules(GDT_FAMILY_SDPA_BWD, cases, sizeof cases / sizeof cases[0]);
     int64_t r1[] = {64, 128, 8, 2, 1};
     CHECK_INT(gdt__attn_bwd_smem(r1, 128), ==, (2 * 128 * 128 + 2 * 2 * 64 * 128 + 128 * 64) * 2 + 8 * 2 * 64 + 1024);
 }

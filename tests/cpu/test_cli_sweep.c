@@ -291,6 +291,34 @@ static void other_build(const char *dir)
     }
 }
 
+/* Another build's journal: resume refuses it, emission still reads it and
+ * keeps its digests, and `gdtune plans` says the rows differ. */
+static void check_other_build(const char *run, const char *dir)
+{
+    char args[2048];
+    other_build(run);
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t", run, dir);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, ":1: the run was measured by gdtune source ffffffffffffffff, this gdtune is ");
+    CHECK_CONTAINS(out, "start a new run, or write the tables of its complete cells with `gdtune tables emit");
+    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "wrote ");
+    /* ... and the tables carry the journal's digests, not this binary's. */
+    snprintf(args, sizeof args, "cat %s/te2/sm90/gemm.tuning.json", dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "\"source_digest\": \"ffffffffffffffff");
+    CHECK_CONTAINS(out, "\"candidates_digest\": \"eeeeeeeeeeeeeeee");
+    /* `gdtune plans` says when tables were measured with other candidate rows. */
+    snprintf(args, sizeof args, "%s plans gemm --shape m=256,n=512,k=256 --arch sm90 --tables %s/te2", GDTUNE_EXE, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "(measured with candidate rows eeeeeeeeeeee, planned with ");
+    snprintf(args, sizeof args, "%s plans gemm --shape m=256,n=512,k=256 --arch sm90 --tables %s/t", GDTUNE_EXE, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "tables: ");
+    CHECK(strstr(out, "measured with candidate rows") == NULL);
+}
+
 static void test_run_loop(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_loop_XXXXXX", run[600], args[2048], path[700];
@@ -353,28 +381,7 @@ static void test_run_loop(const char *self)
     snprintf(args, sizeof args, "sdpa --resume %s", run);
     CHECK_INT(sweep(args), ==, 2);
     CHECK_CONTAINS(out, "the run sweeps \"gemm\", not \"sdpa\"");
-    /* Another build's journal: resume refuses it, emission still reads it. */
-    other_build(run);
-    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t", run, dir);
-    CHECK_INT(sweep(args), ==, 2);
-    CHECK_CONTAINS(out, ":1: the run was measured by gdtune source ffffffffffffffff, this gdtune is ");
-    CHECK_CONTAINS(out, "start a new run, or write the tables of its complete cells with `gdtune tables emit");
-    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
-    CHECK_CONTAINS(out, "wrote ");
-    /* ... and the tables carry the journal's digests, not this binary's. */
-    snprintf(args, sizeof args, "cat %s/te2/sm90/gemm.tuning.json", dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
-    CHECK_CONTAINS(out, "\"source_digest\": \"ffffffffffffffff");
-    CHECK_CONTAINS(out, "\"candidates_digest\": \"eeeeeeeeeeeeeeee");
-    /* `gdtune plans` says when tables were measured with other candidate rows. */
-    snprintf(args, sizeof args, "%s plans gemm --shape m=256,n=512,k=256 --arch sm90 --tables %s/te2", GDTUNE_EXE, dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
-    CHECK_CONTAINS(out, "(measured with candidate rows eeeeeeeeeeee, planned with ");
-    snprintf(args, sizeof args, "%s plans gemm --shape m=256,n=512,k=256 --arch sm90 --tables %s/t", GDTUNE_EXE, dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
-    CHECK_CONTAINS(out, "tables: ");
-    CHECK(strstr(out, "measured with candidate rows") == NULL);
+    check_other_build(run, dir);
 
     /* --shard 1/2 keeps the second cell only, and the header remembers it. */
     char shard[700];
