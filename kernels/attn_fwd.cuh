@@ -149,104 +149,12 @@ typedef unsigned long long u64;
 #define WG_T "f16"
 #endif
 
+#include "gdt_wgmma.cuh"
+
 static_assert(BLOCK_M == 64 * NWG && WARPS % 4 == 0, "wgmma: 64 query rows per warpgroup");
 static_assert(HEAD_DIM % 64 == 0 && BLOCK_N % 64 == 0, "wgmma: HEAD_DIM and BLOCK_N multiples of 64");
 static_assert(BLOCK_N * HEAD_DIM % (8 * THREADS) == 0, "wgmma: K/V tile chunks split over the threads");
 static_assert(STAGES >= 2, "wgmma: at least two K/V stages");
-
-// A ROWS x HEAD_DIM tile into swizzled shared memory; rows at or past
-// `limit` are zero-filled.  When a thread's chunks share one column and a
-// pass covers a multiple of 8 rows, its global and shared addresses step by
-// constants (the swizzle term stays put): no 64-bit multiply per chunk.
-template <int ROWS>
-__device__ __forceinline__ void wg_load_tile(u32 dst, const u16 *src, i64 rs, i64 row0, i64 limit)
-{
-    constexpr int CPR = HEAD_DIM / 8;
-    const i64 left64 = limit - row0;
-    const int left = (int)(left64 < 0 ? 0 : left64 > ROWS ? ROWS : left64);
-    if constexpr (THREADS % CPR == 0 && (THREADS / CPR) % 8 == 0 && ROWS % (THREADS / CPR) == 0) {
-        constexpr int STEP = THREADS / CPR;
-        const int r0 = (int)threadIdx.x / CPR, c = (int)threadIdx.x % CPR;
-        const u16 *g = src + (row0 + r0) * rs + c * 8;
-        const i64 gstep = STEP * rs;
-        const u32 d = dst + (c >> 3) * (ROWS * 128) + r0 * 128 + (((c & 7) ^ (r0 & 7)) << 4);
-#pragma unroll
-        for (int i = 0; i < ROWS / STEP; i++, g += gstep) {
-            const bool ok = r0 + i * STEP < left;
-            cp_async16(d + i * (STEP * 128), ok ? g : src, ok);
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < ROWS * CPR / THREADS; i++) {
-            int q = (int)threadIdx.x + i * THREADS;
-            int r = q / CPR, c = q % CPR;
-            bool ok = r < left;
-            const u16 *g = ok ? src + (row0 + r) * rs + c * 8 : src;
-            cp_async16(dst + (c >> 3) * (ROWS * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4), g, ok);
-        }
-    }
-}
-
-// Matrix descriptor, 128-byte swizzle, 8-row groups 1024 bytes apart.
-__device__ __forceinline__ u64 wg_desc(u32 addr, u32 lbo)
-{
-    return (u64)((addr & 0x3FFFF) >> 4) | ((u64)((lbo & 0x3FFFF) >> 4) << 16) |
-           ((u64)(1024 >> 4) << 32) | (1ull << 62);
-}
-// Operands at a constant byte offset from a tile's descriptor: the start
-// address field is (address & 0x3FFFF) >> 4, and every address here stays
-// below 2^18 (shared memory), so adding offset/16 to the descriptor is the
-// descriptor of the offset address.  One add per wgmma instead of the masks
-// and shifts of a fresh descriptor.
-__device__ __forceinline__ u64 wg_at(u64 desc, u32 byte_offset) { return desc + (byte_offset >> 4); }
-// K-major operand, rows row0.. of a ROWS-row tile, k16 step kk along HEAD_DIM.
-__device__ __forceinline__ u64 wg_kmajor(u64 tile_desc, int rows, int row0, int kk)
-{
-    return wg_at(tile_desc, (kk >> 2) * (rows * 128) + row0 * 128 + (kk & 3) * 32);
-}
-// MN-major V operand: keys 16kk.., head-dim columns 64j...
-__device__ __forceinline__ u64 wg_vdesc(u64 tile_desc, int kk, int j)
-{
-    return wg_at(tile_desc, j * (BLOCK_N * 128) + kk * 2048);
-}
-
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void wg_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// cp.async writes are generic-proxy writes; wgmma reads through the async proxy.
-__device__ __forceinline__ void fence_proxy_async()
-{
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-// Keeps the compiler from moving accumulator reads above the wgmma wait.
-__device__ __forceinline__ void wg_fence_acc(float (&d)[32])
-{
-#pragma unroll
-    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// S chunk (64 x 64) = A (smem, K-major) * B (smem, K-major), plus S when acc != 0.
-__device__ __forceinline__ void wg_ss_n64(float (&d)[32], u64 da, u64 db, int acc)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_T "." WG_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(da), "l"(db), "r"(acc));
-}
-
-// O chunk (64 x 64) += A (registers: the P fragments) * B (smem, MN-major).
-__device__ __forceinline__ void wg_rs_n64(float (&d)[32], const u32 (&a)[4], u64 db)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_T "." WG_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
-}
 
 struct wg_state {
     float o[DB][32];
@@ -382,7 +290,7 @@ __device__ __forceinline__ void wg_issue_scores(float (&s)[NB][32], const wg_ctx
     for (int kk = 0; kk < HEAD_DIM / 16; kk++)
 #pragma unroll
         for (int j = 0; j < NB; j++)
-            wg_ss_n64(s[j], wg_kmajor(q, BLOCK_M, c.wg * 64, kk), wg_kmajor(k, BLOCK_N, j * 64, kk), kk > 0);
+            wg_ss_n64<0, 0>(s[j], wg_kmajor(q, BLOCK_M, c.wg * 64, kk), wg_kmajor(k, BLOCK_N, j * 64, kk), kk > 0);
 }
 
 // O += P V of block blk, issued (not committed).
@@ -393,19 +301,9 @@ __device__ __forceinline__ void wg_issue_pv(wg_state &st, const u32 (&pa)[BLOCK_
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; kk++)
 #pragma unroll
-        for (int j = 0; j < DB; j++) wg_rs_n64(st.o[j], pa[kk], wg_vdesc(v, kk, j));
+        for (int j = 0; j < DB; j++) wg_rs_n64(st.o[j], pa[kk], wg_mnmajor(v, BLOCK_N, kk, j));
 }
 
-// The same for every lane, and visibly so to the compiler: a branch on it is
-// not divergent (wgmma after a divergent branch is serialized).
-__device__ __forceinline__ bool warp_any(bool x)
-{
-    u32 r;
-    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
-                 "selp.u32 %0, 1, 0, q;\n}\n"
-                 : "=r"(r) : "r"((u32)x));
-    return r != 0;
-}
 
 // Scores of block blk (landed in s) to P: masked where the block reaches past
 // s_kv or (causal) past this warp's first row, softmax without the O rescale.

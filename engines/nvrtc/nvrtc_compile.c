@@ -105,6 +105,22 @@ static int driver_version(void)
     return query_driver(&v, NULL) == GDT_STATUS_OK ? v : 0;
 }
 
+/* The kernel headers the templates share: every embedded kernels/gdt_*.cuh,
+ * included by its file name ("gdt_wgmma.cuh").  Every compile gets them
+ * all, and the cache key digests them all. */
+#define MAX_KERNEL_HEADERS 8
+static int kernel_headers(const gdt_embedded **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < gdt__embedded_count && n < max; i++) {
+        const char *name = gdt__embedded[i].name;
+        size_t len = strlen(name);
+        if (!strncmp(name, "kernels/gdt_", 12) && len > 4 && !strcmp(name + len - 4, ".cuh"))
+            out[n++] = &gdt__embedded[i];
+    }
+    return n;
+}
+
 gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
                           gdt_nvrtc_key *k, gdt_error *e)
 {
@@ -120,6 +136,11 @@ gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *
                      major, minor, driver_version());
     size_t at = (size_t)snprintf(text, sizeof text, "%ssource %s %s\narch %d\n", env, t->source,
                                  sd, arch);
+    const gdt_embedded *hdr[MAX_KERNEL_HEADERS];
+    for (int i = 0, nh = kernel_headers(hdr, MAX_KERNEL_HEADERS); i < nh && at < sizeof text; i++) {
+        gdt_digest_hex(hdr[i]->data, hdr[i]->len, sd);
+        at += (size_t)snprintf(text + at, sizeof text - at, "header %s %s\n", hdr[i]->name, sd);
+    }
     for (int i = 0; i < o->n && at < sizeof text; i++)
         at += (size_t)snprintf(text + at, sizeof text - at, "option %s\n", o->opt[i]);
     gdt_digest_hex(text, strlen(text), k->key);
@@ -196,7 +217,12 @@ gdt_status gdt_nvrtc_compile(const gdt_nvrtc_template *t, const gdt_facts *f,
     arch_name(p, arch, an, sizeof an);
     describe(t, p, an, what, sizeof what);
     double t0 = gdt_now();
-    GDT_CHECK_NVRTC(e, nvrtcCreateProgram(&prog, src->data, t->source, 0, NULL, NULL));
+    const gdt_embedded *hdr[MAX_KERNEL_HEADERS];
+    const char *hsrc[MAX_KERNEL_HEADERS], *hname[MAX_KERNEL_HEADERS];
+    int nh = kernel_headers(hdr, MAX_KERNEL_HEADERS);
+    for (int i = 0; i < nh; i++)
+        hsrc[i] = hdr[i]->data, hname[i] = hdr[i]->name + strlen("kernels/");
+    GDT_CHECK_NVRTC(e, nvrtcCreateProgram(&prog, src->data, t->source, nh, hsrc, hname));
     st = compile_program(prog, &o, what, cubin, cubin_len, info, e);
     nvrtcDestroyProgram(&prog);
     if (st != GDT_STATUS_OK) {
