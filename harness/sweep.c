@@ -19,6 +19,7 @@
 #include "gdt_worker.h"
 #include "gdtune/tables.h"
 #include "nvrtc/gdt_nvrtc.h"
+#include "nvrtc/gdt_nvrtc_cache.h"
 
 /* Prefixes e's message and sets its status (the message cannot be
  * formatted into itself). */
@@ -1497,6 +1498,7 @@ typedef struct compile_set {
     int next;          /* next job to take */
     pthread_mutex_t mu;
     int rejected, declined, plans;
+    const char *cache;  /* the compiled-kernel cache root, or NULL */
 } compile_set;
 
 static const gdt_nvrtc_template *template_for(const char *row_family)
@@ -1628,7 +1630,10 @@ static void *compile_worker(void *arg)
         size_t len = 0;
         gdt_build_info info = {0};
         gdt_error e = {0};
-        j->status = gdt_nvrtc_compile(j->t, &j->facts, &j->id, cs->arch, &cubin, &len, &info, &e);
+        /* Through the cache: a compile-only run on the GPU machine warms it
+         * for the sweep that follows (on every core, not in the worker). */
+        j->status = gdt__nvrtc_compile_cached(j->t, &j->facts, &j->id, cs->arch, cs->cache, &cubin, &len,
+                                              &info, &e);
         snprintf(j->msg, sizeof j->msg, "%s", e.msg);
         free(cubin);
     }
@@ -1652,7 +1657,8 @@ static void compile_all(compile_set *cs, int jobs)
 gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error *e)
 {
     gdt_sweep_spec *sp = NULL;
-    compile_set cs = {.arch = o->arch};
+    char root[4096];
+    compile_set cs = {.arch = o->arch, .cache = gdt_nvrtc_cache_root(root, sizeof root)};
     pthread_mutex_init(&cs.mu, NULL);
     if (!o->arch)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--compile-only needs --arch smXY (there is "
