@@ -1009,8 +1009,6 @@ static gdt_status replay(run *r, cJSON *rec, const char *path, int line, gdt_err
     return GDT_STATUS_OK;
 }
 
-/* read_only: emission reads the journal as it stands (a torn tail is
- * skipped, not cut). */
 /* A resumed sweep adds results to the ones in the journal: from another
  * build (other kernels, other measurement code) they would be ranked
  * together in one table.  Emission reads any journal. */
@@ -1025,6 +1023,8 @@ static gdt_status same_build(const run *r, const char *path, gdt_error *e)
                          gdt__source_digest, r->dir);
 }
 
+/* read_only: emission reads the journal as it stands (a torn tail is
+ * skipped, not cut). */
 static gdt_status load_resume(run *r, bool read_only, gdt_error *e)
 {
     char path[PATH_MAX + 32];
