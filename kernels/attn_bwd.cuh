@@ -22,31 +22,7 @@
 #error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16 and CAUSAL are bound by the plan"
 #endif
 
-typedef unsigned short u16;
-typedef unsigned int u32;
-typedef long long i64;
-struct __align__(16) u32x4 { u32 x, y, z, w; };
-struct __align__(16) f32x4 { float x, y, z, w; };
-
-__device__ __forceinline__ float bits_f32(u32 v)
-{
-    float f;
-    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(v));
-    return f;
-}
-
-// Mirrors gdt__attn_params in engines/nvrtc/tmpl_attention.c field for field.
-struct gdt_attn_params {
-    const void *q, *k, *v;
-    void *o;
-    const void *dout;
-    float *stats;
-    void *dq, *dk, *dv;
-    float *dsum, *dq_acc;
-    i64 q_s[4], k_s[4], v_s[4], o_s[4];
-    i64 b, h_q, h_kv, s_q, s_kv, group;
-    float scale, scale_log2;
-};
+#include "gdt_attn.cuh"
 
 #define THREADS (WARPS * 32)
 #define LDS (HEAD_DIM + 8)          // smem row stride of d-wide tiles (elements)
@@ -64,101 +40,12 @@ static_assert(BLOCK_N % (16 * WARPS) == 0, "BLOCK_N must be a multiple of 16*WAR
 static_assert(DT % WARPS == 0, "HEAD_DIM/8 must be a multiple of WARPS (dQ column split)");
 static_assert(BLOCK_M % 16 == 0 && HEAD_DIM % 16 == 0, "tiles are multiples of 16");
 
-__device__ __forceinline__ u32 smem_addr(const void *p)
-{
-    u32 a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
-__device__ __forceinline__ void cp_async16(u32 dst, const void *src, bool pred)
-{
-    int n = pred ? 16 : 0;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
-}
-__device__ __forceinline__ void cp_async4(u32 dst, const void *src, bool pred)
-{
-    int n = pred ? 4 : 0;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n));
-}
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-__device__ __forceinline__ void ldsm_x4(u32 *r, u32 addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_t(u32 *r, u32 addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x2_t(u32 *r, u32 addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
-                 : "=r"(r[0]), "=r"(r[1]) : "r"(addr));
-}
-__device__ __forceinline__ void mma16816(float *c, const u32 *a, u32 b0, u32 b1)
-{
-#if IO_BF16
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-#else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-#endif
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-__device__ __forceinline__ u32 pack2(float lo, float hi)
-{
-    u32 r;
-#if IO_BF16
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#else
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#endif
-    return r;
-}
-__device__ __forceinline__ float unpack_lo(u32 v)
-{
-#if IO_BF16
-    return bits_f32(v << 16);
-#else
-    float f;
-    asm("{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-    return f;
-#endif
-}
-__device__ __forceinline__ float unpack_hi(u32 v)
-{
-#if IO_BF16
-    return bits_f32(v & 0xffff0000u);
-#else
-    float f;
-    asm("{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-    return f;
-#endif
-}
 // The dynamic shared memory this launch was given (PTX %dynamic_smem_size).
 __device__ __forceinline__ u32 dyn_smem_bytes()
 {
     u32 n;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
     return n;
-}
-__device__ __forceinline__ float fast_exp2(float x)
-{
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ float shfl_xor(float v, int m)
-{
-    float r;
-    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n" : "=f"(r) : "f"(v), "r"(m));
-    return r;
 }
 __device__ __forceinline__ void red_add(float *p, float v)
 {
@@ -572,16 +459,10 @@ __device__ __forceinline__ bwd_cut bwd_clip(const gdt_attn_params &p, const bwd_
 // into the fp32 accumulator.  Tiles are HEAD_DIM/64 column blocks of
 // ROWS x 128 bytes, 16-byte chunk c of row r at chunk c ^ (r % 8), atoms on
 // 1024-byte boundaries (the launch reserves 1024 bytes of slack).
-typedef unsigned long long u64;
 #define NWG (WARPS / 4)
 #define DB (HEAD_DIM / 64)
 #define TILE_Q (BLOCK_M * HEAD_DIM * 2)  // a Q or dO tile
 #define TILE_KV (BLOCK_N * HEAD_DIM * 2) // the K or V tile
-#if IO_BF16
-#define WG_T "bf16"
-#else
-#define WG_T "f16"
-#endif
 
 static_assert(BLOCK_N == 64 * NWG && WARPS % 4 == 0 && BLOCK_M == 64,
               "MMA=1: 64 K/V rows per warpgroup, 64-row query blocks");

@@ -9,37 +9,13 @@
 // BLOCK_N, WARPS, STAGES, IO_BF16 (1 bf16, 0 fp16), CAUSAL (0 none,
 // 1 top-left, 2 bottom-right), MMA (0 mma.sync; 1 and 2 wgmma on sm_90a,
 // below, 2 with the next block's S beside P V).
-// No CUDA header: raw 16-bit bits + PTX.
+// The types, the parameter block and the PTX helpers are in gdt_attn.cuh.
 
 #if !defined(HEAD_DIM) || !defined(MMA)
 #error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16, CAUSAL and MMA are bound by the plan"
 #endif
 
-typedef unsigned short u16;
-typedef unsigned int u32;
-typedef long long i64;
-struct __align__(16) u32x4 { u32 x, y, z, w; };
-struct __align__(16) f32x4 { float x, y, z, w; };
-
-__device__ __forceinline__ float bits_f32(u32 v)
-{
-    float f;
-    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(v));
-    return f;
-}
-
-// Mirrors gdt__attn_params in engines/nvrtc/tmpl_attention.c field for field.
-struct gdt_attn_params {
-    const void *q, *k, *v;
-    void *o;           // fwd: output; bwd: input
-    const void *dout;
-    float *stats;      // fwd: output; bwd: input
-    void *dq, *dk, *dv;
-    float *dsum, *dq_acc;
-    i64 q_s[4], k_s[4], v_s[4], o_s[4];
-    i64 b, h_q, h_kv, s_q, s_kv, group;
-    float scale, scale_log2;
-};
+#include "gdt_attn.cuh"
 
 #define THREADS (WARPS * 32)
 #define LDS (HEAD_DIM + 8)            // smem row stride (elements): +16 B keeps ldmatrix conflict-free
@@ -53,79 +29,6 @@ struct gdt_attn_params {
 static_assert(BLOCK_M % (16 * WARPS) == 0, "BLOCK_M must be a multiple of 16*WARPS");
 static_assert(BLOCK_N % 16 == 0 && HEAD_DIM % 16 == 0, "tiles are multiples of 16");
 
-__device__ __forceinline__ u32 smem_addr(const void *p)
-{
-    u32 a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
-
-__device__ __forceinline__ void cp_async16(u32 dst, const void *src, bool pred)
-{
-    int n = pred ? 16 : 0; // 0 source bytes zero-fills the destination
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
-}
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-__device__ __forceinline__ void ldsm_x4(u32 *r, u32 addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_t(u32 *r, u32 addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-__device__ __forceinline__ void mma16816(float *c, const u32 *a, u32 b0, u32 b1)
-{
-#if IO_BF16
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-#else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-#endif
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-// lo lands in the low half (the lower column index).
-__device__ __forceinline__ u32 pack2(float lo, float hi)
-{
-    u32 r;
-#if IO_BF16
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#else
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#endif
-    return r;
-}
-
-__device__ __forceinline__ float fast_exp2(float x)
-{
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ float fast_log2(float x)
-{
-    float y;
-    asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ float shfl_xor(float v, int m)
-{
-    float r;
-    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n" : "=f"(r) : "f"(v), "r"(m));
-    return r;
-}
-__device__ __forceinline__ float neg_inf() { return bits_f32(0xff800000u); }
-
 #if MMA >= 1
 // ------------------------------------------------------- wgmma path (sm_90a)
 // One warpgroup (4 warps) per 64 query rows: S = Q K^T with both operands in
@@ -138,16 +41,10 @@ __device__ __forceinline__ float neg_inf() { return bits_f32(0xff800000u); }
 // block at a time per warpgroup (the CTA's warpgroups interleave); MMA=2
 // overlaps the softmax of block j+1 with P V of block j (wg_kv_loop).
 
-typedef unsigned long long u64;
 #define NWG (WARPS / 4)
 #define NB (BLOCK_N / 64)          // n64 chunks of S
 #define DB (HEAD_DIM / 64)         // n64 chunks of O, column blocks of a tile
 #define KV_BYTES (BLOCK_N * HEAD_DIM * 2)
-#if IO_BF16
-#define WG_T "bf16"
-#else
-#define WG_T "f16"
-#endif
 
 #include "gdt_wgmma.cuh"
 

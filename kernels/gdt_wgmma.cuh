@@ -2,14 +2,20 @@
 // attention templates share (kernels/attn_fwd.cuh, kernels/attn_bwd.cuh).
 // NVRTC gets it as a header (engines/nvrtc/nvrtc_compile.c registers every
 // kernels/gdt_*.cuh and puts their digests in the cache key).  The includer
-// defines WG_T ("bf16" or "f16"), HEAD_DIM and THREADS, the typedefs u16,
-// u32, u64 and i64, and cp_async16(u32 dst, const void *src, bool pred).
+// binds IO_BF16, HEAD_DIM and THREADS and includes gdt_attn.cuh first
+// (types, cp_async16).
 //
 // Operand tiles are 128-byte-swizzled: 16-byte chunk c of a 128-byte row r
 // sits at chunk c ^ (r % 8), atoms on 1024-byte boundaries.
 
 #ifndef GDT_WGMMA_CUH
 #define GDT_WGMMA_CUH
+
+#if IO_BF16
+#define WG_T "bf16"
+#else
+#define WG_T "f16"
+#endif
 
 // Matrix descriptor, 128-byte swizzle, 8-row groups 1024 bytes apart.
 __device__ __forceinline__ u64 wg_desc(u32 addr, u32 lbo)
