@@ -20,6 +20,7 @@
 
 #include <cuda_runtime.h>
 
+#include "gdt_bench.h"
 #include "gdt_cuda.h"
 #include "gdt_engines.h"
 #include "gdt_test.h"
@@ -247,32 +248,6 @@ static int parent(const char *self)
 
 /* ------------------------------------------------------------- figures */
 
-/* Device microseconds per execute: best of three bursts of n, after a warm-up. */
-static double time_plan(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b, int n)
-{
-    double best = INFINITY;
-    cudaEvent_t ev[2];
-    gdt_error e;
-    cudaEventCreate(&ev[0]);
-    cudaEventCreate(&ev[1]);
-    for (int i = 0; i < 3; i++)
-        ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-    for (int rep = 0; rep < 3; rep++) {
-        float ms = 0;
-        cudaDeviceSynchronize();
-        cudaEventRecord(ev[0], NULL);
-        for (int i = 0; i < n; i++)
-            ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-        cudaEventRecord(ev[1], NULL);
-        cudaEventSynchronize(ev[1]);
-        cudaEventElapsedTime(&ms, ev[0], ev[1]);
-        best = fmin(best, ms * 1e3 / n);
-    }
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
-    return best;
-}
-
 static double bench_one(const char *who, const gdt_engine_ops *ops, gdt_compiled *c, const gdt_facts *f,
                         gdt_buffers *b)
 {
@@ -281,7 +256,7 @@ static double bench_one(const char *who, const gdt_engine_ops *ops, gdt_compiled
         printf("bench %s: %s\n", who, e.msg);
         return INFINITY;
     }
-    double us = time_plan(ops, c, b, 10);
+    double us = gdt_bench_time_plan(ops, c, b, 10).device_us;
     gdt_status st = sync(&e);
     if (st != GDT_STATUS_OK) {
         printf("bench %s: %s\n", who, e.msg);

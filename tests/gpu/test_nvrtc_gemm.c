@@ -15,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include "gdt_bench.h"
 #include "gdt_cuda.h"
 #include "gdt_engines.h"
 #include "gdt_test.h"
@@ -249,57 +250,20 @@ static int parent(const char *self)
 
 /* ------------------------------------------------------------- figures */
 
-typedef struct timing {
-    double device_us, host_us;
-} timing;
-
-/* Best of three bursts of n executes, after a warm-up. */
-static timing time_plan(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b, int n)
-{
-    timing best = {INFINITY, INFINITY};
-    cudaEvent_t ev[2];
-    gdt_error e;
-    cudaEventCreate(&ev[0]);
-    cudaEventCreate(&ev[1]);
-    for (int i = 0; i < 3; i++)
-        ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-    for (int rep = 0; rep < 3; rep++) {
-        float ms = 0;
-        cudaDeviceSynchronize();
-        cudaEventRecord(ev[0], NULL);
-        double t0 = gdt_now();
-        for (int i = 0; i < n; i++)
-            ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-        double host = (gdt_now() - t0) * 1e6 / n;
-        cudaEventRecord(ev[1], NULL);
-        cudaEventSynchronize(ev[1]);
-        cudaEventElapsedTime(&ms, ev[0], ev[1]);
-        if (ms * 1e3 / n < best.device_us)
-            best.device_us = ms * 1e3 / n;
-        if (host < best.host_us)
-            best.host_us = host;
-    }
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
-    return best;
-}
-
 /* Times one built plan; keeps its output in *keep when asked. */
-static timing bench_plan(const char *who, const gdt_engine_ops *ops, gdt_compiled *c,
+static gdt_bench_timing bench_plan(const char *who, const gdt_engine_ops *ops, gdt_compiled *c,
                          const gdt_facts *f, gdt_buffers *b, int n, gdt_outputs *keep)
 {
     gdt_error e = {0};
-    char name[64] = "";
-    timing t = {INFINITY, INFINITY};
+    gdt_bench_timing t = {INFINITY, INFINITY};
     if (gdt_buffers_reserve_workspace(b, ops->workspace_size(c) + 1, &e) != GDT_STATUS_OK ||
         gdt_buffers_poison(b, NULL, &e) != GDT_STATUS_OK) {
         printf("bench %s: %s\n", who, e.msg);
         return t;
     }
-    t = time_plan(ops, c, b, n);
+    t = gdt_bench_time_plan(ops, c, b, n);
     if (keep && gdt_outputs_read(b, keep, &e) != GDT_STATUS_OK)
         printf("bench %s: %s\n", who, e.msg);
-    (void)name;
     printf("bench %s: %.1f us, %.1f TFLOP/s, host enqueue %.2f us/call\n", who, t.device_us,
            f->flops / (t.device_us * 1e-6) / 1e12, t.host_us);
     return t;
@@ -324,7 +288,7 @@ static double bench_nvrtc(const gdt_facts *f, gdt_candidate *c, int n, gdt_buffe
         }
         snprintf(who, sizeof who, "nvrtc %s (compile %.2f s, load %.4f s)", name,
                  info.compile_seconds, info.load_seconds);
-        timing t = bench_plan(who, gemm_slot()->ops, k, f, b, 20, &out);
+        gdt_bench_timing t = bench_plan(who, gemm_slot()->ops, k, f, b, 20, &out);
         if (t.device_us < best) {
             best = t.device_us;
             *best_id = c[i].id;
@@ -358,7 +322,7 @@ static double bench_cudnn(const gdt_facts *f, gdt_buffers *b, gdt_outputs *first
             printf("bench cudnn %s: %s\n", name, e.msg);
             continue;
         }
-        timing t = bench_plan(name, &gdt__cudnn_ops, c, f, b, 20, i == 0 ? first_out : NULL);
+        gdt_bench_timing t = bench_plan(name, &gdt__cudnn_ops, c, f, b, 20, i == 0 ? first_out : NULL);
         if (t.device_us < best)
             best = t.device_us;
         gdt__cudnn_ops.destroy(c);
