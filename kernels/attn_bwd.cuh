@@ -64,21 +64,23 @@ __device__ __forceinline__ void red_add4(float *p, float a, float b, float c, fl
 
 #define ROW_WARPS 8 // rows per 256-thread CTA of the pre/post kernels
 
-// Row r of the packed [b, h_q, s_q] index space, as element offsets.
-__device__ __forceinline__ void row_offsets(const gdt_attn_params &p, i64 r, i64 *oq, i64 *oo)
+// This warp's row r of the packed [b, h_q, s_q] index space and its element
+// offsets in Q (and dQ) and O (and dO); false past the last row.
+__device__ __forceinline__ bool warp_row(const gdt_attn_params &p, i64 *r, i64 *oq, i64 *oo)
 {
-    i64 i = r % p.s_q, bh = r / p.s_q, hq = bh % p.h_q, bi = bh / p.h_q;
+    *r = (i64)blockIdx.x * ROW_WARPS + (threadIdx.x >> 5);
+    if (*r >= p.b * p.h_q * p.s_q) return false;
+    i64 i = *r % p.s_q, bh = *r / p.s_q, hq = bh % p.h_q, bi = bh / p.h_q;
     *oq = bi * p.q_s[0] + hq * p.q_s[1] + i * p.q_s[2];
     *oo = bi * p.o_s[0] + hq * p.o_s[1] + i * p.o_s[2];
+    return true;
 }
 
 extern "C" __global__ void __launch_bounds__(256) gdt_attn_bwd_pre(const gdt_attn_params p)
 {
     const int lane = threadIdx.x & 31;
-    const i64 r = (i64)blockIdx.x * ROW_WARPS + (threadIdx.x >> 5);
-    if (r >= p.b * p.h_q * p.s_q) return;
-    i64 oq, oo;
-    row_offsets(p, r, &oq, &oo);
+    i64 r, oq, oo;
+    if (!warp_row(p, &r, &oq, &oo)) return;
     float sum = 0.f;
     for (int c = lane; c < DT; c += 32) {
         u32x4 a = *(const u32x4 *)((const u16 *)p.dout + oo + c * 8);
@@ -99,10 +101,8 @@ extern "C" __global__ void __launch_bounds__(256) gdt_attn_bwd_pre(const gdt_att
 extern "C" __global__ void __launch_bounds__(256) gdt_attn_bwd_post(const gdt_attn_params p)
 {
     const int lane = threadIdx.x & 31;
-    const i64 r = (i64)blockIdx.x * ROW_WARPS + (threadIdx.x >> 5);
-    if (r >= p.b * p.h_q * p.s_q) return;
-    i64 oq, oo;
-    row_offsets(p, r, &oq, &oo);
+    i64 r, oq, oo;
+    if (!warp_row(p, &r, &oq, &oo)) return;
     for (int c = lane; c < DT; c += 32) {
         f32x4 a = *(const f32x4 *)(p.dq_acc + r * HEAD_DIM + c * 8);
         f32x4 b = *(const f32x4 *)(p.dq_acc + r * HEAD_DIM + c * 8 + 4);
