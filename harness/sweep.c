@@ -878,16 +878,36 @@ static cJSON *options_json(const run *r)
     return o;
 }
 
-static gdt_status write_header(run *r, gdt_error *e)
+/* The digest of this binary's candidate rows ("" when they do not load). */
+static void rows_digest_now(char out[65])
 {
     gdt_row_table *rows = NULL;
-    char cand[65] = "";
+    out[0] = '\0';
     if (gdt_rows_load_default(&rows, NULL) == GDT_STATUS_OK)
-        gdt_rows_digest(rows, cand);
+        gdt_rows_digest(rows, out);
     gdt_rows_destroy(rows);
+}
+
+static void utc_now(char when[32])
+{
     time_t now = time(NULL);
-    char when[32];
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    strftime(when, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
+/* The lanes' GPU UUIDs, in lane order: results name their lane ("gpu"). */
+static cJSON *lane_uuids(const run *r)
+{
+    cJSON *devs = cJSON_CreateArray();
+    for (int i = 0; i < r->nlanes; i++)
+        cJSON_AddItemToArray(devs, cJSON_CreateString(gdt_json_str_or(r->lanes[i].device, "uuid", "")));
+    return devs;
+}
+
+static gdt_status write_header(run *r, gdt_error *e)
+{
+    char cand[65], when[32];
+    rows_digest_now(cand);
+    utc_now(when);
     cJSON *h = cJSON_CreateObject();
     cJSON_AddStringToObject(h, "type", "run");
     cJSON_AddStringToObject(h, "gdtune_version", GDT_VERSION_STRING);
@@ -905,9 +925,7 @@ static gdt_status write_header(run *r, gdt_error *e)
         cJSON_AddStringToObject(h, "candidates", ct->data); /* embedded data is NUL-terminated */
     cJSON_AddNumberToObject(h, "arch", r->arch);
     cJSON_AddItemToObject(h, "device", cJSON_Duplicate(r->device, 1));
-    cJSON *devs = cJSON_AddArrayToObject(h, "gpus"); /* results name their lane: "gpu" */
-    for (int i = 0; i < r->nlanes; i++)
-        cJSON_AddItemToArray(devs, cJSON_CreateString(gdt_json_str_or(r->lanes[i].device, "uuid", "")));
+    cJSON_AddItemToObject(h, "gpus", lane_uuids(r));
     cJSON_AddItemToObject(h, "options", options_json(r));
     gdt_status s = journal_put(r, h, e);
     cJSON_Delete(h);
@@ -918,17 +936,14 @@ static gdt_status write_header(run *r, gdt_error *e)
 /* Where a resumed part begins, on what devices, and how much was left. */
 static gdt_status write_resume(run *r, gdt_error *e)
 {
-    time_t now = time(NULL);
     char when[32];
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    utc_now(when);
     cJSON *h = cJSON_CreateObject();
     cJSON_AddStringToObject(h, "type", "resume");
     cJSON_AddStringToObject(h, "started", when);
     cJSON_AddStringToObject(h, "source_digest", gdt__source_digest);
     cJSON_AddNumberToObject(h, "results_before", r->done);
-    cJSON *devs = cJSON_AddArrayToObject(h, "gpus");
-    for (int i = 0; i < r->nlanes; i++)
-        cJSON_AddItemToArray(devs, cJSON_CreateString(gdt_json_str_or(r->lanes[i].device, "uuid", "")));
+    cJSON_AddItemToObject(h, "gpus", lane_uuids(r));
     gdt_status s = journal_put(r, h, e);
     cJSON_Delete(h);
     return s;
@@ -1132,14 +1147,10 @@ static void provenance(const run *r, gdt_provenance *p)
     snprintf(p->source_digest, sizeof p->source_digest, "%s",
              from_journal && r->journal_source[0] ? r->journal_source : gdt__source_digest);
     snprintf(p->sweep_digest, sizeof p->sweep_digest, "%s", r->spec->digest);
-    if (from_journal && r->journal_candidates[0]) {
+    if (from_journal && r->journal_candidates[0])
         snprintf(p->candidates_digest, sizeof p->candidates_digest, "%s", r->journal_candidates);
-        return;
-    }
-    gdt_row_table *rows = NULL;
-    if (gdt_rows_load_default(&rows, NULL) == GDT_STATUS_OK)
-        gdt_rows_digest(rows, p->candidates_digest);
-    gdt_rows_destroy(rows);
+    else
+        rows_digest_now(p->candidates_digest);
 }
 
 /* A cell enters the tables only when every plan of its list has a result:
