@@ -267,6 +267,15 @@ struct bwd_cut {
     int qlim, klim, cdiff;
 };
 
+// Whether P^T entry (K/V row jr, query column qc) of a cut tile is masked:
+// past either end, or (causal) a key after the query's diagonal.
+__device__ __forceinline__ bool bwd_dead(int qc, int jr, bwd_cut cut)
+{
+    bool dead = qc >= cut.qlim || jr >= cut.klim;
+    if (CAUSAL) dead = dead || jr + cut.cdiff > qc;
+    return dead;
+}
+
 // P^T from S^T and the LSE; masked entries (tails, causal) become 0.  MASK
 // is a template argument so tiles without a cut run no mask code at all (as
 // a runtime flag, ptxas predicated ~150 compares and selects into every tile).
@@ -282,12 +291,8 @@ __device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse
             for (int e = 0; e < 4; e++) {
                 const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
                 float pv = fast_exp2(fmaf(s[r][nt][e], sl2, -lse[qc] * LOG2E));
-                if (MASK) {
-                    const int jr = r * 16 + (lane >> 2) + (e >> 1) * 8;
-                    bool dead = qc >= cut.qlim || jr >= cut.klim;
-                    if (CAUSAL) dead = dead || jr + cut.cdiff > qc;
-                    pv = dead ? 0.f : pv;
-                }
+                if (MASK && bwd_dead(qc, r * 16 + (lane >> 2) + (e >> 1) * 8, cut))
+                    pv = 0.f;
                 s[r][nt][e] = pv;
             }
 }
@@ -506,12 +511,8 @@ __device__ __forceinline__ void wgb_probs(float (&s)[32], float (&dp)[32], u32 l
         for (int e = 0; e < 4; e++) {
             const int v = 4 * jj + e, qc = q0 + (e & 1);
             float pv = fast_exp2(fmaf(s[v], sl2, -l[e & 1] * LOG2E));
-            if (MASK) {
-                const int jr = krow + (e >> 1) * 8;
-                bool dead = qc >= cut.qlim || jr >= cut.klim;
-                if (CAUSAL) dead = dead || jr + cut.cdiff > qc;
-                pv = dead ? 0.f : pv;
-            }
+            if (MASK && bwd_dead(qc, krow + (e >> 1) * 8, cut))
+                pv = 0.f;
             s[v] = pv;
             dp[v] = pv * (dp[v] - d[e & 1]); // dS^T / scale
         }
