@@ -97,27 +97,36 @@ static bool beats(const gdt_measured_plan *a, const gdt_measured_plan *b)
     return a->time_us < b->time_us && b->time_us - a->time_us > margin;
 }
 
-/* Insertion sort from the untimed order with the noise comparison: a
- * difference within noise never flips an order. */
+/* Earlier in the ranking: faster, ties by untimed position. */
+static bool faster(const gdt_measured_plan *a, const gdt_measured_plan *b)
+{
+    return a->time_us < b->time_us || (a->time_us == b->time_us && a->untimed_position < b->untimed_position);
+}
+
+/* Position by position: the fastest plan left sets the bar, and of the
+ * plans it does not beat (within noise of it) the earliest in the untimed
+ * order takes the position. The first plan is thus always within noise of
+ * the measured winner, and a difference within noise never flips the
+ * untimed order. (Sorting by the noise comparison is not enough: it is not
+ * transitive, and a chain of plans each within noise of the next could
+ * keep a plan first that the winner beats.) */
 static void rank_cell(const gdt_measured_cell *c, int *order)
 {
     int n = c->nplans;
     for (int i = 0; i < n; i++) order[i] = i;
-    for (int i = 1; i < n; i++) { /* untimed order first, stable */
-        int v = order[i], j = i;
-        while (j > 0 && c->plans[order[j - 1]].untimed_position > c->plans[v].untimed_position) {
-            order[j] = order[j - 1];
-            j--;
+    for (int k = 0; k < n; k++) {
+        int fast = k, pick = k;
+        for (int i = k + 1; i < n; i++)
+            if (faster(&c->plans[order[i]], &c->plans[order[fast]])) fast = i;
+        const gdt_measured_plan *w = &c->plans[order[fast]];
+        for (int i = k; i < n; i++) {
+            const gdt_measured_plan *p = &c->plans[order[i]], *q = &c->plans[order[pick]];
+            bool q_out = beats(w, q), p_in = !beats(w, p);
+            if (p_in && (q_out || p->untimed_position < q->untimed_position)) pick = i;
         }
-        order[j] = v;
-    }
-    for (int i = 1; i < n; i++) {
-        int v = order[i], j = i;
-        while (j > 0 && beats(&c->plans[v], &c->plans[order[j - 1]])) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = v;
+        int t = order[k];
+        order[k] = order[pick];
+        order[pick] = t;
     }
 }
 

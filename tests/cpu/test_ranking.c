@@ -476,6 +476,27 @@ static void test_noise_keeps_untimed(void)
     gdt_tables_destroy(t);
 }
 
+/* The noise comparison is not transitive: A is within noise of the backend
+ * and C within noise of A, but C beats the backend. The first plan must be
+ * within noise of the winner C, so the backend may not stay first. */
+static void test_noise_chain(void)
+{
+    const gdt_mode a = GDT_MODE_A;
+    gdt_measured_plan p[] = {
+        mplan(be(1, 0), true, 0, 100, 0.01), mplan(ours(SLOT_A), false, 1, 99, 0.01),
+        mplan(ours(SLOT_C), false, 2, 98, 0.01),
+    };
+    gdt_measured_cell c = {.plans = p, .nplans = 3};
+    gdt_problem_parse(GDT_FAMILY_GEMM, "m=1024", &c.problem, NULL);
+    gdt_tables *t = write_and_load("chain", &c, 1);
+    if (!t) return;
+    gdt_graph *g = planned("m=1024", NULL, t, 1, &a, NULL);
+    EXPECT(g, W(ours(SLOT_A), 0, a, MR), W(ours(SLOT_C), 0, a, MR), W(be(1, 0), 1, a, MR), MARK(a),
+           W(ours(SLOT_DECLINE), 0, a, UT));
+    gdt_graph_destroy(g);
+    gdt_tables_destroy(t);
+}
+
 /* A slot with a row family contributes its surviving, non-duplicate
  * candidates in row order; FALLBACK takes the smallest tile. */
 static void test_row_candidates(void)
@@ -538,6 +559,7 @@ int main(void)
     test_execute();
     test_measured_winner_first();
     test_noise_keeps_untimed();
+    test_noise_chain();
     test_row_candidates();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
