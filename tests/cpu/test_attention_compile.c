@@ -50,9 +50,9 @@ static gdt_plan_id attn_plan(gdt_family fam, int64_t bm, int64_t bn, int64_t w, 
     return id;
 }
 
-/* Compiles every surviving row of one family for one arch and shape;
- * returns how many compiled. */
-static int compile_rows_from(gdt_family fam, const char *shape, int arch, const char *override)
+/* Compiles every surviving default row of one family for one arch and
+ * shape; returns how many compiled. */
+static int compile_rows(gdt_family fam, const char *shape, int arch)
 {
     gdt_row_table *t = NULL;
     gdt_candidate *c = NULL;
@@ -62,8 +62,6 @@ static int compile_rows_from(gdt_family fam, const char *shape, int arch, const 
     if (!facts_for(fam, shape, arch, &f))
         return 0;
     CHECK_INT(gdt_rows_load_default(&t, &e), ==, GDT_STATUS_OK);
-    if (override)
-        CHECK_INT(gdt_rows_override(t, override, &e), ==, GDT_STATUS_OK);
     CHECK_INT(gdt_candidates_materialize(t, slot_for(fam), &f, &c, &n, &e), ==, GDT_STATUS_OK);
     for (int i = 0; i < n; i++) {
         char name[512];
@@ -95,11 +93,6 @@ static int compile_rows_from(gdt_family fam, const char *shape, int arch, const 
 
 /* Each (arch, d) pair in both directions, with the dtypes, masks and
  * layouts spread over the pairs so that every define value compiles. */
-static int compile_rows(gdt_family fam, const char *shape, int arch)
-{
-    return compile_rows_from(fam, shape, arch, NULL);
-}
-
 static void test_default_rows(void)
 {
     static const struct {
@@ -272,14 +265,10 @@ static void test_geometry(void)
     CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
 }
 
-/* The staged wgmma backward rows (tests/data/candidates/attention_bwd_wgmma.json,
- * not yet in the default table): every one compiles for sm_90a at d 64 and
- * 128, and the row rules refuse what the kernel cannot take. */
+/* The wgmma backward rows (test_default_rows compiles them for sm_90a at
+ * d 64 and 128): the row rules refuse what the kernel cannot take. */
 static void test_wgmma_bwd_rows(void)
 {
-    const char *rows = GDT_TEST_DATA "/candidates/attention_bwd_wgmma.json";
-    CHECK_INT(compile_rows_from(GDT_FAMILY_SDPA_BWD, "b=4,h_q=32,h_kv=8,s=4096,d=128,causal=top_left", 90, rows), ==, 4);
-    CHECK_INT(compile_rows_from(GDT_FAMILY_SDPA_BWD, "b=2,h_q=4,h_kv=4,s=200,d=64,dtype=fp16", 90, rows), ==, 4);
     static const rule_case cases[] = {
         {{64, 128, 8, 2, 1}, 128, 90, NULL},
         {{64, 128, 8, 2, 1}, 128, 100, "MMA=1 (wgmma) needs sm_90a, target is sm100"},

@@ -55,8 +55,7 @@ static const gdt_engine_slot *slot_for(gdt_family fam)
 
 /* The default rows, with the families of GDT_TEST_TUNING_CONFIG (a
  * --tuning-config file) in place of theirs when it is set: how staged rows
- * (tests/data/candidates/attention_bwd_wgmma.json) run here before they
- * join the defaults. */
+ * run here before they join the defaults. */
 static gdt_status load_rows(gdt_row_table **t, gdt_error *e)
 {
     const char *override = getenv("GDT_TEST_TUNING_CONFIG");
