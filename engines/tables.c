@@ -106,7 +106,7 @@ static bool faster(const gdt_measured_plan *a, const gdt_measured_plan *b)
 /* Position by position: the fastest plan left sets the bar, and of the
  * plans it does not beat (within noise of it) the earliest in the untimed
  * order takes the position. The first plan is thus always within noise of
- * the measured winner, and a difference within noise never flips the
+ * the measured winner, and plans within noise of the fastest keep their
  * untimed order. (Sorting by the noise comparison is not enough: it is not
  * transitive, and a chain of plans each within noise of the next could
  * keep a plan first that the winner beats.) */
