@@ -1,5 +1,6 @@
 // kernels/gdt_attn.cuh: what the flash-attention templates share
-// (kernels/attn_fwd.cuh, kernels/attn_bwd.cuh): the 16-bit and vector types,
+// (kernels/attn_fwd.cuh, kernels/attn_bwd.cuh): the vector types (the
+// integer ones and smem_addr come from gdt_ptx.cuh),
 // the parameter block, and the PTX helpers (cp.async, ldmatrix, mma.sync,
 // conversions, exp2/log2, shuffles).  NVRTC gets it as a header
 // (engines/nvrtc/nvrtc_compile.c); the includer binds IO_BF16 (1 bf16,
@@ -8,10 +9,8 @@
 #ifndef GDT_ATTN_CUH
 #define GDT_ATTN_CUH
 
-typedef unsigned short u16;
-typedef unsigned int u32;
-typedef long long i64;
-typedef unsigned long long u64;
+#include "gdt_ptx.cuh"
+
 struct __align__(16) u32x4 { u32 x, y, z, w; };
 struct __align__(16) f32x4 { float x, y, z, w; };
 
@@ -34,13 +33,6 @@ struct gdt_attn_params {
     i64 b, h_q, h_kv, s_q, s_kv, group;
     float scale, scale_log2;
 };
-
-__device__ __forceinline__ u32 smem_addr(const void *p)
-{
-    u32 a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
 
 __device__ __forceinline__ void cp_async16(u32 dst, const void *src, bool pred)
 {

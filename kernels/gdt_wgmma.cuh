@@ -17,35 +17,12 @@
 #define WG_T "f16"
 #endif
 
-// Matrix descriptor, 128-byte swizzle, 8-row groups 1024 bytes apart.
-__device__ __forceinline__ u64 wg_desc(u32 addr, u32 lbo)
-{
-    return (u64)((addr & 0x3FFFF) >> 4) | ((u64)((lbo & 0x3FFFF) >> 4) << 16) |
-           ((u64)(1024 >> 4) << 32) | (1ull << 62);
-}
 // Operands at a constant byte offset from a tile's descriptor: the start
 // address field is (address & 0x3FFFF) >> 4 and shared addresses stay below
 // 2^18, so offset/16 added to the descriptor describes the offset address.
 // One add per wgmma, and no per-step descriptor kept live across a loop.
 __device__ __forceinline__ u64 wg_at(u64 desc, u32 byte_offset) { return desc + (byte_offset >> 4); }
 
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void wg_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// Generic-proxy writes (cp.async, st.shared) before async-proxy reads (wgmma).
-__device__ __forceinline__ void fence_proxy_async()
-{
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-// Keeps the compiler from moving accumulator reads above a wgmma wait.
-__device__ __forceinline__ void wg_fence_acc(float (&d)[32])
-{
-#pragma unroll
-    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
 // The same for every lane, and visibly so to the compiler: a wgmma after a
 // branch on it is not serialized (ptxas C7520 otherwise).
 __device__ __forceinline__ bool warp_any(bool x)

@@ -12,16 +12,15 @@
  *
  * M, N, K, batch and strides stay run-time values, so one cubin serves
  * every shape of a layout, with predicated tails on all three axes.
- * No header is included: the kernel uses raw 16-bit patterns and inline
- * PTX, so NVRTC needs no toolkit headers at run time.
+ * No toolkit header is included (only gdt_ptx.cuh, embedded like the
+ * template): the kernel uses raw 16-bit patterns and inline PTX, so NVRTC
+ * needs no toolkit headers at run time.
  *
  * MMA=0: cp.async multi-stage pipeline, ldmatrix, mma.sync m16n8k16 (sm80+).
  * MMA=1: cp.async into 128-byte-swizzled shared memory read by wgmma
  *        m64nBNk16 (sm_90a); one or two warpgroups stacked along M. */
 
-typedef unsigned short u16;
-typedef unsigned int u32;
-typedef unsigned long long u64;
+#include "gdt_ptx.cuh"
 
 /* Mirrored field for field by gdt_gemm_params in engines/nvrtc/tmpl_gemm.c. */
 struct gdt_gemm_params {
@@ -40,13 +39,6 @@ struct gdt_gemm_params {
 #else
 #define GDT_WG_T "bf16"
 #endif
-
-__device__ __forceinline__ u32 gdt_smem_addr(const void *p)
-{
-    u32 r;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-    return r;
-}
 
 /* src_bytes 0 zero-fills the chunk: that is how tails are predicated. */
 __device__ __forceinline__ void gdt_cp_async16(u32 dst, const void *src, u32 src_bytes)
@@ -138,7 +130,7 @@ __device__ __forceinline__ void gdt_load_tile(u16 *s, const u16 *g, long long sm
         if (VEC) {
             bool ok = mn < mn_lim && kk < k_lim;
             const u16 *src = ok ? g + (long long)mn * smn + (long long)kk * sk : g;
-            gdt_cp_async16(gdt_smem_addr(dst), src, ok ? 16u : 0u);
+            gdt_cp_async16(smem_addr(dst), src, ok ? 16u : 0u);
         } else {
 #pragma unroll
             for (int e = 0; e < 8; ++e) {
@@ -152,7 +144,7 @@ __device__ __forceinline__ void gdt_load_tile(u16 *s, const u16 *g, long long sm
 
 template <int TRANS> __device__ __forceinline__ void gdt_ldm_x4(u32 (&r)[4], const u16 *p)
 {
-    u32 a = gdt_smem_addr(p);
+    u32 a = smem_addr(p);
     if (TRANS)
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -336,31 +328,13 @@ __device__ __forceinline__ void gdt_wg_load_stage(const gdt_gemm_params &p, u32 
 #endif
 }
 
-/* Matrix descriptor, 128-byte swizzle.  K-major: rows 128 bytes apart, 8-row
- * groups SBO = 1024 apart, LBO unused.  MN-major: 8-K-row groups SBO = 1024
- * apart, 64-element MN blocks LBO = 64*128 apart. */
-__device__ __forceinline__ u64 gdt_wg_desc(u32 addr, u32 lbo)
-{
-    return (u64)((addr & 0x3FFFF) >> 4) | ((u64)((lbo & 0x3FFFF) >> 4) << 16) |
-           ((u64)(1024 >> 4) << 32) | (1ull << 62);
-}
-
 /* Start of the k16 step kk (0..3) of an operand block: +32 bytes along a
- * K-major row, +16 rows of 128 bytes in an MN-major block. */
+ * K-major row, +16 rows of 128 bytes in an MN-major block.  K-major: rows
+ * 128 bytes apart, LBO unused; MN-major: 64-element MN blocks LBO = 64*128
+ * apart (wg_desc, gdt_ptx.cuh). */
 __device__ __forceinline__ u64 gdt_wg_operand(u32 block, int kmajor, int kk)
 {
-    return kmajor ? gdt_wg_desc(block + kk * 32, 16) : gdt_wg_desc(block + kk * 2048, 64 * 128);
-}
-
-__device__ __forceinline__ void gdt_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void gdt_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void gdt_wg_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-__device__ __forceinline__ void gdt_fence_proxy_async()
-{
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    return kmajor ? wg_desc(block + kk * 32, 16) : wg_desc(block + kk * 2048, 64 * 128);
 }
 
 template <int TA, int TB>
@@ -392,14 +366,6 @@ __device__ __forceinline__ void gdt_wgmma_n256(float (&d)[128], unsigned long lo
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
                  : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
 }
-/* Keeps the compiler from moving accumulator reads across wgmma.wait. */
-template <int N> __device__ __forceinline__ void gdt_wg_fence_acc(float (&d)[N])
-{
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-        asm volatile("" : "+f"(d[i])::"memory");
-}
-
 template <int TA, int TB>
 __device__ __forceinline__ void gdt_wg_mma(float (&d)[BN / 2], u64 da, u64 db)
 {
@@ -416,7 +382,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm
     extern __shared__ __align__(1024) unsigned char gdt_smem[];
     /* Swizzle atoms must start on 1024-byte boundaries; the launch reserves
      * 1024 bytes of slack for this. */
-    u32 base = (gdt_smem_addr(gdt_smem) + 1023u) & ~1023u;
+    u32 base = (smem_addr(gdt_smem) + 1023u) & ~1023u;
     u32 sa = base, sb = base + STAGES * A_STAGE_BYTES;
     int tm, tn;
     gdt_tile_coords(p, tm, tn);
@@ -432,7 +398,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm
 #pragma unroll
         for (int v = 0; v < BN / 2; ++v)
             acc[mw][v] = 0.f;
-        gdt_wg_fence_acc(acc[mw]);
+        wg_fence_acc(acc[mw]);
     }
 
     /* Loads run STAGES-2 tiles ahead: one more stage may still be read by
@@ -447,7 +413,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm
         gdt_cp_wait<STAGES - 3>();
         /* cp.async writes are generic-proxy writes; wgmma reads through the
          * async proxy. */
-        gdt_fence_proxy_async();
+        fence_proxy_async();
         __syncthreads();
         int next = kt + STAGES - 2;
         if (next < ktiles)
@@ -455,7 +421,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm
                               sb + (next % STAGES) * B_STAGE_BYTES, ga, gb, m0, n0, next);
         gdt_cp_commit();
         u32 as = sa + (kt % STAGES) * A_STAGE_BYTES, bs = sb + (kt % STAGES) * B_STAGE_BYTES;
-        gdt_wg_fence();
+        wg_fence();
 #pragma unroll
         for (int kk = 0; kk < BK / 16; ++kk) {
             u64 db = gdt_wg_operand(bs, B_KMAJOR, kk);
@@ -464,16 +430,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm
                 gdt_wg_mma<A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(
                     acc[mw], gdt_wg_operand(as + (wg * MW + mw) * (64 * 128), A_KMAJOR, kk), db);
         }
-        gdt_wg_commit();
+        wg_commit();
 #pragma unroll
         for (int mw = 0; mw < MW; ++mw)
-            gdt_wg_fence_acc(acc[mw]);
-        gdt_wg_wait<1>();
+            wg_fence_acc(acc[mw]);
+        wg_wait<1>();
     }
-    gdt_wg_wait<0>();
+    wg_wait<0>();
 #pragma unroll
     for (int mw = 0; mw < MW; ++mw)
-        gdt_wg_fence_acc(acc[mw]);
+        wg_fence_acc(acc[mw]);
 
     u16 *c = p.c + (long long)blockIdx.y * p.sc0;
     int warp = ((int)threadIdx.x >> 5) & 3, lane = (int)threadIdx.x & 31;
