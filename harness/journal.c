@@ -49,22 +49,36 @@ static size_t complete_prefix(const char *data, size_t len, int *bad_line)
     return good;
 }
 
-gdt_status gdt_journal_repair(const char *path, size_t *cut, gdt_error *e)
+/* Reads PATH whole; *good: the length of its complete records.  A bad
+ * record before the last is damage, not a torn write: refused. */
+static gdt_status read_complete(const char *path, char **data, size_t *len, size_t *good, gdt_error *e)
 {
-    char *data = NULL;
-    size_t len = 0;
-    *cut = 0;
-    gdt_status s = gdt_file_read(path, &data, &len, e);
+    *data = NULL;
+    *len = 0;
+    gdt_status s = gdt_file_read(path, data, len, e);
     if (s != GDT_STATUS_OK)
         return s;
     int bad = 0;
-    size_t good = complete_prefix(data, len, &bad);
+    *good = complete_prefix(*data, *len, &bad);
+    if (!bad)
+        return GDT_STATUS_OK;
+    free(*data);
+    *data = NULL;
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                         "%s:%d: journal record is not a JSON object and is not the last "
+                         "record: the journal is damaged, not torn",
+                         path, bad);
+}
+
+gdt_status gdt_journal_repair(const char *path, size_t *cut, gdt_error *e)
+{
+    char *data;
+    size_t len, good;
+    *cut = 0;
+    gdt_status s = read_complete(path, &data, &len, &good, e);
+    if (s != GDT_STATUS_OK)
+        return s;
     free(data);
-    if (bad)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
-                             "%s:%d: journal record is not a JSON object and is not the last "
-                             "record: the journal is damaged, not torn",
-                             path, bad);
     if (good == len)
         return GDT_STATUS_OK;
     if (truncate(path, (off_t)good) != 0)
@@ -162,21 +176,13 @@ static gdt_status split_lines(const char *path, const char *data, size_t good,
 gdt_status gdt_journal_read(const char *path, gdt_journal_lines *out, gdt_error *e)
 {
     memset(out, 0, sizeof *out);
-    char *data = NULL;
-    size_t len = 0;
-    gdt_status s = gdt_file_read(path, &data, &len, e);
+    char *data;
+    size_t len, good;
+    gdt_status s = read_complete(path, &data, &len, &good, e);
     if (s != GDT_STATUS_OK)
         return s;
-    int bad = 0;
-    size_t good = complete_prefix(data, len, &bad);
-    if (bad)
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT,
-                          "%s:%d: journal record is not a JSON object and is not the last record",
-                          path, bad);
-    else {
-        s = split_lines(path, data, good, out, e);
-        out->torn_bytes = len - good;
-    }
+    s = split_lines(path, data, good, out, e);
+    out->torn_bytes = len - good;
     free(data);
     return s;
 }
