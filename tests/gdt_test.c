@@ -1,4 +1,7 @@
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "gdt_test.h"
 
@@ -39,4 +42,40 @@ const char *gdt_test_exe(void)
 #else
     return e && *e ? e : "gdtune";
 #endif
+}
+
+extern char **environ;
+
+int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout)
+{
+    int fds[2], infd = -1;
+    if (pipe(fds) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (in && (infd = open(in, O_RDONLY | O_CLOEXEC)) >= 0)
+        posix_spawn_file_actions_adddup2(&fa, infd, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (infd >= 0)
+        close(infd);
+    size_t got = 0;
+    ssize_t n;
+    char sink[4096];
+    while ((n = read(fds[0], got + 1 < nout ? out + got : sink,
+                     got + 1 < nout ? nout - 1 - got : sizeof sink)) > 0)
+        if (got + 1 < nout)
+            got += (size_t)n;
+    close(fds[0]);
+    if (nout)
+        out[got] = 0;
+    int st;
+    if (rc != 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -75,4 +75,10 @@ const char *gdt_test_exe(void);
  * the exit status (or -1). */
 int gdt_test_run(const char *cmd, char *out, size_t nout);
 
+/* Runs argv (argv[0] looked up in PATH) without a shell, stdin from the file
+ * `in` (NULL: inherited), captures stdout+stderr into out (truncated),
+ * returns the exit status (-1 when it could not run or died by a signal).
+ * For arguments no shell may see: crafted names, quotes, semicolons. */
+int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout);
+
 #endif
