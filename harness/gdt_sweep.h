@@ -14,6 +14,18 @@
 
 #define GDT_SWEEP_SCHEMA "gdtune.sweep/1"
 
+/* The ranges of the sweep settings, one set for the command line, the spec
+ * and a resumed run's journal header. */
+#define GDT_BURST_MAX 4096
+#define GDT_TARGET_REL_MIN 1e-5
+#define GDT_TARGET_REL_MAX 0.5
+#define GDT_PLAN_SECONDS_MIN 0.01
+#define GDT_PLAN_SECONDS_MAX 3600.0
+#define GDT_DEADLINE_MIN 1.0
+#define GDT_DEADLINE_MAX 86400.0
+#define GDT_KNOB_CAP_MAX 1000
+#define GDT_SHARDS_MAX 100000
+
 /* One point of the grid: a family and the shape text gdt_problem_parse
  * reads ("m=128,n=4096,k=4096,dtype=bf16"). */
 typedef struct gdt_sweep_cell {

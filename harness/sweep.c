@@ -14,6 +14,7 @@
 #include "gdt_journal.h"
 #include "gdt_json.h"
 #include "gdt_rawh5.h"
+#include "gdt_run.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 #include "gdt_worker.h"
@@ -476,6 +477,7 @@ typedef struct run {
     cJSON *journal_device; /* the run header's device (owned), for emission from a journal */
     char journal_source[65]; /* the run header's gdtune source digest */
     char journal_candidates[65]; /* and its candidate-row table digest */
+    gdt_journal_tail tail;   /* a resumed journal's end, for resume_repair */
     int arch;
     /* Shared between lanes, under mu: the journal, the counts, the next
      * cell, the cells' plan lists. */
@@ -950,76 +952,54 @@ static gdt_status write_resume(run *r, gdt_error *e)
 }
 
 /* The settings of the run being resumed: its header wins over the command
- * line, so the resumed part measures what the first part did. */
-static gdt_status resume_settings(run *r, const cJSON *h, const char *path, gdt_error *e)
+ * line, so the resumed part measures what the first part did.  The model
+ * checked them with the command line's ranges. */
+static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
 {
-    char *family = r->family;
-    const cJSON *op = cJSON_GetObjectItem(h, "options"), *b = cJSON_GetObjectItem(op, "bursts"), *x;
-    const char *spec = gdt_json_str_or(h, "spec", NULL);
-    if (!spec || !cJSON_IsObject(op) || !cJSON_IsArray(b))
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: the run header lacks spec or options",
-                             path);
-    if (r->o.family && strcmp(r->o.family, gdt_json_str_or(h, "family", "")) != 0)
+    if (r->o.family && strcmp(r->o.family, jr->family) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s:1: the run sweeps \"%s\", not \"%s\"",
-                             path, gdt_json_str_or(h, "family", ""), r->o.family);
-    snprintf(family, sizeof r->family, "%s", gdt_json_str_or(h, "family", ""));
-    r->o.family = family;
-    r->o.quick = cJSON_IsTrue(cJSON_GetObjectItem(h, "quick"));
-    r->o.nbursts = 0;
-    cJSON_ArrayForEach(x, b) if (r->o.nbursts < GDT_MAX_BURSTS) r->o.bursts[r->o.nbursts++] = (int)x->valuedouble;
-    r->o.target_rel = gdt_json_num_or(op, "target_rel", 0.005);
-    r->o.max_plan_seconds = gdt_json_num_or(op, "max_plan_seconds", 2.0);
-    r->o.deadline = r->o.deadline > 0 ? r->o.deadline : gdt_json_num_or(op, "deadline", 0);
-    r->o.knob_cap = (int)gdt_json_num_or(op, "cudnn_knob_cap", 8);
-    r->o.shard_i = (int)gdt_json_num_or(op, "shard_i", 0);
-    r->o.shard_n = (int)gdt_json_num_or(op, "shard_n", 0);
-    gdt_status s = gdt_sweep_spec_parse(spec, strlen(spec), gdt_json_str_or(h, "spec_source", path), r->o.quick,
-                                        &r->spec, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    unsigned mask = 0;
-    if (gdt_family_parse_set(family, &mask, NULL) == GDT_STATUS_OK) {
-        int k = 0;
-        for (int i = 0; i < r->spec->ncells; i++)
-            if (mask & (1u << r->spec->cells[i].family))
-                r->spec->cells[k++] = r->spec->cells[i];
-        r->spec->ncells = k;
-        r->spec->families &= mask;
-    }
-    gdt_sweep_spec_shard(r->spec, r->o.shard_i, r->o.shard_n);
-    r->arch = (int)gdt_json_num_or(h, "arch", 0);
-    r->journal_device = cJSON_Duplicate(cJSON_GetObjectItem(h, "device"), 1);
-    snprintf(r->journal_source, sizeof r->journal_source, "%s", gdt_json_str_or(h, "source_digest", ""));
-    snprintf(r->journal_candidates, sizeof r->journal_candidates, "%s",
-             gdt_json_str_or(h, "candidates_digest", ""));
-    return GDT_STATUS_OK;
+                             jr->path, jr->family, r->o.family);
+    snprintf(r->family, sizeof r->family, "%s", jr->family);
+    r->o.family = r->family;
+    r->o.quick = jr->quick;
+    const gdt_run_options *op = &jr->options;
+    memcpy(r->o.bursts, op->bursts, sizeof op->bursts);
+    r->o.nbursts = op->nbursts;
+    r->o.target_rel = op->target_rel;
+    r->o.max_plan_seconds = op->max_plan_seconds;
+    r->o.deadline = r->o.deadline > 0 ? r->o.deadline : op->deadline;
+    r->o.knob_cap = op->knob_cap;
+    r->o.shard_i = op->shard_i;
+    r->o.shard_n = op->shard_n;
+    r->spec = jr->spec; /* the run owns it from here; the model's cells point into it */
+    jr->spec = NULL;
+    r->arch = jr->arch;
+    r->journal_device = cJSON_Duplicate(jr->device, 1);
+    snprintf(r->journal_source, sizeof r->journal_source, "%s", jr->source_digest);
+    snprintf(r->journal_candidates, sizeof r->journal_candidates, "%s", jr->candidates_digest);
+    return r->journal_device ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
 }
 
-/* Replays one record of the journal into the run's state. */
-static gdt_status replay(run *r, cJSON *rec, const char *path, int line, gdt_error *e)
+/* The journal's cells, plan lists and results as the run's state. */
+static gdt_status replay(run *r, const gdt_run *jr, gdt_error *e)
 {
-    const char *type = gdt_json_str_or(rec, "type", "");
-    int ci = (int)gdt_json_num_or(rec, "cell", -1), pi = (int)gdt_json_num_or(rec, "plan", -1);
-    if (strcmp(type, "cell") != 0 && strcmp(type, "plans") != 0 && strcmp(type, "result") != 0)
-        return GDT_STATUS_OK; /* run, attempt, cell_error, resume: nothing to rebuild */
-    if (ci < 0 || ci >= r->spec->ncells)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:%d: cell %d is not a cell of this run "
-                             "(%d cells)", path, line, ci, r->spec->ncells);
-    run_cell *rc = &r->cells[ci];
-    if (!strcmp(type, "cell")) {
-        if (strcmp(gdt_json_str_or(rec, "shape", ""), r->spec->cells[ci].shape) != 0)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:%d: cell %d is \"%s\" in the journal "
-                                 "but \"%s\" in the spec", path, line, ci, gdt_json_str_or(rec, "shape", ""),
-                                 r->spec->cells[ci].shape);
-        rc->journaled = true;
-    } else if (!strcmp(type, "plans") && !rc->plans)
-        return set_plans(r, ci, cJSON_DetachItemFromObject(rec, "plans"), NULL, e);
-    else if (!strcmp(type, "result")) {
-        if (!rc->plans || pi < 0 || pi >= rc->nplans || rc->results[pi])
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:%d: result for cell %d plan %d does "
-                                 "not match the journal's plan list", path, line, ci, pi);
-        rc->results[pi] = cJSON_Duplicate(rec, 1);
-        count(r, rec);
+    for (int ci = 0; ci < jr->ncells; ci++) {
+        const gdt_run_cell *c = &jr->cells[ci];
+        r->cells[ci].journaled = c->journaled;
+        if (!c->plans)
+            continue;
+        cJSON *plans = cJSON_Duplicate(c->plans, 1);
+        gdt_status s = plans ? set_plans(r, ci, plans, NULL, e)
+                             : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+        for (int pi = 0; s == GDT_STATUS_OK && pi < c->nplans; pi++) {
+            if (!c->result[pi].rec)
+                continue;
+            if (!(r->cells[ci].results[pi] = cJSON_Duplicate(c->result[pi].rec, 1)))
+                return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+            count(r, c->result[pi].rec);
+        }
+        if (s != GDT_STATUS_OK)
+            return s;
     }
     return GDT_STATUS_OK;
 }
@@ -1038,41 +1018,36 @@ static gdt_status same_build(const run *r, const char *path, gdt_error *e)
                          gdt__source_digest, r->dir);
 }
 
-/* read_only: emission reads the journal as it stands (a torn tail is
- * skipped, not cut). */
+/* Reads the run's journal through the model; nothing is changed on disk
+ * here (a torn tail is cut only once the resume goes ahead: resume_repair). */
 static gdt_status load_resume(run *r, bool read_only, gdt_error *e)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s", r->dir, GDT_JOURNAL_NAME);
-    size_t cut = 0;
-    if (access(path, F_OK) != 0)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: no journal to resume (expected a run "
-                             "directory written by `gdtune sweep --out`)", path);
-    gdt_status s = read_only ? GDT_STATUS_OK : gdt_journal_repair(path, &cut, e);
-    gdt_journal_lines l = {0};
+    gdt_run *jr = NULL;
+    gdt_status s = gdt_run_load(r->dir, &jr, e);
     if (s == GDT_STATUS_OK)
-        s = gdt_journal_read(path, &l, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    if (cut)
-        fprintf(stderr, "gdtune sweep: %s: cut a torn last record (%zu bytes)\n", path, cut);
-    cJSON *h = l.n ? cJSON_Parse(l.line[0]) : NULL;
-    if (!h || strcmp(gdt_json_str_or(h, "type", ""), "run") != 0)
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: expected the run header "
-                          "({\"type\": \"run\", ...})", path);
-    if (s == GDT_STATUS_OK)
-        s = resume_settings(r, h, path, e);
+        s = resume_settings(r, jr, e);
     if (s == GDT_STATUS_OK && !read_only)
-        s = same_build(r, path, e);
+        s = same_build(r, jr->path, e);
     if (s == GDT_STATUS_OK && !(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
-    for (int i = 1; i < l.n && s == GDT_STATUS_OK; i++) {
-        cJSON *rec = cJSON_Parse(l.line[i]);
-        s = replay(r, rec, path, i + 1, e);
-        cJSON_Delete(rec);
-    }
-    cJSON_Delete(h);
-    gdt_journal_lines_free(&l);
+    if (s == GDT_STATUS_OK)
+        s = replay(r, jr, e);
+    if (jr)
+        r->tail = jr->tail;
+    gdt_run_destroy(jr);
+    return s;
+}
+
+/* Cuts the torn tail the resumed journal had, now that the resume goes
+ * ahead (the header, build and device checks passed). */
+static gdt_status resume_repair(run *r, gdt_error *e)
+{
+    char path[PATH_MAX + 32];
+    size_t cut = 0;
+    snprintf(path, sizeof path, "%s/%s", r->dir, GDT_JOURNAL_NAME);
+    gdt_status s = gdt_journal_repair(path, &r->tail, &cut, e);
+    if (s == GDT_STATUS_OK && cut)
+        fprintf(stderr, "gdtune sweep: %s: cut a torn last record (%zu bytes)\n", path, cut);
     return s;
 }
 
@@ -1431,8 +1406,10 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
         s = check_arch(&r, e);
     if (s == GDT_STATUS_OK)
         start_lanes(&r);
+    if (s == GDT_STATUS_OK && o->resume_dir)
+        s = resume_repair(&r, e);
     if (s == GDT_STATUS_OK)
-        s = gdt_journal_open(r.dir, o->resume_dir != NULL, &r.j, NULL, e);
+        s = gdt_journal_open(r.dir, o->resume_dir != NULL, &r.j, e);
     if (s == GDT_STATUS_OK)
         s = o->resume_dir ? write_resume(&r, e) : write_header(&r, e);
     if (run_dir)

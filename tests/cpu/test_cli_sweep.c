@@ -118,7 +118,7 @@ static void test_usage(void)
         {"gemm --spec /nonexistent/spec.json", 2, "--spec: "},
         {"gemm --spec " GDT_TEST_DATA "/sweeps/bad_tied.json", 2,
          "bad_tied.json: /grid/0/n,k/1: expected an array of 2 values"},
-        {"gemm --resume /nonexistent/run", 2, "/nonexistent/run/journal.jsonl: no journal to resume"},
+        {"gemm --resume /nonexistent/run", 2, "/nonexistent/run: expected a run directory"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc = sweep(cases[i].args);

@@ -1,0 +1,138 @@
+/* The journal's model: one strict reader of RUNDIR/journal.jsonl for
+ * resume, `tables emit`, `merge`, `report` and raw.h5, with one set of
+ * rules (sweeps/README.md "The run directory" documents the format).
+ *
+ * Every record is parsed by the strict JSON reader (exact-case keys, no
+ * duplicate keys, no NUL byte, no text after the object) and checked
+ * against its record type's field table (required fields, types, ranges,
+ * no unknown field), then against the run: the header comes first and
+ * carries a spec that parses and matches its digest; a cell record names a
+ * cell of that spec; plans follow their cell, results and attempts their
+ * plans; one plan list per cell, one result per plan.  Any damage before
+ * the last record is BAD_INPUT "journal.jsonl:LINE: /json/path: expected
+ * ..., got ...".  Only the last record may be torn (it does not parse:
+ * a write cut short); it is left out and reported in torn_bytes, never
+ * removed here.  Private to the harness and reports. */
+#ifndef GDT_RUN_H
+#define GDT_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "gdt_journal.h"
+#include "gdt_measure.h"
+#include "gdt_sweep.h"
+#include "gdtune/gdtune.h"
+
+/* What became of one plan: the worker's verdict (CUTLASS profiler's
+ * dispositions). */
+#define GDT_DISPOSITIONS(X)      \
+    X(VERIFIED, "verified")      \
+    X(INCORRECT, "incorrect")    \
+    X(FAILED, "failed")          \
+    X(DECLINED, "declined")
+
+typedef enum gdt_disposition {
+#define GDT_DISP_ENUM(id, name) GDT_DISP_##id,
+    GDT_DISPOSITIONS(GDT_DISP_ENUM)
+#undef GDT_DISP_ENUM
+    GDT_DISP_COUNT
+} gdt_disposition;
+
+const char *gdt_disposition_name(gdt_disposition d);
+/* false when s names no disposition (exact case). */
+bool gdt_disposition_parse(const char *s, gdt_disposition *out);
+
+/* The record types, in the order a run writes them. */
+#define GDT_RECORD_TYPES(X)      \
+    X(RUN, "run")                \
+    X(RESUME, "resume")          \
+    X(CELL, "cell")              \
+    X(CELL_ERROR, "cell_error")  \
+    X(PLANS, "plans")            \
+    X(ATTEMPT, "attempt")        \
+    X(RESULT, "result")
+
+typedef enum gdt_record_type {
+#define GDT_REC_ENUM(id, name) GDT_REC_##id,
+    GDT_RECORD_TYPES(GDT_REC_ENUM)
+#undef GDT_REC_ENUM
+    GDT_REC_COUNT
+} gdt_record_type;
+
+const char *gdt_record_type_name(gdt_record_type t);
+
+/* One plan of a cell's list, as journaled. */
+typedef struct gdt_run_plan {
+    const cJSON *json;      /* the plan object (engine_id, knobs, name, ...) */
+    gdt_plan_id id;
+    const char *name, *tag; /* tag: A, B, FALLBACK, KNOB or OURS */
+    bool backend;
+    int untimed;            /* its position in the untimed order */
+} gdt_run_plan;
+
+/* A plan's result; rec is NULL while the plan has none. */
+typedef struct gdt_run_result {
+    const cJSON *rec;
+    int line;
+    gdt_disposition disposition;
+    const char *error;
+    double time_us, noise;  /* verified: device time per call at the largest burst, > 0 */
+    double host_us;         /* host enqueue per call at the first burst (0: not measured) */
+    int samples;            /* device samples at the largest burst */
+} gdt_run_result;
+
+typedef struct gdt_run_cell {
+    bool journaled;         /* its cell record was read */
+    int line;               /* of the cell record */
+    const gdt_sweep_cell *spec; /* the spec's cell: family, shape, problem */
+    const cJSON *plans;     /* the plans array as journaled, NULL until listed */
+    const char *reference;  /* the plans record's reference plan ("" if none) */
+    gdt_run_plan *plan;
+    gdt_run_result *result; /* nplans entries */
+    int nplans, nresults;
+    const char *error;      /* its cell_error, NULL if none */
+} gdt_run_cell;
+
+/* The header's settings, checked with the command line's ranges. */
+typedef struct gdt_run_options {
+    int bursts[GDT_MAX_BURSTS];
+    int nbursts;
+    double target_rel, max_plan_seconds, deadline;
+    int knob_cap, shard_i, shard_n;
+} gdt_run_options;
+
+typedef struct gdt_run {
+    char path[4096];        /* the journal file */
+    const cJSON *header;    /* the run record */
+    const char *family;     /* the FAMILY argument it swept ("gemm", "sdpa", ...) */
+    const char *source_digest, *candidates_digest, *started, *gdtune_version;
+    bool quick;
+    int arch;
+    const cJSON *device;    /* name, arch, uuid, versions, ... */
+    gdt_run_options options;
+    gdt_sweep_spec *spec;   /* the header's spec, its cells filtered by family and shard */
+    gdt_run_cell *cells;    /* spec->ncells entries, in spec order */
+    int ncells;
+    int results, counts[GDT_DISP_COUNT];
+    gdt_journal_tail tail;  /* where the whole records end; a torn record left out */
+    cJSON **records;        /* every record read, owned */
+    int nrecords;
+} gdt_run;
+
+/* Reads and checks <dir>/journal.jsonl.  NOT_FOUND-like failures (no such
+ * directory or journal) are BAD_INPUT naming the path. */
+gdt_status gdt_run_load(const char *dir, gdt_run **out, gdt_error *e);
+/* The same from text; name is the journal's path in messages.  (The fuzz
+ * target's entry.) */
+gdt_status gdt_run_parse(const char *text, size_t len, const char *name, gdt_run **out,
+                         gdt_error *e);
+void gdt_run_destroy(gdt_run *r);
+
+/* The cell's plans that have a result, and whether every plan has one (a
+ * cell a killed sweep cut short is incomplete). */
+bool gdt_run_cell_complete(const gdt_run_cell *c);
+
+#endif

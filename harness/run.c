@@ -1,0 +1,740 @@
+/* The journal's model: records checked against their field tables, then
+ * against the run (see gdt_run.h). */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gdt_journal.h"
+#include "gdt_json.h"
+#include "gdt_run.h"
+#include "gdt_util.h"
+
+static const char *const disposition_names[] = {
+#define GDT_DISP_NAME(id, name) name,
+    GDT_DISPOSITIONS(GDT_DISP_NAME)
+#undef GDT_DISP_NAME
+};
+_Static_assert(sizeof disposition_names / sizeof *disposition_names == GDT_DISP_COUNT,
+               "one name per disposition");
+
+static const char *const record_names[] = {
+#define GDT_REC_NAME(id, name) name,
+    GDT_RECORD_TYPES(GDT_REC_NAME)
+#undef GDT_REC_NAME
+};
+_Static_assert(sizeof record_names / sizeof *record_names == GDT_REC_COUNT,
+               "one name per record type");
+
+const char *gdt_disposition_name(gdt_disposition d)
+{
+    return (unsigned)d < GDT_DISP_COUNT ? disposition_names[d] : "?";
+}
+
+bool gdt_disposition_parse(const char *s, gdt_disposition *out)
+{
+    for (int i = 0; s && i < GDT_DISP_COUNT; i++)
+        if (!strcmp(s, disposition_names[i])) {
+            *out = (gdt_disposition)i;
+            return true;
+        }
+    return false;
+}
+
+const char *gdt_record_type_name(gdt_record_type t)
+{
+    return (unsigned)t < GDT_REC_COUNT ? record_names[t] : "?";
+}
+
+/* ------------------------------------------------------- field tables */
+
+typedef enum kind { K_STR, K_INT, K_NUM, K_BOOL, K_OBJ, K_ARR, K_NUMS, K_STRS } kind;
+
+typedef struct field {
+    const char *key;
+    kind kind;
+    bool required;
+    double lo, hi; /* K_INT, K_NUM and each item of K_NUMS */
+} field;
+
+#define BIG 9007199254740991.0 /* 2^53 - 1 */
+#define REQ(k, t) {k, t, true, 0, BIG}
+#define OPT(k, t) {k, t, false, 0, BIG}
+#define RANGE(k, t, r, lo, hi) {k, t, r, lo, hi}
+#define NFIELDS(t) ((int)(sizeof t / sizeof *t))
+
+/* Keys every record about a cell carries. */
+#define CELL_KEYS REQ("type", K_STR), RANGE("cell", K_INT, true, 0, INT_MAX), REQ("family", K_STR), \
+                  REQ("shape", K_STR), REQ("key", K_STR)
+
+static const field run_fields[] = {
+    REQ("type", K_STR), REQ("gdtune_version", K_STR), REQ("source_digest", K_STR),
+    REQ("started", K_STR), REQ("family", K_STR), REQ("quick", K_BOOL), REQ("spec_source", K_STR),
+    REQ("spec_digest", K_STR), REQ("spec", K_STR), REQ("candidates_digest", K_STR),
+    OPT("candidates", K_STR), RANGE("arch", K_INT, true, 10, 9999), REQ("device", K_OBJ),
+    REQ("gpus", K_STRS), REQ("options", K_OBJ),
+};
+static const field device_fields[] = {
+    REQ("name", K_STR), RANGE("arch", K_INT, true, 10, 9999), OPT("uuid", K_STR),
+    OPT("sm_count", K_INT), OPT("l2_bytes", K_INT), OPT("smem_per_block", K_INT),
+    OPT("regs_per_block", K_INT), OPT("max_threads_per_block", K_INT), OPT("sm_clock_khz", K_INT),
+    OPT("mem_clock_khz", K_INT), OPT("driver_version", K_INT), OPT("cuda_version", K_INT),
+    OPT("cudnn_version", K_INT), OPT("nvrtc_version", K_INT), OPT("device_count", K_INT),
+};
+static const field option_fields[] = {
+    RANGE("bursts", K_NUMS, true, 1, GDT_BURST_MAX),
+    RANGE("target_rel", K_NUM, true, GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX),
+    RANGE("max_plan_seconds", K_NUM, true, GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX),
+    RANGE("deadline", K_NUM, true, 0, GDT_DEADLINE_MAX),
+    RANGE("cudnn_knob_cap", K_INT, true, 0, GDT_KNOB_CAP_MAX),
+    RANGE("shard_i", K_INT, true, 0, GDT_SHARDS_MAX), RANGE("shard_n", K_INT, true, 0, GDT_SHARDS_MAX),
+};
+static const field resume_fields[] = {
+    REQ("type", K_STR), REQ("started", K_STR), REQ("source_digest", K_STR),
+    RANGE("results_before", K_INT, true, 0, INT_MAX), REQ("gpus", K_STRS),
+};
+static const field cell_fields[] = {CELL_KEYS};
+static const field cell_error_fields[] = {CELL_KEYS, REQ("error", K_STR)};
+static const field plans_fields[] = {
+    CELL_KEYS, REQ("plans", K_ARR), OPT("reference", K_STR), OPT("reference_cpu", K_BOOL),
+};
+static const field plan_fields[] = {
+    RANGE("engine_id", K_INT, true, 0, INT_MAX), REQ("knobs", K_ARR), REQ("name", K_STR),
+    REQ("backend", K_BOOL), REQ("tag", K_STR), RANGE("untimed", K_INT, true, 0, INT_MAX),
+};
+static const field attempt_fields[] = {CELL_KEYS, RANGE("plan", K_INT, true, 0, INT_MAX), REQ("name", K_STR)};
+static const field result_fields[] = {
+    REQ("type", K_STR), RANGE("cell", K_INT, true, 0, INT_MAX), RANGE("plan", K_INT, true, 0, INT_MAX),
+    REQ("family", K_STR), REQ("name", K_STR), RANGE("gpu", K_INT, false, 0, 1023),
+    REQ("disposition", K_STR), REQ("error", K_STR), OPT("build_s", K_NUM), OPT("fatal", K_BOOL),
+    OPT("fatal_error", K_STR), OPT("verify_err", K_NUMS), OPT("bursts", K_ARR), OPT("cold_us", K_NUMS),
+    OPT("median_cold_us", K_NUM), OPT("converged", K_BOOL), OPT("measure_s", K_NUM),
+    OPT("time_us", K_NUM), OPT("noise", K_NUM), OPT("clocks", K_OBJ),
+};
+static const field burst_fields[] = {
+    RANGE("burst", K_INT, true, 1, GDT_BURST_MAX), REQ("host_us", K_NUMS), REQ("device_us", K_NUMS),
+    REQ("total_us", K_NUMS), OPT("median_host_us", K_NUM), OPT("median_device_us", K_NUM),
+    OPT("rel_spread", K_NUM), OPT("dropped", K_INT),
+};
+static const field clock_fields[] = {
+    OPT("rated_mhz", K_NUM), OPT("min_mhz", K_NUM), OPT("max_mhz", K_NUM), OPT("probes", K_NUM),
+    OPT("threshold", K_NUM),
+};
+
+/* Where a record is: "<path>:<line>". */
+typedef struct where {
+    char at[4200];
+} where;
+
+static const char *kind_name(kind k)
+{
+    static const char *const n[] = {"a string", "an integer", "a number", "a boolean", "an object",
+                                    "an array", "an array of numbers", "an array of strings"};
+    return n[k];
+}
+
+static gdt_status wrong(const where *w, const char *jp, const char *expected, const cJSON *got,
+                        gdt_error *e)
+{
+    char what[128];
+    gdt_json_describe(got, what, sizeof what);
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected %s, got %s", w->at, jp,
+                         expected, got ? what : "nothing (missing)");
+}
+
+static gdt_status in_range(const where *w, const char *jp, const cJSON *v, double lo, double hi,
+                           gdt_error *e)
+{
+    char expected[96];
+    if (v->valuedouble >= lo && v->valuedouble <= hi)
+        return GDT_STATUS_OK;
+    snprintf(expected, sizeof expected, "a value in [%.10g, %.10g]", lo, hi);
+    return wrong(w, jp, expected, v, e);
+}
+
+static gdt_status check_items(const where *w, const char *jp, const field *f, const cJSON *v,
+                              gdt_error *e)
+{
+    const cJSON *it;
+    int i = 0;
+    cJSON_ArrayForEach(it, v)
+    {
+        char ji[512];
+        gdt_json_path_index(ji, sizeof ji, jp, i++);
+        if (f->kind == K_STRS && !cJSON_IsString(it))
+            return wrong(w, ji, "a string", it, e);
+        if (f->kind == K_NUMS && !cJSON_IsNumber(it))
+            return wrong(w, ji, "a number", it, e);
+        if (f->kind == K_NUMS && in_range(w, ji, it, f->lo, f->hi, e) != GDT_STATUS_OK)
+            return GDT_STATUS_BAD_INPUT;
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status check_value(const where *w, const char *jp, const field *f, const cJSON *v,
+                              gdt_error *e)
+{
+    int64_t iv;
+    switch (f->kind) {
+    case K_STR:
+        return cJSON_IsString(v) ? GDT_STATUS_OK : wrong(w, jp, kind_name(f->kind), v, e);
+    case K_BOOL:
+        return cJSON_IsBool(v) ? GDT_STATUS_OK : wrong(w, jp, kind_name(f->kind), v, e);
+    case K_OBJ:
+        return cJSON_IsObject(v) ? GDT_STATUS_OK : wrong(w, jp, kind_name(f->kind), v, e);
+    case K_INT:
+        if (gdt_json_int(v, w->at, jp, &iv, NULL) != GDT_STATUS_OK)
+            return wrong(w, jp, "an integer", v, e);
+        return in_range(w, jp, v, f->lo, f->hi, e);
+    case K_NUM:
+        if (!cJSON_IsNumber(v))
+            return wrong(w, jp, kind_name(f->kind), v, e);
+        return in_range(w, jp, v, f->lo, f->hi, e);
+    case K_ARR:
+    case K_NUMS:
+    case K_STRS:
+        if (!cJSON_IsArray(v))
+            return wrong(w, jp, kind_name(f->kind), v, e);
+        return check_items(w, jp, f, v, e);
+    }
+    return GDT_STATUS_INTERNAL;
+}
+
+/* obj at jp: an object holding only the table's keys (exact case), each of
+ * its kind and range, every required one present. */
+static gdt_status check_fields(const where *w, const char *jp, const cJSON *obj, const field *f,
+                               int n, gdt_error *e)
+{
+    if (!cJSON_IsObject(obj))
+        return wrong(w, jp, "an object", obj, e);
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        char jk[512];
+        int i = 0;
+        while (i < n && strcmp(f[i].key, c->string) != 0)
+            i++;
+        gdt_json_path_key(jk, sizeof jk, jp, c->string);
+        if (i == n)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: unknown field \"%.64s\"", w->at,
+                                 jk, c->string);
+        if (check_value(w, jk, &f[i], c, e) != GDT_STATUS_OK)
+            return GDT_STATUS_BAD_INPUT;
+    }
+    for (int i = 0; i < n; i++)
+        if (f[i].required && !gdt_json_get(obj, f[i].key)) {
+            char jk[512];
+            gdt_json_path_key(jk, sizeof jk, jp, f[i].key);
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected %s, got nothing "
+                                 "(missing required field)", w->at, jk, kind_name(f[i].kind));
+        }
+    return GDT_STATUS_OK;
+}
+
+/* The members' values, once check_fields passed. */
+static const char *str(const cJSON *o, const char *key)
+{
+    return gdt_json_str_or(o, key, "");
+}
+
+static int num_int(const cJSON *o, const char *key, int def)
+{
+    return (int)gdt_json_num_or(o, key, def);
+}
+
+/* ------------------------------------------------------------ header */
+
+static gdt_status check_options(const where *w, const cJSON *op, gdt_run_options *o, gdt_error *e)
+{
+    gdt_status s = check_fields(w, "/options", op, option_fields, NFIELDS(option_fields), e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    const cJSON *b = gdt_json_get(op, "bursts"), *x;
+    int n = cJSON_GetArraySize(b);
+    if (n < 1 || n > GDT_MAX_BURSTS)
+        return wrong(w, "/options/bursts", "1 to 8 burst sizes", b, e);
+    o->nbursts = 0;
+    cJSON_ArrayForEach(x, b)
+    {
+        char ji[64];
+        int64_t v = 0;
+        gdt_json_path_index(ji, sizeof ji, "/options/bursts", o->nbursts);
+        if (gdt_json_int(x, w->at, ji, &v, NULL) != GDT_STATUS_OK ||
+            (o->nbursts && v <= o->bursts[o->nbursts - 1]))
+            return wrong(w, ji, "an increasing integer burst size", x, e);
+        o->bursts[o->nbursts++] = (int)v;
+    }
+    o->target_rel = gdt_json_num_or(op, "target_rel", 0);
+    o->max_plan_seconds = gdt_json_num_or(op, "max_plan_seconds", 0);
+    o->deadline = gdt_json_num_or(op, "deadline", 0);
+    o->knob_cap = num_int(op, "cudnn_knob_cap", 0);
+    o->shard_i = num_int(op, "shard_i", 0);
+    o->shard_n = num_int(op, "shard_n", 0);
+    if (o->deadline > 0 && o->deadline < GDT_DEADLINE_MIN)
+        return wrong(w, "/options/deadline", "0 (none) or at least 1 s", gdt_json_get(op, "deadline"), e);
+    if (o->shard_i >= (o->shard_n > 0 ? o->shard_n : 1))
+        return wrong(w, "/options/shard_i", "a shard index below shard_n", gdt_json_get(op, "shard_i"), e);
+    return GDT_STATUS_OK;
+}
+
+/* The header's spec, checked against its digest, its cells those the run
+ * sweeps (its family, its shard). */
+static gdt_status header_spec(gdt_run *r, const where *w, gdt_error *e)
+{
+    const char *spec = str(r->header, "spec");
+    char digest[65], sub[GDT_ERROR_MAX];
+    gdt_digest_hex(spec, strlen(spec), digest);
+    if (strcmp(digest, str(r->header, "spec_digest")) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /spec_digest: expected \"%s\" (the digest "
+                             "of /spec), got \"%.80s\"", w->at, digest, str(r->header, "spec_digest"));
+    unsigned mask = 0;
+    gdt_error pe = {0};
+    if (gdt_family_parse_set(r->family, &mask, &pe) != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /family: %s", w->at, pe.msg);
+    if (gdt_sweep_spec_parse(spec, strlen(spec), str(r->header, "spec_source"), r->quick, &r->spec,
+                             &pe) != GDT_STATUS_OK) {
+        snprintf(sub, sizeof sub, "%s", pe.msg);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /spec: %s", w->at, sub);
+    }
+    int k = 0;
+    for (int i = 0; i < r->spec->ncells; i++)
+        if (mask & (1u << r->spec->cells[i].family))
+            r->spec->cells[k++] = r->spec->cells[i];
+    r->spec->ncells = k;
+    r->spec->families &= mask;
+    gdt_sweep_spec_shard(r->spec, r->options.shard_i, r->options.shard_n);
+    r->ncells = r->spec->ncells;
+    if (!(r->cells = calloc((size_t)r->ncells + 1, sizeof *r->cells)))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
+    for (int i = 0; i < r->ncells; i++)
+        r->cells[i].spec = &r->spec->cells[i];
+    return GDT_STATUS_OK;
+}
+
+static gdt_status read_header(gdt_run *r, const cJSON *h, const where *w, gdt_error *e)
+{
+    if (strcmp(str(h, "type"), "run") != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /type: expected \"run\" (the run header "
+                             "comes first), got \"%.40s\"", w->at, str(h, "type"));
+    gdt_status s = check_fields(w, "", h, run_fields, NFIELDS(run_fields), e);
+    if (s == GDT_STATUS_OK)
+        s = check_fields(w, "/device", gdt_json_get(h, "device"), device_fields, NFIELDS(device_fields), e);
+    if (s == GDT_STATUS_OK)
+        s = check_options(w, gdt_json_get(h, "options"), &r->options, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    r->header = h;
+    r->device = gdt_json_get(h, "device");
+    r->family = str(h, "family");
+    r->source_digest = str(h, "source_digest");
+    r->candidates_digest = str(h, "candidates_digest");
+    r->started = str(h, "started");
+    r->gdtune_version = str(h, "gdtune_version");
+    r->quick = cJSON_IsTrue(gdt_json_get(h, "quick"));
+    r->arch = num_int(h, "arch", 0);
+    if (num_int(r->device, "arch", 0) != r->arch)
+        return wrong(w, "/device/arch", "the header's arch", gdt_json_get(r->device, "arch"), e);
+    return header_spec(r, w, e);
+}
+
+/* ------------------------------------------------------------- cells */
+
+/* The cell a record names, which must be the spec's cell of that index. */
+static gdt_status record_cell(gdt_run *r, const cJSON *rec, const where *w, gdt_run_cell **out,
+                              gdt_error *e)
+{
+    int ci = num_int(rec, "cell", -1);
+    if (ci >= r->ncells) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "a cell index below %d (the run's cells)", r->ncells);
+        return wrong(w, "/cell", expected, gdt_json_get(rec, "cell"), e);
+    }
+    gdt_run_cell *c = &r->cells[ci];
+    const char *family = gdt_family_name(c->spec->family);
+    if (strcmp(str(rec, "family"), family) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /family: expected \"%s\" (cell %d), got "
+                             "\"%.40s\"", w->at, family, ci, str(rec, "family"));
+    if (gdt_json_get(rec, "shape") && strcmp(str(rec, "shape"), c->spec->shape) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /shape: expected \"%s\" (cell %d of the "
+                             "spec), got \"%.200s\"", w->at, c->spec->shape, ci, str(rec, "shape"));
+    char key[512];
+    gdt_problem_key(&c->spec->problem, key, sizeof key);
+    if (gdt_json_get(rec, "key") && strcmp(str(rec, "key"), key) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /key: expected \"%s\" (cell %d), got "
+                             "\"%.200s\"", w->at, key, ci, str(rec, "key"));
+    if (!c->journaled && strcmp(str(rec, "type"), "cell") != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cell: a %s record for cell %d before "
+                             "its cell record", w->at, str(rec, "type"), ci);
+    *out = c;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status on_cell(gdt_run *r, const cJSON *rec, const where *w, int line, gdt_error *e)
+{
+    gdt_run_cell *c;
+    gdt_status s = record_cell(r, rec, w, &c, e);
+    if (s == GDT_STATUS_OK && c->journaled)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cell: cell %d has a cell record already "
+                             "(line %d)", w->at, num_int(rec, "cell", 0), c->line);
+    if (s == GDT_STATUS_OK) {
+        c->journaled = true;
+        c->line = line;
+    }
+    return s;
+}
+
+static gdt_status on_cell_error(gdt_run *r, const cJSON *rec, const where *w, gdt_error *e)
+{
+    gdt_run_cell *c;
+    gdt_status s = record_cell(r, rec, w, &c, e);
+    if (s == GDT_STATUS_OK)
+        c->error = str(rec, "error");
+    return s;
+}
+
+/* ------------------------------------------------------------- plans */
+
+static gdt_status plan_knobs(const where *w, const char *jp, const cJSON *knobs, gdt_plan_id *id,
+                             gdt_error *e)
+{
+    const cJSON *kv;
+    int i = 0;
+    cJSON_ArrayForEach(kv, knobs)
+    {
+        char jk[256];
+        int64_t t = -1, v = 0;
+        gdt_json_path_index(jk, sizeof jk, jp, i++);
+        if (cJSON_GetArraySize(kv) != 2 || !cJSON_IsArray(kv) ||
+            gdt_json_int(cJSON_GetArrayItem(kv, 0), w->at, jk, &t, NULL) != GDT_STATUS_OK ||
+            gdt_json_int(cJSON_GetArrayItem(kv, 1), w->at, jk, &v, NULL) != GDT_STATUS_OK || t < 0 ||
+            t > INT_MAX)
+            return wrong(w, jk, "a knob [type, value] of two integers, type >= 0", kv, e);
+        if (!gdt_plan_id_set_knob(id, (int)t, v))
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: more than %d knobs", w->at, jp,
+                                 GDT_MAX_KNOBS);
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status plan_tag(const where *w, const char *jp, const cJSON *o, gdt_error *e)
+{
+    static const char *const tags[] = {"A", "B", "FALLBACK", "KNOB", "OURS"};
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+        if (!strcmp(str(o, "tag"), tags[i]))
+            return GDT_STATUS_OK;
+    char jt[256];
+    gdt_json_path_key(jt, sizeof jt, jp, "tag");
+    return wrong(w, jt, "one of A, B, FALLBACK, KNOB, OURS", gdt_json_get(o, "tag"), e);
+}
+
+/* One plan object: its fields, and an identity whose engine decodes to
+ * the cell's family and backend-ness. */
+static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_family fam,
+                            gdt_run_plan *p, gdt_error *e)
+{
+    char jk[256];
+    gdt_status s = check_fields(w, jp, o, plan_fields, NFIELDS(plan_fields), e);
+    if (s == GDT_STATUS_OK)
+        s = plan_tag(w, jp, o, e);
+    memset(p, 0, sizeof *p);
+    p->id.engine_id = (int64_t)gdt_json_num_or(o, "engine_id", -1);
+    if (s == GDT_STATUS_OK)
+        s = plan_knobs(w, gdt_json_path_key(jk, sizeof jk, jp, "knobs"), gdt_json_get(o, "knobs"), &p->id, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    bool backend;
+    gdt_family f;
+    int slot;
+    gdt_error de = {0};
+    gdt_json_path_key(jk, sizeof jk, jp, "engine_id");
+    if (gdt_engine_id_decode(p->id.engine_id, &backend, &f, &slot, &de) != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", w->at, jk, de.msg);
+    p->json = o;
+    p->name = str(o, "name");
+    p->tag = str(o, "tag");
+    p->backend = cJSON_IsTrue(gdt_json_get(o, "backend"));
+    p->untimed = num_int(o, "untimed", 0);
+    if (backend != p->backend || (!backend && f != fam))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: engine %lld is not a%s engine of "
+                             "family %s", w->at, jk, (long long)p->id.engine_id,
+                             p->backend ? " backend" : " gdtune", gdt_family_name(fam));
+    return GDT_STATUS_OK;
+}
+
+static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_error *e)
+{
+    gdt_run_cell *c;
+    gdt_status s = record_cell(r, rec, w, &c, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (c->plans)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plans: cell %d has its plan list "
+                             "already", w->at, num_int(rec, "cell", 0));
+    const cJSON *pl = gdt_json_get(rec, "plans"), *o;
+    int n = cJSON_GetArraySize(pl), i = 0;
+    c->plan = calloc((size_t)n + 1, sizeof *c->plan);
+    c->result = calloc((size_t)n + 1, sizeof *c->result);
+    if (!c->plan || !c->result)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
+    cJSON_ArrayForEach(o, pl)
+    {
+        char jp[64];
+        gdt_json_path_index(jp, sizeof jp, "/plans", i);
+        if ((s = read_plan(w, jp, o, c->spec->family, &c->plan[i++], e)) != GDT_STATUS_OK)
+            return s;
+    }
+    c->plans = pl;
+    c->nplans = n;
+    c->reference = str(rec, "reference");
+    return GDT_STATUS_OK;
+}
+
+/* The plan a record names, in its cell's list. */
+static gdt_status record_plan(gdt_run *r, const cJSON *rec, const where *w, gdt_run_cell **cell,
+                              int *plan, gdt_error *e)
+{
+    gdt_status s = record_cell(r, rec, w, cell, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    gdt_run_cell *c = *cell;
+    int pi = num_int(rec, "plan", -1);
+    if (!c->plans)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plan: a %s record for cell %d before "
+                             "its plans record", w->at, str(rec, "type"), num_int(rec, "cell", 0));
+    if (pi >= c->nplans) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "a plan index below %d (the cell's plans)", c->nplans);
+        return wrong(w, "/plan", expected, gdt_json_get(rec, "plan"), e);
+    }
+    if (strcmp(str(rec, "name"), c->plan[pi].name) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /name: expected \"%s\" (plan %d), got "
+                             "\"%.200s\"", w->at, c->plan[pi].name, pi, str(rec, "name"));
+    *plan = pi;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status on_attempt(gdt_run *r, const cJSON *rec, const where *w, gdt_error *e)
+{
+    gdt_run_cell *c;
+    int pi;
+    return record_plan(r, rec, w, &c, &pi, e);
+}
+
+/* ------------------------------------------------------------ results */
+
+static gdt_status check_bursts(const where *w, const cJSON *bursts, gdt_error *e)
+{
+    const cJSON *b;
+    int i = 0;
+    cJSON_ArrayForEach(b, bursts)
+    {
+        char jp[64];
+        gdt_json_path_index(jp, sizeof jp, "/bursts", i++);
+        gdt_status s = check_fields(w, jp, b, burst_fields, NFIELDS(burst_fields), e);
+        if (s != GDT_STATUS_OK)
+            return s;
+    }
+    return GDT_STATUS_OK;
+}
+
+/* A verified result carries its measurement: bursts, a time above 0 and
+ * its noise. */
+static gdt_status check_measurement(const where *w, const cJSON *rec, gdt_run_result *res,
+                                    gdt_error *e)
+{
+    const cJSON *t = gdt_json_get(rec, "time_us"), *bursts = gdt_json_get(rec, "bursts");
+    const cJSON *clocks = gdt_json_get(rec, "clocks");
+    gdt_status s = bursts ? check_bursts(w, bursts, e) : GDT_STATUS_OK;
+    if (s == GDT_STATUS_OK && clocks)
+        s = check_fields(w, "/clocks", clocks, clock_fields, NFIELDS(clock_fields), e);
+    if (s != GDT_STATUS_OK || res->disposition != GDT_DISP_VERIFIED)
+        return s;
+    if (!t || !(t->valuedouble > 0))
+        return wrong(w, "/time_us", "a time above 0 us (a verified plan's measurement)", t, e);
+    if (!gdt_json_get(rec, "noise"))
+        return wrong(w, "/noise", "the measurement's noise", NULL, e);
+    if (cJSON_GetArraySize(bursts) < 1)
+        return wrong(w, "/bursts", "the measured bursts (a verified plan's measurement)", bursts, e);
+    const cJSON *last = cJSON_GetArrayItem(bursts, cJSON_GetArraySize(bursts) - 1);
+    res->time_us = t->valuedouble;
+    res->noise = gdt_json_num_or(rec, "noise", 0);
+    res->host_us = gdt_json_num_or(cJSON_GetArrayItem(bursts, 0), "median_host_us", 0);
+    res->samples = cJSON_GetArraySize(gdt_json_get(last, "device_us"));
+    return GDT_STATUS_OK;
+}
+
+static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int line, gdt_error *e)
+{
+    gdt_run_cell *c;
+    int pi;
+    gdt_status s = record_plan(r, rec, w, &c, &pi, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    gdt_run_result *res = &c->result[pi];
+    if (res->rec)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plan: plan %d of cell %d has a result "
+                             "already (line %d)", w->at, pi, num_int(rec, "cell", 0), res->line);
+    if (!gdt_disposition_parse(str(rec, "disposition"), &res->disposition))
+        return wrong(w, "/disposition", "one of verified, incorrect, failed, declined",
+                     gdt_json_get(rec, "disposition"), e);
+    if ((s = check_measurement(w, rec, res, e)) != GDT_STATUS_OK)
+        return s;
+    res->rec = rec;
+    res->line = line;
+    res->error = str(rec, "error");
+    c->nresults++;
+    r->results++;
+    r->counts[res->disposition]++;
+    return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ records */
+
+static const field *fields_of(gdt_record_type t, int *n)
+{
+    static const struct { const field *f; int n; } tab[GDT_REC_COUNT] = {
+        [GDT_REC_RUN] = {run_fields, NFIELDS(run_fields)},
+        [GDT_REC_RESUME] = {resume_fields, NFIELDS(resume_fields)},
+        [GDT_REC_CELL] = {cell_fields, NFIELDS(cell_fields)},
+        [GDT_REC_CELL_ERROR] = {cell_error_fields, NFIELDS(cell_error_fields)},
+        [GDT_REC_PLANS] = {plans_fields, NFIELDS(plans_fields)},
+        [GDT_REC_ATTEMPT] = {attempt_fields, NFIELDS(attempt_fields)},
+        [GDT_REC_RESULT] = {result_fields, NFIELDS(result_fields)},
+    };
+    *n = tab[t].n;
+    return tab[t].f;
+}
+
+static gdt_status record_type(const cJSON *rec, const where *w, gdt_record_type *t, gdt_error *e)
+{
+    const cJSON *v = gdt_json_get(rec, "type");
+    for (int i = 0; cJSON_IsString(v) && i < GDT_REC_COUNT; i++)
+        if (!strcmp(v->valuestring, record_names[i])) {
+            *t = (gdt_record_type)i;
+            return GDT_STATUS_OK;
+        }
+    return wrong(w, "/type", "one of run, resume, cell, cell_error, plans, attempt, result", v, e);
+}
+
+static gdt_status on_record(gdt_run *r, const cJSON *rec, int line, gdt_error *e)
+{
+    where w;
+    snprintf(w.at, sizeof w.at, "%s:%d", r->path, line);
+    if (line == 1)
+        return read_header(r, rec, &w, e);
+    gdt_record_type t = GDT_REC_RUN;
+    int n = 0;
+    gdt_status s = record_type(rec, &w, &t, e);
+    if (s == GDT_STATUS_OK && t == GDT_REC_RUN)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /type: a second run header (the header "
+                             "is line 1 only)", w.at);
+    const field *f = s == GDT_STATUS_OK ? fields_of(t, &n) : NULL;
+    if (s == GDT_STATUS_OK)
+        s = check_fields(&w, "", rec, f, n, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    switch (t) {
+    case GDT_REC_CELL:
+        return on_cell(r, rec, &w, line, e);
+    case GDT_REC_CELL_ERROR:
+        return on_cell_error(r, rec, &w, e);
+    case GDT_REC_PLANS:
+        return on_plans(r, rec, &w, e);
+    case GDT_REC_ATTEMPT:
+        return on_attempt(r, rec, &w, e);
+    case GDT_REC_RESULT:
+        return on_result(r, rec, &w, line, e);
+    default:
+        return GDT_STATUS_OK; /* resume: nothing to index */
+    }
+}
+
+static gdt_status build(gdt_run *r, gdt_journal_lines *l, gdt_error *e)
+{
+    r->tail = l->tail;
+    if (l->n == 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: expected the run header ({\"type\": "
+                             "\"run\", ...}), got %s", r->path, l->tail.torn_bytes ? "a torn record" : "an empty journal");
+    if (!(r->records = calloc((size_t)l->n, sizeof *r->records)))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", r->path);
+    for (int i = 0; i < l->n; i++) {
+        r->records[r->nrecords++] = l->rec[i];
+        l->rec[i] = NULL;
+        gdt_status s = on_record(r, r->records[i], i + 1, e);
+        if (s != GDT_STATUS_OK)
+            return s;
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status load_lines(gdt_run *r, gdt_journal_lines *l, gdt_status s, gdt_run **out,
+                             gdt_error *e)
+{
+    if (s == GDT_STATUS_OK)
+        s = build(r, l, e);
+    gdt_journal_lines_free(l);
+    if (s != GDT_STATUS_OK) {
+        gdt_run_destroy(r);
+        return s;
+    }
+    *out = r;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_run_parse(const char *text, size_t len, const char *name, gdt_run **out,
+                         gdt_error *e)
+{
+    *out = NULL;
+    gdt_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
+    snprintf(r->path, sizeof r->path, "%s", name);
+    gdt_journal_lines l;
+    gdt_status s = gdt_journal_parse(text, len, r->path, &l, e);
+    return load_lines(r, &l, s, out, e);
+}
+
+gdt_status gdt_run_load(const char *dir, gdt_run **out, gdt_error *e)
+{
+    *out = NULL;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: expected a run directory (written by "
+                             "`gdtune sweep --out`), got %s", dir,
+                             stat(dir, &st) != 0 ? "no such directory" : "a file that is not a directory");
+    gdt_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", dir);
+    snprintf(r->path, sizeof r->path, "%s/%s", dir, GDT_JOURNAL_NAME);
+    if (lstat(r->path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        gdt_status s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: expected the run's journal (a "
+                                     "regular file), got %s", r->path,
+                                     lstat(r->path, &st) != 0 ? "no such file" : "another kind of file");
+        gdt_run_destroy(r);
+        return s;
+    }
+    gdt_journal_lines l;
+    gdt_status s = gdt_journal_read(r->path, &l, e);
+    return load_lines(r, &l, s, out, e);
+}
+
+void gdt_run_destroy(gdt_run *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->ncells; i++) {
+        free(r->cells[i].plan);
+        free(r->cells[i].result);
+    }
+    free(r->cells);
+    gdt_sweep_spec_destroy(r->spec);
+    for (int i = 0; i < r->nrecords; i++)
+        cJSON_Delete(r->records[i]);
+    free(r->records);
+    free(r);
+}
+
+bool gdt_run_cell_complete(const gdt_run_cell *c)
+{
+    return c->plans && c->nresults == c->nplans;
+}
