@@ -1,7 +1,9 @@
 /* `gdtune report RUNDIR`: rebuilds raw.h5 from the journal and writes
  * RUNDIR/report/summary.md, plus gnuplot figures when gnuplot is installed:
  * per cell the verified plans against the backend's, and burst curves (host
- * enqueue and device time per call against the burst size). */
+ * enqueue and device time per call against the burst size).  gnuplot runs
+ * through gdt_gnuplot.h: no shell, no path and no unquoted journal text in
+ * the script. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <math.h>
@@ -10,129 +12,57 @@
 #include <string.h>
 
 #include "cli.h"
-#include "gdt_journal.h"
+#include "gdt_gnuplot.h"
 #include "gdt_json.h"
 #include "gdt_rawh5.h"
+#include "gdt_run.h"
 #include "gdt_util.h"
 
-typedef struct rcell {
-    const cJSON *cell, *plans;
-    const cJSON **results;
-    int nplans;
-    gdt_problem problem;
-    bool have_problem;
-} rcell;
-
+/* The run as the journal's model holds it (gdt_run.h): the same strict
+ * reader as `tables emit`. */
 typedef struct report {
-    cJSON **recs;
-    int nrecs;
-    const cJSON *header;
-    rcell *cells;
-    int ncells;
+    gdt_run *run;
     char dir[PATH_MAX];
 } report;
 
-static bool is_verified(const cJSON *res)
+static const gdt_run_result *verified(const gdt_run_cell *c, int i)
 {
-    return res && !strcmp(gdt_json_str_or(res, "disposition", ""), "verified") && gdt_json_num_or(res, "time_us", 0) > 0;
-}
-
-static rcell *cell_at(report *r, int ci)
-{
-    if (ci < 0 || ci > 100000)
-        return NULL;
-    if (ci >= r->ncells) {
-        rcell *g = realloc(r->cells, sizeof *g * (size_t)(ci + 1));
-        if (!g)
-            return NULL;
-        memset(g + r->ncells, 0, sizeof *g * (size_t)(ci + 1 - r->ncells));
-        r->cells = g;
-        r->ncells = ci + 1;
-    }
-    return &r->cells[ci];
-}
-
-static void index_record(report *r, const cJSON *rec)
-{
-    const char *type = gdt_json_str_or(rec, "type", "");
-    rcell *c = cell_at(r, (int)gdt_json_num_or(rec, "cell", -1));
-    if (!strcmp(type, "run"))
-        r->header = rec;
-    else if (c && !strcmp(type, "cell")) {
-        gdt_family f;
-        c->cell = rec;
-        c->have_problem = gdt_family_parse(gdt_json_str_or(rec, "family", ""), &f, NULL) == GDT_STATUS_OK &&
-                          gdt_problem_parse(f, gdt_json_str_or(rec, "shape", ""), &c->problem, NULL) == GDT_STATUS_OK;
-    } else if (c && !strcmp(type, "plans") && !c->plans) {
-        c->plans = cJSON_GetObjectItem(rec, "plans");
-        c->nplans = cJSON_GetArraySize(c->plans);
-        c->results = calloc((size_t)c->nplans + 1, sizeof *c->results);
-    } else if (c && !strcmp(type, "result") && c->results) {
-        int pi = (int)gdt_json_num_or(rec, "plan", -1);
-        if (pi >= 0 && pi < c->nplans)
-            c->results[pi] = rec;
-    }
-}
-
-static gdt_status load(report *r, gdt_error *e)
-{
-    char path[PATH_MAX + 32];
-    gdt_journal_lines l;
-    snprintf(path, sizeof path, "%s/%s", r->dir, GDT_JOURNAL_NAME);
-    gdt_status s = gdt_journal_read(path, &l, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    r->recs = calloc((size_t)l.n + 1, sizeof *r->recs);
-    for (int i = 0; r->recs && i < l.n; i++)
-        if ((r->recs[r->nrecs] = cJSON_Parse(l.line[i])))
-            index_record(r, r->recs[r->nrecs++]);
-    gdt_journal_lines_free(&l);
-    if (!r->header)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: expected the run header", path);
-    return GDT_STATUS_OK;
+    const gdt_run_result *res = &c->result[i];
+    return res->rec && res->disposition == GDT_DISP_VERIFIED ? res : NULL;
 }
 
 /* Best verified plan of one side (backend or ours); -1 when none. */
-static int best(const rcell *c, bool backend)
+static int best(const gdt_run_cell *c, bool backend)
 {
     int b = -1;
-    for (int i = 0; i < c->nplans; i++) {
-        const cJSON *p = cJSON_GetArrayItem(c->plans, i);
-        if (is_verified(c->results[i]) && cJSON_IsTrue(cJSON_GetObjectItem(p, "backend")) == backend &&
-            (b < 0 || gdt_json_num_or(c->results[i], "time_us", 0) < gdt_json_num_or(c->results[b], "time_us", 0)))
+    for (int i = 0; i < c->nplans; i++)
+        if (verified(c, i) && c->plan[i].backend == backend &&
+            (b < 0 || c->result[i].time_us < c->result[b].time_us))
             b = i;
-    }
     return b;
 }
 
-static double tflops(const rcell *c, int i)
+static double tflops(const gdt_run_cell *c, int i)
 {
-    double us = i >= 0 ? gdt_json_num_or(c->results[i], "time_us", 0) : 0;
-    return c->have_problem && us > 0 ? gdt_problem_flops(&c->problem) / (us * 1e-6) / 1e12 : 0;
+    return gdt_problem_flops(&c->spec->problem) / (c->result[i].time_us * 1e-6) / 1e12;
 }
 
-static void side(FILE *f, const rcell *c, int i)
+static void side(FILE *f, const gdt_run_cell *c, int i)
 {
     if (i < 0) {
         fprintf(f, " — | — |");
         return;
     }
-    fprintf(f, " `%s` | %.2f us, %.1f TFLOP/s, host %.2f us |", gdt_json_str_or(cJSON_GetArrayItem(c->plans, i), "name", ""),
-            gdt_json_num_or(c->results[i], "time_us", 0), tflops(c, i),
-            gdt_json_num_or(cJSON_GetArrayItem(cJSON_GetObjectItem(c->results[i], "bursts"), 0), "median_host_us", 0));
+    fprintf(f, " `%s` | %.2f us, %.1f TFLOP/s, host %.2f us |", c->plan[i].name, c->result[i].time_us,
+            tflops(c, i), c->result[i].host_us);
 }
 
-static void counts(const rcell *c, int n[5])
+/* Plans per disposition, and (last) those not run. */
+static void counts(const gdt_run_cell *c, int n[GDT_DISP_COUNT + 1])
 {
-    static const char *const d[] = {"verified", "incorrect", "failed", "declined"};
-    memset(n, 0, sizeof(int) * 5);
-    for (int i = 0; i < c->nplans; i++) {
-        int k = 4;
-        for (int j = 0; c->results[i] && j < 4; j++)
-            if (!strcmp(gdt_json_str_or(c->results[i], "disposition", ""), d[j]))
-                k = j;
-        n[k]++;
-    }
+    memset(n, 0, sizeof(int) * (GDT_DISP_COUNT + 1));
+    for (int i = 0; i < c->nplans; i++)
+        n[c->result[i].rec ? c->result[i].disposition : GDT_DISP_COUNT]++;
 }
 
 static void summary_cells(FILE *f, const report *r)
@@ -140,19 +70,21 @@ static void summary_cells(FILE *f, const report *r)
     fprintf(f, "| cell | family | shape | verified / incorrect / failed / declined / not run | "
                "best gdtune plan | time | best cuDNN plan | time | time ours / cuDNN (< 1: ours faster) |\n"
                "|---|---|---|---|---|---|---|---|---|\n");
-    for (int ci = 0; ci < r->ncells; ci++) {
-        const rcell *c = &r->cells[ci];
-        int n[5];
-        if (!c->cell)
+    _Static_assert(GDT_DISP_COUNT == 4, "the table's columns name four dispositions");
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        int n[GDT_DISP_COUNT + 1];
+        if (!c->journaled)
             continue;
         counts(c, n);
         int o = best(c, false), b = best(c, true);
-        fprintf(f, "| %d | %s | %s | %d / %d / %d / %d / %d |", ci, gdt_json_str_or(c->cell, "family", ""),
-                gdt_json_str_or(c->cell, "shape", ""), n[0], n[1], n[2], n[3], n[4]);
+        fprintf(f, "| %d | %s | %s | %d / %d / %d / %d / %d |", ci, gdt_family_name(c->spec->family),
+                c->spec->shape, n[GDT_DISP_VERIFIED], n[GDT_DISP_INCORRECT], n[GDT_DISP_FAILED],
+                n[GDT_DISP_DECLINED], n[GDT_DISP_COUNT]);
         side(f, c, o);
         side(f, c, b);
         if (o >= 0 && b >= 0)
-            fprintf(f, " %.3f |\n", gdt_json_num_or(c->results[o], "time_us", 0) / gdt_json_num_or(c->results[b], "time_us", 1));
+            fprintf(f, " %.3f |\n", c->result[o].time_us / c->result[b].time_us);
         else
             fprintf(f, " — |\n");
     }
@@ -162,66 +94,112 @@ static void summary_failures(FILE *f, const report *r)
 {
     fprintf(f, "\n## Plans not verified\n\n");
     int any = 0;
-    for (int ci = 0; ci < r->ncells; ci++)
-        for (int i = 0; i < r->cells[ci].nplans; i++) {
-            const cJSON *res = r->cells[ci].results[i];
-            if (!res || is_verified(res))
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        for (int i = 0; i < c->nplans; i++) {
+            if (!c->result[i].rec || verified(c, i))
                 continue;
-            fprintf(f, "- cell %d `%s`: **%s**: %.400s\n", ci,
-                    gdt_json_str_or(cJSON_GetArrayItem(r->cells[ci].plans, i), "name", ""), gdt_json_str_or(res, "disposition", ""),
-                    gdt_json_str_or(res, "error", ""));
+            fprintf(f, "- cell %d `%s`: **%s**: %.400s\n", ci, c->plan[i].name,
+                    gdt_disposition_name(c->result[i].disposition), c->result[i].error);
             any++;
         }
+    }
     if (!any)
         fprintf(f, "None.\n");
 }
 
-static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
+/* A file built in memory, then written with gdt_file_write_atomic: never
+ * half-written, never written through a symlink left in its place. */
+typedef struct mfile {
+    FILE *f;
+    char *buf;
+    size_t len;
+} mfile;
+
+static gdt_status mfile_open(mfile *m, const char *name, gdt_error *e)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/summary.md", rdir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot write", path);
-    const cJSON *d = cJSON_GetObjectItem(r->header, "device");
-    fprintf(f, "# gdtune sweep %s\n\n", gdt_json_str_or(r->header, "family", ""));
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    return m->f ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
+}
+
+static void mfile_discard(mfile *m)
+{
+    fclose(m->f);
+    free(m->buf);
+}
+
+static gdt_status mfile_save(mfile *m, const char *dir, const char *name, gdt_error *e)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    gdt_status s = fclose(m->f) == 0 ? gdt_file_write_atomic(path, m->buf, m->len, e)
+                                     : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
+    free(m->buf);
+    return s;
+}
+
+static void summary_header(FILE *f, const report *r)
+{
+    const gdt_run *run = r->run;
+    const cJSON *d = run->device;
+    fprintf(f, "# gdtune sweep %s\n\n", run->family);
     fprintf(f, "- device: %s (sm%d, %d SMs, UUID %s), driver %d, CUDA %d, cuDNN %d, NVRTC %d\n",
             gdt_json_str_or(d, "name", ""), (int)gdt_json_num_or(d, "arch", 0), (int)gdt_json_num_or(d, "sm_count", 0), gdt_json_str_or(d, "uuid", ""),
             (int)gdt_json_num_or(d, "driver_version", 0), (int)gdt_json_num_or(d, "cuda_version", 0),
             (int)gdt_json_num_or(d, "cudnn_version", 0), (int)gdt_json_num_or(d, "nvrtc_version", 0));
-    fprintf(f, "- gdtune %s, source digest %.16s, started %s\n", gdt_json_str_or(r->header, "gdtune_version", ""),
-            gdt_json_str_or(r->header, "source_digest", ""), gdt_json_str_or(r->header, "started", ""));
-    fprintf(f, "- spec %s (digest %.16s%s), candidate table digest %.16s\n\n",
-            gdt_json_str_or(r->header, "spec_source", ""), gdt_json_str_or(r->header, "spec_digest", ""),
-            cJSON_IsTrue(cJSON_GetObjectItem(r->header, "quick")) ? ", quick" : "",
-            gdt_json_str_or(r->header, "candidates_digest", ""));
+    fprintf(f, "- gdtune %s, source digest %.16s, started %s\n", run->gdtune_version,
+            run->source_digest, run->started);
+    fprintf(f, "- spec %s (digest %.16s%s), candidate table digest %.16s\n\n", run->spec->source,
+            run->spec->digest, run->quick ? ", quick" : "", run->candidates_digest);
     fprintf(f, "Times are device time per call at the largest burst (median); host is host enqueue "
                "per call at the first burst.\n\n");
-    summary_cells(f, r);
-    summary_failures(f, r);
-    fclose(f);
-    return GDT_STATUS_OK;
+}
+
+static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
+{
+    mfile m;
+    gdt_status s = mfile_open(&m, "summary.md", e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    summary_header(m.f, r);
+    summary_cells(m.f, r);
+    summary_failures(m.f, r);
+    return mfile_save(&m, rdir, "summary.md", e);
 }
 
 /* ------------------------------------------------------------ figures */
 
-static void plans_figure(FILE *gp, const rcell *c, int ci, const char *rdir)
+/* Figure names are fixed text and the cell number, relative to the report
+ * folder gnuplot runs in: no path and no journal text is ever script code. */
+static gdt_status plans_figure(FILE *gp, const gdt_run_cell *c, int ci, const char *rdir, int *figures, gdt_error *e)
 {
-    char dat[PATH_MAX + 64];
-    snprintf(dat, sizeof dat, "%s/cell_%03d_plans.dat", rdir, ci);
-    FILE *f = fopen(dat, "w");
-    if (!f)
-        return;
+    if (best(c, false) < 0 && best(c, true) < 0)
+        return GDT_STATUS_OK; /* nothing verified to draw; gnuplot refuses an empty plot */
+    char dat[64], title[512];
+    mfile m;
+    snprintf(dat, sizeof dat, "cell_%03d_plans.dat", ci);
+    gdt_status s = mfile_open(&m, dat, e);
+    if (s != GDT_STATUS_OK)
+        return s;
     for (int i = 0; i < c->nplans; i++)
-        if (is_verified(c->results[i]))
-            fprintf(f, "%d %g %d\n", i, gdt_json_num_or(c->results[i], "time_us", 0),
-                    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(c->plans, i), "backend")));
-    fclose(f);
-    fprintf(gp, "set output '%s/cell_%03d_plans.svg'\nset title 'cell %d: %s %s'\n"
+        if (verified(c, i))
+            fprintf(m.f, "%d %g %d\n", i, c->result[i].time_us, c->plan[i].backend);
+    if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK)
+        return s;
+    char *text = NULL; /* whole, so that only gdt_gnuplot_quote cuts it (at a character) */
+    if (asprintf(&text, "cell %d: %s %s", ci, gdt_family_name(c->spec->family), c->spec->shape) < 0)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/%s: out of memory", rdir, dat);
+    gdt_gnuplot_quote(title, sizeof title, text);
+    free(text);
+    fprintf(gp, "set output 'cell_%03d_plans.svg'\nset title %s noenhanced\n"
                 "set xlabel 'plan index'\nset ylabel 'device time per call (us)'\nunset logscale\n"
                 "plot '%s' using 1:($3==0?$2:1/0) with points pt 7 title 'gdtune', "
                 "'' using 1:($3==1?$2:1/0) with points pt 5 title 'cuDNN'\n",
-            rdir, ci, ci, gdt_json_str_or(c->cell, "family", ""), gdt_json_str_or(c->cell, "shape", ""), dat);
+            ci, title, dat);
+    ++*figures;
+    return GDT_STATUS_OK;
 }
 
 static void burst_rows(FILE *f, const cJSON *res)
@@ -233,64 +211,78 @@ static void burst_rows(FILE *f, const cJSON *res)
     fprintf(f, "\n\n");
 }
 
-static void burst_figure(FILE *gp, const rcell *c, int ci, const char *rdir)
+static gdt_status burst_figure(FILE *gp, const gdt_run_cell *c, int ci, const char *rdir, int *figures, gdt_error *e)
 {
     int o = best(c, false), b = best(c, true);
     if (o < 0 || b < 0)
-        return;
-    char dat[PATH_MAX + 64];
-    snprintf(dat, sizeof dat, "%s/cell_%03d_bursts.dat", rdir, ci);
-    FILE *f = fopen(dat, "w");
-    if (!f)
-        return;
-    burst_rows(f, c->results[o]);
-    burst_rows(f, c->results[b]);
-    fclose(f);
-    fprintf(gp, "set output '%s/cell_%03d_bursts.svg'\nset title 'cell %d: per call vs burst'\n"
+        return GDT_STATUS_OK;
+    char dat[64];
+    mfile m;
+    snprintf(dat, sizeof dat, "cell_%03d_bursts.dat", ci);
+    gdt_status s = mfile_open(&m, dat, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    burst_rows(m.f, c->result[o].rec);
+    burst_rows(m.f, c->result[b].rec);
+    if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK)
+        return s;
+    fprintf(gp, "set output 'cell_%03d_bursts.svg'\nset title 'cell %d: per call vs burst' noenhanced\n"
                 "set xlabel 'burst size'\nset ylabel 'us per call'\nset logscale x 2\n"
                 "plot '%s' index 0 using 1:2 with linespoints title 'gdtune host', "
                 "'' index 0 using 1:3 with linespoints title 'gdtune device', "
                 "'' index 1 using 1:2 with linespoints title 'cuDNN host', "
                 "'' index 1 using 1:3 with linespoints title 'cuDNN device'\n",
-            rdir, ci, ci, dat);
+            ci, ci, dat);
+    ++*figures;
+    return GDT_STATUS_OK;
 }
 
-static int write_figures(const report *r, const char *rdir)
+/* figures.gp and its data files, written whether or not gnuplot is here so
+ * that `gnuplot figures.gp` can be run later in any copy of the folder. */
+static gdt_status write_script(const report *r, const char *rdir, int *figures, gdt_error *e)
 {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        fprintf(stderr, "gdtune report: gnuplot not installed: no figures (summary.md written)\n");
-        return 0;
-    }
-    char script[PATH_MAX + 32], cmd[PATH_MAX + 64];
-    snprintf(script, sizeof script, "%s/figures.gp", rdir);
-    FILE *gp = fopen(script, "w");
-    if (!gp)
-        return -1;
-    fprintf(gp, "set terminal svg size 900,540\nset key outside\nset grid\n");
-    for (int ci = 0; ci < r->ncells; ci++)
-        if (r->cells[ci].cell && r->cells[ci].plans) {
-            plans_figure(gp, &r->cells[ci], ci, rdir);
-            burst_figure(gp, &r->cells[ci], ci, rdir);
+    mfile gp;
+    gdt_status s = mfile_open(&gp, "figures.gp", e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    fprintf(gp.f, "# gdtune report figures: in this folder, run: gnuplot figures.gp\n"
+                  "set terminal svg size 900,540 noenhanced\nset key outside\nset grid\n");
+    for (int ci = 0; s == GDT_STATUS_OK && ci < r->run->ncells; ci++)
+        if (r->run->cells[ci].plans) {
+            s = plans_figure(gp.f, &r->run->cells[ci], ci, rdir, figures, e);
+            if (s == GDT_STATUS_OK)
+                s = burst_figure(gp.f, &r->run->cells[ci], ci, rdir, figures, e);
         }
-    fclose(gp);
-    snprintf(cmd, sizeof cmd, "gnuplot '%s'", script);
-    return system(cmd) == 0 ? 0 : -1;
+    if (s != GDT_STATUS_OK) {
+        mfile_discard(&gp);
+        return s;
+    }
+    return mfile_save(&gp, rdir, "figures.gp", e);
 }
 
-static void report_free(report *r)
+static gdt_status write_figures(const report *r, const char *rdir, gdt_error *e)
 {
-    for (int i = 0; i < r->nrecs; i++)
-        cJSON_Delete(r->recs[i]);
-    free(r->recs);
-    for (int i = 0; i < r->ncells; i++)
-        free(r->cells[i].results);
-    free(r->cells);
+    int figures = 0;
+    gdt_status s = write_script(r, rdir, &figures, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (figures == 0) {
+        fprintf(stderr, "gdtune report: no cell has a verified plan: no figures (summary.md written)\n");
+        return GDT_STATUS_OK;
+    }
+    s = gdt_gnuplot_run(rdir, "figures.gp", e);
+    if (s == GDT_STATUS_NOT_SUPPORTED) {
+        fprintf(stderr, "gdtune report: gnuplot not installed: no figures (summary.md and figures.gp written)\n");
+        gdt_error_clear(e);
+        return GDT_STATUS_OK;
+    }
+    return s;
 }
 
 static gdt_status run_report(report *r, gdt_error *e)
 {
     char rdir[PATH_MAX + 16];
-    gdt_status s = load(r, e);
+    gdt_status s = gdt_run_load(r->dir, &r->run, e);
     if (s == GDT_STATUS_OK)
         s = gdt_rawh5_write(r->dir, e);
     snprintf(rdir, sizeof rdir, "%s/report", r->dir);
@@ -298,8 +290,8 @@ static gdt_status run_report(report *r, gdt_error *e)
         s = gdt_mkdirs(rdir, e);
     if (s == GDT_STATUS_OK)
         s = write_summary(r, rdir, e);
-    if (s == GDT_STATUS_OK && write_figures(r, rdir) != 0)
-        s = gdt_error_set(e, GDT_STATUS_IO, "%s/figures.gp: gnuplot failed", rdir);
+    if (s == GDT_STATUS_OK)
+        s = write_figures(r, rdir, e);
     if (s == GDT_STATUS_OK)
         printf("%s/raw.h5\n%s/summary.md\n", r->dir, rdir);
     return s;
@@ -322,7 +314,7 @@ int gdt_cli_report(int argc, char **argv)
     gdt_error e = {0};
     snprintf(r.dir, sizeof r.dir, "%s", argv[1]);
     gdt_status s = run_report(&r, &e);
-    report_free(&r);
+    gdt_run_destroy(r.run);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "gdtune report: %s\n", e.msg);
     return gdt_status_exit_code(s);

@@ -1,5 +1,6 @@
 /* raw.h5 from the journal: every sample per family/cell/plan and burst,
- * plus provenance, written to raw.h5.tmp and renamed. */
+ * plus provenance, built in memory and published as one file (unique
+ * temporary, fsync, rename). */
 #include <cjson/cJSON.h>
 #include <hdf5.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include "gdt_journal.h"
 #include "gdt_json.h"
 #include "gdt_rawh5.h"
+#include "gdt_util.h"
 
 /* Attributes live in the object header (64 KiB at most): longer text, such
  * as a large spec or candidate table, becomes a scalar string dataset of
@@ -235,31 +237,68 @@ static bool write_records(hid_t f, const gdt_journal_lines *l, int *bad_line)
     return ok;
 }
 
+/* 1 MiB steps: a sweep's raw.h5 is a few MiB, so few reallocations. */
+#define CORE_INCREMENT ((size_t)1 << 20)
+
+/* An HDF5 file that exists only in memory (core driver, no backing store):
+ * HDF5 never opens a path, so nothing can be planted where it writes. */
+static hid_t create_in_memory(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return -1;
+    hid_t f = H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0
+                  ? -1
+                  : H5Fcreate("raw.h5 (in memory)", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    return f;
+}
+
+/* The file's bytes, for publishing through gdt_file_write_atomic. */
+static gdt_status file_image(hid_t f, const char *path, void **buf, size_t *n, gdt_error *e)
+{
+    ssize_t size = H5Fflush(f, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(f, NULL, 0);
+    if (size <= 0)
+        return gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fget_file_image failed", path);
+    *buf = malloc((size_t)size);
+    if (!*buf)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory (%zd bytes)", path, size);
+    if (H5Fget_file_image(f, *buf, (size_t)size) != size) {
+        free(*buf);
+        *buf = NULL;
+        return gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fget_file_image failed", path);
+    }
+    *n = (size_t)size;
+    return GDT_STATUS_OK;
+}
+
 gdt_status gdt_rawh5_write(const char *dir, gdt_error *e)
 {
-    char jpath[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
+    char jpath[PATH_MAX], path[PATH_MAX];
     snprintf(jpath, sizeof jpath, "%s/%s", dir, GDT_JOURNAL_NAME);
     snprintf(path, sizeof path, "%s/raw.h5", dir);
-    snprintf(tmp, sizeof tmp, "%s/raw.h5.tmp", dir);
     gdt_journal_lines l = {0};
     gdt_status s = gdt_journal_read(jpath, &l, e);
     if (s != GDT_STATUS_OK)
         return s;
     if (!getenv("GDTUNE_HDF5_DEBUG"))
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported here, with the place */
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t f = create_in_memory();
     int bad = 0;
+    void *image = NULL;
+    size_t n = 0;
     if (f < 0)
-        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fcreate failed", tmp);
+        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fcreate (in memory) failed", path);
     else if (!write_records(f, &l, &bad))
-        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: writing the record of %s:%d failed", tmp, jpath,
+        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: writing the record of %s:%d failed", path, jpath,
                           bad);
+    if (s == GDT_STATUS_OK)
+        s = file_image(f, path, &image, &n, e);
     if (f >= 0 && H5Fclose(f) < 0 && s == GDT_STATUS_OK)
-        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fclose failed", tmp);
+        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fclose failed", path);
     gdt_journal_lines_free(&l);
-    if (s == GDT_STATUS_OK && rename(tmp, path) != 0)
-        s = gdt_error_set(e, GDT_STATUS_IO, "%s: cannot rename to %s", tmp, path);
-    if (s != GDT_STATUS_OK)
-        remove(tmp);
+    if (s == GDT_STATUS_OK)
+        s = gdt_file_write_atomic(path, image, n, e);
+    free(image);
     return s;
 }
