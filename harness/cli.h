@@ -4,6 +4,8 @@
 #ifndef GDT_CLI_H
 #define GDT_CLI_H
 
+#include "gdtune/gdtune.h"
+
 int gdt_cli_candidates(int argc, char **argv); /* harness/cli_candidates.c */
 int gdt_cli_plans(int argc, char **argv);      /* harness/cli_plans.c */
 int gdt_cli_tables(int argc, char **argv);     /* harness/cli_tables.c */
@@ -12,5 +14,13 @@ int gdt_cli_sweep(int argc, char **argv);      /* harness/cli_sweep.c */
 int gdt_cli_worker(int argc, char **argv);     /* harness/worker.c (internal) */
 int gdt_cli_bench(int argc, char **argv);      /* harness/cli_bench.c */
 int gdt_cli_report(int argc, char **argv);     /* reports/cli_report.c */
+
+/* The tables directory of `sweep`, `tables emit` and `merge` (NULL: the
+ * default, tables), checked before any work so that an unusable one is bad
+ * usage, not a failure at the end: created when missing, then proved
+ * writable by creating and removing a uniquely named file in it (O_EXCL,
+ * O_NOFOLLOW; nothing else there is touched).  BAD_USAGE naming the
+ * directory and the errno text.  harness/cli_tables.c */
+gdt_status gdt__cli_tables_dir_check(const char *dir, gdt_error *e);
 
 #endif

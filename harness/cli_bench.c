@@ -22,6 +22,7 @@
 #include "nvrtc/gdt_nvrtc_cache.h"
 #include "gdt_engines.h"
 #include "gdt_measure.h"
+#include "gdt_rows.h"
 #include "gdt_util.h"
 #include "gdt_verify.h"
 #include "gdtune/plan.h"
@@ -29,6 +30,7 @@
 /* Above this the fp64 CPU reference takes too long; cuDNN checks instead. */
 #define BENCH_CPU_REF_FLOPS 4e9
 #define BENCH_VS_CUDNN_MAX 4
+#define BENCH_BURST_MAX 100000
 
 static const char usage_text[] =
     "usage: gdtune bench FAMILY [--shape k=v,...] [--plan NAME | --index I [--count N]] [--mode M]\n"
@@ -84,20 +86,38 @@ static int usage_error(const char *fmt, const char *what)
     return 2;
 }
 
+/* strtol and strtod skip leading blanks and take a '+'; a value on the
+ * command line is the number alone ("1, 2" is not two sizes). */
+static bool starts_number(const char *s)
+{
+    return (s[0] >= '0' && s[0] <= '9') || s[0] == '.' || s[0] == '-';
+}
+
 static int parse_bursts(const char *v, gdt_measure_opts *o)
 {
-    char *end;
+    char *end = NULL, why[160];
     o->nbursts = 0;
     for (const char *s = v;; s = end + 1) {
+        int item = o->nbursts + 1, len = (int)strcspn(s, ",");
         errno = 0;
-        long b = strtol(s, &end, 10);
-        if (end == s || errno || b < 1 || b > 100000 || (*end && *end != ','))
-            return usage_error("--bursts: expected comma-separated sizes in 1..100000, got \"%s\"", v);
-        if (o->nbursts == GDT_MAX_BURSTS)
-            return usage_error("--bursts: at most 8 sizes, got \"%s\"", v);
-        o->bursts[o->nbursts++] = (int)b;
-        if (!*end)
-            return 0;
+        long b = starts_number(s) ? strtol(s, &end, 10) : 0;
+        if (len == 0)
+            snprintf(why, sizeof why, "item %d is empty", item);
+        else if (o->nbursts == GDT_MAX_BURSTS)
+            snprintf(why, sizeof why, "item %d is one size too many", item);
+        else if (!starts_number(s) || end == s || errno || b < 1 || b > BENCH_BURST_MAX ||
+                 (*end && *end != ','))
+            snprintf(why, sizeof why, "item %d \"%.*s\" is not a size", item, len, s);
+        else {
+            o->bursts[o->nbursts++] = (int)b;
+            if (!*end)
+                return 0;
+            continue;
+        }
+        fprintf(stderr, "gdtune bench: --bursts: bad value \"%s\": %s (expected comma-separated "
+                "sizes in 1..%d, at most %d)\n(gdtune bench --help for usage)\n", v, why,
+                BENCH_BURST_MAX, GDT_MAX_BURSTS);
+        return 2;
     }
 }
 
@@ -105,8 +125,8 @@ static int parse_number(const char *opt, const char *v, double lo, double hi, do
 {
     char *end;
     errno = 0;
-    double x = strtod(v, &end);
-    if (end == v || *end || errno || !(x >= lo && x <= hi)) {
+    double x = starts_number(v) ? strtod(v, &end) : 0;
+    if (!starts_number(v) || end == v || *end || errno || !(x >= lo && x <= hi)) {
         char msg[160];
         snprintf(msg, sizeof msg, "%s: expected a number in [%g, %g], got \"%%s\"", opt, lo, hi);
         return usage_error(msg, v);
@@ -180,12 +200,73 @@ static int parse_option(bench_args *a, int argc, char **argv, int *i)
     else if ((v = opt_value(argc, argv, i, "--seed", &missing))) {
         if (parse_number("--seed", v, 1, 1e15, &x))
             return 2;
+        if (x != floor(x))
+            return usage_error("--seed: expected an integer >= 1, got \"%s\"", v);
         a->seed = (unsigned long long)x;
     } else if (missing)
         return usage_error("%s needs a value", argv[*i]);
     else
         return usage_error("unknown option '%s'", argv[*i]);
     return 0;
+}
+
+/* True when the knob is a column of rf with a value in that column's
+ * domain; else why not, in why. */
+static bool knob_in_rows(const gdt_row_family *rf, const gdt_knob *k, char *why, size_t n)
+{
+    const char *name = gdt_knob_name(k->type);
+    const gdt_column *col = NULL;
+    int w;
+    for (int c = 0; c < rf->ncols && !col; c++)
+        if (rf->cols[c].knob == k->type)
+            col = &rf->cols[c];
+    if (!col) {
+        w = snprintf(why, n, "knob %s is not a column of the %s rows (expected one of", name, rf->name);
+        for (int c = 0; c < rf->ncols && (size_t)w < n; c++)
+            w += snprintf(why + w, n - (size_t)w, "%s %s", c ? "," : "", gdt_knob_name(rf->cols[c].knob));
+        if ((size_t)w < n)
+            snprintf(why + w, n - (size_t)w, ")");
+        return false;
+    }
+    for (int d = 0; d < col->ndomain; d++)
+        if (col->domain[d] == k->value)
+            return true;
+    w = snprintf(why, n, "knob %s=%lld: expected one of", name, (long long)k->value);
+    for (int d = 0; d < col->ndomain && (size_t)w < n; d++)
+        w += snprintf(why + w, n - (size_t)w, "%s %lld", d ? "," : "", (long long)col->domain[d]);
+    return false;
+}
+
+/* The plan name, judged as far as it can be without a device (so that bad
+ * input exits 2 with or without one): syntax, engine and knob names
+ * (gdt_plan_id_parse), an engine of FAMILY, and for an engine of candidate
+ * rows every knob a column of those rows with a value in its domain.  The
+ * cuDNN engines' knob ranges are cuDNN's to judge, on the device. */
+static int check_plan(const bench_args *a)
+{
+    gdt_plan_id id;
+    gdt_error e;
+    char why[512] = "";
+    if (gdt_plan_id_parse(a->plan, &id, &e))
+        return usage_error("--plan: %s", e.msg);
+    if (id.engine_id >= 0 && id.engine_id < GDT_ENGINE_ID_BACKEND_END)
+        return 0;
+    const gdt_engine_slot *slot = gdt_manifest_find(gdt_manifest_default(), id.engine_id);
+    const gdt_row_family *rf = slot && slot->row_family ? gdt__row_family_find(slot->row_family)
+                                                        : NULL;
+    if (!slot)
+        snprintf(why, sizeof why, "no engine has id %lld", (long long)id.engine_id);
+    else if (slot->family != a->family)
+        snprintf(why, sizeof why, "%s is an engine of %s, not of %s", slot->name,
+                 gdt_family_name(slot->family), gdt_family_name(a->family));
+    for (int k = 0; !why[0] && rf && k < id.nknobs; k++)
+        if (!knob_in_rows(rf, &id.knobs[k], why, sizeof why))
+            break;
+    if (!why[0])
+        return 0;
+    fprintf(stderr, "gdtune bench: --plan: plan name \"%s\": %s\n(gdtune bench --help for usage)\n",
+            a->plan, why);
+    return 2;
 }
 
 static int parse_args(int argc, char **argv, bench_args *a)
@@ -218,12 +299,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
         return usage_error("%s", e.msg);
     if (gdt_problem_parse(a->family, a->shape, &a->p, &e))
         return usage_error("--shape: %s", e.msg);
-    if (a->plan) {
-        gdt_plan_id id;
-        if (gdt_plan_id_parse(a->plan, &id, &e))
-            return usage_error("--plan: %s", e.msg);
-    }
-    return 0;
+    return a->plan ? check_plan(a) : 0;
 }
 
 /* -------------------------------------------------------------- the run */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gdt_cuda.h"
@@ -33,6 +34,7 @@ static const char usage_text[] =
 typedef struct plans_args {
     unsigned families;
     const char *shape, *arch, *tables, *tuning_config;
+    int arch_num;        /* parsed --arch; 0: none given */
     gdt_mode modes[GDT_MODE_COUNT];
     int nmodes;
 } plans_args;
@@ -84,6 +86,29 @@ static int parse_option(plans_args *a, int argc, char **argv, int *i)
     return 0;
 }
 
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* What can be judged without the device is judged before it is asked
+ * anything: the arch, the shape of every family named, --tables. */
+static int check_args(plans_args *a)
+{
+    gdt_error e;
+    gdt_problem p;
+    if (a->arch && gdt_arch_parse(a->arch, &a->arch_num, &e)) return usage_error("--arch: %s", e.msg);
+    if (a->arch && !gdt_arch_limits(a->arch_num, NULL))
+        return usage_error("--arch %s: no per-arch limits for it", a->arch);
+    for (int f = 0; f < GDT_FAMILY_COUNT; f++)
+        if ((a->families & (1u << f)) && gdt_problem_parse((gdt_family)f, a->shape, &p, &e))
+            return fprintf(stderr, "gdtune plans: %s\n", e.msg), 2;
+    if (a->tables && access(a->tables, F_OK) == 0 && !is_dir(a->tables))
+        return usage_error("--tables %s: Not a directory (expected the tables root)", a->tables);
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, plans_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -101,7 +126,7 @@ static int parse_args(int argc, char **argv, plans_args *a)
     if (!family) return usage_error("%s", "missing FAMILY (gemm, sdpa_fwd, sdpa_bwd or sdpa)");
     gdt_error e;
     if (gdt_family_parse_set(family, &a->families, &e)) return usage_error("%s", e.msg);
-    return 0;
+    return check_args(a);
 }
 
 /* ------------------------------------------------------------ the device */
@@ -148,8 +173,7 @@ static int pick_target(const plans_args *a, target *t)
     gdt_error e;
     memset(t, 0, sizeof *t);
     t->have_device = gdt__device_present() && device_arch(&t->device_arch, &e) == GDT_STATUS_OK;
-    t->arch = t->have_device ? t->device_arch : 90;
-    if (a->arch && gdt_arch_parse(a->arch, &t->arch, &e)) return usage_error("--arch: %s", e.msg);
+    t->arch = a->arch_num ? a->arch_num : t->have_device ? t->device_arch : 90;
     const gdt_backend *real = t->have_device ? gdt_cudnn_backend() : NULL;
     if (!t->have_device) {
         t->unexpanded = "no GPU";
@@ -165,12 +189,6 @@ static int pick_target(const plans_args *a, target *t)
 }
 
 /* ------------------------------------------------------------ the tables */
-
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* A table that fails to load is a warning; the untimed order is used. */
 static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char *note, size_t n)
@@ -292,8 +310,8 @@ int gdt_cli_plans(int argc, char **argv)
     target t;
     gdt_row_table *rows = NULL;
     int rc = parse_args(argc, argv, &a);
-    if (!rc) rc = pick_target(&a, &t);
     if (!rc) rc = load_rows(&a, &rows);
+    if (!rc) rc = pick_target(&a, &t);
     for (int f = 0, n = 0; !rc && f < GDT_FAMILY_COUNT; f++)
         if (a.families & (1u << f)) {
             if (n++) printf("\n");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "gdt_sweep.h"
@@ -59,49 +60,86 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
     return 2;
 }
 
-static bool parse_double(const char *s, double lo, double hi, double *out)
+/* strtod and strtol skip leading blanks and take a sign; a value on the
+ * command line is the number alone. */
+static bool starts_number(const char *s)
+{
+    return (s[0] >= '0' && s[0] <= '9') || s[0] == '.' || s[0] == '-';
+}
+
+static bool parse_double(const char *s, double lo, double hi, double *out, char *why, size_t nwhy)
 {
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return false;
+    double v = starts_number(s) ? strtod(s, &end) : 0;
+    if (!starts_number(s) || errno || end == s || *end || !(v >= lo && v <= hi))
+        return snprintf(why, nwhy, "expected a number in [%g, %g]", lo, hi), false;
     *out = v;
     return true;
 }
 
-static bool parse_int(const char *s, long lo, long hi, int *out)
+static bool parse_int(const char *s, long lo, long hi, int *out, char *why, size_t nwhy)
 {
     char *end;
     errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
+    long v = starts_number(s) ? strtol(s, &end, 10) : 0;
+    if (!starts_number(s) || errno || end == s || *end || v < lo || v > hi)
+        return snprintf(why, nwhy, "expected an integer in %ld..%ld", lo, hi), false;
     *out = (int)v;
     return true;
 }
 
-static bool parse_bursts(const char *s, gdt_sweep_opts *o)
+/* One item of a comma-separated list, copied out; false when it does not
+ * fit (no valid item is that long). */
+static bool list_item(const char *s, size_t len, char *item, size_t nitem)
 {
-    char buf[256], *save = NULL;
-    snprintf(buf, sizeof buf, "%s", s);
-    o->nbursts = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int v;
-        if (o->nbursts == GDT_MAX_BURSTS || !parse_int(t, 1, 4096, &v) ||
-            (o->nbursts && v <= o->bursts[o->nbursts - 1]))
-            return false;
-        o->bursts[o->nbursts++] = v;
-    }
-    return o->nbursts > 0;
+    if (len >= nitem)
+        return false;
+    memcpy(item, s, len);
+    item[len] = '\0';
+    return true;
 }
 
-static bool parse_shard(const char *s, gdt_sweep_opts *o)
+static bool parse_bursts(const char *s, gdt_sweep_opts *o, char *why, size_t nwhy)
 {
-    char extra;
-    int i, n;
-    if (sscanf(s, "%d/%d%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n)
+    o->nbursts = 0;
+    for (int k = 1;; k++) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        char item[32], range[64];
+        int v;
+        if (len == 0)
+            snprintf(why, nwhy, "item %d is empty", k);
+        else if (o->nbursts == GDT_MAX_BURSTS)
+            snprintf(why, nwhy, "item %d is one size too many", k);
+        else if (!list_item(s, len, item, sizeof item) ||
+                 !parse_int(item, 1, GDT_BURST_MAX, &v, range, sizeof range))
+            snprintf(why, nwhy, "item %d '%.*s' is not a size in 1..%d", k, (int)len, s, GDT_BURST_MAX);
+        else if (o->nbursts && v <= o->bursts[o->nbursts - 1])
+            snprintf(why, nwhy, "item %d '%s' is not above the size before it", k, item);
+        else {
+            o->bursts[o->nbursts++] = v;
+            if (!comma)
+                return true;
+            s = comma + 1;
+            continue;
+        }
+        size_t used = strlen(why);
+        snprintf(why + used, nwhy - used, " (expected comma-separated increasing sizes in 1..%d, "
+                 "at most %d)", GDT_BURST_MAX, GDT_MAX_BURSTS);
         return false;
+    }
+}
+
+static bool parse_shard(const char *s, gdt_sweep_opts *o, char *why, size_t nwhy)
+{
+    const char *slash = strchr(s, '/');
+    char item[32], range[64];
+    int i, n;
+    if (!slash || !list_item(s, (size_t)(slash - s), item, sizeof item) ||
+        !parse_int(slash + 1, 1, GDT_SHARDS_MAX, &n, range, sizeof range) ||
+        !parse_int(item, 0, n - 1, &i, range, sizeof range))
+        return snprintf(why, nwhy, "expected I/N with 0 <= I < N <= %d", GDT_SHARDS_MAX), false;
     o->shard_i = i;
     o->shard_n = n;
     return true;
@@ -111,6 +149,7 @@ static bool parse_shard(const char *s, gdt_sweep_opts *o)
 static int value_option(const char *name, const char *v, gdt_sweep_opts *o)
 {
     gdt_error e = {0};
+    char why[256] = "";
     bool ok = true;
     if (!strcmp(name, "--spec"))
         o->spec_path = v;
@@ -121,21 +160,22 @@ static int value_option(const char *name, const char *v, gdt_sweep_opts *o)
     else if (!strcmp(name, "--tables-dir"))
         o->tables_dir = v;
     else if (!strcmp(name, "--bursts"))
-        ok = parse_bursts(v, o);
+        ok = parse_bursts(v, o, why, sizeof why);
     else if (!strcmp(name, "--target-rel"))
-        ok = parse_double(v, 1e-5, 0.5, &o->target_rel);
+        ok = parse_double(v, GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX, &o->target_rel, why, sizeof why);
     else if (!strcmp(name, "--max-plan-seconds"))
-        ok = parse_double(v, 0.01, 3600, &o->max_plan_seconds);
+        ok = parse_double(v, GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX, &o->max_plan_seconds, why,
+                          sizeof why);
     else if (!strcmp(name, "--deadline"))
-        ok = parse_double(v, 1, 86400, &o->deadline);
+        ok = parse_double(v, GDT_DEADLINE_MIN, GDT_DEADLINE_MAX, &o->deadline, why, sizeof why);
     else if (!strcmp(name, "--cudnn-knob-cap"))
-        ok = parse_int(v, 0, 1000, &o->knob_cap);
+        ok = parse_int(v, 0, GDT_KNOB_CAP_MAX, &o->knob_cap, why, sizeof why);
     else if (!strcmp(name, "--jobs"))
-        ok = parse_int(v, 1, 64, &o->jobs);
+        ok = parse_int(v, 1, 64, &o->jobs, why, sizeof why);
     else if (!strcmp(name, "--gpus"))
-        ok = parse_int(v, 1, 16, &o->gpus);
+        ok = parse_int(v, 1, 16, &o->gpus, why, sizeof why);
     else if (!strcmp(name, "--shard"))
-        ok = parse_shard(v, o);
+        ok = parse_shard(v, o, why, sizeof why);
     else if (!strcmp(name, "--arch")) {
         if (gdt_arch_parse(v, &o->arch, &e) != GDT_STATUS_OK) {
             fprintf(stderr, "gdtune sweep: %s\n", e.msg);
@@ -143,7 +183,10 @@ static int value_option(const char *name, const char *v, gdt_sweep_opts *o)
         }
     } else
         return bad_usage("unknown option '%s'%s", name, "");
-    return ok ? 0 : bad_usage("%s: bad value '%s'", name, v);
+    if (ok)
+        return 0;
+    fprintf(stderr, "gdtune sweep: %s: bad value '%s': %s\n(see gdtune sweep --help)\n", name, v, why);
+    return 2;
 }
 
 static bool takes_value(const char *name)
@@ -213,6 +256,23 @@ static int check_combination(const gdt_sweep_opts *o)
     return -1;
 }
 
+/* Where the run writes, checked before the worker measures anything: an
+ * unusable directory is bad usage, not a failure after hours of work. */
+static int check_dirs(const gdt_sweep_opts *o)
+{
+    struct stat sb;
+    gdt_error e = {0};
+    if (o->compile_only)
+        return -1; /* writes nothing */
+    if (o->out_dir && stat(o->out_dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return bad_usage("--out %s: %s (expected a run directory)", o->out_dir, strerror(ENOTDIR));
+    if (gdt__cli_tables_dir_check(o->tables_dir, &e) != GDT_STATUS_OK) {
+        fprintf(stderr, "gdtune sweep: %s\n", e.msg);
+        return 2;
+    }
+    return -1;
+}
+
 int gdt_cli_sweep(int argc, char **argv)
 {
     gdt_sweep_opts o;
@@ -223,6 +283,8 @@ int gdt_cli_sweep(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc < 0)
         rc = check_combination(&o);
+    if (rc < 0)
+        rc = check_dirs(&o);
     if (rc >= 0)
         return rc;
     gdt_error e = {0};

@@ -1,8 +1,14 @@
 /* `gdtune tables check FILE...`: validates placement and tuning tables with
  * the same strict loader libgdtune ranks by. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gdt_sweep.h"
@@ -74,31 +80,92 @@ static int check_files(int n, char **files)
     return bad ? 2 : 0;
 }
 
+/* ------------------------------------------------- the tables directory */
+
+/* Creates and removes one file of a name nobody else uses: the only way to
+ * know the directory takes files (access(2) says nothing of read-only
+ * mounts, ACLs or quotas). */
+static gdt_status probe_writable(const char *dir, const char *label, gdt_error *e)
+{
+    char path[PATH_MAX];
+    int err = 0;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        if (snprintf(path, sizeof path, "%s/.gdtune-probe-%ld-%ld-%d", dir, (long)getpid(),
+                     (long)ts.tv_nsec, attempt) >= (int)sizeof path)
+            return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: %s", dir, label,
+                                 strerror(ENAMETOOLONG));
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            close(fd);
+            unlink(path);
+            return GDT_STATUS_OK;
+        }
+        if ((err = errno) != EEXIST)
+            break;
+    }
+    return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: cannot write there: %s "
+                         "(expected a writable directory)", dir, label, strerror(err));
+}
+
+gdt_status gdt__cli_tables_dir_check(const char *dir, gdt_error *e)
+{
+    const char *d = dir ? dir : "tables", *label = dir ? "" : " (the default)";
+    struct stat sb;
+    gdt_error me;
+    if (stat(d, &sb) != 0 && errno == ENOENT && gdt_mkdirs(d, &me) != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: cannot create it: %s",
+                             d, label, me.msg);
+    if (stat(d, &sb) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: %s (expected a "
+                             "directory for the tables)", d, label, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: %s (expected a "
+                             "directory for the tables)", d, label, strerror(ENOTDIR));
+    return probe_writable(d, label, e);
+}
+
+/* ------------------------------------------------------------- emitting */
+
+static int emit_usage(const char *verb, const char *what, const char *arg)
+{
+    fprintf(stderr, "gdtune %s: %s%s%s\n(gdtune tables --help for usage)\n", verb, what,
+            arg ? arg : "", arg ? "'" : "");
+    return 2;
+}
+
 /* `tables emit RUNDIR...` and `merge RUNDIR...`: tables from journals. */
 static int emit(const char *verb, int argc, char **argv)
 {
     const char *tables_dir = NULL;
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
-    int n = 0;
-    for (int i = 0; dirs && i < argc; i++) {
+    int n = 0, rc = 0;
+    if (!dirs)
+        return fprintf(stderr, "gdtune %s: out of memory\n", verb), 1;
+    for (int i = 0; !rc && i < argc; i++) {
         if (!strcmp(argv[i], "--tables-dir") && i + 1 < argc)
             tables_dir = argv[++i];
-        else if (argv[i][0] == '-') {
-            fprintf(stderr, "gdtune %s: unexpected argument '%s'\n(gdtune tables --help for "
-                            "usage)\n", verb, argv[i]);
-            free(dirs);
-            return 2;
-        } else
+        else if (!strncmp(argv[i], "--tables-dir=", 13))
+            tables_dir = argv[i] + 13;
+        else if (!strcmp(argv[i], "--tables-dir"))
+            rc = emit_usage(verb, "--tables-dir needs a value", NULL);
+        else if (argv[i][0] == '-')
+            rc = emit_usage(verb, "unexpected argument '", argv[i]);
+        else
             dirs[n++] = argv[i];
     }
-    if (n == 0) {
-        fprintf(stderr, "gdtune %s: no RUNDIR given\n(gdtune tables --help for usage)\n", verb);
+    if (!rc && n == 0)
+        rc = emit_usage(verb, "no RUNDIR given", NULL);
+    if (rc) {
         free(dirs);
-        return 2;
+        return rc;
     }
     gdt_error e;
     gdt_error_clear(&e);
-    gdt_status s = gdt_sweep_emit(dirs, n, tables_dir, &e);
+    gdt_status s = gdt__cli_tables_dir_check(tables_dir, &e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_sweep_emit(dirs, n, tables_dir, &e);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "gdtune %s: %s\n", verb, e.msg);
     free(dirs);

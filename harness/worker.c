@@ -13,7 +13,9 @@
 #include "gdt_cuda.h"
 #include "nvrtc/gdt_nvrtc_cache.h"
 #include "gdt_engines.h"
+#include "gdt_json.h"
 #include "gdt_measure.h"
+#include "gdt_sweep.h"
 #include "gdt_util.h"
 #include "gdt_verify.h"
 #include "gdt_worker.h"
@@ -42,6 +44,83 @@ static cJSON *error_reply(const char *op, const gdt_error *e)
     cJSON_AddStringToObject(r, "status", gdt_status_name(e->status));
     cJSON_AddStringToObject(r, "error", e->msg);
     return r;
+}
+
+/* ------------------------------------------------------ request fields */
+
+/* The parent is another gdtune, but a request is still input: every field
+ * is read strictly, in the ranges the command line and the sweep spec allow
+ * (gdt_sweep.h), so that no value outside them reaches a measurement. */
+#define REQUEST "worker request"
+
+/* An optional integer field in [lo, hi]; *out keeps its default when the
+ * field is absent. */
+static gdt_status request_int(const cJSON *req, const char *key, int64_t lo, int64_t hi,
+                              int64_t *out, gdt_error *e)
+{
+    const cJSON *n = gdt_json_get(req, key);
+    char jp[64];
+    int64_t v = 0;
+    if (!n)
+        return GDT_STATUS_OK;
+    gdt_json_path_key(jp, sizeof jp, "", key);
+    gdt_status s = gdt_json_int(n, REQUEST, jp, &v, e);
+    if (s == GDT_STATUS_OK && (v < lo || v > hi))
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an integer in [%lld, %lld], "
+                          "got %lld", REQUEST, jp, (long long)lo, (long long)hi, (long long)v);
+    if (s == GDT_STATUS_OK)
+        *out = v;
+    return s;
+}
+
+static gdt_status request_number(const cJSON *req, const char *key, double lo, double hi,
+                                 double *out, gdt_error *e)
+{
+    const cJSON *n = gdt_json_get(req, key);
+    char jp[64];
+    double v = 0;
+    if (!n)
+        return GDT_STATUS_OK;
+    gdt_json_path_key(jp, sizeof jp, "", key);
+    gdt_status s = gdt_json_number(n, REQUEST, jp, &v, e);
+    if (s == GDT_STATUS_OK && !(v >= lo && v <= hi))
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a number in [%g, %g], got %g",
+                          REQUEST, jp, lo, hi, v);
+    if (s == GDT_STATUS_OK)
+        *out = v;
+    return s;
+}
+
+/* Optional "bursts": 1 to GDT_MAX_BURSTS increasing sizes in
+ * 1..GDT_BURST_MAX, as `gdtune sweep --bursts` takes them. */
+static gdt_status request_bursts(const cJSON *req, gdt_measure_opts *mo, gdt_error *e)
+{
+    const cJSON *b = gdt_json_get(req, "bursts"), *x;
+    char got[96];
+    int n = cJSON_IsArray(b) ? cJSON_GetArraySize(b) : 0;
+    if (!b)
+        return GDT_STATUS_OK;
+    if (n < 1 || n > GDT_MAX_BURSTS) {
+        gdt_json_describe(b, got, sizeof got);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /bursts: expected an array of 1 to %d "
+                             "burst sizes, got %s", REQUEST, GDT_MAX_BURSTS, got);
+    }
+    mo->nbursts = 0;
+    cJSON_ArrayForEach(x, b)
+    {
+        char jp[32];
+        int64_t v = 0;
+        gdt_json_path_index(jp, sizeof jp, "/bursts", mo->nbursts);
+        gdt_status s = gdt_json_int(x, REQUEST, jp, &v, e);
+        if (s == GDT_STATUS_OK &&
+            (v < 1 || v > GDT_BURST_MAX || (mo->nbursts && v <= mo->bursts[mo->nbursts - 1])))
+            s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected increasing burst sizes in "
+                              "1..%d, got %lld", REQUEST, jp, GDT_BURST_MAX, (long long)v);
+        if (s != GDT_STATUS_OK)
+            return s;
+        mo->bursts[mo->nbursts++] = (int)v;
+    }
+    return GDT_STATUS_OK;
 }
 
 
@@ -423,24 +502,34 @@ static gdt_status find_reference(worker *w, const gdt_wplan_list *l, char *name,
     return GDT_STATUS_OK;
 }
 
-static gdt_status prepare_cell(worker *w, const cJSON *req, gdt_wplan_list *l, gdt_error *e)
+/* The cell request: family and problem (parsed into w->problem), seed and
+ * knob cap, all checked before anything touches the device. */
+static gdt_status cell_request(worker *w, const cJSON *req, int64_t *seed, int64_t *cap,
+                               gdt_error *e)
 {
     const char *fam = cJSON_GetStringValue(cJSON_GetObjectItem(req, "family"));
     const char *shape = cJSON_GetStringValue(cJSON_GetObjectItem(req, "problem"));
-    double seed = cJSON_GetNumberValue(cJSON_GetObjectItem(req, "seed"));
-    const cJSON *cap = cJSON_GetObjectItem(req, "knob_cap");
     gdt_family f;
     gdt_status s;
+    *seed = 1;
+    *cap = 8;
     if (!fam || !shape)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker: cell request needs family and problem");
     if ((s = gdt_family_parse(fam, &f, e)) != GDT_STATUS_OK ||
-        (s = gdt_problem_parse(f, shape, &w->problem, e)) != GDT_STATUS_OK)
+        (s = gdt_problem_parse(f, shape, &w->problem, e)) != GDT_STATUS_OK ||
+        (s = request_int(req, "seed", 1, GDT_JSON_INT_LIMIT - 1, seed, e)) != GDT_STATUS_OK)
         return s;
+    return request_int(req, "knob_cap", 0, GDT_KNOB_CAP_MAX, cap, e);
+}
+
+static gdt_status prepare_cell(worker *w, int64_t seed, int64_t cap, gdt_wplan_list *l, gdt_error *e)
+{
+    gdt_status s;
     gdt_facts_analyze(&w->problem, &w->dev, &w->facts);
     if ((s = make_stream(w, e)) != GDT_STATUS_OK ||
-        (s = gdt_buffers_create(&w->problem, (uint64_t)(seed > 0 ? seed : 1), &w->buf, e)) != GDT_STATUS_OK)
+        (s = gdt_buffers_create(&w->problem, (uint64_t)seed, &w->buf, e)) != GDT_STATUS_OK)
         return s;
-    return wplan_list_build(&w->facts, w->rows, cJSON_IsNumber(cap) ? (int)cap->valuedouble : 8, l, e);
+    return wplan_list_build(&w->facts, w->rows, (int)cap, l, e);
 }
 
 static cJSON *on_cell(worker *w, const cJSON *req)
@@ -449,11 +538,13 @@ static cJSON *on_cell(worker *w, const cJSON *req)
     gdt_wplan_list l = {0};
     char ref[400] = "";
     bool cpu = false;
+    int64_t seed, cap;
     cell_free(w);
-    gdt_status s = w->have_device ? GDT_STATUS_OK
-                                  : gdt_error_set(&e, GDT_STATUS_NO_DEVICE, "worker: no device (hello first)");
+    gdt_status s = cell_request(w, req, &seed, &cap, &e);
+    if (s == GDT_STATUS_OK && !w->have_device)
+        s = gdt_error_set(&e, GDT_STATUS_NO_DEVICE, "worker: no device (hello first)");
     if (s == GDT_STATUS_OK)
-        s = prepare_cell(w, req, &l, &e);
+        s = prepare_cell(w, seed, cap, &l, &e);
     if (s == GDT_STATUS_OK)
         s = find_reference(w, &l, ref, sizeof ref, &cpu, &e);
     if (s != GDT_STATUS_OK) {
@@ -504,20 +595,21 @@ static cJSON *clocks_json(const gdt_measure_clocks *c)
     return o;
 }
 
-static void measure_opts(const worker *w, const cJSON *req, gdt_measure_opts *mo)
+/* The measurement settings of a plan request; absent fields keep the
+ * defaults. */
+static gdt_status measure_opts(const worker *w, const cJSON *req, gdt_measure_opts *mo, gdt_error *e)
 {
     gdt_measure_opts_default(mo);
-    const cJSON *b = cJSON_GetObjectItem(req, "bursts"), *x;
-    if (cJSON_IsArray(b) && cJSON_GetArraySize(b) > 0) {
-        mo->nbursts = 0;
-        cJSON_ArrayForEach(x, b) if (mo->nbursts < GDT_MAX_BURSTS) mo->bursts[mo->nbursts++] = (int)x->valuedouble;
-    }
-    if (cJSON_IsNumber(x = cJSON_GetObjectItem(req, "target_rel")))
-        mo->target_rel = x->valuedouble;
-    if (cJSON_IsNumber(x = cJSON_GetObjectItem(req, "max_seconds")))
-        mo->max_seconds = x->valuedouble;
+    gdt_status s = request_bursts(req, mo, e);
+    if (s == GDT_STATUS_OK)
+        s = request_number(req, "target_rel", GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX,
+                           &mo->target_rel, e);
+    if (s == GDT_STATUS_OK)
+        s = request_number(req, "max_seconds", GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX,
+                           &mo->max_seconds, e);
     mo->cold = true;
     mo->l2_bytes = (size_t)w->dev.l2_bytes;
+    return s;
 }
 
 static cJSON *burst_json(const gdt_burst_result *b)
@@ -549,7 +641,7 @@ static void add_measurement(cJSON *r, const gdt_measure_result *m)
 }
 
 /* Verifies then measures a built plan; fills the result's disposition. */
-static gdt_status verify_and_measure(worker *w, const cJSON *req, exec_ctx *x, cJSON *r,
+static gdt_status verify_and_measure(worker *w, const gdt_measure_opts *mo, exec_ctx *x, cJSON *r,
                                      gdt_error *e)
 {
     double err[4] = {0};
@@ -561,14 +653,12 @@ static gdt_status verify_and_measure(worker *w, const cJSON *req, exec_ctx *x, c
         return s;
     if ((s = gdt_buffers_restore(w->buf, w->stream, e)) != GDT_STATUS_OK)
         return s;
-    gdt_measure_opts mo;
-    measure_opts(w, req, &mo);
     gdt_measure_result *m = calloc(1, sizeof *m);
     if (!m)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "worker: out of memory");
     gdt_exec_fn fn = {exec_once, x}, restore = {restore_once, x};
     gdt_measure_clocks clk = {0};
-    s = gdt_measure_trials(&fn, &restore, w->stream, &mo, m, &clk, e);
+    s = gdt_measure_trials(&fn, &restore, w->stream, mo, m, &clk, e);
     if (s == GDT_STATUS_OK) {
         add_measurement(r, m);
         cJSON_AddItemToObject(r, "clocks", clocks_json(&clk));
@@ -592,6 +682,9 @@ static cJSON *on_plan(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
     gdt_wplan pl;
+    gdt_measure_opts mo;
+    if (measure_opts(w, req, &mo, &e) != GDT_STATUS_OK)
+        return error_reply("error", &e); /* a bad request, not a plan's disposition */
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "op", "result");
     gdt_status s = w->cell_ready ? wplan_from_json(cJSON_GetObjectItem(req, "plan"), &pl, &e)
@@ -603,7 +696,7 @@ static cJSON *on_plan(worker *w, const cJSON *req)
         s = run_once(w, &pl, &x.c, &build_s, &e);
     }
     if (s == GDT_STATUS_OK)
-        s = verify_and_measure(w, req, &x, r, &e);
+        s = verify_and_measure(w, &mo, &x, r, &e);
     if (x.c)
         x.ops->destroy(x.c);
     cJSON_AddStringToObject(r, "disposition", disposition(s));
@@ -645,10 +738,14 @@ static cJSON *dispatch(worker *w, const char *line, bool *quit)
 
 int gdt_cli_worker(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: gdtune worker\n\nInternal: the process that owns the GPU during a sweep.\n"
-               "`gdtune sweep` starts it and talks JSON lines over its stdin and stdout.\n");
-        return 0;
+    static const char usage[] = "usage: gdtune worker\n\nInternal: the process that owns the GPU "
+                                "during a sweep.\n`gdtune sweep` starts it and talks JSON lines "
+                                "over its stdin and stdout.\n";
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+        return fputs(usage, stdout), 0;
+    if (argc > 1) {
+        fprintf(stderr, "gdtune worker: unexpected argument '%s' (it takes none)\n%s", argv[1], usage);
+        return 2;
     }
     /* Libraries may print on stdout: keep a private copy for the protocol
      * and send everything else to stderr. */
