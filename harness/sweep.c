@@ -231,15 +231,15 @@ static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const cha
             gdt_json_path_index(ji, sizeof ji, jp, sp->nbursts);
             if ((s = gdt_json_int(it, file, ji, &v, e)) != GDT_STATUS_OK)
                 return s;
-            if (v < 1 || v > 4096 || (sp->nbursts && v <= sp->bursts[sp->nbursts - 1]))
+            if (v < 1 || v > GDT_BURST_MAX || (sp->nbursts && v <= sp->bursts[sp->nbursts - 1]))
                 return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected increasing burst "
-                                     "sizes in 1..4096, got %lld", file, ji, (long long)v);
+                                     "sizes in 1..%d, got %lld", file, ji, GDT_BURST_MAX, (long long)v);
             sp->bursts[sp->nbursts++] = (int)v;
         }
     }
     struct { const char *key; double *out; double lo, hi; } num[] = {
-        {"target_rel", &sp->target_rel, 1e-5, 0.5},
-        {"max_plan_seconds", &sp->max_plan_seconds, 0.01, 3600},
+        {"target_rel", &sp->target_rel, GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX},
+        {"max_plan_seconds", &sp->max_plan_seconds, GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX},
     };
     for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
         const cJSON *v = gdt_json_get(obj, num[i].key);
@@ -258,9 +258,9 @@ static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const cha
         gdt_json_path_key(jp, sizeof jp, jpath, "cudnn_knob_cap");
         if ((s = gdt_json_int(kc, file, jp, &v, e)) != GDT_STATUS_OK)
             return s;
-        if (v < 0 || v > 1000)
+        if (v < 0 || v > GDT_KNOB_CAP_MAX)
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an integer in "
-                                 "[0, 1000], got %lld", file, jp, (long long)v);
+                                 "[0, %d], got %lld", file, jp, GDT_KNOB_CAP_MAX, (long long)v);
         sp->knob_cap = (int)v;
     }
     return GDT_STATUS_OK;

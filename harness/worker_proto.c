@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gdt_json.h"
 #include "gdt_util.h"
 #include "gdt_worker.h"
 
@@ -337,19 +338,22 @@ cJSON *gdt__plan_id_json(const gdt_plan_id *id)
 gdt_status gdt__plan_id_from_json(const cJSON *o, gdt_plan_id *id, gdt_error *e)
 {
     memset(id, 0, sizeof *id);
-    const cJSON *eid = cJSON_GetObjectItem(o, "engine_id");
     const cJSON *k = cJSON_GetObjectItem(o, "knobs"), *kv;
-    if (!cJSON_IsNumber(eid) || !cJSON_IsArray(k))
+    if (gdt_json_int(cJSON_GetObjectItem(o, "engine_id"), "plan", "/engine_id", &id->engine_id, e) != GDT_STATUS_OK)
+        return GDT_STATUS_BAD_INPUT;
+    if (!cJSON_IsArray(k))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
                              "plan: expected {\"engine_id\": integer, \"knobs\": [[type, value], ...]}");
-    id->engine_id = (int64_t)eid->valuedouble;
     cJSON_ArrayForEach(kv, k)
     {
-        const cJSON *t = cJSON_GetArrayItem(kv, 0), *v = cJSON_GetArrayItem(kv, 1);
-        if (cJSON_GetArraySize(kv) != 2 || !cJSON_IsNumber(t) || !cJSON_IsNumber(v))
+        int64_t t = -1, v = 0;
+        if (cJSON_GetArraySize(kv) != 2 ||
+            gdt_json_int(cJSON_GetArrayItem(kv, 0), "plan", "/knobs", &t, NULL) != GDT_STATUS_OK ||
+            gdt_json_int(cJSON_GetArrayItem(kv, 1), "plan", "/knobs", &v, NULL) != GDT_STATUS_OK ||
+            t < 0 || t > INT_MAX)
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
                                  "plan: /knobs/%d: expected [type, value] integers", id->nknobs);
-        if (!gdt_plan_id_set_knob(id, (int)t->valuedouble, (int64_t)v->valuedouble))
+        if (!gdt_plan_id_set_knob(id, (int)t, v))
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "plan: more than %d knobs", GDT_MAX_KNOBS);
     }
     return GDT_STATUS_OK;
