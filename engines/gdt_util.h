@@ -2,6 +2,7 @@
 #ifndef GDT_UTIL_H
 #define GDT_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,8 +14,33 @@ void gdt_digest_hex(const void *data, size_t n, char out[65]);
 /* Reads a whole file (NUL-terminated, *len excludes the NUL); IO error names
  * the path and errno text.  Free with free(). */
 gdt_status gdt_file_read(const char *path, char **data, size_t *len, gdt_error *e);
-/* Writes a whole file atomically: temporary name in the same folder, fsync,
- * rename.  IO error names the path. */
+/* Publish set: files that appear together or not at all.  stage writes
+ * and fsyncs each file as a unique temporary <path>.tmp.<random> beside it
+ * (O_EXCL|O_NOFOLLOW: never through a planted name); nothing visible
+ * changes until commit renames them all, in staging order, and fsyncs
+ * their folders.  A failed stage leaves the earlier stages staged; abort
+ * unlinks the temporaries the set created and nothing else.  commit and
+ * abort leave the set empty, so abort after commit is a no-op:
+ *     gdt_publish p = {0};
+ *     s = gdt_publish_stage(&p, a, ...); if (!s) s = gdt_publish_stage(&p, b, ...);
+ *     if (!s) s = gdt_publish_commit(&p, e);
+ *     gdt_publish_abort(&p);
+ * Only a rename failing inside commit (not a full disk: rename needs no
+ * space) can leave the files before it published.  Test-only: the
+ * environment variable GDTUNE_TEST_FAIL_PUBLISH=N makes the N-th stage of
+ * every set fail as a full disk would. */
+#define GDT_PUBLISH_MAX 8
+typedef struct gdt_publish {
+    int n;
+    char *path[GDT_PUBLISH_MAX];
+    char *tmp[GDT_PUBLISH_MAX]; /* NULL once renamed */
+} gdt_publish;
+gdt_status gdt_publish_stage(gdt_publish *p, const char *path, const void *data, size_t n, gdt_error *e);
+gdt_status gdt_publish_commit(gdt_publish *p, gdt_error *e);
+void gdt_publish_abort(gdt_publish *p);
+
+/* The one-file publish set: unique temporary, fsync, rename, fsync of the
+ * folder.  IO error names the path. */
 gdt_status gdt_file_write_atomic(const char *path, const void *data, size_t n, gdt_error *e);
 /* mkdir -p */
 gdt_status gdt_mkdirs(const char *path, gdt_error *e);

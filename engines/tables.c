@@ -550,6 +550,13 @@ static gdt_status check_measured(const gdt_measured_cell *c, const char *key, gd
                                  "tables writer: cell %s: plan %s: expected time_us > 0, noise >= 0 "
                                  "and host_us >= 0 (finite), got %g, %g, %g",
                                  key, name, p->time_us, p->noise, p->host_us);
+        bool backend;
+        gdt_family ef;
+        int slot;
+        gdt_error de;
+        if (gdt_engine_id_decode(p->id.engine_id, &backend, &ef, &slot, &de))
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: cell %s: plan %s: engine_id: %s",
+                                 key, name, de.msg);
         for (int k = 0; k < p->id.nknobs; k++)
             if (!gdt_knob_name(p->id.knobs[k].type))
                 return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
@@ -600,13 +607,39 @@ static void free_work(cell_work *w, int n)
     free(w);
 }
 
-static gdt_status write_text(const char *dir, gdt_family f, table_kind k, sb *b, gdt_error *e)
+static void table_path(char *path, size_t cap, const char *dir, gdt_family f, table_kind k)
 {
-    if (b->oom) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.%s.json", dir, gdt_family_name(f),
-             k == KIND_TUNING ? "tuning" : "placement");
-    return gdt_file_write_atomic(path, b->p, b->n, e);
+    snprintf(path, cap, "%s/%s.%s.json", dir, gdt_family_name(f), k == KIND_TUNING ? "tuning" : "placement");
+}
+
+static gdt_status check_written(const char *tp, const sb *t, const char *pp, const sb *p, gdt_error *e);
+
+/* Both files or neither: a failure writing the second leaves the pair that
+ * was there (one file of a new sweep beside one of an old is refused). */
+static gdt_status publish_pair(const char *dir, gdt_family f, const sb *t, const sb *p, gdt_error *e)
+{
+    if (t->oom || p->oom) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
+    char tp[4096], pp[4096];
+    table_path(tp, sizeof tp, dir, f, KIND_TUNING);
+    table_path(pp, sizeof pp, dir, f, KIND_PLACEMENT);
+    gdt_publish pub = {0};
+    gdt_status s = check_written(tp, t, pp, p, e);
+    if (!s) s = gdt_mkdirs(dir, e);
+    if (!s) s = gdt_publish_stage(&pub, tp, t->p, t->n, e);
+    if (!s) s = gdt_publish_stage(&pub, pp, p->p, p->n, e);
+    if (!s) s = gdt_publish_commit(&pub, e);
+    gdt_publish_abort(&pub);
+    return s;
+}
+
+/* The arch names the folder the loader reads (sm<arch>, two or three
+ * digits, as gdt_arch_parse reads it). */
+static gdt_status check_provenance(const gdt_provenance *prov, gdt_error *e)
+{
+    if (prov->arch < 10 || prov->arch > 999)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: provenance: arch: expected an arch "
+                             "in [10, 999] (smXY), got %d", prov->arch);
+    return GDT_STATUS_OK;
 }
 
 static gdt_status prepare_all(gdt_family f, const gdt_provenance *prov, const gdt_measured_cell *cells,
@@ -634,7 +667,8 @@ gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance 
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_tables_write: missing argument");
     cell_work *w = NULL;
     sb t = {0}, p = {0};
-    gdt_status s = prepare_all(f, prov, cells, ncells, &w, e);
+    gdt_status s = check_provenance(prov, e);
+    if (!s) s = prepare_all(f, prov, cells, ncells, &w, e);
     if (!s) {
         emit_header(&t, KIND_TUNING, f, prov);
         sb_printf(&t, "  \"cells\": [\n");
@@ -646,9 +680,7 @@ gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance 
         sb_printf(&p, "  ],\n");
         s = emit_shards(&p, f, w, ncells, e);
     }
-    if (!s) s = gdt_mkdirs(dir, e);
-    if (!s) s = write_text(dir, f, KIND_TUNING, &t, e);
-    if (!s) s = write_text(dir, f, KIND_PLACEMENT, &p, e);
+    if (!s) s = publish_pair(dir, f, &t, &p, e);
     free(t.p);
     free(p.p);
     free_work(w, ncells);
@@ -1418,18 +1450,14 @@ static gdt_status self_describe(ld *l, const cJSON *root, table_kind *kind)
     return GDT_STATUS_OK;
 }
 
-/* Reads one file into t.  family < 0: the file says (tables check). */
-static gdt_status load_one(const char *path, int family, int arch, table_kind *kind, gdt_tables *t,
-                           gdt_error *e)
+/* Reads one file's text into t.  family < 0: the file says (tables check). */
+static gdt_status load_text(const char *path, const char *text, size_t len, int family, int arch,
+                            table_kind *kind, gdt_tables *t, gdt_error *e)
 {
-    char *text = NULL;
-    size_t len = 0;
     cJSON *root = NULL;
     gdt_provenance prov;
     ld l = {path, (gdt_family)(family < 0 ? 0 : family), arch, e};
-    gdt_status s = gdt_file_read(path, &text, &len, e);
-    if (!s) s = gdt_json_parse(text, len, path, &root, e);
-    free(text);
+    gdt_status s = gdt_json_parse(text, len, path, &root, e);
     if (!s && family < 0) s = self_describe(&l, root, kind);
     if (!s) s = read_header(&l, root, *kind, &prov);
     if (!s && t->have_prov && memcmp(&prov, &t->prov, sizeof prov))
@@ -1443,6 +1471,17 @@ static gdt_status load_one(const char *path, int family, int arch, table_kind *k
         s = *kind == KIND_TUNING ? read_tuning(&l, root, t) : read_placement(&l, root, t);
     }
     cJSON_Delete(root);
+    return s;
+}
+
+static gdt_status load_one(const char *path, int family, int arch, table_kind *kind, gdt_tables *t,
+                           gdt_error *e)
+{
+    char *text = NULL;
+    size_t len = 0;
+    gdt_status s = gdt_file_read(path, &text, &len, e);
+    if (!s) s = load_text(path, text, len, family, arch, kind, t, e);
+    free(text);
     return s;
 }
 
@@ -1494,6 +1533,24 @@ gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables *
         return s;
     }
     *out = t;
+    return GDT_STATUS_OK;
+}
+
+/* The writer's last word: what it is about to publish is checked by the
+ * code `tables check` runs on each file, then paired as a load pairs them,
+ * so that nothing written is refused when read. */
+static gdt_status check_written(const char *tp, const sb *t, const char *pp, const sb *p, gdt_error *e)
+{
+    gdt_tables *tb = calloc(1, sizeof *tb);
+    if (!tb) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
+    table_kind kt = KIND_TUNING, kp = KIND_PLACEMENT;
+    gdt_error le;
+    gdt_error_clear(&le);
+    gdt_status s = load_text(tp, t->p, t->n, -1, 0, &kt, tb, &le);
+    if (!s) s = load_text(pp, p->p, p->n, -1, 0, &kp, tb, &le);
+    if (!s) s = check_pair(tb, tp, pp, &le);
+    gdt_tables_destroy(tb);
+    if (s) return gdt_error_set(e, s, "tables writer: nothing written, the loader would refuse it: %s", le.msg);
     return GDT_STATUS_OK;
 }
 

@@ -1,10 +1,12 @@
-/* Small utilities: SHA-256, whole-file read, atomic write, mkdir -p, the
- * monotonic clock, embedded data lookup. */
+/* Small utilities: SHA-256, whole-file read, publish sets and the atomic
+ * write, mkdir -p, the monotonic clock, embedded data lookup. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,25 +137,140 @@ static gdt_status write_all(int fd, const char *tmp, const void *data, size_t n,
     return GDT_STATUS_OK;
 }
 
+/* ----------------------------------------------------------- publish set */
+
+/* Test-only hook, read only here: GDTUNE_TEST_FAIL_PUBLISH=N makes the N-th
+ * file staged in a set fail as a full disk would, after its temporary was
+ * created, so tests reach the failure path without filling a filesystem. */
+static bool fail_injected(int index)
+{
+    const char *v = getenv("GDTUNE_TEST_FAIL_PUBLISH");
+    return v && atoi(v) == index + 1;
+}
+
+/* Unpredictable, so that nobody can plant a file at the next name. */
+static void random_suffix(char out[13])
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static unsigned counter;
+    unsigned char r[12];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 40) ^ ++counter;
+        for (int i = 0; i < 12; i++, x = x * 6364136223846793005u + 1442695040888963407u)
+            r[i] = (unsigned char)(x >> 56);
+    }
+    for (int i = 0; i < 12; i++) out[i] = digits[r[i] % (sizeof digits - 1)];
+    out[12] = '\0';
+}
+
+/* <path>.tmp.<random>, created here and now: O_EXCL refuses any name that
+ * exists (a planted symlink included), O_NOFOLLOW says so twice. */
+static gdt_status create_temp(const char *path, char **tmp, int *fd, gdt_error *e)
+{
+    size_t len = strlen(path) + 18;
+    *tmp = malloc(len);
+    if (!*tmp) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
+    for (int tries = 0; tries < 100; tries++) {
+        char suffix[13];
+        random_suffix(suffix);
+        snprintf(*tmp, len, "%s.tmp.%s", path, suffix);
+        *fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (*fd >= 0) return GDT_STATUS_OK;
+        if (errno != EEXIST) break;
+    }
+    gdt_status s = gdt_error_set(e, GDT_STATUS_IO, "%s: cannot create a temporary %s: %s", path, *tmp,
+                                 strerror(errno));
+    free(*tmp);
+    *tmp = NULL;
+    return s;
+}
+
+gdt_status gdt_publish_stage(gdt_publish *p, const char *path, const void *data, size_t n, gdt_error *e)
+{
+    if (p->n >= GDT_PUBLISH_MAX)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s: a publish set holds at most %d files", path,
+                             GDT_PUBLISH_MAX);
+    char *tmp = NULL, *dst = strdup(path);
+    int fd = -1;
+    if (!dst) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
+    gdt_status st = create_temp(path, &tmp, &fd, e);
+    if (st) return free(dst), st;
+    if (fail_injected(p->n))
+        st = gdt_error_set(e, GDT_STATUS_IO, "%s: write failed: %s (GDTUNE_TEST_FAIL_PUBLISH)", tmp,
+                           strerror(ENOSPC));
+    if (!st) st = write_all(fd, tmp, data, n, e);
+    if (close(fd) && !st) st = gdt_error_set(e, GDT_STATUS_IO, "%s: close failed: %s", tmp, strerror(errno));
+    if (st) {
+        unlink(tmp); /* ours: created above with O_EXCL */
+        free(tmp);
+        free(dst);
+        return st;
+    }
+    p->path[p->n] = dst;
+    p->tmp[p->n++] = tmp;
+    return GDT_STATUS_OK;
+}
+
+/* The folder part of path ("." when it has none). */
+static void folder_of(const char *path, char *dir, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, cap, ".");
+    else snprintf(dir, cap, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+}
+
+/* A rename is durable only once the folder's entry is on disk. */
+static gdt_status fsync_folder(const char *dir, gdt_error *e)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot open the folder: %s", dir, strerror(errno));
+    int rc = fsync(fd) && errno != EINVAL ? errno : 0; /* EINVAL: a folder that cannot be synced */
+    close(fd);
+    if (rc) return gdt_error_set(e, GDT_STATUS_IO, "%s: fsync of the folder failed: %s", dir, strerror(rc));
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_publish_commit(gdt_publish *p, gdt_error *e)
+{
+    gdt_status st = GDT_STATUS_OK;
+    int renamed = 0;
+    for (; renamed < p->n; renamed++) {
+        if (rename(p->tmp[renamed], p->path[renamed])) {
+            st = gdt_error_set(e, GDT_STATUS_IO, "%s: rename from %s failed: %s", p->path[renamed],
+                               p->tmp[renamed], strerror(errno));
+            break;
+        }
+        free(p->tmp[renamed]);
+        p->tmp[renamed] = NULL; /* published: abort must not touch it */
+    }
+    char dir[4096], prev[4096] = "";
+    for (int i = 0; i < renamed && !st; i++) {
+        folder_of(p->path[i], dir, sizeof dir);
+        if (strcmp(dir, prev)) st = fsync_folder(dir, e);
+        memcpy(prev, dir, sizeof dir);
+    }
+    gdt_publish_abort(p);
+    return st;
+}
+
+void gdt_publish_abort(gdt_publish *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        if (p->tmp[i]) unlink(p->tmp[i]); /* still the temporary this set created */
+        free(p->tmp[i]);
+        free(p->path[i]);
+    }
+    memset(p, 0, sizeof *p);
+}
+
 gdt_status gdt_file_write_atomic(const char *path, const void *data, size_t n, gdt_error *e)
 {
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (!tmp) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
-    /* Same folder, so that rename is atomic; pid keeps concurrent writers apart. */
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    gdt_status st = GDT_STATUS_OK;
-    if (fd < 0) {
-        st = gdt_error_set(e, GDT_STATUS_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-    } else {
-        st = write_all(fd, tmp, data, n, e);
-        if (close(fd) && !st) st = gdt_error_set(e, GDT_STATUS_IO, "%s: close failed: %s", tmp, strerror(errno));
-        if (!st && rename(tmp, path))
-            st = gdt_error_set(e, GDT_STATUS_IO, "%s: rename from %s failed: %s", path, tmp, strerror(errno));
-        if (st) unlink(tmp);
-    }
-    free(tmp);
+    gdt_publish p = {0};
+    gdt_status st = gdt_publish_stage(&p, path, data, n, e);
+    if (!st) st = gdt_publish_commit(&p, e);
+    gdt_publish_abort(&p);
     return st;
 }
 

@@ -48,8 +48,12 @@ typedef struct gdt_measured_cell {
     int nplans;
 } gdt_measured_cell;
 
-/* Writes <dir>/<family>.tuning.json and <dir>/<family>.placement.json
- * (temporary name, then rename).  dir is e.g. tables/sm90. */
+/* Writes <dir>/<family>.tuning.json and <dir>/<family>.placement.json as
+ * one pair: both are staged as unique temporaries before either is renamed,
+ * so a failure leaves the previous pair as it was.  dir is e.g.
+ * tables/sm90.  What the loader would refuse (the arch outside smXY, an
+ * engine id outside every block, or anything `tables check` refuses in the
+ * serialized text) is BAD_INPUT naming the field, and nothing is written. */
 gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance *prov,
                             const gdt_measured_cell *cells, int ncells, gdt_error *e);
 
