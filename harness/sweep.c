@@ -1422,7 +1422,12 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
         s = emit(&one, 1, r.o.tables_dir, e);
     if (s == GDT_STATUS_OK) {
         gdt_error he = {0};
-        if (gdt_rawh5_write(r.dir, &he) != GDT_STATUS_OK)
+        gdt_run *jr = NULL;
+        gdt_status hs = gdt_run_load(r.dir, &jr, &he);
+        if (hs == GDT_STATUS_OK)
+            hs = gdt_rawh5_write(jr, r.dir, &he);
+        gdt_run_destroy(jr);
+        if (hs != GDT_STATUS_OK)
             fprintf(stderr, "gdtune sweep: raw.h5 not written: %s (the journal holds every "
                     "sample; `gdtune report %s` retries)\n", he.msg, r.dir);
     }

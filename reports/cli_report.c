@@ -284,7 +284,7 @@ static gdt_status run_report(report *r, gdt_error *e)
     char rdir[PATH_MAX + 16];
     gdt_status s = gdt_run_load(r->dir, &r->run, e);
     if (s == GDT_STATUS_OK)
-        s = gdt_rawh5_write(r->dir, e);
+        s = gdt_rawh5_write(r->run, r->dir, e);
     snprintf(rdir, sizeof rdir, "%s/report", r->dir);
     if (s == GDT_STATUS_OK)
         s = gdt_mkdirs(rdir, e);

@@ -1,5 +1,6 @@
 /* raw.h5: every sample of a run, rebuilt from its journal (the journal is
- * the durable copy; raw.h5 is written to raw.h5.tmp, then renamed).
+ * the durable copy; raw.h5 is built in memory and published through a
+ * unique temporary, fsync and rename).
  *
  * Layout (h5dump and h5py read it without gdtune):
  *   /                      attributes: device name, UUID, arch, SM count,
@@ -15,9 +16,10 @@
 #ifndef GDT_RAWH5_H
 #define GDT_RAWH5_H
 
+#include "gdt_run.h"
 #include "gdtune/gdtune.h"
 
-/* Reads <dir>/journal.jsonl (a torn tail ignored) and writes <dir>/raw.h5. */
-gdt_status gdt_rawh5_write(const char *dir, gdt_error *e);
+/* Writes <dir>/raw.h5 from the run's journal, as the model read it. */
+gdt_status gdt_rawh5_write(const gdt_run *r, const char *dir, gdt_error *e);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdt_journal.h"
+#include "gdt_run.h"
 #include "gdt_json.h"
 #include "gdt_rawh5.h"
 #include "gdt_util.h"
@@ -96,77 +96,11 @@ static bool provenance(hid_t f, const cJSON *h)
     return ok;
 }
 
-/* Family of each cell, from the "cell" records: later records of a cell may
- * not repeat it. */
-typedef struct cell_families {
-    char (*name)[16];
-    int n;
-} cell_families;
-
-static const char *family_of(cell_families *cf, const cJSON *rec)
+static bool plan_attrs(hid_t g, const gdt_run_plan *p)
 {
-    int ci = (int)gdt_json_num_or(rec, "cell", -1);
-    const char *f = gdt_json_str_or(rec, "family", "");
-    if (ci < 0 || ci > 1000000)
-        return f;
-    if (ci >= cf->n) {
-        char(*g)[16] = realloc(cf->name, sizeof *g * (size_t)(ci + 1));
-        if (!g)
-            return f;
-        memset(g + cf->n, 0, sizeof *g * (size_t)(ci + 1 - cf->n));
-        cf->name = g;
-        cf->n = ci + 1;
-    }
-    if (*f)
-        snprintf(cf->name[ci], sizeof cf->name[ci], "%s", f);
-    return cf->name[ci][0] ? cf->name[ci] : "unknown_family";
-}
-
-static bool cell_group(hid_t f, cell_families *cf, const cJSON *rec, hid_t *out)
-{
-    char name[64];
-    hid_t fam = group(f, family_of(cf, rec));
-    if (fam < 0)
-        return false;
-    snprintf(name, sizeof name, "cell_%03d", (int)gdt_json_num_or(rec, "cell", 0));
-    *out = group(fam, name);
-    H5Gclose(fam);
-    return *out >= 0;
-}
-
-static bool plan_attrs(hid_t g, const cJSON *plan)
-{
-    return attr_str(g, "name", gdt_json_str_or(plan, "name", "")) && attr_str(g, "tag", gdt_json_str_or(plan, "tag", "")) &&
-           attr_num(g, "engine_id", gdt_json_num_or(plan, "engine_id", -1)) &&
-           attr_num(g, "backend", cJSON_IsTrue(cJSON_GetObjectItem(plan, "backend"))) &&
-           attr_num(g, "untimed_position", gdt_json_num_or(plan, "untimed", -1));
-}
-
-/* "cell": the cell group and its attributes; "plans": one group per plan. */
-static bool on_cell(hid_t f, cell_families *cf, const cJSON *rec, bool plans)
-{
-    hid_t c;
-    if (!cell_group(f, cf, rec, &c))
-        return false;
-    bool ok = true;
-    if (!plans) {
-        ok = attr_str(c, "shape", gdt_json_str_or(rec, "shape", "")) && attr_str(c, "key", gdt_json_str_or(rec, "key", ""));
-    } else {
-        ok = attr_str(c, "reference", gdt_json_str_or(rec, "reference", ""));
-        const cJSON *p;
-        int i = 0;
-        cJSON_ArrayForEach(p, cJSON_GetObjectItem(rec, "plans"))
-        {
-            char name[64];
-            snprintf(name, sizeof name, "plan_%03d", i++);
-            hid_t g = group(c, name);
-            ok &= g >= 0 && plan_attrs(g, p);
-            if (g >= 0)
-                H5Gclose(g);
-        }
-    }
-    H5Gclose(c);
-    return ok;
+    return attr_str(g, "name", p->name) && attr_str(g, "tag", p->tag) &&
+           attr_num(g, "engine_id", (double)p->id.engine_id) && attr_num(g, "backend", p->backend) &&
+           attr_num(g, "untimed_position", p->untimed);
 }
 
 static bool result_data(hid_t g, const cJSON *res)
@@ -201,40 +135,50 @@ static bool result_data(hid_t g, const cJSON *res)
     return ok;
 }
 
-static bool on_result(hid_t f, cell_families *cf, const cJSON *rec)
+static bool plan_group(hid_t c, const gdt_run_cell *cell, int pi)
 {
-    hid_t c;
-    if (!cell_group(f, cf, rec, &c))
-        return false;
     char name[64];
-    snprintf(name, sizeof name, "plan_%03d", (int)gdt_json_num_or(rec, "plan", 0));
+    snprintf(name, sizeof name, "plan_%03d", pi);
     hid_t g = group(c, name);
-    bool ok = g >= 0 && result_data(g, rec);
+    bool ok = g >= 0 && plan_attrs(g, &cell->plan[pi]) &&
+              (!cell->result[pi].rec || result_data(g, cell->result[pi].rec));
     if (g >= 0)
         H5Gclose(g);
-    H5Gclose(c);
     return ok;
 }
 
-static bool write_records(hid_t f, const gdt_journal_lines *l, int *bad_line)
+/* /<family>/cell_<NNN>: its attributes and one group per plan. */
+static bool cell_group(hid_t f, const gdt_run_cell *cell, int ci)
 {
-    cell_families cf = {0};
-    bool ok = true;
-    for (int i = 0; i < l->n && ok; i++) {
-        cJSON *rec = cJSON_Parse(l->line[i]);
-        const char *type = gdt_json_str_or(rec, "type", "");
-        if (!strcmp(type, "run"))
-            ok = provenance(f, rec);
-        else if (!strcmp(type, "cell") || !strcmp(type, "plans"))
-            ok = on_cell(f, &cf, rec, !strcmp(type, "plans"));
-        else if (!strcmp(type, "result"))
-            ok = on_result(f, &cf, rec);
-        cJSON_Delete(rec);
-        if (!ok)
-            *bad_line = i + 1;
-    }
-    free(cf.name);
+    char name[64], key[512];
+    hid_t fam = group(f, gdt_family_name(cell->spec->family));
+    snprintf(name, sizeof name, "cell_%03d", ci);
+    hid_t c = fam >= 0 ? group(fam, name) : -1;
+    gdt_problem_key(&cell->spec->problem, key, sizeof key);
+    bool ok = c >= 0 && attr_str(c, "shape", cell->spec->shape) && attr_str(c, "key", key) &&
+              (!cell->plans || attr_str(c, "reference", cell->reference));
+    for (int pi = 0; ok && pi < cell->nplans; pi++)
+        ok = plan_group(c, cell, pi);
+    if (c >= 0)
+        H5Gclose(c);
+    if (fam >= 0)
+        H5Gclose(fam);
     return ok;
+}
+
+/* Every cell the journal holds; *bad: the line of the one that failed. */
+static bool write_run(hid_t f, const gdt_run *r, int *bad_line)
+{
+    if (!provenance(f, r->header)) {
+        *bad_line = 1;
+        return false;
+    }
+    for (int ci = 0; ci < r->ncells; ci++)
+        if (r->cells[ci].journaled && !cell_group(f, &r->cells[ci], ci)) {
+            *bad_line = r->cells[ci].line;
+            return false;
+        }
+    return true;
 }
 
 /* 1 MiB steps: a sweep's raw.h5 is a few MiB, so few reallocations. */
@@ -272,31 +216,26 @@ static gdt_status file_image(hid_t f, const char *path, void **buf, size_t *n, g
     return GDT_STATUS_OK;
 }
 
-gdt_status gdt_rawh5_write(const char *dir, gdt_error *e)
+gdt_status gdt_rawh5_write(const gdt_run *r, const char *dir, gdt_error *e)
 {
-    char jpath[PATH_MAX], path[PATH_MAX];
-    snprintf(jpath, sizeof jpath, "%s/%s", dir, GDT_JOURNAL_NAME);
+    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/raw.h5", dir);
-    gdt_journal_lines l = {0};
-    gdt_status s = gdt_journal_read(jpath, &l, e);
-    if (s != GDT_STATUS_OK)
-        return s;
     if (!getenv("GDTUNE_HDF5_DEBUG"))
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported here, with the place */
     hid_t f = create_in_memory();
     int bad = 0;
     void *image = NULL;
     size_t n = 0;
+    gdt_status s = GDT_STATUS_OK;
     if (f < 0)
         s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fcreate (in memory) failed", path);
-    else if (!write_records(f, &l, &bad))
-        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: writing the record of %s:%d failed", path, jpath,
+    else if (!write_run(f, r, &bad))
+        s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: writing the cell of %s:%d failed", path, r->path,
                           bad);
     if (s == GDT_STATUS_OK)
         s = file_image(f, path, &image, &n, e);
     if (f >= 0 && H5Fclose(f) < 0 && s == GDT_STATUS_OK)
         s = gdt_error_set(e, GDT_STATUS_HDF5, "%s: H5Fclose failed", path);
-    gdt_journal_lines_free(&l);
     if (s == GDT_STATUS_OK)
         s = gdt_file_write_atomic(path, image, n, e);
     free(image);

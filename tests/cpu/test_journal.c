@@ -1,5 +1,7 @@
-/* The run journal: durable append, read back, torn-record cut, refusals;
- * raw.h5 rebuilt from a journal and readable by h5dump. */
+/* The run journal: durable append, read back, torn-record cut, a whole
+ * last record kept, refusals; raw.h5 rebuilt from a journal and readable by
+ * h5dump. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,8 @@
 
 #include "gdt_journal.h"
 #include "gdt_rawh5.h"
+#include "gdt_run.h"
+#include "gdt_util.h"
 #include "gdt_test.h"
 
 static void write_file(const char *path, const char *text)
@@ -136,74 +140,121 @@ static void test_damaged(const char *dir)
     CHECK_CONTAINS(e.msg, "nothing-here/journal.jsonl: no journal to resume");
 }
 
-static const char run_journal[] =
-    "{\"type\":\"run\",\"gdtune_version\":\"0.1.0\",\"family\":\"gemm\",\"spec\":\"{}\","
-    "\"device\":{\"name\":\"Test GPU\",\"uuid\":\"GPU-0\",\"arch\":90,\"sm_count\":132}}\n"
-    "{\"type\":\"cell\",\"cell\":0,\"family\":\"gemm\",\"shape\":\"m=256\",\"key\":\"gemm:m256\"}\n"
-    "{\"type\":\"plans\",\"cell\":0,\"family\":\"gemm\",\"reference\":\"cudnn.eng0\",\"plans\":["
-    "{\"name\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":[],\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
-    "{\"name\":\"gemm.test_fault\",\"engine_id\":20090,\"knobs\":[],\"backend\":false,\"tag\":\"OURS\",\"untimed\":1}]}\n"
-    "{\"type\":\"result\",\"cell\":0,\"plan\":0,\"family\":\"gemm\",\"disposition\":\"verified\",\"error\":\"\","
-    "\"time_us\":3.5,\"noise\":0.01,\"bursts\":[{\"burst\":1,\"host_us\":[5.5,5.25],"
-    "\"device_us\":[3.5,3.75],\"total_us\":[9,9]},{\"burst\":4,\"host_us\":[4.5],\"device_us\":[3.25],"
-    "\"total_us\":[8]}],\"cold_us\":[7.5,7.25,7]}\n"
-    "{\"type\":\"result\",\"cell\":0,\"plan\":1,\"family\":\"gemm\",\"disposition\":\"failed\","
-    "\"error\":\"deadline exceeded after 20 s\"}\n"
-    "{\"type\":\"result\",\"cell\":0,\"pl";
+/* A valid run from the committed GEMM journal: its header, cell 0, its
+ * plans, plan 0's result, and plan 1 failed; spec_text replaces the
+ * header's spec (NULL: kept). */
+static char *small_run(const char *spec_text)
+{
+    static char gz[8 << 20];
+    char *argv[] = {"gunzip", "-c", GDT_SOURCE_DIR "/tables/sm90/runs/gemm-20261129T1704Z.journal.jsonl.gz", NULL};
+    CHECK_INT(gdt_test_spawn(argv, NULL, gz, sizeof gz), ==, 0);
+    char *line[6] = {0};
+    char *p = gz;
+    for (int i = 0; i < 6 && p; i++) {
+        line[i] = p;
+        if ((p = strchr(p, '\n')))
+            *p++ = 0;
+    }
+    cJSON *h = cJSON_Parse(line[0]), *att = cJSON_Parse(line[5]);
+    if (spec_text) {
+        char digest[65];
+        gdt_digest_hex(spec_text, strlen(spec_text), digest);
+        cJSON_ReplaceItemInObject(h, "spec", cJSON_CreateString(spec_text));
+        cJSON_ReplaceItemInObject(h, "spec_digest", cJSON_CreateString(digest));
+    }
+    cJSON *fail = cJSON_CreateObject();
+    cJSON_AddStringToObject(fail, "type", "result");
+    cJSON_AddNumberToObject(fail, "cell", 0);
+    cJSON_AddNumberToObject(fail, "plan", 1);
+    cJSON_AddStringToObject(fail, "family", "gemm");
+    cJSON_AddStringToObject(fail, "name", cJSON_GetStringValue(cJSON_GetObjectItem(att, "name")));
+    cJSON_AddStringToObject(fail, "disposition", "failed");
+    cJSON_AddStringToObject(fail, "error", "deadline exceeded after 20 s");
+    char *ht = cJSON_PrintUnformatted(h), *ft = cJSON_PrintUnformatted(fail);
+    size_t n = strlen(ht) + strlen(ft) + 64;
+    for (int i = 1; i < 6; i++)
+        n += strlen(line[i]) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%s\n%s\n%s\n%s\n%s\n%s\n%s\n{\"type\":\"result\",\"cell\":0,\"pl", ht, line[1],
+             line[2], line[3], line[4], line[5], ft);
+    free(ht);
+    free(ft);
+    cJSON_Delete(h);
+    cJSON_Delete(att);
+    cJSON_Delete(fail);
+    return out;
+}
+
+static int h5dump(char *const argv[], char *out, size_t n)
+{
+    return gdt_test_spawn(argv, NULL, out, n);
+}
+
+static void write_rawh5(const char *dir, gdt_status want)
+{
+    gdt_run *r = NULL;
+    gdt_error e = {0};
+    CHECK_INT(gdt_run_load(dir, &r, &e), ==, GDT_STATUS_OK);
+    if (e.msg[0])
+        fprintf(stderr, "%s\n", e.msg);
+    if (r)
+        CHECK_INT(gdt_rawh5_write(r, dir, &e), ==, want);
+    gdt_run_destroy(r);
+}
 
 static void test_rawh5(const char *dir)
 {
-    char sub[512], path[600], cmd[1400], out[16384];
+    char sub[512], path[600], out[16384];
     snprintf(sub, sizeof sub, "%s/run", dir);
     mkdir(sub, 0755);
     snprintf(path, sizeof path, "%s/journal.jsonl", sub);
-    write_file(path, run_journal);
-    gdt_error e = {0};
-    CHECK_INT(gdt_rawh5_write(sub, &e), ==, GDT_STATUS_OK);
+    char *j = small_run(NULL);
+    write_file(path, j);
+    free(j);
+    write_rawh5(sub, GDT_STATUS_OK);
     snprintf(path, sizeof path, "%s/raw.h5", sub);
     CHECK(file_size(path) > 0);
-    snprintf(path, sizeof path, "%s/raw.h5.tmp", sub);
-    CHECK(file_size(path) < 0);
     if (system("command -v h5dump >/dev/null 2>&1") != 0) {
         fprintf(stderr, "test_journal: h5dump not installed: raw.h5 content not inspected\n");
         return;
     }
-    snprintf(cmd, sizeof cmd, "h5dump -d /gemm/cell_000/plan_000/burst_1/device_us %s/raw.h5", sub);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
-    CHECK_CONTAINS(out, "3.5, 3.75");
-    snprintf(cmd, sizeof cmd, "h5dump -a /gemm/cell_000/plan_001/error %s/raw.h5", sub);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    char *d1[] = {"h5dump", "-d", "/gemm/cell_000/plan_000/burst_1/device_us", path, NULL};
+    CHECK_INT(h5dump(d1, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "96.96");
+    char *d2[] = {"h5dump", "-a", "/gemm/cell_000/plan_001/error", path, NULL};
+    CHECK_INT(h5dump(d2, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "deadline exceeded after 20 s");
-    snprintf(cmd, sizeof cmd, "h5dump -a /device_name %s/raw.h5", sub);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
-    CHECK_CONTAINS(out, "Test GPU");
+    char *d3[] = {"h5dump", "-a", "/device_name", path, NULL};
+    CHECK_INT(h5dump(d3, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "NVIDIA H200");
 }
 
 /* Text too long for an HDF5 attribute becomes a dataset of that name. */
 static void test_rawh5_long_text(const char *dir)
 {
-    char sub[512], path[600], cmd[1400], out[4096];
+    char sub[512], path[600], out[4096];
     snprintf(sub, sizeof sub, "%s/long", dir);
     mkdir(sub, 0755);
-    snprintf(path, sizeof path, "%s/journal.jsonl", sub);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("{\"type\":\"run\",\"family\":\"gemm\",\"spec\":\"", f);
+    static char spec[80000];
+    int n = snprintf(spec, sizeof spec, "{\"schema\": \"gdtune.sweep/1\", \"families\": [\"gemm\"], "
+                     "\"grid\": [{\"m\": [128], \"n,k\": [[4096, 4096]], \"dtype\": [\"bf16\"]}], "
+                     "\"description\": \"");
     for (int i = 0; i < 70000; i++)
-        fputc('a' + i % 26, f);
-    fputs("\"}\n", f);
-    fclose(f);
-    gdt_error e = {0};
-    CHECK_INT(gdt_rawh5_write(sub, &e), ==, GDT_STATUS_OK);
-    if (e.msg[0])
-        fprintf(stderr, "%s\n", e.msg);
+        spec[n++] = (char)('a' + i % 26);
+    snprintf(spec + n, sizeof spec - (size_t)n, "\"}");
+    snprintf(path, sizeof path, "%s/journal.jsonl", sub);
+    char *j = small_run(spec);
+    write_file(path, j);
+    free(j);
+    write_rawh5(sub, GDT_STATUS_OK);
     if (system("command -v h5dump >/dev/null 2>&1") != 0)
         return;
-    snprintf(cmd, sizeof cmd, "h5dump -d /spec %s/raw.h5 | head -c 600", sub);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
-    CHECK_CONTAINS(out, "STRSIZE 70001");
+    snprintf(path, sizeof path, "%s/raw.h5", sub);
+    char *d[] = {"h5dump", "-H", "-d", "/spec", path, NULL};
+    CHECK_INT(h5dump(d, out, sizeof out), ==, 0);
+    char want[64];
+    snprintf(want, sizeof want, "STRSIZE %zu", strlen(spec) + 1);
+    CHECK_CONTAINS(out, want);
 }
 
 int main(void)
