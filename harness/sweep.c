@@ -1225,9 +1225,7 @@ static gdt_status emit(const run *const *runs, int nruns, const char *tables_dir
             s = same_sweep(runs[0], runs[i], e);
     }
     snprintf(dir, sizeof dir, "%s/sm%d", tables_dir ? tables_dir : default_tables_dir,
-             runs[0]->arch);
-    if (s == GDT_STATUS_OK)
-        s = gdt_mkdirs(dir, e);
+             runs[0]->arch); /* the table writer makes it once the tables pass its checks */
     for (int f = 0; f < GDT_FAMILY_COUNT && s == GDT_STATUS_OK; f++)
         if (families & (1u << f))
             s = emit_family(runs, nruns, (gdt_family)f, dir, e);
