@@ -1,12 +1,24 @@
 /* The compiled-kernel cache (DESIGN: Caches) and the NVRTC compile steps
  * the engine composes.  Private to libgdtune.
  *
- * Layout: <root>/<env>/<key>.cubin, where env digests what invalidates a
- * whole environment at once (gdtune version, NVRTC version, driver version)
- * and key digests everything that can change the binary (template source,
- * bound defines, NVRTC options and version, target arch, driver and gdtune
- * versions).  Each entry embeds its key and a SHA-256 of its payload, both
- * re-checked on load; anything doubtful is a miss, never an error. */
+ * Layout: <root>/<env>/<key>.cubin (and <key>.lock), where env (16 hex
+ * digits) digests what invalidates a whole environment at once (gdtune
+ * version, NVRTC version, driver version) and key (64 hex digits) digests
+ * everything that can change the binary (template source, bound defines,
+ * NVRTC options and version, target arch, driver and gdtune versions).  Each
+ * entry embeds its key and a SHA-256 of its payload, both re-checked on load;
+ * anything doubtful is a miss, never an error.  Nothing below the root is
+ * followed through a link, and an entry that is not a regular file (a link,
+ * a FIFO) is a miss.
+ *
+ * The root may hold folders that are not gdtune's.  When gdtune creates an
+ * environment folder it writes a marker file into it, <env>/gdtune-env
+ * ("GDTUNE-CACHE-ENV 1"); the pruner removes only folders that are named like
+ * an environment, are not links and carry that marker, and in them only the
+ * marker, <key>.cubin, <key>.lock and <key>.cubin.tmp.* (the temporaries of
+ * an atomic write).  Folders without a marker, the environments of gdtune
+ * versions before the marker included, are never pruned: delete those by
+ * hand. */
 #ifndef GDT_NVRTC_CACHE_H
 #define GDT_NVRTC_CACHE_H
 
@@ -20,7 +32,7 @@
 const char *gdt_nvrtc_cache_root(char *buf, size_t n);
 
 /* Size cap before stale environments are pruned: $GDTUNE_CACHE_MAX_MB,
- * default 2048. */
+ * default 2048.  Only gdtune's files in marked environments count. */
 #define GDT_NVRTC_CACHE_DEFAULT_MB 2048
 
 /* Identity of one compile. */
@@ -44,7 +56,8 @@ gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, c
 gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
                           gdt_nvrtc_key *k, gdt_error *e);
 
-/* nvrtc_cache.c: a verified hit fills *data (malloc'd) and returns true. */
+/* nvrtc_cache.c: a verified hit fills *data (malloc'd) and returns true;
+ * never blocks on what sits at the entry's name. */
 bool gdt__nvrtc_cache_get(const char *root, const gdt_nvrtc_key *k, void **data, size_t *len);
 
 /* gdt_nvrtc_compile through the cache rooted at root (NULL: no cache).

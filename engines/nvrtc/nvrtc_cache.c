@@ -2,7 +2,14 @@
  * name, flushed and renamed; compiles of one key serialize on a lock file so
  * that the second finds the first one's entry; every load re-checks the
  * embedded key and checksum; stale environments are pruned past a size cap.
- * Anything doubtful is a miss, never an error. */
+ * Anything doubtful is a miss, never an error.
+ *
+ * The root may be shared (GDTUNE_CACHE_DIR=~/.cache) and anyone who can write
+ * it can plant links and FIFOs, so nothing below the root is reached through
+ * a link (openat with O_NOFOLLOW relative to the opened root), an entry that
+ * is not a regular file is a miss, and the pruner touches only folders named
+ * like an environment that hold the marker gdtune writes when it creates one,
+ * and in them only names gdtune writes. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +26,11 @@
 #include "gdt_util.h"
 
 #define MAGIC "GDTUNE-CUBIN 1\n"
+#define MARKER "gdtune-env"
+#define MARKER_TEXT "GDTUNE-CACHE-ENV 1\n"
+#define ENTRY_MAX ((off_t)1 << 30) /* a cubin is kilobytes; anything this big is not ours */
+#define HEX "0123456789abcdef"
+#define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 const char *gdt_nvrtc_cache_root(char *buf, size_t n)
 {
@@ -35,6 +47,92 @@ const char *gdt_nvrtc_cache_root(char *buf, size_t n)
         w = snprintf(buf, n, "%s/.cache/gdtune", home);
     return w > 0 && (size_t)w < n ? buf : NULL;
 }
+
+/* ------------------------------------------------------------- names */
+
+static bool env_name(const char *s) /* 16 lowercase hex digits */
+{
+    return strspn(s, HEX) == 16 && s[16] == '\0';
+}
+
+/* The names gdtune writes in an environment: the marker, <key>.cubin,
+ * <key>.lock, and gdt_file_write_atomic's temporaries of an entry
+ * (<key>.cubin.tmp.<letters and digits>). */
+static bool own_name(const char *s)
+{
+    if (!strcmp(s, MARKER))
+        return true;
+    if (strspn(s, HEX) != 64)
+        return false;
+    s += 64;
+    if (!strcmp(s, ".cubin") || !strcmp(s, ".lock"))
+        return true;
+    if (strncmp(s, ".cubin.tmp.", 11))
+        return false;
+    s += 11;
+    return strspn(s, ALNUM) > 0 && s[strspn(s, ALNUM)] == '\0';
+}
+
+static void close_fd(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
+/* The root as the user named it (a link there is theirs to make); created
+ * when missing.  Its fd, or -1. */
+static int root_open(const char *root, bool create)
+{
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && create && gdt_mkdirs(root, NULL) == GDT_STATUS_OK)
+        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd;
+}
+
+/* An environment folder under the root, never through a link.  Its fd, or -1. */
+static int env_open(int rootfd, const char *env)
+{
+    if (rootfd < 0 || !env_name(env))
+        return -1;
+    return openat(rootfd, env, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* A regular file at name, never through a link and never blocking on a FIFO
+ * or a device.  Its fd (st filled), or -1. */
+static int open_regular(int dirfd, const char *name, int flags, struct stat *st)
+{
+    int fd = dirfd < 0 ? -1 : openat(dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd >= 0 && (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+static void marker_write(int envfd)
+{
+    size_t n = strlen(MARKER_TEXT);
+    int m = openat(envfd, MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (m < 0)
+        return;
+    if (write(m, MARKER_TEXT, n) != (ssize_t)n)
+        unlinkat(envfd, MARKER, 0); /* left unmarked: never pruned, nothing worse */
+    close(m);
+}
+
+/* The current environment.  The marker goes in only when this call made the
+ * folder: one that was there before without it is not known to be gdtune's,
+ * so it is never pruned. */
+static int env_create(int rootfd, const char *env)
+{
+    bool made = rootfd >= 0 && env_name(env) && mkdirat(rootfd, env, 0755) == 0;
+    int fd = env_open(rootfd, env);
+    if (made && fd >= 0)
+        marker_write(fd);
+    return fd;
+}
+
+/* --------------------------------------------------------- entries */
 
 static bool entry_path(char *buf, size_t n, const char *root, const gdt_nvrtc_key *k,
                        const char *suffix)
@@ -65,12 +163,40 @@ static bool entry_parse(const char *data, size_t len, const gdt_nvrtc_key *k, si
     return !strcmp(got, sum);
 }
 
-bool gdt__nvrtc_cache_get(const char *root, const gdt_nvrtc_key *k, void **data, size_t *len)
+/* The whole entry file, NUL-terminated for entry_parse's sscanf; false for
+ * anything but a readable regular file. */
+static bool entry_read(int envfd, const gdt_nvrtc_key *k, char **data, size_t *len)
 {
-    char path[4096], *buf = NULL;
+    char name[80];
+    struct stat st;
+    snprintf(name, sizeof name, "%s.cubin", k->key);
+    int fd = open_regular(envfd, name, O_RDONLY, &st);
+    size_t size = fd >= 0 && st.st_size < ENTRY_MAX ? (size_t)st.st_size : 0;
+    char *buf = fd >= 0 && st.st_size < ENTRY_MAX ? malloc(size + 1) : NULL;
+    bool ok = buf != NULL;
+    for (size_t n = 0; ok && n < size;) {
+        ssize_t r = read(fd, buf + n, size - n);
+        if (r > 0)
+            n += (size_t)r;
+        else
+            ok = r < 0 && errno == EINTR; /* 0: shorter than fstat said */
+    }
+    close_fd(fd);
+    if (!ok) {
+        free(buf);
+        return false;
+    }
+    buf[size] = '\0';
+    *data = buf;
+    *len = size;
+    return true;
+}
+
+static bool cache_get_at(int envfd, const gdt_nvrtc_key *k, void **data, size_t *len)
+{
+    char *buf = NULL;
     size_t n = 0, off, plen;
-    if (!root || !entry_path(path, sizeof path, root, k, ".cubin") ||
-        gdt_file_read(path, &buf, &n, NULL) != GDT_STATUS_OK)
+    if (!entry_read(envfd, k, &buf, &n))
         return false;
     bool ok = entry_parse(buf, n, k, &off, &plen) && (*data = malloc(plen ? plen : 1));
     if (ok) {
@@ -81,6 +207,20 @@ bool gdt__nvrtc_cache_get(const char *root, const gdt_nvrtc_key *k, void **data,
     return ok;
 }
 
+bool gdt__nvrtc_cache_get(const char *root, const gdt_nvrtc_key *k, void **data, size_t *len)
+{
+    int rootfd = root ? root_open(root, false) : -1, envfd = env_open(rootfd, k->env);
+    bool hit = cache_get_at(envfd, k, data, len);
+    close_fd(envfd);
+    close_fd(rootfd);
+    return hit;
+}
+
+/* Through gdt_file_write_atomic, whose rename replaces whatever non-folder
+ * sits at the entry's name (a link or FIFO there is replaced, never written
+ * through).  It goes by path: the caller has just opened the environment as a
+ * folder, not a link; only someone who can already write the root could swap
+ * it in between. */
 static void cache_put(const char *root, const gdt_nvrtc_key *k, const void *data, size_t len)
 {
     char path[4096], sum[65], head[256];
@@ -100,44 +240,97 @@ static void cache_put(const char *root, const gdt_nvrtc_key *k, const void *data
 /* ------------------------------------------------------------- pruning */
 
 typedef struct env_dir {
-    char name[256];
-    int64_t bytes;
-    time_t mtime;
+    char name[17];
+    int64_t bytes; /* of gdtune's files only */
+    time_t mtime;  /* the newest of them */
 } env_dir;
 
-static int64_t dir_bytes(const char *path, time_t *newest)
+/* An environment the pruner may touch: a folder (not a link) named like one
+ * and holding gdtune's marker.  Its fd, or -1. */
+static int env_open_marked(int rootfd, const char *name)
 {
-    DIR *d = opendir(path);
+    char text[sizeof MARKER_TEXT];
+    struct stat st;
+    size_t n = strlen(MARKER_TEXT);
+    int fd = env_open(rootfd, name), m = open_regular(fd, MARKER, O_RDONLY, &st);
+    bool ok = m >= 0 && st.st_size == (off_t)n && read(m, text, n) == (ssize_t)n &&
+              !memcmp(text, MARKER_TEXT, n);
+    close_fd(m);
+    if (!ok) {
+        close_fd(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+typedef void env_file_fn(int envfd, const char *name, const struct stat *st, void *arg);
+
+/* Calls fn for each regular file of gdtune's naming in the environment. */
+static void env_each_file(int envfd, env_file_fn *fn, void *arg)
+{
+    int fd = dup(envfd); /* closedir closes it, envfd stays the caller's */
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *de;
-    int64_t sum = 0;
-    char p[4096];
-    *newest = 0;
-    while (d && (de = readdir(d))) {
-        struct stat st;
-        if (de->d_name[0] == '.' || snprintf(p, sizeof p, "%s/%s", path, de->d_name) >= (int)sizeof p ||
-            stat(p, &st) != 0)
+    struct stat st;
+    if (!d)
+        close_fd(fd);
+    while (d && (de = readdir(d)))
+        if (own_name(de->d_name) && fstatat(envfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode))
+            fn(envfd, de->d_name, &st, arg);
+    if (d)
+        closedir(d);
+}
+
+static void count_file(int envfd, const char *name, const struct stat *st, void *arg)
+{
+    env_dir *e = arg;
+    (void)envfd, (void)name;
+    e->bytes += (int64_t)st->st_size;
+    if (st->st_mtime > e->mtime)
+        e->mtime = st->st_mtime;
+}
+
+static void unlink_entry(int envfd, const char *name, const struct stat *st, void *arg)
+{
+    (void)st, (void)arg;
+    if (strcmp(name, MARKER))
+        unlinkat(envfd, name, 0);
+}
+
+/* gdtune's environments under the root; returns how many (at most max). */
+static int env_scan(int rootfd, env_dir *envs, int max)
+{
+    int fd = dup(rootfd), n = 0;
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    struct dirent *de;
+    if (!d)
+        close_fd(fd);
+    while (d && n < max && (de = readdir(d))) {
+        int efd = env_name(de->d_name) ? env_open_marked(rootfd, de->d_name) : -1;
+        if (efd < 0)
             continue;
-        sum += (int64_t)st.st_size;
-        if (st.st_mtime > *newest)
-            *newest = st.st_mtime;
+        envs[n] = (env_dir){.bytes = 0};
+        memcpy(envs[n].name, de->d_name, sizeof envs[n].name);
+        env_each_file(efd, count_file, &envs[n++]);
+        close(efd);
     }
     if (d)
         closedir(d);
-    return sum;
+    return n;
 }
 
-static void remove_dir(const char *path)
+/* gdtune's files, the marker last (an interrupted prune leaves a marked
+ * folder for the next one), then the folder when nothing else is in it. */
+static void env_remove(int rootfd, const char *name)
 {
-    DIR *d = opendir(path);
-    struct dirent *de;
-    char p[4096];
-    while (d && (de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-            snprintf(p, sizeof p, "%s/%s", path, de->d_name) < (int)sizeof p)
-            unlink(p);
-    if (d)
-        closedir(d);
-    rmdir(path);
+    int fd = env_open_marked(rootfd, name);
+    if (fd < 0)
+        return;
+    env_each_file(fd, unlink_entry, NULL);
+    unlinkat(fd, MARKER, 0);
+    close(fd);
+    unlinkat(rootfd, name, AT_REMOVEDIR); /* fails, as it should, on files not ours */
 }
 
 static int older_first(const void *a, const void *b)
@@ -146,53 +339,38 @@ static int older_first(const void *a, const void *b)
     return (x->mtime > y->mtime) - (x->mtime < y->mtime);
 }
 
-/* Whole environments other than the current one go, oldest first, while the
- * cache holds more than the cap. */
-static void cache_prune(const char *root, const char *current)
+/* Whole environments other than the current one go, oldest first, while
+ * gdtune's files under the root add up to more than the cap. */
+static void cache_prune(int rootfd, const char *current)
 {
     const char *mb = getenv("GDTUNE_CACHE_MAX_MB");
     int64_t cap = (mb && atoll(mb) > 0 ? atoll(mb) : GDT_NVRTC_CACHE_DEFAULT_MB) << 20, total = 0;
     env_dir envs[256];
-    int n = 0;
-    DIR *d = opendir(root);
-    struct dirent *de;
-    while (d && (de = readdir(d)) && n < 256) {
-        if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof envs[0].name)
-            continue;
-        char p[4096];
-        if (snprintf(p, sizeof p, "%s/%s", root, de->d_name) >= (int)sizeof p)
-            continue;
-        snprintf(envs[n].name, sizeof envs[n].name, "%s", de->d_name);
-        envs[n].bytes = dir_bytes(p, &envs[n].mtime);
-        total += envs[n++].bytes;
-    }
-    if (d)
-        closedir(d);
+    int n = env_scan(rootfd, envs, 256);
+    for (int i = 0; i < n; i++)
+        total += envs[i].bytes;
     qsort(envs, (size_t)n, sizeof envs[0], older_first);
-    for (int i = 0; i < n && total > cap; i++) {
-        char p[4096];
-        if (!strcmp(envs[i].name, current) ||
-            snprintf(p, sizeof p, "%s/%s", root, envs[i].name) >= (int)sizeof p)
-            continue;
-        remove_dir(p);
-        total -= envs[i].bytes;
-    }
+    for (int i = 0; i < n && total > cap; i++)
+        if (strcmp(envs[i].name, current)) {
+            env_remove(rootfd, envs[i].name);
+            total -= envs[i].bytes;
+        }
 }
 
 /* ------------------------------------------------------ cached compile */
 
-static int lock_key(const char *root, const gdt_nvrtc_key *k)
+/* -1 when the lock's name holds a link or anything but a regular file:
+ * then the compile goes uncached. */
+static int lock_key(int envfd, const gdt_nvrtc_key *k)
 {
-    char path[4096];
-    if (!entry_path(path, sizeof path, root, k, ".lock"))
-        return -1;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    while (flock(fd, LOCK_EX) != 0)
+    char name[80];
+    struct stat st;
+    snprintf(name, sizeof name, "%s.lock", k->key);
+    int fd = open_regular(envfd, name, O_RDWR | O_CREAT, &st);
+    while (fd >= 0 && flock(fd, LOCK_EX) != 0)
         if (errno != EINTR) {
             close(fd);
-            return -1;
+            fd = -1;
         }
     return fd;
 }
@@ -222,7 +400,6 @@ gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_fact
     static atomic_flag pruned = ATOMIC_FLAG_INIT; /* one walk of the cache per process */
     gdt_nvrtc_options o;
     gdt_nvrtc_key k;
-    char dir[4096];
     if (!root)
         return gdt_nvrtc_compile(t, f, p, arch, cubin, len, info, e);
     gdt_status st = gdt__nvrtc_options(t, f, p, arch, &o, e);
@@ -230,21 +407,18 @@ gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_fact
         st = gdt__nvrtc_key(t, &o, arch, &k, e);
     if (st != GDT_STATUS_OK)
         return st;
-    if (gdt__nvrtc_cache_get(root, &k, cubin, len))
-        return cache_hit(info);
-    int fd = -1;
-    if (snprintf(dir, sizeof dir, "%s/%s", root, k.env) < (int)sizeof dir &&
-        gdt_mkdirs(dir, NULL) == GDT_STATUS_OK)
-        fd = lock_key(root, &k);
-    if (fd >= 0 && gdt__nvrtc_cache_get(root, &k, cubin, len)) { /* a concurrent writer won */
-        unlock_key(fd);
-        return cache_hit(info);
-    }
-    st = gdt_nvrtc_compile(t, f, p, arch, cubin, len, info, e);
-    if (st == GDT_STATUS_OK && fd >= 0)
+    int rootfd = root_open(root, true), envfd = env_create(rootfd, k.env), fd = -1;
+    bool hit = cache_get_at(envfd, &k, cubin, len);
+    if (!hit && (fd = lock_key(envfd, &k)) >= 0)
+        hit = cache_get_at(envfd, &k, cubin, len); /* a concurrent writer won */
+    if (!hit)
+        st = gdt_nvrtc_compile(t, f, p, arch, cubin, len, info, e);
+    if (!hit && st == GDT_STATUS_OK && fd >= 0)
         cache_put(root, &k, *cubin, *len);
     unlock_key(fd);
-    if (st == GDT_STATUS_OK && fd >= 0 && !atomic_flag_test_and_set(&pruned))
-        cache_prune(root, k.env);
-    return st;
+    if (!hit && st == GDT_STATUS_OK && fd >= 0 && !atomic_flag_test_and_set(&pruned))
+        cache_prune(rootfd, k.env);
+    close_fd(envfd);
+    close_fd(rootfd);
+    return hit ? cache_hit(info) : st;
 }

@@ -204,7 +204,7 @@ static void flip_last_byte(const char *path)
 static void test_cache(void)
 {
     static const int64_t row[] = {128, 128, 64, 4, 1, 4, 8, 1};
-    char root[] = "/tmp/gdt_nvrtc_cacheXXXXXX", stale[512], junk[600];
+    char root[] = "/tmp/gdt_nvrtc_cacheXXXXXX", stale[512], junk[600], marker[600];
     gdt_facts f;
     gdt_build_info info;
     gdt_nvrtc_key k, k2;
@@ -212,11 +212,13 @@ static void test_cache(void)
     size_t na = 0, nb = 0;
     struct stat st;
     CHECK(mkdtemp(root) != NULL);
-    /* A stale environment of 2 MiB against a 1 MiB cap: the first write
-     * prunes it, never the current environment. */
+    /* A stale environment of 2 MiB, marked as gdtune marks the ones it makes,
+     * against a 1 MiB cap: the first write prunes it, never the current one. */
     snprintf(stale, sizeof stale, "%s/0123456789abcdef", root);
-    snprintf(junk, sizeof junk, "%s/old.cubin", stale);
+    snprintf(junk, sizeof junk, "%s/%064d.cubin", stale, 0);
+    snprintf(marker, sizeof marker, "%s/gdtune-env", stale);
     CHECK(mkdir(stale, 0755) == 0);
+    CHECK_INT(gdt_file_write_atomic(marker, "GDTUNE-CACHE-ENV 1\n", 19, NULL), ==, GDT_STATUS_OK);
     char *big = calloc(1, 2 << 20);
     CHECK_INT(gdt_file_write_atomic(junk, big, 2 << 20, NULL), ==, GDT_STATUS_OK);
     free(big);
