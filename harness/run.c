@@ -371,7 +371,7 @@ static gdt_status record_cell(gdt_run *r, const cJSON *rec, const where *w, gdt_
 
 static gdt_status on_cell(gdt_run *r, const cJSON *rec, const where *w, int line, gdt_error *e)
 {
-    gdt_run_cell *c;
+    gdt_run_cell *c = NULL;
     gdt_status s = record_cell(r, rec, w, &c, e);
     if (s == GDT_STATUS_OK && c->journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cell: cell %d has a cell record already "
@@ -385,7 +385,7 @@ static gdt_status on_cell(gdt_run *r, const cJSON *rec, const where *w, int line
 
 static gdt_status on_cell_error(gdt_run *r, const cJSON *rec, const where *w, gdt_error *e)
 {
-    gdt_run_cell *c;
+    gdt_run_cell *c = NULL;
     gdt_status s = record_cell(r, rec, w, &c, e);
     if (s == GDT_STATUS_OK)
         c->error = str(rec, "error");
@@ -463,7 +463,7 @@ static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_
 
 static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_error *e)
 {
-    gdt_run_cell *c;
+    gdt_run_cell *c = NULL;
     gdt_status s = record_cell(r, rec, w, &c, e);
     if (s != GDT_STATUS_OK)
         return s;
@@ -515,8 +515,8 @@ static gdt_status record_plan(gdt_run *r, const cJSON *rec, const where *w, gdt_
 
 static gdt_status on_attempt(gdt_run *r, const cJSON *rec, const where *w, gdt_error *e)
 {
-    gdt_run_cell *c;
-    int pi;
+    gdt_run_cell *c = NULL;
+    int pi = 0;
     return record_plan(r, rec, w, &c, &pi, e);
 }
 
@@ -565,8 +565,8 @@ static gdt_status check_measurement(const where *w, const cJSON *rec, gdt_run_re
 
 static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int line, gdt_error *e)
 {
-    gdt_run_cell *c;
-    int pi;
+    gdt_run_cell *c = NULL;
+    int pi = 0;
     gdt_status s = record_plan(r, rec, w, &c, &pi, e);
     if (s != GDT_STATUS_OK)
         return s;

@@ -132,7 +132,7 @@ static void mfile_discard(mfile *m)
 
 static gdt_status mfile_save(mfile *m, const char *dir, const char *name, gdt_error *e)
 {
-    char path[PATH_MAX + 64];
+    char path[2 * PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     gdt_status s = fclose(m->f) == 0 ? gdt_file_write_atomic(path, m->buf, m->len, e)
                                      : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
