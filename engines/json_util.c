@@ -144,9 +144,12 @@ static gdt_status syntax_error(const char *text, size_t len, size_t off, const c
                              sc.in_string ? "a string" : unclosed ? "an unclosed array or object"
                                                                   : "a value",
                              off, line, col);
+    /* The text need not end in a NUL (a journal line, a fuzzer's buffer):
+     * quote at most what lies within len. */
+    int near = len - off < 16 ? (int)(len - off) : 16;
     return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
-                         "%s: %s at offset %zu (line %d, column %d), near '%.16s'", fn(file),
-                         what, off, line, col, text + off);
+                         "%s: %s at offset %zu (line %d, column %d), near '%.*s'", fn(file),
+                         what, off, line, col, near, text + off);
 }
 
 static gdt_status too_deep(const char *text, size_t len, const char *file, gdt_error *e)
