@@ -1,4 +1,4 @@
-/* Candidate rows (seed 002 §1-4): the registry of structural families, the
+/* Candidate rows (tables/candidates/README.md): the registry of structural families, the
  * strict loader of {"nvrtc": {"<family>": [[...], ...]}} tables, the
  * --tuning-config override, and materialization of rows into plans:
  * projection, bind, plan identity, deduplication.  No Cartesian products:

@@ -57,7 +57,7 @@ gdt_status gdt_json_check_keys(const cJSON *obj, const char *const *allowed, int
  * NULL, "invalid" otherwise). */
 const char *gdt_json_type_name(const cJSON *n);
 
-/* Additions (not in the brief's API): child JSON paths, RFC 6901 escaped
+/* Child JSON paths, RFC 6901 escaped
  * ("~" -> "~0", "/" -> "~1").  Truncate safely; return buf. */
 char *gdt_json_path_key(char *buf, size_t n, const char *parent, const char *key);
 char *gdt_json_path_index(char *buf, size_t n, const char *parent, int index);

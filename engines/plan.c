@@ -1,5 +1,4 @@
-/* The one ranked plan list per problem (seed 000, "Ranking and the one plan
- * list"): per mode block our proposals and the backend's block around the
+/* The one ranked plan list per problem (gdtune/plan.h): per mode block our proposals and the backend's block around the
  * BACKEND marker, the measured order where a table covers the problem,
  * deduplicated by (engine_id, knobs), first position wins; then building
  * walks the list. */

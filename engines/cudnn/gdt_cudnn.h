@@ -1,6 +1,6 @@
 /* The cuDNN backend engine's private parts: graph building blocks, the
  * lowering of each family to a backend operation graph, heuristics, knob
- * enumeration, and plan build/execute.  See ../shared/cudnn-backend.md.
+ * enumeration, and plan build/execute.
  *
  * Files: cudnn_common.c (descriptors, tensors, handle, heuristics, knobs,
  * plans, the engine ops), cudnn_gemm.c (matmul graph), cudnn_sdpa.c (SDPA

@@ -1,4 +1,4 @@
-/* The ranking contract (seed 000, "Ranking and the one plan list") with
+/* The ranking contract (engines/include/gdtune/plan.h) with
  * stand-in engines injected through a test manifest and a stand-in backend
  * whose list() returns tagged entries.  The stand-ins do no arithmetic: they
  * accept or decline, count builds and executes. */

@@ -1,4 +1,4 @@
-/* Candidate rows (seed 002 §1-4): complete rows of integers per provider
+/* Candidate rows (tables/candidates/README.md): complete rows of integers per provider
  * namespace and structural family, projected onto typed domains, filtered
  * by complete-row legality, deduplicated.  No Cartesian products. */
 #ifndef GDTUNE_CANDIDATES_H

@@ -252,7 +252,7 @@ typedef struct gdt_capability {
     int head_dim_lo, head_dim_hi, head_dim_multiple; /* sdpa only; 0 = any */
 } gdt_capability;
 
-struct gdt_engine_ops; /* private: engines/gdt_engine.h */
+struct gdt_engine_ops; /* gdtune/engine.h */
 
 typedef struct gdt_engine_slot {
     gdt_family family;
