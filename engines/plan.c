@@ -1,7 +1,7 @@
-/* The one ranked plan list per problem (gdtune/plan.h): per mode block our proposals and the backend's block around the
- * BACKEND marker, the measured order where a table covers the problem,
- * deduplicated by (engine_id, knobs), first position wins; then building
- * walks the list. */
+/* The one ranked plan list per problem (gdtune/plan.h): per mode block our
+ * proposals and the backend's block around the BACKEND marker, the measured
+ * order where a table covers the problem, deduplicated by (engine_id,
+ * knobs), first position wins; then building walks the list. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
