@@ -477,6 +477,7 @@ typedef struct run {
     cJSON *journal_device; /* the run header's device (owned), for emission from a journal */
     char journal_source[65]; /* the run header's gdtune source digest */
     char journal_candidates[65]; /* and its candidate-row table digest */
+    char journal_version[32];    /* and the gdtune version that measured it */
     gdt_journal_tail tail;   /* a resumed journal's end, for resume_repair */
     int arch;
     /* Shared between lanes, under mu: the journal, the counts, the next
@@ -977,6 +978,7 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     r->journal_device = cJSON_Duplicate(jr->device, 1);
     snprintf(r->journal_source, sizeof r->journal_source, "%s", jr->source_digest);
     snprintf(r->journal_candidates, sizeof r->journal_candidates, "%s", jr->candidates_digest);
+    snprintf(r->journal_version, sizeof r->journal_version, "%s", jr->gdtune_version);
     return r->journal_device ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
 }
 
@@ -1115,10 +1117,12 @@ static void provenance(const run *r, gdt_provenance *p)
     p->cuda_version = (int)gdt_json_num_or(r->device, "cuda_version", 0);
     p->cudnn_version = (int)gdt_json_num_or(r->device, "cudnn_version", 0);
     p->nvrtc_version = (int)gdt_json_num_or(r->device, "nvrtc_version", 0);
-    snprintf(p->gdtune_version, sizeof p->gdtune_version, "%s", GDT_VERSION_STRING);
-    /* Emitted from a journal: the digests its header recorded, not this
-     * binary's (another build may emit the tables of a kept journal). */
+    /* Emitted from a journal: the version and digests its header recorded,
+     * not this binary's (another build may emit the tables of a kept
+     * journal). */
     bool from_journal = r->device == r->journal_device;
+    snprintf(p->gdtune_version, sizeof p->gdtune_version, "%s",
+             from_journal && r->journal_version[0] ? r->journal_version : GDT_VERSION_STRING);
     snprintf(p->source_digest, sizeof p->source_digest, "%s",
              from_journal && r->journal_source[0] ? r->journal_source : gdt__source_digest);
     snprintf(p->sweep_digest, sizeof p->sweep_digest, "%s", r->spec->digest);

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GDT_VERSION_STRING "0.1.0"
+#define GDT_VERSION_STRING "0.2.0"
 
 /* ---------------------------------------------------------------- status */
 
