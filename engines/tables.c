@@ -1507,6 +1507,40 @@ static bool exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+#ifndef GDT_DATA_DIR
+#define GDT_DATA_DIR "/usr/local/share/gdtune"
+#endif
+
+static bool has_tables(const char *dir, size_t len, gdt_family f, int arch)
+{
+    char path[4096];
+    struct stat st;
+    int k = snprintf(path, sizeof path, "%.*s/sm%d/%s.placement.json", (int)len, dir, arch, gdt_family_name(f));
+    return len > 0 && k > 0 && (size_t)k < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool found(const char *dir, size_t len, char *out, size_t n)
+{
+    if (len >= n) return false;
+    memcpy(out, dir, len);
+    out[len] = 0;
+    return true;
+}
+
+bool gdt_tables_find(gdt_family f, int arch, char *dir, size_t n)
+{
+    const char *path = getenv("GDTUNE_TABLES_PATH");
+    for (const char *p = path; p && *p; p += *p == ':') {
+        size_t len = strcspn(p, ":");
+        if (has_tables(p, len, f, arch)) return found(p, len, dir, n);
+        p += len;
+    }
+    static const char *const fixed[] = {"tables", GDT_DATA_DIR "/tables"};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        if (has_tables(fixed[i], strlen(fixed[i]), f, arch)) return found(fixed[i], strlen(fixed[i]), dir, n);
+    return false;
+}
+
 gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables **out, gdt_error *e)
 {
     *out = NULL;

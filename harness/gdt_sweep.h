@@ -85,7 +85,7 @@ typedef struct gdt_sweep_opts {
 void gdt_sweep_opts_default(gdt_sweep_opts *o);
 
 /* Measures every plan of every cell through the worker, journals it, emits
- * raw.h5 and the tables.  NO_DEVICE with the user-facing message when the
+ * the tables (raw.h5 is the reports' job: the CLI writes it after).  NO_DEVICE with the user-facing message when the
  * worker finds no device; BAD_USAGE when --arch names another arch than the
  * device's. *run_dir (may be NULL) receives the run directory. */
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e);

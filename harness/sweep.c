@@ -13,7 +13,6 @@
 #include "gdt_engines.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
-#include "gdt_rawh5.h"
 #include "gdt_run.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
@@ -1422,17 +1421,6 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     const run *one = &r;
     if (s == GDT_STATUS_OK)
         s = emit(&one, 1, r.o.tables_dir, e);
-    if (s == GDT_STATUS_OK) {
-        gdt_error he = {0};
-        gdt_run *jr = NULL;
-        gdt_status hs = gdt_run_load(r.dir, &jr, &he);
-        if (hs == GDT_STATUS_OK)
-            hs = gdt_rawh5_write(jr, r.dir, &he);
-        gdt_run_destroy(jr);
-        if (hs != GDT_STATUS_OK)
-            fprintf(stderr, "gdtune sweep: raw.h5 not written: %s (the journal holds every "
-                    "sample; `gdtune report %s` retries)\n", he.msg, r.dir);
-    }
     run_free(&r);
     return s;
 }

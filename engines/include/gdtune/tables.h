@@ -67,6 +67,14 @@ typedef struct gdt_tables gdt_tables;
 gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables **out, gdt_error *e);
 void gdt_tables_destroy(gdt_tables *t);
 
+/* Where the tables of family f for arch are, when the caller names no
+ * folder: the first of each folder of $GDTUNE_TABLES_PATH (colon-separated,
+ * in order), ./tables, and the installed data folder
+ * (<prefix>/share/gdtune/tables) that holds
+ * sm<arch>/<family>.placement.json.  Copies it into dir (n bytes); false
+ * when none does. */
+bool gdt_tables_find(gdt_family f, int arch, char *dir, size_t n);
+
 /* Validates one table file of either kind (`gdtune tables check`). */
 gdt_status gdt_table_check_file(const char *path, gdt_error *e);
 

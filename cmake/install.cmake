@@ -1,0 +1,34 @@
+# cmake --install: libgdtune (shared and static) with its public headers, the
+# gdtune executable, the default candidate rows and sweep specs and the
+# committed tables as data, a versioned CMake package (find_package(gdtune
+# 0.2 CONFIG): gdtune::gdtune, gdtune::gdtune_static) and gdtune.pc.
+include(CMakePackageConfigHelpers)
+set(GDT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gdtune)
+set(GDT_DATA_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/gdtune) # relative: --prefix moves it
+
+install(TARGETS gdtune_shared gdtune_static gdt_deps EXPORT gdtuneTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS gdtune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/engines/include/gdtune
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/tables/candidates DESTINATION ${GDT_DATA_INSTALL_DIR}
+  FILES_MATCHING PATTERN "*.json")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sweeps/ DESTINATION ${GDT_DATA_INSTALL_DIR}/sweeps
+  FILES_MATCHING PATTERN "*.json")
+# The tables, not their journals: tables/<arch>/*.json.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/tables/ DESTINATION ${GDT_DATA_INSTALL_DIR}/tables
+  FILES_MATCHING REGEX "/sm[0-9]+/[a-z_]+\\.(placement|tuning)\\.json$"
+  PATTERN candidates EXCLUDE PATTERN runs EXCLUDE)
+
+install(EXPORT gdtuneTargets NAMESPACE gdtune:: DESTINATION ${GDT_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gdtuneConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/gdtuneConfig.cmake INSTALL_DESTINATION ${GDT_CMAKE_DIR}
+  PATH_VARS GDT_DATA_INSTALL_DIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/gdtuneConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/gdtuneConfig.cmake ${PROJECT_BINARY_DIR}/gdtuneConfigVersion.cmake
+  DESTINATION ${GDT_CMAKE_DIR})
+
+configure_file(${PROJECT_SOURCE_DIR}/cmake/gdtune.pc.in ${PROJECT_BINARY_DIR}/gdtune.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/gdtune.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
