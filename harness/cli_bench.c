@@ -13,11 +13,13 @@
 #include <errno.h>
 #include <math.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "gdt_cli_options.h"
 #include "gdt_cuda.h"
 #include "nvrtc/gdt_nvrtc_cache.h"
 #include "gdt_engines.h"
@@ -30,7 +32,8 @@
 /* Above this the fp64 CPU reference takes too long; cuDNN checks instead. */
 #define BENCH_CPU_REF_FLOPS 4e9
 #define BENCH_VS_CUDNN_MAX 4
-#define BENCH_BURST_MAX 100000
+
+#define VERB "gdtune bench"
 
 static const char usage_text[] =
     "usage: gdtune bench FAMILY [--shape k=v,...] [--plan NAME | --index I [--count N]] [--mode M]\n"
@@ -41,173 +44,75 @@ static const char usage_text[] =
     "verifies it (fp64 CPU reference on small shapes, else the first mode-A cuDNN plan)\n"
     "and measures it from a drained queue per burst size: host enqueue per call,\n"
     "device time per call (events), TFLOP/s and the relative spread of the estimate.\n"
-    "A benchmark, not a test: it prints figures and asserts nothing about them.\n"
-    "\n"
-    "  --shape k=v,...   the problem (default: the family's default shape)\n"
-    "  --plan NAME       a plan by name, e.g. \"gemm.nvrtc[...]\" or \"cudnn.eng0[KERNEL_CFG=3]\"\n"
-    "  --index I         plan I of the ranked list (gdtune plans FAMILY --shape ...);\n"
-    "                    default: the first plan of the list that builds\n"
-    "  --count N         benchmark N plans of the list from --index (default 0) on, each\n"
-    "                    verified and measured (failures printed and skipped); the best by\n"
-    "                    device time at the largest burst goes on to --vs-cudnn / --cupti\n"
-    "  --mode M          the mode block the list is planned with: A (default), B, FALLBACK,\n"
-    "                    or OPENSOURCE (gdtune engines only: index 0 is the first of ours)\n"
-    "  --bursts LIST     burst sizes, comma separated (default 1,4,16,64; at most 8)\n"
-    "  --max-seconds S   measurement cap per plan (default 2)\n"
-    "  --target REL      relative spread to stop at (default 0.005)\n"
-    "  --seed N          input seed (default 1)\n"
-    "  --cold            also time single calls with the L2 flushed before each\n"
-    "  --floor           also measure cuLaunchKernel of an empty kernel (host floor)\n"
-    "  --vs-cudnn        also measure the mode-A cuDNN plans (up to 4) and print ratios\n"
-    "  --cupti           also read device time per call from CUPTI kernel records\n"
-    "\n"
-    "exit codes: 0 success, 1 failure while running (no GPU, plan does not build or\n"
-    "is incorrect), 2 bad usage or bad input\n";
+    "A benchmark, not a test: it prints figures and asserts nothing about them.\n";
 
 typedef struct bench_args {
     gdt_family family;
-    const char *shape, *plan;
+    const char *plan;
+    char shape[1024];    /* merged --shape; "": the family's default */
     gdt_problem p;       /* parsed here, so that bad input exits 2 with or without a GPU */
     int index;           /* -1: first that builds */
     gdt_mode mode;       /* the mode block planned (A unless --mode) */
     int count;           /* plans benchmarked from index on (--count) */
     gdt_measure_opts mo;
-    unsigned long long seed;
-    bool floor, vs_cudnn, cupti, help;
+    long long seed;
+    bool floor, vs_cudnn, cupti;
 } bench_args;
 
 /* ------------------------------------------------------------ arguments */
 
+static bool parse_mode(void *opts, const char *v, char *why, size_t nwhy)
+{
+    gdt_error e;
+    if (gdt_mode_parse(v, &((bench_args *)opts)->mode, &e) == GDT_STATUS_OK)
+        return true;
+    return snprintf(why, nwhy, "%s", e.msg), false;
+}
+
+#define O(field) offsetof(bench_args, field)
+static const gdt_cli_option options[] = {
+    GDT_CLI_OPT_SHAPE(bench_args, shape, "the problem (default: the family's default shape);\n"
+                                         "repeatable (keys merge)"),
+    {"--plan", NULL, GDT_CLI_STRING, O(plan), .metavar = "NAME",
+     .help = "a plan by name, e.g. \"gemm.nvrtc[...]\" or \"cudnn.eng0[KERNEL_CFG=3]\""},
+    {"--index", NULL, GDT_CLI_INT, O(index), .lo = 0, .hi = 1e6, .metavar = "I",
+     .help = "plan I of the ranked list (gdtune plans FAMILY --shape ...);\n"
+             "default: the first plan of the list that builds"},
+    {"--count", NULL, GDT_CLI_INT, O(count), .lo = 1, .hi = 1e6, .def = "1", .metavar = "N",
+     .help = "benchmark N plans of the list from --index (default 0) on, each\n"
+             "verified and measured (failures printed and skipped); the best by\n"
+             "device time at the largest burst goes on to --vs-cudnn / --cupti"},
+    {"--mode", NULL, GDT_CLI_CUSTOM, .parse = parse_mode, .metavar = "M",
+     .help = "the mode block the list is planned with: A (default), B, FALLBACK,\n"
+             "or OPENSOURCE (gdtune engines only: index 0 is the first of ours)"},
+    GDT_CLI_OPT_BURSTS(bench_args, mo.bursts, mo.nbursts, " (default 1,4,16,64;\n"
+                       "the sweep's limits)"),
+    GDT_CLI_OPT_PLAN_SECONDS(bench_args, mo.max_seconds, "--max-seconds",
+                             "measurement cap per plan (default 2)"),
+    GDT_CLI_OPT_TARGET_REL(bench_args, mo.target_rel, "--target",
+                           "relative spread to stop at (default 0.005)"),
+    {"--seed", NULL, GDT_CLI_INT64, O(seed), .lo = 1, .hi = 1e15, .def = "1", .metavar = "N",
+     .help = "input seed (default 1)"},
+    {"--cold", NULL, GDT_CLI_FLAG, O(mo.cold),
+     .help = "also time single calls with the L2 flushed before each"},
+    {"--floor", NULL, GDT_CLI_FLAG, O(floor),
+     .help = "also measure cuLaunchKernel of an empty kernel (host floor)"},
+    {"--vs-cudnn", NULL, GDT_CLI_FLAG, O(vs_cudnn),
+     .help = "also measure the mode-A cuDNN plans (up to 4) and print ratios"},
+    {"--cupti", NULL, GDT_CLI_FLAG, O(cupti),
+     .help = "also read device time per call from CUPTI kernel records"},
+};
+#undef O
+
+static const gdt_cli_spec spec = {
+    VERB, usage_text,
+    "exit codes: 0 success, 1 failure while running (no GPU, plan does not build or\n"
+    "is incorrect), 2 bad usage or bad input\n",
+    options, GDT_CLI_NOPTS(options)};
+
 static int usage_error(const char *fmt, const char *what)
 {
-    fprintf(stderr, "gdtune bench: ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "\n(gdtune bench --help for usage)\n");
-    return 2;
-}
-
-/* strtol and strtod skip leading blanks and take a '+'; a value on the
- * command line is the number alone ("1, 2" is not two sizes). */
-static bool starts_number(const char *s)
-{
-    return (s[0] >= '0' && s[0] <= '9') || s[0] == '.' || s[0] == '-';
-}
-
-static int parse_bursts(const char *v, gdt_measure_opts *o)
-{
-    char *end = NULL, why[160];
-    o->nbursts = 0;
-    for (const char *s = v;; s = end + 1) {
-        int item = o->nbursts + 1, len = (int)strcspn(s, ",");
-        errno = 0;
-        long b = starts_number(s) ? strtol(s, &end, 10) : 0;
-        if (len == 0)
-            snprintf(why, sizeof why, "item %d is empty", item);
-        else if (o->nbursts == GDT_MAX_BURSTS)
-            snprintf(why, sizeof why, "item %d is one size too many", item);
-        else if (!starts_number(s) || end == s || errno || b < 1 || b > BENCH_BURST_MAX ||
-                 (*end && *end != ','))
-            snprintf(why, sizeof why, "item %d \"%.*s\" is not a size", item, len, s);
-        else {
-            o->bursts[o->nbursts++] = (int)b;
-            if (!*end)
-                return 0;
-            continue;
-        }
-        fprintf(stderr, "gdtune bench: --bursts: bad value \"%s\": %s (expected comma-separated "
-                "sizes in 1..%d, at most %d)\n(gdtune bench --help for usage)\n", v, why,
-                BENCH_BURST_MAX, GDT_MAX_BURSTS);
-        return 2;
-    }
-}
-
-static int parse_number(const char *opt, const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = starts_number(v) ? strtod(v, &end) : 0;
-    if (!starts_number(v) || end == v || *end || errno || !(x >= lo && x <= hi)) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s: expected a number in [%g, %g], got \"%%s\"", opt, lo, hi);
-        return usage_error(msg, v);
-    }
-    *out = x;
-    return 0;
-}
-
-/* --opt VALUE or --opt=VALUE; NULL when argv[*i] is not this option. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) || (argv[*i][n] != '=' && argv[*i][n] != '\0'))
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static int parse_flag(bench_args *a, const char *s)
-{
-    struct { const char *name; bool *flag; } flags[] = {
-        {"--floor", &a->floor}, {"--vs-cudnn", &a->vs_cudnn}, {"--cupti", &a->cupti},
-        {"--cold", &a->mo.cold}, {"--help", &a->help}, {"-h", &a->help},
-    };
-    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
-        if (!strcmp(s, flags[k].name)) {
-            *flags[k].flag = true;
-            return 0;
-        }
-    return -1;
-}
-
-static int parse_option(bench_args *a, int argc, char **argv, int *i)
-{
-    bool missing = false;
-    const char *v;
-    double x;
-    if (!parse_flag(a, argv[*i]))
-        return 0;
-    if ((v = opt_value(argc, argv, i, "--shape", &missing)))
-        a->shape = v;
-    else if ((v = opt_value(argc, argv, i, "--plan", &missing)))
-        a->plan = v;
-    else if ((v = opt_value(argc, argv, i, "--mode", &missing))) {
-        gdt_error e;
-        if (gdt_mode_parse(v, &a->mode, &e))
-            return usage_error("--mode: %s", e.msg);
-    } else if ((v = opt_value(argc, argv, i, "--bursts", &missing)))
-        return parse_bursts(v, &a->mo);
-    else if ((v = opt_value(argc, argv, i, "--index", &missing))) {
-        if (parse_number("--index", v, 0, 1e6, &x))
-            return 2;
-        if (x != floor(x))
-            return usage_error("--index: expected an integer >= 0, got \"%s\"", v);
-        a->index = (int)x;
-    } else if ((v = opt_value(argc, argv, i, "--count", &missing))) {
-        if (parse_number("--count", v, 1, 1e6, &x))
-            return 2;
-        if (x != floor(x))
-            return usage_error("--count: expected an integer >= 1, got \"%s\"", v);
-        a->count = (int)x;
-    } else if ((v = opt_value(argc, argv, i, "--max-seconds", &missing)))
-        return parse_number("--max-seconds", v, 0.01, 3600, &a->mo.max_seconds);
-    else if ((v = opt_value(argc, argv, i, "--target", &missing)))
-        return parse_number("--target", v, 1e-6, 1, &a->mo.target_rel);
-    else if ((v = opt_value(argc, argv, i, "--seed", &missing))) {
-        if (parse_number("--seed", v, 1, 1e15, &x))
-            return 2;
-        if (x != floor(x))
-            return usage_error("--seed: expected an integer >= 1, got \"%s\"", v);
-        a->seed = (unsigned long long)x;
-    } else if (missing)
-        return usage_error("%s needs a value", argv[*i]);
-    else
-        return usage_error("unknown option '%s'", argv[*i]);
-    return 0;
+    return gdt_cli_usage_error(VERB, fmt, what);
 }
 
 /* True when the knob is a column of rf with a value in that column's
@@ -264,32 +169,19 @@ static int check_plan(const bench_args *a)
             break;
     if (!why[0])
         return 0;
-    fprintf(stderr, "gdtune bench: --plan: plan name \"%s\": %s\n(gdtune bench --help for usage)\n",
-            a->plan, why);
-    return 2;
+    return gdt_cli_usage_error(VERB, "--plan: plan name \"%s\": %s", a->plan, why);
 }
 
+/* Returns -1 to go on, or the exit code. */
 static int parse_args(int argc, char **argv, bench_args *a)
 {
     memset(a, 0, sizeof *a);
     gdt_measure_opts_default(&a->mo);
     a->index = -1;
-    a->count = 1;
-    a->seed = 1;
     const char *family = NULL;
-    for (int i = 1; i < argc; i++) {
-        int rc = 0;
-        if (argv[i][0] == '-' && argv[i][1])
-            rc = parse_option(a, argc, argv, &i);
-        else if (!family)
-            family = argv[i];
-        else
-            rc = usage_error("unexpected argument '%s'", argv[i]);
-        if (rc)
-            return rc;
-    }
-    if (a->help)
-        return 0;
+    int npos, rc = gdt_cli_parse(&spec, argc, argv, a, &family, 1, &npos);
+    if (rc >= 0)
+        return rc;
     if (a->plan && (a->index >= 0 || a->count > 1))
         return usage_error("%s", "--plan names one plan; --index and --count pick from the list instead");
     gdt_error e;
@@ -297,9 +189,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
         return usage_error("%s", "missing FAMILY (gemm, sdpa_fwd or sdpa_bwd)");
     if (gdt_family_parse(family, &a->family, &e))
         return usage_error("%s", e.msg);
-    if (gdt_problem_parse(a->family, a->shape, &a->p, &e))
+    if (gdt_problem_parse(a->family, a->shape[0] ? a->shape : NULL, &a->p, &e))
         return usage_error("--shape: %s", e.msg);
-    return a->plan ? check_plan(a) : 0;
+    return a->plan && check_plan(a) ? 2 : -1;
 }
 
 /* -------------------------------------------------------------- the run */
@@ -736,7 +628,7 @@ static gdt_status run(bench *b, gdt_error *e)
     GDT_CHECK_CUDA(e, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
     if (!(b->res = calloc(1, sizeof *b->res)))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "bench: out of memory");
-    if ((st = gdt_buffers_create(&b->p, b->a.seed, &b->buf, e)) != GDT_STATUS_OK ||
+    if ((st = gdt_buffers_create(&b->p, (unsigned long long)b->a.seed, &b->buf, e)) != GDT_STATUS_OK ||
         (st = reference(b, e)) != GDT_STATUS_OK)
         return st;
     st = b->a.count > 1 ? scan(b, e) : single(b, e);
@@ -765,11 +657,8 @@ int gdt_cli_bench(int argc, char **argv)
     bench b;
     memset(&b, 0, sizeof b);
     int rc = parse_args(argc, argv, &b.a);
-    if (rc || b.a.help) {
-        if (b.a.help)
-            fputs(usage_text, stdout);
+    if (rc >= 0)
         return rc;
-    }
     if (!gdt__device_present()) {
         fprintf(stderr, "gdtune bench: no CUDA device: bench builds, verifies and times plans on "
                         "the GPU; run it on a machine with one (gdtune plans and gdtune candidates "

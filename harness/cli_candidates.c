@@ -1,4 +1,5 @@
 /* gdtune candidates FAMILY [--tuning-config FILE] [--shape k=v,...] [--arch smXY]
+ *                         [--format text|json]
  *
  * Shows what the candidate rows bind for one problem: for each offered NVRTC
  * slot of the family, every row as a plan (with the values actually bound),
@@ -8,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "gdt_cli_options.h"
 #include "gdt_rows.h"
 #include "gdtune/candidates.h"
 
@@ -16,69 +20,124 @@
 #define DEFAULT_ROWS "tables/candidates/nvrtc.json"
 
 typedef struct opts {
-    const char *family, *tuning_config, *shape, *arch;
+    const char *family, *tuning_config, *arch;
+    char shape[1024]; /* merged --shape; "" for the family's defaults */
+    int format;
+    cJSON *doc;       /* --format json: the document being built */
 } opts;
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: " VERB " FAMILY [--tuning-config FILE] [--shape k=v,...] [--arch smXY]\n\n"
-            "Prints, for each offered NVRTC engine slot of FAMILY, every candidate row as the\n"
-            "plan it binds (with the values actually bound, and what was requested where\n"
-            "projection changed a value), each duplicate with the row it duplicates, and each\n"
-            "rejected row with its reason; then the counts.\n\n"
-            "  FAMILY                gemm, sdpa_fwd, sdpa_bwd, or sdpa (both SDPA families)\n"
-            "  --tuning-config FILE  override rows: each structural family FILE names replaces\n"
-            "                        the default rows of that family (tables/candidates/nvrtc.json)\n"
-            "  --shape k=v,...       problem over the family's defaults\n"
-            "                        gemm: batch, m, n, k, dtype=bf16|fp16, a=row|col, b=row|col\n"
-            "                          (default batch=1,m=4096,n=4096,k=4096,dtype=bf16,a=row,b=row)\n"
-            "                        sdpa: b, h, h_q, h_kv, s, s_q, s_kv, d, dtype=bf16|fp16,\n"
-            "                          causal=0|1|none|top_left|bottom_right, layout=bhsd|bshd, scale\n"
-            "                          (default b=4,h=32,s=4096,d=128,bf16,causal=top_left,bshd)\n"
-            "  --arch smXY           target architecture for the resource rules (default sm90;\n"
-            "                        known: sm80, sm86, sm87, sm89, sm90, sm100, sm120)\n"
-            "  --help                this text\n\n"
-            "exit codes: 0 success, 1 failure while running, 2 bad usage or bad input\n");
-}
+static const char usage_text[] =
+    "usage: " VERB " FAMILY [--tuning-config FILE] [--shape k=v,...] [--arch smXY]\n"
+    "                         [--format text|json]\n\n"
+    "Prints, for each offered NVRTC engine slot of FAMILY, every candidate row as the\n"
+    "plan it binds (with the values actually bound, and what was requested where\n"
+    "projection changed a value), each duplicate with the row it duplicates, and each\n"
+    "rejected row with its reason; then the counts.  FAMILY is gemm, sdpa_fwd, sdpa_bwd,\n"
+    "or sdpa (both SDPA families).\n";
 
-static int bad_usage(const char *fmt, const char *arg)
-{
-    fprintf(stderr, VERB ": ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see " VERB " --help)\n");
-    return 2;
-}
+static const gdt_cli_option options[] = {
+    {"--tuning-config", NULL, GDT_CLI_STRING, offsetof(opts, tuning_config), .metavar = "FILE",
+     .help = "override rows: each structural family FILE names replaces\n"
+             "the default rows of that family (tables/candidates/nvrtc.json)"},
+    GDT_CLI_OPT_SHAPE(opts, shape,
+                      "problem over the family's defaults; repeatable (keys merge)\n"
+                      "gemm: batch, m, n, k, dtype=bf16|fp16, a=row|col, b=row|col\n"
+                      "  (default batch=1,m=4096,n=4096,k=4096,dtype=bf16,a=row,b=row)\n"
+                      "sdpa: b, h, h_q, h_kv, s, s_q, s_kv, d, dtype=bf16|fp16,\n"
+                      "  causal=0|1|none|top_left|bottom_right, layout=bhsd|bshd, scale\n"
+                      "  (default b=4,h=32,s=4096,d=128,bf16,causal=top_left,bshd)"),
+    {"--arch", NULL, GDT_CLI_STRING, offsetof(opts, arch), .metavar = "smXY",
+     .help = "target architecture for the resource rules (default sm90;\n"
+             "known: sm80, sm86, sm87, sm89, sm90, sm100, sm120)"},
+    GDT_CLI_OPT_FORMAT(opts, format),
+};
+
+static const gdt_cli_spec spec = {
+    VERB, usage_text, "exit codes: 0 success, 1 failure while running, 2 bad usage or bad input\n",
+    options, GDT_CLI_NOPTS(options)};
 
 /* Returns -1 to go on, or the exit code. */
 static int parse_args(int argc, char **argv, opts *o)
 {
-    static const struct {
-        const char *flag;
-        size_t off;
-    } flags[] = {{"--tuning-config", offsetof(opts, tuning_config)},
-                 {"--shape", offsetof(opts, shape)},
-                 {"--arch", offsetof(opts, arch)}};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
-        if (a[0] != '-' || !a[1]) {
-            if (o->family) return bad_usage("unexpected argument '%s'", a);
-            o->family = a;
-            continue;
-        }
-        size_t k = 0, nf = sizeof flags / sizeof flags[0];
-        const char *eq = strchr(a, '=');
-        size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        while (k < nf && (strlen(flags[k].flag) != len || strncmp(a, flags[k].flag, len))) k++;
-        if (k == nf) return bad_usage("unknown option '%s'", a);
-        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!v) return bad_usage("option '%s' needs a value", a);
-        *(const char **)((char *)o + flags[k].off) = v;
-    }
-    if (!o->family) return bad_usage("%s", "missing FAMILY (gemm, sdpa_fwd, sdpa_bwd or sdpa)");
+    int npos, rc = gdt_cli_parse(&spec, argc, argv, o, &o->family, 1, &npos);
+    if (rc >= 0) return rc;
+    if (!o->family) return gdt_cli_usage_error(VERB, "missing FAMILY (gemm, sdpa_fwd, sdpa_bwd or sdpa)");
     return -1;
 }
+
+/* ------------------------------------------------------------ JSON */
+
+static cJSON *values_json(const gdt_row_family *rf, const int64_t *v, int n)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; k < n && k < rf->ncols; k++) cJSON_AddNumberToObject(o, rf->cols[k].name, (double)v[k]);
+    return o;
+}
+
+static cJSON *row_json(const gdt_row_family *rf, const gdt_candidate *c)
+{
+    cJSON *r = cJSON_CreateObject();
+    char name[1024];
+    cJSON_AddNumberToObject(r, "row", c->row_index);
+    cJSON_AddStringToObject(r, "status", c->rejected               ? "rejected"
+                                         : c->duplicate_of_earlier ? "duplicate"
+                                                                   : "plan");
+    if (c->rejected) {
+        cJSON_AddStringToObject(r, "reason", c->reason);
+    } else {
+        gdt_plan_id_format(&c->id, name, sizeof name);
+        cJSON_AddStringToObject(r, "plan", name);
+        if (c->duplicate_of_earlier) cJSON_AddNumberToObject(r, "duplicate_of", c->dup_of);
+        cJSON_AddItemToObject(r, "bound", values_json(rf, c->bound, c->ncols));
+    }
+    cJSON_AddItemToObject(r, "requested", values_json(rf, c->requested, c->ncols));
+    return r;
+}
+
+static void slot_json(cJSON *slots, const gdt_row_family *rf, const gdt_engine_slot *s,
+                      const char *source, const gdt_candidate *c, int n)
+{
+    cJSON *o = cJSON_CreateObject(), *rows = cJSON_CreateArray();
+    int count[3] = {0, 0, 0}; /* plans, duplicates, rejected */
+    cJSON_AddStringToObject(o, "slot", s->name);
+    cJSON_AddBoolToObject(o, "offered", true);
+    cJSON_AddStringToObject(o, "row_family", s->row_family);
+    cJSON_AddStringToObject(o, "rows_from", source);
+    for (int i = 0; rf && i < n; i++) {
+        count[c[i].rejected ? 2 : c[i].duplicate_of_earlier ? 1 : 0]++;
+        cJSON_AddItemToArray(rows, row_json(rf, &c[i]));
+    }
+    cJSON_AddItemToObject(o, "rows", rows);
+    cJSON *counts = cJSON_AddObjectToObject(o, "counts");
+    cJSON_AddNumberToObject(counts, "rows", n);
+    cJSON_AddNumberToObject(counts, "plans", count[0]);
+    cJSON_AddNumberToObject(counts, "duplicates", count[1]);
+    cJSON_AddNumberToObject(counts, "rejected", count[2]);
+    cJSON_AddItemToArray(slots, o);
+}
+
+static cJSON *new_doc(int arch)
+{
+    char name[16];
+    cJSON *doc = cJSON_CreateObject();
+    snprintf(name, sizeof name, "sm%d", arch);
+    cJSON_AddStringToObject(doc, "schema", "gdtune.candidates/1");
+    cJSON_AddStringToObject(doc, "arch", name);
+    cJSON_AddArrayToObject(doc, "families");
+    return doc;
+}
+
+/* The family's entry of the document; its slots go in "slots". */
+static cJSON *family_json(cJSON *doc, gdt_family fam, const char *key)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "family", gdt_family_name(fam));
+    cJSON_AddStringToObject(f, "problem", key);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "families"), f);
+    return cJSON_AddArrayToObject(f, "slots");
+}
+
+/* ------------------------------------------------------------ text */
 
 static void print_values(const gdt_row_family *rf, const gdt_candidate *c, bool requested_only)
 {
@@ -129,12 +188,26 @@ static const char *rows_source(const opts *o, const char *row_family)
     return named ? o->tuning_config : DEFAULT_ROWS;
 }
 
+static void not_offered(cJSON *slots, const gdt_engine_slot *s, const char *why)
+{
+    if (!slots) {
+        printf("%s: not offered: %s\n", s->name, why);
+        return;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "slot", s->name);
+    cJSON_AddBoolToObject(o, "offered", false);
+    cJSON_AddStringToObject(o, "why", why);
+    cJSON_AddItemToArray(slots, o);
+}
+
+/* slots: the family's JSON array under --format json, else NULL (text). */
 static int run_slot(const gdt_row_table *t, const gdt_engine_slot *s, const gdt_facts *f,
-                    const opts *o)
+                    const opts *o, cJSON *slots)
 {
     char why[256];
     if (!gdt_slot_offered(gdt_manifest_default(), s, f, why, sizeof why)) {
-        printf("%s: not offered: %s\n", s->name, why);
+        not_offered(slots, s, why);
         return 0;
     }
     const gdt_row_family *rf = gdt__row_family_find(s->row_family);
@@ -146,9 +219,13 @@ static int run_slot(const gdt_row_table *t, const gdt_engine_slot *s, const gdt_
         fprintf(stderr, VERB ": %s\n", e.msg);
         return gdt_status_exit_code(st);
     }
-    printf("%s: row family %s, %d rows from %s\n", s->name, s->row_family, n,
-           rows_source(o, s->row_family));
-    if (rf) print_slot(rf, s, c, n);
+    if (slots) {
+        slot_json(slots, rf, s, rows_source(o, s->row_family), c, n);
+    } else {
+        printf("%s: row family %s, %d rows from %s\n", s->name, s->row_family, n,
+               rows_source(o, s->row_family));
+        if (rf) print_slot(rf, s, c, n);
+    }
     free(c);
     return 0;
 }
@@ -157,7 +234,7 @@ static int run_family(const gdt_row_table *t, gdt_family fam, const opts *o, int
 {
     gdt_problem p;
     gdt_error e;
-    gdt_status st = gdt_problem_parse(fam, o->shape, &p, &e);
+    gdt_status st = gdt_problem_parse(fam, o->shape[0] ? o->shape : NULL, &p, &e);
     if (st) return fprintf(stderr, VERB ": %s\n", e.msg), gdt_status_exit_code(st);
     gdt_device_props dev;
     gdt_arch_limits(arch, &dev);
@@ -165,12 +242,13 @@ static int run_family(const gdt_row_table *t, gdt_family fam, const opts *o, int
     gdt_facts_analyze(&p, &dev, &f);
     char key[512];
     gdt_problem_key(&p, key, sizeof key);
-    printf("%s on sm%d\n", key, arch);
+    cJSON *slots = o->doc ? family_json(o->doc, fam, key) : NULL;
+    if (!slots) printf("%s on sm%d\n", key, arch);
     const gdt_manifest *m = gdt_manifest_default();
     int rc = 0;
     for (int i = 0; i < m->nslots && !rc; i++)
         if (m->slots[i].family == fam && m->slots[i].kind == GDT_ENGINE_NVRTC)
-            rc = run_slot(t, &m->slots[i], &f, o);
+            rc = run_slot(t, &m->slots[i], &f, o, slots);
     return rc;
 }
 
@@ -194,15 +272,18 @@ int gdt_cli_candidates(int argc, char **argv)
     unsigned mask;
     int arch = 90;
     gdt_error e;
-    if (gdt_family_parse_set(o.family, &mask, &e)) return bad_usage("%s", e.msg);
-    if (o.arch && gdt_arch_parse(o.arch, &arch, &e)) return bad_usage("%s", e.msg);
+    if (gdt_family_parse_set(o.family, &mask, &e)) return gdt_cli_usage_error(VERB, "%s", e.msg);
+    if (o.arch && gdt_arch_parse(o.arch, &arch, &e)) return gdt_cli_usage_error(VERB, "%s", e.msg);
     if (!gdt_arch_limits(arch, NULL))
-        return bad_usage("%s: no per-arch limits (known: sm80, sm86, sm87, sm89, sm90, sm100, sm120)",
-                         o.arch);
+        return gdt_cli_usage_error(VERB, "%s: no per-arch limits (known: sm80, sm86, sm87, sm89, "
+                                   "sm90, sm100, sm120)", o.arch);
     gdt_row_table *t;
     if ((rc = load_rows(&o, &t))) return rc;
+    if (o.format == GDT_CLI_FORMAT_JSON) o.doc = new_doc(arch);
     for (int f = 0; f < GDT_FAMILY_COUNT && !rc; f++)
         if (mask & (1u << f)) rc = run_family(t, (gdt_family)f, &o, arch);
     gdt_rows_destroy(t);
+    if (o.doc && !rc) return gdt_cli_json_emit(VERB, o.doc);
+    cJSON_Delete(o.doc);
     return rc;
 }

@@ -1,90 +1,74 @@
 /* `gdtune plans`: the ranked plan list libgdtune would try for one shape.
  * Without a GPU the BACKEND marker stays unexpanded and nothing touches the
  * device beyond asking how many there are. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "gdt_cli_options.h"
 #include "gdt_cuda.h"
 #include "gdt_engines.h"
 #include "gdtune/plan.h"
 
+#define VERB "gdtune plans"
+
 static const char usage_text[] =
     "usage: gdtune plans FAMILY [--shape k=v,...] [--arch smXY] [--tables DIR]\n"
     "                    [--mode A|B|FALLBACK|OPENSOURCE]... [--tuning-config FILE]\n"
+    "                    [--format text|json]\n"
     "\n"
     "Prints the ranked plan list libgdtune would try for one problem: index, plan name\n"
     "engine[K=V, ...], the mode block and where the entry came from.  BACKEND(mode)\n"
     "stands for the cuDNN backend's block; it is expanded when a GPU is present and\n"
-    "--arch is that GPU's arch.\n"
-    "\n"
-    "  FAMILY               gemm, sdpa_fwd, sdpa_bwd, or sdpa (both)\n"
-    "  --shape k=v,...      the problem (default: the family's default shape)\n"
-    "  --arch smXY          target arch (default: the GPU's, else sm90)\n"
-    "  --tables DIR         placement/tuning tables root, read as DIR/smXY/FAMILY.*.json\n"
-    "                       (default: ./tables when it exists; else none: untimed order)\n"
-    "  --mode M             a mode block, in order; repeatable (default: A)\n"
-    "  --tuning-config FILE candidate rows overriding the embedded defaults per family\n"
-    "\n"
-    "exit codes: 0 success, 1 failure while running, 2 bad usage or bad input\n";
+    "--arch is that GPU's arch.  FAMILY is gemm, sdpa_fwd, sdpa_bwd, or sdpa (both).\n";
 
 typedef struct plans_args {
     unsigned families;
-    const char *shape, *arch, *tables, *tuning_config;
+    const char *arch, *tables, *tuning_config;
+    char shape[1024];    /* merged --shape; "": the family's default */
     int arch_num;        /* parsed --arch; 0: none given */
     gdt_mode modes[GDT_MODE_COUNT];
     int nmodes;
+    int format;
 } plans_args;
 
-static int usage_error(const char *fmt, const char *what)
+static bool add_mode(void *opts, const char *v, char *why, size_t nwhy)
 {
-    fprintf(stderr, "gdtune plans: ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "\n(gdtune plans --help for usage)\n");
-    return 2;
-}
-
-/* --opt VALUE or --opt=VALUE; returns the value or NULL when this is not
- * the option. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n)) return NULL;
-    if (argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static int add_mode(plans_args *a, const char *v)
-{
+    plans_args *a = opts;
     gdt_error e;
     if (a->nmodes == GDT_MODE_COUNT)
-        return usage_error("--mode: at most %s mode blocks", "4");
-    if (gdt_mode_parse(v, &a->modes[a->nmodes], &e)) return usage_error("--mode: %s", e.msg);
+        return snprintf(why, nwhy, "at most %d mode blocks", GDT_MODE_COUNT), false;
+    if (gdt_mode_parse(v, &a->modes[a->nmodes], &e)) return snprintf(why, nwhy, "%s", e.msg), false;
     a->nmodes++;
-    return 0;
+    return true;
 }
 
-static int parse_option(plans_args *a, int argc, char **argv, int *i)
-{
-    bool missing = false;
-    const char *v;
-    if ((v = opt_value(argc, argv, i, "--shape", &missing))) a->shape = v;
-    else if ((v = opt_value(argc, argv, i, "--arch", &missing))) a->arch = v;
-    else if ((v = opt_value(argc, argv, i, "--tables", &missing))) a->tables = v;
-    else if ((v = opt_value(argc, argv, i, "--tuning-config", &missing))) a->tuning_config = v;
-    else if ((v = opt_value(argc, argv, i, "--mode", &missing))) return add_mode(a, v);
-    else if (missing) return usage_error("%s needs a value", argv[*i]);
-    else return usage_error("unknown option '%s'", argv[*i]);
-    return 0;
-}
+static const gdt_cli_option options[] = {
+    GDT_CLI_OPT_SHAPE(plans_args, shape, "the problem (default: the family's default shape);\n"
+                                         "repeatable (keys merge)"),
+    {"--arch", NULL, GDT_CLI_STRING, offsetof(plans_args, arch), .metavar = "smXY",
+     .help = "target arch (default: the GPU's, else sm90)"},
+    {"--tables", NULL, GDT_CLI_STRING, offsetof(plans_args, tables), .metavar = "DIR",
+     .help = "placement/tuning tables root, read as DIR/smXY/FAMILY.*.json\n"
+             "(default: ./tables when it exists; else none: untimed order)"},
+    {"--mode", NULL, GDT_CLI_CUSTOM, .parse = add_mode, .metavar = "M",
+     .help = "a mode block, in order; repeatable (default: A)"},
+    {"--tuning-config", NULL, GDT_CLI_STRING, offsetof(plans_args, tuning_config), .metavar = "FILE",
+     .help = "candidate rows overriding the embedded defaults per family"},
+    GDT_CLI_OPT_FORMAT(plans_args, format),
+};
+
+static const gdt_cli_spec spec = {
+    VERB, usage_text, "exit codes: 0 success, 1 failure while running, 2 bad usage or bad input\n",
+    options, GDT_CLI_NOPTS(options)};
+
+static const char *shape_arg(const plans_args *a) { return a->shape[0] ? a->shape : NULL; }
 
 static bool is_dir(const char *p)
 {
@@ -98,35 +82,29 @@ static int check_args(plans_args *a)
 {
     gdt_error e;
     gdt_problem p;
-    if (a->arch && gdt_arch_parse(a->arch, &a->arch_num, &e)) return usage_error("--arch: %s", e.msg);
+    if (a->arch && gdt_arch_parse(a->arch, &a->arch_num, &e))
+        return gdt_cli_usage_error(VERB, "--arch: %s", e.msg);
     if (a->arch && !gdt_arch_limits(a->arch_num, NULL))
-        return usage_error("--arch %s: no per-arch limits for it", a->arch);
+        return gdt_cli_usage_error(VERB, "--arch %s: no per-arch limits for it", a->arch);
     for (int f = 0; f < GDT_FAMILY_COUNT; f++)
-        if ((a->families & (1u << f)) && gdt_problem_parse((gdt_family)f, a->shape, &p, &e))
-            return fprintf(stderr, "gdtune plans: %s\n", e.msg), 2;
+        if ((a->families & (1u << f)) && gdt_problem_parse((gdt_family)f, shape_arg(a), &p, &e))
+            return fprintf(stderr, VERB ": %s\n", e.msg), 2;
     if (a->tables && access(a->tables, F_OK) == 0 && !is_dir(a->tables))
-        return usage_error("--tables %s: Not a directory (expected the tables root)", a->tables);
+        return gdt_cli_usage_error(VERB, "--tables %s: Not a directory (expected the tables root)",
+                                   a->tables);
     return 0;
 }
 
+/* Returns -1 to go on, or the exit code. */
 static int parse_args(int argc, char **argv, plans_args *a)
 {
-    memset(a, 0, sizeof *a);
     const char *family = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) {
-            int rc = parse_option(a, argc, argv, &i);
-            if (rc) return rc;
-        } else if (!family) {
-            family = argv[i];
-        } else {
-            return usage_error("unexpected argument '%s'", argv[i]);
-        }
-    }
-    if (!family) return usage_error("%s", "missing FAMILY (gemm, sdpa_fwd, sdpa_bwd or sdpa)");
+    int npos, rc = gdt_cli_parse(&spec, argc, argv, a, &family, 1, &npos);
+    if (rc >= 0) return rc;
+    if (!family) return gdt_cli_usage_error(VERB, "missing FAMILY (gemm, sdpa_fwd, sdpa_bwd or sdpa)");
     gdt_error e;
-    if (gdt_family_parse_set(family, &a->families, &e)) return usage_error("%s", e.msg);
-    return check_args(a);
+    if (gdt_family_parse_set(family, &a->families, &e)) return gdt_cli_usage_error(VERB, "%s", e.msg);
+    return check_args(a) ? 2 : -1;
 }
 
 /* ------------------------------------------------------------ the device */
@@ -193,7 +171,8 @@ static int pick_target(const plans_args *a, target *t)
 /* A table that fails to load is a warning; the untimed order is used. */
 static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char *note, size_t n)
 {
-    const char *dir = a->tables ? a->tables : (is_dir("tables") ? "tables" : NULL);
+    char found[4096];
+    const char *dir = a->tables ? a->tables : gdt_tables_find(f, arch, found, sizeof found) ? found : NULL;
     gdt_tables *t = NULL;
     gdt_error e;
     gdt_error_clear(&e);
@@ -202,12 +181,12 @@ static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char
         return NULL;
     }
     if (a->tables && !is_dir(a->tables))
-        fprintf(stderr, "gdtune plans: warning: --tables %s: not a directory\n", a->tables);
+        fprintf(stderr, VERB ": warning: --tables %s: not a directory\n", a->tables);
     gdt_status s = gdt_tables_load(dir, f, arch, &t, &e);
     if (s == GDT_STATUS_OK) snprintf(note, n, "%s/sm%d/%s.{placement,tuning}.json", dir, arch, gdt_family_name(f));
     else if (s == GDT_STATUS_NOT_SUPPORTED) snprintf(note, n, "none under %s (untimed order)", dir);
     else {
-        fprintf(stderr, "gdtune plans: warning: tables not used: %s\n", e.msg);
+        fprintf(stderr, VERB ": warning: tables not used: %s\n", e.msg);
         snprintf(note, n, "refused (see warning; untimed order)");
     }
     return t;
@@ -233,13 +212,19 @@ static void stale_rows_note(const gdt_tables *tables, const gdt_row_table *rows,
 
 /* ------------------------------------------------------------ the output */
 
+/* Why a BACKEND marker stayed unexpanded. */
+static const char *marker_why(const gdt_plan_entry *x, const target *t)
+{
+    return (unsigned)x->mode < GDT_MODE_COUNT && t->rec.note[x->mode][0] ? t->rec.note[x->mode]
+           : t->unexpanded                                              ? t->unexpanded
+                                                                        : "backend listed nothing";
+}
+
 static void print_entry(int i, const gdt_plan_entry *x, const target *t)
 {
     if (x->is_marker) {
-        const char *why = (unsigned)x->mode < GDT_MODE_COUNT && t->rec.note[x->mode][0]
-                              ? t->rec.note[x->mode]
-                              : t->unexpanded ? t->unexpanded : "backend listed nothing";
-        printf("%4d  BACKEND(%s) \xe2\x80\x94 unexpanded: %s\n", i, gdt_mode_name(x->mode), why);
+        printf("%4d  BACKEND(%s) \xe2\x80\x94 unexpanded: %s\n", i, gdt_mode_name(x->mode),
+               marker_why(x, t));
         return;
     }
     char name[1024];
@@ -257,15 +242,62 @@ static int print_modes(const plans_args *a, char *buf, size_t n)
     return w;
 }
 
-static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *rows, target *t)
+static cJSON *entry_json(int i, const gdt_plan_entry *x, const target *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    char name[1024];
+    cJSON_AddNumberToObject(o, "index", i);
+    cJSON_AddStringToObject(o, "mode", gdt_mode_name(x->mode));
+    cJSON_AddBoolToObject(o, "marker", x->is_marker);
+    if (x->is_marker) {
+        cJSON_AddStringToObject(o, "unexpanded", marker_why(x, t));
+        return o;
+    }
+    gdt_plan_id_format(&x->id, name, sizeof name);
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddStringToObject(o, "why", x->why ? x->why : "");
+    cJSON_AddBoolToObject(o, "backend", x->is_backend);
+    return o;
+}
+
+static void family_json(cJSON *doc, gdt_family f, const char *key, const char *note, const gdt_graph *g,
+                        const target *t)
+{
+    cJSON *o = cJSON_CreateObject(), *plans = cJSON_CreateArray();
+    cJSON_AddStringToObject(o, "family", gdt_family_name(f));
+    cJSON_AddStringToObject(o, "problem", key);
+    cJSON_AddStringToObject(o, "tables", note);
+    for (int i = 0; i < gdt_graph_plan_count(g); i++)
+        cJSON_AddItemToArray(plans, entry_json(i, gdt_graph_plan_at(g, i), t));
+    cJSON_AddItemToObject(o, "plans", plans);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "families"), o);
+}
+
+static cJSON *new_doc(const plans_args *a, const target *t)
+{
+    cJSON *doc = cJSON_CreateObject(), *modes = cJSON_CreateArray();
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm%d", t->arch);
+    cJSON_AddStringToObject(doc, "schema", "gdtune.plans/1");
+    cJSON_AddStringToObject(doc, "arch", arch);
+    for (int i = 0; i < (a->nmodes ? a->nmodes : 1); i++)
+        cJSON_AddItemToArray(modes, cJSON_CreateString(gdt_mode_name(a->nmodes ? a->modes[i] : GDT_MODE_A)));
+    cJSON_AddItemToObject(doc, "modes", modes);
+    cJSON_AddArrayToObject(doc, "families");
+    return doc;
+}
+
+/* doc: the document under --format json, else NULL (text). */
+static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *rows, target *t,
+                       cJSON *doc)
 {
     gdt_problem p;
     gdt_error e;
     gdt_error_clear(&e);
-    if (gdt_problem_parse(f, a->shape, &p, &e)) return fprintf(stderr, "gdtune plans: %s\n", e.msg), 2;
+    if (gdt_problem_parse(f, shape_arg(a), &p, &e)) return fprintf(stderr, VERB ": %s\n", e.msg), 2;
     gdt_device_props dev;
     if (!gdt_arch_limits(t->arch, &dev))
-        return fprintf(stderr, "gdtune plans: --arch sm%d: no per-arch limits for it\n", t->arch), 2;
+        return fprintf(stderr, VERB ": --arch sm%d: no per-arch limits for it\n", t->arch), 2;
     char key[256], note[4200], modes[64];
     gdt_problem_key(&p, key, sizeof key);
     gdt_tables *tables = load_tables(a, f, t->arch, note, sizeof note);
@@ -277,11 +309,13 @@ static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *r
     gdt_status s = gdt_graph_create(&p, &dev, &g, &e);
     if (!s) s = gdt_graph_plan(g, &o, &e);
     print_modes(a, modes, sizeof modes);
-    if (!s) {
+    if (!s && doc) {
+        family_json(doc, f, key, note, g, t);
+    } else if (!s) {
         printf("%s on sm%d, modes %s, tables: %s\n", key, t->arch, modes, note);
         for (int i = 0; i < gdt_graph_plan_count(g); i++) print_entry(i, gdt_graph_plan_at(g, i), t);
     } else {
-        fprintf(stderr, "gdtune plans: %s\n", e.msg);
+        fprintf(stderr, VERB ": %s\n", e.msg);
     }
     gdt_graph_destroy(g);
     gdt_tables_destroy(tables);
@@ -296,7 +330,7 @@ static int load_rows(const plans_args *a, gdt_row_table **rows)
     gdt_status s = gdt_rows_load_default(rows, &e);
     if (!s) s = gdt_rows_override(*rows, a->tuning_config, &e);
     if (!s) return 0;
-    fprintf(stderr, "gdtune plans: --tuning-config: %s\n", e.msg);
+    fprintf(stderr, VERB ": --tuning-config: %s\n", e.msg);
     gdt_rows_destroy(*rows);
     *rows = NULL;
     return s == GDT_STATUS_IO ? 2 : gdt_status_exit_code(s);
@@ -304,19 +338,22 @@ static int load_rows(const plans_args *a, gdt_row_table **rows)
 
 int gdt_cli_plans(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
-    plans_args a;
+    plans_args a = {0};
     target t;
     gdt_row_table *rows = NULL;
+    cJSON *doc = NULL;
     int rc = parse_args(argc, argv, &a);
-    if (!rc) rc = load_rows(&a, &rows);
+    if (rc >= 0) return rc;
+    rc = load_rows(&a, &rows);
     if (!rc) rc = pick_target(&a, &t);
+    if (!rc && a.format == GDT_CLI_FORMAT_JSON) doc = new_doc(&a, &t);
     for (int f = 0, n = 0; !rc && f < GDT_FAMILY_COUNT; f++)
         if (a.families & (1u << f)) {
-            if (n++) printf("\n");
-            rc = plan_family(&a, (gdt_family)f, rows, &t);
+            if (n++ && !doc) printf("\n");
+            rc = plan_family(&a, (gdt_family)f, rows, &t, doc);
         }
     gdt_rows_destroy(rows);
+    if (doc && !rc) return gdt_cli_json_emit(VERB, doc);
+    cJSON_Delete(doc);
     return rc;
 }

@@ -1,9 +1,12 @@
 /* gdtune: the command line.  One table of verbs; each verb owns its
  * options and its --help.  Only main exits. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "gdt_cli_options.h"
+#include "gdt_util.h"
 #include "gdtune/gdtune.h"
 
 typedef struct verb {
@@ -33,7 +36,32 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         if (!verbs[i].hidden)
             fprintf(out, "  %-11s %s\n", verbs[i].name, verbs[i].summary);
-    fprintf(out, "\nexit codes: 0 success, 1 failure while running, 2 bad usage or bad input\n");
+    fprintf(out, "\n  -V, --version  the version and the source digest\n"
+                 "\nexit codes: 0 success, 1 failure while running, 2 bad usage or bad input\n");
+}
+
+/* gdtune's own options, before any verb. */
+typedef struct main_opts {
+    bool version;
+} main_opts;
+
+static const gdt_cli_option options[] = {
+    {"--version", "-V", GDT_CLI_FLAG, offsetof(main_opts, version),
+     .help = "the version and the digest of the sources it was built from"},
+};
+
+static int own_options(int argc, char **argv)
+{
+    main_opts o = {0};
+    const gdt_cli_spec spec = {"gdtune", "usage: gdtune VERB [options]   (gdtune VERB --help for each)\n"
+                                         "       gdtune --version\n",
+                               NULL, options, GDT_CLI_NOPTS(options)};
+    const char *pos;
+    int npos, rc = gdt_cli_parse(&spec, argc, argv, &o, &pos, 0, &npos);
+    if (rc >= 0)
+        return rc;
+    printf("gdtune %s\nsource digest %s\n", GDT_VERSION_STRING, gdt__source_digest);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -46,10 +74,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "--version")) {
-        printf("gdtune %s\n", GDT_VERSION_STRING);
-        return 0;
-    }
+    if (argv[1][0] == '-')
+        return own_options(argc, argv);
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         if (!strcmp(argv[1], verbs[i].name))
             return verbs[i].run(argc - 1, argv + 1);

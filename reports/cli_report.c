@@ -6,12 +6,14 @@
  * the script. */
 #include <cjson/cJSON.h>
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "gdt_cli_options.h"
 #include "gdt_gnuplot.h"
 #include "gdt_json.h"
 #include "gdt_rawh5.h"
@@ -23,6 +25,7 @@
 typedef struct report {
     gdt_run *run;
     char dir[PATH_MAX];
+    int format; /* --format: GDT_CLI_FORMAT_TEXT or _JSON */
 } report;
 
 static const gdt_run_result *verified(const gdt_run_cell *c, int i)
@@ -279,6 +282,67 @@ static gdt_status write_figures(const report *r, const char *rdir, gdt_error *e)
     return s;
 }
 
+/* ------------------------------------------------------------ --format json */
+
+static cJSON *side_json(const gdt_run_cell *c, int i)
+{
+    if (i < 0)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "plan", c->plan[i].name);
+    cJSON_AddNumberToObject(o, "time_us", c->result[i].time_us);
+    cJSON_AddNumberToObject(o, "tflops", tflops(c, i));
+    cJSON_AddNumberToObject(o, "host_us", c->result[i].host_us);
+    return o;
+}
+
+static cJSON *cell_json(const gdt_run_cell *c, int ci)
+{
+    cJSON *o = cJSON_CreateObject(), *n = cJSON_CreateObject();
+    int count[GDT_DISP_COUNT + 1];
+    counts(c, count);
+    cJSON_AddNumberToObject(o, "cell", ci);
+    cJSON_AddStringToObject(o, "family", gdt_family_name(c->spec->family));
+    cJSON_AddStringToObject(o, "shape", c->spec->shape);
+    for (int d = 0; d < GDT_DISP_COUNT; d++)
+        cJSON_AddNumberToObject(n, gdt_disposition_name((gdt_disposition)d), count[d]);
+    cJSON_AddNumberToObject(n, "not_run", count[GDT_DISP_COUNT]);
+    cJSON_AddItemToObject(o, "counts", n);
+    int ours = best(c, false), theirs = best(c, true);
+    cJSON_AddItemToObject(o, "best_ours", side_json(c, ours));
+    cJSON_AddItemToObject(o, "best_backend", side_json(c, theirs));
+    if (ours >= 0 && theirs >= 0)
+        cJSON_AddNumberToObject(o, "ratio", c->result[ours].time_us / c->result[theirs].time_us);
+    else
+        cJSON_AddNullToObject(o, "ratio");
+    return o;
+}
+
+/* The summary.md table as one document (README: Command reference). */
+static cJSON *summary_json(const report *r, const char *rdir)
+{
+    const gdt_run *run = r->run;
+    char raw[PATH_MAX + 16], md[PATH_MAX + 32];
+    cJSON *doc = cJSON_CreateObject(), *cells = cJSON_CreateArray();
+    snprintf(raw, sizeof raw, "%s/raw.h5", r->dir);
+    snprintf(md, sizeof md, "%s/summary.md", rdir);
+    cJSON_AddStringToObject(doc, "schema", "gdtune.report/1");
+    cJSON_AddStringToObject(doc, "family", run->family);
+    cJSON_AddNumberToObject(doc, "arch", run->arch);
+    cJSON_AddStringToObject(doc, "device", gdt_json_str_or(run->device, "name", ""));
+    cJSON_AddStringToObject(doc, "gdtune_version", run->gdtune_version);
+    cJSON_AddStringToObject(doc, "source_digest", run->source_digest);
+    cJSON_AddStringToObject(doc, "raw_h5", raw);
+    cJSON_AddStringToObject(doc, "summary_md", md);
+    for (int ci = 0; ci < run->ncells; ci++)
+        if (run->cells[ci].journaled)
+            cJSON_AddItemToArray(cells, cell_json(&run->cells[ci], ci));
+    cJSON_AddItemToObject(doc, "cells", cells);
+    return doc;
+}
+
+/* ------------------------------------------------------------ the verb */
+
 static gdt_status run_report(report *r, gdt_error *e)
 {
     char rdir[PATH_MAX + 16];
@@ -292,27 +356,39 @@ static gdt_status run_report(report *r, gdt_error *e)
         s = write_summary(r, rdir, e);
     if (s == GDT_STATUS_OK)
         s = write_figures(r, rdir, e);
-    if (s == GDT_STATUS_OK)
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (r->format != GDT_CLI_FORMAT_JSON)
         printf("%s/raw.h5\n%s/summary.md\n", r->dir, rdir);
+    else if (gdt_cli_json_emit("gdtune report", summary_json(r, rdir)))
+        s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory for the JSON summary", rdir);
     return s;
 }
 
+static const char usage_text[] =
+    "usage: gdtune report RUNDIR [--format text|json]\n\nRebuilds RUNDIR/raw.h5 from "
+    "RUNDIR/journal.jsonl and writes RUNDIR/report/summary.md\n(per cell: dispositions, best "
+    "gdtune and cuDNN plans, TFLOP/s, ratio; plans not verified\nwith their errors) and, when "
+    "gnuplot is installed, SVG figures: per cell plans vs\nbackend, and burst curves.  Prints the "
+    "two paths, or with --format json the summary.\n";
+
+static const gdt_cli_option options[] = {
+    GDT_CLI_OPT_FORMAT(report, format),
+};
+
+static const gdt_cli_spec spec = {"gdtune report", usage_text, NULL, options, GDT_CLI_NOPTS(options)};
+
 int gdt_cli_report(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: gdtune report RUNDIR\n\nRebuilds RUNDIR/raw.h5 from RUNDIR/journal.jsonl and "
-               "writes RUNDIR/report/summary.md\n(per cell: dispositions, best gdtune and cuDNN plans, "
-               "TFLOP/s, ratio; plans not verified\nwith their errors) and, when gnuplot is installed, "
-               "SVG figures: per cell plans vs\nbackend, and burst curves.\n");
-        return 0;
-    }
-    if (argc != 2 || argv[1][0] == '-') {
-        fprintf(stderr, "gdtune report: expected one RUNDIR (see gdtune report --help)\n");
-        return 2;
-    }
     report r = {0};
+    const char *dir = NULL;
+    int n, rc = gdt_cli_parse(&spec, argc, argv, &r, &dir, 1, &n);
+    if (rc >= 0)
+        return rc;
+    if (!dir)
+        return gdt_cli_usage_error(spec.verb, "expected one RUNDIR");
     gdt_error e = {0};
-    snprintf(r.dir, sizeof r.dir, "%s", argv[1]);
+    snprintf(r.dir, sizeof r.dir, "%s", dir);
     gdt_status s = run_report(&r, &e);
     gdt_run_destroy(r.run);
     if (s != GDT_STATUS_OK)

@@ -122,24 +122,24 @@ static void test_sweep_lists(void)
 {
     static const expect cases[] = {
         {{"sweep", "gemm", "--bursts", "1,,2", "--spec", "/nonexistent.json", NULL}, 2,
-         "--bursts: bad value '1,,2': item 2 is empty (expected comma-separated increasing sizes "
+         "--bursts: bad value \"1,,2\": item 2 is empty (expected comma-separated increasing sizes "
          "in 1..4096, at most 8)"},
         {{"sweep", "gemm", "--bursts", "1,2,", "--spec", "/nonexistent.json", NULL}, 2,
-         "--bursts: bad value '1,2,': item 3 is empty (expected"},
+         "--bursts: bad value \"1,2,\": item 3 is empty (expected"},
         {{"sweep", "gemm", "--bursts", ",1", "--spec", "/nonexistent.json", NULL}, 2,
-         "--bursts: bad value ',1': item 1 is empty (expected"},
+         "--bursts: bad value \",1\": item 1 is empty (expected"},
         {{"sweep", "gemm", "--bursts", "1, 2", "--spec", "/nonexistent.json", NULL}, 2,
-         "--bursts: bad value '1, 2': item 2 ' 2' is not a size in 1..4096 (expected"},
+         "--bursts: bad value \"1, 2\": item 2 \" 2\" is not a size in 1..4096 (expected"},
         {{"sweep", "gemm", "--bursts", "1,2,3,4,5,6,7,8,9", "--spec", "/nonexistent.json", NULL}, 2,
          "item 9 is one size too many"},
         {{"sweep", "gemm", "--shard", " 1/2", "--spec", "/nonexistent.json", NULL}, 2,
-         "--shard: bad value ' 1/2': expected I/N with 0 <= I < N <= 100000"},
+         "--shard: bad value \" 1/2\": expected I/N with 0 <= I < N <= 100000"},
         {{"sweep", "gemm", "--shard", "0/100001", "--spec", "/nonexistent.json", NULL}, 2,
-         "--shard: bad value '0/100001'"},
+         "--shard: bad value \"0/100001\""},
         {{"sweep", "gemm", "--gpus", " 2", "--spec", "/nonexistent.json", NULL}, 2,
-         "--gpus: bad value ' 2': expected an integer in 1..16"},
+         "--gpus: bad value \" 2\": expected an integer in 1..16"},
         {{"sweep", "gemm", "--deadline", "0.5", "--spec", "/nonexistent.json", NULL}, 2,
-         "--deadline: bad value '0.5': expected a number in [1, 86400]"},
+         "--deadline: bad value \"0.5\": expected a number in [1, 86400]"},
     };
     check_cases(cases, sizeof cases / sizeof *cases);
 }
@@ -224,11 +224,13 @@ static void test_bench_plans(void)
          "sdpa_fwd.nvrtc is an engine of sdpa_fwd, not of gemm"},
         {{"bench", "gemm", "--plan", "engine29999", NULL}, 2, "no engine has id 29999"},
         {{"bench", "gemm", "--bursts", "1, 2", NULL}, 2,
-         "--bursts: bad value \"1, 2\": item 2 \" 2\" is not a size (expected comma-separated sizes"},
+         "--bursts: bad value \"1, 2\": item 2 \" 2\" is not a size in 1..4096 (expected comma-separated "
+         "increasing sizes in 1..4096, at most 8)"},
         {{"bench", "gemm", "--bursts", "1,,2", NULL}, 2, "--bursts: bad value \"1,,2\": item 2 is empty"},
-        {{"bench", "gemm", "--seed", "1.5", NULL}, 2, "--seed: expected an integer >= 1, got \"1.5\""},
+        {{"bench", "gemm", "--seed", "1.5", NULL}, 2,
+         "--seed: bad value \"1.5\": expected an integer in 1..1000000000000000"},
         {{"bench", "gemm", "--max-seconds", " 1", NULL}, 2,
-         "--max-seconds: expected a number in [0.01, 3600], got \" 1\""},
+         "--max-seconds: bad value \" 1\": expected a number in [0.01, 3600]"},
         {{"plans", "gemm", "--tables", GDT_TEST_DATA "/sweeps/one_gemm.json", NULL}, 2,
          "--tables " GDT_TEST_DATA "/sweeps/one_gemm.json: Not a directory"},
     };

@@ -31,7 +31,7 @@ static void test_help_and_usage(void)
     expect("conv", 2, "unknown family \"conv\"");
     expect("gemm --bogus", 2, "gdtune candidates: unknown option '--bogus' (see gdtune candidates --help)");
     expect("gemm sdpa", 2, "unexpected argument 'sdpa'");
-    expect("gemm --shape", 2, "option '--shape' needs a value");
+    expect("gemm --shape", 2, "--shape needs a value (expected k=v,...)");
     expect("gemm --arch sm9", 2, "arch \"sm9\": expected smXY");
     expect("gemm --arch sm75", 2, "sm75: no per-arch limits");
 }

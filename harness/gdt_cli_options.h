@@ -1,0 +1,108 @@
+/* The command line's options as data (Redis src/config.c static_configs[]
+ * style): each verb has one table of options (name, kind, where it is
+ * stored, range or choices, default, help) and calls gdt_cli_parse, which
+ * reads --opt VALUE and --opt=VALUE, refuses an unknown option, a missing
+ * value or a value out of range with one message shape:
+ *
+ *   gdtune sweep: --gpus: bad value ' 2': expected an integer in 1..16 (see gdtune sweep --help)
+ *
+ * and prints --help from the same table.  A setting shared by several verbs
+ * is defined once below (GDT_CLI_OPT_*), with the ranges of gdt_sweep.h. */
+#ifndef GDT_CLI_OPTIONS_H
+#define GDT_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gdt_measure.h"
+#include "gdt_sweep.h"
+
+typedef enum gdt_cli_kind {
+    GDT_CLI_FLAG,   /* bool; takes no value */
+    GDT_CLI_INT,    /* int in lo..hi */
+    GDT_CLI_INT64,  /* long long in lo..hi */
+    GDT_CLI_DOUBLE, /* double in [lo, hi] */
+    GDT_CLI_STRING, /* const char *: the argument itself; repeated, the last wins */
+    GDT_CLI_LIST,   /* int[max], count (int) at aux: increasing items in lo..hi */
+    GDT_CLI_CHOICE, /* int: the index of the value in choices (NULL-terminated) */
+    GDT_CLI_KEYVALS,/* char[aux]: "k=v,..."; repeats merge, a key given twice with
+                       two values is refused */
+    GDT_CLI_CUSTOM, /* parse(opts, value, why): a value only the verb can judge */
+} gdt_cli_kind;
+
+typedef struct gdt_cli_option {
+    const char *name;  /* "--bursts" */
+    const char *alias; /* another accepted spelling, NULL if none */
+    gdt_cli_kind kind;
+    size_t off;        /* the field in the verb's options struct */
+    size_t aux;        /* LIST: the count's offset; KEYVALS: the buffer's size */
+    double lo, hi;     /* INT, INT64, DOUBLE, LIST items */
+    int max;           /* LIST: at most this many items */
+    const char *const *choices;
+    bool (*parse)(void *opts, const char *value, char *why, size_t nwhy);
+    const char *def;   /* the default as command-line text, parsed like a value
+                          before the arguments; NULL: the verb's code sets it */
+    const char *metavar, *help; /* help: "\n" starts an indented line */
+} gdt_cli_option;
+
+typedef struct gdt_cli_spec {
+    const char *verb;   /* "gdtune sweep": the prefix of every message */
+    const char *usage;  /* --help before the options */
+    const char *footer; /* --help after them */
+    const gdt_cli_option *opts;
+    int nopts;
+} gdt_cli_spec;
+
+#define GDT_CLI_NOPTS(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
+/* Applies the defaults, then reads argv[1..argc-1] into opts: options by
+ * the table, the rest into pos (at most maxpos; one more is "unexpected
+ * argument"), *npos their count.  --help or -h anywhere prints the help.
+ * Returns -1 to go on, 0 after the help, 2 after a usage message. */
+int gdt_cli_parse(const gdt_cli_spec *s, int argc, char **argv, void *opts, const char **pos,
+                  int maxpos, int *npos);
+
+/* Prints the help: usage, "options:" from the table, footer. */
+void gdt_cli_help(const gdt_cli_spec *s, FILE *out);
+
+/* "VERB: <message> (see VERB --help)" on stderr; returns 2. */
+int gdt_cli_usage_error(const char *verb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* --format text|json: the CHOICE index. */
+enum { GDT_CLI_FORMAT_TEXT, GDT_CLI_FORMAT_JSON };
+extern const char *const gdt_cli_formats[];
+
+struct cJSON;
+/* Prints doc (NULL: it could not be built) as the one document on stdout
+ * and deletes it; returns the exit code (1: out of memory). */
+int gdt_cli_json_emit(const char *verb, struct cJSON *doc);
+
+/* ----------------------------------------- settings shared by verbs */
+
+#define GDT__CLI_STR(x) #x
+#define GDT__CLI_XSTR(x) GDT__CLI_STR(x)
+
+/* help_ is a string literal that follows the shared text (the default). */
+#define GDT_CLI_OPT_BURSTS(T, field, count, help_)                                              \
+    {.name = "--bursts", .kind = GDT_CLI_LIST, .off = offsetof(T, field),                       \
+     .aux = offsetof(T, count), .lo = 1, .hi = GDT_BURST_MAX, .max = GDT_MAX_BURSTS,           \
+     .metavar = "LIST", .help = "burst sizes, increasing, in 1.." GDT__CLI_XSTR(GDT_BURST_MAX)  \
+     ", at most " GDT__CLI_XSTR(GDT_MAX_BURSTS) help_}
+#define GDT_CLI_OPT_TARGET_REL(T, field, alias_, help_)                                         \
+    {.name = "--target-rel", .alias = alias_, .kind = GDT_CLI_DOUBLE, .off = offsetof(T, field), \
+     .lo = GDT_TARGET_REL_MIN, .hi = GDT_TARGET_REL_MAX, .metavar = "X", .help = help_}
+#define GDT_CLI_OPT_PLAN_SECONDS(T, field, alias_, help_)                                       \
+    {.name = "--max-plan-seconds", .alias = alias_, .kind = GDT_CLI_DOUBLE,                     \
+     .off = offsetof(T, field), .lo = GDT_PLAN_SECONDS_MIN, .hi = GDT_PLAN_SECONDS_MAX,         \
+     .metavar = "S", .help = help_}
+#define GDT_CLI_OPT_SHAPE(T, field, help_)                                                      \
+    {.name = "--shape", .kind = GDT_CLI_KEYVALS, .off = offsetof(T, field),                     \
+     .aux = sizeof(((T *)0)->field), .metavar = "k=v,...", .help = help_}
+#define GDT_CLI_OPT_FORMAT(T, field)                                                            \
+    {.name = "--format", .kind = GDT_CLI_CHOICE, .off = offsetof(T, field),                     \
+     .choices = gdt_cli_formats, .def = "text", .metavar = "text|json",                         \
+     .help = "text for people; json: one document on stdout (README: Command reference)"}
+
+#endif
