@@ -8,6 +8,10 @@
 
 #include "gdtune/gdtune.h"
 
+/* Prefixes e's message and sets its status (the message cannot be
+ * formatted into itself). */
+gdt_status gdt_error_prefix(gdt_error *e, gdt_status s, const char *prefix);
+
 /* SHA-256 of a buffer as 64 lowercase hex characters + NUL. */
 void gdt_digest_hex(const void *data, size_t n, char out[65]);
 

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "gdt_util.h"
 #include "gdtune/gdtune.h"
 
 #define GDT__STATUS_ROW(name, cls, msg) {#name, msg, cls},
@@ -38,6 +39,13 @@ gdt_status gdt_error_set(gdt_error *e, gdt_status s, const char *fmt, ...)
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     return s;
+}
+
+gdt_status gdt_error_prefix(gdt_error *e, gdt_status s, const char *prefix)
+{
+    char msg[GDT_ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s", e ? e->msg : "");
+    return gdt_error_set(e, s, "%s%s", prefix, msg);
 }
 
 void gdt_error_clear(gdt_error *e)

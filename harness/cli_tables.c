@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gdt_cli_options.h"
+#include "gdt_emit.h"
 #include "gdt_sweep.h"
 #include "gdt_json.h"
 #include "gdt_util.h"
@@ -31,10 +34,23 @@ static const char usage_text[] =
     "every cell whose plans all have a result enters, with the provenance the first\n"
     "run's header recorded; cells a killed sweep cut short are named and left out.\n"
     "Several runs must be shards of one sweep (same arch, device model and spec:\n"
-    "`gdtune sweep --shard i/n` on several machines); a cell measured twice is refused.\n"
-    "\n"
+    "`gdtune sweep --shard i/n` on several machines); a cell measured twice is refused.\n";
+
+typedef struct emit_opts {
+    const char *tables_dir;
+} emit_opts;
+
+static const gdt_cli_option emit_options[] = {
+    {"--tables-dir", NULL, GDT_CLI_STRING, offsetof(emit_opts, tables_dir), .metavar = "DIR",
+     .help = "where emit and merge write the tables (default: tables)"},
+};
+
+/* One table for all three: check takes no option but --help. */
+static const gdt_cli_spec tables_spec = {
+    "gdtune tables", usage_text,
     "exit codes: 0 every file valid / tables written, 1 failure while writing,\n"
-    "2 bad usage, any file invalid, or a journal that cannot be read\n";
+    "2 bad usage, any file invalid, or a journal that cannot be read\n",
+    emit_options, GDT_CLI_NOPTS(emit_options)};
 
 /* The summary line of a file the loader accepted: these reads cannot fail
  * in a way the loader did not already refuse. */
@@ -59,7 +75,7 @@ static void summarize(const char *path)
     free(text);
 }
 
-static int check_files(int n, char **files)
+static int check_files(int n, const char *const *files)
 {
     int bad = 0;
     for (int i = 0; i < n; i++) {
@@ -128,77 +144,70 @@ gdt_status gdt__cli_tables_dir_check(const char *dir, gdt_error *e)
 
 /* ------------------------------------------------------------- emitting */
 
-static int emit_usage(const char *verb, const char *what, const char *arg)
-{
-    fprintf(stderr, "gdtune %s: %s%s%s\n(gdtune tables --help for usage)\n", verb, what,
-            arg ? arg : "", arg ? "'" : "");
-    return 2;
-}
-
-/* `tables emit RUNDIR...` and `merge RUNDIR...`: tables from journals. */
+/* `tables emit RUNDIR...` and `merge RUNDIR...`: tables from journals.
+ * argv[0] is the verb's last word. */
 static int emit(const char *verb, int argc, char **argv)
 {
-    const char *tables_dir = NULL;
+    gdt_cli_spec spec = tables_spec;
+    emit_opts o = {0};
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
-    int n = 0, rc = 0;
+    int n = 0;
     if (!dirs)
-        return fprintf(stderr, "gdtune %s: out of memory\n", verb), 1;
-    for (int i = 0; !rc && i < argc; i++) {
-        if (!strcmp(argv[i], "--tables-dir") && i + 1 < argc)
-            tables_dir = argv[++i];
-        else if (!strncmp(argv[i], "--tables-dir=", 13))
-            tables_dir = argv[i] + 13;
-        else if (!strcmp(argv[i], "--tables-dir"))
-            rc = emit_usage(verb, "--tables-dir needs a value", NULL);
-        else if (argv[i][0] == '-')
-            rc = emit_usage(verb, "unexpected argument '", argv[i]);
-        else
-            dirs[n++] = argv[i];
-    }
-    if (!rc && n == 0)
-        rc = emit_usage(verb, "no RUNDIR given", NULL);
-    if (rc) {
+        return fprintf(stderr, "%s: out of memory\n", verb), 1;
+    spec.verb = verb;
+    int rc = gdt_cli_parse(&spec, argc, argv, &o, dirs, argc, &n);
+    if (rc < 0 && n == 0)
+        rc = gdt_cli_usage_error(verb, "no RUNDIR given");
+    if (rc >= 0) {
         free(dirs);
         return rc;
     }
     gdt_error e;
     gdt_error_clear(&e);
-    gdt_status s = gdt__cli_tables_dir_check(tables_dir, &e);
+    gdt_status s = gdt__cli_tables_dir_check(o.tables_dir, &e);
     if (s == GDT_STATUS_OK)
-        s = gdt_sweep_emit(dirs, n, tables_dir, &e);
+        s = gdt_emit_dirs(dirs, n, o.tables_dir, &e);
     if (s != GDT_STATUS_OK)
-        fprintf(stderr, "gdtune %s: %s\n", verb, e.msg);
+        fprintf(stderr, "%s: %s\n", verb, e.msg);
     free(dirs);
     return gdt_status_exit_code(s);
 }
 
+/* `tables check FILE...`: no option but --help. */
+static int check(int argc, char **argv)
+{
+    gdt_cli_spec spec = tables_spec;
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int n = 0;
+    if (!files)
+        return fprintf(stderr, "gdtune tables check: out of memory\n"), 1;
+    spec.verb = "gdtune tables check";
+    spec.nopts = 0;
+    int rc = gdt_cli_parse(&spec, argc, argv, NULL, files, argc, &n);
+    if (rc < 0 && n == 0)
+        rc = gdt_cli_usage_error(spec.verb, "no FILE given");
+    if (rc < 0)
+        rc = check_files(n, files);
+    free(files);
+    return rc;
+}
+
 int gdt_cli_merge(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
-    return emit("merge", argc - 1, argv + 1);
+    return emit("gdtune merge", argc, argv);
 }
 
 int gdt_cli_tables(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
     if (argc >= 2 && !strcmp(argv[1], "emit"))
-        return emit("tables emit", argc - 2, argv + 2);
-    if (argc < 2 || strcmp(argv[1], "check")) {
-        fprintf(stderr, "gdtune tables: %s%s%s\n(gdtune tables --help for usage)\n",
-                argc < 2 ? "missing sub-command (expected: check or emit)" : "unknown sub-command '",
-                argc < 2 ? "" : argv[1], argc < 2 ? "" : "' (expected: check or emit)");
-        return 2;
-    }
-    if (argc < 3) {
-        fprintf(stderr, "gdtune tables check: no FILE given\n(gdtune tables --help for usage)\n");
-        return 2;
-    }
-    for (int i = 2; i < argc; i++)
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "gdtune tables check: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    return check_files(argc - 2, argv + 2);
+        return emit("gdtune tables emit", argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "check"))
+        return check(argc - 1, argv + 1);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return gdt_cli_help(&tables_spec, stdout), 0;
+    if (argc < 2)
+        return gdt_cli_usage_error("gdtune tables", "missing sub-command (expected: check or emit)");
+    return gdt_cli_usage_error("gdtune tables", "unknown sub-command '%s' (expected: check or emit)",
+                               argv[1]);
 }

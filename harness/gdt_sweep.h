@@ -1,5 +1,5 @@
-/* The sweep: spec loading, cells, the run loop (through the worker),
- * the journal, table emission, and the compile-only check.  Private to the
+/* The sweep: spec loading and cells (spec.c), the run loop through the
+ * worker (sweep.c), and the compile-only check (compile_only.c).  Private to the
  * harness; `gdtune sweep` (cli_sweep.c) is its command line.  This process
  * never touches the CUDA runtime: the worker does (compile-only uses NVRTC
  * alone). */
@@ -84,20 +84,12 @@ typedef struct gdt_sweep_opts {
 
 void gdt_sweep_opts_default(gdt_sweep_opts *o);
 
-/* Measures every plan of every cell through the worker, journals it, emits
- * the tables (raw.h5 is the reports' job: the CLI writes it after).  NO_DEVICE with the user-facing message when the
- * worker finds no device; BAD_USAGE when --arch names another arch than the
- * device's. *run_dir (may be NULL) receives the run directory. */
+/* Measures every plan of every cell through the worker, journals it, then
+ * emits the tables from the journal (gdt_emit.h; raw.h5 is the reports'
+ * job: the CLI writes it after).  NO_DEVICE with the user-facing message
+ * when the worker finds no device; BAD_USAGE when --arch names another arch
+ * than the device's. *run_dir (may be NULL) receives the run directory. */
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e);
-
-/* Writes the tables of one or more runs from their journals alone, without a
- * GPU (`gdtune tables emit`, `gdtune merge`): every cell whose plans all have
- * a result, with the provenance the first run's header recorded.  Cells a
- * killed sweep cut short are named and left out.  Runs must share the arch,
- * device model and sweep spec (shards of one sweep); a cell measured in two
- * runs is refused. */
-gdt_status gdt_sweep_emit(const char *const *run_dirs, int nruns, const char *tables_dir,
-                          gdt_error *e);
 
 /* --compile-only: in this process, NVRTC only.  Returns OK when every
  * surviving row compiles; NVRTC when some did not (each reported on out). */

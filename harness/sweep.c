@@ -1,8 +1,9 @@
-/* The sweep: spec loading and cells, the run loop through the worker, the
- * journal, table emission, and the compile-only check. */
+/* The sweep's run loop: cells handed to one worker per GPU, every plan's
+ * attempt and result journaled, a resumed run continued from its journal,
+ * then the tables (emit.c).  Spec parsing is spec.c, compile-only
+ * compile_only.c. */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gdt_emit.h"
 #include "gdt_engines.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
@@ -17,423 +19,14 @@
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 #include "gdt_worker.h"
-#include "gdtune/tables.h"
-#include "nvrtc/gdt_nvrtc.h"
-#include "nvrtc/gdt_nvrtc_cache.h"
 
-/* Prefixes e's message and sets its status (the message cannot be
- * formatted into itself). */
-static gdt_status rewrap(gdt_error *e, gdt_status s, const char *prefix)
-{
-    char msg[GDT_ERROR_MAX];
-    snprintf(msg, sizeof msg, "%s", e->msg);
-    return gdt_error_set(e, s, "%s%s", prefix, msg);
-}
-
-/* ------------------------------------------------------------- spec */
-
-typedef struct axis {
-    char keys[8][32];
-    int nkeys;
-    const cJSON *values;
-    char path[256];
-} axis;
-
-/* Splits "n,k" into keys; each must be a plain word. */
-static gdt_status axis_keys(const char *name, const char *file, const char *jpath, axis *a,
-                            gdt_error *e)
-{
-    const char *p = name;
-    a->nkeys = 0;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        if (n == 0 || n >= sizeof a->keys[0] || a->nkeys == 8 ||
-            strspn(p, "abcdefghijklmnopqrstuvwxyz_0123456789") < n)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
-                                 "%s: %s: expected an axis name (a shape key such as \"m\", or "
-                                 "keys tied together such as \"n,k\"), got \"%s\"",
-                                 file, jpath, name);
-        memcpy(a->keys[a->nkeys], p, n);
-        a->keys[a->nkeys++][n] = 0;
-        p += n + (p[n] == ',');
-    }
-    if (!a->nkeys)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: empty axis name", file, jpath);
-    return GDT_STATUS_OK;
-}
-
-/* Appends "key=value" for one scalar of an axis. */
-static gdt_status put_scalar(char *shape, size_t n, const char *key, const cJSON *v,
-                             const char *file, const char *jpath, gdt_error *e)
-{
-    char val[64], what[96];
-    int64_t iv;
-    if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof val &&
-        strspn(v->valuestring, "abcdefghijklmnopqrstuvwxyz_0123456789.") == strlen(v->valuestring) &&
-        v->valuestring[0] >= 'a' && v->valuestring[0] <= 'z') /* a word; "128" is a string, not a size */
-        snprintf(val, sizeof val, "%s", v->valuestring);
-    else if (cJSON_IsNumber(v) && gdt_json_int(v, file, jpath, &iv, NULL) == GDT_STATUS_OK)
-        snprintf(val, sizeof val, "%lld", (long long)iv);
-    else if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
-        snprintf(val, sizeof val, "%.17g", v->valuedouble);
-    else {
-        gdt_json_describe(v, what, sizeof what);
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
-                             "%s: %s: expected a number or a short lowercase word for \"%s\", got %s",
-                             file, jpath, key, what);
-    }
-    size_t used = strlen(shape);
-    if (snprintf(shape + used, n - used, "%s%s=%s", used ? "," : "", key, val) >= (int)(n - used))
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: shape text too long", file, jpath);
-    return GDT_STATUS_OK;
-}
-
-static gdt_status put_value(char *shape, size_t n, const axis *a, int vi, const char *file,
-                            gdt_error *e)
-{
-    char jp[300], what[96];
-    const cJSON *v = cJSON_GetArrayItem(a->values, vi);
-    gdt_json_path_index(jp, sizeof jp, a->path, vi);
-    if (a->nkeys == 1)
-        return put_scalar(shape, n, a->keys[0], v, file, jp, e);
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != a->nkeys) {
-        gdt_json_describe(v, what, sizeof what);
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an array of %d values "
-                             "(one per tied key), got %s", file, jp, a->nkeys, what);
-    }
-    for (int k = 0; k < a->nkeys; k++) {
-        char jk[320];
-        gdt_json_path_index(jk, sizeof jk, jp, k);
-        gdt_status s = put_scalar(shape, n, a->keys[k], cJSON_GetArrayItem(v, k), file, jk, e);
-        if (s != GDT_STATUS_OK)
-            return s;
-    }
-    return GDT_STATUS_OK;
-}
-
-static gdt_status add_cell(gdt_sweep_spec *sp, gdt_family f, const char *shape, const char *file,
-                           const char *jpath, gdt_error *e)
-{
-    gdt_sweep_cell c = {.family = f};
-    snprintf(c.shape, sizeof c.shape, "%s", shape);
-    gdt_error pe = {0};
-    if (gdt_problem_parse(f, shape, &c.problem, &pe) != GDT_STATUS_OK ||
-        gdt_problem_validate(&c.problem, &pe) != GDT_STATUS_OK)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: cell %s (%s): %s", file, jpath,
-                             shape, gdt_family_name(f), pe.msg);
-    char k1[256], k2[256];
-    gdt_problem_key(&c.problem, k1, sizeof k1);
-    for (int i = 0; i < sp->ncells; i++)
-        if (sp->cells[i].family == f && (gdt_problem_key(&sp->cells[i].problem, k2, sizeof k2), !strcmp(k1, k2)))
-            return GDT_STATUS_OK; /* grids may overlap: a cell is measured once */
-    gdt_sweep_cell *g = realloc(sp->cells, sizeof *g * (size_t)(sp->ncells + 1));
-    if (!g)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", file);
-    sp->cells = g;
-    sp->cells[sp->ncells++] = c;
-    return GDT_STATUS_OK;
-}
-
-/* The product of one grid object's axes, first axis slowest. */
-static gdt_status grid_cells(gdt_sweep_spec *sp, const cJSON *grid, const char *file,
-                             const char *jpath, gdt_error *e)
-{
-    axis ax[16];
-    int nax = 0, idx[16] = {0};
-    const cJSON *it;
-    if (!cJSON_IsObject(grid) || !grid->child)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an object of axes "
-                             "({\"m\": [128, 1024], ...}), got %s", file, jpath,
-                             cJSON_IsObject(grid) ? "an empty object" : gdt_json_type_name(grid));
-    cJSON_ArrayForEach(it, grid)
-    {
-        axis *a = &ax[nax];
-        gdt_json_path_key(a->path, sizeof a->path, jpath, it->string);
-        if (nax == 16)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: more than 16 axes", file, a->path);
-        gdt_status s = axis_keys(it->string, file, a->path, a, e);
-        if (s != GDT_STATUS_OK)
-            return s;
-        if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) == 0)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a non-empty array of "
-                                 "values, got %s", file, a->path,
-                                 cJSON_IsArray(it) ? "an empty array" : gdt_json_type_name(it));
-        a->values = it;
-        nax++;
-    }
-    for (;;) {
-        char shape[256] = "";
-        for (int i = 0; i < nax; i++) {
-            gdt_status s = put_value(shape, sizeof shape, &ax[i], idx[i], file, e);
-            if (s != GDT_STATUS_OK)
-                return s;
-        }
-        for (int f = 0; f < GDT_FAMILY_COUNT; f++)
-            if (sp->families & (1u << f)) {
-                gdt_status s = add_cell(sp, (gdt_family)f, shape, file, jpath, e);
-                if (s != GDT_STATUS_OK)
-                    return s;
-            }
-        int i = nax - 1;
-        while (i >= 0 && ++idx[i] == cJSON_GetArraySize(ax[i].values))
-            idx[i--] = 0;
-        if (i < 0)
-            return GDT_STATUS_OK;
-    }
-}
-
-static gdt_status parse_families(gdt_sweep_spec *sp, const cJSON *root, const char *file,
-                                 gdt_error *e)
-{
-    const cJSON *fa, *it;
-    gdt_status s = gdt_json_require(root, "families", file, "", &fa, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    if (!cJSON_IsArray(fa) || !cJSON_GetArraySize(fa))
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /families: expected a non-empty array "
-                             "of family names, got %s", file, gdt_json_type_name(fa));
-    int i = 0;
-    cJSON_ArrayForEach(it, fa)
-    {
-        char jp[64];
-        const char *name;
-        gdt_family f;
-        gdt_error fe = {0};
-        gdt_json_path_index(jp, sizeof jp, "/families", i++);
-        if ((s = gdt_json_string(it, file, jp, &name, e)) != GDT_STATUS_OK)
-            return s;
-        if (gdt_family_parse(name, &f, &fe) != GDT_STATUS_OK)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", file, jp, fe.msg);
-        sp->families |= 1u << f;
-    }
-    return GDT_STATUS_OK;
-}
-
-/* bursts, target_rel, max_plan_seconds, cudnn_knob_cap of obj at jpath. */
-static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const char *file,
-                                 const char *jpath, gdt_error *e)
-{
-    char jp[128];
-    const cJSON *b = gdt_json_get(obj, "bursts"), *it;
-    gdt_status s = GDT_STATUS_OK;
-    if (b) {
-        gdt_json_path_key(jp, sizeof jp, jpath, "bursts");
-        int n = cJSON_GetArraySize(b);
-        if (!cJSON_IsArray(b) || n < 1 || n > GDT_MAX_BURSTS)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected 1 to %d burst sizes, "
-                                 "got %s of %d", file, jp, GDT_MAX_BURSTS, gdt_json_type_name(b), n);
-        sp->nbursts = 0;
-        cJSON_ArrayForEach(it, b)
-        {
-            char ji[160];
-            int64_t v;
-            gdt_json_path_index(ji, sizeof ji, jp, sp->nbursts);
-            if ((s = gdt_json_int(it, file, ji, &v, e)) != GDT_STATUS_OK)
-                return s;
-            if (v < 1 || v > GDT_BURST_MAX || (sp->nbursts && v <= sp->bursts[sp->nbursts - 1]))
-                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected increasing burst "
-                                     "sizes in 1..%d, got %lld", file, ji, GDT_BURST_MAX, (long long)v);
-            sp->bursts[sp->nbursts++] = (int)v;
-        }
-    }
-    struct { const char *key; double *out; double lo, hi; } num[] = {
-        {"target_rel", &sp->target_rel, GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX},
-        {"max_plan_seconds", &sp->max_plan_seconds, GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX},
-    };
-    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
-        const cJSON *v = gdt_json_get(obj, num[i].key);
-        if (!v)
-            continue;
-        gdt_json_path_key(jp, sizeof jp, jpath, num[i].key);
-        if ((s = gdt_json_number(v, file, jp, num[i].out, e)) != GDT_STATUS_OK)
-            return s;
-        if (*num[i].out < num[i].lo || *num[i].out > num[i].hi)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a number in [%g, %g], "
-                                 "got %g", file, jp, num[i].lo, num[i].hi, *num[i].out);
-    }
-    const cJSON *kc = gdt_json_get(obj, "cudnn_knob_cap");
-    if (kc) {
-        int64_t v;
-        gdt_json_path_key(jp, sizeof jp, jpath, "cudnn_knob_cap");
-        if ((s = gdt_json_int(kc, file, jp, &v, e)) != GDT_STATUS_OK)
-            return s;
-        if (v < 0 || v > GDT_KNOB_CAP_MAX)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an integer in "
-                                 "[0, %d], got %lld", file, jp, GDT_KNOB_CAP_MAX, (long long)v);
-        sp->knob_cap = (int)v;
-    }
-    return GDT_STATUS_OK;
-}
-
-static gdt_status parse_grids(gdt_sweep_spec *sp, const cJSON *grids, const char *file,
-                              const char *jpath, gdt_error *e)
-{
-    if (!cJSON_IsArray(grids) || !cJSON_GetArraySize(grids))
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a non-empty array of "
-                             "grids, got %s", file, jpath, gdt_json_type_name(grids));
-    const cJSON *g;
-    int i = 0;
-    cJSON_ArrayForEach(g, grids)
-    {
-        char jp[128];
-        gdt_json_path_index(jp, sizeof jp, jpath, i++);
-        gdt_status s = grid_cells(sp, g, file, jp, e);
-        if (s != GDT_STATUS_OK)
-            return s;
-    }
-    return GDT_STATUS_OK;
-}
-
-static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *file, bool quick,
-                             gdt_error *e)
-{
-    static const char *const top[] = {"schema", "description", "families", "grid", "quick",
-                                      "bursts", "target_rel", "max_plan_seconds", "cudnn_knob_cap"};
-    static const char *const qk[] = {"description", "grid", "bursts", "target_rel",
-                                     "max_plan_seconds", "cudnn_knob_cap"};
-    const cJSON *schema, *grid, *q = NULL;
-    const char *sv;
-    gdt_status s;
-    if ((s = gdt_json_check_keys(root, top, 9, file, "", e)) != GDT_STATUS_OK ||
-        (s = gdt_json_require(root, "schema", file, "", &schema, e)) != GDT_STATUS_OK ||
-        (s = gdt_json_string(schema, file, "/schema", &sv, e)) != GDT_STATUS_OK)
-        return s;
-    if (strcmp(sv, GDT_SWEEP_SCHEMA) != 0)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /schema: expected \"%s\", got \"%s\"",
-                             file, GDT_SWEEP_SCHEMA, sv);
-    if ((s = parse_families(sp, root, file, e)) != GDT_STATUS_OK ||
-        (s = gdt_json_require(root, "grid", file, "", &grid, e)) != GDT_STATUS_OK ||
-        (s = parse_settings(sp, root, file, "", e)) != GDT_STATUS_OK)
-        return s;
-    if ((q = gdt_json_get(root, "quick")) &&
-        (s = gdt_json_check_keys(q, qk, 6, file, "/quick", e)) != GDT_STATUS_OK)
-        return s;
-    if (quick && !q)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: --quick asks for the \"quick\" subset, "
-                             "but the spec has no /quick", file);
-    /* The quick settings are checked either way, applied only with quick. */
-    gdt_sweep_spec scratch = {.knob_cap = -1};
-    if (q && (s = parse_settings(quick ? sp : &scratch, q, file, "/quick", e)) != GDT_STATUS_OK)
-        return s;
-    if (!quick)
-        return parse_grids(sp, grid, file, "/grid", e);
-    const cJSON *qg;
-    if ((s = gdt_json_require(q, "grid", file, "/quick", &qg, e)) != GDT_STATUS_OK)
-        return s;
-    return parse_grids(sp, qg, file, "/quick/grid", e);
-}
-
-gdt_status gdt_sweep_spec_parse(const char *text, size_t len, const char *file, bool quick,
-                                gdt_sweep_spec **out, gdt_error *e)
-{
-    *out = NULL;
-    gdt_sweep_spec *sp = calloc(1, sizeof *sp);
-    if (!sp || !(sp->text = malloc(len + 1))) {
-        free(sp);
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", file);
-    }
-    memcpy(sp->text, text, len);
-    sp->text[len] = 0;
-    snprintf(sp->source, sizeof sp->source, "%s", file);
-    gdt_digest_hex(text, len, sp->digest);
-    sp->quick = quick;
-    sp->knob_cap = -1;
-    cJSON *root = NULL;
-    gdt_status s = gdt_json_parse(text, len, file, &root, e);
-    if (s == GDT_STATUS_OK && !cJSON_IsObject(root))
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: expected a JSON object at the top, got %s",
-                          file, gdt_json_type_name(root));
-    if (s == GDT_STATUS_OK)
-        s = parse_root(sp, root, file, quick, e);
-    cJSON_Delete(root);
-    if (s != GDT_STATUS_OK) {
-        gdt_sweep_spec_destroy(sp);
-        return s;
-    }
-    *out = sp;
-    return GDT_STATUS_OK;
-}
-
-static gdt_status spec_text(const char *family_arg, const char *path, char **text, size_t *len,
-                            char *name, size_t nname, gdt_error *e)
-{
-    if (path) {
-        snprintf(name, nname, "%s", path);
-        gdt_status s = gdt_file_read(path, text, len, e);
-        /* An unreadable --spec is bad input (exit 2), not a failure while running. */
-        return s == GDT_STATUS_IO ? rewrap(e, GDT_STATUS_BAD_INPUT, "--spec: ") : s;
-    }
-    snprintf(name, nname, "sweeps/%s.json", strncmp(family_arg, "sdpa", 4) ? family_arg : "sdpa");
-    const gdt_embedded *em = gdt_embedded_find(name);
-    if (!em)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "no embedded sweep spec %s for family \"%s\"",
-                             name, family_arg);
-    if (!(*text = malloc(em->len + 1)))
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
-    memcpy(*text, em->data, em->len);
-    (*text)[em->len] = 0;
-    *len = em->len;
-    return GDT_STATUS_OK;
-}
-
-gdt_status gdt_sweep_spec_load(const char *family_arg, const char *path, bool quick,
-                               gdt_sweep_spec **out, gdt_error *e)
-{
-    unsigned mask = 0;
-    char name[PATH_MAX];
-    char *text = NULL;
-    size_t len = 0;
-    gdt_status s = gdt_family_parse_set(family_arg, &mask, e);
-    if (s == GDT_STATUS_OK)
-        s = spec_text(family_arg, path, &text, &len, name, sizeof name, e);
-    if (s == GDT_STATUS_OK)
-        s = gdt_sweep_spec_parse(text, len, name, quick, out, e);
-    free(text);
-    if (s != GDT_STATUS_OK)
-        return s;
-    gdt_sweep_spec *sp = *out;
-    int k = 0;
-    for (int i = 0; i < sp->ncells; i++)
-        if (mask & (1u << sp->cells[i].family))
-            sp->cells[k++] = sp->cells[i];
-    sp->ncells = k;
-    sp->families &= mask;
-    if (!k) {
-        gdt_sweep_spec_destroy(sp);
-        *out = NULL;
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: no cell of family \"%s\" (the spec's "
-                             "/families does not name it)", name, family_arg);
-    }
-    return GDT_STATUS_OK;
-}
-
-void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n)
-{
-    if (n <= 1)
-        return;
-    int m = 0;
-    for (int i = 0; i < s->ncells; i++)
-        if (i % n == k)
-            s->cells[m++] = s->cells[i];
-    s->ncells = m;
-}
-
-void gdt_sweep_spec_destroy(gdt_sweep_spec *s)
-{
-    if (!s)
-        return;
-    free(s->cells);
-    free(s->text);
-    free(s);
-}
+/* -------------------------------------------------------------- run */
 
 void gdt_sweep_opts_default(gdt_sweep_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->knob_cap = -1;
 }
-
-/* -------------------------------------------------------------- run */
 
 #define HELLO_DEADLINE_S 120.0
 #define CELL_DEADLINE_S 900.0
@@ -473,10 +66,7 @@ typedef struct run {
     lane lanes[MAX_LANES];
     int nlanes;
     cJSON *device;   /* the first lane's device: provenance */
-    cJSON *journal_device; /* the run header's device (owned), for emission from a journal */
     char journal_source[65]; /* the run header's gdtune source digest */
-    char journal_candidates[65]; /* and its candidate-row table digest */
-    char journal_version[32];    /* and the gdtune version that measured it */
     gdt_journal_tail tail;   /* a resumed journal's end, for resume_repair */
     int arch;
     /* Shared between lanes, under mu: the journal, the counts, the next
@@ -490,7 +80,6 @@ typedef struct run {
     bool tty;
 } run;
 
-static const char *default_tables_dir = "tables";
 
 
 static double plan_deadline(const run *r)
@@ -732,7 +321,7 @@ static gdt_status prepare(run *r, lane *ln, int ci, gdt_error *e)
     }
     cJSON_Delete(rep);
     if (s == GDT_STATUS_FAULT || s == GDT_STATUS_TIMEOUT || s == GDT_STATUS_INTERNAL)
-        s = rewrap(e, GDT_STATUS_NOT_SUPPORTED, "preparing the cell: ");
+        s = gdt_error_prefix(e, GDT_STATUS_NOT_SUPPORTED, "preparing the cell: ");
     return s;
 }
 
@@ -974,11 +563,8 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     r->spec = jr->spec; /* the run owns it from here; the model's cells point into it */
     jr->spec = NULL;
     r->arch = jr->arch;
-    r->journal_device = cJSON_Duplicate(jr->device, 1);
     snprintf(r->journal_source, sizeof r->journal_source, "%s", jr->source_digest);
-    snprintf(r->journal_candidates, sizeof r->journal_candidates, "%s", jr->candidates_digest);
-    snprintf(r->journal_version, sizeof r->journal_version, "%s", jr->gdtune_version);
-    return r->journal_device ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    return GDT_STATUS_OK;
 }
 
 /* The journal's cells, plan lists and results as the run's state. */
@@ -1021,13 +607,13 @@ static gdt_status same_build(const run *r, const char *path, gdt_error *e)
 
 /* Reads the run's journal through the model; nothing is changed on disk
  * here (a torn tail is cut only once the resume goes ahead: resume_repair). */
-static gdt_status load_resume(run *r, bool read_only, gdt_error *e)
+static gdt_status load_resume(run *r, gdt_error *e)
 {
     gdt_run *jr = NULL;
     gdt_status s = gdt_run_load(r->dir, &jr, e);
     if (s == GDT_STATUS_OK)
         s = resume_settings(r, jr, e);
-    if (s == GDT_STATUS_OK && !read_only)
+    if (s == GDT_STATUS_OK)
         s = same_build(r, jr->path, e);
     if (s == GDT_STATUS_OK && !(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
@@ -1049,189 +635,6 @@ static gdt_status resume_repair(run *r, gdt_error *e)
     gdt_status s = gdt_journal_repair(path, &r->tail, &cut, e);
     if (s == GDT_STATUS_OK && cut)
         fprintf(stderr, "gdtune sweep: %s: cut a torn last record (%zu bytes)\n", path, cut);
-    return s;
-}
-
-/* ------------------------------------------------------------ emission */
-
-static gdt_mode tag_mode(const char *tag, bool backend)
-{
-    gdt_mode m;
-    if (!backend)
-        return GDT_MODE_OPENSOURCE;
-    if (gdt_mode_parse(tag, &m, NULL) == GDT_STATUS_OK)
-        return m;
-    return GDT_MODE_COUNT; /* knob-enumerated: no heuristic mode made it */
-}
-
-/* Host enqueue per call at burst 1 (the first burst when 1 was not swept). */
-static double host_us_first_burst(const cJSON *res)
-{
-    const cJSON *b0 = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "bursts"), 0);
-    return gdt_json_num_or(b0, "median_host_us", 0);
-}
-
-static int samples_last_burst(const cJSON *res)
-{
-    const cJSON *bs = cJSON_GetObjectItem(res, "bursts");
-    const cJSON *last = cJSON_GetArrayItem(bs, cJSON_GetArraySize(bs) - 1);
-    return cJSON_GetArraySize(cJSON_GetObjectItem(last, "device_us"));
-}
-
-/* The verified plans of one cell as the table writer takes them. */
-static gdt_status measured_cell(const run *r, int ci, gdt_measured_cell *mc, gdt_error *e)
-{
-    const run_cell *rc = &r->cells[ci];
-    mc->problem = r->spec->cells[ci].problem;
-    mc->nplans = 0;
-    mc->plans = calloc((size_t)rc->nplans + 1, sizeof *mc->plans);
-    if (!mc->plans)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
-    for (int pi = 0; pi < rc->nplans; pi++) {
-        const cJSON *res = rc->results[pi], *pl = cJSON_GetArrayItem(rc->plans, pi);
-        if (!res || strcmp(gdt_json_str_or(res, "disposition", ""), "verified") != 0)
-            continue;
-        gdt_measured_plan *m = &mc->plans[mc->nplans];
-        if (gdt__plan_id_from_json(pl, &m->id, e) != GDT_STATUS_OK)
-            return GDT_STATUS_INTERNAL;
-        m->is_backend = cJSON_IsTrue(cJSON_GetObjectItem(pl, "backend"));
-        m->mode = tag_mode(gdt_json_str_or(pl, "tag", ""), m->is_backend);
-        m->untimed_position = (int)gdt_json_num_or(pl, "untimed", pi);
-        m->time_us = gdt_json_num_or(res, "time_us", 0);
-        m->noise = gdt_json_num_or(res, "noise", 0);
-        m->host_us = host_us_first_burst(res);
-        m->samples = samples_last_burst(res);
-        if (m->time_us > 0)
-            mc->nplans++;
-    }
-    return GDT_STATUS_OK;
-}
-
-static void provenance(const run *r, gdt_provenance *p)
-{
-    memset(p, 0, sizeof *p);
-    snprintf(p->device_name, sizeof p->device_name, "%s", gdt_json_str_or(r->device, "name", ""));
-    p->arch = r->arch;
-    p->driver_version = (int)gdt_json_num_or(r->device, "driver_version", 0);
-    p->cuda_version = (int)gdt_json_num_or(r->device, "cuda_version", 0);
-    p->cudnn_version = (int)gdt_json_num_or(r->device, "cudnn_version", 0);
-    p->nvrtc_version = (int)gdt_json_num_or(r->device, "nvrtc_version", 0);
-    /* Emitted from a journal: the version and digests its header recorded,
-     * not this binary's (another build may emit the tables of a kept
-     * journal). */
-    bool from_journal = r->device == r->journal_device;
-    snprintf(p->gdtune_version, sizeof p->gdtune_version, "%s",
-             from_journal && r->journal_version[0] ? r->journal_version : GDT_VERSION_STRING);
-    snprintf(p->source_digest, sizeof p->source_digest, "%s",
-             from_journal && r->journal_source[0] ? r->journal_source : gdt__source_digest);
-    snprintf(p->sweep_digest, sizeof p->sweep_digest, "%s", r->spec->digest);
-    if (from_journal && r->journal_candidates[0])
-        snprintf(p->candidates_digest, sizeof p->candidates_digest, "%s", r->journal_candidates);
-    else
-        rows_digest_now(p->candidates_digest);
-}
-
-/* A cell enters the tables only when every plan of its list has a result:
- * a cell cut short by a killed sweep would rank a partial list. */
-static bool cell_complete(const run *r, int ci)
-{
-    const run_cell *rc = &r->cells[ci];
-    int have = 0;
-    for (int pi = 0; pi < rc->nplans; pi++)
-        have += rc->results[pi] != NULL;
-    if (rc->plans && have < rc->nplans)
-        fprintf(stderr, "gdtune sweep: %s: %d of %d plans have a result: cell left out of the "
-                "tables\n", r->spec->cells[ci].shape, have, rc->nplans);
-    return rc->plans && have == rc->nplans;
-}
-
-/* Appends the complete cells of family f in run r to cells[*n]; a cell that
- * an earlier run already gave is refused, naming both runs. */
-static gdt_status collect_family(const run *r, gdt_family f, gdt_measured_cell *cells,
-                                 const char **from, int *n, gdt_error *e)
-{
-    for (int ci = 0; ci < r->spec->ncells; ci++) {
-        if (r->spec->cells[ci].family != f || !cell_complete(r, ci))
-            continue;
-        char key[512], other[512];
-        gdt_problem_key(&r->spec->cells[ci].problem, key, sizeof key);
-        for (int k = 0; k < *n; k++)
-            if (gdt_problem_key(&cells[k].problem, other, sizeof other) >= 0 && !strcmp(key, other))
-                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "cell %s is measured in both %s and "
-                                     "%s: merge runs of disjoint cells (--shard)", key, from[k], r->dir);
-        gdt_status s = measured_cell(r, ci, &cells[*n], e);
-        if (s != GDT_STATUS_OK || cells[*n].nplans == 0) {
-            free(cells[*n].plans);
-            if (s != GDT_STATUS_OK)
-                return s;
-            continue;
-        }
-        from[(*n)++] = r->dir;
-    }
-    return GDT_STATUS_OK;
-}
-
-static gdt_status emit_family(const run *const *runs, int nruns, gdt_family f, const char *dir,
-                              gdt_error *e)
-{
-    int cap = 1, n = 0;
-    for (int i = 0; i < nruns; i++)
-        cap += runs[i]->spec->ncells;
-    gdt_measured_cell *cells = calloc((size_t)cap, sizeof *cells);
-    const char **from = calloc((size_t)cap, sizeof *from);
-    gdt_status s = cells && from ? GDT_STATUS_OK
-                                 : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
-    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++)
-        s = collect_family(runs[i], f, cells, from, &n, e);
-    gdt_provenance prov;
-    provenance(runs[0], &prov);
-    if (s == GDT_STATUS_OK && n > 0) {
-        s = gdt_tables_write(dir, f, &prov, cells, n, e);
-        if (s == GDT_STATUS_OK)
-            fprintf(stderr, "gdtune sweep: wrote %s/%s.{tuning,placement}.json (%d cells)\n", dir,
-                    gdt_family_name(f), n);
-    } else if (s == GDT_STATUS_OK)
-        fprintf(stderr, "gdtune sweep: %s: no cell has a verified plan: no table written\n",
-                gdt_family_name(f));
-    for (int i = 0; i < n; i++)
-        free(cells[i].plans);
-    free(cells);
-    free(from);
-    return s;
-}
-
-/* Runs merged into one set of tables must describe one measurement: the
- * same arch, device model and sweep spec (the provenance names one). */
-static gdt_status same_sweep(const run *a, const run *b, gdt_error *e)
-{
-    const char *da = gdt_json_str_or(a->device, "name", ""), *db = gdt_json_str_or(b->device, "name", "");
-    if (a->arch != b->arch || strcmp(da, db) != 0)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s ran on %s (sm%d) but %s on %s (sm%d): "
-                             "tables merge runs of one device model", a->dir, da, a->arch, b->dir,
-                             db, b->arch);
-    if (strcmp(a->spec->digest, b->spec->digest) != 0)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s swept spec %s (digest %.16s) but %s "
-                             "spec %s (digest %.16s): tables merge shards of one sweep", a->dir,
-                             a->spec->source, a->spec->digest, b->dir, b->spec->source,
-                             b->spec->digest);
-    return GDT_STATUS_OK;
-}
-
-static gdt_status emit(const run *const *runs, int nruns, const char *tables_dir, gdt_error *e)
-{
-    char dir[PATH_MAX + 16];
-    unsigned families = 0;
-    gdt_status s = GDT_STATUS_OK;
-    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++) {
-        families |= runs[i]->spec->families;
-        if (i > 0)
-            s = same_sweep(runs[0], runs[i], e);
-    }
-    snprintf(dir, sizeof dir, "%s/sm%d", tables_dir ? tables_dir : default_tables_dir,
-             runs[0]->arch); /* the table writer makes it once the tables pass its checks */
-    for (int f = 0; f < GDT_FAMILY_COUNT && s == GDT_STATUS_OK; f++)
-        if (families & (1u << f))
-            s = emit_family(runs, nruns, (gdt_family)f, dir, e);
     return s;
 }
 
@@ -1295,7 +698,6 @@ static void run_free(run *r)
     lanes_stop(r);
     for (int i = 0; i < r->nlanes; i++)
         cJSON_Delete(r->lanes[i].device);
-    cJSON_Delete(r->journal_device);
     gdt_journal_close(r->j);
     pthread_mutex_destroy(&r->mu);
 }
@@ -1397,7 +799,7 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     gdt_status s;
     if (o->resume_dir) {
         snprintf(r.dir, sizeof r.dir, "%s", o->resume_dir);
-        s = load_resume(&r, false, e);
+        s = load_resume(&r, e);
     } else
         s = setup_new(&r, e);
     if (s == GDT_STATUS_OK)
@@ -1418,259 +820,9 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     if (s == GDT_STATUS_OK)
         s = sweep_cells(&r, e);
     lanes_stop(&r);
-    const run *one = &r;
     if (s == GDT_STATUS_OK)
-        s = emit(&one, 1, r.o.tables_dir, e);
+        s = gdt_emit_dirs((const char *const[]){r.dir}, 1, r.o.tables_dir, e);
     run_free(&r);
     return s;
 }
 
-static gdt_status load_for_emit(run *r, const char *run_dir, gdt_error *e)
-{
-    gdt_sweep_opts_default(&r->o);
-    r->o.resume_dir = run_dir;
-    pthread_mutex_init(&r->mu, NULL);
-    snprintf(r->dir, sizeof r->dir, "%s", run_dir);
-    gdt_status s = load_resume(r, true, e);
-    r->device = r->journal_device;
-    if (s == GDT_STATUS_OK && !cJSON_IsObject(r->device))
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s/%s:1: the run header names no device",
-                          run_dir, GDT_JOURNAL_NAME);
-    return s;
-}
-
-gdt_status gdt_sweep_emit(const char *const *run_dirs, int nruns, const char *tables_dir,
-                          gdt_error *e)
-{
-    run *rs = calloc((size_t)(nruns > 0 ? nruns : 1), sizeof *rs);
-    const run **runs = calloc((size_t)(nruns > 0 ? nruns : 1), sizeof *runs);
-    gdt_status s = rs && runs ? GDT_STATUS_OK
-                              : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
-    if (s == GDT_STATUS_OK && nruns < 1)
-        s = gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
-    int loaded = 0;
-    for (; s == GDT_STATUS_OK && loaded < nruns; loaded++) {
-        runs[loaded] = &rs[loaded];
-        s = load_for_emit(&rs[loaded], run_dirs[loaded], e);
-    }
-    if (s == GDT_STATUS_OK)
-        s = emit(runs, nruns, tables_dir, e);
-    for (int i = 0; i < loaded; i++)
-        run_free(&rs[i]);
-    free(rs);
-    free(runs);
-    return s;
-}
-
-/* -------------------------------------------------------- compile-only */
-
-typedef struct compile_job {
-    const gdt_nvrtc_template *t;
-    gdt_facts facts;
-    gdt_plan_id id;
-    char key[1024];
-    char where[640];  /* the first cell and plan that needs it */
-    gdt_status status;
-    char msg[GDT_ERROR_MAX];
-} compile_job;
-
-typedef struct compile_set {
-    compile_job *jobs;
-    int n, cap;
-    int arch;
-    int next;          /* next job to take */
-    pthread_mutex_t mu;
-    int rejected, declined, plans;
-    const char *cache;  /* the compiled-kernel cache root, or NULL */
-} compile_set;
-
-static const gdt_nvrtc_template *template_for(const char *row_family)
-{
-    static const struct { const char *rows; const gdt_nvrtc_template *t; } map[] = {
-        {"contraction", &gdt__tmpl_gemm},
-        {"attention_fwd", &gdt__tmpl_attn_fwd},
-        {"attention_bwd", &gdt__tmpl_attn_bwd},
-    };
-    for (size_t i = 0; row_family && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(map[i].rows, row_family))
-            return map[i].t;
-    return NULL;
-}
-
-/* Cells that bind the same defines share one compile. */
-static void job_key(const gdt_nvrtc_template *t, const gdt_facts *f, const gdt_plan_id *id,
-                    char *key, size_t n)
-{
-    gdt_nvrtc_define d[GDT_NVRTC_MAX_DEFINES];
-    int nd = t->defines(f, id, d, GDT_NVRTC_MAX_DEFINES);
-    int used = snprintf(key, n, "%s", t->source);
-    for (int i = 0; i < nd && used > 0 && (size_t)used < n; i++)
-        used += snprintf(key + used, n - (size_t)used, " %s=%lld", d[i].name, (long long)d[i].value);
-}
-
-static gdt_status add_job(compile_set *cs, const gdt_nvrtc_template *t, const gdt_facts *f,
-                          const gdt_plan_id *id, const char *where, gdt_error *e)
-{
-    char key[1024];
-    job_key(t, f, id, key, sizeof key);
-    for (int i = 0; i < cs->n; i++)
-        if (!strcmp(cs->jobs[i].key, key))
-            return GDT_STATUS_OK;
-    if (cs->n == cs->cap) {
-        compile_job *g = realloc(cs->jobs, sizeof *g * (size_t)(cs->cap = cs->cap * 2 + 32));
-        if (!g)
-            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "compile-only: out of memory");
-        cs->jobs = g;
-    }
-    compile_job *j = &cs->jobs[cs->n++];
-    memset(j, 0, sizeof *j);
-    j->t = t;
-    j->facts = *f;
-    j->id = *id;
-    snprintf(j->key, sizeof j->key, "%s", key);
-    snprintf(j->where, sizeof j->where, "%s", where);
-    return GDT_STATUS_OK;
-}
-
-/* One slot of one cell: rejected rows reported, surviving plans queued. */
-static gdt_status slot_jobs(compile_set *cs, const gdt_row_table *rows, const gdt_engine_slot *sl,
-                            const gdt_facts *f, const gdt_sweep_cell *c, FILE *out, gdt_error *e)
-{
-    const gdt_nvrtc_template *t = template_for(sl->row_family);
-    gdt_candidate *cand = NULL;
-    int n = 0;
-    if (!t)
-        return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: no NVRTC template for rows \"%s\"",
-                             sl->name, sl->row_family ? sl->row_family : "(none)");
-    gdt_status s = gdt_candidates_materialize(rows, sl, f, &cand, &n, e);
-    for (int i = 0; i < n && s == GDT_STATUS_OK; i++) {
-        char name[320], where[640];
-        gdt_plan_id_format(&cand[i].id, name, sizeof name);
-        snprintf(where, sizeof where, "%s %s: %.300s", gdt_family_name(c->family), c->shape, name);
-        gdt_error ce = {0};
-        if (cand[i].rejected) {
-            cs->rejected++;
-            fprintf(out, "  illegal: %s %s: %s row %d: %s\n", gdt_family_name(c->family), c->shape,
-                    sl->row_family, cand[i].row_index, cand[i].reason);
-        } else if (cand[i].duplicate_of_earlier)
-            continue;
-        else if (t->check && t->check(f, &cand[i].id, &ce) != GDT_STATUS_OK) {
-            cs->declined++;
-            fprintf(out, "  declined: %s: %s\n", where, ce.msg);
-        } else {
-            cs->plans++;
-            s = add_job(cs, t, f, &cand[i].id, where, e);
-        }
-    }
-    free(cand);
-    return s;
-}
-
-static gdt_status gather_jobs(compile_set *cs, const gdt_sweep_spec *sp, FILE *out, gdt_error *e)
-{
-    gdt_device_props dev;
-    gdt_row_table *rows = NULL;
-    if (!gdt_arch_limits(cs->arch, &dev))
-        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--arch sm%d: no per-arch limits for it "
-                             "(the limits table knows sm80, sm90, sm100 and their kin)", cs->arch);
-    gdt_status s = gdt_rows_load_default(&rows, e);
-    const gdt_manifest *m = gdt_manifest_default();
-    bool *told = calloc((size_t)m->nslots + 1, sizeof *told); /* "not offered" said once per slot */
-    for (int ci = 0; ci < sp->ncells && s == GDT_STATUS_OK; ci++) {
-        gdt_facts f;
-        gdt_facts_analyze(&sp->cells[ci].problem, &dev, &f);
-        for (int i = 0; i < m->nslots && s == GDT_STATUS_OK; i++) {
-            const gdt_engine_slot *sl = &m->slots[i];
-            char why[256] = "";
-            if (sl->family != sp->cells[ci].family || sl->kind != GDT_ENGINE_NVRTC)
-                continue;
-            if (!gdt_slot_offered(m, sl, &f, why, sizeof why)) {
-                if (told && !told[i])
-                    fprintf(out, "  not offered: %s on sm%d: %s\n", sl->name, cs->arch, why);
-                if (told)
-                    told[i] = true;
-                continue;
-            }
-            s = slot_jobs(cs, rows, sl, &f, &sp->cells[ci], out, e);
-        }
-    }
-    free(told);
-    gdt_rows_destroy(rows);
-    return s;
-}
-
-static void *compile_worker(void *arg)
-{
-    compile_set *cs = arg;
-    for (;;) {
-        pthread_mutex_lock(&cs->mu);
-        int i = cs->next < cs->n ? cs->next++ : -1;
-        pthread_mutex_unlock(&cs->mu);
-        if (i < 0)
-            return NULL;
-        compile_job *j = &cs->jobs[i];
-        void *cubin = NULL;
-        size_t len = 0;
-        gdt_build_info info = {0};
-        gdt_error e = {0};
-        /* Through the cache: a compile-only run on the GPU machine warms it
-         * for the sweep that follows (on every core, not in the worker). */
-        j->status = gdt__nvrtc_compile_cached(j->t, &j->facts, &j->id, cs->arch, cs->cache, &cubin, &len,
-                                              &info, &e);
-        snprintf(j->msg, sizeof j->msg, "%s", e.msg);
-        free(cubin);
-    }
-}
-
-static void compile_all(compile_set *cs, int jobs)
-{
-    pthread_t th[64];
-    int n = jobs > 0 ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    n = n < 1 ? 1 : n > 64 ? 64 : n > cs->n ? cs->n : n;
-    int started = 0;
-    for (int i = 0; i < n; i++)
-        if (pthread_create(&th[started], NULL, compile_worker, cs) == 0)
-            started++;
-    if (!started)
-        compile_worker(cs);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-}
-
-gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error *e)
-{
-    gdt_sweep_spec *sp = NULL;
-    char root[4096];
-    compile_set cs = {.arch = o->arch, .cache = gdt_nvrtc_cache_root(root, sizeof root)};
-    pthread_mutex_init(&cs.mu, NULL);
-    if (!o->arch)
-        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--compile-only needs --arch smXY (there is "
-                             "no device to take the arch from)");
-    gdt_status s = gdt_sweep_spec_load(o->family, o->spec_path, o->quick, &sp, e);
-    if (s == GDT_STATUS_OK) {
-        gdt_sweep_spec_shard(sp, o->shard_i, o->shard_n);
-        double t0 = gdt_now();
-        fprintf(out, "gdtune sweep %s --compile-only: sm%d, %d cells (%s)\n", o->family, o->arch,
-                sp->ncells, sp->source);
-        s = gather_jobs(&cs, sp, out, e);
-        if (s == GDT_STATUS_OK)
-            compile_all(&cs, o->jobs);
-        int failed = 0;
-        for (int i = 0; i < cs.n && s == GDT_STATUS_OK; i++)
-            if (cs.jobs[i].status != GDT_STATUS_OK) {
-                failed++;
-                fprintf(out, "  compile failed: %s: %s\n", cs.jobs[i].where, cs.jobs[i].msg);
-            }
-        if (s == GDT_STATUS_OK)
-            fprintf(out, "gdtune sweep: sm%d: %d plans, %d distinct compiles: %d compiled, %d "
-                    "failed; %d rows illegal, %d plans declined; %.1f s\n", o->arch, cs.plans,
-                    cs.n, cs.n - failed, failed, cs.rejected, cs.declined, gdt_now() - t0);
-        if (s == GDT_STATUS_OK && failed)
-            s = gdt_error_set(e, GDT_STATUS_NVRTC, "%d of %d distinct plans did not compile for "
-                              "sm%d", failed, cs.n, o->arch);
-    }
-    free(cs.jobs);
-    pthread_mutex_destroy(&cs.mu);
-    gdt_sweep_spec_destroy(sp);
-    return s;
-}

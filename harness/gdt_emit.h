@@ -1,0 +1,20 @@
+/* Emission: the placement and tuning tables of one or more runs, from
+ * their journals as the model reads them (gdt_run.h).  Every cell whose
+ * plans all have a result enters, with the provenance the first run's
+ * header recorded (device, versions, source and candidate digests); a cell
+ * a killed sweep cut short is named and left out.  Runs must share the
+ * arch, device model and sweep spec (shards of one sweep); a cell measured
+ * in two runs is refused.  Tables go to <tables_dir>/sm<arch>/ (NULL:
+ * ./tables).  Private to the harness. */
+#ifndef GDT_EMIT_H
+#define GDT_EMIT_H
+
+#include "gdt_run.h"
+#include "gdtune/gdtune.h"
+
+gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir, gdt_error *e);
+/* The same from run directories (`gdtune tables emit`, `gdtune merge`). */
+gdt_status gdt_emit_dirs(const char *const *run_dirs, int nruns, const char *tables_dir,
+                         gdt_error *e);
+
+#endif
