@@ -33,18 +33,6 @@ typedef struct compile_set {
     const char *cache;  /* the compiled-kernel cache root, or NULL */
 } compile_set;
 
-static const gdt_nvrtc_template *template_for(const char *row_family)
-{
-    static const struct { const char *rows; const gdt_nvrtc_template *t; } map[] = {
-        {"contraction", &gdt__tmpl_gemm},
-        {"attention_fwd", &gdt__tmpl_attn_fwd},
-        {"attention_bwd", &gdt__tmpl_attn_bwd},
-    };
-    for (size_t i = 0; row_family && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(map[i].rows, row_family))
-            return map[i].t;
-    return NULL;
-}
 
 /* Cells that bind the same defines share one compile. */
 static void job_key(const gdt_nvrtc_template *t, const gdt_facts *f, const gdt_plan_id *id,
@@ -85,7 +73,7 @@ static gdt_status add_job(compile_set *cs, const gdt_nvrtc_template *t, const gd
 static gdt_status slot_jobs(compile_set *cs, const gdt_row_table *rows, const gdt_engine_slot *sl,
                             const gdt_facts *f, const gdt_sweep_cell *c, FILE *out, gdt_error *e)
 {
-    const gdt_nvrtc_template *t = template_for(sl->row_family);
+    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(sl->row_family);
     gdt_candidate *cand = NULL;
     int n = 0;
     if (!t)

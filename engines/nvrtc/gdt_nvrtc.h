@@ -57,6 +57,10 @@ extern const gdt_nvrtc_template gdt__tmpl_gemm;
 extern const gdt_nvrtc_template gdt__tmpl_attn_fwd;
 extern const gdt_nvrtc_template gdt__tmpl_attn_bwd;
 
+/* The template of a row family ("contraction"), from the one table of
+ * templates (engines/nvrtc/templates.c); NULL when none. */
+const gdt_nvrtc_template *gdt__nvrtc_template_for(const char *row_family);
+
 /* Compiles src for arch (sm_XY, or sm_90a where XY=90 and the plan asks for
  * it) to a cubin; on failure NVRTC status with the compiler log in e.  The
  * cubin is malloc'd.  Used by the engine and by --compile-only. */

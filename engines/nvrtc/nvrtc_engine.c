@@ -26,15 +26,6 @@ struct gdt_compiled {
     gdt_nvrtc_args args; /* scratch of execute: a compiled plan runs on one thread */
 };
 
-static const gdt_nvrtc_template *template_for(const char *row_family)
-{
-    const gdt_nvrtc_template *all[] = {&gdt__tmpl_gemm, &gdt__tmpl_attn_fwd, &gdt__tmpl_attn_bwd};
-    for (size_t i = 0; row_family && i < sizeof all / sizeof all[0]; i++)
-        if (!strcmp(all[i]->row_family, row_family))
-            return all[i];
-    return NULL;
-}
-
 /* The same limits the candidate materializer judged the row by: the
  * per-arch table first, else the device's own report. */
 static void limits_for(const gdt_facts *f, gdt_device_props *lim)
@@ -62,7 +53,7 @@ static gdt_status plan_row(const gdt_engine_slot *s, const gdt_row_family *rf, c
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    const gdt_nvrtc_template *t = template_for(s->row_family);
+    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(s->row_family);
     const gdt_row_family *rf = gdt__row_family_find(s->row_family);
     int64_t row[GDT_MAX_COLUMNS], bound[GDT_MAX_COLUMNS];
     char why[256] = "", name[512];
@@ -157,7 +148,7 @@ static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_
         memset(info, 0, sizeof *info);
     gdt_status st = check_support(s, f, p, e);
     if (st == GDT_STATUS_OK)
-        st = gdt__nvrtc_compile_cached(template_for(s->row_family), f, p, o->device.arch,
+        st = gdt__nvrtc_compile_cached(gdt__nvrtc_template_for(s->row_family), f, p, o->device.arch,
                                        o->cache_dir, &cubin, &len, info, e);
     if (st != GDT_STATUS_OK || o->compile_only) {
         free(cubin);
@@ -168,7 +159,7 @@ static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_
         free(cubin);
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
     }
-    c->t = template_for(s->row_family);
+    c->t = gdt__nvrtc_template_for(s->row_family);
     c->facts = *f;
     c->plan = *p;
     st = load(c, cubin, info, e);
