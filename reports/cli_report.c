@@ -71,7 +71,7 @@ static void counts(const gdt_run_cell *c, int n[GDT_DISP_COUNT + 1])
 static void summary_cells(FILE *f, const report *r)
 {
     fprintf(f, "| cell | family | shape | verified / incorrect / failed / declined / not run | "
-               "best gdtune plan | time | best cuDNN plan | time | time ours / cuDNN (< 1: ours faster) |\n"
+               "best gdtune plan | time | best cuDNN plan | time | TFLOP/s ours / cuDNN (> 1: ours faster) |\n"
                "|---|---|---|---|---|---|---|---|---|\n");
     _Static_assert(GDT_DISP_COUNT == 4, "the table's columns name four dispositions");
     for (int ci = 0; ci < r->run->ncells; ci++) {
@@ -87,7 +87,7 @@ static void summary_cells(FILE *f, const report *r)
         side(f, c, o);
         side(f, c, b);
         if (o >= 0 && b >= 0)
-            fprintf(f, " %.3f |\n", c->result[o].time_us / c->result[b].time_us);
+            fprintf(f, " %.3f |\n", c->result[b].time_us / c->result[o].time_us);
         else
             fprintf(f, " — |\n");
     }
@@ -312,7 +312,7 @@ static cJSON *cell_json(const gdt_run_cell *c, int ci)
     cJSON_AddItemToObject(o, "best_ours", side_json(c, ours));
     cJSON_AddItemToObject(o, "best_backend", side_json(c, theirs));
     if (ours >= 0 && theirs >= 0)
-        cJSON_AddNumberToObject(o, "ratio", c->result[ours].time_us / c->result[theirs].time_us);
+        cJSON_AddNumberToObject(o, "ratio", c->result[theirs].time_us / c->result[ours].time_us);
     else
         cJSON_AddNullToObject(o, "ratio");
     return o;
