@@ -5,7 +5,9 @@
  * time per call, TFLOP/s and the spread per burst; with --floor the bare
  * cuLaunchKernel enqueue of an empty kernel, with --vs-cudnn the mode-A
  * cuDNN plans measured the same way, with --cupti CUPTI kernel records as a
- * second clock (device time only: tracing inflates host cost). */
+ * second clock (device time only: tracing inflates host cost).  With
+ * --format json the same figures go into one document on stdout instead
+ * (schema gdtune.bench/1, README: JSON output); messages stay on stderr. */
 #if __has_include(<cupti.h>)
 #include <cupti.h>
 #define BENCH_HAVE_CUPTI 1
@@ -18,7 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "gdt_bench_json.h"
+#include "gdt_worker.h"
 #include "gdt_cli_options.h"
 #include "gdt_cuda.h"
 #include "nvrtc/gdt_nvrtc_cache.h"
@@ -38,7 +44,7 @@
 static const char usage_text[] =
     "usage: gdtune bench FAMILY [--shape k=v,...] [--plan NAME | --index I [--count N]] [--mode M]\n"
     "                    [--bursts 1,4,16,64] [--max-seconds S] [--target REL] [--seed N]\n"
-    "                    [--cold] [--floor] [--vs-cudnn] [--cupti]\n"
+    "                    [--cold] [--floor] [--vs-cudnn] [--cupti] [--format text|json]\n"
     "\n"
     "Builds one plan of FAMILY (gemm, sdpa_fwd or sdpa_bwd) for one shape on this GPU,\n"
     "verifies it (fp64 CPU reference on small shapes, else the first mode-A cuDNN plan)\n"
@@ -57,6 +63,7 @@ typedef struct bench_args {
     gdt_measure_opts mo;
     long long seed;
     bool floor, vs_cudnn, cupti;
+    int format;          /* GDT_CLI_FORMAT_TEXT or _JSON */
 } bench_args;
 
 /* ------------------------------------------------------------ arguments */
@@ -101,6 +108,7 @@ static const gdt_cli_option options[] = {
      .help = "also measure the mode-A cuDNN plans (up to 4) and print ratios"},
     {"--cupti", NULL, GDT_CLI_FLAG, O(cupti),
      .help = "also read device time per call from CUPTI kernel records"},
+    GDT_CLI_OPT_FORMAT(bench_args, format),
 };
 #undef O
 
@@ -209,6 +217,8 @@ typedef struct bench {
     gdt_outputs ref;
     gdt_measure_result *res;
     double flops;
+    cJSON *doc;             /* --format json: the document; NULL: text */
+    cJSON *cur;             /* the plans[] entry being filled (in doc) */
 } bench;
 
 static gdt_status plan_graph(bench *b, gdt_mode mode, gdt_graph **g, gdt_error *e)
@@ -246,17 +256,22 @@ static gdt_status build_plan(bench *b, gdt_error *e)
         st = build_graph(b, b->g, &built, e);
     if (st != GDT_STATUS_OK)
         return st;
-    if (b->a.plan)
-        gdt_plan_id_format(&id, b->name, sizeof b->name);
-    else
-        gdt_plan_id_format(&gdt_graph_plan_at(b->g, built)->id, b->name, sizeof b->name);
+    double ms = (gdt_now() - t0) * 1e3;
+    const gdt_plan_id *pid = b->a.plan ? &id : &gdt_graph_plan_at(b->g, built)->id;
+    gdt_plan_id_format(pid, b->name, sizeof b->name);
+    if (b->doc) {
+        b->cur = gdt__bench_plan_json(pid, b->a.plan ? -1 : built, gdt_graph_plan_count(b->g), ms,
+                                      gdt_graph_workspace_size(b->g));
+        cJSON_AddItemToArray(cJSON_GetObjectItem(b->doc, "plans"), b->cur);
+        return GDT_STATUS_OK;
+    }
     char where[64];
     if (b->a.plan)
         snprintf(where, sizeof where, "replayed by name");
     else
         snprintf(where, sizeof where, "index %d of %d in the ranked list", built, gdt_graph_plan_count(b->g));
-    printf("plan:      %s (%s), built in %.1f ms, workspace %zu bytes\n", b->name, where,
-           (gdt_now() - t0) * 1e3, gdt_graph_workspace_size(b->g));
+    printf("plan:      %s (%s), built in %.1f ms, workspace %zu bytes\n", b->name, where, ms,
+           gdt_graph_workspace_size(b->g));
     return GDT_STATUS_OK;
 }
 
@@ -332,6 +347,11 @@ static gdt_status reference(bench *b, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+static gdt_dtype problem_dtype(const gdt_problem *p)
+{
+    return p->family == GDT_FAMILY_GEMM ? p->u.gemm.dtype : p->u.sdpa.dtype;
+}
+
 static gdt_status verify(bench *b, gdt_error *e)
 {
     gdt_outputs got;
@@ -343,17 +363,23 @@ static gdt_status verify(bench *b, gdt_error *e)
     }
     if (st != GDT_STATUS_OK)
         return st;
+    if (b->doc) {
+        cJSON_AddItemToObject(b->cur, "verified", gdt__bench_verified_json(&b->p, b->ref_g ? b->ref_name
+                                                                                    : NULL, &b->ref, err));
+        return GDT_STATUS_OK;
+    }
     printf("verified:  against %s:", b->ref_name);
     for (int i = 0; i < b->ref.n; i++)
         printf(" %s %.2e", gdt_operand_name(b->ref.role[i]), err[i]);
-    gdt_dtype dt = b->p.family == GDT_FAMILY_GEMM ? b->p.u.gemm.dtype : b->p.u.sdpa.dtype;
+    gdt_dtype dt = problem_dtype(&b->p);
     printf(" (relative L2; bound %.2g for %s)\n", gdt_dtype_tolerance(dt), gdt_dtype_name(dt));
     return GDT_STATUS_OK;
 }
 
 /* ------------------------------------------------------------- printing */
 
-static double tflops(const bench *b, double us) { return us > 0 ? b->flops / us / 1e6 : 0; }
+static double tflops_of(double flops, double us) { return us > 0 ? flops / us / 1e6 : 0; }
+static double tflops(const bench *b, double us) { return tflops_of(b->flops, us); }
 
 static void print_result(const bench *b, const char *what, const gdt_measure_result *r,
                          const gdt_measure_clocks *c)
@@ -374,8 +400,135 @@ static void print_result(const bench *b, const char *what, const gdt_measure_res
            c->min_mhz, c->max_mhz, c->probes, c->rated_mhz, c->threshold * 100);
 }
 
+/* ----------------------------------------------------------------- JSON */
+
+cJSON *gdt__bench_doc(const gdt_problem *p, const gdt_device_props *dev, int driver_version,
+                      int cuda_version, int cudnn_version)
+{
+    cJSON *doc = cJSON_CreateObject();
+    char key[512];
+    gdt_problem_key(p, key, sizeof key);
+    cJSON_AddStringToObject(doc, "schema", "gdtune.bench/1");
+    cJSON_AddStringToObject(doc, "gdtune_version", GDT_VERSION_STRING);
+    cJSON *o = cJSON_AddObjectToObject(doc, "problem");
+    cJSON_AddStringToObject(o, "family", gdt_family_name(p->family));
+    cJSON_AddStringToObject(o, "key", key);
+    cJSON_AddNumberToObject(o, "flops", gdt_problem_flops(p));
+    o = cJSON_AddObjectToObject(doc, "device");
+    cJSON_AddStringToObject(o, "name", dev->name);
+    cJSON_AddNumberToObject(o, "arch", dev->arch);
+    cJSON_AddNumberToObject(o, "sm_count", dev->sm_count);
+    cJSON_AddNumberToObject(o, "driver_version", driver_version);
+    cJSON_AddNumberToObject(o, "cuda_version", cuda_version);
+    cJSON_AddNumberToObject(o, "cudnn_version", cudnn_version);
+    cJSON_AddArrayToObject(doc, "plans");
+    return doc;
+}
+
+/* index -1: replayed by name (not picked from the list). */
+cJSON *gdt__bench_plan_json(const gdt_plan_id *id, int index, int nplans, double build_ms,
+                            size_t workspace)
+{
+    cJSON *o = cJSON_CreateObject();
+    char name[512];
+    gdt_plan_id_format(id, name, sizeof name);
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddNumberToObject(o, "engine_id", (double)id->engine_id);
+    if (index >= 0)
+        cJSON_AddNumberToObject(o, "index", index);
+    else
+        cJSON_AddNullToObject(o, "index");
+    cJSON_AddNumberToObject(o, "plans_listed", nplans);
+    cJSON_AddNumberToObject(o, "build_ms", build_ms);
+    cJSON_AddNumberToObject(o, "workspace_bytes", (double)workspace);
+    return o;
+}
+
+/* ref_plan: the cuDNN plan verified against; NULL: the fp64 CPU reference. */
+cJSON *gdt__bench_verified_json(const gdt_problem *p, const char *ref_plan, const gdt_outputs *ref,
+                                const double err[4])
+{
+    gdt_dtype dt = problem_dtype(p);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "against", ref_plan ? "cudnn" : "cpu_fp64");
+    if (ref_plan)
+        cJSON_AddStringToObject(o, "reference_plan", ref_plan);
+    cJSON_AddStringToObject(o, "metric", "relative_l2");
+    cJSON *errs = cJSON_AddObjectToObject(o, "errors");
+    for (int i = 0; i < ref->n; i++)
+        cJSON_AddNumberToObject(errs, gdt_operand_name(ref->role[i]), err[i]);
+    cJSON_AddNumberToObject(o, "bound", gdt_dtype_tolerance(dt));
+    cJSON_AddStringToObject(o, "dtype", gdt_dtype_name(dt));
+    return o;
+}
+
+static cJSON *burst_json(const gdt_burst_result *x, double flops)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "burst", x->burst);
+    cJSON_AddNumberToObject(o, "host_us", x->median_host_us);
+    cJSON_AddNumberToObject(o, "device_us", x->median_device_us);
+    cJSON_AddNumberToObject(o, "total_us", gdt_stats_median(x->total_us, x->n));
+    cJSON_AddNumberToObject(o, "tflops", tflops_of(flops, x->median_device_us));
+    cJSON_AddNumberToObject(o, "spread", x->rel_spread);
+    cJSON_AddNumberToObject(o, "n", x->n);
+    cJSON_AddNumberToObject(o, "dropped", x->dropped);
+    return o;
+}
+
+/* Adds what print_result prints to o; returns o.  A spread that is not a
+ * number (under 2 samples) comes out null, as cJSON writes it. */
+cJSON *gdt__bench_measure_json(cJSON *o, const gdt_measure_result *r, const gdt_measure_clocks *c,
+                               double flops)
+{
+    cJSON *bursts = cJSON_AddArrayToObject(o, "bursts");
+    for (int i = 0; i < r->nbursts; i++)
+        cJSON_AddItemToArray(bursts, burst_json(&r->bursts[i], flops));
+    if (r->ncold) {
+        cJSON *k = cJSON_AddObjectToObject(o, "cold");
+        cJSON_AddNumberToObject(k, "device_us", r->median_cold_us);
+        cJSON_AddNumberToObject(k, "tflops", tflops_of(flops, r->median_cold_us));
+        cJSON_AddNumberToObject(k, "spread", gdt_stats_rel_spread(r->cold_us, r->ncold));
+        cJSON_AddNumberToObject(k, "n", r->ncold);
+    } else {
+        cJSON_AddNullToObject(o, "cold");
+    }
+    cJSON_AddBoolToObject(o, "converged", r->converged);
+    cJSON_AddNumberToObject(o, "seconds", r->seconds);
+    cJSON_AddItemToObject(o, "clock", gdt__clocks_json(c));
+    return o;
+}
+
+/* --count: the best of the plans tried (device time at the largest burst). */
+cJSON *gdt__bench_best_json(int tried, int index, const char *name, double us, double flops)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "tried", tried);
+    cJSON_AddNumberToObject(o, "index", index);
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddNumberToObject(o, "device_us", us);
+    cJSON_AddNumberToObject(o, "tflops", tflops_of(flops, us));
+    return o;
+}
+
+/* --vs-cudnn: the best cuDNN time over the plan's (> 1: the plan is faster). */
+cJSON *gdt__bench_ratio_json(const char *mine, double mine_us, const char *best, double best_us,
+                             double flops)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "plan", mine);
+    cJSON_AddNumberToObject(o, "plan_tflops", tflops_of(flops, mine_us));
+    cJSON_AddStringToObject(o, "cudnn_plan", best);
+    cJSON_AddNumberToObject(o, "cudnn_tflops", tflops_of(flops, best_us));
+    cJSON_AddNumberToObject(o, "ratio", best_us / mine_us);
+    return o;
+}
+
+/* ------------------------------------------------------------ measuring */
+
+/* into: where the figures go under --format json (unused for text). */
 static gdt_status measure_graph(bench *b, gdt_graph *g, const char *what, gdt_measure_result *r,
-                                gdt_error *e)
+                                cJSON *into, gdt_error *e)
 {
     exec_ctx x = {g, b->buf};
     gdt_exec_fn fn = {exec_graph, &x}, rs = {exec_restore, &x};
@@ -383,7 +536,9 @@ static gdt_status measure_graph(bench *b, gdt_graph *g, const char *what, gdt_me
     gdt_measure_opts o = b->a.mo;
     o.l2_bytes = (size_t)b->dev.l2_bytes;
     gdt_status st = gdt_measure_trials(&fn, &rs, b->stream, &o, r, &clk, e);
-    if (st == GDT_STATUS_OK)
+    if (st == GDT_STATUS_OK && b->doc)
+        gdt__bench_measure_json(into, r, &clk, b->flops);
+    else if (st == GDT_STATUS_OK)
         print_result(b, what, r, &clk);
     return st;
 }
@@ -423,13 +578,41 @@ static gdt_status floor_run(bench *b, gdt_error *e)
         gdt_measure_clocks clk;
         gdt_measure_opts o = b->a.mo;
         o.cold = false;
-        if ((st = gdt_measure_trials(&fn, NULL, b->stream, &o, b->res, &clk, e)) == GDT_STATUS_OK)
+        if ((st = gdt_measure_trials(&fn, NULL, b->stream, &o, b->res, &clk, e)) == GDT_STATUS_OK && b->doc)
+            gdt__bench_measure_json(cJSON_AddObjectToObject(b->doc, "floor"), b->res, &clk, b->flops);
+        else if (st == GDT_STATUS_OK)
             print_result(b, "floor: bare cuLaunchKernel of an empty kernel (TFLOP/s column meaningless)",
                          b->res, &clk);
     }
     k.cu->cuModuleUnload(mod);
     GDT_CHECK_CU(e, r);
     return st;
+}
+
+/* cuDNN mode-A plan nth built and measured into r; its device time at the
+ * largest burst, or INFINITY when it did not build or measure (said in its
+ * row of rows under --format json, else printed). */
+static double cudnn_plan(bench *b, int nth, gdt_measure_result *r, cJSON *rows, char *name, size_t nname)
+{
+    gdt_graph *g = NULL;
+    char what[600];
+    gdt_error pe;
+    cJSON *row = rows ? cJSON_CreateObject() : NULL; /* cJSON's adders ignore a NULL object */
+    cJSON_AddItemToArray(rows, row);
+    cJSON_AddNumberToObject(row, "nth", nth);
+    gdt_status st = build_cudnn(b, nth, &g, name, nname, &pe);
+    if (st != GDT_STATUS_OK && !row)
+        printf("\ncuDNN mode-A plan %d: %s\n", nth, pe.msg);
+    if (st == GDT_STATUS_OK) {
+        cJSON_AddStringToObject(row, "name", name);
+        snprintf(what, sizeof what, "cuDNN mode-A plan %d: %s", nth, name);
+        if ((st = measure_graph(b, g, what, r, row, &pe)) != GDT_STATUS_OK && !row)
+            printf("  measuring failed: %s\n", pe.msg);
+    }
+    if (st != GDT_STATUS_OK)
+        cJSON_AddStringToObject(row, "error", pe.msg);
+    gdt_graph_destroy(g);
+    return st == GDT_STATUS_OK ? gdt_measure_best_us(r, NULL) : INFINITY;
 }
 
 /* The mode-A cuDNN plans, each measured as the plan was; the best device
@@ -441,23 +624,19 @@ static gdt_status vs_cudnn(bench *b, gdt_error *e)
     gdt_measure_result *r = calloc(1, sizeof *r);
     if (!r)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "bench: out of memory");
+    cJSON *rows = b->doc ? cJSON_AddArrayToObject(b->doc, "cudnn") : NULL;
     for (int i = 0; i < BENCH_VS_CUDNN_MAX; i++) {
-        gdt_graph *g = NULL;
-        char name[512], what[600];
-        gdt_error pe;
-        if (build_cudnn(b, i, &g, name, sizeof name, &pe) != GDT_STATUS_OK) {
-            printf("\ncuDNN mode-A plan %d: %s\n", i, pe.msg);
-            continue;
-        }
-        snprintf(what, sizeof what, "cuDNN mode-A plan %d: %s", i, name);
-        if (measure_graph(b, g, what, r, &pe) != GDT_STATUS_OK)
-            printf("  measuring failed: %s\n", pe.msg);
-        else if (gdt_measure_best_us(r, NULL) < best)
-            best = gdt_measure_best_us(r, NULL), snprintf(best_name, sizeof best_name, "%s", name);
-        gdt_graph_destroy(g);
+        char name[512];
+        double us = cudnn_plan(b, i, r, rows, name, sizeof name);
+        if (us < best)
+            best = us, snprintf(best_name, sizeof best_name, "%s", name);
     }
     free(r);
-    if (isfinite(best))
+    if (b->doc)
+        cJSON_AddItemToObject(b->doc, "ratio", isfinite(best) ? gdt__bench_ratio_json(b->name, mine, best_name,
+                                                                                   best, b->flops)
+                                                              : cJSON_CreateNull());
+    else if (isfinite(best))
         printf("\nratio: %s %.1f TFLOP/s vs best cuDNN mode-A %s %.1f TFLOP/s: %.3f (largest burst)\n",
                b->name, tflops(b, mine), best_name, tflops(b, best), best / mine);
     return GDT_STATUS_OK;
@@ -527,6 +706,16 @@ static gdt_status cupti_run(bench *b, gdt_error *e)
     if (st != GDT_STATUS_OK)
         return st;
     double calls = (double)burst * reps;
+    if (b->doc) {
+        cJSON *o = cJSON_AddObjectToObject(b->doc, "cupti");
+        cJSON_AddNumberToObject(o, "burst", burst);
+        cJSON_AddNumberToObject(o, "reps", reps);
+        cJSON_AddNumberToObject(o, "kernels_per_execute", cupti_acc.kernels / calls);
+        cJSON_AddNumberToObject(o, "kernel_us", cupti_acc.kernel_ns / calls / 1e3);
+        cJSON_AddNumberToObject(o, "span_us", (double)(cupti_acc.last_end - cupti_acc.first_start) / calls / 1e3);
+        cJSON_AddNumberToObject(o, "events_device_us", gdt_measure_best_us(b->res, NULL));
+        return GDT_STATUS_OK;
+    }
     printf("\ncupti (second clock, traced burst of %d x %d): %.2f kernels per execute, kernel time "
            "%.2f us/call, span %.2f us/call (events at burst %d: %.2f us/call)\n",
            burst, reps, cupti_acc.kernels / calls, cupti_acc.kernel_ns / calls / 1e3,
@@ -553,14 +742,38 @@ static gdt_status bench_index(bench *b, int i, gdt_measure_result *r, gdt_error 
     gdt_status st = gdt_graph_select(b->g, i, e);
     if (st == GDT_STATUS_OK)
         st = build_graph(b, b->g, &built, e);
-    gdt_plan_id_format(&gdt_graph_plan_at(b->g, i)->id, b->name, sizeof b->name);
+    const gdt_plan_id *id = &gdt_graph_plan_at(b->g, i)->id;
+    gdt_plan_id_format(id, b->name, sizeof b->name);
+    b->cur = NULL;
     if (st != GDT_STATUS_OK)
         return st;
-    printf("\nplan:      %s (index %d of %d), built in %.1f ms, workspace %zu bytes\n", b->name, i,
-           gdt_graph_plan_count(b->g), (gdt_now() - t0) * 1e3, gdt_graph_workspace_size(b->g));
+    double ms = (gdt_now() - t0) * 1e3;
+    if (b->doc)
+        cJSON_AddItemToArray(cJSON_GetObjectItem(b->doc, "plans"),
+                             b->cur = gdt__bench_plan_json(id, i, gdt_graph_plan_count(b->g), ms,
+                                                           gdt_graph_workspace_size(b->g)));
+    else
+        printf("\nplan:      %s (index %d of %d), built in %.1f ms, workspace %zu bytes\n", b->name, i,
+               gdt_graph_plan_count(b->g), ms, gdt_graph_workspace_size(b->g));
     if ((st = verify(b, e)) == GDT_STATUS_OK)
-        st = measure_graph(b, b->g, b->name, r, e);
+        st = measure_graph(b, b->g, b->name, r, b->cur, e);
     return st;
+}
+
+/* A plan of the --count scan that failed: its plans[] entry (made here
+ * when it did not build) gets the error, or the line is printed. */
+static void scan_failed(bench *b, int i, const char *msg)
+{
+    if (!b->doc) {
+        printf("\nplan %d: %s: %s\n", i, b->name, msg);
+        return;
+    }
+    if (!b->cur) {
+        cJSON_AddItemToArray(cJSON_GetObjectItem(b->doc, "plans"), b->cur = cJSON_CreateObject());
+        cJSON_AddStringToObject(b->cur, "name", b->name);
+        cJSON_AddNumberToObject(b->cur, "index", i);
+    }
+    cJSON_AddStringToObject(b->cur, "error", msg);
 }
 
 /* --count N: plans index..; the best (device time at the largest burst)
@@ -579,11 +792,12 @@ static gdt_status scan(bench *b, gdt_error *e)
             continue;
         tried++;
         if (bench_index(b, i, r, &pe) != GDT_STATUS_OK) {
-            printf("\nplan %d: %s: %s\n", i, b->name, pe.msg);
+            scan_failed(b, i, pe.msg);
             continue;
         }
         double us = gdt_measure_best_us(r, NULL);
-        printf("scan %d: %s %.2f us/call %.1f TFLOP/s\n", i, b->name, us, tflops(b, us));
+        if (!b->doc)
+            printf("scan %d: %s %.2f us/call %.1f TFLOP/s\n", i, b->name, us, tflops(b, us));
         if (us < best_us)
             best_us = us, best = i, *b->res = *r, snprintf(best_name, sizeof best_name, "%s", b->name);
     }
@@ -594,7 +808,10 @@ static gdt_status scan(bench *b, gdt_error *e)
     if (st != GDT_STATUS_OK)
         return st;
     snprintf(b->name, sizeof b->name, "%s", best_name);
-    printf("\nbest of %d: index %d %s: %.2f us/call, %.1f TFLOP/s (largest burst)\n", tried, best, b->name,
+    if (b->doc)
+        cJSON_AddItemToObject(b->doc, "best", gdt__bench_best_json(tried, best, b->name, best_us, b->flops));
+    else
+        printf("\nbest of %d: index %d %s: %.2f us/call, %.1f TFLOP/s (largest burst)\n", tried, best, b->name,
            best_us, tflops(b, best_us));
     int built;
     if ((st = gdt_graph_select(b->g, best, e)) == GDT_STATUS_OK)
@@ -608,7 +825,7 @@ static gdt_status single(bench *b, gdt_error *e)
     if (st == GDT_STATUS_OK)
         st = verify(b, e);
     if (st == GDT_STATUS_OK)
-        st = measure_graph(b, b->g, b->name, b->res, e);
+        st = measure_graph(b, b->g, b->name, b->res, b->cur, e);
     return st;
 }
 
@@ -623,8 +840,16 @@ static gdt_status run(bench *b, gdt_error *e)
     if ((st = gdt__device_props(0, &b->dev, e)) != GDT_STATUS_OK)
         return st;
     gdt_problem_key(&b->p, key, sizeof key);
-    printf("problem:   %s (%.4g FLOP) on %s (sm%d, %d SMs), cuDNN %d\n", key, b->flops, b->dev.name,
-           b->dev.arch, b->dev.sm_count, gdt_cudnn_runtime_version());
+    if (b->a.format == GDT_CLI_FORMAT_JSON) {
+        int driver = 0, cuda = 0;
+        cudaDriverGetVersion(&driver);  /* 0 stays when unknown: figures, not a reason to stop */
+        cudaRuntimeGetVersion(&cuda);
+        if (!(b->doc = gdt__bench_doc(&b->p, &b->dev, driver, cuda, gdt_cudnn_runtime_version())))
+            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "bench: out of memory");
+    } else {
+        printf("problem:   %s (%.4g FLOP) on %s (sm%d, %d SMs), cuDNN %d\n", key, b->flops, b->dev.name,
+               b->dev.arch, b->dev.sm_count, gdt_cudnn_runtime_version());
+    }
     GDT_CHECK_CUDA(e, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
     if (!(b->res = calloc(1, sizeof *b->res)))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "bench: out of memory");
@@ -659,6 +884,7 @@ int gdt_cli_bench(int argc, char **argv)
     int rc = parse_args(argc, argv, &b.a);
     if (rc >= 0)
         return rc;
+    /* No device, no document: stdout stays empty under --format json too. */
     if (!gdt__device_present()) {
         fprintf(stderr, "gdtune bench: no CUDA device: bench builds, verifies and times plans on "
                         "the GPU; run it on a machine with one (gdtune plans and gdtune candidates "
@@ -671,6 +897,10 @@ int gdt_cli_bench(int argc, char **argv)
     fflush(stdout);
     if (st != GDT_STATUS_OK)
         fprintf(stderr, "gdtune bench: %s: %s\n", gdt_status_message(st), e.msg);
+    /* JSON: the document only after a whole run; a failed one leaves stdout empty. */
+    rc = st == GDT_STATUS_OK && b.doc ? gdt_cli_json_emit(VERB, b.doc) : gdt_status_exit_code(st);
+    if (st != GDT_STATUS_OK)
+        cJSON_Delete(b.doc);
     cleanup(&b);
-    return gdt_status_exit_code(st);
+    return rc;
 }

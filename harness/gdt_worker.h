@@ -61,4 +61,9 @@ struct cJSON *gdt__plan_id_json(const gdt_plan_id *id);
 /* BAD_INPUT naming the field when o is not such an object. */
 gdt_status gdt__plan_id_from_json(const struct cJSON *o, gdt_plan_id *id, gdt_error *e);
 
+/* What the clock probe saw, as the worker's results and bench's JSON carry
+ * it: {"rated_mhz", "min_mhz", "max_mhz", "probes", "threshold"}. */
+struct gdt_measure_clocks;
+struct cJSON *gdt__clocks_json(const struct gdt_measure_clocks *c);
+
 #endif

@@ -584,7 +584,7 @@ static gdt_status restore_once(void *ctx, void *stream, gdt_error *e)
     return gdt_buffers_restore(x->buf, stream, e);
 }
 
-static cJSON *clocks_json(const gdt_measure_clocks *c)
+cJSON *gdt__clocks_json(const gdt_measure_clocks *c)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "rated_mhz", c->rated_mhz);
@@ -661,7 +661,7 @@ static gdt_status verify_and_measure(worker *w, const gdt_measure_opts *mo, exec
     s = gdt_measure_trials(&fn, &restore, w->stream, mo, m, &clk, e);
     if (s == GDT_STATUS_OK) {
         add_measurement(r, m);
-        cJSON_AddItemToObject(r, "clocks", clocks_json(&clk));
+        cJSON_AddItemToObject(r, "clocks", gdt__clocks_json(&clk));
     }
     free(m);
     return s;

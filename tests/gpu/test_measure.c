@@ -5,6 +5,7 @@
  * device. */
 #include <math.h>
 
+#include <cjson/cJSON.h>
 #include <cuda_runtime.h>
 
 #include "gdt_measure.h"
@@ -56,6 +57,35 @@ static void check_burst(const gdt_burst_result *b, int want_burst, int min_sampl
             b->n, b->median_host_us, b->median_device_us, b->rel_spread, b->dropped);
 }
 
+/* --format json (stderr dropped): stdout is one document with the schema,
+ * the plan verified against the fp64 CPU reference and one entry per burst. */
+static void test_bench_json(void)
+{
+    static char out[1 << 16];
+    const char *end = NULL;
+    /* braces: gdt_test_run's own 2>&1 would otherwise undo the 2>/dev/null */
+    int rc = gdt_test_run("{ " GDTUNE_EXE " bench gemm --shape m=256,n=192,k=128 --max-seconds 0.5"
+                          " --bursts 1,8 --format json 2>/dev/null; }", out, sizeof out);
+    CHECK_INT(rc, ==, 0);
+    cJSON *doc = cJSON_ParseWithOpts(out, &end, false);
+    while (end && *end == '\n')
+        end++;
+    if (!doc || !end || *end)
+        fprintf(stderr, "bench --format json: stdout is not one JSON document:\n%s\n", out);
+    CHECK(doc && end && !*end);
+    const cJSON *plan = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "plans"), 0);
+    const cJSON *bursts = cJSON_GetObjectItem(plan, "bursts"), *b8 = cJSON_GetArrayItem(bursts, 1);
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema")), "gdtune.bench/1");
+    CHECK(cJSON_GetStringValue(cJSON_GetObjectItem(plan, "name")) != NULL);
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(plan, "verified"), "against")),
+              "cpu_fp64");
+    CHECK_INT(cJSON_GetArraySize(bursts), ==, 2);
+    CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(b8, "burst")), ==, 8);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(b8, "device_us")) > 0);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(b8, "tflops")) > 0);
+    cJSON_Delete(doc);
+}
+
 /* The bench verb: bad usage exits 2 with or without a device; without one
  * it says so and exits 1; with one a small GEMM is verified against the fp64
  * reference and measured, every burst printed. */
@@ -73,6 +103,8 @@ static void test_bench_cli(bool device)
     if (!device) {
         CHECK_INT(gdt_test_run(GDTUNE_EXE " bench gemm", out, sizeof out), ==, 1);
         CHECK_CONTAINS(out, "gdtune bench: no CUDA device");
+        CHECK_INT(gdt_test_run("{ " GDTUNE_EXE " bench gemm --format json 2>/dev/null; }", out, sizeof out), ==, 1);
+        CHECK_STR(out, "");
         return;
     }
     int rc = gdt_test_run(GDTUNE_EXE " bench gemm --shape m=256,n=192,k=128 --max-seconds 0.5 --bursts 1,8",
@@ -81,6 +113,7 @@ static void test_bench_cli(bool device)
     CHECK_INT(rc, ==, 0);
     CHECK_CONTAINS(out, "verified:  against the fp64 CPU reference: C ");
     CHECK_CONTAINS(out, "\n     8 ");
+    test_bench_json();
 }
 
 int main(void)
