@@ -294,12 +294,18 @@ static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *
     gdt_sweep_spec scratch = {.knob_cap = -1};
     if (q && (s = parse_settings(quick ? sp : &scratch, q, file, "/quick", e)) != GDT_STATUS_OK)
         return s;
-    if (!quick)
-        return parse_grids(sp, grid, file, "/grid", e);
-    const cJSON *qg;
-    if ((s = gdt_json_require(q, "grid", file, "/quick", &qg, e)) != GDT_STATUS_OK)
+    const cJSON *qg = NULL;
+    if (q && (s = gdt_json_require(q, "grid", file, "/quick", &qg, e)) != GDT_STATUS_OK)
         return s;
-    return parse_grids(sp, qg, file, "/quick/grid", e);
+    /* Both grids are checked whichever runs: a spec is valid or not, not
+     * valid for --quick only. */
+    gdt_sweep_spec other = {.families = sp->families, .knob_cap = -1};
+    s = quick ? parse_grids(&other, grid, file, "/grid", e)
+              : qg ? parse_grids(&other, qg, file, "/quick/grid", e) : GDT_STATUS_OK;
+    free(other.cells);
+    if (s != GDT_STATUS_OK)
+        return s;
+    return quick ? parse_grids(sp, qg, file, "/quick/grid", e) : parse_grids(sp, grid, file, "/grid", e);
 }
 
 gdt_status gdt_sweep_spec_parse(const char *text, size_t len, const char *file, bool quick,

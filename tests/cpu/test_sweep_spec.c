@@ -137,6 +137,11 @@ static void test_errors(void)
          "t.json: --quick asks for the \"quick\" subset, but the spec has no /quick", true},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
          "\"quick\":{\"grid\":[{\"m\":[1]}],\"cells\":1}}", "cells", true},
+        /* the grid that does not run is checked too */
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[0]}],"
+         "\"quick\":{\"grid\":[{\"m\":[1]}]}}", "t.json: /grid/0: cell m=0", true},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"quick\":{\"grid\":[{\"m\":[0]}]}}", "t.json: /quick/grid/0: cell m=0", false},
         {"{\"schema\":\"gdtune.sweep/1\",\"schema\":\"x\",\"families\":[\"gemm\"],\"grid\":[]}",
          "schema", false},
     };
