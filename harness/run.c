@@ -11,6 +11,7 @@
 #include "gdt_json.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
+#include "gdt_worker.h"
 
 static const char *const disposition_names[] = {
 #define GDT_DISP_NAME(id, name) name,
@@ -394,26 +395,14 @@ static gdt_status on_cell_error(gdt_run *r, const cJSON *rec, const where *w, gd
 
 /* ------------------------------------------------------------- plans */
 
-static gdt_status plan_knobs(const where *w, const char *jp, const cJSON *knobs, gdt_plan_id *id,
-                             gdt_error *e)
+/* The identity (engine_id, knobs) through the wire format's one reader. */
+static gdt_status plan_identity(const where *w, const char *jp, const cJSON *o, gdt_plan_id *id,
+                                gdt_error *e)
 {
-    const cJSON *kv;
-    int i = 0;
-    cJSON_ArrayForEach(kv, knobs)
-    {
-        char jk[256];
-        int64_t t = -1, v = 0;
-        gdt_json_path_index(jk, sizeof jk, jp, i++);
-        if (cJSON_GetArraySize(kv) != 2 || !cJSON_IsArray(kv) ||
-            gdt_json_int(cJSON_GetArrayItem(kv, 0), w->at, jk, &t, NULL) != GDT_STATUS_OK ||
-            gdt_json_int(cJSON_GetArrayItem(kv, 1), w->at, jk, &v, NULL) != GDT_STATUS_OK || t < 0 ||
-            t > INT_MAX)
-            return wrong(w, jk, "a knob [type, value] of two integers, type >= 0", kv, e);
-        if (!gdt_plan_id_set_knob(id, (int)t, v))
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: more than %d knobs", w->at, jp,
-                                 GDT_MAX_KNOBS);
-    }
-    return GDT_STATUS_OK;
+    gdt_error pe = {0};
+    if (gdt__plan_id_from_json(o, id, &pe) == GDT_STATUS_OK)
+        return GDT_STATUS_OK;
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", w->at, jp, pe.msg);
 }
 
 static gdt_status plan_tag(const where *w, const char *jp, const cJSON *o, gdt_error *e)
@@ -437,9 +426,8 @@ static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_
     if (s == GDT_STATUS_OK)
         s = plan_tag(w, jp, o, e);
     memset(p, 0, sizeof *p);
-    p->id.engine_id = (int64_t)gdt_json_num_or(o, "engine_id", -1);
     if (s == GDT_STATUS_OK)
-        s = plan_knobs(w, gdt_json_path_key(jk, sizeof jk, jp, "knobs"), gdt_json_get(o, "knobs"), &p->id, e);
+        s = plan_identity(w, jp, o, &p->id, e);
     if (s != GDT_STATUS_OK)
         return s;
     bool backend;
