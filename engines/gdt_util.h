@@ -46,6 +46,10 @@ void gdt_publish_abort(gdt_publish *p);
 /* The one-file publish set: unique temporary, fsync, rename, fsync of the
  * folder.  IO error names the path. */
 gdt_status gdt_file_write_atomic(const char *path, const void *data, size_t n, gdt_error *e);
+/* Creates <path>.tmp.<random> beside path with O_EXCL|O_NOFOLLOW (a name
+ * that exists, a planted symlink included, is never opened); *tmp is
+ * malloc'd.  On failure errno is open's. */
+gdt_status gdt_temp_create(const char *path, char **tmp, int *fd, gdt_error *e);
 /* mkdir -p */
 gdt_status gdt_mkdirs(const char *path, gdt_error *e);
 

@@ -167,7 +167,7 @@ static void random_suffix(char out[13])
 
 /* <path>.tmp.<random>, created here and now: O_EXCL refuses any name that
  * exists (a planted symlink included), O_NOFOLLOW says so twice. */
-static gdt_status create_temp(const char *path, char **tmp, int *fd, gdt_error *e)
+gdt_status gdt_temp_create(const char *path, char **tmp, int *fd, gdt_error *e)
 {
     size_t len = strlen(path) + 18;
     *tmp = malloc(len);
@@ -180,10 +180,12 @@ static gdt_status create_temp(const char *path, char **tmp, int *fd, gdt_error *
         if (*fd >= 0) return GDT_STATUS_OK;
         if (errno != EEXIST) break;
     }
+    int err = errno;
     gdt_status s = gdt_error_set(e, GDT_STATUS_IO, "%s: cannot create a temporary %s: %s", path, *tmp,
-                                 strerror(errno));
+                                 strerror(err));
     free(*tmp);
     *tmp = NULL;
+    errno = err;
     return s;
 }
 
@@ -195,7 +197,7 @@ gdt_status gdt_publish_stage(gdt_publish *p, const char *path, const void *data,
     char *tmp = NULL, *dst = strdup(path);
     int fd = -1;
     if (!dst) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
-    gdt_status st = create_temp(path, &tmp, &fd, e);
+    gdt_status st = gdt_temp_create(path, &tmp, &fd, e);
     if (st) return free(dst), st;
     if (fail_injected(p->n))
         st = gdt_error_set(e, GDT_STATUS_IO, "%s: write failed: %s (GDTUNE_TEST_FAIL_PUBLISH)", tmp,

@@ -1,14 +1,12 @@
 /* `gdtune tables check FILE...`: validates placement and tuning tables with
  * the same strict loader libgdtune ranks by. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -101,28 +99,21 @@ static int check_files(int n, const char *const *files)
 /* Creates and removes one file of a name nobody else uses: the only way to
  * know the directory takes files (access(2) says nothing of read-only
  * mounts, ACLs or quotas). */
+/* One file gdtune creates there (unique, O_EXCL|O_NOFOLLOW) and removes. */
 static gdt_status probe_writable(const char *dir, const char *label, gdt_error *e)
 {
-    char path[PATH_MAX];
-    int err = 0;
-    for (int attempt = 0; attempt < 8; attempt++) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        if (snprintf(path, sizeof path, "%s/.gdtune-probe-%ld-%ld-%d", dir, (long)getpid(),
-                     (long)ts.tv_nsec, attempt) >= (int)sizeof path)
-            return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: %s", dir, label,
-                                 strerror(ENAMETOOLONG));
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            close(fd);
-            unlink(path);
-            return GDT_STATUS_OK;
-        }
-        if ((err = errno) != EEXIST)
-            break;
-    }
-    return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: cannot write there: %s "
-                         "(expected a writable directory)", dir, label, strerror(err));
+    char path[PATH_MAX], *tmp = NULL;
+    int fd = -1;
+    if (snprintf(path, sizeof path, "%s/.gdtune-probe", dir) >= (int)sizeof path)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: %s", dir, label,
+                             strerror(ENAMETOOLONG));
+    if (gdt_temp_create(path, &tmp, &fd, NULL) != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--tables-dir %s%s: cannot write there: %s "
+                             "(expected a writable directory)", dir, label, strerror(errno));
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return GDT_STATUS_OK;
 }
 
 gdt_status gdt__cli_tables_dir_check(const char *dir, gdt_error *e)
