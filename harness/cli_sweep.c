@@ -179,9 +179,11 @@ int gdt_cli_sweep(int argc, char **argv)
         s = gdt_sweep_compile_only(&o, stdout, &e);
     else {
         char dir[PATH_MAX] = "";
-        s = gdt_sweep_run(&o, dir, sizeof dir, &e);
+        gdt_run *journal = NULL;
+        s = gdt_sweep_run(&o, dir, sizeof dir, &journal, &e);
         if (s == GDT_STATUS_OK)
-            gdt_rawh5_after_sweep(dir);
+            gdt_rawh5_after_sweep(journal, dir);
+        gdt_run_destroy(journal);
         if (s == GDT_STATUS_OK)
             printf("%s\n", dir);
     }

@@ -85,11 +85,15 @@ typedef struct gdt_sweep_opts {
 void gdt_sweep_opts_default(gdt_sweep_opts *o);
 
 /* Measures every plan of every cell through the worker, journals it, then
- * emits the tables from the journal (gdt_emit.h; raw.h5 is the reports'
- * job: the CLI writes it after).  NO_DEVICE with the user-facing message
- * when the worker finds no device; BAD_USAGE when --arch names another arch
- * than the device's. *run_dir (may be NULL) receives the run directory. */
-gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e);
+ * emits the tables from the journal (gdt_emit.h).  *journal receives the
+ * finished journal as the model read it (the caller destroys it; raw.h5 is
+ * the reports' job: the CLI writes it from that).  NO_DEVICE with the
+ * user-facing message when the worker finds no device; BAD_USAGE when
+ * --arch names another arch than the device's. *run_dir (may be NULL)
+ * receives the run directory. */
+struct gdt_run;
+gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir,
+                         struct gdt_run **journal, gdt_error *e);
 
 /* --compile-only: in this process, NVRTC only.  Returns OK when every
  * surviving row compiles; NVRTC when some did not (each reported on out). */

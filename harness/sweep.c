@@ -791,8 +791,10 @@ static gdt_status sweep_cells(run *r, gdt_error *e)
     return s;
 }
 
-gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_error *e)
+gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_run **journal,
+                         gdt_error *e)
 {
+    *journal = NULL;
     run r = {.o = *o, .t0 = gdt_now(), .tty = isatty(2), .nlanes = 1};
     r.lanes[0] = (lane){.r = &r, .index = 0, .gpu = -1, .prepared = -1};
     pthread_mutex_init(&r.mu, NULL);
@@ -821,7 +823,9 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
         s = sweep_cells(&r, e);
     lanes_stop(&r);
     if (s == GDT_STATUS_OK)
-        s = gdt_emit_dirs((const char *const[]){r.dir}, 1, r.o.tables_dir, e);
+        s = gdt_run_load(r.dir, journal, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_emit_runs(journal, 1, r.o.tables_dir, e);
     run_free(&r);
     return s;
 }

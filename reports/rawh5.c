@@ -242,15 +242,10 @@ gdt_status gdt_rawh5_write(const gdt_run *r, const char *dir, gdt_error *e)
     return s;
 }
 
-void gdt_rawh5_after_sweep(const char *dir)
+void gdt_rawh5_after_sweep(const gdt_run *r, const char *dir)
 {
     gdt_error e = {0};
-    gdt_run *r = NULL;
-    gdt_status s = gdt_run_load(dir, &r, &e);
-    if (s == GDT_STATUS_OK)
-        s = gdt_rawh5_write(r, dir, &e);
-    gdt_run_destroy(r);
-    if (s != GDT_STATUS_OK)
+    if (gdt_rawh5_write(r, dir, &e) != GDT_STATUS_OK)
         fprintf(stderr, "gdtune sweep: raw.h5 not written: %s (the journal holds every sample; "
                 "`gdtune report %s` retries)\n", e.msg, dir);
 }
