@@ -14,6 +14,8 @@ static const char WHY_UNTIMED[] = "untimed default";
 static const char WHY_BACKEND[] = "backend heuristic";
 static const char WHY_FALLBACK[] = "fallback";
 static const char WHY_SHARD[] = "placement shard";
+static const char WHY_CANDIDATE[] = "candidate row";
+static const char WHY_KNOB[] = "backend knob enumeration";
 
 static const char *const mode_names[] = {"A", "B", "FALLBACK", "OPENSOURCE"};
 _Static_assert(sizeof mode_names / sizeof mode_names[0] == GDT_MODE_COUNT, "mode names and enum disagree");
@@ -139,7 +141,20 @@ typedef struct planning {
     elist ours;
     int conservative; /* index into ours, -1 when none */
     bool marker_done[GDT_MODE_COUNT]; /* a second block of a mode repeats only duplicates */
+    /* The backend's block per mode, asked once (planning and enumeration
+     * both need mode A); answered[m] false when it could not be listed. */
+    elist backend[GDT_MODE_COUNT];
+    bool asked[GDT_MODE_COUNT], answered[GDT_MODE_COUNT];
 } planning;
+
+/* "what: why" to the caller's warn hook, when it has one. */
+static void warn(const planning *pl, const char *what, const char *why)
+{
+    char msg[GDT_ERROR_MAX + 64];
+    if (!pl->opts->warn) return;
+    snprintf(msg, sizeof msg, "%s: %s", what, why);
+    pl->opts->warn(pl->opts->warn_ctx, msg);
+}
 
 static gdt_status slot_rows(planning *pl, const gdt_engine_slot *s, const gdt_facts *f,
                             gdt_error *e)
@@ -200,29 +215,51 @@ static gdt_status gather_ours(planning *pl, const gdt_graph *g, gdt_error *e)
 
 /* ------------------------------------------------------------ mode blocks */
 
-/* The marker stands for the backend's block of one mode; it expands to
- * list() when there is a backend that answers. */
+/* The backend's entries for mode m (NULL when there is no backend or it
+ * could not list them: the caller keeps the marker). */
+static const elist *backend_block(const gdt_graph *g, planning *pl, gdt_mode m)
+{
+    if (!pl->asked[m] && g->has_backend && g->backend.list) {
+        gdt_plan_entry *v = NULL;
+        int n = 0;
+        gdt_error e;
+        gdt_error_clear(&e);
+        if (g->backend.list(g->backend.ctx, &g->facts, m, &v, &n, &e) == GDT_STATUS_OK) {
+            for (int i = 0; i < n; i++) {
+                v[i].is_backend = true;
+                v[i].is_marker = false;
+                v[i].mode = m;
+                v[i].why = WHY_BACKEND;
+                push(&pl->backend[m], &v[i]);
+            }
+            pl->answered[m] = true;
+        } else {
+            char what[32];
+            snprintf(what, sizeof what, "backend mode %s", gdt_mode_name(m));
+            warn(pl, what, e.msg);
+        }
+        free(v);
+    }
+    pl->asked[m] = true;
+    return pl->answered[m] ? &pl->backend[m] : NULL;
+}
+
+static void push_list(elist *out, const elist *x)
+{
+    for (int i = 0; i < x->n; i++) push(out, &x->v[i]);
+}
+
+/* The marker stands for the backend's block of one mode; it expands to the
+ * backend's entries when there is a backend that answers. */
 static void push_marker(elist *out, const gdt_graph *g, planning *pl, gdt_mode m)
 {
     if (pl->marker_done[m]) return;
     pl->marker_done[m] = true;
-    gdt_plan_entry *v = NULL;
-    int n = 0;
-    gdt_error e;
-    gdt_error_clear(&e);
-    if (g->has_backend && g->backend.list &&
-        g->backend.list(g->backend.ctx, &g->facts, m, &v, &n, &e) == GDT_STATUS_OK) {
-        for (int i = 0; i < n; i++) {
-            v[i].is_backend = true;
-            v[i].is_marker = false;
-            v[i].mode = m;
-            v[i].why = WHY_BACKEND;
-            push(out, &v[i]);
-        }
-        free(v);
+    const elist *b = backend_block(g, pl, m);
+    if (b) {
+        push_list(out, b);
         return;
     }
-    free(v);
     gdt_plan_entry x = {.id = {.engine_id = -1}, .is_marker = true, .mode = m, .why = WHY_BACKEND};
     push(out, &x);
 }
@@ -323,37 +360,127 @@ static gdt_status check_modes(const gdt_plan_options *o, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-gdt_status gdt_graph_plan(gdt_graph *g, const gdt_plan_options *opts, gdt_error *e)
+/* What gdt_graph_plan and gdt_graph_enumerate share before assembling: the
+ * one-shot check, the options, our proposals. */
+static gdt_status begin(gdt_graph *g, const gdt_plan_options *opts, const char *fn, planning *pl,
+                        gdt_error *e)
 {
-    static const gdt_plan_options none = {0};
-    if (!g) return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_plan: graph is NULL");
+    if (!g) return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s: graph is NULL", fn);
     if (g->planned)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
-                             "gdt_graph_plan: this graph is already planned (planning is one-shot)");
-    if (!opts) opts = &none;
-    gdt_status s = check_modes(opts, e);
-    if (s) return s;
+                             "%s: this graph is already planned (planning is one-shot)", fn);
     g->planned = true;
     if (opts->manifest) g->manifest = opts->manifest;
     if (opts->backend) g->backend = *opts->backend, g->has_backend = true;
-    planning pl = {.opts = opts, .rows = opts->rows, .conservative = -1};
+    *pl = (planning){.opts = opts, .rows = opts->rows, .conservative = -1};
+    return gather_ours(pl, g, e);
+}
+
+/* Hands out to the graph (or frees it on failure) and releases planning. */
+static gdt_status finish(gdt_graph *g, planning *pl, elist *out, gdt_status s, gdt_error *e)
+{
+    if (!s && (out->oom || pl->ours.oom))
+        s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_plan: out of memory");
+    for (int m = 0; m < GDT_MODE_COUNT; m++) {
+        if (!s && pl->backend[m].oom)
+            s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_plan: out of memory");
+        free(pl->backend[m].v);
+    }
+    free(pl->ours.v);
+    gdt_rows_destroy(pl->owned_rows);
+    if (s) {
+        free(out->v);
+        return s;
+    }
+    g->list = out->v;
+    g->n = out->n;
+    g->cap = out->cap;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_graph_plan(gdt_graph *g, const gdt_plan_options *opts, gdt_error *e)
+{
+    static const gdt_plan_options none = {0};
+    if (!opts) opts = &none;
+    gdt_status s = check_modes(opts, e);
+    if (s) return s;
+    planning pl = {.opts = opts};
     elist out = {0};
-    s = gather_ours(&pl, g, e);
+    s = begin(g, opts, "gdt_graph_plan", &pl, e);
     gdt_mode only_a = GDT_MODE_A;
     const gdt_mode *modes = opts->nmodes ? opts->modes : &only_a;
     for (int i = 0; !s && i < (opts->nmodes ? opts->nmodes : 1); i++) push_block(&out, g, &pl, modes[i]);
-    if (!s && out.oom) s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_plan: out of memory");
-    free(pl.ours.v);
-    gdt_rows_destroy(pl.owned_rows);
-    if (s) {
-        free(out.v);
-        return s;
-    }
     dedupe(&out);
-    g->list = out.v;
-    g->n = out.n;
-    g->cap = out.cap;
-    return GDT_STATUS_OK;
+    for (int i = 0; i < out.n; i++) out.v[i].untimed = -1;
+    return finish(g, &pl, &out, s, e);
+}
+
+/* ---------------------------------------------------------- enumeration */
+
+static void push_knobs(elist *out, const gdt_graph *g, planning *pl)
+{
+    gdt_plan_entry *v = NULL;
+    int n = 0;
+    gdt_error e;
+    gdt_error_clear(&e);
+    if (pl->opts->knob_cap <= 0 || !g->has_backend || !g->backend.enumerate) return;
+    if (g->backend.enumerate(g->backend.ctx, &g->facts, pl->opts->knob_cap, &v, &n, &e) == GDT_STATUS_OK) {
+        for (int i = 0; i < n; i++) {
+            v[i].is_backend = true;
+            v[i].is_marker = false;
+            v[i].mode = GDT_MODE_COUNT;
+            v[i].why = WHY_KNOB;
+            push(out, &v[i]);
+        }
+    } else {
+        warn(pl, "backend knob enumeration", e.msg);
+    }
+    free(v);
+}
+
+/* Each entry's position in the untimed order; plans it does not hold
+ * follow it in list order. */
+static void set_untimed(elist *out, const elist *untimed)
+{
+    for (int k = 0; k < out->n; k++) {
+        int i = 0;
+        while (i < untimed->n && !same_entry(&untimed->v[i], &out->v[k])) i++;
+        out->v[k].untimed = i < untimed->n ? i : untimed->n + k;
+    }
+}
+
+gdt_status gdt_graph_enumerate(gdt_graph *g, const gdt_plan_options *opts, gdt_error *e)
+{
+    static const gdt_plan_options none = {0};
+    static const gdt_mode modes[] = {GDT_MODE_A, GDT_MODE_B, GDT_MODE_FALLBACK};
+    if (!opts) opts = &none;
+    if (opts->knob_cap < 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
+                             "gdt_graph_enumerate: knob_cap: expected 0 or more, got %d", opts->knob_cap);
+    planning pl = {.opts = opts};
+    elist out = {0}, untimed = {0};
+    gdt_status s = begin(g, opts, "gdt_graph_enumerate", &pl, e);
+    if (!s) {
+        push_untimed(&untimed, g, &pl, GDT_MODE_A);
+        dedupe(&untimed);
+        push_all_ours(&out, &pl, GDT_MODE_A, WHY_CANDIDATE);
+        for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+            const elist *b = backend_block(g, &pl, modes[i]);
+            if (b) push_list(&out, b);
+        }
+        push_knobs(&out, g, &pl);
+        dedupe(&out);
+        set_untimed(&out, &untimed);
+        if (untimed.oom) out.oom = true;
+    }
+    free(untimed.v);
+    return finish(g, &pl, &out, s, e);
+}
+
+const char *gdt_plan_entry_tag(const gdt_plan_entry *x)
+{
+    if (!x->is_backend) return "OURS";
+    return (unsigned)x->mode < GDT_MODE_COUNT ? gdt_mode_name(x->mode) : "KNOB";
 }
 
 /* ------------------------------------------------------------- building */

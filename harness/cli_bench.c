@@ -1,21 +1,17 @@
 /* `gdtune bench`: one plan, in process (not the sweep): built through
- * libgdtune's ranked list (by index or by name), verified against the fp64
- * CPU reference (small shapes) or the first mode-A cuDNN plan, then measured
- * from a drained queue across burst sizes.  Prints host enqueue and device
- * time per call, TFLOP/s and the spread per burst; with --floor the bare
- * cuLaunchKernel enqueue of an empty kernel, with --vs-cudnn the mode-A
- * cuDNN plans measured the same way, with --cupti CUPTI kernel records as a
- * second clock (device time only: tracing inflates host cost).  With
+ * libgdtune's ranked list (by index or by name), verified and measured as
+ * the sweep's worker does it (harness/trial.c: the same reference policy,
+ * the same graph execute), from a drained queue across burst sizes.  Prints
+ * host enqueue and device time per call, TFLOP/s and the spread per burst;
+ * with --floor the bare cuLaunchKernel enqueue of an empty kernel, with
+ * --vs-cudnn the mode-A cuDNN plans measured the same way, with --cupti
+ * CUPTI kernel records as a second clock (harness/cli_bench_cupti.c).  With
  * --format json the same figures go into one document on stdout instead
- * (schema gdtune.bench/1, README: JSON output); messages stay on stderr. */
-#if __has_include(<cupti.h>)
-#include <cupti.h>
-#define BENCH_HAVE_CUPTI 1
-#endif
-#include <errno.h>
+ * (schema gdtune.bench/1, README: JSON output; harness/cli_bench_json.c);
+ * messages stay on stderr. */
 #include <math.h>
-#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,20 +19,16 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "gdt_bench.h"
 #include "gdt_bench_json.h"
-#include "gdt_worker.h"
 #include "gdt_cli_options.h"
 #include "gdt_cuda.h"
-#include "nvrtc/gdt_nvrtc_cache.h"
 #include "gdt_engines.h"
 #include "gdt_measure.h"
 #include "gdt_rows.h"
-#include "gdt_util.h"
-#include "gdt_verify.h"
+#include "gdt_trial.h"
 #include "gdtune/plan.h"
 
-/* Above this the fp64 CPU reference takes too long; cuDNN checks instead. */
-#define BENCH_CPU_REF_FLOPS 4e9
 #define BENCH_VS_CUDNN_MAX 4
 
 #define VERB "gdtune bench"
@@ -47,8 +39,9 @@ static const char usage_text[] =
     "                    [--cold] [--floor] [--vs-cudnn] [--cupti] [--format text|json]\n"
     "\n"
     "Builds one plan of FAMILY (gemm, sdpa_fwd or sdpa_bwd) for one shape on this GPU,\n"
-    "verifies it (fp64 CPU reference on small shapes, else the first mode-A cuDNN plan)\n"
-    "and measures it from a drained queue per burst size: host enqueue per call,\n"
+    "verifies it as a sweep does (against the first mode-A cuDNN plan that runs, itself\n"
+    "checked against the fp64 CPU reference on small shapes; the CPU reference alone when\n"
+    "no cuDNN plan runs) and measures it from a drained queue per burst size: host enqueue per call,\n"
     "device time per call (events), TFLOP/s and the relative spread of the estimate.\n"
     "A benchmark, not a test: it prints figures and asserts nothing about them.\n";
 
@@ -208,13 +201,10 @@ typedef struct bench {
     bench_args a;
     gdt_problem p;
     gdt_device_props dev;
-    gdt_buffers *buf;
-    cudaStream_t stream;
-    gdt_graph *g;           /* the plan benchmarked */
+    gdt_trial *t;           /* buffers, stream and the reference (harness/trial.c) */
+    gdt_graph *g;           /* the plan benchmarked, planned in --mode */
     char name[512];
-    gdt_graph *ref_g;       /* the first mode-A cuDNN plan, when built */
-    char ref_name[512];
-    gdt_outputs ref;
+    gdt_graph *ref_g;       /* planned in mode A: the reference and --vs-cudnn plans */
     gdt_measure_result *res;
     double flops;
     cJSON *doc;             /* --format json: the document; NULL: text */
@@ -230,16 +220,6 @@ static gdt_status plan_graph(bench *b, gdt_mode mode, gdt_graph **g, gdt_error *
     return st;
 }
 
-static gdt_status build_graph(bench *b, gdt_graph *g, int *built, gdt_error *e)
-{
-    char root[PATH_MAX];
-    gdt_build_opts bo = {.device = b->dev, .cache_dir = gdt_nvrtc_cache_root(root, sizeof root)};
-    gdt_status st = gdt_graph_build(g, &bo, built, e);
-    if (st == GDT_STATUS_OK)
-        st = gdt_buffers_reserve_workspace(b->buf, gdt_graph_workspace_size(g), e);
-    return st;
-}
-
 /* The plan under test: by name (replayed), by index (pinned), or the first
  * of the ranked list that builds. */
 static gdt_status build_plan(bench *b, gdt_error *e)
@@ -247,20 +227,19 @@ static gdt_status build_plan(bench *b, gdt_error *e)
     gdt_status st = plan_graph(b, b->a.mode, &b->g, e);
     gdt_plan_id id;
     int built = -1;
+    double s = 0;
     if (st == GDT_STATUS_OK && b->a.plan && (st = gdt_plan_id_parse(b->a.plan, &id, e)) == GDT_STATUS_OK)
         st = gdt_graph_replay(b->g, &id, e);
     else if (st == GDT_STATUS_OK && b->a.index >= 0)
         st = gdt_graph_select(b->g, b->a.index, e);
-    double t0 = gdt_now();
     if (st == GDT_STATUS_OK)
-        st = build_graph(b, b->g, &built, e);
+        st = gdt_trial_build(b->t, b->g, &built, &s, e);
     if (st != GDT_STATUS_OK)
         return st;
-    double ms = (gdt_now() - t0) * 1e3;
     const gdt_plan_id *pid = b->a.plan ? &id : &gdt_graph_plan_at(b->g, built)->id;
     gdt_plan_id_format(pid, b->name, sizeof b->name);
     if (b->doc) {
-        b->cur = gdt__bench_plan_json(pid, b->a.plan ? -1 : built, gdt_graph_plan_count(b->g), ms,
+        b->cur = gdt__bench_plan_json(pid, b->a.plan ? -1 : built, gdt_graph_plan_count(b->g), s * 1e3,
                                       gdt_graph_workspace_size(b->g));
         cJSON_AddItemToArray(cJSON_GetObjectItem(b->doc, "plans"), b->cur);
         return GDT_STATUS_OK;
@@ -270,116 +249,63 @@ static gdt_status build_plan(bench *b, gdt_error *e)
         snprintf(where, sizeof where, "replayed by name");
     else
         snprintf(where, sizeof where, "index %d of %d in the ranked list", built, gdt_graph_plan_count(b->g));
-    printf("plan:      %s (%s), built in %.1f ms, workspace %zu bytes\n", b->name, where, ms,
+    printf("plan:      %s (%s), built in %.1f ms, workspace %zu bytes\n", b->name, where, s * 1e3,
            gdt_graph_workspace_size(b->g));
     return GDT_STATUS_OK;
 }
 
-typedef struct exec_ctx {
-    gdt_graph *g;
-    gdt_buffers *buf;
-} exec_ctx;
-
-static gdt_status exec_graph(void *ctx, void *stream, gdt_error *e)
+/* The cell's reference, by the sweep's policy (harness/gdt_trial.h). */
+static gdt_status reference(bench *b, gdt_error *e)
 {
-    exec_ctx *x = ctx;
-    return gdt_graph_execute(x->g, &x->buf->ops, x->buf->workspace, x->buf->workspace_bytes, stream, e);
+    gdt_status st = plan_graph(b, GDT_MODE_A, &b->ref_g, e);
+    return st == GDT_STATUS_OK ? gdt_trial_reference(b->t, b->ref_g, e) : st;
 }
 
-static gdt_status exec_restore(void *ctx, void *stream, gdt_error *e)
+/* Pins ref_g on its nth mode-A backend entry and builds it. */
+static gdt_status build_cudnn(bench *b, int nth, char *name, size_t nname, gdt_error *e)
 {
-    return gdt_buffers_restore(((exec_ctx *)ctx)->buf, stream, e);
-}
-
-/* Runs g once on poisoned outputs and reads them back. */
-static gdt_status run_once(bench *b, gdt_graph *g, gdt_outputs *out, gdt_error *e)
-{
-    exec_ctx x = {g, b->buf};
-    gdt_status st = gdt_buffers_restore(b->buf, b->stream, e);
-    if (st == GDT_STATUS_OK)
-        st = exec_graph(&x, b->stream, e);
-    if (st == GDT_STATUS_OK)
-        st = gdt_outputs_read(b->buf, out, e);
-    return st;
-}
-
-/* The first mode-A backend entry of the list, built on its own graph. */
-static gdt_status build_cudnn(bench *b, int nth, gdt_graph **g, char *name, size_t nname, gdt_error *e)
-{
-    gdt_graph *tmp = NULL;
-    gdt_status st = plan_graph(b, GDT_MODE_A, &tmp, e);
     int seen = 0, idx = -1;
-    for (int i = 0; st == GDT_STATUS_OK && i < gdt_graph_plan_count(tmp) && idx < 0; i++) {
-        const gdt_plan_entry *x = gdt_graph_plan_at(tmp, i);
+    for (int i = 0; i < gdt_graph_plan_count(b->ref_g) && idx < 0; i++) {
+        const gdt_plan_entry *x = gdt_graph_plan_at(b->ref_g, i);
         if (x->is_backend && !x->is_marker && x->mode == GDT_MODE_A && seen++ == nth)
             idx = i;
     }
-    if (st == GDT_STATUS_OK && idx < 0)
-        st = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "cuDNN lists fewer than %d mode-A plans for %s",
-                           nth + 1, gdt_family_name(b->p.family));
-    if (st == GDT_STATUS_OK)
-        st = gdt_graph_select(tmp, idx, e);
-    if (st == GDT_STATUS_OK)
-        st = build_graph(b, tmp, &idx, e);
-    if (st != GDT_STATUS_OK) {
-        gdt_graph_destroy(tmp);
-        return st;
-    }
-    gdt_plan_id_format(&gdt_graph_plan_at(tmp, idx)->id, name, nname);
-    *g = tmp;
-    return GDT_STATUS_OK;
-}
-
-static gdt_status reference(bench *b, gdt_error *e)
-{
-    if (b->flops <= BENCH_CPU_REF_FLOPS) {
-        snprintf(b->ref_name, sizeof b->ref_name, "the fp64 CPU reference");
-        return gdt_reference_cpu(b->buf, BENCH_CPU_REF_FLOPS, &b->ref, e);
-    }
-    gdt_error why;
-    gdt_error_clear(&why);
-    gdt_status st = build_cudnn(b, 0, &b->ref_g, b->ref_name, sizeof b->ref_name, &why);
-    if (st == GDT_STATUS_OK)
-        st = run_once(b, b->ref_g, &b->ref, &why);
-    if (st != GDT_STATUS_OK)
-        return gdt_error_set(e, st, "no reference for this shape (above %.3g FLOP for the CPU): %s",
-                             BENCH_CPU_REF_FLOPS, why.msg);
-    return GDT_STATUS_OK;
-}
-
-static gdt_dtype problem_dtype(const gdt_problem *p)
-{
-    return p->family == GDT_FAMILY_GEMM ? p->u.gemm.dtype : p->u.sdpa.dtype;
+    if (idx < 0)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "cuDNN lists fewer than %d mode-A plans for %s",
+                             nth + 1, gdt_family_name(b->p.family));
+    gdt_plan_id_format(&gdt_graph_plan_at(b->ref_g, idx)->id, name, nname);
+    gdt_status st = gdt_graph_select(b->ref_g, idx, e);
+    return st == GDT_STATUS_OK ? gdt_trial_build(b->t, b->ref_g, NULL, NULL, e) : st;
 }
 
 static gdt_status verify(bench *b, gdt_error *e)
 {
-    gdt_outputs got;
     double err[4];
-    gdt_status st = run_once(b, b->g, &got, e);
-    if (st == GDT_STATUS_OK) {
-        st = gdt_outputs_compare(&b->p, &got, &b->ref, err, e);
-        gdt_outputs_free(&got);
-    }
+    int nerr = 0;
+    gdt_status st = gdt_trial_verify(b->t, b->g, err, &nerr, e);
     if (st != GDT_STATUS_OK)
         return st;
+    const gdt_trial *t = b->t;
     if (b->doc) {
-        cJSON_AddItemToObject(b->cur, "verified", gdt__bench_verified_json(&b->p, b->ref_g ? b->ref_name
-                                                                                    : NULL, &b->ref, err));
+        cJSON_AddItemToObject(b->cur, "verified", gdt__bench_verified_json(&b->p, t->ref_is_cpu ? NULL
+                                                                                   : t->ref_name,
+                                                                         t->ref_cpu_checked, err, nerr));
         return GDT_STATUS_OK;
     }
-    printf("verified:  against %s:", b->ref_name);
-    for (int i = 0; i < b->ref.n; i++)
-        printf(" %s %.2e", gdt_operand_name(b->ref.role[i]), err[i]);
-    gdt_dtype dt = problem_dtype(&b->p);
+    gdt_operand_role roles[GDT_OPERAND_COUNT];
+    int nout = 0, n = gdt_family_operands(b->p.family, roles, &nout);
+    gdt_dtype dt = gdt_operand_dtype(&b->p, roles[0]);
+    printf("verified:  against %s%s:", t->ref_is_cpu ? "the fp64 CPU reference" : t->ref_name,
+           t->ref_cpu_checked ? " (itself checked against the fp64 CPU reference)" : "");
+    for (int i = 0; i < nerr && i < nout; i++)
+        printf(" %s %.2e", gdt_operand_name(roles[n - nout + i]), err[i]);
     printf(" (relative L2; bound %.2g for %s)\n", gdt_dtype_tolerance(dt), gdt_dtype_name(dt));
     return GDT_STATUS_OK;
 }
 
 /* ------------------------------------------------------------- printing */
 
-static double tflops_of(double flops, double us) { return us > 0 ? flops / us / 1e6 : 0; }
-static double tflops(const bench *b, double us) { return tflops_of(b->flops, us); }
+static double tflops(const bench *b, double us) { return gdt__bench_tflops(b->flops, us); }
 
 static void print_result(const bench *b, const char *what, const gdt_measure_result *r,
                          const gdt_measure_clocks *c)
@@ -400,142 +326,14 @@ static void print_result(const bench *b, const char *what, const gdt_measure_res
            c->min_mhz, c->max_mhz, c->probes, c->rated_mhz, c->threshold * 100);
 }
 
-/* ----------------------------------------------------------------- JSON */
-
-cJSON *gdt__bench_doc(const gdt_problem *p, const gdt_device_props *dev, int driver_version,
-                      int cuda_version, int cudnn_version)
-{
-    cJSON *doc = cJSON_CreateObject();
-    char key[512];
-    gdt_problem_key(p, key, sizeof key);
-    cJSON_AddStringToObject(doc, "schema", "gdtune.bench/1");
-    cJSON_AddStringToObject(doc, "gdtune_version", GDT_VERSION_STRING);
-    cJSON *o = cJSON_AddObjectToObject(doc, "problem");
-    cJSON_AddStringToObject(o, "family", gdt_family_name(p->family));
-    cJSON_AddStringToObject(o, "key", key);
-    cJSON_AddNumberToObject(o, "flops", gdt_problem_flops(p));
-    o = cJSON_AddObjectToObject(doc, "device");
-    cJSON_AddStringToObject(o, "name", dev->name);
-    cJSON_AddNumberToObject(o, "arch", dev->arch);
-    cJSON_AddNumberToObject(o, "sm_count", dev->sm_count);
-    cJSON_AddNumberToObject(o, "driver_version", driver_version);
-    cJSON_AddNumberToObject(o, "cuda_version", cuda_version);
-    cJSON_AddNumberToObject(o, "cudnn_version", cudnn_version);
-    cJSON_AddArrayToObject(doc, "plans");
-    return doc;
-}
-
-/* index -1: replayed by name (not picked from the list). */
-cJSON *gdt__bench_plan_json(const gdt_plan_id *id, int index, int nplans, double build_ms,
-                            size_t workspace)
-{
-    cJSON *o = cJSON_CreateObject();
-    char name[512];
-    gdt_plan_id_format(id, name, sizeof name);
-    cJSON_AddStringToObject(o, "name", name);
-    cJSON_AddNumberToObject(o, "engine_id", (double)id->engine_id);
-    if (index >= 0)
-        cJSON_AddNumberToObject(o, "index", index);
-    else
-        cJSON_AddNullToObject(o, "index");
-    cJSON_AddNumberToObject(o, "plans_listed", nplans);
-    cJSON_AddNumberToObject(o, "build_ms", build_ms);
-    cJSON_AddNumberToObject(o, "workspace_bytes", (double)workspace);
-    return o;
-}
-
-/* ref_plan: the cuDNN plan verified against; NULL: the fp64 CPU reference. */
-cJSON *gdt__bench_verified_json(const gdt_problem *p, const char *ref_plan, const gdt_outputs *ref,
-                                const double err[4])
-{
-    gdt_dtype dt = problem_dtype(p);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "against", ref_plan ? "cudnn" : "cpu_fp64");
-    if (ref_plan)
-        cJSON_AddStringToObject(o, "reference_plan", ref_plan);
-    cJSON_AddStringToObject(o, "metric", "relative_l2");
-    cJSON *errs = cJSON_AddObjectToObject(o, "errors");
-    for (int i = 0; i < ref->n; i++)
-        cJSON_AddNumberToObject(errs, gdt_operand_name(ref->role[i]), err[i]);
-    cJSON_AddNumberToObject(o, "bound", gdt_dtype_tolerance(dt));
-    cJSON_AddStringToObject(o, "dtype", gdt_dtype_name(dt));
-    return o;
-}
-
-static cJSON *burst_json(const gdt_burst_result *x, double flops)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "burst", x->burst);
-    cJSON_AddNumberToObject(o, "host_us", x->median_host_us);
-    cJSON_AddNumberToObject(o, "device_us", x->median_device_us);
-    cJSON_AddNumberToObject(o, "total_us", gdt_stats_median(x->total_us, x->n));
-    cJSON_AddNumberToObject(o, "tflops", tflops_of(flops, x->median_device_us));
-    cJSON_AddNumberToObject(o, "spread", x->rel_spread);
-    cJSON_AddNumberToObject(o, "n", x->n);
-    cJSON_AddNumberToObject(o, "dropped", x->dropped);
-    return o;
-}
-
-/* Adds what print_result prints to o; returns o.  A spread that is not a
- * number (under 2 samples) comes out null, as cJSON writes it. */
-cJSON *gdt__bench_measure_json(cJSON *o, const gdt_measure_result *r, const gdt_measure_clocks *c,
-                               double flops)
-{
-    cJSON *bursts = cJSON_AddArrayToObject(o, "bursts");
-    for (int i = 0; i < r->nbursts; i++)
-        cJSON_AddItemToArray(bursts, burst_json(&r->bursts[i], flops));
-    if (r->ncold) {
-        cJSON *k = cJSON_AddObjectToObject(o, "cold");
-        cJSON_AddNumberToObject(k, "device_us", r->median_cold_us);
-        cJSON_AddNumberToObject(k, "tflops", tflops_of(flops, r->median_cold_us));
-        cJSON_AddNumberToObject(k, "spread", gdt_stats_rel_spread(r->cold_us, r->ncold));
-        cJSON_AddNumberToObject(k, "n", r->ncold);
-    } else {
-        cJSON_AddNullToObject(o, "cold");
-    }
-    cJSON_AddBoolToObject(o, "converged", r->converged);
-    cJSON_AddNumberToObject(o, "seconds", r->seconds);
-    cJSON_AddItemToObject(o, "clock", gdt__clocks_json(c));
-    return o;
-}
-
-/* --count: the best of the plans tried (device time at the largest burst). */
-cJSON *gdt__bench_best_json(int tried, int index, const char *name, double us, double flops)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "tried", tried);
-    cJSON_AddNumberToObject(o, "index", index);
-    cJSON_AddStringToObject(o, "name", name);
-    cJSON_AddNumberToObject(o, "device_us", us);
-    cJSON_AddNumberToObject(o, "tflops", tflops_of(flops, us));
-    return o;
-}
-
-/* --vs-cudnn: the best cuDNN time over the plan's (> 1: the plan is faster). */
-cJSON *gdt__bench_ratio_json(const char *mine, double mine_us, const char *best, double best_us,
-                             double flops)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "plan", mine);
-    cJSON_AddNumberToObject(o, "plan_tflops", tflops_of(flops, mine_us));
-    cJSON_AddStringToObject(o, "cudnn_plan", best);
-    cJSON_AddNumberToObject(o, "cudnn_tflops", tflops_of(flops, best_us));
-    cJSON_AddNumberToObject(o, "ratio", best_us / mine_us);
-    return o;
-}
-
 /* ------------------------------------------------------------ measuring */
 
 /* into: where the figures go under --format json (unused for text). */
 static gdt_status measure_graph(bench *b, gdt_graph *g, const char *what, gdt_measure_result *r,
                                 cJSON *into, gdt_error *e)
 {
-    exec_ctx x = {g, b->buf};
-    gdt_exec_fn fn = {exec_graph, &x}, rs = {exec_restore, &x};
     gdt_measure_clocks clk;
-    gdt_measure_opts o = b->a.mo;
-    o.l2_bytes = (size_t)b->dev.l2_bytes;
-    gdt_status st = gdt_measure_trials(&fn, &rs, b->stream, &o, r, &clk, e);
+    gdt_status st = gdt_trial_measure(b->t, g, &b->a.mo, r, &clk, e);
     if (st == GDT_STATUS_OK && b->doc)
         gdt__bench_measure_json(into, r, &clk, b->flops);
     else if (st == GDT_STATUS_OK)
@@ -578,7 +376,7 @@ static gdt_status floor_run(bench *b, gdt_error *e)
         gdt_measure_clocks clk;
         gdt_measure_opts o = b->a.mo;
         o.cold = false;
-        if ((st = gdt_measure_trials(&fn, NULL, b->stream, &o, b->res, &clk, e)) == GDT_STATUS_OK && b->doc)
+        if ((st = gdt_measure_trials(&fn, NULL, b->t->stream, &o, b->res, &clk, e)) == GDT_STATUS_OK && b->doc)
             gdt__bench_measure_json(cJSON_AddObjectToObject(b->doc, "floor"), b->res, &clk, b->flops);
         else if (st == GDT_STATUS_OK)
             print_result(b, "floor: bare cuLaunchKernel of an empty kernel (TFLOP/s column meaningless)",
@@ -594,24 +392,22 @@ static gdt_status floor_run(bench *b, gdt_error *e)
  * row of rows under --format json, else printed). */
 static double cudnn_plan(bench *b, int nth, gdt_measure_result *r, cJSON *rows, char *name, size_t nname)
 {
-    gdt_graph *g = NULL;
     char what[600];
     gdt_error pe;
     cJSON *row = rows ? cJSON_CreateObject() : NULL; /* cJSON's adders ignore a NULL object */
     cJSON_AddItemToArray(rows, row);
     cJSON_AddNumberToObject(row, "nth", nth);
-    gdt_status st = build_cudnn(b, nth, &g, name, nname, &pe);
+    gdt_status st = build_cudnn(b, nth, name, nname, &pe);
     if (st != GDT_STATUS_OK && !row)
         printf("\ncuDNN mode-A plan %d: %s\n", nth, pe.msg);
     if (st == GDT_STATUS_OK) {
         cJSON_AddStringToObject(row, "name", name);
         snprintf(what, sizeof what, "cuDNN mode-A plan %d: %s", nth, name);
-        if ((st = measure_graph(b, g, what, r, row, &pe)) != GDT_STATUS_OK && !row)
+        if ((st = measure_graph(b, b->ref_g, what, r, row, &pe)) != GDT_STATUS_OK && !row)
             printf("  measuring failed: %s\n", pe.msg);
     }
     if (st != GDT_STATUS_OK)
         cJSON_AddStringToObject(row, "error", pe.msg);
-    gdt_graph_destroy(g);
     return st == GDT_STATUS_OK ? gdt_measure_best_us(r, NULL) : INFINITY;
 }
 
@@ -644,93 +440,37 @@ static gdt_status vs_cudnn(bench *b, gdt_error *e)
 
 /* ----------------------------------------------------------------- CUPTI */
 
-#ifdef BENCH_HAVE_CUPTI
-
-static struct {
-    uint64_t kernel_ns, first_start, last_end;
-    long kernels;
-} cupti_acc;
-
-static void CUPTIAPI cupti_request(uint8_t **buf, size_t *size, size_t *max_records)
+static gdt_status exec_plan(void *ctx, void *stream, gdt_error *e)
 {
-    *size = (size_t)4 << 20;
-    *buf = aligned_alloc(8, *size);
-    *max_records = 0;
+    bench *b = ctx;
+    (void)stream; /* the trial's own */
+    return gdt_trial_execute(b->t, b->g, e);
 }
 
-static void CUPTIAPI cupti_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid)
-{
-    (void)ctx, (void)stream, (void)size;
-    CUpti_Activity *rec = NULL;
-    while (buf && cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
-        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-            continue;
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-        cupti_acc.kernel_ns += k->end - k->start;
-        if (!cupti_acc.kernels++ || k->start < cupti_acc.first_start)
-            cupti_acc.first_start = k->start;
-        if (k->end > cupti_acc.last_end)
-            cupti_acc.last_end = k->end;
-    }
-    free(buf);
-}
-
-#define BENCH_CHECK_CUPTI(e, call)                                                          \
-    do {                                                                                     \
-        CUptiResult r_ = (call);                                                             \
-        if (r_ != CUPTI_SUCCESS) {                                                           \
-            const char *s_ = "?";                                                            \
-            cuptiGetResultString(r_, &s_);                                                   \
-            return gdt_error_set(e, GDT_STATUS_CUPTI, "%s:%d: %s failed: %s", __FILE__,      \
-                                 __LINE__, #call, s_);                                       \
-        }                                                                                    \
-    } while (0)
-
-/* A traced run of the largest burst: kernel time and first-start to
- * last-end span per execute.  Host cost is not read here (tracing adds
- * about 2 us per API call). */
+/* A traced run of the largest burst, reps times. */
 static gdt_status cupti_run(bench *b, gdt_error *e)
 {
     int burst = b->a.mo.bursts[b->a.mo.nbursts - 1], reps = 5;
-    exec_ctx x = {b->g, b->buf};
-    memset(&cupti_acc, 0, sizeof cupti_acc);
-    BENCH_CHECK_CUPTI(e, cuptiActivityRegisterCallbacks(cupti_request, cupti_complete));
-    BENCH_CHECK_CUPTI(e, cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-    gdt_status st = GDT_STATUS_OK;
-    for (int i = 0; i < burst * reps && st == GDT_STATUS_OK; i++)
-        st = exec_graph(&x, b->stream, e);
-    cudaError_t ce = cudaStreamSynchronize(b->stream);
-    BENCH_CHECK_CUPTI(e, cuptiActivityFlushAll(1));
-    BENCH_CHECK_CUPTI(e, cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-    GDT_CHECK_CUDA(e, ce);
+    gdt_exec_fn fn = {exec_plan, b};
+    gdt_bench_cupti c;
+    gdt_status st = gdt__bench_cupti(&fn, b->t->stream, (long)burst * reps, &c, e);
     if (st != GDT_STATUS_OK)
         return st;
-    double calls = (double)burst * reps;
     if (b->doc) {
         cJSON *o = cJSON_AddObjectToObject(b->doc, "cupti");
         cJSON_AddNumberToObject(o, "burst", burst);
         cJSON_AddNumberToObject(o, "reps", reps);
-        cJSON_AddNumberToObject(o, "kernels_per_execute", cupti_acc.kernels / calls);
-        cJSON_AddNumberToObject(o, "kernel_us", cupti_acc.kernel_ns / calls / 1e3);
-        cJSON_AddNumberToObject(o, "span_us", (double)(cupti_acc.last_end - cupti_acc.first_start) / calls / 1e3);
+        cJSON_AddNumberToObject(o, "kernels_per_execute", c.kernels_per_call);
+        cJSON_AddNumberToObject(o, "kernel_us", c.kernel_us);
+        cJSON_AddNumberToObject(o, "span_us", c.span_us);
         cJSON_AddNumberToObject(o, "events_device_us", gdt_measure_best_us(b->res, NULL));
         return GDT_STATUS_OK;
     }
     printf("\ncupti (second clock, traced burst of %d x %d): %.2f kernels per execute, kernel time "
            "%.2f us/call, span %.2f us/call (events at burst %d: %.2f us/call)\n",
-           burst, reps, cupti_acc.kernels / calls, cupti_acc.kernel_ns / calls / 1e3,
-           (double)(cupti_acc.last_end - cupti_acc.first_start) / calls / 1e3, burst,
-           gdt_measure_best_us(b->res, NULL));
+           burst, reps, c.kernels_per_call, c.kernel_us, c.span_us, burst, gdt_measure_best_us(b->res, NULL));
     return GDT_STATUS_OK;
 }
-#else
-/* Headers absent at build time: say so instead of failing the build. */
-static gdt_status cupti_run(bench *b, gdt_error *e)
-{
-    (void)b;
-    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "--cupti: gdtune was built without cupti.h");
-}
-#endif
 
 /* ------------------------------------------------------------------ scan */
 
@@ -738,16 +478,16 @@ static gdt_status cupti_run(bench *b, gdt_error *e)
 static gdt_status bench_index(bench *b, int i, gdt_measure_result *r, gdt_error *e)
 {
     int built = -1;
-    double t0 = gdt_now();
+    double s = 0;
     gdt_status st = gdt_graph_select(b->g, i, e);
     if (st == GDT_STATUS_OK)
-        st = build_graph(b, b->g, &built, e);
+        st = gdt_trial_build(b->t, b->g, &built, &s, e);
     const gdt_plan_id *id = &gdt_graph_plan_at(b->g, i)->id;
     gdt_plan_id_format(id, b->name, sizeof b->name);
     b->cur = NULL;
     if (st != GDT_STATUS_OK)
         return st;
-    double ms = (gdt_now() - t0) * 1e3;
+    double ms = s * 1e3;
     if (b->doc)
         cJSON_AddItemToArray(cJSON_GetObjectItem(b->doc, "plans"),
                              b->cur = gdt__bench_plan_json(id, i, gdt_graph_plan_count(b->g), ms,
@@ -815,7 +555,7 @@ static gdt_status scan(bench *b, gdt_error *e)
            best_us, tflops(b, best_us));
     int built;
     if ((st = gdt_graph_select(b->g, best, e)) == GDT_STATUS_OK)
-        st = build_graph(b, b->g, &built, e); /* for --cupti */
+        st = gdt_trial_build(b->t, b->g, &built, NULL, e); /* for --cupti */
     return st;
 }
 
@@ -850,10 +590,9 @@ static gdt_status run(bench *b, gdt_error *e)
         printf("problem:   %s (%.4g FLOP) on %s (sm%d, %d SMs), cuDNN %d\n", key, b->flops, b->dev.name,
                b->dev.arch, b->dev.sm_count, gdt_cudnn_runtime_version());
     }
-    GDT_CHECK_CUDA(e, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
     if (!(b->res = calloc(1, sizeof *b->res)))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "bench: out of memory");
-    if ((st = gdt_buffers_create(&b->p, (unsigned long long)b->a.seed, &b->buf, e)) != GDT_STATUS_OK ||
+    if ((st = gdt_trial_create(&b->p, &b->dev, (uint64_t)b->a.seed, VERB, &b->t, e)) != GDT_STATUS_OK ||
         (st = reference(b, e)) != GDT_STATUS_OK)
         return st;
     st = b->a.count > 1 ? scan(b, e) : single(b, e);
@@ -870,10 +609,7 @@ static void cleanup(bench *b)
 {
     gdt_graph_destroy(b->g);
     gdt_graph_destroy(b->ref_g);
-    gdt_outputs_free(&b->ref);
-    gdt_buffers_destroy(b->buf);
-    if (b->stream)
-        cudaStreamDestroy(b->stream);
+    gdt_trial_destroy(b->t);
     free(b->res);
 }
 

@@ -161,7 +161,7 @@ static int pick_target(const plans_args *a, target *t)
         t->unexpanded = "no backend";
     } else {
         t->rec.real = real;
-        t->backend = (gdt_backend){recording_list, real->ops, &t->rec};
+        t->backend = (gdt_backend){.list = recording_list, .ops = real->ops, .ctx = &t->rec};
     }
     return 0;
 }

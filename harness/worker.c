@@ -11,30 +11,20 @@
 
 #include "cli.h"
 #include "gdt_cuda.h"
-#include "nvrtc/gdt_nvrtc_cache.h"
 #include "gdt_engines.h"
 #include "gdt_json.h"
 #include "gdt_measure.h"
 #include "gdt_sweep.h"
-#include "gdt_util.h"
-#include "gdt_verify.h"
+#include "gdt_trial.h"
 #include "gdt_worker.h"
-
-/* Shapes up to this many flops are also checked against the fp64 CPU
- * reference (a few seconds on one core at most). */
-#define CPU_REFERENCE_MAX_FLOPS 2e9
 
 typedef struct worker {
     bool have_device;
     gdt_device_props dev;
     gdt_row_table *rows;
-    /* the current cell */
-    bool cell_ready;
-    gdt_problem problem;
-    gdt_facts facts;
-    gdt_buffers *buf;
-    void *stream;
-    gdt_verifier *ref;     /* every plan of the cell is checked against it */
+    /* the current cell: its buffers and reference, and every plan of it */
+    gdt_trial *cell;
+    gdt_graph *g;
 } worker;
 
 static cJSON *error_reply(const char *op, const gdt_error *e)
@@ -126,193 +116,43 @@ static gdt_status request_bursts(const cJSON *req, gdt_measure_opts *mo, gdt_err
 
 /* ---------------------------------------------------------- plan list */
 
-/* One plan of a cell as the worker runs it. */
-typedef struct gdt_wplan {
-    gdt_plan_id id;
-    bool is_backend;
-    char tag[12];          /* A, B, FALLBACK (heuristic mode), KNOB, OURS */
+/* One entry of the cell's list as the parent journals it. */
+static cJSON *entry_json(const gdt_plan_entry *x)
+{
+    gdt_plan_id id = x->id;
     char name[320];
-    int untimed;           /* position in the untimed default order */
-    const gdt_engine_slot *slot;
-    const gdt_engine_ops *ops;
-} gdt_wplan;
-
-typedef struct gdt_wplan_list {
-    gdt_wplan *p;
-    int n, cap;
-} gdt_wplan_list;
-
-static void wplan_list_free(gdt_wplan_list *l)
-{
-    free(l->p);
-    memset(l, 0, sizeof *l);
-}
-
-/* Appends unless an equal (engine_id, knobs) is already listed: the first
- * tag wins. */
-static gdt_status wplan_add(gdt_wplan_list *l, const gdt_plan_id *id, bool backend, const char *tag,
-                            const gdt_engine_slot *slot, gdt_error *e)
-{
-    for (int i = 0; i < l->n; i++)
-        if (gdt_plan_id_equal(&l->p[i].id, id))
-            return GDT_STATUS_OK;
-    if (l->n == l->cap) {
-        gdt_wplan *g = realloc(l->p, sizeof *g * (size_t)(l->cap = l->cap * 2 + 16));
-        if (!g)
-            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "worker: out of memory listing plans");
-        l->p = g;
-    }
-    gdt_wplan *w = &l->p[l->n];
-    memset(w, 0, sizeof *w);
-    w->id = *id;
-    gdt_plan_id_normalize(&w->id);
-    w->is_backend = backend;
-    snprintf(w->tag, sizeof w->tag, "%s", tag);
-    gdt_plan_id_format(&w->id, w->name, sizeof w->name);
-    w->slot = slot;
-    w->ops = backend ? gdt_cudnn_backend()->ops : slot->ops;
-    w->untimed = -1;
-    l->n++;
-    return GDT_STATUS_OK;
-}
-
-/* Our plans: per offered slot, every surviving row (a slot without rows
- * offers its one fixed plan). */
-static gdt_status list_ours(const gdt_facts *f, const gdt_row_table *rows, gdt_wplan_list *l,
-                            gdt_error *e)
-{
-    const gdt_manifest *m = gdt_manifest_default();
-    gdt_status s = GDT_STATUS_OK;
-    for (int i = 0; i < m->nslots && s == GDT_STATUS_OK; i++) {
-        const gdt_engine_slot *sl = &m->slots[i];
-        if (sl->family != f->family || !sl->ops || !gdt_slot_offered(m, sl, f, NULL, 0))
-            continue;
-        if (!sl->row_family) {
-            gdt_plan_id id = {.engine_id = gdt_engine_id(sl->family, sl->slot)};
-            s = wplan_add(l, &id, false, "OURS", sl, e);
-            continue;
-        }
-        gdt_candidate *c = NULL;
-        int n = 0;
-        if (!rows || (s = gdt_candidates_materialize(rows, sl, f, &c, &n, e)) != GDT_STATUS_OK)
-            continue;
-        for (int k = 0; k < n && s == GDT_STATUS_OK; k++)
-            if (!c[k].rejected && !c[k].duplicate_of_earlier)
-                s = wplan_add(l, &c[k].id, false, "OURS", sl, e);
-        free(c);
-    }
-    return s;
-}
-
-static gdt_status add_entries(gdt_wplan_list *l, const gdt_plan_entry *en, int n, gdt_error *e)
-{
-    gdt_status s = GDT_STATUS_OK;
-    for (int i = 0; i < n && s == GDT_STATUS_OK; i++)
-        if (!en[i].is_marker)
-            s = wplan_add(l, &en[i].id, true,
-                          en[i].mode < GDT_MODE_COUNT ? gdt_mode_name(en[i].mode) : "KNOB", NULL, e);
-    return s;
-}
-
-/* The backend's entries per heuristic mode, then its knob-enumerated
- * configs.  A mode the backend cannot list is reported, not fatal. */
-static gdt_status list_backend(const gdt_facts *f, int knob_cap, gdt_wplan_list *l, gdt_error *e)
-{
-    const gdt_backend *be = gdt_cudnn_backend();
-    static const gdt_mode modes[] = {GDT_MODE_A, GDT_MODE_B, GDT_MODE_FALLBACK};
-    gdt_status s = GDT_STATUS_OK;
-    for (size_t i = 0; be && i < sizeof modes / sizeof modes[0] && s == GDT_STATUS_OK; i++) {
-        gdt_plan_entry *en = NULL;
-        int n = 0;
-        gdt_error le = {0};
-        if (be->list(be->ctx, f, modes[i], &en, &n, &le) == GDT_STATUS_OK)
-            s = add_entries(l, en, n, e);
-        else
-            fprintf(stderr, "gdtune worker: backend mode %s: %s\n", gdt_mode_name(modes[i]), le.msg);
-        free(en);
-    }
-    gdt_plan_entry *en = NULL;
-    int n = 0;
-    gdt_error le = {0};
-    if (s == GDT_STATUS_OK && knob_cap > 0) {
-        if (gdt_cudnn_enumerate(f, knob_cap, &en, &n, &le) == GDT_STATUS_OK)
-            s = add_entries(l, en, n, e);
-        else
-            fprintf(stderr, "gdtune worker: backend knob enumeration: %s\n", le.msg);
-    }
-    free(en);
-    return s;
-}
-
-/* Positions in the order libgdtune tries without tables (mode A); plans
- * that order does not hold follow it in list order. */
-static void untimed_positions(const gdt_facts *f, const gdt_row_table *rows, gdt_wplan_list *l)
-{
-    gdt_graph *g = NULL;
-    gdt_plan_options po = {.rows = rows, .backend = gdt_cudnn_backend(), .nmodes = 1};
-    po.modes[0] = GDT_MODE_A;
-    int n = 0;
-    gdt_error e = {0};
-    if (gdt_graph_create(&f->problem, &f->device, &g, &e) == GDT_STATUS_OK &&
-        gdt_graph_plan(g, &po, &e) == GDT_STATUS_OK)
-        n = gdt_graph_plan_count(g);
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < l->n; k++)
-            if (l->p[k].untimed < 0 && gdt_plan_id_equal(&l->p[k].id, &gdt_graph_plan_at(g, i)->id))
-                l->p[k].untimed = i;
-    for (int k = 0; k < l->n; k++)
-        if (l->p[k].untimed < 0)
-            l->p[k].untimed = n + k;
-    gdt_graph_destroy(g);
-}
-
-static gdt_status wplan_list_build(const gdt_facts *f, const gdt_row_table *rows, int knob_cap,
-                                   gdt_wplan_list *l, gdt_error *e)
-{
-    gdt_status s = list_ours(f, rows, l, e);
-    if (s == GDT_STATUS_OK)
-        s = list_backend(f, knob_cap, l, e);
-    if (s == GDT_STATUS_OK)
-        untimed_positions(f, rows, l);
-    return s;
-}
-
-static cJSON *wplan_json(const gdt_wplan *w)
-{
-    cJSON *o = gdt__plan_id_json(&w->id);
-    cJSON_AddStringToObject(o, "name", w->name);
-    cJSON_AddBoolToObject(o, "backend", w->is_backend);
-    cJSON_AddStringToObject(o, "tag", w->tag);
-    cJSON_AddNumberToObject(o, "untimed", w->untimed);
+    gdt_plan_id_normalize(&id);
+    gdt_plan_id_format(&id, name, sizeof name);
+    cJSON *o = gdt__plan_id_json(&id);
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddBoolToObject(o, "backend", x->is_backend);
+    cJSON_AddStringToObject(o, "tag", gdt_plan_entry_tag(x));
+    cJSON_AddNumberToObject(o, "untimed", x->untimed);
     return o;
 }
 
-static cJSON *wplan_list_json(const gdt_wplan_list *l)
+static cJSON *plans_json(const gdt_graph *g)
 {
     cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < l->n; i++)
-        cJSON_AddItemToArray(a, wplan_json(&l->p[i]));
+    for (int i = 0; i < gdt_graph_plan_count(g); i++)
+        cJSON_AddItemToArray(a, entry_json(gdt_graph_plan_at(g, i)));
     return a;
 }
 
-/* A plan handed over by the parent: its identity and where its engine is. */
-static gdt_status wplan_from_json(const cJSON *o, gdt_wplan *w, gdt_error *e)
+/* A backend block that could not be listed is reported, not fatal. */
+static void warn(void *ctx, const char *msg)
 {
-    memset(w, 0, sizeof *w);
-    gdt_status s = gdt__plan_id_from_json(o, &w->id, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    w->is_backend = cJSON_IsTrue(cJSON_GetObjectItem(o, "backend"));
-    gdt_plan_id_format(&w->id, w->name, sizeof w->name);
-    if (w->is_backend) {
-        const gdt_backend *be = gdt_cudnn_backend();
-        w->ops = be ? be->ops : NULL;
-    } else if ((w->slot = gdt_manifest_find(gdt_manifest_default(), w->id.engine_id)))
-        w->ops = w->slot->ops;
-    if (!w->ops)
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: no engine serves engine id %lld",
-                             w->name, (long long)w->id.engine_id);
-    return GDT_STATUS_OK;
+    (void)ctx;
+    fprintf(stderr, "gdtune worker: %s\n", msg);
+}
+
+/* Every plan of the cell, as libgdtune enumerates it for a sweep. */
+static gdt_status enumerate_cell(worker *w, const gdt_problem *p, int knob_cap, gdt_error *e)
+{
+    gdt_plan_options po = {.rows = w->rows, .backend = gdt_cudnn_backend(), .knob_cap = knob_cap,
+                           .warn = warn};
+    gdt_status s = gdt_graph_create(p, &w->dev, &w->g, e);
+    return s == GDT_STATUS_OK ? gdt_graph_enumerate(w->g, &po, e) : s;
 }
 
 /* ------------------------------------------------------------- hello */
@@ -389,122 +229,15 @@ static cJSON *on_hello(worker *w)
 
 static void cell_free(worker *w)
 {
-    gdt_buffers_destroy(w->buf);
-    w->buf = NULL;
-    if (w->stream)
-        cudaStreamDestroy((cudaStream_t)w->stream);
-    w->stream = NULL;
-    gdt_verifier_destroy(w->ref);
-    w->ref = NULL;
-    w->cell_ready = false;
+    gdt_graph_destroy(w->g);
+    w->g = NULL;
+    gdt_trial_destroy(w->cell);
+    w->cell = NULL;
 }
 
-static gdt_status make_stream(worker *w, gdt_error *e)
-{
-    cudaStream_t s;
-    GDT_CHECK_CUDA(e, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    w->stream = s;
-    return GDT_STATUS_OK;
-}
-
-static gdt_status sync_stream(void *stream, gdt_error *e)
-{
-    GDT_CHECK_CUDA(e, cudaStreamSynchronize((cudaStream_t)stream));
-    return GDT_STATUS_OK;
-}
-
-/* Builds and runs one plan once on poisoned outputs; *c stays built. */
-static gdt_status run_once(worker *w, const gdt_wplan *pl, gdt_compiled **c, double *build_s,
-                           gdt_error *e)
-{
-    const gdt_engine_ops *ops = pl->ops;
-    gdt_status s = ops->check_support(pl->slot, &w->facts, &pl->id, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    char root[PATH_MAX];
-    gdt_build_opts bo = {.device = w->dev, .cache_dir = gdt_nvrtc_cache_root(root, sizeof root)};
-    gdt_build_info info = {0};
-    double t0 = gdt_now();
-    s = ops->build(pl->slot, &w->facts, &pl->id, &bo, c, &info, e);
-    *build_s = gdt_now() - t0;
-    if (s != GDT_STATUS_OK)
-        return s;
-    size_t ws = ops->workspace_size ? ops->workspace_size(*c) : 0;
-    if ((s = gdt_buffers_reserve_workspace(w->buf, ws, e)) != GDT_STATUS_OK ||
-        (s = gdt_buffers_poison(w->buf, w->stream, e)) != GDT_STATUS_OK)
-        return s;
-    s = ops->execute(*c, &w->buf->ops, w->buf->workspace, w->buf->workspace_bytes, w->stream, e);
-    if (s == GDT_STATUS_OK)
-        s = sync_stream(w->stream, e);
-    return s;
-}
-
-/* The fp64 CPU reference of a small shape, as a verifier (NULL when the
- * shape is too large or the reference fails). */
-static gdt_verifier *cpu_reference(worker *w)
-{
-    gdt_outputs cpu = {0};
-    gdt_verifier *v = NULL;
-    if (gdt_problem_flops(&w->problem) <= CPU_REFERENCE_MAX_FLOPS &&
-        gdt_reference_cpu(w->buf, CPU_REFERENCE_MAX_FLOPS, &cpu, NULL) == GDT_STATUS_OK)
-        gdt_verifier_create(w->buf, &cpu, &v, NULL);
-    gdt_outputs_free(&cpu);
-    return v;
-}
-
-/* One reference candidate: it builds, runs, agrees with the CPU reference
- * when there is one, and its outputs become the cell's reference. */
-static gdt_status try_reference(worker *w, const gdt_wplan *pl, gdt_verifier *cpu, gdt_error *e)
-{
-    gdt_compiled *c = NULL;
-    double bs = 0, err[4];
-    int nerr = 0;
-    gdt_status s = run_once(w, pl, &c, &bs, e);
-    if (s == GDT_STATUS_OK && cpu)
-        s = gdt_verifier_check(cpu, w->buf, err, &nerr, e);
-    if (s == GDT_STATUS_OK)
-        s = gdt_verifier_create_device(w->buf, &w->ref, e);
-    if (c)
-        pl->ops->destroy(c);
-    return s;
-}
-
-/* The reference: the first mode-A backend plan that builds and runs (and,
- * on small shapes, agrees with the fp64 CPU reference); the CPU reference
- * alone when no backend plan does.  It is kept in the outputs' device
- * format (gdt_verifier), not as doubles: a large GEMM's C is 235M
- * elements. */
-static gdt_status find_reference(worker *w, const gdt_wplan_list *l, char *name, size_t nname,
-                                 bool *cpu_checked, gdt_error *e)
-{
-    gdt_verifier *cpu = cpu_reference(w);
-    *cpu_checked = cpu != NULL;
-    for (int i = 0; i < l->n && !w->ref; i++) {
-        const gdt_wplan *pl = &l->p[i];
-        if (!pl->is_backend || strcmp(pl->tag, "A") != 0)
-            continue;
-        gdt_error pe = {0};
-        if (try_reference(w, pl, cpu, &pe) == GDT_STATUS_OK)
-            snprintf(name, nname, "%s", pl->name);
-        else
-            fprintf(stderr, "gdtune worker: reference candidate %s: %s\n", pl->name, pe.msg);
-    }
-    if (!w->ref && cpu) {
-        w->ref = cpu;
-        snprintf(name, nname, "cpu-fp64");
-        return GDT_STATUS_OK;
-    }
-    gdt_verifier_destroy(cpu);
-    if (!w->ref)
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
-                             "no reference: no mode-A cuDNN plan built and ran for %s, and the "
-                             "shape is too large for the fp64 CPU reference", gdt_family_name(w->problem.family));
-    return GDT_STATUS_OK;
-}
-
-/* The cell request: family and problem (parsed into w->problem), seed and
- * knob cap, all checked before anything touches the device. */
-static gdt_status cell_request(worker *w, const cJSON *req, int64_t *seed, int64_t *cap,
+/* The cell request: family and problem, seed and knob cap, all checked
+ * before anything touches the device. */
+static gdt_status cell_request(const cJSON *req, gdt_problem *p, int64_t *seed, int64_t *cap,
                                gdt_error *e)
 {
     const char *fam = cJSON_GetStringValue(cJSON_GetObjectItem(req, "family"));
@@ -516,73 +249,46 @@ static gdt_status cell_request(worker *w, const cJSON *req, int64_t *seed, int64
     if (!fam || !shape)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker: cell request needs family and problem");
     if ((s = gdt_family_parse(fam, &f, e)) != GDT_STATUS_OK ||
-        (s = gdt_problem_parse(f, shape, &w->problem, e)) != GDT_STATUS_OK ||
+        (s = gdt_problem_parse(f, shape, p, e)) != GDT_STATUS_OK ||
         (s = request_int(req, "seed", 1, GDT_JSON_INT_LIMIT - 1, seed, e)) != GDT_STATUS_OK)
         return s;
     return request_int(req, "knob_cap", 0, GDT_KNOB_CAP_MAX, cap, e);
 }
 
-static gdt_status prepare_cell(worker *w, int64_t seed, int64_t cap, gdt_wplan_list *l, gdt_error *e)
+static gdt_status prepare_cell(worker *w, const cJSON *req, gdt_error *e)
 {
-    gdt_status s;
-    gdt_facts_analyze(&w->problem, &w->dev, &w->facts);
-    if ((s = make_stream(w, e)) != GDT_STATUS_OK ||
-        (s = gdt_buffers_create(&w->problem, (uint64_t)seed, &w->buf, e)) != GDT_STATUS_OK)
-        return s;
-    return wplan_list_build(&w->facts, w->rows, (int)cap, l, e);
+    gdt_problem p;
+    int64_t seed, cap;
+    gdt_status s = cell_request(req, &p, &seed, &cap, e);
+    if (s == GDT_STATUS_OK && !w->have_device)
+        s = gdt_error_set(e, GDT_STATUS_NO_DEVICE, "worker: no device (hello first)");
+    if (s == GDT_STATUS_OK)
+        s = gdt_trial_create(&p, &w->dev, (uint64_t)seed, "gdtune worker", &w->cell, e);
+    if (s == GDT_STATUS_OK)
+        s = enumerate_cell(w, &p, (int)cap, e);
+    return s == GDT_STATUS_OK ? gdt_trial_reference(w->cell, w->g, e) : s;
 }
 
 static cJSON *on_cell(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
-    gdt_wplan_list l = {0};
-    char ref[400] = "";
-    bool cpu = false;
-    int64_t seed, cap;
     cell_free(w);
-    gdt_status s = cell_request(w, req, &seed, &cap, &e);
-    if (s == GDT_STATUS_OK && !w->have_device)
-        s = gdt_error_set(&e, GDT_STATUS_NO_DEVICE, "worker: no device (hello first)");
-    if (s == GDT_STATUS_OK)
-        s = prepare_cell(w, seed, cap, &l, &e);
-    if (s == GDT_STATUS_OK)
-        s = find_reference(w, &l, ref, sizeof ref, &cpu, &e);
-    if (s != GDT_STATUS_OK) {
-        wplan_list_free(&l);
+    if (prepare_cell(w, req, &e) != GDT_STATUS_OK) {
+        cell_free(w);
         cJSON *r = error_reply("error", &e);
         cJSON_AddBoolToObject(r, "fatal", w->have_device && cudaDeviceSynchronize() != cudaSuccess);
         return r;
     }
-    w->cell_ready = true;
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "op", "cell");
-    cJSON_AddItemToObject(r, "plans", wplan_list_json(&l));
-    cJSON_AddStringToObject(r, "reference", ref);
-    cJSON_AddBoolToObject(r, "reference_cpu", cpu);
-    wplan_list_free(&l);
+    cJSON_AddItemToObject(r, "plans", plans_json(w->g));
+    cJSON_AddStringToObject(r, "reference", w->cell->ref_name);
+    cJSON_AddBoolToObject(r, "reference_cpu", w->cell->ref_is_cpu || w->cell->ref_cpu_checked);
     return r;
 }
 
 /* -------------------------------------------------------------- plan */
 
-typedef struct exec_ctx {
-    const gdt_engine_ops *ops;
-    gdt_compiled *c;
-    gdt_buffers *buf;
-} exec_ctx;
-
-static gdt_status exec_once(void *ctx, void *stream, gdt_error *e)
-{
-    exec_ctx *x = ctx;
-    return x->ops->execute(x->c, &x->buf->ops, x->buf->workspace, x->buf->workspace_bytes, stream, e);
-}
-
-/* Trial state: every sample starts from the same buffer contents. */
-static gdt_status restore_once(void *ctx, void *stream, gdt_error *e)
-{
-    exec_ctx *x = ctx;
-    return gdt_buffers_restore(x->buf, stream, e);
-}
 
 cJSON *gdt__clocks_json(const gdt_measure_clocks *c)
 {
@@ -597,7 +303,7 @@ cJSON *gdt__clocks_json(const gdt_measure_clocks *c)
 
 /* The measurement settings of a plan request; absent fields keep the
  * defaults. */
-static gdt_status measure_opts(const worker *w, const cJSON *req, gdt_measure_opts *mo, gdt_error *e)
+static gdt_status measure_opts(const cJSON *req, gdt_measure_opts *mo, gdt_error *e)
 {
     gdt_measure_opts_default(mo);
     gdt_status s = request_bursts(req, mo, e);
@@ -608,7 +314,6 @@ static gdt_status measure_opts(const worker *w, const cJSON *req, gdt_measure_op
         s = request_number(req, "max_seconds", GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX,
                            &mo->max_seconds, e);
     mo->cold = true;
-    mo->l2_bytes = (size_t)w->dev.l2_bytes;
     return s;
 }
 
@@ -640,25 +345,21 @@ static void add_measurement(cJSON *r, const gdt_measure_result *m)
     cJSON_AddNumberToObject(r, "noise", noise);
 }
 
-/* Verifies then measures a built plan; fills the result's disposition. */
-static gdt_status verify_and_measure(worker *w, const gdt_measure_opts *mo, exec_ctx *x, cJSON *r,
-                                     gdt_error *e)
+/* Verifies then measures the built plan. */
+static gdt_status verify_and_measure(worker *w, const gdt_measure_opts *mo, cJSON *r, gdt_error *e)
 {
     double err[4] = {0};
     int nerr = 0;
-    gdt_status s = gdt_verifier_check(w->ref, w->buf, err, &nerr, e);
+    gdt_status s = gdt_trial_verify(w->cell, w->g, err, &nerr, e);
     if (s == GDT_STATUS_OK || s == GDT_STATUS_INCORRECT)
         cJSON_AddItemToObject(r, "verify_err", cJSON_CreateDoubleArray(err, nerr));
     if (s != GDT_STATUS_OK)
         return s;
-    if ((s = gdt_buffers_restore(w->buf, w->stream, e)) != GDT_STATUS_OK)
-        return s;
     gdt_measure_result *m = calloc(1, sizeof *m);
     if (!m)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "worker: out of memory");
-    gdt_exec_fn fn = {exec_once, x}, restore = {restore_once, x};
     gdt_measure_clocks clk = {0};
-    s = gdt_measure_trials(&fn, &restore, w->stream, mo, m, &clk, e);
+    s = gdt_trial_measure(w->cell, w->g, mo, m, &clk, e);
     if (s == GDT_STATUS_OK) {
         add_measurement(r, m);
         cJSON_AddItemToObject(r, "clocks", gdt__clocks_json(&clk));
@@ -666,6 +367,19 @@ static gdt_status verify_and_measure(worker *w, const gdt_measure_opts *mo, exec
     free(m);
     return s;
 }
+
+/* The plan the parent names, replayed on the cell's graph and built. */
+static gdt_status build_plan(worker *w, const cJSON *req, double *build_s, gdt_error *e)
+{
+    gdt_plan_id id;
+    if (!w->cell)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker: plan before cell");
+    gdt_status s = gdt__plan_id_from_json(cJSON_GetObjectItem(req, "plan"), &id, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_graph_replay(w->g, &id, e);
+    return s == GDT_STATUS_OK ? gdt_trial_build(w->cell, w->g, NULL, build_s, e) : s;
+}
+
 
 static const char *disposition(gdt_status s)
 {
@@ -681,24 +395,15 @@ static const char *disposition(gdt_status s)
 static cJSON *on_plan(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
-    gdt_wplan pl;
     gdt_measure_opts mo;
-    if (measure_opts(w, req, &mo, &e) != GDT_STATUS_OK)
+    if (measure_opts(req, &mo, &e) != GDT_STATUS_OK)
         return error_reply("error", &e); /* a bad request, not a plan's disposition */
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "op", "result");
-    gdt_status s = w->cell_ready ? wplan_from_json(cJSON_GetObjectItem(req, "plan"), &pl, &e)
-                                 : gdt_error_set(&e, GDT_STATUS_BAD_INPUT, "worker: plan before cell");
     double build_s = 0;
-    exec_ctx x = {.buf = w->buf};
-    if (s == GDT_STATUS_OK) {
-        x.ops = pl.ops;
-        s = run_once(w, &pl, &x.c, &build_s, &e);
-    }
+    gdt_status s = build_plan(w, req, &build_s, &e);
     if (s == GDT_STATUS_OK)
-        s = verify_and_measure(w, &mo, &x, r, &e);
-    if (x.c)
-        x.ops->destroy(x.c);
+        s = verify_and_measure(w, &mo, r, &e);
     cJSON_AddStringToObject(r, "disposition", disposition(s));
     cJSON_AddStringToObject(r, "error", s == GDT_STATUS_OK ? "" : e.msg);
     cJSON_AddNumberToObject(r, "build_s", build_s);
@@ -710,6 +415,7 @@ static cJSON *on_plan(worker *w, const cJSON *req)
         cJSON_AddStringToObject(r, "fatal_error", cudaGetErrorName(sticky));
     return r;
 }
+
 
 /* -------------------------------------------------------------- loop */
 

@@ -234,9 +234,17 @@ static gdt_status cudnn_list(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_p
     return s;
 }
 
+static gdt_status cudnn_enumerate(void *ctx, const gdt_facts *f, int cap, gdt_plan_entry **out, int *n,
+                                  gdt_error *e)
+{
+    (void)ctx;
+    return gdt_cudnn_enumerate(f, cap, out, n, e);
+}
+
 const gdt_backend *gdt_cudnn_backend(void)
 {
-    static const gdt_backend backend = {cudnn_list, &gdt__cudnn_ops, NULL};
+    static const gdt_backend backend = {.list = cudnn_list, .ops = &gdt__cudnn_ops,
+                                        .enumerate = cudnn_enumerate};
     return &backend;
 }
 

@@ -104,19 +104,32 @@ static void test_plan(void)
 static void test_verified(void)
 {
     gdt_problem p = small_gemm();
-    gdt_outputs ref = {.n = 1, .role = {GDT_OPERAND_C}};
     double err[4] = {1.5e-3};
-    cJSON *o = reparse(gdt__bench_verified_json(&p, NULL, &ref, err));
+    cJSON *o = reparse(gdt__bench_verified_json(&p, NULL, false, err, 1));
     CHECK_JSTR(o, "against", "cpu_fp64");
     CHECK(!cJSON_HasObjectItem(o, "reference_plan"));
     CHECK_JSTR(o, "metric", "relative_l2");
     CHECK_JNUM(o, "errors.C", 1.5e-3);
     CHECK_JNUM(o, "bound", gdt_dtype_tolerance(GDT_DTYPE_BF16));
     CHECK_JSTR(o, "dtype", "bf16");
+    CHECK(!cJSON_HasObjectItem(o, "reference_checked_cpu"));
     cJSON_Delete(o);
-    o = reparse(gdt__bench_verified_json(&p, "cudnn.eng0[KERNEL_CFG=3]", &ref, err));
+    o = reparse(gdt__bench_verified_json(&p, "cudnn.eng0[KERNEL_CFG=3]", true, err, 1));
     CHECK_JSTR(o, "against", "cudnn");
     CHECK_JSTR(o, "reference_plan", "cudnn.eng0[KERNEL_CFG=3]");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "reference_checked_cpu")));
+    cJSON_Delete(o);
+    /* sdpa_bwd names its three outputs in family order. */
+    gdt_problem q;
+    gdt_error e;
+    CHECK_INT(gdt_problem_parse(GDT_FAMILY_SDPA_BWD, "b=1,h=2,s=64,d=64,dtype=fp16", &q, &e), ==, GDT_STATUS_OK);
+    const double bwd[4] = {1e-3, 2e-3, 3e-3};
+    o = reparse(gdt__bench_verified_json(&q, NULL, false, bwd, 3));
+    CHECK_JNUM(o, "errors.dQ", 1e-3);
+    CHECK_JNUM(o, "errors.dK", 2e-3);
+    CHECK_JNUM(o, "errors.dV", 3e-3);
+    CHECK_JSTR(o, "dtype", "fp16");
+    CHECK_JNUM(o, "bound", gdt_dtype_tolerance(GDT_DTYPE_FP16));
     cJSON_Delete(o);
 }
 

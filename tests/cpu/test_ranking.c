@@ -104,12 +104,32 @@ static gdt_status standin_list(void *ctx, const gdt_facts *f, gdt_mode mode, gdt
     else if (mode == GDT_MODE_B) ids[0] = be(2, 1), ids[1] = be(3, 0);
     else ids[0] = be(4, 99), ids[1] = be(1, 0);
     *out = calloc(2, sizeof **out);
-    for (int i = 0; i < 2; i++) (*out)[i] = (gdt_plan_entry){ids[i], true, false, mode, "backend heuristic"};
+    for (int i = 0; i < 2; i++)
+        (*out)[i] = (gdt_plan_entry){.id = ids[i], .is_backend = true, .mode = mode, .why = "backend heuristic"};
     *n = 2;
     return GDT_STATUS_OK;
 }
 
-static const gdt_backend backend = {standin_list, &standin_ops, NULL};
+/* Knob enumeration: eng2/1 (also in A), eng6/0 and eng6/1; it records the
+ * cap it was asked for. */
+static int enum_cap;
+static bool enum_fails;
+
+static gdt_status standin_enumerate(void *ctx, const gdt_facts *f, int cap, gdt_plan_entry **out, int *n,
+                                    gdt_error *e)
+{
+    (void)ctx, (void)f;
+    enum_cap = cap;
+    if (enum_fails) return gdt_error_set(e, GDT_STATUS_CUDNN, "stand-in backend: enumeration failed");
+    const gdt_plan_id ids[] = {be(2, 1), be(6, 0), be(6, 1)};
+    *out = calloc(3, sizeof **out);
+    for (int i = 0; i < 3; i++)
+        (*out)[i] = (gdt_plan_entry){.id = ids[i], .is_backend = true, .mode = GDT_MODE_COUNT};
+    *n = 3;
+    return GDT_STATUS_OK;
+}
+
+static const gdt_backend backend = {.list = standin_list, .ops = &standin_ops, .enumerate = standin_enumerate};
 
 /* ------------------------------------------------------------- helpers */
 
@@ -543,6 +563,108 @@ static void test_row_candidates(void)
     gdt_rows_destroy(rows);
 }
 
+/* ---------------------------------------------------------- enumeration */
+
+static char warned[2][512];
+static int nwarned;
+
+static void record_warning(void *ctx, const char *msg)
+{
+    CHECK(ctx == (void *)warned);
+    if (nwarned < 2) snprintf(warned[nwarned], sizeof warned[0], "%s", msg);
+    nwarned++;
+}
+
+static gdt_graph *enumerated(const gdt_backend *b, int knob_cap, gdt_status want_status, gdt_error *e)
+{
+    gdt_problem p;
+    gdt_graph *g = NULL;
+    gdt_problem_default(GDT_FAMILY_GEMM, &p);
+    CHECK_INT(gdt_graph_create(&p, &sm90, &g, e), ==, GDT_STATUS_OK);
+    gdt_plan_options o = {.manifest = &manifest, .backend = b, .knob_cap = knob_cap,
+                          .warn = record_warning, .warn_ctx = warned};
+    CHECK_INT(gdt_graph_enumerate(g, &o, e), ==, want_status);
+    return g;
+}
+
+static void expect_tags(const gdt_graph *g, const char *const *tags, const int *untimed, int n, int line)
+{
+    CHECK_INT(gdt_graph_plan_count(g), ==, n);
+    for (int i = 0; i < n && i < gdt_graph_plan_count(g); i++) {
+        const gdt_plan_entry *x = gdt_graph_plan_at(g, i);
+        if (strcmp(gdt_plan_entry_tag(x), tags[i]) || x->untimed != untimed[i])
+            fprintf(stderr, "line %d: entry %d: tag %s untimed %d, want %s %d\n", line, i,
+                    gdt_plan_entry_tag(x), x->untimed, tags[i], untimed[i]);
+        CHECK_STR(gdt_plan_entry_tag(x), tags[i]);
+        CHECK_INT(x->untimed, ==, untimed[i]);
+    }
+}
+
+/* What a sweep measures: ours in row order, then the backend's A, B and
+ * FALLBACK blocks, then its knob configs, each once (first source wins),
+ * each with its place in the untimed mode-A order (backend A block, then
+ * ours: plan.h); plans outside that order follow it in list order. */
+static void test_enumerate(void)
+{
+    const gdt_mode a = GDT_MODE_A, b = GDT_MODE_B, f = GDT_MODE_FALLBACK;
+    const char *KB = "backend knob enumeration", *CR = "candidate row";
+    gdt_error e;
+    nwarned = 0;
+    gdt_graph *g = enumerated(&backend, 8, GDT_STATUS_OK, &e);
+    CHECK_INT(enum_cap, ==, 8);
+    EXPECT(g, W(ours(SLOT_DECLINE), 0, a, CR), W(ours(SLOT_A), 0, a, CR), W(ours(SLOT_C), 0, a, CR),
+           W(be(1, 0), 1, a, BH), W(be(2, 1), 1, a, BH), W(be(3, 0), 1, b, BH), W(be(4, 99), 1, f, BH),
+           W(be(6, 0), 1, GDT_MODE_COUNT, KB), W(be(6, 1), 1, GDT_MODE_COUNT, KB));
+    const char *const tags[] = {"OURS", "OURS", "OURS", "A", "A", "B", "FALLBACK", "KNOB", "KNOB"};
+    const int untimed[] = {2, 3, 4, 0, 1, 5 + 5, 5 + 6, 5 + 7, 5 + 8};
+    expect_tags(g, tags, untimed, 9, __LINE__);
+    CHECK_INT(nwarned, ==, 0);
+    /* The untimed positions are gdt_graph_plan's order without tables. */
+    gdt_graph *u = planned("", &backend, NULL, 1, &a, NULL);
+    for (int i = 0; i < gdt_graph_plan_count(u); i++)
+        for (int k = 0; k < gdt_graph_plan_count(g); k++)
+            if (gdt_plan_id_equal(&gdt_graph_plan_at(u, i)->id, &gdt_graph_plan_at(g, k)->id))
+                CHECK_INT(gdt_graph_plan_at(g, k)->untimed, ==, i);
+    gdt_graph_destroy(u);
+    /* One-shot, like planning; replay then builds any entry with its engine. */
+    gdt_plan_options none = {0};
+    CHECK_INT(gdt_graph_enumerate(g, &none, &e), ==, GDT_STATUS_BAD_USAGE);
+    CHECK_INT(gdt_graph_plan(g, &none, &e), ==, GDT_STATUS_BAD_USAGE);
+    gdt_build_opts bo = {.device = sm90};
+    int idx;
+    CHECK_INT(gdt_graph_replay(g, &gdt_graph_plan_at(g, 7)->id, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_graph_build(g, &bo, &idx, &e), ==, GDT_STATUS_OK);
+    CHECK(gdt_plan_id_equal(&last_built, &gdt_graph_plan_at(g, 7)->id));
+    gdt_graph_destroy(g);
+    /* knob_cap 0: no enumeration asked; a negative cap is refused. */
+    enum_cap = -7;
+    g = enumerated(&backend, 0, GDT_STATUS_OK, &e);
+    CHECK_INT(gdt_graph_plan_count(g), ==, 7);
+    CHECK_INT(enum_cap, ==, -7);
+    gdt_graph_destroy(g);
+    g = enumerated(&backend, -1, GDT_STATUS_BAD_USAGE, &e);
+    CHECK_CONTAINS(e.msg, "knob_cap: expected 0 or more, got -1");
+    gdt_graph_destroy(g);
+    /* A backend that cannot list or enumerate is reported through warn and
+     * the list goes on: ours, with the marker's place in the untimed order. */
+    list_fails = enum_fails = true;
+    nwarned = 0;
+    g = enumerated(&backend, 4, GDT_STATUS_OK, &e);
+    list_fails = enum_fails = false;
+    const char *const tags2[] = {"OURS", "OURS", "OURS"};
+    const int untimed2[] = {1, 2, 3};
+    expect_tags(g, tags2, untimed2, 3, __LINE__);
+    CHECK_INT(nwarned, ==, 4); /* modes A, B, FALLBACK and the enumeration */
+    CHECK_STR(warned[0], "backend mode A: stand-in backend: heuristics failed");
+    gdt_graph_destroy(g);
+    /* No backend: ours only, nothing warned. */
+    nwarned = 0;
+    g = enumerated(NULL, 4, GDT_STATUS_OK, &e);
+    CHECK_INT(gdt_graph_plan_count(g), ==, 3);
+    CHECK_INT(nwarned, ==, 0);
+    gdt_graph_destroy(g);
+}
+
 int main(void)
 {
     if (!gdt_arch_limits(90, &sm90)) {
@@ -561,6 +683,7 @@ int main(void)
     test_noise_keeps_untimed();
     test_noise_chain();
     test_row_candidates();
+    test_enumerate();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);

@@ -303,9 +303,16 @@ typedef struct gdt_plan_entry {
     gdt_plan_id id;
     bool is_backend;
     bool is_marker;     /* the unexpanded BACKEND marker */
-    gdt_mode mode;      /* the mode block the entry was proposed in */
+    gdt_mode mode;      /* the mode block the entry was proposed in; GDT_MODE_COUNT for
+                           a backend config found by knob enumeration */
     const char *why;    /* static text: "measured winner", "untimed default", ... */
+    int untimed;        /* gdt_graph_enumerate: position in the untimed order; else -1 */
 } gdt_plan_entry;
+
+/* Where an entry came from, as the journal tags it: "OURS" (a gdtune
+ * engine), "A", "B" or "FALLBACK" (the backend's heuristic mode) or "KNOB"
+ * (the backend's knob enumeration). */
+const char *gdt_plan_entry_tag(const gdt_plan_entry *x);
 
 #ifdef __cplusplus
 }

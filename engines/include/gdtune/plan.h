@@ -19,12 +19,17 @@ extern "C" {
 
 /* The backend, as the planner sees it.  list() returns the backend's entries
  * for one heuristic mode (malloc'd, tagged with that mode); NULL backend or a
- * list() failure leaves the marker unexpanded. */
+ * list() failure leaves the marker unexpanded.  enumerate() (may be NULL)
+ * returns every config reachable through the backend's knobs, at most cap
+ * per engine, with mode GDT_MODE_COUNT ("enumerated"); only
+ * gdt_graph_enumerate asks for it. */
 typedef struct gdt_backend {
     gdt_status (*list)(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_plan_entry **out, int *n,
                        gdt_error *e);
     const gdt_engine_ops *ops; /* builds and executes backend entries */
     void *ctx;
+    gdt_status (*enumerate)(void *ctx, const gdt_facts *f, int cap, gdt_plan_entry **out, int *n,
+                            gdt_error *e);
 } gdt_backend;
 
 typedef struct gdt_plan_options {
@@ -34,6 +39,11 @@ typedef struct gdt_plan_options {
     const gdt_backend *backend;     /* NULL: BACKEND marker unexpanded */
     gdt_mode modes[GDT_MODE_COUNT]; /* mode blocks in order */
     int nmodes;                     /* 0: {A} */
+    int knob_cap;                   /* gdt_graph_enumerate: backend knob configs per engine (0: none) */
+    /* Told (may be NULL) why a backend block could not be listed; the list
+     * goes on without it. */
+    void (*warn)(void *ctx, const char *msg);
+    void *warn_ctx;
 } gdt_plan_options;
 
 typedef struct gdt_graph gdt_graph;
@@ -47,6 +57,18 @@ const gdt_facts *gdt_graph_facts(const gdt_graph *g);
 gdt_status gdt_graph_plan(gdt_graph *g, const gdt_plan_options *opts, gdt_error *e);
 int gdt_graph_plan_count(const gdt_graph *g);
 const gdt_plan_entry *gdt_graph_plan_at(const gdt_graph *g, int i);
+
+/* Instead of a ranked list, every plan a sweep measures for the problem:
+ * our candidates (every surviving row of every offered slot, in manifest and
+ * row order), then the backend's entries of modes A, B and FALLBACK, then
+ * its knob-enumerated configs (opts->knob_cap per engine), each once (the
+ * first source wins).  Each entry carries its source (gdt_plan_entry_tag) and
+ * its position in the untimed mode-A order (entry.untimed: the order
+ * gdt_graph_plan gives without tables; plans that order does not hold follow
+ * it, in list order).  opts->tables and opts->modes are not read.  One-shot
+ * like gdt_graph_plan (either of the two, once); select, replay, build and
+ * execute then work on this list. */
+gdt_status gdt_graph_enumerate(gdt_graph *g, const gdt_plan_options *opts, gdt_error *e);
 
 /* Pins plan i: build then tries only that plan, and its decline is an error
  * instead of advancing. */

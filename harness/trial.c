@@ -1,0 +1,196 @@
+/* One cell on the device and its plans, through libgdtune's graph API
+ * (gdt_trial.h): the sweep's worker and `gdtune bench` run plans only
+ * through here, so both verify against the same reference and measure the
+ * same call a user makes. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_cuda.h"
+#include "gdt_trial.h"
+#include "gdt_util.h"
+#include "nvrtc/gdt_nvrtc_cache.h"
+
+static gdt_status make_stream(gdt_trial *t, gdt_error *e)
+{
+    cudaStream_t s;
+    GDT_CHECK_CUDA(e, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    t->stream = s;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_trial_create(const gdt_problem *p, const gdt_device_props *dev, uint64_t seed,
+                            const char *who, gdt_trial **out, gdt_error *e)
+{
+    gdt_trial *t = calloc(1, sizeof *t);
+    *out = NULL;
+    if (!t)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "trial: out of memory");
+    t->problem = *p;
+    t->dev = *dev;
+    t->who = who;
+    gdt_status s = make_stream(t, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_buffers_create(p, seed, &t->buf, e);
+    if (s != GDT_STATUS_OK) {
+        gdt_trial_destroy(t);
+        return s;
+    }
+    *out = t;
+    return GDT_STATUS_OK;
+}
+
+void gdt_trial_destroy(gdt_trial *t)
+{
+    if (!t)
+        return;
+    gdt_verifier_destroy(t->ref);
+    gdt_buffers_destroy(t->buf);
+    if (t->stream)
+        cudaStreamDestroy((cudaStream_t)t->stream);
+    free(t);
+}
+
+/* ------------------------------------------------------------ one plan */
+
+gdt_status gdt_trial_build(gdt_trial *t, gdt_graph *g, int *built_index, double *build_s,
+                           gdt_error *e)
+{
+    char root[PATH_MAX];
+    gdt_build_opts bo = {.device = t->dev, .cache_dir = gdt_nvrtc_cache_root(root, sizeof root)};
+    double t0 = gdt_now();
+    gdt_status s = gdt_graph_build(g, &bo, built_index, e);
+    if (build_s)
+        *build_s = gdt_now() - t0;
+    if (s == GDT_STATUS_OK)
+        s = gdt_buffers_reserve_workspace(t->buf, gdt_graph_workspace_size(g), e);
+    return s;
+}
+
+static gdt_status execute(gdt_trial *t, gdt_graph *g, void *stream, gdt_error *e)
+{
+    gdt_buffers *b = t->buf;
+    return gdt_graph_execute(g, &b->ops, b->workspace, b->workspace_bytes, stream, e);
+}
+
+gdt_status gdt_trial_execute(gdt_trial *t, gdt_graph *g, gdt_error *e)
+{
+    return execute(t, g, t->stream, e);
+}
+
+/* Once, on poisoned outputs, drained: what the verifier reads. */
+static gdt_status run_once(gdt_trial *t, gdt_graph *g, gdt_error *e)
+{
+    gdt_status s = gdt_buffers_poison(t->buf, t->stream, e);
+    if (s == GDT_STATUS_OK)
+        s = execute(t, g, t->stream, e);
+    if (s == GDT_STATUS_OK)
+        GDT_CHECK_CUDA(e, cudaStreamSynchronize((cudaStream_t)t->stream));
+    return s;
+}
+
+gdt_status gdt_trial_verify(gdt_trial *t, gdt_graph *g, double err[4], int *nerr, gdt_error *e)
+{
+    *nerr = 0;
+    if (!t->ref)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "trial: verify before the cell has a reference");
+    gdt_status s = run_once(t, g, e);
+    return s == GDT_STATUS_OK ? gdt_verifier_check(t->ref, t->buf, err, nerr, e) : s;
+}
+
+typedef struct exec_ctx {
+    gdt_trial *t;
+    gdt_graph *g;
+} exec_ctx;
+
+static gdt_status exec_once(void *ctx, void *stream, gdt_error *e)
+{
+    exec_ctx *x = ctx;
+    return execute(x->t, x->g, stream, e);
+}
+
+/* Trial state: every sample starts from the same buffer contents. */
+static gdt_status restore_once(void *ctx, void *stream, gdt_error *e)
+{
+    return gdt_buffers_restore(((exec_ctx *)ctx)->t->buf, stream, e);
+}
+
+gdt_status gdt_trial_measure(gdt_trial *t, gdt_graph *g, const gdt_measure_opts *o,
+                             gdt_measure_result *r, gdt_measure_clocks *clocks, gdt_error *e)
+{
+    exec_ctx x = {t, g};
+    gdt_exec_fn fn = {exec_once, &x}, restore = {restore_once, &x};
+    gdt_measure_opts mo = *o;
+    mo.l2_bytes = (size_t)t->dev.l2_bytes;
+    gdt_status s = gdt_buffers_restore(t->buf, t->stream, e);
+    return s == GDT_STATUS_OK ? gdt_measure_trials(&fn, &restore, t->stream, &mo, r, clocks, e) : s;
+}
+
+/* ------------------------------------------------------------ reference */
+
+/* The fp64 CPU reference of a small shape, as a verifier (NULL when the
+ * shape is too large or the reference fails). */
+static gdt_verifier *cpu_reference(gdt_trial *t)
+{
+    gdt_outputs cpu = {0};
+    gdt_verifier *v = NULL;
+    if (gdt_problem_flops(&t->problem) <= GDT_TRIAL_CPU_REFERENCE_FLOPS &&
+        gdt_reference_cpu(t->buf, GDT_TRIAL_CPU_REFERENCE_FLOPS, &cpu, NULL) == GDT_STATUS_OK)
+        gdt_verifier_create(t->buf, &cpu, &v, NULL);
+    gdt_outputs_free(&cpu);
+    return v;
+}
+
+/* Entry i as the reference: it builds, runs, agrees with the CPU reference
+ * when there is one, and its outputs become the cell's reference. */
+static gdt_status try_reference(gdt_trial *t, gdt_graph *g, int i, gdt_verifier *cpu, gdt_error *e)
+{
+    double err[4];
+    int nerr = 0;
+    gdt_status s = gdt_graph_select(g, i, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_trial_build(t, g, NULL, NULL, e);
+    if (s == GDT_STATUS_OK)
+        s = run_once(t, g, e);
+    if (s == GDT_STATUS_OK && cpu)
+        s = gdt_verifier_check(cpu, t->buf, err, &nerr, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_verifier_create_device(t->buf, &t->ref, e);
+    return s;
+}
+
+static bool reference_candidate(const gdt_plan_entry *x)
+{
+    return x->is_backend && !x->is_marker && x->mode == GDT_MODE_A;
+}
+
+gdt_status gdt_trial_reference(gdt_trial *t, gdt_graph *g, gdt_error *e)
+{
+    gdt_verifier *cpu = cpu_reference(t);
+    for (int i = 0; i < gdt_graph_plan_count(g) && !t->ref; i++) {
+        const gdt_plan_entry *x = gdt_graph_plan_at(g, i);
+        gdt_error pe;
+        gdt_error_clear(&pe);
+        if (!reference_candidate(x))
+            continue;
+        gdt_plan_id_format(&x->id, t->ref_name, sizeof t->ref_name);
+        if (try_reference(t, g, i, cpu, &pe) != GDT_STATUS_OK)
+            fprintf(stderr, "%s: reference candidate %s: %s\n", t->who, t->ref_name, pe.msg);
+    }
+    t->ref_cpu_checked = t->ref && cpu;
+    if (!t->ref && cpu) {
+        t->ref = cpu;
+        t->ref_is_cpu = true;
+        snprintf(t->ref_name, sizeof t->ref_name, "cpu-fp64");
+        return GDT_STATUS_OK;
+    }
+    gdt_verifier_destroy(cpu);
+    if (!t->ref)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "no reference: no mode-A cuDNN plan built and ran for %s, and the "
+                             "shape is too large for the fp64 CPU reference (%.3g FLOP, limit %.3g)",
+                             gdt_family_name(t->problem.family), gdt_problem_flops(&t->problem),
+                             GDT_TRIAL_CPU_REFERENCE_FLOPS);
+    return GDT_STATUS_OK;
+}
