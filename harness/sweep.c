@@ -33,7 +33,7 @@ void gdt_sweep_opts_default(gdt_sweep_opts *o)
 
 typedef struct run_cell {
     cJSON *plans;    /* the plan list as journaled (owned), NULL until listed */
-    cJSON **results; /* per plan, owned; NULL when none yet */
+    bool *has_result; /* per plan */
     int nplans;
     bool journaled;  /* its "cell" record is in the journal */
 } run_cell;
@@ -108,17 +108,6 @@ static void effective_settings(gdt_sweep_opts *o, const gdt_sweep_spec *sp)
         o->max_plan_seconds = sp->max_plan_seconds > 0 ? sp->max_plan_seconds : 2.0;
     if (o->knob_cap < 0)
         o->knob_cap = sp->knob_cap >= 0 ? sp->knob_cap : 8;
-}
-
-static gdt_status journal_put(run *r, cJSON *rec, gdt_error *e)
-{
-    char *txt = cJSON_PrintUnformatted(rec);
-    pthread_mutex_lock(&r->mu);
-    gdt_status s = txt ? gdt_journal_append(r->j, txt, e)
-                       : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "journal: out of memory");
-    pthread_mutex_unlock(&r->mu);
-    free(txt);
-    return s;
 }
 
 /* ------------------------------------------------------ the worker side */
@@ -208,85 +197,60 @@ static int estimated_total(const run *r)
     return r->total + (r->spec->ncells - listed) * r->total / listed;
 }
 
-static void progress(run *r, int ci, const char *name, const cJSON *res)
+static void progress(run *r, const gdt_run_result_rec *res)
 {
     int total = estimated_total(r), left = total - r->done;
     double per = r->session_plans ? (gdt_now() - r->t0) / r->session_plans : 0;
     double eta = per * left;
     if (r->tty) {
         fprintf(stderr, "\r\033[Kcell %d/%d  plans %d/%d  verified %d  incorrect %d  failed %d  "
-                "declined %d  ETA %dm%02ds", ci + 1, r->spec->ncells, r->done, total,
+                "declined %d  ETA %dm%02ds", res->cell + 1, r->spec->ncells, r->done, total,
                 r->verified, r->incorrect, r->failed, r->declined, (int)(eta / 60), (int)eta % 60);
         fflush(stderr);
         return;
     }
-    const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(res, "disposition"));
-    const cJSON *t = cJSON_GetObjectItem(res, "time_us");
-    const char *err = cJSON_GetStringValue(cJSON_GetObjectItem(res, "error"));
-    fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s: %s", r->done, total,
-            gdt_family_name(r->spec->cells[ci].family), r->spec->cells[ci].shape, name, d ? d : "?");
-    if (cJSON_IsNumber(t) && d && !strcmp(d, "verified"))
+    const gdt_sweep_cell *c = &r->spec->cells[res->cell];
+    const cJSON *t = cJSON_GetObjectItem(res->measured, "time_us");
+    fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s: %s", r->done, total, gdt_family_name(c->family),
+            c->shape, res->name, gdt_disposition_name(res->disposition));
+    if (cJSON_IsNumber(t) && res->disposition == GDT_DISP_VERIFIED)
         fprintf(stderr, " %.2f us", t->valuedouble);
-    else if (err && *err)
-        fprintf(stderr, " (%.300s)", err);
+    else if (*res->error)
+        fprintf(stderr, " (%.300s)", res->error);
     fprintf(stderr, "  [verified %d incorrect %d failed %d declined %d, ETA %.0f s]\n",
             r->verified, r->incorrect, r->failed, r->declined, eta);
 }
 
-static void count(run *r, const cJSON *res)
+static void count(run *r, gdt_disposition d)
 {
-    const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(res, "disposition"));
+    int *n[GDT_DISP_COUNT] = {[GDT_DISP_VERIFIED] = &r->verified, [GDT_DISP_INCORRECT] = &r->incorrect,
+                              [GDT_DISP_FAILED] = &r->failed, [GDT_DISP_DECLINED] = &r->declined};
     r->done++;
-    if (!d)
-        return;
-    if (!strcmp(d, "verified"))
-        r->verified++;
-    else if (!strcmp(d, "incorrect"))
-        r->incorrect++;
-    else if (!strcmp(d, "declined"))
-        r->declined++;
-    else
-        r->failed++;
+    (*n[d])++;
 }
 
 /* ---------------------------------------------------------- the cells */
 
-static cJSON *cell_record(const run *r, int ci, const char *type)
-{
-    const gdt_sweep_cell *c = &r->spec->cells[ci];
-    char key[256];
-    gdt_problem_key(&c->problem, key, sizeof key);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", type);
-    cJSON_AddNumberToObject(o, "cell", ci);
-    cJSON_AddStringToObject(o, "family", gdt_family_name(c->family));
-    cJSON_AddStringToObject(o, "shape", c->shape);
-    cJSON_AddStringToObject(o, "key", key);
-    return o;
-}
-
 static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
-    cJSON **res = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *res);
-    if (!res) {
+    bool *has = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *has);
+    if (!has) {
         cJSON_Delete(plans);
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     }
     pthread_mutex_lock(&r->mu);
     rc->plans = plans;
     rc->nplans = cJSON_GetArraySize(plans);
-    rc->results = res;
+    rc->has_result = has;
     r->total += rc->nplans;
+    const cJSON *cpu = cJSON_GetObjectItem(rep, "reference_cpu");
+    bool checked = cJSON_IsTrue(cpu);
+    gdt_status s = !rep ? GDT_STATUS_OK
+                        : gdt_run_write_plans(r->j, ci, &r->spec->cells[ci], plans,
+                                              gdt_json_str_or(rep, "reference", NULL),
+                                              cJSON_IsBool(cpu) ? &checked : NULL, e);
     pthread_mutex_unlock(&r->mu);
-    if (!rep)
-        return GDT_STATUS_OK;
-    cJSON *rec = cell_record(r, ci, "plans");
-    cJSON_AddItemReferenceToObject(rec, "plans", plans);
-    cJSON_AddItemToObject(rec, "reference", cJSON_Duplicate(cJSON_GetObjectItem(rep, "reference"), 1));
-    cJSON_AddItemToObject(rec, "reference_cpu", cJSON_Duplicate(cJSON_GetObjectItem(rep, "reference_cpu"), 1));
-    gdt_status s = journal_put(r, rec, e);
-    cJSON_Delete(rec);
     return s;
 }
 
@@ -325,32 +289,50 @@ static gdt_status prepare(run *r, lane *ln, int ci, gdt_error *e)
     return s;
 }
 
-static cJSON *failed_result(const char *why)
+static const char *plan_name(const run *r, int ci, int pi)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "disposition", "failed");
-    cJSON_AddStringToObject(o, "error", why);
-    return o;
+    return gdt_json_str_or(cJSON_GetArrayItem(r->cells[ci].plans, pi), "name", "");
 }
 
-static gdt_status record_result(run *r, const lane *ln, int ci, int pi, cJSON *res, gdt_error *e)
+/* res: its disposition, error and what was measured; the rest is the
+ * plan's and the lane's. */
+static gdt_status record_result(run *r, const lane *ln, int ci, int pi, gdt_run_result_rec res,
+                                gdt_error *e)
 {
-    const cJSON *pl = cJSON_GetArrayItem(r->cells[ci].plans, pi);
-    cJSON_DeleteItemFromObject(res, "op");
-    cJSON_AddStringToObject(res, "type", "result");
-    cJSON_AddNumberToObject(res, "cell", ci);
-    cJSON_AddNumberToObject(res, "plan", pi);
-    cJSON_AddStringToObject(res, "family", gdt_family_name(r->spec->cells[ci].family));
-    cJSON_AddItemToObject(res, "name", cJSON_Duplicate(cJSON_GetObjectItem(pl, "name"), 1));
-    cJSON_AddNumberToObject(res, "gpu", ln->index);
-    gdt_status s = journal_put(r, res, e);
+    res.cell = ci;
+    res.plan = pi;
+    res.gpu = ln->index;
+    res.family = r->spec->cells[ci].family;
+    res.name = plan_name(r, ci, pi);
     pthread_mutex_lock(&r->mu);
-    r->cells[ci].results[pi] = res;
-    count(r, res);
+    gdt_status s = gdt_run_write_result(r->j, &res, e);
+    r->cells[ci].has_result[pi] = true;
+    count(r, res.disposition);
     r->session_plans++;
-    progress(r, ci, gdt_json_str_or(pl, "name", "?"), res);
+    progress(r, &res);
     pthread_mutex_unlock(&r->mu);
     return s;
+}
+
+static gdt_run_result_rec failed_result(const char *why)
+{
+    return (gdt_run_result_rec){.disposition = GDT_DISP_FAILED, .error = why};
+}
+
+/* The reply's disposition; false (why says so) when it has none the
+ * journal knows. */
+static bool reply_disposition(const cJSON *rep, gdt_disposition *d, char *why, size_t n)
+{
+    const cJSON *v = cJSON_GetObjectItem(rep, "disposition");
+    if (gdt_disposition_parse(cJSON_GetStringValue(v), d))
+        return true;
+    if (cJSON_IsString(v))
+        snprintf(why, n, "worker answered with an unknown disposition \"%.40s\": %s", v->valuestring,
+                 gdt_json_str_or(rep, "error", "(no error text)"));
+    else
+        snprintf(why, n, "worker answered without a disposition: %s",
+                 gdt_json_str_or(rep, "error", "(no error text)"));
+    return false;
 }
 
 static cJSON *plan_request(const run *r, const cJSON *plan)
@@ -368,38 +350,35 @@ static cJSON *plan_request(const run *r, const cJSON *plan)
 static gdt_status run_plan(run *r, lane *ln, int ci, int pi, gdt_error *e)
 {
     const cJSON *plan = cJSON_GetArrayItem(r->cells[ci].plans, pi);
-    cJSON *att = cell_record(r, ci, "attempt");
-    cJSON_AddNumberToObject(att, "plan", pi);
-    cJSON_AddItemToObject(att, "name", cJSON_Duplicate(cJSON_GetObjectItem(plan, "name"), 1));
-    gdt_status s = journal_put(r, att, e);
-    cJSON_Delete(att);
+    pthread_mutex_lock(&r->mu);
+    gdt_status s = gdt_run_write_attempt(r->j, ci, &r->spec->cells[ci], pi, plan_name(r, ci, pi), e);
+    pthread_mutex_unlock(&r->mu);
     if (s != GDT_STATUS_OK)
         return s;
     cJSON *req = plan_request(r, plan), *rep = NULL;
     gdt_error we = {0};
     gdt_status ws = call(ln, req, plan_deadline(r), &rep, &we);
     cJSON_Delete(req);
+    char why[GDT_ERROR_MAX];
+    gdt_run_result_rec res = {.measured = rep, .error = gdt_json_str_or(rep, "error", "")};
     if (ws != GDT_STATUS_OK) {
-        cJSON_Delete(rep);
-        rep = failed_result(we.msg);
+        res = failed_result(we.msg);
         worker_lost(ln);
-    } else if (!cJSON_IsString(cJSON_GetObjectItem(rep, "disposition"))) {
-        char why[GDT_ERROR_MAX];
-        snprintf(why, sizeof why, "worker answered without a disposition: %s",
-                 gdt_json_str_or(rep, "error", "(no error text)"));
-        cJSON_Delete(rep);
-        rep = failed_result(why);
+    } else if (!reply_disposition(rep, &res.disposition, why, sizeof why)) {
+        res = failed_result(why);
         worker_lost(ln); /* it lost the cell: start afresh */
     } else if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
         worker_lost(ln); /* it exits after a fatal reply; respawned on demand */
-    return record_result(r, ln, ci, pi, rep, e);
+    s = record_result(r, ln, ci, pi, res, e);
+    cJSON_Delete(rep);
+    return s;
 }
 
 static gdt_status run_cell_plans(run *r, lane *ln, int ci, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
     for (int pi = 0; rc->plans && pi < rc->nplans; pi++) {
-        if (rc->results[pi])
+        if (rc->has_result[pi])
             continue;
         gdt_error pe = {0};
         gdt_status s = prepare(r, ln, ci, &pe);
@@ -409,7 +388,7 @@ static gdt_status run_cell_plans(run *r, lane *ln, int ci, gdt_error *e)
             char why[GDT_ERROR_MAX + 64];
             snprintf(why, sizeof why, "cell preparation failed: %s", pe.msg);
             for (; pi < rc->nplans && s != GDT_STATUS_IO; pi++)
-                if (!rc->results[pi])
+                if (!rc->has_result[pi])
                     s = record_result(r, ln, ci, pi, failed_result(why), e);
             return s == GDT_STATUS_IO ? s : GDT_STATUS_OK;
         }
@@ -426,9 +405,9 @@ static gdt_status sweep_cell(run *r, lane *ln, int ci, gdt_error *e)
     run_cell *rc = &r->cells[ci];
     gdt_status s;
     if (!rc->journaled) {
-        cJSON *rec = cell_record(r, ci, "cell");
-        s = journal_put(r, rec, e);
-        cJSON_Delete(rec);
+        pthread_mutex_lock(&r->mu);
+        s = gdt_run_write_cell(r->j, ci, &r->spec->cells[ci], e);
+        pthread_mutex_unlock(&r->mu);
         if (s != GDT_STATUS_OK)
             return s;
         rc->journaled = true;
@@ -437,11 +416,8 @@ static gdt_status sweep_cell(run *r, lane *ln, int ci, gdt_error *e)
         gdt_error pe = {0};
         s = prepare(r, ln, ci, &pe);
         if (s == GDT_STATUS_NOT_SUPPORTED) {
-            cJSON *rec = cell_record(r, ci, "cell_error");
-            cJSON_AddStringToObject(rec, "error", pe.msg);
-            s = journal_put(r, rec, e);
-            cJSON_Delete(rec);
             pthread_mutex_lock(&r->mu);
+            s = gdt_run_write_cell_error(r->j, ci, &r->spec->cells[ci], pe.msg, e);
             r->cell_errors++;
             pthread_mutex_unlock(&r->mu);
             fprintf(stderr, "%sgdtune sweep: %s %s: cell skipped: %s\n", r->tty ? "\n" : "",
@@ -456,17 +432,13 @@ static gdt_status sweep_cell(run *r, lane *ln, int ci, gdt_error *e)
 
 /* --------------------------------------------------- header and resume */
 
-static cJSON *options_json(const run *r)
+static gdt_run_options run_options(const run *r)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToObject(o, "bursts", cJSON_CreateIntArray(r->o.bursts, r->o.nbursts));
-    cJSON_AddNumberToObject(o, "target_rel", r->o.target_rel);
-    cJSON_AddNumberToObject(o, "max_plan_seconds", r->o.max_plan_seconds);
-    cJSON_AddNumberToObject(o, "deadline", r->o.deadline);
-    cJSON_AddNumberToObject(o, "cudnn_knob_cap", r->o.knob_cap);
-    cJSON_AddNumberToObject(o, "shard_i", r->o.shard_i);
-    cJSON_AddNumberToObject(o, "shard_n", r->o.shard_n);
-    return o;
+    gdt_run_options op = {.nbursts = r->o.nbursts, .target_rel = r->o.target_rel,
+                          .max_plan_seconds = r->o.max_plan_seconds, .deadline = r->o.deadline,
+                          .knob_cap = r->o.knob_cap, .shard_i = r->o.shard_i, .shard_n = r->o.shard_n};
+    memcpy(op.bursts, r->o.bursts, sizeof op.bursts);
+    return op;
 }
 
 /* The digest of this binary's candidate rows ("" when they do not load). */
@@ -486,58 +458,39 @@ static void utc_now(char when[32])
 }
 
 /* The lanes' GPU UUIDs, in lane order: results name their lane ("gpu"). */
-static cJSON *lane_uuids(const run *r)
+static int lane_uuids(const run *r, const char *uuid[MAX_LANES])
 {
-    cJSON *devs = cJSON_CreateArray();
     for (int i = 0; i < r->nlanes; i++)
-        cJSON_AddItemToArray(devs, cJSON_CreateString(gdt_json_str_or(r->lanes[i].device, "uuid", "")));
-    return devs;
+        uuid[i] = gdt_json_str_or(r->lanes[i].device, "uuid", "");
+    return r->nlanes;
 }
 
+/* The header and the resume record are written before any lane runs: no
+ * lock. */
 static gdt_status write_header(run *r, gdt_error *e)
 {
     char cand[65], when[32];
+    const char *gpus[MAX_LANES];
     rows_digest_now(cand);
     utc_now(when);
-    cJSON *h = cJSON_CreateObject();
-    cJSON_AddStringToObject(h, "type", "run");
-    cJSON_AddStringToObject(h, "gdtune_version", GDT_VERSION_STRING);
-    cJSON_AddStringToObject(h, "source_digest", gdt__source_digest);
-    cJSON_AddStringToObject(h, "started", when);
-    cJSON_AddStringToObject(h, "family", r->o.family);
-    cJSON_AddBoolToObject(h, "quick", r->o.quick);
-    cJSON_AddStringToObject(h, "spec_source", r->spec->source);
-    cJSON_AddStringToObject(h, "spec_digest", r->spec->digest);
-    cJSON_AddStringToObject(h, "spec", r->spec->text);
-    cJSON_AddStringToObject(h, "candidates_digest", cand);
     /* The candidate table used, whole: a later release may ship other rows. */
     const gdt_embedded *ct = gdt_embedded_find("tables/candidates/nvrtc.json");
-    if (ct)
-        cJSON_AddStringToObject(h, "candidates", ct->data); /* embedded data is NUL-terminated */
-    cJSON_AddNumberToObject(h, "arch", r->arch);
-    cJSON_AddItemToObject(h, "device", cJSON_Duplicate(r->device, 1));
-    cJSON_AddItemToObject(h, "gpus", lane_uuids(r));
-    cJSON_AddItemToObject(h, "options", options_json(r));
-    gdt_status s = journal_put(r, h, e);
-    cJSON_Delete(h);
-    return s;
+    gdt_run_header_rec h = {
+        .started = when, .family = r->o.family, .quick = r->o.quick, .spec = r->spec,
+        .candidates_digest = cand, .candidates = ct ? ct->data : NULL, /* NUL-terminated */
+        .arch = r->arch, .device = r->device, .gpus = gpus, .ngpus = lane_uuids(r, gpus),
+        .options = run_options(r),
+    };
+    return gdt_run_write_header(r->j, &h, e);
 }
-
 
 /* Where a resumed part begins, on what devices, and how much was left. */
 static gdt_status write_resume(run *r, gdt_error *e)
 {
     char when[32];
+    const char *gpus[MAX_LANES];
     utc_now(when);
-    cJSON *h = cJSON_CreateObject();
-    cJSON_AddStringToObject(h, "type", "resume");
-    cJSON_AddStringToObject(h, "started", when);
-    cJSON_AddStringToObject(h, "source_digest", gdt__source_digest);
-    cJSON_AddNumberToObject(h, "results_before", r->done);
-    cJSON_AddItemToObject(h, "gpus", lane_uuids(r));
-    gdt_status s = journal_put(r, h, e);
-    cJSON_Delete(h);
-    return s;
+    return gdt_run_write_resume(r->j, when, r->done, gpus, lane_uuids(r, gpus), e);
 }
 
 /* The settings of the run being resumed: its header wins over the command
@@ -581,9 +534,8 @@ static gdt_status replay(run *r, const gdt_run *jr, gdt_error *e)
         for (int pi = 0; s == GDT_STATUS_OK && pi < c->nplans; pi++) {
             if (!c->result[pi].rec)
                 continue;
-            if (!(r->cells[ci].results[pi] = cJSON_Duplicate(c->result[pi].rec, 1)))
-                return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
-            count(r, c->result[pi].rec);
+            r->cells[ci].has_result[pi] = true;
+            count(r, c->result[pi].disposition);
         }
         if (s != GDT_STATUS_OK)
             return s;
@@ -688,9 +640,7 @@ static void lanes_stop(run *r)
 static void run_free(run *r)
 {
     for (int i = 0; r->cells && i < r->spec->ncells; i++) {
-        for (int k = 0; k < r->cells[i].nplans; k++)
-            cJSON_Delete(r->cells[i].results[k]);
-        free(r->cells[i].results);
+        free(r->cells[i].has_result);
         cJSON_Delete(r->cells[i].plans);
     }
     free(r->cells);
