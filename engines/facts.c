@@ -1,11 +1,12 @@
-/* Per-arch limits (data) and the facts analyzer.  Facts describe; they never
- * reject: a problem an engine cannot serve is that engine's decline. */
+/* Per-arch limits (data) and the facts analyzer, whose family-specific facts
+ * come from the family's descriptor.  Facts describe; they never reject: a
+ * problem an engine cannot serve is that engine's decline. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdtune/gdtune.h"
+#include "gdt_family.h"
 
 #define MiB (1024LL * 1024LL)
 
@@ -52,38 +53,14 @@ bad:
                          s ? s : "(null)");
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
-
-static void gemm_facts(const gdt_gemm_desc *g, gdt_facts *f)
-{
-    int64_t el = (int64_t)gdt_dtype_size(g->dtype);
-    f->dtype = g->dtype;
-    f->a_row_major = g->a_stride[2] == 1;
-    f->b_row_major = g->b_stride[2] == 1;
-    f->c_row_major = g->c_stride[2] == 1;
-    /* The leading dimension is the stride of the non-unit axis. */
-    int64_t lda = f->a_row_major ? g->a_stride[1] : g->a_stride[2];
-    int64_t ldb = f->b_row_major ? g->b_stride[1] : g->b_stride[2];
-    int64_t ldc = f->c_row_major ? g->c_stride[1] : g->c_stride[2];
-    f->aligned16 = (lda * el) % 16 == 0 && (ldb * el) % 16 == 0 && (ldc * el) % 16 == 0;
-}
-
-static void sdpa_facts(const gdt_sdpa_desc *s, gdt_facts *f)
-{
-    f->dtype = s->dtype;
-    f->gqa_ratio = s->h_kv ? s->h_q / s->h_kv : 0;
-    f->q_tiles128 = s->b * s->h_q * ceil_div(s->s_q, 128);
-    f->kv_units = s->b * s->h_kv;
-    f->kv_tokens = s->b * s->s_kv;
-}
-
 void gdt_facts_analyze(const gdt_problem *p, const gdt_device_props *dev, gdt_facts *out)
 {
+    const gdt_family_desc *d = gdt__family_desc(p->family);
     memset(out, 0, sizeof *out);
     out->family = p->family;
     out->problem = *p;
     if (dev) out->device = *dev;
+    out->dtype = gdt_problem_dtype(p);
     out->flops = gdt_problem_flops(p);
-    if (p->family == GDT_FAMILY_GEMM) gemm_facts(&p->u.gemm, out);
-    else sdpa_facts(&p->u.sdpa, out);
+    if (d) d->facts(p, out);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gdt_family.h"
 #include "gdt_json.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
@@ -27,54 +28,60 @@ static const char *kind_schema(table_kind k)
     return k == KIND_TUNING ? GDT_TABLE_SCHEMA_TUNING : GDT_TABLE_SCHEMA_PLACEMENT;
 }
 
-static const char *const causal_names[] = {"none", "top_left", "bottom_right"};
-static const char *const layout_names[] = {"bhsd", "bshd"};
-
 /* Backend entries from knob enumeration carry GDT_MODE_COUNT. */
 static const char *mode_text(gdt_mode m)
 {
     return m == GDT_MODE_COUNT ? "enumerated" : gdt_mode_name(m);
 }
 
-static bool is_sdpa(gdt_family f) { return f == GDT_FAMILY_SDPA_FWD || f == GDT_FAMILY_SDPA_BWD; }
-
 /* The region a placement shard describes: cells that share these derived
- * facts are ordered along one metric (flops for gemm, 128-row query tiles
- * for sdpa), as a hand-written placement does. */
+ * facts (the family's group fields, in order; unused values 0) are ordered
+ * along the family's metric, as a hand-written placement does. */
 typedef struct shard_group {
-    int dtype;
-    bool a_row, b_row, c_row; /* gemm */
-    int causal;               /* sdpa */
-    int64_t d;
-    bool gqa;
+    int64_t v[GDT__GROUP_MAX];
 } shard_group;
 
 static void group_of(const gdt_facts *f, shard_group *g)
 {
     memset(g, 0, sizeof *g);
-    g->dtype = (int)f->dtype;
-    if (is_sdpa(f->family)) {
-        g->causal = (int)f->problem.u.sdpa.causal;
-        g->d = f->problem.u.sdpa.d;
-        g->gqa = f->gqa_ratio > 1;
-    } else {
-        g->a_row = f->a_row_major;
-        g->b_row = f->b_row_major;
-        g->c_row = f->c_row_major;
+    gdt__family_desc(f->family)->group(f, g->v);
+}
+
+static int group_cmp(const shard_group *a, const shard_group *b)
+{
+    for (int i = 0; i < GDT__GROUP_MAX; i++)
+        if (a->v[i] != b->v[i]) return a->v[i] < b->v[i] ? -1 : 1;
+    return 0;
+}
+
+static bool group_equal(const shard_group *a, const shard_group *b) { return group_cmp(a, b) == 0; }
+
+static double metric_of(const gdt_facts *f) { return gdt__family_desc(f->family)->metric(f); }
+
+/* INT, DTYPE, NAME and BOOL fields as one integer: how a shard group holds
+ * them, and how the writer and the reader treat the four alike. */
+static int64_t scalar_load(const gdt__field *fd, const void *base)
+{
+    const char *at = (const char *)base + fd->off;
+    switch (fd->kind) {
+    case GDT__FIELD_INT: return *(const int64_t *)at;
+    case GDT__FIELD_DTYPE: return *(const gdt_dtype *)at;
+    case GDT__FIELD_NAME: return *(const int *)at;
+    case GDT__FIELD_BOOL: return *(const bool *)at;
+    default: return 0; /* INTS and EXACT are not scalars */
     }
 }
 
-static bool group_equal(const shard_group *a, const shard_group *b)
+static void scalar_store(const gdt__field *fd, void *base, int64_t v)
 {
-    return a->dtype == b->dtype && a->a_row == b->a_row && a->b_row == b->b_row &&
-           a->c_row == b->c_row && a->causal == b->causal && a->d == b->d && a->gqa == b->gqa;
-}
-
-static const char *metric_name(gdt_family f) { return is_sdpa(f) ? "q_tiles128" : "flops"; }
-
-static double metric_of(const gdt_facts *f)
-{
-    return is_sdpa(f->family) ? (double)f->q_tiles128 : f->flops;
+    char *at = (char *)base + fd->off;
+    switch (fd->kind) {
+    case GDT__FIELD_INT: *(int64_t *)at = v; break;
+    case GDT__FIELD_DTYPE: *(gdt_dtype *)at = (gdt_dtype)v; break;
+    case GDT__FIELD_NAME: *(int *)at = (int)v; break;
+    case GDT__FIELD_BOOL: *(bool *)at = v != 0; break;
+    default: break;
+    }
 }
 
 static void facts_for(const gdt_problem *p, int arch, gdt_facts *f)
@@ -243,50 +250,42 @@ static void sb_ints(sb *b, const int64_t *v, int n)
     sb_printf(b, "]");
 }
 
-static void emit_problem(sb *b, const gdt_problem *p)
+static void emit_scalar(sb *b, const gdt__field *fd, int64_t v)
 {
-    if (!is_sdpa(p->family)) {
-        const gdt_gemm_desc *g = &p->u.gemm;
-        sb_printf(b, "{\"batch\": %" PRId64 ", \"m\": %" PRId64 ", \"n\": %" PRId64
-                     ", \"k\": %" PRId64 ", \"dtype\": \"%s\", \"a_stride\": ",
-                  g->batch, g->m, g->n, g->k, gdt_dtype_name(g->dtype));
-        sb_ints(b, g->a_stride, 3);
-        sb_printf(b, ", \"b_stride\": ");
-        sb_ints(b, g->b_stride, 3);
-        sb_printf(b, ", \"c_stride\": ");
-        sb_ints(b, g->c_stride, 3);
-        sb_printf(b, "}");
-        return;
+    switch (fd->kind) {
+    case GDT__FIELD_DTYPE: sb_printf(b, "\"%s\"", gdt_dtype_name((gdt_dtype)v)); break;
+    case GDT__FIELD_NAME: sb_printf(b, "\"%s\"", fd->names[v]); break;
+    case GDT__FIELD_BOOL: sb_printf(b, "%s", v ? "true" : "false"); break;
+    default: sb_printf(b, "%" PRId64, v); break;
     }
-    const gdt_sdpa_desc *s = &p->u.sdpa;
-    sb_printf(b, "{\"b\": %" PRId64 ", \"h_q\": %" PRId64 ", \"h_kv\": %" PRId64 ", \"s_q\": %" PRId64
-                 ", \"s_kv\": %" PRId64 ", \"d\": %" PRId64 ", \"dtype\": \"%s\", \"causal\": \"%s\", "
-                 "\"layout\": \"%s\", \"scale\": ",
-              s->b, s->h_q, s->h_kv, s->s_q, s->s_kv, s->d, gdt_dtype_name(s->dtype),
-              causal_names[s->causal], layout_names[s->layout]);
-    sb_exact(b, s->scale);
-    const char *names[4] = {"q_stride", "k_stride", "v_stride", "o_stride"};
-    const int64_t *strides[4] = {s->q_stride, s->k_stride, s->v_stride, s->o_stride};
-    for (int i = 0; i < 4; i++) {
-        sb_printf(b, ", \"%s\": ", names[i]);
-        sb_ints(b, strides[i], 4);
+}
+
+/* {"name": value, ...} in field order, from the record base the offsets
+ * point into. */
+static void emit_fields(sb *b, const gdt__field *fields, int n, const void *base)
+{
+    sb_printf(b, "{");
+    for (int i = 0; i < n; i++) {
+        const gdt__field *fd = &fields[i];
+        const char *at = (const char *)base + fd->off;
+        sb_printf(b, "%s\"%s\": ", i ? ", " : "", fd->name);
+        if (fd->kind == GDT__FIELD_INTS) sb_ints(b, (const int64_t *)at, fd->n);
+        else if (fd->kind == GDT__FIELD_EXACT) sb_exact(b, *(const double *)at);
+        else emit_scalar(b, fd, scalar_load(fd, base));
     }
     sb_printf(b, "}");
 }
 
+static void emit_problem(sb *b, const gdt_problem *p)
+{
+    const gdt_family_desc *d = gdt__family_desc(p->family);
+    emit_fields(b, d->problem_fields, d->nproblem_fields, p);
+}
+
 static void emit_facts(sb *b, const gdt_facts *f)
 {
-    sb_printf(b, "{\"flops\": ");
-    sb_exact(b, f->flops);
-    if (is_sdpa(f->family))
-        sb_printf(b, ", \"gqa_ratio\": %" PRId64 ", \"q_tiles128\": %" PRId64 ", \"kv_units\": %" PRId64
-                     ", \"kv_tokens\": %" PRId64 "}",
-                  f->gqa_ratio, f->q_tiles128, f->kv_units, f->kv_tokens);
-    else
-        sb_printf(b, ", \"a_row_major\": %s, \"b_row_major\": %s, \"c_row_major\": %s, "
-                     "\"aligned16\": %s}",
-                  f->a_row_major ? "true" : "false", f->b_row_major ? "true" : "false",
-                  f->c_row_major ? "true" : "false", f->aligned16 ? "true" : "false");
+    const gdt_family_desc *d = gdt__family_desc(f->family);
+    emit_fields(b, d->facts_fields, d->nfacts_fields, f);
 }
 
 /* "plan", "engine_id", "knobs", "is_backend", "mode": the identity part of
@@ -453,23 +452,13 @@ static void emit_placement_cell(sb *b, const cell_work *w, bool last)
 
 static void emit_group(sb *b, gdt_family f, const shard_group *g)
 {
-    sb_printf(b, "{\"dtype\": \"%s\", ", gdt_dtype_name((gdt_dtype)g->dtype));
-    if (is_sdpa(f))
-        sb_printf(b, "\"causal\": \"%s\", \"d\": %" PRId64 ", \"gqa\": %s}", causal_names[g->causal],
-                  g->d, g->gqa ? "true" : "false");
-    else
-        sb_printf(b, "\"a_row_major\": %s, \"b_row_major\": %s, \"c_row_major\": %s}",
-                  g->a_row ? "true" : "false", g->b_row ? "true" : "false",
-                  g->c_row ? "true" : "false");
-}
-
-static int group_cmp(const shard_group *a, const shard_group *b)
-{
-    const int64_t x[] = {a->dtype, a->a_row, a->b_row, a->c_row, a->causal, a->d, a->gqa};
-    const int64_t y[] = {b->dtype, b->a_row, b->b_row, b->c_row, b->causal, b->d, b->gqa};
-    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
-        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
-    return 0;
+    const gdt_family_desc *d = gdt__family_desc(f);
+    sb_printf(b, "{");
+    for (int i = 0; i < d->ngroup_fields; i++) {
+        sb_printf(b, "%s\"%s\": ", i ? ", " : "", d->group_fields[i].name);
+        emit_scalar(b, &d->group_fields[i], g->v[i]);
+    }
+    sb_printf(b, "}");
 }
 
 static int work_key_cmp(const void *a, const void *b)
@@ -503,7 +492,7 @@ static void emit_shard(sb *b, gdt_family f, cell_work **v, int i, int j, int n, 
         }
     sb_printf(b, "%s    {\"group\": ", first ? "" : ",\n");
     emit_group(b, f, &v[i]->group);
-    sb_printf(b, ", \"metric\": \"%s\", \"lo\": ", metric_name(f));
+    sb_printf(b, ", \"metric\": \"%s\", \"lo\": ", gdt__family_desc(f)->metric_name);
     if (open_lo) sb_printf(b, "null");
     else sb_exact(b, sqrt(v[i - 1]->metric * v[i]->metric));
     sb_printf(b, ", \"hi\": ");
@@ -571,6 +560,21 @@ static gdt_status check_measured(const gdt_measured_cell *c, const char *key, gd
     return GDT_STATUS_OK;
 }
 
+/* A NAME field is printed as names[value]: a value outside them (validate
+ * does not judge enums) is refused here. */
+static gdt_status check_names(const gdt_problem *p, gdt_error *e)
+{
+    const gdt_family_desc *d = gdt__family_desc(p->family);
+    for (int i = 0; i < d->nproblem_fields; i++) {
+        const gdt__field *fd = &d->problem_fields[i];
+        int64_t v = scalar_load(fd, p);
+        if (fd->kind == GDT__FIELD_NAME && (v < 0 || v >= fd->n))
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: %s cell: %s %" PRId64
+                                 " outside the enum (expected 0 to %d)", d->name, fd->name, v, fd->n - 1);
+    }
+    return GDT_STATUS_OK;
+}
+
 static gdt_status prepare_cell(cell_work *w, const gdt_measured_cell *c, gdt_family f, int arch,
                                gdt_error *e)
 {
@@ -580,10 +584,8 @@ static gdt_status prepare_cell(cell_work *w, const gdt_measured_cell *c, gdt_fam
                              "tables writer: cell of family %s given to the %s writer",
                              gdt_family_name(c->problem.family), gdt_family_name(f));
     gdt_status s = gdt_problem_validate(&c->problem, e);
+    if (!s) s = check_names(&c->problem, e);
     if (s) return s;
-    if (is_sdpa(f) && ((unsigned)c->problem.u.sdpa.causal > 2 || (unsigned)c->problem.u.sdpa.layout > 1))
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: sdpa cell: causal %d or layout %d "
-                             "outside the enums", (int)c->problem.u.sdpa.causal, (int)c->problem.u.sdpa.layout);
     gdt_problem_key(&c->problem, w->key, sizeof w->key);
     if (c->nplans < 0 || (c->nplans > 0 && !c->plans))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables writer: cell %s: no plans array",
@@ -931,44 +933,54 @@ static gdt_status get_ints(const ld *l, const cJSON *o, const char *key, const c
     return s;
 }
 
-static gdt_status read_gemm(const ld *l, const cJSON *o, const char *jp, gdt_gemm_desc *g)
+static gdt_status check_fields(const ld *l, const cJSON *o, const gdt__field *fields, int n,
+                               const char *jp)
 {
-    static const char *const keys[] = {"batch", "m", "n", "k", "dtype", "a_stride", "b_stride",
-                                       "c_stride"};
-    gdt_status s = CHECK_KEYS(l, o, keys, jp);
-    int64_t *ints[] = {&g->batch, &g->m, &g->n, &g->k};
-    for (int i = 0; i < 4 && !s; i++) s = get_int(l, o, keys[i], jp, ints[i]);
-    const char *dtypes[GDT_DTYPE_COUNT];
-    for (int i = 0; i < GDT_DTYPE_COUNT; i++) dtypes[i] = gdt_dtype_name((gdt_dtype)i);
-    int dt = 0;
-    if (!s) s = get_names(l, o, "dtype", jp, dtypes, GDT_DTYPE_COUNT, &dt);
-    g->dtype = (gdt_dtype)dt;
-    if (!s) s = get_ints(l, o, "a_stride", jp, g->a_stride, 3);
-    if (!s) s = get_ints(l, o, "b_stride", jp, g->b_stride, 3);
-    if (!s) s = get_ints(l, o, "c_stride", jp, g->c_stride, 3);
-    return s;
+    const char *keys[GDT__FIELDS_MAX];
+    if (n > GDT__FIELDS_MAX) n = GDT__FIELDS_MAX;
+    for (int i = 0; i < n; i++) keys[i] = fields[i].name;
+    return check_keys(l, o, keys, n, jp);
 }
 
-static gdt_status read_sdpa(const ld *l, const cJSON *o, const char *jp, gdt_sdpa_desc *d)
+/* One INT, DTYPE, NAME or BOOL field, as an integer. */
+static gdt_status read_scalar(const ld *l, const cJSON *o, const gdt__field *fd, const char *jp,
+                              int64_t *v)
 {
-    static const char *const keys[] = {"b", "h_q", "h_kv", "s_q", "s_kv", "d", "dtype", "causal",
-                                       "layout", "scale", "q_stride", "k_stride", "v_stride",
-                                       "o_stride"};
-    gdt_status s = CHECK_KEYS(l, o, keys, jp);
-    int64_t *ints[] = {&d->b, &d->h_q, &d->h_kv, &d->s_q, &d->s_kv, &d->d};
-    for (int i = 0; i < 6 && !s; i++) s = get_int(l, o, keys[i], jp, ints[i]);
     const char *dtypes[GDT_DTYPE_COUNT];
-    for (int i = 0; i < GDT_DTYPE_COUNT; i++) dtypes[i] = gdt_dtype_name((gdt_dtype)i);
-    int dt = 0, causal = 0, layout = 0;
-    if (!s) s = get_names(l, o, "dtype", jp, dtypes, GDT_DTYPE_COUNT, &dt);
-    if (!s) s = get_names(l, o, "causal", jp, causal_names, 3, &causal);
-    if (!s) s = get_names(l, o, "layout", jp, layout_names, 2, &layout);
-    d->dtype = (gdt_dtype)dt;
-    d->causal = (gdt_causal)causal;
-    d->layout = (gdt_layout)layout;
-    if (!s) s = get_num(l, o, "scale", jp, &d->scale);
-    int64_t *strides[] = {d->q_stride, d->k_stride, d->v_stride, d->o_stride};
-    for (int i = 0; i < 4 && !s; i++) s = get_ints(l, o, keys[10 + i], jp, strides[i], 4);
+    int i = 0;
+    bool flag = false;
+    gdt_status s;
+    switch (fd->kind) {
+    case GDT__FIELD_DTYPE:
+        for (int j = 0; j < GDT_DTYPE_COUNT; j++) dtypes[j] = gdt_dtype_name((gdt_dtype)j);
+        s = get_names(l, o, fd->name, jp, dtypes, GDT_DTYPE_COUNT, &i);
+        *v = i;
+        return s;
+    case GDT__FIELD_NAME:
+        s = get_names(l, o, fd->name, jp, fd->names, fd->n, &i);
+        *v = i;
+        return s;
+    case GDT__FIELD_BOOL:
+        s = get_bool(l, o, fd->name, jp, &flag);
+        *v = flag;
+        return s;
+    default: return get_int(l, o, fd->name, jp, v);
+    }
+}
+
+/* The object's fields, exactly these, into the record base. */
+static gdt_status read_fields(const ld *l, const cJSON *o, const char *jp, const gdt__field *fields,
+                              int n, void *base)
+{
+    gdt_status s = check_fields(l, o, fields, n, jp);
+    for (int i = 0; i < n && !s; i++) {
+        const gdt__field *fd = &fields[i];
+        char *at = (char *)base + fd->off;
+        int64_t v = 0;
+        if (fd->kind == GDT__FIELD_INTS) s = get_ints(l, o, fd->name, jp, (int64_t *)at, fd->n);
+        else if (fd->kind == GDT__FIELD_EXACT) s = get_num(l, o, fd->name, jp, (double *)at);
+        else if (!(s = read_scalar(l, o, fd, jp, &v))) scalar_store(fd, base, v);
+    }
     return s;
 }
 
@@ -986,7 +998,8 @@ static gdt_status read_problem(const ld *l, const cJSON *cell, const char *jp, g
     memset(p, 0, sizeof *p);
     p->family = l->family;
     sub(pp, jp, "problem");
-    s = is_sdpa(l->family) ? read_sdpa(l, o, pp, &p->u.sdpa) : read_gemm(l, o, pp, &p->u.gemm);
+    const gdt_family_desc *d = gdt__family_desc(l->family);
+    s = read_fields(l, o, pp, d->problem_fields, d->nproblem_fields, p);
     if (s) return s;
     gdt_error pe;
     gdt_error_clear(&pe);
@@ -998,26 +1011,27 @@ static gdt_status read_problem(const ld *l, const cJSON *cell, const char *jp, g
     return GDT_STATUS_OK;
 }
 
-static gdt_status check_flag(const ld *l, const cJSON *o, const char *key, const char *jp, bool want)
+/* A fact as written must be the fact derived (flops within 1e-9 relative). */
+static gdt_status check_fact(const ld *l, const cJSON *o, const gdt__field *fd, const char *jp,
+                             const gdt_facts *f)
 {
-    bool v;
     jpath p;
-    gdt_status s = get_bool(l, o, key, jp, &v);
-    if (!s && v != want)
-        return bad(l, sub(p, jp, key), "expected %s (derived from the problem), got %s",
+    gdt_status s;
+    if (fd->kind == GDT__FIELD_EXACT) {
+        double v, want = *(const double *)((const char *)f + fd->off);
+        if ((s = get_num(l, o, fd->name, jp, &v))) return s;
+        if (fabs(v - want) > 1e-9 * fabs(want))
+            return bad(l, sub(p, jp, fd->name), "expected %.17g (derived from the problem), got %.17g",
+                       want, v);
+        return GDT_STATUS_OK;
+    }
+    int64_t v = 0, want = scalar_load(fd, f);
+    if ((s = read_scalar(l, o, fd, jp, &v)) || v == want) return s;
+    if (fd->kind == GDT__FIELD_BOOL)
+        return bad(l, sub(p, jp, fd->name), "expected %s (derived from the problem), got %s",
                    want ? "true" : "false", v ? "true" : "false");
-    return s;
-}
-
-static gdt_status check_count(const ld *l, const cJSON *o, const char *key, const char *jp, int64_t want)
-{
-    int64_t v;
-    jpath p;
-    gdt_status s = get_int(l, o, key, jp, &v);
-    if (!s && v != want)
-        return bad(l, sub(p, jp, key), "expected %" PRId64 " (derived from the problem), got %" PRId64,
-                   want, v);
-    return s;
+    return bad(l, sub(p, jp, fd->name), "expected %" PRId64 " (derived from the problem), got %" PRId64,
+               want, v);
 }
 
 /* Facts are written for people and for the shards; they must be the facts
@@ -1025,32 +1039,15 @@ static gdt_status check_count(const ld *l, const cJSON *o, const char *key, cons
 static gdt_status read_facts(const ld *l, const cJSON *cell, const char *jp, const gdt_problem *p,
                              gdt_facts *f)
 {
-    static const char *const gemm_keys[] = {"flops", "a_row_major", "b_row_major", "c_row_major",
-                                            "aligned16"};
-    static const char *const sdpa_keys[] = {"flops", "gqa_ratio", "q_tiles128", "kv_units", "kv_tokens"};
+    const gdt_family_desc *d = gdt__family_desc(l->family);
     const cJSON *o;
-    jpath fp, p2;
+    jpath fp;
     gdt_status s = get_node(l, cell, "facts", jp, &o);
     if (s) return s;
     sub(fp, jp, "facts");
-    s = is_sdpa(l->family) ? CHECK_KEYS(l, o, sdpa_keys, fp) : CHECK_KEYS(l, o, gemm_keys, fp);
+    s = check_fields(l, o, d->facts_fields, d->nfacts_fields, fp);
     facts_for(p, l->arch, f);
-    double flops;
-    if (!s) s = get_num(l, o, "flops", fp, &flops);
-    if (!s && fabs(flops - f->flops) > 1e-9 * fabs(f->flops))
-        return bad(l, sub(p2, fp, "flops"), "expected %.17g (derived from the problem), got %.17g",
-                   f->flops, flops);
-    if (s || is_sdpa(l->family)) {
-        if (!s) s = check_count(l, o, "gqa_ratio", fp, f->gqa_ratio);
-        if (!s) s = check_count(l, o, "q_tiles128", fp, f->q_tiles128);
-        if (!s) s = check_count(l, o, "kv_units", fp, f->kv_units);
-        if (!s) s = check_count(l, o, "kv_tokens", fp, f->kv_tokens);
-        return s;
-    }
-    if (!s) s = check_flag(l, o, "a_row_major", fp, f->a_row_major);
-    if (!s) s = check_flag(l, o, "b_row_major", fp, f->b_row_major);
-    if (!s) s = check_flag(l, o, "c_row_major", fp, f->c_row_major);
-    if (!s) s = check_flag(l, o, "aligned16", fp, f->aligned16);
+    for (int i = 0; i < d->nfacts_fields && !s; i++) s = check_fact(l, o, &d->facts_fields[i], fp, f);
     return s;
 }
 
@@ -1281,28 +1278,16 @@ static gdt_status read_placement_cell(const ld *l, const cJSON *o, const char *j
 
 static gdt_status read_group(const ld *l, const cJSON *sh, const char *jp, shard_group *g)
 {
-    static const char *const gemm_keys[] = {"dtype", "a_row_major", "b_row_major", "c_row_major"};
-    static const char *const sdpa_keys[] = {"dtype", "causal", "d", "gqa"};
+    const gdt_family_desc *d = gdt__family_desc(l->family);
     const cJSON *o;
     jpath gp;
     gdt_status s = get_node(l, sh, "group", jp, &o);
     if (s) return s;
     sub(gp, jp, "group");
     memset(g, 0, sizeof *g);
-    s = is_sdpa(l->family) ? CHECK_KEYS(l, o, sdpa_keys, gp) : CHECK_KEYS(l, o, gemm_keys, gp);
-    const char *dtypes[GDT_DTYPE_COUNT];
-    for (int i = 0; i < GDT_DTYPE_COUNT; i++) dtypes[i] = gdt_dtype_name((gdt_dtype)i);
-    if (!s) s = get_names(l, o, "dtype", gp, dtypes, GDT_DTYPE_COUNT, &g->dtype);
-    if (s) return s;
-    if (!is_sdpa(l->family)) {
-        s = get_bool(l, o, "a_row_major", gp, &g->a_row);
-        if (!s) s = get_bool(l, o, "b_row_major", gp, &g->b_row);
-        if (!s) s = get_bool(l, o, "c_row_major", gp, &g->c_row);
-        return s;
-    }
-    s = get_names(l, o, "causal", gp, causal_names, 3, &g->causal);
-    if (!s) s = get_int(l, o, "d", gp, &g->d);
-    if (!s) s = get_bool(l, o, "gqa", gp, &g->gqa);
+    s = check_fields(l, o, d->group_fields, d->ngroup_fields, gp);
+    for (int i = 0; i < d->ngroup_fields && !s; i++)
+        s = read_scalar(l, o, &d->group_fields[i], gp, &g->v[i]);
     return s;
 }
 
@@ -1335,7 +1320,7 @@ static gdt_status read_shard_cells(const ld *l, const cJSON *o, const char *jp, 
 static gdt_status read_shard(const ld *l, const cJSON *o, const char *jp, const gdt_tables *t, shard *sh)
 {
     static const char *const keys[] = {"group", "metric", "lo", "hi", "decision", "ratio", "noise", "cells"};
-    const char *metrics[] = {metric_name(l->family)};
+    const char *metrics[] = {gdt__family_desc(l->family)->metric_name};
     int metric;
     jpath p;
     gdt_status s = CHECK_KEYS(l, o, keys, jp);

@@ -81,58 +81,7 @@ void gdt__dtype_store(gdt_dtype t, void *base, int64_t i, double v)
 
 /* ---------------------------------------------------------- geometry */
 
-static int set4(int64_t dims[4], int64_t strides[4], const int64_t *d, const int64_t *s, int rank)
-{
-    for (int i = 0; i < 4; i++) {
-        dims[i] = i < rank ? d[i] : 1;
-        strides[i] = i < rank ? s[i] : 0;
-    }
-    return rank;
-}
-
-static int gemm_geometry(const gdt_gemm_desc *g, gdt_operand_role r, int64_t dims[4], int64_t strides[4])
-{
-    switch (r) {
-    case GDT_OPERAND_A: return set4(dims, strides, (int64_t[4]){g->batch, g->m, g->k, 1}, g->a_stride, 3);
-    case GDT_OPERAND_B: return set4(dims, strides, (int64_t[4]){g->batch, g->k, g->n, 1}, g->b_stride, 3);
-    case GDT_OPERAND_C: return set4(dims, strides, (int64_t[4]){g->batch, g->m, g->n, 1}, g->c_stride, 3);
-    default: return 0;
-    }
-}
-
-static int sdpa_geometry(const gdt_sdpa_desc *s, bool bwd, gdt_operand_role r, int64_t dims[4],
-                         int64_t strides[4])
-{
-    int64_t q[4] = {s->b, s->h_q, s->s_q, s->d}, kv[4] = {s->b, s->h_kv, s->s_kv, s->d};
-    int64_t st[4] = {s->b, s->h_q, s->s_q, 1}, sts[4] = {s->h_q * s->s_q, s->s_q, 1, 1};
-    switch (r) {
-    case GDT_OPERAND_Q: return set4(dims, strides, q, s->q_stride, 4);
-    case GDT_OPERAND_K: return set4(dims, strides, kv, s->k_stride, 4);
-    case GDT_OPERAND_V: return set4(dims, strides, kv, s->v_stride, 4);
-    case GDT_OPERAND_O: return set4(dims, strides, q, s->o_stride, 4);
-    case GDT_OPERAND_STATS: return set4(dims, strides, st, sts, 4);
-    default: break;
-    }
-    if (!bwd)
-        return 0;
-    switch (r) { /* gradients share their tensor's layout */
-    case GDT_OPERAND_DO: return set4(dims, strides, q, s->o_stride, 4);
-    case GDT_OPERAND_DQ: return set4(dims, strides, q, s->q_stride, 4);
-    case GDT_OPERAND_DK: return set4(dims, strides, kv, s->k_stride, 4);
-    case GDT_OPERAND_DV: return set4(dims, strides, kv, s->v_stride, 4);
-    default: return 0;
-    }
-}
-
-int gdt__operand_geometry(const gdt_problem *p, gdt_operand_role r, int64_t dims[4], int64_t strides[4])
-{
-    for (int i = 0; i < 4; i++)
-        dims[i] = 1, strides[i] = 0;
-    if (p->family == GDT_FAMILY_GEMM)
-        return gemm_geometry(&p->u.gemm, r, dims, strides);
-    return sdpa_geometry(&p->u.sdpa, p->family == GDT_FAMILY_SDPA_BWD, r, dims, strides);
-}
-
+/* The geometry itself is the family's (gdt__operand_geometry). */
 size_t gdt__operand_count(const gdt_problem *p, gdt_operand_role r)
 {
     int64_t d[4], s[4];
@@ -200,12 +149,11 @@ static void fill_item(const void *ctx, int64_t item)
     }
 }
 
-/* GEMM inputs uniform in [-1, 1]; SDPA inputs normal(0, 1), so that the
- * scaled scores have unit variance and softmax is far from one-hot. */
-static void fill_random(const gdt_problem *p, gdt_operand_role r, void *host, size_t bytes, uint64_t seed)
+static void fill_random(const gdt_problem *p, gdt_operand_role r, bool uniform, void *host, size_t bytes,
+                        uint64_t seed)
 {
     gdt_dtype t = gdt_operand_dtype(p, r);
-    fill_job x = {t, p->family == GDT_FAMILY_GEMM, seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(r + 1)), host,
+    fill_job x = {t, uniform, seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(r + 1)), host,
                   (int64_t)(bytes / gdt_dtype_size(t))};
     gdt__parallel_for((x.n + FILL_CHUNK - 1) / FILL_CHUNK, fill_item, &x);
 }
@@ -291,18 +239,33 @@ static gdt_status alloc_operand(gdt_buffers *b, gdt_operand_role r, gdt_error *e
     return GDT_STATUS_OK;
 }
 
+/* How each family's inputs are filled: GEMM uniform in [-1, 1]; SDPA
+ * normal(0, 1), so that the scaled scores have unit variance and softmax is
+ * far from one-hot; then, where given, the inputs that follow from others
+ * (sdpa_bwd's O and Stats from its Q, K and V). */
+static const struct {
+    bool uniform;
+    gdt_status (*derive)(gdt_buffers *b, uint64_t seed, gdt_error *e);
+} fills[] = {
+    [GDT_FAMILY_GEMM] = {true, NULL},
+    [GDT_FAMILY_SDPA_FWD] = {false, NULL},
+    [GDT_FAMILY_SDPA_BWD] = {false, consistent_forward},
+};
+_Static_assert(sizeof fills / sizeof fills[0] == GDT_FAMILY_COUNT, "fill table and family enum disagree");
+
 static gdt_status fill_inputs(gdt_buffers *b, const gdt_operand_role *roles, int ninputs, uint64_t seed,
                               gdt_error *e)
 {
+    gdt_family f = b->problem.family;
     for (int i = 0; i < ninputs; i++) {
         gdt_operand_role r = roles[i];
         if (!(b->host[r] = malloc(b->ops.bytes[r])))
             return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "buffers: host copy of %s: %zu bytes",
                                  gdt_operand_name(r), b->ops.bytes[r]);
-        fill_random(&b->problem, r, b->host[r], b->ops.bytes[r], seed);
+        fill_random(&b->problem, r, fills[f].uniform, b->host[r], b->ops.bytes[r], seed);
     }
-    if (b->problem.family == GDT_FAMILY_SDPA_BWD) {
-        gdt_status st = consistent_forward(b, seed, e);
+    if (fills[f].derive) {
+        gdt_status st = fills[f].derive(b, seed, e);
         if (st != GDT_STATUS_OK)
             return st;
     }

@@ -325,15 +325,10 @@ static void note(char *msg, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
-static gdt_dtype problem_dtype(const gdt_problem *p)
-{
-    return p->family == GDT_FAMILY_GEMM ? p->u.gemm.dtype : p->u.sdpa.dtype;
-}
-
 static void judge(const gdt_problem *p, gdt_operand_role r, const part *d, double err, size_t n,
                   char *msg, size_t cap)
 {
-    gdt_dtype dt = problem_dtype(p);
+    gdt_dtype dt = gdt_problem_dtype(p);
     double bound = gdt_dtype_tolerance(dt);
     if (d->bad)
         note(msg, cap, "%s: %zu of %zu elements NaN or infinite (first at logical index %zu: got %g, "

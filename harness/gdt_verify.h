@@ -4,6 +4,7 @@
 #ifndef GDT_VERIFY_H
 #define GDT_VERIFY_H
 
+#include "gdt_family.h" /* gdt__operand_geometry */
 #include "gdtune/engine.h"
 
 /* Device buffers for every operand of a problem, inputs filled with random
@@ -79,11 +80,6 @@ gdt_status gdt_buffers_set_input(gdt_buffers *b, gdt_operand_role r, const void 
 gdt_status gdt_buffers_set_input_logical(gdt_buffers *b, gdt_operand_role r, const double *logical,
                                          size_t count, gdt_error *e);
 
-/* Logical geometry of an operand: dims and strides (elements) in logical
- * order (GEMM: batch, row, col; SDPA: b, h, s, d; Stats: b, h_q, s_q, 1
- * packed).  Returns the rank, 0 when the family does not bind the role. */
-int gdt__operand_geometry(const gdt_problem *p, gdt_operand_role r, int64_t dims[4],
-                          int64_t strides[4]);
 /* Element i of an array of dtype t, as a double; and the store, rounded to
  * nearest even. */
 double gdt__dtype_load(gdt_dtype t, const void *base, int64_t i);

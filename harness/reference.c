@@ -328,45 +328,68 @@ static double *out_of(const gdt_outputs *o, gdt_operand_role r)
     return NULL;
 }
 
-static void run(const gdt_problem *p, double *in[GDT_OPERAND_COUNT], gdt_outputs *out)
+static void run_gemm(const gdt_problem *p, double *in[GDT_OPERAND_COUNT], const gdt_outputs *out)
 {
-    if (p->family == GDT_FAMILY_GEMM) {
-        gemm_ref(&p->u.gemm, in[GDT_OPERAND_A], in[GDT_OPERAND_B], out_of(out, GDT_OPERAND_C));
-        return;
-    }
-    const gdt_sdpa_desc *s = &p->u.sdpa;
-    if (p->family == GDT_FAMILY_SDPA_BWD) {
-        bwd_in bi = {in[GDT_OPERAND_Q], in[GDT_OPERAND_K], in[GDT_OPERAND_V],
-                     in[GDT_OPERAND_O], in[GDT_OPERAND_DO], in[GDT_OPERAND_STATS]};
-        bwd_out bo = {out_of(out, GDT_OPERAND_DQ), out_of(out, GDT_OPERAND_DK), out_of(out, GDT_OPERAND_DV)};
-        sdpa_bwd_ref(s, &bi, &bo);
-        return;
-    }
-    sdpa_fwd_ref(s, in[GDT_OPERAND_Q], in[GDT_OPERAND_K], in[GDT_OPERAND_V],
+    gemm_ref(&p->u.gemm, in[GDT_OPERAND_A], in[GDT_OPERAND_B], out_of(out, GDT_OPERAND_C));
+}
+
+static void run_sdpa_fwd(const gdt_problem *p, double *in[GDT_OPERAND_COUNT], const gdt_outputs *out)
+{
+    sdpa_fwd_ref(&p->u.sdpa, in[GDT_OPERAND_Q], in[GDT_OPERAND_K], in[GDT_OPERAND_V],
                  out_of(out, GDT_OPERAND_O), out_of(out, GDT_OPERAND_STATS));
 }
+
+static void run_sdpa_bwd(const gdt_problem *p, double *in[GDT_OPERAND_COUNT], const gdt_outputs *out)
+{
+    bwd_in bi = {in[GDT_OPERAND_Q], in[GDT_OPERAND_K], in[GDT_OPERAND_V],
+                 in[GDT_OPERAND_O], in[GDT_OPERAND_DO], in[GDT_OPERAND_STATS]};
+    bwd_out bo = {out_of(out, GDT_OPERAND_DQ), out_of(out, GDT_OPERAND_DK), out_of(out, GDT_OPERAND_DV)};
+    sdpa_bwd_ref(&p->u.sdpa, &bi, &bo);
+}
+
+/* The head grouping divides: a query head's KV head is hq / (h_q / h_kv). */
+static gdt_status check_sdpa(const gdt_problem *p, gdt_error *e)
+{
+    const gdt_sdpa_desc *s = &p->u.sdpa;
+    if (s->h_kv <= 0 || s->h_q % s->h_kv)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "reference: h_q=%lld is not a multiple of h_kv=%lld",
+                             (long long)s->h_q, (long long)s->h_kv);
+    return GDT_STATUS_OK;
+}
+
+/* The reference of each family, and what it needs of the problem beyond
+ * the FLOP cap (optional). */
+static const struct {
+    gdt_status (*check)(const gdt_problem *p, gdt_error *e);
+    void (*run)(const gdt_problem *p, double *in[GDT_OPERAND_COUNT], const gdt_outputs *out);
+} references[] = {
+    [GDT_FAMILY_GEMM] = {NULL, run_gemm},
+    [GDT_FAMILY_SDPA_FWD] = {check_sdpa, run_sdpa_fwd},
+    [GDT_FAMILY_SDPA_BWD] = {check_sdpa, run_sdpa_bwd},
+};
+_Static_assert(sizeof references / sizeof references[0] == GDT_FAMILY_COUNT,
+               "reference table and family enum disagree");
 
 gdt_status gdt_reference_cpu(const gdt_buffers *b, double max_flops, gdt_outputs *out, gdt_error *e)
 {
     *out = (gdt_outputs){0};
     const gdt_problem *p = &b->problem;
+    if ((unsigned)p->family >= GDT_FAMILY_COUNT)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "reference: unknown family %d", (int)p->family);
     double flops = gdt_problem_flops(p);
     if (flops > max_flops)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
                              "reference: %s problem of %.3g FLOP exceeds the CPU reference cap %.3g",
                              gdt_family_name(p->family), flops, max_flops);
-    if (p->family == GDT_FAMILY_SDPA_FWD || p->family == GDT_FAMILY_SDPA_BWD) {
-        const gdt_sdpa_desc *s = &p->u.sdpa;
-        if (s->h_kv <= 0 || s->h_q % s->h_kv)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "reference: h_q=%lld is not a multiple of h_kv=%lld",
-                                 (long long)s->h_q, (long long)s->h_kv);
-    }
+    gdt_status st = references[p->family].check ? references[p->family].check(p, e) : GDT_STATUS_OK;
+    if (st != GDT_STATUS_OK)
+        return st;
     double *in[GDT_OPERAND_COUNT] = {0};
-    gdt_status st = load_inputs(b, in, e);
+    st = load_inputs(b, in, e);
     if (st == GDT_STATUS_OK)
         st = alloc_outputs(p, out, e);
     if (st == GDT_STATUS_OK)
-        run(p, in, out);
+        references[p->family].run(p, in, out);
     for (int r = 0; r < GDT_OPERAND_COUNT; r++)
         free(in[r]);
     if (st != GDT_STATUS_OK)

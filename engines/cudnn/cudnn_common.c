@@ -404,7 +404,7 @@ static gdt_status id_support(const gdt_facts *f, const gdt_plan_id *id, int vers
 
 gdt_status gdt__cudnn_support(const gdt_facts *f, const gdt_plan_id *id, int version, gdt_error *e)
 {
-    gdt_dtype t = f->family == GDT_FAMILY_GEMM ? f->problem.u.gemm.dtype : f->problem.u.sdpa.dtype;
+    gdt_dtype t = gdt_problem_dtype(&f->problem);
     if (t != GDT_DTYPE_BF16 && t != GDT_DTYPE_FP16)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
                              "cudnn: dtype %s not supported (expected bf16 or fp16)", gdt_dtype_name(t));

@@ -134,6 +134,9 @@ gdt_status gdt_problem_validate(const gdt_problem *p, gdt_error *e);
 int gdt_problem_key(const gdt_problem *p, char *buf, size_t n);
 /* Useful floating-point operations (causal halves SDPA; bwd is 2.5x fwd). */
 double gdt_problem_flops(const gdt_problem *p);
+/* The dtype of the problem's data operands (Stats, where bound, is fp32);
+ * GDT_DTYPE_COUNT for a family outside the enum. */
+gdt_dtype gdt_problem_dtype(const gdt_problem *p);
 
 /* ----------------------------------------------------------------- facts */
 

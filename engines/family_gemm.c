@@ -1,0 +1,171 @@
+/* The gemm family: C[batch, m, n] = A[batch, m, k] · B[batch, k, n].  Its
+ * layouts are the strides: the unit stride on the last axis means
+ * row-major. */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gdt_family.h"
+
+static const char *const majors[] = {"row", "col"};
+
+static void gemm_defaults(gdt_problem *p)
+{
+    gdt_gemm_desc *g = &p->u.gemm;
+    g->batch = 1;
+    g->m = g->n = g->k = 4096;
+    g->dtype = GDT_DTYPE_BF16;
+    g->a_stride[2] = 1; /* row-major marks, completed by set_strides */
+    g->b_stride[2] = 1;
+}
+
+#define G(f) offsetof(gdt_problem, u.gemm.f)
+#define MAJOR(key, f) {.name = key, .kind = GDT__KEY_MAJOR, .off = {G(f), G(f)}, .names = majors, .nnames = 2}
+static const gdt__shape_key gemm_keys[] = {
+    GDT__KEY_ROW("batch", DIM, G(batch), G(batch)),
+    GDT__KEY_ROW("m", DIM, G(m), G(m)),
+    GDT__KEY_ROW("n", DIM, G(n), G(n)),
+    GDT__KEY_ROW("k", DIM, G(k), G(k)),
+    GDT__KEY_ROW("dtype", DTYPE, G(dtype), G(dtype)),
+    MAJOR("a", a_stride),
+    MAJOR("b", b_stride),
+};
+#undef MAJOR
+
+/* set_strides reads the current layout back from the strides before
+ * recomputing them; a fresh mark (0, 0 on the last two axes) is row-major. */
+static bool gemm_row(const int64_t st[3]) { return st[2] == 1 || (st[1] == 0 && st[2] == 0); }
+
+static void gemm_set_strides(gdt_problem *p)
+{
+    gdt_gemm_desc *g = &p->u.gemm;
+    bool ar = gemm_row(g->a_stride), br = gemm_row(g->b_stride);
+    int64_t mk = gdt__mul_wrap(g->m, g->k), kn = gdt__mul_wrap(g->k, g->n);
+    int64_t a_row[3] = {mk, g->k, 1}, a_col[3] = {mk, 1, g->m};
+    int64_t b_row[3] = {kn, g->n, 1}, b_col[3] = {kn, 1, g->k};
+    int64_t c_row[3] = {gdt__mul_wrap(g->m, g->n), g->n, 1};
+    memcpy(g->a_stride, ar ? a_row : a_col, sizeof a_row);
+    memcpy(g->b_stride, br ? b_row : b_col, sizeof b_row);
+    memcpy(g->c_stride, c_row, sizeof c_row);
+}
+
+static gdt_status gemm_validate(const gdt_problem *p, gdt_error *e)
+{
+    static const char *const names[] = {"batch", "m", "n", "k"};
+    const gdt_gemm_desc *g = &p->u.gemm;
+    int64_t v[4] = {g->batch, g->m, g->n, g->k};
+    gdt_status st = gdt__check_dims("gemm", names, v, 4, e);
+    if (st) return st;
+    if ((unsigned)g->dtype >= GDT_DTYPE_COUNT || g->dtype == GDT_DTYPE_FP32)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "gemm: dtype = %s: expected bf16 or fp16",
+                             gdt_dtype_name(g->dtype));
+    int64_t sz = (int64_t)gdt_dtype_size(g->dtype);
+    int64_t a[3] = {g->batch, g->m, g->k}, b[3] = {g->batch, g->k, g->n}, c[3] = {g->batch, g->m, g->n};
+    if ((st = gdt__check_operand("gemm", "A", a, 3, sz, e))) return st;
+    if ((st = gdt__check_operand("gemm", "B", b, 3, sz, e))) return st;
+    return gdt__check_operand("gemm", "C", c, 3, sz, e);
+}
+
+static int gemm_key(const gdt_problem *p, char *buf, size_t n)
+{
+    const gdt_gemm_desc *g = &p->u.gemm;
+    return snprintf(buf, n, "gemm:b%" PRId64 ",m%" PRId64 ",n%" PRId64 ",k%" PRId64 ",%s,a=%s,b=%s",
+                    g->batch, g->m, g->n, g->k, gdt_dtype_name(g->dtype),
+                    majors[g->a_stride[2] != 1], majors[g->b_stride[2] != 1]);
+}
+
+static double gemm_flops(const gdt_problem *p)
+{
+    const gdt_gemm_desc *g = &p->u.gemm;
+    return 2.0 * (double)g->batch * (double)g->m * (double)g->n * (double)g->k;
+}
+
+static int gemm_geometry(const gdt_problem *p, gdt_operand_role r, int64_t dims[4], int64_t strides[4])
+{
+    const gdt_gemm_desc *g = &p->u.gemm;
+    switch (r) {
+    case GDT_OPERAND_A: return gdt__geometry_set(dims, strides, (int64_t[3]){g->batch, g->m, g->k}, g->a_stride, 3);
+    case GDT_OPERAND_B: return gdt__geometry_set(dims, strides, (int64_t[3]){g->batch, g->k, g->n}, g->b_stride, 3);
+    case GDT_OPERAND_C: return gdt__geometry_set(dims, strides, (int64_t[3]){g->batch, g->m, g->n}, g->c_stride, 3);
+    default: return 0;
+    }
+}
+
+static void gemm_facts(const gdt_problem *p, gdt_facts *f)
+{
+    const gdt_gemm_desc *g = &p->u.gemm;
+    int64_t el = (int64_t)gdt_dtype_size(g->dtype);
+    f->a_row_major = g->a_stride[2] == 1;
+    f->b_row_major = g->b_stride[2] == 1;
+    f->c_row_major = g->c_stride[2] == 1;
+    /* The leading dimension is the stride of the non-unit axis. */
+    int64_t lda = f->a_row_major ? g->a_stride[1] : g->a_stride[2];
+    int64_t ldb = f->b_row_major ? g->b_stride[1] : g->b_stride[2];
+    int64_t ldc = f->c_row_major ? g->c_stride[1] : g->c_stride[2];
+    f->aligned16 = (lda * el) % 16 == 0 && (ldb * el) % 16 == 0 && (ldc * el) % 16 == 0;
+}
+
+static const gdt__field gemm_problem_fields[] = {
+    GDT__FIELD_ROW("batch", INT, G(batch)),
+    GDT__FIELD_ROW("m", INT, G(m)),
+    GDT__FIELD_ROW("n", INT, G(n)),
+    GDT__FIELD_ROW("k", INT, G(k)),
+    GDT__FIELD_ROW("dtype", DTYPE, G(dtype)),
+    {.name = "a_stride", .kind = GDT__FIELD_INTS, .off = G(a_stride), .n = 3},
+    {.name = "b_stride", .kind = GDT__FIELD_INTS, .off = G(b_stride), .n = 3},
+    {.name = "c_stride", .kind = GDT__FIELD_INTS, .off = G(c_stride), .n = 3},
+};
+#undef G
+
+#define F(f) offsetof(gdt_facts, f)
+static const gdt__field gemm_facts_fields[] = {
+    GDT__FIELD_ROW("flops", EXACT, F(flops)),
+    GDT__FIELD_ROW("a_row_major", BOOL, F(a_row_major)),
+    GDT__FIELD_ROW("b_row_major", BOOL, F(b_row_major)),
+    GDT__FIELD_ROW("c_row_major", BOOL, F(c_row_major)),
+    GDT__FIELD_ROW("aligned16", BOOL, F(aligned16)),
+};
+#undef F
+
+/* Cells of one dtype and one set of majors, ordered by flops. */
+static const gdt__field gemm_group_fields[] = {
+    GDT__FIELD_ROW("dtype", DTYPE, 0),
+    GDT__FIELD_ROW("a_row_major", BOOL, 0),
+    GDT__FIELD_ROW("b_row_major", BOOL, 0),
+    GDT__FIELD_ROW("c_row_major", BOOL, 0),
+};
+
+static void gemm_group(const gdt_facts *f, int64_t v[GDT__GROUP_MAX])
+{
+    v[0] = f->dtype, v[1] = f->a_row_major, v[2] = f->b_row_major, v[3] = f->c_row_major;
+}
+
+static double gemm_metric(const gdt_facts *f) { return f->flops; }
+
+#define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))
+const gdt_family_desc gdt__family_gemm = {
+    .name = "gemm",
+    .defaults = gemm_defaults,
+    .keys = gemm_keys,
+    .nkeys = COUNT(gemm_keys),
+    .set_strides = gemm_set_strides,
+    .validate = gemm_validate,
+    .key = gemm_key,
+    .flops = gemm_flops,
+    .dtype_off = offsetof(gdt_problem, u.gemm.dtype),
+    .noperands = 3,
+    .noutputs = 1,
+    .operands = {GDT_OPERAND_A, GDT_OPERAND_B, GDT_OPERAND_C},
+    .geometry = gemm_geometry,
+    .facts = gemm_facts,
+    .problem_fields = gemm_problem_fields,
+    .nproblem_fields = COUNT(gemm_problem_fields),
+    .facts_fields = gemm_facts_fields,
+    .nfacts_fields = COUNT(gemm_facts_fields),
+    .group_fields = gemm_group_fields,
+    .ngroup_fields = COUNT(gemm_group_fields),
+    .group = gemm_group,
+    .metric_name = "flops",
+    .metric = gemm_metric,
+};

@@ -1,0 +1,237 @@
+/* The sdpa families, forward and backward: logical BHSD tensors whose memory
+ * layout is their strides.  The two share everything but their name, their
+ * flops and their operands. */
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gdt_family.h"
+
+const char *const gdt__causal_names[3] = {"none", "top_left", "bottom_right"};
+const char *const gdt__layout_names[2] = {"bhsd", "bshd"};
+_Static_assert(GDT_CAUSAL_BOTTOM_RIGHT == 2 && GDT_LAYOUT_BSHD == 1, "causal or layout names and enum disagree");
+_Static_assert(sizeof(gdt_causal) == sizeof(int) && sizeof(gdt_layout) == sizeof(int),
+               "choice keys and NAME fields store an int");
+
+/* --shape causal=0 and causal=1 from before the names. */
+static const gdt__key_alias causal_aliases[] = {{"0", GDT_CAUSAL_NONE}, {"1", GDT_CAUSAL_TOP_LEFT}};
+
+static double default_scale(const gdt_sdpa_desc *s) { return 1.0 / sqrt((double)s->d); }
+
+static void sdpa_defaults(gdt_problem *p)
+{
+    gdt_sdpa_desc *s = &p->u.sdpa;
+    s->b = 4;
+    s->h_q = s->h_kv = 32;
+    s->s_q = s->s_kv = 4096;
+    s->d = 128;
+    s->dtype = GDT_DTYPE_BF16;
+    s->causal = GDT_CAUSAL_TOP_LEFT;
+    s->layout = GDT_LAYOUT_BSHD;
+    s->scale = default_scale(s);
+}
+
+#define S(f) offsetof(gdt_problem, u.sdpa.f)
+static const gdt__shape_key sdpa_keys[] = {
+    GDT__KEY_ROW("b", DIM, S(b), S(b)),
+    GDT__KEY_ROW("h", DIM, S(h_q), S(h_kv)),
+    GDT__KEY_ROW("h_q", DIM, S(h_q), S(h_q)),
+    GDT__KEY_ROW("h_kv", DIM, S(h_kv), S(h_kv)),
+    GDT__KEY_ROW("s", DIM, S(s_q), S(s_kv)),
+    GDT__KEY_ROW("s_q", DIM, S(s_q), S(s_q)),
+    GDT__KEY_ROW("s_kv", DIM, S(s_kv), S(s_kv)),
+    GDT__KEY_ROW("d", DIM, S(d), S(d)),
+    GDT__KEY_ROW("dtype", DTYPE, S(dtype), S(dtype)),
+    {.name = "causal", .kind = GDT__KEY_CHOICE, .off = {S(causal), S(causal)}, .names = gdt__causal_names,
+     .nnames = 3, .aliases = causal_aliases, .naliases = 2},
+    {.name = "layout", .kind = GDT__KEY_CHOICE, .off = {S(layout), S(layout)}, .names = gdt__layout_names,
+     .nnames = 2},
+    GDT__KEY_ROW("scale", NUMBER, S(scale), S(scale)),
+};
+#define NKEYS (int)(sizeof sdpa_keys / sizeof sdpa_keys[0])
+
+/* The scale follows d unless the shape names it. */
+static void sdpa_complete(gdt_problem *p, unsigned given)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (sdpa_keys[i].off[0] == S(scale) && (given & (1u << i))) return;
+    p->u.sdpa.scale = default_scale(&p->u.sdpa);
+}
+
+static void bhsd_strides(int64_t st[4], gdt_layout l, int64_t h, int64_t s, int64_t d)
+{
+    if (l == GDT_LAYOUT_BHSD) {
+        st[0] = gdt__mul_wrap(gdt__mul_wrap(h, s), d), st[1] = gdt__mul_wrap(s, d), st[2] = d, st[3] = 1;
+    } else {
+        st[0] = gdt__mul_wrap(gdt__mul_wrap(s, h), d), st[1] = d, st[2] = gdt__mul_wrap(h, d), st[3] = 1;
+    }
+}
+
+static void sdpa_set_strides(gdt_problem *p)
+{
+    gdt_sdpa_desc *s = &p->u.sdpa;
+    bhsd_strides(s->q_stride, s->layout, s->h_q, s->s_q, s->d);
+    bhsd_strides(s->o_stride, s->layout, s->h_q, s->s_q, s->d);
+    bhsd_strides(s->k_stride, s->layout, s->h_kv, s->s_kv, s->d);
+    bhsd_strides(s->v_stride, s->layout, s->h_kv, s->s_kv, s->d);
+}
+
+static gdt_status sdpa_validate(const gdt_problem *p, gdt_error *e)
+{
+    static const char *const names[] = {"b", "h_q", "h_kv", "s_q", "s_kv", "d"};
+    const gdt_sdpa_desc *s = &p->u.sdpa;
+    const char *fam = gdt_family_name(p->family);
+    int64_t v[6] = {s->b, s->h_q, s->h_kv, s->s_q, s->s_kv, s->d};
+    gdt_status st = gdt__check_dims(fam, names, v, 6, e);
+    if (st) return st;
+    if (s->h_q % s->h_kv)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                             "%s: h_q = %" PRId64 " is not a multiple of h_kv = %" PRId64
+                             " (GQA needs h_q %% h_kv == 0)", fam, s->h_q, s->h_kv);
+    if (s->causal == GDT_CAUSAL_BOTTOM_RIGHT && s->s_q > s->s_kv)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
+                             "%s: causal = bottom_right needs s_q <= s_kv, got s_q = %" PRId64
+                             ", s_kv = %" PRId64, fam, s->s_q, s->s_kv);
+    if ((unsigned)s->dtype >= GDT_DTYPE_COUNT || s->dtype == GDT_DTYPE_FP32)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: dtype = %s: expected bf16 or fp16", fam,
+                             gdt_dtype_name(s->dtype));
+    if (!isfinite(s->scale) || s->scale <= 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: scale = %g: expected a finite number > 0",
+                             fam, s->scale);
+    int64_t q[4] = {s->b, s->h_q, s->s_q, s->d}, k[4] = {s->b, s->h_kv, s->s_kv, s->d};
+    int64_t sz = (int64_t)gdt_dtype_size(s->dtype);
+    if ((st = gdt__check_operand(fam, "Q", q, 4, sz, e))) return st; /* O, dO, dQ: same extent */
+    return gdt__check_operand(fam, "K", k, 4, sz, e);               /* V, dK, dV: same extent */
+}
+
+/* A key is printed for problems validate has not seen (the tables writer
+ * refuses them after): an out-of-enum causal or layout prints as the last
+ * name instead of reading past the names. */
+static int sdpa_key(const gdt_problem *p, char *buf, size_t n)
+{
+    const gdt_sdpa_desc *s = &p->u.sdpa;
+    unsigned c = (unsigned)s->causal < 2 ? (unsigned)s->causal : 2;
+    return snprintf(buf, n,
+                    "%s:b%" PRId64 ",hq%" PRId64 ",hkv%" PRId64 ",sq%" PRId64 ",skv%" PRId64
+                    ",d%" PRId64 ",%s,causal=%s,%s,scale=%.9g",
+                    gdt_family_name(p->family), s->b, s->h_q, s->h_kv, s->s_q, s->s_kv, s->d,
+                    gdt_dtype_name(s->dtype), gdt__causal_names[c],
+                    gdt__layout_names[s->layout != GDT_LAYOUT_BHSD], s->scale);
+}
+
+static double fwd_flops(const gdt_problem *p)
+{
+    const gdt_sdpa_desc *s = &p->u.sdpa;
+    double fwd = 4.0 * (double)s->b * (double)s->h_q * (double)s->s_q * (double)s->s_kv * (double)s->d;
+    return s->causal != GDT_CAUSAL_NONE ? 0.5 * fwd : fwd;
+}
+
+/* The backward's five products against the forward's two. */
+static double bwd_flops(const gdt_problem *p) { return 2.5 * fwd_flops(p); }
+
+/* Gradients share their tensor's layout; the family's operand table says
+ * which roles it binds. */
+static int sdpa_geometry(const gdt_problem *p, gdt_operand_role r, int64_t dims[4], int64_t strides[4])
+{
+    const gdt_sdpa_desc *s = &p->u.sdpa;
+    int64_t q[4] = {s->b, s->h_q, s->s_q, s->d}, kv[4] = {s->b, s->h_kv, s->s_kv, s->d};
+    int64_t st[4] = {s->b, s->h_q, s->s_q, 1}, sts[4] = {s->h_q * s->s_q, s->s_q, 1, 1};
+    switch (r) {
+    case GDT_OPERAND_Q:
+    case GDT_OPERAND_DQ: return gdt__geometry_set(dims, strides, q, s->q_stride, 4);
+    case GDT_OPERAND_K:
+    case GDT_OPERAND_DK: return gdt__geometry_set(dims, strides, kv, s->k_stride, 4);
+    case GDT_OPERAND_V:
+    case GDT_OPERAND_DV: return gdt__geometry_set(dims, strides, kv, s->v_stride, 4);
+    case GDT_OPERAND_O:
+    case GDT_OPERAND_DO: return gdt__geometry_set(dims, strides, q, s->o_stride, 4);
+    case GDT_OPERAND_STATS: return gdt__geometry_set(dims, strides, st, sts, 4);
+    default: return 0;
+    }
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
+
+static void sdpa_facts(const gdt_problem *p, gdt_facts *f)
+{
+    const gdt_sdpa_desc *s = &p->u.sdpa;
+    f->gqa_ratio = s->h_kv ? s->h_q / s->h_kv : 0;
+    f->q_tiles128 = s->b * s->h_q * ceil_div(s->s_q, 128);
+    f->kv_units = s->b * s->h_kv;
+    f->kv_tokens = s->b * s->s_kv;
+}
+
+static const gdt__field sdpa_problem_fields[] = {
+    GDT__FIELD_ROW("b", INT, S(b)),
+    GDT__FIELD_ROW("h_q", INT, S(h_q)),
+    GDT__FIELD_ROW("h_kv", INT, S(h_kv)),
+    GDT__FIELD_ROW("s_q", INT, S(s_q)),
+    GDT__FIELD_ROW("s_kv", INT, S(s_kv)),
+    GDT__FIELD_ROW("d", INT, S(d)),
+    GDT__FIELD_ROW("dtype", DTYPE, S(dtype)),
+    {.name = "causal", .kind = GDT__FIELD_NAME, .off = S(causal), .n = 3, .names = gdt__causal_names},
+    {.name = "layout", .kind = GDT__FIELD_NAME, .off = S(layout), .n = 2, .names = gdt__layout_names},
+    GDT__FIELD_ROW("scale", EXACT, S(scale)),
+    {.name = "q_stride", .kind = GDT__FIELD_INTS, .off = S(q_stride), .n = 4},
+    {.name = "k_stride", .kind = GDT__FIELD_INTS, .off = S(k_stride), .n = 4},
+    {.name = "v_stride", .kind = GDT__FIELD_INTS, .off = S(v_stride), .n = 4},
+    {.name = "o_stride", .kind = GDT__FIELD_INTS, .off = S(o_stride), .n = 4},
+};
+#undef S
+
+#define F(f) offsetof(gdt_facts, f)
+static const gdt__field sdpa_facts_fields[] = {
+    GDT__FIELD_ROW("flops", EXACT, F(flops)),
+    GDT__FIELD_ROW("gqa_ratio", INT, F(gqa_ratio)),
+    GDT__FIELD_ROW("q_tiles128", INT, F(q_tiles128)),
+    GDT__FIELD_ROW("kv_units", INT, F(kv_units)),
+    GDT__FIELD_ROW("kv_tokens", INT, F(kv_tokens)),
+};
+#undef F
+
+/* Cells of one dtype, mask, head size and GQA-or-not, ordered by 128-row
+ * query tiles (the work a forward or backward kernel spreads over SMs). */
+static const gdt__field sdpa_group_fields[] = {
+    GDT__FIELD_ROW("dtype", DTYPE, 0),
+    {.name = "causal", .kind = GDT__FIELD_NAME, .off = 0, .n = 3, .names = gdt__causal_names},
+    GDT__FIELD_ROW("d", INT, 0),
+    GDT__FIELD_ROW("gqa", BOOL, 0),
+};
+
+static void sdpa_group(const gdt_facts *f, int64_t v[GDT__GROUP_MAX])
+{
+    v[0] = f->dtype, v[1] = f->problem.u.sdpa.causal, v[2] = f->problem.u.sdpa.d, v[3] = f->gqa_ratio > 1;
+}
+
+static double sdpa_metric(const gdt_facts *f) { return (double)f->q_tiles128; }
+
+#define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))
+#define SDPA_SHARED                                                                          \
+    .defaults = sdpa_defaults, .keys = sdpa_keys, .nkeys = NKEYS, .complete = sdpa_complete,    \
+    .set_strides = sdpa_set_strides, .validate = sdpa_validate, .key = sdpa_key,              \
+    .dtype_off = offsetof(gdt_problem, u.sdpa.dtype), .geometry = sdpa_geometry,             \
+    .facts = sdpa_facts, .problem_fields = sdpa_problem_fields,                               \
+    .nproblem_fields = COUNT(sdpa_problem_fields), .facts_fields = sdpa_facts_fields,         \
+    .nfacts_fields = COUNT(sdpa_facts_fields), .group_fields = sdpa_group_fields,             \
+    .ngroup_fields = COUNT(sdpa_group_fields), .group = sdpa_group,                           \
+    .metric_name = "q_tiles128", .metric = sdpa_metric
+
+const gdt_family_desc gdt__family_sdpa_fwd = {
+    .name = "sdpa_fwd",
+    .flops = fwd_flops,
+    .noperands = 5,
+    .noutputs = 2,
+    .operands = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V, GDT_OPERAND_O, GDT_OPERAND_STATS},
+    SDPA_SHARED,
+};
+
+const gdt_family_desc gdt__family_sdpa_bwd = {
+    .name = "sdpa_bwd",
+    .flops = bwd_flops,
+    .noperands = 9,
+    .noutputs = 3,
+    .operands = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V, GDT_OPERAND_O, GDT_OPERAND_DO,
+                 GDT_OPERAND_STATS, GDT_OPERAND_DQ, GDT_OPERAND_DK, GDT_OPERAND_DV},
+    SDPA_SHARED,
+};
