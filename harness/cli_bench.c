@@ -36,7 +36,7 @@
 static const char usage_text[] =
     "usage: gdtune bench FAMILY [--shape k=v,...] [--plan NAME | --index I [--count N]] [--mode M]\n"
     "                    [--bursts 1,4,16,64] [--max-seconds S] [--target REL] [--seed N]\n"
-    "                    [--cold] [--floor] [--vs-cudnn] [--cupti] [--format text|json]\n"
+    "                    [--cold] [--floor] [--vs-cudnn] [--cupti] [--format text|json|csv]\n"
     "\n"
     "Builds one plan of FAMILY (gemm, sdpa_fwd or sdpa_bwd) for one shape on this GPU,\n"
     "verifies it as a sweep does (against the first mode-A cuDNN plan that runs, itself\n"
@@ -56,7 +56,7 @@ typedef struct bench_args {
     gdt_measure_opts mo;
     long long seed;
     bool floor, vs_cudnn, cupti;
-    int format;          /* GDT_CLI_FORMAT_TEXT or _JSON */
+    int format;          /* GDT_CLI_FORMAT_TEXT, _JSON or _CSV */
 } bench_args;
 
 /* ------------------------------------------------------------ arguments */
@@ -207,7 +207,7 @@ typedef struct bench {
     gdt_graph *ref_g;       /* planned in mode A: the reference and --vs-cudnn plans */
     gdt_measure_result *res;
     double flops;
-    cJSON *doc;             /* --format json: the document; NULL: text */
+    cJSON *doc;             /* --format json or csv: the document; NULL: text */
     cJSON *cur;             /* the plans[] entry being filled (in doc) */
 } bench;
 
@@ -580,7 +580,7 @@ static gdt_status run(bench *b, gdt_error *e)
     if ((st = gdt__device_props(0, &b->dev, e)) != GDT_STATUS_OK)
         return st;
     gdt_problem_key(&b->p, key, sizeof key);
-    if (b->a.format == GDT_CLI_FORMAT_JSON) {
+    if (b->a.format != GDT_CLI_FORMAT_TEXT) {
         int driver = 0, cuda = 0;
         cudaDriverGetVersion(&driver);  /* 0 stays when unknown: figures, not a reason to stop */
         cudaRuntimeGetVersion(&cuda);
@@ -613,6 +613,28 @@ static void cleanup(bench *b)
     free(b->res);
 }
 
+/* --format csv: one line per burst of every plan measured, the plans
+ * benchmarked first, then --vs-cudnn's and the --floor kernel's. */
+#define BURST_COLS                                                                             \
+    {"burst", 1, "burst"}, {"host_us", 1, "host_us"}, {"device_us", 1, "device_us"},            \
+    {"total_us", 1, "total_us"}, {"tflops", 1, "tflops"}, {"spread", 1, "spread"},              \
+    {"n", 1, "n"}, {"dropped", 1, "dropped"}
+static const gdt_cli_csv_col plan_cols[] = {
+    {"source", -1, "plan"}, {"plan", 0, "name"}, {"index", 0, "index"}, BURST_COLS};
+static const gdt_cli_csv_col cudnn_cols[] = {
+    {"source", -1, "cudnn"}, {"plan", 0, "name"}, {"index", 0, "nth"}, BURST_COLS};
+static const gdt_cli_csv_col floor_cols[] = {
+    {"source", -1, "floor"}, {"plan", -1, "cuLaunchKernel of an empty kernel"}, {"index", -1, ""},
+    BURST_COLS};
+#undef BURST_COLS
+#define NCOLS (int)(sizeof plan_cols / sizeof plan_cols[0])
+static const gdt_cli_csv_view csv_views[] = {
+    {{"plans", "bursts"}, 2, plan_cols, NCOLS},
+    {{"cudnn", "bursts"}, 2, cudnn_cols, NCOLS},
+    {{"floor", "bursts"}, 2, floor_cols, NCOLS},
+};
+#undef NCOLS
+
 int gdt_cli_bench(int argc, char **argv)
 {
     bench b;
@@ -634,7 +656,8 @@ int gdt_cli_bench(int argc, char **argv)
     if (st != GDT_STATUS_OK)
         fprintf(stderr, "gdtune bench: %s: %s\n", gdt_status_message(st), e.msg);
     /* JSON: the document only after a whole run; a failed one leaves stdout empty. */
-    rc = st == GDT_STATUS_OK && b.doc ? gdt_cli_json_emit(VERB, b.doc) : gdt_status_exit_code(st);
+    rc = st == GDT_STATUS_OK && b.doc ? gdt_cli_doc_emit(VERB, b.doc, b.a.format, csv_views, 3)
+                                      : gdt_status_exit_code(st);
     if (st != GDT_STATUS_OK)
         cJSON_Delete(b.doc);
     cleanup(&b);

@@ -1,5 +1,5 @@
 /* gdtune candidates FAMILY [--tuning-config FILE] [--shape k=v,...] [--arch smXY]
- *                         [--format text|json]
+ *                         [--format text|json|csv]
  *
  * Shows what the candidate rows bind for one problem: for each offered NVRTC
  * slot of the family, every row as a plan (with the values actually bound),
@@ -23,12 +23,12 @@ typedef struct opts {
     const char *family, *tuning_config, *arch;
     char shape[1024]; /* merged --shape; "" for the family's defaults */
     int format;
-    cJSON *doc;       /* --format json: the document being built */
+    cJSON *doc;       /* --format json or csv: the document being built */
 } opts;
 
 static const char usage_text[] =
     "usage: " VERB " FAMILY [--tuning-config FILE] [--shape k=v,...] [--arch smXY]\n"
-    "                         [--format text|json]\n\n"
+    "                         [--format text|json|csv]\n\n"
     "Prints, for each offered NVRTC engine slot of FAMILY, every candidate row as the\n"
     "plan it binds (with the values actually bound, and what was requested where\n"
     "projection changed a value), each duplicate with the row it duplicates, and each\n"
@@ -264,6 +264,17 @@ static int load_rows(const opts *o, gdt_row_table **t)
     return gdt_status_exit_code(st);
 }
 
+/* --format csv: one line per row of an offered slot (a slot not offered
+ * has no rows: the JSON's slots[] say why). */
+static const gdt_cli_csv_col csv_cols[] = {
+    {"family", 0, "family"}, {"problem", 0, "problem"}, {"slot", 1, "slot"},
+    {"row_family", 1, "row_family"}, {"row", 2, "row"}, {"status", 2, "status"},
+    {"plan", 2, "plan"}, {"duplicate_of", 2, "duplicate_of"}, {"reason", 2, "reason"},
+    {"requested", 2, "requested"}, {"bound", 2, "bound"},
+};
+static const gdt_cli_csv_view csv_view = {{"families", "slots", "rows"}, 3, csv_cols,
+                                          sizeof csv_cols / sizeof csv_cols[0]};
+
 int gdt_cli_candidates(int argc, char **argv)
 {
     opts o = {0};
@@ -279,11 +290,11 @@ int gdt_cli_candidates(int argc, char **argv)
                                    "sm90, sm100, sm120)", o.arch);
     gdt_row_table *t;
     if ((rc = load_rows(&o, &t))) return rc;
-    if (o.format == GDT_CLI_FORMAT_JSON) o.doc = new_doc(arch);
+    if (o.format != GDT_CLI_FORMAT_TEXT) o.doc = new_doc(arch);
     for (int f = 0; f < GDT_FAMILY_COUNT && !rc; f++)
         if (mask & (1u << f)) rc = run_family(t, (gdt_family)f, &o, arch);
     gdt_rows_destroy(t);
-    if (o.doc && !rc) return gdt_cli_json_emit(VERB, o.doc);
+    if (o.doc && !rc) return gdt_cli_doc_emit(VERB, o.doc, o.format, &csv_view, 1);
     cJSON_Delete(o.doc);
     return rc;
 }

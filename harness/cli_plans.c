@@ -21,7 +21,7 @@
 static const char usage_text[] =
     "usage: gdtune plans FAMILY [--shape k=v,...] [--arch smXY] [--tables DIR]\n"
     "                    [--mode A|B|FALLBACK|OPENSOURCE]... [--tuning-config FILE]\n"
-    "                    [--format text|json]\n"
+    "                    [--format text|json|csv]\n"
     "\n"
     "Prints the ranked plan list libgdtune would try for one problem: index, plan name\n"
     "engine[K=V, ...], the mode block and where the entry came from.  BACKEND(mode)\n"
@@ -336,6 +336,16 @@ static int load_rows(const plans_args *a, gdt_row_table **rows)
     return s == GDT_STATUS_IO ? 2 : gdt_status_exit_code(s);
 }
 
+/* --format csv: one line per entry of each family's list. */
+static const gdt_cli_csv_col csv_cols[] = {
+    {"family", 0, "family"}, {"problem", 0, "problem"}, {"tables", 0, "tables"},
+    {"index", 1, "index"},   {"mode", 1, "mode"},       {"marker", 1, "marker"},
+    {"name", 1, "name"},     {"why", 1, "why"},         {"backend", 1, "backend"},
+    {"unexpanded", 1, "unexpanded"},
+};
+static const gdt_cli_csv_view csv_view = {{"families", "plans"}, 2, csv_cols,
+                                          sizeof csv_cols / sizeof csv_cols[0]};
+
 int gdt_cli_plans(int argc, char **argv)
 {
     plans_args a = {0};
@@ -346,14 +356,14 @@ int gdt_cli_plans(int argc, char **argv)
     if (rc >= 0) return rc;
     rc = load_rows(&a, &rows);
     if (!rc) rc = pick_target(&a, &t);
-    if (!rc && a.format == GDT_CLI_FORMAT_JSON) doc = new_doc(&a, &t);
+    if (!rc && a.format != GDT_CLI_FORMAT_TEXT) doc = new_doc(&a, &t);
     for (int f = 0, n = 0; !rc && f < GDT_FAMILY_COUNT; f++)
         if (a.families & (1u << f)) {
             if (n++ && !doc) printf("\n");
             rc = plan_family(&a, (gdt_family)f, rows, &t, doc);
         }
     gdt_rows_destroy(rows);
-    if (doc && !rc) return gdt_cli_json_emit(VERB, doc);
+    if (doc && !rc) return gdt_cli_doc_emit(VERB, doc, a.format, &csv_view, 1);
     cJSON_Delete(doc);
     return rc;
 }

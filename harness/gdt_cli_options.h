@@ -70,14 +70,37 @@ void gdt_cli_help(const gdt_cli_spec *s, FILE *out);
 int gdt_cli_usage_error(const char *verb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* --format text|json: the CHOICE index. */
-enum { GDT_CLI_FORMAT_TEXT, GDT_CLI_FORMAT_JSON };
+/* --format text|json|csv: the CHOICE index. */
+enum { GDT_CLI_FORMAT_TEXT, GDT_CLI_FORMAT_JSON, GDT_CLI_FORMAT_CSV };
 extern const char *const gdt_cli_formats[];
 
 struct cJSON;
 /* Prints doc (NULL: it could not be built) as the one document on stdout
  * and deletes it; returns the exit code (1: out of memory). */
 int gdt_cli_json_emit(const char *verb, struct cJSON *doc);
+
+/* --format csv (harness/cli_csv.c): the rows of a verb's JSON document are
+ * the elements found along a path of nested arrays (an object there counts
+ * as one element); a column is a dotted path into the element at one level
+ * of that path (level -1: path is the column's constant text).  Several
+ * views (same columns) write one table in turn. */
+#define GDT_CLI_CSV_DEPTH 4
+typedef struct gdt_cli_csv_col {
+    const char *header;
+    int level;
+    const char *path;
+} gdt_cli_csv_col;
+typedef struct gdt_cli_csv_view {
+    const char *arrays[GDT_CLI_CSV_DEPTH]; /* keys, outermost first */
+    int depth;
+    const gdt_cli_csv_col *cols;
+    int ncols;
+} gdt_cli_csv_view;
+/* Writes doc as CSV (header from views[0]) and deletes it; the exit code. */
+int gdt_cli_csv_emit(const char *verb, struct cJSON *doc, const gdt_cli_csv_view *views, int nviews);
+/* JSON or CSV by format. */
+int gdt_cli_doc_emit(const char *verb, struct cJSON *doc, int format, const gdt_cli_csv_view *views,
+                     int nviews);
 
 /* ----------------------------------------- settings shared by verbs */
 
@@ -102,7 +125,8 @@ int gdt_cli_json_emit(const char *verb, struct cJSON *doc);
      .aux = sizeof(((T *)0)->field), .metavar = "k=v,...", .help = help_}
 #define GDT_CLI_OPT_FORMAT(T, field)                                                            \
     {.name = "--format", .kind = GDT_CLI_CHOICE, .off = offsetof(T, field),                     \
-     .choices = gdt_cli_formats, .def = "text", .metavar = "text|json",                         \
-     .help = "text for people; json: one document on stdout (README: Command reference)"}
+     .choices = gdt_cli_formats, .def = "text", .metavar = "text|json|csv",                     \
+     .help = "text for people; json: one document on stdout; csv: its rows as one\n"          \
+             "table (README: Command reference)"}
 
 #endif

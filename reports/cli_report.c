@@ -25,7 +25,7 @@
 typedef struct report {
     gdt_run *run;
     char dir[PATH_MAX];
-    int format; /* --format: GDT_CLI_FORMAT_TEXT or _JSON */
+    int format; /* --format: GDT_CLI_FORMAT_TEXT, _JSON or _CSV */
 } report;
 
 static const gdt_run_result *verified(const gdt_run_cell *c, int i)
@@ -282,7 +282,27 @@ static gdt_status write_figures(const report *r, const char *rdir, gdt_error *e)
     return s;
 }
 
-/* ------------------------------------------------------------ --format json */
+/* ------------------------------------------------------- --format json|csv */
+
+/* --format csv: one line per cell of the summary. */
+static const gdt_cli_csv_col csv_cols[] = {
+    {"cell", 0, "cell"},
+    {"family", 0, "family"},
+    {"shape", 0, "shape"},
+    {"verified", 0, "counts.verified"},
+    {"incorrect", 0, "counts.incorrect"},
+    {"failed", 0, "counts.failed"},
+    {"declined", 0, "counts.declined"},
+    {"not_run", 0, "counts.not_run"},
+    {"best_ours", 0, "best_ours.plan"},
+    {"best_ours_time_us", 0, "best_ours.time_us"},
+    {"best_ours_tflops", 0, "best_ours.tflops"},
+    {"best_backend", 0, "best_backend.plan"},
+    {"best_backend_time_us", 0, "best_backend.time_us"},
+    {"best_backend_tflops", 0, "best_backend.tflops"},
+    {"ratio", 0, "ratio"},
+};
+static const gdt_cli_csv_view csv_view = {{"cells"}, 1, csv_cols, sizeof csv_cols / sizeof csv_cols[0]};
 
 static cJSON *side_json(const gdt_run_cell *c, int i)
 {
@@ -358,15 +378,15 @@ static gdt_status run_report(report *r, gdt_error *e)
         s = write_figures(r, rdir, e);
     if (s != GDT_STATUS_OK)
         return s;
-    if (r->format != GDT_CLI_FORMAT_JSON)
+    if (r->format == GDT_CLI_FORMAT_TEXT)
         printf("%s/raw.h5\n%s/summary.md\n", r->dir, rdir);
-    else if (gdt_cli_json_emit("gdtune report", summary_json(r, rdir)))
+    else if (gdt_cli_doc_emit("gdtune report", summary_json(r, rdir), r->format, &csv_view, 1))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory for the JSON summary", rdir);
     return s;
 }
 
 static const char usage_text[] =
-    "usage: gdtune report RUNDIR [--format text|json]\n\nRebuilds RUNDIR/raw.h5 from "
+    "usage: gdtune report RUNDIR [--format text|json|csv]\n\nRebuilds RUNDIR/raw.h5 from "
     "RUNDIR/journal.jsonl and writes RUNDIR/report/summary.md\n(per cell: dispositions, best "
     "gdtune and cuDNN plans, TFLOP/s, ratio; plans not verified\nwith their errors) and, when "
     "gnuplot is installed, SVG figures: per cell plans vs\nbackend, and burst curves.  Prints the "

@@ -2,7 +2,9 @@
  * one JSON document (stderr kept apart), with its "schema" and the fields
  * README's command reference names, for known shapes: a GEMM whose rows
  * project and are rejected on sm100, the committed test tables, and the
- * committed H200 GEMM journal (cross-checked against its summary.md). */
+ * committed H200 GEMM journal (cross-checked against its summary.md).
+ * --format csv on the same: RFC 4180 (read back by a strict reader here),
+ * one line per element of the JSON's rows, the same values. */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -211,6 +213,139 @@ static void test_report(void)
     cJSON_Delete(doc);
 }
 
+/* ------------------------------------------------------------- csv */
+
+#define CSV_ROWS 1024
+#define CSV_COLS 24
+static char *csv[CSV_ROWS][CSV_COLS];
+static int csv_nrows, csv_ncols[CSV_ROWS];
+
+static void csv_free(void)
+{
+    for (int r = 0; r < csv_nrows; r++)
+        for (int c = 0; c < csv_ncols[r]; c++)
+            free(csv[r][c]);
+    csv_nrows = 0;
+}
+
+/* A strict RFC 4180 reader of out: CRLF line ends, a quoted field's quotes
+ * doubled, nothing after a closing quote but a comma or the line end.
+ * Returns false (and says where) on anything else. */
+static bool csv_read(const char *what)
+{
+    const char *p = out;
+    csv_free();
+    while (*p && csv_nrows < CSV_ROWS) {
+        int r = csv_nrows++, c = 0;
+        csv_ncols[r] = 0;
+        for (;;) {
+            char *f = malloc(strlen(p) + 1), *w = f;
+            if (*p == '"') {
+                for (p++; *p && !(*p == '"' && p[1] != '"'); p++)
+                    *w++ = *p == '"' ? *++p : *p;
+                if (*p++ != '"' || (*p != ',' && *p != '\r'))
+                    return fprintf(stderr, "%s: row %d field %d: bad quoting\n", what, r, c), free(f), false;
+            } else {
+                while (*p && *p != ',' && *p != '\r' && *p != '\n' && *p != '"')
+                    *w++ = *p++;
+                if (*p == '"' || *p == '\n')
+                    return fprintf(stderr, "%s: row %d field %d: stray quote or bare LF\n", what, r, c),
+                           free(f), false;
+            }
+            *w = '\0';
+            if (c < CSV_COLS)
+                csv[r][c] = f, csv_ncols[r] = ++c;
+            else
+                free(f);
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (p[0] != '\r' || p[1] != '\n')
+                return fprintf(stderr, "%s: row %d: line does not end in CRLF\n", what, r), false;
+            p += 2;
+            break;
+        }
+    }
+    return csv_nrows > 0;
+}
+
+static int csv_col(const char *header)
+{
+    for (int c = 0; c < csv_ncols[0]; c++)
+        if (!strcmp(csv[0][c], header))
+            return c;
+    fprintf(stderr, "csv: no column %s\n", header);
+    CHECK(false);
+    return 0;
+}
+
+/* Same arguments with --format csv: one line per element of rows (the JSON
+ * array at fam.key per family, or doc.key), every line as wide as the
+ * header. */
+static void check_csv_rows(const char *what, const char *const *args, int nrows)
+{
+    CHECK_INT(run_json(args), ==, 0);
+    CHECK(csv_read(what));
+    CHECK_INT(csv_nrows, ==, nrows + 1);
+    for (int r = 1; r < csv_nrows; r++)
+        CHECK_INT(csv_ncols[r], ==, csv_ncols[0]);
+}
+
+static void test_csv(void)
+{
+    /* plans: the names and flags of the JSON list, in order. */
+    const char *pj[] = {"plans", "gemm", "--format", "json", "--tables", GDT_TEST_DATA "/tables",
+                        "--shape", "m=4096", NULL};
+    const char *pc[] = {"plans", "gemm", "--format", "csv", "--tables", GDT_TEST_DATA "/tables",
+                        "--shape", "m=4096", NULL};
+    CHECK_INT(run_json(pj), ==, 0);
+    cJSON *doc = one_document("plans");
+    const cJSON *plans = cJSON_GetObjectItem(at(doc, "families", 0), "plans");
+    check_csv_rows("plans csv", pc, cJSON_GetArraySize(plans));
+    CHECK_STR(csv[0][0], "family");
+    for (int r = 1; r < csv_nrows && r <= cJSON_GetArraySize(plans); r++) {
+        const cJSON *x = cJSON_GetArrayItem(plans, r - 1);
+        CHECK_STR(csv[r][csv_col("problem")], "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row");
+        CHECK_STR(csv[r][csv_col("name")], str(x, "name") ? str(x, "name") : "");
+        CHECK_STR(csv[r][csv_col("marker")], cJSON_IsTrue(cJSON_GetObjectItem(x, "marker")) ? "true" : "false");
+        CHECK_INT(atoi(csv[r][csv_col("index")]), ==, r - 1);
+    }
+    cJSON_Delete(doc);
+    /* candidates: every row of the slot, bound knobs as k=v;k=v. */
+    const char *cc[] = {"candidates", "gemm", "--format", "csv", "--shape", "m=48,n=64,k=32", "--arch",
+                        "sm100", NULL};
+    const char *cj[] = {"candidates", "gemm", "--format", "json", "--shape", "m=48,n=64,k=32", "--arch",
+                        "sm100", NULL};
+    CHECK_INT(run_json(cj), ==, 0);
+    doc = one_document("candidates");
+    const cJSON *rows = cJSON_GetObjectItem(at(at(doc, "families", 0), "slots", 0), "rows");
+    check_csv_rows("candidates csv", cc, cJSON_GetArraySize(rows));
+    const cJSON *r0 = cJSON_GetArrayItem(rows, 0);
+    char bound[256];
+    snprintf(bound, sizeof bound, "BM=%d;", (int)num(cJSON_GetObjectItem(r0, "bound"), "BM"));
+    CHECK(!strncmp(csv[1][csv_col("bound")], bound, strlen(bound)));
+    CHECK_STR(csv[1][csv_col("status")], str(r0, "status"));
+    cJSON_Delete(doc);
+    /* report: one line per cell; the first cell's best plans and ratio. */
+    char run[PATH_MAX];
+    snprintf(run, sizeof run, "%s/run", scratch);
+    const char *rj[] = {"report", run, "--format", "json", NULL}, *rc[] = {"report", run, "--format", "csv", NULL};
+    CHECK_INT(run_json(rj), ==, 0);
+    doc = one_document("report");
+    const cJSON *c0 = at(doc, "cells", 0);
+    check_csv_rows("report csv", rc, cJSON_GetArraySize(cJSON_GetObjectItem(doc, "cells")));
+    CHECK_STR(csv[1][csv_col("shape")], "m=128,n=4096,k=4096,dtype=bf16");
+    CHECK_STR(csv[1][csv_col("best_ours")], str(cJSON_GetObjectItem(c0, "best_ours"), "plan"));
+    CHECK_NEAR(atof(csv[1][csv_col("ratio")]), num(c0, "ratio"), 1e-12);
+    CHECK_INT(atoi(csv[1][csv_col("verified")]), ==, (int)num(cJSON_GetObjectItem(c0, "counts"), "verified"));
+    cJSON_Delete(doc);
+    csv_free();
+    /* A format the table does not know is bad usage. */
+    const char *bad[] = {"plans", "gemm", "--format", "xml", NULL};
+    CHECK_INT(run_json(bad), ==, 2);
+}
+
 int main(void)
 {
     if (!mkdtemp(scratch))
@@ -218,6 +353,7 @@ int main(void)
     test_candidates();
     test_plans();
     test_report();
+    test_csv();
     char *rm[] = {"rm", "-rf", scratch, NULL};
     CHECK_INT(gdt_test_spawn(rm, NULL, out, sizeof out), ==, 0);
     return gdt_test_result("test_cli_format");

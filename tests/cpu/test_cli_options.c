@@ -174,7 +174,7 @@ static void test_one_message(void)
         {{"sweep", "gemm", "--quick=1", NULL}, 2, "gdtune sweep: --quick takes no value, got \"1\""},
         {{"plans", "gemm", "--format", "xml", NULL}, 2,
          "gdtune plans: --format: bad value \"xml\": expected one of text, json"},
-        {{"report", "--format", NULL}, 2, "gdtune report: --format needs a value (expected text|json)"},
+        {{"report", "--format", NULL}, 2, "gdtune report: --format needs a value (expected text|json|csv)"},
         {{"report", "a", "b", NULL}, 2, "gdtune report: unexpected argument 'b'"},
     };
     check_cases(cases, sizeof cases / sizeof *cases);
