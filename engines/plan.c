@@ -38,6 +38,7 @@ gdt_status gdt_mode_parse(const char *s, gdt_mode *m, gdt_error *e)
 
 struct gdt_graph {
     gdt_facts facts;
+    size_t need[GDT_OPERAND_COUNT]; /* bytes each operand spans (0: not bound), for execute */
     bool planned;
     const gdt_manifest *manifest;
     bool has_backend;
@@ -65,6 +66,9 @@ gdt_status gdt_graph_create(const gdt_problem *p, const gdt_device_props *dev, g
     gdt_graph *g = calloc(1, sizeof *g);
     if (!g) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_create: out of memory");
     gdt_facts_analyze(p, dev, &g->facts);
+    gdt_operand_role roles[GDT_OPERAND_COUNT];
+    for (int i = 0, n = gdt_family_operands(p->family, roles, NULL); i < n; i++)
+        g->need[roles[i]] = gdt_operand_bytes(p, roles[i]);
     g->manifest = gdt_manifest_default();
     *out = g;
     return GDT_STATUS_OK;
@@ -627,8 +631,11 @@ gdt_status gdt_graph_execute(gdt_graph *g, const gdt_operands *ops, void *worksp
     if (!g->ops || !g->compiled || !g->ops->execute)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
                              "gdt_graph_execute: no plan built (build without compile_only first)");
-    gdt_status s = gdt_operands_check(&g->facts.problem, ops, e);
-    if (s) return s;
+    /* The spans were computed once, at create: this is the per-call cost;
+     * the full check runs only to name what is wrong. */
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++)
+        if (g->need[r] && (!ops->ptr[r] || ops->bytes[r] < g->need[r]))
+            return gdt_operands_check(&g->facts.problem, ops, e);
     size_t need = gdt_graph_workspace_size(g);
     if (workspace_bytes < need || (need && !workspace))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
