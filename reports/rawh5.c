@@ -4,6 +4,8 @@
 #include <cjson/cJSON.h>
 #include <hdf5.h>
 #include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,43 +14,86 @@
 #include "gdt_json.h"
 #include "gdt_rawh5.h"
 #include "gdt_util.h"
+#include "gdtune/engine.h"
+
+/* The layout's name, in the file's `layout` attribute (README: raw.h5):
+ * strings are variable-length UTF-8, integers int64 (flags uint8 0/1),
+ * measurements float64 with their unit in the name (_us, _s, _mhz) or in a
+ * dataset's `units` attribute, NaN where nothing was measured. */
+#define RAW_LAYOUT "gdtune.raw/2"
 
 /* Attributes live in the object header (64 KiB at most): longer text, such
  * as a large spec or candidate table, becomes a scalar string dataset of
  * the same name. */
 #define ATTR_TEXT_MAX 60000
 
-static bool attr_str(hid_t obj, const char *name, const char *value)
+static hid_t utf8_type(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, strlen(value) + 1);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
-    hid_t sp = H5Screate(H5S_SCALAR);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+static bool attr_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = utf8_type(), sp = H5Screate(H5S_SCALAR);
     bool big = strlen(value) > ATTR_TEXT_MAX;
-    hid_t a = big ? H5Dcreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
-                  : H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    bool ok = a >= 0 && (big ? H5Dwrite(a, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, value)
-                             : H5Awrite(a, t, value)) >= 0;
+    hid_t a = t < 0 || sp < 0 ? -1
+              : big           ? H5Dcreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                              : H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = a >= 0 && (big ? H5Dwrite(a, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value)
+                             : H5Awrite(a, t, &value)) >= 0;
     if (a >= 0)
         big ? H5Dclose(a) : H5Aclose(a);
-    H5Sclose(sp);
-    H5Tclose(t);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
     return ok;
 }
 
-static bool attr_num(hid_t obj, const char *name, double value)
+static bool attr_typed(hid_t obj, const char *name, hid_t file_type, hid_t mem_type, const void *v)
 {
     hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    bool ok = a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0;
+    hid_t a = sp < 0 ? -1 : H5Acreate2(obj, name, file_type, sp, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = a >= 0 && H5Awrite(a, mem_type, v) >= 0;
     if (a >= 0)
         H5Aclose(a);
-    H5Sclose(sp);
+    if (sp >= 0)
+        H5Sclose(sp);
     return ok;
 }
 
-/* A float64 dataset from a JSON array of numbers (empty arrays too). */
-static bool dataset(hid_t parent, const char *name, const cJSON *arr)
+static bool attr_f64(hid_t obj, const char *name, double v)
+{
+    return attr_typed(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+static bool attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    return attr_typed(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
+static bool attr_flag(hid_t obj, const char *name, bool v)
+{
+    uint8_t x = v;
+    return attr_typed(obj, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, &x);
+}
+
+/* A JSON number as float64, NaN when absent or not a number: a value
+ * nothing measured must not read as 0. */
+static double num_or_nan(const cJSON *o, const char *key)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(n) ? n->valuedouble : NAN;
+}
+
+/* A float64 dataset from a JSON array of numbers (empty arrays too), with
+ * its unit. */
+static bool dataset(hid_t parent, const char *name, const cJSON *arr, const char *units)
 {
     int n = cJSON_GetArraySize(arr);
     double *v = malloc(sizeof *v * (size_t)(n + 1));
@@ -59,7 +104,8 @@ static bool dataset(hid_t parent, const char *name, const cJSON *arr)
     hsize_t dims[1] = {(hsize_t)n};
     hid_t sp = H5Screate_simple(1, dims, NULL);
     hid_t d = H5Dcreate2(parent, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    bool ok = d >= 0 && (n == 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    bool ok = d >= 0 && (n == 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) &&
+              attr_str(d, "units", units);
     if (d >= 0)
         H5Dclose(d);
     H5Sclose(sp);
@@ -79,59 +125,99 @@ static bool provenance(hid_t f, const cJSON *h)
 {
     const cJSON *d = cJSON_GetObjectItem(h, "device");
     static const char *const dev_str[] = {"name", "uuid"};
-    static const char *const dev_num[] = {"arch", "sm_count", "l2_bytes", "sm_clock_khz",
+    static const char *const dev_int[] = {"arch", "sm_count", "l2_bytes", "sm_clock_khz",
                                           "mem_clock_khz", "driver_version", "cuda_version",
                                           "cudnn_version", "nvrtc_version"};
     static const char *const run_str[] = {"gdtune_version", "source_digest", "started", "family",
                                           "spec_source", "spec_digest", "spec", "candidates_digest",
                                           "candidates"};
-    bool ok = true;
+    bool ok = attr_str(f, "layout", RAW_LAYOUT);
     char name[64];
     for (size_t i = 0; i < sizeof dev_str / sizeof *dev_str; i++)
         ok &= attr_str(f, (snprintf(name, sizeof name, "device_%s", dev_str[i]), name), gdt_json_str_or(d, dev_str[i], ""));
-    for (size_t i = 0; i < sizeof dev_num / sizeof *dev_num; i++)
-        ok &= attr_num(f, dev_num[i], gdt_json_num_or(d, dev_num[i], 0));
+    for (size_t i = 0; i < sizeof dev_int / sizeof *dev_int; i++)
+        ok &= attr_i64(f, dev_int[i], (int64_t)gdt_json_num_or(d, dev_int[i], 0));
     for (size_t i = 0; i < sizeof run_str / sizeof *run_str; i++)
         ok &= attr_str(f, run_str[i], gdt_json_str_or(h, run_str[i], ""));
     return ok;
 }
 
+/* Identity: name, tag, engine, untimed position, and each knob as an
+ * integer attribute knob_<NAME>. */
 static bool plan_attrs(hid_t g, const gdt_run_plan *p)
 {
-    return attr_str(g, "name", p->name) && attr_str(g, "tag", p->tag) &&
-           attr_num(g, "engine_id", (double)p->id.engine_id) && attr_num(g, "backend", p->backend) &&
-           attr_num(g, "untimed_position", p->untimed);
+    bool ok = attr_str(g, "name", p->name) && attr_str(g, "tag", p->tag) &&
+              attr_i64(g, "engine_id", p->id.engine_id) && attr_flag(g, "backend", p->backend) &&
+              attr_i64(g, "untimed_position", p->untimed);
+    for (int k = 0; ok && k < p->id.nknobs; k++) {
+        char name[64];
+        const char *kn = gdt_knob_name(p->id.knobs[k].type);
+        if (kn)
+            snprintf(name, sizeof name, "knob_%s", kn);
+        else
+            snprintf(name, sizeof name, "knob_%d", (int)p->id.knobs[k].type);
+        ok = attr_i64(g, name, p->id.knobs[k].value);
+    }
+    return ok;
 }
 
-static bool result_data(hid_t g, const cJSON *res)
+/* verify_err: one relative L2 error per output, in the family's order. */
+static bool verify_data(hid_t g, gdt_family fam, const cJSON *err)
 {
-    bool ok = attr_str(g, "disposition", gdt_json_str_or(res, "disposition", "")) &&
-              attr_str(g, "error", gdt_json_str_or(res, "error", "")) &&
-              attr_num(g, "build_s", gdt_json_num_or(res, "build_s", 0)) &&
-              attr_num(g, "time_us", gdt_json_num_or(res, "time_us", 0)) &&
-              attr_num(g, "noise", gdt_json_num_or(res, "noise", 0));
-    const cJSON *b;
-    cJSON_ArrayForEach(b, cJSON_GetObjectItem(res, "bursts"))
-    {
-        char name[64];
-        snprintf(name, sizeof name, "burst_%d", (int)gdt_json_num_or(b, "burst", 0));
-        hid_t bg = group(g, name);
-        ok &= bg >= 0 && dataset(bg, "host_us", cJSON_GetObjectItem(b, "host_us")) &&
-              dataset(bg, "device_us", cJSON_GetObjectItem(b, "device_us")) &&
-              dataset(bg, "total_us", cJSON_GetObjectItem(b, "total_us")) &&
-              attr_num(bg, "median_device_us", gdt_json_num_or(b, "median_device_us", 0)) &&
-              attr_num(bg, "median_host_us", gdt_json_num_or(b, "median_host_us", 0)) &&
-              attr_num(bg, "rel_spread", gdt_json_num_or(b, "rel_spread", 0));
-        if (bg >= 0)
-            H5Gclose(bg);
-    }
+    gdt_operand_role roles[GDT_OPERAND_COUNT];
+    int nout = 0, n = gdt_family_operands(fam, roles, &nout);
+    char names[128] = "";
+    for (int i = 0, at = 0; i < nout && at < (int)sizeof names; i++)
+        at += snprintf(names + at, sizeof names - (size_t)at, "%s%s", i ? " " : "",
+                       gdt_operand_name(roles[n - nout + i]));
+    hid_t d = -1;
+    bool ok = dataset(g, "verify_err", err, "relative L2 error") &&
+              (d = H5Dopen2(g, "verify_err", H5P_DEFAULT)) >= 0 && attr_str(d, "operands", names);
+    if (d >= 0)
+        H5Dclose(d);
+    return ok;
+}
+
+static bool burst_data(hid_t g, const cJSON *b)
+{
+    char name[64];
+    snprintf(name, sizeof name, "burst_%d", (int)gdt_json_num_or(b, "burst", 0));
+    hid_t bg = group(g, name);
+    bool ok = bg >= 0 && attr_i64(bg, "burst", (int64_t)gdt_json_num_or(b, "burst", 0)) &&
+              attr_i64(bg, "n", cJSON_GetArraySize(cJSON_GetObjectItem(b, "device_us"))) &&
+              attr_i64(bg, "dropped", (int64_t)gdt_json_num_or(b, "dropped", 0)) &&
+              dataset(bg, "host_us", cJSON_GetObjectItem(b, "host_us"), "us per call (host enqueue)") &&
+              dataset(bg, "device_us", cJSON_GetObjectItem(b, "device_us"), "us per call (device, events)") &&
+              dataset(bg, "total_us", cJSON_GetObjectItem(b, "total_us"), "us per call (wall, to drain)") &&
+              attr_f64(bg, "median_device_us", num_or_nan(b, "median_device_us")) &&
+              attr_f64(bg, "median_host_us", num_or_nan(b, "median_host_us")) &&
+              attr_f64(bg, "rel_spread", num_or_nan(b, "rel_spread"));
+    if (bg >= 0)
+        H5Gclose(bg);
+    return ok;
+}
+
+/* A plan's result; a plan with none is disposition "not_run", NaN times. */
+static bool result_data(hid_t g, gdt_family fam, const cJSON *res)
+{
+    bool verified = res && !strcmp(gdt_json_str_or(res, "disposition", ""), "verified");
+    bool ok = attr_str(g, "disposition", res ? gdt_json_str_or(res, "disposition", "") : "not_run") &&
+              attr_str(g, "error", res ? gdt_json_str_or(res, "error", "") : "") &&
+              attr_f64(g, "build_s", num_or_nan(res, "build_s")) &&
+              attr_f64(g, "time_us", verified ? num_or_nan(res, "time_us") : NAN) &&
+              attr_f64(g, "noise", verified ? num_or_nan(res, "noise") : NAN) &&
+              attr_flag(g, "converged", cJSON_IsTrue(cJSON_GetObjectItem(res, "converged")));
+    const cJSON *b, *err = cJSON_GetObjectItem(res, "verify_err");
+    if (ok && err)
+        ok = verify_data(g, fam, err);
+    cJSON_ArrayForEach(b, cJSON_GetObjectItem(res, "bursts")) ok &= burst_data(g, b);
     if (cJSON_GetObjectItem(res, "cold_us"))
-        ok &= dataset(g, "cold_us", cJSON_GetObjectItem(res, "cold_us"));
+        ok &= dataset(g, "cold_us", cJSON_GetObjectItem(res, "cold_us"), "us per call (device, L2 flushed)");
     const cJSON *clk = cJSON_GetObjectItem(res, "clocks");
     if (clk) /* what the clock probe saw while this plan was measured */
-        ok &= attr_num(g, "sm_clock_rated_mhz", gdt_json_num_or(clk, "rated_mhz", 0)) &&
-              attr_num(g, "sm_clock_min_mhz", gdt_json_num_or(clk, "min_mhz", 0)) &&
-              attr_num(g, "sm_clock_max_mhz", gdt_json_num_or(clk, "max_mhz", 0));
+        ok &= attr_f64(g, "sm_clock_rated_mhz", num_or_nan(clk, "rated_mhz")) &&
+              attr_f64(g, "sm_clock_min_mhz", num_or_nan(clk, "min_mhz")) &&
+              attr_f64(g, "sm_clock_max_mhz", num_or_nan(clk, "max_mhz"));
     return ok;
 }
 
@@ -141,7 +227,7 @@ static bool plan_group(hid_t c, const gdt_run_cell *cell, int pi)
     snprintf(name, sizeof name, "plan_%03d", pi);
     hid_t g = group(c, name);
     bool ok = g >= 0 && plan_attrs(g, &cell->plan[pi]) &&
-              (!cell->result[pi].rec || result_data(g, cell->result[pi].rec));
+              result_data(g, cell->spec->family, cell->result[pi].rec);
     if (g >= 0)
         H5Gclose(g);
     return ok;
@@ -156,7 +242,7 @@ static bool cell_group(hid_t f, const gdt_run_cell *cell, int ci)
     hid_t c = fam >= 0 ? group(fam, name) : -1;
     gdt_problem_key(&cell->spec->problem, key, sizeof key);
     bool ok = c >= 0 && attr_str(c, "shape", cell->spec->shape) && attr_str(c, "key", key) &&
-              (!cell->plans || attr_str(c, "reference", cell->reference));
+              attr_i64(c, "cell", ci) && (!cell->plans || attr_str(c, "reference", cell->reference));
     for (int pi = 0; ok && pi < cell->nplans; pi++)
         ok = plan_group(c, cell, pi);
     if (c >= 0)
