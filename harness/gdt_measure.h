@@ -32,6 +32,11 @@ typedef struct gdt_measure_opts {
                              one sample is long (measure.c) */
     bool cold;            /* also take cold-L2 samples (L2 flushed before each call) */
     size_t l2_bytes;      /* for the flush buffer */
+    /* Racing (0: off): the best device time per call at the largest burst
+     * measured so far among the cell's plans, and its relative spread.  The
+     * largest burst is then measured first; once it has min_samples
+     * samples, a plan gdt_measure_raced_out calls hopeless stops there. */
+    double race_us, race_noise;
 } gdt_measure_opts;
 
 void gdt_measure_opts_default(gdt_measure_opts *o);
@@ -54,6 +59,7 @@ typedef struct gdt_measure_result {
     int ncold;
     double median_cold_us;
     bool converged;                     /* every burst reached the target */
+    bool raced_out;                     /* stopped early: only the largest burst, first estimate */
     double seconds;                     /* wall time spent measuring */
 } gdt_measure_result;
 
@@ -83,6 +89,15 @@ double gdt_stats_rel_spread(const double *x, int n);
 #define GDT_MEASURE_OVERRUN 3.0
 bool gdt_measure_should_stop(int n, double rel_spread, double elapsed, double budget,
                              const gdt_measure_opts *o, bool *converged);
+
+/* The racing rule: a plan whose first estimate est_us (relative spread
+ * rel) is slower than the best (best_us, best_rel) by more than
+ * GDT_RACE_MARGIN beyond both spreads,
+ *     est_us * (1 - rel) > best_us * (1 + best_rel) * (1 + GDT_RACE_MARGIN),
+ * cannot be the cell's winner nor within its noise, and stops.  False when
+ * any figure is not a finite positive number (no race). */
+#define GDT_RACE_MARGIN 0.10
+bool gdt_measure_raced_out(double est_us, double rel, double best_us, double best_rel);
 
 /* A sample is dropped when the SM clock the probe saw is below
  * threshold * rated clock.  GDTUNE_CLOCK_THRESHOLD (0..1) overrides. */

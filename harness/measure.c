@@ -217,9 +217,11 @@ static void back_off(int *ms)
     *ms = *ms < 64 ? *ms * 2 : 64;
 }
 
-/* Samples of one series (burst b, or cold when b == 0) until it stops. */
-static gdt_status series(meas *m, int b, double budget, double *host, double *dev, double *total,
-                         int *n, int *dropped, double *rel, bool *converged, gdt_error *e)
+/* Samples of one series (burst b, or cold when b == 0) until it stops, or
+ * (stop_at > 0) once it holds stop_at samples. */
+static gdt_status series(meas *m, int b, double budget, int stop_at, double *host, double *dev,
+                         double *total, int *n, int *dropped, double *rel, bool *converged,
+                         gdt_error *e)
 {
     double t_start = gdt_now();
     int wait_ms = 1;
@@ -242,7 +244,8 @@ static gdt_status series(meas *m, int b, double budget, double *host, double *de
             host[*n] = v[0], total[*n] = v[2];
         dev[(*n)++] = v[1];
         *rel = gdt_stats_rel_spread(dev, *n);
-        if (gdt_measure_should_stop(*n, *rel, elapsed, budget, m->o, converged))
+        if ((stop_at > 0 && *n >= stop_at) ||
+            gdt_measure_should_stop(*n, *rel, elapsed, budget, m->o, converged))
             return GDT_STATUS_OK;
     }
 }
@@ -322,22 +325,53 @@ static void teardown(meas *m)
     gdt_clock_probe_destroy(m->probe);
 }
 
+static gdt_status burst_series(meas *m, gdt_burst_result *r, int burst, double budget, int stop_at,
+                               bool *conv, gdt_error *e)
+{
+    r->burst = burst;
+    gdt_status st = series(m, burst, budget, stop_at, r->host_us, r->device_us, r->total_us, &r->n,
+                           &r->dropped, &r->rel_spread, conv, e);
+    r->median_host_us = gdt_stats_median(r->host_us, r->n);
+    r->median_device_us = gdt_stats_median(r->device_us, r->n);
+    return st;
+}
+
+/* Racing: the largest burst's first min_samples samples; *out holds only
+ * that burst when the plan is raced out. */
+static gdt_status race(meas *m, gdt_measure_result *out, gdt_error *e)
+{
+    const gdt_measure_opts *o = m->o;
+    gdt_burst_result *r = &out->bursts[o->nbursts - 1];
+    bool conv = false;
+    gdt_status st = burst_series(m, r, o->bursts[o->nbursts - 1], o->max_seconds, o->min_samples, &conv, e);
+    if (st == GDT_STATUS_OK &&
+        gdt_measure_raced_out(r->median_device_us, r->rel_spread, o->race_us, o->race_noise)) {
+        out->bursts[0] = *r;
+        out->nbursts = 1;
+        out->raced_out = true;
+        out->converged = false;
+    }
+    return st;
+}
+
 static gdt_status run_all(meas *m, gdt_measure_result *out, gdt_error *e)
 {
     const gdt_measure_opts *o = m->o;
     double t0 = gdt_now();
     gdt_status st = warm_up(m, e);
+    if (st == GDT_STATUS_OK && o->race_us > 0)
+        st = race(m, out, e);
+    if (out->raced_out || st != GDT_STATUS_OK) {
+        out->seconds = gdt_now() - t0;
+        return st;
+    }
     int series_left = o->nbursts + (o->cold ? 1 : 0);
     out->converged = true;
     for (int i = 0; i < o->nbursts && st == GDT_STATUS_OK; i++, series_left--) {
-        gdt_burst_result *r = &out->bursts[i];
         double budget = (o->max_seconds - (gdt_now() - t0)) / series_left;
         bool conv = false;
-        r->burst = o->bursts[i];
-        st = series(m, r->burst, budget, r->host_us, r->device_us, r->total_us, &r->n, &r->dropped,
-                    &r->rel_spread, &conv, e);
-        r->median_host_us = gdt_stats_median(r->host_us, r->n);
-        r->median_device_us = gdt_stats_median(r->device_us, r->n);
+        /* the largest burst continues what racing took */
+        st = burst_series(m, &out->bursts[i], o->bursts[i], budget, 0, &conv, e);
         out->nbursts = i + 1;
         out->converged = out->converged && conv;
     }
@@ -345,11 +379,19 @@ static gdt_status run_all(meas *m, gdt_measure_result *out, gdt_error *e)
         double rel, budget = o->max_seconds - (gdt_now() - t0);
         int dropped = 0;
         bool conv;
-        st = series(m, 0, budget, NULL, out->cold_us, NULL, &out->ncold, &dropped, &rel, &conv, e);
+        st = series(m, 0, budget, 0, NULL, out->cold_us, NULL, &out->ncold, &dropped, &rel, &conv, e);
         out->median_cold_us = gdt_stats_median(out->cold_us, out->ncold);
     }
     out->seconds = gdt_now() - t0;
     return st;
+}
+
+bool gdt_measure_raced_out(double est_us, double rel, double best_us, double best_rel)
+{
+    if (!(est_us > 0 && best_us > 0 && rel >= 0 && best_rel >= 0) || !isfinite(est_us) ||
+        !isfinite(rel) || !isfinite(best_us) || !isfinite(best_rel))
+        return false;
+    return est_us * (1 - rel) > best_us * (1 + best_rel) * (1 + GDT_RACE_MARGIN);
 }
 
 gdt_status gdt_measure_trials(const gdt_exec_fn *fn, const gdt_exec_fn *restore, void *stream,

@@ -111,7 +111,7 @@ static const field result_fields[] = {
     REQ("family", K_STR), REQ("name", K_STR), RANGE("gpu", K_INT, false, 0, 1023),
     REQ("disposition", K_STR), REQ("error", K_STR), OPT("build_s", K_NUM), OPT("fatal", K_BOOL),
     OPT("fatal_error", K_STR), OPT("verify_err", K_NUMS), OPT("bursts", K_ARR), OPT("cold_us", K_NUMS),
-    OPT("median_cold_us", K_NUM), OPT("converged", K_BOOL), OPT("measure_s", K_NUM),
+    OPT("median_cold_us", K_NUM), OPT("converged", K_BOOL), OPT("raced_out", K_BOOL), OPT("measure_s", K_NUM),
     OPT("time_us", K_NUM), OPT("noise", K_NUM), OPT("clocks", K_OBJ),
 };
 static const field burst_fields[] = {

@@ -313,6 +313,10 @@ static gdt_status measure_opts(const cJSON *req, gdt_measure_opts *mo, gdt_error
     if (s == GDT_STATUS_OK)
         s = request_number(req, "max_seconds", GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX,
                            &mo->max_seconds, e);
+    if (s == GDT_STATUS_OK) /* racing: the cell's best so far (absent: measure in full) */
+        s = request_number(req, "race_us", 0, 1e12, &mo->race_us, e);
+    if (s == GDT_STATUS_OK)
+        s = request_number(req, "race_noise", 0, 1e3, &mo->race_noise, e);
     mo->cold = true;
     return s;
 }
@@ -339,6 +343,7 @@ static void add_measurement(cJSON *r, const gdt_measure_result *m)
     cJSON_AddItemToObject(r, "cold_us", cJSON_CreateDoubleArray(m->cold_us, m->ncold));
     cJSON_AddNumberToObject(r, "median_cold_us", m->median_cold_us);
     cJSON_AddBoolToObject(r, "converged", m->converged);
+    cJSON_AddBoolToObject(r, "raced_out", m->raced_out);
     cJSON_AddNumberToObject(r, "measure_s", m->seconds);
     double noise = 0, t = gdt_measure_best_us(m, &noise);
     cJSON_AddNumberToObject(r, "time_us", t);

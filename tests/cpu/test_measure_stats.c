@@ -417,8 +417,30 @@ static void test_bad_opts(void)
     free(r);
 }
 
+/* The racing rule: out only beyond the margin and both spreads; never on
+ * figures that are not finite positive numbers. */
+static void test_raced_out(void)
+{
+    CHECK(!gdt_measure_raced_out(105, 0.01, 100, 0.01)); /* 5% slower: a contender */
+    CHECK(gdt_measure_raced_out(130, 0.01, 100, 0.01));
+    /* 112% of the best: out only while the spreads are small enough */
+    CHECK(gdt_measure_raced_out(112, 0.001, 100, 0.001));
+    CHECK(!gdt_measure_raced_out(112, 0.02, 100, 0.01));
+    /* the boundary: est (1 - rel) = best (1 + best_rel) (1 + margin) stays in */
+    CHECK(!gdt_measure_raced_out(110, 0, 100, 0));
+    CHECK(gdt_measure_raced_out(110.0001, 0, 100, 0));
+    /* a spread of 1 or more, or nothing to race against, never races out */
+    CHECK(!gdt_measure_raced_out(1000, 1.0, 100, 0.01));
+    CHECK(!gdt_measure_raced_out(1000, INFINITY, 100, 0.01));
+    CHECK(!gdt_measure_raced_out(1000, 0.01, 0, 0));
+    CHECK(!gdt_measure_raced_out(NAN, 0.01, 100, 0.01));
+    CHECK(!gdt_measure_raced_out(1000, 0.01, 100, NAN));
+    CHECK(!gdt_measure_raced_out(1000, -0.5, 100, 0.01));
+}
+
 int main(void)
 {
+    test_raced_out();
     test_median();
     test_rel_spread();
     test_should_stop();
