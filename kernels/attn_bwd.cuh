@@ -14,12 +14,12 @@
 // when the launch gives that much more (checked at run time): the second
 // saves a barrier per query block (see the main loop).
 //
-// Bound by the plan: HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16,
+// Bound by the plan: HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, GDT_FP16,
 // CAUSAL (0 none, 1 top-left, 2 bottom-right).  Operand strides: dO as O,
 // dQ as Q, dK as K, dV as V.
 
 #ifndef HEAD_DIM
-#error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16 and CAUSAL are bound by the plan"
+#error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, GDT_FP16 and CAUSAL are bound by the plan"
 #endif
 
 #include "gdt_attn.cuh"
@@ -39,26 +39,6 @@
 static_assert(BLOCK_N % (16 * WARPS) == 0, "BLOCK_N must be a multiple of 16*WARPS");
 static_assert(DT % WARPS == 0, "HEAD_DIM/8 must be a multiple of WARPS (dQ column split)");
 static_assert(BLOCK_M % 16 == 0 && HEAD_DIM % 16 == 0, "tiles are multiples of 16");
-
-// The dynamic shared memory this launch was given (PTX %dynamic_smem_size).
-__device__ __forceinline__ u32 dyn_smem_bytes()
-{
-    u32 n;
-    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
-    return n;
-}
-__device__ __forceinline__ void red_add(float *p, float v)
-{
-    asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
-}
-#if __CUDA_ARCH__ >= 900
-__device__ __forceinline__ void red_add4(float *p, float a, float b, float c, float d)
-{
-    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "f"(a), "f"(b), "f"(c),
-                 "f"(d)
-                 : "memory");
-}
-#endif
 
 // ------------------------------------------------------------ pre / post
 

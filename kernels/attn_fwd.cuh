@@ -6,13 +6,13 @@
 // natural-log log-sum-exp per row (fp32, packed [b, h_q, s_q]).
 //
 // Bound by the plan (engines/nvrtc/tmpl_attention.c): HEAD_DIM, BLOCK_M,
-// BLOCK_N, WARPS, STAGES, IO_BF16 (1 bf16, 0 fp16), CAUSAL (0 none,
+// BLOCK_N, WARPS, STAGES, GDT_FP16 (1 fp16, 0 bf16), CAUSAL (0 none,
 // 1 top-left, 2 bottom-right), MMA (0 mma.sync; 1 and 2 wgmma on sm_90a,
 // below, 2 with the next block's S beside P V).
-// The types, the parameter block and the PTX helpers are in gdt_attn.cuh.
+// The types and the parameter block are in gdt_attn.cuh, the PTX helpers in gdt_ptx.cuh.
 
 #if !defined(HEAD_DIM) || !defined(MMA)
-#error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, IO_BF16, CAUSAL and MMA are bound by the plan"
+#error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, GDT_FP16, CAUSAL and MMA are bound by the plan"
 #endif
 
 #include "gdt_attn.cuh"

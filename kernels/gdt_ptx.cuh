@@ -1,12 +1,29 @@
-// kernels/gdt_ptx.cuh: what every template shares (kernels/gemm.cuh and,
-// through gdt_attn.cuh and gdt_wgmma.cuh, the attention templates): the
-// integer types, the shared-memory address, and the wgmma pipeline helpers
-// that depend on no template parameter.  NVRTC gets it as a header
-// (engines/nvrtc/nvrtc_compile.c registers every kernels/gdt_*.cuh and puts
-// their digests in the cache key).  No CUDA header: raw bits + PTX.
+// kernels/gdt_ptx.cuh: every PTX wrapper the NVRTC templates use, once
+// (kernels/gemm.cuh directly; kernels/attn_fwd.cuh and kernels/attn_bwd.cuh
+// through gdt_attn.cuh): the integer types, the shared-memory address,
+// cp.async, ldmatrix, mma.sync, conversions, exp2/log2, shuffles, warp vote,
+// global reductions, and the wgmma instructions and pipeline helpers.  NVRTC
+// gets it as a header (engines/nvrtc/nvrtc_compile.c registers every
+// kernels/gdt_*.cuh and puts their digests in the cache key).  No CUDA
+// header: raw bits + PTX.
+//
+// GDT_FP16, bound by every template's plan (engines/nvrtc/tmpl_gemm.c and
+// tmpl_attention.c pass -DGDT_FP16=...): 1 fp16, 0 bf16 inputs and outputs;
+// it picks the mma.sync/wgmma input type and the pack/unpack conversions.
+// Accumulation is fp32 either way.
 
 #ifndef GDT_PTX_CUH
 #define GDT_PTX_CUH
+
+#ifndef GDT_FP16
+#error "GDT_FP16 (1 fp16, 0 bf16) is bound by the plan"
+#endif
+
+#if GDT_FP16
+#define GDT_PTX_T "f16"
+#else
+#define GDT_PTX_T "bf16"
+#endif
 
 typedef unsigned short u16;
 typedef unsigned int u32;
@@ -20,6 +37,156 @@ __device__ __forceinline__ u32 smem_addr(const void *p)
     return a;
 }
 
+__device__ __forceinline__ float bits_f32(u32 v)
+{
+    float f;
+    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(v));
+    return f;
+}
+
+// ------------------------------------------------------------------ cp.async
+// src_bytes 0 zero-fills the 16-byte chunk: that is how tails are predicated.
+// The GEMM passes the byte count, the attention templates the predicate
+// (cp_async16): the same instruction, but where the 16-or-0 select is made
+// changes the select's form, and with it the sm_100 schedule of the
+// mma.sync GEMM (measured: 69 of its cubins differed when it called
+// cp_async16).  No "memory" clobber here: __syncthreads and the wgmma fences
+// order the shared-memory reads, and the GEMM's cubins are the same without
+// the clobber it used to carry.
+__device__ __forceinline__ void cp_async16_bytes(u32 dst, const void *src, u32 src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async16(u32 dst, const void *src, bool pred)
+{
+    cp_async16_bytes(dst, src, pred ? 16u : 0u);
+}
+__device__ __forceinline__ void cp_async4(u32 dst, const void *src, bool pred)
+{
+    int n = pred ? 4 : 0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// ------------------------------------------------------- ldmatrix, mma.sync
+__device__ __forceinline__ void ldsm_x4(u32 *r, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_t(u32 *r, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x2_t(u32 *r, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1]) : "r"(addr));
+}
+// TRANS chosen at compile time (the GEMM's operand layouts).
+template <int TRANS> __device__ __forceinline__ void ldsm_x4_trans_if(u32 *r, u32 addr)
+{
+    if (TRANS)
+        ldsm_x4_t(r, addr);
+    else
+        ldsm_x4(r, addr);
+}
+
+__device__ __forceinline__ void mma16816(float *c, const u32 *a, u32 b0, u32 b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." GDT_PTX_T "." GDT_PTX_T ".f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// ------------------------------------------------ conversions, math, shuffles
+// lo lands in the low half (the lower column index).
+__device__ __forceinline__ u32 pack2(float lo, float hi)
+{
+    u32 r;
+    asm("cvt.rn." GDT_PTX_T "x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+__device__ __forceinline__ float unpack_lo(u32 v)
+{
+#if GDT_FP16
+    float f;
+    asm("{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
+    return f;
+#else
+    return bits_f32(v << 16);
+#endif
+}
+__device__ __forceinline__ float unpack_hi(u32 v)
+{
+#if GDT_FP16
+    float f;
+    asm("{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
+    return f;
+#else
+    return bits_f32(v & 0xffff0000u);
+#endif
+}
+__device__ __forceinline__ float fast_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ float fast_log2(float x)
+{
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ float shfl_xor(float v, int m)
+{
+    float r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n" : "=f"(r) : "f"(v), "r"(m));
+    return r;
+}
+__device__ __forceinline__ float neg_inf() { return bits_f32(0xff800000u); }
+
+// The same for every lane, and visibly so to the compiler: a wgmma after a
+// branch on it is not serialized (ptxas C7520 otherwise).
+__device__ __forceinline__ bool warp_any(bool x)
+{
+    u32 r;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
+                 "selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r) : "r"((u32)x));
+    return r != 0;
+}
+
+// ------------------------------------------- launch facts, global reductions
+// The dynamic shared memory this launch was given (PTX %dynamic_smem_size).
+__device__ __forceinline__ u32 dyn_smem_bytes()
+{
+    u32 n;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+    return n;
+}
+__device__ __forceinline__ void red_add(float *p, float v)
+{
+    asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+}
+#if __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void red_add4(float *p, float a, float b, float c, float d)
+{
+    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "f"(a), "f"(b), "f"(c),
+                 "f"(d)
+                 : "memory");
+}
+#endif
+
+// ------------------------------------------------------------ wgmma (sm_90a)
 // wgmma matrix descriptor, 128-byte swizzle, 8-row groups (SBO) 1024 bytes
 // apart; lbo: the leading byte offset (MN-major: between 64-element blocks).
 __device__ __forceinline__ u64 wg_desc(u32 addr, u32 lbo)
@@ -44,6 +211,47 @@ template <int N> __device__ __forceinline__ void wg_fence_acc(float (&d)[N])
 {
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// acc (64 x N) = A (smem) * B (smem), plus acc when acc_in != 0; TA/TB: the
+// operand is MN-major (transposed) rather than K-major.
+template <int TA, int TB>
+__device__ __forceinline__ void wg_ss_n64(float (&d)[32], u64 da, u64 db, int acc_in)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." GDT_PTX_T "." GDT_PTX_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(da), "l"(db), "r"(acc_in), "n"(TA), "n"(TB));
+}
+template <int TA, int TB>
+__device__ __forceinline__ void wg_ss_n128(float (&d)[64], u64 da, u64 db, int acc_in)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." GDT_PTX_T "." GDT_PTX_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db), "r"(acc_in), "n"(TA), "n"(TB));
+}
+template <int TA, int TB>
+__device__ __forceinline__ void wg_ss_n256(float (&d)[128], u64 da, u64 db, int acc_in)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." GDT_PTX_T "." GDT_PTX_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db), "r"(acc_in), "n"(TA), "n"(TB));
+}
+
+// acc (64 x 64) += A (registers) * B (smem, MN-major): A from registers is a
+// different instruction form (no TA, always accumulates).
+__device__ __forceinline__ void wg_rs_n64(float (&d)[32], const u32 (&a)[4], u64 db)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." GDT_PTX_T "." GDT_PTX_T " "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
 }
 
 #endif

@@ -1,9 +1,10 @@
-// kernels/gdt_wgmma.cuh: the wgmma helpers the sm_90a paths of the
-// attention templates share (kernels/attn_fwd.cuh, kernels/attn_bwd.cuh).
+// kernels/gdt_wgmma.cuh: the wgmma operand addressing and tile loads the
+// sm_90a paths of the attention templates share (kernels/attn_fwd.cuh,
+// kernels/attn_bwd.cuh); the wgmma instructions are in gdt_ptx.cuh.
 // NVRTC gets it as a header (engines/nvrtc/nvrtc_compile.c registers every
 // kernels/gdt_*.cuh and puts their digests in the cache key).  The includer
-// binds IO_BF16, HEAD_DIM and THREADS and includes gdt_attn.cuh first
-// (types, cp_async16).
+// binds GDT_FP16, HEAD_DIM and THREADS and includes gdt_attn.cuh first
+// (and through it gdt_ptx.cuh: the types, cp_async16).
 //
 // Operand tiles are 128-byte-swizzled: 16-byte chunk c of a 128-byte row r
 // sits at chunk c ^ (r % 8), atoms on 1024-byte boundaries.
@@ -11,50 +12,11 @@
 #ifndef GDT_WGMMA_CUH
 #define GDT_WGMMA_CUH
 
-#if IO_BF16
-#define WG_T "bf16"
-#else
-#define WG_T "f16"
-#endif
-
 // Operands at a constant byte offset from a tile's descriptor: the start
 // address field is (address & 0x3FFFF) >> 4 and shared addresses stay below
 // 2^18, so offset/16 added to the descriptor describes the offset address.
 // One add per wgmma, and no per-step descriptor kept live across a loop.
 __device__ __forceinline__ u64 wg_at(u64 desc, u32 byte_offset) { return desc + (byte_offset >> 4); }
-
-// The same for every lane, and visibly so to the compiler: a wgmma after a
-// branch on it is not serialized (ptxas C7520 otherwise).
-__device__ __forceinline__ bool warp_any(bool x)
-{
-    u32 r;
-    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
-                 "selp.u32 %0, 1, 0, q;\n}\n"
-                 : "=r"(r) : "r"((u32)x));
-    return r != 0;
-}
-
-// acc (64 x 64) = A (smem) * B (smem), plus acc when acc_in != 0; TA/TB: the
-// operand is MN-major (transposed) rather than K-major.
-template <int TA, int TB>
-__device__ __forceinline__ void wg_ss_n64(float (&d)[32], u64 da, u64 db, int acc_in)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_T "." WG_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(da), "l"(db), "r"(acc_in), "n"(TA), "n"(TB));
-}
-
-// acc (64 x 64) += A (registers) * B (smem, MN-major).
-__device__ __forceinline__ void wg_rs_n64(float (&d)[32], const u32 (&a)[4], u64 db)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_T "." WG_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
-}
 
 // K-major operand: rows row0.. of a ROWS-row tile, k16 step kk along the
 // 64-column blocks of d.

@@ -13,8 +13,9 @@
  * M, N, K, batch and strides stay run-time values, so one cubin serves
  * every shape of a layout, with predicated tails on all three axes.
  * No toolkit header is included (only gdt_ptx.cuh, embedded like the
- * template): the kernel uses raw 16-bit patterns and inline PTX, so NVRTC
- * needs no toolkit headers at run time.
+ * template, which holds every PTX wrapper used here): the kernel uses raw
+ * 16-bit patterns and inline PTX, so NVRTC needs no toolkit headers at run
+ * time.
  *
  * MMA=0: cp.async multi-stage pipeline, ldmatrix, mma.sync m16n8k16 (sm80+).
  * MMA=1: cp.async into 128-byte-swizzled shared memory read by wgmma
@@ -34,38 +35,6 @@ struct gdt_gemm_params {
 
 #define THREADS (WARPS_M * WARPS_N * 32)
 
-#if GDT_FP16
-#define GDT_WG_T "f16"
-#else
-#define GDT_WG_T "bf16"
-#endif
-
-/* src_bytes 0 zero-fills the chunk: that is how tails are predicated. */
-__device__ __forceinline__ void gdt_cp_async16(u32 dst, const void *src, u32 src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(src_bytes)
-                 : "memory");
-}
-
-__device__ __forceinline__ void gdt_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-template <int N> __device__ __forceinline__ void gdt_cp_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ u32 gdt_pack2(float lo, float hi)
-{
-    u32 r;
-#if GDT_FP16
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-#else
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-#endif
-    return r;
-}
-
 /* Tile order: GROUP_M tile rows share one band so that neighbouring CTAs
  * reuse the same B columns from L2. */
 __device__ __forceinline__ void gdt_tile_coords(const gdt_gemm_params &p, int &tm, int &tn)
@@ -84,7 +53,7 @@ __device__ __forceinline__ void gdt_store2(const gdt_gemm_params &p, u16 *c, int
 {
     if (row >= p.m || col >= p.n)
         return;
-    u32 v = gdt_pack2(x0, x1);
+    u32 v = pack2(x0, x1);
     u16 *dst = c + (long long)row * p.sc1 + (long long)col * p.sc2;
 #if C_VEC2
     *(u32 *)dst = v;
@@ -130,7 +99,7 @@ __device__ __forceinline__ void gdt_load_tile(u16 *s, const u16 *g, long long sm
         if (VEC) {
             bool ok = mn < mn_lim && kk < k_lim;
             const u16 *src = ok ? g + (long long)mn * smn + (long long)kk * sk : g;
-            gdt_cp_async16(smem_addr(dst), src, ok ? 16u : 0u);
+            cp_async16_bytes(smem_addr(dst), src, ok ? 16u : 0u);
         } else {
 #pragma unroll
             for (int e = 0; e < 8; ++e) {
@@ -140,19 +109,6 @@ __device__ __forceinline__ void gdt_load_tile(u16 *s, const u16 *g, long long sm
             }
         }
     }
-}
-
-template <int TRANS> __device__ __forceinline__ void gdt_ldm_x4(u32 (&r)[4], const u16 *p)
-{
-    u32 a = smem_addr(p);
-    if (TRANS)
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                     : "r"(a));
-    else
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                     : "r"(a));
 }
 
 /* Lane l of an x4 ldmatrix supplies one row address of matrix l/8.  A's four
@@ -166,14 +122,6 @@ __device__ __forceinline__ const u16 *gdt_frag_addr(const u16 *s, int mn, int k,
                   : s + (k + k_off + r) * PITCH + mn + mn_off;
 }
 
-__device__ __forceinline__ void gdt_mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." GDT_WG_T "." GDT_WG_T ".f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
 __device__ __forceinline__ void gdt_compute_stage(float (&acc)[MI][NI][4], const u16 *as,
                                                   const u16 *bs, int wm, int wn, int lane)
 {
@@ -183,13 +131,13 @@ __device__ __forceinline__ void gdt_compute_stage(float (&acc)[MI][NI][4], const
         u32 af[MI][4], bf[NI][2];
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
-            gdt_ldm_x4<!A_KMAJOR>(af[mi], gdt_frag_addr<A_KMAJOR, A_PITCH>(
-                                              as, wm * WTM + mi * 16, kk, (j & 1) * 8, (j >> 1) * 8, r));
+            ldsm_x4_trans_if<!A_KMAJOR>(af[mi], smem_addr(gdt_frag_addr<A_KMAJOR, A_PITCH>(
+                                                    as, wm * WTM + mi * 16, kk, (j & 1) * 8, (j >> 1) * 8, r)));
 #pragma unroll
         for (int nj = 0; nj < NI / 2; ++nj) {
             u32 t[4];
-            gdt_ldm_x4<!B_KMAJOR>(t, gdt_frag_addr<B_KMAJOR, B_PITCH>(
-                                         bs, wn * WTN + nj * 16, kk, (j >> 1) * 8, (j & 1) * 8, r));
+            ldsm_x4_trans_if<!B_KMAJOR>(t, smem_addr(gdt_frag_addr<B_KMAJOR, B_PITCH>(
+                                               bs, wn * WTN + nj * 16, kk, (j >> 1) * 8, (j & 1) * 8, r)));
             bf[2 * nj][0] = t[0];
             bf[2 * nj][1] = t[1];
             bf[2 * nj + 1][0] = t[2];
@@ -199,7 +147,7 @@ __device__ __forceinline__ void gdt_compute_stage(float (&acc)[MI][NI][4], const
         for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
             for (int ni = 0; ni < NI; ++ni)
-                gdt_mma16816(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+                mma16816(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
     }
 }
 
@@ -238,10 +186,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_gemm(const gdt_gemm_pa
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < ktiles)
             gdt_load_stage(p, sa + s * A_STAGE, sb + s * B_STAGE, ga, gb, m0, n0, s);
-        gdt_cp_commit();
+        cp_commit();
     }
     for (int kt = 0; kt < ktiles; ++kt) {
-        gdt_cp_wait<STAGES - 2>();
+        cp_wait<STAGES - 2>();
         __syncthreads();
         /* The stage refilled here was read in iteration kt-1, which every
          * thread has left (the barrier above). */
@@ -249,7 +197,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_gemm(const gdt_gemm_pa
         if (next < ktiles)
             gdt_load_stage(p, sa + (next % STAGES) * A_STAGE, sb + (next % STAGES) * B_STAGE, ga,
                            gb, m0, n0, next);
-        gdt_cp_commit();
+        cp_commit();
         int s = kt % STAGES;
         gdt_compute_stage(acc, sa + s * A_STAGE, sb + s * B_STAGE, wm, wn, lane);
     }
@@ -291,7 +239,7 @@ __device__ __forceinline__ void gdt_wg_load_kmajor(u32 s, const u16 *g, long lon
         int mn = mn0 + r, kk = k0 + c * 8;
         bool ok = mn < mn_lim && kk < k_lim;
         const u16 *src = ok ? g + (long long)mn * smn + kk : g;
-        gdt_cp_async16(s + r * 128 + ((c ^ (r & 7)) << 4), src, ok ? 16u : 0u);
+        cp_async16_bytes(s + r * 128 + ((c ^ (r & 7)) << 4), src, ok ? 16u : 0u);
     }
 }
 
@@ -306,8 +254,8 @@ __device__ __forceinline__ void gdt_wg_load_mnmajor(u32 s, const u16 *g, long lo
         int kk = k0 + r, mn = mn0 + c * 8;
         bool ok = kk < k_lim && mn < mn_lim;
         const u16 *src = ok ? g + (long long)kk * sk + mn : g;
-        gdt_cp_async16(s + (c >> 3) * (64 * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4), src,
-                       ok ? 16u : 0u);
+        cp_async16_bytes(s + (c >> 3) * (64 * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4), src,
+                         ok ? 16u : 0u);
     }
 }
 
@@ -338,43 +286,14 @@ __device__ __forceinline__ u64 gdt_wg_operand(u32 block, int kmajor, int kk)
 }
 
 template <int TA, int TB>
-__device__ __forceinline__ void gdt_wgmma_n64(float (&d)[32], unsigned long long da, unsigned long long db)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." GDT_WG_T "." GDT_WG_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
-}
-
-template <int TA, int TB>
-__device__ __forceinline__ void gdt_wgmma_n128(float (&d)[64], unsigned long long da, unsigned long long db)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." GDT_WG_T "." GDT_WG_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %67, %68;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
-}
-
-template <int TA, int TB>
-__device__ __forceinline__ void gdt_wgmma_n256(float (&d)[128], unsigned long long da, unsigned long long db)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." GDT_WG_T "." GDT_WG_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, %131, %132;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
-}
-template <int TA, int TB>
 __device__ __forceinline__ void gdt_wg_mma(float (&d)[BN / 2], u64 da, u64 db)
 {
     if constexpr (BN == 64)
-        gdt_wgmma_n64<TA, TB>(d, da, db);
+        wg_ss_n64<TA, TB>(d, da, db, 1);
     else if constexpr (BN == 128)
-        gdt_wgmma_n128<TA, TB>(d, da, db);
+        wg_ss_n128<TA, TB>(d, da, db, 1);
     else
-        gdt_wgmma_n256<TA, TB>(d, da, db);
+        wg_ss_n256<TA, TB>(d, da, db, 1);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm_params p)
@@ -407,10 +326,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm
     for (int s = 0; s < STAGES - 2; ++s) {
         if (s < ktiles)
             gdt_wg_load_stage(p, sa + s * A_STAGE_BYTES, sb + s * B_STAGE_BYTES, ga, gb, m0, n0, s);
-        gdt_cp_commit();
+        cp_commit();
     }
     for (int kt = 0; kt < ktiles; ++kt) {
-        gdt_cp_wait<STAGES - 3>();
+        cp_wait<STAGES - 3>();
         /* cp.async writes are generic-proxy writes; wgmma reads through the
          * async proxy. */
         fence_proxy_async();
@@ -419,7 +338,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm
         if (next < ktiles)
             gdt_wg_load_stage(p, sa + (next % STAGES) * A_STAGE_BYTES,
                               sb + (next % STAGES) * B_STAGE_BYTES, ga, gb, m0, n0, next);
-        gdt_cp_commit();
+        cp_commit();
         u32 as = sa + (kt % STAGES) * A_STAGE_BYTES, bs = sb + (kt % STAGES) * B_STAGE_BYTES;
         wg_fence();
 #pragma unroll

@@ -70,7 +70,7 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
         {"BLOCK_N", row[GDT_ATTN_BN]},
         {"WARPS", row[GDT_ATTN_WARPS]},
         {"STAGES", row[GDT_ATTN_STAGES]},
-        {"IO_BF16", f->dtype == GDT_DTYPE_BF16},
+        {"GDT_FP16", f->dtype == GDT_DTYPE_FP16},
         {"CAUSAL", s->causal},
         {"MMA", row[GDT_ATTN_MMA]},
     };
