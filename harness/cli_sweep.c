@@ -86,6 +86,10 @@ static const gdt_cli_option options[] = {
      .metavar = "N", .help = "knob-enumerated cuDNN configs per engine (default: spec, else 8)"},
     {"--shard", NULL, GDT_CLI_CUSTOM, .parse = parse_shard, .metavar = "I/N",
      .help = "only cells whose index is I modulo N (0 <= I < N)"},
+    {"--exhaustive", NULL, GDT_CLI_FLAG, O(exhaustive),
+     .help = "measure every plan in full; by default a plan whose first estimate\n"
+             "is more than 10% slower than the cell's best beyond both spreads\n"
+             "stops there (raced out)"},
     {"--gpus", NULL, GDT_CLI_INT, O(gpus), .lo = 1, .hi = 16, .metavar = "N",
      .help = "at most N workers, one per GPU, cells spread across them\n"
              "(default: every GPU of the first GPU's model)"},
@@ -131,10 +135,10 @@ static int check_combination(const gdt_sweep_opts *o)
     if (o->compile_only && o->resume_dir)
         return gdt_cli_usage_error(VERB, "--compile-only measures nothing: it cannot --resume");
     if (o->resume_dir && (o->spec_path || o->quick || o->shard_n || o->nbursts || o->target_rel > 0 ||
-                          o->max_plan_seconds > 0 || o->knob_cap >= 0))
+                          o->max_plan_seconds > 0 || o->knob_cap >= 0 || o->exhaustive))
         return gdt_cli_usage_error(VERB, "--resume %s measures with the settings its journal "
                                    "recorded: drop --spec, --quick, --shard, --bursts, --target-rel, "
-                                   "--max-plan-seconds and --cudnn-knob-cap", o->resume_dir);
+                                   "--max-plan-seconds, --cudnn-knob-cap and --exhaustive", o->resume_dir);
     if (o->resume_dir && o->out_dir)
         return gdt_cli_usage_error(VERB, "--resume %s continues in its own directory: drop --out %s",
                                    o->resume_dir, o->out_dir);

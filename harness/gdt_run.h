@@ -102,6 +102,7 @@ typedef struct gdt_run_options {
     int nbursts;
     double target_rel, max_plan_seconds, deadline;
     int knob_cap, shard_i, shard_n;
+    bool race;              /* plans raced (gdt_measure_raced_out); false: every plan in full */
 } gdt_run_options;
 
 typedef struct gdt_run {

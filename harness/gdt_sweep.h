@@ -75,6 +75,7 @@ typedef struct gdt_sweep_opts {
     double deadline;          /* per plan, seconds; 0: build + verify + cap + margin */
     int knob_cap;             /* -1: spec or 8 */
     int shard_i, shard_n;     /* n = 0: every cell */
+    bool exhaustive;          /* every plan measured in full (no racing) */
     bool compile_only;
     int arch;                 /* 0: the device's */
     int jobs;                 /* compile-only threads; 0: online CPUs */

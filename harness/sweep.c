@@ -34,8 +34,10 @@ void gdt_sweep_opts_default(gdt_sweep_opts *o)
 typedef struct run_cell {
     cJSON *plans;    /* the plan list as journaled (owned), NULL until listed */
     bool *has_result; /* per plan */
+    int *order;      /* the plans in untimed order: likely winners first set the race's bar */
     int nplans;
     bool journaled;  /* its "cell" record is in the journal */
+    double best_us, best_noise; /* racing: the fastest verified plan so far (0: none) */
 } run_cell;
 
 struct run;
@@ -214,7 +216,8 @@ static void progress(run *r, const gdt_run_result_rec *res)
     fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s: %s", r->done, total, gdt_family_name(c->family),
             c->shape, res->name, gdt_disposition_name(res->disposition));
     if (cJSON_IsNumber(t) && res->disposition == GDT_DISP_VERIFIED)
-        fprintf(stderr, " %.2f us", t->valuedouble);
+        fprintf(stderr, " %.2f us%s", t->valuedouble,
+                cJSON_IsTrue(cJSON_GetObjectItem(res->measured, "raced_out")) ? " (raced out)" : "");
     else if (*res->error)
         fprintf(stderr, " (%.300s)", res->error);
     fprintf(stderr, "  [verified %d incorrect %d failed %d declined %d, ETA %.0f s]\n",
@@ -231,11 +234,39 @@ static void count(run *r, gdt_disposition d)
 
 /* ---------------------------------------------------------- the cells */
 
+/* Plan indices by untimed position (ties by index): the backend's mode-A
+ * entries come first, so racing has a strong bar from the start. */
+static int *untimed_order(const cJSON *plans)
+{
+    int n = cJSON_GetArraySize(plans);
+    int *order = malloc(sizeof *order * (size_t)(n + 1));
+    for (int i = 0; order && i < n; i++) {
+        int u = (int)gdt_json_num_or(cJSON_GetArrayItem(plans, i), "untimed", 0), k = i;
+        while (k > 0 && gdt_json_num_or(cJSON_GetArrayItem(plans, order[k - 1]), "untimed", 0) > u)
+            order[k] = order[k - 1], k--;
+        order[k] = i;
+    }
+    return order;
+}
+
+/* Racing's bar: the fastest plan measured in full so far. */
+static void note_best(run_cell *rc, gdt_disposition d, const cJSON *measured)
+{
+    double t = gdt_json_num_or(measured, "time_us", 0), noise = gdt_json_num_or(measured, "noise", 0);
+    if (d != GDT_DISP_VERIFIED || !(t > 0) || cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
+        return;
+    if (rc->best_us <= 0 || t < rc->best_us)
+        rc->best_us = t, rc->best_noise = noise;
+}
+
 static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
     bool *has = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *has);
-    if (!has) {
+    int *order = untimed_order(plans);
+    if (!has || !order) {
+        free(has);
+        free(order);
         cJSON_Delete(plans);
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     }
@@ -243,6 +274,7 @@ static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_
     rc->plans = plans;
     rc->nplans = cJSON_GetArraySize(plans);
     rc->has_result = has;
+    rc->order = order;
     r->total += rc->nplans;
     const cJSON *cpu = cJSON_GetObjectItem(rep, "reference_cpu");
     bool checked = cJSON_IsTrue(cpu);
@@ -307,6 +339,7 @@ static gdt_status record_result(run *r, const lane *ln, int ci, int pi, gdt_run_
     pthread_mutex_lock(&r->mu);
     gdt_status s = gdt_run_write_result(r->j, &res, e);
     r->cells[ci].has_result[pi] = true;
+    note_best(&r->cells[ci], res.disposition, res.measured);
     count(r, res.disposition);
     r->session_plans++;
     progress(r, &res);
@@ -335,7 +368,7 @@ static bool reply_disposition(const cJSON *rep, gdt_disposition *d, char *why, s
     return false;
 }
 
-static cJSON *plan_request(const run *r, const cJSON *plan)
+static cJSON *plan_request(run *r, int ci, const cJSON *plan)
 {
     cJSON *req = cJSON_CreateObject();
     cJSON_AddStringToObject(req, "op", "plan");
@@ -343,6 +376,13 @@ static cJSON *plan_request(const run *r, const cJSON *plan)
     cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(r->o.bursts, r->o.nbursts));
     cJSON_AddNumberToObject(req, "target_rel", r->o.target_rel);
     cJSON_AddNumberToObject(req, "max_seconds", r->o.max_plan_seconds);
+    pthread_mutex_lock(&r->mu);
+    double best = r->cells[ci].best_us, noise = r->cells[ci].best_noise;
+    pthread_mutex_unlock(&r->mu);
+    if (!r->o.exhaustive && best > 0) {
+        cJSON_AddNumberToObject(req, "race_us", best);
+        cJSON_AddNumberToObject(req, "race_noise", noise);
+    }
     return req;
 }
 
@@ -355,7 +395,7 @@ static gdt_status run_plan(run *r, lane *ln, int ci, int pi, gdt_error *e)
     pthread_mutex_unlock(&r->mu);
     if (s != GDT_STATUS_OK)
         return s;
-    cJSON *req = plan_request(r, plan), *rep = NULL;
+    cJSON *req = plan_request(r, ci, plan), *rep = NULL;
     gdt_error we = {0};
     gdt_status ws = call(ln, req, plan_deadline(r), &rep, &we);
     cJSON_Delete(req);
@@ -377,7 +417,8 @@ static gdt_status run_plan(run *r, lane *ln, int ci, int pi, gdt_error *e)
 static gdt_status run_cell_plans(run *r, lane *ln, int ci, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
-    for (int pi = 0; rc->plans && pi < rc->nplans; pi++) {
+    for (int k = 0; rc->plans && k < rc->nplans; k++) {
+        int pi = rc->order[k];
         if (rc->has_result[pi])
             continue;
         gdt_error pe = {0};
@@ -387,7 +428,7 @@ static gdt_status run_cell_plans(run *r, lane *ln, int ci, gdt_error *e)
              * plan left is failed with the reason, so the sweep goes on. */
             char why[GDT_ERROR_MAX + 64];
             snprintf(why, sizeof why, "cell preparation failed: %s", pe.msg);
-            for (; pi < rc->nplans && s != GDT_STATUS_IO; pi++)
+            for (pi = 0; pi < rc->nplans && s != GDT_STATUS_IO; pi++)
                 if (!rc->has_result[pi])
                     s = record_result(r, ln, ci, pi, failed_result(why), e);
             return s == GDT_STATUS_IO ? s : GDT_STATUS_OK;
@@ -436,7 +477,8 @@ static gdt_run_options run_options(const run *r)
 {
     gdt_run_options op = {.nbursts = r->o.nbursts, .target_rel = r->o.target_rel,
                           .max_plan_seconds = r->o.max_plan_seconds, .deadline = r->o.deadline,
-                          .knob_cap = r->o.knob_cap, .shard_i = r->o.shard_i, .shard_n = r->o.shard_n};
+                          .knob_cap = r->o.knob_cap, .shard_i = r->o.shard_i, .shard_n = r->o.shard_n,
+                          .race = !r->o.exhaustive};
     memcpy(op.bursts, r->o.bursts, sizeof op.bursts);
     return op;
 }
@@ -513,6 +555,7 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     r->o.knob_cap = op->knob_cap;
     r->o.shard_i = op->shard_i;
     r->o.shard_n = op->shard_n;
+    r->o.exhaustive = !op->race;
     r->spec = jr->spec; /* the run owns it from here; the model's cells point into it */
     jr->spec = NULL;
     r->arch = jr->arch;
@@ -536,6 +579,7 @@ static gdt_status replay(run *r, const gdt_run *jr, gdt_error *e)
                 continue;
             r->cells[ci].has_result[pi] = true;
             count(r, c->result[pi].disposition);
+            note_best(&r->cells[ci], c->result[pi].disposition, c->result[pi].rec);
         }
         if (s != GDT_STATUS_OK)
             return s;
@@ -641,6 +685,7 @@ static void run_free(run *r)
 {
     for (int i = 0; r->cells && i < r->spec->ncells; i++) {
         free(r->cells[i].has_result);
+        free(r->cells[i].order);
         cJSON_Delete(r->cells[i].plans);
     }
     free(r->cells);

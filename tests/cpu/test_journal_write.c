@@ -107,7 +107,7 @@ static gdt_run_header_rec header(const gdt_sweep_spec *spec, const cJSON *device
         .candidates_digest = "2a46b9e8", .candidates = "{\"rows\":[]}", .arch = 90,
         .device = device, .gpus = gpus, .ngpus = 1,
         .options = {.bursts = {1, 2, 8}, .nbursts = 3, .target_rel = 0.01, .max_plan_seconds = 0.5,
-                    .deadline = 2, .knob_cap = 1, .shard_i = 0, .shard_n = 0},
+                    .deadline = 2, .knob_cap = 1, .shard_i = 0, .shard_n = 0, .race = true},
     };
     return h;
 }
@@ -127,7 +127,7 @@ static void check_header_line(const char *line, const gdt_sweep_spec *spec)
                  "\"2a46b9e8\",\"candidates\":\"{\\\"rows\\\":[]}\",\"arch\":90,\"device\":%s,"
                  "\"gpus\":[\"GPU-py\"],\"options\":{\"bursts\":[1,2,8],\"target_rel\":0.01,"
                  "\"max_plan_seconds\":0.5,\"deadline\":2,\"cudnn_knob_cap\":1,\"shard_i\":0,"
-                 "\"shard_n\":0}}", GDT_VERSION_STRING, gdt__source_digest, s, spec->digest, t,
+                 "\"shard_n\":0,\"race\":true}}", GDT_VERSION_STRING, gdt__source_digest, s, spec->digest, t,
                  device_json);
         CHECK_STR(line, want);
     }
@@ -219,6 +219,7 @@ static void check_header(const gdt_run *r)
     CHECK_NEAR(r->options.deadline, 2, 0);
     CHECK_INT(r->options.knob_cap, ==, 1);
     CHECK_INT(r->options.shard_n, ==, 0);
+    CHECK(r->options.race);
     CHECK_INT(r->ncells, ==, 2);
 }
 
