@@ -430,18 +430,25 @@ static void test_run_loop(const char *self)
         CHECK_INT(system(args), ==, 0);
 }
 
+/* DIR/spec.json: GEMM cells of n = k = 256, one per m of ms ("256,512"). */
+static void write_spec(char *spec, size_t n, const char *dir, const char *ms)
+{
+    snprintf(spec, n, "%s/spec.json", dir);
+    FILE *f = fopen(spec, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fprintf(f, "{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
+                "\"grid\":[{\"m\":[%s],\"n,k\":[[256,256]]}]}", ms);
+        fclose(f);
+    }
+}
+
 /* One worker per GPU of the first GPU's model, cells spread across them. */
 static void test_gpus(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_gpus_XXXXXX", spec[600], args[2048], run[600];
     CHECK(mkdtemp(dir) != NULL);
-    snprintf(spec, sizeof spec, "%s/three.json", dir);
-    FILE *f = fopen(spec, "w");
-    if (f) {
-        fputs("{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
-              "\"grid\":[{\"m\":[256,512,1024],\"n,k\":[[256,256]]}]}", f);
-        fclose(f);
-    }
+    write_spec(spec, sizeof spec, dir, "256,512,1024");
     setenv("GDTUNE_WORKER_EXE", self, 1);
     setenv("GDT_FAKE_GPUS", "3", 1);
     setenv("GDT_FAKE_ODD", "2", 1);
@@ -491,13 +498,7 @@ static void test_racing(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_race_XXXXXX", spec[600], args[2048], run[600], journal[700];
     CHECK(mkdtemp(dir) != NULL);
-    snprintf(spec, sizeof spec, "%s/one.json", dir);
-    FILE *f = fopen(spec, "w");
-    if (f) {
-        fputs("{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
-              "\"grid\":[{\"m\":[256],\"n,k\":[[256,256]]}]}", f);
-        fclose(f);
-    }
+    write_spec(spec, sizeof spec, dir, "256");
     setenv("GDTUNE_WORKER_EXE", self, 1);
     snprintf(run, sizeof run, "%s/raced", dir);
     snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1", spec, run, dir);
