@@ -1,6 +1,6 @@
 /* The hand engine's GEMM slot without a device: its id, kind and capability
- * in the manifest, offered on sm90 and declined elsewhere with the reason,
- * listed by `gdtune plans` on sm90 only, its fixed configuration replayed
+ * in the manifest, opt-in, offered on sm90 and declined elsewhere with the
+ * reason, listed by `gdtune plans` on sm90 only, its fixed configuration replayed
  * by name, check_support's reasons for what TMA cannot describe, and its
  * cubin embedded in the library. */
 #include "gdt_engines.h"
@@ -37,22 +37,26 @@ static void test_slot(void)
     CHECK_INT(s->cap.sm_lo, ==, 90);
     CHECK_INT(s->cap.sm_hi, ==, 90);
     CHECK_INT(s->cap.dtypes, ==, (1u << GDT_DTYPE_BF16) | (1u << GDT_DTYPE_FP16));
-    CHECK(!s->opt_in);
+    CHECK(s->opt_in); /* until test_hand has passed on an sm90 device */
     CHECK(s->ops == &gdt__hand_gemm_ops);
 }
 
 static void test_offered(void)
 {
+    gdt_manifest m = *gdt_manifest_default();
     gdt_facts f;
     char why[256];
     facts_for("m=4096,n=4096,k=4096", 90, &f);
-    CHECK(gdt_slot_offered(NULL, hand_slot(), &f, why, sizeof why));
+    CHECK(!gdt_slot_offered(&m, hand_slot(), &f, why, sizeof why));
+    CHECK_STR(why, "gemm.hand is opt-in (set GDTUNE_ENABLE_OPT_IN=1)");
+    m.enable_opt_in = true;
+    CHECK(gdt_slot_offered(&m, hand_slot(), &f, why, sizeof why));
     facts_for("m=4096,n=4096,k=4096", 100, &f);
-    CHECK(!gdt_slot_offered(NULL, hand_slot(), &f, why, sizeof why));
+    CHECK(!gdt_slot_offered(&m, hand_slot(), &f, why, sizeof why));
     CHECK_STR(why, "gemm.hand: sm100 outside sm90..sm90");
     facts_for("m=64,n=64,k=64", 90, &f);
     f.dtype = GDT_DTYPE_FP32; /* no GEMM shape parses to it: the facts alone */
-    CHECK(!gdt_slot_offered(NULL, hand_slot(), &f, why, sizeof why));
+    CHECK(!gdt_slot_offered(&m, hand_slot(), &f, why, sizeof why));
     CHECK_STR(why, "gemm.hand: dtype fp32 not served");
 }
 
@@ -63,14 +67,20 @@ static int plans_output(const char *arch, char *out, size_t n)
     return gdt_test_spawn(argv, NULL, out, n);
 }
 
+/* Listed on sm90 once opt-in slots are enabled, never on sm100. */
 static void test_plans(void)
 {
     static char out[1 << 16];
+    unsetenv("GDTUNE_ENABLE_OPT_IN");
+    CHECK_INT(plans_output("sm90", out, sizeof out), ==, 0);
+    CHECK(strstr(out, "gemm.hand") == NULL);
+    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1);
     CHECK_INT(plans_output("sm90", out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "gemm.hand");
     CHECK_INT(plans_output("sm100", out, sizeof out), ==, 0);
     CHECK(strstr(out, "gemm.hand") == NULL);
     CHECK_CONTAINS(out, "gemm.nvrtc");
+    unsetenv("GDTUNE_ENABLE_OPT_IN");
 }
 
 static gdt_status check(const char *shape, int arch, const gdt_plan_id *id, gdt_error *e)
