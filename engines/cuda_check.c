@@ -65,6 +65,7 @@ static void cu_init(void)
         {"cuFuncGetAttribute", (void **)&cu_api.cuFuncGetAttribute},
         {"cuLaunchKernelEx", (void **)&cu_api.cuLaunchKernelEx},
         {"cuLaunchKernel", (void **)&cu_api.cuLaunchKernel},
+        {"cuTensorMapEncodeTiled", (void **)&cu_api.cuTensorMapEncodeTiled},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!resolve(table[i].sym, table[i].fn)) {

@@ -44,6 +44,12 @@ typedef struct gdt_cu_api {
     CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void **, void **);
+    /* Host-side only (no device work): the hand engine's TMA descriptors. */
+    CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                       const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                       const cuuint32_t *, CUtensorMapInterleave,
+                                       CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                       CUtensorMapFloatOOBfill);
 } gdt_cu_api;
 
 /* NULL with *e filled when the driver is absent. */

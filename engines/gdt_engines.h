@@ -7,6 +7,9 @@
 /* engines/nvrtc/nvrtc_engine.c: every NVRTC slot (the template is chosen by
  * the slot's row family). */
 extern const gdt_engine_ops gdt__nvrtc_ops;
+/* engines/hand/hand_engine.c: the handwritten GEMM (gemm.hand), one fixed
+ * configuration of the nvcc-built kernels/hand/gemm_sm90.cu. */
+extern const gdt_engine_ops gdt__hand_gemm_ops;
 /* engines/test_engines.c: test-only engines, opt-in (one faults with an
  * illegal address, one never ends). */
 extern const gdt_engine_ops gdt__test_fault_ops;

@@ -11,6 +11,7 @@
 
 enum {
     SLOT_GEMM_NVRTC,
+    SLOT_GEMM_HAND,
     SLOT_GEMM_TEST_FAULT,
     SLOT_GEMM_TEST_HANG,
     SLOT_SDPA_FWD_NVRTC,
@@ -20,6 +21,7 @@ enum {
 
 #define ANY_ARCH 0, 999
 #define SM80_PLUS 80, 129
+#define SM90_ONLY 90, 90
 #define BF16_FP16 ((1u << GDT_DTYPE_BF16) | (1u << GDT_DTYPE_FP16))
 #define ALL_DTYPES ((1u << GDT_DTYPE_COUNT) - 1u)
 
@@ -27,6 +29,12 @@ enum {
 static const gdt_engine_slot slots[] = {
     [SLOT_GEMM_NVRTC] = {GDT_FAMILY_GEMM, 0, "gemm.nvrtc", GDT_ENGINE_NVRTC, "contraction",
                          {SM80_PLUS, BF16_FP16, 0, 0, 0}, false, &gdt__nvrtc_ops},
+    /* The handwritten TMA + wgmma GEMM (engines/hand/README.md): its cubin
+     * is sm_90a code, so sm90 alone; one fixed configuration, no rows.
+     * Opt-in until tests/gpu/test_hand has passed on an sm90 device: it has
+     * not run on one yet, and accept means run. */
+    [SLOT_GEMM_HAND] = {GDT_FAMILY_GEMM, 10, "gemm.hand", GDT_ENGINE_HAND, NULL,
+                        {SM90_ONLY, BF16_FP16, 0, 0, 0}, true, &gdt__hand_gemm_ops},
     [SLOT_GEMM_TEST_FAULT] = {GDT_FAMILY_GEMM, 90, "gemm.test_fault", GDT_ENGINE_TEST, NULL,
                               {ANY_ARCH, ALL_DTYPES, 0, 0, 0}, true, &gdt__test_fault_ops},
     [SLOT_GEMM_TEST_HANG] = {GDT_FAMILY_GEMM, 91, "gemm.test_hang", GDT_ENGINE_TEST, NULL,

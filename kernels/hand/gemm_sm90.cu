@@ -1,0 +1,347 @@
+/* kernels/hand/gemm_sm90.cu: the handwritten Hopper GEMM of the `hand`
+ * engine (engines/hand/hand_engine.c).  C[b, m, n] = A[b, m, k] . B[b, k, n],
+ * bf16 or fp16 in and out, fp32 accumulate.  Built by nvcc for sm_90a into
+ * a cubin that libgdtune embeds (engines/hand/README.md).
+ *
+ * One configuration: a 128 x 256 x 64 tile, a 4-stage shared-memory ring,
+ * 384 threads.  Warpgroup 0 is the producer: one thread issues the TMA
+ * loads of A and B into the ring (full barrier per stage, completed by the
+ * copies' byte count); warpgroups 1 and 2 are the consumers: each runs
+ * wgmma m64n256k16 on its 64-row half of the tile and releases a stage
+ * (empty barrier, one arrival per consumer warp) once its wgmma has read it.
+ * The grid is persistent (at most one CTA per SM), walking the tiles of
+ * every batch in a grouped raster (GROUP_M tile rows share a band so that
+ * neighbouring CTAs reuse B from L2).  The epilogue converts the
+ * accumulators, writes 64 x 64 blocks into 128-byte-swizzled shared memory
+ * and stores each with a TMA store, which clips at M and N; TMA loads
+ * zero-fill outside M, N and K, so every tail is exact.
+ *
+ * Layouts: A and B are K-major (unit stride along K) or MN-major; the
+ * tensor maps are built for the layout and wgmma reads either through its
+ * transpose bits.  Every operand is 128-byte-swizzled in shared memory:
+ * 16-byte chunk c of 128-byte row r at chunk c ^ (r % 8), atoms on
+ * 1024-byte boundaries, which is the layout the TMA's SWIZZLE_128B writes.
+ *   K-major tile of R rows: R rows of 64 K-elements (128 bytes).
+ *   MN-major tile of R columns: R/64 blocks of 64 K-rows x 128 bytes. */
+#include <cuda.h>
+
+/* gdt_ptx.cuh binds its dtype wrappers (mma.sync, wgmma, pack) to one
+ * GDT_FP16 per NVRTC compile; this nvcc unit holds both dtypes, so it takes
+ * only the dtype-free wrappers from there (shared-memory addresses, wgmma
+ * descriptors, fences) and keeps its own FP16-templated wgmma_n256 and
+ * pack2 below.  GDT_FP16 0 satisfies the header; nothing here uses what it
+ * binds. */
+#define GDT_FP16 0
+#include "gdt_ptx.cuh"
+
+#define TILE_M 128
+#define TILE_N 256
+#define TILE_K 64
+#define STAGES 4
+#define GROUP_M 8
+#define THREADS 384
+
+#define A_STAGE_BYTES (TILE_M * TILE_K * 2)
+#define B_STAGE_BYTES (TILE_N * TILE_K * 2)
+#define C_BLOCK_BYTES (64 * 64 * 2)
+#define C_OFFSET (STAGES * (A_STAGE_BYTES + B_STAGE_BYTES))
+#define BAR_OFFSET (C_OFFSET + 4 * C_BLOCK_BYTES) /* two blocks per consumer */
+#define CONSUMER_WARPS 8
+
+/* Mirrored field for field by gdt_hand_gemm_params in engines/hand/hand_engine.c. */
+struct gdt_hand_gemm_params {
+    int m, n, k, batch;
+    int tiles_m, tiles_n;
+};
+
+/* ------------------------------------------------------------- mbarrier */
+
+__device__ __forceinline__ void bar_init(u32 bar, u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void bar_expect_tx(u32 bar, u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bar_arrive(u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Waits for the completion of the phase of parity `parity`; on a fresh
+ * barrier parity 1 names the phase before the first, already complete. */
+__device__ __forceinline__ void bar_wait(u32 bar, u32 parity)
+{
+    /* Labels inside braces are local to the block: inlined copies do not clash. */
+    asm volatile("{\n.reg .pred done;\nwait:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+/* ------------------------------------------------------------------ TMA */
+
+__device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 bar, int c0, int c1,
+                                         int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+__device__ __forceinline__ void tma_store(const CUtensorMap *map, u32 src, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+                 ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+/* At most N store groups still reading shared memory. */
+template <int N> __device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+template <int N> __device__ __forceinline__ void bulk_wait()
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void named_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* ---------------------------------------------------------------- wgmma */
+
+/* acc (64 x 256) = A . B (+ acc when accumulate != 0); TA, TB: the operand
+ * is MN-major rather than K-major. */
+template <int FP16, int TA, int TB>
+__device__ __forceinline__ void wgmma_n256(float (&d)[128], u64 da, u64 db, int accumulate)
+{
+#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define WGMMA_ASM(T)                                                                                  \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                        \
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T " {"                          \
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "             \
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "   \
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "   \
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "   \
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "   \
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "   \
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "   \
+                 "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "     \
+                 "%123, %124, %125, %126, %127}, %128, %129, p, 1, 1, %131, %132;\n}\n"               \
+                 : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72),      \
+                   D8(80), D8(88), D8(96), D8(104), D8(112), D8(120)                                  \
+                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
+    if constexpr (FP16)
+        WGMMA_ASM("f16");
+    else
+        WGMMA_ASM("bf16");
+#undef WGMMA_ASM
+#undef D8
+}
+
+template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
+{
+    u32 r;
+    if constexpr (FP16)
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    else
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* Descriptor of k16 step kk of an operand: a K-major tile steps 32 bytes
+ * along its 128-byte rows; an MN-major tile steps 16 K-rows (2048 bytes),
+ * its 64-element MN blocks 64 x 128 bytes apart (LBO). */
+__device__ __forceinline__ u64 operand_desc(u32 tile, int kmajor, int kk)
+{
+    return kmajor ? wg_desc(tile + kk * 32, 16) : wg_desc(tile + kk * 2048, 64 * 128);
+}
+
+/* ------------------------------------------------------------- schedule */
+
+struct tile_coord {
+    int b, m0, n0;
+};
+
+/* Grouped raster within a batch: GROUP_M tile rows walked column by column. */
+__device__ __forceinline__ tile_coord tile_at(const gdt_hand_gemm_params &p, int t)
+{
+    int per_batch = p.tiles_m * p.tiles_n;
+    int b = t / per_batch, r = t % per_batch;
+    int in_group = GROUP_M * p.tiles_n;
+    int first_m = (r / in_group) * GROUP_M;
+    int size_m = p.tiles_m - first_m < GROUP_M ? p.tiles_m - first_m : GROUP_M;
+    int tm = first_m + (r % in_group) % size_m, tn = (r % in_group) / size_m;
+    return {b, tm * TILE_M, tn * TILE_N};
+}
+
+/* ------------------------------------------------------------- producer */
+
+template <int A_K, int B_K>
+__device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap *tb,
+                                        const gdt_hand_gemm_params &p, u32 smem, u32 full,
+                                        u32 empty, int ktiles, int ntiles)
+{
+    int it = 0;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        tile_coord c = tile_at(p, t);
+        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+            int s = it % STAGES;
+            u32 round = (u32)(it / STAGES);
+            bar_wait(empty + 8 * s, (round & 1) ^ 1);
+            u32 fb = full + 8 * s, sa = smem + s * A_STAGE_BYTES;
+            u32 sb = smem + STAGES * A_STAGE_BYTES + s * B_STAGE_BYTES;
+            int k0 = kt * TILE_K;
+            /* The full box counts even where it is zero-filled. */
+            bar_expect_tx(fb, A_STAGE_BYTES + B_STAGE_BYTES);
+            if constexpr (A_K)
+                tma_load(sa, ta, fb, k0, c.m0, c.b);
+            else
+                for (int j = 0; j < TILE_M / 64; ++j)
+                    tma_load(sa + j * 8192, ta, fb, c.m0 + 64 * j, k0, c.b);
+            if constexpr (B_K)
+                tma_load(sb, tb, fb, k0, c.n0, c.b);
+            else
+                for (int j = 0; j < TILE_N / 64; ++j)
+                    tma_load(sb + j * 8192, tb, fb, c.n0 + 64 * j, k0, c.b);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- consumer */
+
+/* The 64 x 256 accumulator of warpgroup w, as four 64 x 64 blocks through
+ * two swizzled buffers, each stored by TMA.  Fragment layout of m64nNk16:
+ * d[4j + i] is row warp*16 + lane/4 + 8*(i/2), column 8j + 2*(lane%4) + i%2. */
+template <int FP16>
+__device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[128], u32 cbuf, int w,
+                                         tile_coord c)
+{
+    int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    int r = warp * 16 + lane / 4;
+#pragma unroll
+    for (int blk = 0; blk < 4; ++blk) {
+        u32 buf = cbuf + (blk & 1) * C_BLOCK_BYTES;
+        if (tid == 0)
+            bulk_wait_read<1>(); /* the store two blocks back read this buffer */
+        named_sync(1 + w, 128);
+#pragma unroll
+        for (int j8 = 0; j8 < 8; ++j8) {
+            int v = (blk * 8 + j8) * 4;
+            u32 off = (u32)((j8 ^ (r & 7)) << 4) + (lane % 4) * 4;
+            u32 lo = pack2<FP16>(acc[v], acc[v + 1]), hi = pack2<FP16>(acc[v + 2], acc[v + 3]);
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(buf + r * 128 + off), "r"(lo) : "memory");
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(buf + (r + 8) * 128 + off), "r"(hi)
+                         : "memory");
+        }
+        fence_proxy_async(); /* st.shared before the TMA store reads it */
+        named_sync(1 + w, 128);
+        if (tid == 0) {
+            tma_store(tc, buf, c.n0 + 64 * blk, c.m0 + 64 * w, c.b);
+            bulk_commit();
+        }
+    }
+}
+
+template <int FP16, int A_K, int B_K>
+__device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_gemm_params &p,
+                                        u32 smem, u32 full, u32 empty, int ktiles, int ntiles)
+{
+    int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
+    u32 cbuf = smem + C_OFFSET + w * 2 * C_BLOCK_BYTES;
+    float acc[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i)
+        acc[i] = 0.f;
+    int it = 0;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        tile_coord c = tile_at(p, t);
+        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+            int s = it % STAGES;
+            bar_wait(full + 8 * s, (u32)(it / STAGES) & 1);
+            u32 sa = smem + s * A_STAGE_BYTES + (A_K ? w * 64 * 128 : w * 8192);
+            u32 sb = smem + STAGES * A_STAGE_BYTES + s * B_STAGE_BYTES;
+            wg_fence();
+#pragma unroll
+            for (int kk = 0; kk < TILE_K / 16; ++kk)
+                wgmma_n256<FP16, A_K ? 0 : 1, B_K ? 0 : 1>(acc, operand_desc(sa, A_K, kk),
+                                                         operand_desc(sb, B_K, kk), kt | kk);
+            wg_commit();
+            wg_fence_acc(acc);
+            if (kt > 0) {
+                wg_wait<1>(); /* the previous stage's wgmma is done reading */
+                wg_fence_acc(acc);
+                if (lane == 0)
+                    bar_arrive(empty + 8 * ((it - 1) % STAGES));
+            }
+        }
+        wg_wait<0>();
+        wg_fence_acc(acc);
+        if (lane == 0)
+            bar_arrive(empty + 8 * ((it - 1) % STAGES));
+        epilogue<FP16>(tc, acc, cbuf, w, c);
+    }
+    if ((int)threadIdx.x % 128 == 0)
+        bulk_wait<0>(); /* shared memory stays valid until the last store is done */
+}
+
+/* ---------------------------------------------------------------- entry */
+
+template <int FP16, int A_K, int B_K>
+__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
+                                     const CUtensorMap *tc, const gdt_hand_gemm_params &p)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
+     * bytes of slack for this. */
+    u32 smem = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    u32 full = smem + BAR_OFFSET, empty = full + 8 * STAGES;
+    int ktiles = (p.k + TILE_K - 1) / TILE_K, ntiles = p.tiles_m * p.tiles_n * p.batch;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            bar_init(full + 8 * s, 1);
+            bar_init(empty + 8 * s, CONSUMER_WARPS);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    if (threadIdx.x < 128) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0)
+            produce<A_K, B_K>(ta, tb, p, smem, full, empty, ktiles, ntiles);
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        consume<FP16, A_K, B_K>(tc, p, smem, full, empty, ktiles, ntiles);
+    }
+}
+
+/* One entry per dtype and operand layout; engines/hand/hand_engine.c names
+ * them (k: K-major, m: MN-major; A first). */
+#define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk)                                                     \
+    extern "C" __global__ void __launch_bounds__(THREADS, 1)                                        \
+        name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
+             const __grid_constant__ CUtensorMap tc, const gdt_hand_gemm_params p)                  \
+    {                                                                                               \
+        gemm<fp16, ak, bk>(&ta, &tb, &tc, p);                                                       \
+    }
+
+GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_bf16_kk, 0, 1, 1)
+GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_bf16_km, 0, 1, 0)
+GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_bf16_mk, 0, 0, 1)
+GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_bf16_mm, 0, 0, 0)
+GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_fp16_kk, 1, 1, 1)
+GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_fp16_km, 1, 1, 0)
+GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_fp16_mk, 1, 0, 1)
+GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_fp16_mm, 1, 0, 0)

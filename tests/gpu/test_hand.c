@@ -1,0 +1,220 @@
+/* The hand engine's GEMM on the device: every case (tails on M, N and K,
+ * batched, all four row/col-major combinations of A and B, bf16 and fp16,
+ * more tiles than SMs so that the persistent grid walks several per CTA)
+ * matches the first mode-A cuDNN plan and, on small shapes, the fp64 CPU
+ * reference, by relative L2 error under the dtype's bound, outputs poisoned
+ * first.  A misaligned pointer is refused at execute.  Then a figure, not
+ * asserted: bf16 4096^3 against the best of cuDNN's first six mode-A plans.
+ * Returns 77 without a device; on another arch it checks the decline. */
+#include <cuda_runtime.h>
+
+#include "gdt_bench.h"
+#include "gdt_cuda.h"
+#include "gdt_engines.h"
+#include "gdt_test.h"
+#include "gdt_verify.h"
+#include "hand/gdt_hand.h"
+
+static const char *const cases[] = {
+    "m=200,n=328,k=136",
+    "m=264,n=200,k=72,a=col",
+    "m=136,n=264,k=40,b=col,dtype=fp16",
+    "m=200,n=136,k=200,a=col,b=col,dtype=fp16",
+    "batch=3,m=72,n=264,k=136",
+    "batch=2,m=136,n=520,k=264,a=col,b=col",
+    "m=8,n=8,k=8,dtype=fp16",
+    "m=2056,n=4104,k=520",                       /* 289 tiles: several per CTA */
+    "batch=3,m=1032,n=1288,k=264,a=col,dtype=fp16", /* 162 tiles over three batches */
+    "m=1024,n=1024,k=4104,b=col",                /* a long K loop round the ring */
+};
+#define NCASES (int)(sizeof cases / sizeof cases[0])
+#define REFERENCE_MAX_FLOPS 2e9
+
+static gdt_device_props dev;
+
+static const gdt_engine_slot *hand_slot(void)
+{
+    return gdt_manifest_find_name(gdt_manifest_default(), "gemm.hand");
+}
+
+static gdt_status build_hand(const gdt_facts *f, gdt_compiled **c, gdt_error *e)
+{
+    gdt_plan_id id;
+    gdt_build_opts o = {.device = dev};
+    gdt_build_info info;
+    gdt__hand_gemm_plan(gdt_engine_id(GDT_FAMILY_GEMM, hand_slot()->slot), &id);
+    return hand_slot()->ops->build(hand_slot(), f, &id, &o, c, &info, e);
+}
+
+/* Poisons the outputs, executes one built plan and reads what it wrote. */
+static gdt_status run_built(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b,
+                            gdt_outputs *out, gdt_error *e)
+{
+    gdt_status st = gdt_buffers_reserve_workspace(b, ops->workspace_size(c) + 1, e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_buffers_poison(b, NULL, e);
+    if (st == GDT_STATUS_OK)
+        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, e);
+    if (st == GDT_STATUS_OK && cudaDeviceSynchronize() != cudaSuccess)
+        st = gdt_error_set(e, GDT_STATUS_CUDA, "kernel: %s", cudaGetErrorString(cudaGetLastError()));
+    return st == GDT_STATUS_OK ? gdt_outputs_read(b, out, e) : st;
+}
+
+/* The output of the first mode-A cuDNN plan that builds. */
+static gdt_status run_cudnn(const gdt_facts *f, gdt_buffers *b, gdt_outputs *out, gdt_error *e)
+{
+    gdt_plan_entry *l = NULL;
+    int n = 0;
+    gdt_status st = gdt_cudnn_backend()->list(NULL, f, GDT_MODE_A, &l, &n, e);
+    for (int i = 0; st == GDT_STATUS_OK && i < n; i++) {
+        gdt_compiled *c = NULL;
+        gdt_build_opts o = {.device = dev};
+        gdt_build_info info;
+        if (gdt__cudnn_ops.build(NULL, f, &l[i].id, &o, &c, &info, e) != GDT_STATUS_OK)
+            continue;
+        st = run_built(&gdt__cudnn_ops, c, b, out, e);
+        gdt__cudnn_ops.destroy(c);
+        free(l);
+        return st;
+    }
+    free(l);
+    return st == GDT_STATUS_OK ? gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "no cuDNN plan builds")
+                               : st;
+}
+
+static void test_refusal(gdt_compiled *c, gdt_buffers *b)
+{
+    gdt_operands ops = b->ops;
+    gdt_error e = {0};
+    ops.ptr[GDT_OPERAND_B] = (char *)ops.ptr[GDT_OPERAND_B] + 8;
+    ops.bytes[GDT_OPERAND_B] -= 8;
+    CHECK_INT(hand_slot()->ops->execute(c, &ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "gemm.hand: operand B: pointer");
+    CHECK_CONTAINS(e.msg, "is not 16-byte aligned, as TMA requires");
+}
+
+/* One case; false when the context may be poisoned. */
+static bool run_case(int ci)
+{
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *b = NULL;
+    gdt_compiled *c = NULL;
+    gdt_outputs got = {0}, cud = {0}, ref = {0};
+    gdt_error e = {0};
+    double err[4] = {0}, err_ref[4] = {0};
+    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, cases[ci], &p, &e);
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(&p, &dev, &f);
+        st = gdt_buffers_create(&p, 4321 + (uint64_t)ci, &b, &e);
+    }
+    if (st == GDT_STATUS_OK)
+        st = run_cudnn(&f, b, &cud, &e);
+    if (st == GDT_STATUS_OK)
+        st = build_hand(&f, &c, &e);
+    if (st == GDT_STATUS_OK)
+        st = run_built(hand_slot()->ops, c, b, &got, &e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_outputs_compare(&p, &got, &cud, err, &e);
+    bool small = st == GDT_STATUS_OK && f.flops <= REFERENCE_MAX_FLOPS;
+    if (small && (st = gdt_reference_cpu(b, REFERENCE_MAX_FLOPS, &ref, &e)) == GDT_STATUS_OK)
+        st = gdt_outputs_compare(&p, &got, &ref, err_ref, &e);
+    if (st == GDT_STATUS_OK && ci == 0)
+        test_refusal(c, b);
+    if (st == GDT_STATUS_OK)
+        printf("%s: verified, rel L2 %.2e against cuDNN%s", cases[ci], err[0],
+               small ? "" : " (too large for the fp64 reference)\n");
+    if (st == GDT_STATUS_OK && small)
+        printf(", %.2e against the fp64 reference\n", err_ref[0]);
+    if (st != GDT_STATUS_OK)
+        printf("%s: FAILED: %s\n", cases[ci], e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    hand_slot()->ops->destroy(c);
+    gdt_outputs_free(&got);
+    gdt_outputs_free(&cud);
+    gdt_outputs_free(&ref);
+    gdt_buffers_destroy(b);
+    return cudaGetLastError() == cudaSuccess && st != GDT_STATUS_CUDA;
+}
+
+static double tflops(const gdt_facts *f, double us) { return f->flops / (us * 1e-6) / 1e12; }
+
+/* Printed, not asserted. */
+static void bench(const char *shape)
+{
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *b = NULL;
+    gdt_compiled *c = NULL;
+    gdt_plan_entry *l = NULL;
+    gdt_error e = {0};
+    int n = 0;
+    char name[256];
+    double best = INFINITY;
+    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e);
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(&p, &dev, &f);
+        st = gdt_buffers_create(&p, 7, &b, &e);
+    }
+    if (st == GDT_STATUS_OK)
+        st = build_hand(&f, &c, &e);
+    if (st != GDT_STATUS_OK) {
+        printf("bench %s: %s\n", shape, e.msg);
+        gdt_buffers_destroy(b);
+        return;
+    }
+    gdt_bench_timing h = gdt_bench_time_plan(hand_slot()->ops, c, b, 20);
+    hand_slot()->ops->destroy(c);
+    if (gdt_cudnn_backend()->list(NULL, &f, GDT_MODE_A, &l, &n, &e) != GDT_STATUS_OK)
+        printf("bench cudnn: %s\n", e.msg);
+    for (int i = 0; i < n && i < 6; i++) {
+        gdt_build_opts o = {.device = dev};
+        gdt_build_info info;
+        gdt_compiled *k = NULL;
+        gdt_plan_id_format(&l[i].id, name, sizeof name);
+        if (gdt__cudnn_ops.build(NULL, &f, &l[i].id, &o, &k, &info, &e) != GDT_STATUS_OK)
+            continue;
+        gdt_bench_timing t = gdt_bench_time_plan(&gdt__cudnn_ops, k, b, 20);
+        printf("bench %s %s: %.1f us, %.1f TFLOP/s\n", shape, name, t.device_us, tflops(&f, t.device_us));
+        if (t.device_us < best)
+            best = t.device_us;
+        gdt__cudnn_ops.destroy(k);
+    }
+    free(l);
+    printf("figure %s: gemm.hand %.1f us %.1f TFLOP/s (host enqueue %.2f us), best cuDNN mode-A "
+           "%.1f TFLOP/s, ratio %.3f\n", shape, h.device_us, tflops(&f, h.device_us), h.host_us,
+           tflops(&f, best), best / h.device_us);
+    gdt_buffers_destroy(b);
+}
+
+/* Another arch: the slot is not offered and check_support says why. */
+static int other_arch(void)
+{
+    gdt_problem p;
+    gdt_facts f;
+    gdt_plan_id id = {.engine_id = gdt_engine_id(GDT_FAMILY_GEMM, hand_slot()->slot)};
+    gdt_error e = {0};
+    char why[256];
+    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, cases[0], &p, &e), ==, GDT_STATUS_OK);
+    gdt_facts_analyze(&p, &dev, &f);
+    CHECK(!gdt_slot_offered(NULL, hand_slot(), &f, why, sizeof why));
+    CHECK_INT(hand_slot()->ops->check_support(hand_slot(), &f, &id, &e), ==, GDT_STATUS_NOT_SUPPORTED);
+    CHECK_CONTAINS(e.msg, "the cubin is built for sm_90a only");
+    return gdt_test_result("test_hand");
+}
+
+int main(void)
+{
+    if (!gdt__device_present() || gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK) {
+        printf("test_hand: no CUDA device, skipped\n");
+        return GDT_TEST_SKIP;
+    }
+    printf("device sm%d %s (%d SMs)\n", dev.arch, dev.name, dev.sm_count);
+    if (dev.arch != 90)
+        return other_arch();
+    for (int i = 0; i < NCASES; i++)
+        if (!run_case(i))
+            return gdt_test_result("test_hand"); /* the context may be poisoned */
+    bench("m=4096,n=4096,k=4096");
+    return gdt_test_result("test_hand");
+}
