@@ -31,10 +31,9 @@ static const gdt_engine_slot slots[] = {
                          {SM80_PLUS, BF16_FP16, 0, 0, 0}, false, &gdt__nvrtc_ops},
     /* The handwritten TMA + wgmma GEMM (engines/hand/README.md): its cubin
      * is sm_90a code, so sm90 alone; one fixed configuration, no rows.
-     * Opt-in until tests/gpu/test_hand has passed on an sm90 device: it has
-     * not run on one yet, and accept means run. */
+     * tests/gpu/test_hand verifies every case it accepts on the H200. */
     [SLOT_GEMM_HAND] = {GDT_FAMILY_GEMM, 10, "gemm.hand", GDT_ENGINE_HAND, NULL,
-                        {SM90_ONLY, BF16_FP16, 0, 0, 0}, true, &gdt__hand_gemm_ops},
+                        {SM90_ONLY, BF16_FP16, 0, 0, 0}, false, &gdt__hand_gemm_ops},
     [SLOT_GEMM_TEST_FAULT] = {GDT_FAMILY_GEMM, 90, "gemm.test_fault", GDT_ENGINE_TEST, NULL,
                               {ANY_ARCH, ALL_DTYPES, 0, 0, 0}, true, &gdt__test_fault_ops},
     [SLOT_GEMM_TEST_HANG] = {GDT_FAMILY_GEMM, 91, "gemm.test_hang", GDT_ENGINE_TEST, NULL,

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdio.h>
 
 #include <cuda_runtime.h>
 
@@ -10,17 +11,18 @@ gdt_bench_timing gdt_bench_time_plan(const gdt_engine_ops *ops, gdt_compiled *c,
     gdt_bench_timing best = {INFINITY, INFINITY};
     cudaEvent_t ev[2];
     gdt_error e;
+    gdt_status st = GDT_STATUS_OK;
     cudaEventCreate(&ev[0]);
     cudaEventCreate(&ev[1]);
-    for (int i = 0; i < 3; i++)
-        ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+    for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++)
+        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
     for (int rep = 0; rep < 3; rep++) {
         float ms = 0;
         cudaDeviceSynchronize();
         cudaEventRecord(ev[0], NULL);
         double t0 = gdt_now();
-        for (int i = 0; i < n; i++)
-            ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+        for (int i = 0; i < n && st == GDT_STATUS_OK; i++)
+            st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
         double host = (gdt_now() - t0) * 1e6 / n;
         cudaEventRecord(ev[1], NULL);
         cudaEventSynchronize(ev[1]);
@@ -30,5 +32,9 @@ gdt_bench_timing gdt_bench_time_plan(const gdt_engine_ops *ops, gdt_compiled *c,
     }
     cudaEventDestroy(ev[0]);
     cudaEventDestroy(ev[1]);
+    if (st != GDT_STATUS_OK) { /* a plan that did not run has no time */
+        fprintf(stderr, "gdt_bench_time_plan: %s\n", e.msg);
+        return (gdt_bench_timing){NAN, NAN};
+    }
     return best;
 }

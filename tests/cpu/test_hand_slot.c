@@ -37,7 +37,7 @@ static void test_slot(void)
     CHECK_INT(s->cap.sm_lo, ==, 90);
     CHECK_INT(s->cap.sm_hi, ==, 90);
     CHECK_INT(s->cap.dtypes, ==, (1u << GDT_DTYPE_BF16) | (1u << GDT_DTYPE_FP16));
-    CHECK(s->opt_in); /* until test_hand has passed on an sm90 device */
+    CHECK(!s->opt_in); /* offered: test_hand verified it on the H200 */
     CHECK(s->ops == &gdt__hand_gemm_ops);
 }
 
@@ -47,9 +47,6 @@ static void test_offered(void)
     gdt_facts f;
     char why[256];
     facts_for("m=4096,n=4096,k=4096", 90, &f);
-    CHECK(!gdt_slot_offered(&m, hand_slot(), &f, why, sizeof why));
-    CHECK_STR(why, "gemm.hand is opt-in (set GDTUNE_ENABLE_OPT_IN=1)");
-    m.enable_opt_in = true;
     CHECK(gdt_slot_offered(&m, hand_slot(), &f, why, sizeof why));
     facts_for("m=4096,n=4096,k=4096", 100, &f);
     CHECK(!gdt_slot_offered(&m, hand_slot(), &f, why, sizeof why));
@@ -67,20 +64,15 @@ static int plans_output(const char *arch, char *out, size_t n)
     return gdt_test_spawn(argv, NULL, out, n);
 }
 
-/* Listed on sm90 once opt-in slots are enabled, never on sm100. */
+/* Listed on sm90, never on sm100. */
 static void test_plans(void)
 {
     static char out[1 << 16];
-    unsetenv("GDTUNE_ENABLE_OPT_IN");
-    CHECK_INT(plans_output("sm90", out, sizeof out), ==, 0);
-    CHECK(strstr(out, "gemm.hand") == NULL);
-    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1);
     CHECK_INT(plans_output("sm90", out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "gemm.hand");
     CHECK_INT(plans_output("sm100", out, sizeof out), ==, 0);
     CHECK(strstr(out, "gemm.hand") == NULL);
     CHECK_CONTAINS(out, "gemm.nvrtc");
-    unsetenv("GDTUNE_ENABLE_OPT_IN");
 }
 
 static gdt_status check(const char *shape, int arch, const gdt_plan_id *id, gdt_error *e)

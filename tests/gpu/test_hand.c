@@ -86,8 +86,7 @@ static void test_refusal(gdt_compiled *c, gdt_buffers *b)
 {
     gdt_operands ops = b->ops;
     gdt_error e = {0};
-    ops.ptr[GDT_OPERAND_B] = (char *)ops.ptr[GDT_OPERAND_B] + 8;
-    ops.bytes[GDT_OPERAND_B] -= 8;
+    ops.ptr[GDT_OPERAND_B] = (char *)ops.ptr[GDT_OPERAND_B] + 8; /* refused before any launch */
     CHECK_INT(hand_slot()->ops->execute(c, &ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "gemm.hand: operand B: pointer");
     CHECK_CONTAINS(e.msg, "is not 16-byte aligned, as TMA requires");
@@ -174,7 +173,9 @@ static void bench(const char *shape)
         gdt_plan_id_format(&l[i].id, name, sizeof name);
         if (gdt__cudnn_ops.build(NULL, &f, &l[i].id, &o, &k, &info, &e) != GDT_STATUS_OK)
             continue;
-        gdt_bench_timing t = gdt_bench_time_plan(&gdt__cudnn_ops, k, b, 20);
+        gdt_bench_timing t = {NAN, NAN};
+        if (gdt_buffers_reserve_workspace(b, gdt__cudnn_ops.workspace_size(k), &e) == GDT_STATUS_OK)
+            t = gdt_bench_time_plan(&gdt__cudnn_ops, k, b, 20);
         printf("bench %s %s: %.1f us, %.1f TFLOP/s\n", shape, name, t.device_us, tflops(&f, t.device_us));
         if (t.device_us < best)
             best = t.device_us;
