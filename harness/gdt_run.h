@@ -102,6 +102,9 @@ typedef struct gdt_run_options {
     int nbursts;
     double target_rel, max_plan_seconds, deadline;
     int knob_cap, shard_i, shard_n;
+    /* Where the shard came from ("--shard 1/4", "SLURM job array: ..."); "" or
+     * NULL: not recorded (unsharded, or a journal older than the field). */
+    const char *shard_source;
 } gdt_run_options;
 
 typedef struct gdt_run {

@@ -91,6 +91,7 @@ static const field option_fields[] = {
     RANGE("deadline", K_NUM, true, 0, GDT_DEADLINE_MAX),
     RANGE("cudnn_knob_cap", K_INT, true, 0, GDT_KNOB_CAP_MAX),
     RANGE("shard_i", K_INT, true, 0, GDT_SHARDS_MAX), RANGE("shard_n", K_INT, true, 0, GDT_SHARDS_MAX),
+    OPT("shard_source", K_STR),
 };
 static const field resume_fields[] = {
     REQ("type", K_STR), REQ("started", K_STR), REQ("source_digest", K_STR),
@@ -271,6 +272,7 @@ static gdt_status check_options(const where *w, const cJSON *op, gdt_run_options
     o->knob_cap = num_int(op, "cudnn_knob_cap", 0);
     o->shard_i = num_int(op, "shard_i", 0);
     o->shard_n = num_int(op, "shard_n", 0);
+    o->shard_source = str(op, "shard_source");
     if (o->deadline > 0 && o->deadline < GDT_DEADLINE_MIN)
         return wrong(w, "/options/deadline", "0 (none) or at least 1 s", gdt_json_get(op, "deadline"), e);
     if (o->shard_i >= (o->shard_n > 0 ? o->shard_n : 1))
