@@ -1,7 +1,8 @@
 # cmake --install: libgdtune (shared and static) with its public headers, the
-# gdtune executable, the default candidate rows and sweep specs and the
-# committed tables as data, a versioned CMake package (find_package(gdtune
-# 0.2 CONFIG): gdtune::gdtune, gdtune::gdtune_static) and gdtune.pc.
+# gdtune executable, the default candidate rows and sweep specs, the
+# committed tables and the scheduler examples as data, a versioned CMake
+# package (find_package(gdtune 0.2 CONFIG): gdtune::gdtune,
+# gdtune::gdtune_static) and gdtune.pc.
 include(CMakePackageConfigHelpers)
 set(GDT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gdtune)
 set(GDT_DATA_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/gdtune) # relative: --prefix moves it
@@ -20,6 +21,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/sweeps/ DESTINATION ${GDT_DATA_INSTALL_D
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tables/ DESTINATION ${GDT_DATA_INSTALL_DIR}/tables
   FILES_MATCHING REGEX "/sm[0-9]+/[a-z_]+\\.(placement|tuning)\\.json$"
   PATTERN candidates EXCLUDE PATTERN runs EXCLUDE)
+# Scale-out through schedulers (README: Scale-out): SLURM scripts, Kubernetes Jobs.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${GDT_DATA_INSTALL_DIR}/examples
+  USE_SOURCE_PERMISSIONS)
 
 install(EXPORT gdtuneTargets NAMESPACE gdtune:: DESTINATION ${GDT_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gdtuneConfig.cmake.in

@@ -26,7 +26,8 @@ static const char usage_text[] =
 
 static const char footer_text[] =
     "environment: GDTUNE_ENABLE_OPT_IN=1 enables opt-in slots (test engines); GDTUNE_CACHE_DIR\n"
-    "is the compiled-kernel cache; GDTUNE_WORKER_EXE replaces the worker (tests only).\n"
+    "is the compiled-kernel cache; GDTUNE_WORKER_EXE replaces the worker (tests only);\n"
+    "GDTUNE_SHARDS is the shard count for --shard auto, as --shards.\n"
     "\n"
     "exit codes: 0 success, 1 failure while running (no device, a row that does not compile),\n"
     "2 bad usage or bad input\n";
@@ -36,6 +37,11 @@ static const char footer_text[] =
 static bool parse_shard(void *opts, const char *s, char *why, size_t nwhy)
 {
     gdt_sweep_opts *o = opts;
+    o->shard_auto = !strcmp(s, "auto");
+    if (o->shard_auto) {
+        o->shard_i = o->shard_n = 0;
+        return true;
+    }
     const char *slash = strchr(s, '/');
     char *end;
     long i = 0, n = 0;
@@ -50,6 +56,7 @@ static bool parse_shard(void *opts, const char *s, char *why, size_t nwhy)
         return snprintf(why, nwhy, "expected I/N with 0 <= I < N <= %d", GDT_SHARDS_MAX), false;
     o->shard_i = (int)i;
     o->shard_n = (int)n;
+    snprintf(o->shard_source, sizeof o->shard_source, "--shard %d/%d", o->shard_i, o->shard_n);
     return true;
 }
 
@@ -84,8 +91,13 @@ static const gdt_cli_option options[] = {
                              "(default: 180 + 3 x max-plan-seconds)"},
     {"--cudnn-knob-cap", NULL, GDT_CLI_INT, O(knob_cap), .lo = 0, .hi = GDT_KNOB_CAP_MAX,
      .metavar = "N", .help = "knob-enumerated cuDNN configs per engine (default: spec, else 8)"},
-    {"--shard", NULL, GDT_CLI_CUSTOM, .parse = parse_shard, .metavar = "I/N",
-     .help = "only cells whose index is I modulo N (0 <= I < N)"},
+    {"--shard", NULL, GDT_CLI_CUSTOM, .parse = parse_shard, .metavar = "I/N|auto",
+     .help = "only cells whose index is I modulo N (0 <= I < N); auto: I and N\n"
+             "from the scheduler (SLURM job array, Kubernetes Indexed Job, MPI:\n"
+             "README: Scale-out); a resumed run keeps its header's shard"},
+    {"--shards", NULL, GDT_CLI_INT, O(shards), .lo = 1, .hi = GDT_SHARDS_MAX, .metavar = "N",
+     .help = "the shard count: what --shard auto takes for a Kubernetes index,\n"
+             "else checked against the scheduler's count or the resumed run's"},
     {"--exhaustive", NULL, GDT_CLI_FLAG, O(exhaustive),
      .help = "measure every plan in full; by default a plan whose first estimate\n"
              "is more than 10% slower than the cell's best beyond both spreads\n"
@@ -139,6 +151,9 @@ static int check_combination(const gdt_sweep_opts *o)
         return gdt_cli_usage_error(VERB, "--resume %s measures with the settings its journal "
                                    "recorded: drop --spec, --quick, --shard, --bursts, --target-rel, "
                                    "--max-plan-seconds, --cudnn-knob-cap and --exhaustive", o->resume_dir);
+    if (o->shards && !o->shard_auto && !o->resume_dir && o->shards != o->shard_n)
+        return gdt_cli_usage_error(VERB, "--shards %d goes with --shard auto or --resume%s", o->shards,
+                                   o->shard_n ? ", and contradicts --shard I/N" : "");
     if (o->resume_dir && o->out_dir)
         return gdt_cli_usage_error(VERB, "--resume %s continues in its own directory: drop --out %s",
                                    o->resume_dir, o->out_dir);
@@ -163,6 +178,33 @@ static int check_dirs(const gdt_sweep_opts *o)
     return -1;
 }
 
+static const char *env_lookup(const char *name)
+{
+    return getenv(name);
+}
+
+/* --shard auto: the scheduler's I and N, said on stderr; a resumed run keeps
+ * its header's (sweep.c), whatever a resubmitted job's environment says. */
+static int shard_from_env(gdt_sweep_opts *o)
+{
+    gdt_error e = {0};
+    if (!o->shard_auto)
+        return -1;
+    if (o->resume_dir) {
+        fprintf(stderr, VERB ": --shard auto: --resume %s keeps the shard its journal header "
+                "names\n", o->resume_dir);
+        return -1;
+    }
+    if (gdt_sweep_shard_auto(env_lookup, o->shards, &o->shard_i, &o->shard_n, o->shard_source,
+                             sizeof o->shard_source, &e) != GDT_STATUS_OK) {
+        fprintf(stderr, VERB ": %s\n", e.msg);
+        return 2;
+    }
+    fprintf(stderr, VERB ": --shard auto: shard %d/%d from %s\n", o->shard_i, o->shard_n,
+            o->shard_source);
+    return -1;
+}
+
 int gdt_cli_sweep(int argc, char **argv)
 {
     gdt_sweep_opts o;
@@ -173,6 +215,8 @@ int gdt_cli_sweep(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc < 0)
         rc = check_combination(&o);
+    if (rc < 0)
+        rc = shard_from_env(&o);
     if (rc < 0)
         rc = check_dirs(&o);
     if (rc >= 0)

@@ -32,7 +32,9 @@ static const char usage_text[] =
     "every cell whose plans all have a result enters, with the provenance the first\n"
     "run's header recorded; cells a killed sweep cut short are named and left out.\n"
     "Several runs must be shards of one sweep (same arch, device model and spec:\n"
-    "`gdtune sweep --shard i/n` on several machines); a cell measured twice is refused.\n";
+    "`gdtune sweep --shard i/n` on several machines), each shard 0..n-1 exactly once:\n"
+    "a missing or doubled shard is refused, naming the indices, and so is a cell\n"
+    "measured twice.  One journal is read at a time.\n";
 
 typedef struct emit_opts {
     const char *tables_dir;

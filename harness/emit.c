@@ -2,6 +2,7 @@
  * journal's model read them, through gdt_tables_write.  One path for the
  * end of a sweep, `tables emit` and `merge`. */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,112 +67,315 @@ static bool cell_complete(const gdt_run_cell *c)
     return gdt_run_cell_complete(c);
 }
 
-/* Appends the complete cells of family f in run r to cells[*n]; a cell that
- * an earlier run already gave is refused, naming both runs. */
-static gdt_status collect_family(const gdt_run *r, gdt_family f, gdt_measured_cell *cells,
-                                 const gdt_run **from, int *n, gdt_error *e)
+/* The cells of one family taken so far, each with its problem key (which
+ * tells a cell measured twice) and the run it came from. */
+typedef struct family_cells {
+    gdt_measured_cell *cells;
+    char **keys;
+    int *from;
+    int n, cap;
+} family_cells;
+
+/* What a merge keeps of a run once its cells are taken: not its records,
+ * so that merging many shards holds one journal at a time. */
+typedef struct merged_run {
+    char *path;   /* its journal */
+    char *family; /* the FAMILY argument it swept */
+    int shard_i, shard_n;
+} merged_run;
+
+typedef struct merge {
+    gdt_provenance prov; /* the first run's: the tables name it */
+    char device[128], spec_source[PATH_MAX], spec_digest[65];
+    unsigned families;
+    family_cells fam[GDT_FAMILY_COUNT];
+    merged_run *runs;
+    int nruns, cap;
+} merge;
+
+static bool grow(void **p, int cap, size_t size)
 {
+    void *q = realloc(*p, (size_t)cap * size);
+    if (q)
+        *p = q;
+    return q != NULL;
+}
+
+/* Room for one more cell in fc. */
+static gdt_status family_room(family_cells *fc, gdt_error *e)
+{
+    int cap = fc->cap ? 2 * fc->cap : 64;
+    if (fc->n < fc->cap)
+        return GDT_STATUS_OK;
+    if (!grow((void **)&fc->cells, cap, sizeof *fc->cells) ||
+        !grow((void **)&fc->keys, cap, sizeof *fc->keys) || !grow((void **)&fc->from, cap, sizeof *fc->from))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+    fc->cap = cap;
+    return GDT_STATUS_OK;
+}
+
+/* Appends the complete cells of family f in run r (the merge's last run);
+ * a cell that an earlier run already gave is refused, naming both runs. */
+static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_error *e)
+{
+    family_cells *fc = &m->fam[f];
     for (int ci = 0; ci < r->ncells; ci++) {
         const gdt_run_cell *c = &r->cells[ci];
         if (c->spec->family != f || !cell_complete(c))
             continue;
-        char key[512], other[512];
+        char key[512];
         gdt_problem_key(&c->spec->problem, key, sizeof key);
-        for (int k = 0; k < *n; k++)
-            if (gdt_problem_key(&cells[k].problem, other, sizeof other) >= 0 && !strcmp(key, other))
+        for (int k = 0; k < fc->n; k++)
+            if (!strcmp(key, fc->keys[k]))
                 return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "cell %s is measured in both %s and "
                                      "%s: merge runs of disjoint cells (--shard)", key,
-                                     from[k]->path, r->path);
-        gdt_status s = measured_cell(c, &cells[*n], e);
-        if (s != GDT_STATUS_OK || cells[*n].nplans == 0) {
-            free(cells[*n].plans);
+                                     m->runs[fc->from[k]].path, r->path);
+        gdt_status s = family_room(fc, e);
+        if (s == GDT_STATUS_OK)
+            s = measured_cell(c, &fc->cells[fc->n], e);
+        if (s == GDT_STATUS_OK && fc->cells[fc->n].nplans > 0 &&
+            !(fc->keys[fc->n] = strdup(key)))
+            s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+        if (s != GDT_STATUS_OK || fc->cells[fc->n].nplans == 0) {
+            free(fc->cells[fc->n].plans);
             if (s != GDT_STATUS_OK)
                 return s;
             continue;
         }
-        from[(*n)++] = r;
+        fc->from[fc->n++] = m->nruns - 1;
     }
     return GDT_STATUS_OK;
 }
 
-static gdt_status emit_family(gdt_run *const *runs, int nruns, gdt_family f, const char *dir,
-                              gdt_error *e)
+static gdt_status emit_family(const merge *m, gdt_family f, const char *dir, gdt_error *e)
 {
-    int cap = 1, n = 0;
-    for (int i = 0; i < nruns; i++)
-        cap += runs[i]->ncells;
-    gdt_measured_cell *cells = calloc((size_t)cap, sizeof *cells);
-    const gdt_run **from = calloc((size_t)cap, sizeof *from);
-    gdt_status s = cells && from ? GDT_STATUS_OK
-                                 : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
-    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++)
-        s = collect_family(runs[i], f, cells, from, &n, e);
-    gdt_provenance prov;
-    provenance(runs[0], &prov);
-    if (s == GDT_STATUS_OK && n > 0) {
-        s = gdt_tables_write(dir, f, &prov, cells, n, e);
-        if (s == GDT_STATUS_OK)
-            fprintf(stderr, "gdtune sweep: wrote %s/%s.{tuning,placement}.json (%d cells)\n", dir,
-                    gdt_family_name(f), n);
-    } else if (s == GDT_STATUS_OK)
+    const family_cells *fc = &m->fam[f];
+    if (fc->n == 0) {
         fprintf(stderr, "gdtune sweep: %s: no cell has a verified plan: no table written\n",
                 gdt_family_name(f));
-    for (int i = 0; i < n; i++)
-        free(cells[i].plans);
-    free(cells);
-    free(from);
+        return GDT_STATUS_OK;
+    }
+    gdt_status s = gdt_tables_write(dir, f, &m->prov, fc->cells, fc->n, e);
+    if (s == GDT_STATUS_OK)
+        fprintf(stderr, "gdtune sweep: wrote %s/%s.{tuning,placement}.json (%d cells)\n", dir,
+                gdt_family_name(f), fc->n);
     return s;
 }
 
 /* Runs merged into one set of tables must describe one measurement: the
  * same arch, device model and sweep spec (the provenance names one). */
-static gdt_status same_sweep(const gdt_run *a, const gdt_run *b, gdt_error *e)
+static gdt_status same_sweep(const merge *m, const gdt_run *b, gdt_error *e)
 {
-    const char *da = gdt_json_str_or(a->device, "name", ""), *db = gdt_json_str_or(b->device, "name", "");
-    if (a->arch != b->arch || strcmp(da, db) != 0)
+    const char *db = gdt_json_str_or(b->device, "name", "");
+    if (m->prov.arch != b->arch || strcmp(m->device, db) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s ran on %s (sm%d) but %s on %s (sm%d): "
-                             "tables merge runs of one device model", a->path, da, a->arch, b->path,
-                             db, b->arch);
-    if (strcmp(a->spec->digest, b->spec->digest) != 0)
+                             "tables merge runs of one device model", m->runs[0].path, m->device,
+                             m->prov.arch, b->path, db, b->arch);
+    if (strcmp(m->spec_digest, b->spec->digest) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s swept spec %s (digest %.16s) but %s "
-                             "spec %s (digest %.16s): tables merge shards of one sweep", a->path,
-                             a->spec->source, a->spec->digest, b->path, b->spec->source,
-                             b->spec->digest);
+                             "spec %s (digest %.16s): tables merge shards of one sweep",
+                             m->runs[0].path, m->spec_source, m->spec_digest, b->path,
+                             b->spec->source, b->spec->digest);
     return GDT_STATUS_OK;
+}
+
+/* An earlier run of the merge that is the same shard of the same sweep as
+ * its last run, or -1. */
+static int doubled_shard(const merge *m)
+{
+    const merged_run *last = &m->runs[m->nruns - 1];
+    for (int k = 0; k < m->nruns - 1; k++)
+        if (!strcmp(m->runs[k].family, last->family) && m->runs[k].shard_n == last->shard_n &&
+            m->runs[k].shard_i == last->shard_i)
+            return k;
+    return -1;
+}
+
+static gdt_status remember(merge *m, const gdt_run *r, gdt_error *e)
+{
+    if (m->nruns == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 16;
+        if (!grow((void **)&m->runs, cap, sizeof *m->runs))
+            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+        m->cap = cap;
+    }
+    merged_run *mr = &m->runs[m->nruns];
+    *mr = (merged_run){.path = strdup(r->path), .family = strdup(r->family),
+                       .shard_i = r->options.shard_i, .shard_n = r->options.shard_n};
+    if (!mr->path || !mr->family) {
+        free(mr->path);
+        free(mr->family);
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+    }
+    m->nruns++;
+    return GDT_STATUS_OK;
+}
+
+/* Takes run r's complete cells.  With shards, a shard an earlier run gave
+ * is left for merge_shards to name rather than refused cell by cell. */
+static gdt_status merge_add(merge *m, const gdt_run *r, bool shards, gdt_error *e)
+{
+    gdt_status s = m->nruns ? same_sweep(m, r, e) : GDT_STATUS_OK;
+    if (s == GDT_STATUS_OK && !m->nruns) {
+        provenance(r, &m->prov);
+        snprintf(m->device, sizeof m->device, "%s", gdt_json_str_or(r->device, "name", ""));
+        snprintf(m->spec_source, sizeof m->spec_source, "%s", r->spec->source);
+        snprintf(m->spec_digest, sizeof m->spec_digest, "%s", r->spec->digest);
+    }
+    if (s == GDT_STATUS_OK)
+        s = remember(m, r, e);
+    if (s != GDT_STATUS_OK || (shards && doubled_shard(m) >= 0))
+        return s;
+    m->families |= r->spec->families;
+    for (int f = 0; f < GDT_FAMILY_COUNT && s == GDT_STATUS_OK; f++)
+        if (r->spec->families & (1u << f))
+            s = collect_family(m, r, (gdt_family)f, e);
+    return s;
+}
+
+static void append(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used < n)
+        vsnprintf(buf + used, n - used, fmt, ap);
+    va_end(ap);
+}
+
+static void shard_name(const merged_run *r, char *out, size_t n)
+{
+    if (r->shard_n)
+        snprintf(out, n, "shard %d/%d", r->shard_i, r->shard_n);
+    else
+        snprintf(out, n, "every cell (unsharded)");
+}
+
+/* The runs of one FAMILY argument, starting at runs[k0]: one shard count,
+ * each index 0..N-1 exactly once (an unsharded run alone). */
+static gdt_status check_group(const merge *m, int k0, int *seen, gdt_error *e)
+{
+    const merged_run *r0 = &m->runs[k0];
+    int n = r0->shard_n ? r0->shard_n : 1, missing = 0, doubled = 0;
+    char why[GDT_ERROR_MAX] = "", a[64], b[64];
+    for (int i = 0; i < n; i++)
+        seen[i] = -1;
+    for (int k = k0; k < m->nruns; k++) {
+        const merged_run *r = &m->runs[k];
+        if (strcmp(r->family, r0->family) != 0)
+            continue;
+        shard_name(r0, a, sizeof a);
+        shard_name(r, b, sizeof b);
+        if (r->shard_n != r0->shard_n)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s is %s of %s but %s is %s: merge the "
+                                 "shards of one sweep (one --shard count)", r0->path, a, r0->family,
+                                 r->path, b);
+        if (seen[r->shard_i] >= 0 && !r->shard_n)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "every cell of %s is measured in both "
+                                 "%s and %s: merge runs of disjoint cells (--shard)", r0->family,
+                                 m->runs[seen[0]].path, r->path);
+        if (seen[r->shard_i] >= 0 && doubled++ < 8)
+            append(why, sizeof why, "; %s is measured in both %s and %s", b,
+                   m->runs[seen[r->shard_i]].path, r->path);
+        else if (seen[r->shard_i] < 0)
+            seen[r->shard_i] = k;
+    }
+    for (int i = 0; i < n; i++)
+        if (seen[i] < 0 && missing++ < 32)
+            append(why, sizeof why, "%s%d", missing == 1 ? "; missing shards " : ", ", i);
+    if (missing > 32)
+        append(why, sizeof why, " and %d more", missing - 32);
+    if (doubled > 8)
+        append(why, sizeof why, "; %d more doubled", doubled - 8);
+    if (!missing && !doubled)
+        return GDT_STATUS_OK;
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "the %d shards of %s do not make one sweep%s "
+                         "(expected each of shards 0..%d once)", n, r0->family, why, n - 1);
+}
+
+/* Run directories merged as shards form one sweep: per FAMILY argument,
+ * one shard count and each shard exactly once. */
+static gdt_status merge_shards(const merge *m, gdt_error *e)
+{
+    int nmax = 1;
+    for (int k = 0; k < m->nruns; k++)
+        nmax = m->runs[k].shard_n > nmax ? m->runs[k].shard_n : nmax;
+    int *seen = calloc((size_t)nmax, sizeof *seen);
+    gdt_status s = seen ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+    for (int k = 0; k < m->nruns && s == GDT_STATUS_OK; k++) {
+        int j = 0;
+        while (j < k && strcmp(m->runs[j].family, m->runs[k].family) != 0)
+            j++;
+        if (j == k) /* the first run of its FAMILY argument */
+            s = check_group(m, k, seen, e);
+    }
+    free(seen);
+    return s;
+}
+
+static gdt_status merge_write(const merge *m, const char *tables_dir, gdt_error *e)
+{
+    char dir[PATH_MAX + 16];
+    gdt_status s = GDT_STATUS_OK;
+    /* the table writer makes the folder once the tables pass its checks */
+    snprintf(dir, sizeof dir, "%s/sm%d", tables_dir ? tables_dir : "tables", m->prov.arch);
+    for (int f = 0; f < GDT_FAMILY_COUNT && s == GDT_STATUS_OK; f++)
+        if (m->families & (1u << f))
+            s = emit_family(m, (gdt_family)f, dir, e);
+    return s;
+}
+
+static void merge_free(merge *m)
+{
+    for (int f = 0; f < GDT_FAMILY_COUNT; f++) {
+        for (int i = 0; i < m->fam[f].n; i++) {
+            free(m->fam[f].cells[i].plans);
+            free(m->fam[f].keys[i]);
+        }
+        free(m->fam[f].cells);
+        free(m->fam[f].keys);
+        free(m->fam[f].from);
+    }
+    for (int k = 0; k < m->nruns; k++) {
+        free(m->runs[k].path);
+        free(m->runs[k].family);
+    }
+    free(m->runs);
 }
 
 gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir, gdt_error *e)
 {
-    char dir[PATH_MAX + 16];
-    unsigned families = 0;
+    merge m = {0};
     gdt_status s = nruns > 0 ? GDT_STATUS_OK
                              : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
-    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++) {
-        families |= runs[i]->spec->families;
-        if (i > 0)
-            s = same_sweep(runs[0], runs[i], e);
-    }
-    if (s != GDT_STATUS_OK)
-        return s;
-    /* the table writer makes the folder once the tables pass its checks */
-    snprintf(dir, sizeof dir, "%s/sm%d", tables_dir ? tables_dir : "tables", runs[0]->arch);
-    for (int f = 0; f < GDT_FAMILY_COUNT && s == GDT_STATUS_OK; f++)
-        if (families & (1u << f))
-            s = emit_family(runs, nruns, (gdt_family)f, dir, e);
+    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++)
+        s = merge_add(&m, runs[i], false, e);
+    if (s == GDT_STATUS_OK)
+        s = merge_write(&m, tables_dir, e);
+    merge_free(&m);
     return s;
 }
 
+/* One journal in memory at a time: each run's cells are taken and its
+ * records freed before the next is read. */
 gdt_status gdt_emit_dirs(const char *const *run_dirs, int nruns, const char *tables_dir,
                          gdt_error *e)
 {
-    gdt_run **runs = calloc((size_t)(nruns > 0 ? nruns : 1), sizeof *runs);
-    gdt_status s = runs ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
-    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++)
-        s = gdt_run_load(run_dirs[i], &runs[i], e);
+    merge m = {0};
+    gdt_status s = nruns > 0 ? GDT_STATUS_OK
+                             : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
+    for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++) {
+        gdt_run *r = NULL;
+        s = gdt_run_load(run_dirs[i], &r, e);
+        if (s == GDT_STATUS_OK)
+            s = merge_add(&m, r, true, e);
+        gdt_run_destroy(r);
+    }
     if (s == GDT_STATUS_OK)
-        s = gdt_emit_runs(runs, nruns, tables_dir, e);
-    for (int i = 0; runs && i < nruns; i++)
-        gdt_run_destroy(runs[i]);
-    free(runs);
+        s = merge_shards(&m, e);
+    if (s == GDT_STATUS_OK)
+        s = merge_write(&m, tables_dir, e);
+    merge_free(&m);
     return s;
 }

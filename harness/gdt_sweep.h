@@ -25,6 +25,7 @@
 #define GDT_DEADLINE_MAX 86400.0
 #define GDT_KNOB_CAP_MAX 1000
 #define GDT_SHARDS_MAX 100000
+#define GDT_SHARD_SOURCE_MAX 512
 
 /* One point of the grid: a family and the shape text gdt_problem_parse
  * reads ("m=128,n=4096,k=4096,dtype=bf16"). */
@@ -76,6 +77,9 @@ typedef struct gdt_sweep_opts {
     int knob_cap;             /* -1: spec or 8 */
     int shard_i, shard_n;     /* n = 0: every cell */
     bool exhaustive;          /* every plan measured in full (no racing) */
+    bool shard_auto;          /* --shard auto: I and N from the scheduler (gdt_sweep_shard_auto) */
+    int shards;               /* --shards N: auto's count, or a check of it; 0: none */
+    char shard_source[GDT_SHARD_SOURCE_MAX]; /* where I/N came from; "" unsharded */
     bool compile_only;
     int arch;                 /* 0: the device's */
     int jobs;                 /* compile-only threads; 0: online CPUs */
@@ -102,5 +106,19 @@ gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error 
 
 /* Keeps cells whose index i satisfies i % n == k (deterministic shard). */
 void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n);
+
+/* --shard auto (shard_auto.c): I and N from the environment of the scheduler
+ * that started this process: a SLURM job array (SLURM_ARRAY_TASK_ID less
+ * SLURM_ARRAY_TASK_MIN, N from SLURM_ARRAY_TASK_COUNT or _MAX), a Kubernetes
+ * Indexed Job (JOB_COMPLETION_INDEX, N from shards or GDTUNE_SHARDS), an MPI
+ * launcher (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE).  shards (--shards N,
+ * 0: none) and GDTUNE_SHARDS must agree with what the scheduler says.
+ * source receives the variables used ("SLURM job array: SLURM_ARRAY_TASK_ID=2
+ * ...").  BAD_USAGE naming the variables when none are set, one is not a
+ * count, or two disagree.  env looks a variable up (getenv; tests pass
+ * their own). */
+typedef const char *(*gdt_env_fn)(const char *name);
+gdt_status gdt_sweep_shard_auto(gdt_env_fn env, int shards, int *i, int *n, char *source,
+                                size_t nsource, gdt_error *e);
 
 #endif

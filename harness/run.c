@@ -92,6 +92,7 @@ static const field option_fields[] = {
     RANGE("cudnn_knob_cap", K_INT, true, 0, GDT_KNOB_CAP_MAX),
     RANGE("shard_i", K_INT, true, 0, GDT_SHARDS_MAX), RANGE("shard_n", K_INT, true, 0, GDT_SHARDS_MAX),
     OPT("race", K_BOOL), /* absent in journals from before racing: those ran every plan in full */
+    OPT("shard_source", K_STR),
 };
 static const field resume_fields[] = {
     REQ("type", K_STR), REQ("started", K_STR), REQ("source_digest", K_STR),
@@ -273,6 +274,7 @@ static gdt_status check_options(const where *w, const cJSON *op, gdt_run_options
     o->shard_i = num_int(op, "shard_i", 0);
     o->shard_n = num_int(op, "shard_n", 0);
     o->race = cJSON_IsTrue(gdt_json_get(op, "race"));
+    o->shard_source = str(op, "shard_source");
     if (o->deadline > 0 && o->deadline < GDT_DEADLINE_MIN)
         return wrong(w, "/options/deadline", "0 (none) or at least 1 s", gdt_json_get(op, "deadline"), e);
     if (o->shard_i >= (o->shard_n > 0 ? o->shard_n : 1))

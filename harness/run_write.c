@@ -79,7 +79,10 @@ static cJSON *options_json(const gdt_run_options *op)
         cJSON_AddNumberToObject(o, "deadline", op->deadline) &&
         cJSON_AddNumberToObject(o, "cudnn_knob_cap", op->knob_cap) &&
         cJSON_AddNumberToObject(o, "shard_i", op->shard_i) &&
-        cJSON_AddNumberToObject(o, "shard_n", op->shard_n) && cJSON_AddBoolToObject(o, "race", op->race))
+        cJSON_AddNumberToObject(o, "shard_n", op->shard_n) &&
+        (!op->shard_source || !op->shard_source[0] ||
+         cJSON_AddStringToObject(o, "shard_source", op->shard_source)) &&
+        cJSON_AddBoolToObject(o, "race", op->race))
         return o;
     return drop(o);
 }

@@ -478,7 +478,7 @@ static gdt_run_options run_options(const run *r)
     gdt_run_options op = {.nbursts = r->o.nbursts, .target_rel = r->o.target_rel,
                           .max_plan_seconds = r->o.max_plan_seconds, .deadline = r->o.deadline,
                           .knob_cap = r->o.knob_cap, .shard_i = r->o.shard_i, .shard_n = r->o.shard_n,
-                          .race = !r->o.exhaustive};
+                          .race = !r->o.exhaustive, .shard_source = r->o.shard_source};
     memcpy(op.bursts, r->o.bursts, sizeof op.bursts);
     return op;
 }
@@ -553,9 +553,16 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     r->o.max_plan_seconds = op->max_plan_seconds;
     r->o.deadline = r->o.deadline > 0 ? r->o.deadline : op->deadline;
     r->o.knob_cap = op->knob_cap;
+    if (r->o.shards && r->o.shards != op->shard_n)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s:1: --shards %d, but the run is shard "
+                             "%d/%d (its header): a resumed shard keeps its count", jr->path,
+                             r->o.shards, op->shard_i, op->shard_n);
     r->o.shard_i = op->shard_i;
     r->o.shard_n = op->shard_n;
     r->o.exhaustive = !op->race;
+    if (op->shard_n)
+        fprintf(stderr, "gdtune sweep: resuming shard %d/%d (from %s)\n", op->shard_i, op->shard_n,
+                op->shard_source[0] ? op->shard_source : "its journal header");
     r->spec = jr->spec; /* the run owns it from here; the model's cells point into it */
     jr->spec = NULL;
     r->arch = jr->arch;

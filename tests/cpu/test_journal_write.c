@@ -220,6 +220,7 @@ static void check_header(const gdt_run *r)
     CHECK_INT(r->options.knob_cap, ==, 1);
     CHECK_INT(r->options.shard_n, ==, 0);
     CHECK(r->options.race);
+    CHECK_STR(r->options.shard_source, "");
     CHECK_INT(r->ncells, ==, 2);
 }
 
@@ -318,9 +319,48 @@ static void test_reply_keys(const char *dir, const gdt_sweep_spec *spec)
     cJSON_Delete(rep);
 }
 
+/* A sharded header carries its shard's source after shard_n, and the reader
+ * gives it back; an unsharded one (above) writes none and reads "". */
+static void test_shard_source(const char *dir, const gdt_sweep_spec *spec)
+{
+    static const char src[] = "SLURM job array: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 "
+                              "SLURM_ARRAY_TASK_COUNT=2";
+    gdt_journal *j = NULL;
+    gdt_error e = {0};
+    gdt_run *r = NULL;
+    gdt_journal_lines l = {0};
+    char path[PATH_MAX];
+    cJSON *device = cJSON_Parse(device_json);
+    check_ok(gdt_journal_open(dir, false, &j, &e), &e);
+    if (j && device) {
+        gdt_run_header_rec h = header(spec, device);
+        h.options.shard_i = 1;
+        h.options.shard_n = 2;
+        h.options.shard_source = src;
+        check_ok(gdt_run_write_header(j, &h, &e), &e);
+    }
+    gdt_journal_close(j);
+    snprintf(path, sizeof path, "%s/%s", dir, GDT_JOURNAL_NAME);
+    check_ok(gdt_journal_read(path, &l, &e), &e);
+    CHECK_CONTAINS(l.n ? l.line[0] : "", "\"cudnn_knob_cap\":1,\"shard_i\":1,\"shard_n\":2,"
+                   "\"shard_source\":\"SLURM job array: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 "
+                   "SLURM_ARRAY_TASK_COUNT=2\",\"race\":true}}");
+    gdt_journal_lines_free(&l);
+    check_ok(gdt_run_load(dir, &r, &e), &e);
+    if (r) {
+        CHECK_INT(r->options.shard_i, ==, 1);
+        CHECK_INT(r->options.shard_n, ==, 2);
+        CHECK_STR(r->options.shard_source, src);
+        CHECK_INT(r->ncells, ==, 1); /* the second of tiny_gemm's two */
+    }
+    CHECK(r != NULL);
+    gdt_run_destroy(r);
+    cJSON_Delete(device);
+}
+
 int main(void)
 {
-    char dir[] = "/tmp/gdt_journal_write_XXXXXX", one[600], two[600], cmd[700];
+    char dir[] = "/tmp/gdt_journal_write_XXXXXX", one[600], two[600], three[600], cmd[700];
     gdt_sweep_spec *spec = NULL;
     gdt_error e = {0};
     CHECK(mkdtemp(dir) != NULL);
@@ -332,6 +372,8 @@ int main(void)
         check_bytes(one, spec);
         check_read_back(one);
         test_reply_keys(two, spec);
+        snprintf(three, sizeof three, "%s/three", dir);
+        test_shard_source(three, spec);
     }
     gdt_sweep_spec_destroy(spec);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

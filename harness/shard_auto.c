@@ -1,0 +1,177 @@
+/* --shard auto: the shard from the scheduler's environment (gdt_sweep.h).
+ * Each scheduler is one row of variables; a row applies when its index
+ * variable is set.  A count that two variables (or --shards) give
+ * differently is refused rather than guessed: the resubmission of one
+ * SLURM array index (`sbatch --array=3`) runs as an array of one, whose
+ * MIN, MAX and COUNT say nothing of the sweep's shards. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_sweep.h"
+
+typedef struct shard_vars {
+    const char *scheduler;
+    const char *index;
+    const char *count; /* NULL: the count comes from --shards or GDTUNE_SHARDS */
+    const char *min;   /* NULL: indices start at 0 */
+    const char *max;   /* NULL: none; else the count is MAX - MIN + 1 */
+} shard_vars;
+
+static const shard_vars schedulers[] = {
+    {"SLURM job array", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+     "SLURM_ARRAY_TASK_MAX"},
+    {"Kubernetes Indexed Job", "JOB_COMPLETION_INDEX", NULL, NULL, NULL},
+    {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", NULL, NULL},
+    {"MPI (PMI)", "PMI_RANK", "PMI_SIZE", NULL, NULL},
+};
+#define NSCHEDULERS ((int)(sizeof schedulers / sizeof *schedulers))
+
+#define EXPECTED "SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT or " \
+                 "_MAX, JOB_COMPLETION_INDEX with --shards N or GDTUNE_SHARDS, "              \
+                 "OMPI_COMM_WORLD_RANK with _SIZE, or PMI_RANK with PMI_SIZE"
+
+/* A variable's value: *set false when it is unset or empty; a value that is
+ * not a non-negative integer is refused, naming it. */
+static gdt_status env_count(gdt_env_fn env, const char *name, long *v, bool *set, gdt_error *e)
+{
+    const char *s = name ? env(name) : NULL;
+    char *end = NULL;
+    *set = s && *s;
+    if (!*set)
+        return GDT_STATUS_OK;
+    errno = 0;
+    *v = s[0] >= '0' && s[0] <= '9' ? strtol(s, &end, 10) : -1;
+    if (*v < 0 || errno || *end || *v > 1000000000L)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s=\"%.64s\": expected a "
+                             "non-negative integer", name, s);
+    return GDT_STATUS_OK;
+}
+
+static void note(char *src, size_t n, const char *name, long v)
+{
+    size_t used = strlen(src);
+    snprintf(src + used, n - used, " %s=%ld", name, v);
+}
+
+/* The count --shards or GDTUNE_SHARDS gives (0: neither), and its text. */
+static gdt_status explicit_count(gdt_env_fn env, int shards, long *n, char *from, size_t nfrom,
+                                 gdt_error *e)
+{
+    long v = 0;
+    bool set = false;
+    gdt_status s = env_count(env, "GDTUNE_SHARDS", &v, &set, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (set && (v < 1 || v > GDT_SHARDS_MAX))
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: GDTUNE_SHARDS=%ld: expected "
+                             "a shard count in 1..%d", v, GDT_SHARDS_MAX);
+    if (set && shards && v != shards)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: --shards %d but "
+                             "GDTUNE_SHARDS=%ld: give the count once", shards, v);
+    *n = shards ? shards : set ? v : 0;
+    if (shards)
+        snprintf(from, nfrom, "--shards %d", shards);
+    else if (set)
+        snprintf(from, nfrom, "GDTUNE_SHARDS=%ld", v);
+    return GDT_STATUS_OK;
+}
+
+/* The count a row's own variables give (0: none), MIN through MAX and
+ * COUNT agreeing. */
+static gdt_status row_count(const shard_vars *r, gdt_env_fn env, long lo, long *n, char *src,
+                            size_t nsrc, gdt_error *e)
+{
+    long count = 0, hi = 0;
+    bool has_count = false, has_hi = false;
+    gdt_status s = env_count(env, r->count, &count, &has_count, e);
+    if (s == GDT_STATUS_OK)
+        s = env_count(env, r->max, &hi, &has_hi, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (has_hi)
+        note(src, nsrc, r->max, hi);
+    if (has_count)
+        note(src, nsrc, r->count, count);
+    if (has_hi && has_count && hi - lo + 1 != count)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s=%ld but %s..%s spans %ld "
+                             "indices (%s): a stepped or listed array cannot number the shards; "
+                             "submit --array=0-%ld", r->count, count, r->min, r->max, hi - lo + 1,
+                             src, count - 1);
+    *n = has_count ? count : has_hi ? hi - lo + 1 : 0;
+    return GDT_STATUS_OK;
+}
+
+/* One scheduler's shard; its index variable is set. */
+static gdt_status resolve(const shard_vars *r, gdt_env_fn env, long want, const char *want_from,
+                          int *i, int *n, char *src, size_t nsrc, gdt_error *e)
+{
+    long idx = 0, lo = 0, count = 0;
+    bool set = false, has_lo = !r->min;
+    gdt_status s = env_count(env, r->index, &idx, &set, e);
+    if (s == GDT_STATUS_OK && r->min)
+        s = env_count(env, r->min, &lo, &has_lo, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    snprintf(src, nsrc, "%s: %s=%ld", r->scheduler, r->index, idx);
+    if (!has_lo)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s=%ld without %s (expected "
+                             EXPECTED ")", r->index, idx, r->min);
+    if (r->min)
+        note(src, nsrc, r->min, lo);
+    if ((s = row_count(r, env, lo, &count, src, nsrc, e)) != GDT_STATUS_OK)
+        return s;
+    if (count && want && count != want)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s gives %ld shards (%s) but "
+                             "%s: %s", r->scheduler, count, src, want_from,
+                             r->min ? "a resubmitted array index resumes its run directory "
+                                      "(--resume RUNDIR), or give --shard I/N"
+                                    : "give --shard I/N");
+    if (!count && !want)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s without a shard count "
+                             "(expected %s%s)", src, r->count ? r->count : "--shards N or GDTUNE_SHARDS",
+                             r->count ? " or --shards N" : "");
+    if (!count) {
+        count = want;
+        size_t used = strlen(src);
+        snprintf(src + used, nsrc - used, " %s", want_from);
+    }
+    if (count > GDT_SHARDS_MAX || idx < lo || idx - lo >= count)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s: expected a shard index "
+                             "0 <= I < N <= %d, got %ld of %ld", src, GDT_SHARDS_MAX, idx - lo, count);
+    *i = (int)(idx - lo);
+    *n = (int)count;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_sweep_shard_auto(gdt_env_fn env, int shards, int *i, int *n, char *source,
+                                size_t nsource, gdt_error *e)
+{
+    char from[64] = "", src[GDT_SHARD_SOURCE_MAX], first[GDT_SHARD_SOURCE_MAX] = "";
+    long want = 0;
+    int found = 0;
+    gdt_status s = explicit_count(env, shards, &want, from, sizeof from, e);
+    for (int k = 0; k < NSCHEDULERS && s == GDT_STATUS_OK; k++) {
+        const char *v = env(schedulers[k].index);
+        int ki = 0, kn = 0;
+        if (!v || !*v)
+            continue;
+        if ((s = resolve(&schedulers[k], env, want, from, &ki, &kn, src, sizeof src, e)) != GDT_STATUS_OK)
+            break;
+        if (found++ && (ki != *i || kn != *n))
+            return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s is shard %d/%d but %s "
+                                 "is shard %d/%d: give --shard I/N", first, *i, *n, src, ki, kn);
+        if (found == 1) {
+            *i = ki;
+            *n = kn;
+            snprintf(first, sizeof first, "%s", src);
+        }
+    }
+    if (s == GDT_STATUS_OK && !found)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: no scheduler's shard "
+                             "variables are set (expected " EXPECTED ")");
+    if (s == GDT_STATUS_OK)
+        snprintf(source, nsource, "%s", first);
+    return s;
+}

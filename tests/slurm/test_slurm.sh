@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# examples/slurm on a real one-node SLURM cluster brought up here: munged,
+# slurmctld and slurmd on 127.0.0.1 with a generated slurm.conf, state,
+# spool, logs and key in a fresh temporary directory, no cgroups.
+#
+#   test_slurm.sh GDTUNE STAND_IN_WORKER SOURCE_DIR
+#
+# 1. submit.sh runs a 2-shard sweep of a 6-cell spec against the stand-in
+#    worker (GDTUNE_WORKER_EXE); the merge job's tables equal those of one
+#    unsharded run byte for byte.
+# 2. A 2-shard sweep whose shard 1 is cancelled mid-run (scancel): its merge
+#    job waits on a dependency that can no longer be met; index 1
+#    resubmitted resumes its run directory, the merge is re-pointed at it
+#    (scontrol update ... dependency=afterok:...), and the resumed journal
+#    holds exactly one result per plan.
+# Exit 77 with the reason when it cannot run here (not root, no SLURM or
+# munge binaries, munged does not start).  The daemons it started are
+# stopped and the directory removed on every exit.
+set -euo pipefail
+
+if [[ $# -ne 3 ]]; then
+    echo "usage: test_slurm.sh GDTUNE STAND_IN_WORKER SOURCE_DIR" >&2
+    exit 2
+fi
+gdtune=$1
+worker=$2
+src=$3
+examples=$src/examples/slurm
+
+skip() {
+    echo "test_slurm: SKIPPED: $*"
+    exit 77
+}
+fail() {
+    echo "test_slurm: FAILED: $*"
+    exit 1
+}
+
+[[ $(id -u) -eq 0 ]] || skip "needs root (slurmd runs jobs as their user; SlurmUser=root)"
+for b in munged mungekey slurmctld slurmd sbatch scontrol scancel squeue; do
+    command -v "$b" >/dev/null || skip "no $b: install slurm-wlm and munge (.ci/setup does)"
+done
+
+tmp=$(mktemp -d /tmp/gdt_slurm_XXXXXX)
+pids=()
+cleanup() {
+    local rc=$?
+    if [[ -f $tmp/slurm.conf ]]; then
+        SLURM_CONF=$tmp/slurm.conf scancel --quiet --user=root 2>/dev/null || true
+        sleep 1
+    fi
+    for p in "${pids[@]}"; do
+        kill "$p" 2>/dev/null || true
+    done
+    for p in "${pids[@]}"; do
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    done
+    if [[ $rc -ne 0 && $rc -ne 77 && -d $tmp/log ]]; then
+        for f in "$tmp"/log/* "$tmp"/r*/logs/*; do
+            [[ -f $f ]] && { echo "---- $f"; tail -n 40 "$f"; }
+        done
+    fi
+    rm -rf "$tmp"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# A port pair nothing listens on (several clusters may be up on one machine).
+free_port() {
+    local p
+    for _ in $(seq 50); do
+        p=$((20000 + RANDOM % 20000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null &&
+            ! (exec 3<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null; then
+            echo "$p"
+            return
+        fi
+    done
+    fail "no free port pair"
+}
+
+# ------------------------------------------------------------- munge
+mkdir -p "$tmp/munge" "$tmp/state" "$tmp/spool" "$tmp/log"
+chmod 755 "$tmp/munge" # clients reach the socket through it
+mungekey --create --keyfile="$tmp/munge/munge.key" >/dev/null 2>&1 || skip "mungekey could not create a key"
+munged --force --socket="$tmp/munge/socket" --key-file="$tmp/munge/munge.key" \
+    --pid-file="$tmp/munge/munged.pid" --log-file="$tmp/log/munged.log" \
+    --seed-file="$tmp/munge/seed" >/dev/null 2>&1 ||
+    skip "munged did not start: $(tail -n 3 "$tmp/log/munged.log" 2>/dev/null)"
+pids+=("$(cat "$tmp/munge/munged.pid")")
+
+# ------------------------------------------------------------- slurm
+node=$(hostname -s)
+port=$(free_port)
+cat >"$tmp/slurm.conf" <<EOF
+ClusterName=gdtunetest
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$tmp/munge/socket
+CredType=cred/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+MailProg=/bin/true
+ReturnToService=2
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/log/slurmctld.log
+SlurmdLogFile=$tmp/log/slurmd.log
+SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=1
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+MinJobAge=600
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF=$tmp/slurm.conf
+# Each daemon forks and writes its pid file a moment later.
+started() {
+    for _ in $(seq 100); do
+        [[ -s $1 ]] && { pids+=("$(cat "$1")"); return 0; }
+        sleep 0.1
+    done
+    fail "$2 wrote no pid file ($1)"
+}
+slurmctld -c -f "$SLURM_CONF" || fail "slurmctld did not start"
+started "$tmp/slurmctld.pid" slurmctld
+slurmd -f "$SLURM_CONF" || fail "slurmd did not start"
+started "$tmp/slurmd.pid" slurmd
+for _ in $(seq 100); do
+    sinfo --noheader --states=idle --format=%n 2>/dev/null | grep -qx "$node" && break
+    sleep 0.2
+done
+sinfo --noheader --states=idle --format=%n | grep -qx "$node" || fail "node $node never became idle"
+echo "test_slurm: one-node cluster up on 127.0.0.1:$port"
+
+# ------------------------------------------------------------- helpers
+job_state() {
+    scontrol show job "$1" --oneliner 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2
+}
+job_reason() {
+    scontrol show job "$1" --oneliner 2>/dev/null | grep -o 'Reason=[^ ]*' | head -n 1 | cut -d= -f2
+}
+# Waits until job $1 is in one of the states $2 (a regex), at most $3 s.
+wait_state() {
+    local s=""
+    for _ in $(seq $(($3 * 5))); do
+        s=$(job_state "$1")
+        [[ $s =~ ^($2)$ ]] && return 0
+        sleep 0.2
+    done
+    fail "job $1 is $s after $3 s, expected $2"
+}
+results_in() {
+    if [[ -f $1/journal.jsonl ]]; then grep -c '"type":"result"' "$1/journal.jsonl" || true; else echo 0; fi
+}
+
+export GDTUNE=$gdtune GDTUNE_WORKER_EXE=$worker
+spec=$tmp/six.json
+cat >"$spec" <<'EOF'
+{"schema":"gdtune.sweep/1","families":["gemm"],
+ "grid":[{"m":[256,512,768,1024,1280,1536],"n,k":[[512,256]],"dtype":["bf16"]}]}
+EOF
+sweep_opts=(--spec "$spec" --deadline 1)
+# No GPU in this cluster: the array's one-GPU request is lifted.
+submit=("$examples/submit.sh" -s --gpus-per-task=0)
+
+# The comparison with committed tables goes through `gdtune tables diff`,
+# which a gdtune without that command refuses: then the merge job is
+# submitted without it.
+"$gdtune" sweep gemm "${sweep_opts[@]}" --out "$tmp/ref" --tables-dir "$tmp/ref-tables" \
+    >"$tmp/log/ref.out" 2>&1 || fail "the unsharded sweep failed: $(tail -n 5 "$tmp/log/ref.out")"
+committed=none
+if "$gdtune" tables diff "$tmp/ref-tables" "$tmp/ref-tables" >/dev/null 2>&1; then
+    committed=$tmp/ref-tables
+else
+    echo "test_slurm: this gdtune has no \`tables diff\`: the merge job compares nothing"
+fi
+
+# ------------------------------------------- 1. array, merge, same tables
+out=$("${submit[@]}" -c "$committed" "$tmp/r1" 2 gemm "${sweep_opts[@]}" 2>/dev/null)
+array=$(sed -n 's/^array //p' <<<"$out")
+merge=$(sed -n 's/^merge //p' <<<"$out")
+[[ -n $array && -n $merge ]] || fail "submit.sh printed no job ids: $out"
+wait_state "$merge" "COMPLETED|FAILED|CANCELLED|TIMEOUT" 120
+[[ $(job_state "$merge") == COMPLETED ]] || fail "merge job $merge is $(job_state "$merge")"
+for f in gemm.tuning.json gemm.placement.json; do
+    cmp "$tmp/ref-tables/sm90/$f" "$tmp/r1/tables/sm90/$f" || fail "merged $f differs from the unsharded run's"
+done
+grep -q "from SLURM job array: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0" "$tmp/r1/logs/shard-1.out" ||
+    fail "shard 1 did not say which variables it used"
+echo "test_slurm: array $array and merge $merge: merged tables equal the unsharded run's"
+
+# -------------------------------- 2. a cancelled shard, resubmitted, resumed
+out=$("${submit[@]}" -c none "$tmp/r2" 2 gemm "${sweep_opts[@]}" 2>/dev/null)
+array=$(sed -n 's/^array //p' <<<"$out")
+merge=$(sed -n 's/^merge //p' <<<"$out")
+run=$tmp/r2/shards/1
+for _ in $(seq 300); do
+    [[ $(results_in "$run") -ge 2 ]] && break
+    sleep 0.1
+done
+[[ $(results_in "$run") -ge 2 ]] || fail "shard 1 wrote no results in 30 s"
+scancel "${array}_1"
+wait_state "${array}_1" "CANCELLED" 30
+before=$(results_in "$run")
+[[ $before -lt 18 ]] || fail "shard 1 finished ($before results) before it was cancelled"
+wait_state "${array}_0" "COMPLETED" 60
+sleep 2 # a scheduler pass: the merge's dependency is judged
+[[ $(job_state "$merge") == PENDING ]] || fail "merge job $merge is $(job_state "$merge"), expected PENDING"
+echo "test_slurm: shard 1 cancelled after $before results; merge $merge waits ($(job_state "$merge"), $(job_reason "$merge"))"
+
+again=$(sbatch --parsable --array=1 --gpus-per-task=0 --output="$tmp/r2/logs/shard-%a.again.out" \
+    "$examples/sweep-array.sbatch" "$tmp/r2" 2 gemm "${sweep_opts[@]}")
+again=${again%%;*}
+scontrol update jobid="$merge" dependency="afterok:$again"
+wait_state "$merge" "COMPLETED|FAILED|CANCELLED|TIMEOUT" 120
+[[ $(job_state "$merge") == COMPLETED ]] || fail "merge job $merge is $(job_state "$merge") after the resubmission"
+grep -q "has a journal: resuming it" "$tmp/r2/logs/shard-1.again.out" || fail "index 1 did not resume"
+grep -q "resuming shard 1/2" "$tmp/r2/logs/shard-1.again.out" || fail "index 1 did not keep shard 1/2"
+# Each of its 3 cells' 6 plans has exactly one result.
+dups=$(grep '"type":"result"' "$run/journal.jsonl" | grep -o '"cell":[0-9]*,"plan":[0-9]*' | sort | uniq -d)
+[[ -z $dups ]] || fail "plans measured twice in $run: $dups"
+[[ $(results_in "$run") -eq 18 ]] || fail "$run has $(results_in "$run") results, expected 18"
+grep -q '"type":"resume"' "$run/journal.jsonl" || fail "$run has no resume record"
+for f in gemm.tuning.json gemm.placement.json; do
+    cmp "$tmp/ref-tables/sm90/$f" "$tmp/r2/tables/sm90/$f" || fail "merged $f differs after the resume"
+done
+echo "test_slurm: index 1 resubmitted as $again resumed ($before results kept, 18 in all, none twice);" \
+    "merge re-pointed and its tables equal the unsharded run's"
+echo "test_slurm: ok"
