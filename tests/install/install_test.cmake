@@ -28,7 +28,8 @@ foreach(f so a cfg pc)
 endforeach()
 foreach(f bin/gdtune include/gdtune/gdtune.h include/gdtune/plan.h share/gdtune/candidates/nvrtc.json
           share/gdtune/sweeps/gemm.json share/gdtune/tables/sm90/gemm.placement.json
-          share/gdtune/tables/sm90/sdpa_bwd.tuning.json)
+          share/gdtune/tables/sm90/sdpa_bwd.tuning.json share/gdtune/examples/slurm/submit.sh
+          share/gdtune/examples/slurm/sweep-array.sbatch share/gdtune/examples/k8s/sweep-indexed-job.yaml)
   if(NOT EXISTS ${P}/${f})
     message(FATAL_ERROR "installed tree lacks ${f}")
   endif()
