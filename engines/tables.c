@@ -96,12 +96,26 @@ static void facts_for(const gdt_problem *p, int arch, gdt_facts *f)
 
 /* ========================================================= ranking rule */
 
+/* The combined measured noise of two estimates (absolute: relative noise
+ * times time, summed). */
+static double noise_margin(const gdt_measured_plan *a, const gdt_measured_plan *b)
+{
+    return a->noise * a->time_us + b->noise * b->time_us;
+}
+
 /* a moves ahead of b only when faster by more than the combined measured
- * noise of the two (absolute: relative noise times time, summed). */
+ * noise of the two. */
 static bool beats(const gdt_measured_plan *a, const gdt_measured_plan *b)
 {
-    double margin = a->noise * a->time_us + b->noise * b->time_us;
+    double margin = noise_margin(a, b);
     return a->time_us < b->time_us && b->time_us - a->time_us > margin;
+}
+
+bool gdt_measured_beats(const gdt_measured_plan *a, const gdt_measured_plan *b) { return beats(a, b); }
+
+double gdt_measured_gap(const gdt_measured_plan *a, const gdt_measured_plan *b)
+{
+    return (b->time_us - a->time_us) / noise_margin(a, b);
 }
 
 /* Earlier in the ranking: faster, ties by untimed position. */
@@ -696,6 +710,7 @@ typedef struct tcell {
     int nranked;
     gdt_plan_id *ranked;
     bool *is_backend;
+    gdt_measured_plan *measured; /* the ranking's entries whole, for gdt_tables_cell */
     int backend_pos;
     bool has_fallback;
     gdt_plan_id fallback;
@@ -732,6 +747,7 @@ void gdt_tables_destroy(gdt_tables *t)
     for (int i = 0; i < t->nt; i++) {
         free(t->t[i].ranked);
         free(t->t[i].is_backend);
+        free(t->t[i].measured);
     }
     free(t->t);
     free(t->p);
@@ -1098,7 +1114,7 @@ static gdt_status check_engine(const ld *l, const char *jp, const gdt_plan_id *i
 /* plan, engine_id, knobs, is_backend, mode: the name must be what
  * engine_id and knobs print as. */
 static gdt_status read_identity(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
-                                bool *is_backend)
+                                bool *is_backend, gdt_mode *mode_out)
 {
     static const char *const modes[] = {"A", "B", "FALLBACK", "OPENSOURCE", "enumerated"};
     const char *name;
@@ -1113,6 +1129,7 @@ static gdt_status read_identity(const ld *l, const cJSON *o, const char *jp, gdt
     if (!s) s = get_names(l, o, "mode", jp, modes, 5, &mode);
     if (!s) s = check_engine(l, jp, id, *is_backend);
     if (s) return s;
+    *mode_out = (gdt_mode)mode; /* modes[] is in gdt_mode order, "enumerated" last */
     gdt_plan_id_normalize(id);
     gdt_plan_id_format(id, want, sizeof want);
     if (strcmp(want, name))
@@ -1121,7 +1138,7 @@ static gdt_status read_identity(const ld *l, const cJSON *o, const char *jp, gdt
 }
 
 static gdt_status read_ranked(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
-                              bool *is_backend)
+                              bool *is_backend, gdt_measured_plan *m)
 {
     static const char *const keys[] = {"plan", "engine_id", "knobs", "is_backend", "mode", "time_us",
                                        "noise", "host_us", "samples", "untimed_position"};
@@ -1129,7 +1146,7 @@ static gdt_status read_ranked(const ld *l, const cJSON *o, const char *jp, gdt_p
     int samples, pos;
     jpath p;
     gdt_status s = CHECK_KEYS(l, o, keys, jp);
-    if (!s) s = read_identity(l, o, jp, id, is_backend);
+    if (!s) s = read_identity(l, o, jp, id, is_backend, &m->mode);
     if (!s) s = get_num(l, o, "time_us", jp, &t);
     if (!s) s = get_num(l, o, "noise", jp, &noise);
     if (!s) s = get_num(l, o, "host_us", jp, &host);
@@ -1138,6 +1155,15 @@ static gdt_status read_ranked(const ld *l, const cJSON *o, const char *jp, gdt_p
     if (!s && !(t > 0)) return bad(l, sub(p, jp, "time_us"), "expected a time > 0, got %g", t);
     if (!s && noise < 0) return bad(l, sub(p, jp, "noise"), "expected noise >= 0, got %g", noise);
     if (!s && host < 0) return bad(l, sub(p, jp, "host_us"), "expected a time >= 0, got %g", host);
+    if (!s) {
+        m->id = *id;
+        m->is_backend = *is_backend;
+        m->untimed_position = pos;
+        m->time_us = t;
+        m->noise = noise;
+        m->host_us = host;
+        m->samples = samples;
+    }
     return s;
 }
 
@@ -1179,10 +1205,13 @@ static gdt_status read_ranking(const ld *l, const cJSON *cell, const char *jp, t
     sub(rp, jp, "ranking");
     c->ranked = calloc((size_t)(n ? n : 1), sizeof *c->ranked);
     c->is_backend = calloc((size_t)(n ? n : 1), sizeof *c->is_backend);
-    if (!c->ranked || !c->is_backend) return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    c->measured = calloc((size_t)(n ? n : 1), sizeof *c->measured);
+    if (!c->ranked || !c->is_backend || !c->measured)
+        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
     int i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++) {
-        if ((s = read_ranked(l, x, at(p, rp, i), &c->ranked[i], &c->is_backend[i]))) return s;
+        if ((s = read_ranked(l, x, at(p, rp, i), &c->ranked[i], &c->is_backend[i], &c->measured[i])))
+            return s;
         c->nranked = i + 1;
         for (int j = 0; j < i; j++)
             if (gdt_plan_id_equal(&c->ranked[j], &c->ranked[i]))
@@ -1211,10 +1240,11 @@ static gdt_status read_tuning_cell(const ld *l, const cJSON *o, const char *jp, 
     if (!s) s = get_node(l, o, "fallback", jp, &fb);
     if (!s && !cJSON_IsNull(fb)) {
         bool is_backend;
+        gdt_mode mode;
         sub(p, jp, "fallback");
         c->has_fallback = true;
         s = CHECK_KEYS(l, fb, fb_keys, p);
-        if (!s) s = read_identity(l, fb, p, &c->fallback, &is_backend);
+        if (!s) s = read_identity(l, fb, p, &c->fallback, &is_backend, &mode);
     }
     if (!s) s = read_evidence(l, o, jp, c->nranked);
     return s;
@@ -1486,6 +1516,29 @@ static gdt_status check_pair(const gdt_tables *t, const char *tuning, const char
     return GDT_STATUS_OK;
 }
 
+/* Both files of a pair into one gdt_tables.  family < 0: the tuning file
+ * says which family and arch (as `tables check` reads it), and the
+ * placement file must say the same. */
+static gdt_status load_pair(const char *tp, const char *pp, int family, int arch, gdt_tables **out,
+                            gdt_error *e)
+{
+    gdt_tables *t = calloc(1, sizeof *t);
+    if (!t) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_tables_load: out of memory");
+    table_kind kt = KIND_TUNING, kp = KIND_PLACEMENT;
+    gdt_status s = load_one(tp, family, arch, &kt, t, e);
+    if (!s && kt != KIND_TUNING)
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /schema: expected \"%s\", got \"%s\"", tp,
+                          GDT_TABLE_SCHEMA_TUNING, GDT_TABLE_SCHEMA_PLACEMENT);
+    if (!s) s = load_one(pp, (int)t->family, t->arch, &kp, t, e);
+    if (!s) s = check_pair(t, tp, pp, e);
+    if (s) {
+        gdt_tables_destroy(t);
+        return s;
+    }
+    *out = t;
+    return GDT_STATUS_OK;
+}
+
 static bool exists(const char *path)
 {
     struct stat st;
@@ -1541,18 +1594,16 @@ gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables *
     if (!ht || !hp)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: missing (its pair %s exists; one sweep "
                              "writes both)", ht ? pp : tp, ht ? tp : pp);
-    gdt_tables *t = calloc(1, sizeof *t);
-    if (!t) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_tables_load: out of memory");
-    table_kind kt = KIND_TUNING, kp = KIND_PLACEMENT;
-    gdt_status s = load_one(tp, (int)f, arch, &kt, t, e);
-    if (!s) s = load_one(pp, (int)f, arch, &kp, t, e);
-    if (!s) s = check_pair(t, tp, pp, e);
-    if (s) {
-        gdt_tables_destroy(t);
-        return s;
-    }
-    *out = t;
-    return GDT_STATUS_OK;
+    return load_pair(tp, pp, (int)f, arch, out, e);
+}
+
+gdt_status gdt_tables_load_files(const char *tuning, const char *placement, gdt_tables **out,
+                                 gdt_error *e)
+{
+    *out = NULL;
+    if (!tuning || !placement)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_tables_load_files: missing argument");
+    return load_pair(tuning, placement, -1, 0, out, e);
 }
 
 /* The writer's last word: what it is about to publish is checked by the
@@ -1628,4 +1679,29 @@ bool gdt_tables_lookup(const gdt_tables *t, const gdt_facts *f, gdt_cell_decisio
 const gdt_provenance *gdt_tables_provenance(const gdt_tables *t)
 {
     return t && t->have_prov ? &t->prov : NULL;
+}
+
+gdt_family gdt_tables_family(const gdt_tables *t) { return t->family; }
+
+int gdt_tables_arch(const gdt_tables *t) { return t->arch; }
+
+int gdt_tables_ncells(const gdt_tables *t) { return t ? t->nt : 0; }
+
+/* A load pairs the files cell by cell (check_pair), both sorted by key:
+ * index i is one cell in both. */
+bool gdt_tables_cell(const gdt_tables *t, int i, gdt_table_cell *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!t || i < 0 || i >= t->nt || i >= t->np) return false;
+    const tcell *c = &t->t[i];
+    const pcell *p = &t->p[i];
+    out->key = c->key;
+    out->lead = p->lead;
+    out->has_ratio = p->has_ratio;
+    out->ratio = p->has_ratio ? p->ratio : NAN;
+    out->noise = p->has_ratio ? p->noise : NAN;
+    out->nranked = c->nranked;
+    out->ranked = c->measured;
+    out->backend_pos = c->backend_pos;
+    return true;
 }

@@ -1,5 +1,6 @@
 /* `gdtune tables check FILE...`: validates placement and tuning tables with
- * the same strict loader libgdtune ranks by. */
+ * the same strict loader libgdtune ranks by; `emit` writes them from
+ * journals; `diff` is harness/cli_tables_diff.c. */
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include "gdt_emit.h"
 #include "gdt_sweep.h"
 #include "gdt_json.h"
+#include "gdt_tables_diff.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
 
@@ -21,6 +23,8 @@ static const char usage_text[] =
     "usage: gdtune tables check FILE...\n"
     "       gdtune tables emit RUNDIR... [--tables-dir DIR]\n"
     "       gdtune merge RUNDIR... [--tables-dir DIR]\n"
+    "       gdtune tables diff OLD NEW [--family F] [--format text|json|md]\n"
+    "                          [--runs OLDRUN NEWRUN]   (see gdtune tables diff --help)\n"
     "\n"
     "Validates each placement or tuning table (the kind is read from its schema\n"
     "string) as strictly as libgdtune loads it: schema, arch, family, every field's\n"
@@ -196,11 +200,13 @@ int gdt_cli_tables(int argc, char **argv)
         return emit("gdtune tables emit", argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "check"))
         return check(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "diff"))
+        return gdt__cli_tables_diff(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return gdt_cli_help(&tables_spec, stdout), 0;
     if (argc < 2)
-        return gdt_cli_usage_error("gdtune tables", "missing sub-command (expected: check or emit)");
-    return gdt_cli_usage_error("gdtune tables", "unknown sub-command '%s' (expected: check or emit)",
+        return gdt_cli_usage_error("gdtune tables", "missing sub-command (expected: check, emit or diff)");
+    return gdt_cli_usage_error("gdtune tables", "unknown sub-command '%s' (expected: check, emit or diff)",
                                argv[1]);
 }

@@ -48,6 +48,16 @@ typedef struct gdt_measured_cell {
     int nplans;
 } gdt_measured_cell;
 
+/* The tables' one comparison (tables/README.md, "Ranking rule"), which
+ * ranks plans and decides LEAD: a beats b when a is faster by more than the
+ * combined measured noise, a.noise*a.time_us + b.noise*b.time_us. */
+bool gdt_measured_beats(const gdt_measured_plan *a, const gdt_measured_plan *b);
+/* By how much a is ahead of b in units of that combined noise:
+ * (b.time_us - a.time_us) / (a.noise*a.time_us + b.noise*b.time_us).
+ * Negative when b is faster; infinite or NaN when neither has noise.
+ * gdt_measured_beats decides; this says how far from the bar. */
+double gdt_measured_gap(const gdt_measured_plan *a, const gdt_measured_plan *b);
+
 /* Writes <dir>/<family>.tuning.json and <dir>/<family>.placement.json as
  * one pair: both are staged as unique temporaries before either is renamed,
  * so a failure leaves the previous pair as it was.  dir is e.g.
@@ -66,6 +76,12 @@ typedef struct gdt_tables gdt_tables;
  * field. */
 gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables **out, gdt_error *e);
 void gdt_tables_destroy(gdt_tables *t);
+/* Loads a pair named by its two files, wherever they are: the tuning file
+ * says the family and arch (its schema must be the tuning one), the
+ * placement file must say the same, and the pair is checked as
+ * gdt_tables_load checks it.  BAD_INPUT naming the file and field. */
+gdt_status gdt_tables_load_files(const char *tuning, const char *placement, gdt_tables **out,
+                                 gdt_error *e);
 
 /* Where the tables of family f for arch are, when the caller names no
  * folder: the first of each folder of $GDTUNE_TABLES_PATH (colon-separated,
@@ -93,6 +109,27 @@ typedef struct gdt_cell_decision {
 
 /* false when no cell or shard covers the problem (untimed order). */
 bool gdt_tables_lookup(const gdt_tables *t, const gdt_facts *f, gdt_cell_decision *out);
+
+/* What the loaded tables hold, read-only (`gdtune tables diff`). */
+gdt_family gdt_tables_family(const gdt_tables *t);
+int gdt_tables_arch(const gdt_tables *t);
+/* The measured cells, sorted by key. */
+int gdt_tables_ncells(const gdt_tables *t);
+
+/* One measured cell: its placement and its tuning ranking as the files say
+ * them (pointers owned by the tables). */
+typedef struct gdt_table_cell {
+    const char *key;        /* gdt_problem_key */
+    bool lead;
+    bool has_ratio;
+    double ratio, noise;    /* best ours / best backend and its noise; NaN where null */
+    int nranked;
+    const gdt_measured_plan *ranked; /* best first, every field as the file has it */
+    int backend_pos;
+} gdt_table_cell;
+
+/* Cell i (0..gdt_tables_ncells-1); false out of range. */
+bool gdt_tables_cell(const gdt_tables *t, int i, gdt_table_cell *out);
 
 /* The provenance the loaded files carry (NULL when they carry none): which
  * build, sweep and candidate rows measured them. */

@@ -1,0 +1,636 @@
+/* `gdtune tables diff OLD NEW`: finds and loads both sets of tables with the
+ * strict loader, builds the diff model (harness/tables_diff.c) and prints
+ * it as text, JSON (gdtune.tables_diff/1) or markdown. */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gdt_cli_options.h"
+#include "gdt_tables_diff.h"
+
+static const char diff_verb[] = "gdtune tables diff";
+
+static const char diff_usage[] =
+    "usage: gdtune tables diff OLD NEW [--family F] [--format text|json|md]\n"
+    "                          [--runs OLDRUN NEWRUN]\n"
+    "\n"
+    "Compares two sets of tables cell by cell (cells matched by problem key). OLD and\n"
+    "NEW are each a tables directory (DIR/sm<arch>/<family>.{tuning,placement}.json,\n"
+    "as --tables-dir writes it), one arch's folder (DIR/sm90), or one table file of a\n"
+    "pair (its other file is found beside it). Provenance differences come first, as\n"
+    "the likely cause; then per cell: decision flips (LEAD/TRAIL), winner (fastest\n"
+    "plan) and first-entry changes, ranking moves and the winner's time change, each\n"
+    "marked beyond or within noise by the tables' own rule and by how much (the gap in\n"
+    "units of the combined noise); cells added and removed; a summary line.\n"
+    "\n"
+    "A decision is judged on the placement ratio, a winner or first-entry change from\n"
+    "plan y to x on t_x/t_y, a time on itself: beyond noise when the new value beats\n"
+    "the old one (or the old the new) by the ranking rule (tables/README.md).\n"
+    "\n"
+    "--runs OLDRUN NEWRUN (run directories with journal.jsonl) also tests the raw\n"
+    "device-time samples, at each journal's largest burst, of every plan a changed\n"
+    "cell names: Mann-Whitney U, two-sided, normal approximation with tie and\n"
+    "continuity corrections (close to exact for n >= 8 per side; rough below).\n";
+
+static const char diff_footer[] =
+    "exit codes: 0 nothing beyond noise; 3 a change beyond noise (a decision flip,\n"
+    "winner or first-entry change beyond noise, or a cell added or removed); 2 bad\n"
+    "usage or a file that does not load (the message names the file and JSON path);\n"
+    "1 failure while running\n";
+
+enum { FMT_TEXT, FMT_JSON, FMT_MD };
+static const char *const diff_formats[] = {"text", "json", "md", NULL};
+
+typedef struct diff_opts {
+    const char *family;
+    int format;
+    bool runs;
+} diff_opts;
+
+static const gdt_cli_option diff_options[] = {
+    {"--family", NULL, GDT_CLI_STRING, offsetof(diff_opts, family), .metavar = "F",
+     .help = "gemm, sdpa_fwd, sdpa_bwd or sdpa (both); default: every family found"},
+    {"--format", NULL, GDT_CLI_CHOICE, offsetof(diff_opts, format), .choices = diff_formats,
+     .def = "text", .metavar = "text|json|md",
+     .help = "text for people; json: one gdtune.tables_diff/1 document;\n"
+             "md: markdown tables (a CI job summary)"},
+    {"--runs", NULL, GDT_CLI_FLAG, offsetof(diff_opts, runs), .metavar = "OLDRUN NEWRUN",
+     .help = "OLDRUN NEWRUN: the two sweeps' run directories; tests the samples"},
+};
+
+static const gdt_cli_spec diff_spec = {diff_verb, diff_usage, diff_footer, diff_options,
+                                       GDT_CLI_NOPTS(diff_options)};
+
+/* ============================================================ finding tables */
+
+#define MAX_SETS 64
+
+typedef struct side {
+    const char *path;
+    gdt_tables *t[MAX_SETS];
+    int n;
+    bool is_file;
+} side;
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static gdt_status keep(side *sd, gdt_tables *t, gdt_error *e)
+{
+    if (sd->n == MAX_SETS) {
+        gdt_tables_destroy(t);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: more than %d table pairs", sd->path,
+                             MAX_SETS);
+    }
+    sd->t[sd->n++] = t;
+    return GDT_STATUS_OK;
+}
+
+/* One pair named by its files: both absent is no table, one absent bad. */
+static gdt_status load_named(side *sd, const char *tp, const char *pp, gdt_error *e)
+{
+    bool ht = is_file(tp), hp = is_file(pp);
+    gdt_tables *t = NULL;
+    if (!ht && !hp) return GDT_STATUS_OK;
+    if (!ht || !hp)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: missing (its pair %s exists; one sweep "
+                             "writes both)", ht ? pp : tp, ht ? tp : pp);
+    gdt_status s = gdt_tables_load_files(tp, pp, &t, e);
+    return s ? s : keep(sd, t, e);
+}
+
+/* A file of a pair: its other file has the same name but the kind. */
+static gdt_status load_file(side *sd, gdt_error *e)
+{
+    static const char tun[] = ".tuning.json", pla[] = ".placement.json";
+    size_t n = strlen(sd->path);
+    char tp[4096], pp[4096];
+    bool t = n > strlen(tun) && !strcmp(sd->path + n - strlen(tun), tun);
+    bool p = n > strlen(pla) && !strcmp(sd->path + n - strlen(pla), pla);
+    if (!t && !p)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s: expected a tables directory or a file "
+                             "named <family>.tuning.json or <family>.placement.json", sd->path);
+    int stem = (int)(n - strlen(t ? tun : pla));
+    snprintf(tp, sizeof tp, "%.*s%s", stem, sd->path, tun);
+    snprintf(pp, sizeof pp, "%.*s%s", stem, sd->path, pla);
+    sd->is_file = true;
+    return load_named(sd, tp, pp, e);
+}
+
+/* dir holds <family>.{tuning,placement}.json for the families of mask. */
+static gdt_status load_arch_dir(side *sd, const char *dir, unsigned mask, gdt_error *e)
+{
+    gdt_status s = GDT_STATUS_OK;
+    for (int f = 0; f < GDT_FAMILY_COUNT && !s; f++) {
+        char tp[4096], pp[4096];
+        if (!(mask & (1u << f))) continue;
+        snprintf(tp, sizeof tp, "%s/%s.tuning.json", dir, gdt_family_name((gdt_family)f));
+        snprintf(pp, sizeof pp, "%s/%s.placement.json", dir, gdt_family_name((gdt_family)f));
+        s = load_named(sd, tp, pp, e);
+    }
+    return s;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* DIR/sm<arch>/ folders in name order, else DIR itself as one arch's. */
+static gdt_status load_dir(side *sd, unsigned mask, gdt_error *e)
+{
+    DIR *dp = opendir(sd->path);
+    if (!dp) return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: cannot read the directory", sd->path);
+    char *names[MAX_SETS];
+    int n = 0, arch;
+    for (struct dirent *de; (de = readdir(dp)) && n < MAX_SETS;)
+        if (gdt_arch_parse(de->d_name, &arch, NULL) == GDT_STATUS_OK) names[n++] = strdup(de->d_name);
+    closedir(dp);
+    qsort(names, (size_t)n, sizeof *names, name_cmp);
+    gdt_status s = GDT_STATUS_OK;
+    for (int i = 0; i < n; i++) {
+        char sub[4096];
+        snprintf(sub, sizeof sub, "%s/%s", sd->path, names[i] ? names[i] : "");
+        if (!s && names[i] && is_dir(sub)) s = load_arch_dir(sd, sub, mask, e);
+        free(names[i]);
+    }
+    return s || sd->n ? s : load_arch_dir(sd, sd->path, mask, e);
+}
+
+static gdt_status load_side(side *sd, unsigned mask, gdt_error *e)
+{
+    gdt_status s = is_dir(sd->path) ? load_dir(sd, mask, e) : load_file(sd, e);
+    if (!s && sd->n == 0)
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: no tables there (expected DIR/sm<arch>/"
+                          "<family>.{tuning,placement}.json, DIR/sm<arch>, or one table file)",
+                          sd->path);
+    for (int i = 0; !s && i < sd->n; i++)
+        if (!(mask & (1u << gdt_tables_family(sd->t[i])))) {
+            gdt_tables_destroy(sd->t[i]);
+            sd->t[i--] = sd->t[--sd->n];
+        }
+    return s;
+}
+
+static void free_side(side *sd)
+{
+    for (int i = 0; i < sd->n; i++) gdt_tables_destroy(sd->t[i]);
+    sd->n = 0;
+}
+
+/* The tables of one family on one arch in a side, or NULL. */
+static const gdt_tables *find_set(const side *sd, gdt_family f, int arch)
+{
+    for (int i = 0; i < sd->n; i++)
+        if (gdt_tables_family(sd->t[i]) == f && gdt_tables_arch(sd->t[i]) == arch) return sd->t[i];
+    return NULL;
+}
+
+/* Every (family, arch) of either side, family by family, arch by arch. */
+static gdt_status diff_sides(const side *o, const side *n, gdt_tables_diff *d, gdt_error *e)
+{
+    gdt_status s = GDT_STATUS_OK;
+    for (int f = 0; f < GDT_FAMILY_COUNT; f++)
+        for (int arch = 0; arch < 1000 && !s; arch++) {
+            const gdt_tables *a = find_set(o, (gdt_family)f, arch), *b = find_set(n, (gdt_family)f, arch);
+            if (a || b) s = gdt_tables_diff_add(d, a, b, e);
+        }
+    return s;
+}
+
+/* Two files: one family on both sides. */
+static gdt_status same_family(const side *o, const side *n, gdt_error *e)
+{
+    if (!o->is_file || !n->is_file || !o->n || !n->n) return GDT_STATUS_OK;
+    gdt_family a = gdt_tables_family(o->t[0]), b = gdt_tables_family(n->t[0]);
+    if (a == b) return GDT_STATUS_OK;
+    return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s holds %s tables but %s holds %s (expected two "
+                         "files of one family)", o->path, gdt_family_name(a), n->path,
+                         gdt_family_name(b));
+}
+
+static gdt_status add_runs(gdt_tables_diff *d, const char *old_dir, const char *new_dir, gdt_error *e)
+{
+    gdt_run *a = NULL, *b = NULL;
+    gdt_status s = gdt_run_load(old_dir, &a, e);
+    if (!s) s = gdt_run_load(new_dir, &b, e);
+    if (!s) s = gdt_tables_diff_runs(d, a, b, e);
+    gdt_run_destroy(a);
+    gdt_run_destroy(b);
+    return s;
+}
+
+/* ============================================================ text */
+
+static const char *noise_word(bool beyond) { return beyond ? "beyond noise" : "within noise"; }
+
+static void text_provenance(const gdt_tables_diff *d)
+{
+    printf("provenance (the likely cause of what follows):\n");
+    for (int i = 0; i < d->nsets; i++) {
+        const gdt_diff_set *s = &d->sets[i];
+        printf("  %s sm%d: ", gdt_family_name(s->family), s->arch);
+        if (!s->in_old || !s->in_new)
+            printf("in %s only\n", s->in_old ? "OLD" : "NEW");
+        else if (!s->nfields)
+            printf("identical\n");
+        for (int k = 0; k < s->nfields; k++)
+            printf("%s%s %s -> %s%s", k ? "; " : "", s->fields[k].field, s->fields[k].old_v,
+                   s->fields[k].new_v, k + 1 == s->nfields ? "\n" : "");
+    }
+}
+
+static void text_gap(bool has, double gap)
+{
+    if (has) printf(", gap %.3g x noise", gap);
+}
+
+static void text_pick(const char *label, const char *what, const gdt_diff_pick *k)
+{
+    if (!k->changed) return;
+    printf("  %-12s %s -> %s: %s", label, k->old_name, k->new_name, noise_word(k->beyond));
+    if (k->has_values) printf(" (%s %.4g -> %.4g", what, k->old_value, k->new_value);
+    else printf(" (measured on one side only");
+    text_gap(k->has_gap, k->gap);
+    printf(")\n");
+}
+
+static void text_moves(const gdt_diff_cell *c)
+{
+    int quiet = 0, shown = 0;
+    for (int i = 0; i < c->nmoves; i++) {
+        const gdt_diff_move *m = &c->moves[i];
+        if (m->has_time && !m->time.beyond) {
+            quiet++;
+            continue;
+        }
+        printf("  %-12s %s: ", shown++ ? "" : "ranking", m->plan);
+        if (!m->has_time)
+            printf("%s\n", m->old_pos < 0 ? "ranked in NEW only" : "ranked in OLD only");
+        else
+            printf("#%d -> #%d, %.4g -> %.4g us (%+.2f%%), beyond noise, gap %.3g x noise\n",
+                   m->old_pos, m->new_pos, m->time.old_us, m->time.new_us, m->time.pct, m->time.gap);
+    }
+    if (quiet) printf("  %-12s %d plan%s moved with a time change within noise\n", shown ? "" : "ranking",
+                      quiet, quiet == 1 ? "" : "s");
+}
+
+static void text_tests(const gdt_diff_cell *c)
+{
+    if (!c->tested) return;
+    for (int i = 0; i < c->ntests; i++) {
+        const gdt_diff_test *t = &c->tests[i];
+        printf("  %-12s %s: U = %g, p = %.3g (%d old vs %d new samples, bursts %d/%d)\n",
+               i ? "" : "samples", t->plan, t->u, t->p, t->n_old, t->n_new, t->burst_old,
+               t->burst_new);
+    }
+}
+
+static void text_cell(const gdt_diff_cell *c)
+{
+    printf("%s [%s sm%d]: ", c->key, gdt_family_name(c->family), c->arch);
+    if (c->status == GDT_DIFF_ADDED || c->status == GDT_DIFF_REMOVED) {
+        int s = c->status == GDT_DIFF_ADDED;
+        printf("%s (in %s only): best ours %s, best backend %s\n", gdt_diff_status_name(c->status),
+               s ? "NEW" : "OLD", c->best_ours[s][0] ? c->best_ours[s] : "(none)",
+               c->best_backend[s][0] ? c->best_backend[s] : "(none)");
+        return;
+    }
+    printf("changed %s\n", noise_word(c->status == GDT_DIFF_BEYOND));
+    text_pick("decision", "ratio ours/backend", &c->decision);
+    if (c->decision.changed)
+        printf("  %-12s ours %s vs backend %s\n", "", c->best_ours[1], c->best_backend[1]);
+    text_pick("winner", "t_new/t_old", &c->winner);
+    text_pick("first entry", "t_new/t_old", &c->first);
+    if (c->winner_time_changed)
+        printf("  %-12s %.4g -> %.4g us (%+.2f%%): %s, gap %.3g x noise\n", "winner time",
+               c->winner_time.old_us, c->winner_time.new_us, c->winner_time.pct,
+               noise_word(c->winner_time.beyond), c->winner_time.gap);
+    text_moves(c);
+    text_tests(c);
+}
+
+static void summary_line(const gdt_tables_diff *d)
+{
+    printf("%d cells compared, %d changed beyond noise, %d within noise, %d added, %d removed\n",
+           d->compared, d->beyond, d->within, d->added, d->removed);
+}
+
+static int print_text(const gdt_tables_diff *d)
+{
+    text_provenance(d);
+    for (int i = 0; i < d->ncells; i++) text_cell(&d->cells[i]);
+    summary_line(d);
+    return 0;
+}
+
+/* ============================================================ markdown */
+
+static void md_row(const gdt_diff_cell *c, const char *change, const char *o, const char *n,
+                   const char *judged, bool has_gap, double gap)
+{
+    printf("| `%s` | %s | %s | %s | %s | ", c->key, change, o, n, judged);
+    if (has_gap) printf("%.3g", gap);
+    printf(" |\n");
+}
+
+static const char *md_noise(bool beyond) { return beyond ? "**beyond**" : "within"; }
+
+static void md_pick(const gdt_diff_cell *c, const char *label, const gdt_diff_pick *k)
+{
+    char o[GDT_DIFF_NAME + 8], n[GDT_DIFF_NAME + 8];
+    if (!k->changed) return;
+    snprintf(o, sizeof o, "`%s`", k->old_name);
+    snprintf(n, sizeof n, "`%s`", k->new_name);
+    md_row(c, label, o, n, md_noise(k->beyond), k->has_gap, k->gap);
+}
+
+static void md_cell(const gdt_diff_cell *c)
+{
+    char o[64], n[96];
+    if (c->status == GDT_DIFF_ADDED || c->status == GDT_DIFF_REMOVED) {
+        md_row(c, gdt_diff_status_name(c->status), "", "", "**beyond**", false, 0);
+        return;
+    }
+    md_pick(c, "decision", &c->decision);
+    md_pick(c, "winner", &c->winner);
+    md_pick(c, "first entry", &c->first);
+    if (c->winner_time_changed) {
+        snprintf(o, sizeof o, "%.4g us", c->winner_time.old_us);
+        snprintf(n, sizeof n, "%.4g us (%+.2f%%)", c->winner_time.new_us, c->winner_time.pct);
+        md_row(c, "winner time", o, n, md_noise(c->winner_time.beyond), true, c->winner_time.gap);
+    }
+    int beyond = 0;
+    for (int i = 0; i < c->nmoves; i++) beyond += !c->moves[i].has_time || c->moves[i].time.beyond;
+    if (c->nmoves) {
+        snprintf(o, sizeof o, "%d plans moved", c->nmoves);
+        snprintf(n, sizeof n, "%d with a time beyond noise or on one side only", beyond);
+        md_row(c, "ranking", o, n, md_noise(beyond > 0), false, 0);
+    }
+}
+
+static void md_tests(const gdt_tables_diff *d)
+{
+    bool any = false;
+    for (int i = 0; i < d->ncells; i++)
+        for (int k = 0; k < d->cells[i].ntests; k++) {
+            const gdt_diff_test *t = &d->cells[i].tests[k];
+            if (!any) printf("\n### Samples (Mann-Whitney U, two-sided)\n\n| cell | plan | U | p | n old | n new |\n"
+                             "|---|---|---|---|---|---|\n");
+            any = true;
+            printf("| `%s` | `%s` | %g | %.3g | %d | %d |\n", d->cells[i].key, t->plan, t->u, t->p,
+                   t->n_old, t->n_new);
+        }
+}
+
+static int print_md(const gdt_tables_diff *d, const char *old_p, const char *new_p)
+{
+    printf("## gdtune tables diff\n\n`%s` → `%s`: **", old_p, new_p);
+    printf("%d cells compared, %d changed beyond noise, %d within noise, %d added, %d removed**\n",
+           d->compared, d->beyond, d->within, d->added, d->removed);
+    printf("\n### Provenance\n\n| tables | field | old | new |\n|---|---|---|---|\n");
+    for (int i = 0; i < d->nsets; i++) {
+        const gdt_diff_set *s = &d->sets[i];
+        const char *fam = gdt_family_name(s->family);
+        if (!s->in_old || !s->in_new)
+            printf("| %s sm%d | (tables) | %s | %s |\n", fam, s->arch, s->in_old ? "present" : "absent",
+                   s->in_new ? "present" : "absent");
+        else if (!s->nfields)
+            printf("| %s sm%d | (all) | identical | identical |\n", fam, s->arch);
+        for (int k = 0; k < s->nfields; k++)
+            printf("| %s sm%d | %s | `%s` | `%s` |\n", fam, s->arch, s->fields[k].field,
+                   s->fields[k].old_v, s->fields[k].new_v);
+    }
+    printf("\n### Changes\n\n");
+    if (!d->ncells) printf("None.\n");
+    else printf("| cell | change | old | new | noise | gap (x noise) |\n|---|---|---|---|---|---|\n");
+    for (int i = 0; i < d->ncells; i++) md_cell(&d->cells[i]);
+    md_tests(d);
+    return 0;
+}
+
+/* ============================================================ JSON */
+
+static void add_num_or_null(cJSON *o, const char *k, bool has, double v)
+{
+    if (has && isfinite(v)) cJSON_AddNumberToObject(o, k, v);
+    else cJSON_AddNullToObject(o, k);
+}
+
+static cJSON *json_pick(const gdt_diff_pick *k, const char *value_name)
+{
+    char ok[64], nk[64];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "old", k->old_name);
+    cJSON_AddStringToObject(o, "new", k->new_name);
+    cJSON_AddBoolToObject(o, "changed", k->changed);
+    cJSON_AddBoolToObject(o, "beyond_noise", k->changed && k->beyond);
+    add_num_or_null(o, "gap", k->has_gap, k->gap);
+    snprintf(ok, sizeof ok, "old_%s", value_name);
+    snprintf(nk, sizeof nk, "new_%s", value_name);
+    add_num_or_null(o, ok, k->has_values, k->old_value);
+    add_num_or_null(o, nk, k->has_values, k->new_value);
+    return o;
+}
+
+static void json_time(cJSON *o, const gdt_diff_time *t)
+{
+    cJSON_AddNumberToObject(o, "old_us", t->old_us);
+    cJSON_AddNumberToObject(o, "new_us", t->new_us);
+    cJSON_AddNumberToObject(o, "change_pct", t->pct);
+    cJSON_AddBoolToObject(o, "beyond_noise", t->beyond);
+    add_num_or_null(o, "gap", true, t->gap);
+}
+
+static cJSON *json_moves(const gdt_diff_cell *c)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < c->nmoves; i++) {
+        const gdt_diff_move *m = &c->moves[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "plan", m->plan);
+        add_num_or_null(o, "old_pos", m->old_pos >= 0, m->old_pos);
+        add_num_or_null(o, "new_pos", m->new_pos >= 0, m->new_pos);
+        if (m->has_time) json_time(o, &m->time);
+        else cJSON_AddBoolToObject(o, "beyond_noise", true);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *json_tests(const gdt_diff_cell *c)
+{
+    if (!c->tested) return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < c->ntests; i++) {
+        const gdt_diff_test *t = &c->tests[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "plan", t->plan);
+        cJSON_AddNumberToObject(o, "u", t->u);
+        cJSON_AddNumberToObject(o, "p", t->p);
+        cJSON_AddNumberToObject(o, "n_old", t->n_old);
+        cJSON_AddNumberToObject(o, "n_new", t->n_new);
+        cJSON_AddNumberToObject(o, "burst_old", t->burst_old);
+        cJSON_AddNumberToObject(o, "burst_new", t->burst_new);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *json_pair(const char *o, const char *n)
+{
+    cJSON *x = cJSON_CreateObject();
+    if (o[0]) cJSON_AddStringToObject(x, "old", o);
+    else cJSON_AddNullToObject(x, "old");
+    if (n[0]) cJSON_AddStringToObject(x, "new", n);
+    else cJSON_AddNullToObject(x, "new");
+    return x;
+}
+
+static cJSON *json_cell(const gdt_diff_cell *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm%d", c->arch);
+    cJSON_AddStringToObject(o, "key", c->key);
+    cJSON_AddStringToObject(o, "family", gdt_family_name(c->family));
+    cJSON_AddStringToObject(o, "arch", arch);
+    cJSON_AddStringToObject(o, "status", gdt_diff_status_name(c->status));
+    cJSON_AddItemToObject(o, "best_ours", json_pair(c->best_ours[0], c->best_ours[1]));
+    cJSON_AddItemToObject(o, "best_backend", json_pair(c->best_backend[0], c->best_backend[1]));
+    if (c->status == GDT_DIFF_ADDED || c->status == GDT_DIFF_REMOVED) return o;
+    cJSON_AddItemToObject(o, "decision", json_pick(&c->decision, "ratio"));
+    cJSON_AddItemToObject(o, "winner", json_pick(&c->winner, "ratio"));
+    cJSON_AddItemToObject(o, "first_entry", json_pick(&c->first, "ratio"));
+    cJSON *wt = cJSON_AddObjectToObject(o, "winner_time");
+    json_time(wt, &c->winner_time);
+    cJSON_AddBoolToObject(wt, "changed", c->winner_time_changed);
+    cJSON_AddItemToObject(o, "moves", json_moves(c));
+    cJSON_AddItemToObject(o, "tests", json_tests(c));
+    return o;
+}
+
+static cJSON *json_set(const gdt_diff_set *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm%d", s->arch);
+    cJSON_AddStringToObject(o, "family", gdt_family_name(s->family));
+    cJSON_AddStringToObject(o, "arch", arch);
+    cJSON_AddBoolToObject(o, "in_old", s->in_old);
+    cJSON_AddBoolToObject(o, "in_new", s->in_new);
+    cJSON *a = cJSON_AddArrayToObject(o, "differences");
+    for (int k = 0; k < s->nfields; k++) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "field", s->fields[k].field);
+        cJSON_AddStringToObject(f, "old", s->fields[k].old_v);
+        cJSON_AddStringToObject(f, "new", s->fields[k].new_v);
+        cJSON_AddItemToArray(a, f);
+    }
+    return o;
+}
+
+static cJSON *json_doc(const gdt_tables_diff *d, const char *old_p, const char *new_p)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", "gdtune.tables_diff/1");
+    cJSON_AddStringToObject(doc, "old", old_p);
+    cJSON_AddStringToObject(doc, "new", new_p);
+    cJSON *p = cJSON_AddArrayToObject(doc, "provenance");
+    for (int i = 0; i < d->nsets; i++) cJSON_AddItemToArray(p, json_set(&d->sets[i]));
+    cJSON *c = cJSON_AddArrayToObject(doc, "cells");
+    for (int i = 0; i < d->ncells; i++) cJSON_AddItemToArray(c, json_cell(&d->cells[i]));
+    cJSON *s = cJSON_AddObjectToObject(doc, "summary");
+    cJSON_AddNumberToObject(s, "compared", d->compared);
+    cJSON_AddNumberToObject(s, "beyond_noise", d->beyond);
+    cJSON_AddNumberToObject(s, "within_noise", d->within);
+    cJSON_AddNumberToObject(s, "added", d->added);
+    cJSON_AddNumberToObject(s, "removed", d->removed);
+    cJSON_AddNumberToObject(s, "exit_code", gdt_tables_diff_exit(d));
+    return doc;
+}
+
+/* ============================================================ the verb */
+
+/* "--runs OLDRUN NEWRUN": the parser takes one value per option, so the
+ * two run directories are taken out of argv here, wherever --runs is. */
+static int take_runs(int argc, char **argv, char **rest, int *nrest, const char **runs)
+{
+    *nrest = 0;
+    runs[0] = runs[1] = NULL;
+    for (int i = 0; i < argc; i++) {
+        rest[(*nrest)++] = argv[i];
+        if (i == 0 || strcmp(argv[i], "--runs")) continue;
+        if (i + 2 >= argc || argv[i + 1][0] == '-' || argv[i + 2][0] == '-')
+            return gdt_cli_usage_error(diff_verb, "--runs needs two values (expected OLDRUN NEWRUN)");
+        runs[0] = argv[++i];
+        runs[1] = argv[++i];
+    }
+    return -1;
+}
+
+static gdt_status run_diff(const char *const *pos, const char *const *runs, unsigned mask,
+                           gdt_tables_diff *d, gdt_error *e)
+{
+    side o = {.path = pos[0]}, n = {.path = pos[1]};
+    gdt_status s = load_side(&o, mask, e);
+    if (!s) s = load_side(&n, mask, e);
+    if (!s) s = same_family(&o, &n, e);
+    if (!s) s = diff_sides(&o, &n, d, e);
+    if (!s && runs[0]) s = add_runs(d, runs[0], runs[1], e);
+    free_side(&o);
+    free_side(&n);
+    return s;
+}
+
+static int print_diff(const gdt_tables_diff *d, int format, const char *const *pos)
+{
+    int rc = format == FMT_JSON ? gdt_cli_json_emit(diff_verb, json_doc(d, pos[0], pos[1]))
+             : format == FMT_MD ? print_md(d, pos[0], pos[1])
+                                : print_text(d);
+    if (!rc && fflush(stdout)) rc = (fprintf(stderr, "%s: cannot write standard output\n", diff_verb), 1);
+    return rc ? rc : gdt_tables_diff_exit(d);
+}
+
+int gdt__cli_tables_diff(int argc, char **argv)
+{
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    const char *pos[2], *runs[2];
+    int nrest = 0, npos = 0;
+    diff_opts o = {0};
+    if (!rest) return fprintf(stderr, "%s: out of memory\n", diff_verb), 1;
+    int rc = take_runs(argc, argv, rest, &nrest, runs);
+    if (rc < 0) rc = gdt_cli_parse(&diff_spec, nrest, rest, &o, pos, 2, &npos);
+    if (rc < 0 && npos != 2) rc = gdt_cli_usage_error(diff_verb, "expected OLD and NEW, got %d of them", npos);
+    unsigned mask = (1u << GDT_FAMILY_COUNT) - 1;
+    gdt_error e;
+    gdt_error_clear(&e);
+    if (rc < 0 && o.family && gdt_family_parse_set(o.family, &mask, &e))
+        rc = gdt_cli_usage_error(diff_verb, "--family: %s", e.msg);
+    free(rest);
+    if (rc >= 0) return rc;
+    gdt_tables_diff d = {0};
+    gdt_status s = run_diff(pos, runs, mask, &d, &e);
+    if (s) {
+        fprintf(stderr, "%s: %s\n", diff_verb, e.msg);
+        rc = gdt_status_exit_code(s);
+    } else {
+        rc = print_diff(&d, o.format, pos);
+    }
+    gdt_tables_diff_free(&d);
+    return rc;
+}

@@ -1,0 +1,408 @@
+/* `gdtune tables diff`: a flip told from noise on synthetic table pairs
+ * written by gdt_tables_write, the exit status, provenance first, bad input
+ * named, the JSON and markdown forms, the committed tables against a copy,
+ * --runs on the committed journal, and the Mann-Whitney U test alone. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gdt_rank_test.h"
+#include "gdt_test.h"
+#include "gdt_util.h"
+#include "gdtune/tables.h"
+
+static char root[256];
+static char out[1 << 18];
+
+/* ------------------------------------------------------------ synthetic tables */
+
+static gdt_plan_id backend_plan(int64_t eng, int64_t cfg)
+{
+    gdt_plan_id id = {.engine_id = eng};
+    gdt_plan_id_set_knob(&id, GDT_KNOB_KERNEL_CFG, cfg);
+    return id;
+}
+
+static gdt_plan_id our_plan(int64_t tm, int64_t tn)
+{
+    gdt_plan_id id = {.engine_id = gdt_engine_id(GDT_FAMILY_GEMM, 0)};
+    gdt_plan_id_set_knob(&id, GDT_KNOB_TILE_M, tm);
+    gdt_plan_id_set_knob(&id, GDT_KNOB_TILE_N, tn);
+    gdt_plan_id_set_knob(&id, GDT_KNOB_STAGES, 3);
+    return id;
+}
+
+static gdt_measured_plan mp(gdt_plan_id id, bool backend, gdt_mode mode, int pos, double t)
+{
+    return (gdt_measured_plan){.id = id, .is_backend = backend, .mode = mode, .untimed_position = pos,
+                               .time_us = t, .noise = 0.004, .host_us = 4.25, .samples = 40};
+}
+
+static void provenance(gdt_provenance *v)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->device_name, sizeof v->device_name, "NVIDIA H200");
+    v->arch = 90;
+    v->driver_version = v->cuda_version = v->nvrtc_version = 13000;
+    v->cudnn_version = 91900;
+    snprintf(v->gdtune_version, sizeof v->gdtune_version, "%s", GDT_VERSION_STRING);
+    snprintf(v->source_digest, sizeof v->source_digest, "%064d", 1);
+    snprintf(v->sweep_digest, sizeof v->sweep_digest, "%064d", 2);
+    snprintf(v->candidates_digest, sizeof v->candidates_digest, "%064d", 3);
+}
+
+/* Four gemm cells along m, each with two backend and two of our plans:
+ * the backend wins m=128 and m=1024 (TRAIL), ours the others (LEAD). */
+enum { NCELLS = 4 };
+typedef struct cellset {
+    gdt_measured_plan plans[NCELLS][4];
+    gdt_measured_cell cells[NCELLS];
+    gdt_provenance prov;
+} cellset;
+
+static const char *const shapes[NCELLS] = {"m=128", "m=1024", "m=4096", "m=16384"};
+
+static void build(cellset *s)
+{
+    static const double ours[NCELLS] = {30, 60, 100, 300}, back[NCELLS] = {20, 50, 120, 400};
+    provenance(&s->prov);
+    for (int i = 0; i < NCELLS; i++) {
+        gdt_error e;
+        CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shapes[i], &s->cells[i].problem, &e), ==, 0);
+        s->plans[i][0] = mp(backend_plan(7, 1), true, GDT_MODE_A, 0, back[i]);
+        s->plans[i][1] = mp(backend_plan(3, 0), true, GDT_MODE_FALLBACK, 1, back[i] * 1.5);
+        s->plans[i][2] = mp(our_plan(128, 256), false, GDT_MODE_A, 2, ours[i]);
+        s->plans[i][3] = mp(our_plan(64, 64), false, GDT_MODE_A, 3, ours[i] * 1.2);
+        s->cells[i].plans = s->plans[i];
+        s->cells[i].nplans = 4;
+    }
+}
+
+/* Writes cells [from, to) of s as root/<name>/sm90/gemm.*.json. */
+static void write_set(const char *name, const cellset *s, int from, int to)
+{
+    char dir[512];
+    gdt_error e;
+    snprintf(dir, sizeof dir, "%s/%s/sm90", root, name);
+    gdt_status st = gdt_tables_write(dir, GDT_FAMILY_GEMM, &s->prov, s->cells + from, to - from, &e);
+    if (st) fprintf(stderr, "%s\n", e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+}
+
+/* gdtune tables diff root/<a> root/<b> [extra...]; the exit status. */
+static int diff(const char *a, const char *b, const char *x1, const char *x2)
+{
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/%s", root, a);
+    snprintf(pb, sizeof pb, "%s/%s", root, b);
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "diff", pa, pb, (char *)x1, (char *)x2, NULL};
+    return gdt_test_spawn(argv, NULL, out, sizeof out);
+}
+
+/* ------------------------------------------------------------ the cases */
+
+static void test_identical(void)
+{
+    cellset s;
+    build(&s);
+    write_set("same_a", &s, 0, NCELLS);
+    write_set("same_b", &s, 0, NCELLS);
+    CHECK_INT(diff("same_a", "same_b", NULL, NULL), ==, 0);
+    CHECK_CONTAINS(out, "gemm sm90: identical");
+    CHECK_CONTAINS(out, "4 cells compared, 0 changed beyond noise, 0 within noise, 0 added, 0 removed");
+    /* One file of each pair names the pair. */
+    CHECK_INT(diff("same_a/sm90/gemm.placement.json", "same_b/sm90/gemm.tuning.json", NULL, NULL), ==, 0);
+    CHECK_CONTAINS(out, "4 cells compared, 0 changed beyond noise");
+}
+
+/* m=128: ours 30 -> 15 against the backend's 20: TRAIL -> LEAD far beyond
+ * noise, with the cuDNN version changed as well. */
+static void planted_flip(cellset *o, cellset *n)
+{
+    build(o);
+    build(n);
+    n->plans[0][2].time_us = 15;
+    n->plans[0][3].time_us = 18;
+    n->prov.cudnn_version = 92000;
+    write_set("flip_old", o, 0, NCELLS);
+    write_set("flip_new", n, 0, NCELLS);
+}
+
+static void test_flip_beyond_noise(void)
+{
+    cellset o, n;
+    planted_flip(&o, &n);
+    CHECK_INT(diff("flip_old", "flip_new", NULL, NULL), ==, 3);
+    CHECK_CONTAINS(out, "gemm:b1,m128,n4096,k4096");
+    CHECK_CONTAINS(out, "changed beyond noise");
+    CHECK_CONTAINS(out, "decision     TRAIL -> LEAD: beyond noise (ratio ours/backend 1.5 -> 0.75");
+    CHECK_CONTAINS(out, "4 cells compared, 1 changed beyond noise, 0 within noise, 0 added, 0 removed");
+    /* The provenance difference comes first, as the likely cause. */
+    const char *p = strstr(out, "cudnn_version 91900 -> 92000"), *c = strstr(out, "gemm:b1,m128");
+    CHECK(p && c && p < c);
+    CHECK(strncmp(out, "provenance", 10) == 0);
+}
+
+static void test_jitter_within_noise(void)
+{
+    cellset o, n;
+    build(&o);
+    build(&n);
+    n.plans[2][2].time_us = 100.2; /* m=4096's winner, noise 0.4% each */
+    write_set("jit_old", &o, 0, NCELLS);
+    write_set("jit_new", &n, 0, NCELLS);
+    CHECK_INT(diff("jit_old", "jit_new", NULL, NULL), ==, 0);
+    CHECK_CONTAINS(out, "gemm:b1,m4096,n4096,k4096");
+    CHECK_CONTAINS(out, "changed within noise");
+    CHECK_CONTAINS(out, "winner time  100 -> 100.2 us (+0.20%): within noise, gap 0.25 x noise");
+    CHECK_CONTAINS(out, "4 cells compared, 0 changed beyond noise, 1 within noise");
+}
+
+/* m=4096: our two plans 0.4% apart swap places as the fastest; the first
+ * entry keeps its untimed place. */
+static void test_winner_swap_within_noise(void)
+{
+    cellset o, n;
+    build(&o);
+    build(&n);
+    o.plans[2][3].time_us = 100.2;
+    n.plans[2][2].time_us = 100.1;
+    n.plans[2][3].time_us = 99.9;
+    write_set("swap_old", &o, 0, NCELLS);
+    write_set("swap_new", &n, 0, NCELLS);
+    CHECK_INT(diff("swap_old", "swap_new", NULL, NULL), ==, 0);
+    CHECK_CONTAINS(out, "winner       gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256] -> "
+                        "gemm.nvrtc[STAGES=3, TILE_M=64, TILE_N=64]: within noise");
+    CHECK(!strstr(out, "first entry"));
+    CHECK_CONTAINS(out, "0 changed beyond noise, 1 within noise");
+}
+
+static void test_added_removed(void)
+{
+    cellset s;
+    build(&s);
+    write_set("ar_old", &s, 0, 3);
+    write_set("ar_new", &s, 1, 4);
+    CHECK_INT(diff("ar_old", "ar_new", NULL, NULL), ==, 3);
+    CHECK_CONTAINS(out, "gemm:b1,m128,n4096,k4096,bf16,a=row,b=row [gemm sm90]: removed (in OLD only)");
+    CHECK_CONTAINS(out, "gemm:b1,m16384,n4096,k4096,bf16,a=row,b=row [gemm sm90]: added (in NEW only)");
+    CHECK_CONTAINS(out, "2 cells compared, 0 changed beyond noise, 0 within noise, 1 added, 1 removed");
+}
+
+/* Replaces the first `from` in the file by `to`. */
+static void edit(const char *path, const char *from, const char *to)
+{
+    char *t = NULL;
+    size_t n;
+    gdt_error e;
+    CHECK_INT(gdt_file_read(path, &t, &n, &e), ==, 0);
+    char *at = t ? strstr(t, from) : NULL;
+    CHECK(at != NULL);
+    if (!at) return free(t);
+    size_t head = (size_t)(at - t), fl = strlen(from), tl = strlen(to);
+    char *u = malloc(n - fl + tl + 1);
+    memcpy(u, t, head);
+    memcpy(u + head, to, tl);
+    memcpy(u + head + tl, at + fl, n - head - fl + 1);
+    CHECK_INT(gdt_file_write_atomic(path, u, strlen(u), &e), ==, 0);
+    free(t);
+    free(u);
+}
+
+static void test_damaged(void)
+{
+    cellset s;
+    build(&s);
+    write_set("bad_old", &s, 0, NCELLS);
+    write_set("bad_new", &s, 0, NCELLS);
+    char path[600];
+    snprintf(path, sizeof path, "%s/bad_new/sm90/gemm.tuning.json", root);
+    edit(path, "\"samples\": 40", "\"samples\": \"40\"");
+    CHECK_INT(diff("bad_old", "bad_new", NULL, NULL), ==, 2);
+    CHECK_CONTAINS(out, "bad_new/sm90/gemm.tuning.json: /cells/0/ranking/0/samples: expected an integer");
+    /* Half a pair and nothing at all are bad input too. */
+    snprintf(path, sizeof path, "%s/bad_new/sm90/gemm.tuning.json", root);
+    unlink(path);
+    CHECK_INT(diff("bad_old", "bad_new", NULL, NULL), ==, 2);
+    CHECK_CONTAINS(out, "gemm.tuning.json: missing (its pair");
+    CHECK_INT(diff("bad_old", "nothing_here", NULL, NULL), ==, 2);
+    CHECK_INT(diff("bad_old", "bad_old", "--format", "csv"), ==, 2);
+}
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+
+static void test_json(void)
+{
+    CHECK_INT(diff("flip_old", "flip_new", "--format", "json"), ==, 3);
+    cJSON *doc = cJSON_Parse(out);
+    CHECK(doc != NULL);
+    if (!doc) return;
+    CHECK_STR(cJSON_GetStringValue(get(doc, "schema")), "gdtune.tables_diff/1");
+    const cJSON *prov = cJSON_GetArrayItem(get(doc, "provenance"), 0);
+    const cJSON *field = cJSON_GetArrayItem(get(prov, "differences"), 0);
+    CHECK_STR(cJSON_GetStringValue(get(field, "field")), "cudnn_version");
+    CHECK_STR(cJSON_GetStringValue(get(field, "new")), "92000");
+    const cJSON *sum = get(doc, "summary");
+    CHECK_INT(get(sum, "compared")->valuedouble, ==, 4);
+    CHECK_INT(get(sum, "beyond_noise")->valuedouble, ==, 1);
+    CHECK_INT(get(sum, "exit_code")->valuedouble, ==, 3);
+    CHECK_INT(cJSON_GetArraySize(get(doc, "cells")), ==, 1);
+    const cJSON *c = cJSON_GetArrayItem(get(doc, "cells"), 0);
+    CHECK_STR(cJSON_GetStringValue(get(c, "status")), "beyond_noise");
+    const cJSON *d = get(c, "decision");
+    CHECK_STR(cJSON_GetStringValue(get(d, "old")), "TRAIL");
+    CHECK_STR(cJSON_GetStringValue(get(d, "new")), "LEAD");
+    CHECK(cJSON_IsTrue(get(d, "beyond_noise")));
+    CHECK_NEAR(get(d, "new_ratio")->valuedouble, 0.75, 1e-6);
+    CHECK(get(d, "gap")->valuedouble > 1);
+    CHECK(cJSON_IsTrue(get(get(c, "first_entry"), "changed")));
+    CHECK(cJSON_IsNull(get(c, "tests")));
+    cJSON_Delete(doc);
+}
+
+static void test_md(void)
+{
+    CHECK_INT(diff("flip_old", "flip_new", "--format", "md"), ==, 3);
+    CHECK_CONTAINS(out, "## gdtune tables diff");
+    CHECK_CONTAINS(out, "| gemm sm90 | cudnn_version | `91900` | `92000` |");
+    CHECK_CONTAINS(out, "| `gemm:b1,m128,n4096,k4096,bf16,a=row,b=row` | decision | `TRAIL` | `LEAD` | **beyond** |");
+}
+
+/* ------------------------------------------------------------ committed data */
+
+static void copy_file(const char *from, const char *to)
+{
+    char *t = NULL;
+    size_t n;
+    gdt_error e;
+    CHECK_INT(gdt_file_read(from, &t, &n, &e), ==, 0);
+    if (t) CHECK_INT(gdt_file_write_atomic(to, t, n, &e), ==, 0);
+    free(t);
+}
+
+static void copy_tables(const char *name)
+{
+    static const char *const files[] = {"gemm", "sdpa_fwd", "sdpa_bwd"};
+    char dir[512], a[700], b[700];
+    gdt_error e;
+    snprintf(dir, sizeof dir, "%s/%s/sm90", root, name);
+    CHECK_INT(gdt_mkdirs(dir, &e), ==, 0);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(a, sizeof a, "%s/tables/sm90/%s.%s.json", GDT_SOURCE_DIR, files[i], k ? "tuning" : "placement");
+            snprintf(b, sizeof b, "%s/%s.%s.json", dir, files[i], k ? "tuning" : "placement");
+            copy_file(a, b);
+        }
+}
+
+static void test_committed_against_copy(void)
+{
+    copy_tables("committed");
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/tables/sm90", GDT_SOURCE_DIR);
+    snprintf(pb, sizeof pb, "%s/committed/sm90", root);
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "diff", pa, pb, NULL};
+    CHECK_INT(gdt_test_spawn(argv, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "60 cells compared, 0 changed beyond noise, 0 within noise, 0 added, 0 removed");
+}
+
+/* The committed gemm journal against itself: a decision edited in the
+ * tables (the ratio unchanged: a flip within noise), and every plan it
+ * names tested on identical samples: U = n*n/2, p = 1. */
+static void test_runs(void)
+{
+    char cmd[1200], run[512], t1[512];
+    snprintf(run, sizeof run, "%s/run", root);
+    snprintf(t1, sizeof t1, "%s/emitted", root);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && gunzip -c '%s'/tables/sm90/runs/gemm-*.journal.jsonl.gz "
+             "> '%s/journal.jsonl'", run, GDT_SOURCE_DIR, run);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    char *emit[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", t1, NULL};
+    CHECK_INT(gdt_test_spawn(emit, NULL, out, sizeof out), ==, 0);
+    char a[700], b[700], dir[512];
+    gdt_error e;
+    snprintf(dir, sizeof dir, "%s/edited/sm90", root);
+    CHECK_INT(gdt_mkdirs(dir, &e), ==, 0);
+    snprintf(a, sizeof a, "%s/sm90/gemm.tuning.json", t1);
+    snprintf(b, sizeof b, "%s/gemm.tuning.json", dir);
+    copy_file(a, b);
+    snprintf(a, sizeof a, "%s/sm90/gemm.placement.json", t1);
+    snprintf(b, sizeof b, "%s/gemm.placement.json", dir);
+    copy_file(a, b);
+    edit(b, "\"decision\": \"TRAIL\"", "\"decision\": \"LEAD\"");
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "diff", t1, dir, "--runs", run, run, "--format",
+                    "json", NULL};
+    CHECK_INT(gdt_test_spawn(argv, NULL, out, sizeof out), ==, 0);
+    cJSON *doc = cJSON_Parse(out);
+    const cJSON *c = cJSON_GetArrayItem(get(doc, "cells"), 0), *tests = get(c, "tests");
+    CHECK_STR(cJSON_GetStringValue(get(c, "status")), "within_noise");
+    CHECK(cJSON_IsTrue(get(get(c, "decision"), "changed")));
+    CHECK(cJSON_GetArraySize(tests) >= 2);
+    for (const cJSON *t = tests ? tests->child : NULL; t; t = t->next) {
+        double n = get(t, "n_old")->valuedouble;
+        CHECK_NEAR(get(t, "p")->valuedouble, 1.0, 1e-12);
+        CHECK_NEAR(get(t, "u")->valuedouble, n * n / 2, 1e-9);
+        CHECK_INT(get(t, "burst_old")->valuedouble, ==, 64);
+    }
+    cJSON_Delete(doc);
+    /* --runs without its two values is bad usage. */
+    char *bad[] = {(char *)gdt_test_exe(), "tables", "diff", t1, dir, "--runs", run, NULL};
+    CHECK_INT(gdt_test_spawn(bad, NULL, out, sizeof out), ==, 2);
+    CHECK_CONTAINS(out, "--runs needs two values");
+}
+
+/* ------------------------------------------------------------ Mann-Whitney U */
+
+static void test_mann_whitney(void)
+{
+    gdt_rank_test r;
+    gdt_error e;
+    /* Complete separation, n = 3 + 3: U = 0, mean 4.5, variance 9/12*7;
+     * z = (4.5 - 0.5) / sqrt(5.25), p = erfc(z / sqrt 2). */
+    const double a[] = {1, 2, 3}, b[] = {4, 5, 6};
+    CHECK_INT(gdt_rank_test_mann_whitney(a, 3, b, 3, &r, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(r.u, 0, 0);
+    CHECK_NEAR(r.p, 0.0808555983700523, 1e-12);
+    CHECK_INT(gdt_rank_test_mann_whitney(b, 3, a, 3, &r, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(r.u, 9, 0);
+    CHECK_NEAR(r.p, 0.0808555983700523, 1e-12);
+    /* Ties: {1,2,2} vs {2,3,4} has mid-rank 3 for the three 2s: R1 = 7,
+     * U = 1, variance 9/12*(7 - 24/30) = 4.65, z = 3 / sqrt(4.65). */
+    const double c[] = {1, 2, 2}, d[] = {2, 3, 4};
+    CHECK_INT(gdt_rank_test_mann_whitney(c, 3, d, 3, &r, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(r.u, 1, 0);
+    CHECK_NEAR(r.p, 0.16415972847851523, 1e-12);
+    /* Symmetric samples: U at its mean, p = 1; all values tied: p = 1. */
+    const double s[] = {5, 1, 4, 2, 3, 6, 8, 7};
+    CHECK_INT(gdt_rank_test_mann_whitney(s, 8, s, 8, &r, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(r.u, 32, 0);
+    CHECK_NEAR(r.p, 1, 0);
+    const double t[] = {2, 2, 2};
+    CHECK_INT(gdt_rank_test_mann_whitney(t, 3, t, 2, &r, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(r.p, 1, 0);
+    CHECK_INT(gdt_rank_test_mann_whitney(a, 0, b, 3, &r, &e), ==, GDT_STATUS_BAD_USAGE);
+    CHECK_CONTAINS(e.msg, "got 0 and 3 values");
+}
+
+int main(void)
+{
+    snprintf(root, sizeof root, "/tmp/gdt_test_tables_diff.XXXXXX");
+    if (!mkdtemp(root)) return perror("mkdtemp"), 1;
+    test_mann_whitney();
+    test_identical();
+    test_flip_beyond_noise();
+    test_jitter_within_noise();
+    test_winner_swap_within_noise();
+    test_added_removed();
+    test_damaged();
+    test_json();
+    test_md();
+    test_committed_against_copy();
+    test_runs();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (!gdt_test_failures && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+    return gdt_test_result("test_tables_diff");
+}
