@@ -11,6 +11,7 @@
 
 enum {
     SLOT_GEMM_NVRTC,
+    SLOT_GEMM_CUBLASLT,
     SLOT_GEMM_TEST_FAULT,
     SLOT_GEMM_TEST_HANG,
     SLOT_SDPA_FWD_NVRTC,
@@ -27,6 +28,9 @@ enum {
 static const gdt_engine_slot slots[] = {
     [SLOT_GEMM_NVRTC] = {GDT_FAMILY_GEMM, 0, "gemm.nvrtc", GDT_ENGINE_NVRTC, "contraction",
                          {SM80_PLUS, BF16_FP16, 0, 0, 0}, false, &gdt__nvrtc_ops},
+    /* Its plans come from the library on the device (gdt__library_of). */
+    [SLOT_GEMM_CUBLASLT] = {GDT_FAMILY_GEMM, 10, "gemm.cublaslt", GDT_ENGINE_CUBLASLT, NULL,
+                            {SM80_PLUS, BF16_FP16, 0, 0, 0}, false, &gdt__cublaslt_engine.ops},
     [SLOT_GEMM_TEST_FAULT] = {GDT_FAMILY_GEMM, 90, "gemm.test_fault", GDT_ENGINE_TEST, NULL,
                               {ANY_ARCH, ALL_DTYPES, 0, 0, 0}, true, &gdt__test_fault_ops},
     [SLOT_GEMM_TEST_HANG] = {GDT_FAMILY_GEMM, 91, "gemm.test_hang", GDT_ENGINE_TEST, NULL,
