@@ -14,6 +14,12 @@ foreach(t CUDA::cudart CUDA::nvrtc CUDA::cupti)
     gdt_missing("${t}" "cuda-toolkit-13-0")
   endif()
 endforeach()
+# cuBLASLt: only its header at build time.  libgdtune dlopens the library
+# (engines/cublaslt/cublaslt_api.c), so a machine without it runs the rest.
+find_path(CUBLASLT_INCLUDE_DIR cublasLt.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+if(NOT CUBLASLT_INCLUDE_DIR)
+  gdt_missing("cuBLASLt header (cublasLt.h)" "libcublas-dev-13-0")
+endif()
 
 # cuDNN (>= 9.0): version read from cudnn_version.h
 find_path(CUDNN_INCLUDE_DIR cudnn_version.h
@@ -51,7 +57,7 @@ endif()
 find_package(Threads REQUIRED)
 
 add_library(gdt_deps INTERFACE)
-target_include_directories(gdt_deps INTERFACE ${CUDNN_INCLUDE_DIR} ${CJSON_INCLUDE_DIR}
+target_include_directories(gdt_deps INTERFACE ${CUDNN_INCLUDE_DIR} ${CUBLASLT_INCLUDE_DIR} ${CJSON_INCLUDE_DIR}
   ${HDF5_INCLUDE_DIRS} ${CUDAToolkit_INCLUDE_DIRS})
 target_compile_definitions(gdt_deps INTERFACE ${HDF5_DEFINITIONS})
 target_link_libraries(gdt_deps INTERFACE ${CUDNN_LIBRARY} ${CJSON_LIBRARY} ${HDF5_C_LIBRARIES}

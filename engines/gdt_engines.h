@@ -28,4 +28,31 @@ gdt_status gdt_cudnn_enumerate(const gdt_facts *f, int cap_per_engine, gdt_plan_
 /* cudnnGetVersion(), 0 when the library cannot be loaded. */
 int gdt_cudnn_runtime_version(void);
 
+/* A library engine (kind GDT_ENGINE_CUBLASLT) proposes its own plans: they
+ * come from the library's heuristic and enumeration on the device, not from
+ * candidate rows.  Such a slot's ops point at the `ops` member (the first)
+ * of a gdt__library_engine; gdt__library_of reaches the rest.  A list that
+ * fails (no library, no device, another arch) is the planner's warning and
+ * the slot proposes nothing. */
+typedef struct gdt__library_engine {
+    gdt_engine_ops ops;
+    /* The heuristic's best entries, best first, each `why` naming its rank;
+     * engine_id is the slot's, is_backend false. */
+    gdt_status (*list)(const gdt_engine_slot *s, const gdt_facts *f, gdt_plan_entry **out, int *n,
+                       gdt_error *e);
+    /* For sweeps: enumerated configs the library accepts, at most cap per
+     * algorithm (malloc'd, like list). */
+    gdt_status (*enumerate)(const gdt_engine_slot *s, const gdt_facts *f, int cap,
+                            gdt_plan_entry **out, int *n, gdt_error *e);
+} gdt__library_engine;
+
+static inline const gdt__library_engine *gdt__library_of(const gdt_engine_slot *s)
+{
+    if (!s || s->kind != GDT_ENGINE_CUBLASLT || !s->ops) return NULL;
+    return (const gdt__library_engine *)(const void *)s->ops;
+}
+
+/* engines/cublaslt/cublaslt_engine.c: the gemm.cublaslt slot. */
+extern const gdt__library_engine gdt__cublaslt_engine;
+
 #endif

@@ -34,6 +34,8 @@ static const struct {
     {GDT_KNOB_WARPS_M, "WARPS_M"}, {GDT_KNOB_WARPS_N, "WARPS_N"}, {GDT_KNOB_GROUP_M, "GROUP_M"},
     {GDT_KNOB_MMA, "MMA"},         {GDT_KNOB_WARPS, "WARPS"},     {GDT_KNOB_TILE_KV, "TILE_KV"},
     {GDT_KNOB_SPLIT, "SPLIT"},     {GDT_KNOB_GRAPH, "GRAPH"},     {GDT_KNOB_TEST, "TEST"},
+    {GDT_KNOB_ALGO, "ALGO"},       {GDT_KNOB_CUSTOM_OPTION, "CUSTOM_OPTION"},
+    {GDT_KNOB_INNER_SHAPE, "INNER_SHAPE"}, {GDT_KNOB_CLUSTER_SHAPE, "CLUSTER_SHAPE"},
 };
 #define NBAND ((int)(sizeof gdt_band / sizeof gdt_band[0]))
 
@@ -54,7 +56,7 @@ gdt_status gdt_knob_parse(const char *name, int *type, gdt_error *e)
     return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
                          "unknown knob \"%s\" (expected a cuDNN knob name like TILE_M or "
                          "KERNEL_CFG, or one of gdtune's: WARPS_M, WARPS_N, GROUP_M, MMA, WARPS, "
-                         "TILE_KV, SPLIT, GRAPH, TEST)", name ? name : "(null)");
+                         "TILE_KV, SPLIT, GRAPH, TEST, ALGO, CUSTOM_OPTION, INNER_SHAPE, CLUSTER_SHAPE)", name ? name : "(null)");
 }
 
 /* ---------------------------------------------------------- plan identity */

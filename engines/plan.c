@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdt_engines.h"
 #include "gdtune/plan.h"
 
 static const char WHY_MEASURED[] = "measured rank";
@@ -149,6 +150,8 @@ typedef struct planning {
      * both need mode A); answered[m] false when it could not be listed. */
     elist backend[GDT_MODE_COUNT];
     bool asked[GDT_MODE_COUNT], answered[GDT_MODE_COUNT];
+    elist library;                     /* library slots' heuristic entries, slot after slot */
+    const gdt_cell_decision *measured; /* the table's decision while it is being pushed */
 } planning;
 
 /* "what: why" to the caller's warn hook, when it has one. */
@@ -198,13 +201,79 @@ static int most_conservative(const elist *ours)
     return best;
 }
 
+/* ------------------------------------------------------ library slots */
+
+/* A library slot (gdt__library_of: cuBLASLt) proposes what its library's
+ * heuristic lists on the device.  Its block follows the backend's in each
+ * mode, taking this many entries per slot (-1: all): A and B all of them,
+ * FALLBACK the heuristic's first, OPENSOURCE none (our own kernels only).
+ * A measured cell ranks the entries it measured where it measured them. */
+static const int library_take[GDT_MODE_COUNT] = {-1, -1, 1, 0};
+
+static void library_list(planning *pl, const gdt_engine_slot *s, const gdt_graph *g)
+{
+    gdt_plan_entry *v = NULL;
+    int n = 0;
+    gdt_error e;
+    gdt_error_clear(&e);
+    if (gdt__library_of(s)->list(s, &g->facts, &v, &n, &e) == GDT_STATUS_OK)
+        for (int i = 0; i < n; i++) push(&pl->library, &v[i]);
+    else
+        warn(pl, s->name, e.msg);
+    free(v);
+}
+
+static bool measured_here(const gdt_cell_decision *d, const gdt_plan_id *id)
+{
+    for (int i = 0; d && i < d->nranked; i++)
+        if (!d->ranked_is_backend[i] && gdt_plan_id_equal(&d->ranked[i], id)) return true;
+    return false;
+}
+
+static void push_library(elist *out, const planning *pl, gdt_mode m)
+{
+    int taken = 0;
+    for (int i = 0; i < pl->library.n; i++) {
+        gdt_plan_entry x = pl->library.v[i];
+        if (i && x.id.engine_id != pl->library.v[i - 1].id.engine_id) taken = 0;
+        if ((library_take[m] >= 0 && taken >= library_take[m]) || measured_here(pl->measured, &x.id))
+            continue;
+        taken++;
+        x.mode = m;
+        push(out, &x);
+    }
+}
+
+/* Sweeps: each library slot's enumerated configs, knob_cap per algorithm. */
+static void push_library_configs(elist *out, const gdt_graph *g, planning *pl)
+{
+    const gdt_manifest *m = g->manifest;
+    for (int i = 0; pl->opts->knob_cap > 0 && i < m->nslots; i++) {
+        const gdt_engine_slot *s = &m->slots[i];
+        gdt_plan_entry *v = NULL;
+        int n = 0;
+        gdt_error e;
+        gdt_error_clear(&e);
+        if (!gdt__library_of(s) || !gdt__library_of(s)->enumerate || s->family != g->facts.family ||
+            !gdt_slot_offered(m, s, &g->facts, NULL, 0))
+            continue;
+        if (gdt__library_of(s)->enumerate(s, &g->facts, pl->opts->knob_cap, &v, &n, &e) == GDT_STATUS_OK)
+            for (int k = 0; k < n; k++) push(out, &v[k]);
+        else
+            warn(pl, s->name, e.msg);
+        free(v);
+    }
+}
+
 static gdt_status gather_ours(planning *pl, const gdt_graph *g, gdt_error *e)
 {
     const gdt_manifest *m = g->manifest;
     for (int i = 0; i < m->nslots; i++) {
         const gdt_engine_slot *s = &m->slots[i];
         if (s->family != g->facts.family || !gdt_slot_offered(m, s, &g->facts, NULL, 0)) continue;
-        if (s->row_family) {
+        if (gdt__library_of(s)) {
+            library_list(pl, s, g);
+        } else if (s->row_family) {
             gdt_status st = slot_rows(pl, s, &g->facts, e);
             if (st) return st;
         } else {
@@ -212,7 +281,8 @@ static gdt_status gather_ours(planning *pl, const gdt_graph *g, gdt_error *e)
             push_ours(&pl->ours, &id, GDT_MODE_A, WHY_UNTIMED);
         }
     }
-    if (pl->ours.oom) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_plan: out of memory");
+    if (pl->ours.oom || pl->library.oom)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_plan: out of memory");
     pl->conservative = most_conservative(&pl->ours);
     return GDT_STATUS_OK;
 }
@@ -254,7 +324,8 @@ static void push_list(elist *out, const elist *x)
 }
 
 /* The marker stands for the backend's block of one mode; it expands to the
- * backend's entries when there is a backend that answers. */
+ * backend's entries when there is a backend that answers.  The library
+ * slots' block follows it, expanded or not. */
 static void push_marker(elist *out, const gdt_graph *g, planning *pl, gdt_mode m)
 {
     if (pl->marker_done[m]) return;
@@ -262,10 +333,11 @@ static void push_marker(elist *out, const gdt_graph *g, planning *pl, gdt_mode m
     const elist *b = backend_block(g, pl, m);
     if (b) {
         push_list(out, b);
-        return;
+    } else {
+        gdt_plan_entry x = {.id = {.engine_id = -1}, .is_marker = true, .mode = m, .why = WHY_BACKEND};
+        push(out, &x);
     }
-    gdt_plan_entry x = {.id = {.engine_id = -1}, .is_marker = true, .mode = m, .why = WHY_BACKEND};
-    push(out, &x);
+    push_library(out, pl, m);
 }
 
 static void push_all_ours(elist *out, const planning *pl, gdt_mode m, const char *why)
@@ -284,6 +356,7 @@ static bool still_offered(const gdt_graph *g, const gdt_plan_id *id)
 static void push_measured(elist *out, const gdt_graph *g, planning *pl,
                           const gdt_cell_decision *d)
 {
+    pl->measured = d;
     for (int i = 0; i <= d->nranked; i++) {
         if (i == d->backend_pos) push_marker(out, g, pl, GDT_MODE_A);
         if (i == d->nranked) break;
@@ -293,6 +366,7 @@ static void push_measured(elist *out, const gdt_graph *g, planning *pl,
         push(out, &x);
     }
     push_all_ours(out, pl, GDT_MODE_A, WHY_UNTIMED); /* those not measured; dedupe drops the rest */
+    pl->measured = NULL;
 }
 
 /* Mode A with a table: the measured order for a swept cell; for a shape
@@ -391,6 +465,7 @@ static gdt_status finish(gdt_graph *g, planning *pl, elist *out, gdt_status s, g
         free(pl->backend[m].v);
     }
     free(pl->ours.v);
+    free(pl->library.v);
     gdt_rows_destroy(pl->owned_rows);
     if (s) {
         free(out->v);
@@ -472,7 +547,9 @@ gdt_status gdt_graph_enumerate(gdt_graph *g, const gdt_plan_options *opts, gdt_e
             const elist *b = backend_block(g, &pl, modes[i]);
             if (b) push_list(&out, b);
         }
+        push_library(&out, &pl, GDT_MODE_A);
         push_knobs(&out, g, &pl);
+        push_library_configs(&out, g, &pl);
         dedupe(&out);
         set_untimed(&out, &untimed);
         if (untimed.oom) out.oom = true;

@@ -166,6 +166,20 @@ static int pick_target(const plans_args *a, target *t)
     return 0;
 }
 
+/* What the planner warned about a slot that proposed nothing (a library
+ * slot without its library or a device: cuBLASLt's heuristic runs on the
+ * GPU).  Backend warnings are already said beside their marker. */
+typedef struct slot_notes {
+    int n;
+    char msg[4][GDT_ERROR_MAX + 64];
+} slot_notes;
+
+static void note_warn(void *ctx, const char *msg)
+{
+    slot_notes *sn = ctx;
+    if (strncmp(msg, "backend ", 8) && sn->n < 4) snprintf(sn->msg[sn->n++], sizeof sn->msg[0], "%s", msg);
+}
+
 /* ------------------------------------------------------------ the tables */
 
 /* A table that fails to load is a warning; the untimed order is used. */
@@ -261,15 +275,17 @@ static cJSON *entry_json(int i, const gdt_plan_entry *x, const target *t)
 }
 
 static void family_json(cJSON *doc, gdt_family f, const char *key, const char *note, const gdt_graph *g,
-                        const target *t)
+                        const target *t, const slot_notes *sn)
 {
-    cJSON *o = cJSON_CreateObject(), *plans = cJSON_CreateArray();
+    cJSON *o = cJSON_CreateObject(), *plans = cJSON_CreateArray(), *notes = cJSON_CreateArray();
     cJSON_AddStringToObject(o, "family", gdt_family_name(f));
     cJSON_AddStringToObject(o, "problem", key);
     cJSON_AddStringToObject(o, "tables", note);
     for (int i = 0; i < gdt_graph_plan_count(g); i++)
         cJSON_AddItemToArray(plans, entry_json(i, gdt_graph_plan_at(g, i), t));
     cJSON_AddItemToObject(o, "plans", plans);
+    for (int i = 0; i < sn->n; i++) cJSON_AddItemToArray(notes, cJSON_CreateString(sn->msg[i]));
+    cJSON_AddItemToObject(o, "not_listed", notes);
     cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "families"), o);
 }
 
@@ -302,18 +318,20 @@ static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *r
     gdt_problem_key(&p, key, sizeof key);
     gdt_tables *tables = load_tables(a, f, t->arch, note, sizeof note);
     stale_rows_note(tables, rows, note, sizeof note);
+    slot_notes sn = {0};
     gdt_plan_options o = {.rows = rows, .tables = tables, .nmodes = a->nmodes,
-                          .backend = t->rec.real ? &t->backend : NULL};
+                          .backend = t->rec.real ? &t->backend : NULL, .warn = note_warn, .warn_ctx = &sn};
     memcpy(o.modes, a->modes, sizeof o.modes);
     gdt_graph *g = NULL;
     gdt_status s = gdt_graph_create(&p, &dev, &g, &e);
     if (!s) s = gdt_graph_plan(g, &o, &e);
     print_modes(a, modes, sizeof modes);
     if (!s && doc) {
-        family_json(doc, f, key, note, g, t);
+        family_json(doc, f, key, note, g, t, &sn);
     } else if (!s) {
         printf("%s on sm%d, modes %s, tables: %s\n", key, t->arch, modes, note);
         for (int i = 0; i < gdt_graph_plan_count(g); i++) print_entry(i, gdt_graph_plan_at(g, i), t);
+        for (int i = 0; i < sn.n; i++) printf("      not listed: %s\n", sn.msg[i]);
     } else {
         fprintf(stderr, VERB ": %s\n", e.msg);
     }

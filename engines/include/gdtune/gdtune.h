@@ -185,8 +185,12 @@ void gdt_facts_analyze(const gdt_problem *p, const gdt_device_props *dev, gdt_fa
 #define GDT_KNOB_BACKEND_COUNT 44
 #define GDT_KNOB_BAND 1000
 enum {
+    GDT_KNOB_SPLIT_K = 0,
+    GDT_KNOB_SWIZZLE = 1,
+    GDT_KNOB_TILE_SIZE = 2,
     GDT_KNOB_TILEK = 13,
     GDT_KNOB_STAGES = 14,
+    GDT_KNOB_REDUCTION_MODE = 15,
     GDT_KNOB_KERNEL_CFG = 24,
     GDT_KNOB_TILE_M = 40,
     GDT_KNOB_TILE_N = 41,
@@ -198,6 +202,10 @@ enum {
     GDT_KNOB_TILE_KV = GDT_KNOB_BAND + 5,  /* key/value tile (attention bwd) */
     GDT_KNOB_SPLIT = GDT_KNOB_BAND + 6,    /* work split factor */
     GDT_KNOB_GRAPH = GDT_KNOB_BAND + 7,    /* cuDNN graph form: 0 composite, 1 unified SDPA op */
+    GDT_KNOB_ALGO = GDT_KNOB_BAND + 8,     /* cuBLASLt algo id (cublasLtMatmulAlgoGetIds) */
+    GDT_KNOB_CUSTOM_OPTION = GDT_KNOB_BAND + 9, /* cuBLASLt algo custom option */
+    GDT_KNOB_INNER_SHAPE = GDT_KNOB_BAND + 10,  /* cuBLASLt inner shape id */
+    GDT_KNOB_CLUSTER_SHAPE = GDT_KNOB_BAND + 11, /* cuBLASLt thread-block cluster shape id */
     GDT_KNOB_TEST = GDT_KNOB_BAND + 99,    /* test-only engines */
     GDT_KNOB_GDT_END
 };
@@ -245,7 +253,8 @@ typedef enum gdt_engine_kind {
     GDT_ENGINE_CUDNN, /* the backend (not a manifest slot) */
     GDT_ENGINE_NVRTC, /* a template instantiated per candidate row */
     GDT_ENGINE_HAND,  /* nvcc-built, fixed configs */
-    GDT_ENGINE_TEST   /* test-only engines (opt-in) */
+    GDT_ENGINE_TEST,  /* test-only engines (opt-in) */
+    GDT_ENGINE_CUBLASLT /* cuBLASLt: plans listed by its heuristic and enumeration on the device */
 } gdt_engine_kind;
 
 /* Capability row: what a slot can serve.  Judged against facts. */
