@@ -2,6 +2,7 @@
  * layouts are the strides: the unit stride on the last axis means
  * row-major. */
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,6 +144,27 @@ static void gemm_group(const gdt_facts *f, int64_t v[GDT__GROUP_MAX])
 
 static double gemm_metric(const gdt_facts *f) { return f->flops; }
 
+static int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static const char *const gemm_feature_names[] = {"log_work", "log_steps", "log_bytes"};
+
+/* A wave of tiles runs K/TILEK steps; the last wave is paid in full, so
+ * padding and an idle tail both show up as work. */
+static void gemm_features(const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi)
+{
+    const gdt_gemm_desc *g = &f->problem.u.gemm;
+    int64_t tm = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, 128), tn = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, 128);
+    int64_t tk = gdt_plan_id_knob(id, GDT_KNOB_TILEK, 64);
+    tm = tm > 0 ? tm : 128, tn = tn > 0 ? tn : 128, tk = tk > 0 ? tk : 64;
+    int64_t tiles = g->batch * div_up(g->m, tm) * div_up(g->n, tn);
+    double waves = (double)div_up(tiles, sms > 0 ? sms : 1);
+    double el = (double)gdt_dtype_size(g->dtype);
+    double bytes = el * (double)g->batch * ((double)g->m * g->k + (double)g->k * g->n + (double)g->m * g->n);
+    phi[0] = log(waves * 2.0 * (double)tm * (double)tn * (double)g->k);
+    phi[1] = log(waves * (double)div_up(g->k, tk));
+    phi[2] = log(bytes);
+}
+
 #define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))
 const gdt_family_desc gdt__family_gemm = {
     .name = "gemm",
@@ -168,4 +190,7 @@ const gdt_family_desc gdt__family_gemm = {
     .group = gemm_group,
     .metric_name = "flops",
     .metric = gemm_metric,
+    .feature_names = gemm_feature_names,
+    .nfeatures = COUNT(gemm_feature_names),
+    .features = gemm_features,
 };

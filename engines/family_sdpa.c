@@ -206,6 +206,26 @@ static void sdpa_group(const gdt_facts *f, int64_t v[GDT__GROUP_MAX])
 
 static double sdpa_metric(const gdt_facts *f) { return (double)f->q_tiles128; }
 
+static const char *const sdpa_feature_names[] = {"log_work", "log_steps", "log_bytes"};
+
+/* A query tile walks the KV units in TILE_N steps (about half of them under
+ * a causal mask, the diagonal tile in full); K and V are read once per KV
+ * head, so GQA shows in the bytes. */
+static void sdpa_features(const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    int64_t tm = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, 128), tn = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, 128);
+    tm = tm > 0 ? tm : 128, tn = tn > 0 ? tn : 128;
+    double frac = s->causal == GDT_CAUSAL_NONE ? 1.0 : fmin(1.0, 0.5 + 0.5 * (double)tm / (double)s->s_kv);
+    double waves = (double)ceil_div(s->b * s->h_q * ceil_div(s->s_q, tm), sms > 0 ? sms : 1);
+    double steps = waves * (double)ceil_div(s->s_kv, tn) * frac;
+    double el = (double)gdt_dtype_size(s->dtype);
+    double bytes = el * 2.0 * ((double)s->b * s->h_q * s->s_q * s->d + (double)s->b * s->h_kv * s->s_kv * s->d);
+    phi[0] = log(steps * 4.0 * (double)tm * (double)tn * (double)s->d);
+    phi[1] = log(steps);
+    phi[2] = log(bytes);
+}
+
 #define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))
 #define SDPA_SHARED                                                                          \
     .defaults = sdpa_defaults, .keys = sdpa_keys, .nkeys = NKEYS, .complete = sdpa_complete,    \
@@ -215,7 +235,8 @@ static double sdpa_metric(const gdt_facts *f) { return (double)f->q_tiles128; }
     .nproblem_fields = COUNT(sdpa_problem_fields), .facts_fields = sdpa_facts_fields,         \
     .nfacts_fields = COUNT(sdpa_facts_fields), .group_fields = sdpa_group_fields,             \
     .ngroup_fields = COUNT(sdpa_group_fields), .group = sdpa_group,                           \
-    .metric_name = "q_tiles128", .metric = sdpa_metric
+    .metric_name = "q_tiles128", .metric = sdpa_metric, .feature_names = sdpa_feature_names,     \
+    .nfeatures = COUNT(sdpa_feature_names), .features = sdpa_features
 
 const gdt_family_desc gdt__family_sdpa_fwd = {
     .name = "sdpa_fwd",

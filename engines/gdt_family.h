@@ -74,6 +74,8 @@ typedef struct gdt__field {
 #define GDT__FIELDS_MAX 16
 /* Operands of one family. */
 #define GDT__OPERANDS_MAX 9
+/* Features of the tables' time model (gdt_predict.h). */
+#define GDT__FEATURES_MAX 3
 
 /* Rows of the tables above, their optional members zero. */
 #define GDT__KEY_ROW(key, kind_, a, b) {.name = key, .kind = GDT__KEY_##kind_, .off = {a, b}}
@@ -119,6 +121,14 @@ typedef struct gdt_family_desc {
     void (*group)(const gdt_facts *f, int64_t v[GDT__GROUP_MAX]);
     const char *metric_name;
     double (*metric)(const gdt_facts *f);
+
+    /* The time model's features of one plan on one shape: logs of the work
+     * on the busiest SM (waves over sms SMs of the plan's tiles, padding
+     * included), of its serial steps and of the bytes moved.  A plan
+     * without tile knobs (the backend's) is counted with 128x128 tiles. */
+    const char *const *feature_names;
+    int nfeatures;
+    void (*features)(const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi);
 } gdt_family_desc;
 
 /* NULL outside the enum. */

@@ -15,6 +15,7 @@ static const char WHY_UNTIMED[] = "untimed default";
 static const char WHY_BACKEND[] = "backend heuristic";
 static const char WHY_FALLBACK[] = "fallback";
 static const char WHY_SHARD[] = "placement shard";
+static const char WHY_PREDICTED[] = "predicted time";
 static const char WHY_CANDIDATE[] = "candidate row";
 static const char WHY_KNOB[] = "backend knob enumeration";
 
@@ -369,16 +370,54 @@ static void push_measured(elist *out, const gdt_graph *g, planning *pl,
     pl->measured = NULL;
 }
 
-/* Mode A with a table: the measured order for a swept cell; for a shape
- * only a shard covers, the shard's decision places the backend's block. */
+/* Ours in the time model's order (then those it does not know, in row
+ * order); *lead: where the predicted placement ratio puts the backend's
+ * block.  false when the tables hold no model that knows any of ours. */
+static bool push_predicted(elist *out, const planning *pl, const gdt_graph *g, gdt_mode m, bool *lead)
+{
+    int n = pl->ours.n, *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    gdt_plan_id *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
+    bool ok = order && ids;
+    for (int i = 0; ok && i < n; i++) ids[i] = pl->ours.v[i].id;
+    ok = ok && gdt_tables_predict_order(pl->opts->tables, &g->facts, ids, n, order, lead);
+    for (int i = 0; ok && i < n; i++) push_ours(out, &ids[order[i]], m, WHY_PREDICTED);
+    free(order);
+    free(ids);
+    return ok;
+}
+
+/* Mode A for a shape no cell covers, by the time model: the BACKEND marker
+ * first unless our predicted best beats it beyond the model's error. */
+static bool push_model(elist *out, const gdt_graph *g, planning *pl)
+{
+    elist ours = {0};
+    bool lead = false;
+    if (!push_predicted(&ours, pl, g, GDT_MODE_A, &lead)) {
+        free(ours.v);
+        return false;
+    }
+    if (!lead) push_marker(out, g, pl, GDT_MODE_A);
+    push_list(out, &ours);
+    if (lead) push_marker(out, g, pl, GDT_MODE_A);
+    if (ours.oom) out->oom = true;
+    free(ours.v);
+    return true;
+}
+
+/* Mode A with a table: the measured order for a swept cell; elsewhere the
+ * time model's order and placement, or, without a model, the shard's
+ * decision places the backend's block. */
 static bool push_tabled(elist *out, const gdt_graph *g, planning *pl)
 {
     gdt_cell_decision d;
-    if (!pl->opts->tables || !gdt_tables_lookup(pl->opts->tables, &g->facts, &d)) return false;
-    if (d.measured) {
+    if (!pl->opts->tables) return false;
+    bool covered = gdt_tables_lookup(pl->opts->tables, &g->facts, &d);
+    if (covered && d.measured) {
         push_measured(out, g, pl, &d);
         return true;
     }
+    if (push_model(out, g, pl)) return true;
+    if (!covered) return false;
     if (!d.lead) push_marker(out, g, pl, GDT_MODE_A);
     push_all_ours(out, pl, GDT_MODE_A, WHY_SHARD);
     if (d.lead) push_marker(out, g, pl, GDT_MODE_A);
@@ -391,6 +430,22 @@ static void push_untimed(elist *out, const gdt_graph *g, planning *pl, gdt_mode 
 {
     push_marker(out, g, pl, m);
     push_all_ours(out, pl, m, WHY_UNTIMED);
+}
+
+/* Ours alone: the measured order of ours in a swept cell, the time
+ * model's order elsewhere, else the untimed order. */
+static void push_opensource(elist *out, const gdt_graph *g, planning *pl)
+{
+    gdt_cell_decision d;
+    bool lead;
+    if (pl->opts->tables && gdt_tables_lookup(pl->opts->tables, &g->facts, &d) && d.measured) {
+        for (int i = 0; i < d.nranked; i++)
+            if (!d.ranked_is_backend[i] && still_offered(g, &d.ranked[i]))
+                push_ours(out, &d.ranked[i], GDT_MODE_OPENSOURCE, WHY_MEASURED);
+    } else if (pl->opts->tables && push_predicted(out, pl, g, GDT_MODE_OPENSOURCE, &lead)) {
+        return;
+    }
+    push_all_ours(out, pl, GDT_MODE_OPENSOURCE, WHY_UNTIMED); /* dedupe drops those listed */
 }
 
 static void push_block(elist *out, const gdt_graph *g, planning *pl, gdt_mode m)
@@ -409,7 +464,7 @@ static void push_block(elist *out, const gdt_graph *g, planning *pl, gdt_mode m)
         return;
     case GDT_MODE_OPENSOURCE:
     default:
-        push_all_ours(out, pl, m, WHY_UNTIMED);
+        push_opensource(out, g, pl);
         return;
     }
 }

@@ -13,6 +13,7 @@
 
 #include "gdt_family.h"
 #include "gdt_json.h"
+#include "gdt_predict.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
 
@@ -304,18 +305,23 @@ static void emit_facts(sb *b, const gdt_facts *f)
 
 /* "plan", "engine_id", "knobs", "is_backend", "mode": the identity part of
  * a ranked entry and of the FALLBACK entry. */
-static void emit_identity(sb *b, const gdt_measured_plan *p)
+static void emit_plan_id(sb *b, const gdt_plan_id *id, bool is_backend)
 {
     char name[NAME_MAX_LEN];
-    gdt_plan_id_format(&p->id, name, sizeof name);
+    gdt_plan_id_format(id, name, sizeof name);
     sb_printf(b, "\"plan\": ");
     sb_str(b, name);
-    sb_printf(b, ", \"engine_id\": %" PRId64 ", \"knobs\": {", p->id.engine_id);
-    for (int k = 0; k < p->id.nknobs; k++)
-        sb_printf(b, "%s\"%s\": %" PRId64, k ? ", " : "", gdt_knob_name(p->id.knobs[k].type),
-                  p->id.knobs[k].value);
-    sb_printf(b, "}, \"is_backend\": %s, \"mode\": \"%s\"", p->is_backend ? "true" : "false",
-              mode_text(p->mode));
+    sb_printf(b, ", \"engine_id\": %" PRId64 ", \"knobs\": {", id->engine_id);
+    for (int k = 0; k < id->nknobs; k++)
+        sb_printf(b, "%s\"%s\": %" PRId64, k ? ", " : "", gdt_knob_name(id->knobs[k].type),
+                  id->knobs[k].value);
+    sb_printf(b, "}, \"is_backend\": %s", is_backend ? "true" : "false");
+}
+
+static void emit_identity(sb *b, const gdt_measured_plan *p)
+{
+    emit_plan_id(b, &p->id, p->is_backend);
+    sb_printf(b, ", \"mode\": \"%s\"", mode_text(p->mode));
 }
 
 static void emit_measured(sb *b, const gdt_measured_plan *p)
@@ -536,9 +542,86 @@ static gdt_status emit_shards(sb *b, gdt_family f, cell_work *w, int n, gdt_erro
         emit_shard(b, f, v, i, j, n, first);
         i = j;
     }
-    sb_printf(b, "%s  ]\n}\n", n ? "\n" : "");
+    sb_printf(b, "%s  ],\n", n ? "\n" : "");
     free(v);
     return GDT_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ time model */
+
+static void emit_nums(sb *b, const double *v, int n)
+{
+    sb_printf(b, "[");
+    for (int i = 0; i < n; i++) {
+        sb_printf(b, "%s", i ? ", " : "");
+        sb_exact(b, v[i]);
+    }
+    sb_printf(b, "]");
+}
+
+static void emit_cv(sb *b, const gdt__pred_cv *cv)
+{
+    static const char *const modes[2] = {"A", "OPENSOURCE"};
+    sb_printf(b, "    \"cv\": {\"cells\": %d, \"median_abs_error\": ", cv->ncells);
+    sb_num(b, cv->err);
+    for (int m = 0; m < 2; m++) {
+        sb_printf(b, ", \"%s\": {\"geomean\": ", modes[m]);
+        sb_num(b, cv->geomean[m]);
+        sb_printf(b, ", \"worst\": ");
+        sb_num(b, cv->worst[m]);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "},\n");
+}
+
+static void emit_model(sb *b, gdt_family f, const gdt__predictor *m)
+{
+    const gdt_family_desc *d = gdt__family_desc(f);
+    if (!m) {
+        sb_printf(b, "  \"model\": null\n}\n");
+        return;
+    }
+    sb_printf(b, "  \"model\": {\n    \"form\": \"log_linear\", \"features\": [");
+    for (int j = 0; j < d->nfeatures; j++) sb_printf(b, "%s\"%s\"", j ? ", " : "", d->feature_names[j]);
+    sb_printf(b, "], \"sm_count\": %d, \"lambda\": ", m->sm_count);
+    sb_exact(b, m->lambda);
+    sb_printf(b, ",\n    \"center\": ");
+    emit_nums(b, m->center, m->nfeatures);
+    sb_printf(b, ", \"shared\": ");
+    emit_nums(b, m->shared, m->nfeatures);
+    sb_printf(b, ",\n    \"ratio\": ");
+    if (m->has_ratio) emit_nums(b, m->ratio, 1 + m->nfeatures);
+    else sb_printf(b, "null");
+    sb_printf(b, ",\n");
+    emit_cv(b, &m->cv);
+    sb_printf(b, "    \"plans\": [");
+    for (int i = 0; i < m->nplans; i++) {
+        const gdt__pred_plan *p = &m->plans[i];
+        sb_printf(b, "%s\n      {", i ? "," : "");
+        emit_plan_id(b, &p->id, p->is_backend);
+        sb_printf(b, ", \"cells\": %d, \"intercept\": ", p->ncells);
+        sb_exact(b, p->intercept);
+        sb_printf(b, ", \"slope\": ");
+        emit_nums(b, p->slope, m->nfeatures);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "%s]\n  }\n}\n", m->nplans ? "\n    " : "");
+}
+
+/* The model of the swept cells (in key order), or none when too few cells
+ * to cross-validate (*fitted false). */
+static gdt_status fit_model(gdt_family f, int arch, const cell_work *w, int n, gdt__predictor *m,
+                            bool *fitted, gdt_error *e)
+{
+    *fitted = false;
+    if (n < GDT__PREDICT_MIN_CELLS) return GDT_STATUS_OK;
+    gdt__train_cell *c = calloc((size_t)n, sizeof *c);
+    if (!c) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
+    for (int i = 0; i < n; i++) c[i] = (gdt__train_cell){w[i].facts, w[i].c->plans, w[i].c->nplans};
+    gdt_status s = gdt__predictor_fit(f, arch, c, n, m, e);
+    free(c);
+    *fitted = s == GDT_STATUS_OK;
+    return s;
 }
 
 static gdt_status check_measured(const gdt_measured_cell *c, const char *key, gdt_error *e)
@@ -696,6 +779,11 @@ gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance 
         sb_printf(&p, "  ],\n");
         s = emit_shards(&p, f, w, ncells, e);
     }
+    gdt__predictor model = {0};
+    bool fitted = false;
+    if (!s) s = fit_model(f, prov->arch, w, ncells, &model, &fitted, e);
+    if (!s) emit_model(&p, f, fitted ? &model : NULL);
+    gdt__predictor_clear(&model);
     if (!s) s = publish_pair(dir, f, &t, &p, e);
     free(t.p);
     free(p.p);
@@ -718,6 +806,7 @@ typedef struct tcell {
 
 typedef struct pcell {
     char key[KEY_MAX];
+    gdt_facts facts;
     bool lead, has_ratio;
     double ratio, noise;
 } pcell;
@@ -739,6 +828,8 @@ struct gdt_tables {
     int np;
     shard *s;
     int ns;
+    bool have_model;
+    gdt__predictor model;
 };
 
 void gdt_tables_destroy(gdt_tables *t)
@@ -749,6 +840,7 @@ void gdt_tables_destroy(gdt_tables *t)
         free(t->t[i].is_backend);
         free(t->t[i].measured);
     }
+    gdt__predictor_clear(&t->model);
     free(t->t);
     free(t->p);
     free(t->s);
@@ -1113,12 +1205,10 @@ static gdt_status check_engine(const ld *l, const char *jp, const gdt_plan_id *i
 
 /* plan, engine_id, knobs, is_backend, mode: the name must be what
  * engine_id and knobs print as. */
-static gdt_status read_identity(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
-                                bool *is_backend, gdt_mode *mode_out)
+static gdt_status read_plan_id(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
+                               bool *is_backend)
 {
-    static const char *const modes[] = {"A", "B", "FALLBACK", "OPENSOURCE", "enumerated"};
     const char *name;
-    int mode;
     char want[NAME_MAX_LEN];
     jpath p;
     memset(id, 0, sizeof *id);
@@ -1126,10 +1216,8 @@ static gdt_status read_identity(const ld *l, const cJSON *o, const char *jp, gdt
     if (!s) s = get_int(l, o, "engine_id", jp, &id->engine_id);
     if (!s) s = read_knobs(l, o, jp, id);
     if (!s) s = get_bool(l, o, "is_backend", jp, is_backend);
-    if (!s) s = get_names(l, o, "mode", jp, modes, 5, &mode);
     if (!s) s = check_engine(l, jp, id, *is_backend);
     if (s) return s;
-    *mode_out = (gdt_mode)mode; /* modes[] is in gdt_mode order, "enumerated" last */
     gdt_plan_id_normalize(id);
     gdt_plan_id_format(id, want, sizeof want);
     if (strcmp(want, name))
@@ -1137,12 +1225,23 @@ static gdt_status read_identity(const ld *l, const cJSON *o, const char *jp, gdt
     return GDT_STATUS_OK;
 }
 
+static gdt_status read_identity(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
+                                bool *is_backend, gdt_mode *mode_out)
+{
+    static const char *const modes[] = {"A", "B", "FALLBACK", "OPENSOURCE", "enumerated"};
+    int mode = 0;
+    gdt_status s = read_plan_id(l, o, jp, id, is_backend);
+    if (!s) s = get_names(l, o, "mode", jp, modes, 5, &mode);
+    if (!s) *mode_out = (gdt_mode)mode; /* modes[] is in gdt_mode order, "enumerated" last */
+    return s;
+}
+
 static gdt_status read_ranked(const ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
                               bool *is_backend, gdt_measured_plan *m)
 {
     static const char *const keys[] = {"plan", "engine_id", "knobs", "is_backend", "mode", "time_us",
                                        "noise", "host_us", "samples", "untimed_position"};
-    double t, noise, host;
+    double t = 0, noise = 0, host;
     int samples, pos;
     jpath p;
     gdt_status s = CHECK_KEYS(l, o, keys, jp);
@@ -1294,10 +1393,9 @@ static gdt_status read_placement_cell(const ld *l, const cJSON *o, const char *j
     static const char *const keys[] = {"key", "problem", "facts", "decision", "ratio", "noise",
                                        "best_ours", "best_backend"};
     gdt_problem prob;
-    gdt_facts facts;
     gdt_status s = CHECK_KEYS(l, o, keys, jp);
     if (!s) s = read_problem(l, o, jp, &prob, c->key);
-    if (!s) s = read_facts(l, o, jp, &prob, &facts);
+    if (!s) s = read_facts(l, o, jp, &prob, &c->facts);
     if (!s) s = read_decision(l, o, jp, &c->lead, &c->has_ratio, &c->ratio, &c->noise);
     if (!s) s = read_best(l, o, "best_ours", jp);
     if (!s) s = read_best(l, o, "best_backend", jp);
@@ -1365,13 +1463,149 @@ static gdt_status read_shard(const ld *l, const cJSON *o, const char *jp, const 
     return s;
 }
 
+/* -------------------------------------------------------------- the model */
+
+/* An array of exactly n numbers. */
+static gdt_status get_nums(const ld *l, const cJSON *o, const char *key, const char *jp, double *dst, int n)
+{
+    const cJSON *a;
+    int len = 0;
+    jpath p, q;
+    gdt_status s = get_array(l, o, key, jp, &a, &len);
+    if (s) return s;
+    sub(p, jp, key);
+    if (len != n) return bad(l, p, "expected %d numbers (one per feature), got %d", n, len);
+    for (int i = 0; i < n && !s; i++)
+        s = gdt_json_number(cJSON_GetArrayItem(a, i), l->file, at(q, p, i), &dst[i], l->e);
+    return s;
+}
+
+/* A figure of the cross-validation: a ratio to the best is at least 1. */
+static gdt_status get_ratio(const ld *l, const cJSON *o, const char *key, const char *jp, double *v)
+{
+    jpath p;
+    gdt_status s = get_num(l, o, key, jp, v);
+    if (!s && !(*v >= 1)) return bad(l, sub(p, jp, key), "expected a ratio >= 1, got %g", *v);
+    return s;
+}
+
+static gdt_status read_cv(const ld *l, const cJSON *model, const char *jp, gdt__pred_cv *cv)
+{
+    static const char *const keys[] = {"cells", "median_abs_error", "A", "OPENSOURCE"};
+    static const char *const fig_keys[] = {"geomean", "worst"};
+    const cJSON *o, *m;
+    jpath cp, mp, p;
+    gdt_status s = get_node(l, model, "cv", jp, &o);
+    if (s) return s;
+    sub(cp, jp, "cv");
+    if (!s) s = CHECK_KEYS(l, o, keys, cp);
+    if (!s) s = get_int32(l, o, "cells", cp, 0, &cv->ncells);
+    if (!s) s = get_num(l, o, "median_abs_error", cp, &cv->err);
+    if (!s && !(cv->err >= 0))
+        return bad(l, sub(p, cp, "median_abs_error"), "expected an error >= 0, got %g", cv->err);
+    for (int i = 0; i < 2 && !s; i++) {
+        s = get_node(l, o, keys[2 + i], cp, &m);
+        sub(mp, cp, keys[2 + i]);
+        if (!s) s = CHECK_KEYS(l, m, fig_keys, mp);
+        if (!s) s = get_ratio(l, m, "geomean", mp, &cv->geomean[i]);
+        if (!s) s = get_ratio(l, m, "worst", mp, &cv->worst[i]);
+    }
+    return s;
+}
+
+static gdt_status read_features(const ld *l, const cJSON *o, const char *jp)
+{
+    const gdt_family_desc *d = gdt__family_desc(l->family);
+    const cJSON *a;
+    int n = 0;
+    jpath fp, p;
+    gdt_status s = get_array(l, o, "features", jp, &a, &n);
+    if (s) return s;
+    sub(fp, jp, "features");
+    if (n != d->nfeatures) return bad(l, fp, "expected %d features, got %d", d->nfeatures, n);
+    for (int i = 0; i < n; i++) {
+        const char *v;
+        if ((s = gdt_json_string(cJSON_GetArrayItem(a, i), l->file, at(p, fp, i), &v, l->e))) return s;
+        if (strcmp(v, d->feature_names[i]))
+            return bad(l, p, "expected \"%s\" (this release's feature %d), got \"%s\"", d->feature_names[i], i, v);
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status read_model_plan(const ld *l, const cJSON *o, const char *jp, int nf, gdt__pred_plan *pp)
+{
+    static const char *const keys[] = {"plan", "engine_id", "knobs", "is_backend", "cells", "intercept", "slope"};
+    gdt_status s = CHECK_KEYS(l, o, keys, jp);
+    if (!s) s = read_plan_id(l, o, jp, &pp->id, &pp->is_backend);
+    if (!s) s = get_int32(l, o, "cells", jp, 1, &pp->ncells);
+    if (!s) s = get_num(l, o, "intercept", jp, &pp->intercept);
+    if (!s) s = get_nums(l, o, "slope", jp, pp->slope, nf);
+    return s;
+}
+
+/* Plans sorted by name, each once: the lookup bisects them. */
+static gdt_status read_model_plans(const ld *l, const cJSON *o, const char *jp, gdt__predictor *m)
+{
+    const cJSON *a;
+    int n = 0;
+    jpath pp, p;
+    gdt_status s = get_array(l, o, "plans", jp, &a, &n);
+    if (s) return s;
+    sub(pp, jp, "plans");
+    if (!(m->plans = calloc((size_t)(n ? n : 1), sizeof *m->plans)))
+        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    int i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, i++) {
+        if ((s = read_model_plan(l, x, at(p, pp, i), m->nfeatures, &m->plans[i]))) return s;
+        m->nplans = i + 1;
+        char prev[NAME_MAX_LEN] = "", cur[NAME_MAX_LEN];
+        gdt_plan_id_format(&m->plans[i].id, cur, sizeof cur);
+        if (i > 0) gdt_plan_id_format(&m->plans[i - 1].id, prev, sizeof prev);
+        if (i > 0 && strcmp(prev, cur) >= 0)
+            return bad(l, sub(p, at(p, pp, i), "plan"), "expected plans sorted by name, each once: \"%s\" "
+                       "follows \"%s\"", cur, prev);
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
+{
+    static const char *const keys[] = {"form", "features", "sm_count", "lambda", "center", "shared", "ratio",
+                                       "cv", "plans"};
+    static const char *const forms[] = {"log_linear"};
+    const cJSON *o;
+    gdt__predictor *m = &t->model;
+    int form;
+    jpath p;
+    gdt_status s = get_node(l, root, "model", "", &o);
+    if (s || cJSON_IsNull(o)) return s;
+    if (!cJSON_IsObject(o)) return bad(l, "/model", "expected an object or null, got %s", gdt_json_type_name(o));
+    m->nfeatures = gdt__family_desc(l->family)->nfeatures;
+    s = CHECK_KEYS(l, o, keys, "/model");
+    if (!s) s = get_names(l, o, "form", "/model", forms, 1, &form);
+    if (!s) s = read_features(l, o, "/model");
+    if (!s) s = get_int32(l, o, "sm_count", "/model", 1, &m->sm_count);
+    if (!s) s = get_num(l, o, "lambda", "/model", &m->lambda);
+    if (!s && !(m->lambda >= 0)) return bad(l, sub(p, "/model", "lambda"), "expected lambda >= 0, got %g", m->lambda);
+    if (!s) s = get_nums(l, o, "center", "/model", m->center, m->nfeatures);
+    if (!s) s = get_nums(l, o, "shared", "/model", m->shared, m->nfeatures);
+    const cJSON *r = NULL;
+    if (!s) s = get_node(l, o, "ratio", "/model", &r);
+    m->has_ratio = !s && !cJSON_IsNull(r);
+    if (!s && m->has_ratio) s = get_nums(l, o, "ratio", "/model", m->ratio, 1 + m->nfeatures);
+    if (!s) s = read_cv(l, o, "/model", &m->cv);
+    if (!s) s = read_model_plans(l, o, "/model", m);
+    t->have_model = !s;
+    return s;
+}
+
 /* ------------------------------------------------------------ whole files */
 
 static gdt_status read_header(const ld *l, const cJSON *root, table_kind k, gdt_provenance *prov)
 {
     static const char *const tuning_keys[] = {"schema", "family", "arch", "provenance", "cells"};
     static const char *const placement_keys[] = {"schema", "family", "arch", "provenance", "cells",
-                                                 "shards"};
+                                                 "shards", "model"};
     const char *schema, *fam, *arch;
     const cJSON *pv;
     gdt_status s = get_str(l, root, "schema", "", &schema);
@@ -1442,7 +1676,7 @@ static gdt_status read_placement(const ld *l, const cJSON *root, gdt_tables *t)
     i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++, t->ns = i)
         if ((s = read_shard(l, x, at(p, "/shards", i), t, &t->s[i]))) return s;
-    return GDT_STATUS_OK;
+    return read_model(l, root, t);
 }
 
 /* `tables check`: the file says what it is; each claim is then checked
@@ -1703,5 +1937,97 @@ bool gdt_tables_cell(const gdt_tables *t, int i, gdt_table_cell *out)
     out->nranked = c->nranked;
     out->ranked = c->measured;
     out->backend_pos = c->backend_pos;
+    return true;
+}
+
+/* ========================================================== time model */
+
+/* The swept cell nearest f in the model's features of the backend's
+ * default tiles (every cell has them). */
+static void nearest_cell(const gdt_tables *t, const gdt_facts *f, char *out, size_t n)
+{
+    static const gdt_plan_id none = {.engine_id = -1};
+    const gdt_family_desc *d = gdt__family_desc(t->family);
+    double x[GDT__FEATURES_MAX], y[GDT__FEATURES_MAX], best = INFINITY;
+    d->features(f, &none, t->model.sm_count, x);
+    out[0] = 0;
+    for (int i = 0; i < t->np; i++) {
+        double dist = 0;
+        d->features(&t->p[i].facts, &none, t->model.sm_count, y);
+        for (int j = 0; j < d->nfeatures; j++) dist += (x[j] - y[j]) * (x[j] - y[j]);
+        if (dist < best) best = dist, snprintf(out, n, "%s", t->p[i].key);
+    }
+}
+
+static bool model_for(const gdt_tables *t, const gdt_facts *f)
+{
+    return t && f && t->have_model && f->family == t->family && f->device.arch == t->arch;
+}
+
+static const tcell *swept_cell(const gdt_tables *t, const gdt_facts *f)
+{
+    tcell probe;
+    gdt_problem_key(&f->problem, probe.key, sizeof probe.key);
+    return bsearch(&probe, t->t, (size_t)t->nt, sizeof *t->t, tcell_cmp);
+}
+
+void gdt_tables_plan_time(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *id, gdt_plan_time *out)
+{
+    memset(out, 0, sizeof *out);
+    out->time_us = out->error = NAN;
+    if (!t || !f || !id || f->family != t->family || f->device.arch != t->arch) return;
+    gdt_plan_id norm = *id;
+    gdt_plan_id_normalize(&norm);
+    const tcell *c = swept_cell(t, f);
+    for (int i = 0; c && i < c->nranked; i++)
+        if (gdt_plan_id_equal(&c->ranked[i], &norm)) {
+            out->source = GDT_TIME_MEASURED;
+            out->time_us = c->measured[i].time_us;
+            out->error = c->measured[i].noise;
+            return;
+        }
+    const gdt__pred_plan *pp = model_for(t, f) ? gdt__predictor_find(&t->model, &norm) : NULL;
+    if (!pp || !gdt__predict_time(&t->model, f, &norm, &out->time_us)) {
+        out->time_us = NAN;
+        return;
+    }
+    out->source = GDT_TIME_PREDICTED;
+    out->error = t->model.cv.err;
+    out->ncells = pp->ncells;
+    nearest_cell(t, f, out->nearest, sizeof out->nearest);
+}
+
+bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ids, int n,
+                              int *order, bool *lead)
+{
+    if (!model_for(t, f) || n <= 0) return false;
+    double *v = malloc((size_t)n * sizeof *v);
+    int *known = malloc((size_t)n * sizeof *known), *rank = malloc((size_t)n * sizeof *rank), nk = 0, k = 0;
+    bool ok = v && known && rank;
+    for (int i = 0; ok && i < n; i++)
+        if (gdt__predict_time(&t->model, f, &ids[i], &v[nk])) known[nk++] = i;
+    ok = ok && nk > 0;
+    if (ok) {
+        gdt__predict_rank(v, nk, t->model.cv.err, rank);
+        for (int i = 0; i < nk; i++) order[k++] = known[rank[i]];
+        for (int i = 0, j = 0; i < n; i++) {
+            if (j < nk && known[j] == i) { j++; continue; }
+            order[k++] = i;
+        }
+        double ratio;
+        *lead = gdt__predict_ratio(&t->model, f, &ratio) && gdt__predict_beats(ratio, 1.0, t->model.cv.err);
+    }
+    free(v), free(known), free(rank);
+    return ok;
+}
+
+bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!t || !t->have_model) return false;
+    out->ncells = t->model.cv.ncells;
+    out->lambda = t->model.lambda;
+    out->median_abs_error = t->model.cv.err;
+    for (int m = 0; m < 2; m++) out->geomean[m] = t->model.cv.geomean[m], out->worst[m] = t->model.cv.worst[m];
     return true;
 }

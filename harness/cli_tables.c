@@ -56,6 +56,23 @@ static const gdt_cli_spec tables_spec = {
     "2 bad usage, any file invalid, or a journal that cannot be read\n",
     emit_options, GDT_CLI_NOPTS(emit_options)};
 
+/* The time model's leave-one-cell-out figures a placement table records. */
+static void print_model_cv(const cJSON *model)
+{
+    const cJSON *cv = model ? gdt_json_get(model, "cv") : NULL;
+    if (!cv) return;
+    printf("  time model (%s, lambda %g): leave-one-cell-out over %d cells, median |error| of "
+           "predicted times %.1f%%\n", cJSON_GetStringValue(gdt_json_get(model, "form")),
+           gdt_json_num_or(model, "lambda", 0), (int)gdt_json_num_or(cv, "cells", 0),
+           100 * gdt_json_num_or(cv, "median_abs_error", 0));
+    static const char *const modes[] = {"A", "OPENSOURCE"};
+    for (int m = 0; m < 2; m++) {
+        const cJSON *o = gdt_json_get(cv, modes[m]);
+        printf("    mode %-10s first plan / best measured: geomean %.4g, worst %.4g\n", modes[m],
+               gdt_json_num_or(o, "geomean", 0), gdt_json_num_or(o, "worst", 0));
+    }
+}
+
 /* The summary line of a file the loader accepted: these reads cannot fail
  * in a way the loader did not already refuse. */
 static void summarize(const char *path)
@@ -75,6 +92,7 @@ static void summarize(const char *path)
     printf("%s: ok (%s, %s, %s, %d cells)\n", path,
            s && !strcmp(s, GDT_TABLE_SCHEMA_TUNING) ? "tuning" : "placement",
            cJSON_GetStringValue(arch), cJSON_GetStringValue(family), cJSON_GetArraySize(cells));
+    print_model_cv(gdt_json_get(root, "model"));
     cJSON_Delete(root);
     free(text);
 }

@@ -58,7 +58,7 @@ static void test_plans_untimed(void)
      * OPENSOURCE block after it repeats nothing. */
     EXPECT_RUN(0, "plans gemm --tables %s/none --mode FALLBACK --mode OPENSOURCE", root, "   0  gemm.nvrtc[");
     const char *first = strstr(out, "   0  "), *nl = first ? strchr(first, '\n') : NULL;
-    CHECK(nl && nl - first > 20 && !strncmp(nl - 18, "FALLBACK, fallback", 18));
+    CHECK(nl && nl - first > 30 && !strncmp(nl - 27, "FALLBACK, fallback; untimed", 27));
     CHECK(!strstr(out, "BACKEND(A)"));
     if (!gpu) CHECK_CONTAINS(out, "   1  BACKEND(FALLBACK) \xe2\x80\x94 unexpanded: no GPU\n");
     CHECK_CONTAINS(out, "OPENSOURCE, untimed default");
@@ -84,12 +84,26 @@ static void test_plans_tables(void)
 {
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=4096", GDT_TEST_DATA "/tables", "tables: " GDT_TEST_DATA);
     CHECK_CONTAINS(out, "   0  gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256]");
-    CHECK_CONTAINS(out, "A, measured rank\n");
+    CHECK_CONTAINS(out, "A, measured rank; measured 100 us\n");
     CHECK_CONTAINS(out, "   1  cudnn.eng7[KERNEL_CFG=1]");
     if (!gpu) CHECK_CONTAINS(out, "   2  BACKEND(A)");
-    /* A shape the fixture did not measure: its shard (TRAIL below m=2048). */
-    EXPECT_RUN(0, "plans gemm --tables %s --shape m=256", GDT_TEST_DATA "/tables", "placement shard");
+    /* A shape the fixture did not measure, whose time model knows none of
+     * the default rows' plans: its shard (TRAIL below m=2048). */
+    EXPECT_RUN(0, "plans gemm --tables %s --shape m=256", GDT_TEST_DATA "/tables", "placement shard; untimed");
     if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A)");
+    /* The committed tables on a shape no sweep measured: ours by predicted
+     * time, wgmma first (every measured cell's best generated plan is one),
+     * the backend ahead by the predicted ratio. */
+    EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192", GDT_SOURCE_DIR "/tables", "A, predicted time; ");
+    if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A)");
+    if (!gpu) CHECK_CONTAINS(out, "   1  gemm.nvrtc[GROUP_M=8, MMA=1,");
+    CHECK_CONTAINS(out, " us predicted from cells (12 measured it, nearest gemm:b1,m");
+    EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192 --format json", GDT_SOURCE_DIR "/tables",
+               "\"time_source\":\t\"predicted\"");
+    CHECK_CONTAINS(out, "\"time_cells\":\t12");
+    EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192 --format csv", GDT_SOURCE_DIR "/tables",
+               "time_us,time_source,time_error,time_cells,time_nearest");
+    CHECK_CONTAINS(out, ",predicted,");
     /* ./tables is the default. */
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "mkdir -p %s/cwd && cp -r %s/tables %s/cwd/", root, GDT_TEST_DATA, root);

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/1"
+#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/2"
 #define GDT_TABLE_SCHEMA_TUNING "gdtune.tuning/1"
 
 typedef struct gdt_provenance {
@@ -130,6 +130,48 @@ typedef struct gdt_table_cell {
 
 /* Cell i (0..gdt_tables_ncells-1); false out of range. */
 bool gdt_tables_cell(const gdt_tables *t, int i, gdt_table_cell *out);
+
+/* Where a plan's time comes from, for one problem. */
+typedef enum gdt_time_source {
+    GDT_TIME_UNTIMED,   /* no cell measured it and no model predicts it */
+    GDT_TIME_MEASURED,  /* the problem is a swept cell that measured the plan */
+    GDT_TIME_PREDICTED, /* the placement table's time model */
+} gdt_time_source;
+
+typedef struct gdt_plan_time {
+    gdt_time_source source;
+    double time_us;   /* NaN when untimed */
+    double error;     /* measured: the noise; predicted: the model's cross-validated
+                         median relative error */
+    int ncells;       /* predicted: swept cells that measured this plan */
+    char nearest[256]; /* predicted: the key of the nearest swept cell (model features) */
+} gdt_plan_time;
+
+/* A plan's measured or predicted time on f's problem. */
+void gdt_tables_plan_time(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *id,
+                          gdt_plan_time *out);
+
+/* Orders n plans of ours by predicted time: order[] receives their indices,
+ * those the model knows first by the ranking rule with the model's error
+ * as the noise (a predicted gap within it keeps the given order), then the
+ * rest in the given order.  *lead: the fastest predicted of them beats the
+ * backend's fastest predicted config beyond the error.  false (order and
+ * lead untouched) when there is no model or it knows none of the plans. */
+bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ids,
+                              int n, int *order, bool *lead);
+
+/* The time model's leave-one-cell-out figures, as the placement table
+ * records them.  [0] mode A, [1] OPENSOURCE: geometric mean and worst of
+ * (measured time of the plan the model puts first) / (the cell's best). */
+typedef struct gdt_model_cv {
+    int ncells;
+    double lambda;
+    double median_abs_error;
+    double geomean[2], worst[2];
+} gdt_model_cv;
+
+/* false when the tables carry no model. */
+bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out);
 
 /* The provenance the loaded files carry (NULL when they carry none): which
  * build, sweep and candidate rows measured them. */

@@ -1,0 +1,79 @@
+/* engines/gdt_predict.h — the time model of the tables.  Private.
+ *
+ * Per family, one log-linear model fitted at `tables emit` from the swept
+ * cells: log t = intercept[plan] + (shared + slope[plan]) . (phi - center),
+ * phi the family's features of (plan, shape) (gdt_family_desc.features).
+ * Ridge on the per-plan slopes (lambda) blends one shared law (lambda large)
+ * with one law per plan (lambda small); lambda is chosen by leave-one-cell-
+ * out cross-validation, whose figures the model carries (tables/README.md). */
+#ifndef GDT_PREDICT_H
+#define GDT_PREDICT_H
+
+#include "gdt_family.h"
+#include "gdtune/tables.h"
+
+typedef struct gdt__pred_plan {
+    gdt_plan_id id;
+    bool is_backend;
+    int ncells; /* cells it was measured in */
+    double intercept;
+    double slope[GDT__FEATURES_MAX]; /* its deviation from the shared slopes */
+} gdt__pred_plan;
+
+/* Leave-one-cell-out figures: [0] mode A, [1] OPENSOURCE. */
+typedef struct gdt__pred_cv {
+    int ncells;
+    double err; /* median |predicted / measured - 1| over the held-out plans */
+    double geomean[2], worst[2];
+} gdt__pred_cv;
+
+typedef struct gdt__predictor {
+    int sm_count; /* the SMs waves are counted over */
+    int nfeatures;
+    double lambda;
+    double center[GDT__FEATURES_MAX], shared[GDT__FEATURES_MAX];
+    /* log(best ours / best backend) of a cell: intercept, then slopes on
+     * the features of the backend's default tiles; the BACKEND marker's
+     * place (has_ratio false when no cell measured both sides). */
+    bool has_ratio;
+    double ratio[1 + GDT__FEATURES_MAX];
+    gdt__pred_plan *plans; /* sorted by plan name */
+    int nplans;
+    gdt__pred_cv cv;
+} gdt__predictor;
+
+/* One swept cell as the fit reads it. */
+typedef struct gdt__train_cell {
+    gdt_facts facts;
+    const gdt_measured_plan *plans;
+    int nplans;
+} gdt__train_cell;
+
+/* The SMs of the arch's sweep device (waves are counted over them). */
+int gdt__predict_sm_count(int arch);
+
+/* Fits on the cells (in the given order; the result depends on nothing
+ * else) and cross-validates.  Fewer than GDT__PREDICT_MIN_CELLS cells:
+ * NOT_SUPPORTED (no model). */
+#define GDT__PREDICT_MIN_CELLS 3
+gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cells, int n,
+                              gdt__predictor *out, gdt_error *e);
+void gdt__predictor_clear(gdt__predictor *p);
+
+/* The plan's entry, or NULL when no swept cell measured it. */
+const gdt__pred_plan *gdt__predictor_find(const gdt__predictor *p, const gdt_plan_id *id);
+/* false when the model does not know the plan. */
+bool gdt__predict_time(const gdt__predictor *p, const gdt_facts *f, const gdt_plan_id *id, double *t_us);
+
+/* The predicted placement ratio (best ours / best backend); false when the
+ * model has none. */
+bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio);
+
+/* The ranking rule on predicted times: the fastest left sets the bar and of
+ * those within rel of it (gap <= rel/2 * (a + b)) the earliest in the given
+ * order takes the place.  order[] receives indices into t. */
+void gdt__predict_rank(const double *t, int n, double rel, int *order);
+/* a ahead of b beyond rel: the rule's comparison. */
+bool gdt__predict_beats(double a, double b, double rel);
+
+#endif

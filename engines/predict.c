@@ -1,0 +1,405 @@
+/* The tables' time model (gdt_predict.h): a ridge least-squares fit of log
+ * time on the family's features, one intercept per plan, slopes shared and
+ * per plan, lambda chosen by leave-one-cell-out cross-validation.  Every
+ * loop runs in a fixed order over the cells and plans it is given, so one
+ * journal fits one model, byte for byte. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_predict.h"
+
+#define NAME_LEN 512
+
+/* Candidate blends, from one law per plan to one shared law. */
+static const double lambdas[] = {0.01, 0.1, 1, 10, 100, 10000};
+#define NLAMBDAS (int)(sizeof lambdas / sizeof lambdas[0])
+/* Keeps the shared slopes and intercepts solvable when a feature does not
+ * vary over the cells. */
+#define RIDGE_FLOOR 1e-8
+
+int gdt__predict_sm_count(int arch)
+{
+    static const struct { int arch, sms; } known[] = {{80, 108}, {90, 132}, {100, 148}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].arch == arch) return known[i].sms;
+    return 132;
+}
+
+void gdt__predictor_clear(gdt__predictor *p)
+{
+    if (!p) return;
+    free(p->plans);
+    memset(p, 0, sizeof *p);
+}
+
+static int plan_cmp(const void *a, const void *b)
+{
+    char x[NAME_LEN], y[NAME_LEN];
+    gdt_plan_id_format(&((const gdt__pred_plan *)a)->id, x, sizeof x);
+    gdt_plan_id_format(&((const gdt__pred_plan *)b)->id, y, sizeof y);
+    return strcmp(x, y);
+}
+
+const gdt__pred_plan *gdt__predictor_find(const gdt__predictor *p, const gdt_plan_id *id)
+{
+    if (!p || !p->nplans) return NULL;
+    gdt__pred_plan probe = {.id = *id};
+    gdt_plan_id_normalize(&probe.id);
+    return bsearch(&probe, p->plans, (size_t)p->nplans, sizeof *p->plans, plan_cmp);
+}
+
+static void features(gdt_family fam, const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi)
+{
+    gdt__family_desc(fam)->features(f, id, sms, phi);
+}
+
+bool gdt__predict_time(const gdt__predictor *p, const gdt_facts *f, const gdt_plan_id *id, double *t_us)
+{
+    const gdt__pred_plan *pp = gdt__predictor_find(p, id);
+    if (!pp) return false;
+    double phi[GDT__FEATURES_MAX], y = pp->intercept;
+    features(f->family, f, id, p->sm_count, phi);
+    for (int j = 0; j < p->nfeatures; j++) y += (p->shared[j] + pp->slope[j]) * (phi[j] - p->center[j]);
+    *t_us = exp(y);
+    return isfinite(*t_us);
+}
+
+/* The backend's plans carry no tile knobs: its features use the defaults. */
+static const gdt_plan_id no_knobs = {.engine_id = -1};
+
+bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio)
+{
+    double phi[GDT__FEATURES_MAX], y = p->ratio[0];
+    if (!p->has_ratio) return false;
+    features(f->family, f, &no_knobs, p->sm_count, phi);
+    for (int j = 0; j < p->nfeatures; j++) y += p->ratio[1 + j] * (phi[j] - p->center[j]);
+    *ratio = exp(y);
+    return isfinite(*ratio);
+}
+
+bool gdt__predict_beats(double a, double b, double rel)
+{
+    return a < b && b - a > 0.5 * rel * (a + b);
+}
+
+void gdt__predict_rank(const double *t, int n, double rel, int *order)
+{
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int k = 0; k < n; k++) {
+        int fast = k, pick = k;
+        for (int i = k + 1; i < n; i++)
+            if (t[order[i]] < t[order[fast]]) fast = i;
+        double w = t[order[fast]];
+        for (int i = k; i < n; i++) {
+            bool q_out = gdt__predict_beats(w, t[order[pick]], rel), p_in = !gdt__predict_beats(w, t[order[i]], rel);
+            if (p_in && (q_out || order[i] < order[pick])) pick = i;
+        }
+        int x = order[k];
+        order[k] = order[pick];
+        order[pick] = x;
+    }
+}
+
+/* ------------------------------------------------------------------ fit */
+
+/* In-place Cholesky solve of the n x n SPD system a x = b (b becomes x). */
+static bool solve_spd(double *a, double *b, int n)
+{
+    for (int j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (int k = 0; k < j; k++) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0)) return false;
+        a[j * n + j] = sqrt(d);
+        for (int i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / a[j * n + j];
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < i; k++) b[i] -= a[i * n + k] * b[k];
+        b[i] /= a[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        for (int k = i + 1; k < n; k++) b[i] -= a[k * n + i] * b[k];
+        b[i] /= a[i * n + i];
+    }
+    return true;
+}
+
+/* The distinct plans of the cells but skip, sorted by name, with the
+ * number of cells each was measured in. */
+static gdt_status gather_plans(const gdt__train_cell *c, int n, int skip, gdt__predictor *m, gdt_error *e)
+{
+    int cap = 0;
+    for (int i = 0; i < n; i++) cap += i == skip ? 0 : c[i].nplans;
+    m->plans = calloc((size_t)(cap ? cap : 1), sizeof *m->plans);
+    if (!m->plans) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    for (int i = 0; i < n; i++)
+        for (int k = 0; i != skip && k < c[i].nplans; k++) {
+            int j = 0;
+            while (j < m->nplans && !gdt_plan_id_equal(&m->plans[j].id, &c[i].plans[k].id)) j++;
+            if (j == m->nplans) {
+                m->plans[j].id = c[i].plans[k].id;
+                gdt_plan_id_normalize(&m->plans[j].id);
+                m->plans[j].is_backend = c[i].plans[k].is_backend;
+                m->nplans++;
+            }
+            m->plans[j].ncells++;
+        }
+    qsort(m->plans, (size_t)m->nplans, sizeof *m->plans, plan_cmp);
+    return GDT_STATUS_OK;
+}
+
+static void set_center(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
+{
+    double phi[GDT__FEATURES_MAX];
+    int rows = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; i != skip && k < c[i].nplans; k++, rows++) {
+            features(fam, &c[i].facts, &c[i].plans[k].id, m->sm_count, phi);
+            for (int j = 0; j < m->nfeatures; j++) m->center[j] += phi[j];
+        }
+    for (int j = 0; j < m->nfeatures; j++) m->center[j] /= rows ? rows : 1;
+}
+
+/* Adds one measurement to the normal equations: its nonzero columns are
+ * the shared slopes, its plan's intercept and its plan's slopes. */
+static void accumulate(double *a, double *b, int ncol, const int *col, const double *x, int nx, double y)
+{
+    for (int r = 0; r < nx; r++) {
+        b[col[r]] += x[r] * y;
+        for (int s = 0; s < nx; s++) a[col[r] * ncol + col[s]] += x[r] * x[s];
+    }
+}
+
+static gdt_status solve_model(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m,
+                              gdt_error *e)
+{
+    int nf = m->nfeatures, per = 1 + nf, ncol = nf + m->nplans * per;
+    double *a = calloc((size_t)ncol * (size_t)ncol, sizeof *a), *b = calloc((size_t)ncol, sizeof *b);
+    if (!a || !b) {
+        free(a), free(b);
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    }
+    for (int i = 0; i < n; i++)
+        for (int k = 0; i != skip && k < c[i].nplans; k++) {
+            const gdt_measured_plan *mp = &c[i].plans[k];
+            int p = (int)(gdt__predictor_find(m, &mp->id) - m->plans), col[1 + 2 * GDT__FEATURES_MAX];
+            double phi[GDT__FEATURES_MAX], x[1 + 2 * GDT__FEATURES_MAX];
+            features(fam, &c[i].facts, &mp->id, m->sm_count, phi);
+            col[0] = nf + p * per, x[0] = 1;
+            for (int j = 0; j < nf; j++) {
+                col[1 + j] = j, x[1 + j] = phi[j] - m->center[j];
+                col[1 + nf + j] = nf + p * per + 1 + j, x[1 + nf + j] = phi[j] - m->center[j];
+            }
+            accumulate(a, b, ncol, col, x, 1 + 2 * nf, log(mp->time_us));
+        }
+    for (int j = 0; j < ncol; j++) {
+        bool slope = j >= nf && (j - nf) % per != 0;
+        a[j * ncol + j] += slope ? m->lambda : RIDGE_FLOOR;
+    }
+    bool ok = solve_spd(a, b, ncol);
+    for (int j = 0; ok && j < nf; j++) m->shared[j] = b[j];
+    for (int p = 0; ok && p < m->nplans; p++) {
+        m->plans[p].intercept = b[nf + p * per];
+        for (int j = 0; j < nf; j++) m->plans[p].slope[j] = b[nf + p * per + 1 + j];
+    }
+    free(a), free(b);
+    return ok ? GDT_STATUS_OK
+              : gdt_error_set(e, GDT_STATUS_BAD_INPUT, "time model: the least-squares system is singular");
+}
+
+/* log(best ours / best backend) of one cell; false when a side measured
+ * nothing. */
+static bool cell_log_ratio(const gdt__train_cell *c, double *y)
+{
+    double best[2] = {INFINITY, INFINITY}; /* ours, backend */
+    for (int k = 0; k < c->nplans; k++)
+        best[c->plans[k].is_backend] = fmin(best[c->plans[k].is_backend], c->plans[k].time_us);
+    *y = log(best[0] / best[1]);
+    return isfinite(*y);
+}
+
+/* The placement ratio's own small fit: the same features and the same
+ * ridge on its slopes as the plans. */
+static void solve_ratio(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
+{
+    int nc = 1 + m->nfeatures, col[1 + GDT__FEATURES_MAX], rows = 0;
+    double a[(1 + GDT__FEATURES_MAX) * (1 + GDT__FEATURES_MAX)] = {0}, b[1 + GDT__FEATURES_MAX] = {0};
+    double x[1 + GDT__FEATURES_MAX], phi[GDT__FEATURES_MAX], y;
+    for (int j = 0; j < nc; j++) col[j] = j;
+    for (int i = 0; i < n; i++) {
+        if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
+        features(fam, &c[i].facts, &no_knobs, m->sm_count, phi);
+        x[0] = 1;
+        for (int j = 0; j < m->nfeatures; j++) x[1 + j] = phi[j] - m->center[j];
+        accumulate(a, b, nc, col, x, nc, y);
+        rows++;
+    }
+    for (int j = 0; j < nc; j++) a[j * nc + j] += j ? m->lambda : RIDGE_FLOOR;
+    m->has_ratio = rows > 0 && solve_spd(a, b, nc);
+    for (int j = 0; m->has_ratio && j < nc; j++) m->ratio[j] = b[j];
+}
+
+/* The model of all cells but skip (-1: all). */
+static gdt_status fit_one(gdt_family fam, int sms, const gdt__train_cell *c, int n, int skip, double lambda,
+                          gdt__predictor *m, gdt_error *e)
+{
+    memset(m, 0, sizeof *m);
+    m->sm_count = sms;
+    m->nfeatures = gdt__family_desc(fam)->nfeatures;
+    m->lambda = lambda;
+    gdt_status s = gather_plans(c, n, skip, m, e);
+    if (!s) set_center(c, n, skip, fam, m);
+    if (!s) s = solve_model(c, n, skip, fam, m, e);
+    if (!s) solve_ratio(c, n, skip, fam, m);
+    if (s) gdt__predictor_clear(m);
+    return s;
+}
+
+/* -------------------------------------------------------- cross-validation */
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The plan the planner would put first in one cell, given predicted times
+ * (NaN: unknown to the model), and what mode A would run. */
+typedef struct picks {
+    int ours, mode_a; /* plan indices, -1 when none */
+} picks;
+
+/* Ours in untimed order: the known ones by the ranking rule, then the rest. */
+static int pick_ours(const gdt__train_cell *c, const double *pred, double err, double *best_pred)
+{
+    int idx[512], n = 0, order[512], first = -1;
+    double t[512];
+    for (int k = 0; k < c->nplans; k++) {
+        const gdt_measured_plan *p = &c->plans[k];
+        if (p->is_backend) continue;
+        if (first < 0 || p->untimed_position < c->plans[first].untimed_position) first = k;
+        if (isnan(pred[k]) || n == 512) continue;
+        int at = n++;
+        while (at > 0 && c->plans[idx[at - 1]].untimed_position > p->untimed_position)
+            idx[at] = idx[at - 1], t[at] = t[at - 1], at--;
+        idx[at] = k, t[at] = pred[k];
+    }
+    *best_pred = NAN;
+    if (n == 0) return first;
+    gdt__predict_rank(t, n, err, order);
+    *best_pred = t[order[0]];
+    return idx[order[0]];
+}
+
+/* The backend block's head: its mode-A heuristic's first plan. */
+static int heuristic_first(const gdt__train_cell *c)
+{
+    int best = -1;
+    for (int pass = 0; pass < 2 && best < 0; pass++)
+        for (int k = 0; k < c->nplans; k++) {
+            const gdt_measured_plan *p = &c->plans[k];
+            if (!p->is_backend || (pass == 0 && p->mode != GDT_MODE_A)) continue;
+            if (best < 0 || p->untimed_position < c->plans[best].untimed_position) best = k;
+        }
+    return best;
+}
+
+static picks pick_cell(const gdt__train_cell *c, const double *pred, double ratio, double err)
+{
+    double ours_t;
+    picks pk = {pick_ours(c, pred, err, &ours_t), heuristic_first(c)};
+    bool lead = !isnan(ours_t) && !isnan(ratio) && gdt__predict_beats(ratio, 1.0, err);
+    if (lead || pk.mode_a < 0) pk.mode_a = pk.ours;
+    return pk;
+}
+
+/* Figures of the held-out predictions pred[cell][plan]. */
+static void figures(const gdt__train_cell *c, int n, double *const *pred, const double *ratio,
+                    gdt__pred_cv *cv)
+{
+    int cap = 0, ne = 0;
+    for (int i = 0; i < n; i++) cap += c[i].nplans;
+    double *errs = malloc((size_t)(cap ? cap : 1) * sizeof *errs), logsum[2] = {0, 0};
+    int counted[2] = {0, 0};
+    memset(cv, 0, sizeof *cv);
+    cv->ncells = n;
+    for (int i = 0; errs && i < n; i++)
+        for (int k = 0; k < c[i].nplans; k++)
+            if (!isnan(pred[i][k])) errs[ne++] = fabs(pred[i][k] / c[i].plans[k].time_us - 1);
+    if (errs && ne) qsort(errs, (size_t)ne, sizeof *errs, dbl_cmp);
+    cv->err = !errs || !ne ? 1 : ne % 2 ? errs[ne / 2] : 0.5 * (errs[ne / 2 - 1] + errs[ne / 2]);
+    free(errs);
+    for (int i = 0; i < n; i++) {
+        picks pk = pick_cell(&c[i], pred[i], ratio[i], cv->err);
+        double best[2] = {INFINITY, INFINITY}; /* all plans, ours */
+        for (int k = 0; k < c[i].nplans; k++) {
+            best[0] = fmin(best[0], c[i].plans[k].time_us);
+            if (!c[i].plans[k].is_backend) best[1] = fmin(best[1], c[i].plans[k].time_us);
+        }
+        int pick[2] = {pk.mode_a, pk.ours};
+        for (int m = 0; m < 2; m++) {
+            if (pick[m] < 0) continue;
+            double r = c[i].plans[pick[m]].time_us / best[m];
+            logsum[m] += log(r), counted[m]++;
+            cv->worst[m] = fmax(cv->worst[m], r);
+        }
+    }
+    for (int m = 0; m < 2; m++) cv->geomean[m] = counted[m] ? exp(logsum[m] / counted[m]) : 1;
+    for (int m = 0; m < 2; m++) cv->worst[m] = counted[m] ? cv->worst[m] : 1;
+}
+
+static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
+                                 gdt__pred_cv *cv, gdt_error *e)
+{
+    double **pred = calloc((size_t)n, sizeof *pred), *ratio = calloc((size_t)n, sizeof *ratio);
+    gdt_status s = pred && ratio ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    for (int i = 0; !s && i < n; i++) {
+        gdt__predictor m;
+        if (!(pred[i] = malloc((size_t)(c[i].nplans ? c[i].nplans : 1) * sizeof **pred))) {
+            s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+            break;
+        }
+        if ((s = fit_one(fam, sms, c, n, i, lambda, &m, e))) break;
+        for (int k = 0; k < c[i].nplans; k++)
+            if (!gdt__predict_time(&m, &c[i].facts, &c[i].plans[k].id, &pred[i][k])) pred[i][k] = NAN;
+        if (!gdt__predict_ratio(&m, &c[i].facts, &ratio[i])) ratio[i] = NAN;
+        gdt__predictor_clear(&m);
+    }
+    if (!s) figures(c, n, pred, ratio, cv);
+    for (int i = 0; pred && i < n; i++) free(pred[i]);
+    free(pred);
+    free(ratio);
+    return s;
+}
+
+/* Lower is better: the pick ratios of both modes, then the error. */
+static bool better(const gdt__pred_cv *a, const gdt__pred_cv *b)
+{
+    double sa = log(a->geomean[0]) + log(a->geomean[1]), sb = log(b->geomean[0]) + log(b->geomean[1]);
+    if (fabs(sa - sb) > 1e-12) return sa < sb;
+    return a->err < b->err - 1e-12;
+}
+
+gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cells, int n,
+                              gdt__predictor *out, gdt_error *e)
+{
+    memset(out, 0, sizeof *out);
+    if (n < GDT__PREDICT_MIN_CELLS)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "time model: %d cells: expected at least %d to "
+                             "cross-validate", n, GDT__PREDICT_MIN_CELLS);
+    int sms = gdt__predict_sm_count(arch), best = -1;
+    gdt__pred_cv cv[NLAMBDAS];
+    for (int l = 0; l < NLAMBDAS; l++) {
+        gdt_status s = cross_validate(f, sms, cells, n, lambdas[l], &cv[l], e);
+        if (s) return s;
+        if (best < 0 || better(&cv[l], &cv[best])) best = l;
+    }
+    gdt_status s = fit_one(f, sms, cells, n, -1, lambdas[best], out, e);
+    if (!s) out->cv = cv[best];
+    return s;
+}
