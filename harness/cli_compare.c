@@ -293,6 +293,17 @@ static void cell_text(FILE *f, const out *o, const gdt_compare_cell *x, int i)
     fprintf(f, "\n");
 }
 
+/* Journal text (an error message) inside a markdown table cell: a | or a
+ * line break would end the cell or the row. */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        if (*s == '|')
+            fputs("\\|", f);
+        else
+            fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
 static void summary_md(FILE *f, const out *o)
 {
     fprintf(f, "| cell | problem | generated | us | handwritten | us | cuDNN | us | generated / "
@@ -309,7 +320,9 @@ static void summary_md(FILE *f, const out *o)
                 fprintf(f, " %s | — |", x->budget[s].listed ? "none verified" : "none");
         }
         ratio_text(x, ratio, sizeof ratio);
-        fprintf(f, " %s |\n", ratio);
+        fputc(' ', f);
+        md_text(f, ratio);
+        fprintf(f, " |\n");
     }
 }
 
@@ -322,12 +335,17 @@ static void cell_md(FILE *f, const out *o, const gdt_compare_cell *x, int i)
     for (int s = 0; s < GDT_SIDE_COUNT; s++) {
         side_view v;
         side_view_fill(o, x, (gdt_side)s, &v);
-        fprintf(f, "| %s | %s%s%s | %s | %s | %s | %s | %s |\n", gdt_side_name((gdt_side)s),
-                v.found ? "`" : "", v.plan, v.found ? "`" : "", v.found ? v.figures : "—",
-                v.found ? v.verify : "—", v.budget, v.found ? v.scope : "—", v.found ? v.run : "—");
+        fprintf(f, "| %s | %s", gdt_side_name((gdt_side)s), v.found ? "`" : "");
+        md_text(f, v.plan);
+        fprintf(f, "%s | %s | %s | %s | %s | ", v.found ? "`" : "", v.found ? v.figures : "—",
+                v.found ? v.verify : "—", v.budget, v.found ? v.scope : "—");
+        md_text(f, v.found ? v.run : "—");
+        fprintf(f, " |\n");
     }
     ratio_text(x, ratio, sizeof ratio);
-    fprintf(f, "\nRatio generated / handwritten: %s.\n", ratio);
+    fprintf(f, "\nRatio generated / handwritten: ");
+    md_text(f, ratio);
+    fprintf(f, ".\n");
     roles_out(f, x, true);
 }
 
@@ -500,7 +518,7 @@ static cJSON *doc_json(const out *o)
     cJSON_AddNumberToObject(dev, "arch", r->arch);
     cJSON_AddNumberToObject(dev, "sm_count", gdt_json_num_or(r->device, "sm_count", 0));
     cJSON_AddItemToObject(doc, "bursts", cJSON_CreateIntArray(r->options.bursts, r->options.nbursts));
-    cJSON_AddStringToObject(doc, "ratio", "generated / handwritten throughput (handwritten time_us / "
+    cJSON_AddStringToObject(doc, "ratio_direction", "generated / handwritten throughput (handwritten time_us / "
                             "generated time_us): > 1 when the generated plan is faster");
     cJSON_AddItemToObject(doc, "roles", roles_json());
     for (int i = 0; i < o->c->ncells; i++)

@@ -9,15 +9,16 @@
 #include "gdt_gnuplot.h"
 #include "gdt_util.h"
 
-/* text (open_memstream) published as dir/name. */
-static gdt_status publish(const char *dir, const char *name, FILE *f, char *text, size_t len,
+/* The memstream f, writing into *text and *len (set only once f is
+ * closed), published as dir/name. */
+static gdt_status publish(const char *dir, const char *name, FILE *f, char **text, size_t *len,
                           gdt_error *e)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    gdt_status s = fclose(f) == 0 ? gdt_file_write_atomic(path, text, len, e)
+    gdt_status s = fclose(f) == 0 ? gdt_file_write_atomic(path, *text, *len, e)
                                   : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
-    free(text);
+    free(*text);
     return s;
 }
 
@@ -33,7 +34,7 @@ static gdt_status write_data(const char *dir, const gdt_compare_point *pts, int 
         fprintf(f, "%d %.6g %.6g %.6g\n", pts[i].cell, pts[i].ratio,
                 pts[i].ratio * fmax(1 - pts[i].noise, 1e-3), /* above 0 on the log axis */
                 pts[i].ratio * (1 + pts[i].noise));
-    return publish(dir, "compare.dat", f, text, len, e);
+    return publish(dir, "compare.dat", f, &text, &len, e);
 }
 
 static gdt_status write_script(const char *dir, const char *title, gdt_error *e)
@@ -46,13 +47,13 @@ static gdt_status write_script(const char *dir, const char *title, gdt_error *e)
     gdt_gnuplot_quote(quoted, sizeof quoted, title);
     fprintf(f, "# gdtune compare figure: in this folder, run: gnuplot compare.gp\n"
                "set terminal svg size 900,540 noenhanced\nset output '" GDT_COMPARE_FIGURE "'\n"
-               "set title %s noenhanced\nset key outside\nset grid\nset logscale y 2\n"
+               "set title %s noenhanced\nset key top left\nset grid\nset logscale y 2\n"
                "set xlabel 'cell (as gdtune compare numbers them)'\nset xtics 1\n"
-               "set ylabel 'generated / handwritten throughput (> 1: generated faster)'\n"
+               "set ylabel 'generated / handwritten (> 1: generated faster)'\n"
                "set offsets 0.5, 0.5, 0, 0\n"
                "plot 'compare.dat' using 1:2:3:4 with yerrorbars pt 7 title 'ratio (bar: noise)', "
                "1 with lines dt 2 title 'parity'\n", quoted);
-    return publish(dir, "compare.gp", f, text, len, e);
+    return publish(dir, "compare.gp", f, &text, &len, e);
 }
 
 gdt_status gdt_compare_figure_write(const char *dir, const char *title, const gdt_compare_point *pts,
