@@ -1,0 +1,27 @@
+/* The figure of `gdtune compare`: the generated / handwritten throughput
+ * ratio of each cell, with its noise, on a log axis.  Written like the
+ * report's figures (gdt_gnuplot.h): the numbers in a data file, the title
+ * quoted and typeset literally, the script naming only relative files. */
+#ifndef GDT_COMPARE_FIGURE_H
+#define GDT_COMPARE_FIGURE_H
+
+#include <stdbool.h>
+
+#include "gdtune/gdtune.h"
+
+typedef struct gdt_compare_point {
+    int cell;          /* the cell's number in the comparison */
+    double ratio;      /* > 0 */
+    double noise;      /* relative */
+} gdt_compare_point;
+
+#define GDT_COMPARE_FIGURE "compare.svg"
+
+/* Writes compare.dat and compare.gp into dir (created when missing), then
+ * runs gnuplot there for compare.svg.  *drawn: whether the figure was
+ * drawn (false with OK when there is no point or gnuplot is not in PATH;
+ * the script stays for a later `gnuplot compare.gp`).  title is any text. */
+gdt_status gdt_compare_figure_write(const char *dir, const char *title, const gdt_compare_point *pts,
+                                    int n, bool *drawn, gdt_error *e);
+
+#endif
