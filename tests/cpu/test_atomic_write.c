@@ -168,7 +168,7 @@ static bool make_run(const char *run)
     snprintf(gz, sizeof gz, "%s/journal.jsonl.gz", run);
     char *data = NULL;
     size_t len = 0;
-    snprintf(cmd, sizeof cmd, "%s/tables/sm90/runs/gemm-20261129T1704Z.journal.jsonl.gz", GDT_SOURCE_DIR);
+    snprintf(cmd, sizeof cmd, "%s/journals/gemm-20261129T1704Z.journal.jsonl.gz", GDT_TEST_DATA);
     CHECK_INT(gdt_file_read(cmd, &data, &len, &e), ==, GDT_STATUS_OK);
     CHECK_INT(gdt_file_write_atomic(gz, data, len, &e), ==, GDT_STATUS_OK);
     free(data);

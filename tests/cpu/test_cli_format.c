@@ -162,7 +162,7 @@ static void write_journal(const char *run)
     CHECK_INT(mkdir(run, 0755), ==, 0);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     CHECK(fd >= 0);
-    char *argv[] = {"gunzip", "-c", GDT_SOURCE_DIR "/tables/sm90/runs/gemm-20261129T1704Z.journal.jsonl.gz",
+    char *argv[] = {"gunzip", "-c", GDT_TEST_DATA "/journals/gemm-20261129T1704Z.journal.jsonl.gz",
                     NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);

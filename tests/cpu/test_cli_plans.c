@@ -92,11 +92,13 @@ static void test_plans_tables(void)
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=256", GDT_TEST_DATA "/tables", "placement shard; untimed");
     if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A)");
     /* The committed tables on a shape no sweep measured: ours by predicted
-     * time, wgmma first (every measured cell's best generated plan is one),
-     * the backend ahead by the predicted ratio. */
+     * time, the handwritten GEMM then the wgmma rows first (every large
+     * measured cell's best plans of ours are those), the backend ahead by
+     * the predicted ratio. */
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192", GDT_SOURCE_DIR "/tables", "A, predicted time; ");
     if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A)");
-    if (!gpu) CHECK_CONTAINS(out, "   1  gemm.nvrtc[GROUP_M=8, MMA=1,");
+    if (!gpu) CHECK_CONTAINS(out, "   1  gemm.hand ");
+    if (!gpu) CHECK_CONTAINS(out, "   2  gemm.nvrtc[GROUP_M=8, MMA=1,");
     CHECK_CONTAINS(out, " us predicted from cells (12 measured it, nearest gemm:b1,m");
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192 --format json", GDT_SOURCE_DIR "/tables",
                "\"time_source\":\t\"predicted\"");

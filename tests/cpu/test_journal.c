@@ -146,7 +146,7 @@ static void test_damaged(const char *dir)
 static char *small_run(const char *spec_text)
 {
     static char gz[8 << 20];
-    char *argv[] = {"gunzip", "-c", GDT_SOURCE_DIR "/tables/sm90/runs/gemm-20261129T1704Z.journal.jsonl.gz", NULL};
+    char *argv[] = {"gunzip", "-c", GDT_TEST_DATA "/journals/gemm-20261129T1704Z.journal.jsonl.gz", NULL};
     CHECK_INT(gdt_test_spawn(argv, NULL, gz, sizeof gz), ==, 0);
     char *line[6] = {0};
     char *p = gz;

@@ -13,7 +13,7 @@
 
 #include "gdt_test.h"
 
-#define JOURNAL_GZ GDT_SOURCE_DIR "/tables/sm90/runs/gemm-20261129T1704Z.journal.jsonl.gz"
+#define JOURNAL_GZ GDT_TEST_DATA "/journals/gemm-20261129T1704Z.journal.jsonl.gz"
 #define MAX_TEXT (8u << 20)
 
 static char *original;   /* the committed journal, decompressed */

@@ -60,7 +60,7 @@ static char *committed_journal(void)
 {
     static const size_t cap = 16u << 20;
     char *buf = malloc(cap);
-    char *argv[] = {"gunzip", "-c", GDT_SOURCE_DIR "/tables/sm90/runs/gemm-20261129T1704Z.journal.jsonl.gz", NULL};
+    char *argv[] = {"gunzip", "-c", GDT_TEST_DATA "/journals/gemm-20261129T1704Z.journal.jsonl.gz", NULL};
     CHECK(buf != NULL);
     if (!buf)
         return NULL;
