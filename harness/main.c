@@ -19,7 +19,7 @@ typedef struct verb {
 static const verb verbs[] = {
     {"candidates", gdt_cli_candidates, "print the candidate plans a family's rows bind, and each rejected row with its reason", false},
     {"plans", gdt_cli_plans, "print the ranked plan list libgdtune would try for a shape", false},
-    {"tables", gdt_cli_tables, "validate tables (tables check FILE...), or write them from journals (tables emit RUNDIR...)", false},
+    {"tables", gdt_cli_tables, "validate tables (tables check FILE...), write them from journals (tables emit RUNDIR...), or compare two sets (tables diff OLD NEW)", false},
     {"sweep", gdt_cli_sweep, "verify and measure every plan of a family on the GPU and emit tables", false},
     {"bench", gdt_cli_bench, "print host enqueue and device time per call of single plans across bursts", false},
     {"merge", gdt_cli_merge, "write one set of tables from the journals of several runs (shards of one sweep)", false},
@@ -80,7 +80,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         if (!strcmp(argv[1], verbs[i].name))
             return verbs[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "gdtune: unknown verb '%s' (expected one of: candidates, plans, tables, "
-                    "sweep, bench, merge, report)\n", argv[1]);
+    fprintf(stderr, "gdtune: unknown verb '%s' (expected one of:", argv[1]);
+    for (size_t i = 0, n = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!verbs[i].hidden)
+            fprintf(stderr, "%s %s", n++ ? "," : "", verbs[i].name);
+    fprintf(stderr, ")\n");
     return 2;
 }
