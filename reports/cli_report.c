@@ -19,6 +19,7 @@
 #include "gdt_rawh5.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
+#include "gdtune/tables.h"
 
 /* The run as the journal's model holds it (gdt_run.h): the same strict
  * reader as `tables emit`. */
@@ -56,8 +57,8 @@ static void side(FILE *f, const gdt_run_cell *c, int i)
         fprintf(f, " — | — |");
         return;
     }
-    fprintf(f, " `%s` | %.2f us, %.1f TFLOP/s, host %.2f us |", c->plan[i].name, c->result[i].time_us,
-            tflops(c, i), c->result[i].host_us);
+    fprintf(f, " `%s` | %.2f us ± %.1f%%, %.1f TFLOP/s, host %.2f us |", c->plan[i].name,
+            c->result[i].time_us, 100 * c->result[i].noise, tflops(c, i), c->result[i].host_us);
 }
 
 /* Plans per disposition, and (last) those not run. */
@@ -68,47 +69,148 @@ static void counts(const gdt_run_cell *c, int n[GDT_DISP_COUNT + 1])
         n[c->result[i].rec ? c->result[i].disposition : GDT_DISP_COUNT]++;
 }
 
+/* Verified plans of a cell that converged, and that were raced out. */
+static void convergence(const gdt_run_cell *c, int *conv, int *raced)
+{
+    *conv = *raced = 0;
+    for (int i = 0; i < c->nplans; i++)
+        if (verified(c, i)) {
+            *conv += cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "converged"));
+            *raced += cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "raced_out"));
+        }
+}
+
+static gdt_measured_plan measured(const gdt_run_cell *c, int i)
+{
+    return (gdt_measured_plan){.time_us = c->result[i].time_us, .noise = c->result[i].noise};
+}
+
+/* The placement the tables would make, by their own rule: LEAD when ours
+ * beats the backend beyond the combined noise; TRAIL otherwise, saying
+ * whether the backend's lead is beyond noise or within it. */
+static const char *decision(const gdt_run_cell *c, int o, int b)
+{
+    if (o < 0 || b < 0)
+        return o < 0 ? "TRAIL (none of ours verified)" : "LEAD (no backend plan verified)";
+    gdt_measured_plan mo = measured(c, o), mb = measured(c, b);
+    if (gdt_measured_beats(&mo, &mb))
+        return "**LEAD**, beyond noise";
+    return gdt_measured_beats(&mb, &mo) ? "TRAIL, beyond noise" : "TRAIL, within noise";
+}
+
 static void summary_cells(FILE *f, const report *r)
 {
     fprintf(f, "| cell | family | shape | verified / incorrect / failed / declined / not run | "
-               "best gdtune plan | time | best cuDNN plan | time | TFLOP/s ours / cuDNN (> 1: ours faster) |\n"
-               "|---|---|---|---|---|---|---|---|---|\n");
+               "converged / raced out | best gdtune plan | time | best cuDNN plan | time | "
+               "TFLOP/s ours / cuDNN (> 1: ours faster) | decision |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|\n");
     _Static_assert(GDT_DISP_COUNT == 4, "the table's columns name four dispositions");
     for (int ci = 0; ci < r->run->ncells; ci++) {
         const gdt_run_cell *c = &r->run->cells[ci];
-        int n[GDT_DISP_COUNT + 1];
+        int n[GDT_DISP_COUNT + 1], conv, raced;
         if (!c->journaled)
             continue;
         counts(c, n);
+        convergence(c, &conv, &raced);
         int o = best(c, false), b = best(c, true);
-        fprintf(f, "| %d | %s | %s | %d / %d / %d / %d / %d |", ci, gdt_family_name(c->spec->family),
-                c->spec->shape, n[GDT_DISP_VERIFIED], n[GDT_DISP_INCORRECT], n[GDT_DISP_FAILED],
-                n[GDT_DISP_DECLINED], n[GDT_DISP_COUNT]);
+        fprintf(f, "| %d | %s | %s | %d / %s%d%s / %s%d%s / %d / %d | %d / %d |", ci,
+                gdt_family_name(c->spec->family), c->spec->shape, n[GDT_DISP_VERIFIED],
+                n[GDT_DISP_INCORRECT] ? "**" : "", n[GDT_DISP_INCORRECT], n[GDT_DISP_INCORRECT] ? "**" : "",
+                n[GDT_DISP_FAILED] ? "**" : "", n[GDT_DISP_FAILED], n[GDT_DISP_FAILED] ? "**" : "",
+                n[GDT_DISP_DECLINED], n[GDT_DISP_COUNT], conv, raced);
         side(f, c, o);
         side(f, c, b);
         if (o >= 0 && b >= 0)
-            fprintf(f, " %.3f |\n", c->result[b].time_us / c->result[o].time_us);
+            fprintf(f, " %.3f |", c->result[b].time_us / c->result[o].time_us);
         else
-            fprintf(f, " — |\n");
+            fprintf(f, " — |");
+        fprintf(f, " %s |\n", decision(c, o, b));
     }
 }
 
+/* Incorrect and failed plans first and each by name: they must not be
+ * missed. */
 static void summary_failures(FILE *f, const report *r)
 {
-    fprintf(f, "\n## Plans not verified\n\n");
+    fprintf(f, "\n## Plans incorrect or failed\n\n");
     int any = 0;
     for (int ci = 0; ci < r->run->ncells; ci++) {
         const gdt_run_cell *c = &r->run->cells[ci];
         for (int i = 0; i < c->nplans; i++) {
-            if (!c->result[i].rec || verified(c, i))
+            gdt_disposition d = c->result[i].disposition;
+            if (!c->result[i].rec || (d != GDT_DISP_INCORRECT && d != GDT_DISP_FAILED))
                 continue;
-            fprintf(f, "- cell %d `%s`: **%s**: %.400s\n", ci, c->plan[i].name,
-                    gdt_disposition_name(c->result[i].disposition), c->result[i].error);
+            fprintf(f, "- cell %d `%s`: **%s**: %.400s\n", ci, c->plan[i].name, gdt_disposition_name(d),
+                    c->result[i].error);
             any++;
         }
     }
     if (!any)
         fprintf(f, "None.\n");
+}
+
+/* A decline's reason without the plan's own name in front (the engines
+ * say "NAME: declined: why"), so that equal reasons group. */
+static const char *reason_of(const char *error, const char *name)
+{
+    size_t n = strlen(name);
+    if (!strncmp(error, name, n) && !strncmp(error + n, ": ", 2))
+        error += n + 2;
+    const char *d = strstr(error, "declined: ");
+    return d ? d + strlen("declined: ") : error;
+}
+
+typedef struct reason_count {
+    const char *reason, *example;
+    int n;
+} reason_count;
+
+static void summary_declines(FILE *f, const report *r)
+{
+    reason_count *v = NULL;
+    int nv = 0, total = 0;
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        for (int i = 0; i < c->nplans; i++) {
+            if (!c->result[i].rec || c->result[i].disposition != GDT_DISP_DECLINED)
+                continue;
+            const char *why = reason_of(c->result[i].error, c->plan[i].name);
+            int k = 0;
+            while (k < nv && strcmp(v[k].reason, why)) k++;
+            if (k == nv) {
+                reason_count *g = realloc(v, sizeof *v * (size_t)(nv + 1));
+                if (!g)
+                    break;
+                v = g;
+                v[nv++] = (reason_count){why, c->plan[i].name, 0};
+            }
+            v[k].n++;
+            total++;
+        }
+    }
+    fprintf(f, "\n## Declined plans by reason (%d)\n\n", total);
+    for (int k = 0; k < nv; k++)
+        fprintf(f, "- %d x %.300s (e.g. `%s`)\n", v[k].n, v[k].reason, v[k].example);
+    if (!nv)
+        fprintf(f, "None.\n");
+    free(v);
+}
+
+/* A line at the top when any plan was incorrect or failed. */
+static void summary_banner(FILE *f, const report *r)
+{
+    int bad[GDT_DISP_COUNT + 1] = {0};
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        int n[GDT_DISP_COUNT + 1];
+        if (!r->run->cells[ci].journaled)
+            continue;
+        counts(&r->run->cells[ci], n);
+        bad[GDT_DISP_INCORRECT] += n[GDT_DISP_INCORRECT];
+        bad[GDT_DISP_FAILED] += n[GDT_DISP_FAILED];
+    }
+    if (bad[GDT_DISP_INCORRECT] || bad[GDT_DISP_FAILED])
+        fprintf(f, "> **%d plans INCORRECT, %d FAILED**: each is listed under \"Plans incorrect or "
+                   "failed\" below.\n\n", bad[GDT_DISP_INCORRECT], bad[GDT_DISP_FAILED]);
 }
 
 /* A file built in memory, then written with gdt_file_write_atomic: never
@@ -156,8 +258,12 @@ static void summary_header(FILE *f, const report *r)
             run->source_digest, run->started);
     fprintf(f, "- spec %s (digest %.16s%s), candidate table digest %.16s\n\n", run->spec->source,
             run->spec->digest, run->quick ? ", quick" : "", run->candidates_digest);
-    fprintf(f, "Times are device time per call at the largest burst (median); host is host enqueue "
-               "per call at the first burst.\n\n");
+    fprintf(f, "Times are device time per call at the largest burst (median) with its relative "
+               "spread (±); host is host enqueue per call at the first burst. Converged: plans "
+               "whose every burst reached the target spread; raced out: plans stopped after a "
+               "first estimate, more than 10%% slower than the cell's best beyond both spreads. "
+               "Decision: the tables' rule (LEAD when the best gdtune plan beats the best cuDNN "
+               "plan by more than their combined noise).\n\n");
 }
 
 static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
@@ -167,8 +273,10 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
     if (s != GDT_STATUS_OK)
         return s;
     summary_header(m.f, r);
+    summary_banner(m.f, r);
     summary_cells(m.f, r);
     summary_failures(m.f, r);
+    summary_declines(m.f, r);
     return mfile_save(&m, rdir, "summary.md", e);
 }
 

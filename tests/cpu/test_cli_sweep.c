@@ -96,6 +96,7 @@ static int fake_worker(void)
 }
 
 static char out[65536];
+static bool file_contains(const char *path, const char *what);
 
 static int sweep(const char *args)
 {
@@ -422,6 +423,11 @@ static void test_run_loop(const char *self)
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
     snprintf(path, sizeof path, "%s/report/summary.md", run);
     CHECK(access(path, F_OK) == 0);
+    /* What went wrong is impossible to miss: a banner with the counts, and
+     * each incorrect or failed plan by name. */
+    CHECK(file_contains(path, "> **2 plans INCORRECT, 6 FAILED**"));
+    CHECK(file_contains(path, "- cell 0 `cudnn.eng1`: **incorrect**: C: relative L2 error 0.5"));
+    CHECK(file_contains(path, "`gemm.test_fault`: **failed**: worker died: signal 11"));
     unsetenv("GDTUNE_WORKER_EXE");
     if (gdt_test_failures)
         fprintf(stderr, "%s\n", out);
