@@ -15,6 +15,7 @@ int gdt_cli_worker(int argc, char **argv);     /* harness/worker.c (internal) */
 int gdt_cli_bench(int argc, char **argv);      /* harness/cli_bench.c */
 int gdt_cli_report(int argc, char **argv);     /* reports/cli_report.c */
 int gdt_cli_compare(int argc, char **argv);    /* harness/cli_compare.c */
+int gdt_cli_nightly(int argc, char **argv);    /* harness/cli_nightly.c */
 
 /* The tables directory of `sweep`, `tables emit` and `merge` (NULL: the
  * default, tables), checked before any work so that an unusable one is bad

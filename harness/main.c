@@ -24,6 +24,7 @@ static const verb verbs[] = {
     {"bench", gdt_cli_bench, "print host enqueue and device time per call of single plans across bursts", false},
     {"merge", gdt_cli_merge, "write one set of tables from the journals of several runs (shards of one sweep)", false},
     {"compare", gdt_cli_compare, "generated against handwritten plans: per cell from run directories, or an A/B on the GPU", false},
+    {"nightly", gdt_cli_nightly, "one night on a GPU machine: sweep, diff against the committed tables, report, exit with the diff's status", false},
     {"report", gdt_cli_report, "build raw.h5, plots and a markdown summary from a run directory", false},
     {"worker", gdt_cli_worker, "internal: the process that owns the GPU during a sweep", true},
 };

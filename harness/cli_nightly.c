@@ -1,0 +1,423 @@
+/* `gdtune nightly`: the verbs a nightly job runs, in order, each one
+ * spawned as this executable with an argument vector (never a shell):
+ * `sweep` per family into a dated run directory (resumed when its journal
+ * exists), emitting into ROOT/staging; `tables diff` of the committed
+ * tables against the staged ones as markdown and JSON reports; one history
+ * line per cell the diff names; with --update the staged tables replace the
+ * committed ones.  The exit status is the diff's. */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <spawn.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gdt_cli_options.h"
+#include "gdt_util.h"
+
+extern char **environ;
+
+#define VERB "gdtune nightly"
+#define NF_GEMM 1u
+#define NF_SDPA 2u
+
+static const char usage_text[] =
+    "usage: gdtune nightly [--arch smXY] [--root DIR] [--tables DIR] [--family gemm|sdpa]...\n"
+    "                      [--quick] [--spec FILE] [--date YYYYMMDD] [--update]\n"
+    "\n"
+    "One night of table regeneration on a GPU machine, as the verbs it runs:\n"
+    "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --tables-dir\n"
+    "     ROOT/staging, or --resume that run directory when its journal exists (a\n"
+    "     rerun the same night continues where the last one stopped);\n"
+    "  2. gdtune tables diff TABLES ROOT/staging, as ROOT/reports/DATE.md and\n"
+    "     ROOT/reports/DATE.json (gdtune.tables_diff/1);\n"
+    "  3. one line per cell the diff names appended to ROOT/history.tsv (date, family,\n"
+    "     key, winner, winner time in us, decision, status; a family with no changed\n"
+    "     cell gets one line with key '-' and status 'same');\n"
+    "  4. with --update only: the staged tables replace those in TABLES.\n"
+    "When TABLES holds no tables yet, step 2 writes a markdown note instead and every\n"
+    "cell counts as added.  Prints the report's path.\n";
+
+static const char footer_text[] =
+    "exit codes: the diff's: 0 nothing beyond noise; 3 a change beyond noise (or no\n"
+    "tables in TABLES yet); 2 bad usage or bad input; 1 failure while running (a sweep\n"
+    "that failed stops the night with its exit status)\n";
+
+typedef struct nightly_opts {
+    const char *arch, *root, *tables, *spec, *date;
+    bool quick, update;
+    unsigned families;
+} nightly_opts;
+
+static bool parse_arch(void *opts, const char *v, char *why, size_t nwhy)
+{
+    int arch;
+    gdt_error e = {0};
+    if (gdt_arch_parse(v, &arch, &e) != GDT_STATUS_OK)
+        return snprintf(why, nwhy, "%s", e.msg), false;
+    ((nightly_opts *)opts)->arch = v;
+    return true;
+}
+
+static bool parse_family(void *opts, const char *v, char *why, size_t nwhy)
+{
+    unsigned f = !strcmp(v, "gemm") ? NF_GEMM : !strcmp(v, "sdpa") ? NF_SDPA : 0;
+    if (!f)
+        return snprintf(why, nwhy, "expected gemm or sdpa"), false;
+    ((nightly_opts *)opts)->families |= f;
+    return true;
+}
+
+static bool parse_date(void *opts, const char *v, char *why, size_t nwhy)
+{
+    bool ok = strlen(v) == 8;
+    for (int i = 0; ok && i < 8; i++)
+        ok = v[i] >= '0' && v[i] <= '9';
+    if (!ok)
+        return snprintf(why, nwhy, "expected YYYYMMDD"), false;
+    ((nightly_opts *)opts)->date = v;
+    return true;
+}
+
+#define O(field) offsetof(nightly_opts, field)
+static const gdt_cli_option options[] = {
+    {"--arch", NULL, GDT_CLI_CUSTOM, .parse = parse_arch, .metavar = "smXY",
+     .help = "passed to each sweep (the device's arch)"},
+    {"--root", NULL, GDT_CLI_STRING, O(root), .metavar = "DIR", .def = "nightly",
+     .help = "where runs/, staging/, reports/ and history.tsv go"},
+    {"--tables", NULL, GDT_CLI_STRING, O(tables), .metavar = "DIR", .def = "tables",
+     .help = "the committed tables to compare against (and --update)"},
+    {"--family", NULL, GDT_CLI_CUSTOM, .parse = parse_family, .metavar = "gemm|sdpa",
+     .help = "a family to sweep, repeatable (default: gemm and sdpa)"},
+    {"--quick", NULL, GDT_CLI_FLAG, O(quick), .help = "each sweep's quick subset"},
+    {"--spec", NULL, GDT_CLI_STRING, O(spec), .metavar = "FILE",
+     .help = "the sweep spec of every family (default: the embedded ones)"},
+    {"--date", NULL, GDT_CLI_CUSTOM, .parse = parse_date, .metavar = "YYYYMMDD",
+     .help = "the night's name (default: today, UTC)"},
+    {"--update", NULL, GDT_CLI_FLAG, O(update),
+     .help = "replace the tables in TABLES with the staged ones"},
+};
+#undef O
+
+static const gdt_cli_spec spec = {VERB, usage_text, footer_text, options, GDT_CLI_NOPTS(options)};
+
+/* ------------------------------------------------------------ spawning */
+
+/* Runs `gdtune ARGS...` (this executable) and returns its exit status, -1
+ * when it could not run or died by a signal.  out NULL: the child's stdout
+ * goes to our stderr, keeping our stdout for the report's path; else it is
+ * captured into *out (malloc'd, NUL-terminated). */
+static int run_verb(char *const argv[], char **out)
+{
+    int fds[2] = {-1, -1};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (out && pipe(fds) != 0)
+        return posix_spawn_file_actions_destroy(&fa), -1;
+    if (out) {
+        posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+        posix_spawn_file_actions_addclose(&fa, fds[0]);
+    } else {
+        posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    }
+    fflush(NULL);
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (out) {
+        size_t got = 0, cap = 4096;
+        char *buf = malloc(cap);
+        ssize_t n = 0;
+        close(fds[1]);
+        while (buf && (n = read(fds[0], buf + got, cap - got - 1)) > 0)
+            if ((got += (size_t)n) + 1 == cap) {
+                char *b = realloc(buf, cap *= 2);
+                if (!b) free(buf);
+                buf = b;
+            }
+        close(fds[0]);
+        if (buf) buf[got] = 0;
+        *out = buf;
+    }
+    int st;
+    if (rc != 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    return out && !*out ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int verb_failed(const char *what, int rc)
+{
+    fprintf(stderr, VERB ": %s %s\n", what, rc < 0 ? "could not run or died by a signal" : "failed");
+    return rc < 0 ? 1 : rc;
+}
+
+/* ------------------------------------------------------------ the steps */
+
+static const char *const family_names[] = {"gemm", "sdpa"};
+
+static bool exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static int sweep_family(const nightly_opts *o, int f, const char *staging)
+{
+    char run[4096], journal[4200];
+    const char *av[16];
+    int n = 0;
+    snprintf(run, sizeof run, "%s/runs/%s-%s", o->root, family_names[f], o->date);
+    snprintf(journal, sizeof journal, "%s/journal.jsonl", run);
+    bool resume = exists(journal);
+    av[n++] = "gdtune", av[n++] = "sweep", av[n++] = family_names[f];
+    if (o->arch) av[n++] = "--arch", av[n++] = o->arch;
+    if (resume) av[n++] = "--resume", av[n++] = run;
+    else av[n++] = "--out", av[n++] = run;
+    if (!resume && o->quick) av[n++] = "--quick";
+    if (!resume && o->spec) av[n++] = "--spec", av[n++] = o->spec;
+    av[n++] = "--tables-dir", av[n++] = staging;
+    av[n] = NULL;
+    fprintf(stderr, VERB ": %s %s\n", resume ? "resuming" : "sweeping", run);
+    int rc = run_verb((char *const *)av, NULL);
+    return rc ? verb_failed("gdtune sweep", rc) : 0;
+}
+
+/* gdtune tables diff TABLES STAGING --format FMT into *out; its status. */
+static int diff(const nightly_opts *o, const char *staging, const char *fmt, char **out)
+{
+    const char *av[10];
+    int n = 0;
+    av[n++] = "gdtune", av[n++] = "tables", av[n++] = "diff", av[n++] = o->tables;
+    av[n++] = staging, av[n++] = "--format", av[n++] = fmt;
+    if (o->families != (NF_GEMM | NF_SDPA))
+        av[n++] = "--family", av[n++] = o->families == NF_GEMM ? "gemm" : "sdpa";
+    av[n] = NULL;
+    *out = NULL;
+    return run_verb((char *const *)av, out);
+}
+
+/* Whether dir holds a <family>.tuning.json of the night's families in an
+ * sm<arch> folder: the committed tables to compare against. */
+static bool has_tables(const nightly_opts *o, const char *dir)
+{
+    DIR *dp = opendir(dir);
+    bool found = false;
+    int arch;
+    for (struct dirent *de; dp && !found && (de = readdir(dp));)
+        for (int f = 0; f < GDT_FAMILY_COUNT && !found; f++) {
+            char p[4096];
+            unsigned want = f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA;
+            if (!(o->families & want) || gdt_arch_parse(de->d_name, &arch, NULL) != GDT_STATUS_OK)
+                continue;
+            snprintf(p, sizeof p, "%s/%s/%s.tuning.json", dir, de->d_name, gdt_family_name((gdt_family)f));
+            found = exists(p);
+        }
+    if (dp) closedir(dp);
+    return found;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    gdt_error e = {0};
+    if (gdt_file_write_atomic(path, text, strlen(text), &e) == GDT_STATUS_OK)
+        return 0;
+    fprintf(stderr, VERB ": %s\n", e.msg);
+    return 1;
+}
+
+static const char *str_at(const cJSON *o, const char *a, const char *b)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(b ? cJSON_GetObjectItem(o, a) : o, b ? b : a));
+    return s && *s ? s : "-";
+}
+
+static void history_cell(char **h, size_t *n, const char *date, const cJSON *c)
+{
+    const cJSON *wt = cJSON_GetObjectItem(cJSON_GetObjectItem(c, "winner_time"), "new_us");
+    char us[32] = "-";
+    if (cJSON_IsNumber(wt)) snprintf(us, sizeof us, "%.6g", wt->valuedouble);
+    FILE *f = open_memstream(h, n);
+    if (!f) return;
+    fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", date, str_at(c, "family", NULL), str_at(c, "key", NULL),
+            str_at(c, "winner", "new"), us, str_at(c, "decision", "new"), str_at(c, "status", NULL));
+    fclose(f);
+}
+
+static const char history_header[] = "date\tfamily\tkey\twinner\twinner_us\tdecision\tstatus\n";
+
+/* The lines of one night from the diff's JSON (NULL: no tables to diff). */
+static char *history_lines(const nightly_opts *o, const char *json)
+{
+    char *all = NULL, *line = NULL;
+    size_t nall = 0, nline = 0;
+    FILE *f = open_memstream(&all, &nall);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    const cJSON *c;
+    bool seen[GDT_FAMILY_COUNT] = {0};
+    if (!f) return cJSON_Delete(doc), NULL;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cells")) {
+        gdt_family fam;
+        if (gdt_family_parse(str_at(c, "family", NULL), &fam, NULL) == GDT_STATUS_OK) seen[fam] = true;
+        history_cell(&line, &nline, o->date, c);
+        if (line) fputs(line, f);
+        free(line);
+        line = NULL;
+    }
+    for (int k = 0; k < GDT_FAMILY_COUNT; k++) {
+        unsigned want = k == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA;
+        if ((o->families & want) && !seen[k])
+            fprintf(f, "%s\t%s\t-\t-\t-\t-\t%s\n", o->date, gdt_family_name((gdt_family)k),
+                    json ? "same" : "added");
+    }
+    fclose(f);
+    cJSON_Delete(doc);
+    return all;
+}
+
+/* Appends through a whole-file atomic write: a killed night leaves the
+ * history as it was, never a torn line. */
+static int append_history(const nightly_opts *o, const char *json)
+{
+    char path[4096], *old = NULL, *lines = history_lines(o, json);
+    size_t nold = 0;
+    gdt_error e = {0};
+    snprintf(path, sizeof path, "%s/history.tsv", o->root);
+    if (exists(path) && gdt_file_read(path, &old, &nold, &e) != GDT_STATUS_OK) {
+        free(lines);
+        return fprintf(stderr, VERB ": %s\n", e.msg), 1;
+    }
+    size_t n = strlen(old ? old : history_header) + strlen(lines ? lines : "") + 1;
+    char *text = malloc(n);
+    int rc = text && lines ? 0 : (fprintf(stderr, VERB ": out of memory\n"), 1);
+    if (!rc) {
+        snprintf(text, n, "%s%s", old ? old : history_header, lines);
+        rc = write_file(path, text);
+    }
+    free(text);
+    free(old);
+    free(lines);
+    return rc;
+}
+
+/* Publishes one arch folder's staged tables of the night's families into
+ * TABLES/<arch>/, all of them or none. */
+static gdt_status update_arch(const nightly_opts *o, const char *staging, const char *arch, gdt_error *e)
+{
+    static const char *const kinds[] = {"tuning", "placement"};
+    char dst_dir[4096];
+    gdt_publish p = {0};
+    snprintf(dst_dir, sizeof dst_dir, "%s/%s", o->tables, arch);
+    gdt_status s = gdt_mkdirs(dst_dir, e);
+    for (int f = 0; f < GDT_FAMILY_COUNT && !s; f++)
+        for (int k = 0; k < 2 && !s; k++) {
+            char src[8600], dst[4200], *data = NULL;
+            size_t n = 0;
+            if (!(o->families & (f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA))) continue;
+            snprintf(src, sizeof src, "%s/%s/%s.%s.json", staging, arch, gdt_family_name((gdt_family)f), kinds[k]);
+            snprintf(dst, sizeof dst, "%s/%s.%s.json", dst_dir, gdt_family_name((gdt_family)f), kinds[k]);
+            if (!exists(src)) continue;
+            s = gdt_file_read(src, &data, &n, e);
+            if (!s) s = gdt_publish_stage(&p, dst, data, n, e);
+            free(data);
+        }
+    if (!s) s = gdt_publish_commit(&p, e);
+    gdt_publish_abort(&p);
+    return s;
+}
+
+static int update_tables(const nightly_opts *o, const char *staging)
+{
+    DIR *dp = opendir(staging);
+    gdt_error e = {0};
+    gdt_status s = dp ? GDT_STATUS_OK : gdt_error_set(&e, GDT_STATUS_IO, "%s: cannot read the directory", staging);
+    int arch;
+    for (struct dirent *de; !s && (de = readdir(dp));)
+        if (gdt_arch_parse(de->d_name, &arch, NULL) == GDT_STATUS_OK)
+            s = update_arch(o, staging, de->d_name, &e);
+    if (dp) closedir(dp);
+    if (s) return fprintf(stderr, VERB ": --update: %s\n", e.msg), gdt_status_exit_code(s);
+    fprintf(stderr, VERB ": updated %s from %s\n", o->tables, staging);
+    return 0;
+}
+
+static const char first_night[] =
+    "## gdtune nightly\n\nNo tables of these families in `%s` yet: nothing to compare, every cell "
+    "of `%s` is new.\n";
+
+/* Steps 2 and 3; returns the diff's status. */
+static int report(const nightly_opts *o, const char *staging, const char *md_path, const char *json_path)
+{
+    char *md = NULL, *json = NULL;
+    int rc;
+    if (!has_tables(o, o->tables)) {
+        char note[9000];
+        snprintf(note, sizeof note, first_night, o->tables, staging);
+        rc = write_file(md_path, note);
+        return rc ? rc : append_history(o, NULL) ? 1 : 3;
+    }
+    rc = diff(o, staging, "md", &md);
+    if ((rc == 0 || rc == 3) && diff(o, staging, "json", &json) != rc)
+        rc = -1; /* the two formats of one diff disagree: something broke */
+    if (rc != 0 && rc != 3)
+        rc = verb_failed("gdtune tables diff", rc);
+    else if (write_file(md_path, md) || write_file(json_path, json) || append_history(o, json))
+        rc = 1;
+    free(md);
+    free(json);
+    return rc;
+}
+
+static void today_utc(char out[9])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 9, "%Y%m%d", &tm);
+}
+
+static int make_dirs(const nightly_opts *o)
+{
+    static const char *const sub[] = {"runs", "staging", "reports"};
+    gdt_error e = {0};
+    for (int i = 0; i < 3; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", o->root, sub[i]);
+        if (gdt_mkdirs(p, &e) != GDT_STATUS_OK)
+            return fprintf(stderr, VERB ": %s\n", e.msg), 2;
+    }
+    return -1;
+}
+
+int gdt_cli_nightly(int argc, char **argv)
+{
+    nightly_opts o = {0};
+    char date[9], staging[4096], md[4096], json[4096];
+    const char *pos;
+    int npos, rc = gdt_cli_parse(&spec, argc, argv, &o, &pos, 0, &npos);
+    if (rc >= 0)
+        return rc;
+    if (!o.families) o.families = NF_GEMM | NF_SDPA;
+    if (!o.date) today_utc(date), o.date = date;
+    if ((rc = make_dirs(&o)) >= 0)
+        return rc;
+    snprintf(staging, sizeof staging, "%s/staging", o.root);
+    snprintf(md, sizeof md, "%s/reports/%s.md", o.root, o.date);
+    snprintf(json, sizeof json, "%s/reports/%s.json", o.root, o.date);
+    for (int f = 0; f < 2; f++)
+        if ((o.families & (1u << f)) && (rc = sweep_family(&o, f, staging)))
+            return rc;
+    rc = report(&o, staging, md, json);
+    if ((rc == 0 || rc == 3) && o.update) {
+        int ru = update_tables(&o, staging);
+        if (ru) return ru;
+    }
+    if (rc == 0 || rc == 3)
+        printf("report: %s\n", md);
+    return rc;
+}

@@ -1,0 +1,183 @@
+/* `gdtune nightly` without a GPU, against a stand-in worker (this
+ * executable run as `test_nightly worker`, through GDTUNE_WORKER_EXE): bad
+ * usage exits 2; a first night with --update fills an empty TABLES (exit
+ * 3: every cell new); a second night the same date resumes its run (no
+ * plan measured twice) and, against tables of the same stand-in, exits 0;
+ * the run directory, staging tables, both reports and history lines exist. */
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gdt_test.h"
+
+/* ------------------------------------------------ the stand-in worker */
+
+/* Two plans per cell, both verified: cuDNN engine 0 at 10 us, ours at 8. */
+static const char fake_plans[] =
+    "[{\"engine_id\":0,\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
+    "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,"
+    "\"tag\":\"OURS\",\"untimed\":1}]";
+
+static void fake_result(int engine)
+{
+    double t = engine == 0 ? 10.0 : 8.0;
+    printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
+           "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5,5.5],\"device_us\":[%g,%g],"
+           "\"total_us\":[12,12],\"median_host_us\":5.25,\"median_device_us\":%g,\"rel_spread\":0.01},"
+           "{\"burst\":4,\"host_us\":[4],\"device_us\":[%g],\"total_us\":[11],\"median_host_us\":4,"
+           "\"median_device_us\":%g,\"rel_spread\":0.002}],\"cold_us\":[20],\"time_us\":%g,"
+           "\"noise\":0.002,\"fatal\":false}\n", t, t, t, t, t, t);
+}
+
+static int fake_worker(void)
+{
+    char line[65536];
+    while (fgets(line, sizeof line, stdin)) {
+        cJSON *req = cJSON_Parse(line);
+        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
+        if (op && !strcmp(op, "hello"))
+            printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,\"sm_count\":132,"
+                   "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n");
+        else if (op && !strcmp(op, "cell"))
+            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s}\n", fake_plans);
+        else if (op && !strcmp(op, "plan"))
+            fake_result((int)cJSON_GetNumberValue(
+                cJSON_GetObjectItem(cJSON_GetObjectItem(req, "plan"), "engine_id")));
+        fflush(stdout);
+        cJSON_Delete(req);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------ helpers */
+
+static char out[1 << 16];
+
+static int nightly(const char *root, const char *tables, const char *extra)
+{
+    char *av[16] = {(char *)GDTUNE_EXE, "nightly", "--root", (char *)root, "--tables",
+                    (char *)tables, "--family", "gemm", "--arch", "sm90", "--date", "20261201",
+                    "--spec", GDT_TEST_DATA "/sweeps/tiny_gemm.json", (char *)extra, NULL};
+    int rc = gdt_test_spawn(av, NULL, out, sizeof out);
+    if (rc != 0 && rc != 3)
+        fprintf(stderr, "gdtune nightly:\n%s\n", out);
+    return rc;
+}
+
+static bool present(const char *dir, const char *rel)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return access(p, R_OK) == 0;
+}
+
+/* Lines of a file and the number of them containing what (NULL: none). */
+static int count_lines(const char *dir, const char *rel, const char *what, int *matching)
+{
+    char p[PATH_MAX], line[4096];
+    int n = 0;
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    FILE *f = fopen(p, "r");
+    if (matching) *matching = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        n++;
+        if (matching && what && strstr(line, what)) (*matching)++;
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* ------------------------------------------------ the tests */
+
+static void test_usage(void)
+{
+    static const struct { const char *arg; const char *msg; } cases[] = {
+        {"--family=conv", "--family: bad value \"conv\": expected gemm or sdpa"},
+        {"--date=2026-12-01", "--date: bad value \"2026-12-01\": expected YYYYMMDD"},
+        {"--arch=gpu9", "--arch: bad value \"gpu9\""},
+        {"--bogus", "unknown option '--bogus'"},
+        {"extra", "unexpected argument 'extra'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *av[] = {(char *)GDTUNE_EXE, "nightly", (char *)cases[i].arg, NULL};
+        CHECK_INT(gdt_test_spawn(av, NULL, out, sizeof out), ==, 2);
+        CHECK_CONTAINS(out, cases[i].msg);
+    }
+    char *help[] = {(char *)GDTUNE_EXE, "nightly", "--help", NULL};
+    CHECK_INT(gdt_test_spawn(help, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "usage: gdtune nightly");
+}
+
+static void test_two_nights(const char *self)
+{
+    char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(root, sizeof root, "%s/root", dir);
+    snprintf(tables, sizeof tables, "%s/tables", dir);
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+
+    /* First night: nothing committed yet, so every cell is new (3). */
+    CHECK_INT(nightly(root, tables, "--update"), ==, 3);
+    CHECK_CONTAINS(out, "report: ");
+    CHECK_CONTAINS(out, "/reports/20261201.md");
+    CHECK(present(root, "runs/gemm-20261201/journal.jsonl"));
+    CHECK(present(root, "staging/sm90/gemm.tuning.json"));
+    CHECK(present(root, "staging/sm90/gemm.placement.json"));
+    CHECK(present(root, "reports/20261201.md"));
+    CHECK(present(tables, "sm90/gemm.tuning.json")); /* --update */
+    CHECK(present(tables, "sm90/gemm.placement.json"));
+    int results_1, added;
+    count_lines(root, "runs/gemm-20261201/journal.jsonl", "\"type\":\"result\"", &results_1);
+    CHECK_INT(results_1, ==, 4); /* 2 cells x 2 plans */
+    CHECK_INT(count_lines(root, "history.tsv", "\tadded\n", &added), ==, 2);
+    CHECK_INT(added, ==, 1);
+
+    /* Second night, same date: the run resumes, measures nothing again, and
+     * the staged tables match the ones the first night published. */
+    CHECK_INT(nightly(root, tables, NULL), ==, 0);
+    CHECK_CONTAINS(out, "resuming ");
+    int results_2;
+    count_lines(root, "runs/gemm-20261201/journal.jsonl", "\"type\":\"result\"", &results_2);
+    CHECK_INT(results_2, ==, results_1);
+    CHECK(present(root, "reports/20261201.md"));
+    CHECK(present(root, "reports/20261201.json"));
+    int same;
+    CHECK_INT(count_lines(root, "history.tsv", "\tgemm\t-\t-\t-\t-\tsame\n", &same), ==, 3);
+    CHECK_INT(same, ==, 1);
+    char *cat[] = {"cat", root, NULL}, rep[PATH_MAX];
+    snprintf(rep, sizeof rep, "%s/reports/20261201.json", root);
+    cat[1] = rep;
+    CHECK_INT(gdt_test_spawn(cat, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.tables_diff/1\"");
+    CHECK_CONTAINS(out, "\"beyond_noise\":\t0");
+
+    /* A TABLES that does not load is bad input, passed on from the diff. */
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s/sm90/gemm.tuning.json", tables);
+    FILE *f = fopen(bad, "w");
+    if (f) fputs("{", f), fclose(f);
+    CHECK_INT(nightly(root, tables, NULL), ==, 2);
+    CHECK_CONTAINS(out, "gemm.tuning.json");
+    CHECK_INT(count_lines(root, "history.tsv", NULL, NULL), ==, 3);
+
+    unsetenv("GDTUNE_WORKER_EXE");
+    char *rm[] = {"rm", "-rf", dir, NULL};
+    static char rm_out[4096];
+    CHECK_INT(gdt_test_spawn(rm, NULL, rm_out, sizeof rm_out), ==, 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "worker"))
+        return fake_worker();
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    test_usage();
+    test_two_nights(self);
+    return gdt_test_result("test_nightly");
+}
