@@ -6,6 +6,7 @@
  * the script. */
 #include <cjson/cJSON.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
@@ -266,29 +267,56 @@ static void summary_header(FILE *f, const report *r)
                "plan by more than their combined noise).\n\n");
 }
 
-static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
-{
-    mfile m;
-    gdt_status s = mfile_open(&m, "summary.md", e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    summary_header(m.f, r);
-    summary_banner(m.f, r);
-    summary_cells(m.f, r);
-    summary_failures(m.f, r);
-    summary_declines(m.f, r);
-    return mfile_save(&m, rdir, "summary.md", e);
-}
-
 /* ------------------------------------------------------------ figures */
 
 /* Figure names are fixed text and the cell number, relative to the report
- * folder gnuplot runs in: no path and no journal text is ever script code. */
+ * folder gnuplot runs in: no path and no journal text is ever script code
+ * (titles and keys go in through gdt_gnuplot_quote). */
+static bool has_plans_figure(const gdt_run_cell *c) { return c->plans && (best(c, false) >= 0 || best(c, true) >= 0); }
+static bool has_burst_figure(const gdt_run_cell *c) { return c->plans && best(c, false) >= 0 && best(c, true) >= 0; }
+
+/* A journal string as a quoted gnuplot string (cut at a character). */
+static gdt_status quoted(char *out, size_t n, const char *what, const char *rdir, gdt_error *e, ...)
+    __attribute__((format(printf, 4, 6)));
+static gdt_status quoted(char *out, size_t n, const char *what, const char *rdir, gdt_error *e, ...)
+{
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, e);
+    int k = vasprintf(&text, what, ap);
+    va_end(ap);
+    if (k < 0)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", rdir);
+    gdt_gnuplot_quote(out, n, text);
+    free(text);
+    return GDT_STATUS_OK;
+}
+
+/* The fastest three verified plans of the cell, for labels. */
+static int top3(const gdt_run_cell *c, int out[3])
+{
+    int n = 0;
+    for (int i = 0; i < c->nplans; i++) {
+        if (!verified(c, i))
+            continue;
+        int k = n < 3 ? n++ : 3;
+        while (k > 0 && c->result[i].time_us < c->result[out[k - 1]].time_us) {
+            if (k < 3)
+                out[k] = out[k - 1];
+            k--;
+        }
+        if (k < 3)
+            out[k] = i;
+    }
+    return n;
+}
+
+/* Every verified plan's time (log axis: plans of one cell span decades),
+ * ours and the backend's apart, the fastest three named. */
 static gdt_status plans_figure(FILE *gp, const gdt_run_cell *c, int ci, const char *rdir, int *figures, gdt_error *e)
 {
-    if (best(c, false) < 0 && best(c, true) < 0)
-        return GDT_STATUS_OK; /* nothing verified to draw; gnuplot refuses an empty plot */
-    char dat[64], title[512];
+    char dat[64], title[512], label[3][600];
+    int top[3], ntop = top3(c, top);
     mfile m;
     snprintf(dat, sizeof dat, "cell_%03d_plans.dat", ci);
     gdt_status s = mfile_open(&m, dat, e);
@@ -299,16 +327,22 @@ static gdt_status plans_figure(FILE *gp, const gdt_run_cell *c, int ci, const ch
             fprintf(m.f, "%d %g %d\n", i, c->result[i].time_us, c->plan[i].backend);
     if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK)
         return s;
-    char *text = NULL; /* whole, so that only gdt_gnuplot_quote cuts it (at a character) */
-    if (asprintf(&text, "cell %d: %s %s", ci, gdt_family_name(c->spec->family), c->spec->shape) < 0)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/%s: out of memory", rdir, dat);
-    gdt_gnuplot_quote(title, sizeof title, text);
-    free(text);
-    fprintf(gp, "set output 'cell_%03d_plans.svg'\nset title %s noenhanced\n"
-                "set xlabel 'plan index'\nset ylabel 'device time per call (us)'\nunset logscale\n"
+    s = quoted(title, sizeof title, "cell %d: %s %s", rdir, e, ci, gdt_family_name(c->spec->family), c->spec->shape);
+    for (int k = 0; s == GDT_STATUS_OK && k < ntop; k++)
+        s = quoted(label[k], sizeof label[k], "#%d %s %.2f us", rdir, e, k + 1, c->plan[top[k]].name,
+                   c->result[top[k]].time_us);
+    if (s != GDT_STATUS_OK)
+        return s;
+    fprintf(gp, "set output 'cell_%03d_plans.svg'\nset title %s noenhanced\nunset label\n", ci, title);
+    for (int k = 0; k < ntop; k++)
+        fprintf(gp, "set label %d %s at %d,%g %s offset %d,%d font ',9' noenhanced\n", k + 1, label[k], top[k],
+                c->result[top[k]].time_us, 2 * top[k] < c->nplans ? "left" : "right",
+                2 * top[k] < c->nplans ? 1 : -1, -k); /* toward the middle, stacked down */
+    fprintf(gp, "set xlabel 'plan index (list order)'\nset ylabel 'device time per call (us, log)'\n"
+                "unset logscale\nset logscale y\n"
                 "plot '%s' using 1:($3==0?$2:1/0) with points pt 7 title 'gdtune', "
-                "'' using 1:($3==1?$2:1/0) with points pt 5 title 'cuDNN'\n",
-            ci, title, dat);
+                "'' using 1:($3==1?$2:1/0) with points pt 5 title 'cuDNN'\nunset label\n",
+            dat);
     ++*figures;
     return GDT_STATUS_OK;
 }
@@ -322,12 +356,12 @@ static void burst_rows(FILE *f, const cJSON *res)
     fprintf(f, "\n\n");
 }
 
+/* Host enqueue and device time per call against the burst size, on two
+ * axes of their own (microseconds of different things), both plans named. */
 static gdt_status burst_figure(FILE *gp, const gdt_run_cell *c, int ci, const char *rdir, int *figures, gdt_error *e)
 {
     int o = best(c, false), b = best(c, true);
-    if (o < 0 || b < 0)
-        return GDT_STATUS_OK;
-    char dat[64];
+    char dat[64], ours[600], theirs[600];
     mfile m;
     snprintf(dat, sizeof dat, "cell_%03d_bursts.dat", ci);
     gdt_status s = mfile_open(&m, dat, e);
@@ -335,15 +369,47 @@ static gdt_status burst_figure(FILE *gp, const gdt_run_cell *c, int ci, const ch
         return s;
     burst_rows(m.f, c->result[o].rec);
     burst_rows(m.f, c->result[b].rec);
-    if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK)
+    if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK ||
+        (s = quoted(ours, sizeof ours, "gdtune %s", rdir, e, c->plan[o].name)) != GDT_STATUS_OK ||
+        (s = quoted(theirs, sizeof theirs, "cuDNN %s", rdir, e, c->plan[b].name)) != GDT_STATUS_OK)
         return s;
-    fprintf(gp, "set output 'cell_%03d_bursts.svg'\nset title 'cell %d: per call vs burst' noenhanced\n"
-                "set xlabel 'burst size'\nset ylabel 'us per call'\nset logscale x 2\n"
-                "plot '%s' index 0 using 1:2 with linespoints title 'gdtune host', "
-                "'' index 0 using 1:3 with linespoints title 'gdtune device', "
-                "'' index 1 using 1:2 with linespoints title 'cuDNN host', "
-                "'' index 1 using 1:3 with linespoints title 'cuDNN device'\n",
-            ci, ci, dat);
+    fprintf(gp, "set output 'cell_%03d_bursts.svg'\nset multiplot layout 2,1 title 'cell %d: per call vs burst size' noenhanced\n"
+                "set title 'host enqueue' noenhanced\nset xlabel ''\nset ylabel 'host us per call'\n"
+                "unset logscale\nset logscale x 2\n"
+                "plot '%s' index 0 using 1:2 with linespoints title %s noenhanced, "
+                "'' index 1 using 1:2 with linespoints title %s noenhanced\n"
+                "set title 'device time' noenhanced\nset xlabel 'burst size (log 2)'\nset ylabel 'device us per call'\n"
+                "plot '%s' index 0 using 1:3 with linespoints title %s noenhanced, "
+                "'' index 1 using 1:3 with linespoints title %s noenhanced\nunset multiplot\n",
+            ci, ci, dat, ours, theirs, dat, ours, theirs);
+    ++*figures;
+    return GDT_STATUS_OK;
+}
+
+/* One bar per cell: the best gdtune plan's throughput over the best cuDNN
+ * plan's (> 1: gdtune faster), on a log axis so that 0.5 and 2 are as far
+ * from 1. */
+static gdt_status overview_figure(FILE *gp, const report *r, const char *rdir, int *figures, gdt_error *e)
+{
+    mfile m;
+    int rows = 0;
+    gdt_status s = mfile_open(&m, "overview.dat", e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        if (!has_burst_figure(c))
+            continue;
+        int o = best(c, false), b = best(c, true);
+        fprintf(m.f, "%d %g\n", ci, c->result[b].time_us / c->result[o].time_us);
+        rows++;
+    }
+    if ((s = mfile_save(&m, rdir, "overview.dat", e)) != GDT_STATUS_OK || !rows)
+        return s;
+    fprintf(gp, "set output 'overview.svg'\nset title 'best gdtune plan / best cuDNN plan, throughput per cell "
+                "(> 1: gdtune faster)' noenhanced\nset xlabel 'cell'\nset ylabel 'ratio (log)'\n"
+                "unset logscale\nset logscale y\nset style fill solid 0.5\nset boxwidth 0.8\n"
+                "plot 'overview.dat' using 1:2 with boxes title 'ratio', 1 with lines dt 2 title 'parity'\n");
     ++*figures;
     return GDT_STATUS_OK;
 }
@@ -357,18 +423,59 @@ static gdt_status write_script(const report *r, const char *rdir, int *figures, 
     if (s != GDT_STATUS_OK)
         return s;
     fprintf(gp.f, "# gdtune report figures: in this folder, run: gnuplot figures.gp\n"
-                  "set terminal svg size 900,540 noenhanced\nset key outside\nset grid\n");
-    for (int ci = 0; s == GDT_STATUS_OK && ci < r->run->ncells; ci++)
-        if (r->run->cells[ci].plans) {
-            s = plans_figure(gp.f, &r->run->cells[ci], ci, rdir, figures, e);
-            if (s == GDT_STATUS_OK)
-                s = burst_figure(gp.f, &r->run->cells[ci], ci, rdir, figures, e);
-        }
+                  "set terminal svg size 900,600 noenhanced\nset key below\nset grid\n");
+    s = overview_figure(gp.f, r, rdir, figures, e);
+    for (int ci = 0; s == GDT_STATUS_OK && ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        if (has_plans_figure(c))
+            s = plans_figure(gp.f, c, ci, rdir, figures, e);
+        if (s == GDT_STATUS_OK && has_burst_figure(c))
+            s = burst_figure(gp.f, c, ci, rdir, figures, e);
+    }
     if (s != GDT_STATUS_OK) {
         mfile_discard(&gp);
         return s;
     }
     return mfile_save(&gp, rdir, "figures.gp", e);
+}
+
+/* Every figure the report draws, linked (relative to summary.md). */
+static void summary_figures(FILE *f, const report *r)
+{
+    bool any = false;
+    fprintf(f, "\n## Figures\n\n");
+    for (int ci = 0; ci < r->run->ncells; ci++)
+        any = any || has_burst_figure(&r->run->cells[ci]);
+    if (any)
+        fprintf(f, "- [overview: best gdtune / best cuDNN per cell](overview.svg)\n");
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        if (has_plans_figure(c))
+            fprintf(f, "- cell %d: [plans](cell_%03d_plans.svg)", ci, ci), any = true;
+        if (has_burst_figure(c))
+            fprintf(f, ", [per call vs burst](cell_%03d_bursts.svg)", ci);
+        if (has_plans_figure(c))
+            fprintf(f, "\n");
+    }
+    if (!any)
+        fprintf(f, "None (no cell has a verified plan).\n");
+    else
+        fprintf(f, "\n(Drawn when gnuplot is installed; `gnuplot figures.gp` in this folder draws them later.)\n");
+}
+
+static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
+{
+    mfile m;
+    gdt_status s = mfile_open(&m, "summary.md", e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    summary_header(m.f, r);
+    summary_banner(m.f, r);
+    summary_cells(m.f, r);
+    summary_failures(m.f, r);
+    summary_declines(m.f, r);
+    summary_figures(m.f, r);
+    return mfile_save(&m, rdir, "summary.md", e);
 }
 
 static gdt_status write_figures(const report *r, const char *rdir, gdt_error *e)

@@ -220,6 +220,21 @@ static void test_report(void)
     CHECK_CONTAINS(out, "## Declined plans by reason (79)\n\n- 79 x engine config finalize: CUDNN_STATUS_NOT_SUPPORTED");
     CHECK_CONTAINS(out, "## Plans incorrect or failed\n\nNone.\n");
     CHECK(strstr(out, "INCORRECT") == NULL);
+    /* Every figure linked, relative to the summary; the script draws times
+     * on a log axis, host and device apart, the fastest plans named. */
+    CHECK_CONTAINS(out, "- [overview: best gdtune / best cuDNN per cell](overview.svg)\n");
+    CHECK_CONTAINS(out, "- cell 0: [plans](cell_000_plans.svg), [per call vs burst](cell_000_bursts.svg)\n");
+    snprintf(md, sizeof md, "%s/report/figures.gp", run);
+    f = fopen(md, "r");
+    len = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[len] = '\0';
+    if (f)
+        fclose(f);
+    CHECK_CONTAINS(out, "set output 'overview.svg'");
+    CHECK_CONTAINS(out, "set logscale y\n");
+    CHECK_CONTAINS(out, "set multiplot layout 2,1");
+    CHECK_CONTAINS(out, "set label 1 '#1 ");
+    CHECK(strstr(out, scratch) == NULL); /* no absolute path */
     cJSON_Delete(doc);
 }
 
