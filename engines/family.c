@@ -367,6 +367,14 @@ int gdt_family_operands(gdt_family f, gdt_operand_role roles[GDT_OPERAND_COUNT],
     return d->noperands;
 }
 
+int gdt_family_outputs(gdt_family f, gdt_operand_role roles[GDT_OPERAND_COUNT])
+{
+    const gdt_family_desc *d = gdt__family_desc(f);
+    int first = d ? d->noperands - d->noutputs : 0;
+    for (int i = 0; d && i < d->noutputs; i++) roles[i] = d->operands[first + i];
+    return d ? d->noutputs : 0;
+}
+
 static bool family_binds(const gdt_family_desc *d, gdt_operand_role r)
 {
     for (int i = 0; d && i < d->noperands; i++)

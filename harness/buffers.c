@@ -348,8 +348,7 @@ gdt_status gdt_buffers_reserve_workspace(gdt_buffers *b, size_t n, gdt_error *e)
 static bool is_output(const gdt_problem *p, gdt_operand_role r)
 {
     gdt_operand_role roles[GDT_OPERAND_COUNT];
-    int nout = 0, n = gdt_family_operands(p->family, roles, &nout);
-    for (int i = n - nout; i < n; i++)
+    for (int i = 0, n = gdt_family_outputs(p->family, roles); i < n; i++)
         if (roles[i] == r)
             return true;
     return false;

@@ -293,12 +293,12 @@ static gdt_status verify(bench *b, gdt_error *e)
         return GDT_STATUS_OK;
     }
     gdt_operand_role roles[GDT_OPERAND_COUNT];
-    int nout = 0, n = gdt_family_operands(b->p.family, roles, &nout);
-    gdt_dtype dt = gdt_operand_dtype(&b->p, roles[0]);
+    int nout = gdt_family_outputs(b->p.family, roles);
+    gdt_dtype dt = gdt_problem_dtype(&b->p);
     printf("verified:  against %s%s:", t->ref_is_cpu ? "the fp64 CPU reference" : t->ref_name,
            t->ref_cpu_checked ? " (itself checked against the fp64 CPU reference)" : "");
     for (int i = 0; i < nerr && i < nout; i++)
-        printf(" %s %.2e", gdt_operand_name(roles[n - nout + i]), err[i]);
+        printf(" %s %.2e", gdt_operand_name(roles[i]), err[i]);
     printf(" (relative L2; bound %.2g for %s)\n", gdt_dtype_tolerance(dt), gdt_dtype_name(dt));
     return GDT_STATUS_OK;
 }

@@ -58,8 +58,8 @@ cJSON *gdt__bench_verified_json(const gdt_problem *p, const char *ref_plan, bool
                                 const double *err, int nerr)
 {
     gdt_operand_role roles[GDT_OPERAND_COUNT];
-    int nout = 0, n = gdt_family_operands(p->family, roles, &nout);
-    gdt_dtype dt = gdt_operand_dtype(p, roles[0]);
+    int nout = gdt_family_outputs(p->family, roles);
+    gdt_dtype dt = gdt_problem_dtype(p);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "against", ref_plan ? "cudnn" : "cpu_fp64");
     if (ref_plan) {
@@ -69,7 +69,7 @@ cJSON *gdt__bench_verified_json(const gdt_problem *p, const char *ref_plan, bool
     cJSON_AddStringToObject(o, "metric", "relative_l2");
     cJSON *errs = cJSON_AddObjectToObject(o, "errors");
     for (int i = 0; i < nerr && i < nout; i++)
-        cJSON_AddNumberToObject(errs, gdt_operand_name(roles[n - nout + i]), err[i]);
+        cJSON_AddNumberToObject(errs, gdt_operand_name(roles[i]), err[i]);
     cJSON_AddNumberToObject(o, "bound", gdt_dtype_tolerance(dt));
     cJSON_AddStringToObject(o, "dtype", gdt_dtype_name(dt));
     return o;

@@ -114,10 +114,7 @@ static double tflops(const gdt_compare_cell *x, gdt_side s)
 /* The cell's outputs, family order, and their dtype's bound. */
 static int outputs(const gdt_compare_cell *x, gdt_operand_role *roles, double *bound)
 {
-    gdt_operand_role all[GDT_OPERAND_COUNT];
-    int nout = 0, n = gdt_family_operands(x->problem.family, all, &nout);
-    for (int i = 0; i < nout; i++)
-        roles[i] = all[n - nout + i];
+    int nout = gdt_family_outputs(x->problem.family, roles);
     *bound = gdt_dtype_tolerance(gdt_problem_dtype(&x->problem));
     return nout;
 }

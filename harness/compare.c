@@ -78,9 +78,9 @@ static gdt_status read_one(const gdt_buffers *b, gdt_outputs *out, int i, gdt_er
 static int output_roles(gdt_family f, gdt_operand_role out[4])
 {
     gdt_operand_role roles[GDT_OPERAND_COUNT];
-    int nout = 0, n = gdt_family_operands(f, roles, &nout), k = 0;
-    for (int i = 0; i < nout && i < 4; i++)
-        out[k++] = roles[n - nout + i];
+    int n = gdt_family_outputs(f, roles), k = 0;
+    for (; k < n && k < 4; k++)
+        out[k] = roles[k];
     return k;
 }
 

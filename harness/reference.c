@@ -290,9 +290,9 @@ static void sdpa_bwd_ref(const gdt_sdpa_desc *s, const bwd_in *in, const bwd_out
 static gdt_status alloc_outputs(const gdt_problem *p, gdt_outputs *out, gdt_error *e)
 {
     gdt_operand_role roles[GDT_OPERAND_COUNT];
-    int nout = 0, n = gdt_family_operands(p->family, roles, &nout);
+    int nout = gdt_family_outputs(p->family, roles);
     for (int i = 0; i < nout; i++) {
-        out->role[i] = roles[n - nout + i];
+        out->role[i] = roles[i];
         out->count[i] = gdt__operand_count(p, out->role[i]);
         out->data[i] = calloc(out->count[i] ? out->count[i] : 1, sizeof(double));
         out->n = i + 1;

@@ -165,11 +165,11 @@ static bool plan_attrs(hid_t g, const gdt_run_plan *p)
 static bool verify_data(hid_t g, gdt_family fam, const cJSON *err)
 {
     gdt_operand_role roles[GDT_OPERAND_COUNT];
-    int nout = 0, n = gdt_family_operands(fam, roles, &nout);
+    int nout = gdt_family_outputs(fam, roles);
     char names[128] = "";
     for (int i = 0, at = 0; i < nout && at < (int)sizeof names; i++)
         at += snprintf(names + at, sizeof names - (size_t)at, "%s%s", i ? " " : "",
-                       gdt_operand_name(roles[n - nout + i]));
+                       gdt_operand_name(roles[i]));
     hid_t d = -1;
     bool ok = dataset(g, "verify_err", err, "relative L2 error") &&
               (d = H5Dopen2(g, "verify_err", H5P_DEFAULT)) >= 0 && attr_str(d, "operands", names);

@@ -85,6 +85,10 @@ static void test_operands(void)
         CHECK_INT(nout, ==, d->noutputs);
         CHECK_INT(n, <=, GDT__OPERANDS_MAX);
         CHECK_INT(nout, >, 0);
+        gdt_operand_role outs[GDT_OPERAND_COUNT];
+        CHECK_INT(gdt_family_outputs((gdt_family)f, outs), ==, nout);
+        for (int i = 0; i < nout && i < n; i++) /* the trailing roles, in order */
+            CHECK_INT(outs[i], ==, roles[n - nout + i]);
         unsigned bound = 0;
         for (int i = 0; i < n && i < d->noperands; i++) {
             int64_t dims[4], strides[4];

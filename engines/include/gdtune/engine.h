@@ -32,6 +32,9 @@ const char *gdt_operand_name(gdt_operand_role r);
 /* Roles a family binds, inputs first; returns the count.  *noutputs gets how
  * many of the trailing roles are outputs. */
 int gdt_family_operands(gdt_family f, gdt_operand_role roles[GDT_OPERAND_COUNT], int *noutputs);
+/* The roles a family writes, in family order (the trailing ones of
+ * gdt_family_operands); returns their count. */
+int gdt_family_outputs(gdt_family f, gdt_operand_role roles[GDT_OPERAND_COUNT]);
 /* Bytes an operand spans under the problem's strides (0 when the family does
  * not bind the role). */
 size_t gdt_operand_bytes(const gdt_problem *p, gdt_operand_role r);
