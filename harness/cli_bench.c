@@ -267,7 +267,7 @@ static gdt_status build_cudnn(bench *b, int nth, char *name, size_t nname, gdt_e
     int seen = 0, idx = -1;
     for (int i = 0; i < gdt_graph_plan_count(b->ref_g) && idx < 0; i++) {
         const gdt_plan_entry *x = gdt_graph_plan_at(b->ref_g, i);
-        if (x->is_backend && !x->is_marker && x->mode == GDT_MODE_A && seen++ == nth)
+        if (gdt_trial_reference_candidate(x) && seen++ == nth)
             idx = i;
     }
     if (idx < 0)

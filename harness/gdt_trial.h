@@ -45,6 +45,9 @@ gdt_status gdt_trial_create(const gdt_problem *p, const gdt_device_props *dev, u
                             const char *who, gdt_trial **out, gdt_error *e);
 void gdt_trial_destroy(gdt_trial *t);
 
+/* An entry the reference may come from: the backend's own mode-A entries. */
+bool gdt_trial_reference_candidate(const gdt_plan_entry *x);
+
 /* Finds the cell's reference among g's entries (policy above).  g's
  * selection is left pinned on the reference plan. */
 gdt_status gdt_trial_reference(gdt_trial *t, gdt_graph *g, gdt_error *e);

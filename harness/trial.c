@@ -160,7 +160,7 @@ static gdt_status try_reference(gdt_trial *t, gdt_graph *g, int i, gdt_verifier 
     return s;
 }
 
-static bool reference_candidate(const gdt_plan_entry *x)
+bool gdt_trial_reference_candidate(const gdt_plan_entry *x)
 {
     return x->is_backend && !x->is_marker && x->mode == GDT_MODE_A;
 }
@@ -172,7 +172,7 @@ gdt_status gdt_trial_reference(gdt_trial *t, gdt_graph *g, gdt_error *e)
         const gdt_plan_entry *x = gdt_graph_plan_at(g, i);
         gdt_error pe;
         gdt_error_clear(&pe);
-        if (!reference_candidate(x))
+        if (!gdt_trial_reference_candidate(x))
             continue;
         gdt_plan_id_format(&x->id, t->ref_name, sizeof t->ref_name);
         if (try_reference(t, g, i, cpu, &pe) != GDT_STATUS_OK)
