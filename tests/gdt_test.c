@@ -79,3 +79,10 @@ int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+int gdt_test_remove_tree(const char *dir)
+{
+    char *argv[] = {"rm", "-rf", (char *)dir, NULL};
+    char out[1024];
+    return gdt_test_spawn(argv, NULL, out, sizeof out);
+}

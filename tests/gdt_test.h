@@ -81,4 +81,8 @@ int gdt_test_run(const char *cmd, char *out, size_t nout);
  * For arguments no shell may see: crafted names, quotes, semicolons. */
 int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout);
 
+/* Removes a test's scratch tree (`rm -rf DIR` through gdt_test_spawn);
+ * returns rm's exit status. */
+int gdt_test_remove_tree(const char *dir);
+
 #endif

@@ -379,7 +379,6 @@ int main(void)
     test_plans();
     test_report();
     test_csv();
-    char *rm[] = {"rm", "-rf", scratch, NULL};
-    CHECK_INT(gdt_test_spawn(rm, NULL, out, sizeof out), ==, 0);
+    CHECK_INT(gdt_test_remove_tree(scratch), ==, 0);
     return gdt_test_result("test_cli_format");
 }

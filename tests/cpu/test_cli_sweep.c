@@ -525,9 +525,7 @@ static void test_racing(const char *self)
     unsetenv("GDTUNE_WORKER_EXE");
     if (gdt_test_failures)
         fprintf(stderr, "%s\n", out);
-    char *rm[] = {"rm", "-rf", dir, NULL};
-    static char rm_out[4096];
-    CHECK_INT(gdt_test_spawn(rm, NULL, rm_out, sizeof rm_out), ==, 0);
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
 int main(int argc, char **argv)

@@ -360,7 +360,7 @@ static void test_shard_source(const char *dir, const gdt_sweep_spec *spec)
 
 int main(void)
 {
-    char dir[] = "/tmp/gdt_journal_write_XXXXXX", one[600], two[600], three[600], cmd[700];
+    char dir[] = "/tmp/gdt_journal_write_XXXXXX", one[600], two[600], three[600];
     gdt_sweep_spec *spec = NULL;
     gdt_error e = {0};
     CHECK(mkdtemp(dir) != NULL);
@@ -376,8 +376,7 @@ int main(void)
         test_shard_source(three, spec);
     }
     gdt_sweep_spec_destroy(spec);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!gdt_test_failures)
-        CHECK_INT(system(cmd), ==, 0);
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
     return gdt_test_result("test_journal_write");
 }

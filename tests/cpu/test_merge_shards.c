@@ -284,15 +284,14 @@ static void test_merge(const char *dir)
 
 int main(void)
 {
-    char dir[] = "/tmp/gdt_merge_shards_XXXXXX", cmd[600];
+    char dir[] = "/tmp/gdt_merge_shards_XXXXXX";
     if (access(GDTUNE_EXE, X_OK) != 0) {
         fprintf(stderr, "test_merge_shards: %s is not built\n", GDTUNE_EXE);
         return 1;
     }
     CHECK(mkdtemp(dir) != NULL);
     test_merge(dir);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!gdt_test_failures)
-        CHECK_INT(system(cmd), ==, 0);
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
     return gdt_test_result("test_merge_shards");
 }

@@ -165,9 +165,7 @@ static void test_two_nights(const char *self)
     CHECK_INT(count_lines(root, "history.tsv", NULL, NULL), ==, 3);
 
     unsetenv("GDTUNE_WORKER_EXE");
-    char *rm[] = {"rm", "-rf", dir, NULL};
-    static char rm_out[4096];
-    CHECK_INT(gdt_test_spawn(rm, NULL, rm_out, sizeof rm_out), ==, 0);
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
 int main(int argc, char **argv)

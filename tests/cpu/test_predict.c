@@ -444,8 +444,6 @@ int main(void)
     test_rank_rule();
     test_planner_unswept();
     test_opensource_measured();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (!gdt_test_failures && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+    if (!gdt_test_failures && gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
     return gdt_test_result("test_predict");
 }

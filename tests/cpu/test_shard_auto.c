@@ -249,9 +249,8 @@ static void test_sweep(const char *self)
     unsetenv("GDTUNE_WORKER_EXE");
     if (gdt_test_failures)
         fprintf(stderr, "%s\n", out);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
     if (!gdt_test_failures)
-        CHECK_INT(system(args), ==, 0);
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
 int main(int argc, char **argv)
