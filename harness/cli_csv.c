@@ -34,8 +34,11 @@ static void field_text(FILE *out, const char *s)
         return;
     }
     fputc('"', out);
-    for (; *s; s++)
-        fputs(*s == '"' ? "\"\"" : (char[]){*s, 0}, out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out); /* doubled */
+        fputc(*s, out);
+    }
     fputc('"', out);
 }
 
