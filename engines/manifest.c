@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gdt_engines.h"
+#include "hand/gdt_hand.h"
 
 enum {
     SLOT_GEMM_NVRTC,
@@ -17,6 +18,7 @@ enum {
     SLOT_GEMM_TEST_HANG,
     SLOT_SDPA_FWD_NVRTC,
     SLOT_SDPA_BWD_NVRTC,
+    SLOT_SDPA_FWD_HAND,
     SLOT_COUNT
 };
 
@@ -51,6 +53,12 @@ static const gdt_engine_slot slots[] = {
     [SLOT_SDPA_BWD_NVRTC] = {GDT_FAMILY_SDPA_BWD, 0, "sdpa_bwd.nvrtc", GDT_ENGINE_NVRTC,
                              "attention_bwd", {SM80_PLUS, BF16_FP16, 16, 256, 16}, false,
                              &gdt__nvrtc_ops},
+    /* The handwritten TMA + wgmma attention forward (engines/hand/README.md):
+     * sm_90a code, so sm90 alone; head dims 64 and 128; one fixed
+     * configuration, no rows.  Opt-in until tests/gpu/test_hand_attn has
+     * verified it on an sm90 device. */
+    [SLOT_SDPA_FWD_HAND] = {GDT_FAMILY_SDPA_FWD, 10, "sdpa_fwd.hand", GDT_ENGINE_HAND, NULL,
+                            {SM90_ONLY, BF16_FP16, 64, 128, 64}, true, &gdt__hand_attn_ops},
 };
 _Static_assert(sizeof slots / sizeof slots[0] == SLOT_COUNT, "slot enum and manifest table disagree");
 

@@ -13,4 +13,17 @@
  * STAGES, GROUP_M (the raster's band of tile rows). */
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out);
 
+/* The embedded cubin of kernels/hand/attn_fwd_sm90.cu (sm_90a). */
+#define GDT_HAND_ATTN_CUBIN "kernels/hand/attn_fwd_sm90.cubin"
+
+/* engines/hand/hand_attn.c: the handwritten attention forward
+ * (sdpa_fwd.hand), one fixed configuration of the nvcc-built
+ * kernels/hand/attn_fwd_sm90.cu. */
+extern const gdt_engine_ops gdt__hand_attn_ops;
+
+/* The fixed configuration of sdpa_fwd.hand as knobs: TILE_M, TILE_N
+ * (query and key rows per block), STAGES (of the K and V rings), WARPS and
+ * MMA (2: S of the next block issued beside P V, as in the templates). */
+void gdt__hand_attn_plan(int64_t engine_id, gdt_plan_id *out);
+
 #endif

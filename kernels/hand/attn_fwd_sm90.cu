@@ -1,0 +1,527 @@
+/* kernels/hand/attn_fwd_sm90.cu: the handwritten Hopper attention forward of
+ * the `hand` engine (engines/hand/hand_attn.c), FlashAttention-3 style.
+ * O = softmax(scale Q K^T + mask) V and the natural-log log-sum-exp per
+ * query row, bf16 or fp16 in and out, fp32 accumulate, head dim 64 or 128,
+ * causal none / top-left / bottom-right, GQA.  The same outputs in the same
+ * layout as kernels/attn_fwd.cuh: O strided like Q, LSE packed [b, h_q, s_q].
+ * Built by nvcc for sm_90a into a cubin that libgdtune embeds
+ * (engines/hand/README.md).
+ *
+ * One CTA per (batch, query head, 128 query rows), 384 threads.  Warpgroup 0
+ * gives its registers away (setmaxnreg.dec); one of its threads issues the
+ * TMA loads: the Q tile once, then the K and V blocks (128 keys each) into
+ * two rings of two stages, each stage behind a full barrier (the copies'
+ * byte count) and an empty barrier (one arrival per consumer warp).
+ * Warpgroups 1 and 2 are the consumers (setmaxnreg.inc), 64 query rows each:
+ * S = Q K^T by wgmma with both operands in shared memory, the online softmax
+ * in registers (exp2, the scale folded into log2 e), P converted in
+ * registers and O += P V by wgmma taking P from registers and V MN-major
+ * from shared memory.  Block j+1's S is issued beside block j's P V, so the
+ * softmax of one block overlaps the other's GEMM; and the two consumers take
+ * turns issuing their GEMMs (named barriers), so one's softmax overlaps the
+ * other's GEMMs.  Causal: blocks past the tile's last diagonal are never
+ * loaded, only the blocks that cross a diagonal or the key tail are masked.
+ *
+ * Tiles are 128 rows x d in 128-byte-swizzled shared memory, as the TMA's
+ * SWIZZLE_128B writes them: d/64 column blocks of 128 rows x 128 bytes
+ * (16 KB each), 16-byte chunk c of row r at chunk c ^ (r % 8).  Q and K are
+ * the K-major operands of Q K^T; V, keys by d, is the MN-major B of P V.
+ * Rows past s_q or s_kv are zero-filled by the TMA. */
+#include <cuda.h>
+
+/* gdt_ptx.cuh binds its dtype wrappers to one GDT_FP16 per NVRTC compile;
+ * this nvcc unit holds both dtypes, so it takes only the dtype-free
+ * wrappers from there (shared-memory addresses, wgmma descriptors, fences,
+ * exp2, shuffles) and keeps its own FP16-templated wgmma and pack2 below.
+ * GDT_FP16 0 satisfies the header; nothing here uses what it binds. */
+#define GDT_FP16 0
+#include "gdt_ptx.cuh"
+
+#define BLOCK_M 128
+#define BLOCK_N 128
+#define STAGES 2
+#define THREADS 384
+#define CONSUMER_WARPS 8
+#define COL_BLOCK_BYTES (128 * 128) /* 128 rows of one 64-element column block */
+
+/* Mirrored field for field by gdt_hand_attn_params in engines/hand/hand_attn.c. */
+struct gdt_hand_attn_params {
+    void *o;
+    float *lse;
+    long long o_s[3]; /* O's batch, head and row strides, elements */
+    int s_q, s_kv, h_q, group;
+    int causal; /* 0 none, 1 top-left, 2 bottom-right */
+    float scale_log2;
+};
+
+/* ------------------------------------------------------------- mbarrier */
+
+__device__ __forceinline__ void bar_init(u32 bar, u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void bar_expect_tx(u32 bar, u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bar_arrive(u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Waits for the completion of the phase of parity `parity`; on a fresh
+ * barrier parity 1 names the phase before the first, already complete. */
+__device__ __forceinline__ void bar_wait(u32 bar, u32 parity)
+{
+    asm volatile("{\n.reg .pred done;\nwait:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+/* Named barriers of the two consumers' turns: bar.sync waits for `threads`
+ * arrivals, its own warpgroup's and the other's bar.arrive. */
+__device__ __forceinline__ void named_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void named_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* ------------------------------------------------------------------ TMA */
+
+/* Box {64 columns, 128 rows} at (column c0, row c1, head c2, batch c3). */
+__device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 bar, int c0, int c1,
+                                         int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+/* A 128-row tile from row0 of (head, batch), column block by column block;
+ * the full box counts toward the barrier even where it is zero-filled. */
+template <int D>
+__device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 bar, int row0, int head,
+                                          int batch)
+{
+    bar_expect_tx(bar, D / 64 * COL_BLOCK_BYTES);
+#pragma unroll
+    for (int j = 0; j < D / 64; ++j)
+        tma_load(dst + j * COL_BLOCK_BYTES, map, bar, 64 * j, row0, head, batch);
+}
+
+/* ---------------------------------------------------------------- wgmma */
+
+#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define R32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define R64 R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+
+/* S (64 x 128) = Q . K^T, both K-major in shared memory; accumulate != 0
+ * adds to S. */
+template <int FP16> __device__ __forceinline__ void wgmma_ss_n128(float (&d)[64], u64 da, u64 db, int accumulate)
+{
+#define SS_ASM(T)                                                                                     \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                         \
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " {" R64 "}, %64, %65, p, 1, 1, 0, 0;\n}\n" \
+                 : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56)                        \
+                 : "l"(da), "l"(db), "r"(accumulate))
+    if constexpr (FP16)
+        SS_ASM("f16");
+    else
+        SS_ASM("bf16");
+#undef SS_ASM
+}
+
+/* O (64 x N) += P . V: P as A fragments in registers (the RS form, which has
+ * no A transpose), V MN-major in shared memory (B transpose bit set). */
+template <int FP16, int N> __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const u32 (&a)[4], u64 db)
+{
+    static_assert(N == 64 || N == 128, "O is 64 or 128 columns wide");
+#define RS_ASM(T, SHAPE, REGS, A0, B, ...)                                                            \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                           \
+                 "wgmma.mma_async.sync.aligned." SHAPE ".f32." T "." T " {" REGS "}, {" A0 "}, " B     \
+                 ", p, 1, 1, 1;\n}\n"                                                                 \
+                 : __VA_ARGS__                                                                         \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
+    if constexpr (N == 128) {
+        if constexpr (FP16)
+            RS_ASM("f16", "m64n128k16", R64, "%64, %65, %66, %67", "%68", D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56));
+        else
+            RS_ASM("bf16", "m64n128k16", R64, "%64, %65, %66, %67", "%68", D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56));
+    } else {
+        if constexpr (FP16)
+            RS_ASM("f16", "m64n64k16", R32, "%32, %33, %34, %35", "%36", D8(0), D8(8), D8(16), D8(24));
+        else
+            RS_ASM("bf16", "m64n64k16", R32, "%32, %33, %34, %35", "%36", D8(0), D8(8), D8(16), D8(24));
+    }
+#undef RS_ASM
+}
+#undef R64
+#undef R32
+#undef D8
+
+template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
+{
+    u32 r;
+    if constexpr (FP16)
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    else
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* The descriptor of an operand `bytes` past a tile's: the start address
+ * field is address >> 4 and shared addresses stay below 2^18. */
+__device__ __forceinline__ u64 desc_at(u64 desc, u32 bytes) { return desc + (bytes >> 4); }
+
+/* ---------------------------------------------------------------- state */
+
+/* What one thread needs for the K/V loop; barriers 8 bytes apart from bar:
+ * Q full, K full x2, V full x2, K empty x2, V empty x2. */
+struct attn_ctx {
+    u32 sQ, sK, sV, bar;
+    int w, lane;       /* consumer warpgroup (0, 1), lane */
+    int wrow;          /* this thread's first query row; the second is wrow + 8 */
+    int nblocks, first_masked, off;
+};
+
+__device__ __forceinline__ u32 q_full(const attn_ctx &c) { return c.bar; }
+__device__ __forceinline__ u32 k_full(const attn_ctx &c, int blk) { return c.bar + 8 + 8 * (blk & 1); }
+__device__ __forceinline__ u32 v_full(const attn_ctx &c, int blk) { return c.bar + 24 + 8 * (blk & 1); }
+__device__ __forceinline__ u32 k_empty(const attn_ctx &c, int blk) { return c.bar + 40 + 8 * (blk & 1); }
+__device__ __forceinline__ u32 v_empty(const attn_ctx &c, int blk) { return c.bar + 56 + 8 * (blk & 1); }
+__device__ __forceinline__ u32 phase(int blk) { return (u32)(blk / STAGES) & 1; }
+
+/* Accumulator fragment of m64nNk16: element v of this thread is at row
+ * wrow + 8 ((v >> 1) & 1), column 8 (v >> 2) + 2 (lane % 4) + (v & 1). */
+template <int D> struct attn_rows {
+    float o[D / 2];
+    float m[2], l[2];
+};
+
+/* ------------------------------------------------------------- consumer */
+
+template <int FP16, int D> __device__ __forceinline__ void issue_scores(float (&s)[64], const attn_ctx &c, int blk)
+{
+    const u64 q = wg_desc(c.sQ + c.w * 64 * 128, 16);
+    const u64 k = wg_desc(c.sK + (blk & 1) * (D / 64) * COL_BLOCK_BYTES, 16);
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+        const u32 step = (kk >> 2) * COL_BLOCK_BYTES + (kk & 3) * 32;
+        wgmma_ss_n128<FP16>(s, desc_at(q, step), desc_at(k, step), kk > 0);
+    }
+}
+
+/* V's 64-column blocks are COL_BLOCK_BYTES apart (LBO); a k16 step is 16
+ * key rows, two 8-row groups of 1024 bytes (SBO). */
+template <int FP16, int D>
+__device__ __forceinline__ void issue_pv(attn_rows<D> &r, const u32 (&pa)[BLOCK_N / 16][4], const attn_ctx &c, int blk)
+{
+    const u64 v = wg_desc(c.sV + (blk & 1) * (D / 64) * COL_BLOCK_BYTES, COL_BLOCK_BYTES);
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_N / 16; ++kk)
+        wgmma_rs<FP16, D>(r.o, pa[kk], desc_at(v, kk * 2048));
+}
+
+/* Keys past s_kv or (causal) past a row's diagonal get -inf: past lim[h],
+ * the last live key of row half h relative to n0 + 2 (lane % 4), clamped so
+ * that the compare against an element's constant offset stays 32-bit. */
+__device__ __forceinline__ void mask(float (&s)[64], const attn_ctx &c, const gdt_hand_attn_params &p, int n0)
+{
+    int lim[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        long long last = p.s_kv - 1;
+        if (p.causal && (long long)c.wrow + 8 * h + c.off < last)
+            last = (long long)c.wrow + 8 * h + c.off;
+        last -= n0 + (c.lane & 3) * 2;
+        lim[h] = (int)(last < -1 ? -1 : last > BLOCK_N ? BLOCK_N : last);
+    }
+#pragma unroll
+    for (int v = 0; v < 64; ++v)
+        if ((v >> 2) * 8 + (v & 1) > lim[(v >> 1) & 1])
+            s[v] = neg_inf();
+}
+
+/* Online softmax over one block: new running max and l, the scores become P
+ * (unnormalized), alpha[h] the factor O's rows take once no wgmma writes O. */
+template <int D>
+__device__ __forceinline__ void softmax(attn_rows<D> &r, float (&s)[64], float sl2, float (&alpha)[2])
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float mx = r.m[h];
+#pragma unroll
+        for (int g = 0; g < 16; ++g)
+            mx = fmaxf(mx, fmaxf(s[4 * g + 2 * h], s[4 * g + 2 * h + 1]));
+        mx = fmaxf(mx, shfl_xor(mx, 1));
+        mx = fmaxf(mx, shfl_xor(mx, 2));
+        /* A row with nothing visible yet keeps max -inf: subtract 0, not -inf. */
+        const float ms = mx == neg_inf() ? 0.f : mx * sl2;
+        alpha[h] = fast_exp2(r.m[h] * sl2 - ms);
+        r.m[h] = mx;
+        float sum = 0.f;
+#pragma unroll
+        for (int g = 0; g < 16; ++g)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const float pv = fast_exp2(fmaf(s[4 * g + 2 * h + e], sl2, -ms));
+                s[4 * g + 2 * h + e] = pv;
+                sum += pv;
+            }
+        r.l[h] = r.l[h] * alpha[h] + sum;
+    }
+}
+
+/* The scores of block blk, landed, to P; the mask only on the blocks that
+ * cross a diagonal or the key tail (first_masked is the same for the whole
+ * CTA, so the branch never splits a warpgroup). */
+template <int D>
+__device__ __forceinline__ void scores_to_p(attn_rows<D> &r, float (&s)[64], float (&alpha)[2], const attn_ctx &c,
+                                            const gdt_hand_attn_params &p, int blk)
+{
+    wg_fence_acc(s);
+    if (warp_any(blk >= c.first_masked))
+        mask(s, c, p, blk * BLOCK_N);
+    softmax(r, s, p.scale_log2, alpha);
+}
+
+template <int D> __device__ __forceinline__ void rescale(attn_rows<D> &r, const float (&alpha)[2])
+{
+#pragma unroll
+    for (int v = 0; v < D / 2; ++v)
+        r.o[v] *= alpha[(v >> 1) & 1];
+}
+
+/* P as the A fragments of the k16 steps of P V: the accumulator layout of
+ * keys 16 kk .. 16 kk + 15 is the m64k16 A fragment layout. */
+template <int FP16> __device__ __forceinline__ void pack_p(u32 (&pa)[BLOCK_N / 16][4], const float (&s)[64])
+{
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_N / 16; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            pa[kk][i] = pack2<FP16>(s[8 * kk + 2 * i], s[8 * kk + 2 * i + 1]);
+}
+
+template <int D> __device__ __forceinline__ void wait_o(attn_rows<D> &r)
+{
+    wg_wait<0>();
+    wg_fence_acc(r.o);
+}
+
+/* Released by each consumer warp once its warpgroup's wgmma has read it. */
+__device__ __forceinline__ void release(const attn_ctx &c, u32 bar)
+{
+    if (c.lane == 0)
+        bar_arrive(bar);
+}
+
+/* Turn i of consumer w: wait for the other's GEMMs to be issued (consumer 0
+ * goes first: consumer 1 arrives for it once at the start). */
+__device__ __forceinline__ void turn_begin(const attn_ctx &c) { named_sync(1 + c.w, 256); }
+
+/* Hands the turn over; consumer 1's last hand-over would wait for nobody. */
+__device__ __forceinline__ void turn_end(const attn_ctx &c, int i)
+{
+    if (warp_any(!(c.w == 1 && i == c.nblocks - 1)))
+        named_arrive(2 - c.w, 256);
+}
+
+/* Block 0's S and its softmax, before the loop. */
+template <int FP16, int D>
+__device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[BLOCK_N / 16][4],
+                                            const attn_ctx &c, const gdt_hand_attn_params &p)
+{
+    float alpha[2];
+    bar_wait(k_full(c, 0), 0);
+    turn_begin(c);
+    wg_fence();
+    issue_scores<FP16, D>(s, c, 0);
+    wg_commit();
+    turn_end(c, 0);
+    wg_wait<0>();
+    release(c, k_empty(c, 0));
+    scores_to_p(r, s, alpha, c, p, 0); /* O is still zero: nothing to rescale */
+    pack_p<FP16>(pa, s);
+}
+
+/* S of block blk + 1 beside P V of block blk. */
+template <int FP16, int D>
+__device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[BLOCK_N / 16][4],
+                                           const attn_ctx &c, const gdt_hand_attn_params &p, int blk)
+{
+    float alpha[2];
+    bar_wait(k_full(c, blk + 1), phase(blk + 1));
+    turn_begin(c);
+    wg_fence();
+    issue_scores<FP16, D>(s, c, blk + 1);
+    wg_commit();
+    bar_wait(v_full(c, blk), phase(blk));
+    issue_pv<FP16, D>(r, pa, c, blk);
+    wg_commit();
+    turn_end(c, blk + 1);
+    wg_wait<1>();
+    release(c, k_empty(c, blk + 1));
+    scores_to_p(r, s, alpha, c, p, blk + 1);
+    wait_o(r);
+    release(c, v_empty(c, blk));
+    rescale(r, alpha);
+    pack_p<FP16>(pa, s);
+}
+
+template <int FP16, int D>
+__device__ __forceinline__ void last_pv(attn_rows<D> &r, const u32 (&pa)[BLOCK_N / 16][4], const attn_ctx &c, int blk)
+{
+    bar_wait(v_full(c, blk), phase(blk));
+    wg_fence();
+    issue_pv<FP16, D>(r, pa, c, blk);
+    wg_commit();
+    wait_o(r);
+    release(c, v_empty(c, blk));
+}
+
+/* O / l into O's rows, LSE = (m scale log2 e + log2 l) ln 2 into the packed
+ * [b, h_q, s_q] statistics; rows past s_q are not written. */
+template <int FP16, int D>
+__device__ __forceinline__ void store(const attn_rows<D> &r, const gdt_hand_attn_params &p, int bi, int hq,
+                                      const attn_ctx &c)
+{
+    u16 *o = (u16 *)p.o + bi * p.o_s[0] + hq * p.o_s[1];
+    float *lse = p.lse + ((long long)bi * p.h_q + hq) * p.s_q;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float l = r.l[h];
+        l += shfl_xor(l, 1);
+        l += shfl_xor(l, 2);
+        const int i = c.wrow + 8 * h;
+        if (i >= p.s_q)
+            continue;
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        u16 *row = o + i * p.o_s[2] + (c.lane & 3) * 2;
+#pragma unroll
+        for (int g = 0; g < D / 8; ++g)
+            *(u32 *)(row + 8 * g) = pack2<FP16>(r.o[4 * g + 2 * h] * inv, r.o[4 * g + 2 * h + 1] * inv);
+        if ((c.lane & 3) == 0)
+            lse[i] = l > 0.f ? (r.m[h] * p.scale_log2 + fast_log2(l)) * 0.69314718056f : neg_inf();
+    }
+}
+
+template <int FP16, int D>
+__device__ __forceinline__ void consume(const attn_ctx &c, const gdt_hand_attn_params &p, int bi, int hq)
+{
+    attn_rows<D> r;
+    float s[64];
+    u32 pa[BLOCK_N / 16][4];
+#pragma unroll
+    for (int v = 0; v < D / 2; ++v)
+        r.o[v] = 0.f;
+    r.m[0] = r.m[1] = neg_inf();
+    r.l[0] = r.l[1] = 0.f;
+    if (c.w == 1)
+        named_arrive(1, 256); /* consumer 0 takes the first turn */
+    bar_wait(q_full(c), 0);
+    if (c.nblocks > 0) {
+        first_block<FP16, D>(r, s, pa, c, p);
+        for (int blk = 0; blk + 1 < c.nblocks; ++blk)
+            next_block<FP16, D>(r, s, pa, c, p, blk);
+        last_pv<FP16, D>(r, pa, c, c.nblocks - 1);
+    }
+    store<FP16, D>(r, p, bi, hq, c);
+}
+
+/* ------------------------------------------------------------- producer */
+
+template <int D>
+__device__ __forceinline__ void produce(const attn_ctx &c, const CUtensorMap *tq, const CUtensorMap *tk,
+                                        const CUtensorMap *tv, int m0, int bi, int hq, int hk)
+{
+    load_tile<D>(c.sQ, tq, q_full(c), m0, hq, bi);
+    for (int blk = 0; blk < c.nblocks; ++blk) {
+        const u32 stage = (blk & 1) * (D / 64) * COL_BLOCK_BYTES;
+        bar_wait(k_empty(c, blk), phase(blk) ^ 1);
+        load_tile<D>(c.sK + stage, tk, k_full(c, blk), blk * BLOCK_N, hk, bi);
+        bar_wait(v_empty(c, blk), phase(blk) ^ 1);
+        load_tile<D>(c.sV + stage, tv, v_full(c, blk), blk * BLOCK_N, hk, bi);
+    }
+}
+
+/* ---------------------------------------------------------------- entry */
+
+/* The key blocks of query tile m0: up to the tile's last diagonal (causal),
+ * and the first of them that needs the mask. */
+__device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params &p, int m0)
+{
+    c.off = p.causal == 2 ? p.s_kv - p.s_q : 0;
+    long long end = p.s_kv;
+    if (p.causal && (long long)m0 + BLOCK_M + c.off < end)
+        end = (long long)m0 + BLOCK_M + c.off;
+    c.nblocks = end <= 0 ? 0 : (int)((end + BLOCK_N - 1) / BLOCK_N);
+    int first = p.s_kv / BLOCK_N; /* the key tail */
+    if (p.causal) {
+        /* Block j is unmasked when its last key is at or before the diagonal of row m0. */
+        const long long diag = ((long long)m0 + c.off + 1) / BLOCK_N;
+        first = diag < first ? (int)diag : first;
+    }
+    c.first_masked = first;
+}
+
+template <int FP16, int D>
+__device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *tk, const CUtensorMap *tv,
+                                     const gdt_hand_attn_params &p)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    constexpr u32 TILE = (D / 64) * COL_BLOCK_BYTES;
+    attn_ctx c;
+    /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
+     * bytes of slack for this. */
+    c.sQ = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    c.sK = c.sQ + TILE, c.sV = c.sK + STAGES * TILE, c.bar = c.sV + STAGES * TILE;
+    const int bi = (int)blockIdx.x / p.h_q, hq = (int)blockIdx.x % p.h_q;
+    /* Reversed, so that the longest causal tiles are scheduled first. */
+    const int m0 = (int)(gridDim.y - 1 - blockIdx.y) * BLOCK_M;
+    kv_range(c, p, m0);
+    if (threadIdx.x == 0) {
+        bar_init(q_full(c), 1);
+        for (int s = 0; s < STAGES; ++s) {
+            bar_init(k_full(c, s), 1), bar_init(v_full(c, s), 1);
+            bar_init(k_empty(c, s), CONSUMER_WARPS), bar_init(v_empty(c, s), CONSUMER_WARPS);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    if (threadIdx.x < 128) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+        if (threadIdx.x == 0)
+            produce<D>(c, tq, tk, tv, m0, bi, hq, hq / p.group);
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
+        const int t = (int)threadIdx.x - 128;
+        c.w = t / 128, c.lane = t % 32;
+        c.wrow = m0 + t / 32 * 16 + c.lane / 4; /* warp t/32 of the two consumers owns 16 rows */
+        consume<FP16, D>(c, p, bi, hq);
+    }
+}
+
+/* One entry per dtype and head dim; engines/hand/hand_attn.c names them. */
+#define GDT_HAND_ATTN_ENTRY(name, fp16, d)                                                          \
+    extern "C" __global__ void __launch_bounds__(THREADS, 1)                                        \
+        name(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,        \
+             const __grid_constant__ CUtensorMap tv, const gdt_hand_attn_params p)                  \
+    {                                                                                               \
+        attn<fp16, d>(&tq, &tk, &tv, p);                                                            \
+    }
+
+GDT_HAND_ATTN_ENTRY(gdt_hand_attn_fwd_bf16_d64, 0, 64)
+GDT_HAND_ATTN_ENTRY(gdt_hand_attn_fwd_bf16_d128, 0, 128)
+GDT_HAND_ATTN_ENTRY(gdt_hand_attn_fwd_fp16_d64, 1, 64)
+GDT_HAND_ATTN_ENTRY(gdt_hand_attn_fwd_fp16_d128, 1, 128)
