@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "gdt_cli_options.h"
 #include "gdt_rawh5.h"
+#include "gdt_run.h"
 #include "gdt_sweep.h"
 
 static const char usage_text[] =
@@ -30,7 +31,8 @@ static const char footer_text[] =
     "GDTUNE_SHARDS is the shard count for --shard auto, as --shards.\n"
     "\n"
     "exit codes: 0 success, 1 failure while running (no device, a row that does not compile),\n"
-    "2 bad usage or bad input\n";
+    "2 bad usage or bad input (--cupti without a working CUPTI included), 4 the run completed\n"
+    "(journal, raw.h5 and tables written) but some plan was incorrect\n";
 
 #define VERB "gdtune sweep"
 
@@ -88,7 +90,8 @@ static const gdt_cli_option options[] = {
                              "measurement cap per plan (default: spec, else 2)"),
     {"--deadline", NULL, GDT_CLI_DOUBLE, O(deadline), .lo = GDT_DEADLINE_MIN, .hi = GDT_DEADLINE_MAX,
      .metavar = "S", .help = "per-plan deadline before the worker is killed\n"
-                             "(default: 180 + 3 x max-plan-seconds)"},
+                             "(default: 180 + 3 x the plan's cap: max-plan-seconds,\n"
+                             "3 x that when racing gives contenders their time)"},
     {"--cudnn-knob-cap", NULL, GDT_CLI_INT, O(knob_cap), .lo = 0, .hi = GDT_KNOB_CAP_MAX,
      .metavar = "N", .help = "knob-enumerated cuDNN configs per engine (default: spec, else 8)"},
     {"--shard", NULL, GDT_CLI_CUSTOM, .parse = parse_shard, .metavar = "I/N|auto",
@@ -100,8 +103,12 @@ static const gdt_cli_option options[] = {
              "else checked against the scheduler's count or the resumed run's"},
     {"--exhaustive", NULL, GDT_CLI_FLAG, O(exhaustive),
      .help = "measure every plan in full; by default a plan whose first estimate\n"
-             "is more than 10% slower than the cell's best beyond both spreads\n"
-             "stops there (raced out)"},
+             "(a few short bursts) is more than 10% slower than the cell's best\n"
+             "beyond both spreads stops there (raced out), and the plans that\n"
+             "survive get up to 2 x max-plan-seconds more for the largest burst"},
+    {"--cupti", NULL, GDT_CLI_FLAG, O(cupti),
+     .help = "one extra CUPTI-traced burst (the largest) per verified plan not\n"
+             "raced out: kernels, kernel time and gaps per call in the journal"},
     {"--gpus", NULL, GDT_CLI_INT, O(gpus), .lo = 1, .hi = 16, .metavar = "N",
      .help = "at most N workers, one per GPU, cells spread across them\n"
              "(default: every GPU of the first GPU's model)"},
@@ -147,10 +154,11 @@ static int check_combination(const gdt_sweep_opts *o)
     if (o->compile_only && o->resume_dir)
         return gdt_cli_usage_error(VERB, "--compile-only measures nothing: it cannot --resume");
     if (o->resume_dir && (o->spec_path || o->quick || o->shard_n || o->nbursts || o->target_rel > 0 ||
-                          o->max_plan_seconds > 0 || o->knob_cap >= 0 || o->exhaustive))
+                          o->max_plan_seconds > 0 || o->knob_cap >= 0 || o->exhaustive || o->cupti))
         return gdt_cli_usage_error(VERB, "--resume %s measures with the settings its journal "
                                    "recorded: drop --spec, --quick, --shard, --bursts, --target-rel, "
-                                   "--max-plan-seconds, --cudnn-knob-cap and --exhaustive", o->resume_dir);
+                                   "--max-plan-seconds, --cudnn-knob-cap, --exhaustive and --cupti",
+                                   o->resume_dir);
     if (o->shards && !o->shard_auto && !o->resume_dir && o->shards != o->shard_n)
         return gdt_cli_usage_error(VERB, "--shards %d goes with --shard auto or --resume%s", o->shards,
                                    o->shard_n ? ", and contradicts --shard I/N" : "");
@@ -231,9 +239,17 @@ int gdt_cli_sweep(int argc, char **argv)
         s = gdt_sweep_run(&o, dir, sizeof dir, &journal, &e);
         if (s == GDT_STATUS_OK)
             gdt_rawh5_after_sweep(journal, dir);
+        int incorrect = s == GDT_STATUS_OK ? journal->counts[GDT_DISP_INCORRECT] : 0;
         gdt_run_destroy(journal);
         if (s == GDT_STATUS_OK)
             printf("%s\n", dir);
+        /* Written and complete, but a wrong result must not pass as success
+         * in a script or a job chain. */
+        if (incorrect) {
+            fprintf(stderr, VERB ": %d plan%s incorrect (journal and tables written): exit %d\n",
+                    incorrect, incorrect == 1 ? "" : "s", GDT_SWEEP_EXIT_INCORRECT);
+            return GDT_SWEEP_EXIT_INCORRECT;
+        }
     }
     if (s != GDT_STATUS_OK)
         fprintf(stderr, VERB ": %s\n", e.msg);

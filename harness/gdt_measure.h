@@ -33,11 +33,22 @@ typedef struct gdt_measure_opts {
     bool cold;            /* also take cold-L2 samples (L2 flushed before each call) */
     size_t l2_bytes;      /* for the flush buffer */
     /* Racing (0: off): the best device time per call at the largest burst
-     * measured so far among the cell's plans, and its relative spread.  The
-     * largest burst is then measured first; once it has min_samples
-     * samples, a plan gdt_measure_raced_out calls hopeless stops there. */
+     * measured so far among the cell's plans, and its relative spread.  A
+     * cheap first estimate comes first: min_samples samples of the largest
+     * burst whose sample fits GDT_RACE_SAMPLE_S at the warm-up's time per
+     * call (at least the smallest burst); a plan gdt_measure_raced_out
+     * calls hopeless stops there. */
     double race_us, race_noise;
+    /* Contenders (0: off): the cap of the largest burst's series (the
+     * metric) when it exceeds that series' share of max_seconds, so that a
+     * plan measured in full can reach target_rel there.  The smaller bursts
+     * and the cold calls keep their shares of max_seconds; a plan's cap is
+     * then max_seconds + contender_seconds. */
+    double contender_seconds;
 } gdt_measure_opts;
+
+/* The device time one racing sample may take (measure.c: race). */
+#define GDT_RACE_SAMPLE_S 0.003
 
 void gdt_measure_opts_default(gdt_measure_opts *o);
 
@@ -58,8 +69,10 @@ typedef struct gdt_measure_result {
     double cold_us[GDT_MAX_SAMPLES];    /* cold-L2 device time per call */
     int ncold;
     double median_cold_us;
-    bool converged;                     /* every burst reached the target */
-    bool raced_out;                     /* stopped early: only the largest burst, first estimate */
+    bool converged;                     /* the largest burst (the metric) reached target_rel
+                                           with at least min_samples samples */
+    bool raced_out;                     /* stopped early: only the racing burst, first estimate */
+    int race_burst;                     /* the burst the racing estimate came from (0: no race) */
     double seconds;                     /* wall time spent measuring */
 } gdt_measure_result;
 

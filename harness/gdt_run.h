@@ -103,6 +103,7 @@ typedef struct gdt_run_options {
     double target_rel, max_plan_seconds, deadline;
     int knob_cap, shard_i, shard_n;
     bool race;              /* plans raced (gdt_measure_raced_out); false: every plan in full */
+    bool cupti;             /* --cupti: a traced burst per plan (absent in older journals: off) */
     /* Where the shard came from ("--shard 1/4", "SLURM job array: ..."); "" or
      * NULL: not recorded (unsharded, or a journal older than the field). */
     const char *shard_source;

@@ -27,6 +27,15 @@
 #define GDT_SHARDS_MAX 100000
 #define GDT_SHARD_SOURCE_MAX 512
 
+/* A racing sweep's contenders (plans not raced out): their largest burst,
+ * the metric, may take GDT_CONTENDER_FACTOR x max_plan_seconds to reach
+ * target_rel (gdt_measure_opts.contender_seconds). */
+#define GDT_CONTENDER_FACTOR 2.0
+
+/* `gdtune sweep`'s exit code when the run completed (journal and tables
+ * written) but some plan was incorrect. */
+#define GDT_SWEEP_EXIT_INCORRECT 4
+
 /* One point of the grid: a family and the shape text gdt_problem_parse
  * reads ("m=128,n=4096,k=4096,dtype=bf16"). */
 typedef struct gdt_sweep_cell {
@@ -77,6 +86,7 @@ typedef struct gdt_sweep_opts {
     int knob_cap;             /* -1: spec or 8 */
     int shard_i, shard_n;     /* n = 0: every cell */
     bool exhaustive;          /* every plan measured in full (no racing) */
+    bool cupti;               /* one CUPTI-traced burst per verified plan not raced out */
     bool shard_auto;          /* --shard auto: I and N from the scheduler (gdt_sweep_shard_auto) */
     int shards;               /* --shards N: auto's count, or a check of it; 0: none */
     char shard_source[GDT_SHARD_SOURCE_MAX]; /* where I/N came from; "" unsharded */
@@ -103,6 +113,13 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
 /* --compile-only: in this process, NVRTC only.  Returns OK when every
  * surviving row compiles; NVRTC when some did not (each reported on out). */
 gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error *e);
+
+/* Of a journaled cell's top plans (the `top` fastest verified, by time_us),
+ * how many converged (their largest burst reached target_rel: the result's
+ * `converged`).  Returns how many plans that top holds (fewer verified
+ * plans than top: all of them). */
+struct gdt_run_cell;
+int gdt_sweep_top_converged(const struct gdt_run_cell *c, int top, int *converged);
 
 /* Keeps cells whose index i satisfies i % n == k (deterministic shard). */
 void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n);

@@ -5,19 +5,27 @@
  * the harness.
  *
  * Protocol (one JSON object per line each way; every reply has "op"):
- *   {"op":"hello"}                      -> {"op":"hello","device":{name, arch, sm_count,
+ *   {"op":"hello","cupti":bool}         -> {"op":"hello","device":{name, arch, sm_count,
  *                                           l2_bytes, clocks, versions, uuid, device_count}
- *                                           | null, "error":"..."}
+ *                                           | null, "error":"...","cupti_error":"..."}
+ *      (cupti_error only when "cupti" asked and CUPTI's activity API fails)
  *   {"op":"cell","family":F,"problem":"k=v,...","seed":N,"knob_cap":N}
  *                                       -> {"op":"cell","plans":[plan...],"reference":NAME,
  *                                           "reference_cpu":bool} or {"op":"error",...}
  *      (buffers with random inputs, the plan list, the reference output; a
  *      respawned worker is handed the cell again and lists it again)
- *   {"op":"plan","plan":plan,"bursts":[...],"target_rel":x,"max_seconds":x}
+ *   {"op":"plan","plan":plan,"bursts":[...],"target_rel":x,"max_seconds":x,
+ *    "race_us":x,"race_noise":x,"contender_seconds":x,"cupti":bool}
  *                                       -> {"op":"result","disposition":D,"error":"...",
  *                                           "build_s":x,"verify_err":[...],"bursts":[...],
- *                                           "cold_us":[...],"time_us":x,"noise":x,
- *                                           "clocks":{...},"fatal":bool}
+ *                                           "cold_us":[...],"converged":bool,"raced_out":bool,
+ *                                           "race_burst":N,"time_us":x,"noise":x,
+ *                                           "clocks":{...},"cupti":{burst, kernels, kernel_us,
+ *                                           event_us, gap_us, span_us} | "cupti_error":"...",
+ *                                           "fatal":bool}
+ *      (race_* absent: no race; contender_seconds absent: the largest burst
+ *      keeps its share of max_seconds; cupti: one traced burst of the
+ *      largest size for a verified plan not raced out, per call figures)
  *   {"op":"quit"}                       -> (exits)
  * plan = {"name":S,"engine_id":N,"knobs":[[type,value],...],"backend":bool,"tag":"A"|"B"|
  *         "FALLBACK"|"KNOB"|"OURS","untimed":N}

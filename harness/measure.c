@@ -35,7 +35,12 @@
  * rated clock.  A dropped sample backs off (1 ms doubling to 64 ms).  Past
  * twice its time share a burst keeps samples whatever the clock, so a GPU
  * that never reaches the threshold still ends (with at least 2 samples per
- * series, the drops counted in `dropped`). */
+ * series, the drops counted in `dropped`).
+ *
+ * Racing (o->race_us > 0): see race() for the first estimate.  Contenders
+ * (o->contender_seconds > 0): the largest burst's series is capped by
+ * contender_seconds instead of its share when that is larger; `converged`
+ * says whether that series, the metric, reached target_rel. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +140,7 @@ typedef struct meas {
     gdt_clock_probe *probe;
     gdt_measure_clocks clk;
     bool last_ok;          /* the probe before the next sample */
+    double call_s;         /* the warm-up's fastest execute, drained: an upper bound on its device time */
     void *flush;
     size_t flush_bytes;
 } meas;
@@ -251,15 +257,21 @@ static gdt_status series(meas *m, int b, double budget, int stop_at, double *hos
 }
 
 /* Module load, lazy loading and handle creation stay out of the numbers:
- * at least two executes, then until 50 ms (or a tenth of the cap) pass. */
+ * at least two executes, then until 50 ms (or a tenth of the cap) pass.
+ * Each execute is drained, so the fastest one also bounds the time per
+ * call from above (racing sizes its burst by it). */
 static gdt_status warm_up(meas *m, gdt_error *e)
 {
     double t0 = gdt_now(), until = m->o->max_seconds / 10 < 0.05 ? m->o->max_seconds / 10 : 0.05;
+    m->call_s = INFINITY;
     for (int i = 0; i < 2 || gdt_now() - t0 < until; i++) {
+        double t1 = gdt_now();
         gdt_status st = m->fn->execute(m->fn->ctx, m->s, e);
         if (st != GDT_STATUS_OK)
             return st;
         GDT_CHECK_CUDA(e, cudaStreamSynchronize(m->s));
+        if (i > 0 && gdt_now() - t1 < m->call_s) /* the first carries the lazy loading */
+            m->call_s = gdt_now() - t1;
     }
     return GDT_STATUS_OK;
 }
@@ -276,6 +288,9 @@ static gdt_status check_opts(const gdt_measure_opts *o, gdt_error *e)
     if (!(o->target_rel > 0) || !(o->max_seconds > 0))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: target_rel %g and max_seconds %g must be positive",
                              o->target_rel, o->max_seconds);
+    if (!(o->contender_seconds >= 0 && o->contender_seconds <= 1e6))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: contender_seconds %g outside 0..1e6",
+                             o->contender_seconds);
     if (o->min_samples < 1 || o->min_samples > GDT_MAX_SAMPLES)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: min_samples %d outside 1..%d",
                              o->min_samples, GDT_MAX_SAMPLES);
@@ -336,14 +351,39 @@ static gdt_status burst_series(meas *m, gdt_burst_result *r, int burst, double b
     return st;
 }
 
-/* Racing: the largest burst's first min_samples samples; *out holds only
- * that burst when the plan is raced out. */
+/* Racing's burst: the largest whose sample fits GDT_RACE_SAMPLE_S at
+ * call_s per call, else the smallest. */
+static int race_index(const gdt_measure_opts *o, double call_s)
+{
+    int fit = -1, small = 0;
+    for (int i = 0; i < o->nbursts; i++) {
+        if (o->bursts[i] < o->bursts[small])
+            small = i;
+        if (o->bursts[i] * call_s <= GDT_RACE_SAMPLE_S && (fit < 0 || o->bursts[i] > o->bursts[fit]))
+            fit = i;
+    }
+    return fit >= 0 ? fit : small;
+}
+
+/* Racing: min_samples samples of a burst sized by the plan's own time, so
+ * that a slow plan costs a few milliseconds per sample, not min_samples
+ * bursts of 64 calls (3 ms calls: a second).  Comparing that estimate with
+ * the best plan's largest-burst time is conservative: under the power cap a
+ * longer burst is never faster per call, so a shorter burst can only make
+ * the plan look faster, i.e. less likely raced out.  What a short burst adds
+ * is its one launch latency (later launches queue behind running kernels),
+ * and the burst chosen spans at least a quarter of GDT_RACE_SAMPLE_S (or one
+ * call longer than it) with the default bursts: about a percent, inside
+ * GDT_RACE_MARGIN.  *out holds only that burst when the plan is raced out;
+ * otherwise the full measurement continues that burst's series. */
 static gdt_status race(meas *m, gdt_measure_result *out, gdt_error *e)
 {
     const gdt_measure_opts *o = m->o;
-    gdt_burst_result *r = &out->bursts[o->nbursts - 1];
+    int k = race_index(o, m->call_s);
+    gdt_burst_result *r = &out->bursts[k];
     bool conv = false;
-    gdt_status st = burst_series(m, r, o->bursts[o->nbursts - 1], o->max_seconds, o->min_samples, &conv, e);
+    out->race_burst = o->bursts[k];
+    gdt_status st = burst_series(m, r, o->bursts[k], o->max_seconds, o->min_samples, &conv, e);
     if (st == GDT_STATUS_OK &&
         gdt_measure_raced_out(r->median_device_us, r->rel_spread, o->race_us, o->race_noise)) {
         out->bursts[0] = *r;
@@ -366,14 +406,15 @@ static gdt_status run_all(meas *m, gdt_measure_result *out, gdt_error *e)
         return st;
     }
     int series_left = o->nbursts + (o->cold ? 1 : 0);
-    out->converged = true;
     for (int i = 0; i < o->nbursts && st == GDT_STATUS_OK; i++, series_left--) {
         double budget = (o->max_seconds - (gdt_now() - t0)) / series_left;
-        bool conv = false;
-        /* the largest burst continues what racing took */
+        bool conv = false, metric = i == o->nbursts - 1;
+        if (metric && o->contender_seconds > budget)
+            budget = o->contender_seconds;
+        /* the racing burst continues what racing took */
         st = burst_series(m, &out->bursts[i], o->bursts[i], budget, 0, &conv, e);
         out->nbursts = i + 1;
-        out->converged = out->converged && conv;
+        out->converged = metric && conv;
     }
     if (st == GDT_STATUS_OK && o->cold) {
         double rel, budget = o->max_seconds - (gdt_now() - t0);

@@ -93,6 +93,7 @@ static const field option_fields[] = {
     RANGE("shard_i", K_INT, true, 0, GDT_SHARDS_MAX), RANGE("shard_n", K_INT, true, 0, GDT_SHARDS_MAX),
     OPT("race", K_BOOL), /* absent in journals from before racing: those ran every plan in full */
     OPT("shard_source", K_STR),
+    OPT("cupti", K_BOOL), /* written only when on */
 };
 static const field resume_fields[] = {
     REQ("type", K_STR), REQ("started", K_STR), REQ("source_digest", K_STR),
@@ -115,6 +116,13 @@ static const field result_fields[] = {
     OPT("fatal_error", K_STR), OPT("verify_err", K_NUMS), OPT("bursts", K_ARR), OPT("cold_us", K_NUMS),
     OPT("median_cold_us", K_NUM), OPT("converged", K_BOOL), OPT("raced_out", K_BOOL), OPT("measure_s", K_NUM),
     OPT("time_us", K_NUM), OPT("noise", K_NUM), OPT("clocks", K_OBJ),
+    /* newer than the first journals: absent there */
+    RANGE("race_burst", K_INT, false, 1, GDT_BURST_MAX), OPT("cupti", K_OBJ), OPT("cupti_error", K_STR),
+};
+static const field cupti_fields[] = {
+    RANGE("burst", K_INT, true, 1, GDT_BURST_MAX), REQ("kernels", K_NUM), REQ("kernel_us", K_NUM),
+    REQ("event_us", K_NUM), RANGE("gap_us", K_NUM, true, -BIG, BIG),
+    REQ("span_us", K_NUM),
 };
 static const field burst_fields[] = {
     RANGE("burst", K_INT, true, 1, GDT_BURST_MAX), REQ("host_us", K_NUMS), REQ("device_us", K_NUMS),
@@ -274,6 +282,7 @@ static gdt_status check_options(const where *w, const cJSON *op, gdt_run_options
     o->shard_i = num_int(op, "shard_i", 0);
     o->shard_n = num_int(op, "shard_n", 0);
     o->race = cJSON_IsTrue(gdt_json_get(op, "race"));
+    o->cupti = cJSON_IsTrue(gdt_json_get(op, "cupti"));
     o->shard_source = str(op, "shard_source");
     if (o->deadline > 0 && o->deadline < GDT_DEADLINE_MIN)
         return wrong(w, "/options/deadline", "0 (none) or at least 1 s", gdt_json_get(op, "deadline"), e);
@@ -535,10 +544,12 @@ static gdt_status check_measurement(const where *w, const cJSON *rec, gdt_run_re
                                     gdt_error *e)
 {
     const cJSON *t = gdt_json_get(rec, "time_us"), *bursts = gdt_json_get(rec, "bursts");
-    const cJSON *clocks = gdt_json_get(rec, "clocks");
+    const cJSON *clocks = gdt_json_get(rec, "clocks"), *cupti = gdt_json_get(rec, "cupti");
     gdt_status s = bursts ? check_bursts(w, bursts, e) : GDT_STATUS_OK;
     if (s == GDT_STATUS_OK && clocks)
         s = check_fields(w, "/clocks", clocks, clock_fields, NFIELDS(clock_fields), e);
+    if (s == GDT_STATUS_OK && cupti)
+        s = check_fields(w, "/cupti", cupti, cupti_fields, NFIELDS(cupti_fields), e);
     if (s != GDT_STATUS_OK || res->disposition != GDT_DISP_VERIFIED)
         return s;
     if (!t || !(t->valuedouble > 0))

@@ -82,6 +82,7 @@ static cJSON *options_json(const gdt_run_options *op)
         cJSON_AddNumberToObject(o, "shard_n", op->shard_n) &&
         (!op->shard_source || !op->shard_source[0] ||
          cJSON_AddStringToObject(o, "shard_source", op->shard_source)) &&
+        (!op->cupti || cJSON_AddBoolToObject(o, "cupti", true)) &&
         cJSON_AddBoolToObject(o, "race", op->race))
         return o;
     return drop(o);

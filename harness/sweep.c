@@ -88,9 +88,11 @@ static double plan_deadline(const run *r)
 {
     if (r->o.deadline > 0)
         return r->o.deadline;
-    /* Build (NVRTC or finalize), verification and the measurement cap with
-     * its warm-up and cold samples, plus a margin for a slow first load. */
-    return 120.0 + 30.0 + 3.0 * r->o.max_plan_seconds + 30.0;
+    /* Build (NVRTC or finalize), verification and the measurement cap (a
+     * contender's included) with its warm-up and cold samples, plus a
+     * margin for a slow first load. */
+    double cap = r->o.max_plan_seconds * (r->o.exhaustive ? 1.0 : 1.0 + GDT_CONTENDER_FACTOR);
+    return 120.0 + 30.0 + 3.0 * cap + 30.0;
 }
 
 static void effective_settings(gdt_sweep_opts *o, const gdt_sweep_spec *sp)
@@ -154,6 +156,8 @@ static gdt_status worker_up(run *r, lane *ln, gdt_error *e)
     ln->prepared = -1;
     cJSON *req = cJSON_CreateObject(), *rep = NULL;
     cJSON_AddStringToObject(req, "op", "hello");
+    if (r->o.cupti)
+        cJSON_AddBoolToObject(req, "cupti", true);
     s = call(ln, req, HELLO_DEADLINE_S, &rep, e);
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK) {
@@ -163,9 +167,15 @@ static gdt_status worker_up(run *r, lane *ln, gdt_error *e)
         return no_device(why, e);
     }
     cJSON *dev = cJSON_DetachItemFromObject(rep, "device");
+    const char *cupti_why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "cupti_error"));
     if (!cJSON_IsObject(dev)) {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "error"));
         s = no_device(why ? why : "no device", e);
+        cJSON_Delete(dev);
+    } else if (cupti_why) {
+        s = gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--cupti: CUPTI is not available on %s: %s "
+                          "(drop --cupti to sweep without the traced burst)",
+                          gdt_json_str_or(dev, "name", "the device"), cupti_why);
         cJSON_Delete(dev);
     } else {
         /* A respawned worker owns the same device: the first hello stays
@@ -383,6 +393,12 @@ static cJSON *plan_request(run *r, int ci, const cJSON *plan)
         cJSON_AddNumberToObject(req, "race_us", best);
         cJSON_AddNumberToObject(req, "race_noise", noise);
     }
+    /* Racing leaves few plans measured in full: their metric gets the time
+     * to converge.  --exhaustive keeps the plain shares. */
+    if (!r->o.exhaustive)
+        cJSON_AddNumberToObject(req, "contender_seconds", GDT_CONTENDER_FACTOR * r->o.max_plan_seconds);
+    if (r->o.cupti)
+        cJSON_AddBoolToObject(req, "cupti", true);
     return req;
 }
 
@@ -478,7 +494,8 @@ static gdt_run_options run_options(const run *r)
     gdt_run_options op = {.nbursts = r->o.nbursts, .target_rel = r->o.target_rel,
                           .max_plan_seconds = r->o.max_plan_seconds, .deadline = r->o.deadline,
                           .knob_cap = r->o.knob_cap, .shard_i = r->o.shard_i, .shard_n = r->o.shard_n,
-                          .race = !r->o.exhaustive, .shard_source = r->o.shard_source};
+                          .race = !r->o.exhaustive, .cupti = r->o.cupti,
+                          .shard_source = r->o.shard_source};
     memcpy(op.bursts, r->o.bursts, sizeof op.bursts);
     return op;
 }
@@ -560,6 +577,7 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     r->o.shard_i = op->shard_i;
     r->o.shard_n = op->shard_n;
     r->o.exhaustive = !op->race;
+    r->o.cupti = op->cupti;
     if (op->shard_n)
         fprintf(stderr, "gdtune sweep: resuming shard %d/%d (from %s)\n", op->shard_i, op->shard_n,
                 op->shard_source[0] ? op->shard_source : "its journal header");
@@ -793,6 +811,45 @@ static gdt_status sweep_cells(run *r, gdt_error *e)
     return s;
 }
 
+/* ------------------------------------------------------- convergence */
+
+/* The fastest verified plan slower than (after, in index order on ties)
+ * plan `after`; -1 for none.  after < 0: the fastest. */
+static int next_fastest(const gdt_run_cell *c, int after)
+{
+    int best = -1;
+    for (int pi = 0; pi < c->nplans; pi++) {
+        const gdt_run_result *x = &c->result[pi];
+        if (!x->rec || x->disposition != GDT_DISP_VERIFIED)
+            continue;
+        if (after >= 0 && (x->time_us < c->result[after].time_us ||
+                           (x->time_us == c->result[after].time_us && pi <= after)))
+            continue;
+        if (best < 0 || x->time_us < c->result[best].time_us)
+            best = pi;
+    }
+    return best;
+}
+
+int gdt_sweep_top_converged(const gdt_run_cell *c, int top, int *converged)
+{
+    int n = 0;
+    *converged = 0;
+    for (int pi = next_fastest(c, -1); pi >= 0 && n < top; pi = next_fastest(c, pi), n++)
+        *converged += cJSON_IsTrue(gdt_json_get(c->result[pi].rec, "converged"));
+    return n;
+}
+
+static void report_convergence(const gdt_run *j)
+{
+    for (int ci = 0; ci < j->ncells; ci++) {
+        int conv = 0, n = gdt_sweep_top_converged(&j->cells[ci], 3, &conv);
+        if (n)
+            fprintf(stderr, "gdtune sweep: %s %s: top-%d converged: %d of %d\n",
+                    gdt_family_name(j->cells[ci].spec->family), j->cells[ci].spec->shape, n, conv, n);
+    }
+}
+
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_run **journal,
                          gdt_error *e)
 {
@@ -826,6 +883,8 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     lanes_stop(&r);
     if (s == GDT_STATUS_OK)
         s = gdt_run_load(r.dir, journal, e);
+    if (s == GDT_STATUS_OK)
+        report_convergence(*journal);
     if (s == GDT_STATUS_OK)
         s = gdt_emit_runs(journal, 1, r.o.tables_dir, e);
     run_free(&r);

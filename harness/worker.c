@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "gdt_cuda.h"
+#include "gdt_cupti.h"
 #include "gdt_engines.h"
 #include "gdt_json.h"
 #include "gdt_measure.h"
@@ -26,6 +27,12 @@ typedef struct worker {
     gdt_trial *cell;
     gdt_graph *g;
 } worker;
+
+/* A plan request's settings beyond the measurement's. */
+typedef struct plan_opts {
+    gdt_measure_opts mo;
+    bool cupti;   /* one traced burst beside the timed ones */
+} plan_opts;
 
 static cJSON *error_reply(const char *op, const gdt_error *e)
 {
@@ -201,7 +208,16 @@ static gdt_status count_devices(int *n, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-static cJSON *on_hello(worker *w)
+/* hello with "cupti": true asks whether CUPTI works here: "cupti_error"
+ * says why not, so that the sweep can refuse --cupti before it measures. */
+static void hello_cupti(const cJSON *req, cJSON *r)
+{
+    gdt_error e = {0};
+    if (cJSON_IsTrue(cJSON_GetObjectItem(req, "cupti")) && gdt_cupti_check(&e) != GDT_STATUS_OK)
+        cJSON_AddStringToObject(r, "cupti_error", e.msg);
+}
+
+static cJSON *on_hello(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
     int n = 0;
@@ -222,6 +238,7 @@ static cJSON *on_hello(worker *w)
     w->have_device = true;
     cJSON_AddNumberToObject(d, "device_count", n); /* the sweep starts one worker per device */
     cJSON_AddItemToObject(r, "device", d);
+    hello_cupti(req, r);
     return r;
 }
 
@@ -303,9 +320,18 @@ cJSON *gdt__clocks_json(const gdt_measure_clocks *c)
 
 /* The measurement settings of a plan request; absent fields keep the
  * defaults. */
-static gdt_status measure_opts(const cJSON *req, gdt_measure_opts *mo, gdt_error *e)
+static gdt_status measure_opts(const cJSON *req, plan_opts *po, gdt_error *e)
 {
+    gdt_measure_opts *mo = &po->mo;
+    const cJSON *cupti = gdt_json_get(req, "cupti");
     gdt_measure_opts_default(mo);
+    po->cupti = cJSON_IsTrue(cupti);
+    if (cupti && !cJSON_IsBool(cupti)) {
+        char got[96];
+        gdt_json_describe(cupti, got, sizeof got);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cupti: expected a boolean, got %s",
+                             REQUEST, got);
+    }
     gdt_status s = request_bursts(req, mo, e);
     if (s == GDT_STATUS_OK)
         s = request_number(req, "target_rel", GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX,
@@ -317,6 +343,9 @@ static gdt_status measure_opts(const cJSON *req, gdt_measure_opts *mo, gdt_error
         s = request_number(req, "race_us", 0, 1e12, &mo->race_us, e);
     if (s == GDT_STATUS_OK)
         s = request_number(req, "race_noise", 0, 1e3, &mo->race_noise, e);
+    if (s == GDT_STATUS_OK) /* contenders: the largest burst's cap (absent: its share) */
+        s = request_number(req, "contender_seconds", 0, GDT_PLAN_SECONDS_MAX,
+                           &mo->contender_seconds, e);
     mo->cold = true;
     return s;
 }
@@ -344,15 +373,45 @@ static void add_measurement(cJSON *r, const gdt_measure_result *m)
     cJSON_AddNumberToObject(r, "median_cold_us", m->median_cold_us);
     cJSON_AddBoolToObject(r, "converged", m->converged);
     cJSON_AddBoolToObject(r, "raced_out", m->raced_out);
+    if (m->race_burst)
+        cJSON_AddNumberToObject(r, "race_burst", m->race_burst);
     cJSON_AddNumberToObject(r, "measure_s", m->seconds);
     double noise = 0, t = gdt_measure_best_us(m, &noise);
     cJSON_AddNumberToObject(r, "time_us", t);
     cJSON_AddNumberToObject(r, "noise", noise);
 }
 
-/* Verifies then measures the built plan. */
-static gdt_status verify_and_measure(worker *w, const gdt_measure_opts *mo, cJSON *r, gdt_error *e)
+static gdt_status exec_plan(void *ctx, void *stream, gdt_error *e)
 {
+    worker *w = ctx;
+    (void)stream; /* the trial's own */
+    return gdt_trial_execute(w->cell, w->g, e);
+}
+
+/* One traced burst of the largest size, apart from the timed ones: CUPTI's
+ * kernel durations beside the event time, per call. */
+static gdt_status trace_plan(worker *w, int burst, cJSON *r, gdt_error *e)
+{
+    gdt_exec_fn fn = {exec_plan, w};
+    gdt_cupti_burst c;
+    gdt_status s = gdt_cupti_trace(&fn, w->cell->stream, burst, &c, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    cJSON *o = cJSON_AddObjectToObject(r, "cupti");
+    cJSON_AddNumberToObject(o, "burst", burst);
+    cJSON_AddNumberToObject(o, "kernels", c.kernels);
+    cJSON_AddNumberToObject(o, "kernel_us", c.kernel_us);
+    cJSON_AddNumberToObject(o, "event_us", c.event_us);
+    cJSON_AddNumberToObject(o, "gap_us", c.gap_us);
+    cJSON_AddNumberToObject(o, "span_us", c.span_us);
+    return GDT_STATUS_OK;
+}
+
+/* Verifies then measures the built plan (and traces it when asked and not
+ * raced out). */
+static gdt_status verify_and_measure(worker *w, const plan_opts *po, cJSON *r, gdt_error *e)
+{
+    const gdt_measure_opts *mo = &po->mo;
     double err[4] = {0};
     int nerr = 0;
     gdt_status s = gdt_trial_verify(w->cell, w->g, err, &nerr, e);
@@ -369,6 +428,12 @@ static gdt_status verify_and_measure(worker *w, const gdt_measure_opts *mo, cJSO
         add_measurement(r, m);
         cJSON_AddItemToObject(r, "clocks", gdt__clocks_json(&clk));
     }
+    gdt_error te = {0};
+    /* The timed measurement stands without the trace: a tracing failure is
+     * journaled beside it, not as the plan's disposition. */
+    if (s == GDT_STATUS_OK && po->cupti && !m->raced_out &&
+        trace_plan(w, mo->bursts[mo->nbursts - 1], r, &te) != GDT_STATUS_OK)
+        cJSON_AddStringToObject(r, "cupti_error", te.msg);
     free(m);
     return s;
 }
@@ -400,15 +465,15 @@ static const char *disposition(gdt_status s)
 static cJSON *on_plan(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
-    gdt_measure_opts mo;
-    if (measure_opts(req, &mo, &e) != GDT_STATUS_OK)
+    plan_opts po;
+    if (measure_opts(req, &po, &e) != GDT_STATUS_OK)
         return error_reply("error", &e); /* a bad request, not a plan's disposition */
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "op", "result");
     double build_s = 0;
     gdt_status s = build_plan(w, req, &build_s, &e);
     if (s == GDT_STATUS_OK)
-        s = verify_and_measure(w, &mo, r, &e);
+        s = verify_and_measure(w, &po, r, &e);
     cJSON_AddStringToObject(r, "disposition", disposition(s));
     cJSON_AddStringToObject(r, "error", s == GDT_STATUS_OK ? "" : e.msg);
     cJSON_AddNumberToObject(r, "build_s", build_s);
@@ -433,7 +498,7 @@ static cJSON *dispatch(worker *w, const char *line, bool *quit)
         r = (gdt_error_set(&e, GDT_STATUS_BAD_INPUT, "worker: request is not a JSON object with "
                            "\"op\": %.80s", line), error_reply("error", &e));
     else if (!strcmp(op, "hello"))
-        r = on_hello(w);
+        r = on_hello(w, req);
     else if (!strcmp(op, "cell"))
         r = on_cell(w, req);
     else if (!strcmp(op, "plan"))

@@ -2,7 +2,8 @@
  * the relative spread (half-width of the median's ~95% order-statistic
  * interval over the median), the stop/converge rule and the clock gate; and
  * gdt_measure's whole loop (warm-up, bursts, clock-probe drops and back-off,
- * cold samples, restore before every sample) against a simulated device:
+ * cold samples, restore before every sample, racing's first estimate and
+ * a contender's cap) against a simulated device:
  * this executable defines the CUDA runtime and driver calls measure.c and
  * clock_probe.c make, which take precedence over libcudart's.  NVRTC is
  * real (it compiles the probe without a GPU). */
@@ -385,6 +386,80 @@ static void test_sim_failure(gdt_measure_result *r)
     CHECK_INT(sim.events, ==, 0);
 }
 
+/* gdt_measure_trials on a plan of us per call (as much wall time), raced
+ * against race_us, with contender_seconds for the largest burst. */
+static int run_race(sim_plan *x, double race_us, double contender_s, gdt_measure_result *r)
+{
+    static const double ok[] = {1950};
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    o.max_seconds = 0.5;
+    o.race_us = race_us;
+    o.race_noise = race_us > 0 ? 0.002 : 0;
+    o.contender_seconds = contender_s;
+    sim.script = ok, sim.nscript = 1, sim.probes = 0;
+    gdt_exec_fn fn = {sim_execute, x};
+    gdt_error e = {0};
+    return gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e);
+}
+
+/* A 2 ms plan against a 1 ms best: the first estimate is min_samples
+ * samples of burst 1 (burst 4 would pass GDT_RACE_SAMPLE_S), so racing it
+ * out costs the warm-up (50 ms: about 25 calls) and 5 calls, where 5
+ * samples of burst 64 cost 320 calls and 0.64 s. */
+static void test_sim_race_cheap(gdt_measure_result *r)
+{
+    sim_plan x = {2000.0, 0.002, 7, 0, 0, 0, 2000.0};
+    CHECK_INT(run_race(&x, 1000.0, 1.0, r), ==, GDT_STATUS_OK);
+    CHECK(r->raced_out);
+    CHECK(!r->converged);
+    CHECK_INT(r->race_burst, ==, 1);
+    CHECK_INT(r->nbursts, ==, 1);
+    CHECK_INT(r->bursts[0].burst, ==, 1);
+    CHECK_INT(r->bursts[0].n, ==, 5);
+    CHECK(fabs(r->bursts[0].median_device_us - 2000.0) < 10.0);
+    CHECK_INT(x.executes, <=, 40);
+    CHECK(r->seconds < 0.2);
+}
+
+/* 100 us per call: burst 16 (1.6 ms) is the largest that fits the racing
+ * sample, and 64 would not. */
+static void test_sim_race_sized(gdt_measure_result *r)
+{
+    sim_plan x = {100.0, 0.002, 7, 0, 0, 0, 100.0};
+    CHECK_INT(run_race(&x, 50.0, 1.0, r), ==, GDT_STATUS_OK);
+    CHECK(r->raced_out);
+    CHECK_INT(r->race_burst, ==, 16);
+    CHECK_INT(r->bursts[0].burst, ==, 16);
+    CHECK_INT(x.executes, <=, 600 + 5 * 16);
+}
+
+/* A 4 ms plan (longer than a racing sample: burst 1) as fast as the best survives racing.  Within its share of
+ * the 0.5 s cap its burst of 64 (256 ms a sample) stops at the overrun
+ * rule below min_samples, not converged; as a contender (1.5 s for that
+ * burst) it takes its 5 samples and converges.  Either way the racing
+ * burst's samples stay in its series. */
+static void test_sim_contender(gdt_measure_result *r)
+{
+    sim_plan x = {4000.0, 0.001, 7, 0, 0, 0, 4000.0};
+    CHECK_INT(run_race(&x, 4000.0, 0.0, r), ==, GDT_STATUS_OK);
+    CHECK(!r->raced_out);
+    CHECK_INT(r->race_burst, ==, 1);
+    CHECK_INT(r->nbursts, ==, 4);
+    CHECK_INT(r->bursts[0].n, >, 5);
+    CHECK_INT(r->bursts[3].n, <, 5);
+    CHECK(!r->converged);
+    sim_plan y = {4000.0, 0.001, 7, 0, 0, 0, 4000.0};
+    CHECK_INT(run_race(&y, 4000.0, 1.5, r), ==, GDT_STATUS_OK);
+    CHECK(!r->raced_out);
+    CHECK_INT(r->bursts[3].burst, ==, 64);
+    CHECK_INT(r->bursts[3].n, >=, 5);
+    CHECK(r->bursts[3].rel_spread <= 0.005);
+    CHECK(r->converged);
+    CHECK(fabs(gdt_measure_best_us(r, NULL) - 4000.0) < 10.0);
+    CHECK(r->seconds < 0.5 + 1.5 + 0.5);
+}
+
 static void test_simulated(void)
 {
     gdt_measure_result *r = calloc(1, sizeof *r);
@@ -393,6 +468,9 @@ static void test_simulated(void)
     test_sim_never_at_speed(r);
     test_sim_long_kernel(r);
     test_sim_failure(r);
+    test_sim_race_cheap(r);
+    test_sim_race_sized(r);
+    test_sim_contender(r);
     free(r);
 }
 
@@ -414,6 +492,10 @@ static void test_bad_opts(void)
     o.min_samples = 0;
     CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_STR(e.msg, "measure: min_samples 0 outside 1..200");
+    gdt_measure_opts_default(&o);
+    o.contender_seconds = -1;
+    CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "measure: contender_seconds -1 outside 0..1e6");
     free(r);
 }
 
