@@ -1,5 +1,5 @@
-/* The `hand` engine kind: kernels written by hand for one configuration
- * each, compiled by nvcc at build time and embedded in libgdtune
+/* The `hand` engine kind: kernels written by hand, each in a few fixed
+ * configurations, compiled by nvcc at build time and embedded in libgdtune
  * (engines/hand/README.md).  Private to libgdtune, its harness and tests. */
 #ifndef GDT_HAND_H
 #define GDT_HAND_H
@@ -9,9 +9,21 @@
 /* The embedded cubin of kernels/hand/gemm_sm90.cu (sm_90a). */
 #define GDT_HAND_GEMM_CUBIN "kernels/hand/gemm_sm90.cubin"
 
-/* The fixed configuration of gemm.hand as knobs: TILE_M, TILE_N, TILEK,
- * STAGES, GROUP_M (the raster's band of tile rows). */
+/* How many fixed configurations gemm.hand has. */
+#define GDT_HAND_GEMM_CONFIGS 5
+
+/* Configuration i (0 <= i < GDT_HAND_GEMM_CONFIGS) of gemm.hand as knobs:
+ * TILE_M, TILE_N, TILEK, STAGES, GROUP_M (the raster's band of tile rows)
+ * and, for a split-K one, SPLIT_K.  Configuration 0 is 128 x 256 without
+ * split, which the knobless name gemm.hand also means. */
+void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
+/* Configuration 0. */
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out);
+/* Every configuration for a GEMM problem, in the order to try them
+ * untimed: those whose work units (tiles times splits) fill three quarters
+ * of the device's SMs first.  Fills out[GDT_HAND_GEMM_CONFIGS]; returns the
+ * count. */
+int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out);
 
 /* The embedded cubin of kernels/hand/attn_fwd_sm90.cu (sm_90a). */
 #define GDT_HAND_ATTN_CUBIN "kernels/hand/attn_fwd_sm90.cubin"

@@ -1,11 +1,12 @@
 /* The hand engine's GEMM (slot gemm.hand): kernels/hand/gemm_sm90.cu, built
- * by nvcc for sm_90a and embedded as a cubin.  One configuration (the
- * knobs below); check_support declines, with the reason, every problem the
- * kernel cannot run exactly: another arch, dtype or configuration, an
- * operand without a unit stride, and strides TMA cannot describe (16-byte
- * multiples).  build loads the cubin; execute encodes the three tensor
- * maps (again only when the pointers change) and launches the persistent
- * grid. */
+ * by nvcc for sm_90a and embedded as a cubin.  A few fixed configurations
+ * (the table below), each a named knob set; check_support declines, with
+ * the reason, every problem the kernel cannot run exactly: another arch,
+ * dtype or configuration, an operand without a unit stride, and strides
+ * TMA cannot describe (16-byte multiples).  build loads the cubin;
+ * execute encodes the three tensor maps (again only when the pointers
+ * change), launches the persistent grid and, for a split-K configuration,
+ * the reduction of its partials. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,24 +16,45 @@
 #include "gdt_cuda.h"
 #include "gdt_engines.h"
 #include "gdt_hand.h"
+#include "gdt_predict.h"
 #include "gdt_util.h"
 
 /* What kernels/hand/gemm_sm90.cu is compiled for: keep the two in step. */
-enum { TILE_M = 128, TILE_N = 256, TILE_K = 64, STAGES = 4, GROUP_M = 8, THREADS = 384 };
-/* Its shared memory: the ring, four 64 x 64 output blocks, the barriers,
- * and 1024 bytes of slack to align the swizzle atoms. */
-#define SMEM_BYTES (STAGES * (TILE_M + TILE_N) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * STAGES + 1024)
+enum { TILE_M = 128, TILE_K = 64, STAGES = 4, GROUP_M = 8, THREADS = 384, REDUCE_THREADS = 256 };
+/* Its shared memory for a tile_n: the ring, four 64 x 64 output blocks,
+ * the barriers, and 1024 bytes of slack to align the swizzle atoms. */
+#define SMEM_BYTES(tile_n) (STAGES * (TILE_M + (tile_n)) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * STAGES + 1024)
 
-static const gdt_knob gemm_knobs[] = {
-    {GDT_KNOB_TILE_M, TILE_M}, {GDT_KNOB_TILE_N, TILE_N}, {GDT_KNOB_TILEK, TILE_K},
-    {GDT_KNOB_STAGES, STAGES}, {GDT_KNOB_GROUP_M, GROUP_M},
+/* The fixed configurations, in the order the planner tries them when each
+ * fills the SMs (gdt__hand_gemm_plans).  The first is the knobless
+ * gemm.hand; split_k > 1 names a SPLIT_K knob and a workspace. */
+typedef struct hand_config {
+    int tile_n, split_k;
+    const char *entry; /* the prefix of its entries in the .cu */
+} hand_config;
+
+static const hand_config configs[] = {
+    {256, 1, "gdt_hand_gemm"},
+    {128, 1, "gdt_hand_gemm_n128"},
+    {128, 2, "gdt_hand_gemm_n128_splitk"},
+    {128, 4, "gdt_hand_gemm_n128_splitk"},
+    {128, 8, "gdt_hand_gemm_n128_splitk"},
 };
+#define NCONFIGS (int)(sizeof configs / sizeof configs[0])
+_Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
 
 /* Mirrors struct gdt_hand_gemm_params in kernels/hand/gemm_sm90.cu. */
 typedef struct gdt_hand_gemm_params {
     int m, n, k, batch;
     int tiles_m, tiles_n;
+    int splits;
 } gdt_hand_gemm_params;
+
+/* Mirrors struct gdt_hand_reduce_params in kernels/hand/gemm_sm90.cu. */
+typedef struct gdt_hand_reduce_params {
+    int m, n, batch, splits, np;
+    long long ldc, batch_stride_c;
+} gdt_hand_reduce_params;
 
 /* One tensor map: three dims (unit-stride axis first, then the other
  * matrix axis, then batch), two byte strides and the box. */
@@ -45,20 +67,76 @@ struct gdt_compiled {
     CUtensorMap maps[3]; /* A, B, C: first, for their 128-byte alignment */
     const gdt_cu_api *cu;
     gdt_facts facts;
+    const hand_config *config;
     map_geometry geo[3];
     const void *bound[3]; /* the pointers the maps describe */
     gdt_hand_gemm_params params;
+    gdt_hand_reduce_params reduce;
+    size_t ws_bytes;
     CUmodule mod;
-    CUfunction fn;
-    CUlaunchConfig cfg;
+    CUfunction fn, reduce_fn;
+    CUlaunchConfig cfg, reduce_cfg;
 };
+
+void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
+{
+    const hand_config *c = &configs[i];
+    memset(out, 0, sizeof *out);
+    out->engine_id = engine_id;
+    gdt_plan_id_set_knob(out, GDT_KNOB_TILE_M, TILE_M);
+    gdt_plan_id_set_knob(out, GDT_KNOB_TILE_N, c->tile_n);
+    gdt_plan_id_set_knob(out, GDT_KNOB_TILEK, TILE_K);
+    gdt_plan_id_set_knob(out, GDT_KNOB_STAGES, STAGES);
+    gdt_plan_id_set_knob(out, GDT_KNOB_GROUP_M, GROUP_M);
+    if (c->split_k > 1)
+        gdt_plan_id_set_knob(out, GDT_KNOB_SPLIT_K, c->split_k);
+}
 
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out)
 {
-    memset(out, 0, sizeof *out);
-    out->engine_id = engine_id;
-    for (size_t i = 0; i < sizeof gemm_knobs / sizeof gemm_knobs[0]; i++)
-        gdt_plan_id_set_knob(out, gemm_knobs[i].type, gemm_knobs[i].value);
+    gdt__hand_gemm_config_plan(0, engine_id, out);
+}
+
+/* The configuration a plan names: the knobless name is the first; -1 for
+ * a knob set that is none of them. */
+static int config_index(const gdt_plan_id *p)
+{
+    gdt_plan_id fixed;
+    if (p->nknobs == 0)
+        return 0;
+    for (int i = 0; i < NCONFIGS; i++) {
+        gdt__hand_gemm_config_plan(i, p->engine_id, &fixed);
+        if (gdt_plan_id_equal(p, &fixed))
+            return i;
+    }
+    return -1;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The work units config i runs for a problem: tiles times the splits it
+ * can make (at most one per 64-deep K tile). */
+static int64_t config_units(const hand_config *c, const gdt_gemm_desc *g)
+{
+    int64_t tiles = ceil_div(g->m, TILE_M) * ceil_div(g->n, c->tile_n) * g->batch;
+    int64_t ktiles = ceil_div(g->k, TILE_K);
+    return tiles * (c->split_k < ktiles ? c->split_k : ktiles);
+}
+
+/* Untimed order: the configurations whose units fill three quarters of the
+ * SMs, in table order (so the fewest splits that fill the grid come
+ * first), then the others in table order. */
+int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out)
+{
+    int sms = f->device.sm_count > 0 ? f->device.sm_count : gdt__predict_sm_count(f->device.arch);
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < NCONFIGS; i++) {
+            bool fills = config_units(&configs[i], &f->problem.u.gemm) * 4 >= (int64_t)sms * 3;
+            if (fills == (pass == 0))
+                gdt__hand_gemm_config_plan(i, engine_id, &out[n++]);
+        }
+    return n;
 }
 
 static int64_t round16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
@@ -84,7 +162,8 @@ static void geometry(int64_t eu, int64_t eo, int64_t so, int64_t batch, int64_t 
 /* The three maps of a problem, or why TMA cannot describe an operand.  A
  * is K-major when its K axis has unit stride, else MN-major; B MN-major
  * when its N axis has, else K-major; C must be row-major. */
-static bool layout(const gdt_gemm_desc *g, map_geometry geo[3], char *why, size_t n)
+static bool layout(const gdt_gemm_desc *g, const hand_config *c, map_geometry geo[3], char *why,
+                   size_t n)
 {
     const int64_t *sa = g->a_stride, *sb = g->b_stride, *sc = g->c_stride;
     if (sa[2] == 1)
@@ -97,7 +176,7 @@ static bool layout(const gdt_gemm_desc *g, map_geometry geo[3], char *why, size_
     if (sb[2] == 1)
         geometry(g->n, g->k, sb[1], g->batch, sb[0], 64, &geo[1]);
     else if (sb[1] == 1)
-        geometry(g->k, g->n, sb[2], g->batch, sb[0], TILE_N, &geo[1]);
+        geometry(g->k, g->n, sb[2], g->batch, sb[0], (uint32_t)c->tile_n, &geo[1]);
     else
         return snprintf(why, n, "operand B: no unit stride (strides %" PRId64 ", %" PRId64
                         ", %" PRId64 ")", sb[0], sb[1], sb[2]), false;
@@ -116,24 +195,33 @@ static bool layout(const gdt_gemm_desc *g, map_geometry geo[3], char *why, size_
     return true;
 }
 
-static bool knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p, char *why, size_t n)
+/* Every fixed configuration's name, for the decline of any other. */
+static void configs_list(int64_t engine_id, char *buf, size_t n)
 {
-    gdt_plan_id fixed;
-    char want[256], got[256];
-    gdt__hand_gemm_plan(p->engine_id, &fixed);
-    /* No knobs: the planner's name for a fixed-configuration slot. */
-    if (p->nknobs == 0 || gdt_plan_id_equal(p, &fixed))
-        return true;
-    gdt_plan_id_format(&fixed, want, sizeof want);
-    gdt_plan_id_format(p, got, sizeof got);
-    snprintf(why, n, "%s: plan %s: the kernel is built for %s only", s->name, got, want);
-    return false;
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < NCONFIGS && at < n; i++) {
+        gdt_plan_id id;
+        char name[256];
+        gdt__hand_gemm_config_plan(i, engine_id, &id);
+        gdt_plan_id_format(&id, name, sizeof name);
+        at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", name);
+    }
 }
 
-static bool sizes_ok(const gdt_gemm_desc *g, char *why, size_t n)
+static gdt_status decline_knobs(const gdt_engine_slot *s, const gdt_plan_id *p, gdt_error *e)
 {
-    int64_t tiles = ((g->m + TILE_M - 1) / TILE_M) * ((g->n + TILE_N - 1) / TILE_N);
-    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || tiles > INT_MAX / g->batch)
+    char got[256], fixed[1536];
+    gdt_plan_id_format(p, got, sizeof got);
+    configs_list(p->engine_id, fixed, sizeof fixed);
+    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                         "%s: plan %s: not one of the kernel's fixed configurations (%s)", s->name,
+                         got, fixed);
+}
+
+static bool sizes_ok(const gdt_gemm_desc *g, const hand_config *c, char *why, size_t n)
+{
+    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || config_units(c, g) > INT_MAX)
         return snprintf(why, n, "m %" PRId64 ", n %" PRId64 ", k %" PRId64 ", batch %" PRId64
                         ": the kernel indexes tiles and coordinates with 32-bit integers",
                         g->m, g->n, g->k, g->batch), false;
@@ -141,7 +229,7 @@ static bool sizes_ok(const gdt_gemm_desc *g, char *why, size_t n)
 }
 
 /* The device and dtype the cubin serves. */
-static bool target_ok(const gdt_facts *f, char *why, size_t n)
+static bool target_ok(const gdt_facts *f, const hand_config *c, char *why, size_t n)
 {
     gdt_device_props lim;
     if (!gdt_arch_limits(f->device.arch, &lim))
@@ -152,40 +240,52 @@ static bool target_ok(const gdt_facts *f, char *why, size_t n)
         return snprintf(why, n, "sm%d: the cubin is built for sm_90a only", f->device.arch), false;
     if (f->dtype != GDT_DTYPE_BF16 && f->dtype != GDT_DTYPE_FP16)
         return snprintf(why, n, "dtype %s: bf16 and fp16 only", gdt_dtype_name(f->dtype)), false;
-    if (lim.smem_per_block < SMEM_BYTES)
+    if (lim.smem_per_block < SMEM_BYTES(c->tile_n))
         return snprintf(why, n, "needs %d bytes of shared memory, the device allows %" PRId64,
-                        SMEM_BYTES, lim.smem_per_block), false;
+                        SMEM_BYTES(c->tile_n), lim.smem_per_block), false;
     return true;
 }
 
+/* The problem is checked against the plan's configuration (the first when
+ * the knobs name none, so that the decline says the rest first). */
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    char why[512] = "", what[1024];
+    char why[512] = "";
     map_geometry geo[3];
-    if (!target_ok(f, why, sizeof why) || !sizes_ok(&f->problem.u.gemm, why, sizeof why) ||
-        !layout(&f->problem.u.gemm, geo, why, sizeof why))
+    int i = config_index(p);
+    const hand_config *c = &configs[i < 0 ? 0 : i];
+    if (!target_ok(f, c, why, sizeof why) || !sizes_ok(&f->problem.u.gemm, c, why, sizeof why) ||
+        !layout(&f->problem.u.gemm, c, geo, why, sizeof why))
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
-    if (!knobs_ok(s, p, what, sizeof what))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", what);
-    return GDT_STATUS_OK;
+    return i < 0 ? decline_knobs(s, p, e) : GDT_STATUS_OK;
 }
 
-/* The entry for the dtype and the two operand layouts (k: K-major). */
-static const char *entry_name(const gdt_facts *f, char *buf, size_t n)
+/* The entry for the configuration, the dtype and the two operand layouts
+ * (k: K-major). */
+static const char *entry_name(const gdt_compiled *c, char *buf, size_t n)
 {
-    const int64_t *sa = f->problem.u.gemm.a_stride, *sb = f->problem.u.gemm.b_stride;
+    const int64_t *sa = c->facts.problem.u.gemm.a_stride, *sb = c->facts.problem.u.gemm.b_stride;
     bool a_k = sa[2] == 1, b_k = sb[2] != 1;
-    snprintf(buf, n, "gdt_hand_gemm_%s_%c%c", f->dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16",
+    snprintf(buf, n, "%s_%s_%c%c", c->config->entry, c->facts.dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16",
              a_k ? 'k' : 'm', b_k ? 'k' : 'm');
     return buf;
+}
+
+/* The reduction's grid: one thread per four workspace columns of a row. */
+static void reduce_launch(gdt_compiled *c)
+{
+    int64_t threads = (int64_t)c->reduce.batch * c->reduce.m * (c->reduce.np / 4);
+    c->reduce_cfg.gridDimX = (unsigned)ceil_div(threads, REDUCE_THREADS);
+    c->reduce_cfg.gridDimY = c->reduce_cfg.gridDimZ = 1;
+    c->reduce_cfg.blockDimX = REDUCE_THREADS, c->reduce_cfg.blockDimY = c->reduce_cfg.blockDimZ = 1;
 }
 
 static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
 {
     const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
     char name[64];
-    int sms = 0, dev = 0;
+    int sms = 0, dev = 0, smem = SMEM_BYTES(c->config->tile_n);
     double t0 = gdt_now();
     if (!cubin || !cubin->len)
         return gdt_error_set(e, GDT_STATUS_INTERNAL, "gemm.hand: %s is not embedded in this build",
@@ -197,14 +297,20 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     GDT_CHECK_CUDA(e, cudaGetDevice(&dev));
     GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
-    GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(&c->facts, name, sizeof name)));
+    GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(c, name, sizeof name)));
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                              SMEM_BYTES));
-    int64_t tiles = (int64_t)c->params.tiles_m * c->params.tiles_n * c->params.batch;
-    c->cfg.gridDimX = (unsigned)(tiles < sms ? tiles : sms);
+                                              smem));
+    if (c->ws_bytes) {
+        snprintf(name, sizeof name, "gdt_hand_gemm_reduce_%s",
+                 c->facts.dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16");
+        GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->reduce_fn, c->mod, name));
+        reduce_launch(c);
+    }
+    int64_t units = config_units(c->config, &c->facts.problem.u.gemm);
+    c->cfg.gridDimX = (unsigned)(units < sms ? units : sms);
     c->cfg.gridDimY = c->cfg.gridDimZ = 1;
     c->cfg.blockDimX = THREADS, c->cfg.blockDimY = c->cfg.blockDimZ = 1;
-    c->cfg.sharedMemBytes = SMEM_BYTES;
+    c->cfg.sharedMemBytes = (unsigned)smem;
     if (info)
         info->load_seconds = gdt_now() - t0;
     return GDT_STATUS_OK;
@@ -219,7 +325,24 @@ static void destroy(gdt_compiled *c)
     free(c);
 }
 
-static gdt_compiled *compiled_new(const gdt_facts *f)
+/* The kernel's parameters and, for a split-K configuration, the
+ * reduction's and the workspace: [split][batch][m][tiles_n * tile_n] fp32. */
+static void plan_params(gdt_compiled *c)
+{
+    const gdt_gemm_desc *g = &c->facts.problem.u.gemm;
+    const hand_config *k = c->config;
+    int64_t ktiles = ceil_div(g->k, TILE_K), tiles_n = ceil_div(g->n, k->tile_n);
+    int splits = (int)(k->split_k < ktiles ? k->split_k : ktiles);
+    c->params = (gdt_hand_gemm_params){(int)g->m, (int)g->n, (int)g->k, (int)g->batch,
+                                       (int)ceil_div(g->m, TILE_M), (int)tiles_n, splits};
+    if (k->split_k == 1)
+        return;
+    c->reduce = (gdt_hand_reduce_params){(int)g->m, (int)g->n, (int)g->batch, splits,
+                                         (int)(tiles_n * k->tile_n), g->c_stride[1], g->c_stride[0]};
+    c->ws_bytes = (size_t)splits * (size_t)(g->batch * g->m) * (size_t)c->reduce.np * sizeof(float);
+}
+
+static gdt_compiled *compiled_new(const gdt_facts *f, int config)
 {
     /* CUtensorMap wants 128-byte alignment, more than malloc promises. */
     size_t bytes = (sizeof(gdt_compiled) + 127) / 128 * 128;
@@ -227,13 +350,11 @@ static gdt_compiled *compiled_new(const gdt_facts *f)
     if (!c)
         return NULL;
     memset(c, 0, bytes);
-    const gdt_gemm_desc *g = &f->problem.u.gemm;
     char why[8];
     c->facts = *f;
-    layout(g, c->geo, why, sizeof why); /* check_support accepted it */
-    c->params = (gdt_hand_gemm_params){(int)g->m, (int)g->n, (int)g->k, (int)g->batch,
-                                       (int)((g->m + TILE_M - 1) / TILE_M),
-                                       (int)((g->n + TILE_N - 1) / TILE_N)};
+    c->config = &configs[config];
+    layout(&f->problem.u.gemm, c->config, c->geo, why, sizeof why); /* check_support accepted it */
+    plan_params(c);
     return c;
 }
 
@@ -248,7 +369,7 @@ static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_
     /* Nothing to compile: nvcc built the cubin with the library. */
     if (st != GDT_STATUS_OK || o->compile_only)
         return st;
-    gdt_compiled *c = compiled_new(f);
+    gdt_compiled *c = compiled_new(f, config_index(p));
     if (!c)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
     st = load(c, info, e);
@@ -260,11 +381,7 @@ static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_
     return GDT_STATUS_OK;
 }
 
-static size_t workspace_size(const gdt_compiled *c)
-{
-    (void)c;
-    return 0;
-}
+static size_t workspace_size(const gdt_compiled *c) { return c->ws_bytes; }
 
 static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
 {
@@ -282,11 +399,10 @@ static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
-                          void *stream, gdt_error *e)
+/* The pointers' TMA rules, re-encoding a map whose pointer changed. */
+static gdt_status bind(gdt_compiled *c, const gdt_operands *ops, gdt_error *e)
 {
     static const gdt_operand_role roles[3] = {GDT_OPERAND_A, GDT_OPERAND_B, GDT_OPERAND_C};
-    (void)ws, (void)ws_bytes;
     gdt_status st = gdt_operands_check(&c->facts.problem, ops, e);
     for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++) {
         void *ptr = ops->ptr[roles[i]];
@@ -297,11 +413,43 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
         if (ptr != c->bound[i])
             st = encode(c, i, ptr, e);
     }
+    return st;
+}
+
+/* A split-K plan's workspace: the caller's, sized by workspace_size, and
+ * 16-byte aligned for the reduction's vector loads. */
+static gdt_status workspace_ok(const gdt_compiled *c, const void *ws, size_t ws_bytes, gdt_error *e)
+{
+    if (!c->ws_bytes)
+        return GDT_STATUS_OK;
+    if (!ws || ws_bytes < c->ws_bytes)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "gemm.hand: workspace: expected %zu bytes, "
+                             "got %zu", c->ws_bytes, ws ? ws_bytes : 0);
+    if ((uintptr_t)ws % 16)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "gemm.hand: workspace: pointer %p is not "
+                             "16-byte aligned", ws);
+    return GDT_STATUS_OK;
+}
+
+/* The GEMM, then (split-K) the reduction of its partials into C, both on
+ * the caller's stream, so a timing of execute holds the two. */
+static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
+                          void *stream, gdt_error *e)
+{
+    gdt_status st = workspace_ok(c, ws, ws_bytes, e);
+    if (st == GDT_STATUS_OK)
+        st = bind(c, ops, e);
     if (st != GDT_STATUS_OK)
         return st;
-    void *args[] = {&c->maps[0], &c->maps[1], &c->maps[2], &c->params};
+    void *args[] = {&c->maps[0], &c->maps[1], &c->maps[2], &c->params, &ws};
     c->cfg.hStream = (CUstream)stream;
     GDT_CHECK_CU(e, c->cu->cuLaunchKernelEx(&c->cfg, c->fn, args, NULL));
+    if (!c->ws_bytes)
+        return GDT_STATUS_OK;
+    void *out = ops->ptr[GDT_OPERAND_C];
+    void *reduce_args[] = {&ws, &out, &c->reduce};
+    c->reduce_cfg.hStream = (CUstream)stream;
+    GDT_CHECK_CU(e, c->cu->cuLaunchKernelEx(&c->reduce_cfg, c->reduce_fn, reduce_args, NULL));
     return GDT_STATUS_OK;
 }
 

@@ -3,11 +3,11 @@
  * bf16 or fp16 in and out, fp32 accumulate.  Built by nvcc for sm_90a into
  * a cubin that libgdtune embeds (engines/hand/README.md).
  *
- * One configuration: a 128 x 256 x 64 tile, a 4-stage shared-memory ring,
+ * Tiles of 128 x BN x 64 (BN 256 or 128), a 4-stage shared-memory ring,
  * 384 threads.  Warpgroup 0 is the producer: one thread issues the TMA
  * loads of A and B into the ring (full barrier per stage, completed by the
  * copies' byte count); warpgroups 1 and 2 are the consumers: each runs
- * wgmma m64n256k16 on its 64-row half of the tile and releases a stage
+ * wgmma m64nBNk16 on its 64-row half of the tile and releases a stage
  * (empty barrier, one arrival per consumer warp) once its wgmma has read it.
  * The grid is persistent (at most one CTA per SM), walking the tiles of
  * every batch in a grouped raster (GROUP_M tile rows share a band so that
@@ -15,6 +15,12 @@
  * accumulators, writes 64 x 64 blocks into 128-byte-swizzled shared memory
  * and stores each with a TMA store, which clips at M and N; TMA loads
  * zero-fill outside M, N and K, so every tail is exact.
+ *
+ * Split-K (the SPLIT entries, BN 128): a work unit is one tile and one of
+ * p.splits contiguous ranges of K tiles; its consumers write the fp32
+ * partial straight from the fragments to the workspace, and
+ * gdt_hand_gemm_reduce_* then sums the splits in split order (so the result
+ * does not depend on which CTA finished first) and converts into C.
  *
  * Layouts: A and B are K-major (unit stride along K) or MN-major; the
  * tensor maps are built for the layout and wgmma reads either through its
@@ -35,23 +41,31 @@
 #include "gdt_ptx.cuh"
 
 #define TILE_M 128
-#define TILE_N 256
 #define TILE_K 64
 #define STAGES 4
 #define GROUP_M 8
 #define THREADS 384
 
 #define A_STAGE_BYTES (TILE_M * TILE_K * 2)
-#define B_STAGE_BYTES (TILE_N * TILE_K * 2)
+#define B_STAGE_BYTES(BN) ((BN) * TILE_K * 2)
 #define C_BLOCK_BYTES (64 * 64 * 2)
-#define C_OFFSET (STAGES * (A_STAGE_BYTES + B_STAGE_BYTES))
-#define BAR_OFFSET (C_OFFSET + 4 * C_BLOCK_BYTES) /* two blocks per consumer */
+#define C_OFFSET(BN) (STAGES * (A_STAGE_BYTES + B_STAGE_BYTES(BN)))
+#define BAR_OFFSET(BN) (C_OFFSET(BN) + 4 * C_BLOCK_BYTES) /* two blocks per consumer */
 #define CONSUMER_WARPS 8
+#define REDUCE_THREADS 256
 
 /* Mirrored field for field by gdt_hand_gemm_params in engines/hand/hand_engine.c. */
 struct gdt_hand_gemm_params {
     int m, n, k, batch;
     int tiles_m, tiles_n;
+    int splits; /* K ranges per tile (SPLIT entries only), at most the K tiles */
+};
+
+/* Mirrored by gdt_hand_reduce_params in engines/hand/hand_engine.c.  The
+ * workspace is [split][batch][m][np] fp32, np = tiles_n * BN. */
+struct gdt_hand_reduce_params {
+    int m, n, batch, splits, np;
+    long long ldc, batch_stride_c; /* elements */
 };
 
 /* ------------------------------------------------------------- mbarrier */
@@ -151,6 +165,38 @@ __device__ __forceinline__ void wgmma_n256(float (&d)[128], u64 da, u64 db, int 
 #undef D8
 }
 
+/* The same for a 64 x 128 accumulator (m64n128k16). */
+template <int FP16, int TA, int TB>
+__device__ __forceinline__ void wgmma_n128(float (&d)[64], u64 da, u64 db, int accumulate)
+{
+#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define WGMMA_ASM(T)                                                                                  \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                         \
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " {"                          \
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "             \
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "   \
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "   \
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "  \
+                 "%64, %65, p, 1, 1, %67, %68;\n}\n"                                                 \
+                 : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56)                       \
+                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
+    if constexpr (FP16)
+        WGMMA_ASM("f16");
+    else
+        WGMMA_ASM("bf16");
+#undef WGMMA_ASM
+#undef D8
+}
+
+template <int FP16, int TA, int TB, int BN>
+__device__ __forceinline__ void wgmma_tile(float (&d)[BN / 2], u64 da, u64 db, int accumulate)
+{
+    if constexpr (BN == 256)
+        wgmma_n256<FP16, TA, TB>(d, da, db, accumulate);
+    else
+        wgmma_n128<FP16, TA, TB>(d, da, db, accumulate);
+}
+
 template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
 {
     u32 r;
@@ -176,7 +222,7 @@ struct tile_coord {
 };
 
 /* Grouped raster within a batch: GROUP_M tile rows walked column by column. */
-__device__ __forceinline__ tile_coord tile_at(const gdt_hand_gemm_params &p, int t)
+template <int BN> __device__ __forceinline__ tile_coord tile_at(const gdt_hand_gemm_params &p, int t)
 {
     int per_batch = p.tiles_m * p.tiles_n;
     int b = t / per_batch, r = t % per_batch;
@@ -184,55 +230,75 @@ __device__ __forceinline__ tile_coord tile_at(const gdt_hand_gemm_params &p, int
     int first_m = (r / in_group) * GROUP_M;
     int size_m = p.tiles_m - first_m < GROUP_M ? p.tiles_m - first_m : GROUP_M;
     int tm = first_m + (r % in_group) % size_m, tn = (r % in_group) / size_m;
-    return {b, tm * TILE_M, tn * TILE_N};
+    return {b, tm * TILE_M, tn * BN};
+}
+
+/* One work unit: a tile, and the K tiles [kt0, kt1) of its split.  Every
+ * tile of split s comes before those of split s + 1, so the CTAs running
+ * at once share A and walk B in the raster's order; the host keeps
+ * p.splits at most the K tiles, so no range is empty. */
+struct work_unit {
+    tile_coord c;
+    int kt0, kt1, split;
+};
+
+template <int BN, bool SPLIT>
+__device__ __forceinline__ work_unit work_at(const gdt_hand_gemm_params &p, int u, int ntiles,
+                                             int ktiles)
+{
+    if constexpr (!SPLIT)
+        return {tile_at<BN>(p, u), 0, ktiles, 0};
+    int s = u / ntiles, base = ktiles / p.splits, rem = ktiles % p.splits;
+    int kt0 = s * base + (s < rem ? s : rem);
+    return {tile_at<BN>(p, u % ntiles), kt0, kt0 + base + (s < rem ? 1 : 0), s};
 }
 
 /* ------------------------------------------------------------- producer */
 
-template <int A_K, int B_K>
+template <int A_K, int B_K, int BN, bool SPLIT>
 __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap *tb,
                                         const gdt_hand_gemm_params &p, u32 smem, u32 full,
-                                        u32 empty, int ktiles, int ntiles)
+                                        u32 empty, int ktiles, int ntiles, int nunits)
 {
     int it = 0;
-    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        tile_coord c = tile_at(p, t);
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+    for (int u = blockIdx.x; u < nunits; u += gridDim.x) {
+        work_unit wk = work_at<BN, SPLIT>(p, u, ntiles, ktiles);
+        for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
             int s = it % STAGES;
             u32 round = (u32)(it / STAGES);
             bar_wait(empty + 8 * s, (round & 1) ^ 1);
             u32 fb = full + 8 * s, sa = smem + s * A_STAGE_BYTES;
-            u32 sb = smem + STAGES * A_STAGE_BYTES + s * B_STAGE_BYTES;
+            u32 sb = smem + STAGES * A_STAGE_BYTES + s * B_STAGE_BYTES(BN);
             int k0 = kt * TILE_K;
             /* The full box counts even where it is zero-filled. */
-            bar_expect_tx(fb, A_STAGE_BYTES + B_STAGE_BYTES);
+            bar_expect_tx(fb, A_STAGE_BYTES + B_STAGE_BYTES(BN));
             if constexpr (A_K)
-                tma_load(sa, ta, fb, k0, c.m0, c.b);
+                tma_load(sa, ta, fb, k0, wk.c.m0, wk.c.b);
             else
                 for (int j = 0; j < TILE_M / 64; ++j)
-                    tma_load(sa + j * 8192, ta, fb, c.m0 + 64 * j, k0, c.b);
+                    tma_load(sa + j * 8192, ta, fb, wk.c.m0 + 64 * j, k0, wk.c.b);
             if constexpr (B_K)
-                tma_load(sb, tb, fb, k0, c.n0, c.b);
+                tma_load(sb, tb, fb, k0, wk.c.n0, wk.c.b);
             else
-                for (int j = 0; j < TILE_N / 64; ++j)
-                    tma_load(sb + j * 8192, tb, fb, c.n0 + 64 * j, k0, c.b);
+                for (int j = 0; j < BN / 64; ++j)
+                    tma_load(sb + j * 8192, tb, fb, wk.c.n0 + 64 * j, k0, wk.c.b);
         }
     }
 }
 
 /* ------------------------------------------------------------- consumer */
 
-/* The 64 x 256 accumulator of warpgroup w, as four 64 x 64 blocks through
- * two swizzled buffers, each stored by TMA.  Fragment layout of m64nNk16:
+/* The 64 x BN accumulator of warpgroup w, as 64 x 64 blocks through two
+ * swizzled buffers, each stored by TMA.  Fragment layout of m64nNk16:
  * d[4j + i] is row warp*16 + lane/4 + 8*(i/2), column 8j + 2*(lane%4) + i%2. */
-template <int FP16>
-__device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[128], u32 cbuf, int w,
-                                         tile_coord c)
+template <int FP16, int BN>
+__device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[BN / 2], u32 cbuf,
+                                         int w, tile_coord c)
 {
     int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     int r = warp * 16 + lane / 4;
 #pragma unroll
-    for (int blk = 0; blk < 4; ++blk) {
+    for (int blk = 0; blk < BN / 64; ++blk) {
         u32 buf = cbuf + (blk & 1) * C_BLOCK_BYTES;
         if (tid == 0)
             bulk_wait_read<1>(); /* the store two blocks back read this buffer */
@@ -255,32 +321,55 @@ __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[128
     }
 }
 
-template <int FP16, int A_K, int B_K>
+/* A split's fp32 partial of warpgroup w's 64 rows, from the fragments
+ * (layout as above) to the workspace.  Rows past M are neither written nor
+ * read back; the workspace is tiles_n * BN wide, so no column is checked. */
+template <int BN>
+__device__ __forceinline__ void store_partial(float *ws, const float (&acc)[BN / 2], int w,
+                                              const work_unit &wk, const gdt_hand_gemm_params &p)
+{
+    int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    size_t np = (size_t)p.tiles_n * BN;
+    int r = wk.c.m0 + 64 * w + warp * 16 + lane / 4;
+    float *tile = ws + ((size_t)wk.split * p.batch + wk.c.b) * p.m * np + wk.c.n0 + 2 * (lane % 4);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (r + 8 * h >= p.m)
+            continue;
+        float *row = tile + (size_t)(r + 8 * h) * np;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+            *(float2 *)(row + 8 * j) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    }
+}
+
+template <int FP16, int A_K, int B_K, int BN, bool SPLIT>
 __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_gemm_params &p,
-                                        u32 smem, u32 full, u32 empty, int ktiles, int ntiles)
+                                        float *ws, u32 smem, u32 full, u32 empty, int ktiles,
+                                        int ntiles, int nunits)
 {
     int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
-    u32 cbuf = smem + C_OFFSET + w * 2 * C_BLOCK_BYTES;
-    float acc[128];
+    u32 cbuf = smem + C_OFFSET(BN) + w * 2 * C_BLOCK_BYTES;
+    float acc[BN / 2];
 #pragma unroll
-    for (int i = 0; i < 128; ++i)
+    for (int i = 0; i < BN / 2; ++i)
         acc[i] = 0.f;
     int it = 0;
-    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        tile_coord c = tile_at(p, t);
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+    for (int u = blockIdx.x; u < nunits; u += gridDim.x) {
+        work_unit wk = work_at<BN, SPLIT>(p, u, ntiles, ktiles);
+        for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
             int s = it % STAGES;
             bar_wait(full + 8 * s, (u32)(it / STAGES) & 1);
             u32 sa = smem + s * A_STAGE_BYTES + (A_K ? w * 64 * 128 : w * 8192);
-            u32 sb = smem + STAGES * A_STAGE_BYTES + s * B_STAGE_BYTES;
+            u32 sb = smem + STAGES * A_STAGE_BYTES + s * B_STAGE_BYTES(BN);
             wg_fence();
 #pragma unroll
             for (int kk = 0; kk < TILE_K / 16; ++kk)
-                wgmma_n256<FP16, A_K ? 0 : 1, B_K ? 0 : 1>(acc, operand_desc(sa, A_K, kk),
-                                                         operand_desc(sb, B_K, kk), kt | kk);
+                wgmma_tile<FP16, A_K ? 0 : 1, B_K ? 0 : 1, BN>(
+                    acc, operand_desc(sa, A_K, kk), operand_desc(sb, B_K, kk), (kt - wk.kt0) | kk);
             wg_commit();
             wg_fence_acc(acc);
-            if (kt > 0) {
+            if (kt > wk.kt0) {
                 wg_wait<1>(); /* the previous stage's wgmma is done reading */
                 wg_fence_acc(acc);
                 if (lane == 0)
@@ -291,24 +380,29 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
         wg_fence_acc(acc);
         if (lane == 0)
             bar_arrive(empty + 8 * ((it - 1) % STAGES));
-        epilogue<FP16>(tc, acc, cbuf, w, c);
+        if constexpr (SPLIT)
+            store_partial<BN>(ws, acc, w, wk, p);
+        else
+            epilogue<FP16, BN>(tc, acc, cbuf, w, wk.c);
     }
-    if ((int)threadIdx.x % 128 == 0)
+    if (!SPLIT && (int)threadIdx.x % 128 == 0)
         bulk_wait<0>(); /* shared memory stays valid until the last store is done */
 }
 
 /* ---------------------------------------------------------------- entry */
 
-template <int FP16, int A_K, int B_K>
+template <int FP16, int A_K, int B_K, int BN, bool SPLIT>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
-                                     const CUtensorMap *tc, const gdt_hand_gemm_params &p)
+                                     const CUtensorMap *tc, const gdt_hand_gemm_params &p,
+                                     float *ws)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
      * bytes of slack for this. */
     u32 smem = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    u32 full = smem + BAR_OFFSET, empty = full + 8 * STAGES;
+    u32 full = smem + BAR_OFFSET(BN), empty = full + 8 * STAGES;
     int ktiles = (p.k + TILE_K - 1) / TILE_K, ntiles = p.tiles_m * p.tiles_n * p.batch;
+    int nunits = SPLIT ? ntiles * p.splits : ntiles;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(full + 8 * s, 1);
@@ -320,28 +414,82 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     if (threadIdx.x < 128) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0)
-            produce<A_K, B_K>(ta, tb, p, smem, full, empty, ktiles, ntiles);
+            produce<A_K, B_K, BN, SPLIT>(ta, tb, p, smem, full, empty, ktiles, ntiles, nunits);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume<FP16, A_K, B_K>(tc, p, smem, full, empty, ktiles, ntiles);
+        consume<FP16, A_K, B_K, BN, SPLIT>(tc, p, ws, smem, full, empty, ktiles, ntiles, nunits);
     }
 }
 
-/* One entry per dtype and operand layout; engines/hand/hand_engine.c names
- * them (k: K-major, m: MN-major; A first). */
-#define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk)                                                     \
+/* One entry per configuration, dtype and operand layout;
+ * engines/hand/hand_engine.c names them (k: K-major, m: MN-major; A first).
+ * The configuration: none for 128 x 256, n128 for 128 x 128, n128_splitk
+ * for 128 x 128 writing split partials to ws (unused by the others). */
+#define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk, bn, split)                                          \
     extern "C" __global__ void __launch_bounds__(THREADS, 1)                                        \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
-             const __grid_constant__ CUtensorMap tc, const gdt_hand_gemm_params p)                  \
+             const __grid_constant__ CUtensorMap tc, const gdt_hand_gemm_params p, float *ws)       \
     {                                                                                               \
-        gemm<fp16, ak, bk>(&ta, &tb, &tc, p);                                                       \
+        gemm<fp16, ak, bk, bn, split>(&ta, &tb, &tc, p, ws);                                        \
     }
 
-GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_bf16_kk, 0, 1, 1)
-GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_bf16_km, 0, 1, 0)
-GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_bf16_mk, 0, 0, 1)
-GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_bf16_mm, 0, 0, 0)
-GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_fp16_kk, 1, 1, 1)
-GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_fp16_km, 1, 1, 0)
-GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_fp16_mk, 1, 0, 1)
-GDT_HAND_GEMM_ENTRY(gdt_hand_gemm_fp16_mm, 1, 0, 0)
+#define GDT_HAND_GEMM_LAYOUTS(prefix, bn, split)                                                    \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_kk, 0, 1, 1, bn, split)                                        \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_km, 0, 1, 0, bn, split)                                        \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_mk, 0, 0, 1, bn, split)                                        \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_mm, 0, 0, 0, bn, split)                                        \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_kk, 1, 1, 1, bn, split)                                        \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_km, 1, 1, 0, bn, split)                                        \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_mk, 1, 0, 1, bn, split)                                        \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_mm, 1, 0, 0, bn, split)
+
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_, 256, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_, 128, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_, 128, true)
+
+/* ------------------------------------------------------------ reduction */
+
+/* C = the workspace's splits summed in split order, converted; one thread
+ * per four columns of a row (np is a multiple of 4, C's rows 16-byte
+ * aligned, so the four go out in one 8-byte store unless N cuts them). */
+template <int FP16>
+__device__ __forceinline__ void reduce(const float *ws, unsigned short *c,
+                                       const gdt_hand_reduce_params &p)
+{
+    long long quads = p.np / 4, rows = (long long)p.batch * p.m;
+    long long i = (long long)blockIdx.x * REDUCE_THREADS + threadIdx.x;
+    if (i >= rows * quads)
+        return;
+    long long row = i / quads;
+    int col = (int)(i % quads) * 4;
+    if (col >= p.n)
+        return;
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int sp = 0; sp < p.splits; ++sp) {
+        float4 v = __ldg((const float4 *)(ws + ((size_t)sp * rows + row) * p.np + col));
+        s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+    }
+    unsigned short *out = c + (row / p.m) * p.batch_stride_c + (row % p.m) * p.ldc + col;
+    u32 lo = pack2<FP16>(s.x, s.y), hi = pack2<FP16>(s.z, s.w);
+    if (col + 4 <= p.n) {
+        *(uint2 *)out = make_uint2(lo, hi);
+        return;
+    }
+    out[0] = (unsigned short)(lo & 0xffffu);
+    if (col + 1 < p.n)
+        out[1] = (unsigned short)(lo >> 16);
+    if (col + 2 < p.n)
+        out[2] = (unsigned short)(hi & 0xffffu);
+}
+
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+    gdt_hand_gemm_reduce_bf16(const float *ws, unsigned short *c, const gdt_hand_reduce_params p)
+{
+    reduce<0>(ws, c, p);
+}
+
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+    gdt_hand_gemm_reduce_fp16(const float *ws, unsigned short *c, const gdt_hand_reduce_params p)
+{
+    reduce<1>(ws, c, p);
+}

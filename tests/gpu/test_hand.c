@@ -1,11 +1,15 @@
-/* The hand engine's GEMM on the device: every case (tails on M, N and K,
- * batched, all four row/col-major combinations of A and B, bf16 and fp16,
- * more tiles than SMs so that the persistent grid walks several per CTA)
- * matches the first mode-A cuDNN plan and, on small shapes, the fp64 CPU
- * reference, by relative L2 error under the dtype's bound, outputs poisoned
- * first.  A misaligned pointer is refused at execute.  Then a figure, not
- * asserted: bf16 4096^3 against the best of cuDNN's first six mode-A plans.
- * Returns 77 without a device; on another arch it checks the decline. */
+/* The hand engine's GEMM on the device: every fixed configuration on
+ * every case (tails on M, N and K, batched, all four row/col-major
+ * combinations of A and B, bf16 and fp16, more tiles than SMs so that the
+ * persistent grid walks several per CTA, M of 1, 7 and 128 with long K,
+ * and K shorter than the splits) matches the first mode-A cuDNN plan and,
+ * on small shapes, the fp64 CPU reference, by relative L2 error under the
+ * dtype's bound, outputs poisoned first.  A misaligned pointer and a
+ * split-K plan without its workspace are refused at execute.  Then
+ * figures, not asserted: each configuration on bf16 4096^3 and the m=128
+ * cells of the default sweep against the best of cuDNN's first six mode-A
+ * plans.  Returns 77 without a device; on another arch it checks the
+ * decline. */
 #include <cuda_runtime.h>
 
 #include "gdt_bench.h"
@@ -26,6 +30,12 @@ static const char *const cases[] = {
     "m=2056,n=4104,k=520",                       /* 289 tiles: several per CTA */
     "batch=3,m=1032,n=1288,k=264,a=col,dtype=fp16", /* 162 tiles over three batches */
     "m=1024,n=1024,k=4104,b=col",                /* a long K loop round the ring */
+    "m=1,n=264,k=8200",                          /* small M, long K: the split-K cases */
+    "m=7,n=520,k=4104,b=col,dtype=fp16",
+    "batch=2,m=128,n=1032,k=3080,a=col",
+    "m=128,n=264,k=7176,a=col,b=col,dtype=fp16",
+    "m=128,n=4096,k=14336",                      /* a default cell: cuDNN only */
+    "m=8,n=136,k=72",                            /* two K tiles: fewer than most splits */
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 #define REFERENCE_MAX_FLOPS 2e9
@@ -37,13 +47,22 @@ static const gdt_engine_slot *hand_slot(void)
     return gdt_manifest_find_name(gdt_manifest_default(), "gemm.hand");
 }
 
-static gdt_status build_hand(const gdt_facts *f, gdt_compiled **c, gdt_error *e)
+/* Configuration i of the slot. */
+static gdt_status build_hand(const gdt_facts *f, int i, gdt_compiled **c, gdt_error *e)
 {
     gdt_plan_id id;
     gdt_build_opts o = {.device = dev};
     gdt_build_info info;
-    gdt__hand_gemm_plan(gdt_engine_id(GDT_FAMILY_GEMM, hand_slot()->slot), &id);
+    gdt__hand_gemm_config_plan(i, gdt_engine_id(GDT_FAMILY_GEMM, hand_slot()->slot), &id);
     return hand_slot()->ops->build(hand_slot(), f, &id, &o, c, &info, e);
+}
+
+static const char *config_name(int i, char *buf, size_t n)
+{
+    gdt_plan_id id;
+    gdt__hand_gemm_config_plan(i, gdt_engine_id(GDT_FAMILY_GEMM, hand_slot()->slot), &id);
+    gdt_plan_id_format(&id, buf, n);
+    return buf;
 }
 
 /* Poisons the outputs, executes one built plan and reads what it wrote. */
@@ -92,16 +111,58 @@ static void test_refusal(gdt_compiled *c, gdt_buffers *b)
     CHECK_CONTAINS(e.msg, "is not 16-byte aligned, as TMA requires");
 }
 
-/* One case; false when the context may be poisoned. */
+/* A split-K plan without the workspace it reported. */
+static void test_no_workspace(gdt_compiled *c, gdt_buffers *b)
+{
+    gdt_error e = {0};
+    CHECK(hand_slot()->ops->workspace_size(c) > 0);
+    CHECK_INT(hand_slot()->ops->execute(c, &b->ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "gemm.hand: workspace: expected ");
+}
+
+/* Configuration i on a case's buffers against cuDNN's output and, when
+ * given, the reference's. */
+static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_facts *f,
+                             gdt_buffers *b, const gdt_outputs *cud, const gdt_outputs *ref)
+{
+    gdt_compiled *c = NULL;
+    gdt_outputs got = {0};
+    gdt_error e = {0};
+    double err[4] = {0}, err_ref[4] = {0};
+    char name[256];
+    gdt_status st = build_hand(f, i, &c, &e);
+    if (st == GDT_STATUS_OK)
+        st = run_built(hand_slot()->ops, c, b, &got, &e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_outputs_compare(p, &got, cud, err, &e);
+    if (st == GDT_STATUS_OK && ref)
+        st = gdt_outputs_compare(p, &got, ref, err_ref, &e);
+    if (st == GDT_STATUS_OK && ci == 0 && i == 0)
+        test_refusal(c, b);
+    if (st == GDT_STATUS_OK && ci == 0 && i == GDT_HAND_GEMM_CONFIGS - 1)
+        test_no_workspace(c, b);
+    config_name(i, name, sizeof name);
+    if (st == GDT_STATUS_OK)
+        printf("%s %s: verified, rel L2 %.2e against cuDNN%s", cases[ci], name, err[0],
+               ref ? "" : " (too large for the fp64 reference)\n");
+    if (st == GDT_STATUS_OK && ref)
+        printf(", %.2e against the fp64 reference\n", err_ref[0]);
+    if (st != GDT_STATUS_OK)
+        printf("%s %s: FAILED: %s\n", cases[ci], name, e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    hand_slot()->ops->destroy(c);
+    gdt_outputs_free(&got);
+    return st;
+}
+
+/* One case, every configuration; false when the context may be poisoned. */
 static bool run_case(int ci)
 {
     gdt_problem p;
     gdt_facts f;
     gdt_buffers *b = NULL;
-    gdt_compiled *c = NULL;
-    gdt_outputs got = {0}, cud = {0}, ref = {0};
+    gdt_outputs cud = {0}, ref = {0};
     gdt_error e = {0};
-    double err[4] = {0}, err_ref[4] = {0};
     gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, cases[ci], &p, &e);
     if (st == GDT_STATUS_OK) {
         gdt_facts_analyze(&p, &dev, &f);
@@ -109,27 +170,14 @@ static bool run_case(int ci)
     }
     if (st == GDT_STATUS_OK)
         st = run_cudnn(&f, b, &cud, &e);
-    if (st == GDT_STATUS_OK)
-        st = build_hand(&f, &c, &e);
-    if (st == GDT_STATUS_OK)
-        st = run_built(hand_slot()->ops, c, b, &got, &e);
-    if (st == GDT_STATUS_OK)
-        st = gdt_outputs_compare(&p, &got, &cud, err, &e);
     bool small = st == GDT_STATUS_OK && f.flops <= REFERENCE_MAX_FLOPS;
-    if (small && (st = gdt_reference_cpu(b, REFERENCE_MAX_FLOPS, &ref, &e)) == GDT_STATUS_OK)
-        st = gdt_outputs_compare(&p, &got, &ref, err_ref, &e);
-    if (st == GDT_STATUS_OK && ci == 0)
-        test_refusal(c, b);
-    if (st == GDT_STATUS_OK)
-        printf("%s: verified, rel L2 %.2e against cuDNN%s", cases[ci], err[0],
-               small ? "" : " (too large for the fp64 reference)\n");
-    if (st == GDT_STATUS_OK && small)
-        printf(", %.2e against the fp64 reference\n", err_ref[0]);
+    if (small)
+        st = gdt_reference_cpu(b, REFERENCE_MAX_FLOPS, &ref, &e);
     if (st != GDT_STATUS_OK)
         printf("%s: FAILED: %s\n", cases[ci], e.msg);
     CHECK_INT(st, ==, GDT_STATUS_OK);
-    hand_slot()->ops->destroy(c);
-    gdt_outputs_free(&got);
+    for (int i = 0; st == GDT_STATUS_OK && i < GDT_HAND_GEMM_CONFIGS; i++)
+        st = run_config(ci, i, &p, &f, b, &cud, small ? &ref : NULL);
     gdt_outputs_free(&cud);
     gdt_outputs_free(&ref);
     gdt_buffers_destroy(b);
@@ -138,53 +186,70 @@ static bool run_case(int ci)
 
 static double tflops(const gdt_facts *f, double us) { return f->flops / (us * 1e-6) / 1e12; }
 
-/* Printed, not asserted. */
-static void bench(const char *shape)
+/* The best of cuDNN's first six mode-A plans, in us (printed each). */
+static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
 {
-    gdt_problem p;
-    gdt_facts f;
-    gdt_buffers *b = NULL;
-    gdt_compiled *c = NULL;
     gdt_plan_entry *l = NULL;
     gdt_error e = {0};
     int n = 0;
     char name[256];
     double best = INFINITY;
-    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e);
-    if (st == GDT_STATUS_OK) {
-        gdt_facts_analyze(&p, &dev, &f);
-        st = gdt_buffers_create(&p, 7, &b, &e);
-    }
-    if (st == GDT_STATUS_OK)
-        st = build_hand(&f, &c, &e);
-    if (st != GDT_STATUS_OK) {
-        printf("bench %s: %s\n", shape, e.msg);
-        gdt_buffers_destroy(b);
-        return;
-    }
-    gdt_bench_timing h = gdt_bench_time_plan(hand_slot()->ops, c, b, 20);
-    hand_slot()->ops->destroy(c);
-    if (gdt_cudnn_backend()->list(NULL, &f, GDT_MODE_A, &l, &n, &e) != GDT_STATUS_OK)
+    if (gdt_cudnn_backend()->list(NULL, f, GDT_MODE_A, &l, &n, &e) != GDT_STATUS_OK)
         printf("bench cudnn: %s\n", e.msg);
     for (int i = 0; i < n && i < 6; i++) {
         gdt_build_opts o = {.device = dev};
         gdt_build_info info;
         gdt_compiled *k = NULL;
         gdt_plan_id_format(&l[i].id, name, sizeof name);
-        if (gdt__cudnn_ops.build(NULL, &f, &l[i].id, &o, &k, &info, &e) != GDT_STATUS_OK)
+        if (gdt__cudnn_ops.build(NULL, f, &l[i].id, &o, &k, &info, &e) != GDT_STATUS_OK)
             continue;
         gdt_bench_timing t = {NAN, NAN};
         if (gdt_buffers_reserve_workspace(b, gdt__cudnn_ops.workspace_size(k), &e) == GDT_STATUS_OK)
             t = gdt_bench_time_plan(&gdt__cudnn_ops, k, b, 20);
-        printf("bench %s %s: %.1f us, %.1f TFLOP/s\n", shape, name, t.device_us, tflops(&f, t.device_us));
+        printf("bench %s %s: %.1f us, %.1f TFLOP/s\n", shape, name, t.device_us, tflops(f, t.device_us));
         if (t.device_us < best)
             best = t.device_us;
         gdt__cudnn_ops.destroy(k);
     }
     free(l);
-    printf("figure %s: gemm.hand %.1f us %.1f TFLOP/s (host enqueue %.2f us), best cuDNN mode-A "
-           "%.1f TFLOP/s, ratio %.3f\n", shape, h.device_us, tflops(&f, h.device_us), h.host_us,
-           tflops(&f, best), best / h.device_us);
+    return best;
+}
+
+/* Printed, not asserted: every configuration against cuDNN's best; the
+ * timing of a split-K plan holds its reduction (execute launches both). */
+static void bench(const char *shape)
+{
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *b = NULL;
+    gdt_error e = {0};
+    char name[256];
+    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e);
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(&p, &dev, &f);
+        st = gdt_buffers_create(&p, 7, &b, &e);
+    }
+    if (st != GDT_STATUS_OK) {
+        printf("bench %s: %s\n", shape, e.msg);
+        gdt_buffers_destroy(b);
+        return;
+    }
+    double best = best_cudnn(shape, &f, b);
+    for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        gdt_compiled *c = NULL;
+        config_name(i, name, sizeof name);
+        if (build_hand(&f, i, &c, &e) != GDT_STATUS_OK ||
+            gdt_buffers_reserve_workspace(b, hand_slot()->ops->workspace_size(c), &e) != GDT_STATUS_OK) {
+            printf("bench %s %s: %s\n", shape, name, e.msg);
+            hand_slot()->ops->destroy(c);
+            continue;
+        }
+        gdt_bench_timing h = gdt_bench_time_plan(hand_slot()->ops, c, b, 20);
+        hand_slot()->ops->destroy(c);
+        printf("figure %s: %s %.1f us %.1f TFLOP/s (host enqueue %.2f us), best cuDNN mode-A "
+               "%.1f us %.1f TFLOP/s, ratio %.3f\n", shape, name, h.device_us,
+               tflops(&f, h.device_us), h.host_us, best, tflops(&f, best), best / h.device_us);
+    }
     gdt_buffers_destroy(b);
 }
 
@@ -217,5 +282,8 @@ int main(void)
         if (!run_case(i))
             return gdt_test_result("test_hand"); /* the context may be poisoned */
     bench("m=4096,n=4096,k=4096");
+    bench("m=128,n=4096,k=4096");
+    bench("m=128,n=14336,k=4096");
+    bench("m=128,n=4096,k=14336");
     return gdt_test_result("test_hand");
 }

@@ -1,0 +1,126 @@
+/* gemm.hand's fixed configurations without a device: each one's name is
+ * the knob set it prints, parses back to the same plan identity and is
+ * accepted by check_support; the knobless name means the first; a knob set
+ * next to them (another split, a missing knob, an extra one) is declined
+ * with every fixed name in the message; and the untimed order puts the
+ * configurations whose tiles times splits fill the SMs first. */
+#include "gdt_engines.h"
+#include "gdt_test.h"
+#include "gdtune/gdtune.h"
+#include "hand/gdt_hand.h"
+
+#define HAND_ID 20010
+
+static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
+    "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
+    "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+};
+
+static const gdt_engine_slot *hand_slot(void)
+{
+    return gdt_manifest_find_name(gdt_manifest_default(), "gemm.hand");
+}
+
+static void facts_for(const char *shape, gdt_facts *f)
+{
+    gdt_problem p;
+    gdt_device_props dev;
+    gdt_error e = {0};
+    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
+    CHECK(gdt_arch_limits(90, &dev));
+    gdt_facts_analyze(&p, &dev, f);
+}
+
+static gdt_status check(const char *shape, const gdt_plan_id *id, gdt_error *e)
+{
+    gdt_facts f;
+    facts_for(shape, &f);
+    return hand_slot()->ops->check_support(hand_slot(), &f, id, e);
+}
+
+/* Name, parse, identity and acceptance, for every configuration. */
+static void test_round_trip(void)
+{
+    for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        gdt_plan_id id, parsed;
+        char name[256];
+        gdt_error e = {0};
+        gdt__hand_gemm_config_plan(i, HAND_ID, &id);
+        gdt_plan_id_format(&id, name, sizeof name);
+        CHECK_STR(name, names[i]);
+        CHECK_INT(gdt_plan_id_parse(name, &parsed, &e), ==, GDT_STATUS_OK);
+        CHECK(gdt_plan_id_equal(&parsed, &id));
+        CHECK_INT(check("m=128,n=4096,k=4096", &parsed, &e), ==, GDT_STATUS_OK);
+        CHECK_INT(check("batch=2,m=7,n=136,k=8200,b=col,dtype=fp16", &parsed, &e), ==,
+                  GDT_STATUS_OK);
+        if (e.msg[0])
+            fprintf(stderr, "%s: %s\n", names[i], e.msg);
+    }
+    gdt_plan_id first;
+    char name[256];
+    gdt__hand_gemm_plan(HAND_ID, &first);
+    gdt_plan_id_format(&first, name, sizeof name);
+    CHECK_STR(name, names[0]);
+}
+
+/* Knob sets next to the fixed ones are declined, naming all five. */
+static void test_decline(void)
+{
+    static const char *const near[] = {
+        "gemm.hand[GROUP_M=8, SPLIT_K=3, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=1, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128, WARPS_M=2]",
+    };
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        gdt_plan_id id;
+        gdt_error e = {0};
+        CHECK_INT(gdt_plan_id_parse(near[i], &id, &e), ==, GDT_STATUS_OK);
+        CHECK_INT(check("m=128,n=4096,k=4096", &id, &e), ==, GDT_STATUS_NOT_SUPPORTED);
+        CHECK_CONTAINS(e.msg, near[i]);
+        CHECK_CONTAINS(e.msg, ": not one of the kernel's fixed configurations (");
+        for (int k = 0; k < GDT_HAND_GEMM_CONFIGS; k++)
+            CHECK_CONTAINS(e.msg, names[k]);
+    }
+}
+
+/* The untimed order for a shape, as indices into names[]. */
+static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS])
+{
+    gdt_facts f;
+    gdt_plan_id ids[GDT_HAND_GEMM_CONFIGS];
+    facts_for(shape, &f);
+    f.device.sm_count = 132;
+    CHECK_INT(gdt__hand_gemm_plans(&f, HAND_ID, ids), ==, GDT_HAND_GEMM_CONFIGS);
+    for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        char name[256];
+        gdt_plan_id_format(&ids[i], name, sizeof name);
+        CHECK_STR(name, names[want[i]]);
+    }
+}
+
+/* 132 SMs: at m=128, n=4096 the 32 tiles of 128 x 128 need four splits
+ * (128 units); at n=14336 its 112 tiles fill the grid unsplit; at 4096^3
+ * the 512 tiles of 128 x 256 come first.  A K of one 64-deep tile cannot
+ * be split, so nothing fills at m=128, n=4096, k=64: table order. */
+static void test_order(void)
+{
+    check_order("m=128,n=4096,k=4096", (const int[]){3, 4, 0, 1, 2});
+    check_order("m=128,n=4096,k=14336", (const int[]){3, 4, 0, 1, 2});
+    check_order("m=1,n=4096,k=4096", (const int[]){3, 4, 0, 1, 2});
+    check_order("m=128,n=14336,k=4096", (const int[]){1, 2, 3, 4, 0});
+    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 2, 3, 4});
+    check_order("m=128,n=4096,k=64", (const int[]){0, 1, 2, 3, 4});
+}
+
+int main(void)
+{
+    test_round_trip();
+    test_decline();
+    test_order();
+    return gdt_test_result("test_hand_configs");
+}
