@@ -184,7 +184,9 @@ static void test_slot(void)
     CHECK_INT(s->kind, ==, GDT_ENGINE_CUBLASLT);
     CHECK_INT(s->family, ==, GDT_FAMILY_GEMM);
     CHECK(s->row_family == NULL);
-    CHECK(s->opt_in); /* until the tables carry a third side (manifest.c) */
+    CHECK(!s->opt_in); /* offered by default: its plans are the library side */
+    CHECK_INT(gdt_engine_kind_side(s->kind), ==, GDT_PLAN_SIDE_LIBRARY);
+    CHECK_INT(gdt_engine_side(NULL, 20011), ==, GDT_PLAN_SIDE_LIBRARY);
     CHECK_INT(s->cap.sm_lo, ==, 80);
     CHECK_INT(s->cap.dtypes, ==, (1u << GDT_DTYPE_BF16) | (1u << GDT_DTYPE_FP16));
     CHECK(gdt__library_of(s) == &gdt__cublaslt_engine);
@@ -197,7 +199,6 @@ static void test_slot(void)
     CHECK(gdt_arch_limits(90, &dev));
     gdt_facts_analyze(&p, &dev, &f);
     gdt_manifest m = *gdt_manifest_default();
-    m.enable_opt_in = true;
     CHECK(gdt_slot_offered(&m, s, &f, why, sizeof why));
     f.device.arch = 75;
     CHECK(!gdt_slot_offered(&m, s, &f, why, sizeof why));
@@ -344,16 +345,16 @@ static void test_lists(void)
     lib_fails = false;
     /* Mode A: the backend's block, the library's after it, then ours. */
     listed(false, &backend, 1, &a, got, sizeof got, NULL);
-    snprintf(want, sizeof want, "cudnn.eng1/A\ncudnn.eng2/A\n%s/OURS\n%s/OURS\n%s/OURS\nengine20050/OURS\n",
+    snprintf(want, sizeof want, "cudnn.eng1/A\ncudnn.eng2/A\n%s/LIBRARY\n%s/LIBRARY\n%s/LIBRARY\nengine20050/OURS\n",
              LT1, LT2, LT3);
     CHECK_STR(got, want);
     /* No backend: the marker stays, the library's block still follows it. */
     listed(false, NULL, 1, &a, got, sizeof got, NULL);
-    snprintf(want, sizeof want, "BACKEND(A)/OURS\n%s/OURS\n%s/OURS\n%s/OURS\nengine20050/OURS\n", LT1, LT2, LT3);
+    snprintf(want, sizeof want, "BACKEND(A)/OURS\n%s/LIBRARY\n%s/LIBRARY\n%s/LIBRARY\nengine20050/OURS\n", LT1, LT2, LT3);
     CHECK_STR(got, want);
     /* FALLBACK: the heuristic's first entry only, after the backend's. */
     listed(false, &backend, 1, &fb, got, sizeof got, NULL);
-    snprintf(want, sizeof want, "engine20050/OURS\ncudnn.eng4/FALLBACK\n%s/OURS\n", LT1);
+    snprintf(want, sizeof want, "engine20050/OURS\ncudnn.eng4/FALLBACK\n%s/LIBRARY\n", LT1);
     CHECK_STR(got, want);
     /* OPENSOURCE: our own kernels, never the library. */
     listed(false, &backend, 1, &os, got, sizeof got, NULL);
@@ -364,7 +365,7 @@ static void test_lists(void)
     listed(true, &backend, 0, NULL, got, sizeof got, &g);
     snprintf(want, sizeof want,
              "engine20050/OURS\ncudnn.eng1/A\ncudnn.eng2/A\ncudnn.eng3/B\ncudnn.eng4/FALLBACK\n"
-             "%s/OURS\n%s/OURS\n%s/OURS\ngemm.cublaslt[ALGO=9, TILE_SIZE=15]/OURS\n", LT1, LT2, LT3);
+             "%s/LIBRARY\n%s/LIBRARY\n%s/LIBRARY\ngemm.cublaslt[ALGO=9, TILE_SIZE=15]/LIBRARY\n", LT1, LT2, LT3);
     CHECK_STR(got, want);
     CHECK_INT(lib_enum_cap, ==, 2);
     CHECK_INT(gdt_graph_plan_at(g, 5)->untimed, ==, 2);
@@ -393,9 +394,7 @@ static void test_cli(void)
     static char out[1 << 16];
     char *argv[] = {(char *)gdt_test_exe(), "plans", "gemm", "--shape", "m=256,n=256,k=256", "--mode", "A",
                     "--mode", "OPENSOURCE", NULL};
-    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1); /* the slot is opt-in (engines/manifest.c) */
-    int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
-    unsetenv("GDTUNE_ENABLE_OPT_IN");
+    int rc = gdt_test_spawn(argv, NULL, out, sizeof out); /* offered by default */
     CHECK_INT(rc, ==, 0);
     if (gdt__device_present()) {
         CHECK_CONTAINS(out, "gemm.cublaslt[ALGO=");
