@@ -516,6 +516,12 @@ static void test_cli(void)
         CHECK(!strstr(out, "gemm.cublaslt["));
         CHECK_CONTAINS(out, "      not listed: gemm.cublaslt: cublaslt: no CUDA device");
     }
+    /* Each entry's side in JSON: ours, the backend's, the library's. */
+    char *json[] = {(char *)gdt_test_exe(), "plans", "gemm", "--shape", "m=256,n=256,k=256", "--format",
+                    "json", NULL};
+    CHECK_INT(gdt_test_spawn(json, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "\"side\":\t\"ours\"");
+    if (gdt__device_present()) CHECK_CONTAINS(out, "\"side\":\t\"library\"");
 }
 
 int main(void)

@@ -262,7 +262,12 @@ typedef enum gdt_engine_kind {
  * (our own kernels: NVRTC, hand, test engines), the backend (cuDNN) or a
  * library (cuBLASLt).  Placement decides ours against the backend; a
  * library's plans are ranked beside both and reported apart. */
-typedef enum gdt_plan_side { GDT_PLAN_SIDE_OURS, GDT_PLAN_SIDE_BACKEND, GDT_PLAN_SIDE_LIBRARY } gdt_plan_side;
+typedef enum gdt_plan_side {
+    GDT_PLAN_SIDE_OURS,
+    GDT_PLAN_SIDE_BACKEND,
+    GDT_PLAN_SIDE_LIBRARY,
+    GDT_PLAN_SIDE_COUNT
+} gdt_plan_side;
 gdt_plan_side gdt_engine_kind_side(gdt_engine_kind k);
 
 /* Capability row: what a slot can serve.  Judged against facts. */
