@@ -433,14 +433,16 @@ static void push_untimed(elist *out, const gdt_graph *g, planning *pl, gdt_mode 
 }
 
 /* Ours alone: the measured order of ours in a swept cell, the time
- * model's order elsewhere, else the untimed order. */
+ * model's order elsewhere, else the untimed order.  A library's measured
+ * plans are not ours. */
 static void push_opensource(elist *out, const gdt_graph *g, planning *pl)
 {
     gdt_cell_decision d;
     bool lead;
     if (pl->opts->tables && gdt_tables_lookup(pl->opts->tables, &g->facts, &d) && d.measured) {
         for (int i = 0; i < d.nranked; i++)
-            if (!d.ranked_is_backend[i] && still_offered(g, &d.ranked[i]))
+            if (!d.ranked_is_backend[i] && still_offered(g, &d.ranked[i]) &&
+                gdt_engine_side(g->manifest, d.ranked[i].engine_id) == GDT_PLAN_SIDE_OURS)
                 push_ours(out, &d.ranked[i], GDT_MODE_OPENSOURCE, WHY_MEASURED);
     } else if (pl->opts->tables && push_predicted(out, pl, g, GDT_MODE_OPENSOURCE, &lead)) {
         return;
@@ -613,9 +615,38 @@ gdt_status gdt_graph_enumerate(gdt_graph *g, const gdt_plan_options *opts, gdt_e
     return finish(g, &pl, &out, s, e);
 }
 
+/* ------------------------------------------------------------- sides */
+
+static const gdt_plan_side kind_side[] = {
+    [GDT_ENGINE_CUDNN] = GDT_PLAN_SIDE_BACKEND,   [GDT_ENGINE_NVRTC] = GDT_PLAN_SIDE_OURS,
+    [GDT_ENGINE_HAND] = GDT_PLAN_SIDE_OURS,       [GDT_ENGINE_TEST] = GDT_PLAN_SIDE_OURS,
+    [GDT_ENGINE_CUBLASLT] = GDT_PLAN_SIDE_LIBRARY,
+};
+_Static_assert(sizeof kind_side / sizeof kind_side[0] == GDT_ENGINE_KIND_COUNT, "one side per engine kind");
+
+static const char *const side_names[] = {"OURS", "BACKEND", "LIBRARY"};
+_Static_assert(sizeof side_names / sizeof side_names[0] == GDT_PLAN_SIDE_COUNT, "one name per side");
+
+gdt_plan_side gdt_engine_kind_side(gdt_engine_kind k)
+{
+    return (unsigned)k < GDT_ENGINE_KIND_COUNT ? kind_side[k] : GDT_PLAN_SIDE_OURS;
+}
+
+gdt_plan_side gdt_engine_side(const gdt_manifest *m, int64_t engine_id)
+{
+    if (engine_id >= 0 && engine_id < GDT_ENGINE_ID_BACKEND_END) return GDT_PLAN_SIDE_BACKEND;
+    const gdt_engine_slot *s = gdt_manifest_find(m, engine_id);
+    return s ? gdt_engine_kind_side(s->kind) : GDT_PLAN_SIDE_OURS;
+}
+
+const char *gdt_plan_side_name(gdt_plan_side s)
+{
+    return (unsigned)s < GDT_PLAN_SIDE_COUNT ? side_names[s] : "UNKNOWN_SIDE";
+}
+
 const char *gdt_plan_entry_tag(const gdt_plan_entry *x)
 {
-    if (!x->is_backend) return "OURS";
+    if (!x->is_backend) return gdt_plan_side_name(gdt_engine_side(NULL, x->id.engine_id));
     return (unsigned)x->mode < GDT_MODE_COUNT ? gdt_mode_name(x->mode) : "KNOB";
 }
 

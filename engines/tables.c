@@ -161,6 +161,12 @@ static int backend_pos_of(const gdt_measured_cell *c, const int *order)
     return c->nplans;
 }
 
+/* A plan's side by its engine (a library plan is not ours). */
+static gdt_plan_side side_of(const gdt_measured_plan *p)
+{
+    return p->is_backend ? GDT_PLAN_SIDE_BACKEND : gdt_engine_side(NULL, p->id.engine_id);
+}
+
 static int64_t tile_area(const gdt_plan_id *id)
 {
     int64_t m = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, -1), n = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, -1);
@@ -181,7 +187,7 @@ static int fallback_of(const gdt_measured_cell *c)
     if (best >= 0) return best;
     for (int i = 0; i < c->nplans; i++) {
         const gdt_measured_plan *p = &c->plans[i];
-        if (p->is_backend) continue;
+        if (side_of(p) != GDT_PLAN_SIDE_OURS) continue;
         if (best < 0) { best = i; continue; }
         int64_t a = tile_area(&p->id), b = tile_area(&c->plans[best].id);
         if (a < b || (a == b && p->untimed_position < c->plans[best].untimed_position)) best = i;
@@ -189,9 +195,10 @@ static int fallback_of(const gdt_measured_cell *c)
     return best;
 }
 
-/* Placement of one cell: our fastest against the backend's fastest. */
+/* Placement of one cell: our fastest against the backend's fastest; the
+ * library's fastest is recorded beside them and decides nothing. */
 typedef struct placement {
-    int best_ours, best_backend; /* plan indices or -1 */
+    int best_ours, best_backend, best_library; /* plan indices or -1 */
     bool lead;
     bool has_ratio;
     double ratio, noise;
@@ -200,9 +207,12 @@ typedef struct placement {
 static void place_cell(const gdt_measured_cell *c, placement *pl)
 {
     memset(pl, 0, sizeof *pl);
-    pl->best_ours = pl->best_backend = -1;
+    pl->best_ours = pl->best_backend = pl->best_library = -1;
     for (int i = 0; i < c->nplans; i++) {
-        int *slot = c->plans[i].is_backend ? &pl->best_backend : &pl->best_ours;
+        gdt_plan_side side = side_of(&c->plans[i]);
+        int *slot = side == GDT_PLAN_SIDE_BACKEND   ? &pl->best_backend
+                    : side == GDT_PLAN_SIDE_LIBRARY ? &pl->best_library
+                                                    : &pl->best_ours;
         if (*slot < 0 || c->plans[i].time_us < c->plans[*slot].time_us) *slot = i;
     }
     if (pl->best_ours < 0) return; /* nothing of ours ran: TRAIL */
@@ -467,6 +477,8 @@ static void emit_placement_cell(sb *b, const cell_work *w, bool last)
     emit_best(b, w->c, w->pl.best_ours);
     sb_printf(b, ",\n      \"best_backend\": ");
     emit_best(b, w->c, w->pl.best_backend);
+    sb_printf(b, ",\n      \"best_library\": ");
+    emit_best(b, w->c, w->pl.best_library);
     sb_printf(b, "\n    }%s\n", last ? "" : ",");
 }
 
@@ -615,11 +627,25 @@ static gdt_status fit_model(gdt_family f, int arch, const cell_work *w, int n, g
 {
     *fitted = false;
     if (n < GDT__PREDICT_MIN_CELLS) return GDT_STATUS_OK;
+    int total = 0;
+    for (int i = 0; i < n; i++) total += w[i].c->nplans;
     gdt__train_cell *c = calloc((size_t)n, sizeof *c);
-    if (!c) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
-    for (int i = 0; i < n; i++) c[i] = (gdt__train_cell){w[i].facts, w[i].c->plans, w[i].c->nplans};
+    gdt_measured_plan *kept = calloc((size_t)(total ? total : 1), sizeof *kept), *at = kept;
+    if (!c || !kept) {
+        free(c), free(kept);
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
+    }
+    /* The model predicts ours and the backend (what placement weighs); a
+     * library's plans would count as ours in its ratio. */
+    for (int i = 0; i < n; i++) {
+        c[i] = (gdt__train_cell){w[i].facts, at, 0};
+        for (int k = 0; k < w[i].c->nplans; k++)
+            if (side_of(&w[i].c->plans[k]) != GDT_PLAN_SIDE_LIBRARY) at[c[i].nplans++] = w[i].c->plans[k];
+        at += c[i].nplans;
+    }
     gdt_status s = gdt__predictor_fit(f, arch, c, n, m, e);
     free(c);
+    free(kept);
     *fitted = s == GDT_STATUS_OK;
     return s;
 }
@@ -1391,7 +1417,7 @@ static gdt_status read_decision(const ld *l, const cJSON *o, const char *jp, boo
 static gdt_status read_placement_cell(const ld *l, const cJSON *o, const char *jp, pcell *c)
 {
     static const char *const keys[] = {"key", "problem", "facts", "decision", "ratio", "noise",
-                                       "best_ours", "best_backend"};
+                                       "best_ours", "best_backend", "best_library"};
     gdt_problem prob;
     gdt_status s = CHECK_KEYS(l, o, keys, jp);
     if (!s) s = read_problem(l, o, jp, &prob, c->key);
@@ -1399,6 +1425,7 @@ static gdt_status read_placement_cell(const ld *l, const cJSON *o, const char *j
     if (!s) s = read_decision(l, o, jp, &c->lead, &c->has_ratio, &c->ratio, &c->noise);
     if (!s) s = read_best(l, o, "best_ours", jp);
     if (!s) s = read_best(l, o, "best_backend", jp);
+    if (!s) s = read_best(l, o, "best_library", jp);
     return s;
 }
 

@@ -1,7 +1,7 @@
 /* `gdtune compare`: generated against handwritten plans in one timing scope.
  *
  *   gdtune compare RUNDIR... [--family F] [--format text|json|md]
- *       per cell the best generated, handwritten and cuDNN plans from the
+ *       per cell the best generated, handwritten, cuDNN and cuBLASLt plans from the
  *       sweep's own measurements (harness/compare_runs.c), and the figure
  *       RUNDIR/report/compare.svg (reports/compare_figure.c);
  *   gdtune compare FAMILY --shape ... --plan A --plan B [--rounds N]
@@ -33,9 +33,10 @@ static const char usage_text[] =
     "                      [--bursts LIST] [--max-seconds S] [--target REL] [--seed N]\n"
     "\n"
     "RUNDIR...: per cell (matched by problem key across the run directories) the best\n"
-    "generated plan (NVRTC engines), the best handwritten plan (hand engines) and the\n"
-    "best cuDNN plan, from the sweep's own measurements: device time per call at the\n"
-    "largest burst.  The ratio is generated / handwritten throughput (> 1: generated\n"
+    "generated plan (NVRTC engines), the best handwritten plan (hand engines), the\n"
+    "best cuDNN plan and the best cuBLASLt plan, from the sweep's own measurements:\n"
+    "device time per call at the largest burst, and each side's throughput against\n"
+    "cuDNN's.  The ratio is generated / handwritten throughput (> 1: generated\n"
     "faster), its noise the two plans' relative noise summed.  Also each side's budget,\n"
     "the winners' bound parameters by role, their errors against the reference and what\n"
     "one execute holds; the ratios go into RUNDIR/report/compare.svg (the first RUNDIR)\n"
@@ -192,7 +193,7 @@ static void header_text(FILE *f, const out *o)
 typedef struct side_view {
     bool found;
     char plan[600];      /* the winner's name, or why there is none */
-    char figures[160];   /* time, TFLOP/s, noise */
+    char figures[200];   /* time, TFLOP/s, against cuDNN, noise */
     char verify[160];
     char budget[200];
     char scope[400];
@@ -209,9 +210,13 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
         missing_text(x, s, v->plan, sizeof v->plan);
         return;
     }
+    const gdt_run_result *cudnn = x->best[GDT_SIDE_CUDNN].result;
+    char vs[48] = "";
+    if (cudnn && s != GDT_SIDE_CUDNN)
+        snprintf(vs, sizeof vs, ", %.3f x cuDNN's throughput", cudnn->time_us / b->result->time_us);
     snprintf(v->plan, sizeof v->plan, "%s", b->plan->name);
-    snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s, noise %.4f%s", b->result->time_us,
-             tflops(x, s), b->result->noise, b->raced_out ? ", a first estimate (raced out)" : "");
+    snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s%s, noise %.4f%s", b->result->time_us,
+             tflops(x, s), vs, b->result->noise, b->raced_out ? ", a first estimate (raced out)" : "");
     verify_text(x, s, v->verify, sizeof v->verify);
     gdt_compare_scope(b->plan, v->scope, sizeof v->scope);
     v->run = o->c->dirs[b->run];
@@ -303,8 +308,9 @@ static void md_text(FILE *f, const char *s)
 
 static void summary_md(FILE *f, const out *o)
 {
-    fprintf(f, "| cell | problem | generated | us | handwritten | us | cuDNN | us | generated / "
-               "handwritten (> 1: generated faster) |\n|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "| cell | problem | generated | us | handwritten | us | cuDNN | us | cuBLASLt | us | "
+               "generated / handwritten (> 1: generated faster) |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < o->c->ncells; i++) {
         const gdt_compare_cell *x = &o->c->cells[i];
         char ratio[256];

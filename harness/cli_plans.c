@@ -27,7 +27,9 @@ static const char usage_text[] =
     "engine[K=V, ...], the mode block, where the entry came from and its time:\n"
     "measured (a swept cell), predicted by the tables' time model, or untimed.  BACKEND(mode)\n"
     "stands for the cuDNN backend's block; it is expanded when a GPU is present and\n"
-    "--arch is that GPU's arch.  FAMILY is gemm, sdpa_fwd, sdpa_bwd, or sdpa (both).\n";
+    "--arch is that GPU's arch.  Each plan's side: ours, the backend's, or the library's\n"
+    "(cuBLASLt, listed on the GPU by its heuristic).  FAMILY is gemm, sdpa_fwd, sdpa_bwd,\n"
+    "or sdpa (both).\n";
 
 typedef struct plans_args {
     unsigned families;
@@ -249,6 +251,17 @@ static void time_text(const gdt_plan_time *pt, char *buf, size_t n)
         snprintf(buf, n, "untimed");
 }
 
+static gdt_plan_side entry_side(const gdt_plan_entry *x)
+{
+    return x->is_backend ? GDT_PLAN_SIDE_BACKEND : gdt_engine_side(NULL, x->id.engine_id);
+}
+
+/* By gdt_plan_side: what the text line says after the why, the JSON's side. */
+static const char *const side_text[] = {"", ", backend", ", library"};
+static const char *const side_json[] = {"ours", "backend", "library"};
+_Static_assert(sizeof side_text / sizeof *side_text == GDT_PLAN_SIDE_COUNT, "one text per side");
+_Static_assert(sizeof side_json / sizeof *side_json == GDT_PLAN_SIDE_COUNT, "one JSON name per side");
+
 static void print_entry(int i, const gdt_plan_entry *x, const target *t, const gdt_tables *tables,
                         const gdt_facts *f)
 {
@@ -263,7 +276,7 @@ static void print_entry(int i, const gdt_plan_entry *x, const target *t, const g
     time_text(&pt, when, sizeof when);
     gdt_plan_id_format(&x->id, name, sizeof name);
     printf("%4d  %-64s  %s, %s%s; %s\n", i, name, gdt_mode_name(x->mode), x->why ? x->why : "",
-           x->is_backend ? ", backend" : "", when);
+           side_text[entry_side(x)], when);
 }
 
 static int print_modes(const plans_args *a, char *buf, size_t n)
@@ -303,6 +316,7 @@ static cJSON *entry_json(int i, const gdt_plan_entry *x, const target *t, const 
     cJSON_AddStringToObject(o, "name", name);
     cJSON_AddStringToObject(o, "why", x->why ? x->why : "");
     cJSON_AddBoolToObject(o, "backend", x->is_backend);
+    cJSON_AddStringToObject(o, "side", side_json[entry_side(x)]);
     gdt_plan_time pt;
     gdt_tables_plan_time(tables, f, &x->id, &pt);
     time_json(o, &pt);
@@ -395,7 +409,7 @@ static const gdt_cli_csv_col csv_cols[] = {
     {"family", 0, "family"}, {"problem", 0, "problem"}, {"tables", 0, "tables"},
     {"index", 1, "index"},   {"mode", 1, "mode"},       {"marker", 1, "marker"},
     {"name", 1, "name"},     {"why", 1, "why"},         {"backend", 1, "backend"},
-    {"unexpanded", 1, "unexpanded"}, {"time_us", 1, "time_us"},     {"time_source", 1, "time_source"},
+    {"side", 1, "side"},     {"unexpanded", 1, "unexpanded"}, {"time_us", 1, "time_us"},     {"time_source", 1, "time_source"},
     {"time_error", 1, "time_error"}, {"time_cells", 1, "time_cells"}, {"time_nearest", 1, "time_nearest"},
 };
 static const gdt_cli_csv_view csv_view = {{"families", "plans"}, 2, csv_cols,

@@ -110,6 +110,9 @@ int gdt_compare_scope(const gdt_run_plan *p, char *buf, size_t n)
                         (long long)p->id.engine_id), 0;
     if (slot->kind == GDT_ENGINE_NVRTC)
         return nvrtc_scope(slot, buf, n);
+    if (slot->kind == GDT_ENGINE_CUBLASLT)
+        return snprintf(buf, n, "one cublasLtMatmul call of %s (the kernels cuBLASLt launches for "
+                        "the algo, its split-K reduction included)", slot->name), 0;
     for (size_t i = 0; i < sizeof hand_scope / sizeof *hand_scope; i++)
         if (!strcmp(hand_scope[i].slot, slot->name))
             return snprintf(buf, n, "%d kernel%s: %s", hand_scope[i].nkernels,

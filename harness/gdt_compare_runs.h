@@ -3,7 +3,7 @@
  *
  * Cells are matched by problem key across the run directories; per cell
  * and per side (generated: NVRTC engines; handwritten: hand engines; the
- * cuDNN backend) the best verified plan by device time per call at the
+ * cuDNN backend; the cuBLASLt library) the best verified plan by device time per call at the
  * largest burst, and the side's candidate budget.  Every figure compared is
  * one execute of a plan timed by the sweep in one scope, so the model
  * refuses runs whose scope differs: another burst list, another device
@@ -22,7 +22,8 @@
 #define GDT_SIDES(X)                                 \
     X(GENERATED, "generated", GDT_ENGINE_NVRTC)      \
     X(HAND, "handwritten", GDT_ENGINE_HAND)          \
-    X(CUDNN, "cudnn", GDT_ENGINE_CUDNN)
+    X(CUDNN, "cudnn", GDT_ENGINE_CUDNN)              \
+    X(CUBLASLT, "cublaslt", GDT_ENGINE_CUBLASLT)
 
 typedef enum gdt_side {
 #define GDT_SIDE_ENUM(id, name, kind) GDT_SIDE_##id,

@@ -420,13 +420,15 @@ static gdt_status plan_identity(const where *w, const char *jp, const cJSON *o, 
 
 static gdt_status plan_tag(const where *w, const char *jp, const cJSON *o, gdt_error *e)
 {
-    static const char *const tags[] = {"A", "B", "FALLBACK", "KNOB", "OURS"};
+    /* LIBRARY is newer than the others: journals written before it tag a
+     * library plan OURS, and still load (its side comes from the engine). */
+    static const char *const tags[] = {"A", "B", "FALLBACK", "KNOB", "OURS", "LIBRARY"};
     for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
         if (!strcmp(str(o, "tag"), tags[i]))
             return GDT_STATUS_OK;
     char jt[256];
     gdt_json_path_key(jt, sizeof jt, jp, "tag");
-    return wrong(w, jt, "one of A, B, FALLBACK, KNOB, OURS", gdt_json_get(o, "tag"), e);
+    return wrong(w, jt, "one of A, B, FALLBACK, KNOB, OURS, LIBRARY", gdt_json_get(o, "tag"), e);
 }
 
 /* One plan object: its fields, and an identity whose engine decodes to

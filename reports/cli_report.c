@@ -36,12 +36,14 @@ static const gdt_run_result *verified(const gdt_run_cell *c, int i)
     return res->rec && res->disposition == GDT_DISP_VERIFIED ? res : NULL;
 }
 
-/* Best verified plan of one side (backend or ours); -1 when none. */
+/* Best verified plan of one side (backend or ours; a library's plans,
+ * cuBLASLt's, are neither); -1 when none. */
 static int best(const gdt_run_cell *c, bool backend)
 {
+    gdt_plan_side want = backend ? GDT_PLAN_SIDE_BACKEND : GDT_PLAN_SIDE_OURS;
     int b = -1;
     for (int i = 0; i < c->nplans; i++)
-        if (verified(c, i) && c->plan[i].backend == backend &&
+        if (verified(c, i) && gdt_engine_side(NULL, c->plan[i].id.engine_id) == want &&
             (b < 0 || c->result[i].time_us < c->result[b].time_us))
             b = i;
     return b;

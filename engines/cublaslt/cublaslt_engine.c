@@ -3,7 +3,8 @@
  * GDT__CUBLASLT_TOP (cublasLtMatmulAlgoGetHeuristic) and, for sweeps, the
  * enumeration (cublasLtMatmulAlgoGetIds, each algo's capabilities, every
  * config cublasLtMatmulAlgoCheck accepts, at most `cap` per algo after at
- * most GDT__CUBLASLT_CHECKS_PER_ALGO checks).
+ * most GDT__CUBLASLT_CHECKS_PER_ALGO checks, GDT__CUBLASLT_ENUM_MAX in all,
+ * algos in the order cuBLASLt gives their ids).
  *
  * A plan id is (the slot's engine id, the config's knobs:
  * cublaslt_knobs.c); build rebuilds exactly that algo (AlgoInit and every
@@ -476,7 +477,10 @@ static gdt_status lt_enumerate(const gdt_engine_slot *slot, const gdt_facts *f, 
     if (L && L->cublasLtMatmulAlgoGetIds(h, CUBLAS_COMPUTE_32F, CUDA_R_32F, t, t, t, t,
                                          GDT__CUBLASLT_MAX_IDS, ids, &nids) != CUBLAS_STATUS_SUCCESS)
         nids = 0; /* no algo for these types: nothing to enumerate */
-    for (int i = 0; !s && i < nids; i++) s = walk_algo(slot, f, h, &d, ids[i], cap, out, n, e);
+    for (int i = 0; !s && i < nids && *n < GDT__CUBLASLT_ENUM_MAX; i++) {
+        int left = GDT__CUBLASLT_ENUM_MAX - *n;
+        s = walk_algo(slot, f, h, &d, ids[i], cap < left ? cap : left, out, n, e);
+    }
     gdt__cublaslt_descs_destroy(&d);
     if (s) free(*out), *out = NULL, *n = 0;
     return s;

@@ -28,6 +28,11 @@
  * algo, and configurations checked per algo before giving up on reaching
  * the cap (cublasLtMatmulAlgoCheck costs microseconds each). */
 #define GDT__CUBLASLT_MAX_IDS 256
+/* Enumerated configs per problem, over every algo (the sweep's knob cap
+ * still bounds each algo): the slot is on by default, and this keeps what
+ * it adds to a GEMM cell at GDT__CUBLASLT_TOP + GDT__CUBLASLT_ENUM_MAX
+ * plans at most, fewer where the enumeration finds heuristic entries. */
+#define GDT__CUBLASLT_ENUM_MAX 8
 #define GDT__CUBLASLT_MAX_CAP_IDS 128
 #define GDT__CUBLASLT_CHECKS_PER_ALGO 2048
 

@@ -1,6 +1,7 @@
 /* `gdtune compare` over synthetic journals written with the typed writer:
- * a run holding generated (gemm.nvrtc), handwritten (gemm.hand) and cuDNN
- * plans in one cell and no hand plan in the other.  Every column of the
+ * a run holding generated (gemm.nvrtc), handwritten (gemm.hand), cuDNN and
+ * cuBLASLt plans (gemm.cublaslt, one tagged LIBRARY, one OURS as journals
+ * before that tag have it) in one cell and no hand plan in the other.  Every column of the
  * JSON document is checked against the figures written (each side's best,
  * the ratio and its noise, the verdict, the budgets, the bound parameters
  * by role, the verify errors, the timing scope), the text and markdown
@@ -31,6 +32,8 @@
 #define NVRTC_ID 20000
 #define GEN_BEST "gemm.nvrtc[GROUP_M=8, MMA=1, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128, WARPS_M=8, WARPS_N=1]"
 #define HAND_PLAN "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]"
+#define LT_ID 20011
+#define LT_BEST "gemm.cublaslt[ALGO=66, TILE_SIZE=20]"
 
 /* One plan as the journal holds it; r: its result (disposition NULL: none). */
 typedef struct plan_row {
@@ -46,7 +49,7 @@ typedef struct plan_row {
 #define NOT_RUN(name) {name, "OURS", NULL, NULL, 0, 0, 0, false}
 
 /* Cell 0 (m=256): two cuDNN plans, five generated (one raced out, one
- * declined, one incorrect, one never run), the hand plan. */
+ * declined, one incorrect, one never run), the hand plan, two cuBLASLt. */
 static const plan_row cell0[] = {
     VERIFIED("cudnn.eng0", "A", 12.0, 0.01, 0),
     VERIFIED("cudnn.eng1[KERNEL_CFG=3]", "B", 10.0, 0.01, 1e-3),
@@ -59,6 +62,8 @@ static const plan_row cell0[] = {
                  "WARPS_N=4]", "incorrect", "C: relative L2 error 0.5", 0.5),
     VERIFIED(HAND_PLAN, "OURS", 11.0, 0.01, 1.5e-3),
     NOT_RUN("gemm.nvrtc[GROUP_M=4, MMA=1, STAGES=3, TILEK=64, TILE_M=128, TILE_N=128, WARPS_M=8, WARPS_N=1]"),
+    VERIFIED(LT_BEST, "LIBRARY", 8.0, 0.01, 5e-4),
+    VERIFIED("gemm.cublaslt[ALGO=31, SPLIT_K=2, TILE_SIZE=20]", "OURS", 9.0, 0.01, 5e-4),
 };
 /* Cell 1 (m=512): no hand plan. */
 static const plan_row cell1[] = {
@@ -273,6 +278,17 @@ static void check_sides(const cJSON *c0, double flops)
     CHECK_INT(num(k, "best.scope.kernels"), ==, 0);
     CHECK_CONTAINS(str(k, "best.scope.text"), "cuDNN execution plan");
     check_budget(at(k, "budget"), 2, 2, 2, 0, 0, 0);
+
+    /* The library's best beside the others, whatever tag its journal gave it. */
+    const cJSON *l = at(c0, "sides.cublaslt");
+    CHECK_STR(str(l, "best.plan"), LT_BEST);
+    CHECK_INT(num(l, "best.engine_id"), ==, LT_ID);
+    CHECK_NEAR(num(l, "best.time_us"), 8.0, 0);
+    CHECK_NEAR(num(l, "best.vs_cudnn"), 10.0 / 8.0, 1e-12);
+    CHECK_NEAR(num(l, "best.verified.errors.C"), 5e-4, 0);
+    CHECK_INT(num(l, "best.scope.kernels"), ==, 0);
+    CHECK_CONTAINS(str(l, "best.scope.text"), "one cublasLtMatmul call of gemm.cublaslt");
+    check_budget(at(l, "budget"), 2, 2, 2, 0, 0, 0);
 }
 
 /* role, generated, handwritten (-1: null) */
@@ -319,6 +335,7 @@ static void check_json(const char *dir, const gdt_sweep_spec *spec)
     check_bound(at(c0, "bound"));
     CHECK(cJSON_IsNull(at(c1, "sides.handwritten.best")));
     CHECK_STR(str(c1, "sides.handwritten.missing"), "no handwritten plan for this cell");
+    CHECK_STR(str(c1, "sides.cublaslt.missing"), "no cublaslt plan for this cell");
     CHECK_INT(num(c1, "sides.handwritten.budget.listed"), ==, 0);
     CHECK(cJSON_IsNull(at(c1, "ratio")) && cJSON_IsNull(at(c1, "noise")) && cJSON_IsNull(at(c1, "verdict")));
     CHECK_NEAR(num(c1, "sides.generated.best.time_us"), 25.0, 0);
@@ -340,11 +357,15 @@ static void check_text_md(const char *dir)
     CHECK_CONTAINS(out, "budget: 5 listed, 4 tried: 2 verified (1 raced out), 1 incorrect, 0 failed, 1 declined");
     CHECK_CONTAINS(out, "    tile_n     TILE_N          128         256\n");
     CHECK_CONTAINS(out, "verify: C 2.00e-03");
+    CHECK_CONTAINS(out, "  cublaslt: " LT_BEST "\n    8.000 us, ");
+    CHECK_CONTAINS(out, "TFLOP/s, 1.250 x cuDNN's throughput, noise 0.0100\n");
+    CHECK_CONTAINS(out, "TFLOP/s, 0.625 x cuDNN's throughput, noise 0.0050\n");
     CHECK_INT(compare(md, 3), ==, 0);
     CHECK_CONTAINS(out, "| 0 | `gemm:b1,m256,n512,k256,bf16,a=row,b=row` | `" GEN_BEST "` | 16.000 | `"
-                        HAND_PLAN "` | 11.000 | `cudnn.eng1[KERNEL_CFG=3]` | 10.000 | 0.688, noise 0.015: "
-                        "handwritten faster beyond noise |");
+                        HAND_PLAN "` | 11.000 | `cudnn.eng1[KERNEL_CFG=3]` | 10.000 | `" LT_BEST "` | 8.000 | "
+                        "0.688, noise 0.015: handwritten faster beyond noise |");
     CHECK_CONTAINS(out, "| 1 | `gemm:b1,m512,n512,k256,bf16,a=row,b=row` | `" GEN_BEST "` | 25.000 | none | — |");
+    CHECK_CONTAINS(out, "| cublaslt | `" LT_BEST "` | 8.000 us, ");
     CHECK_CONTAINS(out, "| tile_n | TILE_N | 128 | 256 |");
     CHECK_CONTAINS(out, "| warps_m | WARPS_M | 8 | - |");
 }
@@ -454,6 +475,8 @@ static void check_sides_of(void)
     CHECK_INT(gdt_side_of(NULL, &p), ==, GDT_SIDE_GENERATED);
     p.id.engine_id = HAND_ID;
     CHECK_INT(gdt_side_of(NULL, &p), ==, GDT_SIDE_HAND);
+    p.id.engine_id = LT_ID;
+    CHECK_INT(gdt_side_of(NULL, &p), ==, GDT_SIDE_CUBLASLT);
     p.id.engine_id = gdt_engine_id(GDT_FAMILY_GEMM, 90); /* gemm.test_fault */
     CHECK_INT(gdt_side_of(NULL, &p), ==, GDT_SIDE_COUNT);
     p.id.engine_id = gdt_engine_id(GDT_FAMILY_SDPA_FWD, 0);

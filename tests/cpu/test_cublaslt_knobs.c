@@ -3,12 +3,17 @@
  * the same identity; bad identities are refused naming the knob; the
  * lowering of the four operand majors; the manifest slot; and where a
  * library slot's plans sit in each mode's list, with a stand-in library
- * engine through a test manifest (present, failing, OPENSOURCE). */
+ * engine through a test manifest (present, failing, OPENSOURCE), untimed
+ * and with a table that measured a library plan faster or slower than the
+ * backend (the slot present, unable to list, or not in the manifest). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cublaslt/gdt_cublaslt.h"
 #include "gdt_test.h"
+#include "gdt_util.h"
+#include "gdtune/tables.h"
 
 /* ------------------------------------------------------- knob mapping */
 
@@ -184,7 +189,9 @@ static void test_slot(void)
     CHECK_INT(s->kind, ==, GDT_ENGINE_CUBLASLT);
     CHECK_INT(s->family, ==, GDT_FAMILY_GEMM);
     CHECK(s->row_family == NULL);
-    CHECK(s->opt_in); /* until the tables carry a third side (manifest.c) */
+    CHECK(!s->opt_in); /* offered by default: its plans are the library side */
+    CHECK_INT(gdt_engine_kind_side(s->kind), ==, GDT_PLAN_SIDE_LIBRARY);
+    CHECK_INT(gdt_engine_side(NULL, 20011), ==, GDT_PLAN_SIDE_LIBRARY);
     CHECK_INT(s->cap.sm_lo, ==, 80);
     CHECK_INT(s->cap.dtypes, ==, (1u << GDT_DTYPE_BF16) | (1u << GDT_DTYPE_FP16));
     CHECK(gdt__library_of(s) == &gdt__cublaslt_engine);
@@ -197,7 +204,6 @@ static void test_slot(void)
     CHECK(gdt_arch_limits(90, &dev));
     gdt_facts_analyze(&p, &dev, &f);
     gdt_manifest m = *gdt_manifest_default();
-    m.enable_opt_in = true;
     CHECK(gdt_slot_offered(&m, s, &f, why, sizeof why));
     f.device.arch = 75;
     CHECK(!gdt_slot_offered(&m, s, &f, why, sizeof why));
@@ -306,6 +312,9 @@ static void on_warn(void *ctx, const char *msg)
 /* The list's names, one "name/tag" per line.  Names print through the
  * default manifest: the stand-in library slot has the real slot's id
  * (gemm.cublaslt), the stand-in of ours none (engine20050). */
+static const gdt_tables *tables;          /* the plan lists' tables (NULL: untimed) */
+static const gdt_manifest *in_use = &manifest;
+
 static void listed(bool enumerate, const gdt_backend *b, int nmodes, const gdt_mode *modes, char *out,
                    size_t n, gdt_graph **keep)
 {
@@ -313,8 +322,8 @@ static void listed(bool enumerate, const gdt_backend *b, int nmodes, const gdt_m
     gdt_device_props dev;
     gdt_graph *g = NULL;
     gdt_error e = {0};
-    gdt_plan_options o = {.manifest = &manifest, .backend = b, .nmodes = nmodes, .knob_cap = 2,
-                          .warn = on_warn};
+    gdt_plan_options o = {.manifest = in_use, .backend = b, .nmodes = nmodes, .knob_cap = 2,
+                          .tables = tables, .warn = on_warn};
     memcpy(o.modes, modes, (size_t)nmodes * sizeof *modes);
     gdt_problem_default(GDT_FAMILY_GEMM, &p);
     gdt_arch_limits(90, &dev);
@@ -344,16 +353,16 @@ static void test_lists(void)
     lib_fails = false;
     /* Mode A: the backend's block, the library's after it, then ours. */
     listed(false, &backend, 1, &a, got, sizeof got, NULL);
-    snprintf(want, sizeof want, "cudnn.eng1/A\ncudnn.eng2/A\n%s/OURS\n%s/OURS\n%s/OURS\nengine20050/OURS\n",
+    snprintf(want, sizeof want, "cudnn.eng1/A\ncudnn.eng2/A\n%s/LIBRARY\n%s/LIBRARY\n%s/LIBRARY\nengine20050/OURS\n",
              LT1, LT2, LT3);
     CHECK_STR(got, want);
     /* No backend: the marker stays, the library's block still follows it. */
     listed(false, NULL, 1, &a, got, sizeof got, NULL);
-    snprintf(want, sizeof want, "BACKEND(A)/OURS\n%s/OURS\n%s/OURS\n%s/OURS\nengine20050/OURS\n", LT1, LT2, LT3);
+    snprintf(want, sizeof want, "BACKEND(A)/OURS\n%s/LIBRARY\n%s/LIBRARY\n%s/LIBRARY\nengine20050/OURS\n", LT1, LT2, LT3);
     CHECK_STR(got, want);
     /* FALLBACK: the heuristic's first entry only, after the backend's. */
     listed(false, &backend, 1, &fb, got, sizeof got, NULL);
-    snprintf(want, sizeof want, "engine20050/OURS\ncudnn.eng4/FALLBACK\n%s/OURS\n", LT1);
+    snprintf(want, sizeof want, "engine20050/OURS\ncudnn.eng4/FALLBACK\n%s/LIBRARY\n", LT1);
     CHECK_STR(got, want);
     /* OPENSOURCE: our own kernels, never the library. */
     listed(false, &backend, 1, &os, got, sizeof got, NULL);
@@ -364,7 +373,7 @@ static void test_lists(void)
     listed(true, &backend, 0, NULL, got, sizeof got, &g);
     snprintf(want, sizeof want,
              "engine20050/OURS\ncudnn.eng1/A\ncudnn.eng2/A\ncudnn.eng3/B\ncudnn.eng4/FALLBACK\n"
-             "%s/OURS\n%s/OURS\n%s/OURS\ngemm.cublaslt[ALGO=9, TILE_SIZE=15]/OURS\n", LT1, LT2, LT3);
+             "%s/LIBRARY\n%s/LIBRARY\n%s/LIBRARY\ngemm.cublaslt[ALGO=9, TILE_SIZE=15]/LIBRARY\n", LT1, LT2, LT3);
     CHECK_STR(got, want);
     CHECK_INT(lib_enum_cap, ==, 2);
     CHECK_INT(gdt_graph_plan_at(g, 5)->untimed, ==, 2);
@@ -387,15 +396,118 @@ static void test_absent(void)
     lib_fails = false;
 }
 
+/* ----------------------------------------- plan lists with a table */
+
+static gdt_measured_plan measured(gdt_plan_id id, bool backend, int pos, double t)
+{
+    return (gdt_measured_plan){.id = id, .is_backend = backend, .mode = backend ? GDT_MODE_A : GDT_MODE_OPENSOURCE,
+                               .untimed_position = pos, .time_us = t, .noise = 0.001, .host_us = 5,
+                               .samples = 20};
+}
+
+/* One swept cell (the default gemm problem): the backend's eng1 at 100 us,
+ * ours at 120, eng2 at 130 and the library's LT1 at lt_us; written, loaded
+ * and kept in `tables`.  Returns the placement file's text. */
+static char *table_with(const char *dir, double lt_us, gdt_tables **out)
+{
+    gdt_provenance prov = {.arch = 90};
+    gdt_measured_plan v[4] = {measured(be(1), true, 0, 100), measured(lib_id(1, 20), false, 2, lt_us),
+                              measured((gdt_plan_id){.engine_id = gdt_engine_id(GDT_FAMILY_GEMM, SLOT_OURS)},
+                                       false, 5, 120),
+                              measured(be(2), true, 1, 130)};
+    gdt_measured_cell c = {.plans = v, .nplans = 4};
+    gdt_error e = {0};
+    char sub[600], path[700];
+    char *text = NULL;
+    size_t n = 0;
+    gdt_problem_default(GDT_FAMILY_GEMM, &c.problem);
+    snprintf(sub, sizeof sub, "%s/sm90", dir);
+    CHECK_INT(gdt_tables_write(sub, GDT_FAMILY_GEMM, &prov, &c, 1, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_tables_load(dir, GDT_FAMILY_GEMM, 90, out, &e), ==, GDT_STATUS_OK);
+    snprintf(path, sizeof path, "%s/gemm.placement.json", sub);
+    CHECK_INT(gdt_file_read(path, &text, &n, &e), ==, GDT_STATUS_OK);
+    return text;
+}
+
+/* Placement stays ours against the backend whatever the library does, and
+ * the library's best is recorded beside them. */
+static void check_placement(const gdt_tables *t, const char *text, double lt_us)
+{
+    gdt_table_cell c;
+    char best[160];
+    CHECK(gdt_tables_cell(t, 0, &c));
+    CHECK(!c.lead);
+    CHECK(c.has_ratio && fabs(c.ratio - 1.2) < 1e-9);
+    snprintf(best, sizeof best, "\"best_library\": {\"plan\": \"%s\", \"time_us\": %g, \"noise\": 0.001}",
+             LT1, lt_us);
+    CHECK_CONTAINS(text ? text : "", best);
+    CHECK_CONTAINS(text ? text : "", "\"schema\": \"gdtune.placement/3\"");
+}
+
+static void test_tabled(void)
+{
+    char dir[] = "/tmp/gdt_test_cublaslt.XXXXXX", got[4096], want[1024], fast[700], slow[700];
+    const gdt_mode a = GDT_MODE_A, fb = GDT_MODE_FALLBACK, os = GDT_MODE_OPENSOURCE;
+    gdt_tables *tf = NULL, *ts = NULL;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(fast, sizeof fast, "%s/fast", dir);
+    snprintf(slow, sizeof slow, "%s/slow", dir);
+    char *ft = table_with(fast, 80, &tf), *st = table_with(slow, 150, &ts);
+    check_placement(tf, ft, 80);
+    check_placement(ts, st, 150);
+    lib_fails = false;
+    /* Measured faster than the backend: the library's plan first. */
+    tables = tf;
+    listed(false, &backend, 1, &a, got, sizeof got, NULL);
+    snprintf(want, sizeof want, "%s/LIBRARY\ncudnn.eng1/A\ncudnn.eng2/A\n%s/LIBRARY\n%s/LIBRARY\n"
+             "engine20050/OURS\n", LT1, LT2, LT3);
+    CHECK_STR(got, want);
+    /* Measured slower: where it was measured; the unmeasured ones after the backend's block. */
+    tables = ts;
+    listed(false, &backend, 1, &a, got, sizeof got, NULL);
+    snprintf(want, sizeof want, "cudnn.eng1/A\ncudnn.eng2/A\n%s/LIBRARY\n%s/LIBRARY\nengine20050/OURS\n"
+             "%s/LIBRARY\n", LT2, LT3, LT1);
+    CHECK_STR(got, want);
+    /* OPENSOURCE: a measured library plan is not ours. */
+    tables = tf;
+    listed(false, &backend, 1, &os, got, sizeof got, NULL);
+    CHECK_STR(got, "engine20050/OURS\n");
+    /* FALLBACK: the heuristic's first after the backend's block, table or not. */
+    listed(false, &backend, 1, &fb, got, sizeof got, NULL);
+    snprintf(want, sizeof want, "engine20050/OURS\ncudnn.eng4/FALLBACK\n%s/LIBRARY\n", LT1);
+    CHECK_STR(got, want);
+    /* The library cannot list (no device): what the table measured stays
+     * where it was measured; a build would decline it and walk on. */
+    lib_fails = true;
+    listed(false, &backend, 1, &a, got, sizeof got, NULL);
+    snprintf(want, sizeof want, "%s/LIBRARY\ncudnn.eng1/A\ncudnn.eng2/A\nengine20050/OURS\n", LT1);
+    CHECK_STR(got, want);
+    listed(false, &backend, 1, &fb, got, sizeof got, NULL);
+    CHECK_STR(got, "engine20050/OURS\ncudnn.eng4/FALLBACK\n");
+    lib_fails = false;
+    /* No library slot in the manifest: its measured plans are not offered. */
+    const gdt_manifest without = {slots, 1, false};
+    in_use = &without;
+    listed(false, &backend, 1, &a, got, sizeof got, NULL);
+    CHECK_STR(got, "cudnn.eng1/A\ncudnn.eng2/A\nengine20050/OURS\n");
+    listed(false, &backend, 1, &fb, got, sizeof got, NULL);
+    CHECK_STR(got, "engine20050/OURS\ncudnn.eng4/FALLBACK\n");
+    in_use = &manifest;
+    tables = NULL;
+    gdt_tables_destroy(tf);
+    gdt_tables_destroy(ts);
+    free(ft);
+    free(st);
+    if (!gdt_test_failures) gdt_test_remove_tree(dir);
+}
+
 /* The real slot through `gdtune plans`: listed on a GPU, else the reason. */
 static void test_cli(void)
 {
     static char out[1 << 16];
     char *argv[] = {(char *)gdt_test_exe(), "plans", "gemm", "--shape", "m=256,n=256,k=256", "--mode", "A",
                     "--mode", "OPENSOURCE", NULL};
-    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1); /* the slot is opt-in (engines/manifest.c) */
-    int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
-    unsetenv("GDTUNE_ENABLE_OPT_IN");
+    int rc = gdt_test_spawn(argv, NULL, out, sizeof out); /* offered by default */
     CHECK_INT(rc, ==, 0);
     if (gdt__device_present()) {
         CHECK_CONTAINS(out, "gemm.cublaslt[ALGO=");
@@ -404,6 +516,12 @@ static void test_cli(void)
         CHECK(!strstr(out, "gemm.cublaslt["));
         CHECK_CONTAINS(out, "      not listed: gemm.cublaslt: cublaslt: no CUDA device");
     }
+    /* Each entry's side in JSON: ours, the backend's, the library's. */
+    char *json[] = {(char *)gdt_test_exe(), "plans", "gemm", "--shape", "m=256,n=256,k=256", "--format",
+                    "json", NULL};
+    CHECK_INT(gdt_test_spawn(json, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "\"side\":\t\"ours\"");
+    if (gdt__device_present()) CHECK_CONTAINS(out, "\"side\":\t\"library\"");
 }
 
 int main(void)
@@ -415,6 +533,7 @@ int main(void)
     test_slot();
     test_lists();
     test_absent();
+    test_tabled();
     test_cli();
     return gdt_test_result("test_cublaslt_knobs");
 }

@@ -262,6 +262,17 @@ static void test_planner(void)
            first_ours);
     CHECK_INT(first_lt, ==, last_backend + 1);
     CHECK(first_ours < 0 || first_ours > first_lt);
+    CHECK_STR(gdt_plan_entry_tag(gdt_graph_plan_at(g, first_lt >= 0 ? first_lt : 0)), "LIBRARY");
+    gdt_graph_destroy(g);
+    /* The sweep's list, on by default: at most TOP + ENUM_MAX library plans. */
+    gdt_plan_options so = {.backend = gdt_cudnn_backend(), .knob_cap = 2};
+    int nlt = 0;
+    CHECK_INT(gdt_graph_create(&f.problem, &dev, &g, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_graph_enumerate(g, &so, &e), ==, GDT_STATUS_OK);
+    for (int i = 0; i < gdt_graph_plan_count(g); i++)
+        nlt += gdt_graph_plan_at(g, i)->id.engine_id == lt;
+    printf("sweep list: %d cuBLASLt plans of %d\n", nlt, gdt_graph_plan_count(g));
+    CHECK(nlt > 0 && nlt <= GDT__CUBLASLT_TOP + GDT__CUBLASLT_ENUM_MAX);
     gdt_graph_destroy(g);
 }
 
@@ -330,7 +341,6 @@ int main(int argc, char **argv)
         return GDT_TEST_SKIP;
     }
     printf("device sm%d %s\n", dev.arch, dev.name);
-    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1); /* the slot is opt-in (engines/manifest.c) */
     if (argc == 2 && !strcmp(argv[1], "--bench")) {
         bench_shape("m=4096,n=4096,k=4096");
         bench_shape("m=128,n=128,k=128"); /* host enqueue per call */

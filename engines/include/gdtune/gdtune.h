@@ -254,8 +254,21 @@ typedef enum gdt_engine_kind {
     GDT_ENGINE_NVRTC, /* a template instantiated per candidate row */
     GDT_ENGINE_HAND,  /* nvcc-built, fixed configs */
     GDT_ENGINE_TEST,  /* test-only engines (opt-in) */
-    GDT_ENGINE_CUBLASLT /* cuBLASLt: plans listed by its heuristic and enumeration on the device */
+    GDT_ENGINE_CUBLASLT, /* cuBLASLt: plans listed by its heuristic and enumeration on the device */
+    GDT_ENGINE_KIND_COUNT
 } gdt_engine_kind;
+
+/* Which side of the comparison a plan is on, by its engine's kind: ours
+ * (our own kernels: NVRTC, hand, test engines), the backend (cuDNN) or a
+ * library (cuBLASLt).  Placement decides ours against the backend; a
+ * library's plans are ranked beside both and reported apart. */
+typedef enum gdt_plan_side {
+    GDT_PLAN_SIDE_OURS,
+    GDT_PLAN_SIDE_BACKEND,
+    GDT_PLAN_SIDE_LIBRARY,
+    GDT_PLAN_SIDE_COUNT
+} gdt_plan_side;
+gdt_plan_side gdt_engine_kind_side(gdt_engine_kind k);
 
 /* Capability row: what a slot can serve.  Judged against facts. */
 typedef struct gdt_capability {
@@ -291,6 +304,12 @@ int64_t gdt_engine_id(gdt_family f, int slot);
 gdt_status gdt_engine_id_decode(int64_t id, bool *backend, gdt_family *f, int *slot, gdt_error *e);
 const gdt_engine_slot *gdt_manifest_find(const gdt_manifest *m, int64_t engine_id);
 const gdt_engine_slot *gdt_manifest_find_name(const gdt_manifest *m, const char *name);
+/* The side of an engine id: backend ids are the backend's; a slot's side
+ * is its kind's (gdt_engine_kind_side) through the manifest (NULL: the
+ * default); an id no slot holds counts as ours. */
+gdt_plan_side gdt_engine_side(const gdt_manifest *m, int64_t engine_id);
+/* "OURS", "BACKEND", "LIBRARY". */
+const char *gdt_plan_side_name(gdt_plan_side s);
 /* Is the slot offered on this arch (capability row + opt-in)?  When not,
  * *why names the reason (may be NULL). */
 bool gdt_slot_offered(const gdt_manifest *m, const gdt_engine_slot *s, const gdt_facts *f,
@@ -321,9 +340,10 @@ typedef struct gdt_plan_entry {
     int untimed;        /* gdt_graph_enumerate: position in the untimed order; else -1 */
 } gdt_plan_entry;
 
-/* Where an entry came from, as the journal tags it: "OURS" (a gdtune
- * engine), "A", "B" or "FALLBACK" (the backend's heuristic mode) or "KNOB"
- * (the backend's knob enumeration). */
+/* Where an entry came from, as the journal tags it: "OURS" (our own
+ * engines), "LIBRARY" (a library engine: cuBLASLt), "A", "B" or
+ * "FALLBACK" (the backend's heuristic mode) or "KNOB" (the backend's knob
+ * enumeration).  The side is the default manifest's (gdt_engine_side). */
 const char *gdt_plan_entry_tag(const gdt_plan_entry *x);
 
 #ifdef __cplusplus
