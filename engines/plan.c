@@ -277,6 +277,11 @@ static gdt_status gather_ours(planning *pl, const gdt_graph *g, gdt_error *e)
         } else if (s->row_family) {
             gdt_status st = slot_rows(pl, s, &g->facts, e);
             if (st) return st;
+        } else if (s->ops && s->ops->fixed_plans) {
+            gdt_plan_id ids[GDT_FIXED_PLANS_MAX];
+            int n = s->ops->fixed_plans(s, &g->facts, ids, GDT_FIXED_PLANS_MAX);
+            for (int k = 0; k < n; k++)
+                push_ours(&pl->ours, &ids[k], GDT_MODE_A, WHY_UNTIMED);
         } else {
             gdt_plan_id id = {.engine_id = gdt_engine_id(s->family, s->slot)};
             push_ours(&pl->ours, &id, GDT_MODE_A, WHY_UNTIMED);

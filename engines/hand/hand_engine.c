@@ -453,10 +453,18 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
     return GDT_STATUS_OK;
 }
 
+static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
+{
+    if (cap < NCONFIGS)
+        return 0;
+    return gdt__hand_gemm_plans(f, gdt_engine_id(slot->family, slot->slot), out);
+}
+
 const gdt_engine_ops gdt__hand_gemm_ops = {
     .check_support = check_support,
     .build = build,
     .workspace_size = workspace_size,
     .execute = execute,
     .destroy = destroy,
+    .fixed_plans = fixed_plans,
 };

@@ -78,7 +78,15 @@ typedef struct gdt_engine_ops {
     gdt_status (*execute)(gdt_compiled *c, const gdt_operands *ops, void *workspace,
                           size_t workspace_bytes, void *stream, gdt_error *e);
     void (*destroy)(gdt_compiled *c);
+    /* Optional, for an engine of fixed configurations (a slot without
+     * candidate rows): writes the configurations it offers for a problem,
+     * in the order to try them untimed, into out[0 .. cap-1] and returns
+     * how many.  NULL: the planner lists the slot once, by its bare id. */
+    int (*fixed_plans)(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap);
 } gdt_engine_ops;
+
+/* The most fixed configurations one slot may list. */
+#define GDT_FIXED_PLANS_MAX 16
 
 #ifdef __cplusplus
 }
