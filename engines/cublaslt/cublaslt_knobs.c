@@ -205,8 +205,8 @@ gdt_status gdt__cublaslt_lower(const gdt_problem *p, gdt__cublaslt_lowering *out
     if (d->batch > INT32_MAX)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "cublaslt: batch %" PRId64 " above %d",
                              d->batch, INT32_MAX);
-    bool a_row, b_row, c_row;
-    int64_t lda, ldb, ldc;
+    bool a_row = false, b_row = false, c_row = false; /* set by stored() on success */
+    int64_t lda = 0, ldb = 0, ldc = 0;
     gdt_status s = stored("A", d->a_stride, d->m, d->k, &a_row, &lda, e);
     if (!s) s = stored("B", d->b_stride, d->k, d->n, &b_row, &ldb, e);
     if (!s) s = stored("C", d->c_stride, d->m, d->n, &c_row, &ldc, e);
