@@ -2,22 +2,27 @@
  *
  * Per family, one log-linear model fitted at `tables emit` from the swept
  * cells: log t = intercept[plan] + (shared + slope[plan]) . (phi - center),
- * phi the family's features of (plan, shape) (gdt_family_desc.features).
- * Ridge on the per-plan slopes (lambda) blends one shared law (lambda large)
- * with one law per plan (lambda small); lambda is chosen by leave-one-cell-
- * out cross-validation, whose figures the model carries (tables/README.md). */
+ * phi the family's features of (plan, shape) (gdt_family_desc.features)
+ * followed by the log of the shape's useful flops.  Ridge on the per-plan
+ * slopes (lambda) blends one shared law (lambda large) with one law per
+ * plan (lambda small); lambda and the ranking rule's width (noise) are
+ * chosen by leave-one-cell-out cross-validation, whose figures the model
+ * carries (tables/README.md). */
 #ifndef GDT_PREDICT_H
 #define GDT_PREDICT_H
 
 #include "gdt_family.h"
 #include "gdtune/tables.h"
 
+/* The family's features and log_flops. */
+#define GDT__PRED_FEATURES_MAX (GDT__FEATURES_MAX + 1)
+
 typedef struct gdt__pred_plan {
     gdt_plan_id id;
     bool is_backend;
     int ncells; /* cells it was measured in */
     double intercept;
-    double slope[GDT__FEATURES_MAX]; /* its deviation from the shared slopes */
+    double slope[GDT__PRED_FEATURES_MAX]; /* its deviation from the shared slopes */
 } gdt__pred_plan;
 
 /* Leave-one-cell-out figures: [0] mode A, [1] OPENSOURCE. */
@@ -31,12 +36,13 @@ typedef struct gdt__predictor {
     int sm_count; /* the SMs waves are counted over */
     int nfeatures;
     double lambda;
-    double center[GDT__FEATURES_MAX], shared[GDT__FEATURES_MAX];
+    double noise; /* the ranking rule's width, in units of cv.err */
+    double center[GDT__PRED_FEATURES_MAX], shared[GDT__PRED_FEATURES_MAX];
     /* log(best ours / best backend) of a cell: intercept, then slopes on
      * the features of the backend's default tiles; the BACKEND marker's
      * place (has_ratio false when no cell measured both sides). */
     bool has_ratio;
-    double ratio[1 + GDT__FEATURES_MAX];
+    double ratio[1 + GDT__PRED_FEATURES_MAX];
     gdt__pred_plan *plans; /* sorted by plan name */
     int nplans;
     gdt__pred_cv cv;
@@ -48,6 +54,10 @@ typedef struct gdt__train_cell {
     const gdt_measured_plan *plans;
     int nplans;
 } gdt__train_cell;
+
+/* The model's features of a family: its own, then "log_flops". */
+int gdt__predict_nfeatures(gdt_family f);
+const char *gdt__predict_feature_name(gdt_family f, int j);
 
 /* The SMs of the arch's sweep device (waves are counted over them). */
 int gdt__predict_sm_count(int arch);
@@ -73,6 +83,8 @@ bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *rat
  * those within rel of it (gap <= rel/2 * (a + b)) the earliest in the given
  * order takes the place.  order[] receives indices into t. */
 void gdt__predict_rank(const double *t, int n, double rel, int *order);
+/* The rel the planner ranks predictions with: noise * cv.err. */
+double gdt__predict_rel(const gdt__predictor *p);
 /* a ahead of b beyond rel: the rule's comparison. */
 bool gdt__predict_beats(double a, double b, double rel);
 

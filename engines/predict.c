@@ -1,6 +1,7 @@
 /* The tables' time model (gdt_predict.h): a ridge least-squares fit of log
- * time on the family's features, one intercept per plan, slopes shared and
- * per plan, lambda chosen by leave-one-cell-out cross-validation.  Every
+ * time on the family's features and the log of the useful flops, one
+ * intercept per plan, slopes shared and per plan, lambda and the ranking
+ * rule's width chosen by leave-one-cell-out cross-validation.  Every
  * loop runs in a fixed order over the cells and plans it is given, so one
  * journal fits one model, byte for byte. */
 #include <math.h>
@@ -15,6 +16,10 @@
 /* Candidate blends, from one law per plan to one shared law. */
 static const double lambdas[] = {0.01, 0.1, 1, 10, 100, 10000};
 #define NLAMBDAS (int)(sizeof lambdas / sizeof lambdas[0])
+/* Candidate widths of the ranking rule, in units of the model's error:
+ * the widest first, so that a tie keeps more of the untimed order. */
+static const double noises[] = {1, 0.5, 0.25, 0};
+#define NNOISES (int)(sizeof noises / sizeof noises[0])
 /* Keeps the shared slopes and intercepts solvable when a feature does not
  * vary over the cells. */
 #define RIDGE_FLOOR 1e-8
@@ -50,16 +55,31 @@ const gdt__pred_plan *gdt__predictor_find(const gdt__predictor *p, const gdt_pla
     return bsearch(&probe, p->plans, (size_t)p->nplans, sizeof *p->plans, plan_cmp);
 }
 
+int gdt__predict_nfeatures(gdt_family f) { return gdt__family_desc(f)->nfeatures + 1; }
+
+const char *gdt__predict_feature_name(gdt_family f, int j)
+{
+    const gdt_family_desc *d = gdt__family_desc(f);
+    return j < d->nfeatures ? d->feature_names[j] : "log_flops";
+}
+
+/* The family's features count the work paid (padding and idle tails
+ * included); the useful flops beside them let the fit tell that waste
+ * from the work itself. */
 static void features(gdt_family fam, const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi)
 {
-    gdt__family_desc(fam)->features(f, id, sms, phi);
+    const gdt_family_desc *d = gdt__family_desc(fam);
+    d->features(f, id, sms, phi);
+    phi[d->nfeatures] = log(f->flops > 1 ? f->flops : 1);
 }
+
+double gdt__predict_rel(const gdt__predictor *p) { return p->noise * p->cv.err; }
 
 bool gdt__predict_time(const gdt__predictor *p, const gdt_facts *f, const gdt_plan_id *id, double *t_us)
 {
     const gdt__pred_plan *pp = gdt__predictor_find(p, id);
     if (!pp) return false;
-    double phi[GDT__FEATURES_MAX], y = pp->intercept;
+    double phi[GDT__PRED_FEATURES_MAX], y = pp->intercept;
     features(f->family, f, id, p->sm_count, phi);
     for (int j = 0; j < p->nfeatures; j++) y += (p->shared[j] + pp->slope[j]) * (phi[j] - p->center[j]);
     *t_us = exp(y);
@@ -71,7 +91,7 @@ static const gdt_plan_id no_knobs = {.engine_id = -1};
 
 bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio)
 {
-    double phi[GDT__FEATURES_MAX], y = p->ratio[0];
+    double phi[GDT__PRED_FEATURES_MAX], y = p->ratio[0];
     if (!p->has_ratio) return false;
     features(f->family, f, &no_knobs, p->sm_count, phi);
     for (int j = 0; j < p->nfeatures; j++) y += p->ratio[1 + j] * (phi[j] - p->center[j]);
@@ -155,7 +175,7 @@ static gdt_status gather_plans(const gdt__train_cell *c, int n, int skip, gdt__p
 
 static void set_center(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
 {
-    double phi[GDT__FEATURES_MAX];
+    double phi[GDT__PRED_FEATURES_MAX];
     int rows = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; i != skip && k < c[i].nplans; k++, rows++) {
@@ -187,8 +207,8 @@ static gdt_status solve_model(const gdt__train_cell *c, int n, int skip, gdt_fam
     for (int i = 0; i < n; i++)
         for (int k = 0; i != skip && k < c[i].nplans; k++) {
             const gdt_measured_plan *mp = &c[i].plans[k];
-            int p = (int)(gdt__predictor_find(m, &mp->id) - m->plans), col[1 + 2 * GDT__FEATURES_MAX];
-            double phi[GDT__FEATURES_MAX], x[1 + 2 * GDT__FEATURES_MAX];
+            int p = (int)(gdt__predictor_find(m, &mp->id) - m->plans), col[1 + 2 * GDT__PRED_FEATURES_MAX];
+            double phi[GDT__PRED_FEATURES_MAX], x[1 + 2 * GDT__PRED_FEATURES_MAX];
             features(fam, &c[i].facts, &mp->id, m->sm_count, phi);
             col[0] = nf + p * per, x[0] = 1;
             for (int j = 0; j < nf; j++) {
@@ -212,14 +232,29 @@ static gdt_status solve_model(const gdt__train_cell *c, int n, int skip, gdt_fam
               : gdt_error_set(e, GDT_STATUS_BAD_INPUT, "time model: the least-squares system is singular");
 }
 
-/* log(best ours / best backend) of one cell; false when a side measured
- * nothing. */
+/* The backend block's head: its mode-A heuristic's first plan. */
+static int heuristic_first(const gdt__train_cell *c)
+{
+    int best = -1;
+    for (int pass = 0; pass < 2 && best < 0; pass++)
+        for (int k = 0; k < c->nplans; k++) {
+            const gdt_measured_plan *p = &c->plans[k];
+            if (!p->is_backend || (pass == 0 && p->mode != GDT_MODE_A)) continue;
+            if (best < 0 || p->untimed_position < c->plans[best].untimed_position) best = k;
+        }
+    return best;
+}
+
+/* log(best ours / the backend's heuristic first) of one cell: on a shape
+ * no cell covers, the BACKEND marker runs the heuristic's first plan, not
+ * the best one a sweep found.  false when a side measured nothing. */
 static bool cell_log_ratio(const gdt__train_cell *c, double *y)
 {
-    double best[2] = {INFINITY, INFINITY}; /* ours, backend */
+    double ours = INFINITY;
+    int h = heuristic_first(c);
     for (int k = 0; k < c->nplans; k++)
-        best[c->plans[k].is_backend] = fmin(best[c->plans[k].is_backend], c->plans[k].time_us);
-    *y = log(best[0] / best[1]);
+        if (!c->plans[k].is_backend) ours = fmin(ours, c->plans[k].time_us);
+    *y = h < 0 ? INFINITY : log(ours / c->plans[h].time_us);
     return isfinite(*y);
 }
 
@@ -227,9 +262,9 @@ static bool cell_log_ratio(const gdt__train_cell *c, double *y)
  * ridge on its slopes as the plans. */
 static void solve_ratio(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
 {
-    int nc = 1 + m->nfeatures, col[1 + GDT__FEATURES_MAX], rows = 0;
-    double a[(1 + GDT__FEATURES_MAX) * (1 + GDT__FEATURES_MAX)] = {0}, b[1 + GDT__FEATURES_MAX] = {0};
-    double x[1 + GDT__FEATURES_MAX], phi[GDT__FEATURES_MAX], y;
+    int nc = 1 + m->nfeatures, col[1 + GDT__PRED_FEATURES_MAX], rows = 0;
+    double a[(1 + GDT__PRED_FEATURES_MAX) * (1 + GDT__PRED_FEATURES_MAX)] = {0}, b[1 + GDT__PRED_FEATURES_MAX] = {0};
+    double x[1 + GDT__PRED_FEATURES_MAX], phi[GDT__PRED_FEATURES_MAX], y;
     for (int j = 0; j < nc; j++) col[j] = j;
     for (int i = 0; i < n; i++) {
         if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
@@ -250,7 +285,7 @@ static gdt_status fit_one(gdt_family fam, int sms, const gdt__train_cell *c, int
 {
     memset(m, 0, sizeof *m);
     m->sm_count = sms;
-    m->nfeatures = gdt__family_desc(fam)->nfeatures;
+    m->nfeatures = gdt__predict_nfeatures(fam);
     m->lambda = lambda;
     gdt_status s = gather_plans(c, n, skip, m, e);
     if (!s) set_center(c, n, skip, fam, m);
@@ -296,19 +331,6 @@ static int pick_ours(const gdt__train_cell *c, const double *pred, double err, d
     return idx[order[0]];
 }
 
-/* The backend block's head: its mode-A heuristic's first plan. */
-static int heuristic_first(const gdt__train_cell *c)
-{
-    int best = -1;
-    for (int pass = 0; pass < 2 && best < 0; pass++)
-        for (int k = 0; k < c->nplans; k++) {
-            const gdt_measured_plan *p = &c->plans[k];
-            if (!p->is_backend || (pass == 0 && p->mode != GDT_MODE_A)) continue;
-            if (best < 0 || p->untimed_position < c->plans[best].untimed_position) best = k;
-        }
-    return best;
-}
-
 static picks pick_cell(const gdt__train_cell *c, const double *pred, double ratio, double err)
 {
     double ours_t;
@@ -319,7 +341,7 @@ static picks pick_cell(const gdt__train_cell *c, const double *pred, double rati
 }
 
 /* Figures of the held-out predictions pred[cell][plan]. */
-static void figures(const gdt__train_cell *c, int n, double *const *pred, const double *ratio,
+static void figures(const gdt__train_cell *c, int n, double *const *pred, const double *ratio, double noise,
                     gdt__pred_cv *cv)
 {
     int cap = 0, ne = 0;
@@ -335,7 +357,7 @@ static void figures(const gdt__train_cell *c, int n, double *const *pred, const 
     cv->err = !errs || !ne ? 1 : ne % 2 ? errs[ne / 2] : 0.5 * (errs[ne / 2 - 1] + errs[ne / 2]);
     free(errs);
     for (int i = 0; i < n; i++) {
-        picks pk = pick_cell(&c[i], pred[i], ratio[i], cv->err);
+        picks pk = pick_cell(&c[i], pred[i], ratio[i], noise * cv->err);
         double best[2] = {INFINITY, INFINITY}; /* all plans, ours */
         for (int k = 0; k < c[i].nplans; k++) {
             best[0] = fmin(best[0], c[i].plans[k].time_us);
@@ -353,6 +375,9 @@ static void figures(const gdt__train_cell *c, int n, double *const *pred, const 
     for (int m = 0; m < 2; m++) cv->worst[m] = counted[m] ? cv->worst[m] : 1;
 }
 
+/* The held-out predictions of one lambda, and their figures at every
+ * width of the ranking rule (cv[j] for noises[j]): the width changes the
+ * picks, not the predictions. */
 static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
                                  gdt__pred_cv *cv, gdt_error *e)
 {
@@ -370,7 +395,7 @@ static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell 
         if (!gdt__predict_ratio(&m, &c[i].facts, &ratio[i])) ratio[i] = NAN;
         gdt__predictor_clear(&m);
     }
-    if (!s) figures(c, n, pred, ratio, cv);
+    for (int j = 0; !s && j < NNOISES; j++) figures(c, n, pred, ratio, noises[j], &cv[j]);
     for (int i = 0; pred && i < n; i++) free(pred[i]);
     free(pred);
     free(ratio);
@@ -393,13 +418,15 @@ gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cel
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "time model: %d cells: expected at least %d to "
                              "cross-validate", n, GDT__PREDICT_MIN_CELLS);
     int sms = gdt__predict_sm_count(arch), best = -1;
-    gdt__pred_cv cv[NLAMBDAS];
+    gdt__pred_cv cv[NLAMBDAS][NNOISES];
     for (int l = 0; l < NLAMBDAS; l++) {
-        gdt_status s = cross_validate(f, sms, cells, n, lambdas[l], &cv[l], e);
+        gdt_status s = cross_validate(f, sms, cells, n, lambdas[l], cv[l], e);
         if (s) return s;
-        if (best < 0 || better(&cv[l], &cv[best])) best = l;
     }
-    gdt_status s = fit_one(f, sms, cells, n, -1, lambdas[best], out, e);
-    if (!s) out->cv = cv[best];
+    for (int j = 0; j < NNOISES; j++) /* the widest first: a tie keeps it */
+        for (int l = 0; l < NLAMBDAS; l++)
+            if (best < 0 || better(&cv[l][j], &cv[best % NLAMBDAS][best / NLAMBDAS])) best = j * NLAMBDAS + l;
+    gdt_status s = fit_one(f, sms, cells, n, -1, lambdas[best % NLAMBDAS], out, e);
+    if (!s) out->cv = cv[best % NLAMBDAS][best / NLAMBDAS], out->noise = noises[best / NLAMBDAS];
     return s;
 }

@@ -588,15 +588,16 @@ static void emit_cv(sb *b, const gdt__pred_cv *cv)
 
 static void emit_model(sb *b, gdt_family f, const gdt__predictor *m)
 {
-    const gdt_family_desc *d = gdt__family_desc(f);
     if (!m) {
         sb_printf(b, "  \"model\": null\n}\n");
         return;
     }
     sb_printf(b, "  \"model\": {\n    \"form\": \"log_linear\", \"features\": [");
-    for (int j = 0; j < d->nfeatures; j++) sb_printf(b, "%s\"%s\"", j ? ", " : "", d->feature_names[j]);
+    for (int j = 0; j < m->nfeatures; j++) sb_printf(b, "%s\"%s\"", j ? ", " : "", gdt__predict_feature_name(f, j));
     sb_printf(b, "], \"sm_count\": %d, \"lambda\": ", m->sm_count);
     sb_exact(b, m->lambda);
+    sb_printf(b, ", \"noise\": ");
+    sb_exact(b, m->noise);
     sb_printf(b, ",\n    \"center\": ");
     emit_nums(b, m->center, m->nfeatures);
     sb_printf(b, ", \"shared\": ");
@@ -1542,19 +1543,18 @@ static gdt_status read_cv(const ld *l, const cJSON *model, const char *jp, gdt__
 
 static gdt_status read_features(const ld *l, const cJSON *o, const char *jp)
 {
-    const gdt_family_desc *d = gdt__family_desc(l->family);
     const cJSON *a;
-    int n = 0;
+    int n = 0, want = gdt__predict_nfeatures(l->family);
     jpath fp, p;
     gdt_status s = get_array(l, o, "features", jp, &a, &n);
     if (s) return s;
     sub(fp, jp, "features");
-    if (n != d->nfeatures) return bad(l, fp, "expected %d features, got %d", d->nfeatures, n);
+    if (n != want) return bad(l, fp, "expected %d features, got %d", want, n);
     for (int i = 0; i < n; i++) {
-        const char *v;
+        const char *v, *name = gdt__predict_feature_name(l->family, i);
         if ((s = gdt_json_string(cJSON_GetArrayItem(a, i), l->file, at(p, fp, i), &v, l->e))) return s;
-        if (strcmp(v, d->feature_names[i]))
-            return bad(l, p, "expected \"%s\" (this release's feature %d), got \"%s\"", d->feature_names[i], i, v);
+        if (strcmp(v, name))
+            return bad(l, p, "expected \"%s\" (this release's feature %d), got \"%s\"", name, i, v);
     }
     return GDT_STATUS_OK;
 }
@@ -1597,8 +1597,8 @@ static gdt_status read_model_plans(const ld *l, const cJSON *o, const char *jp, 
 
 static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
 {
-    static const char *const keys[] = {"form", "features", "sm_count", "lambda", "center", "shared", "ratio",
-                                       "cv", "plans"};
+    static const char *const keys[] = {"form", "features", "sm_count", "lambda", "noise", "center", "shared",
+                                       "ratio", "cv", "plans"};
     static const char *const forms[] = {"log_linear"};
     const cJSON *o;
     gdt__predictor *m = &t->model;
@@ -1607,13 +1607,15 @@ static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
     gdt_status s = get_node(l, root, "model", "", &o);
     if (s || cJSON_IsNull(o)) return s;
     if (!cJSON_IsObject(o)) return bad(l, "/model", "expected an object or null, got %s", gdt_json_type_name(o));
-    m->nfeatures = gdt__family_desc(l->family)->nfeatures;
+    m->nfeatures = gdt__predict_nfeatures(l->family);
     s = CHECK_KEYS(l, o, keys, "/model");
     if (!s) s = get_names(l, o, "form", "/model", forms, 1, &form);
     if (!s) s = read_features(l, o, "/model");
     if (!s) s = get_int32(l, o, "sm_count", "/model", 1, &m->sm_count);
     if (!s) s = get_num(l, o, "lambda", "/model", &m->lambda);
     if (!s && !(m->lambda >= 0)) return bad(l, sub(p, "/model", "lambda"), "expected lambda >= 0, got %g", m->lambda);
+    if (!s) s = get_num(l, o, "noise", "/model", &m->noise);
+    if (!s && !(m->noise >= 0)) return bad(l, sub(p, "/model", "noise"), "expected noise >= 0, got %g", m->noise);
     if (!s) s = get_nums(l, o, "center", "/model", m->center, m->nfeatures);
     if (!s) s = get_nums(l, o, "shared", "/model", m->shared, m->nfeatures);
     const cJSON *r = NULL;
@@ -2035,14 +2037,14 @@ bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt
         if (gdt__predict_time(&t->model, f, &ids[i], &v[nk])) known[nk++] = i;
     ok = ok && nk > 0;
     if (ok) {
-        gdt__predict_rank(v, nk, t->model.cv.err, rank);
+        gdt__predict_rank(v, nk, gdt__predict_rel(&t->model), rank);
         for (int i = 0; i < nk; i++) order[k++] = known[rank[i]];
         for (int i = 0, j = 0; i < n; i++) {
             if (j < nk && known[j] == i) { j++; continue; }
             order[k++] = i;
         }
         double ratio;
-        *lead = gdt__predict_ratio(&t->model, f, &ratio) && gdt__predict_beats(ratio, 1.0, t->model.cv.err);
+        *lead = gdt__predict_ratio(&t->model, f, &ratio) && gdt__predict_beats(ratio, 1.0, gdt__predict_rel(&t->model));
     }
     free(v), free(known), free(rank);
     return ok;

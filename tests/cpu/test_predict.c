@@ -224,7 +224,7 @@ static void test_refusals(void)
            "/model/cv/median_abs_error: expected an error >= 0");
     refuse("\"OPENSOURCE\": {\"geomean\": ", "\"OPENSOURCE\": {\"geomean\": 0.",
            "/model/cv/OPENSOURCE/geomean: expected a ratio >= 1");
-    refuse("\"slope\": [", "\"slope\": [1, ", "/model/plans/0/slope: expected 3 numbers (one per feature), got 4");
+    refuse("\"slope\": [", "\"slope\": [1, ", "/model/plans/0/slope: expected 4 numbers (one per feature), got 5");
     refuse("\"is_backend\": true, \"cells\"", "\"is_backend\": false, \"cells\"", "/model/plans/0/is_backend");
     refuse("\"model\": {", "\"modell\": {", "/modell: unknown field \"modell\"");
 }
