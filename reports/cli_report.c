@@ -158,28 +158,35 @@ static void summary_top3_total(FILE *f, const report *r)
                "its fastest one or two).\n", all, cells);
 }
 
+/* "k/3", in bold when not all of the three converged. */
+static const char *top3_cell(const gdt_run_cell *c)
+{
+    static char buf[32];
+    int ntop, k = top3_converged(c, &ntop);
+    snprintf(buf, sizeof buf, "%s%d/%d%s", k < ntop ? "**" : "", k, ntop, k < ntop ? "**" : "");
+    return buf;
+}
+
 static void summary_cells(FILE *f, const report *r)
 {
     fprintf(f, "| cell | family | shape | verified / incorrect / failed / declined / not run | "
-               "converged / raced out | top 3 converged | best gdtune plan | time | best cuDNN plan | "
+               "top 3 converged | converged / raced out | best gdtune plan | time | best cuDNN plan | "
                "time | TFLOP/s ours / cuDNN (> 1: ours faster) | decision |\n"
                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     _Static_assert(GDT_DISP_COUNT == 4, "the table's columns name four dispositions");
     for (int ci = 0; ci < r->run->ncells; ci++) {
         const gdt_run_cell *c = &r->run->cells[ci];
-        int n[GDT_DISP_COUNT + 1], conv, raced, ntop;
+        int n[GDT_DISP_COUNT + 1], conv, raced;
         if (!c->journaled)
             continue;
         counts(c, n);
         convergence(c, &conv, &raced);
         int o = best(c, false), b = best(c, true);
-        fprintf(f, "| %d | %s | %s | %d / %s%d%s / %s%d%s / %d / %d | %d / %d |", ci,
+        fprintf(f, "| %d | %s | %s | %d / %s%d%s / %s%d%s / %d / %d | %s | %d / %d |", ci,
                 gdt_family_name(c->spec->family), c->spec->shape, n[GDT_DISP_VERIFIED],
                 n[GDT_DISP_INCORRECT] ? "**" : "", n[GDT_DISP_INCORRECT], n[GDT_DISP_INCORRECT] ? "**" : "",
                 n[GDT_DISP_FAILED] ? "**" : "", n[GDT_DISP_FAILED], n[GDT_DISP_FAILED] ? "**" : "",
-                n[GDT_DISP_DECLINED], n[GDT_DISP_COUNT], conv, raced);
-        int k = top3_converged(c, &ntop);
-        fprintf(f, " %s%d/%d%s |", k < ntop ? "**" : "", k, ntop, k < ntop ? "**" : "");
+                n[GDT_DISP_DECLINED], n[GDT_DISP_COUNT], top3_cell(c), conv, raced);
         side(f, c, o);
         side(f, c, b);
         if (o >= 0 && b >= 0)
@@ -430,10 +437,10 @@ static gdt_status plans_figure(FILE *gp, const gdt_run_cell *c, int ci, const ch
     /* The fastest points crowd the bottom of the plot: there they get only
      * their rank, and the names go in a list at the top left. */
     for (int k = 0; k < ntop; k++)
-        fprintf(gp, "set label %d '#%d' at %d,%g center offset 0,%d font ',9' noenhanced\n"
-                    "set label %d %s at graph 0.02, graph %.2f left font ',9' noenhanced\n",
-                2 * k + 1, k + 1, top[k], c->result[top[k]].time_us, k % 2 ? -1 : 1, 2 * k + 2, label[k],
-                0.95 - 0.05 * k);
+        fprintf(gp, "set label %d %s at graph 0.02, graph %.2f left font ',9' noenhanced\n"
+                    "set label %d '#%d' at %d,%g center offset 0,%d font ',9' noenhanced\n",
+                k + 1, label[k], 0.95 - 0.05 * k, k + 4, k + 1, top[k], c->result[top[k]].time_us,
+                k % 2 ? -1 : 1);
     fprintf(gp, "set xlabel 'plan index (list order)'\nset ylabel 'device time per call (us, log)'\n"
                 "unset logscale\nset logscale y\n"
                 "plot '%s' using 1:($3==0?$2:1/0) with points pt 7 title 'gdtune', "

@@ -337,6 +337,19 @@ static void winners_plot(FILE *gp, const char *date, double lo, double hi)
             q, yscale(lo, hi));
 }
 
+/* Distinct nights of the history: a tic per night while they are few. */
+static int nights(const history *h)
+{
+    int n = 0;
+    for (int i = 0; i < h->np; i++) {
+        int j = 0;
+        while (j < i && strcmp(h->p[j].date, h->p[i].date))
+            j++;
+        n += j == i;
+    }
+    return n;
+}
+
 /* One line per cell; named in the key when there are few, else by number
  * (nightly.md lists them). */
 static void history_plot(FILE *gp, const history *h, double lo, double hi)
@@ -345,8 +358,9 @@ static void history_plot(FILE *gp, const history *h, double lo, double hi)
                 "set title 'winner time per cell per night (history.tsv)' noenhanced\n"
                 "set xlabel 'night (UTC)'\nset ylabel 'winner device time per call (us)'\n%s"
                 "set xdata time\nset timefmt '%%Y%%m%%d'\nset format x '%%Y-%%m-%%d'\n"
-                "set xtics rotate by -30\nset offsets 0, 0, 0, 0\nplot ",
-            yscale(lo, hi));
+                "set xtics rotate by -30%s\n"
+                "set offsets 43200, 43200, graph 0.05, graph 0.05\nplot ", /* half a night each side */
+            yscale(lo, hi), nights(h) <= 14 ? " 86400" : "");
     for (int k = 0; k < h->nseries; k++) {
         char name[700], q[1500];
         if (h->nseries <= 8)
@@ -357,7 +371,7 @@ static void history_plot(FILE *gp, const history *h, double lo, double hi)
         fprintf(gp, "%s'nightly_history.dat' index %d using 1:2 with linespoints title %s noenhanced",
                 k ? ", " : "", k, q);
     }
-    fprintf(gp, "\nset xdata\nset format x '%% h'\nset xtics norotate\n");
+    fprintf(gp, "\nset xdata\nset format x '%% h'\nset xtics norotate auto\nset offsets 0, 0, 0, 0\n");
 }
 
 /* ------------------------------------------------------------ markdown */
