@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "gdt_cli_options.h"
+#include "gdt_nightly_report.h"
 #include "gdt_util.h"
 
 extern char **environ;
@@ -40,7 +41,10 @@ static const char usage_text[] =
     "  3. one line per cell the diff names appended to ROOT/history.tsv (date, family,\n"
     "     key, winner, winner time in us, decision, status; a family with no changed\n"
     "     cell gets one line with key '-' and status 'same');\n"
-    "  4. with --update only: the staged tables replace those in TABLES.\n"
+    "  4. ROOT/staging/nightly.md: per cell the committed and the new winner with\n"
+    "     their noise and the diff's verdict, linking two gnuplot figures (winners,\n"
+    "     history.tsv per night; without gnuplot their scripts and data only);\n"
+    "  5. with --update only: the staged tables replace those in TABLES.\n"
     "When TABLES holds no tables yet, step 2 writes a markdown note instead and every\n"
     "cell counts as added.  Prints the report's path.\n";
 
@@ -350,7 +354,31 @@ static const char first_night[] =
     "## gdtune nightly\n\nNo tables of these families in `%s` yet: nothing to compare, every cell "
     "of `%s` is new.\n";
 
-/* Steps 2 and 3; returns the diff's status. */
+/* Step 4, the reviewer's report in the staging folder, from the diff's
+ * JSON (NULL: no committed tables) and the history as now written. */
+static int nightly_md(const nightly_opts *o, const char *staging, const char *json)
+{
+    char path[4096], *hist = NULL;
+    gdt_error e = {0};
+    snprintf(path, sizeof path, "%s/history.tsv", o->root);
+    if (gdt_file_read(path, &hist, NULL, &e) != GDT_STATUS_OK)
+        return fprintf(stderr, VERB ": %s\n", e.msg), 1;
+    unsigned fams = 0;
+    for (int f = 0; f < GDT_FAMILY_COUNT; f++)
+        if (o->families & (f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA))
+            fams |= 1u << f;
+    gdt_nightly_in in = {o->tables, staging, fams, json, hist, o->date};
+    bool drawn;
+    gdt_status s = gdt_nightly_report_write(&in, staging, &drawn, &e);
+    free(hist);
+    if (s != GDT_STATUS_OK)
+        return fprintf(stderr, VERB ": %s\n", e.msg), gdt_status_exit_code(s);
+    if (!drawn)
+        fprintf(stderr, VERB ": figures not drawn (no gnuplot in PATH, or nothing to plot): %s/nightly.gp\n", staging);
+    return 0;
+}
+
+/* Steps 2 to 4; returns the diff's status. */
 static int report(const nightly_opts *o, const char *staging, const char *md_path, const char *json_path)
 {
     char *md = NULL, *json = NULL;
@@ -359,7 +387,8 @@ static int report(const nightly_opts *o, const char *staging, const char *md_pat
         char note[9000];
         snprintf(note, sizeof note, first_night, o->tables, staging);
         rc = write_file(md_path, note);
-        return rc ? rc : append_history(o, NULL) ? 1 : 3;
+        if (!rc) rc = append_history(o, NULL) ? 1 : nightly_md(o, staging, NULL);
+        return rc ? rc : 3;
     }
     rc = diff(o, staging, "md", &md);
     if ((rc == 0 || rc == 3) && diff(o, staging, "json", &json) != rc)
@@ -367,6 +396,8 @@ static int report(const nightly_opts *o, const char *staging, const char *md_pat
     if (rc != 0 && rc != 3)
         rc = verb_failed("gdtune tables diff", rc);
     else if (write_file(md_path, md) || write_file(json_path, json) || append_history(o, json))
+        rc = 1;
+    else if (nightly_md(o, staging, json))
         rc = 1;
     free(md);
     free(json);
@@ -418,6 +449,6 @@ int gdt_cli_nightly(int argc, char **argv)
         if (ru) return ru;
     }
     if (rc == 0 || rc == 3)
-        printf("report: %s\n", md);
+        printf("report: %s\nnightly report: %s/" GDT_NIGHTLY_MD "\n", md, staging);
     return rc;
 }

@@ -14,9 +14,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gdt_ceiling.h"
 #include "gdt_cli_options.h"
 #include "gdt_gnuplot.h"
 #include "gdt_json.h"
+#include "gdt_markdown.h"
 #include "gdt_rawh5.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
@@ -60,8 +62,10 @@ static void side(FILE *f, const gdt_run_cell *c, int i)
         fprintf(f, " — | — |");
         return;
     }
-    fprintf(f, " `%s` | %.2f us ± %.1f%%, %.1f TFLOP/s, host %.2f us |", c->plan[i].name,
-            c->result[i].time_us, 100 * c->result[i].noise, tflops(c, i), c->result[i].host_us);
+    fputc(' ', f);
+    gdt_md_code(f, c->plan[i].name);
+    fprintf(f, " | %.2f us ± %.1f%%, %.1f TFLOP/s, host %.2f us |", c->result[i].time_us,
+            100 * c->result[i].noise, tflops(c, i), c->result[i].host_us);
 }
 
 /* Plans per disposition, and (last) those not run. */
@@ -72,13 +76,49 @@ static void counts(const gdt_run_cell *c, int n[GDT_DISP_COUNT + 1])
         n[c->result[i].rec ? c->result[i].disposition : GDT_DISP_COUNT]++;
 }
 
+/* The fastest three verified plans of the cell (fewer when fewer are
+ * verified), fastest first. */
+static int top3(const gdt_run_cell *c, int out[3])
+{
+    int n = 0;
+    for (int i = 0; i < c->nplans; i++) {
+        if (!verified(c, i))
+            continue;
+        int k = n < 3 ? n++ : 3;
+        while (k > 0 && c->result[i].time_us < c->result[out[k - 1]].time_us) {
+            if (k < 3)
+                out[k] = out[k - 1];
+            k--;
+        }
+        if (k < 3)
+            out[k] = i;
+    }
+    return n;
+}
+
+static bool converged(const gdt_run_cell *c, int i)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "converged"));
+}
+
+/* How many of the fastest three converged, out of how many there are: a
+ * winner picked from estimates that never settled may be noise. */
+static int top3_converged(const gdt_run_cell *c, int *ntop)
+{
+    int top[3], k = 0;
+    *ntop = top3(c, top);
+    for (int t = 0; t < *ntop; t++)
+        k += converged(c, top[t]);
+    return k;
+}
+
 /* Verified plans of a cell that converged, and that were raced out. */
 static void convergence(const gdt_run_cell *c, int *conv, int *raced)
 {
     *conv = *raced = 0;
     for (int i = 0; i < c->nplans; i++)
         if (verified(c, i)) {
-            *conv += cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "converged"));
+            *conv += converged(c, i);
             *raced += cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "raced_out"));
         }
 }
@@ -101,12 +141,40 @@ static const char *decision(const gdt_run_cell *c, int o, int b)
     return gdt_measured_beats(&mb, &mo) ? "TRAIL, beyond noise" : "TRAIL, within noise";
 }
 
+/* The run's count under the table: cells whose fastest three verified
+ * plans all converged, of the cells with a verified plan. */
+static void summary_top3_total(FILE *f, const report *r)
+{
+    int all = 0, cells = 0;
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        if (!c->journaled)
+            continue;
+        int ntop, k = top3_converged(c, &ntop);
+        if (!ntop)
+            continue;
+        cells++;
+        all += k == ntop;
+    }
+    fprintf(f, "\n%d of %d cells' top three converged (a cell with fewer verified plans counts "
+               "its fastest one or two).\n", all, cells);
+}
+
+/* "k/3", in bold when not all of the three converged. */
+static const char *top3_cell(const gdt_run_cell *c)
+{
+    static char buf[32];
+    int ntop, k = top3_converged(c, &ntop);
+    snprintf(buf, sizeof buf, "%s%d/%d%s", k < ntop ? "**" : "", k, ntop, k < ntop ? "**" : "");
+    return buf;
+}
+
 static void summary_cells(FILE *f, const report *r)
 {
     fprintf(f, "| cell | family | shape | verified / incorrect / failed / declined / not run | "
-               "converged / raced out | best gdtune plan | time | best cuDNN plan | time | "
-               "TFLOP/s ours / cuDNN (> 1: ours faster) | decision |\n"
-               "|---|---|---|---|---|---|---|---|---|---|---|\n");
+               "top 3 converged | converged / raced out | best gdtune plan | time | best cuDNN plan | "
+               "time | TFLOP/s ours / cuDNN (> 1: ours faster) | decision |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     _Static_assert(GDT_DISP_COUNT == 4, "the table's columns name four dispositions");
     for (int ci = 0; ci < r->run->ncells; ci++) {
         const gdt_run_cell *c = &r->run->cells[ci];
@@ -116,11 +184,11 @@ static void summary_cells(FILE *f, const report *r)
         counts(c, n);
         convergence(c, &conv, &raced);
         int o = best(c, false), b = best(c, true);
-        fprintf(f, "| %d | %s | %s | %d / %s%d%s / %s%d%s / %d / %d | %d / %d |", ci,
+        fprintf(f, "| %d | %s | %s | %d / %s%d%s / %s%d%s / %d / %d | %s | %d / %d |", ci,
                 gdt_family_name(c->spec->family), c->spec->shape, n[GDT_DISP_VERIFIED],
                 n[GDT_DISP_INCORRECT] ? "**" : "", n[GDT_DISP_INCORRECT], n[GDT_DISP_INCORRECT] ? "**" : "",
                 n[GDT_DISP_FAILED] ? "**" : "", n[GDT_DISP_FAILED], n[GDT_DISP_FAILED] ? "**" : "",
-                n[GDT_DISP_DECLINED], n[GDT_DISP_COUNT], conv, raced);
+                n[GDT_DISP_DECLINED], n[GDT_DISP_COUNT], top3_cell(c), conv, raced);
         side(f, c, o);
         side(f, c, b);
         if (o >= 0 && b >= 0)
@@ -129,6 +197,7 @@ static void summary_cells(FILE *f, const report *r)
             fprintf(f, " — |");
         fprintf(f, " %s |\n", decision(c, o, b));
     }
+    summary_top3_total(f, r);
 }
 
 /* Incorrect and failed plans first and each by name: they must not be
@@ -264,9 +333,61 @@ static void summary_header(FILE *f, const report *r)
     fprintf(f, "Times are device time per call at the largest burst (median) with its relative "
                "spread (±); host is host enqueue per call at the first burst. Converged: plans "
                "whose every burst reached the target spread; raced out: plans stopped after a "
-               "first estimate, more than 10%% slower than the cell's best beyond both spreads. "
+               "first estimate, more than 10%% slower than the cell's best beyond both spreads; "
+               "top 3 converged: how many of the cell's fastest three verified plans (either side) "
+               "converged, in bold when not all did. "
                "Decision: the tables' rule (LEAD when the best gdtune plan beats the best cuDNN "
                "plan by more than their combined noise).\n\n");
+}
+
+/* ------------------------------------------------- measured ceiling */
+
+/* A cell with a verified plan on either side, and on both. */
+static bool has_plans_figure(const gdt_run_cell *c) { return c->plans && (best(c, false) >= 0 || best(c, true) >= 0); }
+static bool has_burst_figure(const gdt_run_cell *c) { return c->plans && best(c, false) >= 0 && best(c, true) >= 0; }
+
+static double side_fraction(const gdt_run_cell *c, int i, const gdt_roofline *rl)
+{
+    return i < 0 ? NAN : gdt_roofline_fraction(rl, c->result[i].time_us);
+}
+
+static void fraction_cell(FILE *f, double x)
+{
+    if (isnan(x))
+        fprintf(f, " — |");
+    else
+        fprintf(f, " %.3f |", x);
+}
+
+/* Per cell, how close each side's best plan comes to the device's measured
+ * ceiling, by the bound (compute or memory) that is lower for the cell. */
+static void summary_ceiling(FILE *f, const report *r)
+{
+    const gdt_ceiling *cl = gdt_ceiling_find(r->run->arch);
+    fprintf(f, "\n## Fraction of the measured ceiling\n\n");
+    if (!cl) {
+        fprintf(f, "No measured ceiling for sm%d (reports/ceiling.c): none computed.\n", r->run->arch);
+        return;
+    }
+    fprintf(f, "Measured ceiling, see README (\"Fraction of the measured ceiling\"): %s (sm%d), "
+               "%.0f TFLOP/s dense 16-bit, %.1f TB/s HBM. A cell's floor is the larger of its "
+               "flops at that rate and its bytes (every operand read or written once) at that "
+               "bandwidth; a plan's fraction is floor / its time.\n\n"
+               "| cell | bound | GFLOP | MB moved | floor (us) | best gdtune | best cuDNN |\n"
+               "|---|---|---|---|---|---|---|\n",
+            cl->device, cl->arch, cl->dense_tflops, cl->hbm_tbps);
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        gdt_roofline rl;
+        if (!has_plans_figure(c))
+            continue;
+        gdt_roofline_of(&c->spec->problem, cl, &rl);
+        fprintf(f, "| %d | %s | %.3f | %.3f | %.3f |", ci, rl.memory_bound ? "memory" : "compute",
+                rl.flops / 1e9, rl.bytes / 1e6, rl.floor_us);
+        fraction_cell(f, side_fraction(c, best(c, false), &rl));
+        fraction_cell(f, side_fraction(c, best(c, true), &rl));
+        fputc('\n', f);
+    }
 }
 
 /* ------------------------------------------------------------ figures */
@@ -274,8 +395,6 @@ static void summary_header(FILE *f, const report *r)
 /* Figure names are fixed text and the cell number, relative to the report
  * folder gnuplot runs in: no path and no journal text is ever script code
  * (titles and keys go in through gdt_gnuplot_quote). */
-static bool has_plans_figure(const gdt_run_cell *c) { return c->plans && (best(c, false) >= 0 || best(c, true) >= 0); }
-static bool has_burst_figure(const gdt_run_cell *c) { return c->plans && best(c, false) >= 0 && best(c, true) >= 0; }
 
 /* A journal string as a quoted gnuplot string (cut at a character). */
 static gdt_status quoted(char *out, size_t n, const char *what, const char *rdir, gdt_error *e, ...)
@@ -292,25 +411,6 @@ static gdt_status quoted(char *out, size_t n, const char *what, const char *rdir
     gdt_gnuplot_quote(out, n, text);
     free(text);
     return GDT_STATUS_OK;
-}
-
-/* The fastest three verified plans of the cell, for labels. */
-static int top3(const gdt_run_cell *c, int out[3])
-{
-    int n = 0;
-    for (int i = 0; i < c->nplans; i++) {
-        if (!verified(c, i))
-            continue;
-        int k = n < 3 ? n++ : 3;
-        while (k > 0 && c->result[i].time_us < c->result[out[k - 1]].time_us) {
-            if (k < 3)
-                out[k] = out[k - 1];
-            k--;
-        }
-        if (k < 3)
-            out[k] = i;
-    }
-    return n;
 }
 
 /* Every verified plan's time (log axis: plans of one cell span decades),
@@ -336,10 +436,13 @@ static gdt_status plans_figure(FILE *gp, const gdt_run_cell *c, int ci, const ch
     if (s != GDT_STATUS_OK)
         return s;
     fprintf(gp, "set output 'cell_%03d_plans.svg'\nset title %s noenhanced\nunset label\n", ci, title);
+    /* The fastest points crowd the bottom of the plot: there they get only
+     * their rank, and the names go in a list at the top left. */
     for (int k = 0; k < ntop; k++)
-        fprintf(gp, "set label %d %s at %d,%g %s offset %d,%d font ',9' noenhanced\n", k + 1, label[k], top[k],
-                c->result[top[k]].time_us, 2 * top[k] < c->nplans ? "left" : "right",
-                2 * top[k] < c->nplans ? 1 : -1, -k); /* toward the middle, stacked down */
+        fprintf(gp, "set label %d %s at graph 0.02, graph %.2f left font ',9' noenhanced\n"
+                    "set label %d '#%d' at %d,%g center offset 0,%d font ',9' noenhanced\n",
+                k + 1, label[k], 0.95 - 0.05 * k, k + 4, k + 1, top[k], c->result[top[k]].time_us,
+                k % 2 ? -1 : 1);
     fprintf(gp, "set xlabel 'plan index (list order)'\nset ylabel 'device time per call (us, log)'\n"
                 "unset logscale\nset logscale y\n"
                 "plot '%s' using 1:($3==0?$2:1/0) with points pt 7 title 'gdtune', "
@@ -416,6 +519,62 @@ static gdt_status overview_figure(FILE *gp, const report *r, const char *rdir, i
     return GDT_STATUS_OK;
 }
 
+/* The ceiling figure's rows: cell, each side's fraction ('-': none
+ * verified) and a tic label saying the cell's bound. */
+static int ceiling_rows(FILE *f, const report *r, const gdt_ceiling *cl)
+{
+    int rows = 0;
+    fprintf(f, "# cell gdtune cuDNN label (fraction of the measured ceiling by the cell's lower bound)\n");
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        gdt_roofline rl;
+        if (!has_plans_figure(c))
+            continue;
+        gdt_roofline_of(&c->spec->problem, cl, &rl);
+        fprintf(f, "%d", ci);
+        for (int side = 0; side < 2; side++) {
+            double x = side_fraction(c, best(c, side == 1), &rl);
+            isnan(x) ? fprintf(f, " -") : fprintf(f, " %.6g", x);
+        }
+        fprintf(f, " \"%d %s\"\n", ci, rl.memory_bound ? "mem" : "fl");
+        rows++;
+    }
+    return rows;
+}
+
+/* Two bars per cell, each side's best plan as a fraction of the measured
+ * ceiling (linear: 1 is the ceiling, and fractions add up as work left). */
+static gdt_status ceiling_figure(FILE *gp, const report *r, const char *rdir, int *figures, gdt_error *e)
+{
+    const gdt_ceiling *cl = gdt_ceiling_find(r->run->arch);
+    char title[512];
+    mfile m;
+    if (!cl)
+        return GDT_STATUS_OK;
+    gdt_status s = mfile_open(&m, "overview_ceiling.dat", e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    int rows = ceiling_rows(m.f, r, cl);
+    if ((s = mfile_save(&m, rdir, "overview_ceiling.dat", e)) != GDT_STATUS_OK || !rows)
+        return s;
+    s = quoted(title, sizeof title, "measured ceiling (see README): %s sm%d, %.0f TFLOP/s dense bf16, "
+               "%.1f TB/s HBM", rdir, e, cl->device, cl->arch, cl->dense_tflops, cl->hbm_tbps);
+    if (s != GDT_STATUS_OK)
+        return s;
+    fprintf(gp, "set output 'overview_ceiling.svg'\n"
+                "set title 'best plan of each side per cell, as a fraction of the measured ceiling' noenhanced\n"
+                "set xlabel 'cell and its lower bound (fl: flops, mem: HBM bytes)'\n"
+                "set ylabel 'fraction of the measured ceiling'\nunset logscale\nset yrange [0:*]\n"
+                "set datafile missing '-'\nset style fill solid 0.6\nset boxwidth 0.4\n"
+                "set xtics rotate by -60 font ',9'\nset offsets 0.5, 0.5, 0.15, 0\n"
+                "plot 'overview_ceiling.dat' using ($1-0.2):2:xtic(4) with boxes title 'best gdtune', "
+                "'' using ($1+0.2):3 with boxes title 'best cuDNN', 1 with lines dt 2 lw 2 title %s noenhanced\n"
+                "set xtics norotate font ''\nset xtics auto\nset yrange [*:*]\nset offsets 0, 0, 0, 0\n",
+            title);
+    ++*figures;
+    return GDT_STATUS_OK;
+}
+
 /* figures.gp and its data files, written whether or not gnuplot is here so
  * that `gnuplot figures.gp` can be run later in any copy of the folder. */
 static gdt_status write_script(const report *r, const char *rdir, int *figures, gdt_error *e)
@@ -427,6 +586,8 @@ static gdt_status write_script(const report *r, const char *rdir, int *figures, 
     fprintf(gp.f, "# gdtune report figures: in this folder, run: gnuplot figures.gp\n"
                   "set terminal svg size 900,600 noenhanced\nset key below\nset grid\n");
     s = overview_figure(gp.f, r, rdir, figures, e);
+    if (s == GDT_STATUS_OK)
+        s = ceiling_figure(gp.f, r, rdir, figures, e);
     for (int ci = 0; s == GDT_STATUS_OK && ci < r->run->ncells; ci++) {
         const gdt_run_cell *c = &r->run->cells[ci];
         if (has_plans_figure(c))
@@ -450,6 +611,12 @@ static void summary_figures(FILE *f, const report *r)
         any = any || has_burst_figure(&r->run->cells[ci]);
     if (any)
         fprintf(f, "- [overview: best gdtune / best cuDNN per cell](overview.svg)\n");
+    for (int ci = 0; ci < r->run->ncells && gdt_ceiling_find(r->run->arch); ci++)
+        if (has_plans_figure(&r->run->cells[ci])) {
+            fprintf(f, "- [overview: each side's best plan as a fraction of the measured ceiling]"
+                       "(overview_ceiling.svg)\n");
+            break;
+        }
     for (int ci = 0; ci < r->run->ncells; ci++) {
         const gdt_run_cell *c = &r->run->cells[ci];
         if (has_plans_figure(c))
@@ -476,6 +643,7 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
     summary_cells(m.f, r);
     summary_failures(m.f, r);
     summary_declines(m.f, r);
+    summary_ceiling(m.f, r);
     summary_figures(m.f, r);
     return mfile_save(&m, rdir, "summary.md", e);
 }

@@ -1,0 +1,15 @@
+/* Text from journals and tables (plan names, cell keys, error messages)
+ * inside the markdown the reports write.  Private to reports/. */
+#ifndef GDT_MARKDOWN_H
+#define GDT_MARKDOWN_H
+
+#include <stdio.h>
+
+/* Writes text as one inline code span that is safe in a table cell: the
+ * fence is one backtick longer than the longest run of backticks in the
+ * text (padded with a space where the text starts or ends with one), a |
+ * is written \| (it would end the cell even inside the span) and a line
+ * break becomes a space (it would end the row). */
+void gdt_md_code(FILE *f, const char *text);
+
+#endif
