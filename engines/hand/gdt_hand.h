@@ -38,4 +38,18 @@ extern const gdt_engine_ops gdt__hand_attn_ops;
  * MMA (2: S of the next block issued beside P V, as in the templates). */
 void gdt__hand_attn_plan(int64_t engine_id, gdt_plan_id *out);
 
+/* The embedded cubin of kernels/hand/attn_bwd_sm90.cu (sm_90a). */
+#define GDT_HAND_ATTN_BWD_CUBIN "kernels/hand/attn_bwd_sm90.cubin"
+
+/* engines/hand/hand_attn_bwd.c: the handwritten attention backward
+ * (sdpa_bwd.hand), one fixed configuration of the nvcc-built
+ * kernels/hand/attn_bwd_sm90.cu: three kernels a plan, its workspace D, the
+ * LSE in base 2 and the fp32 dQ accumulator. */
+extern const gdt_engine_ops gdt__hand_attn_bwd_ops;
+
+/* The fixed configuration of sdpa_bwd.hand as knobs: TILE_M (query rows
+ * per block), TILE_N (key rows per CTA), STAGES (of the Q/dO ring), WARPS
+ * and MMA (1: the wgmma path without a GEMM overlap, as in the templates). */
+void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out);
+
 #endif

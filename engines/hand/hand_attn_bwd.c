@@ -1,0 +1,393 @@
+/* The hand engine's attention backward (slot sdpa_bwd.hand):
+ * kernels/hand/attn_bwd_sm90.cu, built by nvcc for sm_90a and embedded as
+ * a cubin.  One configuration (the knobs below); check_support declines,
+ * with the reason, every problem the kernels cannot run exactly: another
+ * arch, dtype, head dim or configuration, a tensor without a unit stride
+ * along d, strides TMA cannot describe (16-byte multiples below 2^40) and
+ * sizes past the kernels' 32-bit indexing.  build loads the cubin; execute
+ * encodes the Q, K, V and dO tensor maps (again only when the pointers
+ * change) and launches three kernels on the caller's stream: the
+ * preprocess (D, LSE log2 e, dQ accumulator zeroed), the KV-block-parallel
+ * main kernel, and the postprocess (dQ to the io dtype). */
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_cuda.h"
+#include "gdt_engines.h"
+#include "gdt_hand.h"
+#include "gdt_util.h"
+
+/* What kernels/hand/attn_bwd_sm90.cu is compiled for: keep the two in step.
+ * MMA=1 is the attention templates' word for their wgmma path without an
+ * overlap of one block's GEMMs with the next's. */
+enum { BLOCK_M = 64, BLOCK_N = 128, STAGES = 2, WARPS = 12, MMA = 1, ROW_WARPS = 8, GRID_Y_MAX = 65535 };
+
+static const gdt_knob bwd_knobs[] = {
+    {GDT_KNOB_TILE_M, BLOCK_M}, {GDT_KNOB_TILE_N, BLOCK_N}, {GDT_KNOB_STAGES, STAGES},
+    {GDT_KNOB_WARPS, WARPS},    {GDT_KNOB_MMA, MMA},
+};
+
+/* Its shared memory: K and V (128 rows x d), STAGES x (Q, dO) of 64 rows,
+ * two 128 x 64 dS^T tiles, STAGES x 512 bytes of LSE and D rows, the
+ * barriers, and 1024 bytes of slack to align the swizzle atoms. */
+static int smem_bytes(int64_t d)
+{
+    return (int)(2 * BLOCK_N * d * 2 + STAGES * 2 * BLOCK_M * d * 2 + 2 * BLOCK_N * BLOCK_M * 2 +
+                 STAGES * 512 + 8 * (1 + 2 * STAGES) + 1024);
+}
+
+/* Mirrors struct gdt_hand_attn_bwd_params in kernels/hand/attn_bwd_sm90.cu. */
+typedef struct gdt_hand_attn_bwd_params {
+    const void *o, *dout;
+    const float *lse;
+    void *dq, *dk, *dv;
+    float *lse2, *dd, *dq_acc;
+    long long q_s[3], k_s[3], v_s[3], o_s[3];
+    int b, h_q, h_kv, group, s_q, s_kv, s_pad, causal;
+    float scale, scale_log2;
+} gdt_hand_attn_bwd_params;
+_Static_assert(sizeof(gdt_hand_attn_bwd_params) == 208, "must match kernels/hand/attn_bwd_sm90.cu");
+
+/* One tensor map over [b, h, s, d]: dims d first, three byte strides. */
+typedef struct map_geometry {
+    cuuint64_t dims[4], strides[3];
+} map_geometry;
+
+enum { MAP_Q, MAP_K, MAP_V, MAP_DO, NMAPS };
+
+struct gdt_compiled {
+    CUtensorMap maps[NMAPS]; /* first, for their 128-byte alignment */
+    const gdt_cu_api *cu;
+    gdt_facts facts;
+    map_geometry geo[NMAPS];
+    const void *bound[NMAPS]; /* the pointers the maps describe */
+    gdt_hand_attn_bwd_params params;
+    CUmodule mod;
+    CUfunction fn[3]; /* pre, main, post */
+    CUlaunchConfig cfg[3];
+};
+
+void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    memset(out, 0, sizeof *out);
+    out->engine_id = engine_id;
+    for (size_t i = 0; i < sizeof bwd_knobs / sizeof bwd_knobs[0]; i++)
+        gdt_plan_id_set_knob(out, bwd_knobs[i].type, bwd_knobs[i].value);
+}
+
+static int64_t round16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+static int64_t padded_rows(int64_t s_q) { return (s_q + BLOCK_M - 1) / BLOCK_M * BLOCK_M; }
+
+/* A stride over an extent of 1 is never used; TMA still wants a 16-byte
+ * multiple there, so it gets one. */
+static void geometry(const int64_t ext[4], const int64_t st[4], map_geometry *g)
+{
+    int64_t below = ext[3] * 2; /* bytes spanned by the axes inside this one */
+    for (int i = 0; i < 4; i++)
+        g->dims[i] = (cuuint64_t)ext[3 - i];
+    for (int i = 0; i < 3; i++) {
+        int64_t axis = 2 - i; /* s, h, b */
+        g->strides[i] = (cuuint64_t)(ext[axis] == 1 ? round16(below) : st[axis] * 2);
+        below = (int64_t)g->strides[i] * ext[axis];
+    }
+}
+
+/* The maps of Q, K, V and dO (O's strides), or why TMA cannot describe one.
+ * The gradients share their tensor's strides, and O dO's, so these four
+ * judge every operand. */
+static bool layout(const gdt_sdpa_desc *s, map_geometry geo[NMAPS], char *why, size_t n)
+{
+    static const char *const names[NMAPS] = {"Q", "K", "V", "O"}, *const axes[3] = {"s", "h", "b"};
+    const int64_t *st[NMAPS] = {s->q_stride, s->k_stride, s->v_stride, s->o_stride};
+    int64_t q[4] = {s->b, s->h_q, s->s_q, s->d}, kv[4] = {s->b, s->h_kv, s->s_kv, s->d};
+    for (int t = 0; t < NMAPS; t++)
+        if (st[t][3] != 1)
+            return snprintf(why, n, "operand %s: stride %" PRId64 " along d, expected 1 (TMA and "
+                            "the stores read d contiguously)", names[t], st[t][3]), false;
+    for (int t = 0; t < NMAPS; t++) {
+        geometry(t == MAP_K || t == MAP_V ? kv : q, st[t], &geo[t]);
+        for (int i = 0; i < 3; i++)
+            if (geo[t].strides[i] % 16 || geo[t].strides[i] >= (1ull << 40))
+                return snprintf(why, n, "operand %s: stride of %llu bytes along %s is not a "
+                                "multiple of 16 below 2^40, as TMA needs", names[t],
+                                (unsigned long long)geo[t].strides[i], axes[i]),
+                       false;
+    }
+    return true;
+}
+
+static bool knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p, char *why, size_t n)
+{
+    gdt_plan_id fixed;
+    char want[256], got[256];
+    gdt__hand_attn_bwd_plan(p->engine_id, &fixed);
+    /* No knobs: the planner's name for a fixed-configuration slot. */
+    if (p->nknobs == 0 || gdt_plan_id_equal(p, &fixed))
+        return true;
+    gdt_plan_id_format(&fixed, want, sizeof want);
+    gdt_plan_id_format(p, got, sizeof got);
+    snprintf(why, n, "%s: plan %s: the kernel is built for %s only", s->name, got, want);
+    return false;
+}
+
+/* pre runs over b*h_q*s_pad rows, post over b*h_q*s_q, ROW_WARPS a CTA;
+ * main over b*h_kv x ceil(s_kv/128); rows and their products are 32-bit
+ * inside the kernels where they index within one head. */
+static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
+{
+    int64_t rows = s->b * s->h_q * padded_rows(s->s_q), kv_blocks = (s->s_kv + BLOCK_N - 1) / BLOCK_N;
+    if (s->s_q > INT_MAX - BLOCK_M || s->s_kv > INT_MAX - BLOCK_N || s->b * s->h_kv > INT_MAX ||
+        kv_blocks > GRID_Y_MAX || rows / ROW_WARPS >= INT_MAX)
+        return snprintf(why, n, "b %" PRId64 ", h_q %" PRId64 ", h_kv %" PRId64 ", s_q %" PRId64
+                        ", s_kv %" PRId64 ": the grids are b*h_kv x ceil(s_kv/128) (at most "
+                        "2^31-1 x 65535) and b*h_q*s_q/8 rows (below 2^31)", s->b, s->h_q,
+                        s->h_kv, s->s_q, s->s_kv), false;
+    return true;
+}
+
+/* The device, dtype and head dims the cubin serves. */
+static bool target_ok(const gdt_facts *f, char *why, size_t n)
+{
+    gdt_device_props lim;
+    int64_t d = f->problem.u.sdpa.d;
+    if (!gdt_arch_limits(f->device.arch, &lim))
+        lim = f->device;
+    if (f->family != GDT_FAMILY_SDPA_BWD)
+        return snprintf(why, n, "serves sdpa_bwd, problem is %s", gdt_family_name(f->family)), false;
+    if (f->device.arch != 90)
+        return snprintf(why, n, "sm%d: the cubin is built for sm_90a only", f->device.arch), false;
+    if (f->dtype != GDT_DTYPE_BF16 && f->dtype != GDT_DTYPE_FP16)
+        return snprintf(why, n, "dtype %s: bf16 and fp16 only", gdt_dtype_name(f->dtype)), false;
+    if (d != 64 && d != 128)
+        return snprintf(why, n, "head dim %" PRId64 ": 64 and 128 only", d), false;
+    if (lim.smem_per_block < smem_bytes(d))
+        return snprintf(why, n, "needs %d bytes of shared memory, the device allows %" PRId64,
+                        smem_bytes(d), lim.smem_per_block), false;
+    return true;
+}
+
+static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
+                                gdt_error *e)
+{
+    char why[512] = "", what[1024];
+    map_geometry geo[NMAPS];
+    if (!target_ok(f, why, sizeof why) || !sizes_ok(&f->problem.u.sdpa, why, sizeof why) ||
+        !layout(&f->problem.u.sdpa, geo, why, sizeof why))
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
+    if (!knobs_ok(s, p, what, sizeof what))
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", what);
+    return GDT_STATUS_OK;
+}
+
+static void set_grid(CUlaunchConfig *cfg, int64_t x, int64_t y, int threads, int smem)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->gridDimX = (unsigned)x, cfg->gridDimY = (unsigned)y, cfg->gridDimZ = 1;
+    cfg->blockDimX = (unsigned)threads, cfg->blockDimY = cfg->blockDimZ = 1;
+    cfg->sharedMemBytes = (unsigned)smem;
+}
+
+/* gdt_hand_attn_bwd{_pre,,_post}_{bf16,fp16}_d{64,128}. */
+static gdt_status find_entries(gdt_compiled *c, gdt_error *e)
+{
+    static const char *const stage[3] = {"_pre", "", "_post"};
+    const char *dt = c->facts.dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16";
+    char name[64];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "gdt_hand_attn_bwd%s_%s_d%" PRId64, stage[i], dt,
+                 c->facts.problem.u.sdpa.d);
+        GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn[i], c->mod, name));
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
+{
+    const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_ATTN_BWD_CUBIN);
+    const gdt_sdpa_desc *s = &c->facts.problem.u.sdpa;
+    double t0 = gdt_now();
+    if (!cubin || !cubin->len)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "sdpa_bwd.hand: %s is not embedded in this "
+                             "build", GDT_HAND_ATTN_BWD_CUBIN);
+    if (!(c->cu = gdt_cu(e)))
+        return e ? e->status : GDT_STATUS_NO_DEVICE;
+    /* Driver calls need a current context: the runtime's primary one. */
+    GDT_CHECK_CUDA(e, cudaFree(0));
+    GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
+    gdt_status st = find_entries(c, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn[1], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                              smem_bytes(s->d)));
+    int64_t pad_rows = s->b * s->h_q * padded_rows(s->s_q), rows = s->b * s->h_q * s->s_q;
+    set_grid(&c->cfg[0], (pad_rows + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
+    set_grid(&c->cfg[1], s->b * s->h_kv, (s->s_kv + BLOCK_N - 1) / BLOCK_N, WARPS * 32, smem_bytes(s->d));
+    set_grid(&c->cfg[2], (rows + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
+    if (info)
+        info->load_seconds = gdt_now() - t0;
+    return GDT_STATUS_OK;
+}
+
+static void destroy(gdt_compiled *c)
+{
+    if (!c)
+        return;
+    if (c->mod && c->cu)
+        c->cu->cuModuleUnload(c->mod);
+    free(c);
+}
+
+static void copy3(long long *dst, const int64_t *src)
+{
+    for (int i = 0; i < 3; i++)
+        dst[i] = src[i];
+}
+
+static gdt_compiled *compiled_new(const gdt_facts *f)
+{
+    /* CUtensorMap wants 128-byte alignment, more than malloc promises. */
+    size_t bytes = (sizeof(gdt_compiled) + 127) / 128 * 128;
+    gdt_compiled *c = aligned_alloc(128, bytes);
+    if (!c)
+        return NULL;
+    memset(c, 0, bytes);
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    char why[8];
+    c->facts = *f;
+    layout(s, c->geo, why, sizeof why); /* check_support accepted it */
+    gdt_hand_attn_bwd_params *k = &c->params;
+    copy3(k->q_s, s->q_stride), copy3(k->k_s, s->k_stride);
+    copy3(k->v_s, s->v_stride), copy3(k->o_s, s->o_stride);
+    k->b = (int)s->b, k->h_q = (int)s->h_q, k->h_kv = (int)s->h_kv, k->group = (int)(s->h_q / s->h_kv);
+    k->s_q = (int)s->s_q, k->s_kv = (int)s->s_kv, k->s_pad = (int)padded_rows(s->s_q);
+    k->causal = (int)s->causal;
+    k->scale = (float)s->scale, k->scale_log2 = (float)(s->scale * M_LOG2E);
+    return c;
+}
+
+static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
+                        const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
+                        gdt_error *e)
+{
+    *out = NULL;
+    if (info)
+        memset(info, 0, sizeof *info);
+    gdt_status st = check_support(s, f, p, e);
+    /* Nothing to compile: nvcc built the cubin with the library. */
+    if (st != GDT_STATUS_OK || o->compile_only)
+        return st;
+    gdt_compiled *c = compiled_new(f);
+    if (!c)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
+    st = load(c, info, e);
+    if (st != GDT_STATUS_OK) {
+        destroy(c);
+        return st;
+    }
+    *out = c;
+    return GDT_STATUS_OK;
+}
+
+/* LSE log2 e and D, [b h_q][s_pad] fp32 each, then the fp32 dQ accumulator
+ * [b h_q][s_pad][d]; s_pad is a multiple of 64, so every part and every
+ * block's 256-byte rows of LSE and D start 256-byte aligned. */
+static size_t workspace_bytes(const gdt_sdpa_desc *s)
+{
+    return (size_t)(s->b * s->h_q * padded_rows(s->s_q) * (2 + s->d) * 4);
+}
+
+static size_t workspace_size(const gdt_compiled *c) { return workspace_bytes(&c->facts.problem.u.sdpa); }
+
+/* Box: 64 elements of d (128 bytes, the widest the 128-byte swizzle takes)
+ * by 64 (Q, dO) or 128 (K, V) rows; the kernel loads d/64 boxes per tile. */
+static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
+{
+    static const cuuint32_t unit[4] = {1, 1, 1, 1};
+    const cuuint32_t box[4] = {64, i == MAP_K || i == MAP_V ? BLOCK_N : BLOCK_M, 1, 1};
+    const map_geometry *g = &c->geo[i];
+    CUtensorMapDataType t = c->facts.dtype == GDT_DTYPE_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    /* OOB_FILL_NONE fills with zeros: query rows past s_q carry LSE +inf and
+     * give P = 0; key rows past s_kv are masked. */
+    GDT_CHECK_CU(e, c->cu->cuTensorMapEncodeTiled(
+                        &c->maps[i], t, 4, ptr, g->dims, g->strides, box, unit,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    c->bound[i] = ptr;
+    return GDT_STATUS_OK;
+}
+
+/* Every pointer 16-byte aligned (TMA, the bulk copies, the vector stores);
+ * the workspace present and large enough. */
+static gdt_status check_pointers(const gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
+                                 gdt_error *e)
+{
+    static const gdt_operand_role roles[] = {GDT_OPERAND_Q,  GDT_OPERAND_K,     GDT_OPERAND_V,
+                                             GDT_OPERAND_O,  GDT_OPERAND_DO,    GDT_OPERAND_STATS,
+                                             GDT_OPERAND_DQ, GDT_OPERAND_DK,    GDT_OPERAND_DV};
+    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
+        if ((uintptr_t)ops->ptr[roles[i]] % 16)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "sdpa_bwd.hand: operand %s: pointer %p "
+                                 "is not 16-byte aligned, as TMA and the vector loads and stores "
+                                 "require", gdt_operand_name(roles[i]), ops->ptr[roles[i]]);
+    if (!ws || ws_bytes < workspace_size(c) || (uintptr_t)ws % 16)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "sdpa_bwd.hand: workspace %p of %zu bytes, "
+                             "expected %zu bytes at a 16-byte aligned address", ws, ws_bytes,
+                             workspace_size(c));
+    return GDT_STATUS_OK;
+}
+
+static void bind(gdt_compiled *c, const gdt_operands *ops, void *ws)
+{
+    gdt_hand_attn_bwd_params *k = &c->params;
+    size_t part = (size_t)k->b * k->h_q * k->s_pad;
+    k->o = ops->ptr[GDT_OPERAND_O], k->dout = ops->ptr[GDT_OPERAND_DO];
+    k->lse = ops->ptr[GDT_OPERAND_STATS];
+    k->dq = ops->ptr[GDT_OPERAND_DQ], k->dk = ops->ptr[GDT_OPERAND_DK], k->dv = ops->ptr[GDT_OPERAND_DV];
+    k->lse2 = ws, k->dd = k->lse2 + part, k->dq_acc = k->dd + part;
+}
+
+static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
+                          void *stream, gdt_error *e)
+{
+    static const gdt_operand_role mapped[NMAPS] = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V,
+                                                   GDT_OPERAND_DO};
+    gdt_status st = gdt_operands_check(&c->facts.problem, ops, e);
+    if (st == GDT_STATUS_OK)
+        st = check_pointers(c, ops, ws, ws_bytes, e);
+    for (int i = 0; i < NMAPS && st == GDT_STATUS_OK; i++)
+        if (ops->ptr[mapped[i]] != c->bound[i])
+            st = encode(c, i, ops->ptr[mapped[i]], e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    bind(c, ops, ws);
+    void *rows[] = {&c->params};
+    void *main_args[] = {&c->maps[MAP_Q], &c->maps[MAP_K], &c->maps[MAP_V], &c->maps[MAP_DO], &c->params};
+    for (int i = 0; i < 3; i++) {
+        c->cfg[i].hStream = (CUstream)stream;
+        GDT_CHECK_CU(e, c->cu->cuLaunchKernelEx(&c->cfg[i], c->fn[i], i == 1 ? main_args : rows, NULL));
+    }
+    return GDT_STATUS_OK;
+}
+
+static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
+{
+    (void)f;
+    if (cap < 1)
+        return 0;
+    gdt__hand_attn_bwd_plan(gdt_engine_id(slot->family, slot->slot), out);
+    return 1;
+}
+
+const gdt_engine_ops gdt__hand_attn_bwd_ops = {
+    .check_support = check_support,
+    .build = build,
+    .workspace_size = workspace_size,
+    .execute = execute,
+    .destroy = destroy,
+    .fixed_plans = fixed_plans,
+};

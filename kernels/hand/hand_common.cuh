@@ -1,0 +1,115 @@
+/* kernels/hand/hand_common.cuh: the device helpers the handwritten Hopper
+ * attention kernels share (kernels/hand/attn_fwd_sm90.cu and
+ * attn_bwd_sm90.cu): mbarriers, named barriers, the 4-d TMA load, the
+ * register-A wgmma and the dtype-templated pack.  Each includer is one nvcc
+ * unit holding both dtypes, so these take the dtype as a template argument
+ * FP16 (1 fp16, 0 bf16). */
+#ifndef GDT_HAND_COMMON_CUH
+#define GDT_HAND_COMMON_CUH
+
+#include <cuda.h>
+
+/* gdt_ptx.cuh binds its dtype wrappers to one GDT_FP16 per NVRTC compile;
+ * this nvcc unit holds both dtypes, so it takes only the dtype-free
+ * wrappers from there (shared-memory addresses, wgmma descriptors, fences,
+ * exp2, shuffles) and keeps its own FP16-templated wgmma and pack2 below.
+ * GDT_FP16 0 satisfies the header; nothing here uses what it binds. */
+#define GDT_FP16 0
+#include "gdt_ptx.cuh"
+
+/* ------------------------------------------------------------- mbarrier */
+
+__device__ __forceinline__ void bar_init(u32 bar, u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void bar_expect_tx(u32 bar, u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bar_arrive(u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Waits for the completion of the phase of parity `parity`; on a fresh
+ * barrier parity 1 names the phase before the first, already complete. */
+__device__ __forceinline__ void bar_wait(u32 bar, u32 parity)
+{
+    asm volatile("{\n.reg .pred done;\nwait:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+/* Named barriers of the two consumers' turns: bar.sync waits for `threads`
+ * arrivals, its own warpgroup's and the other's bar.arrive. */
+__device__ __forceinline__ void named_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void named_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* ------------------------------------------------------------------ TMA */
+
+/* Box {64 columns, 128 rows} at (column c0, row c1, head c2, batch c3). */
+__device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 bar, int c0, int c1,
+                                         int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define R32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define R64 R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+
+/* O (64 x N) += P . V: P as A fragments in registers (the RS form, which has
+ * no A transpose), V MN-major in shared memory (B transpose bit set). */
+template <int FP16, int N> __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const u32 (&a)[4], u64 db)
+{
+    static_assert(N == 64 || N == 128, "O is 64 or 128 columns wide");
+#define RS_ASM(T, SHAPE, REGS, A0, B, ...)                                                            \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                           \
+                 "wgmma.mma_async.sync.aligned." SHAPE ".f32." T "." T " {" REGS "}, {" A0 "}, " B     \
+                 ", p, 1, 1, 1;\n}\n"                                                                 \
+                 : __VA_ARGS__                                                                         \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
+    if constexpr (N == 128) {
+        if constexpr (FP16)
+            RS_ASM("f16", "m64n128k16", R64, "%64, %65, %66, %67", "%68", D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56));
+        else
+            RS_ASM("bf16", "m64n128k16", R64, "%64, %65, %66, %67", "%68", D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56));
+    } else {
+        if constexpr (FP16)
+            RS_ASM("f16", "m64n64k16", R32, "%32, %33, %34, %35", "%36", D8(0), D8(8), D8(16), D8(24));
+        else
+            RS_ASM("bf16", "m64n64k16", R32, "%32, %33, %34, %35", "%36", D8(0), D8(8), D8(16), D8(24));
+    }
+#undef RS_ASM
+}
+template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
+{
+    u32 r;
+    if constexpr (FP16)
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    else
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* The descriptor of an operand `bytes` past a tile's: the start address
+ * field is address >> 4 and shared addresses stay below 2^18. */
+__device__ __forceinline__ u64 desc_at(u64 desc, u32 bytes) { return desc + (bytes >> 4); }
+
+#endif
