@@ -1,7 +1,6 @@
 /* nightly.md and its figures (gdt_nightly_report.h). */
 #include <cjson/cJSON.h>
 #include <dirent.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,12 +55,13 @@ static row *add_row(rows *r, const char *key, gdt_family f, int arch)
     if (!v)
         return NULL;
     r->v = v;
-    v = &r->v[r->n++];
-    memset(v, 0, sizeof *v);
-    snprintf(v->key, sizeof v->key, "%s", key);
-    v->family = f;
-    v->arch = arch;
-    return v;
+    row *x = v + r->n++;
+    memset(x, 0, sizeof *x);
+    size_t len = strlen(key); /* memset above wrote the terminator */
+    memcpy(x->key, key, len < sizeof x->key ? len : sizeof x->key - 1);
+    x->family = f;
+    x->arch = arch;
+    return x;
 }
 
 /* The diff's status of a cell; a cell the diff does not name is the same
