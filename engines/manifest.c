@@ -63,10 +63,10 @@ static const gdt_engine_slot slots[] = {
                             {SM90_ONLY, BF16_FP16, 64, 128, 64}, false, &gdt__hand_attn_ops},
     /* The handwritten TMA + wgmma attention backward (engines/hand/README.md):
      * sm_90a code, so sm90 alone; head dims 64 and 128; one fixed
-     * configuration, no rows.  Opt-in until tests/gpu/test_hand_attn_bwd has
-     * verified it on an sm90 device. */
+     * configuration, no rows; offered by default since
+     * tests/gpu/test_hand_attn_bwd verified it on the H200. */
     [SLOT_SDPA_BWD_HAND] = {GDT_FAMILY_SDPA_BWD, 10, "sdpa_bwd.hand", GDT_ENGINE_HAND, NULL,
-                            {SM90_ONLY, BF16_FP16, 64, 128, 64}, true, &gdt__hand_attn_bwd_ops},
+                            {SM90_ONLY, BF16_FP16, 64, 128, 64}, false, &gdt__hand_attn_bwd_ops},
 };
 _Static_assert(sizeof slots / sizeof slots[0] == SLOT_COUNT, "slot enum and manifest table disagree");
 

@@ -95,16 +95,15 @@ static void test_plans_tables(void)
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=256", GDT_TEST_DATA "/tables", "placement shard; untimed");
     if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A)");
     /* The committed tables on a shape no sweep measured: ours by predicted
-     * time, a handwritten configuration or the wgmma rows first (every
-     * large measured cell's best plans of ours are those), the backend
-     * ahead by the predicted ratio. */
+     * time, a handwritten configuration first (every large measured cell's
+     * best plan of ours is one), the backend placed by the predicted ratio. */
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192", GDT_SOURCE_DIR "/tables", "A, predicted time; ");
-    if (!gpu) CHECK_CONTAINS(out, "   0  BACKEND(A)");
-    if (!gpu) CHECK(strstr(out, "   1  gemm.hand[") || strstr(out, "   1  gemm.nvrtc[GROUP_M=8, MMA=1,"));
-    CHECK_CONTAINS(out, " us predicted from cells (12 measured it, nearest gemm:b1,m");
+    if (!gpu) CHECK_CONTAINS(out, "  BACKEND(A)");
+    CHECK(strstr(out, "  gemm.hand[") != NULL);
+    CHECK_CONTAINS(out, " us predicted from cells (22 measured it, nearest gemm:b1,m");
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192 --format json", GDT_SOURCE_DIR "/tables",
                "\"time_source\":\t\"predicted\"");
-    CHECK_CONTAINS(out, "\"time_cells\":\t12");
+    CHECK_CONTAINS(out, "\"time_cells\":\t22");
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192 --format csv", GDT_SOURCE_DIR "/tables",
                "time_us,time_source,time_error,time_cells,time_nearest");
     CHECK_CONTAINS(out, ",predicted,");

@@ -1,5 +1,5 @@
 /* sdpa_bwd.hand without a device: its id, fixed plan name and the plan its
- * fixed_plans hook lists; that it is opt-in; what its support check accepts
+ * fixed_plans hook lists; that it is offered on sm90 alone; what its support check accepts
  * (the fixed plan and the knobless name on sm90, bf16 and fp16, d 64 and
  * 128, BSHD and BHSD, GQA, tails) and what it declines with the reason
  * (another arch, also by the capability row; head dim 96; another knob set;
@@ -51,17 +51,17 @@ static void test_identity(gdt_plan_id *fixed)
     CHECK(gdt_plan_id_equal(&listed[0], fixed));
 }
 
-/* Unverified on a device, so offered only when opt-in slots are. */
-static void test_opt_in(void)
+/* Verified on the H200, so offered without opt-in on sm90, and never on
+ * another arch. */
+static void test_offered(void)
 {
     gdt_facts f;
     char why[256];
     unsetenv("GDTUNE_ENABLE_OPT_IN");
     facts_for(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
-    CHECK(!gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
-    CHECK_CONTAINS(why, "sdpa_bwd.hand is opt-in");
-    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1);
     CHECK(gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
+    facts_for(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
+    CHECK(!gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
 }
 
 static void test_accepts(const gdt_plan_id *fixed)
@@ -120,7 +120,7 @@ int main(void)
 {
     gdt_plan_id fixed;
     test_identity(&fixed);
-    test_opt_in();
+    test_offered();
     test_accepts(&fixed);
     test_declines(&fixed);
     return gdt_test_result("test_hand_attn_bwd_support");

@@ -10,7 +10,7 @@
 #include "gdt_sweep.h"
 #include "gdt_test.h"
 
-#define JOURNAL_GZ GDT_SOURCE_DIR "/tables/sm90/runs/gemm-20261201T1337Z.journal.jsonl.gz"
+#define JOURNAL_GZ GDT_TEST_DATA "/journals/gemm-20261201T1337Z.journal.jsonl.gz"
 #define MAX_TEXT (16u << 20)
 
 static char *original;

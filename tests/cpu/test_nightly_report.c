@@ -58,7 +58,7 @@ static char *staged(char *staging, size_t n)
     if (f) fputs(out, f), fclose(f);
     char *emit[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", staging, NULL};
     CHECK_INT(gdt_test_spawn(emit, NULL, out, sizeof out), ==, 0);
-    char *diff[] = {(char *)gdt_test_exe(), "tables", "diff", GDT_SOURCE_DIR "/tables", staging,
+    char *diff[] = {(char *)gdt_test_exe(), "tables", "diff", GDT_TEST_DATA "/nightly", staging,
                     "--family", "gemm", "--format", "json", NULL};
     CHECK_INT(gdt_test_spawn(diff, NULL, out, sizeof out), ==, 3);
     return strdup(out);
@@ -105,7 +105,7 @@ static void check_script(const char *dir)
 
 static void test_report(const char *staging, const char *diff)
 {
-    gdt_nightly_in in = {GDT_SOURCE_DIR "/tables", staging, 1u << GDT_FAMILY_GEMM, diff, history_text, "20261201"};
+    gdt_nightly_in in = {GDT_TEST_DATA "/nightly", staging, 1u << GDT_FAMILY_GEMM, diff, history_text, "20261201"};
     gdt_error e = {0};
     bool drawn = true;
     char gnuplot[PATH_MAX];
@@ -135,7 +135,7 @@ static void test_no_gnuplot(const char *staging, const char *diff)
     snprintf(bin, sizeof bin, "%s/empty-bin", tmp);
     mkdir(dir, 0755);
     mkdir(bin, 0755);
-    gdt_nightly_in in = {GDT_SOURCE_DIR "/tables", staging, 1u << GDT_FAMILY_GEMM, diff, history_text, "20261201"};
+    gdt_nightly_in in = {GDT_TEST_DATA "/nightly", staging, 1u << GDT_FAMILY_GEMM, diff, history_text, "20261201"};
     gdt_error e = {0};
     bool drawn = true;
     setenv("PATH", bin, 1);
