@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "gdt_cli_options.h"
 #include "gdt_nightly_report.h"
+#include "gdt_sweep.h"
 #include "gdt_util.h"
 
 extern char **environ;
@@ -51,7 +52,8 @@ static const char usage_text[] =
 static const char footer_text[] =
     "exit codes: the diff's: 0 nothing beyond noise; 3 a change beyond noise (or no\n"
     "tables in TABLES yet); 2 bad usage or bad input; 1 failure while running (a sweep\n"
-    "that failed stops the night with its exit status)\n";
+    "that failed stops the night with its exit status); 4 a sweep measured an incorrect\n"
+    "plan (the night still diffs and reports, but --update does not replace the tables)\n";
 
 typedef struct nightly_opts {
     const char *arch, *root, *tables, *spec, *date;
@@ -189,6 +191,11 @@ static int sweep_family(const nightly_opts *o, int f, const char *staging)
     av[n] = NULL;
     fprintf(stderr, VERB ": %s %s\n", resume ? "resuming" : "sweeping", run);
     int rc = run_verb((char *const *)av, NULL);
+    if (rc == GDT_SWEEP_EXIT_INCORRECT) {
+        fprintf(stderr, VERB ": %s measured an incorrect plan: the night goes on, the tables "
+                "are not updated, and the exit status is %d\n", run, GDT_SWEEP_EXIT_INCORRECT);
+        return rc;
+    }
     return rc ? verb_failed("gdtune sweep", rc) : 0;
 }
 
@@ -440,10 +447,19 @@ int gdt_cli_nightly(int argc, char **argv)
     snprintf(staging, sizeof staging, "%s/staging", o.root);
     snprintf(md, sizeof md, "%s/reports/%s.md", o.root, o.date);
     snprintf(json, sizeof json, "%s/reports/%s.json", o.root, o.date);
-    for (int f = 0; f < 2; f++)
-        if ((o.families & (1u << f)) && (rc = sweep_family(&o, f, staging)))
+    bool incorrect = false;
+    for (int f = 0; f < 2; f++) {
+        if (!(o.families & (1u << f))) continue;
+        rc = sweep_family(&o, f, staging);
+        incorrect = incorrect || rc == GDT_SWEEP_EXIT_INCORRECT;
+        if (rc && rc != GDT_SWEEP_EXIT_INCORRECT)
             return rc;
+    }
     rc = report(&o, staging, md, json);
+    if ((rc == 0 || rc == 3) && incorrect) {
+        printf("report: %s\nnightly report: %s/" GDT_NIGHTLY_MD "\n", md, staging);
+        return GDT_SWEEP_EXIT_INCORRECT;
+    }
     if ((rc == 0 || rc == 3) && o.update) {
         int ru = update_tables(&o, staging);
         if (ru) return ru;

@@ -68,7 +68,7 @@ const char *gdt_record_type_name(gdt_record_type t);
 typedef struct gdt_run_plan {
     const cJSON *json;      /* the plan object (engine_id, knobs, name, ...) */
     gdt_plan_id id;
-    const char *name, *tag; /* tag: A, B, FALLBACK, KNOB or OURS */
+    const char *name, *tag; /* tag: A, B, FALLBACK, KNOB, OURS or LIBRARY */
     bool backend;
     int untimed;            /* its position in the untimed order */
 } gdt_run_plan;

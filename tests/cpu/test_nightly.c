@@ -3,7 +3,8 @@
  * usage exits 2; a first night with --update fills an empty TABLES (exit
  * 3: every cell new); a second night the same date resumes its run (no
  * plan measured twice) and, against tables of the same stand-in, exits 0;
- * the run directory, staging tables, both reports and history lines exist. */
+ * the run directory, staging tables, both reports and history lines exist;
+ * a night with an incorrect plan exits 4 and does not update. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -22,15 +23,18 @@ static const char fake_plans[] =
     "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,"
     "\"tag\":\"OURS\",\"untimed\":1}]";
 
+/* GDT_TEST_INCORRECT=1: our plan fails verification. */
 static void fake_result(int engine)
 {
     double t = engine == 0 ? 10.0 : 8.0;
-    printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
+    const char *bad = getenv("GDT_TEST_INCORRECT");
+    const char *disp = engine != 0 && bad && !strcmp(bad, "1") ? "incorrect" : "verified";
+    printf("{\"op\":\"result\",\"disposition\":\"%s\",\"error\":\"\",\"build_s\":0.1,"
            "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5,5.5],\"device_us\":[%g,%g],"
            "\"total_us\":[12,12],\"median_host_us\":5.25,\"median_device_us\":%g,\"rel_spread\":0.01},"
            "{\"burst\":4,\"host_us\":[4],\"device_us\":[%g],\"total_us\":[11],\"median_host_us\":4,"
            "\"median_device_us\":%g,\"rel_spread\":0.002}],\"cold_us\":[20],\"time_us\":%g,"
-           "\"noise\":0.002,\"fatal\":false}\n", t, t, t, t, t, t);
+           "\"noise\":0.002,\"fatal\":false}\n", disp, t, t, t, t, t, t);
 }
 
 static int fake_worker(void)
@@ -63,7 +67,7 @@ static int nightly(const char *root, const char *tables, const char *extra)
                     (char *)tables, "--family", "gemm", "--arch", "sm90", "--date", "20261201",
                     "--spec", GDT_TEST_DATA "/sweeps/tiny_gemm.json", (char *)extra, NULL};
     int rc = gdt_test_spawn(av, NULL, out, sizeof out);
-    if (rc != 0 && rc != 3)
+    if (rc != 0 && rc != 3 && rc != 4)
         fprintf(stderr, "gdtune nightly:\n%s\n", out);
     return rc;
 }
@@ -168,6 +172,27 @@ static void test_two_nights(const char *self)
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
+/* A night whose sweep measures an incorrect plan: the diff and reports are
+ * still written, the exit status is 4, and --update leaves TABLES alone. */
+static void test_incorrect_night(const char *self)
+{
+    char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(root, sizeof root, "%s/root", dir);
+    snprintf(tables, sizeof tables, "%s/tables", dir);
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+    setenv("GDT_TEST_INCORRECT", "1", 1);
+    CHECK_INT(nightly(root, tables, "--update"), ==, 4);
+    CHECK_CONTAINS(out, "measured an incorrect plan");
+    CHECK_CONTAINS(out, "report: ");
+    CHECK(present(root, "reports/20261201.md"));
+    CHECK(present(root, "staging/sm90/gemm.placement.json"));
+    CHECK(!present(tables, "sm90/gemm.placement.json")); /* not updated */
+    unsetenv("GDT_TEST_INCORRECT");
+    unsetenv("GDTUNE_WORKER_EXE");
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -177,5 +202,6 @@ int main(int argc, char **argv)
     self[n > 0 ? n : 0] = 0;
     test_usage();
     test_two_nights(self);
+    test_incorrect_night(self);
     return gdt_test_result("test_nightly");
 }
