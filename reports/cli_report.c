@@ -332,8 +332,8 @@ static void summary_header(FILE *f, const report *r)
             run->spec->digest, run->quick ? ", quick" : "", run->candidates_digest);
     fprintf(f, "Times are device time per call at the largest burst (median) with its relative "
                "spread (±); host is host enqueue per call at the first burst. Converged: plans "
-               "whose every burst reached the target spread; raced out: plans stopped after a "
-               "first estimate, more than 10%% slower than the cell's best beyond both spreads; "
+               "whose largest burst (the metric) reached the target spread; raced out: plans "
+               "stopped after a cheap first estimate, more than 10%% slower than the cell's best beyond both spreads; "
                "top 3 converged: how many of the cell's fastest three verified plans (either side) "
                "converged, in bold when not all did. "
                "Decision: the tables' rule (LEAD when the best gdtune plan beats the best cuDNN "
