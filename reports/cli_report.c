@@ -38,11 +38,10 @@ static const gdt_run_result *verified(const gdt_run_cell *c, int i)
     return res->rec && res->disposition == GDT_DISP_VERIFIED ? res : NULL;
 }
 
-/* Best verified plan of one side (backend or ours; a library's plans,
- * cuBLASLt's, are neither); -1 when none. */
-static int best(const gdt_run_cell *c, bool backend)
+/* Best verified plan of one side (ours, the backend's or a library's:
+ * cuBLASLt); -1 when none. */
+static int best(const gdt_run_cell *c, gdt_plan_side want)
 {
-    gdt_plan_side want = backend ? GDT_PLAN_SIDE_BACKEND : GDT_PLAN_SIDE_OURS;
     int b = -1;
     for (int i = 0; i < c->nplans; i++)
         if (verified(c, i) && gdt_engine_side(NULL, c->plan[i].id.engine_id) == want &&
@@ -173,8 +172,9 @@ static void summary_cells(FILE *f, const report *r)
 {
     fprintf(f, "| cell | family | shape | verified / incorrect / failed / declined / not run | "
                "top 3 converged | converged / raced out | best gdtune plan | time | best cuDNN plan | "
-               "time | TFLOP/s ours / cuDNN (> 1: ours faster) | decision |\n"
-               "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+               "time | TFLOP/s ours / cuDNN (> 1: ours faster) | decision | best cuBLASLt plan | "
+               "time |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     _Static_assert(GDT_DISP_COUNT == 4, "the table's columns name four dispositions");
     for (int ci = 0; ci < r->run->ncells; ci++) {
         const gdt_run_cell *c = &r->run->cells[ci];
@@ -183,7 +183,7 @@ static void summary_cells(FILE *f, const report *r)
             continue;
         counts(c, n);
         convergence(c, &conv, &raced);
-        int o = best(c, false), b = best(c, true);
+        int o = best(c, GDT_PLAN_SIDE_OURS), b = best(c, GDT_PLAN_SIDE_BACKEND);
         fprintf(f, "| %d | %s | %s | %d / %s%d%s / %s%d%s / %d / %d | %s | %d / %d |", ci,
                 gdt_family_name(c->spec->family), c->spec->shape, n[GDT_DISP_VERIFIED],
                 n[GDT_DISP_INCORRECT] ? "**" : "", n[GDT_DISP_INCORRECT], n[GDT_DISP_INCORRECT] ? "**" : "",
@@ -195,7 +195,9 @@ static void summary_cells(FILE *f, const report *r)
             fprintf(f, " %.3f |", c->result[b].time_us / c->result[o].time_us);
         else
             fprintf(f, " — |");
-        fprintf(f, " %s |\n", decision(c, o, b));
+        fprintf(f, " %s |", decision(c, o, b));
+        side(f, c, best(c, GDT_PLAN_SIDE_LIBRARY));
+        fputc('\n', f);
     }
     summary_top3_total(f, r);
 }
@@ -343,8 +345,8 @@ static void summary_header(FILE *f, const report *r)
 /* ------------------------------------------------- measured ceiling */
 
 /* A cell with a verified plan on either side, and on both. */
-static bool has_plans_figure(const gdt_run_cell *c) { return c->plans && (best(c, false) >= 0 || best(c, true) >= 0); }
-static bool has_burst_figure(const gdt_run_cell *c) { return c->plans && best(c, false) >= 0 && best(c, true) >= 0; }
+static bool has_plans_figure(const gdt_run_cell *c) { return c->plans && (best(c, GDT_PLAN_SIDE_OURS) >= 0 || best(c, GDT_PLAN_SIDE_BACKEND) >= 0); }
+static bool has_burst_figure(const gdt_run_cell *c) { return c->plans && best(c, GDT_PLAN_SIDE_OURS) >= 0 && best(c, GDT_PLAN_SIDE_BACKEND) >= 0; }
 
 static double side_fraction(const gdt_run_cell *c, int i, const gdt_roofline *rl)
 {
@@ -384,8 +386,8 @@ static void summary_ceiling(FILE *f, const report *r)
         gdt_roofline_of(&c->spec->problem, cl, &rl);
         fprintf(f, "| %d | %s | %.3f | %.3f | %.3f |", ci, rl.memory_bound ? "memory" : "compute",
                 rl.flops / 1e9, rl.bytes / 1e6, rl.floor_us);
-        fraction_cell(f, side_fraction(c, best(c, false), &rl));
-        fraction_cell(f, side_fraction(c, best(c, true), &rl));
+        fraction_cell(f, side_fraction(c, best(c, GDT_PLAN_SIDE_OURS), &rl));
+        fraction_cell(f, side_fraction(c, best(c, GDT_PLAN_SIDE_BACKEND), &rl));
         fputc('\n', f);
     }
 }
@@ -465,7 +467,7 @@ static void burst_rows(FILE *f, const cJSON *res)
  * axes of their own (microseconds of different things), both plans named. */
 static gdt_status burst_figure(FILE *gp, const gdt_run_cell *c, int ci, const char *rdir, int *figures, gdt_error *e)
 {
-    int o = best(c, false), b = best(c, true);
+    int o = best(c, GDT_PLAN_SIDE_OURS), b = best(c, GDT_PLAN_SIDE_BACKEND);
     char dat[64], ours[600], theirs[600];
     mfile m;
     snprintf(dat, sizeof dat, "cell_%03d_bursts.dat", ci);
@@ -505,7 +507,7 @@ static gdt_status overview_figure(FILE *gp, const report *r, const char *rdir, i
         const gdt_run_cell *c = &r->run->cells[ci];
         if (!has_burst_figure(c))
             continue;
-        int o = best(c, false), b = best(c, true);
+        int o = best(c, GDT_PLAN_SIDE_OURS), b = best(c, GDT_PLAN_SIDE_BACKEND);
         fprintf(m.f, "%d %g\n", ci, c->result[b].time_us / c->result[o].time_us);
         rows++;
     }
@@ -532,8 +534,9 @@ static int ceiling_rows(FILE *f, const report *r, const gdt_ceiling *cl)
             continue;
         gdt_roofline_of(&c->spec->problem, cl, &rl);
         fprintf(f, "%d", ci);
+        static const gdt_plan_side sides[2] = {GDT_PLAN_SIDE_OURS, GDT_PLAN_SIDE_BACKEND};
         for (int side = 0; side < 2; side++) {
-            double x = side_fraction(c, best(c, side == 1), &rl);
+            double x = side_fraction(c, best(c, sides[side]), &rl);
             isnan(x) ? fprintf(f, " -") : fprintf(f, " %.6g", x);
         }
         fprintf(f, " \"%d %s\"\n", ci, rl.memory_bound ? "mem" : "fl");
@@ -713,7 +716,7 @@ static cJSON *cell_json(const gdt_run_cell *c, int ci)
         cJSON_AddNumberToObject(n, gdt_disposition_name((gdt_disposition)d), count[d]);
     cJSON_AddNumberToObject(n, "not_run", count[GDT_DISP_COUNT]);
     cJSON_AddItemToObject(o, "counts", n);
-    int ours = best(c, false), theirs = best(c, true);
+    int ours = best(c, GDT_PLAN_SIDE_OURS), theirs = best(c, GDT_PLAN_SIDE_BACKEND);
     cJSON_AddItemToObject(o, "best_ours", side_json(c, ours));
     cJSON_AddItemToObject(o, "best_backend", side_json(c, theirs));
     if (ours >= 0 && theirs >= 0)
