@@ -83,6 +83,22 @@ bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *rat
  * those within rel of it (gap <= rel/2 * (a + b)) the earliest in the given
  * order takes the place.  order[] receives indices into t. */
 void gdt__predict_rank(const double *t, int n, double rel, int *order);
+/* The backend's mode-A block on a shape no cell covers: the heuristic's
+ * plans (heur, its order), then the backend configs the model knows that
+ * the heuristic did not list, by name.  Those the model knows well (a
+ * backend config measured in GDT__PREDICT_BLOCK_CELLS cells or more) take
+ * the places they hold between them by the ranking rule at rel; the rest
+ * keep their places.  out holds nh + p->nplans; returns its length, -1
+ * out of memory. */
+#define GDT__PREDICT_BLOCK_CELLS 3
+int gdt__predict_block(const gdt__predictor *p, const gdt_facts *f, double rel, const gdt_plan_id *heur, int nh,
+                       gdt_plan_id *out);
+/* The planner's mode-A backend block for f: gdt__predict_block with the
+ * tables' model and rel (engines/tables.c); *out malloc'd.  false when the
+ * tables hold no model for f, or out of memory. */
+bool gdt__tables_backend_block(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *heur, int nh,
+                               gdt_plan_id **out, int *n);
+
 /* The rel the planner ranks predictions with: noise * cv.err. */
 double gdt__predict_rel(const gdt__predictor *p);
 /* a ahead of b beyond rel: the rule's comparison. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gdt_engines.h"
+#include "gdt_predict.h"
 #include "gdtune/plan.h"
 
 static const char WHY_MEASURED[] = "measured rank";
@@ -391,8 +392,41 @@ static bool push_predicted(elist *out, const planning *pl, const gdt_graph *g, g
     return ok;
 }
 
-/* Mode A for a shape no cell covers, by the time model: the BACKEND marker
- * first unless our predicted best beats it beyond the model's error. */
+/* The entry of the backend's block for id: the heuristic's own where it
+ * listed it, else a config the model knows. */
+static gdt_plan_entry block_entry(const elist *b, const gdt_plan_id *id)
+{
+    for (int i = 0; i < b->n; i++)
+        if (gdt_plan_id_equal(&b->v[i].id, id)) return b->v[i];
+    return (gdt_plan_entry){.id = *id, .is_backend = true, .mode = GDT_MODE_A, .why = WHY_PREDICTED};
+}
+
+/* Puts the backend's mode-A block in the model's order, in place, so that
+ * the marker expands to it. */
+static void rank_backend(const gdt_graph *g, planning *pl)
+{
+    elist *b = &pl->backend[GDT_MODE_A], ranked = {0};
+    gdt_plan_id *heur = NULL, *ids = NULL;
+    int n = 0;
+    if (!backend_block(g, pl, GDT_MODE_A)) return;
+    heur = malloc((size_t)(b->n ? b->n : 1) * sizeof *heur);
+    for (int i = 0; heur && i < b->n; i++) heur[i] = b->v[i].id;
+    if (heur && gdt__tables_backend_block(pl->opts->tables, &g->facts, heur, b->n, &ids, &n)) {
+        for (int i = 0; i < n; i++) {
+            gdt_plan_entry x = block_entry(b, &ids[i]);
+            push(&ranked, &x);
+        }
+        free(b->v);
+        *b = ranked;
+    }
+    if (!heur) b->oom = true;
+    free(heur);
+    free(ids);
+}
+
+/* Mode A for a shape no cell covers, by the time model: the backend's
+ * block in the model's order, first unless the predicted placement ratio
+ * puts our predicted best ahead beyond the model's error. */
 static bool push_model(elist *out, const gdt_graph *g, planning *pl)
 {
     elist ours = {0};
@@ -401,6 +435,7 @@ static bool push_model(elist *out, const gdt_graph *g, planning *pl)
         free(ours.v);
         return false;
     }
+    rank_backend(g, pl);
     if (!lead) push_marker(out, g, pl, GDT_MODE_A);
     push_list(out, &ours);
     if (lead) push_marker(out, g, pl, GDT_MODE_A);

@@ -122,6 +122,49 @@ void gdt__predict_rank(const double *t, int n, double rel, int *order)
     }
 }
 
+static bool block_known(const gdt__predictor *p, const gdt_plan_id *id)
+{
+    const gdt__pred_plan *pp = gdt__predictor_find(p, id);
+    return pp && pp->is_backend && pp->ncells >= GDT__PREDICT_BLOCK_CELLS;
+}
+
+static bool block_time(const gdt__predictor *p, const gdt_facts *f, const gdt_plan_id *id, double *t_us)
+{
+    return block_known(p, id) && gdt__predict_time(p, f, id, t_us);
+}
+
+static bool listed(const gdt_plan_id *v, int n, const gdt_plan_id *id)
+{
+    for (int i = 0; i < n; i++)
+        if (gdt_plan_id_equal(&v[i], id)) return true;
+    return false;
+}
+
+/* Many of the heuristic's configs were measured in one cell only: their
+ * intercept is that one time, so they keep the heuristic's place. */
+int gdt__predict_block(const gdt__predictor *p, const gdt_facts *f, double rel, const gdt_plan_id *heur, int nh,
+                       gdt_plan_id *out)
+{
+    int n = 0, nk = 0, cap = nh + p->nplans;
+    for (int i = 0; i < nh; i++) out[n++] = heur[i];
+    for (int j = 0; j < p->nplans; j++)
+        if (block_known(p, &p->plans[j].id) && !listed(heur, nh, &p->plans[j].id)) out[n++] = p->plans[j].id;
+    double *t = malloc((size_t)(cap ? cap : 1) * sizeof *t);
+    int *pos = malloc((size_t)(cap ? cap : 1) * sizeof *pos), *order = malloc((size_t)(cap ? cap : 1) * sizeof *order);
+    gdt_plan_id *moved = malloc((size_t)(cap ? cap : 1) * sizeof *moved);
+    if (t && pos && order && moved) {
+        for (int i = 0; i < n; i++)
+            if (block_time(p, f, &out[i], &t[nk])) pos[nk++] = i;
+        gdt__predict_rank(t, nk, rel, order);
+        for (int k = 0; k < nk; k++) moved[k] = out[pos[order[k]]];
+        for (int k = 0; k < nk; k++) out[pos[k]] = moved[k];
+    } else {
+        n = -1;
+    }
+    free(t), free(pos), free(order), free(moved);
+    return n;
+}
+
 /* ------------------------------------------------------------------ fit */
 
 /* In-place Cholesky solve of the n x n SPD system a x = b (b becomes x). */
@@ -331,17 +374,46 @@ static int pick_ours(const gdt__train_cell *c, const double *pred, double err, d
     return idx[order[0]];
 }
 
-static picks pick_cell(const gdt__train_cell *c, const double *pred, double ratio, double err)
+/* The cell's index of a measured backend plan, -1 when it measured none. */
+static int measured_backend(const gdt__train_cell *c, const gdt_plan_id *id)
 {
-    double ours_t;
-    picks pk = {pick_ours(c, pred, err, &ours_t), heuristic_first(c)};
-    bool lead = !isnan(ours_t) && !isnan(ratio) && gdt__predict_beats(ratio, 1.0, err);
+    for (int k = 0; k < c->nplans; k++)
+        if (c->plans[k].is_backend && gdt_plan_id_equal(&c->plans[k].id, id)) return k;
+    return -1;
+}
+
+/* The backend block as the planner orders it with the held-out model, its
+ * plans walked as the build walks them: one the cell did not measure was
+ * not offered there and is passed over. */
+static int pick_backend(const gdt__train_cell *c, const gdt__predictor *m, double rel)
+{
+    int nh = 0, pick = -1, cap = c->nplans + m->nplans;
+    gdt_plan_id *heur = malloc((size_t)(cap ? cap : 1) * sizeof *heur), *block = malloc((size_t)(cap ? cap : 1) * sizeof *block);
+    int *at = malloc((size_t)(cap ? cap : 1) * sizeof *at);
+    for (int k = 0; heur && at && k < c->nplans; k++) { /* mode A in the heuristic's order */
+        if (!c->plans[k].is_backend || c->plans[k].mode != GDT_MODE_A) continue;
+        int j = nh++;
+        for (; j > 0 && at[j - 1] > c->plans[k].untimed_position; j--) heur[j] = heur[j - 1], at[j] = at[j - 1];
+        heur[j] = c->plans[k].id, at[j] = c->plans[k].untimed_position;
+    }
+    int n = heur && block && at ? gdt__predict_block(m, &c->facts, rel, heur, nh, block) : -1;
+    for (int i = 0; i < n && pick < 0; i++) pick = measured_backend(c, &block[i]);
+    free(heur), free(block), free(at);
+    return pick;
+}
+
+static picks pick_cell(const gdt__train_cell *c, const double *pred, const gdt__predictor *m, double rel)
+{
+    double ours_t, ratio;
+    picks pk = {pick_ours(c, pred, rel, &ours_t), pick_backend(c, m, rel)};
+    bool lead = !isnan(ours_t) && gdt__predict_ratio(m, &c->facts, &ratio) && gdt__predict_beats(ratio, 1.0, rel);
     if (lead || pk.mode_a < 0) pk.mode_a = pk.ours;
     return pk;
 }
 
-/* Figures of the held-out predictions pred[cell][plan]. */
-static void figures(const gdt__train_cell *c, int n, double *const *pred, const double *ratio, double noise,
+/* Figures of the held-out predictions pred[cell][plan] of the held-out
+ * models. */
+static void figures(const gdt__train_cell *c, int n, double *const *pred, const gdt__predictor *models, double noise,
                     gdt__pred_cv *cv)
 {
     int cap = 0, ne = 0;
@@ -357,7 +429,7 @@ static void figures(const gdt__train_cell *c, int n, double *const *pred, const 
     cv->err = !errs || !ne ? 1 : ne % 2 ? errs[ne / 2] : 0.5 * (errs[ne / 2 - 1] + errs[ne / 2]);
     free(errs);
     for (int i = 0; i < n; i++) {
-        picks pk = pick_cell(&c[i], pred[i], ratio[i], noise * cv->err);
+        picks pk = pick_cell(&c[i], pred[i], &models[i], noise * cv->err);
         double best[2] = {INFINITY, INFINITY}; /* all plans, ours */
         for (int k = 0; k < c[i].nplans; k++) {
             best[0] = fmin(best[0], c[i].plans[k].time_us);
@@ -375,30 +447,29 @@ static void figures(const gdt__train_cell *c, int n, double *const *pred, const 
     for (int m = 0; m < 2; m++) cv->worst[m] = counted[m] ? cv->worst[m] : 1;
 }
 
-/* The held-out predictions of one lambda, and their figures at every
- * width of the ranking rule (cv[j] for noises[j]): the width changes the
- * picks, not the predictions. */
+/* The held-out models and predictions of one lambda, and their figures at
+ * every width of the ranking rule (cv[j] for noises[j]): the width changes
+ * the picks, not the predictions. */
 static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
                                  gdt__pred_cv *cv, gdt_error *e)
 {
-    double **pred = calloc((size_t)n, sizeof *pred), *ratio = calloc((size_t)n, sizeof *ratio);
-    gdt_status s = pred && ratio ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    double **pred = calloc((size_t)n, sizeof *pred);
+    gdt__predictor *models = calloc((size_t)n, sizeof *models);
+    gdt_status s = pred && models ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     for (int i = 0; !s && i < n; i++) {
-        gdt__predictor m;
         if (!(pred[i] = malloc((size_t)(c[i].nplans ? c[i].nplans : 1) * sizeof **pred))) {
             s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
             break;
         }
-        if ((s = fit_one(fam, sms, c, n, i, lambda, &m, e))) break;
+        if ((s = fit_one(fam, sms, c, n, i, lambda, &models[i], e))) break;
         for (int k = 0; k < c[i].nplans; k++)
-            if (!gdt__predict_time(&m, &c[i].facts, &c[i].plans[k].id, &pred[i][k])) pred[i][k] = NAN;
-        if (!gdt__predict_ratio(&m, &c[i].facts, &ratio[i])) ratio[i] = NAN;
-        gdt__predictor_clear(&m);
+            if (!gdt__predict_time(&models[i], &c[i].facts, &c[i].plans[k].id, &pred[i][k])) pred[i][k] = NAN;
     }
-    for (int j = 0; !s && j < NNOISES; j++) figures(c, n, pred, ratio, noises[j], &cv[j]);
+    for (int j = 0; !s && j < NNOISES; j++) figures(c, n, pred, models, noises[j], &cv[j]);
     for (int i = 0; pred && i < n; i++) free(pred[i]);
+    for (int i = 0; models && i < n; i++) gdt__predictor_clear(&models[i]);
     free(pred);
-    free(ratio);
+    free(models);
     return s;
 }
 

@@ -2050,6 +2050,21 @@ bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt
     return ok;
 }
 
+bool gdt__tables_backend_block(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *heur, int nh,
+                               gdt_plan_id **out, int *n)
+{
+    *out = NULL, *n = 0;
+    if (!model_for(t, f) || nh < 0) return false;
+    gdt_plan_id *v = malloc((size_t)(nh + t->model.nplans + 1) * sizeof *v);
+    int k = v ? gdt__predict_block(&t->model, f, gdt__predict_rel(&t->model), heur, nh, v) : -1;
+    if (k < 0) {
+        free(v);
+        return false;
+    }
+    *out = v, *n = k;
+    return true;
+}
+
 bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out)
 {
     memset(out, 0, sizeof *out);

@@ -1,0 +1,184 @@
+/* Mode A's backend block on a shape no cell covers: a config the model
+ * knows well and predicts clearly faster than the heuristic's first moves
+ * ahead of it; one within the rule's width keeps the heuristic's order;
+ * one the model cannot predict keeps its place; a swept cell keeps its
+ * measured order (the block is not reordered there). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_predict.h"
+#include "gdt_test.h"
+#include "gdtune/plan.h"
+
+static gdt_plan_id be(int64_t eng, int64_t cfg)
+{
+    gdt_plan_id id = {.engine_id = eng};
+    gdt_plan_id_set_knob(&id, GDT_KNOB_KERNEL_CFG, cfg);
+    return id;
+}
+
+/* A model whose predictions are exp(intercept): no slopes. */
+typedef struct known { gdt_plan_id id; int ncells; double us; } known;
+
+static gdt__predictor model_of(const known *k, int n)
+{
+    gdt__predictor p = {.sm_count = 132, .nfeatures = gdt__predict_nfeatures(GDT_FAMILY_GEMM), .nplans = n};
+    p.plans = calloc((size_t)n, sizeof *p.plans);
+    for (int i = 0; i < n; i++)
+        p.plans[i] = (gdt__pred_plan){.id = k[i].id, .is_backend = true, .ncells = k[i].ncells, .intercept = log(k[i].us)};
+    /* sorted by name, as the fit leaves them */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            char a[256], b[256];
+            gdt_plan_id_format(&p.plans[j - 1].id, a, sizeof a);
+            gdt_plan_id_format(&p.plans[j].id, b, sizeof b);
+            if (strcmp(a, b) <= 0) break;
+            gdt__pred_plan x = p.plans[j];
+            p.plans[j] = p.plans[j - 1], p.plans[j - 1] = x;
+        }
+    return p;
+}
+
+static void facts_of(const char *shape, gdt_facts *f)
+{
+    gdt_problem p;
+    gdt_device_props dev;
+    gdt_error e;
+    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
+    CHECK(gdt_arch_limits(90, &dev));
+    gdt_facts_analyze(&p, &dev, f);
+}
+
+static void expect_block(const gdt_plan_id *got, int n, const gdt_plan_id *want, int nw, int line)
+{
+    CHECK_INT(n, ==, nw);
+    for (int i = 0; i < n && i < nw; i++)
+        if (!gdt_plan_id_equal(&got[i], &want[i])) {
+            fprintf(stderr, "line %d: block[%d] differs\n", line, i);
+            CHECK(gdt_plan_id_equal(&got[i], &want[i]));
+        }
+}
+
+/* The heuristic lists h0 (known, 10 us), h1 (measured in one cell); the
+ * model also knows k (fast: 5 us, or close: 9.9 us) and r (one cell). */
+static void test_block(void)
+{
+    gdt_facts f;
+    facts_of("m=2048,n=8192,k=4096", &f);
+    gdt_plan_id h0 = be(1, 0), h1 = be(2, 0), k = be(3, 0), r = be(4, 0), out[8];
+    const gdt_plan_id heur[] = {h0, h1};
+    known fast[] = {{h0, 8, 10}, {h1, 1, 1}, {k, 8, 5}, {r, 1, 1}};
+    gdt__predictor p = model_of(fast, 4);
+    /* clearly faster: k takes h0's place, h0 the place k held; h1, though
+     * predicted fastest of all, keeps its place and r is not added */
+    int n = gdt__predict_block(&p, &f, 0.05, heur, 2, out);
+    expect_block(out, n, (const gdt_plan_id[]){k, h1, h0}, 3, __LINE__);
+    gdt__predictor_clear(&p);
+    /* within the width (1% apart, rel 5%): the heuristic's order */
+    known close[] = {{h0, 8, 10}, {h1, 1, 1}, {k, 8, 9.9}, {r, 1, 1}};
+    p = model_of(close, 4);
+    n = gdt__predict_block(&p, &f, 0.05, heur, 2, out);
+    expect_block(out, n, (const gdt_plan_id[]){h0, h1, k}, 3, __LINE__);
+    /* rel 0: the fastest known goes first */
+    n = gdt__predict_block(&p, &f, 0, heur, 2, out);
+    expect_block(out, n, (const gdt_plan_id[]){k, h1, h0}, 3, __LINE__);
+    gdt__predictor_clear(&p);
+    /* fewer than GDT__PREDICT_BLOCK_CELLS cells: k is not known well */
+    known thin[] = {{h0, 8, 10}, {k, GDT__PREDICT_BLOCK_CELLS - 1, 5}};
+    p = model_of(thin, 2);
+    n = gdt__predict_block(&p, &f, 0.05, heur, 2, out);
+    expect_block(out, n, heur, 2, __LINE__);
+    gdt__predictor_clear(&p);
+}
+
+/* ------------------------------------------------------ the planner */
+
+/* A backend whose mode-A heuristic lists a config no table measured, then
+ * the committed gemm table's first measured backend config. */
+static gdt_plan_id listed[2];
+
+static gdt_status standin_list(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_plan_entry **out, int *n,
+                               gdt_error *e)
+{
+    (void)ctx, (void)f, (void)e;
+    *out = calloc(2, sizeof **out);
+    for (int i = 0; i < 2; i++)
+        (*out)[i] = (gdt_plan_entry){.id = listed[i], .is_backend = true, .mode = mode, .why = "backend heuristic"};
+    *n = 2;
+    return GDT_STATUS_OK;
+}
+
+static const gdt_engine_ops no_ops = {0};
+static const gdt_backend backend = {.list = standin_list, .ops = &no_ops};
+
+static gdt_graph *planned(const char *shape, const gdt_tables *t)
+{
+    gdt_problem p;
+    gdt_device_props dev;
+    gdt_graph *g = NULL;
+    gdt_error e;
+    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
+    CHECK(gdt_arch_limits(90, &dev));
+    CHECK_INT(gdt_graph_create(&p, &dev, &g, &e), ==, GDT_STATUS_OK);
+    gdt_plan_options o = {.tables = t, .backend = &backend, .modes = {GDT_MODE_A}, .nmodes = 1};
+    CHECK_INT(gdt_graph_plan(g, &o, &e), ==, GDT_STATUS_OK);
+    return g;
+}
+
+/* Backend entries of the plan list, in order. */
+static int backend_entries(const gdt_graph *g, const gdt_plan_entry **v, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < gdt_graph_plan_count(g); i++) {
+        const gdt_plan_entry *x = gdt_graph_plan_at(g, i);
+        if (x->is_backend && n < cap) v[n++] = x;
+    }
+    return n;
+}
+
+static void test_planner(void)
+{
+    gdt_tables *t = NULL;
+    gdt_error e;
+    CHECK_INT(gdt_tables_load(GDT_SOURCE_DIR "/tables", GDT_FAMILY_GEMM, 90, &t, &e), ==, GDT_STATUS_OK);
+    gdt_table_cell tc;
+    CHECK(gdt_tables_cell(t, 0, &tc));
+    gdt_graph *g = planned("m=2048,n=8192,k=4096", t);
+    gdt_cell_decision d;
+    CHECK(!gdt_tables_lookup(t, gdt_graph_facts(g), &d) || !d.measured);
+    /* a swept cell's measured backend config names one the model knows */
+    gdt_graph *swept = planned("m=4096,n=4096,k=4096", t);
+    CHECK(gdt_tables_lookup(t, gdt_graph_facts(swept), &d) && d.measured);
+    int kb = -1;
+    for (int i = 0; i < d.nranked && kb < 0; i++)
+        if (d.ranked_is_backend[i]) kb = i;
+    CHECK(kb >= 0);
+    listed[0] = be(7, 424242), listed[1] = kb >= 0 ? d.ranked[kb] : be(1, 0);
+    gdt_graph_destroy(g);
+    gdt_graph_destroy(swept);
+    /* the swept cell: the heuristic's block exactly as listed, nothing added */
+    swept = planned("m=4096,n=4096,k=4096", t);
+    const gdt_plan_entry *v[256];
+    int n = backend_entries(swept, v, 256), from_model = 0;
+    for (int i = 0; i < n; i++) from_model += !strcmp(v[i]->why, "predicted time");
+    CHECK_INT(from_model, ==, 0);
+    /* unswept: the unknown config keeps its first place; the model adds
+     * the backend configs it knows well */
+    g = planned("m=2048,n=8192,k=4096", t);
+    n = backend_entries(g, v, 256);
+    CHECK(n > 2 && gdt_plan_id_equal(&v[0]->id, &listed[0]));
+    from_model = 0;
+    for (int i = 0; i < n; i++) from_model += !strcmp(v[i]->why, "predicted time");
+    CHECK(from_model > 0);
+    gdt_graph_destroy(g);
+    gdt_graph_destroy(swept);
+    gdt_tables_destroy(t);
+}
+
+int main(void)
+{
+    test_block();
+    test_planner();
+    return gdt_test_result("test_predict_block");
+}
