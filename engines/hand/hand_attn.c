@@ -14,10 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdt_cuda.h"
-#include "gdt_engines.h"
 #include "gdt_hand.h"
-#include "gdt_util.h"
+#include "hand_common.h"
 
 /* What kernels/hand/attn_fwd_sm90.cu is compiled for: keep the two in step.
  * MMA=2 is the attention templates' word for S of block j+1 issued beside
@@ -44,16 +42,11 @@ typedef struct gdt_hand_attn_params {
 } gdt_hand_attn_params;
 _Static_assert(sizeof(gdt_hand_attn_params) == 64, "must match kernels/hand/attn_fwd_sm90.cu");
 
-/* One tensor map over [b, h, s, d]: dims d first, three byte strides. */
-typedef struct map_geometry {
-    cuuint64_t dims[4], strides[3];
-} map_geometry;
-
 struct gdt_compiled {
     CUtensorMap maps[3]; /* Q, K, V: first, for their 128-byte alignment */
     const gdt_cu_api *cu;
     gdt_facts facts;
-    map_geometry geo[3];
+    gdt__hand_attn_map geo[3];
     const void *bound[3]; /* the pointers the maps describe */
     gdt_hand_attn_params params;
     CUmodule mod;
@@ -63,67 +56,7 @@ struct gdt_compiled {
 
 void gdt__hand_attn_plan(int64_t engine_id, gdt_plan_id *out)
 {
-    memset(out, 0, sizeof *out);
-    out->engine_id = engine_id;
-    for (size_t i = 0; i < sizeof attn_knobs / sizeof attn_knobs[0]; i++)
-        gdt_plan_id_set_knob(out, attn_knobs[i].type, attn_knobs[i].value);
-}
-
-static int64_t round16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
-
-/* A stride over an extent of 1 is never used; TMA still wants a 16-byte
- * multiple there, so it gets one. */
-static void geometry(const int64_t ext[4], const int64_t st[4], map_geometry *g)
-{
-    int64_t below = ext[3] * 2; /* bytes spanned by the axes inside this one */
-    for (int i = 0; i < 4; i++)
-        g->dims[i] = (cuuint64_t)ext[3 - i];
-    for (int i = 0; i < 3; i++) {
-        int64_t axis = 2 - i; /* s, h, b */
-        g->strides[i] = (cuuint64_t)(ext[axis] == 1 ? round16(below) : st[axis] * 2);
-        below = (int64_t)g->strides[i] * ext[axis];
-    }
-}
-
-/* The maps of Q, K and V, or why TMA cannot describe one; O is written by
- * 4-byte stores and needs a unit d stride and even strides. */
-static bool layout(const gdt_sdpa_desc *s, map_geometry geo[3], char *why, size_t n)
-{
-    static const char *const names[4] = {"Q", "K", "V", "O"}, *const axes[3] = {"s", "h", "b"};
-    const int64_t *st[4] = {s->q_stride, s->k_stride, s->v_stride, s->o_stride};
-    int64_t q[4] = {s->b, s->h_q, s->s_q, s->d}, kv[4] = {s->b, s->h_kv, s->s_kv, s->d};
-    for (int t = 0; t < 4; t++)
-        if (st[t][3] != 1)
-            return snprintf(why, n, "operand %s: stride %" PRId64 " along d, expected 1 (TMA and "
-                            "the stores read d contiguously)", names[t], st[t][3]), false;
-    for (int a = 0; a < 3; a++)
-        if (st[3][a] % 2)
-            return snprintf(why, n, "operand O: stride[%d] = %" PRId64 " is odd; the kernel "
-                            "stores 4-byte pairs", a, st[3][a]), false;
-    for (int t = 0; t < 3; t++) {
-        geometry(t ? kv : q, st[t], &geo[t]);
-        for (int i = 0; i < 3; i++)
-            if (geo[t].strides[i] % 16 || geo[t].strides[i] >= (1ull << 40))
-                return snprintf(why, n, "operand %s: stride of %llu bytes along %s is not a "
-                                "multiple of 16 below 2^40, as TMA needs", names[t],
-                                (unsigned long long)geo[t].strides[i], axes[i]),
-                       false;
-    }
-    return true;
-}
-
-static bool knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p, char *why, size_t n)
-{
-    gdt_plan_id fixed;
-    char want[256], got[256];
-    gdt__hand_attn_plan(p->engine_id, &fixed);
-    /* No knobs: the planner's name for a fixed-configuration slot. */
-    if (p->nknobs == 0 || gdt_plan_id_equal(p, &fixed))
-        return true;
-    gdt_plan_id_format(&fixed, want, sizeof want);
-    gdt_plan_id_format(p, got, sizeof got);
-    snprintf(why, n, "%s: plan %s: the kernel is built for %s only", s->name, got, want);
-    return false;
+    gdt__hand_fixed_plan(attn_knobs, sizeof attn_knobs / sizeof attn_knobs[0], engine_id, out);
 }
 
 static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
@@ -137,38 +70,16 @@ static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
     return true;
 }
 
-/* The device, dtype and head dims the cubin serves. */
-static bool target_ok(const gdt_facts *f, char *why, size_t n)
-{
-    gdt_device_props lim;
-    int64_t d = f->problem.u.sdpa.d;
-    if (!gdt_arch_limits(f->device.arch, &lim))
-        lim = f->device;
-    if (f->family != GDT_FAMILY_SDPA_FWD)
-        return snprintf(why, n, "serves sdpa_fwd, problem is %s", gdt_family_name(f->family)), false;
-    if (f->device.arch != 90)
-        return snprintf(why, n, "sm%d: the cubin is built for sm_90a only", f->device.arch), false;
-    if (f->dtype != GDT_DTYPE_BF16 && f->dtype != GDT_DTYPE_FP16)
-        return snprintf(why, n, "dtype %s: bf16 and fp16 only", gdt_dtype_name(f->dtype)), false;
-    if (d != 64 && d != 128)
-        return snprintf(why, n, "head dim %" PRId64 ": 64 and 128 only", d), false;
-    if (lim.smem_per_block < smem_bytes(d))
-        return snprintf(why, n, "needs %d bytes of shared memory, the device allows %" PRId64,
-                        smem_bytes(d), lim.smem_per_block), false;
-    return true;
-}
+/* O is written by 4-byte stores: its strides must be even. */
+static const gdt__hand_attn_spec attn_spec = {
+    .family = GDT_FAMILY_SDPA_FWD, .nmaps = 3, .o_pairs = true,
+    .smem_bytes = smem_bytes, .sizes_ok = sizes_ok, .plan = gdt__hand_attn_plan,
+};
 
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    char why[512] = "", what[1024];
-    map_geometry geo[3];
-    if (!target_ok(f, why, sizeof why) || !sizes_ok(&f->problem.u.sdpa, why, sizeof why) ||
-        !layout(&f->problem.u.sdpa, geo, why, sizeof why))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
-    if (!knobs_ok(s, p, what, sizeof what))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", what);
-    return GDT_STATUS_OK;
+    return gdt__hand_attn_check(&attn_spec, s, f, p, e);
 }
 
 static const char *entry_name(const gdt_facts *f, char *buf, size_t n)
@@ -184,13 +95,9 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     const gdt_sdpa_desc *s = &c->facts.problem.u.sdpa;
     char name[64];
     double t0 = gdt_now();
-    if (!cubin || !cubin->len)
-        return gdt_error_set(e, GDT_STATUS_INTERNAL, "sdpa_fwd.hand: %s is not embedded in this "
-                             "build", GDT_HAND_ATTN_CUBIN);
-    if (!(c->cu = gdt_cu(e)))
-        return e ? e->status : GDT_STATUS_NO_DEVICE;
-    /* Driver calls need a current context: the runtime's primary one. */
-    GDT_CHECK_CUDA(e, cudaFree(0));
+    gdt_status st = gdt__hand_open("sdpa_fwd.hand", GDT_HAND_ATTN_CUBIN, cubin, &c->cu, e);
+    if (st != GDT_STATUS_OK)
+        return st;
     GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
     GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(&c->facts, name, sizeof name)));
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -207,25 +114,20 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
 
 static void destroy(gdt_compiled *c)
 {
-    if (!c)
-        return;
-    if (c->mod && c->cu)
-        c->cu->cuModuleUnload(c->mod);
-    free(c);
+    if (c)
+        gdt__hand_compiled_free(c, c->cu, c->mod);
 }
 
-static gdt_compiled *compiled_new(const gdt_facts *f)
+static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 {
-    /* CUtensorMap wants 128-byte alignment, more than malloc promises. */
-    size_t bytes = (sizeof(gdt_compiled) + 127) / 128 * 128;
-    gdt_compiled *c = aligned_alloc(128, bytes);
+    (void)p;
+    gdt_compiled *c = gdt__hand_compiled_alloc(sizeof(gdt_compiled));
     if (!c)
         return NULL;
-    memset(c, 0, bytes);
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     char why[8];
     c->facts = *f;
-    layout(s, c->geo, why, sizeof why); /* check_support accepted it */
+    gdt__hand_attn_layout(s, 3, true, c->geo, why, sizeof why); /* check_support accepted it */
     c->params = (gdt_hand_attn_params){
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
         .s_q = (int)s->s_q, .s_kv = (int)s->s_kv, .h_q = (int)s->h_q,
@@ -235,27 +137,13 @@ static gdt_compiled *compiled_new(const gdt_facts *f)
     return c;
 }
 
+static const gdt__hand_stages stages = {check_support, compiled_new, load, destroy};
+
 static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                         const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
                         gdt_error *e)
 {
-    *out = NULL;
-    if (info)
-        memset(info, 0, sizeof *info);
-    gdt_status st = check_support(s, f, p, e);
-    /* Nothing to compile: nvcc built the cubin with the library. */
-    if (st != GDT_STATUS_OK || o->compile_only)
-        return st;
-    gdt_compiled *c = compiled_new(f);
-    if (!c)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
-    st = load(c, info, e);
-    if (st != GDT_STATUS_OK) {
-        destroy(c);
-        return st;
-    }
-    *out = c;
-    return GDT_STATUS_OK;
+    return gdt__hand_build(&stages, s, f, p, o, out, info, e);
 }
 
 static size_t workspace_size(const gdt_compiled *c)
@@ -268,18 +156,15 @@ static size_t workspace_size(const gdt_compiled *c)
  * takes) by 128 rows; the kernel loads d/64 boxes per tile. */
 static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
 {
-    static const cuuint32_t box[4] = {64, 128, 1, 1}, unit[4] = {1, 1, 1, 1};
-    const map_geometry *g = &c->geo[i];
-    CUtensorMapDataType t = c->facts.dtype == GDT_DTYPE_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    /* OOB_FILL_NONE fills with zeros: rows past s_q or s_kv add nothing
+    static const cuuint32_t box[4] = {64, 128, 1, 1};
+    const gdt__hand_attn_map *g = &c->geo[i];
+    /* The zero fill out of bounds: rows past s_q or s_kv add nothing
      * before the mask removes them. */
-    GDT_CHECK_CU(e, c->cu->cuTensorMapEncodeTiled(
-                        &c->maps[i], t, 4, ptr, g->dims, g->strides, box, unit,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-    c->bound[i] = ptr;
-    return GDT_STATUS_OK;
+    gdt_status st = gdt__hand_encode(c->cu, &c->maps[i], c->facts.dtype, 4, ptr, g->dims, g->strides,
+                                     box, e);
+    if (st == GDT_STATUS_OK)
+        c->bound[i] = ptr;
+    return st;
 }
 
 static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
@@ -312,10 +197,7 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
 static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
 {
     (void)f;
-    if (cap < 1)
-        return 0;
-    gdt__hand_attn_plan(gdt_engine_id(slot->family, slot->slot), out);
-    return 1;
+    return gdt__hand_fixed_plans(slot, out, cap, gdt__hand_attn_plan);
 }
 
 const gdt_engine_ops gdt__hand_attn_ops = {

@@ -16,10 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdt_cuda.h"
-#include "gdt_engines.h"
 #include "gdt_hand.h"
-#include "gdt_util.h"
+#include "hand_common.h"
 
 /* What kernels/hand/attn_bwd_sm90.cu is compiled for: keep the two in step.
  * MMA=1 is the attention templates' word for their wgmma path without an
@@ -52,18 +50,13 @@ typedef struct gdt_hand_attn_bwd_params {
 } gdt_hand_attn_bwd_params;
 _Static_assert(sizeof(gdt_hand_attn_bwd_params) == 208, "must match kernels/hand/attn_bwd_sm90.cu");
 
-/* One tensor map over [b, h, s, d]: dims d first, three byte strides. */
-typedef struct map_geometry {
-    cuuint64_t dims[4], strides[3];
-} map_geometry;
-
 enum { MAP_Q, MAP_K, MAP_V, MAP_DO, NMAPS };
 
 struct gdt_compiled {
     CUtensorMap maps[NMAPS]; /* first, for their 128-byte alignment */
     const gdt_cu_api *cu;
     gdt_facts facts;
-    map_geometry geo[NMAPS];
+    gdt__hand_attn_map geo[NMAPS];
     const void *bound[NMAPS]; /* the pointers the maps describe */
     gdt_hand_attn_bwd_params params;
     CUmodule mod;
@@ -73,66 +66,10 @@ struct gdt_compiled {
 
 void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out)
 {
-    memset(out, 0, sizeof *out);
-    out->engine_id = engine_id;
-    for (size_t i = 0; i < sizeof bwd_knobs / sizeof bwd_knobs[0]; i++)
-        gdt_plan_id_set_knob(out, bwd_knobs[i].type, bwd_knobs[i].value);
+    gdt__hand_fixed_plan(bwd_knobs, sizeof bwd_knobs / sizeof bwd_knobs[0], engine_id, out);
 }
 
-static int64_t round16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
 static int64_t padded_rows(int64_t s_q) { return (s_q + BLOCK_M - 1) / BLOCK_M * BLOCK_M; }
-
-/* A stride over an extent of 1 is never used; TMA still wants a 16-byte
- * multiple there, so it gets one. */
-static void geometry(const int64_t ext[4], const int64_t st[4], map_geometry *g)
-{
-    int64_t below = ext[3] * 2; /* bytes spanned by the axes inside this one */
-    for (int i = 0; i < 4; i++)
-        g->dims[i] = (cuuint64_t)ext[3 - i];
-    for (int i = 0; i < 3; i++) {
-        int64_t axis = 2 - i; /* s, h, b */
-        g->strides[i] = (cuuint64_t)(ext[axis] == 1 ? round16(below) : st[axis] * 2);
-        below = (int64_t)g->strides[i] * ext[axis];
-    }
-}
-
-/* The maps of Q, K, V and dO (O's strides), or why TMA cannot describe one.
- * The gradients share their tensor's strides, and O dO's, so these four
- * judge every operand. */
-static bool layout(const gdt_sdpa_desc *s, map_geometry geo[NMAPS], char *why, size_t n)
-{
-    static const char *const names[NMAPS] = {"Q", "K", "V", "O"}, *const axes[3] = {"s", "h", "b"};
-    const int64_t *st[NMAPS] = {s->q_stride, s->k_stride, s->v_stride, s->o_stride};
-    int64_t q[4] = {s->b, s->h_q, s->s_q, s->d}, kv[4] = {s->b, s->h_kv, s->s_kv, s->d};
-    for (int t = 0; t < NMAPS; t++)
-        if (st[t][3] != 1)
-            return snprintf(why, n, "operand %s: stride %" PRId64 " along d, expected 1 (TMA and "
-                            "the stores read d contiguously)", names[t], st[t][3]), false;
-    for (int t = 0; t < NMAPS; t++) {
-        geometry(t == MAP_K || t == MAP_V ? kv : q, st[t], &geo[t]);
-        for (int i = 0; i < 3; i++)
-            if (geo[t].strides[i] % 16 || geo[t].strides[i] >= (1ull << 40))
-                return snprintf(why, n, "operand %s: stride of %llu bytes along %s is not a "
-                                "multiple of 16 below 2^40, as TMA needs", names[t],
-                                (unsigned long long)geo[t].strides[i], axes[i]),
-                       false;
-    }
-    return true;
-}
-
-static bool knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p, char *why, size_t n)
-{
-    gdt_plan_id fixed;
-    char want[256], got[256];
-    gdt__hand_attn_bwd_plan(p->engine_id, &fixed);
-    /* No knobs: the planner's name for a fixed-configuration slot. */
-    if (p->nknobs == 0 || gdt_plan_id_equal(p, &fixed))
-        return true;
-    gdt_plan_id_format(&fixed, want, sizeof want);
-    gdt_plan_id_format(p, got, sizeof got);
-    snprintf(why, n, "%s: plan %s: the kernel is built for %s only", s->name, got, want);
-    return false;
-}
 
 /* pre runs over b*h_q*s_pad rows, post over b*h_q*s_q, ROW_WARPS a CTA;
  * main over b*h_kv x ceil(s_kv/128); rows and their products are 32-bit
@@ -149,38 +86,17 @@ static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
     return true;
 }
 
-/* The device, dtype and head dims the cubin serves. */
-static bool target_ok(const gdt_facts *f, char *why, size_t n)
-{
-    gdt_device_props lim;
-    int64_t d = f->problem.u.sdpa.d;
-    if (!gdt_arch_limits(f->device.arch, &lim))
-        lim = f->device;
-    if (f->family != GDT_FAMILY_SDPA_BWD)
-        return snprintf(why, n, "serves sdpa_bwd, problem is %s", gdt_family_name(f->family)), false;
-    if (f->device.arch != 90)
-        return snprintf(why, n, "sm%d: the cubin is built for sm_90a only", f->device.arch), false;
-    if (f->dtype != GDT_DTYPE_BF16 && f->dtype != GDT_DTYPE_FP16)
-        return snprintf(why, n, "dtype %s: bf16 and fp16 only", gdt_dtype_name(f->dtype)), false;
-    if (d != 64 && d != 128)
-        return snprintf(why, n, "head dim %" PRId64 ": 64 and 128 only", d), false;
-    if (lim.smem_per_block < smem_bytes(d))
-        return snprintf(why, n, "needs %d bytes of shared memory, the device allows %" PRId64,
-                        smem_bytes(d), lim.smem_per_block), false;
-    return true;
-}
+/* The maps of Q, K, V and dO (O's strides): the gradients share their
+ * tensor's strides, and O dO's, so these four judge every operand. */
+static const gdt__hand_attn_spec bwd_spec = {
+    .family = GDT_FAMILY_SDPA_BWD, .nmaps = NMAPS, .o_pairs = false,
+    .smem_bytes = smem_bytes, .sizes_ok = sizes_ok, .plan = gdt__hand_attn_bwd_plan,
+};
 
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    char why[512] = "", what[1024];
-    map_geometry geo[NMAPS];
-    if (!target_ok(f, why, sizeof why) || !sizes_ok(&f->problem.u.sdpa, why, sizeof why) ||
-        !layout(&f->problem.u.sdpa, geo, why, sizeof why))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
-    if (!knobs_ok(s, p, what, sizeof what))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", what);
-    return GDT_STATUS_OK;
+    return gdt__hand_attn_check(&bwd_spec, s, f, p, e);
 }
 
 static void set_grid(CUlaunchConfig *cfg, int64_t x, int64_t y, int threads, int smem)
@@ -210,15 +126,11 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_ATTN_BWD_CUBIN);
     const gdt_sdpa_desc *s = &c->facts.problem.u.sdpa;
     double t0 = gdt_now();
-    if (!cubin || !cubin->len)
-        return gdt_error_set(e, GDT_STATUS_INTERNAL, "sdpa_bwd.hand: %s is not embedded in this "
-                             "build", GDT_HAND_ATTN_BWD_CUBIN);
-    if (!(c->cu = gdt_cu(e)))
-        return e ? e->status : GDT_STATUS_NO_DEVICE;
-    /* Driver calls need a current context: the runtime's primary one. */
-    GDT_CHECK_CUDA(e, cudaFree(0));
+    gdt_status st = gdt__hand_open("sdpa_bwd.hand", GDT_HAND_ATTN_BWD_CUBIN, cubin, &c->cu, e);
+    if (st != GDT_STATUS_OK)
+        return st;
     GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
-    gdt_status st = find_entries(c, e);
+    st = find_entries(c, e);
     if (st != GDT_STATUS_OK)
         return st;
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn[1], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -234,11 +146,8 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
 
 static void destroy(gdt_compiled *c)
 {
-    if (!c)
-        return;
-    if (c->mod && c->cu)
-        c->cu->cuModuleUnload(c->mod);
-    free(c);
+    if (c)
+        gdt__hand_compiled_free(c, c->cu, c->mod);
 }
 
 static void copy3(long long *dst, const int64_t *src)
@@ -247,18 +156,16 @@ static void copy3(long long *dst, const int64_t *src)
         dst[i] = src[i];
 }
 
-static gdt_compiled *compiled_new(const gdt_facts *f)
+static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 {
-    /* CUtensorMap wants 128-byte alignment, more than malloc promises. */
-    size_t bytes = (sizeof(gdt_compiled) + 127) / 128 * 128;
-    gdt_compiled *c = aligned_alloc(128, bytes);
+    (void)p;
+    gdt_compiled *c = gdt__hand_compiled_alloc(sizeof(gdt_compiled));
     if (!c)
         return NULL;
-    memset(c, 0, bytes);
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     char why[8];
     c->facts = *f;
-    layout(s, c->geo, why, sizeof why); /* check_support accepted it */
+    gdt__hand_attn_layout(s, NMAPS, false, c->geo, why, sizeof why); /* check_support accepted it */
     gdt_hand_attn_bwd_params *k = &c->params;
     copy3(k->q_s, s->q_stride), copy3(k->k_s, s->k_stride);
     copy3(k->v_s, s->v_stride), copy3(k->o_s, s->o_stride);
@@ -269,27 +176,13 @@ static gdt_compiled *compiled_new(const gdt_facts *f)
     return c;
 }
 
+static const gdt__hand_stages stages = {check_support, compiled_new, load, destroy};
+
 static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                         const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
                         gdt_error *e)
 {
-    *out = NULL;
-    if (info)
-        memset(info, 0, sizeof *info);
-    gdt_status st = check_support(s, f, p, e);
-    /* Nothing to compile: nvcc built the cubin with the library. */
-    if (st != GDT_STATUS_OK || o->compile_only)
-        return st;
-    gdt_compiled *c = compiled_new(f);
-    if (!c)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
-    st = load(c, info, e);
-    if (st != GDT_STATUS_OK) {
-        destroy(c);
-        return st;
-    }
-    *out = c;
-    return GDT_STATUS_OK;
+    return gdt__hand_build(&stages, s, f, p, o, out, info, e);
 }
 
 /* LSE log2 e and D, [b h_q][s_pad] fp32 each, then the fp32 dQ accumulator
@@ -306,19 +199,15 @@ static size_t workspace_size(const gdt_compiled *c) { return workspace_bytes(&c-
  * by 64 (Q, dO) or 128 (K, V) rows; the kernel loads d/64 boxes per tile. */
 static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
 {
-    static const cuuint32_t unit[4] = {1, 1, 1, 1};
     const cuuint32_t box[4] = {64, i == MAP_K || i == MAP_V ? BLOCK_N : BLOCK_M, 1, 1};
-    const map_geometry *g = &c->geo[i];
-    CUtensorMapDataType t = c->facts.dtype == GDT_DTYPE_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    /* OOB_FILL_NONE fills with zeros: query rows past s_q carry LSE +inf and
+    const gdt__hand_attn_map *g = &c->geo[i];
+    /* The zero fill out of bounds: query rows past s_q carry LSE +inf and
      * give P = 0; key rows past s_kv are masked. */
-    GDT_CHECK_CU(e, c->cu->cuTensorMapEncodeTiled(
-                        &c->maps[i], t, 4, ptr, g->dims, g->strides, box, unit,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-    c->bound[i] = ptr;
-    return GDT_STATUS_OK;
+    gdt_status st = gdt__hand_encode(c->cu, &c->maps[i], c->facts.dtype, 4, ptr, g->dims, g->strides,
+                                     box, e);
+    if (st == GDT_STATUS_OK)
+        c->bound[i] = ptr;
+    return st;
 }
 
 /* Every pointer 16-byte aligned (TMA, the bulk copies, the vector stores);
@@ -377,10 +266,7 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
 static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
 {
     (void)f;
-    if (cap < 1)
-        return 0;
-    gdt__hand_attn_bwd_plan(gdt_engine_id(slot->family, slot->slot), out);
-    return 1;
+    return gdt__hand_fixed_plans(slot, out, cap, gdt__hand_attn_bwd_plan);
 }
 
 const gdt_engine_ops gdt__hand_attn_bwd_ops = {

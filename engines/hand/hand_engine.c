@@ -13,11 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdt_cuda.h"
-#include "gdt_engines.h"
 #include "gdt_hand.h"
 #include "gdt_predict.h"
-#include "gdt_util.h"
+#include "hand_common.h"
 
 /* What kernels/hand/gemm_sm90.cu is compiled for: keep the two in step. */
 enum { TILE_M = 128, TILE_K = 64, STAGES = 4, GROUP_M = 8, THREADS = 384, REDUCE_THREADS = 256 };
@@ -139,13 +137,11 @@ int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out
     return n;
 }
 
-static int64_t round16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
-
 /* A stride over an extent of 1 is never used; TMA still wants a 16-byte
  * multiple there, so it gets one. */
 static int64_t stride_bytes(int64_t stride, int64_t extent, int64_t fallback)
 {
-    return extent == 1 ? round16(fallback) : stride * 2;
+    return extent == 1 ? gdt__hand_round16(fallback) : stride * 2;
 }
 
 /* The operand's tensor map: its unit-stride axis u (extent eu), its other
@@ -231,19 +227,7 @@ static bool sizes_ok(const gdt_gemm_desc *g, const hand_config *c, char *why, si
 /* The device and dtype the cubin serves. */
 static bool target_ok(const gdt_facts *f, const hand_config *c, char *why, size_t n)
 {
-    gdt_device_props lim;
-    if (!gdt_arch_limits(f->device.arch, &lim))
-        lim = f->device;
-    if (f->family != GDT_FAMILY_GEMM)
-        return snprintf(why, n, "serves gemm, problem is %s", gdt_family_name(f->family)), false;
-    if (f->device.arch != 90)
-        return snprintf(why, n, "sm%d: the cubin is built for sm_90a only", f->device.arch), false;
-    if (f->dtype != GDT_DTYPE_BF16 && f->dtype != GDT_DTYPE_FP16)
-        return snprintf(why, n, "dtype %s: bf16 and fp16 only", gdt_dtype_name(f->dtype)), false;
-    if (lim.smem_per_block < SMEM_BYTES(c->tile_n))
-        return snprintf(why, n, "needs %d bytes of shared memory, the device allows %" PRId64,
-                        SMEM_BYTES(c->tile_n), lim.smem_per_block), false;
-    return true;
+    return gdt__hand_target_ok(f, GDT_FAMILY_GEMM, false, SMEM_BYTES(c->tile_n), why, n);
 }
 
 /* The problem is checked against the plan's configuration (the first when
@@ -287,13 +271,9 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     char name[64];
     int sms = 0, dev = 0, smem = SMEM_BYTES(c->config->tile_n);
     double t0 = gdt_now();
-    if (!cubin || !cubin->len)
-        return gdt_error_set(e, GDT_STATUS_INTERNAL, "gemm.hand: %s is not embedded in this build",
-                             GDT_HAND_GEMM_CUBIN);
-    if (!(c->cu = gdt_cu(e)))
-        return e ? e->status : GDT_STATUS_NO_DEVICE;
-    /* Driver calls need a current context: the runtime's primary one. */
-    GDT_CHECK_CUDA(e, cudaFree(0));
+    gdt_status st = gdt__hand_open("gemm.hand", GDT_HAND_GEMM_CUBIN, cubin, &c->cu, e);
+    if (st != GDT_STATUS_OK)
+        return st;
     GDT_CHECK_CUDA(e, cudaGetDevice(&dev));
     GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
@@ -318,11 +298,8 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
 
 static void destroy(gdt_compiled *c)
 {
-    if (!c)
-        return;
-    if (c->mod && c->cu)
-        c->cu->cuModuleUnload(c->mod);
-    free(c);
+    if (c)
+        gdt__hand_compiled_free(c, c->cu, c->mod);
 }
 
 /* The kernel's parameters and, for a split-K configuration, the
@@ -342,61 +319,41 @@ static void plan_params(gdt_compiled *c)
     c->ws_bytes = (size_t)splits * (size_t)(g->batch * g->m) * (size_t)c->reduce.np * sizeof(float);
 }
 
-static gdt_compiled *compiled_new(const gdt_facts *f, int config)
+/* For a plan check_support accepted. */
+static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 {
-    /* CUtensorMap wants 128-byte alignment, more than malloc promises. */
-    size_t bytes = (sizeof(gdt_compiled) + 127) / 128 * 128;
-    gdt_compiled *c = aligned_alloc(128, bytes);
+    gdt_compiled *c = gdt__hand_compiled_alloc(sizeof(gdt_compiled));
     if (!c)
         return NULL;
-    memset(c, 0, bytes);
     char why[8];
     c->facts = *f;
-    c->config = &configs[config];
+    c->config = &configs[config_index(p)];
     layout(&f->problem.u.gemm, c->config, c->geo, why, sizeof why); /* check_support accepted it */
     plan_params(c);
     return c;
 }
 
+static const gdt__hand_stages stages = {check_support, compiled_new, load, destroy};
+
 static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                         const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
                         gdt_error *e)
 {
-    *out = NULL;
-    if (info)
-        memset(info, 0, sizeof *info);
-    gdt_status st = check_support(s, f, p, e);
-    /* Nothing to compile: nvcc built the cubin with the library. */
-    if (st != GDT_STATUS_OK || o->compile_only)
-        return st;
-    gdt_compiled *c = compiled_new(f, config_index(p));
-    if (!c)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
-    st = load(c, info, e);
-    if (st != GDT_STATUS_OK) {
-        destroy(c);
-        return st;
-    }
-    *out = c;
-    return GDT_STATUS_OK;
+    return gdt__hand_build(&stages, s, f, p, o, out, info, e);
 }
 
 static size_t workspace_size(const gdt_compiled *c) { return c->ws_bytes; }
 
 static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
 {
-    static const cuuint32_t unit[3] = {1, 1, 1};
     const map_geometry *g = &c->geo[i];
     cuuint32_t box[3] = {g->box[0], g->box[1], 1};
-    CUtensorMapDataType t = c->facts.dtype == GDT_DTYPE_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    /* OOB_FILL_NONE fills with zeros: the K tail adds nothing. */
-    GDT_CHECK_CU(e, c->cu->cuTensorMapEncodeTiled(
-                        &c->maps[i], t, 3, ptr, g->dims, g->strides, box, unit,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-    c->bound[i] = ptr;
-    return GDT_STATUS_OK;
+    /* The zero fill out of bounds: the K tail adds nothing. */
+    gdt_status st = gdt__hand_encode(c->cu, &c->maps[i], c->facts.dtype, 3, ptr, g->dims, g->strides,
+                                     box, e);
+    if (st == GDT_STATUS_OK)
+        c->bound[i] = ptr;
+    return st;
 }
 
 /* The pointers' TMA rules, re-encoding a map whose pointer changed. */

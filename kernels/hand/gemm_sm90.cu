@@ -29,16 +29,11 @@
  * 1024-byte boundaries, which is the layout the TMA's SWIZZLE_128B writes.
  *   K-major tile of R rows: R rows of 64 K-elements (128 bytes).
  *   MN-major tile of R columns: R/64 blocks of 64 K-rows x 128 bytes. */
-#include <cuda.h>
-
-/* gdt_ptx.cuh binds its dtype wrappers (mma.sync, wgmma, pack) to one
- * GDT_FP16 per NVRTC compile; this nvcc unit holds both dtypes, so it takes
- * only the dtype-free wrappers from there (shared-memory addresses, wgmma
- * descriptors, fences) and keeps its own FP16-templated wgmma_n256 and
- * pack2 below.  GDT_FP16 0 satisfies the header; nothing here uses what it
- * binds. */
-#define GDT_FP16 0
-#include "gdt_ptx.cuh"
+/* The mbarrier wrappers, named_sync and pack2 are the ones the attention
+ * kernels use (hand_common.cuh, which also brings gdt_ptx.cuh's dtype-free
+ * wrappers); the 3-d TMA load and store and the n256 wgmma are this
+ * kernel's own. */
+#include "hand_common.cuh"
 
 #define TILE_M 128
 #define TILE_K 64
@@ -67,36 +62,6 @@ struct gdt_hand_reduce_params {
     int m, n, batch, splits, np;
     long long ldc, batch_stride_c; /* elements */
 };
-
-/* ------------------------------------------------------------- mbarrier */
-
-__device__ __forceinline__ void bar_init(u32 bar, u32 count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void bar_expect_tx(u32 bar, u32 bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-
-__device__ __forceinline__ void bar_arrive(u32 bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-/* Waits for the completion of the phase of parity `parity`; on a fresh
- * barrier parity 1 names the phase before the first, already complete. */
-__device__ __forceinline__ void bar_wait(u32 bar, u32 parity)
-{
-    /* Labels inside braces are local to the block: inlined copies do not clash. */
-    asm volatile("{\n.reg .pred done;\nwait:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra wait;\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
-}
 
 /* ------------------------------------------------------------------ TMA */
 
@@ -127,11 +92,6 @@ template <int N> __device__ __forceinline__ void bulk_wait_read()
 template <int N> __device__ __forceinline__ void bulk_wait()
 {
     asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ void named_sync(int id, int threads)
-{
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 /* ---------------------------------------------------------------- wgmma */
@@ -197,15 +157,6 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[BN / 2], u64 da, u64 db, i
         wgmma_n128<FP16, TA, TB>(d, da, db, accumulate);
 }
 
-template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
-{
-    u32 r;
-    if constexpr (FP16)
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    else
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-}
 
 /* Descriptor of k16 step kk of an operand: a K-major tile steps 32 bytes
  * along its 128-byte rows; an MN-major tile steps 16 K-rows (2048 bytes),

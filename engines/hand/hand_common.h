@@ -1,0 +1,87 @@
+/* What the hand engine's slots (engines/hand/hand_engine.c, hand_attn.c,
+ * hand_attn_bwd.c) share: the build skeleton, the cubin's module, the
+ * compiled plan's allocation and release, the target and knob checks, the
+ * tensor-map encoding and, for the two attention slots, the [b, h, s, d]
+ * maps and their checks.  Each slot defines its own struct gdt_compiled;
+ * these take its parts as arguments.  Private to engines/hand. */
+#ifndef GDT_HAND_COMMON_H
+#define GDT_HAND_COMMON_H
+
+#include "gdt_cuda.h"
+#include "gdt_engines.h"
+#include "gdt_util.h"
+
+/* The stages build runs, the slot's own. */
+typedef struct gdt__hand_stages {
+    gdt_status (*check_support)(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
+                                gdt_error *e);
+    gdt_compiled *(*create)(const gdt_facts *f, const gdt_plan_id *p); /* NULL: out of memory */
+    gdt_status (*load)(gdt_compiled *c, gdt_build_info *info, gdt_error *e);
+    void (*destroy)(gdt_compiled *c);
+} gdt__hand_stages;
+
+/* The engine ops' build: check_support, then (unless compile_only) create
+ * and load, destroying the plan when load fails. */
+gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, const gdt_facts *f,
+                           const gdt_plan_id *p, const gdt_build_opts *o, gdt_compiled **out,
+                           gdt_build_info *info, gdt_error *e);
+
+/* A zeroed compiled plan of `size` bytes at a 128-byte boundary (what
+ * CUtensorMap wants, more than malloc promises); NULL without memory. */
+gdt_compiled *gdt__hand_compiled_alloc(size_t size);
+/* Unloads mod (when loaded) and frees c. */
+void gdt__hand_compiled_free(gdt_compiled *c, const gdt_cu_api *cu, CUmodule mod);
+
+/* Checks that `slot` has the embedded cubin (found under `path`), resolves
+ * the driver API into *cu and makes the runtime's primary context current. */
+gdt_status gdt__hand_open(const char *slot, const char *path, const gdt_embedded *cubin,
+                          const gdt_cu_api **cu, gdt_error *e);
+
+/* The device and dtype a cubin serves: `family`, sm_90, bf16 or fp16, head
+ * dim 64 or 128 when head_dims, and `smem` bytes of shared memory. */
+bool gdt__hand_target_ok(const gdt_facts *f, gdt_family family, bool head_dims, int smem, char *why,
+                         size_t n);
+
+/* The knobs of a fixed-configuration slot's one plan. */
+void gdt__hand_fixed_plan(const gdt_knob *knobs, size_t nknobs, int64_t engine_id, gdt_plan_id *out);
+/* True for a plan without knobs or with those of plan(); else why not. */
+bool gdt__hand_knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p,
+                        void (*plan)(int64_t engine_id, gdt_plan_id *out), char *why, size_t n);
+/* The ops' fixed_plans of a fixed-configuration slot: plan() once. */
+int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap,
+                          void (*plan)(int64_t engine_id, gdt_plan_id *out));
+
+/* Encodes a tiled map of `rank` dims over ptr: unit element strides,
+ * 128-byte swizzle, 256-byte L2 promotion and zero fill out of bounds. */
+gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, gdt_dtype dtype, cuuint32_t rank,
+                            void *ptr, const cuuint64_t *dims, const cuuint64_t *strides,
+                            const cuuint32_t *box, gdt_error *e);
+
+int64_t gdt__hand_round16(int64_t bytes);
+
+/* One attention tensor map over [b, h, s, d]: dims d first, three byte
+ * strides. */
+typedef struct gdt__hand_attn_map {
+    cuuint64_t dims[4], strides[3];
+} gdt__hand_attn_map;
+
+/* The maps of Q, K, V and, for nmaps 4, one more over O's strides (dO), or
+ * why TMA cannot describe one.  Every one of Q, K, V, O needs a unit d
+ * stride; o_pairs: O is written by 4-byte stores and needs even strides. */
+bool gdt__hand_attn_layout(const gdt_sdpa_desc *s, int nmaps, bool o_pairs, gdt__hand_attn_map *geo,
+                           char *why, size_t n);
+
+/* An attention slot's check_support, from what differs between them. */
+typedef struct gdt__hand_attn_spec {
+    gdt_family family;
+    int nmaps;    /* as gdt__hand_attn_layout takes them */
+    bool o_pairs; /* as gdt__hand_attn_layout takes it */
+    int (*smem_bytes)(int64_t d);
+    bool (*sizes_ok)(const gdt_sdpa_desc *s, char *why, size_t n);
+    void (*plan)(int64_t engine_id, gdt_plan_id *out);
+} gdt__hand_attn_spec;
+
+gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
+                                const gdt_facts *f, const gdt_plan_id *p, gdt_error *e);
+
+#endif
