@@ -1,7 +1,8 @@
 /* kernels/hand/hand_common.cuh: the device helpers the handwritten Hopper
- * attention kernels share (kernels/hand/attn_fwd_sm90.cu and
- * attn_bwd_sm90.cu): mbarriers, named barriers, the 4-d TMA load, the
- * register-A wgmma and the dtype-templated pack.  Each includer is one nvcc
+ * kernels share (kernels/hand/attn_fwd_sm90.cu and attn_bwd_sm90.cu; the
+ * GEMM, gemm_sm90.cu, takes the barriers and the pack): mbarriers, named
+ * barriers, the 4-d TMA load, the register-A wgmma and the dtype-templated
+ * pack.  Each includer is one nvcc
  * unit holding both dtypes, so these take the dtype as a template argument
  * FP16 (1 fp16, 0 bf16). */
 #ifndef GDT_HAND_COMMON_CUH
