@@ -64,3 +64,15 @@ void gdt_facts_analyze(const gdt_problem *p, const gdt_device_props *dev, gdt_fa
     out->flops = gdt_problem_flops(p);
     if (d) d->facts(p, out);
 }
+
+/* The hand split-K kernels tile each slice of K on its own and reduce the
+ * partial products after: the work they schedule is a batch of that many
+ * GEMMs of K / splits, whose C the reduction writes and reads once each. */
+void gdt__facts_split_k(const gdt_facts *f, int64_t splits, gdt_facts *out)
+{
+    *out = *f;
+    if (f->family != GDT_FAMILY_GEMM || splits <= 1) return;
+    gdt_gemm_desc *g = &out->problem.u.gemm;
+    g->k = (g->k + splits - 1) / splits;
+    g->batch *= splits;
+}

@@ -59,6 +59,10 @@ typedef struct gdt__train_cell {
 int gdt__predict_nfeatures(gdt_family f);
 const char *gdt__predict_feature_name(gdt_family f, int j);
 
+/* The facts a plan with SPLIT_K = splits pays for (engines/facts.c): a GEMM
+ * as a batch of splits GEMMs over K / splits; f itself otherwise. */
+void gdt__facts_split_k(const gdt_facts *f, int64_t splits, gdt_facts *out);
+
 /* The SMs of the arch's sweep device (waves are counted over them). */
 int gdt__predict_sm_count(int arch);
 

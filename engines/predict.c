@@ -64,12 +64,14 @@ const char *gdt__predict_feature_name(gdt_family f, int j)
 }
 
 /* The family's features count the work paid (padding and idle tails
- * included); the useful flops beside them let the fit tell that waste
- * from the work itself. */
+ * included), a split-K plan's over the slices it runs; the useful flops
+ * beside them let the fit tell that waste from the work itself. */
 static void features(gdt_family fam, const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi)
 {
     const gdt_family_desc *d = gdt__family_desc(fam);
-    d->features(f, id, sms, phi);
+    gdt_facts run;
+    gdt__facts_split_k(f, gdt_plan_id_knob(id, GDT_KNOB_SPLIT_K, 1), &run);
+    d->features(&run, id, sms, phi);
     phi[d->nfeatures] = log(f->flops > 1 ? f->flops : 1);
 }
 
