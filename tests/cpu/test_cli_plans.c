@@ -21,6 +21,19 @@ static int run(const char *fmt, const char *arg)
     return gdt_test_run(cmd, out, sizeof out);
 }
 
+/* argv run from the folder dir, output into out; the test's own working
+ * folder is back as it was afterwards. */
+static int spawn_in(const char *dir, char *const argv[])
+{
+    char here[4096];
+    if (!getcwd(here, sizeof here) || chdir(dir) != 0)
+        return -1;
+    int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
+    if (chdir(here) != 0)
+        return -1;
+    return rc;
+}
+
 #define EXPECT_RUN(code, fmt, arg, needle)                                                        \
     do {                                                                                          \
         int rc_ = run(fmt, arg);                                                                  \
@@ -108,19 +121,21 @@ static void test_plans_tables(void)
                "time_us,time_source,time_error,time_cells,time_nearest");
     CHECK_CONTAINS(out, ",predicted,");
     /* ./tables is the default. */
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s/cwd && cp -r %s/tables %s/cwd/", root, GDT_TEST_DATA, root);
-    CHECK_INT(system(cmd), ==, 0);
-    snprintf(cmd, sizeof cmd, "cd %s/cwd && %s plans gemm", root, GDTUNE_EXE);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    char cwd[512], tuning[600], log[1024];
+    snprintf(cwd, sizeof cwd, "%s/cwd", root);
+    char *mk[] = {"mkdir", "-p", cwd, NULL};
+    char *cp[] = {"cp", "-r", GDT_TEST_DATA "/tables", cwd, NULL};
+    CHECK_INT(gdt_test_spawn(mk, NULL, log, sizeof log) == 0 ? gdt_test_spawn(cp, NULL, log, sizeof log) : -1,
+              ==, 0);
+    char *plans[] = {GDTUNE_EXE, "plans", "gemm", NULL};
+    CHECK_INT(spawn_in(cwd, plans), ==, 0);
     CHECK_CONTAINS(out, "tables: tables/sm90/gemm.{placement,tuning}.json");
     CHECK_CONTAINS(out, "measured rank");
     /* A table that fails to load: a warning naming the error, untimed order. */
-    snprintf(cmd, sizeof cmd, "sed -i 's/gdtune.tuning\\/1/gdtune.tuning\\/9/' %s/cwd/tables/sm90/gemm.tuning.json",
-             root);
-    CHECK_INT(system(cmd), ==, 0);
-    snprintf(cmd, sizeof cmd, "cd %s/cwd && %s plans gemm", root, GDTUNE_EXE);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    snprintf(tuning, sizeof tuning, "%s/tables/sm90/gemm.tuning.json", cwd);
+    char *sed[] = {"sed", "-i", "s/gdtune.tuning\\/1/gdtune.tuning\\/9/", tuning, NULL};
+    CHECK_INT(gdt_test_spawn(sed, NULL, log, sizeof log), ==, 0);
+    CHECK_INT(spawn_in(cwd, plans), ==, 0);
     CHECK_CONTAINS(out, "gdtune plans: warning: tables not used: tables/sm90/gemm.tuning.json: /schema: "
                         "expected \"gdtune.tuning/1\", got \"gdtune.tuning/9\"");
     CHECK_CONTAINS(out, "A, untimed default");
@@ -160,8 +175,6 @@ int main(void)
     test_plans_untimed();
     test_plans_tables();
     test_tables_check();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+    if (gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
     return gdt_test_result("test_cli_plans");
 }

@@ -98,6 +98,39 @@ static int fake_worker(void)
 static char out[65536];
 static bool file_contains(const char *path, const char *what);
 
+/* The file at path into out (truncated), as `cat` would print it: 0, or 1
+ * when it cannot be read. */
+static int read_into_out(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[n] = 0;
+    if (!f)
+        return 1;
+    int bad = ferror(f);
+    fclose(f);
+    return bad ? 1 : 0;
+}
+
+/* argv (a gdtune that writes tables under DIR/SUB) into out, then both
+ * gemm tables of DIR/t compared with DIR/SUB's by cmp: the first nonzero
+ * status, or 0. */
+static int run_and_compare(char *const argv[], const char *dir, const char *sub)
+{
+    int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
+    static const char *const names[] = {"gemm.tuning.json", "gemm.placement.json"};
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        char a[700], b[700], diff[1024];
+        snprintf(a, sizeof a, "%s/t/sm90/%s", dir, names[i]);
+        snprintf(b, sizeof b, "%s/%s/sm90/%s", dir, sub, names[i]);
+        char *cmp[] = {"cmp", a, b, NULL};
+        rc = gdt_test_spawn(cmp, NULL, diff, sizeof diff);
+        if (rc != 0)
+            fprintf(stderr, "%s", diff);
+    }
+    return rc;
+}
+
 static int sweep(const char *args)
 {
     char cmd[2048];
@@ -137,7 +170,8 @@ static void test_usage(void)
 
 static bool gpu_present(void)
 {
-    return system("nvidia-smi -L >/dev/null 2>&1") == 0;
+    char *argv[] = {"nvidia-smi", "-L", NULL}, ignored[1024];
+    return gdt_test_spawn(argv, NULL, ignored, sizeof ignored) == 0;
 }
 
 static void test_no_device(void)
@@ -158,20 +192,28 @@ static void test_no_device(void)
     snprintf(args, sizeof args, "sdpa --quick --out %s", run);
     CHECK_INT(sweep(args), ==, 1);
     CHECK_CONTAINS(out, "no CUDA device found");
-    snprintf(args, sizeof args, "rm -rf %s", dir);
-    CHECK_INT(system(args), ==, 0);
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
 /* `gdtune worker` answers every request with one JSON line, refuses what
  * it cannot do without dying, and quits on request. */
 static void test_worker_protocol(void)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "printf 'garbage\\n{\"op\":\"frob\"}\\n{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\"}"
-             "\\n{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]}}\\n{\"op\":\"hello\"}\\n"
-             "{\"op\":\"quit\"}\\n{\"op\":\"hello\"}\\n' | %s worker 2>/dev/null", GDTUNE_EXE);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    static const char requests[] =
+        "garbage\n{\"op\":\"frob\"}\n{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\"}"
+        "\n{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]}}\n{\"op\":\"hello\"}\n"
+        "{\"op\":\"quit\"}\n{\"op\":\"hello\"}\n";
+    char dir[] = "/tmp/gdt_cli_worker_XXXXXX", in[600], replies[600], ignored[4096];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(in, sizeof in, "%s/requests", dir);
+    snprintf(replies, sizeof replies, "%s/replies", dir);
+    FILE *f = fopen(in, "w");
+    CHECK(f != NULL && fputs(requests, f) >= 0 && fclose(f) == 0);
+    /* stdout alone: stderr is not part of the protocol */
+    char *argv[] = {GDTUNE_EXE, "worker", NULL};
+    CHECK_INT(gdt_test_spawn_to(argv, in, replies, ignored, sizeof ignored), ==, 0);
+    CHECK_INT(read_into_out(replies), ==, 0);
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
     CHECK_CONTAINS(out, "{\"op\":\"error\",\"status\":\"BAD_INPUT\",\"error\":\"worker: request is not "
                         "a JSON object with \\\"op\\\": garbage\"}\n");
     CHECK_CONTAINS(out, "worker: unknown op \\\"frob\\\"");
@@ -311,8 +353,8 @@ static void check_other_build(const char *run, const char *dir)
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "wrote ");
     /* ... and the tables carry the journal's digests, not this binary's. */
-    snprintf(args, sizeof args, "cat %s/te2/sm90/gemm.tuning.json", dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    snprintf(args, sizeof args, "%s/te2/sm90/gemm.tuning.json", dir);
+    CHECK_INT(read_into_out(args), ==, 0);
     CHECK_CONTAINS(out, "\"source_digest\": \"ffffffffffffffff");
     CHECK_CONTAINS(out, "\"candidates_digest\": \"eeeeeeeeeeeeeeee");
     /* `gdtune plans` says when tables were measured with other candidate rows. */
@@ -382,10 +424,9 @@ static void test_run_loop(const char *self)
     read_journal(run, &t, 0);
     CHECK_INT(t.verified + t.incorrect + t.failed, ==, 12);
     /* The journal alone gives back the tables the sweep wrote, byte for byte. */
-    snprintf(args, sizeof args, "(%s tables emit %s --tables-dir %s/te && cmp %s/t/sm90/gemm.tuning.json "
-             "%s/te/sm90/gemm.tuning.json && cmp %s/t/sm90/gemm.placement.json "
-             "%s/te/sm90/gemm.placement.json)", GDTUNE_EXE, run, dir, dir, dir, dir, dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    snprintf(path, sizeof path, "%s/te", dir);
+    char *emit[] = {GDTUNE_EXE, "tables", "emit", run, "--tables-dir", path, NULL};
+    CHECK_INT(run_and_compare(emit, dir, "te"), ==, 0);
     CHECK_CONTAINS(out, "wrote ");
     snprintf(args, sizeof args, "sdpa --resume %s", run);
     CHECK_INT(sweep(args), ==, 2);
@@ -409,10 +450,9 @@ static void test_run_loop(const char *self)
     snprintf(args, sizeof args, "gemm --spec %s/sweeps/tiny_gemm.json --out %s --tables-dir %s/t3 "
              "--deadline 1 --shard 0/2", GDT_TEST_DATA, shard0, dir);
     CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
-    snprintf(args, sizeof args, "(%s merge %s %s --tables-dir %s/tm && cmp %s/t/sm90/gemm.tuning.json "
-             "%s/tm/sm90/gemm.tuning.json && cmp %s/t/sm90/gemm.placement.json "
-             "%s/tm/sm90/gemm.placement.json)", GDTUNE_EXE, shard0, shard, dir, dir, dir, dir, dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    snprintf(path, sizeof path, "%s/tm", dir);
+    char *merge[] = {GDTUNE_EXE, "merge", shard0, shard, "--tables-dir", path, NULL};
+    CHECK_INT(run_and_compare(merge, dir, "tm"), ==, 0);
     CHECK_CONTAINS(out, "gemm.{tuning,placement}.json (2 cells)");
     snprintf(args, sizeof args, "%s merge %s %s --tables-dir %s/tm", GDTUNE_EXE, shard, shard, dir);
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 2);
@@ -432,9 +472,8 @@ static void test_run_loop(const char *self)
     unsetenv("GDTUNE_WORKER_EXE");
     if (gdt_test_failures)
         fprintf(stderr, "%s\n", out);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
     if (!gdt_test_failures)
-        CHECK_INT(system(args), ==, 0);
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
 /* DIR/spec.json: GEMM cells of n = k = 256, one per m of ms ("256,512"). */
@@ -482,9 +521,8 @@ static void test_gpus(const char *self)
     unsetenv("GDTUNE_WORKER_EXE");
     if (gdt_test_failures)
         fprintf(stderr, "%s\n", out);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
     if (!gdt_test_failures)
-        CHECK_INT(system(args), ==, 0);
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
 static bool file_contains(const char *path, const char *what)

@@ -214,7 +214,7 @@ static void test_rawh5(const char *dir)
     write_rawh5(sub, GDT_STATUS_OK);
     snprintf(path, sizeof path, "%s/raw.h5", sub);
     CHECK(file_size(path) > 0);
-    if (system("command -v h5dump >/dev/null 2>&1") != 0) {
+    if (!gdt_test_have("h5dump")) {
         fprintf(stderr, "test_journal: h5dump not installed: raw.h5 content not inspected\n");
         return;
     }
@@ -276,7 +276,7 @@ static void test_rawh5_long_text(const char *dir)
     write_file(path, j);
     free(j);
     write_rawh5(sub, GDT_STATUS_OK);
-    if (system("command -v h5dump >/dev/null 2>&1") != 0)
+    if (!gdt_test_have("h5dump"))
         return;
     snprintf(path, sizeof path, "%s/raw.h5", sub);
     char *d[] = {"h5dump", "-d", "/spec", path, NULL};
@@ -299,9 +299,7 @@ int main(void)
     test_damaged(dir);
     test_rawh5(dir);
     test_rawh5_long_text(dir);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (!gdt_test_failures && system(cmd) != 0)
+    if (!gdt_test_failures && gdt_test_remove_tree(dir) != 0)
         fprintf(stderr, "test_journal: could not remove %s\n", dir);
     return gdt_test_result("test_journal");
 }

@@ -254,9 +254,7 @@ static void test_cache(void)
     entry_file(root, &k2, &f, &id);
     CHECK_STR(k.key, k2.key);
     free(a);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-    CHECK(system(cmd) == 0);
+    CHECK(gdt_test_remove_tree(root) == 0);
 }
 
 static void test_cache_root(void)

@@ -684,8 +684,6 @@ int main(void)
     test_noise_chain();
     test_row_candidates();
     test_enumerate();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+    if (gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
     return gdt_test_result("test_ranking");
 }

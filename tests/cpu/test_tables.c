@@ -510,8 +510,6 @@ int main(void)
     test_writer_refusals();
     test_sdpa_round_trip();
     test_equal_metric_cells();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (!gdt_test_failures && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+    if (!gdt_test_failures && gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
     return gdt_test_result("test_tables");
 }

@@ -3,6 +3,7 @@
  * named, the JSON and markdown forms, the committed tables against a copy,
  * --runs on the committed journal, and the Mann-Whitney U test alone. */
 #include <cjson/cJSON.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -308,17 +309,35 @@ static void test_committed_against_copy(void)
     CHECK_CONTAINS(out, "70 cells compared, 0 changed beyond noise, 0 within noise, 0 added, 0 removed");
 }
 
+/* mkdir -p RUN, then the one committed gemm journal unpacked to JOURNAL;
+ * 0, or the failing step's nonzero status. */
+static int unpack_gemm_journal(const char *run, const char *journal)
+{
+    gdt_error e;
+    if (gdt_mkdirs(run, &e) != GDT_STATUS_OK) {
+        fprintf(stderr, "%s\n", e.msg);
+        return -1;
+    }
+    glob_t g;
+    if (glob(GDT_SOURCE_DIR "/tables/sm90/runs/gemm-*.journal.jsonl.gz", 0, NULL, &g) != 0)
+        return -1;
+    int rc = g.gl_pathc == 1 ? gdt_test_gunzip_to(g.gl_pathv[0], journal) : -1;
+    if (g.gl_pathc != 1)
+        fprintf(stderr, "tables/sm90/runs: expected 1 gemm journal, got %zu\n", g.gl_pathc);
+    globfree(&g);
+    return rc;
+}
+
 /* The committed gemm journal against itself: a decision edited in the
  * tables (the ratio unchanged: a flip within noise), and every plan it
  * names tested on identical samples: U = n*n/2, p = 1. */
 static void test_runs(void)
 {
-    char cmd[1200], run[512], t1[512];
+    char run[512], t1[512], journal[600];
     snprintf(run, sizeof run, "%s/run", root);
     snprintf(t1, sizeof t1, "%s/emitted", root);
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && gunzip -c '%s'/tables/sm90/runs/gemm-*.journal.jsonl.gz "
-             "> '%s/journal.jsonl'", run, GDT_SOURCE_DIR, run);
-    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    snprintf(journal, sizeof journal, "%s/journal.jsonl", run);
+    CHECK_INT(unpack_gemm_journal(run, journal), ==, 0);
     char *emit[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", t1, NULL};
     CHECK_INT(gdt_test_spawn(emit, NULL, out, sizeof out), ==, 0);
     char a[700], b[700], dir[512];

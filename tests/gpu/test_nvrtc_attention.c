@@ -92,7 +92,7 @@ static gdt_status build(gdt_family fam, const gdt_facts *f, const gdt_plan_id *i
     return slot_for(fam)->ops->build(slot_for(fam), f, id, &o, c, info, e);
 }
 
-static gdt_status sync(gdt_error *e)
+static gdt_status device_sync(gdt_error *e)
 {
     if (cudaDeviceSynchronize() != cudaSuccess)
         return gdt_error_set(e, GDT_STATUS_CUDA, "kernel: %s", cudaGetErrorString(cudaGetLastError()));
@@ -110,7 +110,7 @@ static gdt_status poisoned_runs(const gdt_engine_ops *ops, gdt_compiled *c, gdt_
         if (st == GDT_STATUS_OK)
             st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, e);
         if (st == GDT_STATUS_OK)
-            st = sync(e);
+            st = device_sync(e);
     }
     return st;
 }
@@ -207,15 +207,18 @@ static int count_verified(const char *out, bool *rows, int nrows)
 static int parent(const char *self)
 {
     static char out[1 << 17];
-    char cmd[1024], root[] = "/tmp/gdt_attn_cacheXXXXXX";
+    char root[] = "/tmp/gdt_attn_cacheXXXXXX";
     bool seen[2][64] = {{false}};
     CHECK(mkdtemp(root) != NULL);
     setenv("GDT_TEST_CACHE", root, 1);
     for (int ci = 0; ci < NCASES; ci++) {
         int verified = 0, from = 0, rc;
         do {
-            snprintf(cmd, sizeof cmd, "'%s' --case %d --from %d", self, ci, from);
-            rc = gdt_test_run(cmd, out, sizeof out);
+            char which[16], first[16];
+            snprintf(which, sizeof which, "%d", ci);
+            snprintf(first, sizeof first, "%d", from);
+            char *argv[] = {(char *)self, "--case", which, "--from", first, NULL};
+            rc = gdt_test_spawn(argv, NULL, out, sizeof out);
             if (rc == GDT_TEST_SKIP) {
                 printf("test_nvrtc_attention: no CUDA device, skipped\n");
                 return GDT_TEST_SKIP;
@@ -240,8 +243,7 @@ static int parent(const char *self)
             if (!seen[d][r])
                 printf("%s row %d verified on no shape\n", d ? "attention_bwd" : "attention_fwd", r);
     }
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    CHECK(system(cmd) == 0);
+    CHECK(gdt_test_remove_tree(root) == 0);
     return gdt_test_result("test_nvrtc_attention");
 }
 
@@ -256,7 +258,7 @@ static double bench_one(const char *who, const gdt_engine_ops *ops, gdt_compiled
         return INFINITY;
     }
     double us = gdt_bench_time_plan(ops, c, b, 10).device_us;
-    gdt_status st = sync(&e);
+    gdt_status st = device_sync(&e);
     if (st != GDT_STATUS_OK) {
         printf("bench %s: %s\n", who, e.msg);
         return INFINITY;

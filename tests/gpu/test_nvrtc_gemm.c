@@ -215,7 +215,6 @@ static int count_verified(const char *out, int *wgmma)
 static int parent(const char *self)
 {
     static char out[1 << 17];
-    char cmd[1024];
     int wgmma = 0, arch = 0;
     char root[] = "/tmp/gdt_gemm_cacheXXXXXX";
     CHECK(mkdtemp(root) != NULL);
@@ -223,8 +222,11 @@ static int parent(const char *self)
     for (int si = 0; si < NSHAPES; si++) {
         int verified = 0, from = 0, rc;
         do {
-            snprintf(cmd, sizeof cmd, "'%s' --shape %d --from %d", self, si, from);
-            rc = gdt_test_run(cmd, out, sizeof out);
+            char which[16], first[16];
+            snprintf(which, sizeof which, "%d", si);
+            snprintf(first, sizeof first, "%d", from);
+            char *argv[] = {(char *)self, "--shape", which, "--from", first, NULL};
+            rc = gdt_test_spawn(argv, NULL, out, sizeof out);
             if (rc == GDT_TEST_SKIP) {
                 printf("test_nvrtc_gemm: no CUDA device, skipped\n");
                 return GDT_TEST_SKIP;
@@ -243,8 +245,7 @@ static int parent(const char *self)
     printf("MMA=1 (wgmma) plans verified: %d\n", wgmma);
     if (arch == 90)
         CHECK(wgmma >= 1);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    CHECK(system(cmd) == 0);
+    CHECK(gdt_test_remove_tree(root) == 0);
     return gdt_test_result("test_nvrtc_gemm");
 }
 
