@@ -6,33 +6,14 @@
  * the forward family; a d stride that is not 1; a row stride TMA cannot
  * describe, of a tensor and of O, whose strides dO shares). */
 #include <stdlib.h>
-#include <string.h>
 
-#include "gdt_engines.h"
-#include "gdt_test.h"
-#include "hand/gdt_hand.h"
+#include "hand_support.h"
 
 #define FIXED "sdpa_bwd.hand[MMA=1, STAGES=2, TILE_M=64, TILE_N=128, WARPS=12]"
 
 static const gdt_engine_slot *slot(void)
 {
     return gdt_manifest_find_name(gdt_manifest_default(), "sdpa_bwd.hand");
-}
-
-static void facts_for(gdt_family fam, const char *shape, int arch, gdt_facts *f)
-{
-    gdt_problem p;
-    gdt_device_props dev;
-    gdt_error e = {0};
-    CHECK(gdt_arch_limits(arch, &dev));
-    CHECK_INT(gdt_problem_parse(fam, shape, &p, &e), ==, GDT_STATUS_OK);
-    gdt_facts_analyze(&p, &dev, f);
-}
-
-static gdt_status support(const gdt_facts *f, const gdt_plan_id *id, gdt_error *e)
-{
-    memset(e, 0, sizeof *e);
-    return slot()->ops->check_support(slot(), f, id, e);
 }
 
 static void test_identity(gdt_plan_id *fixed)
@@ -45,7 +26,7 @@ static void test_identity(gdt_plan_id *fixed)
     gdt__hand_attn_bwd_plan(20210, fixed);
     gdt_plan_id_format(fixed, name, sizeof name);
     CHECK_STR(name, FIXED);
-    facts_for(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
+    hand_facts(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
     CHECK(slot()->ops->fixed_plans != NULL);
     CHECK_INT(slot()->ops->fixed_plans(slot(), &f, listed, 2), ==, 1);
     CHECK(gdt_plan_id_equal(&listed[0], fixed));
@@ -58,9 +39,9 @@ static void test_offered(void)
     gdt_facts f;
     char why[256];
     unsetenv("GDTUNE_ENABLE_OPT_IN");
-    facts_for(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
+    hand_facts(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
     CHECK(gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
-    facts_for(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
+    hand_facts(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
     CHECK(!gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
 }
 
@@ -72,21 +53,7 @@ static void test_accepts(const gdt_plan_id *fixed)
         "b=2,h_q=8,h_kv=2,s_q=333,s_kv=200,d=128,causal=top_left",
         "b=1,h=1,s=1,d=128,causal=none",
     };
-    gdt_plan_id bare = {.engine_id = fixed->engine_id};
-    gdt_facts f;
-    gdt_error e;
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        facts_for(GDT_FAMILY_SDPA_BWD, ok[i], 90, &f);
-        CHECK_INT(support(&f, fixed, &e), ==, GDT_STATUS_OK);
-        CHECK_INT(support(&f, &bare, &e), ==, GDT_STATUS_OK);
-    }
-}
-
-static void expect_decline(const gdt_facts *f, const gdt_plan_id *id, const char *why)
-{
-    gdt_error e;
-    CHECK_INT(support(f, id, &e), ==, GDT_STATUS_NOT_SUPPORTED);
-    CHECK_CONTAINS(e.msg, why);
+    hand_accepts(slot(), GDT_FAMILY_SDPA_BWD, ok, sizeof ok / sizeof ok[0], fixed);
 }
 
 static void test_declines(const gdt_plan_id *fixed)
@@ -94,26 +61,29 @@ static void test_declines(const gdt_plan_id *fixed)
     gdt_facts f;
     char why[256];
     gdt_plan_id other = *fixed;
-    facts_for(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
-    CHECK(!gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
+    const gdt_engine_slot *s = slot();
+    hand_facts(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
+    CHECK(!gdt_slot_offered(NULL, s, &f, why, sizeof why));
     CHECK_CONTAINS(why, "sdpa_bwd.hand: sm100 outside sm90..sm90");
-    expect_decline(&f, fixed, "sdpa_bwd.hand: sm100: the cubin is built for sm_90a only");
-    facts_for(GDT_FAMILY_SDPA_BWD, "d=96", 90, &f);
-    CHECK(!gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
-    expect_decline(&f, fixed, "sdpa_bwd.hand: head dim 96: 64 and 128 only");
-    facts_for(GDT_FAMILY_SDPA_FWD, "d=64", 90, &f);
-    expect_decline(&f, fixed, "sdpa_bwd.hand: serves sdpa_bwd, problem is sdpa_fwd");
-    facts_for(GDT_FAMILY_SDPA_BWD, "d=64", 90, &f);
+    hand_expect_decline(s, &f, fixed, "sdpa_bwd.hand: sm100: the cubin is built for sm_90a only");
+    hand_facts(GDT_FAMILY_SDPA_BWD, "d=96", 90, &f);
+    CHECK(!gdt_slot_offered(NULL, s, &f, why, sizeof why));
+    hand_expect_decline(s, &f, fixed, "sdpa_bwd.hand: head dim 96: 64 and 128 only");
+    hand_facts(GDT_FAMILY_SDPA_FWD, "d=64", 90, &f);
+    hand_expect_decline(s, &f, fixed, "sdpa_bwd.hand: serves sdpa_bwd, problem is sdpa_fwd");
+    hand_facts(GDT_FAMILY_SDPA_BWD, "d=64", 90, &f);
     gdt_plan_id_set_knob(&other, GDT_KNOB_STAGES, 3);
-    expect_decline(&f, &other, "the kernel is built for " FIXED " only");
+    hand_expect_decline(s, &f, &other, "the kernel is built for " FIXED " only");
     f.problem.u.sdpa.v_stride[3] = 2;
-    expect_decline(&f, fixed, "operand V: stride 2 along d, expected 1");
-    facts_for(GDT_FAMILY_SDPA_BWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    hand_expect_decline(s, &f, fixed, "operand V: stride 2 along d, expected 1");
+    hand_facts(GDT_FAMILY_SDPA_BWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.k_stride[2] = 68; /* 136-byte rows */
-    expect_decline(&f, fixed, "operand K: stride of 136 bytes along s is not a multiple of 16");
-    facts_for(GDT_FAMILY_SDPA_BWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    hand_expect_decline(s, &f, fixed,
+                        "operand K: stride of 136 bytes along s is not a multiple of 16");
+    hand_facts(GDT_FAMILY_SDPA_BWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.o_stride[1] = 200 * 64 + 4; /* dO is read through O's strides */
-    expect_decline(&f, fixed, "operand O: stride of 25608 bytes along h is not a multiple of 16");
+    hand_expect_decline(s, &f, fixed,
+                        "operand O: stride of 25608 bytes along h is not a multiple of 16");
 }
 
 int main(void)

@@ -10,14 +10,8 @@
  * cells of the default sweep against the best of cuDNN's first six mode-A
  * plans.  Returns 77 without a device; on another arch it checks the
  * decline. */
-#include <cuda_runtime.h>
-
 #include "gdt_bench.h"
-#include "gdt_cuda.h"
-#include "gdt_engines.h"
-#include "gdt_test.h"
-#include "gdt_verify.h"
-#include "hand/gdt_hand.h"
+#include "hand_test.h"
 
 static const char *const cases[] = {
     "m=200,n=328,k=136",
@@ -40,12 +34,10 @@ static const char *const cases[] = {
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 #define REFERENCE_MAX_FLOPS 2e9
 
+static const hand_test test = {"test_hand", "gemm.hand", GDT_FAMILY_GEMM, cases, NCASES};
 static gdt_device_props dev;
 
-static const gdt_engine_slot *hand_slot(void)
-{
-    return gdt_manifest_find_name(gdt_manifest_default(), "gemm.hand");
-}
+static const gdt_engine_slot *hand_slot(void) { return hand_test_slot(&test); }
 
 /* Configuration i of the slot. */
 static gdt_status build_hand(const gdt_facts *f, int i, gdt_compiled **c, gdt_error *e)
@@ -65,20 +57,6 @@ static const char *config_name(int i, char *buf, size_t n)
     return buf;
 }
 
-/* Poisons the outputs, executes one built plan and reads what it wrote. */
-static gdt_status run_built(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b,
-                            gdt_outputs *out, gdt_error *e)
-{
-    gdt_status st = gdt_buffers_reserve_workspace(b, ops->workspace_size(c) + 1, e);
-    if (st == GDT_STATUS_OK)
-        st = gdt_buffers_poison(b, NULL, e);
-    if (st == GDT_STATUS_OK)
-        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, e);
-    if (st == GDT_STATUS_OK && cudaDeviceSynchronize() != cudaSuccess)
-        st = gdt_error_set(e, GDT_STATUS_CUDA, "kernel: %s", cudaGetErrorString(cudaGetLastError()));
-    return st == GDT_STATUS_OK ? gdt_outputs_read(b, out, e) : st;
-}
-
 /* The output of the first mode-A cuDNN plan that builds. */
 static gdt_status run_cudnn(const gdt_facts *f, gdt_buffers *b, gdt_outputs *out, gdt_error *e)
 {
@@ -91,7 +69,7 @@ static gdt_status run_cudnn(const gdt_facts *f, gdt_buffers *b, gdt_outputs *out
         gdt_build_info info;
         if (gdt__cudnn_ops.build(NULL, f, &l[i].id, &o, &c, &info, e) != GDT_STATUS_OK)
             continue;
-        st = run_built(&gdt__cudnn_ops, c, b, out, e);
+        st = hand_test_run_built(&gdt__cudnn_ops, c, b, 1, out, e);
         gdt__cudnn_ops.destroy(c);
         free(l);
         return st;
@@ -132,7 +110,7 @@ static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_fact
     char name[256];
     gdt_status st = build_hand(f, i, &c, &e);
     if (st == GDT_STATUS_OK)
-        st = run_built(hand_slot()->ops, c, b, &got, &e);
+        st = hand_test_run_built(hand_slot()->ops, c, b, 1, &got, &e);
     if (st == GDT_STATUS_OK)
         st = gdt_outputs_compare(p, &got, cud, err, &e);
     if (st == GDT_STATUS_OK && ref)
@@ -184,8 +162,6 @@ static bool run_case(int ci)
     return cudaGetLastError() == cudaSuccess && st != GDT_STATUS_CUDA;
 }
 
-static double tflops(const gdt_facts *f, double us) { return f->flops / (us * 1e-6) / 1e12; }
-
 /* The best of cuDNN's first six mode-A plans, in us (printed each). */
 static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
 {
@@ -206,7 +182,8 @@ static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
         gdt_bench_timing t = {NAN, NAN};
         if (gdt_buffers_reserve_workspace(b, gdt__cudnn_ops.workspace_size(k), &e) == GDT_STATUS_OK)
             t = gdt_bench_time_plan(&gdt__cudnn_ops, k, b, 20);
-        printf("bench %s %s: %.1f us, %.1f TFLOP/s\n", shape, name, t.device_us, tflops(f, t.device_us));
+        printf("bench %s %s: %.1f us, %.1f TFLOP/s\n", shape, name, t.device_us,
+               hand_test_tflops(f, t.device_us));
         if (t.device_us < best)
             best = t.device_us;
         gdt__cudnn_ops.destroy(k);
@@ -248,36 +225,18 @@ static void bench(const char *shape)
         hand_slot()->ops->destroy(c);
         printf("figure %s: %s %.1f us %.1f TFLOP/s (host enqueue %.2f us), best cuDNN mode-A "
                "%.1f us %.1f TFLOP/s, ratio %.3f\n", shape, name, h.device_us,
-               tflops(&f, h.device_us), h.host_us, best, tflops(&f, best), best / h.device_us);
+               hand_test_tflops(&f, h.device_us), h.host_us, best, hand_test_tflops(&f, best),
+               best / h.device_us);
     }
     gdt_buffers_destroy(b);
 }
 
-/* Another arch: the slot is not offered and check_support says why. */
-static int other_arch(void)
-{
-    gdt_problem p;
-    gdt_facts f;
-    gdt_plan_id id = {.engine_id = gdt_engine_id(GDT_FAMILY_GEMM, hand_slot()->slot)};
-    gdt_error e = {0};
-    char why[256];
-    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, cases[0], &p, &e), ==, GDT_STATUS_OK);
-    gdt_facts_analyze(&p, &dev, &f);
-    CHECK(!gdt_slot_offered(NULL, hand_slot(), &f, why, sizeof why));
-    CHECK_INT(hand_slot()->ops->check_support(hand_slot(), &f, &id, &e), ==, GDT_STATUS_NOT_SUPPORTED);
-    CHECK_CONTAINS(e.msg, "the cubin is built for sm_90a only");
-    return gdt_test_result("test_hand");
-}
-
 int main(void)
 {
-    if (!gdt__device_present() || gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK) {
-        printf("test_hand: no CUDA device, skipped\n");
+    if (!hand_test_device(&test, &dev))
         return GDT_TEST_SKIP;
-    }
-    printf("device sm%d %s (%d SMs)\n", dev.arch, dev.name, dev.sm_count);
     if (dev.arch != 90)
-        return other_arch();
+        return hand_test_other_arch(&test, &dev);
     for (int i = 0; i < NCASES; i++)
         if (!run_case(i))
             return gdt_test_result("test_hand"); /* the context may be poisoned */

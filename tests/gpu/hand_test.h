@@ -1,0 +1,296 @@
+/* What the hand engine's device tests (test_hand, test_hand_attn,
+ * test_hand_attn_bwd) share: the device check, the decline on another
+ * arch and running a built plan; then, for the two attention directions,
+ * the whole test but the cases, the output names and the refusals.  Only
+ * included, never built alone: the functions are static inline so that a
+ * test that uses a part of them compiles without unused-function
+ * warnings. */
+#ifndef HAND_TEST_H
+#define HAND_TEST_H
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <cuda_runtime.h>
+
+#include "gdt_cuda.h"
+#include "gdt_engines.h"
+#include "gdt_test.h"
+#include "gdt_verify.h"
+#include "hand/gdt_hand.h"
+
+typedef struct hand_test {
+    const char *name; /* the test, as its skip and result lines name it */
+    const char *slot; /* the slot under test, by manifest name */
+    gdt_family family;
+    const char *const *cases;
+    int ncases;
+} hand_test;
+
+static inline const gdt_engine_slot *hand_test_slot(const hand_test *t)
+{
+    return gdt_manifest_find_name(gdt_manifest_default(), t->slot);
+}
+
+/* False (skip line printed) without a device; else *dev filled and the
+ * device line printed. */
+static inline bool hand_test_device(const hand_test *t, gdt_device_props *dev)
+{
+    if (!gdt__device_present() || gdt__device_props(0, dev, NULL) != GDT_STATUS_OK) {
+        printf("%s: no CUDA device, skipped\n", t->name);
+        return false;
+    }
+    printf("device sm%d %s (%d SMs)\n", dev->arch, dev->name, dev->sm_count);
+    return true;
+}
+
+/* Another arch: the slot is not offered and check_support says why. */
+static inline int hand_test_other_arch(const hand_test *t, const gdt_device_props *dev)
+{
+    const gdt_engine_slot *s = hand_test_slot(t);
+    gdt_problem p;
+    gdt_facts f;
+    gdt_plan_id id = {.engine_id = gdt_engine_id(t->family, s->slot)};
+    gdt_error e = {0};
+    char why[256];
+    CHECK_INT(gdt_problem_parse(t->family, t->cases[0], &p, &e), ==, GDT_STATUS_OK);
+    gdt_facts_analyze(&p, dev, &f);
+    CHECK(!gdt_slot_offered(NULL, s, &f, why, sizeof why));
+    CHECK_INT(s->ops->check_support(s, &f, &id, &e), ==, GDT_STATUS_NOT_SUPPORTED);
+    CHECK_CONTAINS(e.msg, "the cubin is built for sm_90a only");
+    return gdt_test_result(t->name);
+}
+
+/* Poisons the outputs, executes one built plan `runs` times and reads what
+ * it wrote. */
+static inline gdt_status hand_test_run_built(const gdt_engine_ops *ops, gdt_compiled *c,
+                                             gdt_buffers *b, int runs, gdt_outputs *out,
+                                             gdt_error *e)
+{
+    gdt_status st = gdt_buffers_reserve_workspace(b, ops->workspace_size(c) + 1, e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_buffers_poison(b, NULL, e);
+    for (int r = 0; r < runs && st == GDT_STATUS_OK; r++)
+        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, e);
+    if (st == GDT_STATUS_OK && cudaDeviceSynchronize() != cudaSuccess)
+        st = gdt_error_set(e, GDT_STATUS_CUDA, "kernel: %s", cudaGetErrorString(cudaGetLastError()));
+    return st == GDT_STATUS_OK ? gdt_outputs_read(b, out, e) : st;
+}
+
+static inline double hand_test_tflops(const gdt_facts *f, double us)
+{
+    return f->flops / (us * 1e-6) / 1e12;
+}
+
+/* ------------------------------------------------ the attention directions */
+
+#define HAND_ATTN_REFERENCE_MAX_FLOPS 1e11
+#define HAND_ATTN_TIMED_RUNS 25
+
+typedef struct hand_attn_test {
+    hand_test base;
+    void (*plan)(int64_t engine_id, gdt_plan_id *out); /* the slot's fixed plan */
+    int runs;                    /* executes of the hand plan before its outputs are read */
+    const char *const *outputs;  /* their names in the verified line, in output order */
+    int noutputs;
+    const char *large;           /* checked against cuDNN, then timed */
+    /* On the first case's plan and buffers: what execute refuses. */
+    void (*refusal)(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b);
+} hand_attn_test;
+
+static inline gdt_status hand_attn_build(const hand_attn_test *t, const gdt_device_props *dev,
+                                         const gdt_facts *f, gdt_compiled **c, gdt_error *e)
+{
+    const gdt_engine_slot *s = hand_test_slot(&t->base);
+    gdt_plan_id id;
+    gdt_build_opts o = {.device = *dev};
+    gdt_build_info info;
+    t->plan(gdt_engine_id(t->base.family, s->slot), &id);
+    return s->ops->build(s, f, &id, &o, c, &info, e);
+}
+
+/* The first mode-A cuDNN plan that builds, built (NULL when none does). */
+static inline gdt_compiled *hand_attn_build_cudnn(const gdt_device_props *dev, const gdt_facts *f,
+                                                  gdt_error *e)
+{
+    gdt_plan_entry *l = NULL;
+    gdt_compiled *c = NULL;
+    int n = 0;
+    if (gdt_cudnn_backend()->list(NULL, f, GDT_MODE_A, &l, &n, e) == GDT_STATUS_OK)
+        for (int i = 0; i < n && !c; i++) {
+            gdt_build_opts o = {.device = *dev};
+            gdt_build_info info;
+            if (gdt__cudnn_ops.build(NULL, f, &l[i].id, &o, &c, &info, e) != GDT_STATUS_OK)
+                c = NULL;
+        }
+    free(l);
+    return c;
+}
+
+/* Max |got - ref| over max |ref| of output i; infinities that agree (an
+ * LSE of a row with no visible key) count as equal. */
+static inline double hand_attn_max_rel(const gdt_outputs *got, const gdt_outputs *ref, int i)
+{
+    double num = 0, den = 0;
+    for (size_t k = 0; k < ref->count[i]; k++) {
+        double g = got->data[i][k], r = ref->data[i][k];
+        if (g == r)
+            continue;
+        num = fmax(num, isnan(g) ? INFINITY : fabs(g - r));
+        den = fmax(den, fabs(r));
+    }
+    return num == 0 ? 0 : num / den;
+}
+
+static inline void hand_attn_report(const hand_attn_test *t, const char *shape,
+                                    const char *against, const gdt_outputs *got,
+                                    const gdt_outputs *ref, gdt_status st, const double err[4],
+                                    const char *msg)
+{
+    if (st == GDT_STATUS_OK) {
+        printf("%s: verified against %s: ", shape, against);
+        for (int i = 0; i < t->noutputs; i++)
+            printf("%s%s rel L2 %.2e max rel %.2e", i ? ", " : "", t->outputs[i], err[i],
+                   hand_attn_max_rel(got, ref, i));
+        printf("\n");
+    } else
+        printf("%s: FAILED against %s: %s\n", shape, against, msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+}
+
+/* One small case against the fp64 reference; false when the context may be
+ * poisoned. */
+static inline bool hand_attn_case(const hand_attn_test *t, const gdt_device_props *dev, int ci)
+{
+    const gdt_engine_slot *s = hand_test_slot(&t->base);
+    const char *shape = t->base.cases[ci];
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *b = NULL;
+    gdt_compiled *c = NULL;
+    gdt_outputs got = {0}, ref = {0};
+    gdt_error e = {0};
+    double err[4] = {0};
+    gdt_status st = gdt_problem_parse(t->base.family, shape, &p, &e);
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(&p, dev, &f);
+        st = gdt_buffers_create(&p, 1234 + (uint64_t)ci, &b, &e);
+    }
+    if (st == GDT_STATUS_OK)
+        st = hand_attn_build(t, dev, &f, &c, &e);
+    if (st == GDT_STATUS_OK)
+        st = hand_test_run_built(s->ops, c, b, t->runs, &got, &e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_reference_cpu(b, HAND_ATTN_REFERENCE_MAX_FLOPS, &ref, &e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_outputs_compare(&p, &got, &ref, err, &e);
+    hand_attn_report(t, shape, "the fp64 reference", &got, &ref, st, err, e.msg);
+    if (st == GDT_STATUS_OK && ci == 0)
+        t->refusal(s, c, b);
+    s->ops->destroy(c);
+    gdt_outputs_free(&got);
+    gdt_outputs_free(&ref);
+    gdt_buffers_destroy(b);
+    return cudaGetLastError() == cudaSuccess && st != GDT_STATUS_CUDA;
+}
+
+static inline int hand_attn_cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median device time of HAND_ATTN_TIMED_RUNS executes, each between its own
+ * pair of events, after three warm-up runs; NAN when a run fails. */
+static inline double hand_attn_median_us(const gdt_engine_ops *ops, gdt_compiled *c,
+                                         gdt_buffers *b)
+{
+    float ms[HAND_ATTN_TIMED_RUNS];
+    cudaEvent_t ev[2];
+    gdt_error e = {0};
+    gdt_status st = GDT_STATUS_OK;
+    cudaEventCreate(&ev[0]);
+    cudaEventCreate(&ev[1]);
+    for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++)
+        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+    for (int i = 0; i < HAND_ATTN_TIMED_RUNS && st == GDT_STATUS_OK; i++) {
+        cudaEventRecord(ev[0], NULL);
+        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+        cudaEventRecord(ev[1], NULL);
+        cudaEventSynchronize(ev[1]);
+        cudaEventElapsedTime(&ms[i], ev[0], ev[1]);
+    }
+    cudaEventDestroy(ev[0]);
+    cudaEventDestroy(ev[1]);
+    if (st != GDT_STATUS_OK || cudaDeviceSynchronize() != cudaSuccess) {
+        printf("timing: %s\n", st != GDT_STATUS_OK ? e.msg : cudaGetErrorString(cudaGetLastError()));
+        return NAN;
+    }
+    qsort(ms, HAND_ATTN_TIMED_RUNS, sizeof ms[0], hand_attn_cmp_float);
+    return ms[HAND_ATTN_TIMED_RUNS / 2] * 1e3;
+}
+
+static inline void hand_attn_figure(const hand_attn_test *t, const gdt_facts *f, gdt_compiled *c,
+                                    gdt_compiled *k, gdt_buffers *b)
+{
+    double h = hand_attn_median_us(hand_test_slot(&t->base)->ops, c, b);
+    double r = hand_attn_median_us(&gdt__cudnn_ops, k, b);
+    printf("figure %s: %s %.1f us %.1f TFLOP/s, cuDNN mode-A plan %.1f us %.1f TFLOP/s, "
+           "ratio %.3f (median of %d)\n", t->large, t->base.slot, h, hand_test_tflops(f, h), r,
+           hand_test_tflops(f, r), r / h, HAND_ATTN_TIMED_RUNS);
+}
+
+/* The large shape: checked against cuDNN (asserted), then timed (printed). */
+static inline void hand_attn_large(const hand_attn_test *t, const gdt_device_props *dev)
+{
+    const gdt_engine_slot *s = hand_test_slot(&t->base);
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *b = NULL;
+    gdt_compiled *c = NULL, *k = NULL;
+    gdt_outputs got = {0}, cud = {0};
+    gdt_error e = {0};
+    double err[4] = {0};
+    gdt_status st = gdt_problem_parse(t->base.family, t->large, &p, &e);
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(&p, dev, &f);
+        st = gdt_buffers_create(&p, 7, &b, &e);
+    }
+    if (st == GDT_STATUS_OK && !(k = hand_attn_build_cudnn(dev, &f, &e)))
+        st = gdt_error_set(&e, GDT_STATUS_NOT_SUPPORTED, "no mode-A cuDNN plan builds: %s", e.msg);
+    if (st == GDT_STATUS_OK)
+        st = hand_test_run_built(&gdt__cudnn_ops, k, b, 1, &cud, &e);
+    if (st == GDT_STATUS_OK)
+        st = hand_attn_build(t, dev, &f, &c, &e);
+    if (st == GDT_STATUS_OK)
+        st = hand_test_run_built(s->ops, c, b, t->runs, &got, &e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_outputs_compare(&p, &got, &cud, err, &e);
+    hand_attn_report(t, t->large, "cuDNN", &got, &cud, st, err, e.msg);
+    if (st == GDT_STATUS_OK)
+        hand_attn_figure(t, &f, c, k, b);
+    s->ops->destroy(c);
+    gdt__cudnn_ops.destroy(k);
+    gdt_outputs_free(&got);
+    gdt_outputs_free(&cud);
+    gdt_buffers_destroy(b);
+}
+
+/* The whole test: skipped without a device, the decline on another arch,
+ * else every case, then the large shape unless a case left the context
+ * poisoned. */
+static inline int hand_attn_main(const hand_attn_test *t)
+{
+    gdt_device_props dev;
+    if (!hand_test_device(&t->base, &dev))
+        return GDT_TEST_SKIP;
+    if (dev.arch != 90)
+        return hand_test_other_arch(&t->base, &dev);
+    for (int i = 0; i < t->base.ncases; i++)
+        if (!hand_attn_case(t, &dev, i))
+            return gdt_test_result(t->base.name);
+    hand_attn_large(t, &dev);
+    return gdt_test_result(t->base.name);
+}
+
+#endif
