@@ -46,22 +46,31 @@ const char *gdt_test_exe(void)
 
 extern char **environ;
 
-int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout)
+/* Spawns argv without a shell, stdin from `in` (NULL: inherited), stdout
+ * to the file `to` (NULL: into out with stderr), stderr into out. */
+static int spawn_io(char *const argv[], const char *in, const char *to, char *out, size_t nout)
 {
-    int fds[2], infd = -1;
-    if (pipe(fds) != 0)
+    int fds[2], infd = -1, tofd = -1;
+    if (to && (tofd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         return -1;
+    if (pipe(fds) != 0) {
+        if (tofd >= 0)
+            close(tofd);
+        return -1;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     if (in && (infd = open(in, O_RDONLY | O_CLOEXEC)) >= 0)
         posix_spawn_file_actions_adddup2(&fa, infd, 0);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, tofd >= 0 ? tofd : fds[1], 1);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
     posix_spawn_file_actions_addclose(&fa, fds[0]);
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
+    if (tofd >= 0)
+        close(tofd);
     if (infd >= 0)
         close(infd);
     size_t got = 0;
@@ -78,6 +87,16 @@ int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout)
     if (rc != 0 || waitpid(pid, &st, 0) != pid)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout)
+{
+    return spawn_io(argv, in, NULL, out, nout);
+}
+
+int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *out, size_t nout)
+{
+    return spawn_io(argv, in, to, out, nout);
 }
 
 int gdt_test_remove_tree(const char *dir)

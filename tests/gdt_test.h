@@ -110,44 +110,7 @@ static inline bool gdt_test_have(const char *prog)
  * truncated) instead of captured; stderr alone goes to out.  For a tool
  * whose output is data (gunzip -c), or whose stdout is checked apart from
  * its stderr. */
-static inline int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *out, size_t nout)
-{
-    extern char **environ;
-    int fds[2], infd = -1, tofd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (tofd < 0 || pipe(fds) != 0) {
-        if (tofd >= 0)
-            close(tofd);
-        return -1;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    if (in && (infd = open(in, O_RDONLY | O_CLOEXEC)) >= 0)
-        posix_spawn_file_actions_adddup2(&fa, infd, 0);
-    posix_spawn_file_actions_adddup2(&fa, tofd, 1);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    close(tofd);
-    if (infd >= 0)
-        close(infd);
-    size_t got = 0;
-    ssize_t n;
-    char sink[4096];
-    while ((n = read(fds[0], got + 1 < nout ? out + got : sink,
-                     got + 1 < nout ? nout - 1 - got : sizeof sink)) > 0)
-        if (got + 1 < nout)
-            got += (size_t)n;
-    close(fds[0]);
-    if (nout)
-        out[got] = 0;
-    int st;
-    if (rc != 0 || waitpid(pid, &st, 0) != pid)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *out, size_t nout);
 
 /* `gunzip -c SRC > DST` without a shell; returns gunzip's exit status. */
 static inline int gdt_test_gunzip_to(const char *src, const char *dst)
