@@ -6,9 +6,11 @@ For each cell of the spec's grid (m x (n, k), each dtype), times
 torch.matmul(A[m, k], B[k, n]) twice: with triton.testing.do_bench (its
 warm-up, then the L2 flush it does before every call; the median), and
 without a flush (the same warm-up, then back-to-back calls between CUDA
-events, the median: the operands stay in L2 as in a sweep's bursts).
-Prints a header line (device, torch, BLAS library), then one JSON line per
-cell: shape, dtype, and ms and TFLOP/s of both.
+events, the median: the operands stay in L2 as in a sweep's bursts), and in
+the sweep's own scope (bursts of 64 calls between two events from a drained
+queue, per call, the median of 20).  Prints a header line (device, torch,
+BLAS library), then one JSON line per cell: shape, dtype, and ms and TFLOP/s
+of each.
 
     python3 bench/torch_matmul.py [sweeps/gemm.json] [--quick]
 """
@@ -51,6 +53,25 @@ def warm_ms(fn, reps=100):
     return sorted(s.elapsed_time(e) for s, e in zip(start, end))[reps // 2]
 
 
+def burst_ms(fn, burst=64, reps=20):
+    """The sweep's timing scope: the median over reps of one burst of
+    `burst` back-to-back calls between two CUDA events, divided by burst,
+    from a drained queue (gdtune's decision metric at its largest burst)."""
+    for _ in range(25):
+        fn()
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(burst):
+            fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) / burst)
+    return sorted(times)[reps // 2]
+
+
 def bench(m, n, k, dtype):
     t = DTYPES[dtype]
     a = torch.randn(m, k, dtype=t, device="cuda")
@@ -58,7 +79,7 @@ def bench(m, n, k, dtype):
     fn = lambda: torch.matmul(a, b)  # noqa: E731
     flops = 2.0 * m * n * k
     row = {"shape": f"m={m},n={n},k={k}", "dtype": dtype}
-    for label, timer in (("flush_l2", flushed_ms), ("warm_l2", warm_ms)):
+    for label, timer in (("flush_l2", flushed_ms), ("warm_l2", warm_ms), ("burst64", burst_ms)):
         ms = timer(fn)
         row[label] = {"ms": ms, "tflops": flops / (ms * 1e-3) / 1e12}
     return row
