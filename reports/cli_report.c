@@ -345,12 +345,32 @@ static void summary_header(FILE *f, const report *r)
 /* ------------------------------------------------- measured ceiling */
 
 /* A cell with a verified plan on either side, and on both. */
-static bool has_plans_figure(const gdt_run_cell *c) { return c->plans && (best(c, GDT_PLAN_SIDE_OURS) >= 0 || best(c, GDT_PLAN_SIDE_BACKEND) >= 0); }
-static bool has_burst_figure(const gdt_run_cell *c) { return c->plans && best(c, GDT_PLAN_SIDE_OURS) >= 0 && best(c, GDT_PLAN_SIDE_BACKEND) >= 0; }
+static bool has_plans_figure(const gdt_run_cell *c)
+{
+    return c->plans && (best(c, GDT_PLAN_SIDE_OURS) >= 0 || best(c, GDT_PLAN_SIDE_BACKEND) >= 0);
+}
+static bool has_burst_figure(const gdt_run_cell *c)
+{
+    return c->plans && best(c, GDT_PLAN_SIDE_OURS) >= 0 && best(c, GDT_PLAN_SIDE_BACKEND) >= 0;
+}
 
 static double side_fraction(const gdt_run_cell *c, int i, const gdt_roofline *rl)
 {
     return i < 0 ? NAN : gdt_roofline_fraction(rl, c->result[i].time_us);
+}
+
+/* A cell's roofline and the fraction of it that the best plan of ours
+ * (fr[0]) and of cuDNN (fr[1]) reach (NaN: none verified); false for a
+ * cell with no plans figure, which the table and the figure leave out. */
+static bool cell_fractions(const gdt_run_cell *c, const gdt_ceiling *cl, gdt_roofline *rl,
+                           double fr[2])
+{
+    if (!has_plans_figure(c))
+        return false;
+    gdt_roofline_of(&c->spec->problem, cl, rl);
+    fr[0] = side_fraction(c, best(c, GDT_PLAN_SIDE_OURS), rl);
+    fr[1] = side_fraction(c, best(c, GDT_PLAN_SIDE_BACKEND), rl);
+    return true;
 }
 
 static void fraction_cell(FILE *f, double x)
@@ -379,15 +399,14 @@ static void summary_ceiling(FILE *f, const report *r)
                "|---|---|---|---|---|---|---|\n",
             cl->device, cl->arch, cl->dense_tflops, cl->hbm_tbps);
     for (int ci = 0; ci < r->run->ncells; ci++) {
-        const gdt_run_cell *c = &r->run->cells[ci];
         gdt_roofline rl;
-        if (!has_plans_figure(c))
+        double fr[2];
+        if (!cell_fractions(&r->run->cells[ci], cl, &rl, fr))
             continue;
-        gdt_roofline_of(&c->spec->problem, cl, &rl);
         fprintf(f, "| %d | %s | %.3f | %.3f | %.3f |", ci, rl.memory_bound ? "memory" : "compute",
                 rl.flops / 1e9, rl.bytes / 1e6, rl.floor_us);
-        fraction_cell(f, side_fraction(c, best(c, GDT_PLAN_SIDE_OURS), &rl));
-        fraction_cell(f, side_fraction(c, best(c, GDT_PLAN_SIDE_BACKEND), &rl));
+        fraction_cell(f, fr[0]);
+        fraction_cell(f, fr[1]);
         fputc('\n', f);
     }
 }
@@ -528,17 +547,13 @@ static int ceiling_rows(FILE *f, const report *r, const gdt_ceiling *cl)
     int rows = 0;
     fprintf(f, "# cell gdtune cuDNN label (fraction of the measured ceiling by the cell's lower bound)\n");
     for (int ci = 0; ci < r->run->ncells; ci++) {
-        const gdt_run_cell *c = &r->run->cells[ci];
         gdt_roofline rl;
-        if (!has_plans_figure(c))
+        double fr[2];
+        if (!cell_fractions(&r->run->cells[ci], cl, &rl, fr))
             continue;
-        gdt_roofline_of(&c->spec->problem, cl, &rl);
         fprintf(f, "%d", ci);
-        static const gdt_plan_side sides[2] = {GDT_PLAN_SIDE_OURS, GDT_PLAN_SIDE_BACKEND};
-        for (int side = 0; side < 2; side++) {
-            double x = side_fraction(c, best(c, sides[side]), &rl);
-            isnan(x) ? fprintf(f, " -") : fprintf(f, " %.6g", x);
-        }
+        for (int side = 0; side < 2; side++)
+            isnan(fr[side]) ? fprintf(f, " -") : fprintf(f, " %.6g", fr[side]);
         fprintf(f, " \"%d %s\"\n", ci, rl.memory_bound ? "mem" : "fl");
         rows++;
     }
