@@ -456,15 +456,12 @@ int gdt_cli_nightly(int argc, char **argv)
             return rc;
     }
     rc = report(&o, staging, md, json);
-    if ((rc == 0 || rc == 3) && incorrect) {
-        printf("report: %s\nnightly report: %s/" GDT_NIGHTLY_MD "\n", md, staging);
-        return GDT_SWEEP_EXIT_INCORRECT;
-    }
-    if ((rc == 0 || rc == 3) && o.update) {
+    bool reported = rc == 0 || rc == 3;
+    if (reported && o.update && !incorrect) {
         int ru = update_tables(&o, staging);
         if (ru) return ru;
     }
-    if (rc == 0 || rc == 3)
+    if (reported)
         printf("report: %s\nnightly report: %s/" GDT_NIGHTLY_MD "\n", md, staging);
-    return rc;
+    return reported && incorrect ? GDT_SWEEP_EXIT_INCORRECT : rc;
 }

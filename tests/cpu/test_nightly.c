@@ -95,6 +95,15 @@ static int count_lines(const char *dir, const char *rel, const char *what, int *
     return n;
 }
 
+/* A scratch folder DIR holding ROOT and TABLES, the stand-in as worker. */
+static void scratch(char *dir, char root[600], char tables[600], const char *self)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(root, 600, "%s/root", dir);
+    snprintf(tables, 600, "%s/tables", dir);
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+}
+
 /* ------------------------------------------------ the tests */
 
 static void test_usage(void)
@@ -119,10 +128,7 @@ static void test_usage(void)
 static void test_two_nights(const char *self)
 {
     char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(root, sizeof root, "%s/root", dir);
-    snprintf(tables, sizeof tables, "%s/tables", dir);
-    setenv("GDTUNE_WORKER_EXE", self, 1);
+    scratch(dir, root, tables, self);
 
     /* First night: nothing committed yet, so every cell is new (3). */
     CHECK_INT(nightly(root, tables, "--update"), ==, 3);
@@ -177,10 +183,7 @@ static void test_two_nights(const char *self)
 static void test_incorrect_night(const char *self)
 {
     char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(root, sizeof root, "%s/root", dir);
-    snprintf(tables, sizeof tables, "%s/tables", dir);
-    setenv("GDTUNE_WORKER_EXE", self, 1);
+    scratch(dir, root, tables, self);
     setenv("GDT_TEST_INCORRECT", "1", 1);
     CHECK_INT(nightly(root, tables, "--update"), ==, 4);
     CHECK_CONTAINS(out, "measured an incorrect plan");
