@@ -88,9 +88,7 @@ static char *slurp(const char *path, size_t *n)
 
 static void remove_tree(const char *path)
 {
-    char *argv[] = {"rm", "-rf", (char *)path, NULL};
-    char out[256];
-    CHECK_INT(gdt_test_spawn(argv, NULL, out, sizeof out), ==, 0);
+    CHECK_INT(gdt_test_remove_tree(path), ==, 0);
 }
 
 /* Runs fn in a child process under an alarm of `seconds`; true when it

@@ -304,7 +304,6 @@ int main(int argc, char **argv)
     test_bench_plans();
     test_worker_args();
     test_worker_requests(scratch);
-    char *rm[] = {"rm", "-rf", scratch, NULL};
-    CHECK_INT(gdt_test_spawn(rm, NULL, out, sizeof out), ==, 0);
+    CHECK_INT(gdt_test_remove_tree(scratch), ==, 0);
     return gdt_test_result("test_cli_args");
 }

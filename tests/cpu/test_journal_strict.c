@@ -313,10 +313,7 @@ int main(void)
         test_missing_run_dir();
     }
     free(original);
-    if (!gdt_test_failures) {
-        char *rm[] = {"rm", "-rf", tmp, NULL};
-        char out[256];
-        gdt_test_spawn(rm, NULL, out, sizeof out);
-    }
+    if (!gdt_test_failures)
+        gdt_test_remove_tree(tmp);
     return gdt_test_result("test_journal_strict");
 }
