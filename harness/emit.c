@@ -21,8 +21,10 @@ static gdt_mode tag_mode(const char *tag, bool backend)
     return GDT_MODE_COUNT; /* knob-enumerated: no heuristic mode made it */
 }
 
-/* The verified plans of one cell as the table writer takes them. */
-static gdt_status measured_cell(const gdt_run_cell *c, gdt_measured_cell *mc, gdt_error *e)
+/* The verified plans of one cell as the table writer takes them, each
+ * plan's noise at least the spec's floor. */
+static gdt_status measured_cell(const gdt_run_cell *c, double floor, gdt_measured_cell *mc,
+                                gdt_error *e)
 {
     mc->problem = c->spec->problem;
     mc->nplans = 0;
@@ -35,7 +37,8 @@ static gdt_status measured_cell(const gdt_run_cell *c, gdt_measured_cell *mc, gd
             continue;
         mc->plans[mc->nplans++] = (gdt_measured_plan){
             .id = pl->id, .is_backend = pl->backend, .mode = tag_mode(pl->tag, pl->backend),
-            .untimed_position = pl->untimed, .time_us = res->time_us, .noise = res->noise,
+            .untimed_position = pl->untimed, .time_us = res->time_us,
+            .noise = res->noise > floor ? res->noise : floor,
             .host_us = res->host_us, .samples = res->samples};
     }
     return GDT_STATUS_OK;
@@ -132,7 +135,7 @@ static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_e
                                      m->runs[fc->from[k]].path, r->path);
         gdt_status s = family_room(fc, e);
         if (s == GDT_STATUS_OK)
-            s = measured_cell(c, &fc->cells[fc->n], e);
+            s = measured_cell(c, r->spec->noise_floor, &fc->cells[fc->n], e);
         if (s == GDT_STATUS_OK && fc->cells[fc->n].nplans > 0 &&
             !(fc->keys[fc->n] = strdup(key)))
             s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");

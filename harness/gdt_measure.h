@@ -37,8 +37,10 @@ typedef struct gdt_measure_opts {
      * cheap first estimate comes first: min_samples samples of the largest
      * burst whose sample fits GDT_RACE_SAMPLE_S at the warm-up's time per
      * call (at least the smallest burst); a plan gdt_measure_raced_out
-     * calls hopeless stops there. */
+     * calls hopeless against that bar, by race_margin beyond both spreads,
+     * stops there.  The sweep picks the bar (sweep.c: race_bar). */
     double race_us, race_noise;
+    double race_margin;   /* default GDT_RACE_MARGIN */
     /* Contenders (0: off): the cap of the largest burst's series (the
      * metric) when it exceeds that series' share of max_seconds, so that a
      * plan measured in full can reach target_rel there.  The smaller bursts
@@ -104,17 +106,24 @@ bool gdt_measure_should_stop(int n, double rel_spread, double elapsed, double bu
                              const gdt_measure_opts *o, bool *converged);
 
 /* The racing rule: a plan whose first estimate est_us (relative spread
- * rel) is slower than the best (best_us, best_rel) by more than
- * GDT_RACE_MARGIN beyond both spreads,
- *     est_us * (1 - rel) > best_us * (1 + best_rel) * (1 + GDT_RACE_MARGIN),
- * cannot be the cell's winner nor within its noise, and stops.  False when
- * any figure is not a finite positive number (no race). */
+ * rel) is slower than a bar (bar_us, bar_rel) by more than margin beyond
+ * both spreads,
+ *     est_us * (1 - rel) > bar_us * (1 + bar_rel) * (1 + margin),
+ * stops.  With the cell's best as the bar and GDT_RACE_MARGIN it cannot be
+ * the cell's winner nor within its noise; with the slower of the cell's
+ * third best and its own side's best (GDT_RACE_TOP_MARGIN) it can be
+ * neither in the top three nor its side's best.  False when any figure is
+ * not a finite positive number or margin is negative (no race). */
 #define GDT_RACE_MARGIN 0.10
-bool gdt_measure_raced_out(double est_us, double rel, double best_us, double best_rel);
+#define GDT_RACE_TOP_MARGIN 0.02
+#define GDT_RACE_TOP 3
+bool gdt_measure_raced_out(double est_us, double rel, double bar_us, double bar_rel, double margin);
 
 /* A sample is dropped when the SM clock the probe saw is below
  * threshold * rated clock.  GDTUNE_CLOCK_THRESHOLD (0..1) overrides. */
 #define GDT_CLOCK_THRESHOLD 0.90
+/* What dropped samples may cost a series, as a share of its budget (measure.c). */
+#define GDT_DROP_SHARE 0.25
 bool gdt_clock_ok(double mhz, double rated_mhz, double threshold);
 
 /* What the clock probe saw during one measurement. */

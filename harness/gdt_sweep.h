@@ -19,6 +19,7 @@
 #define GDT_BURST_MAX 4096
 #define GDT_TARGET_REL_MIN 1e-5
 #define GDT_TARGET_REL_MAX 0.5
+#define GDT_NOISE_FLOOR_MAX 0.5
 #define GDT_PLAN_SECONDS_MIN 0.01
 #define GDT_PLAN_SECONDS_MAX 3600.0
 #define GDT_DEADLINE_MIN 1.0
@@ -56,6 +57,10 @@ typedef struct gdt_sweep_spec {
     int bursts[GDT_MAX_BURSTS];
     int nbursts;
     double target_rel, max_plan_seconds;
+    /* The least relative noise the tables give a measured time (emit.c):
+     * the run-to-run spread of this machine, which a run's own confidence
+     * interval does not see. */
+    double noise_floor;
     int knob_cap;
 } gdt_sweep_spec;
 

@@ -15,6 +15,7 @@
 #include "gdt_engines.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
+#include "gdt_race.h"
 #include "gdt_run.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
@@ -37,7 +38,7 @@ typedef struct run_cell {
     int *order;      /* the plans in untimed order: likely winners first set the race's bar */
     int nplans;
     bool journaled;  /* its "cell" record is in the journal */
-    double best_us, best_noise; /* racing: the fastest verified plan so far (0: none) */
+    gdt_race_marks race; /* the plans measured in full so far */
 } run_cell;
 
 struct run;
@@ -259,14 +260,17 @@ static int *untimed_order(const cJSON *plans)
     return order;
 }
 
-/* Racing's bar: the fastest plan measured in full so far. */
-static void note_best(run_cell *rc, gdt_disposition d, const cJSON *measured)
+static gdt_plan_side plan_side(const cJSON *plan)
 {
-    double t = gdt_json_num_or(measured, "time_us", 0), noise = gdt_json_num_or(measured, "noise", 0);
-    if (d != GDT_DISP_VERIFIED || !(t > 0) || cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
-        return;
-    if (rc->best_us <= 0 || t < rc->best_us)
-        rc->best_us = t, rc->best_noise = noise;
+    return gdt_engine_side(NULL, (int64_t)gdt_json_num_or(plan, "engine_id", 0));
+}
+
+/* Racing's bars: a plan measured in full joins them. */
+static void note_best(run_cell *rc, const cJSON *plan, gdt_disposition d, const cJSON *measured)
+{
+    if (d == GDT_DISP_VERIFIED && !cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
+        gdt_race_note(&rc->race, plan_side(plan), gdt_json_num_or(measured, "time_us", 0),
+                      gdt_json_num_or(measured, "noise", 0));
 }
 
 static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_error *e)
@@ -349,7 +353,7 @@ static gdt_status record_result(run *r, const lane *ln, int ci, int pi, gdt_run_
     pthread_mutex_lock(&r->mu);
     gdt_status s = gdt_run_write_result(r->j, &res, e);
     r->cells[ci].has_result[pi] = true;
-    note_best(&r->cells[ci], res.disposition, res.measured);
+    note_best(&r->cells[ci], cJSON_GetArrayItem(r->cells[ci].plans, pi), res.disposition, res.measured);
     count(r, res.disposition);
     r->session_plans++;
     progress(r, &res);
@@ -386,12 +390,15 @@ static cJSON *plan_request(run *r, int ci, const cJSON *plan)
     cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(r->o.bursts, r->o.nbursts));
     cJSON_AddNumberToObject(req, "target_rel", r->o.target_rel);
     cJSON_AddNumberToObject(req, "max_seconds", r->o.max_plan_seconds);
+    gdt_race_mark bar;
+    double margin;
     pthread_mutex_lock(&r->mu);
-    double best = r->cells[ci].best_us, noise = r->cells[ci].best_noise;
+    bool race = !r->o.exhaustive && gdt_race_bar(&r->cells[ci].race, plan_side(plan), &bar, &margin);
     pthread_mutex_unlock(&r->mu);
-    if (!r->o.exhaustive && best > 0) {
-        cJSON_AddNumberToObject(req, "race_us", best);
-        cJSON_AddNumberToObject(req, "race_noise", noise);
+    if (race) {
+        cJSON_AddNumberToObject(req, "race_us", bar.us);
+        cJSON_AddNumberToObject(req, "race_noise", bar.noise);
+        cJSON_AddNumberToObject(req, "race_margin", margin);
     }
     /* Racing leaves few plans measured in full: their metric gets the time
      * to converge.  --exhaustive keeps the plain shares. */
@@ -604,7 +611,8 @@ static gdt_status replay(run *r, const gdt_run *jr, gdt_error *e)
                 continue;
             r->cells[ci].has_result[pi] = true;
             count(r, c->result[pi].disposition);
-            note_best(&r->cells[ci], c->result[pi].disposition, c->result[pi].rec);
+            note_best(&r->cells[ci], cJSON_GetArrayItem(c->plans, pi), c->result[pi].disposition,
+                      c->result[pi].rec);
         }
         if (s != GDT_STATUS_OK)
             return s;

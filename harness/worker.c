@@ -343,6 +343,8 @@ static gdt_status measure_opts(const cJSON *req, plan_opts *po, gdt_error *e)
         s = request_number(req, "race_us", 0, 1e12, &mo->race_us, e);
     if (s == GDT_STATUS_OK)
         s = request_number(req, "race_noise", 0, 1e3, &mo->race_noise, e);
+    if (s == GDT_STATUS_OK) /* the bar's margin (absent: GDT_RACE_MARGIN) */
+        s = request_number(req, "race_margin", 0, 10, &mo->race_margin, e);
     if (s == GDT_STATUS_OK) /* contenders: the largest burst's cap (absent: its share) */
         s = request_number(req, "contender_seconds", 0, GDT_PLAN_SECONDS_MAX,
                            &mo->contender_seconds, e);
