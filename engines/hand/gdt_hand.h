@@ -10,7 +10,7 @@
 #define GDT_HAND_GEMM_CUBIN "kernels/hand/gemm_sm90.cubin"
 
 /* How many fixed configurations gemm.hand has. */
-#define GDT_HAND_GEMM_CONFIGS 5
+#define GDT_HAND_GEMM_CONFIGS 7
 
 /* Configuration i (0 <= i < GDT_HAND_GEMM_CONFIGS) of gemm.hand as knobs:
  * TILE_M, TILE_N, TILEK, STAGES, GROUP_M (the raster's band of tile rows)
@@ -20,8 +20,9 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 /* Configuration 0. */
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out);
 /* Every configuration for a GEMM problem, in the order to try them
- * untimed: those whose work units (tiles times splits) fill three quarters
- * of the device's SMs first.  Fills out[GDT_HAND_GEMM_CONFIGS]; returns the
+ * untimed: the smallest makespan on the device's SMs first (waves of work
+ * units, tiles times splits, times the largest unit), then the fewer
+ * splits, then table order.  Fills out[GDT_HAND_GEMM_CONFIGS]; returns the
  * count. */
 int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out);
 

@@ -5,8 +5,8 @@
  * dtype or configuration, an operand without a unit stride, and strides
  * TMA cannot describe (16-byte multiples).  build loads the cubin;
  * execute encodes the three tensor maps (again only when the pointers
- * change), launches the persistent grid and, for a split-K configuration,
- * the reduction of its partials. */
+ * change) and launches the persistent grid; a split-K configuration sums
+ * its partials inside that launch, with arrival counters the plan owns. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,14 +18,16 @@
 #include "hand_common.h"
 
 /* What kernels/hand/gemm_sm90.cu is compiled for: keep the two in step. */
-enum { TILE_M = 128, TILE_K = 64, STAGES = 4, GROUP_M = 8, THREADS = 384, REDUCE_THREADS = 256 };
+enum { TILE_M = 128, TILE_K = 64, STAGES = 4, GROUP_M = 8, THREADS = 384 };
 /* Its shared memory for a tile_n: the ring, four 64 x 64 output blocks,
- * the barriers, and 1024 bytes of slack to align the swizzle atoms. */
-#define SMEM_BYTES(tile_n) (STAGES * (TILE_M + (tile_n)) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * STAGES + 1024)
+ * the barriers, the split-K flag word (16 bytes), and 1024 bytes of slack
+ * to align the swizzle atoms. */
+#define SMEM_BYTES(tile_n)                                                                          \
+    (STAGES * (TILE_M + (tile_n)) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * STAGES + 16 + 1024)
 
-/* The fixed configurations, in the order the planner tries them when each
- * fills the SMs (gdt__hand_gemm_plans).  The first is the knobless
- * gemm.hand; split_k > 1 names a SPLIT_K knob and a workspace. */
+/* The fixed configurations; the untimed order breaks its ties in this
+ * order (gdt__hand_gemm_plans).  The first is the knobless gemm.hand;
+ * split_k > 1 names a SPLIT_K knob, a workspace and arrival counters. */
 typedef struct hand_config {
     int tile_n, split_k;
     const char *entry; /* the prefix of its entries in the .cu */
@@ -37,6 +39,8 @@ static const hand_config configs[] = {
     {128, 2, "gdt_hand_gemm_n128_splitk"},
     {128, 4, "gdt_hand_gemm_n128_splitk"},
     {128, 8, "gdt_hand_gemm_n128_splitk"},
+    {192, 2, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 = 128 units */
+    {64, 2, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 = 128 units */
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
@@ -47,12 +51,6 @@ typedef struct gdt_hand_gemm_params {
     int tiles_m, tiles_n;
     int splits;
 } gdt_hand_gemm_params;
-
-/* Mirrors struct gdt_hand_reduce_params in kernels/hand/gemm_sm90.cu. */
-typedef struct gdt_hand_reduce_params {
-    int m, n, batch, splits, np;
-    long long ldc, batch_stride_c;
-} gdt_hand_reduce_params;
 
 /* One tensor map: three dims (unit-stride axis first, then the other
  * matrix axis, then batch), two byte strides and the box. */
@@ -69,11 +67,12 @@ struct gdt_compiled {
     map_geometry geo[3];
     const void *bound[3]; /* the pointers the maps describe */
     gdt_hand_gemm_params params;
-    gdt_hand_reduce_params reduce;
     size_t ws_bytes;
+    size_t ncounters;   /* split-K: one per tile */
+    unsigned *counters; /* device memory, zero between launches */
     CUmodule mod;
-    CUfunction fn, reduce_fn;
-    CUlaunchConfig cfg, reduce_cfg;
+    CUfunction fn;
+    CUlaunchConfig cfg;
 };
 
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
@@ -121,20 +120,38 @@ static int64_t config_units(const hand_config *c, const gdt_gemm_desc *g)
     return tiles * (c->split_k < ktiles ? c->split_k : ktiles);
 }
 
-/* Untimed order: the configurations whose units fill three quarters of the
- * SMs, in table order (so the fewest splits that fill the grid come
- * first), then the others in table order. */
+/* What the busiest SM does under config i, in K tiles times columns (every
+ * tile has TILE_M rows): the waves of work units times the largest unit.
+ * A part-filled wave costs as much as a full one, which is what favours
+ * splitting a grid of too few tiles; a split unit also writes its fp32
+ * partial and the tile's last unit reads them all back, each about two K
+ * tiles' worth of operand bytes, so a split costs 2 K tiles a unit. */
+static int64_t config_makespan(const hand_config *c, const gdt_gemm_desc *g, int sms)
+{
+    int64_t ktiles = ceil_div(g->k, TILE_K), splits = c->split_k < ktiles ? c->split_k : ktiles;
+    int64_t unit = ceil_div(ktiles, splits) + (splits > 1 ? 2 * splits : 0);
+    return ceil_div(config_units(c, g), sms) * unit * c->tile_n;
+}
+
+/* Untimed order: the smallest makespan first; among equals the fewer
+ * splits (less partial traffic), then table order (larger tiles first). */
 int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out)
 {
     int sms = f->device.sm_count > 0 ? f->device.sm_count : gdt__predict_sm_count(f->device.arch);
-    int n = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < NCONFIGS; i++) {
-            bool fills = config_units(&configs[i], &f->problem.u.gemm) * 4 >= (int64_t)sms * 3;
-            if (fills == (pass == 0))
-                gdt__hand_gemm_config_plan(i, engine_id, &out[n++]);
+    int order[NCONFIGS];
+    int64_t cost[NCONFIGS];
+    for (int i = 0; i < NCONFIGS; i++)
+        order[i] = i, cost[i] = config_makespan(&configs[i], &f->problem.u.gemm, sms);
+    for (int i = 1; i < NCONFIGS; i++) /* insertion sort: stable, so ties keep table order */
+        for (int j = i; j > 0; j--) {
+            int a = order[j], b = order[j - 1];
+            if (cost[a] > cost[b] || (cost[a] == cost[b] && configs[a].split_k >= configs[b].split_k))
+                break;
+            order[j] = b, order[j - 1] = a;
         }
-    return n;
+    for (int i = 0; i < NCONFIGS; i++)
+        gdt__hand_gemm_config_plan(order[i], engine_id, &out[i]);
+    return NCONFIGS;
 }
 
 /* A stride over an extent of 1 is never used; TMA still wants a 16-byte
@@ -256,13 +273,23 @@ static const char *entry_name(const gdt_compiled *c, char *buf, size_t n)
     return buf;
 }
 
-/* The reduction's grid: one thread per four workspace columns of a row. */
-static void reduce_launch(gdt_compiled *c)
+/* A split-K plan's arrival counters, zeroed once here; the kernel's last
+ * unit of each tile sets its counter back to zero, so they stay zero
+ * between launches.  They belong to the plan, not to the caller's
+ * workspace, because callers share one workspace among plans (a sweep's
+ * buffers, the tests'), so counters there would need a memset in every
+ * execute.  The price is that a plan must not run concurrently with
+ * itself (the README's rule); the synchronize makes the zeros land before
+ * an execute on any stream. */
+static gdt_status counters_new(gdt_compiled *c, gdt_error *e)
 {
-    int64_t threads = (int64_t)c->reduce.batch * c->reduce.m * (c->reduce.np / 4);
-    c->reduce_cfg.gridDimX = (unsigned)ceil_div(threads, REDUCE_THREADS);
-    c->reduce_cfg.gridDimY = c->reduce_cfg.gridDimZ = 1;
-    c->reduce_cfg.blockDimX = REDUCE_THREADS, c->reduce_cfg.blockDimY = c->reduce_cfg.blockDimZ = 1;
+    if (!c->ncounters)
+        return GDT_STATUS_OK;
+    size_t bytes = c->ncounters * sizeof *c->counters;
+    GDT_CHECK_CUDA(e, cudaMalloc((void **)&c->counters, bytes));
+    GDT_CHECK_CUDA(e, cudaMemsetAsync(c->counters, 0, bytes, 0));
+    GDT_CHECK_CUDA(e, cudaStreamSynchronize(0));
+    return GDT_STATUS_OK;
 }
 
 static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
@@ -280,12 +307,9 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(c, name, sizeof name)));
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                               smem));
-    if (c->ws_bytes) {
-        snprintf(name, sizeof name, "gdt_hand_gemm_reduce_%s",
-                 c->facts.dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16");
-        GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->reduce_fn, c->mod, name));
-        reduce_launch(c);
-    }
+    st = counters_new(c, e);
+    if (st != GDT_STATUS_OK)
+        return st;
     int64_t units = config_units(c->config, &c->facts.problem.u.gemm);
     c->cfg.gridDimX = (unsigned)(units < sms ? units : sms);
     c->cfg.gridDimY = c->cfg.gridDimZ = 1;
@@ -298,12 +322,16 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
 
 static void destroy(gdt_compiled *c)
 {
-    if (c)
-        gdt__hand_compiled_free(c, c->cu, c->mod);
+    if (!c)
+        return;
+    if (c->counters)
+        cudaFree(c->counters);
+    gdt__hand_compiled_free(c, c->cu, c->mod);
 }
 
-/* The kernel's parameters and, for a split-K configuration, the
- * reduction's and the workspace: [split][batch][m][tiles_n * tile_n] fp32. */
+/* The kernel's parameters and, for a split-K configuration, the counters
+ * (one per tile) and the workspace: [split][batch][m][tiles_n * tile_n]
+ * fp32. */
 static void plan_params(gdt_compiled *c)
 {
     const gdt_gemm_desc *g = &c->facts.problem.u.gemm;
@@ -314,9 +342,9 @@ static void plan_params(gdt_compiled *c)
                                        (int)ceil_div(g->m, TILE_M), (int)tiles_n, splits};
     if (k->split_k == 1)
         return;
-    c->reduce = (gdt_hand_reduce_params){(int)g->m, (int)g->n, (int)g->batch, splits,
-                                         (int)(tiles_n * k->tile_n), g->c_stride[1], g->c_stride[0]};
-    c->ws_bytes = (size_t)splits * (size_t)(g->batch * g->m) * (size_t)c->reduce.np * sizeof(float);
+    c->ncounters = (size_t)(c->params.tiles_m * tiles_n * g->batch);
+    c->ws_bytes = (size_t)splits * (size_t)(g->batch * g->m) * (size_t)(tiles_n * k->tile_n) *
+                  sizeof(float);
 }
 
 /* For a plan check_support accepted. */
@@ -374,7 +402,7 @@ static gdt_status bind(gdt_compiled *c, const gdt_operands *ops, gdt_error *e)
 }
 
 /* A split-K plan's workspace: the caller's, sized by workspace_size, and
- * 16-byte aligned for the reduction's vector loads. */
+ * 16-byte aligned (the partials go out and come back as float2). */
 static gdt_status workspace_ok(const gdt_compiled *c, const void *ws, size_t ws_bytes, gdt_error *e)
 {
     if (!c->ws_bytes)
@@ -388,8 +416,8 @@ static gdt_status workspace_ok(const gdt_compiled *c, const void *ws, size_t ws_
     return GDT_STATUS_OK;
 }
 
-/* The GEMM, then (split-K) the reduction of its partials into C, both on
- * the caller's stream, so a timing of execute holds the two. */
+/* One launch on the caller's stream, split-K reduction included, so a
+ * timing of execute holds the whole GEMM. */
 static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
                           void *stream, gdt_error *e)
 {
@@ -398,15 +426,9 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
         st = bind(c, ops, e);
     if (st != GDT_STATUS_OK)
         return st;
-    void *args[] = {&c->maps[0], &c->maps[1], &c->maps[2], &c->params, &ws};
+    void *args[] = {&c->maps[0], &c->maps[1], &c->maps[2], &c->params, &ws, &c->counters};
     c->cfg.hStream = (CUstream)stream;
     GDT_CHECK_CU(e, c->cu->cuLaunchKernelEx(&c->cfg, c->fn, args, NULL));
-    if (!c->ws_bytes)
-        return GDT_STATUS_OK;
-    void *out = ops->ptr[GDT_OPERAND_C];
-    void *reduce_args[] = {&ws, &out, &c->reduce};
-    c->reduce_cfg.hStream = (CUstream)stream;
-    GDT_CHECK_CU(e, c->cu->cuLaunchKernelEx(&c->reduce_cfg, c->reduce_fn, reduce_args, NULL));
     return GDT_STATUS_OK;
 }
 

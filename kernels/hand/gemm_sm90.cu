@@ -3,7 +3,7 @@
  * bf16 or fp16 in and out, fp32 accumulate.  Built by nvcc for sm_90a into
  * a cubin that libgdtune embeds (engines/hand/README.md).
  *
- * Tiles of 128 x BN x 64 (BN 256 or 128), a 4-stage shared-memory ring,
+ * Tiles of 128 x BN x 64 (BN 256, 192, 128 or 64), a 4-stage shared-memory ring,
  * 384 threads.  Warpgroup 0 is the producer: one thread issues the TMA
  * loads of A and B into the ring (full barrier per stage, completed by the
  * copies' byte count); warpgroups 1 and 2 are the consumers: each runs
@@ -16,11 +16,13 @@
  * and stores each with a TMA store, which clips at M and N; TMA loads
  * zero-fill outside M, N and K, so every tail is exact.
  *
- * Split-K (the SPLIT entries, BN 128): a work unit is one tile and one of
- * p.splits contiguous ranges of K tiles; its consumers write the fp32
- * partial straight from the fragments to the workspace, and
- * gdt_hand_gemm_reduce_* then sums the splits in split order (so the result
- * does not depend on which CTA finished first) and converts into C.
+ * Split-K (the SPLIT entries): a work unit is one tile and one of p.splits
+ * contiguous ranges of K tiles; its consumers write the fp32 partial
+ * straight from the fragments to the workspace and count the unit in at
+ * the tile's counter.  The unit that completes the count sums the splits in
+ * split order (so the result does not depend on which CTA finished last),
+ * stores C through the same epilogue and sets the counter back to zero, so
+ * the counters are zero again for the next launch.
  *
  * Layouts: A and B are K-major (unit stride along K) or MN-major; the
  * tensor maps are built for the layout and wgmma reads either through its
@@ -46,21 +48,15 @@
 #define C_BLOCK_BYTES (64 * 64 * 2)
 #define C_OFFSET(BN) (STAGES * (A_STAGE_BYTES + B_STAGE_BYTES(BN)))
 #define BAR_OFFSET(BN) (C_OFFSET(BN) + 4 * C_BLOCK_BYTES) /* two blocks per consumer */
+#define FLAG_OFFSET(BN) (BAR_OFFSET(BN) + 16 * STAGES)     /* after the full and empty barriers */
 #define CONSUMER_WARPS 8
-#define REDUCE_THREADS 256
+#define CONSUMERS_BAR 3 /* named barrier of the 256 consumer threads (1 and 2: one consumer) */
 
 /* Mirrored field for field by gdt_hand_gemm_params in engines/hand/hand_engine.c. */
 struct gdt_hand_gemm_params {
     int m, n, k, batch;
     int tiles_m, tiles_n;
     int splits; /* K ranges per tile (SPLIT entries only), at most the K tiles */
-};
-
-/* Mirrored by gdt_hand_reduce_params in engines/hand/hand_engine.c.  The
- * workspace is [split][batch][m][np] fp32, np = tiles_n * BN. */
-struct gdt_hand_reduce_params {
-    int m, n, batch, splits, np;
-    long long ldc, batch_stride_c; /* elements */
 };
 
 /* ------------------------------------------------------------------ TMA */
@@ -148,13 +144,56 @@ __device__ __forceinline__ void wgmma_n128(float (&d)[64], u64 da, u64 db, int a
 #undef D8
 }
 
+/* The same for 64 x 192 (m64n192k16) and 64 x 64 (m64n64k16): R32 and R64
+ * are hand_common.cuh's operand lists. */
+#define R96 R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define SS_ASM(T, SHAPE, REGS, DA, DB, ACC, TA_, TB_, ...)                                           \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " ACC ", 0;\n"                                   \
+                 "wgmma.mma_async.sync.aligned." SHAPE ".f32." T "." T " {" REGS "}, " DA ", " DB      \
+                 ", p, 1, 1, " TA_ ", " TB_ ";\n}\n"                                                  \
+                 : __VA_ARGS__                                                                        \
+                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
+template <int FP16, int TA, int TB>
+__device__ __forceinline__ void wgmma_n192(float (&d)[96], u64 da, u64 db, int accumulate)
+{
+#define N192(T)                                                                                       \
+    SS_ASM(T, "m64n192k16", R96, "%96", "%97", "%98", "%99", "%100", D8(0), D8(8), D8(16), D8(24),   \
+           D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88))
+    if constexpr (FP16)
+        N192("f16");
+    else
+        N192("bf16");
+#undef N192
+}
+
+template <int FP16, int TA, int TB>
+__device__ __forceinline__ void wgmma_n64(float (&d)[32], u64 da, u64 db, int accumulate)
+{
+#define N64(T) SS_ASM(T, "m64n64k16", R32, "%32", "%33", "%34", "%35", "%36", D8(0), D8(8), D8(16), D8(24))
+    if constexpr (FP16)
+        N64("f16");
+    else
+        N64("bf16");
+#undef N64
+}
+#undef SS_ASM
+#undef D8
+#undef R96
+
 template <int FP16, int TA, int TB, int BN>
 __device__ __forceinline__ void wgmma_tile(float (&d)[BN / 2], u64 da, u64 db, int accumulate)
 {
+    static_assert(BN == 256 || BN == 192 || BN == 128 || BN == 64, "the tile widths wgmma runs here");
     if constexpr (BN == 256)
         wgmma_n256<FP16, TA, TB>(d, da, db, accumulate);
-    else
+    else if constexpr (BN == 192)
+        wgmma_n192<FP16, TA, TB>(d, da, db, accumulate);
+    else if constexpr (BN == 128)
         wgmma_n128<FP16, TA, TB>(d, da, db, accumulate);
+    else
+        wgmma_n64<FP16, TA, TB>(d, da, db, accumulate);
 }
 
 
@@ -241,16 +280,19 @@ __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap
 
 /* The 64 x BN accumulator of warpgroup w, as 64 x 64 blocks through two
  * swizzled buffers, each stored by TMA.  Fragment layout of m64nNk16:
- * d[4j + i] is row warp*16 + lane/4 + 8*(i/2), column 8j + 2*(lane%4) + i%2. */
+ * d[4j + i] is row warp*16 + lane/4 + 8*(i/2), column 8j + 2*(lane%4) + i%2.
+ * The buffers alternate over the consumer's whole run of stores (`stores`),
+ * not per tile: with an odd number of blocks a tile (BN 64 or 192) the next
+ * tile's first block would otherwise take the buffer still being stored. */
 template <int FP16, int BN>
 __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[BN / 2], u32 cbuf,
-                                         int w, tile_coord c)
+                                         int w, tile_coord c, int &stores)
 {
     int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     int r = warp * 16 + lane / 4;
 #pragma unroll
-    for (int blk = 0; blk < BN / 64; ++blk) {
-        u32 buf = cbuf + (blk & 1) * C_BLOCK_BYTES;
+    for (int blk = 0; blk < BN / 64; ++blk, ++stores) {
+        u32 buf = cbuf + (stores & 1) * C_BLOCK_BYTES;
         if (tid == 0)
             bulk_wait_read<1>(); /* the store two blocks back read this buffer */
         named_sync(1 + w, 128);
@@ -272,32 +314,101 @@ __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[BN 
     }
 }
 
+/* Where this thread's fragment row h (0: rows d[4j], d[4j + 1]; 1: the
+ * other two) of warpgroup w's part of split s's partial lies in the
+ * workspace, [split][batch][m][tiles_n * BN] fp32; NULL past M.  The
+ * workspace is tiles_n * BN wide, so no column is checked. */
+template <int BN>
+__device__ __forceinline__ float *partial_row(float *ws, int w, int s, int h, const tile_coord &c,
+                                              const gdt_hand_gemm_params &p)
+{
+    int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    int r = c.m0 + 64 * w + warp * 16 + lane / 4 + 8 * h;
+    size_t np = (size_t)p.tiles_n * BN;
+    if (r >= p.m)
+        return nullptr;
+    return ws + (((size_t)s * p.batch + c.b) * p.m + r) * np + c.n0 + 2 * (lane % 4);
+}
+
 /* A split's fp32 partial of warpgroup w's 64 rows, from the fragments
- * (layout as above) to the workspace.  Rows past M are neither written nor
- * read back; the workspace is tiles_n * BN wide, so no column is checked. */
+ * (layout as above) to the workspace. */
 template <int BN>
 __device__ __forceinline__ void store_partial(float *ws, const float (&acc)[BN / 2], int w,
                                               const work_unit &wk, const gdt_hand_gemm_params &p)
 {
-    int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    size_t np = (size_t)p.tiles_n * BN;
-    int r = wk.c.m0 + 64 * w + warp * 16 + lane / 4;
-    float *tile = ws + ((size_t)wk.split * p.batch + wk.c.b) * p.m * np + wk.c.n0 + 2 * (lane % 4);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        if (r + 8 * h >= p.m)
-            continue;
-        float *row = tile + (size_t)(r + 8 * h) * np;
+    for (int h = 0; h < 2; ++h)
+        if (float *row = partial_row<BN>(ws, w, wk.split, h, wk.c, p))
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-            *(float2 *)(row + 8 * j) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+            for (int j = 0; j < BN / 8; ++j)
+                *(float2 *)(row + 8 * j) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+}
+
+/* acc += split s's partial.  ld.global.cg: other CTAs wrote it during this
+ * launch, so it is read from L2, never from a stale L1 line. */
+template <int BN>
+__device__ __forceinline__ void add_partial(float *ws, float (&acc)[BN / 2], int w, int s,
+                                            const work_unit &wk, const gdt_hand_gemm_params &p)
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+        if (const float *row = partial_row<BN>(ws, w, s, h, wk.c, p))
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+                float2 v = __ldcg((const float2 *)(row + 8 * j));
+                acc[4 * j + 2 * h] += v.x, acc[4 * j + 2 * h + 1] += v.y;
+            }
+}
+
+/* The tile's sum p0 + p1 + ... in split order, into the last unit's acc,
+ * which holds its own partial.  p0 + p1 is the same sum whichever of the
+ * two holds its own (addition commutes), so splits 0 and 1 keep theirs and
+ * read one partial fewer; a later split's own has to wait its turn in the
+ * order, so that unit starts over from split 0 and reads its own back. */
+template <int BN>
+__device__ __forceinline__ void sum_splits(float *ws, float (&acc)[BN / 2], int w,
+                                           const work_unit &wk, const gdt_hand_gemm_params &p)
+{
+    int s = 2;
+    if (wk.split >= 2) {
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i)
+            acc[i] = 0.f;
+        s = 0;
+    } else if (p.splits > 1)
+        add_partial<BN>(ws, acc, w, 1 - wk.split, wk, p);
+    for (; s < p.splits; ++s)
+        add_partial<BN>(ws, acc, w, s, wk, p);
+}
+
+/* Counts a unit in at its tile's counter, after both consumers stored their
+ * partials; true for the unit that completes the count, which resets the
+ * counter (every split has counted, so nothing else touches it in this
+ * launch, and the next launch finds it zero).  The fence before the count
+ * publishes each thread's partial GPU-wide, the one after it orders the
+ * last unit's reads of the others' partials after their counts.  The flag
+ * word in shared memory carries the answer to both consumers. */
+__device__ __forceinline__ bool last_split(unsigned *counter, u32 flag, int splits)
+{
+    __threadfence();
+    named_sync(CONSUMERS_BAR, 256);
+    if (threadIdx.x == 128) {
+        u32 last = atomicAdd(counter, 1u) == (unsigned)splits - 1;
+        if (last)
+            *counter = 0;
+        __threadfence();
+        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(flag), "r"(last) : "memory");
     }
+    named_sync(CONSUMERS_BAR, 256);
+    u32 last;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(last) : "r"(flag) : "memory");
+    return last != 0;
 }
 
 template <int FP16, int A_K, int B_K, int BN, bool SPLIT>
 __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_gemm_params &p,
-                                        float *ws, u32 smem, u32 full, u32 empty, int ktiles,
-                                        int ntiles, int nunits)
+                                        float *ws, unsigned *counters, u32 smem, u32 full,
+                                        u32 empty, int ktiles, int ntiles, int nunits)
 {
     int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
     u32 cbuf = smem + C_OFFSET(BN) + w * 2 * C_BLOCK_BYTES;
@@ -305,7 +416,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i)
         acc[i] = 0.f;
-    int it = 0;
+    int it = 0, stores = 0;
     for (int u = blockIdx.x; u < nunits; u += gridDim.x) {
         work_unit wk = work_at<BN, SPLIT>(p, u, ntiles, ktiles);
         for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
@@ -331,12 +442,15 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
         wg_fence_acc(acc);
         if (lane == 0)
             bar_arrive(empty + 8 * ((it - 1) % STAGES));
-        if constexpr (SPLIT)
+        if constexpr (SPLIT) {
             store_partial<BN>(ws, acc, w, wk, p);
-        else
-            epilogue<FP16, BN>(tc, acc, cbuf, w, wk.c);
+            if (!last_split(counters + u % ntiles, smem + FLAG_OFFSET(BN), p.splits))
+                continue;
+            sum_splits<BN>(ws, acc, w, wk, p);
+        }
+        epilogue<FP16, BN>(tc, acc, cbuf, w, wk.c, stores);
     }
-    if (!SPLIT && (int)threadIdx.x % 128 == 0)
+    if ((int)threadIdx.x % 128 == 0)
         bulk_wait<0>(); /* shared memory stays valid until the last store is done */
 }
 
@@ -345,7 +459,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
 template <int FP16, int A_K, int B_K, int BN, bool SPLIT>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
                                      const CUtensorMap *tc, const gdt_hand_gemm_params &p,
-                                     float *ws)
+                                     float *ws, unsigned *counters)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
@@ -368,20 +482,23 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
             produce<A_K, B_K, BN, SPLIT>(ta, tb, p, smem, full, empty, ktiles, ntiles, nunits);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume<FP16, A_K, B_K, BN, SPLIT>(tc, p, ws, smem, full, empty, ktiles, ntiles, nunits);
+        consume<FP16, A_K, B_K, BN, SPLIT>(tc, p, ws, counters, smem, full, empty, ktiles, ntiles,
+                                           nunits);
     }
 }
 
 /* One entry per configuration, dtype and operand layout;
  * engines/hand/hand_engine.c names them (k: K-major, m: MN-major; A first).
- * The configuration: none for 128 x 256, n128 for 128 x 128, n128_splitk
- * for 128 x 128 writing split partials to ws (unused by the others). */
+ * The configuration: none for 128 x 256, n128 for 128 x 128, nBN_splitk
+ * for 128 x BN split along K, with partials in ws and one arrival counter
+ * per tile in counters (both unused by the others). */
 #define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk, bn, split)                                          \
     extern "C" __global__ void __launch_bounds__(THREADS, 1)                                        \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
-             const __grid_constant__ CUtensorMap tc, const gdt_hand_gemm_params p, float *ws)       \
+             const __grid_constant__ CUtensorMap tc, const gdt_hand_gemm_params p, float *ws,       \
+             unsigned *counters)                                                                    \
     {                                                                                               \
-        gemm<fp16, ak, bk, bn, split>(&ta, &tb, &tc, p, ws);                                        \
+        gemm<fp16, ak, bk, bn, split>(&ta, &tb, &tc, p, ws, counters);                              \
     }
 
 #define GDT_HAND_GEMM_LAYOUTS(prefix, bn, split)                                                    \
@@ -397,50 +514,5 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
 GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_, 256, false)
 GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_, 128, false)
 GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_, 128, true)
-
-/* ------------------------------------------------------------ reduction */
-
-/* C = the workspace's splits summed in split order, converted; one thread
- * per four columns of a row (np is a multiple of 4, C's rows 16-byte
- * aligned, so the four go out in one 8-byte store unless N cuts them). */
-template <int FP16>
-__device__ __forceinline__ void reduce(const float *ws, unsigned short *c,
-                                       const gdt_hand_reduce_params &p)
-{
-    long long quads = p.np / 4, rows = (long long)p.batch * p.m;
-    long long i = (long long)blockIdx.x * REDUCE_THREADS + threadIdx.x;
-    if (i >= rows * quads)
-        return;
-    long long row = i / quads;
-    int col = (int)(i % quads) * 4;
-    if (col >= p.n)
-        return;
-    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int sp = 0; sp < p.splits; ++sp) {
-        float4 v = __ldg((const float4 *)(ws + ((size_t)sp * rows + row) * p.np + col));
-        s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
-    }
-    unsigned short *out = c + (row / p.m) * p.batch_stride_c + (row % p.m) * p.ldc + col;
-    u32 lo = pack2<FP16>(s.x, s.y), hi = pack2<FP16>(s.z, s.w);
-    if (col + 4 <= p.n) {
-        *(uint2 *)out = make_uint2(lo, hi);
-        return;
-    }
-    out[0] = (unsigned short)(lo & 0xffffu);
-    if (col + 1 < p.n)
-        out[1] = (unsigned short)(lo >> 16);
-    if (col + 2 < p.n)
-        out[2] = (unsigned short)(hi & 0xffffu);
-}
-
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
-    gdt_hand_gemm_reduce_bf16(const float *ws, unsigned short *c, const gdt_hand_reduce_params p)
-{
-    reduce<0>(ws, c, p);
-}
-
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
-    gdt_hand_gemm_reduce_fp16(const float *ws, unsigned short *c, const gdt_hand_reduce_params p)
-{
-    reduce<1>(ws, c, p);
-}
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_splitk_, 192, true)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_, 64, true)

@@ -2,8 +2,9 @@
  * the knob set it prints, parses back to the same plan identity and is
  * accepted by check_support; the knobless name means the first; a knob set
  * next to them (another split, a missing knob, an extra one) is declined
- * with every fixed name in the message; and the untimed order puts the
- * configurations whose tiles times splits fill the SMs first. */
+ * with every fixed name in the message; every configuration declines a
+ * stride TMA cannot map; and the untimed order puts the smallest makespan (waves of
+ * tiles times splits, times a unit's K tiles plus two a split) first. */
 #include "gdt_engines.h"
 #include "gdt_test.h"
 #include "gdtune/gdtune.h"
@@ -17,6 +18,8 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
     "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
     "gemm.hand[GROUP_M=8, SPLIT_K=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=192]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -58,6 +61,9 @@ static void test_round_trip(void)
                   GDT_STATUS_OK);
         if (e.msg[0])
             fprintf(stderr, "%s: %s\n", names[i], e.msg);
+        CHECK_INT(check("m=128,n=4096,k=4100", &parsed, &e), ==, GDT_STATUS_NOT_SUPPORTED);
+        CHECK_STR(e.msg, "gemm.hand: operand A: leading stride of 8200 bytes is not a multiple of "
+                         "16 below 2^40, as TMA needs");
     }
     gdt_plan_id first;
     char name[256];
@@ -66,7 +72,7 @@ static void test_round_trip(void)
     CHECK_STR(name, names[0]);
 }
 
-/* Knob sets next to the fixed ones are declined, naming all five. */
+/* Knob sets next to the fixed ones are declined, naming all of them. */
 static void test_decline(void)
 {
     static const char *const near[] = {
@@ -75,6 +81,11 @@ static void test_decline(void)
         "gemm.hand[GROUP_M=8, SPLIT_K=1, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
         "gemm.hand[SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
         "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128, WARPS_M=2]",
+        "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=192]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=192]",
+        "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=96]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -103,18 +114,27 @@ static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS]
     }
 }
 
-/* 132 SMs: at m=128, n=4096 the 32 tiles of 128 x 128 need four splits
- * (128 units); at n=14336 its 112 tiles fill the grid unsplit; at 4096^3
- * the 512 tiles of 128 x 256 come first.  A K of one 64-deep tile cannot
- * be split, so nothing fills at m=128, n=4096, k=64: table order. */
+/* 132 SMs, makespans in K tiles times columns.  m=128, n=4096, k=4096:
+ * 128 x 64 in two splits is 128 units of 32 + 4 K tiles (2304), ahead of
+ * 128 x 128 in four (128 units of 16 + 8: 3072); k=14336 the same.
+ * n=14336: the 112 tiles of 128 x 128 fill the grid unsplit (8192), and
+ * eight splits are last (7 waves of 8 + 16).  m=256, n=6144: 128 x 192 in
+ * two splits (128 units, 6912) ties 128 x 64 in two (3 waves of 64-wide
+ * units) and leads by table order.  4096^3: 128 x 256 and 128 x 128 tie
+ * at 65536, the wider first.  m=1024: the 128 tiles of 128 x 256, tied
+ * with 256 of 128 x 128.  A K of one 64-deep tile cannot be split: every
+ * split plan runs unsplit there, the narrowest tile fills the most SMs. */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", (const int[]){3, 4, 0, 1, 2});
-    check_order("m=128,n=4096,k=14336", (const int[]){3, 4, 0, 1, 2});
-    check_order("m=1,n=4096,k=4096", (const int[]){3, 4, 0, 1, 2});
-    check_order("m=128,n=14336,k=4096", (const int[]){1, 2, 3, 4, 0});
-    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 2, 3, 4});
-    check_order("m=128,n=4096,k=64", (const int[]){0, 1, 2, 3, 4});
+    check_order("m=128,n=4096,k=4096", (const int[]){6, 3, 2, 4, 5, 1, 0});
+    check_order("m=128,n=4096,k=14336", (const int[]){6, 3, 4, 2, 5, 1, 0});
+    check_order("m=1,n=4096,k=4096", (const int[]){6, 3, 2, 4, 5, 1, 0});
+    check_order("m=128,n=14336,k=4096", (const int[]){1, 2, 6, 3, 5, 0, 4});
+    check_order("m=256,n=6144,k=4096", (const int[]){5, 6, 1, 2, 3, 0, 4});
+    check_order("m=512,n=4096,k=4096", (const int[]){1, 2, 6, 3, 5, 0, 4});
+    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 2, 6, 5, 3, 4});
+    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 2, 6, 5, 3, 4});
+    check_order("m=128,n=4096,k=64", (const int[]){6, 1, 2, 3, 4, 5, 0});
 }
 
 int main(void)

@@ -4,13 +4,17 @@
  * persistent grid walks several per CTA, M of 1, 7 and 128 with long K,
  * and K shorter than the splits) matches the first mode-A cuDNN plan and,
  * on small shapes, the fp64 CPU reference, by relative L2 error under the
- * dtype's bound, outputs poisoned first.  A misaligned pointer and a
- * split-K plan without its workspace are refused at execute.  Then
- * figures, not asserted: each configuration on bf16 4096^3 and the m=128
- * cells of the default sweep against the best of cuDNN's first six mode-A
- * plans.  Returns 77 without a device; on another arch it checks the
+ * dtype's bound, outputs poisoned first.  A split-K plan is executed a
+ * second time on poisoned outputs, which fails unless its tile counters
+ * came back to zero; and two split-K plans of one configuration, for 3 and
+ * for 1105 tiles, alive at once and executed in turn, are each right (the
+ * counters are the plan's own).  A misaligned pointer and a split-K plan
+ * without its workspace are refused at execute.  Then figures, not
+ * asserted: each configuration on bf16 4096^3, the m=128 cells of the
+ * default sweep and m=256, n=6144, k=4096 against the best of cuDNN's
+ * first six mode-A plans, both timed alike (median of 25 bursts of 64
+ * calls).  Returns 77 without a device; on another arch it checks the
  * decline. */
-#include "gdt_bench.h"
 #include "hand_test.h"
 
 static const char *const cases[] = {
@@ -33,6 +37,8 @@ static const char *const cases[] = {
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 #define REFERENCE_MAX_FLOPS 2e9
+#define BURSTS 25      /* timed bursts per figure, the median printed */
+#define BURST_CALLS 64 /* executes per burst, as the sweep's burst-64 timing */
 
 static const hand_test test = {"test_hand", "gemm.hand", GDT_FAMILY_GEMM, cases, NCASES};
 static gdt_device_props dev;
@@ -98,6 +104,23 @@ static void test_no_workspace(gdt_compiled *c, gdt_buffers *b)
     CHECK_CONTAINS(e.msg, "gemm.hand: workspace: expected ");
 }
 
+/* A split-K plan once more on poisoned outputs, against cuDNN: a counter
+ * the last run left nonzero would make no unit (or an early one) sum the
+ * tile, leaving C poisoned or short of a split. */
+static gdt_status rerun_split(gdt_compiled *c, const gdt_problem *p, gdt_buffers *b,
+                              const gdt_outputs *cud, gdt_error *e)
+{
+    gdt_outputs again = {0};
+    double err[4] = {0};
+    if (!hand_slot()->ops->workspace_size(c))
+        return GDT_STATUS_OK;
+    gdt_status st = hand_test_run_built(hand_slot()->ops, c, b, 1, &again, e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_outputs_compare(p, &again, cud, err, e);
+    gdt_outputs_free(&again);
+    return st;
+}
+
 /* Configuration i on a case's buffers against cuDNN's output and, when
  * given, the reference's. */
 static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_facts *f,
@@ -115,6 +138,8 @@ static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_fact
         st = gdt_outputs_compare(p, &got, cud, err, &e);
     if (st == GDT_STATUS_OK && ref)
         st = gdt_outputs_compare(p, &got, ref, err_ref, &e);
+    if (st == GDT_STATUS_OK)
+        st = rerun_split(c, p, b, cud, &e);
     if (st == GDT_STATUS_OK && ci == 0 && i == 0)
         test_refusal(c, b);
     if (st == GDT_STATUS_OK && ci == 0 && i == GDT_HAND_GEMM_CONFIGS - 1)
@@ -162,6 +187,92 @@ static bool run_case(int ci)
     return cudaGetLastError() == cudaSuccess && st != GDT_STATUS_CUDA;
 }
 
+/* One shape of test_counters_per_plan: its buffers, cuDNN's output and
+ * the plan of configuration i. */
+typedef struct sized_plan {
+    gdt_problem p;
+    gdt_buffers *b;
+    gdt_outputs cud;
+    gdt_compiled *c;
+} sized_plan;
+
+static gdt_status sized_plan_new(const char *shape, int i, sized_plan *s, gdt_error *e)
+{
+    gdt_facts f;
+    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, &s->p, e);
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(&s->p, &dev, &f);
+        st = gdt_buffers_create(&s->p, 99, &s->b, e);
+    }
+    if (st == GDT_STATUS_OK)
+        st = run_cudnn(&f, s->b, &s->cud, e);
+    return st == GDT_STATUS_OK ? build_hand(&f, i, &s->c, e) : st;
+}
+
+static void sized_plan_free(sized_plan *s)
+{
+    hand_slot()->ops->destroy(s->c);
+    gdt_outputs_free(&s->cud);
+    gdt_buffers_destroy(s->b);
+}
+
+/* The last configuration (128 x 64, two splits) built for 3 tiles and for
+ * 1105 (2210 units: 17 rounds of the grid), both alive, executed small,
+ * large, small, large on poisoned outputs: right each time only if each
+ * plan counts on counters of its own size. */
+static void test_counters_per_plan(void)
+{
+    static const char *const shapes[2] = {"m=8,n=136,k=72", "m=2056,n=4104,k=520"};
+    sized_plan s[2] = {0};
+    gdt_error e = {0};
+    gdt_status st = GDT_STATUS_OK;
+    int r = 0;
+    for (int k = 0; k < 2 && st == GDT_STATUS_OK; k++)
+        st = sized_plan_new(shapes[k], GDT_HAND_GEMM_CONFIGS - 1, &s[k], &e);
+    for (; r < 4 && st == GDT_STATUS_OK; r++)
+        st = rerun_split(s[r % 2].c, &s[r % 2].p, s[r % 2].b, &s[r % 2].cud, &e);
+    if (st == GDT_STATUS_OK)
+        printf("counters per plan: %s and %s in turn, verified\n", shapes[0], shapes[1]);
+    else
+        printf("counters per plan: FAILED at run %d of 4: %s\n", r, e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    for (int k = 0; k < 2; k++)
+        sized_plan_free(&s[k]);
+}
+
+/* Median over BURSTS bursts of the device time per call of BURST_CALLS
+ * back-to-back executes, each burst from a drained queue, after three
+ * warm-up executes (the timing scope of the sweep's burst-64 trial); NAN
+ * when an execute fails. */
+static double burst_median_us(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b)
+{
+    float ms[BURSTS];
+    cudaEvent_t ev[2];
+    gdt_error e = {0};
+    gdt_status st = GDT_STATUS_OK;
+    cudaEventCreate(&ev[0]);
+    cudaEventCreate(&ev[1]);
+    for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++)
+        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+    for (int r = 0; r < BURSTS && st == GDT_STATUS_OK; r++) {
+        cudaDeviceSynchronize();
+        cudaEventRecord(ev[0], NULL);
+        for (int i = 0; i < BURST_CALLS && st == GDT_STATUS_OK; i++)
+            st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+        cudaEventRecord(ev[1], NULL);
+        cudaEventSynchronize(ev[1]);
+        cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
+    }
+    cudaEventDestroy(ev[0]);
+    cudaEventDestroy(ev[1]);
+    if (st != GDT_STATUS_OK || cudaDeviceSynchronize() != cudaSuccess) {
+        printf("timing: %s\n", st != GDT_STATUS_OK ? e.msg : cudaGetErrorString(cudaGetLastError()));
+        return NAN;
+    }
+    qsort(ms, BURSTS, sizeof ms[0], hand_attn_cmp_float);
+    return ms[BURSTS / 2] * 1e3 / BURST_CALLS;
+}
+
 /* The best of cuDNN's first six mode-A plans, in us (printed each). */
 static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
 {
@@ -179,13 +290,12 @@ static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
         gdt_plan_id_format(&l[i].id, name, sizeof name);
         if (gdt__cudnn_ops.build(NULL, f, &l[i].id, &o, &k, &info, &e) != GDT_STATUS_OK)
             continue;
-        gdt_bench_timing t = {NAN, NAN};
+        double t = NAN;
         if (gdt_buffers_reserve_workspace(b, gdt__cudnn_ops.workspace_size(k), &e) == GDT_STATUS_OK)
-            t = gdt_bench_time_plan(&gdt__cudnn_ops, k, b, 20);
-        printf("bench %s %s: %.1f us, %.1f TFLOP/s\n", shape, name, t.device_us,
-               hand_test_tflops(f, t.device_us));
-        if (t.device_us < best)
-            best = t.device_us;
+            t = burst_median_us(&gdt__cudnn_ops, k, b);
+        printf("bench %s %s: %.2f us, %.1f TFLOP/s\n", shape, name, t, hand_test_tflops(f, t));
+        if (t < best)
+            best = t;
         gdt__cudnn_ops.destroy(k);
     }
     free(l);
@@ -193,7 +303,7 @@ static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
 }
 
 /* Printed, not asserted: every configuration against cuDNN's best; the
- * timing of a split-K plan holds its reduction (execute launches both). */
+ * timing of a split-K plan holds its reduction (inside its one launch). */
 static void bench(const char *shape)
 {
     gdt_problem p;
@@ -221,12 +331,11 @@ static void bench(const char *shape)
             hand_slot()->ops->destroy(c);
             continue;
         }
-        gdt_bench_timing h = gdt_bench_time_plan(hand_slot()->ops, c, b, 20);
+        double h = burst_median_us(hand_slot()->ops, c, b);
         hand_slot()->ops->destroy(c);
-        printf("figure %s: %s %.1f us %.1f TFLOP/s (host enqueue %.2f us), best cuDNN mode-A "
-               "%.1f us %.1f TFLOP/s, ratio %.3f\n", shape, name, h.device_us,
-               hand_test_tflops(&f, h.device_us), h.host_us, best, hand_test_tflops(&f, best),
-               best / h.device_us);
+        printf("figure %s: %s %.2f us %.1f TFLOP/s, best cuDNN mode-A %.2f us %.1f TFLOP/s, "
+               "ratio %.3f (median of %d bursts of %d)\n", shape, name, h, hand_test_tflops(&f, h),
+               best, hand_test_tflops(&f, best), best / h, BURSTS, BURST_CALLS);
     }
     gdt_buffers_destroy(b);
 }
@@ -240,9 +349,13 @@ int main(void)
     for (int i = 0; i < NCASES; i++)
         if (!run_case(i))
             return gdt_test_result("test_hand"); /* the context may be poisoned */
+    test_counters_per_plan();
+    if (cudaGetLastError() != cudaSuccess)
+        return gdt_test_result("test_hand");
     bench("m=4096,n=4096,k=4096");
     bench("m=128,n=4096,k=4096");
     bench("m=128,n=14336,k=4096");
     bench("m=128,n=4096,k=14336");
+    bench("m=256,n=6144,k=4096");
     return gdt_test_result("test_hand");
 }
