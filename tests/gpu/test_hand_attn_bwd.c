@@ -34,6 +34,7 @@ static const char *const cases[] = {
     "b=2,h_q=32,h_kv=8,s=1024,d=64,causal=top_left",              /* the ring wraps several times */
     "b=1,h_q=4,h_kv=4,s_q=200,s_kv=1333,d=128,causal=bottom_right,dtype=fp16", /* 11 key blocks, a 53-row tail */
     "b=2,h_q=4,h_kv=4,s=777,d=128,causal=none,dtype=fp16,layout=bhsd",
+    "b=1,h_q=2,h_kv=2,s_q=100,s_kv=333,d=64,causal=top_left", /* key blocks 1, 2 see no query */
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
