@@ -477,14 +477,16 @@ static void test_run_loop(const char *self)
 }
 
 /* DIR/spec.json: GEMM cells of n = k = 256, one per m of ms ("256,512"). */
-static void write_spec(char *spec, size_t n, const char *dir, const char *ms)
+/* A spec of M values ms at n=k=256, with top-level settings extra ("" or
+ * ",\"key\":value..."). */
+static void write_spec(char *spec, size_t n, const char *dir, const char *ms, const char *extra)
 {
     snprintf(spec, n, "%s/spec.json", dir);
     FILE *f = fopen(spec, "w");
     CHECK(f != NULL);
     if (f) {
         fprintf(f, "{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
-                "\"grid\":[{\"m\":[%s],\"n,k\":[[256,256]]}]}", ms);
+                "\"grid\":[{\"m\":[%s],\"n,k\":[[256,256]]}]%s}", ms, extra);
         fclose(f);
     }
 }
@@ -494,7 +496,7 @@ static void test_gpus(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_gpus_XXXXXX", spec[600], args[2048], run[600];
     CHECK(mkdtemp(dir) != NULL);
-    write_spec(spec, sizeof spec, dir, "256,512,1024");
+    write_spec(spec, sizeof spec, dir, "256,512,1024", "");
     setenv("GDTUNE_WORKER_EXE", self, 1);
     setenv("GDT_FAKE_GPUS", "3", 1);
     setenv("GDT_FAKE_ODD", "2", 1);
@@ -543,7 +545,7 @@ static void test_racing(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_race_XXXXXX", spec[600], args[2048], run[600], journal[700];
     CHECK(mkdtemp(dir) != NULL);
-    write_spec(spec, sizeof spec, dir, "256");
+    write_spec(spec, sizeof spec, dir, "256", "");
     setenv("GDTUNE_WORKER_EXE", self, 1);
     snprintf(run, sizeof run, "%s/raced", dir);
     snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1", spec, run, dir);
@@ -567,6 +569,29 @@ static void test_racing(const char *self)
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
+/* The spec's noise_floor: the stand-in measures 0.2% noise; the tables
+ * give every plan at least the floor, the journal keeps what was measured. */
+static void test_noise_floor(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_floor_XXXXXX", spec[600], args[2048], path[700];
+    CHECK(mkdtemp(dir) != NULL);
+    write_spec(spec, sizeof spec, dir, "256", ",\"noise_floor\":0.05");
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s/run --tables-dir %s/t --deadline 1", spec, dir,
+             dir);
+    CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
+    snprintf(path, sizeof path, "%s/t/sm90/gemm.tuning.json", dir);
+    CHECK(file_contains(path, "\"noise\": 0.05"));
+    CHECK(!file_contains(path, "\"noise\": 0.002"));
+    snprintf(path, sizeof path, "%s/run/journal.jsonl", dir);
+    CHECK(file_contains(path, "\"noise\":0.002"));
+    unsetenv("GDTUNE_WORKER_EXE");
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+    if (!gdt_test_failures)
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -585,5 +610,6 @@ int main(int argc, char **argv)
     test_run_loop(self);
     test_gpus(self);
     test_racing(self);
+    test_noise_floor(self);
     return gdt_test_result("test_cli_sweep");
 }

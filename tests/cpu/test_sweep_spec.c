@@ -43,6 +43,7 @@ static void test_defaults(void)
         CHECK_INT(sp->bursts[3], ==, 64);
         CHECK_INT(sp->knob_cap, ==, 2);
         CHECK(sp->max_plan_seconds == 0.5);
+        CHECK(sp->noise_floor == 0.01);
         CHECK_INT(strlen(sp->digest), ==, 64);
     }
     gdt_sweep_spec_destroy(sp);
@@ -131,6 +132,11 @@ static void test_errors(void)
          false},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
          "\"target_rel\":2}", "t.json: /target_rel: expected a number in [1e-05, 0.5], got 2", false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"noise_floor\":-0.01}", "t.json: /noise_floor: expected a number in [0, 0.5], got -0.01", false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"quick\":{\"grid\":[{\"m\":[1]}],\"noise_floor\":\"1%\"}}",
+         "t.json: /quick/noise_floor: expected a finite number, got string", false},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
          "\"quick\":{\"grid\":[{\"m\":[1]}],\"cudnn_knob_cap\":-1}}",
          "t.json: /quick/cudnn_knob_cap: expected an integer in [0, 1000], got -1", false},
