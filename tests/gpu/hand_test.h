@@ -200,10 +200,13 @@ static inline int hand_attn_cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median device time of HAND_ATTN_TIMED_RUNS executes, each between its own
- * pair of events, after three warm-up runs; NAN when a run fails. */
-static inline double hand_attn_median_us(const gdt_engine_ops *ops, gdt_compiled *c,
-                                         gdt_buffers *b)
+/* Median over HAND_ATTN_TIMED_RUNS runs of the device time per call of
+ * `calls` back-to-back executes, each run between its own pair of events
+ * from a drained queue, after three warm-up executes; NAN when one fails.
+ * The attention figures time single executes, the GEMM's bursts of 64 (the
+ * sweep's largest burst). */
+static inline double hand_median_us(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b,
+                                    int calls)
 {
     float ms[HAND_ATTN_TIMED_RUNS];
     cudaEvent_t ev[2];
@@ -213,12 +216,14 @@ static inline double hand_attn_median_us(const gdt_engine_ops *ops, gdt_compiled
     cudaEventCreate(&ev[1]);
     for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++)
         st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-    for (int i = 0; i < HAND_ATTN_TIMED_RUNS && st == GDT_STATUS_OK; i++) {
+    for (int r = 0; r < HAND_ATTN_TIMED_RUNS && st == GDT_STATUS_OK; r++) {
+        cudaDeviceSynchronize();
         cudaEventRecord(ev[0], NULL);
-        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+        for (int i = 0; i < calls && st == GDT_STATUS_OK; i++)
+            st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
         cudaEventRecord(ev[1], NULL);
         cudaEventSynchronize(ev[1]);
-        cudaEventElapsedTime(&ms[i], ev[0], ev[1]);
+        cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
     }
     cudaEventDestroy(ev[0]);
     cudaEventDestroy(ev[1]);
@@ -227,14 +232,14 @@ static inline double hand_attn_median_us(const gdt_engine_ops *ops, gdt_compiled
         return NAN;
     }
     qsort(ms, HAND_ATTN_TIMED_RUNS, sizeof ms[0], hand_attn_cmp_float);
-    return ms[HAND_ATTN_TIMED_RUNS / 2] * 1e3;
+    return ms[HAND_ATTN_TIMED_RUNS / 2] * 1e3 / calls;
 }
 
 static inline void hand_attn_figure(const hand_attn_test *t, const gdt_facts *f, gdt_compiled *c,
                                     gdt_compiled *k, gdt_buffers *b)
 {
-    double h = hand_attn_median_us(hand_test_slot(&t->base)->ops, c, b);
-    double r = hand_attn_median_us(&gdt__cudnn_ops, k, b);
+    double h = hand_median_us(hand_test_slot(&t->base)->ops, c, b, 1);
+    double r = hand_median_us(&gdt__cudnn_ops, k, b, 1);
     printf("figure %s: %s %.1f us %.1f TFLOP/s, cuDNN mode-A plan %.1f us %.1f TFLOP/s, "
            "ratio %.3f (median of %d)\n", t->large, t->base.slot, h, hand_test_tflops(f, h), r,
            hand_test_tflops(f, r), r / h, HAND_ATTN_TIMED_RUNS);

@@ -37,7 +37,6 @@ static const char *const cases[] = {
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 #define REFERENCE_MAX_FLOPS 2e9
-#define BURSTS 25      /* timed bursts per figure, the median printed */
 #define BURST_CALLS 64 /* executes per burst, as the sweep's burst-64 timing */
 
 static const hand_test test = {"test_hand", "gemm.hand", GDT_FAMILY_GEMM, cases, NCASES};
@@ -240,39 +239,6 @@ static void test_counters_per_plan(void)
         sized_plan_free(&s[k]);
 }
 
-/* Median over BURSTS bursts of the device time per call of BURST_CALLS
- * back-to-back executes, each burst from a drained queue, after three
- * warm-up executes (the timing scope of the sweep's burst-64 trial); NAN
- * when an execute fails. */
-static double burst_median_us(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b)
-{
-    float ms[BURSTS];
-    cudaEvent_t ev[2];
-    gdt_error e = {0};
-    gdt_status st = GDT_STATUS_OK;
-    cudaEventCreate(&ev[0]);
-    cudaEventCreate(&ev[1]);
-    for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++)
-        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-    for (int r = 0; r < BURSTS && st == GDT_STATUS_OK; r++) {
-        cudaDeviceSynchronize();
-        cudaEventRecord(ev[0], NULL);
-        for (int i = 0; i < BURST_CALLS && st == GDT_STATUS_OK; i++)
-            st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-        cudaEventRecord(ev[1], NULL);
-        cudaEventSynchronize(ev[1]);
-        cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
-    }
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
-    if (st != GDT_STATUS_OK || cudaDeviceSynchronize() != cudaSuccess) {
-        printf("timing: %s\n", st != GDT_STATUS_OK ? e.msg : cudaGetErrorString(cudaGetLastError()));
-        return NAN;
-    }
-    qsort(ms, BURSTS, sizeof ms[0], hand_attn_cmp_float);
-    return ms[BURSTS / 2] * 1e3 / BURST_CALLS;
-}
-
 /* The best of cuDNN's first six mode-A plans, in us (printed each). */
 static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
 {
@@ -292,7 +258,7 @@ static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
             continue;
         double t = NAN;
         if (gdt_buffers_reserve_workspace(b, gdt__cudnn_ops.workspace_size(k), &e) == GDT_STATUS_OK)
-            t = burst_median_us(&gdt__cudnn_ops, k, b);
+            t = hand_median_us(&gdt__cudnn_ops, k, b, BURST_CALLS);
         printf("bench %s %s: %.2f us, %.1f TFLOP/s\n", shape, name, t, hand_test_tflops(f, t));
         if (t < best)
             best = t;
@@ -331,11 +297,11 @@ static void bench(const char *shape)
             hand_slot()->ops->destroy(c);
             continue;
         }
-        double h = burst_median_us(hand_slot()->ops, c, b);
+        double h = hand_median_us(hand_slot()->ops, c, b, BURST_CALLS);
         hand_slot()->ops->destroy(c);
         printf("figure %s: %s %.2f us %.1f TFLOP/s, best cuDNN mode-A %.2f us %.1f TFLOP/s, "
                "ratio %.3f (median of %d bursts of %d)\n", shape, name, h, hand_test_tflops(&f, h),
-               best, hand_test_tflops(&f, best), best / h, BURSTS, BURST_CALLS);
+               best, hand_test_tflops(&f, best), best / h, HAND_ATTN_TIMED_RUNS, BURST_CALLS);
     }
     gdt_buffers_destroy(b);
 }
