@@ -38,7 +38,7 @@ typedef struct gdt_measure_opts {
      * burst whose sample fits GDT_RACE_SAMPLE_S at the warm-up's time per
      * call (at least the smallest burst); a plan gdt_measure_raced_out
      * calls hopeless against that bar, by race_margin beyond both spreads,
-     * stops there.  The sweep picks the bar (sweep.c: race_bar). */
+     * stops there.  The sweep picks the bar (race.c: gdt_race_bar). */
     double race_us, race_noise;
     double race_margin;   /* default GDT_RACE_MARGIN */
     /* Contenders (0: off): the cap of the largest burst's series (the
