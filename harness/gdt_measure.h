@@ -60,6 +60,8 @@ typedef struct gdt_burst_result {
     double host_us[GDT_MAX_SAMPLES];    /* host enqueue per call */
     double device_us[GDT_MAX_SAMPLES];  /* device time per call (events) */
     double total_us[GDT_MAX_SAMPLES];   /* wall time per call to drain */
+    double clock_mhz[GDT_MAX_SAMPLES];  /* the SM clock the probe read right after each kept
+                                           sample (0 where the probe has no clock) */
     double median_host_us, median_device_us;
     double rel_spread;                  /* relative spread of the estimate */
     int dropped;                        /* samples dropped by the clock probe */

@@ -32,7 +32,9 @@
  *
  * Clock: the probe runs after every sample; a sample is kept only when the
  * probes before and after it both saw the SM clock at or above threshold x
- * rated clock.  A dropped sample backs off (1 ms doubling to 64 ms).  Once
+ * rated clock, and a kept sample records what the probe after it read
+ * (clock_mhz, journaled per sample: a series whose times rise as its clock
+ * falls is thermal drift, not noise).  A dropped sample backs off (1 ms doubling to 64 ms).  Once
  * its dropped samples and back-offs have cost GDT_DROP_SHARE of its budget
  * a series keeps samples whatever the clock, so a GPU that never reaches
  * the threshold still ends (with at least 2 samples per series, the drops
@@ -147,6 +149,7 @@ typedef struct meas {
     gdt_clock_probe *probe;
     gdt_measure_clocks clk;
     bool last_ok;          /* the probe before the next sample */
+    double last_mhz;       /* what that probe read */
     double call_s;         /* the warm-up's fastest execute, drained: an upper bound on its device time */
     void *flush;
     size_t flush_bytes;
@@ -165,6 +168,7 @@ static gdt_status probe(meas *m, bool *ok, gdt_error *e)
     bool now = gdt_clock_ok(mhz, m->clk.rated_mhz, m->clk.threshold);
     *ok = now && m->last_ok;
     m->last_ok = now;
+    m->last_mhz = mhz;
     return GDT_STATUS_OK;
 }
 
@@ -233,8 +237,8 @@ static void back_off(int *ms)
 /* Samples of one series (burst b, or cold when b == 0) until it stops, or
  * (stop_at > 0) once it holds stop_at samples. */
 static gdt_status series(meas *m, int b, double budget, int stop_at, double *host, double *dev,
-                         double *total, int *n, int *dropped, double *rel, bool *converged,
-                         gdt_error *e)
+                         double *total, double *mhz, int *n, int *dropped, double *rel,
+                         bool *converged, gdt_error *e)
 {
     double t_start = gdt_now(), dropped_s = 0;
     int wait_ms = 1;
@@ -256,6 +260,8 @@ static gdt_status series(meas *m, int b, double budget, int stop_at, double *hos
         wait_ms = 1;
         if (host)
             host[*n] = v[0], total[*n] = v[2];
+        if (mhz)
+            mhz[*n] = m->last_mhz;
         dev[(*n)++] = v[1];
         *rel = gdt_stats_rel_spread(dev, *n);
         if ((stop_at > 0 && *n >= stop_at) ||
@@ -352,8 +358,8 @@ static gdt_status burst_series(meas *m, gdt_burst_result *r, int burst, double b
                                bool *conv, gdt_error *e)
 {
     r->burst = burst;
-    gdt_status st = series(m, burst, budget, stop_at, r->host_us, r->device_us, r->total_us, &r->n,
-                           &r->dropped, &r->rel_spread, conv, e);
+    gdt_status st = series(m, burst, budget, stop_at, r->host_us, r->device_us, r->total_us,
+                           r->clock_mhz, &r->n, &r->dropped, &r->rel_spread, conv, e);
     r->median_host_us = gdt_stats_median(r->host_us, r->n);
     r->median_device_us = gdt_stats_median(r->device_us, r->n);
     return st;
@@ -429,7 +435,8 @@ static gdt_status run_all(meas *m, gdt_measure_result *out, gdt_error *e)
         double rel, budget = o->max_seconds - (gdt_now() - t0);
         int dropped = 0;
         bool conv;
-        st = series(m, 0, budget, 0, NULL, out->cold_us, NULL, &out->ncold, &dropped, &rel, &conv, e);
+        st = series(m, 0, budget, 0, NULL, out->cold_us, NULL, NULL, &out->ncold, &dropped, &rel,
+                    &conv, e);
         out->median_cold_us = gdt_stats_median(out->cold_us, out->ncold);
     }
     out->seconds = gdt_now() - t0;

@@ -127,7 +127,7 @@ static const field cupti_fields[] = {
 static const field burst_fields[] = {
     RANGE("burst", K_INT, true, 1, GDT_BURST_MAX), REQ("host_us", K_NUMS), REQ("device_us", K_NUMS),
     REQ("total_us", K_NUMS), OPT("median_host_us", K_NUM), OPT("median_device_us", K_NUM),
-    OPT("rel_spread", K_NUM), OPT("dropped", K_INT),
+    OPT("rel_spread", K_NUM), OPT("dropped", K_INT), OPT("clock_mhz", K_NUMS), /* absent in older journals */
 };
 static const field clock_fields[] = {
     OPT("rated_mhz", K_NUM), OPT("min_mhz", K_NUM), OPT("max_mhz", K_NUM), OPT("probes", K_NUM),

@@ -359,6 +359,7 @@ static cJSON *burst_json(const gdt_burst_result *b)
     cJSON_AddItemToObject(o, "host_us", cJSON_CreateDoubleArray(b->host_us, b->n));
     cJSON_AddItemToObject(o, "device_us", cJSON_CreateDoubleArray(b->device_us, b->n));
     cJSON_AddItemToObject(o, "total_us", cJSON_CreateDoubleArray(b->total_us, b->n));
+    cJSON_AddItemToObject(o, "clock_mhz", cJSON_CreateDoubleArray(b->clock_mhz, b->n));
     cJSON_AddNumberToObject(o, "median_host_us", b->median_host_us);
     cJSON_AddNumberToObject(o, "median_device_us", b->median_device_us);
     cJSON_AddNumberToObject(o, "rel_spread", b->rel_spread);

@@ -183,12 +183,14 @@ static bool burst_data(hid_t g, const cJSON *b)
     char name[64];
     snprintf(name, sizeof name, "burst_%d", (int)gdt_json_num_or(b, "burst", 0));
     hid_t bg = group(g, name);
+    const cJSON *cm = cJSON_GetObjectItem(b, "clock_mhz"); /* absent in older journals */
     bool ok = bg >= 0 && attr_i64(bg, "burst", (int64_t)gdt_json_num_or(b, "burst", 0)) &&
               attr_i64(bg, "n", cJSON_GetArraySize(cJSON_GetObjectItem(b, "device_us"))) &&
               attr_i64(bg, "dropped", (int64_t)gdt_json_num_or(b, "dropped", 0)) &&
               dataset(bg, "host_us", cJSON_GetObjectItem(b, "host_us"), "us per call (host enqueue)") &&
               dataset(bg, "device_us", cJSON_GetObjectItem(b, "device_us"), "us per call (device, events)") &&
               dataset(bg, "total_us", cJSON_GetObjectItem(b, "total_us"), "us per call (wall, to drain)") &&
+              (!cm || dataset(bg, "clock_mhz", cm, "MHz (the SM clock the probe read after the sample)")) &&
               attr_f64(bg, "median_device_us", num_or_nan(b, "median_device_us")) &&
               attr_f64(bg, "median_host_us", num_or_nan(b, "median_host_us")) &&
               attr_f64(bg, "rel_spread", num_or_nan(b, "rel_spread"));

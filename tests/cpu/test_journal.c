@@ -141,8 +141,9 @@ static void test_damaged(const char *dir)
 }
 
 /* A valid run from the committed GEMM journal: its header, cell 0, its
- * plans, plan 0's result, and plan 1 failed; spec_text replaces the
- * header's spec (NULL: kept). */
+ * plans, plan 0's result (its first burst given per-sample clocks, 1755
+ * MHz, which that journal predates), and plan 1 failed; spec_text
+ * replaces the header's spec (NULL: kept). */
 static char *small_run(const char *spec_text)
 {
     static char gz[8 << 20];
@@ -155,7 +156,12 @@ static char *small_run(const char *spec_text)
         if ((p = strchr(p, '\n')))
             *p++ = 0;
     }
-    cJSON *h = cJSON_Parse(line[0]), *att = cJSON_Parse(line[5]);
+    cJSON *h = cJSON_Parse(line[0]), *att = cJSON_Parse(line[5]), *res = cJSON_Parse(line[4]);
+    cJSON *b0 = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "bursts"), 0), *mhz = cJSON_CreateArray();
+    for (int i = 0; i < cJSON_GetArraySize(cJSON_GetObjectItem(b0, "device_us")); i++)
+        cJSON_AddItemToArray(mhz, cJSON_CreateNumber(1755));
+    cJSON_AddItemToObject(b0, "clock_mhz", mhz);
+    char *rt = cJSON_PrintUnformatted(res);
     if (spec_text) {
         char digest[65];
         gdt_digest_hex(spec_text, strlen(spec_text), digest);
@@ -171,16 +177,18 @@ static char *small_run(const char *spec_text)
     cJSON_AddStringToObject(fail, "disposition", "failed");
     cJSON_AddStringToObject(fail, "error", "deadline exceeded after 20 s");
     char *ht = cJSON_PrintUnformatted(h), *ft = cJSON_PrintUnformatted(fail);
-    size_t n = strlen(ht) + strlen(ft) + 64;
+    size_t n = strlen(ht) + strlen(ft) + strlen(rt) + 64;
     for (int i = 1; i < 6; i++)
         n += strlen(line[i]) + 1;
     char *out = malloc(n);
     snprintf(out, n, "%s\n%s\n%s\n%s\n%s\n%s\n%s\n{\"type\":\"result\",\"cell\":0,\"pl", ht, line[1],
-             line[2], line[3], line[4], line[5], ft);
+             line[2], line[3], rt, line[5], ft);
     free(ht);
     free(ft);
+    free(rt);
     cJSON_Delete(h);
     cJSON_Delete(att);
+    cJSON_Delete(res);
     cJSON_Delete(fail);
     return out;
 }
@@ -256,6 +264,13 @@ static void test_rawh5(const char *dir)
     char *d10[] = {"h5dump", "-a", "/gemm/cell_000/plan_000/burst_1/n", path, NULL};
     CHECK_INT(h5dump(d10, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "H5T_STD_I64LE");
+    /* per-sample clocks where the journal has them, none where it has not */
+    char *d11[] = {"h5dump", "-d", "/gemm/cell_000/plan_000/burst_1/clock_mhz", path, NULL};
+    CHECK_INT(h5dump(d11, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "1755");
+    CHECK_CONTAINS(out, "MHz (the SM clock the probe read after the sample)");
+    char *d12[] = {"h5dump", "-d", "/gemm/cell_000/plan_000/burst_4/clock_mhz", path, NULL};
+    CHECK_INT(h5dump(d12, out, sizeof out), !=, 0);
 }
 
 /* Text too long for an HDF5 attribute becomes a dataset of that name. */

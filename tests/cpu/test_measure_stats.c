@@ -329,6 +329,10 @@ static void test_sim_throttled(gdt_measure_result *r)
     /* probe 0 (before) and 1..3 low; sample 4 follows low probe 3 */
     CHECK_INT(r->bursts[0].dropped, ==, 4);
     CHECK_INT(r->bursts[1].dropped, ==, 0);
+    /* a kept sample records the clock the probe after it read: the script's last */
+    for (int i = 0; i < r->nbursts; i++)
+        for (int k = 0; k < r->bursts[i].n; k++)
+            CHECK(fabs(r->bursts[i].clock_mhz[k] - 1950) < 1);
     CHECK(r->converged);
     CHECK(fabs(c.min_mhz - 1500) < 1 && fabs(c.max_mhz - 1950) < 1);
 }
@@ -350,6 +354,7 @@ static void test_sim_never_at_speed(gdt_measure_result *r)
         CHECK_INT(r->bursts[i].n, >=, 2);
     CHECK_INT(r->bursts[0].dropped, >=, 1);
     CHECK_INT(r->bursts[0].dropped, <=, 4);
+    CHECK(fabs(r->bursts[0].clock_mhz[0] - 1200) < 1); /* kept throttled, with its clock */
     CHECK(!r->converged || r->bursts[0].n >= 5);
     CHECK(c.max_mhz < 1201);
     CHECK(r->seconds < 2.0);
