@@ -1,25 +1,16 @@
 /* What the attention slots' support tests (test_hand_attn_support,
- * test_hand_attn_bwd_support) share: facts for a shape on an arch's
- * limits, the support check with a fresh error, the accepted shapes and a
+ * test_hand_attn_bwd_support) share: facts (facts_support.h), the support
+ * check with a fresh error, the accepted shapes and a
  * decline with its reason.  Only included, never built alone. */
 #ifndef HAND_SUPPORT_H
 #define HAND_SUPPORT_H
 
 #include <string.h>
 
+#include "facts_support.h"
 #include "gdt_engines.h"
 #include "gdt_test.h"
 #include "hand/gdt_hand.h"
-
-static inline void hand_facts(gdt_family fam, const char *shape, int arch, gdt_facts *f)
-{
-    gdt_problem p;
-    gdt_device_props dev;
-    gdt_error e = {0};
-    CHECK(gdt_arch_limits(arch, &dev));
-    CHECK_INT(gdt_problem_parse(fam, shape, &p, &e), ==, GDT_STATUS_OK);
-    gdt_facts_analyze(&p, &dev, f);
-}
 
 static inline gdt_status hand_support(const gdt_engine_slot *s, const gdt_facts *f,
                                       const gdt_plan_id *id, gdt_error *e)
@@ -37,7 +28,7 @@ static inline void hand_accepts(const gdt_engine_slot *s, gdt_family fam, const 
     gdt_facts f;
     gdt_error e;
     for (size_t i = 0; i < n; i++) {
-        hand_facts(fam, ok[i], 90, &f);
+        test_facts(fam, ok[i], 90, &f);
         CHECK_INT(hand_support(s, &f, fixed, &e), ==, GDT_STATUS_OK);
         CHECK_INT(hand_support(s, &f, &bare, &e), ==, GDT_STATUS_OK);
     }

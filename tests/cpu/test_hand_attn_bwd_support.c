@@ -26,7 +26,7 @@ static void test_identity(gdt_plan_id *fixed)
     gdt__hand_attn_bwd_plan(20210, fixed);
     gdt_plan_id_format(fixed, name, sizeof name);
     CHECK_STR(name, FIXED);
-    hand_facts(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
     CHECK(slot()->ops->fixed_plans != NULL);
     CHECK_INT(slot()->ops->fixed_plans(slot(), &f, listed, 2), ==, 1);
     CHECK(gdt_plan_id_equal(&listed[0], fixed));
@@ -39,9 +39,9 @@ static void test_offered(void)
     gdt_facts f;
     char why[256];
     unsetenv("GDTUNE_ENABLE_OPT_IN");
-    hand_facts(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_BWD, "d=128", 90, &f);
     CHECK(gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
-    hand_facts(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
+    test_facts(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
     CHECK(!gdt_slot_offered(NULL, slot(), &f, why, sizeof why));
 }
 
@@ -62,25 +62,25 @@ static void test_declines(const gdt_plan_id *fixed)
     char why[256];
     gdt_plan_id other = *fixed;
     const gdt_engine_slot *s = slot();
-    hand_facts(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
+    test_facts(GDT_FAMILY_SDPA_BWD, "d=128", 100, &f);
     CHECK(!gdt_slot_offered(NULL, s, &f, why, sizeof why));
     CHECK_CONTAINS(why, "sdpa_bwd.hand: sm100 outside sm90..sm90");
     hand_expect_decline(s, &f, fixed, "sdpa_bwd.hand: sm100: the cubin is built for sm_90a only");
-    hand_facts(GDT_FAMILY_SDPA_BWD, "d=96", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_BWD, "d=96", 90, &f);
     CHECK(!gdt_slot_offered(NULL, s, &f, why, sizeof why));
     hand_expect_decline(s, &f, fixed, "sdpa_bwd.hand: head dim 96: 64 and 128 only");
-    hand_facts(GDT_FAMILY_SDPA_FWD, "d=64", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_FWD, "d=64", 90, &f);
     hand_expect_decline(s, &f, fixed, "sdpa_bwd.hand: serves sdpa_bwd, problem is sdpa_fwd");
-    hand_facts(GDT_FAMILY_SDPA_BWD, "d=64", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_BWD, "d=64", 90, &f);
     gdt_plan_id_set_knob(&other, GDT_KNOB_STAGES, 3);
     hand_expect_decline(s, &f, &other, "the kernel is built for " FIXED " only");
     f.problem.u.sdpa.v_stride[3] = 2;
     hand_expect_decline(s, &f, fixed, "operand V: stride 2 along d, expected 1");
-    hand_facts(GDT_FAMILY_SDPA_BWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_BWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.k_stride[2] = 68; /* 136-byte rows */
     hand_expect_decline(s, &f, fixed,
                         "operand K: stride of 136 bytes along s is not a multiple of 16");
-    hand_facts(GDT_FAMILY_SDPA_BWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_BWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.o_stride[1] = 200 * 64 + 4; /* dO is read through O's strides */
     hand_expect_decline(s, &f, fixed,
                         "operand O: stride of 25608 bytes along h is not a multiple of 16");

@@ -40,24 +40,24 @@ static void test_declines(const gdt_plan_id *fixed)
     gdt_plan_id other = *fixed;
     const gdt_engine_slot *s = slot();
     setenv("GDTUNE_ENABLE_OPT_IN", "1", 1); /* so that the arch is what the row judges */
-    hand_facts(GDT_FAMILY_SDPA_FWD, "d=128", 100, &f);
+    test_facts(GDT_FAMILY_SDPA_FWD, "d=128", 100, &f);
     CHECK(!gdt_slot_offered(NULL, s, &f, why, sizeof why));
     CHECK_CONTAINS(why, "sdpa_fwd.hand: sm100 outside sm90..sm90");
     hand_expect_decline(s, &f, fixed, "sdpa_fwd.hand: sm100: the cubin is built for sm_90a only");
-    hand_facts(GDT_FAMILY_SDPA_FWD, "d=96", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_FWD, "d=96", 90, &f);
     CHECK(!gdt_slot_offered(NULL, s, &f, why, sizeof why));
     hand_expect_decline(s, &f, fixed, "sdpa_fwd.hand: head dim 96: 64 and 128 only");
-    hand_facts(GDT_FAMILY_SDPA_FWD, "d=64", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_FWD, "d=64", 90, &f);
     gdt_plan_id_set_knob(&other, GDT_KNOB_STAGES, 3);
     hand_expect_decline(s, &f, &other, "the kernel is built for sdpa_fwd.hand[MMA=2, STAGES=2, "
                                        "TILE_M=128, TILE_N=128, WARPS=12] only");
     f.problem.u.sdpa.k_stride[3] = 2;
     hand_expect_decline(s, &f, fixed, "operand K: stride 2 along d, expected 1");
-    hand_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.v_stride[2] = 68; /* 136-byte rows */
     hand_expect_decline(s, &f, fixed,
                         "operand V: stride of 136 bytes along s is not a multiple of 16");
-    hand_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.o_stride[2] = 65;
     hand_expect_decline(s, &f, fixed, "operand O: stride[2] = 65 is odd");
 }

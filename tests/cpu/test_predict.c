@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "facts_support.h"
 #include "gdt_json.h"
 #include "gdt_predict.h"
 #include "gdt_test.h"
@@ -103,16 +104,6 @@ static gdt_tables *load(const char *dir)
     return t;
 }
 
-static void facts_of(const char *shape, gdt_facts *f)
-{
-    gdt_problem p;
-    gdt_device_props dev;
-    gdt_error e;
-    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
-    CHECK(gdt_arch_limits(90, &dev));
-    gdt_facts_analyze(&p, &dev, f);
-}
-
 /* Held-back shapes between the swept ones: the model's first plan is the
  * law's best, and every pair the law separates by more than 25% is in
  * the law's order. */
@@ -132,7 +123,7 @@ static void test_law_recovered(void)
             bool lead = true;
             gdt_facts f;
             snprintf(shape, sizeof shape, "m=%lld,n=%lld", (long long)ms[a], (long long)ns[b]);
-            facts_of(shape, &f);
+            test_facts(GDT_FAMILY_GEMM, shape, 90, &f);
             CHECK(gdt_tables_predict_order(t, &f, ids, NTILES, order, &lead));
             CHECK(!lead); /* the backend runs 0.8x of our best everywhere */
             double lt[NTILES], best = INFINITY;
@@ -154,7 +145,7 @@ static void test_law_recovered(void)
     /* A swept shape gives the measurement, not the model. */
     gdt_facts f;
     gdt_plan_time pt;
-    facts_of("m=512,n=1024,k=4096", &f);
+    test_facts(GDT_FAMILY_GEMM, "m=512,n=1024,k=4096", 90, &f);
     gdt_tables_plan_time(t, &f, &ids[3], &pt);
     CHECK_INT(pt.source, ==, GDT_TIME_MEASURED);
     CHECK(fabs(pt.time_us - law(3, 512, 1024, 4096)) < 1e-3 * pt.time_us);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts_support.h"
 #include "gdt_predict.h"
 #include "gdt_test.h"
 #include "gdtune/plan.h"
@@ -40,16 +41,6 @@ static gdt__predictor model_of(const known *k, int n)
     return p;
 }
 
-static void facts_of(const char *shape, gdt_facts *f)
-{
-    gdt_problem p;
-    gdt_device_props dev;
-    gdt_error e;
-    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
-    CHECK(gdt_arch_limits(90, &dev));
-    gdt_facts_analyze(&p, &dev, f);
-}
-
 static void expect_block(const gdt_plan_id *got, int n, const gdt_plan_id *want, int nw, int line)
 {
     CHECK_INT(n, ==, nw);
@@ -65,7 +56,7 @@ static void expect_block(const gdt_plan_id *got, int n, const gdt_plan_id *want,
 static void test_block(void)
 {
     gdt_facts f;
-    facts_of("m=2048,n=8192,k=4096", &f);
+    test_facts(GDT_FAMILY_GEMM, "m=2048,n=8192,k=4096", 90, &f);
     gdt_plan_id h0 = be(1, 0), h1 = be(2, 0), k = be(3, 0), r = be(4, 0), out[8];
     const gdt_plan_id heur[] = {h0, h1};
     known fast[] = {{h0, 8, 10}, {h1, 1, 1}, {k, 8, 5}, {r, 1, 1}};

@@ -6,23 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "facts_support.h"
 #include "gdt_predict.h"
 #include "gdt_test.h"
-
-static void facts_of(gdt_family fam, const char *shape, gdt_facts *f)
-{
-    gdt_problem p;
-    gdt_device_props dev;
-    gdt_error e;
-    CHECK_INT(gdt_problem_parse(fam, shape, &p, &e), ==, GDT_STATUS_OK);
-    CHECK(gdt_arch_limits(90, &dev));
-    gdt_facts_analyze(&p, &dev, f);
-}
 
 static void test_split_facts(void)
 {
     gdt_facts f, run;
-    facts_of(GDT_FAMILY_GEMM, "m=128,n=4096,k=14336", &f);
+    test_facts(GDT_FAMILY_GEMM, "m=128,n=4096,k=14336", 90, &f);
     gdt__facts_split_k(&f, 4, &run);
     CHECK_INT(run.problem.u.gemm.k, ==, 3584);
     CHECK_INT(run.problem.u.gemm.batch, ==, 4);
@@ -32,7 +23,7 @@ static void test_split_facts(void)
     CHECK_INT(run.problem.u.gemm.k, ==, 4779);
     gdt__facts_split_k(&f, 1, &run);
     CHECK(!memcmp(&run, &f, sizeof f));
-    facts_of(GDT_FAMILY_SDPA_FWD, "b=1,h=8,s=1024,d=128", &f);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h=8,s=1024,d=128", 90, &f);
     gdt__facts_split_k(&f, 4, &run);
     CHECK(!memcmp(&run, &f, sizeof f));
 }
@@ -67,7 +58,7 @@ static void test_split_fit(void)
     for (int i = 0; i < NCELLS; i++) {
         snprintf(shape, sizeof shape, "m=%lld,n=%lld,k=%lld", (long long)shapes[i][0], (long long)shapes[i][1],
                  (long long)shapes[i][2]);
-        facts_of(GDT_FAMILY_GEMM, shape, &c[i].facts);
+        test_facts(GDT_FAMILY_GEMM, shape, 90, &c[i].facts);
         for (int s = 0; s < 2; s++)
             mp[i][s] = (gdt_measured_plan){.id = hand(s ? 4 : 1), .mode = GDT_MODE_A, .untimed_position = s,
                                            .time_us = law(s ? 4 : 1, shapes[i][0], shapes[i][1], shapes[i][2]),
@@ -82,7 +73,7 @@ static void test_split_fit(void)
         gdt_facts f;
         double t[2];
         gdt_plan_id one = hand(1), four = hand(4);
-        facts_of(GDT_FAMILY_GEMM, held[h], &f);
+        test_facts(GDT_FAMILY_GEMM, held[h], 90, &f);
         CHECK(gdt__predict_time(&m, &f, &one, &t[0]) && gdt__predict_time(&m, &f, &four, &t[1]));
         if (h == 0) CHECK(t[1] < 0.5 * t[0]);
         else CHECK(t[0] < t[1]);
