@@ -8,7 +8,8 @@
  * encodes the Q, K, V and dO tensor maps (again only when the pointers
  * change) and launches three kernels on the caller's stream: the
  * preprocess (D, LSE log2 e, dQ accumulator zeroed), the KV-block-parallel
- * main kernel, and the postprocess (dQ to the io dtype). */
+ * main kernel (its dQ added into the accumulator by bulk reductions from
+ * shared memory), and the postprocess (dQ to the io dtype). */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -30,12 +31,14 @@ static const gdt_knob bwd_knobs[] = {
 };
 
 /* Its shared memory: K and V (128 rows x d), STAGES x (Q, dO) of 64 rows,
- * two 128 x 64 dS^T tiles, STAGES x 512 bytes of LSE and D rows, the
- * barriers, and 1024 bytes of slack to align the swizzle atoms. */
+ * two 128 x 64 dS^T tiles, the fp32 dQ tile (64 rows of d, each padded by
+ * 16 bytes), STAGES x 512 bytes of LSE and D rows, the barriers (K/V, the
+ * stage ring, the dS^T ring and the dQ tile's pair), and 1024 bytes of
+ * slack to align the swizzle atoms. */
 static int smem_bytes(int64_t d)
 {
     return (int)(2 * BLOCK_N * d * 2 + STAGES * 2 * BLOCK_M * d * 2 + 2 * BLOCK_N * BLOCK_M * 2 +
-                 STAGES * 512 + 8 * (1 + 2 * STAGES) + 1024);
+                 BLOCK_M * (d * 4 + 16) + STAGES * 512 + 8 * (1 + 2 * STAGES + 4 + 2) + 1024);
 }
 
 /* Mirrors struct gdt_hand_attn_bwd_params in kernels/hand/attn_bwd_sm90.cu. */

@@ -24,14 +24,19 @@
  * (one 256-byte bulk copy each), behind a full barrier (the byte count) and
  * an empty barrier (one arrival per consumer warp).  Warpgroups 1 and 2 own
  * 64 key rows each: S^T = K Q^T and dP^T = V dO^T (wgmma, both operands
- * K-major in shared memory), P^T = exp2(S^T scale log2 e - LSE log2 e) and
- * dS^T = P^T (dP^T - D) in registers, dV += P^T dO and dK += dS^T Q (wgmma
+ * K-major in shared memory, two commit groups), P^T = exp2(S^T scale log2 e
+ * - LSE log2 e) while dP^T runs, and dS^T = P^T (dP^T - D) in registers, dV += P^T dO and dK += dS^T Q (wgmma
  * with P^T and dS^T as register A fragments, dO and Q MN-major), dK and dV
  * held in registers across the whole loop, so the GQA sum needs no atomics.
- * dS^T goes to shared memory (two buffers, alternating); after a named
- * barrier between the consumers, dQ = dS K per 64-column chunk of d (chunk j
- * on consumer j % 2; dS^T an MN-major A, K an MN-major B) is added into the
- * fp32 accumulator with red.global.add.v4.f32.
+ * dS^T goes to shared memory, a ring of two tiles behind full and empty
+ * mbarriers (every consumer thread arrives).  dQ = dS K per 64-column chunk
+ * of d (chunk j on consumer j; at d 64 block k's on consumer k % 2; dS^T an
+ * MN-major A, K an MN-major B) is issued one block late, behind the next
+ * block's dV and dK, so the consumers never wait for each other in step;
+ * its result goes to an fp32 dQ tile in shared memory, and a second warp of
+ * warpgroup 0 adds the tile into the fp32 accumulator with one bulk
+ * reduce-add per row (cp.reduce.async.bulk .add.f32), behind its own full
+ * and empty mbarriers, so no consumer waits on global atomics.
  *
  * Masks: rows past s_q are zero-filled by the TMA and carry LSE +inf, so
  * they need none; key blocks that cross s_kv or (causal) a diagonal are
@@ -50,6 +55,14 @@
 #define CONSUMER_WARPS 8
 #define ROW_WARPS 8 /* rows per 256-thread CTA of pre and post */
 #define LOG2E 1.4426950408889634f
+#define PRODUCER_REGS 24  /* warpgroup 0 after setmaxnreg.dec */
+#define CONSUMER_REGS 240 /* warpgroups 1 and 2 after setmaxnreg.inc */
+
+/* setmaxnreg.inc takes its registers from those the CTA launched with (168
+ * a thread at 384 threads) that warpgroup 0 gave back; asking for more
+ * would wait forever. */
+static_assert(128 * PRODUCER_REGS + 256 * CONSUMER_REGS <= 65536 / THREADS / 8 * 8 * THREADS,
+              "the consumers' registers exceed what warpgroup 0 frees");
 
 /* Mirrored field for field by gdt_hand_attn_bwd_params in
  * engines/hand/hand_attn_bwd.c. */
@@ -159,17 +172,29 @@ __device__ __forceinline__ void wgmma_ss_n64(float (&d)[32], u64 da, u64 db, int
 /* ------------------------------------------------------------------ state */
 
 /* Shared memory from the 1024-aligned base: K, V, STAGES x (Q, dO), two
- * dS^T tiles, STAGES x (LSE, D rows of 64 floats), then the barriers 8 bytes
- * apart: K/V full, full x STAGES, empty x STAGES.  Offsets, not addresses,
- * so that a consumer keeps one base register across its loop. */
+ * dS^T tiles, the dQ tile, STAGES x (LSE, D rows of 64 floats), then the
+ * barriers 8 bytes apart: K/V full, full x STAGES, empty x STAGES, dS full
+ * x 2, dS empty x 2, dQ full, dQ empty.  The dQ tile is 64 fp32 rows of d,
+ * DQ_ROW bytes apart: the 16 bytes past each row shift the next by four
+ * banks, so the 8 rows of a warp's stores do not share banks (stage_dq);
+ * the writer warp reduces it row by row.  Offsets,
+ * not addresses, so that a consumer keeps one base register across its
+ * loop. */
 template <int D> struct bwd_layout {
     static constexpr u32 KV = BLOCK_N * D * 2; /* the K or the V tile */
     static constexpr u32 Q = BLOCK_M * D * 2;  /* a Q or a dO tile */
     static constexpr u32 DS = BLOCK_N * BLOCK_M * 2;
-    static constexpr u32 V_AT = KV, Q_AT = 2 * KV, DS_AT = Q_AT + STAGES * 2 * Q;
-    static constexpr u32 ROW_AT = DS_AT + 2 * DS, BAR_AT = ROW_AT + STAGES * 512;
-    static constexpr u32 BYTES = BAR_AT + 8 * (1 + 2 * STAGES);
+    static constexpr u32 DQ_ROW = D * 4 + 16;
+    static constexpr u32 V_AT = KV, Q_AT = 2 * KV, DS_AT = Q_AT + STAGES * 2 * Q, DQ_AT = DS_AT + 2 * DS;
+    static constexpr u32 ROW_AT = DQ_AT + BLOCK_M * DQ_ROW, BAR_AT = ROW_AT + STAGES * 512;
+    static constexpr u32 DS_FULL_AT = BAR_AT + 8 + 16 * STAGES, DS_EMPTY_AT = DS_FULL_AT + 16;
+    static constexpr u32 DQ_FULL_AT = DS_EMPTY_AT + 16, DQ_EMPTY_AT = DQ_FULL_AT + 8;
+    static constexpr u32 BYTES = DQ_EMPTY_AT + 8;
 };
+
+/* Consumer threads that stage a dQ tile: both at d 128 (a chunk of 64
+ * columns each), one at d 64 (see dq_mine). */
+template <int D> __device__ __forceinline__ constexpr u32 dq_writers() { return D / 64 > 1 ? 256 : 128; }
 
 struct bwd_ctx {
     u32 base;     /* K's tile */
@@ -177,6 +202,15 @@ struct bwd_ctx {
     int krow;     /* this thread's first key row in the CTA's 128; the second is krow + 8 */
     int bi, hk, n0, off, m_first, mblocks; /* query blocks m_first .. mblocks - 1 of each head */
 };
+
+/* Whether this consumer computes dQ of block it, and which 64-column chunk:
+ * at d 128 chunk c.w, at d 64 the one chunk on consumer it % 2, so that
+ * both consumers carry the same work. */
+template <int D> __device__ __forceinline__ bool dq_mine(const bwd_ctx &c, int it)
+{
+    return D / 64 > 1 || (it & 1) == c.w;
+}
+template <int D> __device__ __forceinline__ int dq_chunk(const bwd_ctx &c) { return D / 64 > 1 ? c.w : 0; }
 
 template <int D> __device__ __forceinline__ u32 kv_full(const bwd_ctx &c) { return c.base + bwd_layout<D>::BAR_AT; }
 template <int D> __device__ __forceinline__ u32 full(const bwd_ctx &c, int it)
@@ -187,7 +221,23 @@ template <int D> __device__ __forceinline__ u32 empty(const bwd_ctx &c, int it)
 {
     return c.base + bwd_layout<D>::BAR_AT + 8 + 8 * STAGES + 8 * (it % STAGES);
 }
-__device__ __forceinline__ u32 phase(int it) { return (u32)(it / STAGES) & 1; }
+/* dS^T buffer it % 2 written by both consumers (256 arrivals) / read by
+ * both consumers' dQ (256 arrivals). */
+template <int D> __device__ __forceinline__ u32 ds_full(const bwd_ctx &c, int it)
+{
+    return c.base + bwd_layout<D>::DS_FULL_AT + 8 * (it & 1);
+}
+template <int D> __device__ __forceinline__ u32 ds_empty(const bwd_ctx &c, int it)
+{
+    return c.base + bwd_layout<D>::DS_EMPTY_AT + 8 * (it & 1);
+}
+/* The dQ tile staged (dq_writers arrivals) / its reduction has read it (32,
+ * the writer warp's lanes). */
+template <int D> __device__ __forceinline__ u32 dq_full(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_FULL_AT; }
+template <int D> __device__ __forceinline__ u32 dq_empty(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_EMPTY_AT; }
+/* The parity of use it of a two-slot ring: the stages and the dS^T tiles. */
+static_assert(STAGES == 2, "the stage ring and the dS^T ring share phase()");
+__device__ __forceinline__ u32 phase(int it) { return (u32)(it / 2) & 1; }
 template <int D> __device__ __forceinline__ u32 q_tile(const bwd_ctx &c, int it)
 {
     return c.base + bwd_layout<D>::Q_AT + (it % STAGES) * 2 * bwd_layout<D>::Q;
@@ -228,7 +278,10 @@ __device__ __forceinline__ void produce(const bwd_ctx &c, const gdt_hand_attn_bw
     load_tile<D>(c.base, tk, kv_full<D>(c), BLOCK_N, c.n0, c.hk, c.bi);
     load_tile<D>(c.base + bwd_layout<D>::V_AT, tv, kv_full<D>(c), BLOCK_N, c.n0, c.hk, c.bi);
     int it = 0;
+    /* Not unrolled, like drain_dq's: warpgroup 0 has PRODUCER_REGS registers. */
+#pragma unroll 1
     for (int hq = c.hk * p.group; hq < (c.hk + 1) * p.group; ++hq)
+#pragma unroll 1
         for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it) {
             const long long row = ((long long)c.bi * p.h_q + hq) * p.s_pad + mb * BLOCK_M;
             const u32 q = q_tile<D>(c, it), v = row_vecs<D>(c, it);
@@ -241,10 +294,54 @@ __device__ __forceinline__ void produce(const bwd_ctx &c, const gdt_hand_attn_bw
         }
 }
 
+/* [dst] += [src], `bytes` of fp32 (a multiple of 16, both 16-byte aligned),
+ * by the async proxy: the issuing thread goes on at once.  The source was
+ * written by the generic proxy, so its writers fence.proxy.async before
+ * they signal the issuer. */
+__device__ __forceinline__ void bulk_reduce_add_f32(float *dst, u32 src, u32 bytes)
+{
+    asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(dst),
+                 "r"(src), "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+/* This thread's bulk groups have read their source: it may be rewritten. */
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+
+/* This thread's bulk groups are complete, their writes included. */
+__device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+
+/* The writer warp: for each query block in the consumers' order, once its
+ * dQ tile is staged, one bulk reduce-add per row into the accumulator (two
+ * rows a lane); its lanes free the tile when their reductions have read it,
+ * and wait for all of them to land before the kernel ends. */
+template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
+{
+    int it = 0;
+    /* Not unrolled: in PRODUCER_REGS registers an unrolled loop spills. */
+#pragma unroll 1
+    for (int hq = c.hk * p.group; hq < (c.hk + 1) * p.group; ++hq)
+#pragma unroll 1
+        for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it) {
+            float *gdq = p.dq_acc + (((long long)c.bi * p.h_q + hq) * p.s_pad + mb * BLOCK_M) * D;
+            bar_wait(dq_full<D>(c), (u32)it & 1);
+#pragma unroll
+            for (int r = c.lane; r < BLOCK_M; r += 32)
+                bulk_reduce_add_f32(gdq + r * D, c.base + bwd_layout<D>::DQ_AT + r * bwd_layout<D>::DQ_ROW, D * 4);
+            bulk_commit();
+            bulk_wait_read();
+            bar_arrive(dq_empty<D>(c));
+        }
+    bulk_wait();
+}
+
 /* ------------------------------------------------------------- consumer */
 
-/* Accumulator element v of a thread: key row krow + 8 ((v >> 1) & 1),
- * column 8 (v >> 2) + 2 (lane % 4) + (v & 1). */
+/* S^T and dP^T, issued as two commit groups.  Accumulator element v of a
+ * thread: key row krow + 8 ((v >> 1) & 1), column 8 (v >> 2) + 2 (lane % 4)
+ * + (v & 1). */
 template <int FP16, int D>
 __device__ __forceinline__ void scores(float (&s)[32], float (&dp)[32], const bwd_ctx &c, u32 q)
 {
@@ -255,11 +352,13 @@ __device__ __forceinline__ void scores(float (&s)[32], float (&dp)[32], const bw
         const u32 kv = (kk >> 2) * BLOCK_N * 128 + (kk & 3) * 32, qs = (kk >> 2) * BLOCK_M * 128 + (kk & 3) * 32;
         wgmma_ss_n64<FP16, 0, 0>(s, desc_at(kd, kv), desc_at(qd, qs), kk > 0);
     }
+    wg_commit(); /* S^T its own group: P^T is computed while dP^T runs */
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 kv = (kk >> 2) * BLOCK_N * 128 + (kk & 3) * 32, qs = (kk >> 2) * BLOCK_M * 128 + (kk & 3) * 32;
         wgmma_ss_n64<FP16, 0, 0>(dp, desc_at(vd, kv), desc_at(dod, qs), kk > 0);
     }
+    wg_commit();
 }
 
 /* Key j (of the CTA's block) is dead for query column qc past the key tail
@@ -277,18 +376,15 @@ __device__ __forceinline__ bwd_cut clip(const bwd_ctx &c, const gdt_hand_attn_bw
     return cut;
 }
 
-/* P^T and dS^T / scale from S^T and dP^T, with the block's LSE log2 e and D
- * rows; the scale is applied once, to dK (store_kv) and dQ (post). */
+/* P^T from S^T with the block's LSE log2 e row. */
 template <bool MASK>
-__device__ __forceinline__ void probs(float (&s)[32], float (&dp)[32], u32 rows, float sl2, bwd_cut cut,
-                                      const bwd_ctx &c)
+__device__ __forceinline__ void probs(float (&s)[32], u32 rows, float sl2, bwd_cut cut, const bwd_ctx &c)
 {
 #pragma unroll
     for (int jj = 0; jj < 8; ++jj) {
         const int q0 = jj * 8 + (c.lane & 3) * 2;
-        float l[2], d[2];
+        float l[2];
         asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(l[0]), "=f"(l[1]) : "r"(rows + q0 * 4));
-        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(d[0]), "=f"(d[1]) : "r"(rows + 256 + q0 * 4));
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int v = 4 * jj + e, j = c.krow + (e >> 1) * 8;
@@ -296,8 +392,22 @@ __device__ __forceinline__ void probs(float (&s)[32], float (&dp)[32], u32 rows,
             if (MASK && (j >= cut.klim || j + cut.cdiff > q0 + (e & 1)))
                 pv = 0.f;
             s[v] = pv;
-            dp[v] = pv * (dp[v] - d[e & 1]);
         }
+    }
+}
+
+/* dS^T / scale = P^T (dP^T - D), with the block's D row; the scale is
+ * applied once, to dK (store_kv) and dQ (post). */
+__device__ __forceinline__ void grad_s(const float (&pt)[32], float (&dp)[32], u32 rows, const bwd_ctx &c)
+{
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {
+        float d[2];
+        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(d[0]), "=f"(d[1])
+                     : "r"(rows + 256 + (jj * 8 + (c.lane & 3) * 2) * 4));
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            dp[4 * jj + e] = pt[4 * jj + e] * (dp[4 * jj + e] - d[e & 1]);
     }
 }
 
@@ -341,30 +451,39 @@ __device__ __forceinline__ void grads_kv(float (&dk)[D / 2], float (&dv)[D / 2],
 }
 
 /* dQ chunk j (64 query rows x 64 columns of d) = dS K over the CTA's 128
- * keys, added into the accumulator rows from m0; element v is query row
- * 16 w + g + 8 ((v >> 1) & 1), column 64 j + 8 (v >> 2) + 2 t + (v & 1).
- * Lanes t and t ^ 1 swap halves, for one 16-byte reduction per 8 columns. */
+ * keys, from dS^T tile sds: issued, not waited for. */
 template <int FP16>
-__device__ __forceinline__ void grad_q(float *gdq, u32 sds, const bwd_ctx &c, int j, int d)
+__device__ __forceinline__ void grad_q(float (&acc)[32], u32 sds, const bwd_ctx &c, int j)
 {
-    float acc[32];
     const u64 a = wg_desc(sds, BLOCK_N * 128), b = wg_desc(c.base, BLOCK_N * 128);
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; ++kk)
         wgmma_ss_n64<FP16, 1, 1>(acc, desc_at(a, kk * 2048), desc_at(b, j * BLOCK_N * 128 + kk * 2048), kk > 0);
     wg_commit();
-    wg_wait<0>();
-    wg_fence_acc(acc);
-    const bool odd = c.lane & 1;
-    const int w = (c.krow - c.w * 64) / 16, i = w * 16 + (c.lane >> 2) + (odd ? 8 : 0);
-#pragma unroll
-    for (int jj = 0; jj < 8; ++jj) {
-        const float *x = &acc[4 * jj];
-        const float r0 = shfl_xor(odd ? x[0] : x[2], 1), r1 = shfl_xor(odd ? x[1] : x[3], 1);
-        red_add4(gdq + (long long)i * d + j * 64 + jj * 8 + (c.lane & 2) * 2, odd ? r0 : x[0], odd ? r1 : x[1],
-                 odd ? x[2] : r0, odd ? x[3] : r1);
+}
+
+/* Elements v, v + 1 of a dQ chunk and the pairs after them, at immediate
+ * offsets from one address register (a loop over v would give 16 addresses
+ * that the compiler hoists out of the block loop, and spills). */
+template <int D, int V> __device__ __forceinline__ void stage_pairs(const float (&acc)[32], u32 row)
+{
+    if constexpr (V < 32) {
+        asm volatile("st.shared.v2.f32 [%0+%3], {%1, %2};\n" ::"r"(row), "f"(acc[V]), "f"(acc[V + 1]),
+                     "n"(((V >> 1) & 1) * 8 * bwd_layout<D>::DQ_ROW + (V >> 2) * 32)
+                     : "memory");
+        stage_pairs<D, V + 2>(acc, row);
     }
+}
+
+/* Chunk j into the dQ tile: element v is query row 16 w + g + 8 ((v >> 1) & 1),
+ * column 64 j + 8 (v >> 2) + 2 t + (v & 1).  With rows DQ_ROW apart a
+ * warp's 8-byte stores land in banks 4 g + 2 t (mod 32), two lanes a bank
+ * pair: two wavefronts, the least for 256 bytes. */
+template <int D> __device__ __forceinline__ void stage_dq(const float (&acc)[32], const bwd_ctx &c, int j)
+{
+    const int w = (c.krow - c.w * 64) / 16, i = w * 16 + (c.lane >> 2);
+    stage_pairs<D, 0>(acc, c.base + bwd_layout<D>::DQ_AT + i * bwd_layout<D>::DQ_ROW + (j * 64 + (c.lane & 3) * 2) * 4);
 }
 
 /* Released by each consumer warp once its warpgroup's wgmma has read the stage. */
@@ -374,44 +493,100 @@ __device__ __forceinline__ void release(const bwd_ctx &c, u32 bar)
         bar_arrive(bar);
 }
 
+/* dQ of block it: once both consumers have written its dS^T, this
+ * consumer's chunk issued, not waited for. */
+template <int FP16, int D> __device__ __forceinline__ void dq_issue(float (&acc)[32], const bwd_ctx &c, int it)
+{
+    bar_wait(ds_full<D>(c, it), phase(it));
+    grad_q<FP16>(acc, ds_tile<D>(c, it), c, dq_chunk<D>(c));
+}
+
+/* After the wait for dQ of block it: its dS^T tile is free for block it + 2,
+ * and the chunk goes into the dQ tile once the writer warp has read the
+ * previous block's. */
+template <int D> __device__ __forceinline__ void dq_finish(float (&acc)[32], const bwd_ctx &c, int it)
+{
+    wg_fence_acc(acc);
+    bar_arrive(ds_empty<D>(c, it));
+    bar_wait(dq_empty<D>(c), ((u32)it & 1) ^ 1);
+    stage_dq<D>(acc, c, dq_chunk<D>(c));
+    fence_proxy_async();
+    bar_arrive(dq_full<D>(c));
+}
+
+/* The dQ of block it (its dS^T complete) by the consumers that compute it;
+ * at d 64 the other only frees the dS^T tile: every consumer thread
+ * arrives on ds_empty. */
+template <int FP16, int D> __device__ __forceinline__ void dq_last(const bwd_ctx &c, int it)
+{
+    if (dq_mine<D>(c, it)) {
+        float acc[32];
+        dq_issue<FP16, D>(acc, c, it);
+        wg_wait<0>();
+        dq_finish<D>(acc, c, it);
+    } else {
+        bar_arrive(ds_empty<D>(c, it));
+    }
+}
+
+/* Block it's dS^T out to its tile for dQ, once both consumers' dQ of block
+ * it - 2 has read the tile; then the wait for every wgmma issued, which
+ * frees the stage. */
+template <int D>
+__device__ __forceinline__ void finish_block(float (&dk)[D / 2], float (&dv)[D / 2],
+                                             const u32 (&da)[BLOCK_M / 16][4], const bwd_ctx &c, int it)
+{
+    bar_wait(ds_empty<D>(c, it), phase(it) ^ 1);
+    store_ds(ds_tile<D>(c, it), da, c);
+    fence_proxy_async();
+    bar_arrive(ds_full<D>(c, it));
+    wg_wait<0>();
+    wg_fence_acc(dk);
+    wg_fence_acc(dv);
+    release(c, empty<D>(c, it));
+}
+
+/* Block it, and the dQ of block it - 1 issued behind its dV and dK: the
+ * other consumer wrote its half of that dS^T a block ago, so neither waits
+ * for the other in step, and the tensor cores have block it - 1's dQ queued
+ * while this thread stores block it's dS^T.  acc lives in one branch only:
+ * a value that may be undefined on a path would stay live around the loop
+ * and cost the registers wgmma needs. */
 template <int FP16, int D>
 __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2], const bwd_ctx &c,
-                                          const gdt_hand_attn_bwd_params &p, int it, int hq, int m0)
+                                          const gdt_hand_attn_bwd_params &p, int it, int m0)
 {
-    const u32 q = q_tile<D>(c, it), sds = ds_tile<D>(c, it);
+    const u32 q = q_tile<D>(c, it);
     float s[32], dp[32];
     u32 pa[BLOCK_M / 16][4], da[BLOCK_M / 16][4];
     bar_wait(full<D>(c, it), phase(it));
     wg_fence();
     scores<FP16, D>(s, dp, c, q);
-    wg_commit();
-    wg_wait<0>();
+    wg_wait<1>();
     wg_fence_acc(s);
-    wg_fence_acc(dp);
     const bool cut = c.n0 + BLOCK_N > p.s_kv || (p.causal && c.n0 + c.w * 64 + 63 > m0 + c.off);
     if (warp_any(cut))
-        probs<true>(s, dp, row_vecs<D>(c, it), p.scale_log2, clip(c, p, m0), c);
+        probs<true>(s, row_vecs<D>(c, it), p.scale_log2, clip(c, p, m0), c);
     else
-        probs<false>(s, dp, row_vecs<D>(c, it), p.scale_log2, bwd_cut{}, c);
+        probs<false>(s, row_vecs<D>(c, it), p.scale_log2, bwd_cut{}, c);
+    wg_wait<0>();
+    wg_fence_acc(dp);
+    grad_s(s, dp, row_vecs<D>(c, it), c);
     pack_a<FP16>(pa, s);
     pack_a<FP16>(da, dp);
     wg_fence();
     grads_kv<FP16, D>(dk, dv, pa, da, q);
     wg_commit();
-    store_ds(sds, da, c);
-    fence_proxy_async();
-    wg_wait<0>();
-    wg_fence_acc(dk);
-    wg_fence_acc(dv);
-    release(c, empty<D>(c, it));
-    /* Both consumers' dS^T written.  The other buffer is rewritten next
-     * iteration only after this barrier, so no reader of it is left. */
-    named_sync(1, 256);
-    float *gdq = p.dq_acc + (((long long)c.bi * p.h_q + hq) * p.s_pad + m0) * D;
-#pragma unroll
-    for (int j = 0; j < D / 64; ++j)
-        if (j % 2 == c.w)
-            grad_q<FP16>(gdq, sds, c, j, D);
+    if (it > 0 && dq_mine<D>(c, it - 1)) {
+        float acc[32];
+        dq_issue<FP16, D>(acc, c, it - 1);
+        finish_block<D>(dk, dv, da, c, it);
+        dq_finish<D>(acc, c, it - 1);
+    } else {
+        finish_block<D>(dk, dv, da, c, it);
+        if (it > 0)
+            bar_arrive(ds_empty<D>(c, it - 1));
+    }
 }
 
 /* dK (times the scale) and dV rows below s_kv, strided like K and V. */
@@ -445,7 +620,9 @@ template <int FP16, int D> __device__ __forceinline__ void consume(const bwd_ctx
     int it = 0;
     for (int g = 0; g < p.group; ++g)
         for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it)
-            iteration<FP16, D>(dk, dv, c, p, it, c.hk * p.group + g, mb * BLOCK_M);
+            iteration<FP16, D>(dk, dv, c, p, it, mb * BLOCK_M);
+    if (it > 0)
+        dq_last<FP16, D>(c, it - 1);
     store_kv<FP16, D>(dk, dv, c, p);
 }
 
@@ -477,15 +654,22 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
         bar_init(kv_full<D>(c), 1);
         for (int s = 0; s < STAGES; ++s)
             bar_init(full<D>(c, s), 1), bar_init(empty<D>(c, s), CONSUMER_WARPS);
+        for (int b = 0; b < 2; ++b)
+            bar_init(ds_full<D>(c, b), 256), bar_init(ds_empty<D>(c, b), 256);
+        bar_init(dq_full<D>(c), dq_writers<D>());
+        bar_init(dq_empty<D>(c), 32);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
     if (threadIdx.x < 128) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
+        c.lane = (int)threadIdx.x & 31;
         if (threadIdx.x == 0)
             produce<D>(c, p, tq, tk, tv, tdo);
+        else if (threadIdx.x / 32 == 1)
+            drain_dq<D>(c, p);
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
         const int t = (int)threadIdx.x - 128;
         c.w = t / 128, c.lane = t % 32;
         c.krow = t / 32 * 16 + c.lane / 4; /* warp t/32 of the two consumers owns 16 key rows */

@@ -5,13 +5,18 @@
  * dtype's bound, outputs poisoned first and the plan executed twice (the
  * second run must clear the dQ accumulator the first one left); the max
  * error over the largest reference magnitude is printed beside it.
- * b4 h32 s4096 d128 bf16 causal matches the first mode-A cuDNN backward plan
- * the same way.  A misaligned pointer and a missing workspace are refused at
- * execute.  Then a figure, not asserted: that shape's time (all three
- * kernels), median of 25 event-timed runs after a warm-up, and TFLOP/s by
- * the family's causal flop count, beside the cuDNN plan's.  Returns 77
- * without a device; on another arch it checks the decline. */
+ * b4 h32 s4096 d128 bf16, causal and then without a mask, matches the first
+ * mode-A cuDNN backward plan the same way.  A misaligned pointer and a
+ * missing workspace are refused at execute.  Then for each of those two
+ * shapes a figure, not asserted: its time (all three kernels), median of 25
+ * event-timed runs after a warm-up, and TFLOP/s by the family's flop count,
+ * beside the cuDNN plan's.  Each case and each large shape runs under a
+ * watchdog: a hung kernel fails the test within WATCHDOG_S seconds instead
+ * of blocking the device.  Returns 77 without a device; on another arch it
+ * checks the decline. */
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hand_test.h"
 
@@ -29,6 +34,7 @@ static const char *const cases[] = {
     "b=2,h_q=32,h_kv=8,s=1024,d=64,causal=top_left",              /* the ring wraps several times */
     "b=1,h_q=4,h_kv=4,s_q=200,s_kv=1333,d=128,causal=bottom_right,dtype=fp16", /* 11 key blocks, a 53-row tail */
     "b=2,h_q=4,h_kv=4,s=777,d=128,causal=none,dtype=fp16,layout=bhsd",
+    "b=1,h_q=2,h_kv=2,s_q=100,s_kv=333,d=64,causal=top_left", /* key blocks 1, 2 see no query */
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -60,4 +66,55 @@ static const hand_attn_test test = {
     .refusal = test_refusal,
 };
 
-int main(void) { return hand_attn_main(&test); }
+/* Seconds one case or one large shape may take: a case's fp64 reference is
+ * capped at HAND_ATTN_REFERENCE_MAX_FLOPS, on one core; the device work of
+ * each is well under a second. */
+#define WATCHDOG_S 150
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+
+static const char *watched = "";
+
+/* Only async-signal-safe calls: the main thread may be blocked in the driver. */
+static void on_alarm(int sig)
+{
+    const char *const parts[] = {"test_hand_attn_bwd: FAILED: ", watched,
+                                 ": still running after " TEXT(WATCHDOG_S) " s (a hung kernel?)\n"};
+    (void)sig;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (write(STDOUT_FILENO, parts[i], strlen(parts[i])) < 0)
+            break;
+    _exit(1);
+}
+
+static void watch(const char *what)
+{
+    fflush(stdout);
+    watched = what;
+    alarm(WATCHDOG_S);
+}
+
+/* hand_attn_main's order, with the watchdog around each step and the
+ * large shape a second time without a mask. */
+int main(void)
+{
+    gdt_device_props dev;
+    hand_attn_test dense = test;
+    dense.large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=none";
+    signal(SIGALRM, on_alarm);
+    if (!hand_test_device(&test.base, &dev))
+        return GDT_TEST_SKIP;
+    if (dev.arch != 90)
+        return hand_test_other_arch(&test.base, &dev);
+    for (int i = 0; i < NCASES; i++) {
+        watch(cases[i]);
+        if (!hand_attn_case(&test, &dev, i))
+            return gdt_test_result(test.base.name);
+    }
+    watch(test.large);
+    hand_attn_large(&test, &dev);
+    watch(dense.large);
+    hand_attn_large(&dense, &dev);
+    alarm(0);
+    return gdt_test_result(test.base.name);
+}
