@@ -36,7 +36,8 @@
  * its result goes to an fp32 dQ tile in shared memory, and a second warp of
  * warpgroup 0 adds the tile into the fp32 accumulator with one bulk
  * reduce-add per row (cp.reduce.async.bulk .add.f32), behind its own full
- * and empty mbarriers, so no consumer waits on global atomics.
+ * and empty mbarriers (both consumers take every block's turn at the tile,
+ * see dq_turn), so no consumer waits on global atomics.
  *
  * Masks: rows past s_q are zero-filled by the TMA and carry LSE +inf, so
  * they need none; key blocks that cross s_kv or (causal) a diagonal are
@@ -192,10 +193,6 @@ template <int D> struct bwd_layout {
     static constexpr u32 BYTES = DQ_EMPTY_AT + 8;
 };
 
-/* Consumer threads that stage a dQ tile: both at d 128 (a chunk of 64
- * columns each), one at d 64 (see dq_mine). */
-template <int D> __device__ __forceinline__ constexpr u32 dq_writers() { return D / 64 > 1 ? 256 : 128; }
-
 struct bwd_ctx {
     u32 base;     /* K's tile */
     int w, lane;  /* consumer warpgroup (0, 1), lane */
@@ -231,8 +228,8 @@ template <int D> __device__ __forceinline__ u32 ds_empty(const bwd_ctx &c, int i
 {
     return c.base + bwd_layout<D>::DS_EMPTY_AT + 8 * (it & 1);
 }
-/* The dQ tile staged (dq_writers arrivals) / its reduction has read it (32,
- * the writer warp's lanes). */
+/* The dQ tile's turn taken by every consumer thread (256 arrivals, see
+ * dq_turn) / its reduction has read it (32, the writer warp's lanes). */
 template <int D> __device__ __forceinline__ u32 dq_full(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_FULL_AT; }
 template <int D> __device__ __forceinline__ u32 dq_empty(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_EMPTY_AT; }
 /* The parity of use it of a two-slot ring: the stages and the dS^T tiles. */
@@ -501,22 +498,43 @@ template <int FP16, int D> __device__ __forceinline__ void dq_issue(float (&acc)
     grad_q<FP16>(acc, ds_tile<D>(c, it), c, dq_chunk<D>(c));
 }
 
-/* After the wait for dQ of block it: its dS^T tile is free for block it + 2,
- * and the chunk goes into the dQ tile once the writer warp has read the
- * previous block's. */
+/* Block it's turn at the dQ tile: its dS^T tile freed for block it + 2,
+ * then the wait until the writer warp has read block it - 1's dQ tile.
+ * Every consumer thread takes every block's turn and arrives on dq_full for
+ * it, staging a chunk or not (at d 64 only one consumer stages): a parity
+ * wait tells the phase in progress only from the one before it.  A d 64
+ * consumer that waited only for its own blocks' turns could come to block
+ * it while the drain of its block it - 2 still ran, take that phase's
+ * parity for block it - 1's drain done, and rewrite the tile under the
+ * reduction; the writer's and the consumers' phases then drift apart and
+ * the CTA hangs. */
+template <int D> __device__ __forceinline__ void dq_turn(const bwd_ctx &c, int it)
+{
+    bar_arrive(ds_empty<D>(c, it));
+    bar_wait(dq_empty<D>(c), ((u32)it & 1) ^ 1);
+}
+
+/* After the wait for dQ of block it: the chunk into the dQ tile at block
+ * it's turn. */
 template <int D> __device__ __forceinline__ void dq_finish(float (&acc)[32], const bwd_ctx &c, int it)
 {
     wg_fence_acc(acc);
-    bar_arrive(ds_empty<D>(c, it));
-    bar_wait(dq_empty<D>(c), ((u32)it & 1) ^ 1);
+    dq_turn<D>(c, it);
     stage_dq<D>(acc, c, dq_chunk<D>(c));
     fence_proxy_async();
     bar_arrive(dq_full<D>(c));
 }
 
+/* Block it's turn at the dQ tile by a consumer that does not compute its
+ * dQ (at d 64): nothing staged. */
+template <int D> __device__ __forceinline__ void dq_skip(const bwd_ctx &c, int it)
+{
+    dq_turn<D>(c, it);
+    bar_arrive(dq_full<D>(c));
+}
+
 /* The dQ of block it (its dS^T complete) by the consumers that compute it;
- * at d 64 the other only frees the dS^T tile: every consumer thread
- * arrives on ds_empty. */
+ * at d 64 the other only takes the block's turn (dq_skip). */
 template <int FP16, int D> __device__ __forceinline__ void dq_last(const bwd_ctx &c, int it)
 {
     if (dq_mine<D>(c, it)) {
@@ -525,7 +543,7 @@ template <int FP16, int D> __device__ __forceinline__ void dq_last(const bwd_ctx
         wg_wait<0>();
         dq_finish<D>(acc, c, it);
     } else {
-        bar_arrive(ds_empty<D>(c, it));
+        dq_skip<D>(c, it);
     }
 }
 
@@ -585,7 +603,7 @@ __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2]
     } else {
         finish_block<D>(dk, dv, da, c, it);
         if (it > 0)
-            bar_arrive(ds_empty<D>(c, it - 1));
+            dq_skip<D>(c, it - 1);
     }
 }
 
@@ -656,7 +674,7 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
             bar_init(full<D>(c, s), 1), bar_init(empty<D>(c, s), CONSUMER_WARPS);
         for (int b = 0; b < 2; ++b)
             bar_init(ds_full<D>(c, b), 256), bar_init(ds_empty<D>(c, b), 256);
-        bar_init(dq_full<D>(c), dq_writers<D>());
+        bar_init(dq_full<D>(c), 256);
         bar_init(dq_empty<D>(c), 32);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }

@@ -35,6 +35,10 @@ static const char *const cases[] = {
     "b=1,h_q=4,h_kv=4,s_q=200,s_kv=1333,d=128,causal=bottom_right,dtype=fp16", /* 11 key blocks, a 53-row tail */
     "b=2,h_q=4,h_kv=4,s=777,d=128,causal=none,dtype=fp16,layout=bhsd",
     "b=1,h_q=2,h_kv=2,s_q=100,s_kv=333,d=64,causal=top_left", /* key blocks 1, 2 see no query */
+    /* d 64 with 15, 12 and 6 blocks per CTA (group 3, first query blocks 0, 1
+     * and 3): an odd count, so consumer 0 stages one dQ tile more than
+     * consumer 1, and both take every block's turn at the tile */
+    "b=1,h_q=6,h_kv=2,s_q=300,s_kv=333,d=64,causal=bottom_right",
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
