@@ -179,15 +179,16 @@ __device__ __forceinline__ void softmax(attn_rows<D> &r, float (&s)[64], float s
     }
 }
 
-/* The scores of block blk, landed, to P; the mask only on the blocks that
- * cross a diagonal or the key tail (first_masked is the same for the whole
- * CTA, so the branch never splits a warpgroup). */
-template <int D>
+/* The scores of block blk, landed, to P; MASKED for the blocks that may
+ * cross a diagonal or the key tail.  A compile-time choice, not a branch:
+ * a branch here splits the loop body, and ptxas then puts P V's wait at
+ * the join, before the whole softmax, which is the overlap lost. */
+template <int D, bool MASKED>
 __device__ __forceinline__ void scores_to_p(attn_rows<D> &r, float (&s)[64], float (&alpha)[2], const attn_ctx &c,
                                             const gdt_hand_attn_params &p, int blk)
 {
     wg_fence_acc(s);
-    if (warp_any(blk >= c.first_masked))
+    if constexpr (MASKED)
         mask(s, c, p, blk * BLOCK_N);
     softmax(r, s, p.scale_log2, alpha);
 }
@@ -234,7 +235,8 @@ __device__ __forceinline__ void turn_end(const attn_ctx &c, int i)
         named_arrive(2 - c.w, 256);
 }
 
-/* Block 0's S and its softmax, before the loop. */
+/* Block 0's S and its softmax, before the loop; masked whatever it holds
+ * (the mask is exact, so this costs one pass and no branch). */
 template <int FP16, int D>
 __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[BLOCK_N / 16][4],
                                             const attn_ctx &c, const gdt_hand_attn_params &p)
@@ -248,28 +250,32 @@ __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32
     turn_end(c, 0);
     wg_wait<0>();
     release(c, k_empty(c, 0));
-    scores_to_p(r, s, alpha, c, p, 0); /* O is still zero: nothing to rescale */
+    scores_to_p<D, true>(r, s, alpha, c, p, 0); /* O is still zero: nothing to rescale */
     pack_p<FP16>(pa, s);
 }
 
-/* S of block blk + 1 beside P V of block blk. */
-template <int FP16, int D>
+/* S of block blk + 1 beside P V of block blk.  Both stages are waited for
+ * before the one wgmma.fence: a wait between the fence and P V is a loop
+ * ptxas does not see the fence across, and it would inject another
+ * (C7519).  V of blk was requested before K of blk + 1, so this rarely
+ * waits longer. */
+template <int FP16, int D, bool MASKED>
 __device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[BLOCK_N / 16][4],
                                            const attn_ctx &c, const gdt_hand_attn_params &p, int blk)
 {
     float alpha[2];
     bar_wait(k_full(c, blk + 1), phase(blk + 1));
+    bar_wait(v_full(c, blk), phase(blk));
     turn_begin(c);
     wg_fence();
     issue_scores<FP16, D>(s, c, blk + 1);
     wg_commit();
-    bar_wait(v_full(c, blk), phase(blk));
     issue_pv<FP16, D>(r, pa, c, blk);
     wg_commit();
     turn_end(c, blk + 1);
     wg_wait<1>();
     release(c, k_empty(c, blk + 1));
-    scores_to_p(r, s, alpha, c, p, blk + 1);
+    scores_to_p<D, MASKED>(r, s, alpha, c, p, blk + 1);
     wait_o(r);
     release(c, v_empty(c, blk));
     rescale(r, alpha);
@@ -329,8 +335,13 @@ __device__ __forceinline__ void consume(const attn_ctx &c, const gdt_hand_attn_p
     bar_wait(q_full(c), 0);
     if (c.nblocks > 0) {
         first_block<FP16, D>(r, s, pa, c, p);
-        for (int blk = 0; blk + 1 < c.nblocks; ++blk)
-            next_block<FP16, D>(r, s, pa, c, p, blk);
+        /* first_masked is the same for the whole CTA: no warpgroup splits. */
+        const int unmasked = c.first_masked < c.nblocks ? c.first_masked : c.nblocks;
+        int blk = 0;
+        for (; blk + 1 < unmasked; ++blk)
+            next_block<FP16, D, false>(r, s, pa, c, p, blk);
+        for (; blk + 1 < c.nblocks; ++blk)
+            next_block<FP16, D, true>(r, s, pa, c, p, blk);
         last_pv<FP16, D>(r, pa, c, c.nblocks - 1);
     }
     store<FP16, D>(r, p, bi, hq, c);
