@@ -109,6 +109,10 @@ static const gdt_cli_option options[] = {
     {"--cupti", NULL, GDT_CLI_FLAG, O(cupti),
      .help = "one extra CUPTI-traced burst (the largest) per verified plan not\n"
              "raced out: kernels, kernel time and gaps per call in the journal"},
+    {"--rounds", NULL, GDT_CLI_INT, O(rounds), .lo = 0, .hi = GDT_ROUNDS_MAX, .metavar = "R",
+     .help = "once a cell's plans all have a result, measure its 3 fastest plans\n"
+             "measured in full again together, in R interleaved rounds (P1, P2,\n"
+             "P3, P1, ...), and rank them by that (default 0: off; else 2 or more)"},
     {"--gpus", NULL, GDT_CLI_INT, O(gpus), .lo = 1, .hi = 16, .metavar = "N",
      .help = "at most N workers, one per GPU, cells spread across them\n"
              "(default: every GPU of the first GPU's model)"},
@@ -153,12 +157,16 @@ static int check_combination(const gdt_sweep_opts *o)
         return gdt_cli_usage_error(VERB, "--compile-only needs --arch smXY (sm80, sm90, sm100, ...)");
     if (o->compile_only && o->resume_dir)
         return gdt_cli_usage_error(VERB, "--compile-only measures nothing: it cannot --resume");
+    if (o->rounds == 1)
+        return gdt_cli_usage_error(VERB, "--rounds: bad value \"1\": expected 0 (off) or 2 to %d "
+                                   "(one round pairs nothing)", GDT_ROUNDS_MAX);
     if (o->resume_dir && (o->spec_path || o->quick || o->shard_n || o->nbursts || o->target_rel > 0 ||
-                          o->max_plan_seconds > 0 || o->knob_cap >= 0 || o->exhaustive || o->cupti))
+                          o->max_plan_seconds > 0 || o->knob_cap >= 0 || o->exhaustive || o->cupti ||
+                          o->rounds))
         return gdt_cli_usage_error(VERB, "--resume %s measures with the settings its journal "
                                    "recorded: drop --spec, --quick, --shard, --bursts, --target-rel, "
-                                   "--max-plan-seconds, --cudnn-knob-cap, --exhaustive and --cupti",
-                                   o->resume_dir);
+                                   "--max-plan-seconds, --cudnn-knob-cap, --exhaustive, --cupti and "
+                                   "--rounds", o->resume_dir);
     if (o->shards && !o->shard_auto && !o->resume_dir && o->shards != o->shard_n)
         return gdt_cli_usage_error(VERB, "--shards %d goes with --shard auto or --resume%s", o->shards,
                                    o->shard_n ? ", and contradicts --shard I/N" : "");

@@ -1,9 +1,10 @@
-/* `gdtune compare FAMILY --plan A --plan B`: two plans of one cell in one
- * process, through harness/trial.c (one trial cell: the same buffers, the
- * same reference, the same execute a sweep times).  Both are verified,
- * then measured in interleaved rounds A, B, A, B, ... so that a drift of
- * the clocks over the run reaches both alike; each round's ratio pairs the
- * two measurements taken next to each other.  The schedule and the
+/* Interleaved rounds: k plans of one cell measured P1, P2, ..., Pk, P1, ...
+ * in one process, through harness/trial.c (one trial cell: the same
+ * buffers, the same reference, the same execute a sweep times), so that a
+ * drift of the clocks over the run reaches them alike; each round's ratios
+ * pair measurements taken next to each other.  `gdtune compare FAMILY
+ * --plan A --plan B` is k = 2 (gdt_ab_run), `gdtune sweep --rounds` a
+ * cell's top plans (the worker's "rounds" op).  The schedule and the
  * statistics are host code, testable without a GPU. */
 #ifndef GDT_AB_H
 #define GDT_AB_H
@@ -11,12 +12,47 @@
 #include <stdint.h>
 
 #include "gdt_measure.h"
+#include "gdt_sweep.h"
+#include "gdt_trial.h"
 #include "gdtune/gdtune.h"
 
-#define GDT_AB_ROUNDS_MAX 100
+#define GDT_AB_ROUNDS_MAX GDT_ROUNDS_MAX
 
-/* The measurement order of rounds rounds: order[2 * rounds] of 0 (A) and
- * 1 (B), A first in every round. */
+/* The measurement order of k plans in rounds rounds: order[k * rounds],
+ * 0, 1, ..., k-1 in every round. */
+void gdt_rounds_schedule(int k, int rounds, int *order);
+
+typedef struct gdt_rounds_stats {
+    int k, rounds;
+    double time_us[GDT_ROUNDS_PLANS_MAX];  /* median over the rounds of each plan's time */
+    /* Per round, plan i's time over plan 0's: the median of those, its
+     * relative spread (gdt_stats_rel_spread) and the extremes (plan 0's
+     * are 1). */
+    double ratio[GDT_ROUNDS_PLANS_MAX], ratio_spread[GDT_ROUNDS_PLANS_MAX];
+    double lo[GDT_ROUNDS_PLANS_MAX], hi[GDT_ROUNDS_PLANS_MAX];
+    /* Plan i's relative spread once each round's times are divided by
+     * their geometric mean: what varies from round to round beyond the
+     * drift common to all k.  For k = 2 the two sum to the ratio's spread
+     * (to first order), as compare sums two plans' noise. */
+    double noise[GDT_ROUNDS_PLANS_MAX];
+} gdt_rounds_stats;
+
+/* us[i][r]: plan i's time in round r; 2 <= k <= GDT_ROUNDS_PLANS_MAX,
+ * rounds >= 1 (at most GDT_ROUNDS_MAX are read). */
+void gdt_rounds_stats_compute(const double *const *us, int k, int rounds, gdt_rounds_stats *out);
+
+/* Plan id replayed on a graph of its own (planned as the cell's mode-A
+ * list, so that a backend plan resolves) and built on t.  *g is the
+ * caller's to destroy, built or not. */
+gdt_status gdt_rounds_plan_build(gdt_trial *t, const gdt_plan_id *id, gdt_graph **g, gdt_error *e);
+
+/* g[0..k) measured in the schedule, one gdt_trial_measure of mo per plan
+ * and round: us[i][r] receives plan i's device time per call in round r
+ * (gdt_measure_best_us). */
+gdt_status gdt_rounds_measure(gdt_trial *t, gdt_graph *const *g, int k, int rounds,
+                              const gdt_measure_opts *mo, double *const *us, gdt_error *e);
+
+/* The A/B's order: gdt_rounds_schedule with k = 2, 0 (A) first. */
 void gdt_ab_schedule(int rounds, int *order);
 
 typedef struct gdt_ab_stats {
@@ -28,7 +64,8 @@ typedef struct gdt_ab_stats {
     double ratio, spread, lo, hi;
 } gdt_ab_stats;
 
-/* a_us[i] and b_us[i]: round i's times, rounds >= 1. */
+/* a_us[i] and b_us[i]: round i's times, rounds >= 1 (gdt_rounds_stats_compute
+ * of the two). */
 void gdt_ab_stats_compute(const double *a_us, const double *b_us, int rounds, gdt_ab_stats *out);
 
 typedef struct gdt_ab_opts {

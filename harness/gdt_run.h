@@ -8,7 +8,8 @@
  * no unknown field), then against the run: the header comes first and
  * carries a spec that parses and matches its digest; a cell record names a
  * cell of that spec; plans follow their cell, results and attempts their
- * plans; one plan list per cell, one result per plan.  Any damage before
+ * plans; one plan list per cell, one result per plan; a rounds record
+ * follows its cell's last result and names plans measured in full.  Any damage before
  * the last record is BAD_INPUT "journal.jsonl:LINE: /json/path: expected
  * ..., got ...".  Only the last record may be torn (it does not parse:
  * a write cut short); it is left out and reported in torn_bytes, never
@@ -53,7 +54,8 @@ bool gdt_disposition_parse(const char *s, gdt_disposition *out);
     X(CELL_ERROR, "cell_error")  \
     X(PLANS, "plans")            \
     X(ATTEMPT, "attempt")        \
-    X(RESULT, "result")
+    X(RESULT, "result")          \
+    X(ROUNDS, "rounds")
 
 typedef enum gdt_record_type {
 #define GDT_REC_ENUM(id, name) GDT_REC_##id,
@@ -84,6 +86,18 @@ typedef struct gdt_run_result {
     int samples;            /* device samples at the largest burst */
 } gdt_run_result;
 
+/* A cell's rounds record (--rounds): its top plans measured again together
+ * in interleaved rounds, after the cell's last result.  rec is NULL when
+ * the cell has none. */
+typedef struct gdt_run_rounds {
+    const cJSON *rec;
+    int line;
+    int plans[GDT_ROUNDS_PLANS_MAX], nplans; /* indices in the cell's list, fastest first */
+    int rounds;
+    const char *error;      /* "" when measured; else why not, and no times */
+    double time_us[GDT_ROUNDS_PLANS_MAX], noise[GDT_ROUNDS_PLANS_MAX];
+} gdt_run_rounds;
+
 typedef struct gdt_run_cell {
     bool journaled;         /* its cell record was read */
     int line;               /* of the cell record */
@@ -94,6 +108,7 @@ typedef struct gdt_run_cell {
     gdt_run_result *result; /* nplans entries */
     int nplans, nresults;
     const char *error;      /* its cell_error, NULL if none */
+    gdt_run_rounds rounds;
 } gdt_run_cell;
 
 /* The header's settings, checked with the command line's ranges. */
@@ -104,6 +119,7 @@ typedef struct gdt_run_options {
     int knob_cap, shard_i, shard_n;
     bool race;              /* plans raced (gdt_measure_raced_out); false: every plan in full */
     bool cupti;             /* --cupti: a traced burst per plan (absent in older journals: off) */
+    int rounds;             /* --rounds (absent: 0, off) */
     /* Where the shard came from ("--shard 1/4", "SLURM job array: ..."); "" or
      * NULL: not recorded (unsharded, or a journal older than the field). */
     const char *shard_source;
@@ -193,5 +209,21 @@ gdt_status gdt_run_write_plans(gdt_journal *j, int ci, const gdt_sweep_cell *c, 
 gdt_status gdt_run_write_attempt(gdt_journal *j, int ci, const gdt_sweep_cell *c, int plan,
                                  const char *name, gdt_error *e);
 gdt_status gdt_run_write_result(gdt_journal *j, const gdt_run_result_rec *res, gdt_error *e);
+
+/* A cell's rounds: which plans, how many rounds, and either what they
+ * measured (error "") or why they did not (the arrays left out). */
+typedef struct gdt_run_rounds_rec {
+    int cell, gpu;
+    const gdt_sweep_cell *spec;
+    int plans[GDT_ROUNDS_PLANS_MAX], nplans;
+    int rounds;
+    const char *error;
+    double time_us[GDT_ROUNDS_PLANS_MAX], noise[GDT_ROUNDS_PLANS_MAX];
+    double ratios[GDT_ROUNDS_PLANS_MAX];
+    const double *round_us[GDT_ROUNDS_PLANS_MAX]; /* rounds each */
+    double seconds;
+} gdt_run_rounds_rec;
+
+gdt_status gdt_run_write_rounds(gdt_journal *j, const gdt_run_rounds_rec *r, gdt_error *e);
 
 #endif

@@ -27,6 +27,12 @@
 #define GDT_KNOB_CAP_MAX 1000
 #define GDT_SHARDS_MAX 100000
 #define GDT_SHARD_SOURCE_MAX 512
+/* --rounds (and `compare --rounds`): interleaved rounds of a cell's best
+ * plans, at most GDT_ROUNDS_PLANS_MAX of them (the sweep takes its
+ * GDT_ROUNDS_TOP fastest measured in full). */
+#define GDT_ROUNDS_MAX 100
+#define GDT_ROUNDS_PLANS_MAX 3
+#define GDT_ROUNDS_TOP 3
 
 /* A racing sweep's contenders (plans not raced out): their largest burst,
  * the metric, may take GDT_CONTENDER_FACTOR x max_plan_seconds to reach
@@ -92,6 +98,7 @@ typedef struct gdt_sweep_opts {
     int shard_i, shard_n;     /* n = 0: every cell */
     bool exhaustive;          /* every plan measured in full (no racing) */
     bool cupti;               /* one CUPTI-traced burst per verified plan not raced out */
+    int rounds;               /* 0: off; else a cell's top plans in that many interleaved rounds */
     bool shard_auto;          /* --shard auto: I and N from the scheduler (gdt_sweep_shard_auto) */
     int shards;               /* --shards N: auto's count, or a check of it; 0: none */
     char shard_source[GDT_SHARD_SOURCE_MAX]; /* where I/N came from; "" unsharded */

@@ -26,6 +26,17 @@
  *      (race_* absent: no race; contender_seconds absent: the largest burst
  *      keeps its share of max_seconds; cupti: one traced burst of the
  *      largest size for a verified plan not raced out, per call figures)
+ *   {"op":"rounds","plans":[plan...],"rounds":R,"bursts":[B],"max_seconds":x}
+ *                                       -> {"op":"rounds","time_us":[...],"noise":[...],
+ *                                           "ratios":[...],"round_us":[[...]...],"seconds":x}
+ *                                           or {"op":"error",...,"fatal":bool}
+ *      (2 to GDT_ROUNDS_PLANS_MAX plans of the prepared cell, each built on a
+ *      graph of its own and verified again, then measured in R interleaved
+ *      rounds P1, P2, ..., P1, ...: per plan and round min_samples samples
+ *      of the bursts given, max_seconds its cap; per plan the median over
+ *      the rounds, the noise left beyond the drift common to all plans, the
+ *      median of its per-round time over the first plan's, and each round's
+ *      time: gdt_ab.h)
  *   {"op":"quit"}                       -> (exits)
  * plan = {"name":S,"engine_id":N,"knobs":[[type,value],...],"backend":bool,"tag":"A"|"B"|
  *         "FALLBACK"|"KNOB"|"OURS","untimed":N}

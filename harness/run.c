@@ -94,6 +94,7 @@ static const field option_fields[] = {
     OPT("race", K_BOOL), /* absent in journals from before racing: those ran every plan in full */
     OPT("shard_source", K_STR),
     OPT("cupti", K_BOOL), /* written only when on */
+    RANGE("rounds", K_INT, false, 2, GDT_ROUNDS_MAX), /* written only when on */
 };
 static const field resume_fields[] = {
     REQ("type", K_STR), REQ("started", K_STR), REQ("source_digest", K_STR),
@@ -118,6 +119,11 @@ static const field result_fields[] = {
     OPT("time_us", K_NUM), OPT("noise", K_NUM), OPT("clocks", K_OBJ),
     /* newer than the first journals: absent there */
     RANGE("race_burst", K_INT, false, 1, GDT_BURST_MAX), OPT("cupti", K_OBJ), OPT("cupti_error", K_STR),
+};
+static const field rounds_fields[] = {
+    CELL_KEYS, REQ("plans", K_NUMS), RANGE("rounds", K_INT, true, 2, GDT_ROUNDS_MAX),
+    REQ("error", K_STR), OPT("time_us", K_NUMS), OPT("noise", K_NUMS), OPT("ratios", K_NUMS),
+    OPT("round_us", K_ARR), OPT("measure_s", K_NUM), RANGE("gpu", K_INT, false, 0, 1023),
 };
 static const field cupti_fields[] = {
     RANGE("burst", K_INT, true, 1, GDT_BURST_MAX), REQ("kernels", K_NUM), REQ("kernel_us", K_NUM),
@@ -283,6 +289,7 @@ static gdt_status check_options(const where *w, const cJSON *op, gdt_run_options
     o->shard_n = num_int(op, "shard_n", 0);
     o->race = cJSON_IsTrue(gdt_json_get(op, "race"));
     o->cupti = cJSON_IsTrue(gdt_json_get(op, "cupti"));
+    o->rounds = num_int(op, "rounds", 0);
     o->shard_source = str(op, "shard_source");
     if (o->deadline > 0 && o->deadline < GDT_DEADLINE_MIN)
         return wrong(w, "/options/deadline", "0 (none) or at least 1 s", gdt_json_get(op, "deadline"), e);
@@ -593,6 +600,124 @@ static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int li
     return GDT_STATUS_OK;
 }
 
+/* ------------------------------------------------------------- rounds */
+
+/* The plans a rounds record names: 2 to GDT_ROUNDS_PLANS_MAX distinct
+ * plans of the cell, each measured in full (verified, not raced out). */
+static gdt_status rounds_plans(const gdt_run_cell *c, const cJSON *rec, const where *w,
+                               gdt_run_rounds *ro, gdt_error *e)
+{
+    const cJSON *pl = gdt_json_get(rec, "plans"), *x;
+    char expected[96];
+    int n = cJSON_GetArraySize(pl);
+    snprintf(expected, sizeof expected, "2 to %d plan indices", GDT_ROUNDS_PLANS_MAX);
+    if (n < 2 || n > GDT_ROUNDS_PLANS_MAX)
+        return wrong(w, "/plans", expected, pl, e);
+    snprintf(expected, sizeof expected, "a plan index below %d (the cell's plans)", c->nplans);
+    ro->nplans = 0;
+    cJSON_ArrayForEach(x, pl)
+    {
+        char jp[64];
+        int64_t v = -1;
+        gdt_json_path_index(jp, sizeof jp, "/plans", ro->nplans);
+        if (gdt_json_int(x, w->at, jp, &v, NULL) != GDT_STATUS_OK || v >= c->nplans)
+            return wrong(w, jp, expected, x, e);
+        for (int i = 0; i < ro->nplans; i++)
+            if (ro->plans[i] == v)
+                return wrong(w, jp, "a plan not named before in /plans", x, e);
+        const gdt_run_result *res = &c->result[v];
+        if (res->disposition != GDT_DISP_VERIFIED || cJSON_IsTrue(gdt_json_get(res->rec, "raced_out")))
+            return wrong(w, jp, "a plan measured in full (verified, not raced out)", x, e);
+        ro->plans[ro->nplans++] = (int)v;
+    }
+    return GDT_STATUS_OK;
+}
+
+/* round_us, when there: per plan, one time above 0 per round. */
+static gdt_status rounds_round_us(const cJSON *rec, const where *w, const gdt_run_rounds *ro,
+                                  gdt_error *e)
+{
+    const cJSON *a = gdt_json_get(rec, "round_us"), *x;
+    char expected[96];
+    if (!a)
+        return GDT_STATUS_OK;
+    snprintf(expected, sizeof expected, "an array of %d arrays (one per plan)", ro->nplans);
+    if (cJSON_GetArraySize(a) != ro->nplans)
+        return wrong(w, "/round_us", expected, a, e);
+    snprintf(expected, sizeof expected, "an array of %d times above 0 us (one per round)", ro->rounds);
+    int i = 0;
+    cJSON_ArrayForEach(x, a)
+    {
+        char jp[64];
+        const cJSON *t;
+        gdt_json_path_index(jp, sizeof jp, "/round_us", i++);
+        if (!cJSON_IsArray(x) || cJSON_GetArraySize(x) != ro->rounds)
+            return wrong(w, jp, expected, x, e);
+        cJSON_ArrayForEach(t, x)
+        {
+            if (!cJSON_IsNumber(t) || !(t->valuedouble > 0))
+                return wrong(w, jp, expected, x, e);
+        }
+    }
+    return GDT_STATUS_OK;
+}
+
+/* A measured record (error "") carries one time above 0, one noise and
+ * one ratio per plan; a failed one carries none of them. */
+static gdt_status rounds_measured(const cJSON *rec, const where *w, gdt_run_rounds *ro, gdt_error *e)
+{
+    static const char *const keys[] = {"time_us", "noise", "ratios", "round_us", "measure_s"};
+    char expected[96], jp[32];
+    for (int k = 0; ro->error[0] && k < 5; k++) {
+        gdt_json_path_key(jp, sizeof jp, "", keys[k]);
+        if (gdt_json_get(rec, keys[k]))
+            return wrong(w, jp, "nothing (the rounds failed: /error)", gdt_json_get(rec, keys[k]), e);
+    }
+    if (ro->error[0])
+        return GDT_STATUS_OK;
+    snprintf(expected, sizeof expected, "an array of %d numbers (one per plan)", ro->nplans);
+    for (int k = 0; k < 3; k++) {
+        const cJSON *v = gdt_json_get(rec, keys[k]);
+        gdt_json_path_key(jp, sizeof jp, "", keys[k]);
+        if ((k < 2 && !v) || (v && cJSON_GetArraySize(v) != ro->nplans))
+            return wrong(w, jp, expected, v, e);
+    }
+    for (int i = 0; i < ro->nplans; i++) {
+        const cJSON *t = cJSON_GetArrayItem(gdt_json_get(rec, "time_us"), i);
+        gdt_json_path_index(jp, sizeof jp, "/time_us", i);
+        if (!(t->valuedouble > 0))
+            return wrong(w, jp, "a time above 0 us", t, e);
+        ro->time_us[i] = t->valuedouble;
+        ro->noise[i] = cJSON_GetArrayItem(gdt_json_get(rec, "noise"), i)->valuedouble;
+    }
+    return rounds_round_us(rec, w, ro, e);
+}
+
+static gdt_status on_rounds(gdt_run *r, const cJSON *rec, const where *w, int line, gdt_error *e)
+{
+    gdt_run_cell *c = NULL;
+    gdt_status s = record_cell(r, rec, w, &c, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    gdt_run_rounds *ro = &c->rounds;
+    if (ro->rec)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cell: cell %d has a rounds record "
+                             "already (line %d)", w->at, num_int(rec, "cell", 0), ro->line);
+    if (!gdt_run_cell_complete(c))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cell: a rounds record for cell %d "
+                             "before its last result (%d of %d plans have one)", w->at,
+                             num_int(rec, "cell", 0), c->nresults, c->nplans);
+    ro->rounds = num_int(rec, "rounds", 0);
+    ro->error = str(rec, "error");
+    if ((s = rounds_plans(c, rec, w, ro, e)) == GDT_STATUS_OK)
+        s = rounds_measured(rec, w, ro, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    ro->rec = rec;
+    ro->line = line;
+    return GDT_STATUS_OK;
+}
+
 /* ------------------------------------------------------------ records */
 
 static const field *fields_of(gdt_record_type t, int *n)
@@ -605,6 +730,7 @@ static const field *fields_of(gdt_record_type t, int *n)
         [GDT_REC_PLANS] = {plans_fields, NFIELDS(plans_fields)},
         [GDT_REC_ATTEMPT] = {attempt_fields, NFIELDS(attempt_fields)},
         [GDT_REC_RESULT] = {result_fields, NFIELDS(result_fields)},
+        [GDT_REC_ROUNDS] = {rounds_fields, NFIELDS(rounds_fields)},
     };
     *n = tab[t].n;
     return tab[t].f;
@@ -618,7 +744,8 @@ static gdt_status record_type(const cJSON *rec, const where *w, gdt_record_type 
             *t = (gdt_record_type)i;
             return GDT_STATUS_OK;
         }
-    return wrong(w, "/type", "one of run, resume, cell, cell_error, plans, attempt, result", v, e);
+    return wrong(w, "/type", "one of run, resume, cell, cell_error, plans, attempt, result, rounds",
+                 v, e);
 }
 
 static gdt_status on_record(gdt_run *r, const cJSON *rec, int line, gdt_error *e)
@@ -649,6 +776,8 @@ static gdt_status on_record(gdt_run *r, const cJSON *rec, int line, gdt_error *e
         return on_attempt(r, rec, &w, e);
     case GDT_REC_RESULT:
         return on_result(r, rec, &w, line, e);
+    case GDT_REC_ROUNDS:
+        return on_rounds(r, rec, &w, line, e);
     default:
         return GDT_STATUS_OK; /* resume: nothing to index */
     }

@@ -83,6 +83,7 @@ static cJSON *options_json(const gdt_run_options *op)
         (!op->shard_source || !op->shard_source[0] ||
          cJSON_AddStringToObject(o, "shard_source", op->shard_source)) &&
         (!op->cupti || cJSON_AddBoolToObject(o, "cupti", true)) &&
+        (!op->rounds || cJSON_AddNumberToObject(o, "rounds", op->rounds)) &&
         cJSON_AddBoolToObject(o, "race", op->race))
         return o;
     return drop(o);
@@ -195,4 +196,34 @@ gdt_status gdt_run_write_result(gdt_journal *j, const gdt_run_result_rec *res, g
               cJSON_AddStringToObject(o, "name", res->name) &&
               cJSON_AddNumberToObject(o, "gpu", res->gpu);
     return put(j, GDT_REC_RESULT, ok ? o : drop(o), e);
+}
+
+static cJSON *round_us_json(const gdt_run_rounds_rec *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < r->nplans; i++)
+        if (!cJSON_AddItemToArray(a, cJSON_CreateDoubleArray(r->round_us[i], r->rounds)))
+            return drop(a);
+    return a;
+}
+
+/* What the rounds measured; nothing when they did not. */
+static bool add_rounds_measured(cJSON *o, const gdt_run_rounds_rec *r)
+{
+    if (r->error[0])
+        return true;
+    return add(o, "time_us", cJSON_CreateDoubleArray(r->time_us, r->nplans)) &&
+           add(o, "noise", cJSON_CreateDoubleArray(r->noise, r->nplans)) &&
+           add(o, "ratios", cJSON_CreateDoubleArray(r->ratios, r->nplans)) &&
+           add(o, "round_us", round_us_json(r)) && cJSON_AddNumberToObject(o, "measure_s", r->seconds);
+}
+
+gdt_status gdt_run_write_rounds(gdt_journal *j, const gdt_run_rounds_rec *r, gdt_error *e)
+{
+    cJSON *o = cell_keys(GDT_REC_ROUNDS, r->cell, r->spec);
+    bool ok = o && add(o, "plans", cJSON_CreateIntArray(r->plans, r->nplans)) &&
+              cJSON_AddNumberToObject(o, "rounds", r->rounds) &&
+              cJSON_AddStringToObject(o, "error", r->error) && add_rounds_measured(o, r) &&
+              cJSON_AddNumberToObject(o, "gpu", r->gpu);
+    return put(j, GDT_REC_ROUNDS, ok ? o : drop(o), e);
 }

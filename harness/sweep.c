@@ -4,6 +4,7 @@
  * compile_only.c. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ typedef struct run_cell {
     int nplans;
     bool journaled;  /* its "cell" record is in the journal */
     gdt_race_marks race; /* the plans measured in full so far */
+    double *full_us; /* per plan: its time when measured in full (verified, not raced out), else 0 */
+    bool rounds_done; /* its rounds record is in the journal (--rounds) */
 } run_cell;
 
 struct run;
@@ -265,21 +268,26 @@ static gdt_plan_side plan_side(const cJSON *plan)
     return gdt_engine_side(NULL, (int64_t)gdt_json_num_or(plan, "engine_id", 0));
 }
 
-/* Racing's bars: a plan measured in full joins them. */
-static void note_best(run_cell *rc, const cJSON *plan, gdt_disposition d, const cJSON *measured)
+/* Racing's bars and the rounds' candidates: a plan measured in full joins
+ * them. */
+static void note_best(run_cell *rc, int pi, gdt_disposition d, const cJSON *measured)
 {
-    if (d == GDT_DISP_VERIFIED && !cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
-        gdt_race_note(&rc->race, plan_side(plan), gdt_json_num_or(measured, "time_us", 0),
-                      gdt_json_num_or(measured, "noise", 0));
+    if (d != GDT_DISP_VERIFIED || cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
+        return;
+    rc->full_us[pi] = gdt_json_num_or(measured, "time_us", 0);
+    gdt_race_note(&rc->race, plan_side(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
+                  gdt_json_num_or(measured, "noise", 0));
 }
 
 static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
     bool *has = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *has);
+    double *full = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *full);
     int *order = untimed_order(plans);
-    if (!has || !order) {
+    if (!has || !full || !order) {
         free(has);
+        free(full);
         free(order);
         cJSON_Delete(plans);
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
@@ -288,6 +296,7 @@ static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_
     rc->plans = plans;
     rc->nplans = cJSON_GetArraySize(plans);
     rc->has_result = has;
+    rc->full_us = full;
     rc->order = order;
     r->total += rc->nplans;
     const cJSON *cpu = cJSON_GetObjectItem(rep, "reference_cpu");
@@ -353,7 +362,7 @@ static gdt_status record_result(run *r, const lane *ln, int ci, int pi, gdt_run_
     pthread_mutex_lock(&r->mu);
     gdt_status s = gdt_run_write_result(r->j, &res, e);
     r->cells[ci].has_result[pi] = true;
-    note_best(&r->cells[ci], cJSON_GetArrayItem(r->cells[ci].plans, pi), res.disposition, res.measured);
+    note_best(&r->cells[ci], pi, res.disposition, res.measured);
     count(r, res.disposition);
     r->session_plans++;
     progress(r, &res);
@@ -464,6 +473,143 @@ static gdt_status run_cell_plans(run *r, lane *ln, int ci, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* ------------------------------------------------------------ rounds */
+
+/* The cell's GDT_ROUNDS_TOP fastest plans measured in full, fastest
+ * first (ties by index); how many there are. */
+static int rounds_pick(const run_cell *rc, int pick[GDT_ROUNDS_TOP])
+{
+    int top[GDT_ROUNDS_TOP + 1], n = 0;
+    for (int pi = 0; pi < rc->nplans; pi++) {
+        if (!(rc->full_us[pi] > 0))
+            continue;
+        int k = n++;
+        while (k > 0 && rc->full_us[top[k - 1]] > rc->full_us[pi])
+            top[k] = top[k - 1], k--;
+        top[k] = pi;
+        n = n < GDT_ROUNDS_TOP ? n : GDT_ROUNDS_TOP; /* the slowest of TOP + 1 drops out */
+    }
+    memcpy(pick, top, sizeof *pick * (size_t)n);
+    return n;
+}
+_Static_assert(GDT_ROUNDS_TOP <= GDT_ROUNDS_PLANS_MAX, "the worker takes the sweep's top plans");
+
+/* Each round of a plan: min_samples samples of the largest burst (the
+ * metric), its cap the plan's measurement cap shared by the rounds. */
+static cJSON *rounds_request(run *r, int ci, const int *pick, int k)
+{
+    cJSON *req = cJSON_CreateObject(), *plans = cJSON_AddArrayToObject(req, "plans");
+    cJSON_AddStringToObject(req, "op", "rounds");
+    for (int i = 0; i < k; i++)
+        cJSON_AddItemToArray(plans, cJSON_Duplicate(cJSON_GetArrayItem(r->cells[ci].plans, pick[i]), 1));
+    cJSON_AddNumberToObject(req, "rounds", r->o.rounds);
+    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(&r->o.bursts[r->o.nbursts - 1], 1));
+    double cap = r->o.max_plan_seconds / r->o.rounds;
+    cJSON_AddNumberToObject(req, "max_seconds", cap > GDT_PLAN_SECONDS_MIN ? cap : GDT_PLAN_SECONDS_MIN);
+    return req;
+}
+
+/* n finite numbers in the array a (above 0 when positive, else at least 0). */
+static bool reply_numbers(const cJSON *a, int n, bool positive, double *out)
+{
+    const cJSON *x;
+    int i = 0;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
+        return false;
+    cJSON_ArrayForEach(x, a)
+    {
+        double v = cJSON_GetNumberValue(x);
+        if (!cJSON_IsNumber(x) || !isfinite(v) || v < 0 || (positive && v == 0))
+            return false;
+        out[i++] = v;
+    }
+    return true;
+}
+
+/* The worker's rounds reply into rec (round_us: its storage); false when
+ * it is not one. */
+static bool rounds_reply(const cJSON *rep, gdt_run_rounds_rec *rec,
+                         double round_us[GDT_ROUNDS_PLANS_MAX][GDT_ROUNDS_MAX])
+{
+    const cJSON *per = cJSON_GetObjectItem(rep, "round_us");
+    bool ok = reply_numbers(cJSON_GetObjectItem(rep, "time_us"), rec->nplans, true, rec->time_us) &&
+              reply_numbers(cJSON_GetObjectItem(rep, "noise"), rec->nplans, false, rec->noise) &&
+              reply_numbers(cJSON_GetObjectItem(rep, "ratios"), rec->nplans, true, rec->ratios) &&
+              cJSON_IsArray(per) && cJSON_GetArraySize(per) == rec->nplans;
+    for (int i = 0; ok && i < rec->nplans; i++) {
+        ok = reply_numbers(cJSON_GetArrayItem(per, i), rec->rounds, true, round_us[i]);
+        rec->round_us[i] = round_us[i];
+    }
+    rec->seconds = gdt_json_num_or(rep, "seconds", 0);
+    return ok && rec->seconds >= 0;
+}
+
+static void rounds_progress(const run *r, const gdt_run_rounds_rec *rec)
+{
+    const gdt_sweep_cell *c = &r->spec->cells[rec->cell];
+    fprintf(stderr, "%sgdtune sweep: %s %s: %d rounds:", r->tty ? "\n" : "", gdt_family_name(c->family),
+            c->shape, rec->rounds);
+    for (int i = 0; !rec->error[0] && i < rec->nplans; i++)
+        fprintf(stderr, "%s %s %.2f us", i ? "," : "", plan_name(r, rec->cell, rec->plans[i]),
+                rec->time_us[i]);
+    fprintf(stderr, "%s%.300s\n", rec->error[0] ? " not measured: " : "", rec->error);
+}
+
+/* The worker's rounds of the picked plans into rec; the reason in why
+ * when there are none (the rounds record says so; the sweep goes on). */
+static gdt_status call_rounds(run *r, lane *ln, gdt_run_rounds_rec *rec,
+                              double round_us[GDT_ROUNDS_PLANS_MAX][GDT_ROUNDS_MAX], char *why,
+                              size_t nwhy, gdt_error *e)
+{
+    gdt_error pe = {0};
+    gdt_status s = prepare(r, ln, rec->cell, &pe);
+    if (s == GDT_STATUS_NOT_SUPPORTED)
+        return (snprintf(why, nwhy, "cell preparation failed: %s", pe.msg), GDT_STATUS_OK);
+    if (s != GDT_STATUS_OK)
+        return (*e = pe, s);
+    cJSON *req = rounds_request(r, rec->cell, rec->plans, rec->nplans), *rep = NULL;
+    s = call(ln, req, rec->nplans * plan_deadline(r), &rep, &pe);
+    cJSON_Delete(req);
+    if (s != GDT_STATUS_OK)
+        snprintf(why, nwhy, "%s", pe.msg);
+    else if (strcmp(gdt_json_str_or(rep, "op", ""), "rounds") != 0)
+        snprintf(why, nwhy, "%s", gdt_json_str_or(rep, "error", "the worker refused the rounds"));
+    else if (!rounds_reply(rep, rec, round_us))
+        snprintf(why, nwhy, "the worker's rounds reply is not one figure per plan and round");
+    if (s != GDT_STATUS_OK || cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
+        worker_lost(ln);
+    cJSON_Delete(rep);
+    return GDT_STATUS_OK;
+}
+
+/* --rounds: once every plan of the cell has its result, its top plans
+ * measured in full are measured again together in interleaved rounds, so
+ * that drift over the sweep reaches them alike (gdt_ab.h); the tables rank
+ * them by that.  A cell with fewer than two such plans has none. */
+static gdt_status run_cell_rounds(run *r, lane *ln, int ci, gdt_error *e)
+{
+    run_cell *rc = &r->cells[ci];
+    gdt_run_rounds_rec rec = {.cell = ci, .gpu = ln->index, .spec = &r->spec->cells[ci],
+                              .rounds = r->o.rounds, .error = ""};
+    double round_us[GDT_ROUNDS_PLANS_MAX][GDT_ROUNDS_MAX];
+    char why[GDT_ERROR_MAX + 64] = "";
+    for (int pi = 0; rc->plans && pi < rc->nplans; pi++)
+        if (!rc->has_result[pi])
+            return GDT_STATUS_OK;
+    if (!r->o.rounds || rc->rounds_done || !rc->plans || (rec.nplans = rounds_pick(rc, rec.plans)) < 2)
+        return GDT_STATUS_OK;
+    gdt_status s = call_rounds(r, ln, &rec, round_us, why, sizeof why, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    rec.error = why;
+    pthread_mutex_lock(&r->mu);
+    s = gdt_run_write_rounds(r->j, &rec, e);
+    rc->rounds_done = true;
+    rounds_progress(r, &rec);
+    pthread_mutex_unlock(&r->mu);
+    return s;
+}
+
 static gdt_status sweep_cell(run *r, lane *ln, int ci, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
@@ -491,7 +637,8 @@ static gdt_status sweep_cell(run *r, lane *ln, int ci, gdt_error *e)
         if (s != GDT_STATUS_OK)
             return (*e = pe, s);
     }
-    return run_cell_plans(r, ln, ci, e);
+    s = run_cell_plans(r, ln, ci, e);
+    return s == GDT_STATUS_OK ? run_cell_rounds(r, ln, ci, e) : s;
 }
 
 /* --------------------------------------------------- header and resume */
@@ -501,7 +648,7 @@ static gdt_run_options run_options(const run *r)
     gdt_run_options op = {.nbursts = r->o.nbursts, .target_rel = r->o.target_rel,
                           .max_plan_seconds = r->o.max_plan_seconds, .deadline = r->o.deadline,
                           .knob_cap = r->o.knob_cap, .shard_i = r->o.shard_i, .shard_n = r->o.shard_n,
-                          .race = !r->o.exhaustive, .cupti = r->o.cupti,
+                          .race = !r->o.exhaustive, .cupti = r->o.cupti, .rounds = r->o.rounds,
                           .shard_source = r->o.shard_source};
     memcpy(op.bursts, r->o.bursts, sizeof op.bursts);
     return op;
@@ -585,6 +732,7 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     r->o.shard_n = op->shard_n;
     r->o.exhaustive = !op->race;
     r->o.cupti = op->cupti;
+    r->o.rounds = op->rounds;
     if (op->shard_n)
         fprintf(stderr, "gdtune sweep: resuming shard %d/%d (from %s)\n", op->shard_i, op->shard_n,
                 op->shard_source[0] ? op->shard_source : "its journal header");
@@ -601,6 +749,7 @@ static gdt_status replay(run *r, const gdt_run *jr, gdt_error *e)
     for (int ci = 0; ci < jr->ncells; ci++) {
         const gdt_run_cell *c = &jr->cells[ci];
         r->cells[ci].journaled = c->journaled;
+        r->cells[ci].rounds_done = c->rounds.rec != NULL;
         if (!c->plans)
             continue;
         cJSON *plans = cJSON_Duplicate(c->plans, 1);
@@ -611,8 +760,7 @@ static gdt_status replay(run *r, const gdt_run *jr, gdt_error *e)
                 continue;
             r->cells[ci].has_result[pi] = true;
             count(r, c->result[pi].disposition);
-            note_best(&r->cells[ci], cJSON_GetArrayItem(c->plans, pi), c->result[pi].disposition,
-                      c->result[pi].rec);
+            note_best(&r->cells[ci], pi, c->result[pi].disposition, c->result[pi].rec);
         }
         if (s != GDT_STATUS_OK)
             return s;
@@ -718,6 +866,7 @@ static void run_free(run *r)
 {
     for (int i = 0; r->cells && i < r->spec->ncells; i++) {
         free(r->cells[i].has_result);
+        free(r->cells[i].full_us);
         free(r->cells[i].order);
         cJSON_Delete(r->cells[i].plans);
     }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gdt_ab.h"
 #include "gdt_cuda.h"
 #include "gdt_cupti.h"
 #include "gdt_engines.h"
@@ -17,6 +18,7 @@
 #include "gdt_measure.h"
 #include "gdt_sweep.h"
 #include "gdt_trial.h"
+#include "gdt_util.h"
 #include "gdt_worker.h"
 
 typedef struct worker {
@@ -490,6 +492,134 @@ static cJSON *on_plan(worker *w, const cJSON *req)
 }
 
 
+/* ------------------------------------------------------------ rounds */
+
+/* A rounds request: the plans, the rounds, and one round's measurement of
+ * one plan. */
+typedef struct rounds_opts {
+    gdt_plan_id id[GDT_ROUNDS_PLANS_MAX];
+    int k;
+    int64_t rounds;
+    gdt_measure_opts mo;
+} rounds_opts;
+
+static gdt_status rounds_plans(const cJSON *req, rounds_opts *q, gdt_error *e)
+{
+    const cJSON *pl = gdt_json_get(req, "plans"), *x;
+    char got[96];
+    q->k = cJSON_IsArray(pl) ? cJSON_GetArraySize(pl) : 0;
+    if (q->k < 2 || q->k > GDT_ROUNDS_PLANS_MAX) {
+        gdt_json_describe(pl, got, sizeof got);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plans: expected an array of 2 to %d "
+                             "plans, got %s", REQUEST, GDT_ROUNDS_PLANS_MAX, pl ? got : "nothing");
+    }
+    int i = 0;
+    cJSON_ArrayForEach(x, pl)
+    {
+        gdt_error pe = {0};
+        if (gdt__plan_id_from_json(x, &q->id[i], &pe) != GDT_STATUS_OK)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plans/%d: %s", REQUEST, i, pe.msg);
+        i++;
+    }
+    return GDT_STATUS_OK;
+}
+
+/* Each round of a plan is min_samples samples of the bursts asked (the
+ * sweep asks its largest): the target is the loosest the ranges allow, so
+ * that a series stops at that floor. */
+static gdt_status rounds_request(const cJSON *req, rounds_opts *q, gdt_error *e)
+{
+    gdt_measure_opts_default(&q->mo);
+    q->mo.target_rel = GDT_TARGET_REL_MAX;
+    q->rounds = 0;
+    gdt_status s = rounds_plans(req, q, e);
+    if (s == GDT_STATUS_OK)
+        s = request_int(req, "rounds", 2, GDT_ROUNDS_MAX, &q->rounds, e);
+    if (s == GDT_STATUS_OK && !q->rounds)
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /rounds: expected an integer in [2, %d], "
+                          "got nothing", REQUEST, GDT_ROUNDS_MAX);
+    if (s == GDT_STATUS_OK)
+        s = request_bursts(req, &q->mo, e);
+    if (s == GDT_STATUS_OK)
+        s = request_number(req, "max_seconds", GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX,
+                           &q->mo.max_seconds, e);
+    return s;
+}
+
+/* The plans on graphs of their own, each verified again (one execute
+ * against the cell's reference: cheap beside the rounds), so that what
+ * the rounds time is what the sweep verified. */
+static gdt_status rounds_build(worker *w, const rounds_opts *q, gdt_graph **g, gdt_error *e)
+{
+    gdt_status s = GDT_STATUS_OK;
+    for (int i = 0; i < q->k && s == GDT_STATUS_OK; i++) {
+        double err[4];
+        int nerr = 0;
+        gdt_error pe = {0};
+        char name[320];
+        s = gdt_rounds_plan_build(w->cell, &q->id[i], &g[i], &pe);
+        if (s == GDT_STATUS_OK)
+            s = gdt_trial_verify(w->cell, g[i], err, &nerr, &pe);
+        gdt_plan_id_format(&q->id[i], name, sizeof name);
+        if (s != GDT_STATUS_OK)
+            gdt_error_set(e, s, "rounds: plan %d %s: %s", i, name, pe.msg);
+    }
+    return s;
+}
+
+static void rounds_json(cJSON *r, const rounds_opts *q, double *const *us, double seconds)
+{
+    gdt_rounds_stats st;
+    gdt_rounds_stats_compute((const double *const *)us, q->k, (int)q->rounds, &st);
+    cJSON_AddItemToObject(r, "time_us", cJSON_CreateDoubleArray(st.time_us, q->k));
+    cJSON_AddItemToObject(r, "noise", cJSON_CreateDoubleArray(st.noise, q->k));
+    cJSON_AddItemToObject(r, "ratios", cJSON_CreateDoubleArray(st.ratio, q->k));
+    cJSON *a = cJSON_AddArrayToObject(r, "round_us");
+    for (int i = 0; i < q->k; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateDoubleArray(us[i], (int)q->rounds));
+    cJSON_AddNumberToObject(r, "seconds", seconds);
+}
+
+static gdt_status run_rounds(worker *w, const rounds_opts *q, cJSON *r, gdt_error *e)
+{
+    gdt_graph *g[GDT_ROUNDS_PLANS_MAX] = {NULL};
+    double *us[GDT_ROUNDS_PLANS_MAX] = {NULL};
+    gdt_status s = w->cell ? GDT_STATUS_OK
+                           : gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker: rounds before cell");
+    for (int i = 0; i < q->k && s == GDT_STATUS_OK; i++)
+        if (!(us[i] = calloc((size_t)q->rounds, sizeof *us[i])))
+            s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "worker: out of memory");
+    double t0 = gdt_now();
+    if (s == GDT_STATUS_OK)
+        s = rounds_build(w, q, g, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_rounds_measure(w->cell, g, q->k, (int)q->rounds, &q->mo, us, e);
+    if (s == GDT_STATUS_OK)
+        rounds_json(r, q, us, gdt_now() - t0);
+    for (int i = 0; i < q->k; i++) {
+        gdt_graph_destroy(g[i]);
+        free(us[i]);
+    }
+    return s;
+}
+
+static cJSON *on_rounds(worker *w, const cJSON *req)
+{
+    gdt_error e = {0};
+    rounds_opts q;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "op", "rounds");
+    gdt_status s = rounds_request(req, &q, &e);
+    if (s == GDT_STATUS_OK)
+        s = run_rounds(w, &q, r, &e);
+    if (s == GDT_STATUS_OK)
+        return r;
+    cJSON_Delete(r);
+    r = error_reply("error", &e);
+    cJSON_AddBoolToObject(r, "fatal", w->have_device && w->cell && cudaDeviceSynchronize() != cudaSuccess);
+    return r;
+}
+
 /* -------------------------------------------------------------- loop */
 
 static cJSON *dispatch(worker *w, const char *line, bool *quit)
@@ -506,6 +636,8 @@ static cJSON *dispatch(worker *w, const char *line, bool *quit)
         r = on_cell(w, req);
     else if (!strcmp(op, "plan"))
         r = on_plan(w, req);
+    else if (!strcmp(op, "rounds"))
+        r = on_rounds(w, req);
     else if (!strcmp(op, "quit"))
         r = (*quit = true, NULL);
     else

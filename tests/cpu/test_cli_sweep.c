@@ -3,7 +3,9 @@
  * (exit 0), and the run loop against a stand-in worker (this executable
  * run as `test_cli_sweep worker`, through GDTUNE_WORKER_EXE): a plan that
  * kills the worker and one that hangs are recorded failed and the worker is
- * respawned; --resume after a torn journal runs each plan exactly once. */
+ * respawned; --resume after a torn journal runs each plan exactly once;
+ * --rounds re-measures a cell's plans measured in full, journals it, resumes
+ * it alone and ranks the tables by it. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <signal.h>
@@ -59,6 +61,47 @@ static void fake_result(int engine)
            "\"noise\":0.002,\"fatal\":false}\n", t, t, t, t, t, t);
 }
 
+/* The rounds reverse the plans' single measurements: engine 0 measures
+ * 9 us, every other 11 us (in the plan request, eng0 10 and ours 8).  The
+ * request is said on stderr; GDT_FAKE_ROUNDS_FAIL refuses it. */
+static void fake_rounds(const cJSON *req)
+{
+    const cJSON *p;
+    int k = 0, rounds = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(req, "rounds"));
+    double t[3] = {0};
+    fprintf(stderr, "stand-in: rounds %d bursts %g plans", rounds,
+            cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(req, "bursts"), 0)));
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(req, "plans"))
+    {
+        int engine = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "engine_id"));
+        fprintf(stderr, " %d", engine);
+        if (k < 3)
+            t[k++] = engine == 0 ? 9.0 : 11.0;
+    }
+    fputc('\n', stderr);
+    if (getenv("GDT_FAKE_ROUNDS_FAIL")) {
+        printf("{\"op\":\"error\",\"status\":\"FAULT\",\"error\":\"stand-in: rounds refused\","
+               "\"fatal\":false}\n");
+        return;
+    }
+    printf("{\"op\":\"rounds\"");
+    static const char *const keys[] = {"time_us", "noise", "ratios"};
+    for (int key = 0; key < 3; key++) {
+        printf(",\"%s\":[", keys[key]);
+        for (int i = 0; i < k; i++)
+            printf("%s%g", i ? "," : "", key == 0 ? t[i] : key == 1 ? 0.003 : t[i] / t[0]);
+        printf("]");
+    }
+    printf(",\"round_us\":[");
+    for (int i = 0; i < k; i++) {
+        printf("%s[", i ? "," : "");
+        for (int r = 0; r < rounds; r++)
+            printf("%s%g", r ? "," : "", t[i]);
+        printf("]");
+    }
+    printf("],\"seconds\":0.5}\n");
+}
+
 /* GDT_FAKE_GPUS devices when all are visible; a worker given one device
  * (CUDA_VISIBLE_DEVICES) sees one, and device GDT_FAKE_ODD is another model. */
 static void fake_hello(void)
@@ -88,7 +131,8 @@ static int fake_worker(void)
                 fprintf(stderr, "stand-in: engine %d race_us %g race_noise %g\n", engine,
                         cJSON_GetNumberValue(race), cJSON_GetNumberValue(cJSON_GetObjectItem(req, "race_noise")));
             fake_result(engine);
-        }
+        } else if (op && !strcmp(op, "rounds"))
+            fake_rounds(req);
         fflush(stdout);
         cJSON_Delete(req);
     }
@@ -158,6 +202,9 @@ static void test_usage(void)
         {"gemm --spec " GDT_TEST_DATA "/sweeps/bad_tied.json", 2,
          "bad_tied.json: /grid/0/n,k/1: expected an array of 2 values"},
         {"gemm --resume /nonexistent/run", 2, "/nonexistent/run: expected a run directory"},
+        {"gemm --rounds 1", 2, "--rounds: bad value \"1\": expected 0 (off) or 2 to 100"},
+        {"gemm --rounds 101", 2, "--rounds: bad value \"101\""},
+        {"gemm --resume /tmp/x --rounds 3", 2, "--exhaustive, --cupti and --rounds"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc = sweep(cases[i].args);
@@ -245,7 +292,7 @@ static void test_compile_only(void)
 /* ------------------------------------------- the run loop, stand-in worker */
 
 typedef struct tally {
-    int results[8][8], attempts[8][8], gpu[8], resumes;
+    int results[8][8], attempts[8][8], gpu[8], resumes, rounds;
     int verified, failed, incorrect;
     char errors[4096];
 } tally;
@@ -268,6 +315,8 @@ static void read_journal(const char *dir, tally *t, int from_line)
             t->attempts[c][p]++;
         if (type && !strcmp(type, "resume"))
             t->resumes++;
+        if (type && !strcmp(type, "rounds"))
+            t->rounds++;
         if (type && !strcmp(type, "result")) {
             t->results[c][p]++;
             t->gpu[(int)cJSON_GetNumberValue(cJSON_GetObjectItem(r, "gpu")) & 7]++;
@@ -554,6 +603,7 @@ static void test_racing(const char *self)
     CHECK_CONTAINS(out, "stand-in: engine 1 race_us 10 race_noise 0.002");
     CHECK_CONTAINS(out, "stand-in: engine 20000 race_us 10 race_noise 0.002");
     CHECK_CONTAINS(out, "stand-in: engine 2 race_us 8 race_noise 0.002");
+    CHECK(strstr(out, "stand-in: rounds") == NULL); /* off by default */
     snprintf(journal, sizeof journal, "%s/journal.jsonl", run);
     CHECK(file_contains(journal, "\"race\":true}"));
     snprintf(run, sizeof run, "%s/exhaustive", dir);
@@ -592,6 +642,96 @@ static void test_noise_floor(const char *self)
         CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
+/* The first plan of the tables' first cell (ranking order) into name. */
+static void first_entry(const char *tuning, char *name, size_t n)
+{
+    static const char at[] = "{\"plan\": \"";
+    CHECK_INT(read_into_out(tuning), ==, 0);
+    const char *p = strstr(out, "\"ranking\": [");
+    p = p ? strstr(p, at) : NULL;
+    p = p ? p + strlen(at) : "";
+    snprintf(name, n, "%.*s", (int)strcspn(p, "\""), p);
+}
+
+/* Drops the journal's last record, as a sweep killed before writing it
+ * leaves it; the lines kept. */
+static int drop_last_record(const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    CHECK_INT(read_into_out(path), ==, 0);
+    size_t n = strlen(out), cut = n > 1 ? n - 1 : 0;
+    int lines = 0;
+    while (cut > 0 && out[cut - 1] != '\n')
+        cut--;
+    for (size_t i = 0; i < cut; i++)
+        lines += out[i] == '\n';
+    CHECK_INT(truncate(path, (off_t)cut), ==, 0);
+    return lines;
+}
+
+/* --rounds: once the cell's plans all have a result, its plans measured in
+ * full (ours at 8 us, then eng0 at 10) go to the worker together, fastest
+ * first, at the largest burst; the journal keeps the record, the tables
+ * rank by it (the stand-in's rounds reverse the two); a resume after a
+ * kill before the record runs only the rounds; rounds the worker refuses
+ * are journaled with the reason and change nothing in the tables. */
+static void test_rounds(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_rounds_XXXXXX", spec[600], args[2048], run[600], path[700], first[128];
+    CHECK(mkdtemp(dir) != NULL);
+    write_spec(spec, sizeof spec, dir, "256", "");
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1 --rounds 3",
+             spec, run, dir);
+    CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
+    CHECK_CONTAINS(out, "stand-in: rounds 3 bursts 64 plans 20000 0\n");
+    CHECK_CONTAINS(out, "gdtune sweep: gemm m=256,n=256,k=256: 3 rounds: gemm.nvrtc[TILE_M=128] 11.00 "
+                        "us, cudnn.eng0 9.00 us\n");
+    snprintf(path, sizeof path, "%s/journal.jsonl", run);
+    CHECK(file_contains(path, "\"rounds\":3,\"race\":true}"));
+    CHECK(file_contains(path, "{\"type\":\"rounds\",\"cell\":0,\"family\":\"gemm\",\"shape\":"));
+    CHECK(file_contains(path, "\"plans\":[5,0],\"rounds\":3,\"error\":\"\",\"time_us\":[11,9],"
+                              "\"noise\":[0.003,0.003],\"ratios\":[1,0.818182],\"round_us\":[[11,11,11],"
+                              "[9,9,9]],\"measure_s\":0.5,\"gpu\":0}"));
+    snprintf(path, sizeof path, "%s/t/sm90/gemm.tuning.json", dir);
+    first_entry(path, first, sizeof first);
+    CHECK_STR(first, "cudnn.eng0");
+
+    int keep = drop_last_record(run);
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t2 --deadline 1", run, dir);
+    CHECK_INT(sweep(args), ==, 4); /* the journal's cudnn.eng1 is incorrect */
+    CHECK_CONTAINS(out, "stand-in: rounds 3 bursts 64 plans 20000 0\n");
+    tally t;
+    read_journal(run, &t, keep);
+    CHECK_INT(t.resumes, ==, 1);
+    CHECK_INT(t.rounds, ==, 1);
+    for (int p = 0; p < 6; p++)
+        CHECK_INT(t.attempts[0][p] + t.results[0][p], ==, 0);
+    snprintf(path, sizeof path, "%s/t2/sm90/gemm.tuning.json", dir);
+    first_entry(path, first, sizeof first);
+    CHECK_STR(first, "cudnn.eng0");
+
+    setenv("GDT_FAKE_ROUNDS_FAIL", "1", 1);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s/refused --tables-dir %s/t3 --deadline 1 "
+             "--rounds 2", spec, dir, dir);
+    CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
+    CHECK_CONTAINS(out, ": 2 rounds: not measured: stand-in: rounds refused\n");
+    snprintf(path, sizeof path, "%s/refused/journal.jsonl", dir);
+    CHECK(file_contains(path, "\"plans\":[5,0],\"rounds\":2,\"error\":\"stand-in: rounds refused\","
+                              "\"gpu\":0}"));
+    snprintf(path, sizeof path, "%s/t3/sm90/gemm.tuning.json", dir);
+    first_entry(path, first, sizeof first);
+    CHECK_STR(first, "gemm.nvrtc[TILE_M=128]");
+    unsetenv("GDT_FAKE_ROUNDS_FAIL");
+    unsetenv("GDTUNE_WORKER_EXE");
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+    if (!gdt_test_failures)
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -611,5 +751,6 @@ int main(int argc, char **argv)
     test_gpus(self);
     test_racing(self);
     test_noise_floor(self);
+    test_rounds(self);
     return gdt_test_result("test_cli_sweep");
 }
