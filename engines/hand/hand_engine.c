@@ -6,9 +6,7 @@
  * TMA cannot describe (16-byte multiples).  build loads the cubin;
  * execute encodes the three tensor maps (again only when the pointers
  * change) and launches the persistent grid; a split-K configuration sums
- * its partials inside that launch, with arrival counters the plan owns; a
- * cluster configuration launches clusters of two CTAs along N, which share
- * A through a multicast TMA. */
+ * its partials inside that launch, with arrival counters the plan owns. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,31 +25,22 @@ enum { TILE_M = 128, TILE_K = 64, STAGES = 4, GROUP_M = 8, THREADS = 384 };
 #define SMEM_BYTES(tile_n)                                                                          \
     (STAGES * (TILE_M + (tile_n)) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * STAGES + 16 + 1024)
 
-/* The CLUSTER_SHAPE knob's values are cublasLtClusterShape_t's in every
- * engine; this is its 1x2x1: one CTA along M, two along N. */
-enum { CLUSTER_SHAPE_1X2X1 = 5 };
-
 /* The fixed configurations; the untimed order breaks its ties in this
  * order (gdt__hand_gemm_plans).  The first is the knobless gemm.hand;
- * split_k > 1 names a SPLIT_K knob, a workspace and arrival counters;
- * cluster_n 2 a CLUSTER_SHAPE knob and clusters of two CTAs along N. */
+ * split_k > 1 names a SPLIT_K knob, a workspace and arrival counters. */
 typedef struct hand_config {
-    int tile_n, split_k, cluster_n;
+    int tile_n, split_k;
     const char *entry; /* the prefix of its entries in the .cu */
 } hand_config;
 
 static const hand_config configs[] = {
-    {256, 1, 1, "gdt_hand_gemm"},
-    {128, 1, 1, "gdt_hand_gemm_n128"},
-    {128, 2, 1, "gdt_hand_gemm_n128_splitk"},
-    {128, 4, 1, "gdt_hand_gemm_n128_splitk"},
-    {128, 8, 1, "gdt_hand_gemm_n128_splitk"},
-    {192, 2, 1, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 = 128 units */
-    {64, 2, 1, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 = 128 units */
-    /* The two above each with A read once per pair of N tiles: m = 256,
-     * n = 6144 (96 tiles); m = 128, n = 4096 (128 units). */
-    {128, 1, 2, "gdt_hand_gemm_n128_c2"},
-    {64, 2, 2, "gdt_hand_gemm_n64_splitk_c2"},
+    {256, 1, "gdt_hand_gemm"},
+    {128, 1, "gdt_hand_gemm_n128"},
+    {128, 2, "gdt_hand_gemm_n128_splitk"},
+    {128, 4, "gdt_hand_gemm_n128_splitk"},
+    {128, 8, "gdt_hand_gemm_n128_splitk"},
+    {192, 2, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 = 128 units */
+    {64, 2, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 = 128 units */
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
@@ -84,7 +73,6 @@ struct gdt_compiled {
     CUmodule mod;
     CUfunction fn;
     CUlaunchConfig cfg;
-    CUlaunchAttribute cluster; /* cfg.attrs, for a cluster configuration */
 };
 
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
@@ -99,8 +87,6 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
     gdt_plan_id_set_knob(out, GDT_KNOB_GROUP_M, GROUP_M);
     if (c->split_k > 1)
         gdt_plan_id_set_knob(out, GDT_KNOB_SPLIT_K, c->split_k);
-    if (c->cluster_n == 2)
-        gdt_plan_id_set_knob(out, GDT_KNOB_CLUSTER_SHAPE, CLUSTER_SHAPE_1X2X1);
 }
 
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out)
@@ -125,14 +111,11 @@ static int config_index(const gdt_plan_id *p)
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* The work units config i runs for a problem, one CTA's each: tiles times
- * the splits it can make (at most one per 64-deep K tile).  A cluster
- * walks pairs of tiles along N, so an odd column count gets one more (a
- * CTA past N that loads A for its partner). */
+/* The work units config i runs for a problem: tiles times the splits it
+ * can make (at most one per 64-deep K tile). */
 static int64_t config_units(const hand_config *c, const gdt_gemm_desc *g)
 {
-    int64_t cols = ceil_div(ceil_div(g->n, c->tile_n), c->cluster_n) * c->cluster_n;
-    int64_t tiles = ceil_div(g->m, TILE_M) * cols * g->batch;
+    int64_t tiles = ceil_div(g->m, TILE_M) * ceil_div(g->n, c->tile_n) * g->batch;
     int64_t ktiles = ceil_div(g->k, TILE_K);
     return tiles * (c->split_k < ktiles ? c->split_k : ktiles);
 }
@@ -191,15 +174,13 @@ static void geometry(int64_t eu, int64_t eo, int64_t so, int64_t batch, int64_t 
 
 /* The three maps of a problem, or why TMA cannot describe an operand.  A
  * is K-major when its K axis has unit stride, else MN-major; B MN-major
- * when its N axis has, else K-major; C must be row-major.  In a cluster
- * each CTA loads 64 of A's 128 rows (MN-major A is loaded 64 rows a box
- * anyway). */
+ * when its N axis has, else K-major; C must be row-major. */
 static bool layout(const gdt_gemm_desc *g, const hand_config *c, map_geometry geo[3], char *why,
                    size_t n)
 {
     const int64_t *sa = g->a_stride, *sb = g->b_stride, *sc = g->c_stride;
     if (sa[2] == 1)
-        geometry(g->k, g->m, sa[1], g->batch, sa[0], (uint32_t)(TILE_M / c->cluster_n), &geo[0]);
+        geometry(g->k, g->m, sa[1], g->batch, sa[0], TILE_M, &geo[0]);
     else if (sa[1] == 1)
         geometry(g->m, g->k, sa[2], g->batch, sa[0], 64, &geo[0]);
     else
@@ -311,28 +292,6 @@ static gdt_status counters_new(gdt_compiled *c, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-/* The persistent grid: at most one CTA per SM and per unit; a cluster
- * configuration launches whole clusters, (2, 1, 1) each, along grid x
- * (the kernel pairs blockIdx.x 2i and 2i + 1).  Every SM can hold a CTA
- * of a 2-cluster when the GPCs have even SM counts, as the H100/H200's do
- * (TPCs of two SMs); were it not so, the clusters past the resident ones
- * would run as a second wave, slower, still correct (the kernel never
- * waits on another cluster). */
-static void launch_grid(gdt_compiled *c, int sms)
-{
-    int64_t units = config_units(c->config, &c->facts.problem.u.gemm), per = c->config->cluster_n;
-    int64_t clusters = units / per < sms / per ? units / per : sms / per;
-    c->cfg.gridDimX = (unsigned)(clusters * per);
-    c->cfg.gridDimY = c->cfg.gridDimZ = 1;
-    if (per == 1)
-        return;
-    c->cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    c->cluster.value.clusterDim.x = (unsigned)per;
-    c->cluster.value.clusterDim.y = c->cluster.value.clusterDim.z = 1;
-    c->cfg.attrs = &c->cluster;
-    c->cfg.numAttrs = 1;
-}
-
 static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
 {
     const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
@@ -351,7 +310,9 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     st = counters_new(c, e);
     if (st != GDT_STATUS_OK)
         return st;
-    launch_grid(c, sms);
+    int64_t units = config_units(c->config, &c->facts.problem.u.gemm);
+    c->cfg.gridDimX = (unsigned)(units < sms ? units : sms);
+    c->cfg.gridDimY = c->cfg.gridDimZ = 1;
     c->cfg.blockDimX = THREADS, c->cfg.blockDimY = c->cfg.blockDimZ = 1;
     c->cfg.sharedMemBytes = (unsigned)smem;
     if (info)

@@ -4,9 +4,7 @@
  * next to them (another split, a missing knob, an extra one) is declined
  * with every fixed name in the message; every configuration declines a
  * stride TMA cannot map; and the untimed order puts the smallest makespan (waves of
- * tiles times splits, times a unit's K tiles plus two a split) first, a
- * cluster configuration counting its ghost tile past N when the tile
- * columns are odd. */
+ * tiles times splits, times a unit's K tiles plus two a split) first. */
 #include "gdt_engines.h"
 #include "gdt_test.h"
 #include "gdtune/gdtune.h"
@@ -22,8 +20,6 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, SPLIT_K=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=192]",
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
-    "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
-    "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -90,12 +86,6 @@ static void test_decline(void)
         "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
         "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
         "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=96]",
-        /* the cluster knob: another shape id, or on a tile that has none */
-        "gemm.hand[CLUSTER_SHAPE=3, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
-        "gemm.hand[CLUSTER_SHAPE=8, GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
-        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
-        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
-        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -133,24 +123,18 @@ static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS]
  * units) and leads by table order.  4096^3: 128 x 256 and 128 x 128 tie
  * at 65536, the wider first.  m=1024: the 128 tiles of 128 x 256, tied
  * with 256 of 128 x 128.  A K of one 64-deep tile cannot be split: every
- * split plan runs unsplit there, the narrowest tile fills the most SMs.
- * The cluster configurations (7: 128 x 128, 8: 128 x 64 in two splits)
- * tie their one-CTA twins wherever the tile columns are even, and follow
- * them by table order.  m=1536, n=1408: 12 x 11 tiles of 128 x 128 fill
- * 132 SMs once, but the cluster walks 12 x 12 (a ghost column), two waves,
- * behind 128 x 256 by table order. */
+ * split plan runs unsplit there, the narrowest tile fills the most SMs. */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", (const int[]){6, 8, 3, 2, 4, 5, 1, 7, 0});
-    check_order("m=128,n=4096,k=14336", (const int[]){6, 8, 3, 4, 2, 5, 1, 7, 0});
-    check_order("m=1,n=4096,k=4096", (const int[]){6, 8, 3, 2, 4, 5, 1, 7, 0});
-    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 2, 6, 8, 3, 5, 0, 4});
-    check_order("m=256,n=6144,k=4096", (const int[]){5, 6, 8, 1, 7, 2, 3, 0, 4});
-    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 2, 6, 8, 3, 5, 0, 4});
-    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 2, 6, 8, 5, 3, 4});
-    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 2, 6, 8, 5, 3, 4});
-    check_order("m=128,n=4096,k=64", (const int[]){6, 8, 1, 7, 2, 3, 4, 5, 0});
-    check_order("m=1536,n=1408,k=4096", (const int[]){1, 2, 6, 8, 3, 5, 0, 7, 4});
+    check_order("m=128,n=4096,k=4096", (const int[]){6, 3, 2, 4, 5, 1, 0});
+    check_order("m=128,n=4096,k=14336", (const int[]){6, 3, 4, 2, 5, 1, 0});
+    check_order("m=1,n=4096,k=4096", (const int[]){6, 3, 2, 4, 5, 1, 0});
+    check_order("m=128,n=14336,k=4096", (const int[]){1, 2, 6, 3, 5, 0, 4});
+    check_order("m=256,n=6144,k=4096", (const int[]){5, 6, 1, 2, 3, 0, 4});
+    check_order("m=512,n=4096,k=4096", (const int[]){1, 2, 6, 3, 5, 0, 4});
+    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 2, 6, 5, 3, 4});
+    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 2, 6, 5, 3, 4});
+    check_order("m=128,n=4096,k=64", (const int[]){6, 1, 2, 3, 4, 5, 0});
 }
 
 int main(void)
