@@ -103,6 +103,21 @@ int gdt__predict_block(const gdt__predictor *p, const gdt_facts *f, double rel, 
 bool gdt__tables_backend_block(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *heur, int nh,
                                gdt_plan_id **out, int *n);
 
+/* One held-out cell's picks, indices into its plans (-1: none). */
+typedef struct gdt__pred_pick {
+    int ours;             /* OPENSOURCE's first plan */
+    int backend;          /* the first measured plan of the backend's block */
+    bool lead;            /* mode A put ours ahead of the block */
+    double ratio;         /* the predicted placement ratio lead was decided on, NaN: none */
+    int mode_a;           /* ours when lead (or no block), else backend */
+    int best, best_ours;  /* the fastest measured, of all plans and of ours */
+} gdt__pred_pick;
+
+/* Leave-one-cell-out at one lambda and width (noise, in units of the
+ * held-out error, *err): out[i] for cells[i], as the figures count them. */
+gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *cells, int n, double lambda,
+                                double noise, gdt__pred_pick *out, double *err, gdt_error *e);
+
 /* The rel the planner ranks predictions with: noise * cv.err. */
 double gdt__predict_rel(const gdt__predictor *p);
 /* a ahead of b beyond rel: the rule's comparison. */

@@ -348,12 +348,6 @@ static int dbl_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The plan the planner would put first in one cell, given predicted times
- * (NaN: unknown to the model), and what mode A would run. */
-typedef struct picks {
-    int ours, mode_a; /* plan indices, -1 when none */
-} picks;
-
 /* Ours in untimed order: the known ones by the ranking rule, then the rest. */
 static int pick_ours(const gdt__train_cell *c, const double *pred, double err, double *best_pred)
 {
@@ -404,43 +398,47 @@ static int pick_backend(const gdt__train_cell *c, const gdt__predictor *m, doubl
     return pick;
 }
 
-static picks pick_cell(const gdt__train_cell *c, const double *pred, const gdt__predictor *m, double rel)
+/* The plan the planner would put first in one cell, given predicted times
+ * (NaN: unknown to the model), and what mode A would run. */
+static gdt__pred_pick pick_cell(const gdt__train_cell *c, const double *pred, const gdt__predictor *m, double rel)
 {
-    double ours_t, ratio;
-    picks pk = {pick_ours(c, pred, rel, &ours_t), pick_backend(c, m, rel)};
-    bool lead = !isnan(ours_t) && gdt__predict_ratio(m, &c->facts, &ratio) && gdt__predict_beats(ratio, 1.0, rel);
-    if (lead || pk.mode_a < 0) pk.mode_a = pk.ours;
+    double ours_t;
+    gdt__pred_pick pk = {.ours = pick_ours(c, pred, rel, &ours_t), .backend = pick_backend(c, m, rel)};
+    if (!gdt__predict_ratio(m, &c->facts, &pk.ratio)) pk.ratio = NAN;
+    pk.lead = !isnan(ours_t) && !isnan(pk.ratio) && gdt__predict_beats(pk.ratio, 1.0, rel);
+    pk.mode_a = pk.lead || pk.backend < 0 ? pk.ours : pk.backend;
     return pk;
 }
 
-/* Figures of the held-out predictions pred[cell][plan] of the held-out
- * models. */
-static void figures(const gdt__train_cell *c, int n, double *const *pred, const gdt__predictor *models, double noise,
-                    gdt__pred_cv *cv)
+/* The median |predicted / measured - 1| over the held-out predictions. */
+static double median_error(const gdt__train_cell *c, int n, double *const *pred)
 {
     int cap = 0, ne = 0;
     for (int i = 0; i < n; i++) cap += c[i].nplans;
-    double *errs = malloc((size_t)(cap ? cap : 1) * sizeof *errs), logsum[2] = {0, 0};
-    int counted[2] = {0, 0};
-    memset(cv, 0, sizeof *cv);
-    cv->ncells = n;
+    double *errs = malloc((size_t)(cap ? cap : 1) * sizeof *errs), err = 1;
     for (int i = 0; errs && i < n; i++)
         for (int k = 0; k < c[i].nplans; k++)
             if (!isnan(pred[i][k])) errs[ne++] = fabs(pred[i][k] / c[i].plans[k].time_us - 1);
     if (errs && ne) qsort(errs, (size_t)ne, sizeof *errs, dbl_cmp);
-    cv->err = !errs || !ne ? 1 : ne % 2 ? errs[ne / 2] : 0.5 * (errs[ne / 2 - 1] + errs[ne / 2]);
+    if (errs && ne) err = ne % 2 ? errs[ne / 2] : 0.5 * (errs[ne / 2 - 1] + errs[ne / 2]);
     free(errs);
+    return err;
+}
+
+/* Figures of the held-out picks: pick/best over all plans (mode A) and
+ * over ours (OPENSOURCE). */
+static void figures(const gdt__train_cell *c, int n, const gdt__pred_pick *pk, double err, gdt__pred_cv *cv)
+{
+    double logsum[2] = {0, 0};
+    int counted[2] = {0, 0};
+    memset(cv, 0, sizeof *cv);
+    cv->ncells = n;
+    cv->err = err;
     for (int i = 0; i < n; i++) {
-        picks pk = pick_cell(&c[i], pred[i], &models[i], noise * cv->err);
-        double best[2] = {INFINITY, INFINITY}; /* all plans, ours */
-        for (int k = 0; k < c[i].nplans; k++) {
-            best[0] = fmin(best[0], c[i].plans[k].time_us);
-            if (!c[i].plans[k].is_backend) best[1] = fmin(best[1], c[i].plans[k].time_us);
-        }
-        int pick[2] = {pk.mode_a, pk.ours};
+        int pick[2] = {pk[i].mode_a, pk[i].ours}, best[2] = {pk[i].best, pk[i].best_ours};
         for (int m = 0; m < 2; m++) {
             if (pick[m] < 0) continue;
-            double r = c[i].plans[pick[m]].time_us / best[m];
+            double r = c[i].plans[pick[m]].time_us / c[i].plans[best[m]].time_us;
             logsum[m] += log(r), counted[m]++;
             cv->worst[m] = fmax(cv->worst[m], r);
         }
@@ -449,29 +447,84 @@ static void figures(const gdt__train_cell *c, int n, double *const *pred, const 
     for (int m = 0; m < 2; m++) cv->worst[m] = counted[m] ? cv->worst[m] : 1;
 }
 
-/* The held-out models and predictions of one lambda, and their figures at
- * every width of the ranking rule (cv[j] for noises[j]): the width changes
- * the picks, not the predictions. */
-static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
-                                 gdt__pred_cv *cv, gdt_error *e)
+/* The cell's fastest plan, of all (ours false) or of ours; -1 when none. */
+static int fastest(const gdt__train_cell *c, bool ours)
 {
-    double **pred = calloc((size_t)n, sizeof *pred);
-    gdt__predictor *models = calloc((size_t)n, sizeof *models);
-    gdt_status s = pred && models ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    int best = -1;
+    for (int k = 0; k < c->nplans; k++)
+        if ((!ours || !c->plans[k].is_backend) && (best < 0 || c->plans[k].time_us < c->plans[best].time_us))
+            best = k;
+    return best;
+}
+
+/* The held-out picks of every cell with the ranking rule at rel. */
+static void picks_at(const gdt__train_cell *c, int n, double *const *pred, const gdt__predictor *models, double rel,
+                     gdt__pred_pick *out)
+{
+    for (int i = 0; i < n; i++) {
+        out[i] = pick_cell(&c[i], pred[i], &models[i], rel);
+        out[i].best = fastest(&c[i], false), out[i].best_ours = fastest(&c[i], true);
+    }
+}
+
+/* The held-out models of one lambda and their predictions pred[cell][plan]
+ * (NaN: a plan the other cells never measured).  *pred and *models are
+ * the caller's to release with release_held_out. */
+static gdt_status held_out(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda, double ***pred,
+                           gdt__predictor **models, gdt_error *e)
+{
+    *pred = calloc((size_t)n, sizeof **pred);
+    *models = calloc((size_t)n, sizeof **models);
+    gdt_status s = *pred && *models ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     for (int i = 0; !s && i < n; i++) {
-        if (!(pred[i] = malloc((size_t)(c[i].nplans ? c[i].nplans : 1) * sizeof **pred))) {
+        if (!((*pred)[i] = malloc((size_t)(c[i].nplans ? c[i].nplans : 1) * sizeof ***pred))) {
             s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
             break;
         }
-        if ((s = fit_one(fam, sms, c, n, i, lambda, &models[i], e))) break;
+        if ((s = fit_one(fam, sms, c, n, i, lambda, &(*models)[i], e))) break;
         for (int k = 0; k < c[i].nplans; k++)
-            if (!gdt__predict_time(&models[i], &c[i].facts, &c[i].plans[k].id, &pred[i][k])) pred[i][k] = NAN;
+            if (!gdt__predict_time(&(*models)[i], &c[i].facts, &c[i].plans[k].id, &(*pred)[i][k])) (*pred)[i][k] = NAN;
     }
-    for (int j = 0; !s && j < NNOISES; j++) figures(c, n, pred, models, noises[j], &cv[j]);
+    return s;
+}
+
+static void release_held_out(int n, double **pred, gdt__predictor *models)
+{
     for (int i = 0; pred && i < n; i++) free(pred[i]);
     for (int i = 0; models && i < n; i++) gdt__predictor_clear(&models[i]);
     free(pred);
     free(models);
+}
+
+/* The figures of one lambda at every width of the ranking rule (cv[j] for
+ * noises[j]): the width changes the picks, not the predictions. */
+static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
+                                 gdt__pred_cv *cv, gdt_error *e)
+{
+    double **pred = NULL;
+    gdt__predictor *models = NULL;
+    gdt__pred_pick *pk = calloc((size_t)n, sizeof *pk);
+    gdt_status s = pk ? held_out(fam, sms, c, n, lambda, &pred, &models, e)
+                      : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    double err = s ? 1 : median_error(c, n, pred);
+    for (int j = 0; !s && j < NNOISES; j++) {
+        picks_at(c, n, pred, models, noises[j] * err, pk);
+        figures(c, n, pk, err, &cv[j]);
+    }
+    release_held_out(n, pred, models);
+    free(pk);
+    return s;
+}
+
+gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *cells, int n, double lambda,
+                                double noise, gdt__pred_pick *out, double *err, gdt_error *e)
+{
+    double **pred = NULL;
+    gdt__predictor *models = NULL;
+    gdt_status s = held_out(f, gdt__predict_sm_count(arch), cells, n, lambda, &pred, &models, e);
+    *err = s ? NAN : median_error(cells, n, pred);
+    if (!s) picks_at(cells, n, pred, models, noise * *err, out);
+    release_held_out(n, pred, models);
     return s;
 }
 

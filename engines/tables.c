@@ -2075,3 +2075,49 @@ bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out)
     for (int m = 0; m < 2; m++) out->geomean[m] = t->model.cv.geomean[m], out->worst[m] = t->model.cv.worst[m];
     return true;
 }
+
+/* The model's training cells from the loaded tuning cells: ours and the
+ * backend's plans (as fit_model takes them), at[] their ranking indices. */
+static void train_cells(const gdt_tables *t, gdt__train_cell *c, gdt_measured_plan *kept, int *at)
+{
+    int used = 0;
+    for (int i = 0; i < t->nt; i++) {
+        c[i] = (gdt__train_cell){t->p[i].facts, kept + used, 0};
+        for (int k = 0; k < t->t[i].nranked; k++)
+            if (side_of(&t->t[i].measured[k]) != GDT_PLAN_SIDE_LIBRARY) {
+                at[used] = k;
+                kept[used++] = t->t[i].measured[k];
+                c[i].nplans++;
+            }
+    }
+}
+
+static const gdt_measured_plan *ranked_at(const tcell *c, const int *at, int k)
+{
+    return k < 0 ? NULL : &c->measured[at[k]];
+}
+
+gdt_status gdt_tables_model_picks(const gdt_tables *t, gdt_model_pick *out, double *err, gdt_error *e)
+{
+    if (!t || !t->have_model)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "tables: no time model (fewer than %d cells)",
+                             GDT__PREDICT_MIN_CELLS);
+    size_t total = 1, nc = t->nt > 0 ? (size_t)t->nt : 1;
+    for (int i = 0; i < t->nt; i++) total += (size_t)t->t[i].nranked;
+    gdt__train_cell *c = calloc(nc, sizeof *c);
+    gdt_measured_plan *kept = calloc(total, sizeof *kept);
+    int *at = calloc(total, sizeof *at);
+    gdt__pred_pick *pk = calloc(nc, sizeof *pk);
+    gdt_status s = c && kept && at && pk ? GDT_STATUS_OK
+                                         : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables: out of memory");
+    if (!s) train_cells(t, c, kept, at);
+    if (!s) s = gdt__predictor_picks(t->family, t->arch, c, t->nt, t->model.lambda, t->model.noise, pk, err, e);
+    for (int i = 0; !s && i < t->nt; i++) {
+        const int *a = at + (c[i].plans - kept);
+        out[i] = (gdt_model_pick){t->t[i].key, pk[i].lead, pk[i].ratio, ranked_at(&t->t[i], a, pk[i].mode_a),
+                                  ranked_at(&t->t[i], a, pk[i].ours), ranked_at(&t->t[i], a, pk[i].backend),
+                                  ranked_at(&t->t[i], a, pk[i].best), ranked_at(&t->t[i], a, pk[i].best_ours)};
+    }
+    free(c), free(kept), free(at), free(pk);
+    return s;
+}

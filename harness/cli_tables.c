@@ -3,6 +3,8 @@
  * journals; `diff` is harness/cli_tables_diff.c. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +22,7 @@
 #include "gdtune/tables.h"
 
 static const char usage_text[] =
-    "usage: gdtune tables check FILE...\n"
+    "usage: gdtune tables check FILE... [--cells]\n"
     "       gdtune tables emit RUNDIR... [--tables-dir DIR]\n"
     "       gdtune merge RUNDIR... [--tables-dir DIR]\n"
     "       gdtune tables diff OLD NEW [--family F] [--format text|json|md]\n"
@@ -29,7 +31,11 @@ static const char usage_text[] =
     "Validates each placement or tuning table (the kind is read from its schema\n"
     "string) as strictly as libgdtune loads it: schema, arch, family, every field's\n"
     "type, unknown fields, keys and facts re-derived from each cell's problem.\n"
-    "Prints \"FILE: ok (<kind>, smXY, <family>, N cells)\" or the error.\n"
+    "Prints \"FILE: ok (<kind>, smXY, <family>, N cells)\" or the error, and for a\n"
+    "placement table its time model's leave-one-cell-out figures.  --cells also\n"
+    "prints, per swept cell, what the model fitted on the other cells puts first in\n"
+    "mode A and OPENSOURCE, their measured time over the cell's best, and the best\n"
+    "plans (refitted from the tuning table beside it, <family>.tuning.json).\n"
     "\n"
     "emit (and merge, its other name) writes DIR/sm<arch>/<family>.{tuning,placement}.json\n"
     "(DIR defaults to tables) from run directories' journals alone, without a GPU:\n"
@@ -49,11 +55,22 @@ static const gdt_cli_option emit_options[] = {
      .help = "where emit and merge write the tables (default: tables)"},
 };
 
-/* One table for all three: check takes no option but --help. */
+typedef struct check_opts {
+    bool cells;
+} check_opts;
+
+static const gdt_cli_option check_options[] = {
+    {"--cells", NULL, GDT_CLI_FLAG, offsetof(check_opts, cells),
+     .help = "per swept cell: the time model's held-out picks in mode A and OPENSOURCE,\n"
+             "their time over the best, and the best plans"},
+};
+
+/* One table for all three; check has its own options. */
 static const gdt_cli_spec tables_spec = {
     "gdtune tables", usage_text,
     "exit codes: 0 every file valid / tables written, 1 failure while writing,\n"
-    "2 bad usage, any file invalid, or a journal that cannot be read\n",
+    "2 bad usage, any file invalid, a journal that cannot be read, or --cells\n"
+    "without a readable tuning table (or model) beside the file\n",
     emit_options, GDT_CLI_NOPTS(emit_options)};
 
 /* The time model's leave-one-cell-out figures a placement table records. */
@@ -71,6 +88,73 @@ static void print_model_cv(const cJSON *model)
         printf("    mode %-10s first plan / best measured: geomean %.4g, worst %.4g\n", modes[m],
                gdt_json_num_or(o, "geomean", 0), gdt_json_num_or(o, "worst", 0));
     }
+}
+
+/* ------------------------------------------------ --cells: held-out picks */
+
+/* "<plan> <time> us" of a measured plan, or "none". */
+static void plan_text(const gdt_measured_plan *p, char *out, size_t n)
+{
+    char name[512];
+    if (!p) {
+        snprintf(out, n, "none");
+        return;
+    }
+    gdt_plan_id_format(&p->id, name, sizeof name);
+    snprintf(out, n, "%s %.4g us", name, p->time_us);
+}
+
+static double over(const gdt_measured_plan *p, const gdt_measured_plan *best)
+{
+    return p && best ? p->time_us / best->time_us : NAN;
+}
+
+static void print_pick(const gdt_model_pick *k)
+{
+    char a[600], o[600], b[600], bo[600];
+    plan_text(k->mode_a, a, sizeof a), plan_text(k->ours, o, sizeof o);
+    plan_text(k->best, b, sizeof b), plan_text(k->best_ours, bo, sizeof bo);
+    printf("  %s\n", k->key);
+    printf("    A          %.4f  %s (%s, predicted ours / heuristic first %.3f)\n", over(k->mode_a, k->best), a,
+           k->lead ? "ours ahead of the backend's block" : "the backend's block first", k->ratio);
+    printf("    OPENSOURCE %.4f  %s\n", over(k->ours, k->best_ours), o);
+    printf("    best               %s; of ours %s\n", b, bo);
+}
+
+/* The pair's cells, held out one at a time; the pair is the placement
+ * file and the tuning file beside it (or the reverse). */
+static int print_cells(const char *path)
+{
+    char other[4096];
+    const char *cut = strstr(path, ".placement.json"), *tcut = strstr(path, ".tuning.json");
+    bool placement = cut != NULL;
+    const char *at = placement ? cut : tcut;
+    if (!at) return fprintf(stderr, "%s: --cells: expected <family>.placement.json or .tuning.json\n", path), 2;
+    snprintf(other, sizeof other, "%.*s%s", (int)(at - path), path, placement ? ".tuning.json" : ".placement.json");
+    gdt_tables *t = NULL;
+    gdt_error e;
+    gdt_error_clear(&e);
+    gdt_status s = gdt_tables_load_files(placement ? other : path, placement ? path : other, &t, &e);
+    int n = gdt_tables_ncells(t);
+    gdt_model_pick *k = s ? NULL : calloc((size_t)(n ? n : 1), sizeof *k);
+    double err = NAN, logsum[2] = {0, 0}, worst[2] = {1, 1};
+    if (!s && !k) s = gdt_error_set(&e, GDT_STATUS_NO_MEMORY, "out of memory");
+    if (!s) s = gdt_tables_model_picks(t, k, &err, &e);
+    if (!s) printf("  held out, each cell predicted by the model of the others (ratio: measured time / the "
+                   "cell's best, of all plans for A, of ours for OPENSOURCE):\n");
+    for (int i = 0; !s && i < n; i++) {
+        print_pick(&k[i]);
+        double r[2] = {over(k[i].mode_a, k[i].best), over(k[i].ours, k[i].best_ours)};
+        for (int m = 0; m < 2; m++)
+            if (!isnan(r[m])) logsum[m] += log(r[m]), worst[m] = fmax(worst[m], r[m]);
+    }
+    if (!s)
+        printf("  recomputed from the tuning table: median |error| %.1f%%, A %.4g / %.4g, OPENSOURCE %.4g / %.4g\n",
+               100 * err, exp(logsum[0] / (n ? n : 1)), worst[0], exp(logsum[1] / (n ? n : 1)), worst[1]);
+    if (s) fprintf(stderr, "%s: --cells: %s\n", path, e.msg);
+    free(k);
+    gdt_tables_destroy(t);
+    return s ? gdt_status_exit_code(s) : 0;
 }
 
 /* The summary line of a file the loader accepted: these reads cannot fail
@@ -97,14 +181,15 @@ static void summarize(const char *path)
     free(text);
 }
 
-static int check_files(int n, const char *const *files)
+static int check_files(int n, const char *const *files, bool cells)
 {
-    int bad = 0;
+    int bad = 0, rc = 0;
     for (int i = 0; i < n; i++) {
         gdt_error e;
         gdt_error_clear(&e);
         if (gdt_table_check_file(files[i], &e) == GDT_STATUS_OK) {
             summarize(files[i]);
+            if (cells && print_cells(files[i])) rc = 2;
             continue;
         }
         bad++;
@@ -115,7 +200,7 @@ static int check_files(int n, const char *const *files)
             fprintf(stderr, "%s\n", e.msg);
     }
     if (bad) fprintf(stderr, "gdtune tables check: %d of %d files invalid\n", bad, n);
-    return bad ? 2 : 0;
+    return bad ? 2 : rc;
 }
 
 /* ------------------------------------------------- the tables directory */
@@ -188,21 +273,22 @@ static int emit(const char *verb, int argc, char **argv)
     return gdt_status_exit_code(s);
 }
 
-/* `tables check FILE...`: no option but --help. */
+/* `tables check FILE... [--cells]`. */
 static int check(int argc, char **argv)
 {
     gdt_cli_spec spec = tables_spec;
+    check_opts o = {0};
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     int n = 0;
     if (!files)
         return fprintf(stderr, "gdtune tables check: out of memory\n"), 1;
     spec.verb = "gdtune tables check";
-    spec.nopts = 0;
-    int rc = gdt_cli_parse(&spec, argc, argv, NULL, files, argc, &n);
+    spec.opts = check_options, spec.nopts = GDT_CLI_NOPTS(check_options);
+    int rc = gdt_cli_parse(&spec, argc, argv, &o, files, argc, &n);
     if (rc < 0 && n == 0)
         rc = gdt_cli_usage_error(spec.verb, "no FILE given");
     if (rc < 0)
-        rc = check_files(n, files);
+        rc = check_files(n, files, o.cells);
     free(files);
     return rc;
 }

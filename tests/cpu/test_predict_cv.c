@@ -1,8 +1,10 @@
 /* The time model's cross-validation: the figures `gdtune tables check`
  * prints for tables emitted from a real journal are the figures the fit
- * computes from that journal's verified measurements; a model fitted to a
- * roofline-like law (compute + memory + a cost per wave) ranks held-back
- * shapes in the law's order. */
+ * computes from that journal's verified measurements; the per-cell picks
+ * (`--cells`) are the ones those figures count, and name the plans the
+ * held-out models put first; a model fitted to a roofline-like law
+ * (compute + memory + a cost per wave) ranks held-back shapes in the
+ * law's order. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,81 @@ static void expected_lines(const gdt__predictor *m, char *out, size_t n)
              m->cv.ncells, 100 * m->cv.err, m->cv.geomean[0], m->cv.worst[0], m->cv.geomean[1], m->cv.worst[1]);
 }
 
+/* The picks at the model's lambda and width give its figures exactly. */
+static void check_picks(const gdt__train_cell *c, int n, int arch, const gdt__predictor *m)
+{
+    gdt__pred_pick pk[64];
+    double err = 0, logsum[2] = {0, 0}, worst[2] = {1, 1};
+    gdt_error e;
+    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, pk, &err, &e), ==, GDT_STATUS_OK);
+    CHECK_NEAR(err, m->cv.err, 1e-12);
+    for (int i = 0; i < n; i++) {
+        CHECK(pk[i].best >= 0 && pk[i].best_ours >= 0 && pk[i].mode_a >= 0 && pk[i].ours >= 0);
+        CHECK(!c[i].plans[pk[i].ours].is_backend);
+        CHECK_INT(pk[i].mode_a, ==, pk[i].lead ? pk[i].ours : pk[i].backend);
+        double r[2] = {c[i].plans[pk[i].mode_a].time_us / c[i].plans[pk[i].best].time_us,
+                       c[i].plans[pk[i].ours].time_us / c[i].plans[pk[i].best_ours].time_us};
+        for (int k = 0; k < 2; k++) logsum[k] += log(r[k]), worst[k] = fmax(worst[k], r[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        CHECK_NEAR(exp(logsum[k] / n), m->cv.geomean[k], 1e-9);
+        CHECK_NEAR(worst[k], m->cv.worst[k], 1e-9);
+    }
+}
+
+/* `tables check --cells` prints every cell with the plans its held-out
+ * model puts first, and figures recomputed from the tuning table (times
+ * to 6 digits) within 1e-3 of the fit's. */
+static void check_cells_printed(const char *placement, const gdt__train_cell *c, int n, int arch,
+                                const gdt__predictor *m)
+{
+    static char got[1 << 18];
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "check", "--cells", (char *)placement, NULL};
+    CHECK_INT(gdt_test_spawn(argv, NULL, got, sizeof got), ==, 0);
+    gdt__pred_pick pk[64];
+    double err;
+    gdt_error e;
+    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, pk, &err, &e), ==, GDT_STATUS_OK);
+    for (int i = 0; i < n; i++) {
+        char key[256], plan[512], want[1024];
+        gdt_problem_key(&c[i].facts.problem, key, sizeof key);
+        const char *at = strstr(got, key), *a = at ? strstr(at, "    A          ") : NULL;
+        CHECK(at && a);
+        if (!a) continue;
+        gdt_plan_id_format(&c[i].plans[pk[i].mode_a].id, plan, sizeof plan);
+        snprintf(want, sizeof want, "%.4f  %s %.4g us", c[i].plans[pk[i].mode_a].time_us /
+                 c[i].plans[pk[i].best].time_us, plan, c[i].plans[pk[i].mode_a].time_us);
+        CHECK(!strncmp(a + 15, want, strlen(want)));
+    }
+    const char *fig = strstr(got, "recomputed from the tuning table: median |error| ");
+    double v[5] = {0};
+    CHECK(fig && sscanf(fig, "recomputed from the tuning table: median |error| %lf%%, A %lf / %lf, "
+                             "OPENSOURCE %lf / %lf", &v[0], &v[1], &v[2], &v[3], &v[4]) == 5);
+    CHECK_NEAR(v[0], 100 * m->cv.err, 0.1);
+    double want[4] = {m->cv.geomean[0], m->cv.worst[0], m->cv.geomean[1], m->cv.worst[1]};
+    for (int k = 0; k < 4; k++) CHECK_NEAR(v[1 + k], want[k], 1e-3 * want[k]);
+}
+
+/* Without the tuning table beside it, --cells is refused naming that file. */
+static void test_cells_needs_tuning(void)
+{
+    char dir[300], placement[400];
+    static char got[1 << 14];
+    snprintf(dir, sizeof dir, "%s/lone", root);
+    snprintf(placement, sizeof placement, "%s/gemm.placement.json", dir);
+    CHECK_INT(mkdir(dir, 0700), ==, 0);
+    size_t n = 0;
+    char *text = NULL;
+    gdt_error e;
+    CHECK_INT(gdt_file_read(GDT_TEST_DATA "/tables/sm90/gemm.placement.json", &text, &n, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_file_write_atomic(placement, text, n, &e), ==, GDT_STATUS_OK);
+    free(text);
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "check", "--cells", placement, NULL};
+    CHECK_INT(gdt_test_spawn(argv, NULL, got, sizeof got), ==, 2);
+    CHECK_CONTAINS(got, "gemm.placement.json: --cells: ");
+    CHECK_CONTAINS(got, "lone/gemm.tuning.json: cannot open");
+}
+
 static void test_printed_figures(void)
 {
     char run[300], tdir[300], placement[400], want[1024];
@@ -99,6 +176,8 @@ static void test_printed_figures(void)
     expected_lines(&m, want, sizeof want);
     CHECK_CONTAINS(got, want);
     CHECK(m.cv.err > 0 && m.cv.geomean[1] >= 1 && m.cv.worst[0] >= m.cv.geomean[0]);
+    check_picks(c, n, r->arch, &m);
+    check_cells_printed(placement, c, n, r->arch, &m);
     gdt__predictor_clear(&m);
     for (int i = 0; i < n; i++) free((void *)c[i].plans);
     free(c);
@@ -191,6 +270,7 @@ int main(void)
     snprintf(root, sizeof root, "/tmp/gdt_test_predict_cv.XXXXXX");
     if (!mkdtemp(root)) return perror("mkdtemp"), 1;
     test_printed_figures();
+    test_cells_needs_tuning();
     test_law_ranked();
     if (!gdt_test_failures && gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
     return gdt_test_result("test_predict_cv");

@@ -173,6 +173,28 @@ typedef struct gdt_model_cv {
 /* false when the tables carry no model. */
 bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out);
 
+/* The time model's leave-one-cell-out picks in one swept cell
+ * (`gdtune tables check --cells`): what the model fitted on the other
+ * cells would put first.  Pointers into the cell's ranking (owned by the
+ * tables), NULL when none. */
+typedef struct gdt_model_pick {
+    const char *key;
+    bool lead;                         /* mode A put ours ahead of the backend's block */
+    double ratio;                      /* the predicted ratio (best ours / the backend's
+                                          heuristic first) lead was decided on; NaN: none */
+    const gdt_measured_plan *mode_a;   /* mode A's first plan */
+    const gdt_measured_plan *ours;     /* OPENSOURCE's first plan */
+    const gdt_measured_plan *backend;  /* the first measured plan of the backend's block */
+    const gdt_measured_plan *best, *best_ours; /* the fastest measured, of all and of ours */
+} gdt_model_pick;
+
+/* Refits the model's cross-validation at its lambda and noise from the
+ * tuning table's measurements (ours and the backend's; times as the file
+ * rounds them, so the figures may differ from `cv` in the 4th digit):
+ * out[i] for cell i of gdt_tables_ncells, *err the held-out median
+ * relative error.  NOT_SUPPORTED when the tables carry no model. */
+gdt_status gdt_tables_model_picks(const gdt_tables *t, gdt_model_pick *out, double *err, gdt_error *e);
+
 /* The provenance the loaded files carry (NULL when they carry none): which
  * build, sweep and candidate rows measured them. */
 const gdt_provenance *gdt_tables_provenance(const gdt_tables *t);
