@@ -3,7 +3,13 @@
  * For each burst size b: synchronize; host clock; event; enqueue b executes;
  * host clock (host enqueue per call); event; synchronize (device time per
  * call).  Repeated until the relative spread of the estimate is under the
- * target or the time cap is reached.  Warm-up stays outside the numbers.
+ * target or the time cap is reached.  Warm-up stays outside the numbers:
+ * at least two executes, then until GDT_WARMUP_S (or a tenth of the cap)
+ * has passed.  What it must keep out is what the first executes carry:
+ * module load, lazy loading, handle creation; the first two take that.  It
+ * does not heat the GPU to a steady clock: in a sweep the GPU is busy back
+ * to back anyway, and the clock probe drops throttled samples whatever the
+ * warm-up did.  (It was 50 ms: three quarters of a raced-out plan's cost.)
  * A clock probe marks samples taken while the SM clock is below threshold;
  * they are dropped.  Runs only in the worker (it touches the GPU). */
 #ifndef GDT_MEASURE_H
@@ -48,6 +54,9 @@ typedef struct gdt_measure_opts {
      * then max_seconds + contender_seconds. */
     double contender_seconds;
 } gdt_measure_opts;
+
+/* The warm-up's time after its first two executes (measure.c: warm_up). */
+#define GDT_WARMUP_S 0.010
 
 /* The device time one racing sample may take (measure.c: race). */
 #define GDT_RACE_SAMPLE_S 0.003

@@ -271,12 +271,14 @@ static gdt_status series(meas *m, int b, double budget, int stop_at, double *hos
 }
 
 /* Module load, lazy loading and handle creation stay out of the numbers:
- * at least two executes, then until 50 ms (or a tenth of the cap) pass.
- * Each execute is drained, so the fastest one also bounds the time per
- * call from above (racing sizes its burst by it). */
+ * at least two executes, then until GDT_WARMUP_S (or a tenth of the cap)
+ * pass (gdt_measure.h says why no longer).  Each execute is drained, so
+ * the fastest one also bounds the time per call from above (racing sizes
+ * its burst by it). */
 static gdt_status warm_up(meas *m, gdt_error *e)
 {
-    double t0 = gdt_now(), until = m->o->max_seconds / 10 < 0.05 ? m->o->max_seconds / 10 : 0.05;
+    double t0 = gdt_now(), tenth = m->o->max_seconds / 10;
+    double until = tenth < GDT_WARMUP_S ? tenth : GDT_WARMUP_S;
     m->call_s = INFINITY;
     for (int i = 0; i < 2 || gdt_now() - t0 < until; i++) {
         double t1 = gdt_now();

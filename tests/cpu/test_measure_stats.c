@@ -413,7 +413,7 @@ static int run_race(sim_plan *x, double race_us, double contender_s, gdt_measure
 
 /* A 2 ms plan against a 1 ms best: the first estimate is min_samples
  * samples of burst 1 (burst 4 would pass GDT_RACE_SAMPLE_S), so racing it
- * out costs the warm-up (50 ms: about 25 calls) and 5 calls, where 5
+ * out costs the warm-up (10 ms: at most 5 calls) and 5 calls, where 5
  * samples of burst 64 cost 320 calls and 0.64 s. */
 static void test_sim_race_cheap(gdt_measure_result *r)
 {
@@ -426,10 +426,30 @@ static void test_sim_race_cheap(gdt_measure_result *r)
     CHECK_INT(r->bursts[0].burst, ==, 1);
     CHECK_INT(r->bursts[0].n, ==, 5);
     CHECK(fabs(r->bursts[0].median_device_us - 2000.0) < 10.0);
-    CHECK_INT(x.executes, <=, 40);
+    CHECK_INT(x.executes, <=, 10);
     /* The call count above is the proof; wall time only has to stay well
      * under the 0.64 s the old estimate cost, also on a loaded machine. */
     CHECK(r->seconds < 0.45);
+}
+
+/* The warm-up: at least two executes, then until GDT_WARMUP_S.  A 6 ms
+ * call is past it after two (7 executes with the racing estimate's 5; the
+ * old 50 ms took 9 + 5); 1 ms calls take at most 10 (each sleeps at least
+ * its 1 ms, and 10 ms have passed after 10). */
+static void test_sim_warm_up(gdt_measure_result *r)
+{
+    CHECK_NEAR(GDT_WARMUP_S, 0.010, 0);
+    sim_plan x = {6000.0, 0.002, 7, 0, 0, 0, 6000.0};
+    CHECK_INT(run_race(&x, 1000.0, 1.0, r), ==, GDT_STATUS_OK);
+    CHECK(r->raced_out);
+    CHECK_INT(r->bursts[0].n, ==, 5);
+    CHECK_INT(x.executes, ==, 2 + 5);
+    sim_plan y = {1000.0, 0.002, 7, 0, 0, 0, 1000.0};
+    CHECK_INT(run_race(&y, 100.0, 1.0, r), ==, GDT_STATUS_OK);
+    CHECK(r->raced_out);
+    CHECK_INT(r->race_burst, ==, 1);
+    CHECK_INT(y.executes, >=, 2 + 5);
+    CHECK_INT(y.executes, <=, 10 + 5);
 }
 
 /* 100 us per call: burst 16 (1.6 ms) is the largest that fits the racing
@@ -482,6 +502,7 @@ static void test_simulated(void)
     test_sim_long_kernel(r);
     test_sim_failure(r);
     test_sim_race_cheap(r);
+    test_sim_warm_up(r);
     test_sim_race_sized(r);
     test_sim_contender(r);
     free(r);
