@@ -50,18 +50,40 @@ static void test_should_stop(void)
     CHECK_INT(o.bursts[3], ==, 64);
     CHECK_NEAR(o.target_rel, 0.005, 0);
     bool conv;
-    CHECK(!gdt_measure_should_stop(4, 0.0, 2.9, 1.0, &o, &conv)); /* below min_samples, within 3x */
+    CHECK(!gdt_measure_should_stop(4, 0.0, 2.9, 1.0, o.target_rel, &o, &conv)); /* below min_samples, within 3x */
     CHECK(!conv); /* a tight spread below the floor is not convergence */
-    CHECK(!gdt_measure_should_stop(1, INFINITY, 100.0, 1.0, &o, &conv)); /* one sample: no spread yet */
+    CHECK(!gdt_measure_should_stop(1, INFINITY, 100.0, 1.0, o.target_rel, &o, &conv)); /* one sample: no spread yet */
     CHECK(!conv);
-    CHECK(gdt_measure_should_stop(5, 0.004, 0.1, 1.0, &o, &conv));
+    CHECK(gdt_measure_should_stop(5, 0.004, 0.1, 1.0, o.target_rel, &o, &conv));
     CHECK(conv);
-    CHECK(!gdt_measure_should_stop(5, 0.01, 0.1, 1.0, &o, &conv));
+    CHECK(!gdt_measure_should_stop(5, 0.01, 0.1, 1.0, o.target_rel, &o, &conv));
     CHECK(!conv);
-    CHECK(gdt_measure_should_stop(5, 0.01, 1.0, 1.0, &o, &conv)); /* time share spent */
+    CHECK(gdt_measure_should_stop(5, 0.01, 1.0, 1.0, o.target_rel, &o, &conv)); /* time share spent */
     CHECK(!conv);
-    CHECK(gdt_measure_should_stop(GDT_MAX_SAMPLES, INFINITY, 0.0, 1.0, &o, &conv));
+    CHECK(gdt_measure_should_stop(GDT_MAX_SAMPLES, INFINITY, 0.0, 1.0, o.target_rel, &o, &conv));
     CHECK(!conv);
+}
+
+/* A series' target: the metric's is target_rel; the others' curve_rel
+ * when set, never tighter than target_rel; should_stop converges on the
+ * target it is given. */
+static void test_series_target(void)
+{
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    CHECK_NEAR(o.curve_rel, 0, 0); /* bench and compare: every series to target_rel */
+    CHECK_NEAR(gdt_measure_series_target(&o, false), 0.005, 0);
+    o.curve_rel = GDT_CURVE_REL;
+    CHECK_NEAR(GDT_CURVE_REL, 0.02, 0);
+    CHECK_NEAR(gdt_measure_series_target(&o, true), 0.005, 0);
+    CHECK_NEAR(gdt_measure_series_target(&o, false), 0.02, 0);
+    o.target_rel = 0.05;
+    CHECK_NEAR(gdt_measure_series_target(&o, false), 0.05, 0);
+    bool conv;
+    CHECK(gdt_measure_should_stop(5, 0.015, 0.1, 1.0, 0.02, &o, &conv));
+    CHECK(conv);
+    CHECK(!gdt_measure_should_stop(5, 0.015, 0.1, 1.0, 0.005, &o, &conv));
+    CHECK(!gdt_measure_should_stop(4, 0.0, 0.1, 1.0, 0.02, &o, &conv)); /* min_samples first */
 }
 
 /* The cap wins over min_samples past GDT_MEASURE_OVERRUN x the budget, from
@@ -72,15 +94,15 @@ static void test_should_stop_overrun(void)
     gdt_measure_opts_default(&o);
     bool conv = true;
     CHECK_NEAR(GDT_MEASURE_OVERRUN, 3.0, 0);
-    CHECK(gdt_measure_should_stop(2, 0.5, 3.0, 1.0, &o, &conv));
+    CHECK(gdt_measure_should_stop(2, 0.5, 3.0, 1.0, o.target_rel, &o, &conv));
     CHECK(!conv);
-    CHECK(gdt_measure_should_stop(4, 0.0, 3.0, 1.0, &o, &conv)); /* even with a tight spread */
+    CHECK(gdt_measure_should_stop(4, 0.0, 3.0, 1.0, o.target_rel, &o, &conv)); /* even with a tight spread */
     CHECK(!conv);
-    CHECK(!gdt_measure_should_stop(2, 0.5, 2.99, 1.0, &o, &conv));
+    CHECK(!gdt_measure_should_stop(2, 0.5, 2.99, 1.0, o.target_rel, &o, &conv));
     conv = true;
-    CHECK(gdt_measure_should_stop(2, 0.5, 0.0, -0.1, &o, &conv)); /* the cap already spent */
+    CHECK(gdt_measure_should_stop(2, 0.5, 0.0, -0.1, o.target_rel, &o, &conv)); /* the cap already spent */
     CHECK(!conv);
-    CHECK(!gdt_measure_should_stop(1, INFINITY, 0.0, -0.1, &o, &conv)); /* but never below 2 */
+    CHECK(!gdt_measure_should_stop(1, INFINITY, 0.0, -0.1, o.target_rel, &o, &conv)); /* but never below 2 */
 }
 
 /* Deterministic noise in [-1, 1). */
@@ -102,7 +124,7 @@ static int simulate(double amp, bool *conv)
     for (;;) {
         x[n] = 100 * (1 + amp * noise(&s));
         n++;
-        if (gdt_measure_should_stop(n, gdt_stats_rel_spread(x, n), 0.0, 1.0, &o, conv))
+        if (gdt_measure_should_stop(n, gdt_stats_rel_spread(x, n), 0.0, 1.0, o.target_rel, &o, conv))
             return n;
     }
 }
@@ -383,6 +405,41 @@ static void test_sim_long_kernel(gdt_measure_result *r)
     CHECK(r->seconds < 0.4);
 }
 
+/* +-1.5% per execute: five samples of burst 1 (or cold calls) are within
+ * 2% but rarely within 0.5%; burst 64 averages 64 executes and converges at
+ * once.  With curve_rel the smaller bursts and the cold calls stop at five,
+ * their spreads above target_rel, and the result is converged: the metric
+ * alone says so.  Without it they go on to target_rel. */
+static void test_sim_curve(gdt_measure_result *r)
+{
+    static const double ok[] = {1950};
+    for (int curve = 0; curve < 2; curve++) {
+        gdt_measure_opts o;
+        gdt_measure_opts_default(&o);
+        o.cold = true;
+        o.curve_rel = curve ? GDT_CURVE_REL : 0;
+        sim.script = ok, sim.nscript = 1, sim.probes = 0;
+        sim_plan x = {10.0, 0.015, 7, 0, 0, 0, 0};
+        gdt_exec_fn fn = {sim_execute, &x};
+        gdt_error e = {0};
+        CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
+        CHECK(r->converged);
+        CHECK_INT(r->nbursts, ==, 4);
+        CHECK(r->bursts[3].rel_spread <= 0.005);
+        for (int i = 0; i < 3; i++)
+            CHECK(r->bursts[i].rel_spread <= (curve ? GDT_CURVE_REL : 0.005));
+        if (curve) {
+            CHECK_INT(r->bursts[0].n, ==, 5);
+            CHECK_INT(r->bursts[1].n, ==, 5);
+            CHECK_INT(r->ncold, ==, 5);
+            CHECK(r->bursts[0].rel_spread > 0.005); /* converged is the metric's */
+        } else {
+            CHECK_INT(r->bursts[0].n, >, 5);
+            CHECK_INT(r->ncold, >, 5);
+        }
+    }
+}
+
 /* An execute that fails mid-measurement ends it with its own message. */
 static void test_sim_failure(gdt_measure_result *r)
 {
@@ -500,6 +557,7 @@ static void test_simulated(void)
     test_sim_throttled(r);
     test_sim_never_at_speed(r);
     test_sim_long_kernel(r);
+    test_sim_curve(r);
     test_sim_failure(r);
     test_sim_race_cheap(r);
     test_sim_warm_up(r);
@@ -530,6 +588,10 @@ static void test_bad_opts(void)
     o.contender_seconds = -1;
     CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_STR(e.msg, "measure: contender_seconds -1 outside 0..1e6");
+    gdt_measure_opts_default(&o);
+    o.curve_rel = 2;
+    CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "measure: curve_rel 2 outside 0..1");
     free(r);
 }
 
@@ -570,6 +632,7 @@ int main(void)
     test_rel_spread();
     test_should_stop();
     test_should_stop_overrun();
+    test_series_target();
     test_convergence();
     test_clock_gate();
     test_bad_opts();
