@@ -34,9 +34,10 @@ static const char usage_text[] =
     "                      [--quick] [--spec FILE] [--date YYYYMMDD] [--update]\n"
     "\n"
     "One night of table regeneration on a GPU machine, as the verbs it runs:\n"
-    "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --tables-dir\n"
-    "     ROOT/staging, or --resume that run directory when its journal exists (a\n"
-    "     rerun the same night continues where the last one stopped);\n"
+    "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --prior TABLES\n"
+    "     --tables-dir ROOT/staging (the committed tables' rankings order each cell's\n"
+    "     plans), or --resume that run directory when its journal exists (a rerun the\n"
+    "     same night continues where the last one stopped, with its recorded prior);\n"
     "  2. gdtune tables diff TABLES ROOT/staging, as ROOT/reports/DATE.md and\n"
     "     ROOT/reports/DATE.json (gdtune.tables_diff/1);\n"
     "  3. one line per cell the diff names appended to ROOT/history.tsv (date, family,\n"
@@ -187,6 +188,9 @@ static int sweep_family(const nightly_opts *o, int f, const char *staging)
     else av[n++] = "--out", av[n++] = run;
     if (!resume && o->quick) av[n++] = "--quick";
     if (!resume && o->spec) av[n++] = "--spec", av[n++] = o->spec;
+    /* the committed tables the night diffs against order its cells (a
+     * resumed run keeps its header's prior) */
+    if (!resume) av[n++] = "--prior", av[n++] = o->tables;
     av[n++] = "--tables-dir", av[n++] = staging;
     av[n] = NULL;
     fprintf(stderr, VERB ": %s %s\n", resume ? "resuming" : "sweeping", run);

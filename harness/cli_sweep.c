@@ -83,6 +83,14 @@ static const gdt_cli_option options[] = {
              "refused for a journal written by another gdtune build"},
     {"--tables-dir", NULL, GDT_CLI_STRING, O(tables_dir), .metavar = "DIR",
      .help = "where tables go (default: tables)"},
+    {"--prior", NULL, GDT_CLI_STRING, O(prior_dir), .metavar = "DIR",
+     .help = "measure each cell's plans first in the order DIR's tuning table\n"
+             "(DIR/sm<arch>/<family>.tuning.json) ranked them, then the rest in\n"
+             "untimed order, so racing's bar is tight early (default: the\n"
+             "--tables-dir directory).  No table: untimed order; a table the\n"
+             "loader refuses: a warning naming the file, and the sweep goes on\n"
+             "without it.  The journal header records the tables used (sha256)"},
+    {"--no-prior", NULL, GDT_CLI_FLAG, O(no_prior), .help = "untimed order, whatever tables there are"},
     GDT_CLI_OPT_BURSTS(gdt_sweep_opts, bursts, nbursts, "\n(default: spec, else 1,4,16,64)"),
     GDT_CLI_OPT_TARGET_REL(gdt_sweep_opts, target_rel, NULL,
                            "relative spread to stop at (default: spec, else 0.005)"),
@@ -167,6 +175,11 @@ static int check_combination(const gdt_sweep_opts *o)
                                    "recorded: drop --spec, --quick, --shard, --bursts, --target-rel, "
                                    "--max-plan-seconds, --cudnn-knob-cap, --exhaustive, --cupti and "
                                    "--rounds", o->resume_dir);
+    if (o->prior_dir && o->no_prior)
+        return gdt_cli_usage_error(VERB, "--prior %s and --no-prior contradict each other", o->prior_dir);
+    if (o->resume_dir && (o->prior_dir || o->no_prior))
+        return gdt_cli_usage_error(VERB, "--resume %s orders plans by the prior its journal header "
+                                   "recorded: drop --%s", o->resume_dir, o->no_prior ? "no-prior" : "prior");
     if (o->shards && !o->shard_auto && !o->resume_dir && o->shards != o->shard_n)
         return gdt_cli_usage_error(VERB, "--shards %d goes with --shard auto or --resume%s", o->shards,
                                    o->shard_n ? ", and contradicts --shard I/N" : "");

@@ -3,7 +3,13 @@
  * For each burst size b: synchronize; host clock; event; enqueue b executes;
  * host clock (host enqueue per call); event; synchronize (device time per
  * call).  Repeated until the relative spread of the estimate is under the
- * target or the time cap is reached.  Warm-up stays outside the numbers.
+ * target or the time cap is reached.  Warm-up stays outside the numbers:
+ * at least two executes, then until GDT_WARMUP_S (or a tenth of the cap)
+ * has passed.  What it must keep out is what the first executes carry:
+ * module load, lazy loading, handle creation; the first two take that.  It
+ * does not heat the GPU to a steady clock: in a sweep the GPU is busy back
+ * to back anyway, and the clock probe drops throttled samples whatever the
+ * warm-up did.  (It was 50 ms: three quarters of a raced-out plan's cost.)
  * A clock probe marks samples taken while the SM clock is below threshold;
  * they are dropped.  Runs only in the worker (it touches the GPU). */
 #ifndef GDT_MEASURE_H
@@ -47,7 +53,18 @@ typedef struct gdt_measure_opts {
      * and the cold calls keep their shares of max_seconds; a plan's cap is
      * then max_seconds + contender_seconds. */
     double contender_seconds;
+    /* The target of the series that are not the metric (every burst but the
+     * largest, and the cold calls): they draw the burst curve and the host
+     * overhead, not the decision (measure.c).  0: target_rel, as every
+     * series had before; the sweep's worker asks GDT_CURVE_REL.  Never
+     * tighter than target_rel. */
+    double curve_rel;
 } gdt_measure_opts;
+
+#define GDT_CURVE_REL 0.02
+
+/* The warm-up's time after its first two executes (measure.c: warm_up). */
+#define GDT_WARMUP_S 0.010
 
 /* The device time one racing sample may take (measure.c: race). */
 #define GDT_RACE_SAMPLE_S 0.003
@@ -99,13 +116,16 @@ double gdt_measure_best_us(const gdt_measure_result *r, double *noise);
 double gdt_stats_median(const double *x, int n);
 double gdt_stats_rel_spread(const double *x, int n);
 /* Whether a series of n kept samples stops: at GDT_MAX_SAMPLES; with at
- * least o->min_samples once rel_spread <= o->target_rel (*converged = true)
- * or elapsed >= budget (seconds); with at least 2 once elapsed >=
+ * least o->min_samples once rel_spread <= target (*converged = true) or
+ * elapsed >= budget (seconds); with at least 2 once elapsed >=
  * GDT_MEASURE_OVERRUN * budget (a budget <= 0 means the cap is spent), not
  * converged.  *converged needs min_samples. */
 #define GDT_MEASURE_OVERRUN 3.0
-bool gdt_measure_should_stop(int n, double rel_spread, double elapsed, double budget,
+bool gdt_measure_should_stop(int n, double rel_spread, double elapsed, double budget, double target,
                              const gdt_measure_opts *o, bool *converged);
+/* A series' target: target_rel for the metric (the largest burst), else
+ * the larger of curve_rel and target_rel. */
+double gdt_measure_series_target(const gdt_measure_opts *o, bool metric);
 
 /* The racing rule: a plan whose first estimate est_us (relative spread
  * rel) is slower than a bar (bar_us, bar_rel) by more than margin beyond

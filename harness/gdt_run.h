@@ -134,6 +134,8 @@ typedef struct gdt_run {
     int arch;
     const cJSON *device;    /* name, arch, uuid, versions, ... */
     gdt_run_options options;
+    const cJSON *prior;     /* the header's prior order (gdt_prior.h); NULL: none (null with
+                               --no-prior, absent in journals before it) */
     gdt_sweep_spec *spec;   /* the header's spec, its cells filtered by family and shard */
     gdt_run_cell *cells;    /* spec->ncells entries, in spec order */
     int ncells;
@@ -178,6 +180,7 @@ typedef struct gdt_run_header_rec {
     const char *const *gpus;        /* each worker's device UUID, in lane order */
     int ngpus;
     gdt_run_options options;
+    const cJSON *prior;             /* gdt_prior_json: the prior order used, or JSON null */
 } gdt_run_header_rec;
 
 /* A plan's result.  measured is the worker's reply (NULL when the sweep

@@ -89,6 +89,9 @@ typedef struct gdt_sweep_opts {
     const char *out_dir;      /* NULL: runs/<family>-<timestamp> */
     const char *resume_dir;   /* continue this run (its header's settings win) */
     const char *tables_dir;   /* NULL: ./tables */
+    const char *prior_dir;    /* --prior: tables whose rankings order each cell's plans
+                                 (gdt_prior.h); NULL: tables_dir */
+    bool no_prior;            /* --no-prior: untimed order */
     int bursts[GDT_MAX_BURSTS];
     int nbursts;              /* 0: spec or {1, 4, 16, 64} */
     double target_rel;        /* 0: spec or 0.005 */

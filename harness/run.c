@@ -51,7 +51,7 @@ const char *gdt_record_type_name(gdt_record_type t)
 
 /* ------------------------------------------------------- field tables */
 
-typedef enum kind { K_STR, K_INT, K_NUM, K_BOOL, K_OBJ, K_ARR, K_NUMS, K_STRS } kind;
+typedef enum kind { K_STR, K_INT, K_NUM, K_BOOL, K_OBJ, K_ARR, K_NUMS, K_STRS, K_OBJ_NULL } kind;
 
 typedef struct field {
     const char *key;
@@ -76,6 +76,7 @@ static const field run_fields[] = {
     REQ("spec_digest", K_STR), REQ("spec", K_STR), REQ("candidates_digest", K_STR),
     OPT("candidates", K_STR), RANGE("arch", K_INT, true, 10, 9999), REQ("device", K_OBJ),
     REQ("gpus", K_STRS), REQ("options", K_OBJ),
+    OPT("prior", K_OBJ_NULL), /* null: --no-prior; absent in older journals: untimed order */
 };
 static const field device_fields[] = {
     REQ("name", K_STR), RANGE("arch", K_INT, true, 10, 9999), OPT("uuid", K_STR),
@@ -95,6 +96,10 @@ static const field option_fields[] = {
     OPT("shard_source", K_STR),
     OPT("cupti", K_BOOL), /* written only when on */
     RANGE("rounds", K_INT, false, 2, GDT_ROUNDS_MAX), /* written only when on */
+};
+static const field prior_fields[] = {REQ("dir", K_STR), REQ("tables", K_ARR)};
+static const field prior_table_fields[] = {
+    REQ("family", K_STR), REQ("path", K_STR), OPT("sha256", K_STR), OPT("note", K_STR),
 };
 static const field resume_fields[] = {
     REQ("type", K_STR), REQ("started", K_STR), REQ("source_digest", K_STR),
@@ -148,7 +153,8 @@ typedef struct where {
 static const char *kind_name(kind k)
 {
     static const char *const n[] = {"a string", "an integer", "a number", "a boolean", "an object",
-                                    "an array", "an array of numbers", "an array of strings"};
+                                    "an array", "an array of numbers", "an array of strings",
+                                    "an object or null"};
     return n[k];
 }
 
@@ -201,6 +207,8 @@ static gdt_status check_value(const where *w, const char *jp, const field *f, co
         return cJSON_IsBool(v) ? GDT_STATUS_OK : wrong(w, jp, kind_name(f->kind), v, e);
     case K_OBJ:
         return cJSON_IsObject(v) ? GDT_STATUS_OK : wrong(w, jp, kind_name(f->kind), v, e);
+    case K_OBJ_NULL:
+        return cJSON_IsObject(v) || cJSON_IsNull(v) ? GDT_STATUS_OK : wrong(w, jp, kind_name(f->kind), v, e);
     case K_INT:
         if (gdt_json_int(v, w->at, jp, &iv, NULL) != GDT_STATUS_OK)
             return wrong(w, jp, "an integer", v, e);
@@ -298,6 +306,46 @@ static gdt_status check_options(const where *w, const cJSON *op, gdt_run_options
     return GDT_STATUS_OK;
 }
 
+/* One table of the header's prior: a family, its path, and either the
+ * sha256 of the file used or the note why it was not. */
+static gdt_status check_prior_table(const where *w, const char *jp, const cJSON *t, gdt_error *e)
+{
+    gdt_status s = check_fields(w, jp, t, prior_table_fields, NFIELDS(prior_table_fields), e);
+    const cJSON *sha = gdt_json_get(t, "sha256");
+    char jk[512];
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (gdt_family_parse(str(t, "family"), &(gdt_family){0}, NULL) != GDT_STATUS_OK)
+        return wrong(w, gdt_json_path_key(jk, sizeof jk, jp, "family"), "gemm, sdpa_fwd or sdpa_bwd",
+                     gdt_json_get(t, "family"), e);
+    if (!sha == !gdt_json_get(t, "note"))
+        return wrong(w, jp, "either sha256 (the table used) or note (why not)", t, e);
+    if (sha && strspn(sha->valuestring, "0123456789abcdef") != 64)
+        return wrong(w, gdt_json_path_key(jk, sizeof jk, jp, "sha256"), "64 lowercase hex digits", sha, e);
+    return GDT_STATUS_OK;
+}
+
+/* The header's prior order (gdt_prior.h): null, or the tables directory
+ * and what became of each family's table. */
+static gdt_status check_prior(const where *w, const cJSON *p, gdt_error *e)
+{
+    if (!p || cJSON_IsNull(p))
+        return GDT_STATUS_OK;
+    gdt_status s = check_fields(w, "/prior", p, prior_fields, NFIELDS(prior_fields), e);
+    const cJSON *tables = gdt_json_get(p, "tables"), *t;
+    int i = 0;
+    if (s == GDT_STATUS_OK && cJSON_GetArraySize(tables) > GDT_FAMILY_COUNT)
+        return wrong(w, "/prior/tables", "one table per family at most", tables, e);
+    cJSON_ArrayForEach(t, tables)
+    {
+        char ji[64];
+        gdt_json_path_index(ji, sizeof ji, "/prior/tables", i++);
+        if (s == GDT_STATUS_OK)
+            s = check_prior_table(w, ji, t, e);
+    }
+    return s;
+}
+
 /* The header's spec, checked against its digest, its cells those the run
  * sweeps (its family, its shard). */
 static gdt_status header_spec(gdt_run *r, const where *w, gdt_error *e)
@@ -342,9 +390,13 @@ static gdt_status read_header(gdt_run *r, const cJSON *h, const where *w, gdt_er
         s = check_fields(w, "/device", gdt_json_get(h, "device"), device_fields, NFIELDS(device_fields), e);
     if (s == GDT_STATUS_OK)
         s = check_options(w, gdt_json_get(h, "options"), &r->options, e);
+    if (s == GDT_STATUS_OK)
+        s = check_prior(w, gdt_json_get(h, "prior"), e);
     if (s != GDT_STATUS_OK)
         return s;
     r->header = h;
+    r->prior = gdt_json_get(h, "prior");
+    r->prior = cJSON_IsNull(r->prior) ? NULL : r->prior;
     r->device = gdt_json_get(h, "device");
     r->family = str(h, "family");
     r->source_digest = str(h, "source_digest");

@@ -105,7 +105,8 @@ gdt_status gdt_run_write_header(gdt_journal *j, const gdt_run_header_rec *h, gdt
               cJSON_AddNumberToObject(o, "arch", h->arch) &&
               add(o, "device", cJSON_Duplicate(h->device, 1)) &&
               add(o, "gpus", gpus_json(h->gpus, h->ngpus)) &&
-              add(o, "options", options_json(&h->options));
+              add(o, "options", options_json(&h->options)) &&
+              add(o, "prior", h->prior ? cJSON_Duplicate(h->prior, 1) : cJSON_CreateNull());
     return put(j, GDT_REC_RUN, ok ? o : drop(o), e);
 }
 

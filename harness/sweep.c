@@ -16,6 +16,7 @@
 #include "gdt_engines.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
+#include "gdt_prior.h"
 #include "gdt_race.h"
 #include "gdt_run.h"
 #include "gdt_sweep.h"
@@ -36,7 +37,7 @@ void gdt_sweep_opts_default(gdt_sweep_opts *o)
 typedef struct run_cell {
     cJSON *plans;    /* the plan list as journaled (owned), NULL until listed */
     bool *has_result; /* per plan */
-    int *order;      /* the plans in untimed order: likely winners first set the race's bar */
+    int *order;      /* the order racing meets the plans: likely winners first set its bar */
     int nplans;
     bool journaled;  /* its "cell" record is in the journal */
     gdt_race_marks race; /* the plans measured in full so far */
@@ -69,6 +70,7 @@ typedef struct run {
     char dir[PATH_MAX];
     char family[32]; /* a resumed run's FAMILY, from its header */
     gdt_journal *j;
+    gdt_prior *prior; /* the cells' prior order; NULL: none */
     lane lanes[MAX_LANES];
     int nlanes;
     cJSON *device;   /* the first lane's device: provenance */
@@ -249,7 +251,8 @@ static void count(run *r, gdt_disposition d)
 /* ---------------------------------------------------------- the cells */
 
 /* Plan indices by untimed position (ties by index): the backend's mode-A
- * entries come first, so racing has a strong bar from the start. */
+ * entries come first, so racing has a strong bar from the start (the prior,
+ * when there is one, reorders this: plan_order). */
 static int *untimed_order(const cJSON *plans)
 {
     int n = cJSON_GetArraySize(plans);
@@ -260,6 +263,19 @@ static int *untimed_order(const cJSON *plans)
             order[k] = order[k - 1], k--;
         order[k] = i;
     }
+    return order;
+}
+
+/* The order cell ci's plans are measured in: the prior's ranking of the
+ * cell first (gdt_prior.h), then the rest in untimed order. */
+static int *plan_order(const run *r, int ci, const cJSON *plans)
+{
+    const gdt_sweep_cell *c = &r->spec->cells[ci];
+    char key[512];
+    int *order = untimed_order(plans);
+    gdt_problem_key(&c->problem, key, sizeof key);
+    if (order)
+        gdt_prior_order(r->prior, c->family, key, plans, order, cJSON_GetArraySize(plans));
     return order;
 }
 
@@ -284,7 +300,7 @@ static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_
     run_cell *rc = &r->cells[ci];
     bool *has = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *has);
     double *full = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *full);
-    int *order = untimed_order(plans);
+    int *order = plan_order(r, ci, plans);
     if (!has || !full || !order) {
         free(has);
         free(full);
@@ -688,13 +704,17 @@ static gdt_status write_header(run *r, gdt_error *e)
     utc_now(when);
     /* The candidate table used, whole: a later release may ship other rows. */
     const gdt_embedded *ct = gdt_embedded_find("tables/candidates/nvrtc.json");
+    cJSON *prior = gdt_prior_json(r->prior);
     gdt_run_header_rec h = {
         .started = when, .family = r->o.family, .quick = r->o.quick, .spec = r->spec,
         .candidates_digest = cand, .candidates = ct ? ct->data : NULL, /* NUL-terminated */
         .arch = r->arch, .device = r->device, .gpus = gpus, .ngpus = lane_uuids(r, gpus),
-        .options = run_options(r),
+        .options = run_options(r), .prior = prior,
     };
-    return gdt_run_write_header(r->j, &h, e);
+    gdt_status s = prior ? gdt_run_write_header(r->j, &h, e)
+                         : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
+    cJSON_Delete(prior);
+    return s;
 }
 
 /* Where a resumed part begins, on what devices, and how much was left. */
@@ -792,6 +812,8 @@ static gdt_status load_resume(run *r, gdt_error *e)
         s = resume_settings(r, jr, e);
     if (s == GDT_STATUS_OK)
         s = same_build(r, jr->path, e);
+    if (s == GDT_STATUS_OK) /* the header's prior, before replay orders the cells */
+        s = gdt_prior_reload(jr->prior, jr->arch, &r->prior, e);
     if (s == GDT_STATUS_OK && !(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     if (s == GDT_STATUS_OK)
@@ -854,6 +876,16 @@ static gdt_status setup_new(run *r, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* A new run's prior: --prior DIR, else the tables directory, unless
+ * --no-prior.  Loaded once the device's arch is known, before any cell. */
+static gdt_status load_prior(run *r, gdt_error *e)
+{
+    const char *dir = r->o.prior_dir ? r->o.prior_dir : r->o.tables_dir ? r->o.tables_dir : "tables";
+    if (r->o.no_prior)
+        return GDT_STATUS_OK;
+    return gdt_prior_load(dir, r->spec->families, r->arch, &r->prior, e);
+}
+
 static void lanes_stop(run *r)
 {
     for (int i = 0; i < r->nlanes; i++) {
@@ -876,6 +908,7 @@ static void run_free(run *r)
     for (int i = 0; i < r->nlanes; i++)
         cJSON_Delete(r->lanes[i].device);
     gdt_journal_close(r->j);
+    gdt_prior_destroy(r->prior);
     pthread_mutex_destroy(&r->mu);
 }
 
@@ -947,6 +980,9 @@ static gdt_status sweep_cells(run *r, gdt_error *e)
     fprintf(stderr, "gdtune sweep: %s on %s (sm%d)%s%.0d: %d cells, run directory %s\n",
             r->o.family, gdt_json_str_or(r->device, "name", "?"), r->arch, r->nlanes > 1 ? ", GPUs: " : "",
             r->nlanes > 1 ? r->nlanes : 0, r->spec->ncells, r->dir);
+    char prior[1024];
+    gdt_prior_describe(r->prior, prior, sizeof prior);
+    fprintf(stderr, "gdtune sweep: %s\n", prior);
     for (int i = 1; i < r->nlanes; i++)
         started[i] = pthread_create(&r->lanes[i].thread, NULL, lane_main, &r->lanes[i]) == 0;
     lane_main(&r->lanes[0]);
@@ -1025,6 +1061,8 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     r.device = r.lanes[0].device;
     if (s == GDT_STATUS_OK)
         s = check_arch(&r, e);
+    if (s == GDT_STATUS_OK && !o->resume_dir)
+        s = load_prior(&r, e);
     if (s == GDT_STATUS_OK)
         start_lanes(&r);
     if (s == GDT_STATUS_OK && o->resume_dir)

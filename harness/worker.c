@@ -351,6 +351,9 @@ static gdt_status measure_opts(const cJSON *req, plan_opts *po, gdt_error *e)
         s = request_number(req, "contender_seconds", 0, GDT_PLAN_SECONDS_MAX,
                            &mo->contender_seconds, e);
     mo->cold = true;
+    /* A sweep decides by the largest burst alone; the others draw its
+     * curve (measure.c: Targets). */
+    mo->curve_rel = GDT_CURVE_REL;
     return s;
 }
 

@@ -5,7 +5,8 @@
  * kills the worker and one that hangs are recorded failed and the worker is
  * respawned; --resume after a torn journal runs each plan exactly once;
  * --rounds re-measures a cell's plans measured in full, journals it, resumes
- * it alone and ranks the tables by it. */
+ * it alone and ranks the tables by it; --prior orders a cell's plans by
+ * earlier tables, and its header records which. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <signal.h>
@@ -205,6 +206,10 @@ static void test_usage(void)
         {"gemm --rounds 1", 2, "--rounds: bad value \"1\": expected 0 (off) or 2 to 100"},
         {"gemm --rounds 101", 2, "--rounds: bad value \"101\""},
         {"gemm --resume /tmp/x --rounds 3", 2, "--exhaustive, --cupti and --rounds"},
+        {"gemm --prior /tmp/p --no-prior", 2, "--prior /tmp/p and --no-prior contradict each other"},
+        {"gemm --resume /tmp/x --prior /tmp/p", 2,
+         "--resume /tmp/x orders plans by the prior its journal header recorded: drop --prior"},
+        {"gemm --resume /tmp/x --no-prior", 2, "drop --no-prior"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc = sweep(cases[i].args);
@@ -732,6 +737,158 @@ static void test_rounds(const char *self)
         CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
+/* The names of the journal's attempts from line from on, each followed by
+ * ';', into names. */
+static void attempt_names(const char *dir, int from, char *names, size_t n)
+{
+    char path[PATH_MAX];
+    gdt_journal_lines l;
+    gdt_error e = {0};
+    names[0] = 0;
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    CHECK_INT(gdt_journal_read(path, &l, &e), ==, GDT_STATUS_OK);
+    for (int i = from; i < l.n; i++) {
+        cJSON *r = cJSON_Parse(l.line[i]);
+        size_t k = strlen(names);
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "type")), "attempt"))
+            snprintf(names + k, n - k, "%s;", cJSON_GetStringValue(cJSON_GetObjectItem(r, "name")));
+        cJSON_Delete(r);
+    }
+    gdt_journal_lines_free(&l);
+}
+
+/* Cuts the journal after its first line containing what; the lines kept. */
+static int keep_through(const char *dir, const char *what)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    CHECK_INT(read_into_out(path), ==, 0);
+    const char *at = strstr(out, what), *end = at ? strchr(at, '\n') : NULL;
+    int lines = 0;
+    for (const char *p = out; end && p <= end; p++)
+        lines += *p == '\n';
+    CHECK(end != NULL);
+    CHECK_INT(truncate(path, end ? (off_t)(end + 1 - out) : 0), ==, 0);
+    return lines;
+}
+
+static const char untimed_names[] = "cudnn.eng0;cudnn.eng1;gemm.test_fault;gemm.test_hang;"
+                                    "gemm.nvrtc[TILE_M=128];cudnn.eng2;";
+/* The stand-in's tables rank ours (8 us) before cudnn.eng0 (10 us). */
+static const char prior_names[] = "gemm.nvrtc[TILE_M=128];cudnn.eng0;cudnn.eng1;gemm.test_fault;"
+                                  "gemm.test_hang;cudnn.eng2;";
+
+/* Runs `gdtune sweep gemm --spec SPEC --out DIR/run --deadline 1 ARGS`,
+ * expecting exit 4 (cudnn.eng1 is incorrect), and checks the attempts'
+ * order and that the journal holds what. */
+static void prior_run(const char *dir, const char *spec, const char *run, const char *args,
+                      const char *order, const char *what)
+{
+    char cmd[2048], path[PATH_MAX], names[1024];
+    snprintf(cmd, sizeof cmd, "gemm --spec %s --out %s/%s --deadline 1 %s", spec, dir, run, args);
+    CHECK_INT(sweep(cmd), ==, 4);
+    snprintf(path, sizeof path, "%s/%s", dir, run);
+    attempt_names(path, 0, names, sizeof names);
+    CHECK_STR(names, order);
+    snprintf(path, sizeof path, "%s/%s/journal.jsonl", dir, run);
+    CHECK(file_contains(path, what));
+    if (gdt_test_failures)
+        fprintf(stderr, "gdtune sweep %s:\n%s\n", cmd, out);
+}
+
+/* A copy of DIR/t's gemm tables in DIR/sub, the tuning file's text with
+ * from replaced by to (NULL: as it is) and extra appended. */
+static void copy_tables(const char *dir, const char *sub, const char *from, const char *to,
+                        const char *extra)
+{
+    static const char *const names[] = {"gemm.placement.json", "gemm.tuning.json"};
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/sm90", dir, sub);
+    char *mk[] = {"mkdir", "-p", path, NULL}, ignored[256];
+    CHECK_INT(gdt_test_spawn(mk, NULL, ignored, sizeof ignored), ==, 0);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/t/sm90/%s", dir, names[i]);
+        CHECK_INT(read_into_out(path), ==, 0);
+        char *at = i && from ? strstr(out, from) : NULL;
+        snprintf(path, sizeof path, "%s/%s/sm90/%s", dir, sub, names[i]);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL && (!i || !from || at));
+        if (!f)
+            continue;
+        if (at)
+            fprintf(f, "%.*s%s%s", (int)(at - out), out, to, at + strlen(from));
+        else
+            fputs(out, f);
+        if (i && extra)
+            fputs(extra, f);
+        fclose(f);
+    }
+}
+
+/* --prior: no table is untimed order, noted in the header; the tables
+ * directory is the default prior, and its ranking (ours first) orders the
+ * cell, racing cudnn.eng0 against ours at once; --no-prior is untimed
+ * order and null; a malformed table is a warning naming it, and the sweep
+ * goes on in untimed order; --resume keeps the header's prior, whatever
+ * --tables-dir, and leaves out a table changed since. */
+static void test_prior(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_prior_XXXXXX", spec[600], args[2048], want[2048], path[700];
+    CHECK(mkdtemp(dir) != NULL);
+    write_spec(spec, sizeof spec, dir, "256", "");
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+    snprintf(args, sizeof args, "--tables-dir %s/t", dir);
+    snprintf(want, sizeof want, "\"prior\":{\"dir\":\"%s/t\",\"tables\":[{\"family\":\"gemm\","
+             "\"path\":\"%s/t/sm90/gemm.tuning.json\",\"note\":\"no table\"}]}}\n", dir, dir);
+    prior_run(dir, spec, "none", args, untimed_names, want);
+    CHECK_CONTAINS(out, "gdtune sweep: prior order from ");
+    CHECK_CONTAINS(out, "/t: gemm no table\n");
+
+    snprintf(want, sizeof want, "\"prior\":{\"dir\":\"%s/t\",\"tables\":[{\"family\":\"gemm\","
+             "\"path\":\"%s/t/sm90/gemm.tuning.json\",\"sha256\":\"", dir, dir);
+    prior_run(dir, spec, "default", args, prior_names, want);
+    CHECK_CONTAINS(out, "/t: gemm sha256 ");
+    CHECK_CONTAINS(out, "stand-in: engine 0 race_us 8 race_noise 0.002");
+    CHECK(strstr(out, "stand-in: engine 20000 race_us") == NULL); /* first: no bar */
+
+    snprintf(args, sizeof args, "--tables-dir %s/t --no-prior", dir);
+    prior_run(dir, spec, "off", args, untimed_names, "\"prior\":null}\n");
+    CHECK_CONTAINS(out, "gdtune sweep: no prior order: untimed order\n");
+
+    copy_tables(dir, "bad", "\"gdtune.tuning/1\"", "\"gdtune.tuning/9\"", NULL);
+    snprintf(args, sizeof args, "--tables-dir %s/t2 --prior %s/bad", dir, dir);
+    prior_run(dir, spec, "bad", args, untimed_names, "\"note\":\"refused: ");
+    snprintf(want, sizeof want, "gdtune sweep: warning: prior %s/bad/sm90/gemm.tuning.json refused: "
+             "%s/bad/sm90/gemm.tuning.json: /schema: expected \"gdtune.tuning/1\", got "
+             "\"gdtune.tuning/9\": the sweep goes on without it", dir, dir);
+    CHECK_CONTAINS(out, want);
+
+    /* Killed before its first attempt, resumed with another --tables-dir:
+     * the header's prior orders what is left. */
+    copy_tables(dir, "p", NULL, NULL, NULL);
+    snprintf(args, sizeof args, "--tables-dir %s/t3 --prior %s/p", dir, dir);
+    prior_run(dir, spec, "resumed", args, prior_names, "\"sha256\":\"");
+    snprintf(path, sizeof path, "%s/resumed", dir);
+    int keep = keep_through(path, "\"type\":\"plans\"");
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t4 --deadline 1", path, dir);
+    CHECK_INT(sweep(args), ==, 4);
+    attempt_names(path, keep, want, sizeof want);
+    CHECK_STR(want, prior_names);
+
+    /* The same, with the prior table changed since: left out, said. */
+    keep = keep_through(path, "\"type\":\"plans\"");
+    copy_tables(dir, "p", NULL, NULL, "\n");
+    CHECK_INT(sweep(args), ==, 4);
+    attempt_names(path, keep, want, sizeof want);
+    CHECK_STR(want, untimed_names);
+    CHECK_CONTAINS(out, "/p/sm90/gemm.tuning.json changed since the run started (sha256 ");
+    unsetenv("GDTUNE_WORKER_EXE");
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+    if (!gdt_test_failures)
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -752,5 +909,6 @@ int main(int argc, char **argv)
     test_racing(self);
     test_noise_floor(self);
     test_rounds(self);
+    test_prior(self);
     return gdt_test_result("test_cli_sweep");
 }

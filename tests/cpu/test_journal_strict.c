@@ -188,6 +188,17 @@ static void test_damaged_header(void)
     refuse_edit("negative cap", 1, "\"max_plan_seconds\":0.5", "\"max_plan_seconds\":-1",
                 "journal.jsonl:1: /options/max_plan_seconds", NULL);
     refuse_edit("spec edited", 1, "GEMM shapes", "GEMM Shapes", "journal.jsonl:1: /spec_digest", NULL);
+    refuse_edit("prior not an object", 1, "\"shard_n\":0}}", "\"shard_n\":0},\"prior\":7}",
+                "journal.jsonl:1: /prior: expected an object or null, got number 7", NULL);
+    refuse_edit("prior table without sha256 or note", 1, "\"shard_n\":0}}",
+                "\"shard_n\":0},\"prior\":{\"dir\":\"t\",\"tables\":[{\"family\":\"gemm\",\"path\":\"p\"}]}}",
+                "journal.jsonl:1: /prior/tables/0: expected either sha256 (the table used) or note", NULL);
+    refuse_edit("prior of no family", 1, "\"shard_n\":0}}",
+                "\"shard_n\":0},\"prior\":{\"dir\":\"t\",\"tables\":[{\"family\":\"conv\",\"path\":\"p\",\"note\":\"no table\"}]}}",
+                "journal.jsonl:1: /prior/tables/0/family: expected gemm, sdpa_fwd or sdpa_bwd", NULL);
+    refuse_edit("prior sha256 short", 1, "\"shard_n\":0}}",
+                "\"shard_n\":0},\"prior\":{\"dir\":\"t\",\"tables\":[{\"family\":\"gemm\",\"path\":\"p\",\"sha256\":\"ab\"}]}}",
+                "journal.jsonl:1: /prior/tables/0/sha256: expected 64 lowercase hex digits", NULL);
 }
 
 /* Order: the header first, plans before their results, one of each. */

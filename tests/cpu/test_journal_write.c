@@ -127,7 +127,7 @@ static void check_header_line(const char *line, const gdt_sweep_spec *spec)
                  "\"2a46b9e8\",\"candidates\":\"{\\\"rows\\\":[]}\",\"arch\":90,\"device\":%s,"
                  "\"gpus\":[\"GPU-py\"],\"options\":{\"bursts\":[1,2,8],\"target_rel\":0.01,"
                  "\"max_plan_seconds\":0.5,\"deadline\":2,\"cudnn_knob_cap\":1,\"shard_i\":0,"
-                 "\"shard_n\":0,\"race\":true}}", GDT_VERSION_STRING, gdt__source_digest, s, spec->digest, t,
+                 "\"shard_n\":0,\"race\":true},\"prior\":null}", GDT_VERSION_STRING, gdt__source_digest, s, spec->digest, t,
                  device_json);
         CHECK_STR(line, want);
     }
@@ -344,7 +344,7 @@ static void test_shard_source(const char *dir, const gdt_sweep_spec *spec)
     check_ok(gdt_journal_read(path, &l, &e), &e);
     CHECK_CONTAINS(l.n ? l.line[0] : "", "\"cudnn_knob_cap\":1,\"shard_i\":1,\"shard_n\":2,"
                    "\"shard_source\":\"SLURM job array: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 "
-                   "SLURM_ARRAY_TASK_COUNT=2\",\"race\":true}}");
+                   "SLURM_ARRAY_TASK_COUNT=2\",\"race\":true},\"prior\":null}");
     gdt_journal_lines_free(&l);
     check_ok(gdt_run_load(dir, &r, &e), &e);
     if (r) {

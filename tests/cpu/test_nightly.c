@@ -4,6 +4,7 @@
  * 3: every cell new); a second night the same date resumes its run (no
  * plan measured twice) and, against tables of the same stand-in, exits 0;
  * the run directory, staging tables, both reports and history lines exist;
+ * a new night's sweep takes the committed tables as its prior order;
  * a night with an incorrect plan exits 4 and does not update. */
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -165,6 +166,16 @@ static void test_two_nights(const char *self)
     CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.tables_diff/1\"");
     CHECK_CONTAINS(out, "\"beyond_noise\":\t0");
 
+    /* A new night: the committed tables order its sweep's cells, and its
+     * journal header says which (path and sha256). */
+    CHECK_INT(nightly(root, tables, "--date=20261202"), ==, 0);
+    char want[1400];
+    snprintf(rep, sizeof rep, "%s/runs/gemm-20261202/journal.jsonl", root);
+    snprintf(want, sizeof want, "\"prior\":{\"dir\":\"%s\",\"tables\":[{\"family\":\"gemm\","
+             "\"path\":\"%s/sm90/gemm.tuning.json\",\"sha256\":\"", tables, tables);
+    CHECK_INT(gdt_test_spawn(cat, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, want);
+
     /* A TABLES that does not load is bad input, passed on from the diff. */
     char bad[700];
     snprintf(bad, sizeof bad, "%s/sm90/gemm.tuning.json", tables);
@@ -172,7 +183,7 @@ static void test_two_nights(const char *self)
     if (f) fputs("{", f), fclose(f);
     CHECK_INT(nightly(root, tables, NULL), ==, 2);
     CHECK_CONTAINS(out, "gemm.tuning.json");
-    CHECK_INT(count_lines(root, "history.tsv", NULL, NULL), ==, 3);
+    CHECK_INT(count_lines(root, "history.tsv", NULL, NULL), ==, 4);
 
     unsetenv("GDTUNE_WORKER_EXE");
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
