@@ -13,7 +13,8 @@
  *                             (and rows whose LSE is not finite) get D = 0
  *                             and LSE +inf, so their P is exactly 0.
  *   gdt_hand_attn_bwd_*       one CTA per (batch, kv head, 128 key rows),
- *                             384 threads; see below.
+ *                             384 threads, started a few heads at a time
+ *                             (schedule); see below.
  *   gdt_hand_attn_bwd_post_*  one warp per query row: dQ = scale times the
  *                             accumulator, to the io dtype.
  *
@@ -75,7 +76,9 @@ struct gdt_hand_attn_bwd_params {
     long long q_s[3], k_s[3], v_s[3], o_s[3]; /* batch, head, row strides, elements */
     int b, h_q, h_kv, group, s_q, s_kv, s_pad, causal; /* causal: 0 none, 1 top-left, 2 bottom-right */
     float scale, scale_log2;
+    int section; /* (batch, kv head) pairs per section of the launch order (schedule) */
 };
+static_assert(sizeof(gdt_hand_attn_bwd_params) == 216, "must match engines/hand/hand_attn_bwd.c");
 
 /* ------------------------------------------------------------- pre / post */
 
@@ -646,12 +649,27 @@ template <int FP16, int D> __device__ __forceinline__ void consume(const bwd_ctx
 
 /* ---------------------------------------------------------------- entry */
 
-/* This CTA's keys and its query blocks: under a causal mask query i sees key
- * j when j <= i + off, so the first block is the one holding i = n0 - off. */
+/* This CTA's (batch, kv head), keys and query blocks.  The grid is b*h_kv by
+ * key blocks and the hardware starts CTAs in linear order (x fastest), but
+ * that order is not the work's: CTA L takes section L / (section * key
+ * blocks), a run of p.section (batch, kv head) pairs, and within it key
+ * block by key block, every pair of the section at each.  So the CTAs in
+ * flight at once are all the key blocks of a few heads, which read the
+ * same Q, dO, LSE and D rows and add into the same dQ accumulator: those
+ * stay in L2 (the host sizes a section for that), where b*h_kv CTAs of one
+ * key block would stream every head's from HBM.  Within a section the first
+ * key blocks, which a causal mask gives the most query blocks, still go
+ * first.  The last section may hold fewer pairs; the map is one to one.
+ * Under a causal mask query i sees key j when j <= i + off, so the first
+ * query block is the one holding i = n0 - off. */
 __device__ __forceinline__ void schedule(bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
 {
-    c.bi = (int)blockIdx.x / p.h_kv, c.hk = (int)blockIdx.x % p.h_kv;
-    c.n0 = (int)blockIdx.y * BLOCK_N; /* the first key blocks see the most queries: they go first */
+    const long long pairs = gridDim.x, kblocks = gridDim.y, span = (long long)p.section * kblocks;
+    const long long l = (long long)blockIdx.y * pairs + blockIdx.x, sec = l / span, in = l - sec * span;
+    const long long first_pair = sec * p.section, n = pairs - first_pair < p.section ? pairs - first_pair : p.section;
+    const int pair = (int)(first_pair + in % n);
+    c.bi = pair / p.h_kv, c.hk = pair % p.h_kv;
+    c.n0 = (int)(in / n) * BLOCK_N;
     c.off = p.causal == 2 ? p.s_kv - p.s_q : 0;
     c.mblocks = (p.s_q + BLOCK_M - 1) / BLOCK_M;
     const int first = p.causal && c.n0 > c.off ? (c.n0 - c.off) / BLOCK_M : 0;
