@@ -50,8 +50,9 @@ typedef struct gdt_hand_attn_bwd_params {
     long long q_s[3], k_s[3], v_s[3], o_s[3];
     int b, h_q, h_kv, group, s_q, s_kv, s_pad, causal;
     float scale, scale_log2;
+    int section;
 } gdt_hand_attn_bwd_params;
-_Static_assert(sizeof(gdt_hand_attn_bwd_params) == 208, "must match kernels/hand/attn_bwd_sm90.cu");
+_Static_assert(sizeof(gdt_hand_attn_bwd_params) == 216, "must match kernels/hand/attn_bwd_sm90.cu");
 
 enum { MAP_Q, MAP_K, MAP_V, MAP_DO, NMAPS };
 
@@ -159,6 +160,21 @@ static void copy3(long long *dst, const int64_t *src)
         dst[i] = src[i];
 }
 
+/* The main kernel runs its CTAs section by section, each section all the
+ * key blocks of `section` (batch, kv head) pairs (kernels/hand/attn_bwd_sm90.cu,
+ * schedule), so that the CTAs in flight share their heads' Q, dO and fp32
+ * dQ accumulator in L2.  A section's share, group * s_pad * d * 8 bytes a
+ * pair (2 + 2 + 4 bytes an element), is held to SECTION_BYTES: a third of
+ * the H200's 50 MB L2, since under a causal mask about two sections' heads
+ * are in flight as the short key blocks of one finish beside the long ones
+ * of the next.  At b4 h32 s4096 d128 that is 4 heads of 4 MiB, 128 CTAs. */
+#define SECTION_BYTES (16 << 20)
+static int section_pairs(const gdt_sdpa_desc *s)
+{
+    int64_t pair = s->h_q / s->h_kv * padded_rows(s->s_q) * s->d * 8, n = SECTION_BYTES / pair;
+    return n < 1 ? 1 : n > s->b * s->h_kv ? (int)(s->b * s->h_kv) : (int)n;
+}
+
 static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 {
     (void)p;
@@ -176,6 +192,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     k->s_q = (int)s->s_q, k->s_kv = (int)s->s_kv, k->s_pad = (int)padded_rows(s->s_q);
     k->causal = (int)s->causal;
     k->scale = (float)s->scale, k->scale_log2 = (float)(s->scale * M_LOG2E);
+    k->section = section_pairs(s);
     return c;
 }
 

@@ -13,7 +13,8 @@
  *                             (and rows whose LSE is not finite) get D = 0
  *                             and LSE +inf, so their P is exactly 0.
  *   gdt_hand_attn_bwd_*       one CTA per (batch, kv head, 128 key rows),
- *                             384 threads; see below.
+ *                             384 threads, started a few heads at a time
+ *                             (schedule); see below.
  *   gdt_hand_attn_bwd_post_*  one warp per query row: dQ = scale times the
  *                             accumulator, to the io dtype.
  *
@@ -31,8 +32,9 @@
  * dS^T goes to shared memory, a ring of two tiles behind full and empty
  * mbarriers (every consumer thread arrives).  dQ = dS K per 64-column chunk
  * of d (chunk j on consumer j; at d 64 block k's on consumer k % 2; dS^T an
- * MN-major A, K an MN-major B) is issued one block late, behind the next
- * block's dV and dK, so the consumers never wait for each other in step;
+ * MN-major A, K an MN-major B) is issued one block late, between the next
+ * block's dV and dK, so the consumers never wait for each other in step,
+ * and staged while that dK runs (iteration has the barrier invariant);
  * its result goes to an fp32 dQ tile in shared memory, and a second warp of
  * warpgroup 0 adds the tile into the fp32 accumulator with one bulk
  * reduce-add per row (cp.reduce.async.bulk .add.f32), behind its own full
@@ -75,7 +77,9 @@ struct gdt_hand_attn_bwd_params {
     long long q_s[3], k_s[3], v_s[3], o_s[3]; /* batch, head, row strides, elements */
     int b, h_q, h_kv, group, s_q, s_kv, s_pad, causal; /* causal: 0 none, 1 top-left, 2 bottom-right */
     float scale, scale_log2;
+    int section; /* (batch, kv head) pairs per section of the launch order (schedule) */
 };
+static_assert(sizeof(gdt_hand_attn_bwd_params) == 216, "must match engines/hand/hand_attn_bwd.c");
 
 /* ------------------------------------------------------------- pre / post */
 
@@ -433,18 +437,16 @@ __device__ __forceinline__ void store_ds(u32 sds, const u32 (&a)[BLOCK_M / 16][4
         }
 }
 
-/* dV += P^T dO, dK += dS^T Q: dO and Q MN-major, their 64-column blocks
- * BLOCK_M * 128 bytes apart (LBO), a k16 step 16 query rows (2048 bytes). */
+/* dV += P^T dO, or dK += dS^T Q, issued: dO and Q MN-major, their
+ * 64-column blocks BLOCK_M * 128 bytes apart (LBO), a k16 step 16 query
+ * rows (2048 bytes); `t` is the dO or the Q tile. */
 template <int FP16, int D>
-__device__ __forceinline__ void grads_kv(float (&dk)[D / 2], float (&dv)[D / 2], const u32 (&pa)[BLOCK_M / 16][4],
-                                         const u32 (&da)[BLOCK_M / 16][4], u32 q)
+__device__ __forceinline__ void grad_kv(float (&acc)[D / 2], const u32 (&a)[BLOCK_M / 16][4], u32 t)
 {
-    const u64 qm = wg_desc(q, BLOCK_M * 128), dom = wg_desc(q + bwd_layout<D>::Q, BLOCK_M * 128);
+    const u64 b = wg_desc(t, BLOCK_M * 128);
 #pragma unroll
-    for (int kk = 0; kk < BLOCK_M / 16; ++kk) {
-        wgmma_rs<FP16, D>(dv, pa[kk], desc_at(dom, kk * 2048));
-        wgmma_rs<FP16, D>(dk, da[kk], desc_at(qm, kk * 2048));
-    }
+    for (int kk = 0; kk < BLOCK_M / 16; ++kk)
+        wgmma_rs<FP16, D>(acc, a[kk], desc_at(b, kk * 2048));
 }
 
 /* dQ chunk j (64 query rows x 64 columns of d) = dS K over the CTA's 128
@@ -548,28 +550,46 @@ template <int FP16, int D> __device__ __forceinline__ void dq_last(const bwd_ctx
 }
 
 /* Block it's dS^T out to its tile for dQ, once both consumers' dQ of block
- * it - 2 has read the tile; then the wait for every wgmma issued, which
- * frees the stage. */
-template <int D>
-__device__ __forceinline__ void finish_block(float (&dk)[D / 2], float (&dv)[D / 2],
-                                             const u32 (&da)[BLOCK_M / 16][4], const bwd_ctx &c, int it)
+ * it - 2 has read the tile. */
+template <int D> __device__ __forceinline__ void store_block_ds(const u32 (&da)[BLOCK_M / 16][4], const bwd_ctx &c, int it)
 {
     bar_wait(ds_empty<D>(c, it), phase(it) ^ 1);
     store_ds(ds_tile<D>(c, it), da, c);
     fence_proxy_async();
     bar_arrive(ds_full<D>(c, it));
+}
+
+/* The wait for every wgmma issued (block it's dK the last), which frees the
+ * stage. */
+template <int D>
+__device__ __forceinline__ void finish_block(float (&dk)[D / 2], float (&dv)[D / 2], const bwd_ctx &c, int it)
+{
     wg_wait<0>();
     wg_fence_acc(dk);
     wg_fence_acc(dv);
     release(c, empty<D>(c, it));
 }
 
-/* Block it, and the dQ of block it - 1 issued behind its dV and dK: the
- * other consumer wrote its half of that dS^T a block ago, so neither waits
- * for the other in step, and the tensor cores have block it - 1's dQ queued
- * while this thread stores block it's dS^T.  acc lives in one branch only:
- * a value that may be undefined on a path would stay live around the loop
- * and cost the registers wgmma needs. */
+/* Block it, and the dQ of block it - 1, in FA3's order: dV of block it,
+ * then dQ of block it - 1, then dK of block it, three commit groups.
+ *   - The dQ waits for that dS^T to be complete, but the other consumer
+ *     wrote its half a block ago, so neither waits for the other in step,
+ *     and dV is on the tensor cores meanwhile.
+ *   - While dQ and dK run, this thread stores block it's dS^T; once dV and
+ *     dQ are done (wait_group 1) it takes block it - 1's turn at the dQ
+ *     tile and stages the chunk while dK still runs, so the staging stores,
+ *     their proxy fence and the wait for the writer warp are off the path
+ *     between one block's last wgmma and the next block's first.
+ * acc lives in one branch only: a value that may be undefined on a path
+ * would stay live around the loop and cost the registers wgmma needs.
+ *
+ * The barrier invariant (engines/hand/README.md): each wait here, for full(it),
+ * ds_full(it - 1), ds_empty(it) and dq_empty (the drain of block it - 2),
+ * is met by arrivals both consumers make in blocks before it (stage it - 2
+ * released, dS^T of it - 1 stored, tiles of it - 2 freed and turns of it - 2
+ * taken, in block it - 1), so the consumers never wait for each other
+ * within a block, and no parity wait can see a phase two ahead: each
+ * barrier's next phase needs an arrival the waiter makes after its wait. */
 template <int FP16, int D>
 __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2], const bwd_ctx &c,
                                           const gdt_hand_attn_bwd_params &p, int it, int m0)
@@ -593,17 +613,25 @@ __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2]
     pack_a<FP16>(pa, s);
     pack_a<FP16>(da, dp);
     wg_fence();
-    grads_kv<FP16, D>(dk, dv, pa, da, q);
+    grad_kv<FP16, D>(dv, pa, q + bwd_layout<D>::Q);
     wg_commit();
     if (it > 0 && dq_mine<D>(c, it - 1)) {
         float acc[32];
         dq_issue<FP16, D>(acc, c, it - 1);
-        finish_block<D>(dk, dv, da, c, it);
+        grad_kv<FP16, D>(dk, da, q);
+        wg_commit();
+        store_block_ds<D>(da, c, it);
+        wg_wait<1>();
         dq_finish<D>(acc, c, it - 1);
+        finish_block<D>(dk, dv, c, it);
     } else {
-        finish_block<D>(dk, dv, da, c, it);
+        wg_fence(); /* none written since the last, but ptxas wants one in each branch (else C7520) */
+        grad_kv<FP16, D>(dk, da, q);
+        wg_commit();
+        store_block_ds<D>(da, c, it);
         if (it > 0)
             dq_skip<D>(c, it - 1);
+        finish_block<D>(dk, dv, c, it);
     }
 }
 
@@ -646,12 +674,27 @@ template <int FP16, int D> __device__ __forceinline__ void consume(const bwd_ctx
 
 /* ---------------------------------------------------------------- entry */
 
-/* This CTA's keys and its query blocks: under a causal mask query i sees key
- * j when j <= i + off, so the first block is the one holding i = n0 - off. */
+/* This CTA's (batch, kv head), keys and query blocks.  The grid is b*h_kv by
+ * key blocks and the hardware starts CTAs in linear order (x fastest), but
+ * that order is not the work's: CTA L takes section L / (section * key
+ * blocks), a run of p.section (batch, kv head) pairs, and within it key
+ * block by key block, every pair of the section at each.  So the CTAs in
+ * flight at once are all the key blocks of a few heads, which read the
+ * same Q, dO, LSE and D rows and add into the same dQ accumulator: those
+ * stay in L2 (the host sizes a section for that), where b*h_kv CTAs of one
+ * key block would stream every head's from HBM.  Within a section the first
+ * key blocks, which a causal mask gives the most query blocks, still go
+ * first.  The last section may hold fewer pairs; the map is one to one.
+ * Under a causal mask query i sees key j when j <= i + off, so the first
+ * query block is the one holding i = n0 - off. */
 __device__ __forceinline__ void schedule(bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
 {
-    c.bi = (int)blockIdx.x / p.h_kv, c.hk = (int)blockIdx.x % p.h_kv;
-    c.n0 = (int)blockIdx.y * BLOCK_N; /* the first key blocks see the most queries: they go first */
+    const long long pairs = gridDim.x, kblocks = gridDim.y, span = (long long)p.section * kblocks;
+    const long long l = (long long)blockIdx.y * pairs + blockIdx.x, sec = l / span, in = l - sec * span;
+    const long long first_pair = sec * p.section, n = pairs - first_pair < p.section ? pairs - first_pair : p.section;
+    const int pair = (int)(first_pair + in % n);
+    c.bi = pair / p.h_kv, c.hk = pair % p.h_kv;
+    c.n0 = (int)(in / n) * BLOCK_N;
     c.off = p.causal == 2 ? p.s_kv - p.s_q : 0;
     c.mblocks = (p.s_q + BLOCK_M - 1) / BLOCK_M;
     const int first = p.causal && c.n0 > c.off ? (c.n0 - c.off) / BLOCK_M : 0;
