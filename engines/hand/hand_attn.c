@@ -6,7 +6,8 @@
  * along d, strides TMA cannot describe (16-byte multiples below 2^40) and
  * sizes past the kernel's 32-bit indexing.  build loads the cubin; execute
  * encodes the Q, K and V tensor maps (again only when the pointers change)
- * and launches one CTA per (batch, query head, 128 query rows). */
+ * and launches one CTA per (batch, query head, 128 query rows), in sections
+ * of a few heads (section_heads). */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -39,8 +40,9 @@ typedef struct gdt_hand_attn_params {
     int s_q, s_kv, h_q, group;
     int causal;
     float scale_log2;
+    int section;
 } gdt_hand_attn_params;
-_Static_assert(sizeof(gdt_hand_attn_params) == 64, "must match kernels/hand/attn_fwd_sm90.cu");
+_Static_assert(sizeof(gdt_hand_attn_params) == 72, "must match kernels/hand/attn_fwd_sm90.cu");
 
 struct gdt_compiled {
     CUtensorMap maps[3]; /* Q, K, V: first, for their 128-byte alignment */
@@ -118,6 +120,24 @@ static void destroy(gdt_compiled *c)
         gdt__hand_compiled_free(c, c->cu, c->mod);
 }
 
+/* The kernel starts its CTAs section by section, each section every query
+ * tile of `section` consecutive query heads (kernels/hand/attn_fwd_sm90.cu,
+ * schedule), so that the CTAs in flight share their heads' K and V in L2.
+ * A kv head's K and V, 4 s_kv d bytes, are held to SECTION_BYTES a section:
+ * a third of the H200's 50 MB L2, since about two sections' heads are in
+ * flight where one's short causal tiles finish beside the next one's long
+ * ones.  Whole GQA groups, a power of two of kv heads (the usual head counts
+ * then split into equal sections); at b4 h32 s4096 d128, 8 heads of 2 MiB,
+ * 256 CTAs a section. */
+#define SECTION_BYTES (16 << 20)
+static int section_heads(const gdt_sdpa_desc *s)
+{
+    int64_t pairs = s->b * s->h_kv, fit = SECTION_BYTES / (4 * s->s_kv * s->d), n = 1;
+    while (n * 2 <= fit && n * 2 <= pairs)
+        n *= 2;
+    return (int)(n * (s->h_q / s->h_kv));
+}
+
 static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 {
     (void)p;
@@ -132,7 +152,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
         .s_q = (int)s->s_q, .s_kv = (int)s->s_kv, .h_q = (int)s->h_q,
         .group = (int)(s->h_q / s->h_kv), .causal = (int)s->causal,
-        .scale_log2 = (float)(s->scale * M_LOG2E),
+        .scale_log2 = (float)(s->scale * M_LOG2E), .section = section_heads(s),
     };
     return c;
 }

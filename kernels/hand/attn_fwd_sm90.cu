@@ -7,7 +7,8 @@
  * Built by nvcc for sm_90a into a cubin that libgdtune embeds
  * (engines/hand/README.md).
  *
- * One CTA per (batch, query head, 128 query rows), 384 threads.  Warpgroup 0
+ * One CTA per (batch, query head, 128 query rows), 384 threads, started a
+ * few heads at a time, the longest causal tiles first (schedule).  Warpgroup 0
  * gives its registers away (setmaxnreg.dec); one of its threads issues the
  * TMA loads: the Q tile once, then the K and V blocks (128 keys each) into
  * two rings of two stages, each stage behind a full barrier (the copies'
@@ -44,7 +45,9 @@ struct gdt_hand_attn_params {
     int s_q, s_kv, h_q, group;
     int causal; /* 0 none, 1 top-left, 2 bottom-right */
     float scale_log2;
+    int section; /* query heads per section of the launch order (schedule), a multiple of group */
 };
+static_assert(sizeof(gdt_hand_attn_params) == 72, "must match engines/hand/hand_attn.c");
 
 /* A 128-row tile from row0 of (head, batch), column block by column block;
  * the full box counts toward the barrier even where it is zero-filled. */
@@ -383,6 +386,43 @@ __device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params
     c.first_masked = first;
 }
 
+/* This CTA's (batch, query head) and first query row.  The grid is b*h_q by
+ * query tiles and the hardware starts CTAs in linear order (x fastest), but
+ * that is not the work's order: CTA L takes section L / (section * tiles), a
+ * run of p.section consecutive query heads (whole GQA groups, so the heads
+ * of a kv head sit together), and within it the tiles longest first, the
+ * section's heads fastest.  The CTAs in flight then cover a few heads, whose
+ * K and V stay in L2 for all their tiles, instead of one tile of ~132
+ * heads each streaming its own K and V from HBM.  The last section may be
+ * short. */
+struct attn_tile {
+    int bi, hq, m0;
+};
+
+template <typename I> __device__ __forceinline__ attn_tile schedule_in(const gdt_hand_attn_params &p)
+{
+    const I heads = gridDim.x, tiles = gridDim.y, section = (I)p.section;
+    const I cta = (I)blockIdx.y * heads + blockIdx.x;
+    const I full = section * tiles;      /* CTAs in a whole section */
+    const I first = cta / full * section; /* the section's first head */
+    const I width = heads - first < section ? heads - first : section;
+    const I r = cta % full, tile = r / width;
+    const int head = (int)(first + r % width); /* batch * h_q + query head */
+    attn_tile t;
+    t.bi = head / p.h_q, t.hq = head % p.h_q;
+    t.m0 = (int)(tiles - 1 - tile) * BLOCK_M; /* the longest causal tiles first */
+    return t;
+}
+
+/* 32-bit division is a few instructions inline, 64-bit a called routine:
+ * the wide form only for grids past 2^32 CTAs. */
+__device__ __forceinline__ attn_tile schedule(const gdt_hand_attn_params &p)
+{
+    if ((unsigned long long)gridDim.x * gridDim.y <= 0xffffffffull)
+        return schedule_in<unsigned>(p);
+    return schedule_in<unsigned long long>(p);
+}
+
 template <int FP16, int D>
 __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *tk, const CUtensorMap *tv,
                                      const gdt_hand_attn_params &p)
@@ -394,9 +434,8 @@ __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *t
      * bytes of slack for this. */
     c.sQ = (smem_addr(smem_raw) + 1023u) & ~1023u;
     c.sK = c.sQ + TILE, c.sV = c.sK + STAGES * TILE, c.bar = c.sV + STAGES * TILE;
-    const int bi = (int)blockIdx.x / p.h_q, hq = (int)blockIdx.x % p.h_q;
-    /* Reversed, so that the longest causal tiles are scheduled first. */
-    const int m0 = (int)(gridDim.y - 1 - blockIdx.y) * BLOCK_M;
+    const attn_tile tile = schedule(p);
+    const int bi = tile.bi, hq = tile.hq, m0 = tile.m0;
     kv_range(c, p, m0);
     if (threadIdx.x == 0) {
         bar_init(q_full(c), 1);
