@@ -313,7 +313,7 @@ static int run_sim(sim_plan *x, const double *script, int nscript, bool cold, do
 static void test_sim_steady(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
-    sim_plan x = {10.0, 0.002, 7, 0, 0, 0, 0};
+    sim_plan x = {10.0, 0.002, 7, 0, 0, 0, 0, 0};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, true, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
@@ -347,7 +347,7 @@ static void test_sim_steady(gdt_measure_result *r)
 static void test_sim_throttled(gdt_measure_result *r)
 {
     static const double script[] = {1500, 1500, 1500, 1500, 1950};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 0, 0};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 0, 0, 0};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, script, 5, false, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
@@ -370,7 +370,7 @@ static void test_sim_throttled(gdt_measure_result *r)
 static void test_sim_never_at_speed(gdt_measure_result *r)
 {
     static const double slow[] = {1200};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 0, 0};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 0, 0, 0};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, slow, 1, false, 0.2, r, &c, &e), ==, GDT_STATUS_OK);
@@ -394,7 +394,7 @@ static void test_sim_never_at_speed(gdt_measure_result *r)
 static void test_sim_long_kernel(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
-    sim_plan x = {1000.0, 0.0, 7, 0, 0, 0, 1000.0};
+    sim_plan x = {1000.0, 0.0, 7, 0, 0, 0, 1000.0, 0};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, false, 0.05, r, &c, &e), ==, GDT_STATUS_OK);
@@ -449,7 +449,7 @@ static void test_sim_curve(gdt_measure_result *r)
 static void test_sim_failure(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 40, 0};
+    sim_plan x = {10.0, 0.0, 7, 0, 0, 40, 0, 0};
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, false, 1.0, r, NULL, &e), ==, GDT_STATUS_CUDA);
     CHECK_STR(e.msg, "sim: execute 40 failed");
@@ -479,7 +479,7 @@ static int run_race(sim_plan *x, double race_us, double contender_s, gdt_measure
  * samples of burst 64 cost 320 calls and 0.64 s. */
 static void test_sim_race_cheap(gdt_measure_result *r)
 {
-    sim_plan x = {2000.0, 0.002, 7, 0, 0, 0, 2000.0};
+    sim_plan x = {2000.0, 0.002, 7, 0, 0, 0, 2000.0, 0};
     CHECK_INT(run_race(&x, 1000.0, 1.0, r), ==, GDT_STATUS_OK);
     CHECK(r->raced_out);
     CHECK(!r->converged);
@@ -501,12 +501,12 @@ static void test_sim_race_cheap(gdt_measure_result *r)
 static void test_sim_warm_up(gdt_measure_result *r)
 {
     CHECK_NEAR(GDT_WARMUP_S, 0.010, 0);
-    sim_plan x = {6000.0, 0.002, 7, 0, 0, 0, 6000.0};
+    sim_plan x = {6000.0, 0.002, 7, 0, 0, 0, 6000.0, 0};
     CHECK_INT(run_race(&x, 1000.0, 1.0, r), ==, GDT_STATUS_OK);
     CHECK(r->raced_out);
     CHECK_INT(r->bursts[0].n, ==, 5);
     CHECK_INT(x.executes, ==, 2 + 5);
-    sim_plan y = {1000.0, 0.002, 7, 0, 0, 0, 1000.0};
+    sim_plan y = {1000.0, 0.002, 7, 0, 0, 0, 1000.0, 0};
     CHECK_INT(run_race(&y, 100.0, 1.0, r), ==, GDT_STATUS_OK);
     CHECK(r->raced_out);
     CHECK_INT(r->race_burst, ==, 1);
@@ -523,7 +523,7 @@ static void test_sim_race_sized(gdt_measure_result *r)
 {
     sim_plan x;
     for (int try = 0; try < 3 && (!try || r->race_burst != 16); try++) {
-        x = (sim_plan){60.0, 0.002, 7, 0, 0, 0, 60.0};
+        x = (sim_plan){60.0, 0.002, 7, 0, 0, 0, 60.0, 0};
         CHECK_INT(run_race(&x, 30.0, 1.0, r), ==, GDT_STATUS_OK);
         CHECK(r->race_burst <= 16);
     }
@@ -540,7 +540,7 @@ static void test_sim_race_sized(gdt_measure_result *r)
  * burst's samples stay in its series. */
 static void test_sim_contender(gdt_measure_result *r)
 {
-    sim_plan x = {4000.0, 0.001, 7, 0, 0, 0, 4000.0};
+    sim_plan x = {4000.0, 0.001, 7, 0, 0, 0, 4000.0, 0};
     CHECK_INT(run_race(&x, 4000.0, 0.0, r), ==, GDT_STATUS_OK);
     CHECK(!r->raced_out);
     CHECK_INT(r->race_burst, ==, 1);
@@ -548,7 +548,7 @@ static void test_sim_contender(gdt_measure_result *r)
     CHECK_INT(r->bursts[0].n, >, 5);
     CHECK_INT(r->bursts[3].n, <, 5);
     CHECK(!r->converged);
-    sim_plan y = {4000.0, 0.001, 7, 0, 0, 0, 4000.0};
+    sim_plan y = {4000.0, 0.001, 7, 0, 0, 0, 4000.0, 0};
     CHECK_INT(run_race(&y, 4000.0, 1.5, r), ==, GDT_STATUS_OK);
     CHECK(!r->raced_out);
     CHECK_INT(r->bursts[3].burst, ==, 64);
