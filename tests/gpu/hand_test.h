@@ -9,7 +9,11 @@
 #define HAND_TEST_H
 
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -18,6 +22,38 @@
 #include "gdt_test.h"
 #include "gdt_verify.h"
 #include "hand/gdt_hand.h"
+
+/* A watchdog per step: a case or a large shape still running after
+ * HAND_WATCHDOG_S (a hung kernel) fails the test, naming it.  A case's
+ * fp64 reference is capped at HAND_ATTN_REFERENCE_MAX_FLOPS, on one core;
+ * the device work of each is well under a second. */
+#define HAND_WATCHDOG_S 150
+#define HAND_TEXT_OF(x) #x
+#define HAND_TEXT(x) HAND_TEXT_OF(x)
+
+static const char *hand_watch_test = "", *hand_watched = "";
+
+/* Only async-signal-safe calls: the main thread may be blocked in the driver. */
+static inline void hand_on_alarm(int sig)
+{
+    const char *const parts[] = {hand_watch_test, ": FAILED: ", hand_watched,
+                                 ": still running after " HAND_TEXT(HAND_WATCHDOG_S) " s (a hung kernel?)\n"};
+    (void)sig;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (write(STDOUT_FILENO, parts[i], strlen(parts[i])) < 0)
+            break;
+    _exit(1);
+}
+
+static inline void hand_watch_start(const char *test) { hand_watch_test = test, signal(SIGALRM, hand_on_alarm); }
+
+/* (Re)arms the watchdog for the step `what`. */
+static inline void hand_watch(const char *what)
+{
+    fflush(stdout);
+    hand_watched = what;
+    alarm(HAND_WATCHDOG_S);
+}
 
 typedef struct hand_test {
     const char *name; /* the test, as its skip and result lines name it */

@@ -11,13 +11,9 @@
  * shapes a figure, not asserted: its time (all three kernels), median of 25
  * event-timed runs after a warm-up, and TFLOP/s by the family's flop count,
  * beside the cuDNN plan's.  Each case and each large shape runs under a
- * watchdog: a hung kernel fails the test within WATCHDOG_S seconds instead
+ * watchdog: a hung kernel fails the test within HAND_WATCHDOG_S seconds instead
  * of blocking the device.  Returns 77 without a device; on another arch it
  * checks the decline. */
-#include <signal.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "hand_test.h"
 
 static const char *const cases[] = {
@@ -70,34 +66,6 @@ static const hand_attn_test test = {
     .refusal = test_refusal,
 };
 
-/* Seconds one case or one large shape may take: a case's fp64 reference is
- * capped at HAND_ATTN_REFERENCE_MAX_FLOPS, on one core; the device work of
- * each is well under a second. */
-#define WATCHDOG_S 150
-#define TEXT_OF(x) #x
-#define TEXT(x) TEXT_OF(x)
-
-static const char *watched = "";
-
-/* Only async-signal-safe calls: the main thread may be blocked in the driver. */
-static void on_alarm(int sig)
-{
-    const char *const parts[] = {"test_hand_attn_bwd: FAILED: ", watched,
-                                 ": still running after " TEXT(WATCHDOG_S) " s (a hung kernel?)\n"};
-    (void)sig;
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        if (write(STDOUT_FILENO, parts[i], strlen(parts[i])) < 0)
-            break;
-    _exit(1);
-}
-
-static void watch(const char *what)
-{
-    fflush(stdout);
-    watched = what;
-    alarm(WATCHDOG_S);
-}
-
 /* hand_attn_main's order, with the watchdog around each step and the
  * large shape a second time without a mask. */
 int main(void)
@@ -105,19 +73,19 @@ int main(void)
     gdt_device_props dev;
     hand_attn_test dense = test;
     dense.large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=none";
-    signal(SIGALRM, on_alarm);
+    hand_watch_start("test_hand_attn_bwd");
     if (!hand_test_device(&test.base, &dev))
         return GDT_TEST_SKIP;
     if (dev.arch != 90)
         return hand_test_other_arch(&test.base, &dev);
     for (int i = 0; i < NCASES; i++) {
-        watch(cases[i]);
+        hand_watch(cases[i]);
         if (!hand_attn_case(&test, &dev, i))
             return gdt_test_result(test.base.name);
     }
-    watch(test.large);
+    hand_watch(test.large);
     hand_attn_large(&test, &dev);
-    watch(dense.large);
+    hand_watch(dense.large);
     hand_attn_large(&dense, &dev);
     alarm(0);
     return gdt_test_result(test.base.name);
