@@ -37,7 +37,10 @@ static gdt_status write_data(const char *dir, const gdt_compare_point *pts, int 
     return publish(dir, "compare.dat", f, &text, &len, e);
 }
 
-static gdt_status write_script(const char *dir, const char *title, gdt_error *e)
+/* At most about 24 labelled cells on the x axis: 48 labels of two digits overlap. */
+static int xtics_step(int n) { return n > 24 ? (n + 23) / 24 : 1; }
+
+static gdt_status write_script(const char *dir, const char *title, int n, gdt_error *e)
 {
     char quoted[1024], *text = NULL;
     size_t len = 0;
@@ -48,11 +51,11 @@ static gdt_status write_script(const char *dir, const char *title, gdt_error *e)
     fprintf(f, "# gdtune compare figure: in this folder, run: gnuplot compare.gp\n"
                "set terminal svg size 900,540 noenhanced\nset output '" GDT_COMPARE_FIGURE "'\n"
                "set title %s noenhanced\nset key top left\nset grid\nset logscale y 2\n"
-               "set xlabel 'cell (as gdtune compare numbers them)'\nset xtics 1\n"
+               "set xlabel 'cell (as gdtune compare numbers them)'\nset xtics %d\n"
                "set ylabel 'generated / handwritten (> 1: generated faster)'\n"
                "set offsets 0.5, 0.5, 0, 0\n"
                "plot 'compare.dat' using 1:2:3:4 with yerrorbars pt 7 title 'ratio (bar: noise)', "
-               "1 with lines dt 2 title 'parity'\n", quoted);
+               "1 with lines dt 2 title 'parity'\n", quoted, xtics_step(n));
     return publish(dir, "compare.gp", f, &text, &len, e);
 }
 
@@ -66,7 +69,7 @@ gdt_status gdt_compare_figure_write(const char *dir, const char *title, const gd
     if (s == GDT_STATUS_OK)
         s = write_data(dir, pts, n, e);
     if (s == GDT_STATUS_OK)
-        s = write_script(dir, title, e);
+        s = write_script(dir, title, n, e);
     if (s == GDT_STATUS_OK)
         s = gdt_gnuplot_run(dir, "compare.gp", e);
     if (s == GDT_STATUS_NOT_SUPPORTED) {
