@@ -92,7 +92,10 @@ typedef struct gdt_measure_result {
     double median_cold_us;
     bool converged;                     /* the largest burst (the metric) reached target_rel
                                            with at least min_samples samples */
-    bool raced_out;                     /* stopped early: only the racing burst, first estimate */
+    bool raced_out;                     /* stopped early: only the racing burst, first estimate,
+                                           or (raced_late) during the largest burst's series */
+    bool raced_late;                    /* past the bar during the largest burst's series, all
+                                           bursts kept, the metric not converged */
     int race_burst;                     /* the burst the racing estimate came from (0: no race) */
     double seconds;                     /* wall time spent measuring */
 } gdt_measure_result;

@@ -58,7 +58,16 @@
  * the largest burst took 149 of the contenders' 381 s when drops were
  * allowed until twice the budget.
  *
- * Racing (o->race_us > 0): see race() for the first estimate.  Contenders
+ * Racing (o->race_us > 0): see race() for the first estimate.  A plan that
+ * survives it is raced again during the largest burst's series: once that
+ * series has min_samples, a sample after which its estimate is past the
+ * same bar by the same rule ends it (raced_late; the bursts measured so far
+ * stay, the metric is not converged).  Bars only fall as a cell's plans are
+ * measured, so a plan past the bar its request carried is past every later
+ * one: it can be neither the winner nor in the top three nor its side's
+ * best.  In the default GEMM sweep of 2026-12-01T20:09Z, 45 of the 80 plans
+ * measured in full that did not converge (60.6 of their 114 s) ended past
+ * the cell's top-three bar, and were measured to the contender cap.  Contenders
  * (o->contender_seconds > 0): the largest burst's series is capped by
  * contender_seconds instead of its share when that is larger; `converged`
  * says whether that series, the metric, reached target_rel. */
@@ -169,6 +178,7 @@ typedef struct meas {
     bool last_ok;          /* the probe before the next sample */
     double last_mhz;       /* what that probe read */
     double call_s;         /* the warm-up's fastest execute, drained: an upper bound on its device time */
+    bool raced_late;       /* the largest burst's series ended past racing's bar */
     void *flush;
     size_t flush_bytes;
 } meas;
@@ -257,7 +267,16 @@ static void back_off(int *ms)
 typedef struct limits {
     double budget, target;
     int stop_at;
+    bool race; /* the largest burst of a raced plan: raced again after each sample */
 } limits;
+
+/* The series' estimate past racing's bar (raced_late). */
+static bool past_bar(const meas *m, const double *dev, int n, double rel)
+{
+    const gdt_measure_opts *o = m->o;
+    return n >= o->min_samples &&
+           gdt_measure_raced_out(gdt_stats_median(dev, n), rel, o->race_us, o->race_noise, o->race_margin);
+}
 
 /* Samples of one series (burst b, or cold when b == 0) until it stops. */
 static gdt_status series(meas *m, int b, limits lim, double *host, double *dev, double *total,
@@ -288,6 +307,10 @@ static gdt_status series(meas *m, int b, limits lim, double *host, double *dev, 
             mhz[*n] = m->last_mhz;
         dev[(*n)++] = v[1];
         *rel = gdt_stats_rel_spread(dev, *n);
+        if (lim.race && past_bar(m, dev, *n, *rel)) {
+            m->raced_late = true, *converged = false;
+            return GDT_STATUS_OK;
+        }
         if ((lim.stop_at > 0 && *n >= lim.stop_at) ||
             gdt_measure_should_stop(*n, *rel, elapsed, lim.budget, lim.target, m->o, converged))
             return GDT_STATUS_OK;
@@ -426,7 +449,7 @@ static gdt_status race(meas *m, gdt_measure_result *out, gdt_error *e)
     gdt_burst_result *r = &out->bursts[k];
     bool conv = false;
     out->race_burst = o->bursts[k];
-    limits lim = {o->max_seconds, o->target_rel, o->min_samples};
+    limits lim = {o->max_seconds, o->target_rel, o->min_samples, false};
     gdt_status st = burst_series(m, r, o->bursts[k], lim, &conv, e);
     if (st == GDT_STATUS_OK &&
         gdt_measure_raced_out(r->median_device_us, r->rel_spread, o->race_us, o->race_noise,
@@ -454,7 +477,7 @@ static gdt_status run_all(meas *m, gdt_measure_result *out, gdt_error *e)
     for (int i = 0; i < o->nbursts && st == GDT_STATUS_OK; i++, series_left--) {
         bool conv = false, metric = i == o->nbursts - 1;
         limits lim = {(o->max_seconds - (gdt_now() - t0)) / series_left,
-                      gdt_measure_series_target(o, metric), 0};
+                      gdt_measure_series_target(o, metric), 0, metric && o->race_us > 0};
         if (metric && o->contender_seconds > lim.budget)
             lim.budget = o->contender_seconds;
         /* the racing burst continues what racing took */
@@ -462,8 +485,9 @@ static gdt_status run_all(meas *m, gdt_measure_result *out, gdt_error *e)
         out->nbursts = i + 1;
         out->converged = metric && conv;
     }
+    out->raced_late = out->raced_out = m->raced_late;
     if (st == GDT_STATUS_OK && o->cold) {
-        limits lim = {o->max_seconds - (gdt_now() - t0), gdt_measure_series_target(o, false), 0};
+        limits lim = {o->max_seconds - (gdt_now() - t0), gdt_measure_series_target(o, false), 0, false};
         double rel;
         int dropped = 0;
         bool conv;

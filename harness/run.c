@@ -123,7 +123,8 @@ static const field result_fields[] = {
     OPT("median_cold_us", K_NUM), OPT("converged", K_BOOL), OPT("raced_out", K_BOOL), OPT("measure_s", K_NUM),
     OPT("time_us", K_NUM), OPT("noise", K_NUM), OPT("clocks", K_OBJ),
     /* newer than the first journals: absent there */
-    RANGE("race_burst", K_INT, false, 1, GDT_BURST_MAX), OPT("cupti", K_OBJ), OPT("cupti_error", K_STR),
+    RANGE("race_burst", K_INT, false, 1, GDT_BURST_MAX), OPT("raced_late", K_BOOL), OPT("cupti", K_OBJ),
+    OPT("cupti_error", K_STR),
 };
 static const field rounds_fields[] = {
     CELL_KEYS, REQ("plans", K_NUMS), RANGE("rounds", K_INT, true, 2, GDT_ROUNDS_MAX),

@@ -381,6 +381,8 @@ static void add_measurement(cJSON *r, const gdt_measure_result *m)
     cJSON_AddNumberToObject(r, "median_cold_us", m->median_cold_us);
     cJSON_AddBoolToObject(r, "converged", m->converged);
     cJSON_AddBoolToObject(r, "raced_out", m->raced_out);
+    if (m->raced_late)
+        cJSON_AddTrueToObject(r, "raced_late");
     if (m->race_burst)
         cJSON_AddNumberToObject(r, "race_burst", m->race_burst);
     cJSON_AddNumberToObject(r, "measure_s", m->seconds);

@@ -271,6 +271,8 @@ typedef struct sim_plan {
     double wall_us;     /* host time each execute takes (a long kernel) */
     int cycle;          /* > 1: noise cycles through cycle evenly spaced values in [-1, 1]
                            instead of the seeded sequence (whatever the warm-up took) */
+    int slow_from;      /* > 0: from this execute on, each takes slow x us (a GPU heating) */
+    double slow;
 } sim_plan;
 
 static gdt_status sim_execute(void *ctx, void *stream, gdt_error *e)
@@ -280,7 +282,8 @@ static gdt_status sim_execute(void *ctx, void *stream, gdt_error *e)
     if (++x->executes == x->fail_at)
         return gdt_error_set(e, GDT_STATUS_CUDA, "sim: execute %d failed", x->executes);
     double z = x->cycle > 1 ? x->executes % x->cycle * 2.0 / (x->cycle - 1) - 1 : noise(&x->seed);
-    sim.device_us += x->us * (1 + x->noise * z);
+    double us = x->slow_from > 0 && x->executes >= x->slow_from ? x->us * x->slow : x->us;
+    sim.device_us += us * (1 + x->noise * z);
     if (x->wall_us > 0) {
         struct timespec ts = {0, (long)(x->wall_us * 1e3)};
         nanosleep(&ts, NULL);
@@ -313,7 +316,7 @@ static int run_sim(sim_plan *x, const double *script, int nscript, bool cold, do
 static void test_sim_steady(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
-    sim_plan x = {10.0, 0.002, 7, 0, 0, 0, 0, 0};
+    sim_plan x = {.us = 10.0, .noise = 0.002, .seed = 7};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, true, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
@@ -347,7 +350,7 @@ static void test_sim_steady(gdt_measure_result *r)
 static void test_sim_throttled(gdt_measure_result *r)
 {
     static const double script[] = {1500, 1500, 1500, 1500, 1950};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 0, 0, 0};
+    sim_plan x = {.us = 10.0, .seed = 7};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, script, 5, false, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
@@ -370,7 +373,7 @@ static void test_sim_throttled(gdt_measure_result *r)
 static void test_sim_never_at_speed(gdt_measure_result *r)
 {
     static const double slow[] = {1200};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 0, 0, 0};
+    sim_plan x = {.us = 10.0, .seed = 7};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, slow, 1, false, 0.2, r, &c, &e), ==, GDT_STATUS_OK);
@@ -394,7 +397,7 @@ static void test_sim_never_at_speed(gdt_measure_result *r)
 static void test_sim_long_kernel(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
-    sim_plan x = {1000.0, 0.0, 7, 0, 0, 0, 1000.0, 0};
+    sim_plan x = {.us = 1000.0, .seed = 7, .wall_us = 1000.0};
     gdt_measure_clocks c;
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, false, 0.05, r, &c, &e), ==, GDT_STATUS_OK);
@@ -424,7 +427,7 @@ static void test_sim_curve(gdt_measure_result *r)
         o.cold = true;
         o.curve_rel = curve ? GDT_CURVE_REL : 0;
         sim.script = ok, sim.nscript = 1, sim.probes = 0;
-        sim_plan x = {10.0, 0.015, 7, 0, 0, 0, 0, 5};
+        sim_plan x = {.us = 10.0, .noise = 0.015, .seed = 7, .cycle = 5};
         gdt_exec_fn fn = {sim_execute, &x};
         gdt_error e = {0};
         CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
@@ -449,7 +452,7 @@ static void test_sim_curve(gdt_measure_result *r)
 static void test_sim_failure(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
-    sim_plan x = {10.0, 0.0, 7, 0, 0, 40, 0, 0};
+    sim_plan x = {.us = 10.0, .seed = 7, .fail_at = 40};
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, false, 1.0, r, NULL, &e), ==, GDT_STATUS_CUDA);
     CHECK_STR(e.msg, "sim: execute 40 failed");
@@ -479,7 +482,7 @@ static int run_race(sim_plan *x, double race_us, double contender_s, gdt_measure
  * samples of burst 64 cost 320 calls and 0.64 s. */
 static void test_sim_race_cheap(gdt_measure_result *r)
 {
-    sim_plan x = {2000.0, 0.002, 7, 0, 0, 0, 2000.0, 0};
+    sim_plan x = {.us = 2000.0, .noise = 0.002, .seed = 7, .wall_us = 2000.0};
     CHECK_INT(run_race(&x, 1000.0, 1.0, r), ==, GDT_STATUS_OK);
     CHECK(r->raced_out);
     CHECK(!r->converged);
@@ -501,12 +504,12 @@ static void test_sim_race_cheap(gdt_measure_result *r)
 static void test_sim_warm_up(gdt_measure_result *r)
 {
     CHECK_NEAR(GDT_WARMUP_S, 0.010, 0);
-    sim_plan x = {6000.0, 0.002, 7, 0, 0, 0, 6000.0, 0};
+    sim_plan x = {.us = 6000.0, .noise = 0.002, .seed = 7, .wall_us = 6000.0};
     CHECK_INT(run_race(&x, 1000.0, 1.0, r), ==, GDT_STATUS_OK);
     CHECK(r->raced_out);
     CHECK_INT(r->bursts[0].n, ==, 5);
     CHECK_INT(x.executes, ==, 2 + 5);
-    sim_plan y = {1000.0, 0.002, 7, 0, 0, 0, 1000.0, 0};
+    sim_plan y = {.us = 1000.0, .noise = 0.002, .seed = 7, .wall_us = 1000.0};
     CHECK_INT(run_race(&y, 100.0, 1.0, r), ==, GDT_STATUS_OK);
     CHECK(r->raced_out);
     CHECK_INT(r->race_burst, ==, 1);
@@ -523,7 +526,7 @@ static void test_sim_race_sized(gdt_measure_result *r)
 {
     sim_plan x;
     for (int try = 0; try < 3 && (!try || r->race_burst != 16); try++) {
-        x = (sim_plan){60.0, 0.002, 7, 0, 0, 0, 60.0, 0};
+        x = (sim_plan){.us = 60.0, .noise = 0.002, .seed = 7, .wall_us = 60.0};
         CHECK_INT(run_race(&x, 30.0, 1.0, r), ==, GDT_STATUS_OK);
         CHECK(r->race_burst <= 16);
     }
@@ -540,7 +543,7 @@ static void test_sim_race_sized(gdt_measure_result *r)
  * burst's samples stay in its series. */
 static void test_sim_contender(gdt_measure_result *r)
 {
-    sim_plan x = {4000.0, 0.001, 7, 0, 0, 0, 4000.0, 0};
+    sim_plan x = {.us = 4000.0, .noise = 0.001, .seed = 7, .wall_us = 4000.0};
     CHECK_INT(run_race(&x, 4000.0, 0.0, r), ==, GDT_STATUS_OK);
     CHECK(!r->raced_out);
     CHECK_INT(r->race_burst, ==, 1);
@@ -548,7 +551,7 @@ static void test_sim_contender(gdt_measure_result *r)
     CHECK_INT(r->bursts[0].n, >, 5);
     CHECK_INT(r->bursts[3].n, <, 5);
     CHECK(!r->converged);
-    sim_plan y = {4000.0, 0.001, 7, 0, 0, 0, 4000.0, 0};
+    sim_plan y = {.us = 4000.0, .noise = 0.001, .seed = 7, .wall_us = 4000.0};
     CHECK_INT(run_race(&y, 4000.0, 1.5, r), ==, GDT_STATUS_OK);
     CHECK(!r->raced_out);
     CHECK_INT(r->bursts[3].burst, ==, 64);
@@ -560,6 +563,47 @@ static void test_sim_contender(gdt_measure_result *r)
      * 2-core machine's oversleeping; without the caps a 256 ms sample series
      * would run to GDT_MAX_SAMPLES, far past this. */
     CHECK(r->seconds < 2 * (0.5 + 1.5));
+}
+
+/* Racing again during the largest burst.  A 6 ms plan as fast as the bar
+ * survives its first estimate (2 warm-up executes and 5 of burst 1: 7),
+ * then runs 1.3 x slower from its 8th execute on: the largest burst (2
+ * here) stops at min_samples past the bar, raced late, every burst kept.
+ * Without the slowdown, or without a bar (--exhaustive), it is measured in
+ * full and converges. */
+static int run_late(sim_plan *x, double race_us, gdt_measure_result *r)
+{
+    static const double ok[] = {1950};
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    o.nbursts = 2, o.bursts[0] = 1, o.bursts[1] = 2;
+    o.max_seconds = 0.2;
+    o.race_us = race_us;
+    o.race_noise = race_us > 0 ? 0.002 : 0;
+    o.contender_seconds = 0.4;
+    sim.script = ok, sim.nscript = 1, sim.probes = 0;
+    gdt_exec_fn fn = {sim_execute, x};
+    gdt_error e = {0};
+    return gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e);
+}
+
+static void test_sim_race_late(gdt_measure_result *r)
+{
+    sim_plan x = {.us = 6000.0, .noise = 0.002, .seed = 7, .wall_us = 6000.0, .slow_from = 8, .slow = 1.3};
+    CHECK_INT(run_late(&x, 6000.0, r), ==, GDT_STATUS_OK);
+    CHECK(r->raced_out && r->raced_late && !r->converged);
+    CHECK_INT(r->race_burst, ==, 1);
+    CHECK_INT(r->nbursts, ==, 2);
+    CHECK_INT(r->bursts[1].burst, ==, 2);
+    CHECK_INT(r->bursts[1].n, ==, 5);
+    CHECK(fabs(r->bursts[1].median_device_us - 7800.0) < 50.0);
+    sim_plan steady = {.us = 6000.0, .noise = 0.002, .seed = 7, .wall_us = 6000.0};
+    CHECK_INT(run_late(&steady, 6000.0, r), ==, GDT_STATUS_OK);
+    CHECK(!r->raced_out && !r->raced_late && r->converged);
+    sim_plan y = {.us = 6000.0, .noise = 0.002, .seed = 7, .wall_us = 6000.0, .slow_from = 8, .slow = 1.3};
+    CHECK_INT(run_late(&y, 0.0, r), ==, GDT_STATUS_OK);
+    CHECK(!r->raced_out && !r->raced_late);
+    CHECK(fabs(gdt_measure_best_us(r, NULL) - 7800.0) < 50.0);
 }
 
 static void test_simulated(void)
@@ -575,6 +619,7 @@ static void test_simulated(void)
     test_sim_warm_up(r);
     test_sim_race_sized(r);
     test_sim_contender(r);
+    test_sim_race_late(r);
     free(r);
 }
 
