@@ -209,7 +209,8 @@ static bool result_data(hid_t g, gdt_family fam, const cJSON *res)
               attr_f64(g, "time_us", verified ? num_or_nan(res, "time_us") : NAN) &&
               attr_f64(g, "noise", verified ? num_or_nan(res, "noise") : NAN) &&
               attr_flag(g, "converged", cJSON_IsTrue(cJSON_GetObjectItem(res, "converged"))) &&
-              attr_flag(g, "raced_out", cJSON_IsTrue(cJSON_GetObjectItem(res, "raced_out")));
+              attr_flag(g, "raced_out", cJSON_IsTrue(cJSON_GetObjectItem(res, "raced_out"))) &&
+              attr_flag(g, "raced_late", cJSON_IsTrue(cJSON_GetObjectItem(res, "raced_late")));
     const cJSON *b, *err = cJSON_GetObjectItem(res, "verify_err");
     if (ok && err)
         ok = verify_data(g, fam, err);
