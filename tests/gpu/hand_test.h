@@ -318,19 +318,31 @@ static inline void hand_attn_large(const hand_attn_test *t, const gdt_device_pro
 }
 
 /* The whole test: skipped without a device, the decline on another arch,
- * else every case, then the large shape unless a case left the context
- * poisoned. */
-static inline int hand_attn_main(const hand_attn_test *t)
+ * else every case, then the large shape and the shapes of `more` (NULL or
+ * NULL-terminated) unless a case left the context poisoned; each step under
+ * the watchdog. */
+static inline int hand_attn_main(const hand_attn_test *t, const char *const *more)
 {
     gdt_device_props dev;
+    hand_watch_start(t->base.name);
     if (!hand_test_device(&t->base, &dev))
         return GDT_TEST_SKIP;
     if (dev.arch != 90)
         return hand_test_other_arch(&t->base, &dev);
-    for (int i = 0; i < t->base.ncases; i++)
+    for (int i = 0; i < t->base.ncases; i++) {
+        hand_watch(t->base.cases[i]);
         if (!hand_attn_case(t, &dev, i))
             return gdt_test_result(t->base.name);
+    }
+    hand_watch(t->large);
     hand_attn_large(t, &dev);
+    for (int i = 0; more && more[i]; i++) {
+        hand_attn_test other = *t;
+        other.large = more[i];
+        hand_watch(other.large);
+        hand_attn_large(&other, &dev);
+    }
+    alarm(0);
     return gdt_test_result(t->base.name);
 }
 

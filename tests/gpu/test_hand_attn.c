@@ -52,22 +52,5 @@ static const hand_attn_test test = {
     .refusal = test_refusal,
 };
 
-/* hand_attn_main's order, with the watchdog around each step. */
-int main(void)
-{
-    gdt_device_props dev;
-    hand_watch_start("test_hand_attn");
-    if (!hand_test_device(&test.base, &dev))
-        return GDT_TEST_SKIP;
-    if (dev.arch != 90)
-        return hand_test_other_arch(&test.base, &dev);
-    for (int i = 0; i < NCASES; i++) {
-        hand_watch(cases[i]);
-        if (!hand_attn_case(&test, &dev, i))
-            return gdt_test_result(test.base.name);
-    }
-    hand_watch(test.large);
-    hand_attn_large(&test, &dev);
-    alarm(0);
-    return gdt_test_result(test.base.name);
-}
+/* Every case and the large shape, each under the watchdog. */
+int main(void) { return hand_attn_main(&test, NULL); }

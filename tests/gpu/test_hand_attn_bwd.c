@@ -66,27 +66,9 @@ static const hand_attn_test test = {
     .refusal = test_refusal,
 };
 
-/* hand_attn_main's order, with the watchdog around each step and the
- * large shape a second time without a mask. */
+/* Every case and the large shape, then that shape without a mask. */
 int main(void)
 {
-    gdt_device_props dev;
-    hand_attn_test dense = test;
-    dense.large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=none";
-    hand_watch_start("test_hand_attn_bwd");
-    if (!hand_test_device(&test.base, &dev))
-        return GDT_TEST_SKIP;
-    if (dev.arch != 90)
-        return hand_test_other_arch(&test.base, &dev);
-    for (int i = 0; i < NCASES; i++) {
-        hand_watch(cases[i]);
-        if (!hand_attn_case(&test, &dev, i))
-            return gdt_test_result(test.base.name);
-    }
-    hand_watch(test.large);
-    hand_attn_large(&test, &dev);
-    hand_watch(dense.large);
-    hand_attn_large(&dense, &dev);
-    alarm(0);
-    return gdt_test_result(test.base.name);
+    static const char *const dense[] = {"b=4,h=32,s=4096,d=128,dtype=bf16,causal=none", NULL};
+    return hand_attn_main(&test, dense);
 }
