@@ -138,8 +138,11 @@ static gdt_status load_arch_dir(side *sd, const char *dir, unsigned mask, gdt_er
     for (int f = 0; f < GDT_FAMILY_COUNT && !s; f++) {
         char tp[4096], pp[4096];
         if (!(mask & (1u << f))) continue;
-        snprintf(tp, sizeof tp, "%s/%s.tuning.json", dir, gdt_family_name((gdt_family)f));
-        snprintf(pp, sizeof pp, "%s/%s.placement.json", dir, gdt_family_name((gdt_family)f));
+        const char *fam = gdt_family_name((gdt_family)f);
+        if (snprintf(tp, sizeof tp, "%s/%s.tuning.json", dir, fam) >= (int)sizeof tp ||
+            snprintf(pp, sizeof pp, "%s/%s.placement.json", dir, fam) >= (int)sizeof pp)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables diff: %.200s...: directory path too long "
+                                 "(%zu bytes) for its %s tables", dir, strlen(dir), fam);
         s = load_named(sd, tp, pp, e);
     }
     return s;
