@@ -270,12 +270,17 @@ typedef struct limits {
     bool race; /* the largest burst of a raced plan: raced again after each sample */
 } limits;
 
-/* The series' estimate past racing's bar (raced_late). */
-static bool past_bar(const meas *m, const double *dev, int n, double rel)
+/* An estimate past the bar of the plan's request (racing's rule). */
+static bool beyond_bar(const meas *m, double est_us, double rel)
 {
     const gdt_measure_opts *o = m->o;
-    return n >= o->min_samples &&
-           gdt_measure_raced_out(gdt_stats_median(dev, n), rel, o->race_us, o->race_noise, o->race_margin);
+    return gdt_measure_raced_out(est_us, rel, o->race_us, o->race_noise, o->race_margin);
+}
+
+/* The series' estimate past that bar once it has min_samples (raced_late). */
+static bool past_bar(const meas *m, const double *dev, int n, double rel)
+{
+    return n >= m->o->min_samples && beyond_bar(m, gdt_stats_median(dev, n), rel);
 }
 
 /* Samples of one series (burst b, or cold when b == 0) until it stops. */
@@ -451,9 +456,7 @@ static gdt_status race(meas *m, gdt_measure_result *out, gdt_error *e)
     out->race_burst = o->bursts[k];
     limits lim = {o->max_seconds, o->target_rel, o->min_samples, false};
     gdt_status st = burst_series(m, r, o->bursts[k], lim, &conv, e);
-    if (st == GDT_STATUS_OK &&
-        gdt_measure_raced_out(r->median_device_us, r->rel_spread, o->race_us, o->race_noise,
-                              o->race_margin)) {
+    if (st == GDT_STATUS_OK && beyond_bar(m, r->median_device_us, r->rel_spread)) {
         out->bursts[0] = *r;
         out->nbursts = 1;
         out->raced_out = true;

@@ -29,6 +29,15 @@ static void warn(const prior_table *pt)
             "(its cells in untimed order)\n", pt->path, pt->note);
 }
 
+/* pt not used, with the warning that says why (pt->note). */
+static void drop(prior_table *pt)
+{
+    gdt_tables_destroy(pt->t);
+    pt->t = NULL;
+    pt->sha256[0] = '\0';
+    warn(pt);
+}
+
 /* The sha256 of the file at pt->path; false (noted) when it cannot be read. */
 static bool digest_file(prior_table *pt)
 {
@@ -60,10 +69,7 @@ static void load_table(const char *dir, gdt_family f, int arch, prior_table *pt)
         return;
     if (s != GDT_STATUS_OK)
         snprintf(pt->note, sizeof pt->note, "refused: %s", e.msg);
-    gdt_tables_destroy(pt->t);
-    pt->t = NULL;
-    pt->sha256[0] = '\0';
-    warn(pt);
+    drop(pt);
 }
 
 static gdt_prior *prior_new(const char *dir)
@@ -114,10 +120,7 @@ static gdt_status reload_table(gdt_prior *p, const cJSON *entry, int arch, gdt_e
     memcpy(now, pt->sha256, sizeof now);
     snprintf(pt->note, sizeof pt->note, "changed since the run started (sha256 %.16s, the header "
              "recorded %.16s)", now, want);
-    gdt_tables_destroy(pt->t);
-    pt->t = NULL;
-    pt->sha256[0] = '\0';
-    warn(pt);
+    drop(pt);
     return GDT_STATUS_OK;
 }
 
