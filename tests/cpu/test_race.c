@@ -20,6 +20,14 @@ static bool stops(const gdt_race_marks *m, gdt_plan_side side, double est_us)
            gdt_measure_raced_out(est_us, 0.001, bar.us, bar.noise, margin);
 }
 
+/* Is this side's bar us with margin? */
+static bool bar_is(const gdt_race_marks *m, gdt_plan_side side, double us, double margin)
+{
+    gdt_race_mark bar;
+    double got;
+    return gdt_race_bar(m, side, &bar, &got) && bar.us == us && got == margin;
+}
+
 static void test_nothing_measured(void)
 {
     gdt_race_marks m = {0};
@@ -35,12 +43,9 @@ static void test_nothing_measured(void)
 static void test_best_bar(void)
 {
     gdt_race_marks m = {0};
-    gdt_race_mark bar;
-    double margin;
     gdt_race_note(&m, BACKEND, 100, 0.001);
     gdt_race_note(&m, BACKEND, 101, 0.001);
-    CHECK(gdt_race_bar(&m, BACKEND, &bar, &margin));
-    CHECK(bar.us == 100 && margin == GDT_RACE_MARGIN);
+    CHECK(bar_is(&m, BACKEND, 100, GDT_RACE_MARGIN));
     CHECK(!stops(&m, BACKEND, 105));
     CHECK(stops(&m, BACKEND, 115));
 }
@@ -51,30 +56,24 @@ static void test_best_bar(void)
 static void test_top_bar(void)
 {
     gdt_race_marks m = {0};
-    gdt_race_mark bar;
-    double margin;
     gdt_race_note(&m, BACKEND, 102, 0.001);
     gdt_race_note(&m, BACKEND, 100, 0.001);
     gdt_race_note(&m, LIBRARY, 101, 0.001);
-    CHECK(gdt_race_bar(&m, BACKEND, &bar, &margin));
-    CHECK(bar.us == 102 && margin == GDT_RACE_TOP_MARGIN);
+    CHECK(bar_is(&m, BACKEND, 102, GDT_RACE_TOP_MARGIN));
     CHECK(m.top[0].us == 100 && m.top[1].us == 101 && m.top[2].us == 102);
     CHECK(stops(&m, BACKEND, 107));
     CHECK(!stops(&m, BACKEND, 103)); /* within the 2% of the third */
     CHECK(!stops(&m, OURS, 107));    /* ours has no mark yet */
-    CHECK(gdt_race_bar(&m, OURS, &bar, &margin));
-    CHECK(bar.us == 100 && margin == GDT_RACE_MARGIN);
+    CHECK(bar_is(&m, OURS, 100, GDT_RACE_MARGIN));
     /* ours' best at 105 (out of the top three): ours race against it */
     gdt_race_note(&m, OURS, 105, 0.001);
-    CHECK(gdt_race_bar(&m, OURS, &bar, &margin));
-    CHECK(bar.us == 105 && margin == GDT_RACE_TOP_MARGIN);
+    CHECK(bar_is(&m, OURS, 105, GDT_RACE_TOP_MARGIN));
     CHECK(!stops(&m, OURS, 104)); /* faster than ours' best: may be the new side best */
     CHECK(stops(&m, OURS, 108));
     /* a side best past the best's 10% line: the best's bar is the lower */
     gdt_race_marks far = m;
     far.side_best[LIBRARY] = (gdt_race_mark){120, 0.001};
-    CHECK(gdt_race_bar(&far, LIBRARY, &bar, &margin));
-    CHECK(bar.us == 100 && margin == GDT_RACE_MARGIN);
+    CHECK(bar_is(&far, LIBRARY, 100, GDT_RACE_MARGIN));
     CHECK(stops(&far, LIBRARY, 115));
     /* a faster plan pushes the third out */
     gdt_race_note(&m, OURS, 99, 0.001);
@@ -86,13 +85,10 @@ static void test_top_bar(void)
 static void test_noisy_third(void)
 {
     gdt_race_marks m = {0};
-    gdt_race_mark bar;
-    double margin;
     gdt_race_note(&m, BACKEND, 100, 0.001);
     gdt_race_note(&m, BACKEND, 101, 0.001);
     gdt_race_note(&m, BACKEND, 102, 0.2);
-    CHECK(gdt_race_bar(&m, BACKEND, &bar, &margin));
-    CHECK(bar.us == 100 && margin == GDT_RACE_MARGIN);
+    CHECK(bar_is(&m, BACKEND, 100, GDT_RACE_MARGIN));
 }
 
 int main(void)
