@@ -130,7 +130,9 @@ static int print_cells(const char *path)
     bool placement = cut != NULL;
     const char *at = placement ? cut : tcut;
     if (!at) return fprintf(stderr, "%s: --cells: expected <family>.placement.json or .tuning.json\n", path), 2;
-    snprintf(other, sizeof other, "%.*s%s", (int)(at - path), path, placement ? ".tuning.json" : ".placement.json");
+    if (snprintf(other, sizeof other, "%.*s%s", (int)(at - path), path,
+                 placement ? ".tuning.json" : ".placement.json") >= (int)sizeof other)
+        return fprintf(stderr, "%.200s...: --cells: path too long for the table beside it\n", path), 2;
     gdt_tables *t = NULL;
     gdt_error e;
     gdt_error_clear(&e);
