@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gdt_cell_top.h"
 #include "gdt_ceiling.h"
+#include "gdt_clocks.h"
 #include "gdt_cli_options.h"
 #include "gdt_gnuplot.h"
 #include "gdt_json.h"
@@ -32,19 +34,13 @@ typedef struct report {
     int format; /* --format: GDT_CLI_FORMAT_TEXT, _JSON or _CSV */
 } report;
 
-static const gdt_run_result *verified(const gdt_run_cell *c, int i)
-{
-    const gdt_run_result *res = &c->result[i];
-    return res->rec && res->disposition == GDT_DISP_VERIFIED ? res : NULL;
-}
-
 /* Best verified plan of one side (ours, the backend's or a library's:
  * cuBLASLt); -1 when none. */
 static int best(const gdt_run_cell *c, gdt_plan_side want)
 {
     int b = -1;
     for (int i = 0; i < c->nplans; i++)
-        if (verified(c, i) && gdt_engine_side(NULL, c->plan[i].id.engine_id) == want &&
+        if (gdt_cell_verified(c, i) && gdt_engine_side(NULL, c->plan[i].id.engine_id) == want &&
             (b < 0 || c->result[i].time_us < c->result[b].time_us))
             b = i;
     return b;
@@ -75,26 +71,6 @@ static void counts(const gdt_run_cell *c, int n[GDT_DISP_COUNT + 1])
         n[c->result[i].rec ? c->result[i].disposition : GDT_DISP_COUNT]++;
 }
 
-/* The fastest three verified plans of the cell (fewer when fewer are
- * verified), fastest first. */
-static int top3(const gdt_run_cell *c, int out[3])
-{
-    int n = 0;
-    for (int i = 0; i < c->nplans; i++) {
-        if (!verified(c, i))
-            continue;
-        int k = n < 3 ? n++ : 3;
-        while (k > 0 && c->result[i].time_us < c->result[out[k - 1]].time_us) {
-            if (k < 3)
-                out[k] = out[k - 1];
-            k--;
-        }
-        if (k < 3)
-            out[k] = i;
-    }
-    return n;
-}
-
 static bool converged(const gdt_run_cell *c, int i)
 {
     return cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "converged"));
@@ -105,7 +81,7 @@ static bool converged(const gdt_run_cell *c, int i)
 static int top3_converged(const gdt_run_cell *c, int *ntop)
 {
     int top[3], k = 0;
-    *ntop = top3(c, top);
+    *ntop = gdt_cell_top3(c, false, top);
     for (int t = 0; t < *ntop; t++)
         k += converged(c, top[t]);
     return k;
@@ -116,7 +92,7 @@ static void convergence(const gdt_run_cell *c, int *conv, int *raced)
 {
     *conv = *raced = 0;
     for (int i = 0; i < c->nplans; i++)
-        if (verified(c, i)) {
+        if (gdt_cell_verified(c, i)) {
             *conv += converged(c, i);
             *raced += cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "raced_out"));
         }
@@ -439,14 +415,14 @@ static gdt_status quoted(char *out, size_t n, const char *what, const char *rdir
 static gdt_status plans_figure(FILE *gp, const gdt_run_cell *c, int ci, const char *rdir, int *figures, gdt_error *e)
 {
     char dat[64], title[512], label[3][600];
-    int top[3], ntop = top3(c, top);
+    int top[3], ntop = gdt_cell_top3(c, false, top);
     mfile m;
     snprintf(dat, sizeof dat, "cell_%03d_plans.dat", ci);
     gdt_status s = mfile_open(&m, dat, e);
     if (s != GDT_STATUS_OK)
         return s;
     for (int i = 0; i < c->nplans; i++)
-        if (verified(c, i))
+        if (gdt_cell_verified(c, i))
             fprintf(m.f, "%d %g %d\n", i, c->result[i].time_us, c->plan[i].backend);
     if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK)
         return s;
@@ -661,6 +637,7 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
     summary_cells(m.f, r);
     summary_failures(m.f, r);
     summary_declines(m.f, r);
+    gdt_clocks_markdown(m.f, r->run);
     summary_ceiling(m.f, r);
     summary_figures(m.f, r);
     return mfile_save(&m, rdir, "summary.md", e);
@@ -738,6 +715,7 @@ static cJSON *cell_json(const gdt_run_cell *c, int ci)
         cJSON_AddNumberToObject(o, "ratio", c->result[theirs].time_us / c->result[ours].time_us);
     else
         cJSON_AddNullToObject(o, "ratio");
+    cJSON_AddItemToObject(o, "metric_clock", gdt_clocks_json(c));
     return o;
 }
 
