@@ -59,7 +59,14 @@ typedef struct gdt_measure_opts {
      * series had before; the sweep's worker asks GDT_CURVE_REL.  Never
      * tighter than target_rel. */
     double curve_rel;
+    /* Heat-up (0: off): before the largest burst's series of a plan not
+     * raced out, that burst runs back to back for this long, so that every
+     * contender's metric starts under the power cap instead of some at the
+     * boost clock (measure.c: heat_up). */
+    double heat_seconds;
 } gdt_measure_opts;
+
+#define GDT_HEAT_SECONDS_MAX 2.0
 
 #define GDT_CURVE_REL 0.02
 
@@ -97,6 +104,8 @@ typedef struct gdt_measure_result {
     bool raced_late;                    /* past the bar during the largest burst's series, all
                                            bursts kept, the metric not converged */
     int race_burst;                     /* the burst the racing estimate came from (0: no race) */
+    double heat_s, heat_mhz;            /* the heat-up's length and the SM clock the probe read
+                                           after it (0: no heat-up) */
     double seconds;                     /* wall time spent measuring */
 } gdt_measure_result;
 

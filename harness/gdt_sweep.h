@@ -67,6 +67,9 @@ typedef struct gdt_sweep_spec {
      * the run-to-run spread of this machine, which a run's own confidence
      * interval does not see. */
     double noise_floor;
+    /* The largest burst run back to back for this long before a contender's
+     * metric series (gdt_measure_opts.heat_seconds); 0: none. */
+    double heat_seconds;
     int knob_cap;
 } gdt_sweep_spec;
 

@@ -15,7 +15,8 @@
  *      (buffers with random inputs, the plan list, the reference output; a
  *      respawned worker is handed the cell again and lists it again)
  *   {"op":"plan","plan":plan,"bursts":[...],"target_rel":x,"max_seconds":x,
- *    "race_us":x,"race_noise":x,"race_margin":x,"contender_seconds":x,"cupti":bool}
+ *    "race_us":x,"race_noise":x,"race_margin":x,"contender_seconds":x,"cupti":bool,
+ *    "heat_s":x}
  *                                       -> {"op":"result","disposition":D,"error":"...",
  *                                           "build_s":x,"verify_err":[...],"bursts":[...],
  *                                           "cold_us":[...],"converged":bool,"raced_out":bool,

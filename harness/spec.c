@@ -188,7 +188,8 @@ static gdt_status parse_families(gdt_sweep_spec *sp, const cJSON *root, const ch
     return GDT_STATUS_OK;
 }
 
-/* bursts, target_rel, max_plan_seconds, noise_floor, cudnn_knob_cap of obj at jpath. */
+/* bursts, target_rel, max_plan_seconds, noise_floor, heat_seconds, cudnn_knob_cap of obj at
+ * jpath. */
 static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const char *file,
                                  const char *jpath, gdt_error *e)
 {
@@ -219,6 +220,7 @@ static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const cha
         {"target_rel", &sp->target_rel, GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX},
         {"max_plan_seconds", &sp->max_plan_seconds, GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX},
         {"noise_floor", &sp->noise_floor, 0, GDT_NOISE_FLOOR_MAX},
+        {"heat_seconds", &sp->heat_seconds, 0, GDT_HEAT_SECONDS_MAX},
     };
     for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
         const cJSON *v = gdt_json_get(obj, num[i].key);
@@ -269,13 +271,14 @@ static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *
 {
     static const char *const top[] = {"schema", "description", "families", "grid", "quick",
                                       "bursts", "target_rel", "max_plan_seconds", "noise_floor",
-                                      "cudnn_knob_cap"};
+                                      "heat_seconds", "cudnn_knob_cap"};
     static const char *const qk[] = {"description", "grid", "bursts", "target_rel",
-                                     "max_plan_seconds", "noise_floor", "cudnn_knob_cap"};
+                                     "max_plan_seconds", "noise_floor", "heat_seconds",
+                                     "cudnn_knob_cap"};
     const cJSON *schema, *grid, *q = NULL;
     const char *sv;
     gdt_status s;
-    if ((s = gdt_json_check_keys(root, top, 10, file, "", e)) != GDT_STATUS_OK ||
+    if ((s = gdt_json_check_keys(root, top, 11, file, "", e)) != GDT_STATUS_OK ||
         (s = gdt_json_require(root, "schema", file, "", &schema, e)) != GDT_STATUS_OK ||
         (s = gdt_json_string(schema, file, "/schema", &sv, e)) != GDT_STATUS_OK)
         return s;
@@ -287,7 +290,7 @@ static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *
         (s = parse_settings(sp, root, file, "", e)) != GDT_STATUS_OK)
         return s;
     if ((q = gdt_json_get(root, "quick")) &&
-        (s = gdt_json_check_keys(q, qk, 7, file, "/quick", e)) != GDT_STATUS_OK)
+        (s = gdt_json_check_keys(q, qk, 8, file, "/quick", e)) != GDT_STATUS_OK)
         return s;
     if (quick && !q)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: --quick asks for the \"quick\" subset, "

@@ -431,6 +431,8 @@ static cJSON *plan_request(run *r, int ci, const cJSON *plan)
         cJSON_AddNumberToObject(req, "contender_seconds", GDT_CONTENDER_FACTOR * r->o.max_plan_seconds);
     if (r->o.cupti)
         cJSON_AddBoolToObject(req, "cupti", true);
+    if (r->spec->heat_seconds > 0)
+        cJSON_AddNumberToObject(req, "heat_s", r->spec->heat_seconds);
     return req;
 }
 

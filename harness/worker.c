@@ -350,6 +350,8 @@ static gdt_status measure_opts(const cJSON *req, plan_opts *po, gdt_error *e)
     if (s == GDT_STATUS_OK) /* contenders: the largest burst's cap (absent: its share) */
         s = request_number(req, "contender_seconds", 0, GDT_PLAN_SECONDS_MAX,
                            &mo->contender_seconds, e);
+    if (s == GDT_STATUS_OK) /* the metric series' heat-up (absent: none) */
+        s = request_number(req, "heat_s", 0, GDT_HEAT_SECONDS_MAX, &mo->heat_seconds, e);
     mo->cold = true;
     /* A sweep decides by the largest burst alone; the others draw its
      * curve (measure.c: Targets). */
@@ -385,6 +387,8 @@ static void add_measurement(cJSON *r, const gdt_measure_result *m)
         cJSON_AddTrueToObject(r, "raced_late");
     if (m->race_burst)
         cJSON_AddNumberToObject(r, "race_burst", m->race_burst);
+    if (m->heat_s > 0)
+        cJSON_AddNumberToObject(r, "heat_s", m->heat_s), cJSON_AddNumberToObject(r, "heat_mhz", m->heat_mhz);
     cJSON_AddNumberToObject(r, "measure_s", m->seconds);
     double noise = 0, t = gdt_measure_best_us(m, &noise);
     cJSON_AddNumberToObject(r, "time_us", t);

@@ -81,6 +81,14 @@ static void test_new_fields(void)
     CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "/race_burst: expected a value in [1, 4096], got number 0");
     free(s);
+    s = edited("\"raced_out\":", "\"heat_s\":0.2,\"heat_mhz\":1694,\"raced_out\":");
+    CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_OK);
+    gdt_run_destroy(r);
+    free(s);
+    s = edited("\"raced_out\":", "\"heat_s\":-1,\"raced_out\":");
+    CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "/heat_s: expected a value in [0, 2], got number -1");
+    free(s);
     s = edited("\"raced_out\":", "\"cupti\":{\"burst\":64},\"raced_out\":");
     CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "/cupti/kernels: expected a number, got nothing (missing required field)");

@@ -273,7 +273,24 @@ typedef struct sim_plan {
                            instead of the seeded sequence (whatever the warm-up took) */
     int slow_from;      /* > 0: from this execute on, each takes slow x us (a GPU heating) */
     double slow;
+    double slow_after_s; /* > 0: so does every execute this long after the first (the power cap) */
+    struct timespec first;
 } sim_plan;
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static bool sim_slow(sim_plan *x)
+{
+    if (x->executes == 1)
+        clock_gettime(CLOCK_MONOTONIC, &x->first);
+    return (x->slow_from > 0 && x->executes >= x->slow_from) ||
+           (x->slow_after_s > 0 && since(&x->first) > x->slow_after_s);
+}
 
 static gdt_status sim_execute(void *ctx, void *stream, gdt_error *e)
 {
@@ -282,7 +299,7 @@ static gdt_status sim_execute(void *ctx, void *stream, gdt_error *e)
     if (++x->executes == x->fail_at)
         return gdt_error_set(e, GDT_STATUS_CUDA, "sim: execute %d failed", x->executes);
     double z = x->cycle > 1 ? x->executes % x->cycle * 2.0 / (x->cycle - 1) - 1 : noise(&x->seed);
-    double us = x->slow_from > 0 && x->executes >= x->slow_from ? x->us * x->slow : x->us;
+    double us = sim_slow(x) ? x->us * x->slow : x->us;
     sim.device_us += us * (1 + x->noise * z);
     if (x->wall_us > 0) {
         struct timespec ts = {0, (long)(x->wall_us * 1e3)};
@@ -606,6 +623,39 @@ static void test_sim_race_late(gdt_measure_result *r)
     CHECK(fabs(gdt_measure_best_us(r, NULL) - 7800.0) < 50.0);
 }
 
+/* The heat-up: executes 0.1 s after the first take 10% longer (the cap
+ * engaging under sustained load).  Racing's five samples of burst 64 (the
+ * largest whose sample fits 3 ms) come first, at the boost clock; with a
+ * 0.2 s heat-up the metric's series starts over after it, so every sample
+ * it keeps is capped (without the reset the five would stay in it). */
+static void test_sim_heat(gdt_measure_result *r)
+{
+    static const double ok[] = {1950};
+    sim_plan x = {.us = 10.0, .noise = 0.002, .seed = 7, .slow = 1.1, .slow_after_s = 0.1};
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    o.max_seconds = 1.0;
+    o.race_us = 11.0, o.race_noise = 0.002;
+    o.heat_seconds = 0.2;
+    sim.script = ok, sim.nscript = 1, sim.probes = 0;
+    gdt_exec_fn fn = {sim_execute, &x};
+    gdt_error e = {0};
+    CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
+    CHECK(!r->raced_out && r->converged);
+    CHECK_INT(r->race_burst, ==, 64);
+    CHECK(r->heat_s >= 0.2 && r->heat_s < 1.0);
+    CHECK(fabs(r->heat_mhz - 1950) < 1);
+    const gdt_burst_result *m = &r->bursts[r->nbursts - 1];
+    CHECK_INT(m->burst, ==, 64);
+    CHECK_INT(m->n, >=, 5);
+    for (int k = 0; k < m->n; k++)
+        CHECK(fabs(m->device_us[k] - 11.0) < 0.05);
+    o.heat_seconds = 0; /* off: no figures */
+    x = (sim_plan){.us = 10.0, .noise = 0.002, .seed = 7};
+    CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
+    CHECK(r->heat_s == 0 && r->heat_mhz == 0);
+}
+
 static void test_simulated(void)
 {
     gdt_measure_result *r = calloc(1, sizeof *r);
@@ -620,6 +670,7 @@ static void test_simulated(void)
     test_sim_race_sized(r);
     test_sim_contender(r);
     test_sim_race_late(r);
+    test_sim_heat(r);
     free(r);
 }
 
@@ -649,6 +700,10 @@ static void test_bad_opts(void)
     o.curve_rel = 2;
     CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_STR(e.msg, "measure: curve_rel 2 outside 0..1");
+    gdt_measure_opts_default(&o);
+    o.heat_seconds = 2.5;
+    CHECK_INT(gdt_measure(NULL, NULL, &o, r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "measure: heat_seconds 2.5 outside 0..2");
     free(r);
 }
 

@@ -83,6 +83,7 @@ static void test_grid_and_shard(void)
     CHECK_STR(sp->cells[1].shape, "m=128,n=128,k=64");
     CHECK_INT(sp->nbursts, ==, 0); /* unset: the runner's defaults */
     CHECK_INT(sp->knob_cap, ==, -1);
+    CHECK(sp->heat_seconds == 0); /* unset: no heat-up */
     gdt_sweep_spec_shard(sp, 1, 4);
     CHECK_INT(sp->ncells, ==, 2); /* indices 1 and 5 */
     CHECK_STR(sp->cells[0].shape, "m=128,n=128,k=64");
@@ -94,6 +95,19 @@ static void test_grid_and_shard(void)
                "\"grid\":[{\"m\":[128,256]},{\"m\":[256,512]}]}", false, GDT_STATUS_OK, NULL);
     if (sp)
         CHECK_INT(sp->ncells, ==, 3);
+    gdt_sweep_spec_destroy(sp);
+
+    /* The heat-up, set at the top and again by the quick subset. */
+    static const char heat[] = "{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
+                               "\"grid\":[{\"m\":[128]}],\"heat_seconds\":0.2,"
+                               "\"quick\":{\"grid\":[{\"m\":[64]}],\"heat_seconds\":0.05}}";
+    sp = parse(heat, false, GDT_STATUS_OK, NULL);
+    if (sp)
+        CHECK(sp->heat_seconds == 0.2);
+    gdt_sweep_spec_destroy(sp);
+    sp = parse(heat, true, GDT_STATUS_OK, NULL);
+    if (sp)
+        CHECK(sp->heat_seconds == 0.05);
     gdt_sweep_spec_destroy(sp);
 }
 
@@ -134,6 +148,8 @@ static void test_errors(void)
          "\"target_rel\":2}", "t.json: /target_rel: expected a number in [1e-05, 0.5], got 2", false},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
          "\"noise_floor\":-0.01}", "t.json: /noise_floor: expected a number in [0, 0.5], got -0.01", false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"heat_seconds\":3}", "t.json: /heat_seconds: expected a number in [0, 2], got 3", false},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
          "\"quick\":{\"grid\":[{\"m\":[1]}],\"noise_floor\":\"1%\"}}",
          "t.json: /quick/noise_floor: expected a finite number, got string", false},

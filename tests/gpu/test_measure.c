@@ -165,6 +165,16 @@ int main(void)
             r->median_cold_us, r->ncold, r->converged, r->seconds, clk.min_mhz, clk.max_mhz,
             clk.rated_mhz, clk.probes, BYTES / r->bursts[3].median_device_us / 1e3);
 
+    /* a heat-up runs the largest burst before its series and reads the clock after it */
+    o.heat_seconds = 0.05;
+    CHECK_INT(gdt_measure_trials(&fn, &rs, s, &o, r, &clk, &e), ==, GDT_STATUS_OK);
+    CHECK(r->heat_s >= 0.05 && r->heat_s < 1.0 && r->heat_mhz > 0);
+    CHECK_INT(r->nbursts, ==, 4);
+    CHECK_INT(r->bursts[3].n, >=, 2);
+    fprintf(stderr, "heat-up %.3f s, then %.0f MHz; burst 64 %.2f us\n", r->heat_s, r->heat_mhz,
+            r->bursts[3].median_device_us);
+    o.heat_seconds = 0;
+
     /* an execute that fails stops the measurement with its own message */
     gdt_exec_fn bad = {failing, NULL};
     CHECK_INT(gdt_measure(&bad, s, &o, r, &e), ==, GDT_STATUS_CUDA);
