@@ -9,7 +9,8 @@
  * module load, lazy loading, handle creation; the first two take that.  It
  * does not heat the GPU to a steady clock: in a sweep the GPU is busy back
  * to back anyway, and the clock probe drops throttled samples whatever the
- * warm-up did.  (It was 50 ms: three quarters of a raced-out plan's cost.)
+ * warm-up did.  (heat_seconds, off by default, heats before the metric's
+ * series alone: measure.c, heat_up.)  (It was 50 ms: three quarters of a raced-out plan's cost.)
  * A clock probe marks samples taken while the SM clock is below threshold;
  * they are dropped.  Runs only in the worker (it touches the GPU). */
 #ifndef GDT_MEASURE_H

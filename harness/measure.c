@@ -70,7 +70,12 @@
  * the cell's top-three bar, and were measured to the contender cap.  Contenders
  * (o->contender_seconds > 0): the largest burst's series is capped by
  * contender_seconds instead of its share when that is larger; `converged`
- * says whether that series, the metric, reached target_rel. */
+ * says whether that series, the metric, reached target_rel.
+ *
+ * Heat-up (o->heat_seconds > 0, off by default): right before the largest
+ * burst's series that burst runs back to back for heat_seconds and the
+ * series starts over (racing's samples of that burst were taken before
+ * it); see heat_up() for why.  It is time beyond the plan's cap. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
