@@ -20,6 +20,7 @@
 #include "gdt_cli_options.h"
 #include "gdt_compare_figure.h"
 #include "gdt_compare_runs.h"
+#include "gdt_compare_summary.h"
 #include "gdt_cuda.h"
 #include "gdt_json.h"
 #include "gdtune/engine.h"
@@ -355,6 +356,7 @@ static void cell_md(FILE *f, const out *o, const gdt_compare_cell *x, int i)
 static void print_text(const out *o)
 {
     header_text(stdout, o);
+    gdt_compare_summary_print(stdout, o->c, o->format == FMT_MD);
     if (o->format == FMT_MD)
         summary_md(stdout, o);
     for (int i = 0; i < o->c->ncells; i++)
@@ -527,6 +529,7 @@ static cJSON *doc_json(const out *o)
     for (int i = 0; i < o->c->ncells; i++)
         cJSON_AddItemToArray(cells, cell_json(o, &o->c->cells[i], i));
     cJSON_AddItemToObject(doc, "cells", cells);
+    cJSON_AddItemToObject(doc, "summary", gdt_compare_summary_json(o->c));
     cJSON_AddItemToObject(doc, "figure", o->figure[0] ? cJSON_CreateString(o->figure) : cJSON_CreateNull());
     return doc;
 }

@@ -357,7 +357,7 @@ bool gdt_compare_ratio(const gdt_compare_cell *c, double *ratio, double *noise)
     return true;
 }
 
-static bool beats(const gdt_run_result *a, const gdt_run_result *b)
+bool gdt_compare_beats(const gdt_run_result *a, const gdt_run_result *b)
 {
     double margin = a->noise * a->time_us + b->noise * b->time_us;
     return a->time_us < b->time_us && b->time_us - a->time_us > margin;
@@ -368,7 +368,8 @@ gdt_verdict gdt_compare_verdict(const gdt_compare_cell *c)
     const gdt_run_result *g = c->best[GDT_SIDE_GENERATED].result, *h = c->best[GDT_SIDE_HAND].result;
     if (!g || !h)
         return GDT_VERDICT_NONE;
-    return beats(g, h) ? GDT_VERDICT_GENERATED : beats(h, g) ? GDT_VERDICT_HAND : GDT_VERDICT_TIED;
+    return gdt_compare_beats(g, h) ? GDT_VERDICT_GENERATED : gdt_compare_beats(h, g) ? GDT_VERDICT_HAND
+                                                                                  : GDT_VERDICT_TIED;
 }
 
 const char *gdt_verdict_text(gdt_verdict v)

@@ -97,8 +97,10 @@ gdt_status gdt_compare_cell_match(const gdt_compare_cell *have, const char *have
  * False unless both sides have a winner. */
 bool gdt_compare_ratio(const gdt_compare_cell *c, double *ratio, double *noise);
 
-/* Whether one winner beats the other beyond their combined noise (the
- * tables' rule: faster by more than noise_a * t_a + noise_b * t_b). */
+/* Whether a beats b beyond their combined noise (the tables' rule: faster
+ * by more than noise_a * t_a + noise_b * t_b), and the verdict of the two
+ * winners by it. */
+bool gdt_compare_beats(const gdt_run_result *a, const gdt_run_result *b);
 typedef enum gdt_verdict {
     GDT_VERDICT_NONE,        /* a side has no winner */
     GDT_VERDICT_GENERATED,   /* generated faster beyond noise */

@@ -313,6 +313,36 @@ static void check_bound(const cJSON *bound)
     }
 }
 
+/* Across the cells, by hand from the two cells: generated / handwritten
+ * 11 / 16 in cell 0 only; against cuDNN's best (10 us, then 20): generated
+ * 10 / 16 and 20 / 25, handwritten 10 / 11 (at 0.9, not beyond noise),
+ * cuBLASLt 10 / 8 (beyond: 2 us > 0.01 x 8 + 0.01 x 10). */
+static void check_summary_json(const cJSON *s)
+{
+    CHECK_INT(cJSON_GetArraySize(s), ==, 1);
+    CHECK_STR(str(s, "0.family"), "gemm");
+    CHECK_INT(num(s, "0.cells"), ==, 2);
+    CHECK_NEAR(num(s, "0.goal"), 0.9, 0);
+    static const struct { const char *side, *against; int cells; double geomean, worst, best; int goal, beyond; }
+        want[] = {{"generated", "handwritten", 1, 11.0 / 16, 11.0 / 16, 11.0 / 16, 0, 0},
+                  {"generated", "cudnn", 2, 0.70710678118654752, 10.0 / 16, 0.8, 0, 0},
+                  {"handwritten", "cudnn", 1, 10.0 / 11, 10.0 / 11, 10.0 / 11, 1, 0},
+                  {"cublaslt", "cudnn", 1, 1.25, 1.25, 1.25, 1, 1}};
+    const cJSON *v = at(s, "0.versus");
+    CHECK_INT(cJSON_GetArraySize(v), ==, 4);
+    for (int i = 0; i < 4; i++) {
+        const cJSON *r = cJSON_GetArrayItem(v, i);
+        CHECK_STR(str(r, "side"), want[i].side);
+        CHECK_STR(str(r, "against"), want[i].against);
+        CHECK_INT(num(r, "cells"), ==, want[i].cells);
+        CHECK_NEAR(num(r, "geomean"), want[i].geomean, 1e-12);
+        CHECK_NEAR(num(r, "worst"), want[i].worst, 1e-12);
+        CHECK_NEAR(num(r, "best"), want[i].best, 1e-12);
+        CHECK_INT(num(r, "at_goal"), ==, want[i].goal);
+        CHECK_INT(num(r, "beyond_noise"), ==, want[i].beyond);
+    }
+}
+
 static void check_json(const char *dir, const gdt_sweep_spec *spec)
 {
     const char *args[] = {dir, "--format", "json"};
@@ -339,6 +369,7 @@ static void check_json(const char *dir, const gdt_sweep_spec *spec)
     CHECK_INT(num(c1, "sides.handwritten.budget.listed"), ==, 0);
     CHECK(cJSON_IsNull(at(c1, "ratio")) && cJSON_IsNull(at(c1, "noise")) && cJSON_IsNull(at(c1, "verdict")));
     CHECK_NEAR(num(c1, "sides.generated.best.time_us"), 25.0, 0);
+    check_summary_json(at(doc, "summary"));
     char gnuplot[PATH_MAX];
     if (gdt_gnuplot_find(gnuplot, sizeof gnuplot))
         CHECK_CONTAINS(str(doc, "figure"), "/report/compare.svg");
@@ -360,7 +391,11 @@ static void check_text_md(const char *dir)
     CHECK_CONTAINS(out, "  cublaslt: " LT_BEST "\n    8.000 us, ");
     CHECK_CONTAINS(out, "TFLOP/s, 1.250 x cuDNN's throughput, noise 0.0100\n");
     CHECK_CONTAINS(out, "TFLOP/s, 0.625 x cuDNN's throughput, noise 0.0050\n");
+    CHECK_CONTAINS(out, "\n  gemm      generated   cudnn           2    0.707    0.625    0.800        0        0\n"
+                        "  gemm      handwritten cudnn           1    0.909    0.909    0.909        1        0\n"
+                        "  gemm      cublaslt    cudnn           1    1.250    1.250    1.250        1        1\n");
     CHECK_INT(compare(md, 3), ==, 0);
+    CHECK_CONTAINS(out, "| gemm | generated | handwritten | 1 | 0.688 | 0.688 | 0.688 | 0 | 0 |\n");
     CHECK_CONTAINS(out, "| 0 | `gemm:b1,m256,n512,k256,bf16,a=row,b=row` | `" GEN_BEST "` | 16.000 | `"
                         HAND_PLAN "` | 11.000 | `cudnn.eng1[KERNEL_CFG=3]` | 10.000 | `" LT_BEST "` | 8.000 | "
                         "0.688, noise 0.015: handwritten faster beyond noise |");

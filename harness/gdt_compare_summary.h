@@ -1,0 +1,44 @@
+/* `gdtune compare RUNDIR...` across its cells, per family
+ * (harness/compare_summary.c): the generated / handwritten verdicts and the
+ * spread of that ratio, and each of gdtune's sides against cuDNN's best.
+ * Private to the harness and the CLI. */
+#ifndef GDT_COMPARE_SUMMARY_H
+#define GDT_COMPARE_SUMMARY_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "gdt_compare_runs.h"
+
+/* The share of cuDNN's throughput the project asks of a handwritten plan in
+ * every default cell (the hand-engines issue's goal). */
+#define GDT_COMPARE_GOAL 0.9
+
+/* One side against cuDNN's best, over the cells where both have a winner:
+ * ratio = cuDNN time / the side's time (> 1: the side faster). */
+typedef struct gdt_versus {
+    int cells;
+    int at_goal;           /* ratio >= GDT_COMPARE_GOAL */
+    int beyond;            /* the side faster beyond both noises (the tables' rule) */
+    double geomean, worst, best; /* of the ratio; NaN with no cell */
+} gdt_versus;
+
+typedef struct gdt_compare_summary {
+    gdt_family family;
+    int cells;                      /* the family's cells */
+    gdt_versus generated_vs_hand;   /* ratio = handwritten time / generated time */
+    int verdicts[4];                /* by gdt_verdict */
+    gdt_versus vs_cudnn[GDT_SIDE_COUNT]; /* [GDT_SIDE_CUDNN] unused */
+} gdt_compare_summary;
+
+/* One summary per family present, in gdt_family order; returns how many
+ * (out holds GDT_FAMILY_COUNT). */
+int gdt_compare_summarize(const gdt_comparison *c, gdt_compare_summary *out);
+
+/* The summaries as a table: markdown (md) or aligned text. */
+void gdt_compare_summary_print(FILE *f, const gdt_comparison *c, bool md);
+/* The same as a JSON array (the compare document's "summary"). */
+cJSON *gdt_compare_summary_json(const gdt_comparison *c);
+
+#endif
