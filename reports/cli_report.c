@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gdt_budget.h"
 #include "gdt_cell_top.h"
 #include "gdt_ceiling.h"
 #include "gdt_clocks.h"
@@ -316,6 +317,14 @@ static void summary_header(FILE *f, const report *r)
                "converged, in bold when not all did. "
                "Decision: the tables' rule (LEAD when the best gdtune plan beats the best cuDNN "
                "plan by more than their combined noise).\n\n");
+}
+
+/* Where the time went (reports/budget.c). */
+static void summary_budget(FILE *f, const report *r)
+{
+    gdt_budget b;
+    gdt_budget_of(r->run, &b);
+    gdt_budget_write_md(f, &b);
 }
 
 /* ------------------------------------------------- measured ceiling */
@@ -637,6 +646,7 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
     summary_cells(m.f, r);
     summary_failures(m.f, r);
     summary_declines(m.f, r);
+    summary_budget(m.f, r);
     gdt_clocks_markdown(m.f, r->run);
     summary_ceiling(m.f, r);
     summary_figures(m.f, r);
@@ -739,6 +749,9 @@ static cJSON *summary_json(const report *r, const char *rdir)
         if (run->cells[ci].journaled)
             cJSON_AddItemToArray(cells, cell_json(&run->cells[ci], ci));
     cJSON_AddItemToObject(doc, "cells", cells);
+    gdt_budget b;
+    gdt_budget_of(run, &b);
+    gdt_budget_add_json(doc, &b);
     return doc;
 }
 
@@ -769,9 +782,9 @@ static gdt_status run_report(report *r, gdt_error *e)
 static const char usage_text[] =
     "usage: gdtune report RUNDIR [--format text|json|csv]\n\nRebuilds RUNDIR/raw.h5 from "
     "RUNDIR/journal.jsonl and writes RUNDIR/report/summary.md\n(per cell: dispositions, best "
-    "gdtune and cuDNN plans, TFLOP/s, ratio; plans not verified\nwith their errors) and, when "
-    "gnuplot is installed, SVG figures: per cell plans vs\nbackend, and burst curves.  Prints the "
-    "two paths, or with --format json the summary.\n";
+    "gdtune and cuDNN plans, TFLOP/s, ratio; plans not verified\nwith their errors; where the "
+    "time went) and, when gnuplot is installed, SVG\nfigures: per cell plans vs backend, and "
+    "burst curves.  Prints the two paths, or\nwith --format json the summary.\n";
 
 static const gdt_cli_option options[] = {
     GDT_CLI_OPT_FORMAT(report, format),
