@@ -297,9 +297,11 @@ static void text_tests(const gdt_diff_cell *c)
     if (!c->tested) return;
     for (int i = 0; i < c->ntests; i++) {
         const gdt_diff_test *t = &c->tests[i];
-        printf("  %-12s %s: U = %g, p = %.3g (%d old vs %d new samples, bursts %d/%d)\n",
-               i ? "" : "samples", t->plan, t->u, t->p, t->n_old, t->n_new, t->burst_old,
-               t->burst_new);
+        printf("  %-12s %s: U = %g, p = %.3g (%d old vs %d new samples, bursts %d/%d", i ? "" : "samples",
+               t->plan, t->u, t->p, t->n_old, t->n_new, t->burst_old, t->burst_new);
+        if (t->mhz_old > 0 && t->mhz_new > 0)
+            printf(", median clock %.0f / %.0f MHz", t->mhz_old, t->mhz_new);
+        printf(")\n");
     }
 }
 
@@ -392,11 +394,13 @@ static void md_tests(const gdt_tables_diff *d)
     for (int i = 0; i < d->ncells; i++)
         for (int k = 0; k < d->cells[i].ntests; k++) {
             const gdt_diff_test *t = &d->cells[i].tests[k];
-            if (!any) printf("\n### Samples (Mann-Whitney U, two-sided)\n\n| cell | plan | U | p | n old | n new |\n"
-                             "|---|---|---|---|---|---|\n");
+            if (!any) printf("\n### Samples (Mann-Whitney U, two-sided)\n\n| cell | plan | U | p | n old | n new "
+                             "| MHz old | MHz new |\n|---|---|---|---|---|---|---|---|\n");
             any = true;
-            printf("| `%s` | `%s` | %g | %.3g | %d | %d |\n", d->cells[i].key, t->plan, t->u, t->p,
-                   t->n_old, t->n_new);
+            printf("| `%s` | `%s` | %g | %.3g | %d | %d | ", d->cells[i].key, t->plan, t->u, t->p, t->n_old,
+                   t->n_new);
+            printf(t->mhz_old > 0 ? "%.0f | " : "— | ", t->mhz_old);
+            printf(t->mhz_new > 0 ? "%.0f |\n" : "— |\n", t->mhz_new);
         }
 }
 
@@ -489,6 +493,8 @@ static cJSON *json_tests(const gdt_diff_cell *c)
         cJSON_AddNumberToObject(o, "n_new", t->n_new);
         cJSON_AddNumberToObject(o, "burst_old", t->burst_old);
         cJSON_AddNumberToObject(o, "burst_new", t->burst_new);
+        cJSON_AddItemToObject(o, "median_mhz_old", t->mhz_old > 0 ? cJSON_CreateNumber(t->mhz_old) : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "median_mhz_new", t->mhz_new > 0 ? cJSON_CreateNumber(t->mhz_new) : cJSON_CreateNull());
         cJSON_AddItemToArray(a, o);
     }
     return a;

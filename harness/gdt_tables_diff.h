@@ -61,6 +61,10 @@ typedef struct gdt_diff_test {
     char plan[GDT_DIFF_NAME];
     int n_old, n_new, burst_old, burst_new;
     double u, p;
+    /* The median SM clock of each side's samples (gdt_metric_clock.h), 0
+     * where its journal has none: a change between plans or runs measured at
+     * clocks far apart may be the power cap's, not the kernels'. */
+    double mhz_old, mhz_new;
 } gdt_diff_test;
 
 typedef enum gdt_diff_status {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gdt_json.h"
+#include "gdt_metric_clock.h"
 #include "gdt_rank_test.h"
 #include "gdt_tables_diff.h"
 
@@ -318,8 +319,9 @@ static const gdt_run_cell *run_cell(const gdt_run *r, const gdt_diff_cell *c)
 }
 
 /* The device-time samples of the named plan at the journal's largest
- * burst; false when it has no verified result there. */
-static bool samples_of(const gdt_run_cell *c, const char *plan, const cJSON **vals, int *burst)
+ * burst and their median clock (0: none); false when it has no verified
+ * result there. */
+static bool samples_of(const gdt_run_cell *c, const char *plan, const cJSON **vals, int *burst, double *mhz)
 {
     for (int i = 0; c && i < c->nplans; i++) {
         char name[GDT_DIFF_NAME];
@@ -328,10 +330,11 @@ static bool samples_of(const gdt_run_cell *c, const char *plan, const cJSON **va
         gdt_plan_id_format(&id, name, sizeof name);
         if (strcmp(name, plan) || !c->result[i].rec || c->result[i].disposition != GDT_DISP_VERIFIED)
             continue;
-        const cJSON *bursts = gdt_json_get(c->result[i].rec, "bursts");
-        const cJSON *last = cJSON_GetArrayItem(bursts, cJSON_GetArraySize(bursts) - 1);
+        const cJSON *last = gdt_result_largest_burst(c->result[i].rec);
+        gdt_metric_clock mc;
         *vals = gdt_json_get(last, "device_us");
         *burst = (int)gdt_json_num_or(last, "burst", 0);
+        *mhz = gdt_metric_clock_of(c->result[i].rec, &mc) ? mc.median_mhz : 0;
         return cJSON_IsArray(*vals) && cJSON_GetArraySize(*vals) > 0;
     }
     return false;
@@ -353,7 +356,7 @@ static gdt_status test_plan(gdt_diff_cell *d, const char *plan, const gdt_run_ce
     gdt_diff_test t = {.u = 0};
     for (int i = 0; i < d->ntests; i++)
         if (!strcmp(d->tests[i].plan, plan)) return GDT_STATUS_OK;
-    if (!samples_of(oc, plan, &ov, &t.burst_old) || !samples_of(nc, plan, &nv, &t.burst_new))
+    if (!samples_of(oc, plan, &ov, &t.burst_old, &t.mhz_old) || !samples_of(nc, plan, &nv, &t.burst_new, &t.mhz_new))
         return GDT_STATUS_OK;
     double *a = numbers(ov, &t.n_old), *b = numbers(nv, &t.n_new);
     gdt_rank_test r;

@@ -9,23 +9,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "gdt_metric_clock.h"
 #include "gdt_run.h"
 
 /* Over this spread of the top plans' median clocks the report marks a cell:
  * its order may be the clock's, not the kernels'. */
 #define GDT_CLOCK_GAP 0.05
-
-/* What the probe read after the kept samples of a result's largest burst
- * (journal `clock_mhz`; a 0 is a probe that had no clock and is left out). */
-typedef struct gdt_metric_clock {
-    int samples;
-    double median_mhz, min_mhz, max_mhz;
-    double rated_mhz; /* the result's clocks.rated_mhz, 0 when absent */
-} gdt_metric_clock;
-
-/* false when the result records no clock for its largest burst (journals
- * before per-sample clocks, a GPU whose probe reads none). */
-bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out);
 
 /* The spread of the medians of the cell's n plans (max / min - 1); false
  * when fewer than two of them have a clock. */

@@ -330,7 +330,8 @@ static int unpack_gemm_journal(const char *run, const char *journal)
 
 /* The committed gemm journal against itself: a decision edited in the
  * tables (the ratio unchanged: a flip within noise), and every plan it
- * names tested on identical samples: U = n*n/2, p = 1. */
+ * names tested on identical samples: U = n*n/2, p = 1, and at one median
+ * clock. */
 static void test_runs(void)
 {
     char run[512], t1[512], journal[600];
@@ -364,6 +365,9 @@ static void test_runs(void)
         CHECK_NEAR(get(t, "p")->valuedouble, 1.0, 1e-12);
         CHECK_NEAR(get(t, "u")->valuedouble, n * n / 2, 1e-9);
         CHECK_INT(get(t, "burst_old")->valuedouble, ==, 64);
+        /* the journal records each sample's clock: one median, on both sides */
+        CHECK(get(t, "median_mhz_old")->valuedouble > 1000);
+        CHECK_NEAR(get(t, "median_mhz_new")->valuedouble, get(t, "median_mhz_old")->valuedouble, 0);
     }
     cJSON_Delete(doc);
     /* --runs without its two values is bad usage. */
