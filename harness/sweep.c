@@ -95,10 +95,10 @@ static double plan_deadline(const run *r)
     if (r->o.deadline > 0)
         return r->o.deadline;
     /* Build (NVRTC or finalize), verification and the measurement cap (a
-     * contender's included) with its warm-up and cold samples, plus a
-     * margin for a slow first load. */
+     * contender's included) with its warm-up, heat-up and cold samples,
+     * plus a margin for a slow first load. */
     double cap = r->o.max_plan_seconds * (r->o.exhaustive ? 1.0 : 1.0 + GDT_CONTENDER_FACTOR);
-    return 120.0 + 30.0 + 3.0 * cap + 30.0;
+    return 120.0 + 30.0 + 3.0 * cap + r->spec->heat_seconds + 30.0;
 }
 
 static void effective_settings(gdt_sweep_opts *o, const gdt_sweep_spec *sp)
