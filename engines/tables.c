@@ -1988,6 +1988,24 @@ static void nearest_cell(const gdt_tables *t, const gdt_facts *f, char *out, siz
     }
 }
 
+bool gdt_tables_group_swept(const gdt_tables *t, const gdt_facts *f)
+{
+    shard_group want, g;
+    if (!t || !f || f->family != t->family) return false;
+    group_of(f, &want);
+    for (int i = 0; i < t->np; i++) {
+        group_of(&t->p[i].facts, &g);
+        if (group_equal(&g, &want)) return true;
+    }
+    return false;
+}
+
+const char *gdt_tables_group_field(gdt_family f, int i)
+{
+    const gdt_family_desc *d = (unsigned)f < GDT_FAMILY_COUNT ? gdt__family_desc(f) : NULL;
+    return d && i >= 0 && i < d->ngroup_fields ? d->group_fields[i].name : NULL;
+}
+
 static bool model_for(const gdt_tables *t, const gdt_facts *f)
 {
     return t && f && t->have_model && f->family == t->family && f->device.arch == t->arch;

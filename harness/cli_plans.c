@@ -227,6 +227,21 @@ static void stale_rows_note(const gdt_tables *tables, const gdt_row_table *rows,
              "plan the tables do not name keeps its untimed place)", prov->candidates_digest, now);
 }
 
+/* A shape of a dtype, layout or mask no swept cell has: the model's
+ * features do not hold those, so what it predicts is carried over from
+ * the shapes that were swept. */
+static void extrapolation_note(const gdt_tables *tables, const gdt_facts *f, char *note, size_t n)
+{
+    gdt_model_cv cv;
+    if (!tables || !f || !gdt_tables_model_cv(tables, &cv) || gdt_tables_group_swept(tables, f)) return;
+    size_t used = strlen(note);
+    used += (size_t)snprintf(note + used, n - used, "\n  (no swept cell has this shape's combination of ");
+    for (int i = 0; gdt_tables_group_field(f->family, i) && used < n; i++)
+        used += (size_t)snprintf(note + used, n - used, "%s%s", i ? ", " : "", gdt_tables_group_field(f->family, i));
+    if (used < n)
+        snprintf(note + used, n - used, ": its predicted times extrapolate from the swept ones)");
+}
+
 /* ------------------------------------------------------------ the output */
 
 /* Why a BACKEND marker stayed unexpanded. */
@@ -374,6 +389,7 @@ static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *r
     gdt_graph *g = NULL;
     gdt_status s = gdt_graph_create(&p, &dev, &g, &e);
     if (!s) s = gdt_graph_plan(g, &o, &e);
+    if (!s) extrapolation_note(tables, gdt_graph_facts(g), note, sizeof note);
     print_modes(a, modes, sizeof modes);
     if (!s && doc) {
         family_json(doc, f, key, note, g, t, &sn, tables);

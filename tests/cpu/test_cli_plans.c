@@ -114,6 +114,13 @@ static void test_plans_tables(void)
     if (!gpu) CHECK_CONTAINS(out, "  BACKEND(A)");
     CHECK(strstr(out, "  gemm.hand[") != NULL);
     CHECK_CONTAINS(out, " us predicted from cells (22 measured it, nearest gemm:b1,m");
+    CHECK(!strstr(out, "extrapolate")); /* bf16 row-major: the swept cells' own */
+    /* fp16, and a column-major A: no swept cell has them, and the output says so */
+    EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192,dtype=fp16", GDT_SOURCE_DIR "/tables",
+               "\n  (no swept cell has this shape's combination of dtype, a_row_major, b_row_major, c_row_major: "
+               "its predicted times extrapolate from the swept ones)\n");
+    EXPECT_RUN(0, "plans sdpa_fwd --tables %s --shape b=2,h=8,s=1000,d=128,causal=bottom_right --format json",
+               GDT_SOURCE_DIR "/tables", "combination of dtype, causal, d, gqa: its predicted times extrapolate");
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192 --format json", GDT_SOURCE_DIR "/tables",
                "\"time_source\":\t\"predicted\"");
     CHECK_CONTAINS(out, "\"time_cells\":\t22");

@@ -151,6 +151,15 @@ typedef struct gdt_plan_time {
 void gdt_tables_plan_time(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *id,
                           gdt_plan_time *out);
 
+/* Whether a swept cell of the tables shares f's shard group (the facts a
+ * placement shard holds equal, gdt_tables_group_field).  false: the time
+ * model's predictions for f extrapolate to a dtype, layout or mask no
+ * sweep measured (the model's features do not hold them). */
+bool gdt_tables_group_swept(const gdt_tables *t, const gdt_facts *f);
+/* The name of the family's shard-group field i ("dtype", "a_row_major",
+ * ...); NULL past the last. */
+const char *gdt_tables_group_field(gdt_family f, int i);
+
 /* Orders n plans of ours by predicted time: order[] receives their indices,
  * those the model knows first by the ranking rule with the model's error
  * as the noise (a predicted gap within it keeps the given order), then the
