@@ -210,7 +210,9 @@ static bool result_data(hid_t g, gdt_family fam, const cJSON *res)
               attr_f64(g, "noise", verified ? num_or_nan(res, "noise") : NAN) &&
               attr_flag(g, "converged", cJSON_IsTrue(cJSON_GetObjectItem(res, "converged"))) &&
               attr_flag(g, "raced_out", cJSON_IsTrue(cJSON_GetObjectItem(res, "raced_out"))) &&
-              attr_flag(g, "raced_late", cJSON_IsTrue(cJSON_GetObjectItem(res, "raced_late")));
+              attr_flag(g, "raced_late", cJSON_IsTrue(cJSON_GetObjectItem(res, "raced_late"))) &&
+              attr_f64(g, "heat_s", num_or_nan(res, "heat_s")) &&
+              attr_f64(g, "heat_mhz", num_or_nan(res, "heat_mhz"));
     const cJSON *b, *err = cJSON_GetObjectItem(res, "verify_err");
     if (ok && err)
         ok = verify_data(g, fam, err);

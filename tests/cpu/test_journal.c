@@ -248,6 +248,7 @@ static void test_rawh5(const char *dir)
     CHECK_CONTAINS(out, "ATTRIBUTE \"knob_TILE_M\" {\n      DATATYPE  H5T_STD_I64LE");
     CHECK_CONTAINS(out, "ATTRIBUTE \"converged\" {\n      DATATYPE  H5T_STD_U8LE");
     CHECK_CONTAINS(out, "ATTRIBUTE \"raced_late\" {\n      DATATYPE  H5T_STD_U8LE");
+    CHECK_CONTAINS(out, "ATTRIBUTE \"heat_s\" {\n      DATATYPE  H5T_IEEE_F64LE");
     CHECK_CONTAINS(out, "ATTRIBUTE \"backend\" {\n      DATATYPE  H5T_STD_U8LE");
     char *d6[] = {"h5dump", "-a", "/gemm/cell_000/plan_001/time_us", path, NULL};
     CHECK_INT(h5dump(d6, out, sizeof out), ==, 0);
