@@ -479,6 +479,9 @@ static cJSON *json_moves(const gdt_diff_cell *c)
     return a;
 }
 
+/* A median clock, null where the journal had none. */
+static cJSON *clock_json(double mhz) { return mhz > 0 ? cJSON_CreateNumber(mhz) : cJSON_CreateNull(); }
+
 static cJSON *json_tests(const gdt_diff_cell *c)
 {
     if (!c->tested) return cJSON_CreateNull();
@@ -493,8 +496,8 @@ static cJSON *json_tests(const gdt_diff_cell *c)
         cJSON_AddNumberToObject(o, "n_new", t->n_new);
         cJSON_AddNumberToObject(o, "burst_old", t->burst_old);
         cJSON_AddNumberToObject(o, "burst_new", t->burst_new);
-        cJSON_AddItemToObject(o, "median_mhz_old", t->mhz_old > 0 ? cJSON_CreateNumber(t->mhz_old) : cJSON_CreateNull());
-        cJSON_AddItemToObject(o, "median_mhz_new", t->mhz_new > 0 ? cJSON_CreateNumber(t->mhz_new) : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "median_mhz_old", clock_json(t->mhz_old));
+        cJSON_AddItemToObject(o, "median_mhz_new", clock_json(t->mhz_new));
         cJSON_AddItemToArray(a, o);
     }
     return a;

@@ -356,7 +356,8 @@ static gdt_status test_plan(gdt_diff_cell *d, const char *plan, const gdt_run_ce
     gdt_diff_test t = {.u = 0};
     for (int i = 0; i < d->ntests; i++)
         if (!strcmp(d->tests[i].plan, plan)) return GDT_STATUS_OK;
-    if (!samples_of(oc, plan, &ov, &t.burst_old, &t.mhz_old) || !samples_of(nc, plan, &nv, &t.burst_new, &t.mhz_new))
+    if (!samples_of(oc, plan, &ov, &t.burst_old, &t.mhz_old) ||
+        !samples_of(nc, plan, &nv, &t.burst_new, &t.mhz_new))
         return GDT_STATUS_OK;
     double *a = numbers(ov, &t.n_old), *b = numbers(nv, &t.n_new);
     gdt_rank_test r;
