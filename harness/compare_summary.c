@@ -36,7 +36,6 @@ static void summarize(const gdt_comparison *c, gdt_family f, gdt_compare_summary
         if (x->problem.family != f)
             continue;
         s->cells++;
-        s->verdicts[gdt_compare_verdict(x)]++;
         add(&s->generated_vs_hand, &gen_hand, x->best[GDT_SIDE_GENERATED].result, x->best[GDT_SIDE_HAND].result);
         for (int k = 0; k < GDT_SIDE_COUNT; k++)
             if (k != GDT_SIDE_CUDNN)

@@ -1,6 +1,6 @@
 /* `gdtune compare RUNDIR...` across its cells, per family
- * (harness/compare_summary.c): the generated / handwritten verdicts and the
- * spread of that ratio, and each of gdtune's sides against cuDNN's best.
+ * (harness/compare_summary.c): generated against handwritten, and each of
+ * gdtune's sides and cuBLASLt against cuDNN's best.
  * Private to the harness and the CLI. */
 #ifndef GDT_COMPARE_SUMMARY_H
 #define GDT_COMPARE_SUMMARY_H
@@ -28,7 +28,6 @@ typedef struct gdt_compare_summary {
     gdt_family family;
     int cells;                      /* the family's cells */
     gdt_versus generated_vs_hand;   /* ratio = handwritten time / generated time */
-    int verdicts[4];                /* by gdt_verdict */
     gdt_versus vs_cudnn[GDT_SIDE_COUNT]; /* [GDT_SIDE_CUDNN] unused */
 } gdt_compare_summary;
 
