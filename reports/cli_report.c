@@ -783,7 +783,7 @@ static const char usage_text[] =
     "usage: gdtune report RUNDIR [--format text|json|csv]\n\nRebuilds RUNDIR/raw.h5 from "
     "RUNDIR/journal.jsonl and writes RUNDIR/report/summary.md\n(per cell: dispositions, best "
     "gdtune and cuDNN plans, TFLOP/s, ratio; plans not verified\nwith their errors; where the "
-    "time went) and, when gnuplot is installed, SVG\nfigures: per cell plans vs backend, and "
+    "time went; the SM clock the top plans were\nmeasured at) and, when gnuplot is installed, SVG\nfigures: per cell plans vs backend, and "
     "burst curves.  Prints the two paths, or\nwith --format json the summary.\n";
 
 static const gdt_cli_option options[] = {
