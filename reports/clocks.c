@@ -49,7 +49,7 @@ static bool cell_row(FILE *f, const gdt_run_cell *c, int ci, bool *wide)
     double gap;
     if (n == 0)
         return false;
-    fprintf(f, "| %d | %s |", ci, c->spec->shape);
+    fprintf(f, "| %d | %s | %s |", ci, gdt_family_name(c->spec->family), c->spec->shape);
     for (int t = 0; t < 3; t++)
         if (t < n)
             plan_cell(f, c, top[t]);
@@ -75,7 +75,7 @@ void gdt_clocks_markdown(FILE *f, const gdt_run *run)
                "about 10%% apart (README, \"The decision metric and the power cap\"). The gap is "
                "the spread of the three medians, in bold over %.0f%%: there the order may be the "
                "clock's.\n\n"
-               "| cell | shape | 1st | 2nd | 3rd | clock gap |\n|---|---|---|---|---|---|\n",
+               "| cell | family | shape | 1st | 2nd | 3rd | clock gap |\n|---|---|---|---|---|---|---|\n",
             100 * GDT_CLOCK_GAP);
     for (int ci = 0; ci < run->ncells; ci++) {
         bool wide = false;

@@ -43,6 +43,7 @@ static void init(cell_fixture *f, const char *shape)
 {
     memset(f, 0, sizeof *f);
     snprintf(f->spec.shape, sizeof f->spec.shape, "%s", shape);
+    f->spec.family = GDT_FAMILY_GEMM;
     f->cell = (gdt_run_cell){.journaled = true, .spec = &f->spec, .plan = f->plan, .result = f->res};
 }
 
@@ -91,9 +92,9 @@ static void test_section(void)
     gdt_clocks_markdown(f, &run);
     fclose(f);
     /* (1976.5 / 1694 - 1) = 16.7% */
-    CHECK_CONTAINS(md, "| 0 | b=8,s=2048 | `boost` 492.40 us at 1976 MHz (1974-1979) | `capped` 552.50 us at "
+    CHECK_CONTAINS(md, "| 0 | gemm | b=8,s=2048 | `boost` 492.40 us at 1976 MHz (1974-1979) | `capped` 552.50 us at "
                        "1694 MHz (1649-1695) | `slow` 600.00 us at 1800 MHz (1800-1800) | **16.7%** |\n");
-    CHECK_CONTAINS(md, "| 1 | b=2,s=8192 | `one` 100.00 us at 1979 MHz (1979-1979) | `two` 101.00 us at 1978 "
+    CHECK_CONTAINS(md, "| 1 | gemm | b=2,s=8192 | `one` 100.00 us at 1979 MHz (1979-1979) | `two` 101.00 us at 1978 "
                        "MHz (1978-1978) | — | 0.1% |\n");
     CHECK_CONTAINS(md, "\n1 of 2 cells' fastest plans were measured at median clocks more than 5% apart.\n");
     CHECK(!strstr(md, "fast_raced"));
@@ -131,7 +132,7 @@ static void test_no_clock(void)
     FILE *f = open_memstream(&md, &len);
     gdt_clocks_markdown(f, &run);
     fclose(f);
-    CHECK_CONTAINS(md, "| 0 | m=1 | `p` 1.00 us, no clock | `q` 2.00 us, no clock | — | — |\n");
+    CHECK_CONTAINS(md, "| 0 | gemm | m=1 | `p` 1.00 us, no clock | `q` 2.00 us, no clock | — | — |\n");
     CHECK_CONTAINS(md, "\n0 of 1 cells' fastest plans");
     free(md);
     release(&a);
