@@ -3,7 +3,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "gdt_test.h"
+#include "gdt_worker.h"
 
 int gdt_test_failures = 0;
 
@@ -104,4 +107,20 @@ int gdt_test_remove_tree(const char *dir)
     char *argv[] = {"rm", "-rf", (char *)dir, NULL};
     char out[1024];
     return gdt_test_spawn(argv, NULL, out, sizeof out);
+}
+
+cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed)
+{
+    gdt_plan_id id;
+    gdt_error e = {0};
+    gdt_status s = gdt_plan_id_parse(name, &id, &e);
+    CHECK_INT(s, ==, GDT_STATUS_OK);
+    if (s != GDT_STATUS_OK)
+        fprintf(stderr, "%s\n", e.msg);
+    cJSON *o = gdt__plan_id_json(&id);
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddBoolToObject(o, "backend", id.engine_id < GDT_ENGINE_ID_BACKEND_END);
+    cJSON_AddStringToObject(o, "tag", tag);
+    cJSON_AddNumberToObject(o, "untimed", untimed);
+    return o;
 }

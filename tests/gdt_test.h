@@ -112,6 +112,12 @@ static inline bool gdt_test_have(const char *prog)
  * its stderr. */
 int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *out, size_t nout);
 
+/* A synthetic journal's plan object for the plan named name (its engine id
+ * and knobs parsed from the name; a name that does not parse fails the
+ * test): engine_id, knobs, name, backend, tag, untimed.  The caller owns
+ * it. */
+struct cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed);
+
 /* `gunzip -c SRC > DST` without a shell; returns gunzip's exit status. */
 static inline int gdt_test_gunzip_to(const char *src, const char *dst)
 {

@@ -88,19 +88,6 @@ static void check_ok(gdt_status s, const gdt_error *e)
 
 /* ------------------------------------------------------------ journals */
 
-static cJSON *plan_json(const plan_row *p, int untimed)
-{
-    gdt_plan_id id;
-    gdt_error e;
-    check_ok(gdt_plan_id_parse(p->name, &id, &e), &e);
-    cJSON *o = gdt__plan_id_json(&id);
-    cJSON_AddStringToObject(o, "name", p->name);
-    cJSON_AddBoolToObject(o, "backend", id.engine_id < GDT_ENGINE_ID_BACKEND_END);
-    cJSON_AddStringToObject(o, "tag", p->tag);
-    cJSON_AddNumberToObject(o, "untimed", untimed);
-    return o;
-}
-
 /* What a worker would have sent for p. */
 static cJSON *measured(const plan_row *p)
 {
@@ -131,7 +118,7 @@ static void write_cell(gdt_journal *j, int ci, const gdt_sweep_cell *c, const pl
     gdt_error e = {0};
     cJSON *plans = cJSON_CreateArray();
     for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(plans, plan_json(&rows[i], i));
+        cJSON_AddItemToArray(plans, gdt_test_plan_json(rows[i].name, rows[i].tag, i));
     check_ok(gdt_run_write_cell(j, ci, c, &e), &e);
     check_ok(gdt_run_write_plans(j, ci, c, plans, "cudnn.eng0", NULL, &e), &e);
     for (int i = 0; i < n; i++) {

@@ -182,19 +182,6 @@ static const want_row synthetic_rows[] = {
 /* Every plan once (12), the rounds' seconds in: 12.0 + 4.5 s, 3.375 s. */
 static const want_row synthetic_total = {NULL, NULL, 12, 16.5, 3.375};
 
-static cJSON *plan_json(const plan_row *p, int untimed)
-{
-    gdt_plan_id id;
-    gdt_error e;
-    check_ok(gdt_plan_id_parse(p->name, &id, &e), &e);
-    cJSON *o = gdt__plan_id_json(&id);
-    cJSON_AddStringToObject(o, "name", p->name);
-    cJSON_AddBoolToObject(o, "backend", id.engine_id < GDT_ENGINE_ID_BACKEND_END);
-    cJSON_AddStringToObject(o, "tag", p->tag);
-    cJSON_AddNumberToObject(o, "untimed", untimed);
-    return o;
-}
-
 /* The measurement a worker would send: one burst of 8, the flags of p's
  * ending (raced_late comes with raced_out, as measure.c writes it). */
 static void add_measured(cJSON *o, const plan_row *p)
@@ -244,7 +231,7 @@ static void write_results(gdt_journal *j, const gdt_sweep_cell *c)
     gdt_error e = {0};
     cJSON *plans = cJSON_CreateArray();
     for (int i = 0; i < NCELL0; i++)
-        cJSON_AddItemToArray(plans, plan_json(&cell0[i], i));
+        cJSON_AddItemToArray(plans, gdt_test_plan_json(cell0[i].name, cell0[i].tag, i));
     check_ok(gdt_run_write_cell(j, 0, c, &e), &e);
     check_ok(gdt_run_write_plans(j, 0, c, plans, "cudnn.eng0", NULL, &e), &e);
     for (int i = 0; i < NCELL0; i++) {
