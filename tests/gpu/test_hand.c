@@ -10,8 +10,10 @@
  * for 1105 tiles, alive at once and executed in turn, are each right (the
  * counters are the plan's own).  A misaligned pointer and a split-K plan
  * without its workspace are refused at execute.  Then figures, not
- * asserted: each configuration on bf16 4096^3, the m=128 cells of the
- * default sweep and m=256, n=6144, k=4096 against the best of cuDNN's
+ * asserted: each configuration (the 6- and 8-stage rings included) on bf16
+ * 4096^3, the m=128 cells of the default sweep and the other cells below
+ * 0.9 of cuDNN in the 2026-12-01 sweep (m=256, n=6144; m=512, n=14336;
+ * m=2048, n=k=4096; m=256, n=k=8192 at 0.896) against the best of cuDNN's
  * first six mode-A plans, both timed alike (median of 25 bursts of 64
  * calls).  Returns 77 without a device; on another arch it checks the
  * decline. */
@@ -215,10 +217,10 @@ static void sized_plan_free(sized_plan *s)
     gdt_buffers_destroy(s->b);
 }
 
-/* The last configuration (128 x 64, two splits) built for 3 tiles and for
- * 1105 (2210 units: 17 rounds of the grid), both alive, executed small,
- * large, small, large on poisoned outputs: right each time only if each
- * plan counts on counters of its own size. */
+/* The last configuration (128 x 64, two splits, the 8-stage ring) built for
+ * 3 tiles and for 1105 (2210 units: 17 rounds of the grid), both alive,
+ * executed small, large, small, large on poisoned outputs: right each time
+ * only if each plan counts on counters of its own size. */
 static void test_counters_per_plan(void)
 {
     static const char *const shapes[2] = {"m=8,n=136,k=72", "m=2056,n=4104,k=520"};
@@ -323,5 +325,8 @@ int main(void)
     bench("m=128,n=14336,k=4096");
     bench("m=128,n=4096,k=14336");
     bench("m=256,n=6144,k=4096");
+    bench("m=512,n=14336,k=4096");
+    bench("m=2048,n=4096,k=4096");
+    bench("m=256,n=8192,k=8192");
     return gdt_test_result("test_hand");
 }
