@@ -51,6 +51,7 @@ static const hand_config configs[] = {
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
+_Static_assert(NCONFIGS <= GDT_FIXED_PLANS_MAX, "the planner takes at most GDT_FIXED_PLANS_MAX");
 
 /* Mirrors struct gdt_hand_gemm_params in kernels/hand/gemm_sm90.cu. */
 typedef struct gdt_hand_gemm_params {
