@@ -308,25 +308,34 @@ static void bench(const char *shape)
     gdt_buffers_destroy(b);
 }
 
+/* The figures' shapes, after the cases. */
+static const char *const bench_shapes[] = {"m=4096,n=4096,k=4096", "m=128,n=4096,k=4096",
+                                           "m=128,n=14336,k=4096", "m=128,n=4096,k=14336",
+                                           "m=256,n=6144,k=4096",  "m=512,n=14336,k=4096",
+                                           "m=2048,n=4096,k=4096", "m=256,n=8192,k=8192"};
+
+/* Every step under the watchdog (hand_test.h): a hung ring fails the test,
+ * naming its case, instead of blocking the device. */
 int main(void)
 {
+    hand_watch_start("test_hand");
     if (!hand_test_device(&test, &dev))
         return GDT_TEST_SKIP;
     if (dev.arch != 90)
         return hand_test_other_arch(&test, &dev);
-    for (int i = 0; i < NCASES; i++)
+    for (int i = 0; i < NCASES; i++) {
+        hand_watch(cases[i]);
         if (!run_case(i))
             return gdt_test_result("test_hand"); /* the context may be poisoned */
+    }
+    hand_watch("the counters per plan");
     test_counters_per_plan();
     if (cudaGetLastError() != cudaSuccess)
         return gdt_test_result("test_hand");
-    bench("m=4096,n=4096,k=4096");
-    bench("m=128,n=4096,k=4096");
-    bench("m=128,n=14336,k=4096");
-    bench("m=128,n=4096,k=14336");
-    bench("m=256,n=6144,k=4096");
-    bench("m=512,n=14336,k=4096");
-    bench("m=2048,n=4096,k=4096");
-    bench("m=256,n=8192,k=8192");
+    for (size_t i = 0; i < sizeof bench_shapes / sizeof bench_shapes[0]; i++) {
+        hand_watch(bench_shapes[i]);
+        bench(bench_shapes[i]);
+    }
+    alarm(0);
     return gdt_test_result("test_hand");
 }
