@@ -9,7 +9,8 @@
  * change) and launches three kernels on the caller's stream: the
  * preprocess (D, LSE log2 e, dQ accumulator zeroed), the KV-block-parallel
  * main kernel (its dQ added into the accumulator by bulk reductions from
- * shared memory), and the postprocess (dQ to the io dtype). */
+ * shared memory at d 128, by red.global.add from registers at d 64), and
+ * the postprocess (dQ to the io dtype). */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -32,9 +33,10 @@ static const gdt_knob bwd_knobs[] = {
 
 /* Its shared memory: K and V (128 rows x d), STAGES x (Q, dO) of 64 rows,
  * two 128 x 64 dS^T tiles, the fp32 dQ tile (64 rows of d, each padded by
- * 16 bytes), STAGES x 512 bytes of LSE and D rows, the barriers (K/V, the
- * stage ring, the dS^T ring and the dQ tile's pair), and 1024 bytes of
- * slack to align the swizzle atoms. */
+ * 16 bytes; reserved at d 64 too, where the kernel adds dQ from registers
+ * and leaves it unused), STAGES x 512 bytes of LSE and D rows, the
+ * barriers (K/V, the stage ring, the dS^T ring and the dQ tile's pair), and
+ * 1024 bytes of slack to align the swizzle atoms. */
 static int smem_bytes(int64_t d)
 {
     return (int)(2 * BLOCK_N * d * 2 + STAGES * 2 * BLOCK_M * d * 2 + 2 * BLOCK_N * BLOCK_M * 2 +

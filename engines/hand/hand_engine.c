@@ -18,32 +18,40 @@
 #include "hand_common.h"
 
 /* What kernels/hand/gemm_sm90.cu is compiled for: keep the two in step. */
-enum { TILE_M = 128, TILE_K = 64, STAGES = 4, GROUP_M = 8, THREADS = 384 };
-/* Its shared memory for a tile_n: the ring, four 64 x 64 output blocks,
- * the barriers, the split-K flag word (16 bytes), and 1024 bytes of slack
- * to align the swizzle atoms. */
-#define SMEM_BYTES(tile_n)                                                                          \
-    (STAGES * (TILE_M + (tile_n)) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * STAGES + 16 + 1024)
+enum { TILE_M = 128, TILE_K = 64, GROUP_M = 8, THREADS = 384 };
+/* Its shared memory for a configuration: the ring, four 64 x 64 output
+ * blocks, the barriers, the split-K flag word (16 bytes), and 1024 bytes of
+ * slack to align the swizzle atoms.  At most 232448 bytes (227 KB, sm90's
+ * opt-in limit): 8 stages fit at 128 x 64, 6 at 128 x 128, 4 at the rest. */
+#define SMEM_BYTES(c)                                                                               \
+    ((c)->stages * (TILE_M + (c)->tile_n) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * (c)->stages + 16 + \
+     1024)
 
 /* The fixed configurations; the untimed order breaks its ties in this
  * order (gdt__hand_gemm_plans).  The first is the knobless gemm.hand;
  * split_k > 1 names a SPLIT_K knob, a workspace and arrival counters. */
 typedef struct hand_config {
-    int tile_n, split_k;
+    int tile_n, split_k, stages;
     const char *entry; /* the prefix of its entries in the .cu */
 } hand_config;
 
 static const hand_config configs[] = {
-    {256, 1, "gdt_hand_gemm"},
-    {128, 1, "gdt_hand_gemm_n128"},
-    {128, 2, "gdt_hand_gemm_n128_splitk"},
-    {128, 4, "gdt_hand_gemm_n128_splitk"},
-    {128, 8, "gdt_hand_gemm_n128_splitk"},
-    {192, 2, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 = 128 units */
-    {64, 2, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 = 128 units */
+    {256, 1, 4, "gdt_hand_gemm"},
+    {128, 1, 4, "gdt_hand_gemm_n128"},
+    {128, 2, 4, "gdt_hand_gemm_n128_splitk"},
+    {128, 4, 4, "gdt_hand_gemm_n128_splitk"},
+    {128, 8, 4, "gdt_hand_gemm_n128_splitk"},
+    {192, 2, 4, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 = 128 units */
+    {64, 2, 4, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 = 128 units */
+    /* Deeper rings for the small-M cells, which wait on loads (README):
+     * twice the bytes in flight per SM. */
+    {128, 1, 6, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
+    {128, 4, 6, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
+    {64, 2, 8, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
+_Static_assert(NCONFIGS <= GDT_FIXED_PLANS_MAX, "the planner takes at most GDT_FIXED_PLANS_MAX");
 
 /* Mirrors struct gdt_hand_gemm_params in kernels/hand/gemm_sm90.cu. */
 typedef struct gdt_hand_gemm_params {
@@ -83,7 +91,7 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
     gdt_plan_id_set_knob(out, GDT_KNOB_TILE_M, TILE_M);
     gdt_plan_id_set_knob(out, GDT_KNOB_TILE_N, c->tile_n);
     gdt_plan_id_set_knob(out, GDT_KNOB_TILEK, TILE_K);
-    gdt_plan_id_set_knob(out, GDT_KNOB_STAGES, STAGES);
+    gdt_plan_id_set_knob(out, GDT_KNOB_STAGES, c->stages);
     gdt_plan_id_set_knob(out, GDT_KNOB_GROUP_M, GROUP_M);
     if (c->split_k > 1)
         gdt_plan_id_set_knob(out, GDT_KNOB_SPLIT_K, c->split_k);
@@ -244,7 +252,7 @@ static bool sizes_ok(const gdt_gemm_desc *g, const hand_config *c, char *why, si
 /* The device and dtype the cubin serves. */
 static bool target_ok(const gdt_facts *f, const hand_config *c, char *why, size_t n)
 {
-    return gdt__hand_target_ok(f, GDT_FAMILY_GEMM, false, SMEM_BYTES(c->tile_n), why, n);
+    return gdt__hand_target_ok(f, GDT_FAMILY_GEMM, false, SMEM_BYTES(c), why, n);
 }
 
 /* The problem is checked against the plan's configuration (the first when
@@ -296,7 +304,7 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
 {
     const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
     char name[64];
-    int sms = 0, dev = 0, smem = SMEM_BYTES(c->config->tile_n);
+    int sms = 0, dev = 0, smem = SMEM_BYTES(c->config);
     double t0 = gdt_now();
     gdt_status st = gdt__hand_open("gemm.hand", GDT_HAND_GEMM_CUBIN, cubin, &c->cu, e);
     if (st != GDT_STATUS_OK)

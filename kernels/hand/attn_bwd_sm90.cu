@@ -34,12 +34,15 @@
  * of d (chunk j on consumer j; at d 64 block k's on consumer k % 2; dS^T an
  * MN-major A, K an MN-major B) is issued one block late, between the next
  * block's dV and dK, so the consumers never wait for each other in step,
- * and staged while that dK runs (iteration has the barrier invariant);
- * its result goes to an fp32 dQ tile in shared memory, and a second warp of
- * warpgroup 0 adds the tile into the fp32 accumulator with one bulk
+ * and added while that dK runs (iteration has the barrier invariant).  At
+ * d 128 its result goes to an fp32 dQ tile in shared memory, and a second
+ * warp of warpgroup 0 adds the tile into the fp32 accumulator with one bulk
  * reduce-add per row (cp.reduce.async.bulk .add.f32), behind its own full
  * and empty mbarriers (both consumers take every block's turn at the tile,
- * see dq_turn), so no consumer waits on global atomics.
+ * see dq_turn), so no consumer waits on global atomics.  At d 64 the
+ * consumer adds it from registers (red.global.add.v4.f32): there the
+ * writer's drain of one tile a block, not the GEMMs, set the block's
+ * period (dq_from_regs).
  *
  * Masks: rows past s_q are zero-filled by the TMA and carry LSE +inf, so
  * they need none; key blocks that cross s_kv or (causal) a diagonal are
@@ -182,9 +185,12 @@ __device__ __forceinline__ void wgmma_ss_n64(float (&d)[32], u64 da, u64 db, int
  * x 2, dS empty x 2, dQ full, dQ empty.  The dQ tile is 64 fp32 rows of d,
  * DQ_ROW bytes apart: the 16 bytes past each row shift the next by four
  * banks, so the 8 rows of a warp's stores do not share banks (stage_dq);
- * the writer warp reduces it row by row.  Offsets,
- * not addresses, so that a consumer keeps one base register across its
- * loop. */
+ * the writer warp reduces it row by row.  At d 64 (dq_from_regs) the tile
+ * and its barriers go unused but keep their place, so that this layout and
+ * the host's smem_bytes stay one formula for both head dims (the CTA's
+ * 168 registers a thread, not its shared memory, hold it to one per SM).
+ * Offsets, not addresses, so that a consumer keeps one base register across
+ * its loop. */
 template <int D> struct bwd_layout {
     static constexpr u32 KV = BLOCK_N * D * 2; /* the K or the V tile */
     static constexpr u32 Q = BLOCK_M * D * 2;  /* a Q or a dO tile */
@@ -212,6 +218,16 @@ template <int D> __device__ __forceinline__ bool dq_mine(const bwd_ctx &c, int i
     return D / 64 > 1 || (it & 1) == c.w;
 }
 template <int D> __device__ __forceinline__ int dq_chunk(const bwd_ctx &c) { return D / 64 > 1 ? c.w : 0; }
+
+/* How dQ reaches the fp32 accumulator, per head dim.  At d 128 through the
+ * dQ tile and the writer warp's bulk reduce-adds.  At d 64 from registers
+ * (red.global.add.v4.f32, no tile, no writer): with one tile the block's
+ * period cannot be shorter than the writer's drain of the block before
+ * (its 64 per-row bulk reduces leave one warp through a lane-by-lane
+ * waterfall, then it waits for them to read the tile), which does not halve
+ * with d: the 20:17Z sweep timed 2.8 us a 64-row block at d 64 and 3.1 at
+ * d 128, where d 64 has half the FLOPs (engines/hand/README.md). */
+template <int D> __host__ __device__ constexpr bool dq_from_regs() { return D == 64; }
 
 template <int D> __device__ __forceinline__ u32 kv_full(const bwd_ctx &c) { return c.base + bwd_layout<D>::BAR_AT; }
 template <int D> __device__ __forceinline__ u32 full(const bwd_ctx &c, int it)
@@ -314,10 +330,18 @@ __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.w
 /* This thread's bulk groups are complete, their writes included. */
 __device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 
-/* The writer warp: for each query block in the consumers' order, once its
- * dQ tile is staged, one bulk reduce-add per row into the accumulator (two
- * rows a lane); its lanes free the tile when their reductions have read it,
- * and wait for all of them to land before the kernel ends. */
+/* The fp32 accumulator rows of query block mb of head hq. */
+template <int D>
+__device__ __forceinline__ float *dq_rows(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p, int hq, int mb)
+{
+    return p.dq_acc + (((long long)c.bi * p.h_q + hq) * p.s_pad + mb * BLOCK_M) * D;
+}
+
+/* The writer warp, where the dQ tile is used (not dq_from_regs): for each
+ * query block in the consumers' order, once its dQ tile is staged, one bulk
+ * reduce-add per row into the accumulator (two rows a lane); its lanes free
+ * the tile when their reductions have read it, and wait for all of them to
+ * land before the kernel ends. */
 template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
 {
     int it = 0;
@@ -326,7 +350,7 @@ template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, cons
     for (int hq = c.hk * p.group; hq < (c.hk + 1) * p.group; ++hq)
 #pragma unroll 1
         for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it) {
-            float *gdq = p.dq_acc + (((long long)c.bi * p.h_q + hq) * p.s_pad + mb * BLOCK_M) * D;
+            float *gdq = dq_rows<D>(c, p, hq, mb);
             bar_wait(dq_full<D>(c), (u32)it & 1);
 #pragma unroll
             for (int r = c.lane; r < BLOCK_M; r += 32)
@@ -485,6 +509,24 @@ template <int D> __device__ __forceinline__ void stage_dq(const float (&acc)[32]
     stage_pairs<D, 0>(acc, c.base + bwd_layout<D>::DQ_AT + i * bwd_layout<D>::DQ_ROW + (j * 64 + (c.lane & 3) * 2) * 4);
 }
 
+/* At d 64 (dq_from_regs) the chunk added into the accumulator rows gdq of
+ * its block from registers: element v is query row 16 w + g + 8 ((v >> 1)
+ * & 1), column 8 (v >> 2) + 2 t + (v & 1); lanes t and t ^ 1 swap halves,
+ * so that each lane adds 4 consecutive columns of one row, 8
+ * red.global.add.v4.f32 a thread (the kernel's first dQ path, 6f0a3b7). */
+template <int D> __device__ __forceinline__ void add_dq(const float (&acc)[32], const bwd_ctx &c, float *gdq)
+{
+    const bool odd = c.lane & 1;
+    const int w = (c.krow - c.w * 64) / 16, i = w * 16 + (c.lane >> 2) + (odd ? 8 : 0);
+    float *row = gdq + i * D + (c.lane & 2) * 2;
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {
+        const float *x = &acc[4 * jj];
+        const float r0 = shfl_xor(odd ? x[0] : x[2], 1), r1 = shfl_xor(odd ? x[1] : x[3], 1);
+        red_add4(row + jj * 8, odd ? r0 : x[0], odd ? r1 : x[1], odd ? x[2] : r0, odd ? x[3] : r1);
+    }
+}
+
 /* Released by each consumer warp once its warpgroup's wgmma has read the stage. */
 __device__ __forceinline__ void release(const bwd_ctx &c, u32 bar)
 {
@@ -500,10 +542,11 @@ template <int FP16, int D> __device__ __forceinline__ void dq_issue(float (&acc)
     grad_q<FP16>(acc, ds_tile<D>(c, it), c, dq_chunk<D>(c));
 }
 
-/* Block it's turn at the dQ tile: its dS^T tile freed for block it + 2,
+/* Block it's turn at the dQ tile (d 128): its dS^T tile freed for block it + 2,
  * then the wait until the writer warp has read block it - 1's dQ tile.
  * Every consumer thread takes every block's turn and arrives on dq_full for
- * it, staging a chunk or not (at d 64 only one consumer stages): a parity
+ * it, staging a chunk or not (were d 64 to use the tile, as it did until
+ * dq_from_regs, only one consumer would stage): a parity
  * wait tells the phase in progress only from the one before it.  A d 64
  * consumer that waited only for its own blocks' turns could come to block
  * it while the drain of its block it - 2 still ran, take that phase's
@@ -516,34 +559,45 @@ template <int D> __device__ __forceinline__ void dq_turn(const bwd_ctx &c, int i
     bar_wait(dq_empty<D>(c), ((u32)it & 1) ^ 1);
 }
 
-/* After the wait for dQ of block it: the chunk into the dQ tile at block
- * it's turn. */
-template <int D> __device__ __forceinline__ void dq_finish(float (&acc)[32], const bwd_ctx &c, int it)
+/* After the wait for dQ of block it: its dS^T tile freed, then the chunk
+ * into the dQ tile at block it's turn, or at d 64 added into the
+ * accumulator rows gdq of block it. */
+template <int D> __device__ __forceinline__ void dq_finish(float (&acc)[32], const bwd_ctx &c, int it, float *gdq)
 {
     wg_fence_acc(acc);
-    dq_turn<D>(c, it);
-    stage_dq<D>(acc, c, dq_chunk<D>(c));
-    fence_proxy_async();
-    bar_arrive(dq_full<D>(c));
+    if constexpr (dq_from_regs<D>()) {
+        bar_arrive(ds_empty<D>(c, it));
+        add_dq<D>(acc, c, gdq);
+    } else {
+        dq_turn<D>(c, it);
+        stage_dq<D>(acc, c, dq_chunk<D>(c));
+        fence_proxy_async();
+        bar_arrive(dq_full<D>(c));
+    }
 }
 
-/* Block it's turn at the dQ tile by a consumer that does not compute its
- * dQ (at d 64): nothing staged. */
+/* Block it by a consumer that does not compute its dQ (at d 64): its dS^T
+ * tile freed, and where the dQ tile is used the block's turn at it,
+ * nothing staged (no dQ tile at d 64 today: dq_from_regs). */
 template <int D> __device__ __forceinline__ void dq_skip(const bwd_ctx &c, int it)
 {
-    dq_turn<D>(c, it);
-    bar_arrive(dq_full<D>(c));
+    if constexpr (dq_from_regs<D>()) {
+        bar_arrive(ds_empty<D>(c, it));
+    } else {
+        dq_turn<D>(c, it);
+        bar_arrive(dq_full<D>(c));
+    }
 }
 
 /* The dQ of block it (its dS^T complete) by the consumers that compute it;
- * at d 64 the other only takes the block's turn (dq_skip). */
-template <int FP16, int D> __device__ __forceinline__ void dq_last(const bwd_ctx &c, int it)
+ * at d 64 the other only frees the dS^T tile (dq_skip). */
+template <int FP16, int D> __device__ __forceinline__ void dq_last(const bwd_ctx &c, int it, float *gdq)
 {
     if (dq_mine<D>(c, it)) {
         float acc[32];
         dq_issue<FP16, D>(acc, c, it);
         wg_wait<0>();
-        dq_finish<D>(acc, c, it);
+        dq_finish<D>(acc, c, it, gdq);
     } else {
         dq_skip<D>(c, it);
     }
@@ -579,20 +633,24 @@ __device__ __forceinline__ void finish_block(float (&dk)[D / 2], float (&dv)[D /
  *     dQ are done (wait_group 1) it takes block it - 1's turn at the dQ
  *     tile and stages the chunk while dK still runs, so the staging stores,
  *     their proxy fence and the wait for the writer warp are off the path
- *     between one block's last wgmma and the next block's first.
+ *     between one block's last wgmma and the next block's first (at d 64
+ *     it frees the dS^T tile and issues the chunk's red.global adds there).
  * acc lives in one branch only: a value that may be undefined on a path
  * would stay live around the loop and cost the registers wgmma needs.
  *
  * The barrier invariant (engines/hand/README.md): each wait here, for full(it),
- * ds_full(it - 1), ds_empty(it) and dq_empty (the drain of block it - 2),
- * is met by arrivals both consumers make in blocks before it (stage it - 2
- * released, dS^T of it - 1 stored, tiles of it - 2 freed and turns of it - 2
- * taken, in block it - 1), so the consumers never wait for each other
+ * ds_full(it - 1), ds_empty(it) and, at d 128, dq_empty (the drain of block
+ * it - 2), is met by arrivals both consumers make in blocks before it (stage
+ * it - 2 released, dS^T of it - 1 stored, tiles of it - 2 freed and turns of
+ * it - 2 taken, in block it - 1), so the consumers never wait for each other
  * within a block, and no parity wait can see a phase two ahead: each
- * barrier's next phase needs an arrival the waiter makes after its wait. */
+ * barrier's next phase needs an arrival the waiter makes after its wait.
+ * At d 64 (dq_from_regs) the dQ tile's pair is not used: the waits are
+ * full(it), ds_full(it - 1) and ds_empty(it), the same arrivals meet them,
+ * and the red.global adds wait for nothing. */
 template <int FP16, int D>
 __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2], const bwd_ctx &c,
-                                          const gdt_hand_attn_bwd_params &p, int it, int m0)
+                                          const gdt_hand_attn_bwd_params &p, int it, int m0, float *gdq_prev)
 {
     const u32 q = q_tile<D>(c, it);
     float s[32], dp[32];
@@ -622,7 +680,7 @@ __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2]
         wg_commit();
         store_block_ds<D>(da, c, it);
         wg_wait<1>();
-        dq_finish<D>(acc, c, it - 1);
+        dq_finish<D>(acc, c, it - 1, gdq_prev);
         finish_block<D>(dk, dv, c, it);
     } else {
         wg_fence(); /* none written since the last, but ptxas wants one in each branch (else C7520) */
@@ -664,11 +722,14 @@ template <int FP16, int D> __device__ __forceinline__ void consume(const bwd_ctx
         dk[v] = dv[v] = 0.f;
     bar_wait(kv_full<D>(c), 0);
     int it = 0;
+    float *prev = nullptr; /* block it - 1's accumulator rows, for dq_from_regs */
     for (int g = 0; g < p.group; ++g)
-        for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it)
-            iteration<FP16, D>(dk, dv, c, p, it, mb * BLOCK_M);
+        for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it) {
+            iteration<FP16, D>(dk, dv, c, p, it, mb * BLOCK_M, prev);
+            prev = dq_rows<D>(c, p, c.hk * p.group + g, mb);
+        }
     if (it > 0)
-        dq_last<FP16, D>(c, it - 1);
+        dq_last<FP16, D>(c, it - 1, prev);
     store_kv<FP16, D>(dk, dv, c, p);
 }
 
@@ -727,7 +788,7 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
         c.lane = (int)threadIdx.x & 31;
         if (threadIdx.x == 0)
             produce<D>(c, p, tq, tk, tv, tdo);
-        else if (threadIdx.x / 32 == 1)
+        else if (threadIdx.x / 32 == 1 && !dq_from_regs<D>())
             drain_dq<D>(c, p);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));

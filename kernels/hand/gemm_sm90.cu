@@ -3,8 +3,8 @@
  * bf16 or fp16 in and out, fp32 accumulate.  Built by nvcc for sm_90a into
  * a cubin that libgdtune embeds (engines/hand/README.md).
  *
- * Tiles of 128 x BN x 64 (BN 256, 192, 128 or 64), a 4-stage shared-memory ring,
- * 384 threads.  Warpgroup 0 is the producer: one thread issues the TMA
+ * Tiles of 128 x BN x 64 (BN 256, 192, 128 or 64), a shared-memory ring of
+ * 4 stages (6 or 8 in the _s6 and _s8 entries), 384 threads.  Warpgroup 0 is the producer: one thread issues the TMA
  * loads of A and B into the ring (full barrier per stage, completed by the
  * copies' byte count); warpgroups 1 and 2 are the consumers: each runs
  * wgmma m64nBNk16 on its 64-row half of the tile and releases a stage
@@ -39,16 +39,17 @@
 
 #define TILE_M 128
 #define TILE_K 64
-#define STAGES 4
 #define GROUP_M 8
 #define THREADS 384
 
 #define A_STAGE_BYTES (TILE_M * TILE_K * 2)
 #define B_STAGE_BYTES(BN) ((BN) * TILE_K * 2)
 #define C_BLOCK_BYTES (64 * 64 * 2)
-#define C_OFFSET(BN) (STAGES * (A_STAGE_BYTES + B_STAGE_BYTES(BN)))
-#define BAR_OFFSET(BN) (C_OFFSET(BN) + 4 * C_BLOCK_BYTES) /* two blocks per consumer */
-#define FLAG_OFFSET(BN) (BAR_OFFSET(BN) + 16 * STAGES)     /* after the full and empty barriers */
+/* ST: the ring's stages, a template parameter (4, or 6 and 8 where the
+ * ring still fits: engines/hand/hand_engine.c's SMEM_BYTES). */
+#define C_OFFSET(BN, ST) ((ST) * (A_STAGE_BYTES + B_STAGE_BYTES(BN)))
+#define BAR_OFFSET(BN, ST) (C_OFFSET(BN, ST) + 4 * C_BLOCK_BYTES) /* two blocks per consumer */
+#define FLAG_OFFSET(BN, ST) (BAR_OFFSET(BN, ST) + 16 * (ST))      /* after the full and empty barriers */
 #define CONSUMER_WARPS 8
 #define CONSUMERS_BAR 3 /* named barrier of the 256 consumer threads (1 and 2: one consumer) */
 
@@ -245,7 +246,7 @@ __device__ __forceinline__ work_unit work_at(const gdt_hand_gemm_params &p, int 
 
 /* ------------------------------------------------------------- producer */
 
-template <int A_K, int B_K, int BN, bool SPLIT>
+template <int A_K, int B_K, int BN, bool SPLIT, int STAGES>
 __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap *tb,
                                         const gdt_hand_gemm_params &p, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
@@ -405,13 +406,13 @@ __device__ __forceinline__ bool last_split(unsigned *counter, u32 flag, int spli
     return last != 0;
 }
 
-template <int FP16, int A_K, int B_K, int BN, bool SPLIT>
+template <int FP16, int A_K, int B_K, int BN, bool SPLIT, int STAGES>
 __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_gemm_params &p,
                                         float *ws, unsigned *counters, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
 {
     int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
-    u32 cbuf = smem + C_OFFSET(BN) + w * 2 * C_BLOCK_BYTES;
+    u32 cbuf = smem + C_OFFSET(BN, STAGES) + w * 2 * C_BLOCK_BYTES;
     float acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i)
@@ -444,7 +445,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
             bar_arrive(empty + 8 * ((it - 1) % STAGES));
         if constexpr (SPLIT) {
             store_partial<BN>(ws, acc, w, wk, p);
-            if (!last_split(counters + u % ntiles, smem + FLAG_OFFSET(BN), p.splits))
+            if (!last_split(counters + u % ntiles, smem + FLAG_OFFSET(BN, STAGES), p.splits))
                 continue;
             sum_splits<BN>(ws, acc, w, wk, p);
         }
@@ -456,7 +457,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
 
 /* ---------------------------------------------------------------- entry */
 
-template <int FP16, int A_K, int B_K, int BN, bool SPLIT>
+template <int FP16, int A_K, int B_K, int BN, bool SPLIT, int STAGES>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
                                      const CUtensorMap *tc, const gdt_hand_gemm_params &p,
                                      float *ws, unsigned *counters)
@@ -465,7 +466,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
      * bytes of slack for this. */
     u32 smem = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    u32 full = smem + BAR_OFFSET(BN), empty = full + 8 * STAGES;
+    u32 full = smem + BAR_OFFSET(BN, STAGES), empty = full + 8 * STAGES;
     int ktiles = (p.k + TILE_K - 1) / TILE_K, ntiles = p.tiles_m * p.tiles_n * p.batch;
     int nunits = SPLIT ? ntiles * p.splits : ntiles;
     if (threadIdx.x == 0) {
@@ -479,11 +480,12 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     if (threadIdx.x < 128) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0)
-            produce<A_K, B_K, BN, SPLIT>(ta, tb, p, smem, full, empty, ktiles, ntiles, nunits);
+            produce<A_K, B_K, BN, SPLIT, STAGES>(ta, tb, p, smem, full, empty, ktiles, ntiles,
+                                                 nunits);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume<FP16, A_K, B_K, BN, SPLIT>(tc, p, ws, counters, smem, full, empty, ktiles, ntiles,
-                                           nunits);
+        consume<FP16, A_K, B_K, BN, SPLIT, STAGES>(tc, p, ws, counters, smem, full, empty, ktiles,
+                                                   ntiles, nunits);
     }
 }
 
@@ -491,28 +493,36 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
  * engines/hand/hand_engine.c names them (k: K-major, m: MN-major; A first).
  * The configuration: none for 128 x 256, n128 for 128 x 128, nBN_splitk
  * for 128 x BN split along K, with partials in ws and one arrival counter
- * per tile in counters (both unused by the others). */
-#define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk, bn, split)                                          \
+ * per tile in counters (both unused by the others); a _sST suffix for a
+ * ring of ST stages rather than 4. */
+#define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk, bn, split, st)                                      \
     extern "C" __global__ void __launch_bounds__(THREADS, 1)                                        \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
              const __grid_constant__ CUtensorMap tc, const gdt_hand_gemm_params p, float *ws,       \
              unsigned *counters)                                                                    \
     {                                                                                               \
-        gemm<fp16, ak, bk, bn, split>(&ta, &tb, &tc, p, ws, counters);                              \
+        gemm<fp16, ak, bk, bn, split, st>(&ta, &tb, &tc, p, ws, counters);                          \
     }
 
-#define GDT_HAND_GEMM_LAYOUTS(prefix, bn, split)                                                    \
-    GDT_HAND_GEMM_ENTRY(prefix##bf16_kk, 0, 1, 1, bn, split)                                        \
-    GDT_HAND_GEMM_ENTRY(prefix##bf16_km, 0, 1, 0, bn, split)                                        \
-    GDT_HAND_GEMM_ENTRY(prefix##bf16_mk, 0, 0, 1, bn, split)                                        \
-    GDT_HAND_GEMM_ENTRY(prefix##bf16_mm, 0, 0, 0, bn, split)                                        \
-    GDT_HAND_GEMM_ENTRY(prefix##fp16_kk, 1, 1, 1, bn, split)                                        \
-    GDT_HAND_GEMM_ENTRY(prefix##fp16_km, 1, 1, 0, bn, split)                                        \
-    GDT_HAND_GEMM_ENTRY(prefix##fp16_mk, 1, 0, 1, bn, split)                                        \
-    GDT_HAND_GEMM_ENTRY(prefix##fp16_mm, 1, 0, 0, bn, split)
+#define GDT_HAND_GEMM_LAYOUTS(prefix, bn, split, st)                                                \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_kk, 0, 1, 1, bn, split, st)                                    \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_km, 0, 1, 0, bn, split, st)                                    \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_mk, 0, 0, 1, bn, split, st)                                    \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_mm, 0, 0, 0, bn, split, st)                                    \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_kk, 1, 1, 1, bn, split, st)                                    \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_km, 1, 1, 0, bn, split, st)                                    \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_mk, 1, 0, 1, bn, split, st)                                    \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_mm, 1, 0, 0, bn, split, st)
 
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_, 256, false)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_, 128, false)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_, 128, true)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_splitk_, 192, true)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_, 64, true)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_, 256, false, 4)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_, 128, false, 4)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_, 128, true, 4)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_splitk_, 192, true, 4)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_, 64, true, 4)
+/* The deeper rings (README: the small-M cells wait on loads, not on the
+ * tensor cores): 6 stages of 128 x 128 (32 KB each) and 8 of 128 x 64
+ * (24 KB each), as much as 227 KB of shared memory holds beside the
+ * output buffers. */
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_s6_, 128, false, 6)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_s6_, 128, true, 6)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_s8_, 64, true, 8)

@@ -20,6 +20,9 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, SPLIT_K=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=192]",
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
+    "gemm.hand[GROUP_M=8, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -86,6 +89,10 @@ static void test_decline(void)
         "gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
         "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
         "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=96]",
+        "gemm.hand[GROUP_M=8, STAGES=6, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, STAGES=8, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=6, TILEK=64, TILE_M=128, TILE_N=64]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -123,18 +130,20 @@ static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS]
  * units) and leads by table order.  4096^3: 128 x 256 and 128 x 128 tie
  * at 65536, the wider first.  m=1024: the 128 tiles of 128 x 256, tied
  * with 256 of 128 x 128.  A K of one 64-deep tile cannot be split: every
- * split plan runs unsplit there, the narrowest tile fills the most SMs. */
+ * split plan runs unsplit there, the narrowest tile fills the most SMs.
+ * The makespan does not count stages, so each deeper ring (7, 8, 9) comes
+ * right after its 4-stage twin (1, 3, 6): a tie, same splits, table order. */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", (const int[]){6, 3, 2, 4, 5, 1, 0});
-    check_order("m=128,n=4096,k=14336", (const int[]){6, 3, 4, 2, 5, 1, 0});
-    check_order("m=1,n=4096,k=4096", (const int[]){6, 3, 2, 4, 5, 1, 0});
-    check_order("m=128,n=14336,k=4096", (const int[]){1, 2, 6, 3, 5, 0, 4});
-    check_order("m=256,n=6144,k=4096", (const int[]){5, 6, 1, 2, 3, 0, 4});
-    check_order("m=512,n=4096,k=4096", (const int[]){1, 2, 6, 3, 5, 0, 4});
-    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 2, 6, 5, 3, 4});
-    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 2, 6, 5, 3, 4});
-    check_order("m=128,n=4096,k=64", (const int[]){6, 1, 2, 3, 4, 5, 0});
+    check_order("m=128,n=4096,k=4096", (const int[]){6, 9, 3, 8, 2, 4, 5, 1, 7, 0});
+    check_order("m=128,n=4096,k=14336", (const int[]){6, 9, 3, 8, 4, 2, 5, 1, 7, 0});
+    check_order("m=1,n=4096,k=4096", (const int[]){6, 9, 3, 8, 2, 4, 5, 1, 7, 0});
+    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 2, 6, 9, 3, 8, 5, 0, 4});
+    check_order("m=256,n=6144,k=4096", (const int[]){5, 6, 9, 1, 7, 2, 3, 8, 0, 4});
+    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 2, 6, 9, 3, 8, 5, 0, 4});
+    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 2, 6, 9, 5, 3, 8, 4});
+    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 2, 6, 9, 5, 3, 8, 4});
+    check_order("m=128,n=4096,k=64", (const int[]){6, 9, 1, 7, 2, 3, 8, 4, 5, 0});
 }
 
 int main(void)

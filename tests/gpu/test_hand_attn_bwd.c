@@ -5,10 +5,12 @@
  * dtype's bound, outputs poisoned first and the plan executed twice (the
  * second run must clear the dQ accumulator the first one left); the max
  * error over the largest reference magnitude is printed beside it.
- * b4 h32 s4096 d128 bf16, causal and then without a mask, matches the first
- * mode-A cuDNN backward plan the same way.  A misaligned pointer and a
- * missing workspace are refused at execute.  Then for each of those two
- * shapes a figure, not asserted: its time (all three kernels), median of 25
+ * b4 h32 s4096 bf16 at d 128 and at d 64 (the two dQ paths: d 128 through
+ * the shared-memory tile and the writer warp's bulk reduces, d 64 by
+ * red.global.add from registers), causal and then without a mask, matches
+ * the first mode-A cuDNN backward plan the same way.  A misaligned pointer
+ * and a missing workspace are refused at execute.  Then for each of those four shapes a
+ * figure, not asserted: its time (all three kernels), median of 25
  * event-timed runs after a warm-up, and TFLOP/s by the family's flop count,
  * beside the cuDNN plan's.  Each case and each large shape runs under a
  * watchdog: a hung kernel fails the test within HAND_WATCHDOG_S seconds instead
@@ -32,8 +34,8 @@ static const char *const cases[] = {
     "b=2,h_q=4,h_kv=4,s=777,d=128,causal=none,dtype=fp16,layout=bhsd",
     "b=1,h_q=2,h_kv=2,s_q=100,s_kv=333,d=64,causal=top_left", /* key blocks 1, 2 see no query */
     /* d 64 with 15, 12 and 6 blocks per CTA (group 3, first query blocks 0, 1
-     * and 3): an odd count, so consumer 0 stages one dQ tile more than
-     * consumer 1, and both take every block's turn at the tile */
+     * and 3): at 15, an odd count, consumer 0 computes one block's dQ more
+     * than consumer 1, the last one after the loop (dq_last) */
     "b=1,h_q=6,h_kv=2,s_q=300,s_kv=333,d=64,causal=bottom_right",
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
@@ -66,9 +68,12 @@ static const hand_attn_test test = {
     .refusal = test_refusal,
 };
 
-/* Every case and the large shape, then that shape without a mask. */
+/* Every case and the large shape (d 128 causal), then d 128 without a mask
+ * and the d 64 pair, whose dQ takes the register path. */
 int main(void)
 {
-    static const char *const dense[] = {"b=4,h=32,s=4096,d=128,dtype=bf16,causal=none", NULL};
-    return hand_attn_main(&test, dense);
+    static const char *const more[] = {"b=4,h=32,s=4096,d=128,dtype=bf16,causal=none",
+                                       "b=4,h=32,s=4096,d=64,dtype=bf16,causal=top_left",
+                                       "b=4,h=32,s=4096,d=64,dtype=bf16,causal=none", NULL};
+    return hand_attn_main(&test, more);
 }
