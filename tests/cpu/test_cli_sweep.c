@@ -421,6 +421,17 @@ static void check_other_build(const char *run, const char *dir)
     CHECK(strstr(out, "measured with candidate rows") == NULL);
 }
 
+/* The worker unset; the last output shown on a failure, the folder kept
+ * for it, else removed. */
+static void end_run(const char *dir)
+{
+    unsetenv("GDTUNE_WORKER_EXE");
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+    if (!gdt_test_failures)
+        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 static void test_run_loop(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_loop_XXXXXX", run[600], args[2048], path[700];
@@ -523,11 +534,7 @@ static void test_run_loop(const char *self)
     CHECK(file_contains(path, "> **2 plans INCORRECT, 6 FAILED**"));
     CHECK(file_contains(path, "- cell 0 `cudnn.eng1`: **incorrect**: C: relative L2 error 0.5"));
     CHECK(file_contains(path, "`gemm.test_fault`: **failed**: worker died: signal 11"));
-    unsetenv("GDTUNE_WORKER_EXE");
-    if (gdt_test_failures)
-        fprintf(stderr, "%s\n", out);
-    if (!gdt_test_failures)
-        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+    end_run(dir);
 }
 
 /* DIR/spec.json: GEMM cells of n = k = 256, one per m of ms ("256,512"). */
@@ -545,13 +552,20 @@ static void write_spec(char *spec, size_t n, const char *dir, const char *ms, co
     }
 }
 
+/* A sweep test's folder (dir, a mkdtemp template) with its spec (M values
+ * ms, more settings extra), the stand-in worker this executable is. */
+static void start_run(char *dir, char *spec, size_t n, const char *self, const char *ms, const char *extra)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    write_spec(spec, n, dir, ms, extra);
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+}
+
 /* One worker per GPU of the first GPU's model, cells spread across them. */
 static void test_gpus(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_gpus_XXXXXX", spec[600], args[2048], run[600];
-    CHECK(mkdtemp(dir) != NULL);
-    write_spec(spec, sizeof spec, dir, "256,512,1024", "");
-    setenv("GDTUNE_WORKER_EXE", self, 1);
+    start_run(dir, spec, sizeof spec, self, "256,512,1024", "");
     setenv("GDT_FAKE_GPUS", "3", 1);
     setenv("GDT_FAKE_ODD", "2", 1);
     snprintf(run, sizeof run, "%s/run", dir);
@@ -574,11 +588,7 @@ static void test_gpus(const char *self)
     CHECK(strstr(out, "GPUs:") == NULL);
     unsetenv("GDT_FAKE_GPUS");
     unsetenv("GDT_FAKE_ODD");
-    unsetenv("GDTUNE_WORKER_EXE");
-    if (gdt_test_failures)
-        fprintf(stderr, "%s\n", out);
-    if (!gdt_test_failures)
-        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+    end_run(dir);
 }
 
 static bool file_contains(const char *path, const char *what)
@@ -598,9 +608,7 @@ static bool file_contains(const char *path, const char *what)
 static void test_racing(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_race_XXXXXX", spec[600], args[2048], run[600], journal[700];
-    CHECK(mkdtemp(dir) != NULL);
-    write_spec(spec, sizeof spec, dir, "256", "");
-    setenv("GDTUNE_WORKER_EXE", self, 1);
+    start_run(dir, spec, sizeof spec, self, "256", "");
     snprintf(run, sizeof run, "%s/raced", dir);
     snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1", spec, run, dir);
     CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
@@ -629,9 +637,7 @@ static void test_racing(const char *self)
 static void test_noise_floor(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_floor_XXXXXX", spec[600], args[2048], path[700];
-    CHECK(mkdtemp(dir) != NULL);
-    write_spec(spec, sizeof spec, dir, "256", ",\"noise_floor\":0.05");
-    setenv("GDTUNE_WORKER_EXE", self, 1);
+    start_run(dir, spec, sizeof spec, self, "256", ",\"noise_floor\":0.05");
     snprintf(args, sizeof args, "gemm --spec %s --out %s/run --tables-dir %s/t --deadline 1", spec, dir,
              dir);
     CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
@@ -640,11 +646,7 @@ static void test_noise_floor(const char *self)
     CHECK(!file_contains(path, "\"noise\": 0.002"));
     snprintf(path, sizeof path, "%s/run/journal.jsonl", dir);
     CHECK(file_contains(path, "\"noise\":0.002"));
-    unsetenv("GDTUNE_WORKER_EXE");
-    if (gdt_test_failures)
-        fprintf(stderr, "%s\n", out);
-    if (!gdt_test_failures)
-        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+    end_run(dir);
 }
 
 /* The first plan of the tables' first cell (ranking order) into name. */
@@ -684,9 +686,7 @@ static int drop_last_record(const char *dir)
 static void test_rounds(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_rounds_XXXXXX", spec[600], args[2048], run[600], path[700], first[128];
-    CHECK(mkdtemp(dir) != NULL);
-    write_spec(spec, sizeof spec, dir, "256", "");
-    setenv("GDTUNE_WORKER_EXE", self, 1);
+    start_run(dir, spec, sizeof spec, self, "256", "");
     snprintf(run, sizeof run, "%s/run", dir);
     snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1 --rounds 3",
              spec, run, dir);
@@ -730,11 +730,7 @@ static void test_rounds(const char *self)
     first_entry(path, first, sizeof first);
     CHECK_STR(first, "gemm.nvrtc[TILE_M=128]");
     unsetenv("GDT_FAKE_ROUNDS_FAIL");
-    unsetenv("GDTUNE_WORKER_EXE");
-    if (gdt_test_failures)
-        fprintf(stderr, "%s\n", out);
-    if (!gdt_test_failures)
-        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+    end_run(dir);
 }
 
 /* The names of the journal's attempts from line from on, each followed by
@@ -834,9 +830,7 @@ static void copy_tables(const char *dir, const char *sub, const char *from, cons
 static void test_prior(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_prior_XXXXXX", spec[600], args[2048], want[2048], path[700];
-    CHECK(mkdtemp(dir) != NULL);
-    write_spec(spec, sizeof spec, dir, "256", "");
-    setenv("GDTUNE_WORKER_EXE", self, 1);
+    start_run(dir, spec, sizeof spec, self, "256", "");
     snprintf(args, sizeof args, "--tables-dir %s/t", dir);
     snprintf(want, sizeof want, "\"prior\":{\"dir\":\"%s/t\",\"tables\":[{\"family\":\"gemm\","
              "\"path\":\"%s/t/sm90/gemm.tuning.json\",\"note\":\"no table\"}]}}\n", dir, dir);
@@ -882,11 +876,7 @@ static void test_prior(const char *self)
     attempt_names(path, keep, want, sizeof want);
     CHECK_STR(want, untimed_names);
     CHECK_CONTAINS(out, "/p/sm90/gemm.tuning.json changed since the run started (sha256 ");
-    unsetenv("GDTUNE_WORKER_EXE");
-    if (gdt_test_failures)
-        fprintf(stderr, "%s\n", out);
-    if (!gdt_test_failures)
-        CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+    end_run(dir);
 }
 
 int main(int argc, char **argv)
