@@ -64,6 +64,7 @@ static void cu_init(void)
         {"cuFuncSetAttribute", (void **)&cu_api.cuFuncSetAttribute},
         {"cuFuncGetAttribute", (void **)&cu_api.cuFuncGetAttribute},
         {"cuLaunchKernelEx", (void **)&cu_api.cuLaunchKernelEx},
+        {"cuOccupancyMaxActiveClusters", (void **)&cu_api.cuOccupancyMaxActiveClusters},
         {"cuLaunchKernel", (void **)&cu_api.cuLaunchKernel},
         {"cuTensorMapEncodeTiled", (void **)&cu_api.cuTensorMapEncodeTiled},
     };

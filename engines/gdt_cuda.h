@@ -42,6 +42,7 @@ typedef struct gdt_cu_api {
     CUresult (*cuFuncSetAttribute)(CUfunction, CUfunction_attribute, int);
     CUresult (*cuFuncGetAttribute)(int *, CUfunction_attribute, CUfunction);
     CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+    CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void **, void **);
     /* Host-side only (no device work): the hand engine's TMA descriptors. */

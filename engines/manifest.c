@@ -34,7 +34,7 @@ static const gdt_engine_slot slots[] = {
     [SLOT_GEMM_NVRTC] = {GDT_FAMILY_GEMM, 0, "gemm.nvrtc", GDT_ENGINE_NVRTC, "contraction",
                          {SM80_PLUS, BF16_FP16, 0, 0, 0}, false, &gdt__nvrtc_ops},
     /* The handwritten TMA + wgmma GEMM (engines/hand/README.md): its cubin
-     * is sm_90a code, so sm90 alone; ten fixed configurations, no rows.
+     * is sm_90a code, so sm90 alone; eleven fixed configurations, no rows.
      * tests/gpu/test_hand verifies every case it accepts on the H200. */
     [SLOT_GEMM_HAND] = {GDT_FAMILY_GEMM, 10, "gemm.hand", GDT_ENGINE_HAND, NULL,
                         {SM90_ONLY, BF16_FP16, 0, 0, 0}, false, &gdt__hand_gemm_ops},

@@ -6,7 +6,9 @@
  * TMA cannot describe (16-byte multiples).  build loads the cubin;
  * execute encodes the three tensor maps (again only when the pointers
  * change) and launches the persistent grid; a split-K configuration sums
- * its partials inside that launch, with arrival counters the plan owns. */
+ * its partials inside that launch, with arrival counters the plan owns; a
+ * cluster configuration launches clusters of two CTAs along N, which share
+ * A through a multicast TMA. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,27 +29,35 @@ enum { TILE_M = 128, TILE_K = 64, GROUP_M = 8, THREADS = 384 };
     ((c)->stages * (TILE_M + (c)->tile_n) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * (c)->stages + 16 + \
      1024)
 
+/* The CLUSTER_SHAPE knob's values are cublasLtClusterShape_t's in every
+ * engine; this is its 1x2x1: one CTA along M, two along N. */
+enum { CLUSTER_SHAPE_1X2X1 = 5 };
+
 /* The fixed configurations; the untimed order breaks its ties in this
  * order (gdt__hand_gemm_plans).  The first is the knobless gemm.hand;
- * split_k > 1 names a SPLIT_K knob, a workspace and arrival counters. */
+ * split_k > 1 names a SPLIT_K knob, a workspace and arrival counters;
+ * cluster_n 2 a CLUSTER_SHAPE knob and clusters of two CTAs along N. */
 typedef struct hand_config {
-    int tile_n, split_k, stages;
+    int tile_n, split_k, stages, cluster_n;
     const char *entry; /* the prefix of its entries in the .cu */
 } hand_config;
 
 static const hand_config configs[] = {
-    {256, 1, 4, "gdt_hand_gemm"},
-    {128, 1, 4, "gdt_hand_gemm_n128"},
-    {128, 2, 4, "gdt_hand_gemm_n128_splitk"},
-    {128, 4, 4, "gdt_hand_gemm_n128_splitk"},
-    {128, 8, 4, "gdt_hand_gemm_n128_splitk"},
-    {192, 2, 4, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 = 128 units */
-    {64, 2, 4, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 = 128 units */
+    {256, 1, 4, 1, "gdt_hand_gemm"},
+    {128, 1, 4, 1, "gdt_hand_gemm_n128"},
+    {128, 2, 4, 1, "gdt_hand_gemm_n128_splitk"},
+    {128, 4, 4, 1, "gdt_hand_gemm_n128_splitk"},
+    {128, 8, 4, 1, "gdt_hand_gemm_n128_splitk"},
+    {192, 2, 4, 1, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 = 128 units */
+    {64, 2, 4, 1, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 = 128 units */
     /* Deeper rings for the small-M cells, which wait on loads (README):
      * twice the bytes in flight per SM. */
-    {128, 1, 6, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
-    {128, 4, 6, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
-    {64, 2, 8, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
+    {128, 1, 6, 1, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
+    {128, 4, 6, 1, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
+    {64, 2, 8, 1, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
+    /* 128 x 256 in clusters of two along N sharing A (multicast): a
+     * third less from L2 a stage; m = 2048, n = k = 4096 (README). */
+    {256, 1, 4, 2, "gdt_hand_gemm_c2"},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
@@ -81,6 +91,7 @@ struct gdt_compiled {
     CUmodule mod;
     CUfunction fn;
     CUlaunchConfig cfg;
+    CUlaunchAttribute cluster; /* cfg.attrs, for a cluster configuration */
 };
 
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
@@ -95,6 +106,8 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
     gdt_plan_id_set_knob(out, GDT_KNOB_GROUP_M, GROUP_M);
     if (c->split_k > 1)
         gdt_plan_id_set_knob(out, GDT_KNOB_SPLIT_K, c->split_k);
+    if (c->cluster_n == 2)
+        gdt_plan_id_set_knob(out, GDT_KNOB_CLUSTER_SHAPE, CLUSTER_SHAPE_1X2X1);
 }
 
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out)
@@ -119,11 +132,14 @@ static int config_index(const gdt_plan_id *p)
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* The work units config i runs for a problem: tiles times the splits it
- * can make (at most one per 64-deep K tile). */
+/* The work units config i runs for a problem, one CTA's each: tiles times
+ * the splits it can make (at most one per 64-deep K tile).  A cluster
+ * walks pairs of tiles along N, so an odd column count gets one more (a
+ * CTA past N that loads A for its partner). */
 static int64_t config_units(const hand_config *c, const gdt_gemm_desc *g)
 {
-    int64_t tiles = ceil_div(g->m, TILE_M) * ceil_div(g->n, c->tile_n) * g->batch;
+    int64_t cols = ceil_div(ceil_div(g->n, c->tile_n), c->cluster_n) * c->cluster_n;
+    int64_t tiles = ceil_div(g->m, TILE_M) * cols * g->batch;
     int64_t ktiles = ceil_div(g->k, TILE_K);
     return tiles * (c->split_k < ktiles ? c->split_k : ktiles);
 }
@@ -182,13 +198,15 @@ static void geometry(int64_t eu, int64_t eo, int64_t so, int64_t batch, int64_t 
 
 /* The three maps of a problem, or why TMA cannot describe an operand.  A
  * is K-major when its K axis has unit stride, else MN-major; B MN-major
- * when its N axis has, else K-major; C must be row-major. */
+ * when its N axis has, else K-major; C must be row-major.  In a cluster
+ * each CTA loads 64 of A's 128 rows (MN-major A is loaded 64 rows a box
+ * anyway). */
 static bool layout(const gdt_gemm_desc *g, const hand_config *c, map_geometry geo[3], char *why,
                    size_t n)
 {
     const int64_t *sa = g->a_stride, *sb = g->b_stride, *sc = g->c_stride;
     if (sa[2] == 1)
-        geometry(g->k, g->m, sa[1], g->batch, sa[0], TILE_M, &geo[0]);
+        geometry(g->k, g->m, sa[1], g->batch, sa[0], (uint32_t)(TILE_M / c->cluster_n), &geo[0]);
     else if (sa[1] == 1)
         geometry(g->m, g->k, sa[2], g->batch, sa[0], 64, &geo[0]);
     else
@@ -300,6 +318,37 @@ static gdt_status counters_new(gdt_compiled *c, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* The persistent grid: at most one CTA per SM and per unit; a cluster
+ * configuration launches whole clusters, (2, 1, 1) each, along grid x
+ * (the kernel pairs blockIdx.x 2i and 2i + 1), and no more of them than
+ * the driver says can be resident at once (cuOccupancyMaxActiveClusters
+ * for this function, block and shared memory): a cluster past those
+ * would wait for a resident one to exit, a second wave that doubles the
+ * kernel's time.  cfg's block and shared memory must be set. */
+static gdt_status launch_grid(gdt_compiled *c, int sms, gdt_error *e)
+{
+    int64_t units = config_units(c->config, &c->facts.problem.u.gemm), per = c->config->cluster_n;
+    int64_t clusters = units / per < sms / per ? units / per : sms / per;
+    c->cfg.gridDimX = (unsigned)(clusters * per);
+    c->cfg.gridDimY = c->cfg.gridDimZ = 1;
+    if (per == 1)
+        return GDT_STATUS_OK;
+    c->cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    c->cluster.value.clusterDim.x = (unsigned)per;
+    c->cluster.value.clusterDim.y = c->cluster.value.clusterDim.z = 1;
+    c->cfg.attrs = &c->cluster;
+    c->cfg.numAttrs = 1;
+    int resident = 0;
+    GDT_CHECK_CU(e, c->cu->cuOccupancyMaxActiveClusters(&resident, c->fn, &c->cfg));
+    if (resident < 1)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "gemm.hand: no cluster of %d CTAs of %u bytes of shared memory fits "
+                             "on this device", (int)per, c->cfg.sharedMemBytes);
+    if (clusters > resident)
+        c->cfg.gridDimX = (unsigned)(resident * per);
+    return GDT_STATUS_OK;
+}
+
 static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
 {
     const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
@@ -318,11 +367,11 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     st = counters_new(c, e);
     if (st != GDT_STATUS_OK)
         return st;
-    int64_t units = config_units(c->config, &c->facts.problem.u.gemm);
-    c->cfg.gridDimX = (unsigned)(units < sms ? units : sms);
-    c->cfg.gridDimY = c->cfg.gridDimZ = 1;
     c->cfg.blockDimX = THREADS, c->cfg.blockDimY = c->cfg.blockDimZ = 1;
     c->cfg.sharedMemBytes = (unsigned)smem;
+    st = launch_grid(c, sms, e);
+    if (st != GDT_STATUS_OK)
+        return st;
     if (info)
         info->load_seconds = gdt_now() - t0;
     return GDT_STATUS_OK;

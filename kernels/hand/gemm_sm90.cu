@@ -24,6 +24,12 @@
  * stores C through the same epilogue and sets the counter back to zero, so
  * the counters are zero again for the next launch.
  *
+ * Clusters (the C2 entries): two CTAs along N share A.  Each loads one
+ * 64-row half of A with a multicast TMA into the same stage of both CTAs
+ * and its own B; a stage is released to both producers only when both
+ * CTAs' consumers are done with it.  The barriers and the schedule are in
+ * the tables and comments below (BARRIERS, work_at).
+ *
  * Layouts: A and B are K-major (unit stride along K) or MN-major; the
  * tensor maps are built for the layout and wgmma reads either through its
  * transpose bits.  Every operand is 128-byte-swizzled in shared memory:
@@ -52,6 +58,30 @@
 #define FLAG_OFFSET(BN, ST) (BAR_OFFSET(BN, ST) + 16 * (ST))      /* after the full and empty barriers */
 #define CONSUMER_WARPS 8
 #define CONSUMERS_BAR 3 /* named barrier of the 256 consumer threads (1 and 2: one consumer) */
+#define A_HALF_BYTES (A_STAGE_BYTES / 2) /* 64 rows of A: one CTA's multicast in a cluster */
+
+/* BARRIERS, per stage s (it = the stage's use count, the same in both CTAs
+ * of a cluster; round = it / STAGES, phase parity round & 1):
+ *
+ *   barrier    count                 arrivals                         completes when
+ *   full[s]    1                     own producer's arrive.expect_tx  A (both halves in a cluster) and
+ *                                    of A + its own B bytes           own B landed: the TMA's bytes
+ *   empty[s]   8 (CONSUMER_WARPS)    lane 0 of each own consumer      both consumers read the stage
+ *              16 in a cluster       warp; in a cluster, each warp    both CTAs' consumers read it
+ *                                    of both CTAs arrives at both     (either producer then writes
+ *                                    CTAs' empty[s]                   A into both CTAs' stage)
+ *
+ * Consumers wait full[s] for parity round & 1; the producer waits empty[s]
+ * for (round & 1) ^ 1, which the fresh barrier passes in round 0.  In a
+ * cluster the partner's half of A may land on full[s] before this
+ * producer's expect_tx (the tx count goes below zero; the phase still
+ * waits for the one arrival), but never a round early: the partner writes
+ * stage s of round r + 1 only after this CTA's consumers released round r,
+ * that is after full[s] round r completed.  Named barriers: 1 and 2 the
+ * epilogue of one consumer (128 threads), CONSUMERS_BAR both (256).  A
+ * cluster syncs all 768 threads after the barriers' init (the partner's
+ * must exist before a multicast or remote arrival reaches them) and before
+ * exit (a CTA's shared memory must outlive the partner's last arrival). */
 
 /* Mirrored field for field by gdt_hand_gemm_params in engines/hand/hand_engine.c. */
 struct gdt_hand_gemm_params {
@@ -68,6 +98,17 @@ __device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 ba
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
                  "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* tma_load's box into both CTAs of the cluster, at the same offset dst in
+ * each, completing its bytes on each one's barrier at offset bar. */
+__device__ __forceinline__ void tma_load_multicast(u32 dst, const CUtensorMap *map, u32 bar, int c0,
+                                                   int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"((unsigned short)0x3)
                  : "memory");
 }
 
@@ -89,6 +130,43 @@ template <int N> __device__ __forceinline__ void bulk_wait_read()
 template <int N> __device__ __forceinline__ void bulk_wait()
 {
     asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* -------------------------------------------------------------- cluster */
+
+__device__ __forceinline__ u32 cluster_rank()
+{
+    u32 r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ u32 cluster_size()
+{
+    u32 r;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+    return r;
+}
+
+/* Every thread of both CTAs: what each wrote before is visible to all after. */
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/* One arrival at the barrier at offset bar in CTA `rank` of the cluster
+ * (this CTA's own included).  Release at CTA scope, the default, as
+ * CUTLASS's ClusterBarrier::arrive: what it orders is this warp's wgmma
+ * reads of the stage, already complete (wgmma.wait_group), before the
+ * producer's TMA overwrites it.  A .release.cluster here fences every
+ * arrival at cluster scope: on the H200 that made each K tile take
+ * about 1.1 us whatever the tile (0.44 us one CTA at 128 x 128). */
+__device__ __forceinline__ void bar_arrive_cluster(u32 bar, u32 rank)
+{
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
 }
 
 /* ---------------------------------------------------------------- wgmma */
@@ -212,48 +290,112 @@ struct tile_coord {
     int b, m0, n0;
 };
 
-/* Grouped raster within a batch: GROUP_M tile rows walked column by column. */
-template <int BN> __device__ __forceinline__ tile_coord tile_at(const gdt_hand_gemm_params &p, int t)
+/* Grouped raster within a batch: GROUP_M tile rows walked column by
+ * column, over `cols` columns `width` wide. */
+__device__ __forceinline__ tile_coord tile_at(const gdt_hand_gemm_params &p, int t, int cols,
+                                              int width)
 {
-    int per_batch = p.tiles_m * p.tiles_n;
+    int per_batch = p.tiles_m * cols;
     int b = t / per_batch, r = t % per_batch;
-    int in_group = GROUP_M * p.tiles_n;
+    int in_group = GROUP_M * cols;
     int first_m = (r / in_group) * GROUP_M;
     int size_m = p.tiles_m - first_m < GROUP_M ? p.tiles_m - first_m : GROUP_M;
     int tm = first_m + (r % in_group) % size_m, tn = (r % in_group) / size_m;
-    return {b, tm * TILE_M, tn * BN};
+    return {b, tm * TILE_M, tn * width};
+}
+
+/* The tiles a grid walks: p.tiles_n columns of BN, or in a cluster
+ * (tiles_n + 1) / 2 columns of 2 BN, one pair of tiles each, the CTA of
+ * rank r taking the pair's tile r.  Both CTAs thus get the same rows of A,
+ * and with an odd tiles_n the last pair's second tile lies past N (a
+ * ghost: it loads its half of A for the partner and stores nothing). */
+template <int BN, bool CLUSTER> __device__ __forceinline__ int walked_tiles(const gdt_hand_gemm_params &p)
+{
+    return p.tiles_m * (CLUSTER ? (p.tiles_n + 1) / 2 : p.tiles_n) * p.batch;
+}
+
+template <int BN, bool CLUSTER>
+__device__ __forceinline__ tile_coord unit_tile(const gdt_hand_gemm_params &p, int t)
+{
+    if constexpr (!CLUSTER)
+        return tile_at(p, t, p.tiles_n, BN);
+    tile_coord c = tile_at(p, t, (p.tiles_n + 1) / 2, 2 * BN);
+    c.n0 += (int)cluster_rank() * BN;
+    return c;
+}
+
+/* The unit of a grid (one CTA) or of a cluster (both CTAs, in lockstep:
+ * the same units, so the same K ranges and stage counts) to start at, and
+ * the stride of the walk. */
+template <bool CLUSTER> __device__ __forceinline__ int first_unit()
+{
+    return CLUSTER ? (int)blockIdx.x / 2 : (int)blockIdx.x;
+}
+
+template <bool CLUSTER> __device__ __forceinline__ int unit_stride()
+{
+    return CLUSTER ? (int)gridDim.x / 2 : (int)gridDim.x;
 }
 
 /* One work unit: a tile, and the K tiles [kt0, kt1) of its split.  Every
  * tile of split s comes before those of split s + 1, so the CTAs running
  * at once share A and walk B in the raster's order; the host keeps
- * p.splits at most the K tiles, so no range is empty. */
+ * p.splits at most the K tiles, so no range is empty.  `tile` (split
+ * units only) is the index of the tile's counter: its raster position, or in a cluster
+ * (where positions are pairs) (b * tiles_m + row) * tiles_n + column, so
+ * that the host's tiles_m * tiles_n * batch counters serve both. */
 struct work_unit {
     tile_coord c;
-    int kt0, kt1, split;
+    int kt0, kt1, split, tile;
 };
 
-template <int BN, bool SPLIT>
+/* ntiles: walked_tiles, so that the two CTAs of a cluster, given the same
+ * u, get the same split and K range. */
+template <int BN, bool SPLIT, bool CLUSTER>
 __device__ __forceinline__ work_unit work_at(const gdt_hand_gemm_params &p, int u, int ntiles,
                                              int ktiles)
 {
     if constexpr (!SPLIT)
-        return {tile_at<BN>(p, u), 0, ktiles, 0};
+        return {unit_tile<BN, CLUSTER>(p, u), 0, ktiles, 0, 0};
     int s = u / ntiles, base = ktiles / p.splits, rem = ktiles % p.splits;
     int kt0 = s * base + (s < rem ? s : rem);
-    return {tile_at<BN>(p, u % ntiles), kt0, kt0 + base + (s < rem ? 1 : 0), s};
+    tile_coord c = unit_tile<BN, CLUSTER>(p, u % ntiles);
+    int tile = CLUSTER ? (c.b * p.tiles_m + c.m0 / TILE_M) * p.tiles_n + c.n0 / BN : u % ntiles;
+    return {c, kt0, kt0 + base + (s < rem ? 1 : 0), s, tile};
 }
 
 /* ------------------------------------------------------------- producer */
 
-template <int A_K, int B_K, int BN, bool SPLIT, int STAGES>
+/* Stage A at sa: the whole tile, or in a cluster this CTA's 64-row half
+ * (rank r: rows m0 + 64 r, at sa + r A_HALF_BYTES in either layout) into
+ * both CTAs, so that each CTA's full barrier gets both halves' bytes. */
+template <int A_K, bool CLUSTER>
+__device__ __forceinline__ void load_a(u32 sa, const CUtensorMap *ta, u32 fb, const tile_coord &c,
+                                       int k0)
+{
+    if constexpr (CLUSTER) {
+        int r = (int)cluster_rank();
+        if constexpr (A_K)
+            tma_load_multicast(sa + r * A_HALF_BYTES, ta, fb, k0, c.m0 + 64 * r, c.b);
+        else
+            tma_load_multicast(sa + r * A_HALF_BYTES, ta, fb, c.m0 + 64 * r, k0, c.b);
+    } else if constexpr (A_K)
+        tma_load(sa, ta, fb, k0, c.m0, c.b);
+    else
+        for (int j = 0; j < TILE_M / 64; ++j)
+            tma_load(sa + j * 8192, ta, fb, c.m0 + 64 * j, k0, c.b);
+}
+
+template <int A_K, int B_K, int BN, bool SPLIT, int STAGES, bool CLUSTER>
 __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap *tb,
                                         const gdt_hand_gemm_params &p, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
 {
     int it = 0;
-    for (int u = blockIdx.x; u < nunits; u += gridDim.x) {
-        work_unit wk = work_at<BN, SPLIT>(p, u, ntiles, ktiles);
+    for (int u = first_unit<CLUSTER>(); u < nunits; u += unit_stride<CLUSTER>()) {
+        work_unit wk = work_at<BN, SPLIT, CLUSTER>(p, u, ntiles, ktiles);
+        /* A ghost loads no B: its consumers' wgmma reads stale B, harmlessly. */
+        bool ghost = CLUSTER && wk.c.n0 >= p.n;
         for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
             int s = it % STAGES;
             u32 round = (u32)(it / STAGES);
@@ -262,12 +404,10 @@ __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap
             u32 sb = smem + STAGES * A_STAGE_BYTES + s * B_STAGE_BYTES(BN);
             int k0 = kt * TILE_K;
             /* The full box counts even where it is zero-filled. */
-            bar_expect_tx(fb, A_STAGE_BYTES + B_STAGE_BYTES(BN));
-            if constexpr (A_K)
-                tma_load(sa, ta, fb, k0, wk.c.m0, wk.c.b);
-            else
-                for (int j = 0; j < TILE_M / 64; ++j)
-                    tma_load(sa + j * 8192, ta, fb, wk.c.m0 + 64 * j, k0, wk.c.b);
+            bar_expect_tx(fb, A_STAGE_BYTES + (ghost ? 0 : B_STAGE_BYTES(BN)));
+            load_a<A_K, CLUSTER>(sa, ta, fb, wk.c, k0);
+            if (ghost)
+                continue;
             if constexpr (B_K)
                 tma_load(sb, tb, fb, k0, wk.c.n0, wk.c.b);
             else
@@ -406,7 +546,18 @@ __device__ __forceinline__ bool last_split(unsigned *counter, u32 flag, int spli
     return last != 0;
 }
 
-template <int FP16, int A_K, int B_K, int BN, bool SPLIT, int STAGES>
+/* A consumer warp's release of a stage: to its own producer, or in a
+ * cluster to both, since either writes half of A into this stage. */
+template <bool CLUSTER> __device__ __forceinline__ void release(u32 bar)
+{
+    if constexpr (CLUSTER) {
+        bar_arrive_cluster(bar, 0);
+        bar_arrive_cluster(bar, 1);
+    } else
+        bar_arrive(bar);
+}
+
+template <int FP16, int A_K, int B_K, int BN, bool SPLIT, int STAGES, bool CLUSTER>
 __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_gemm_params &p,
                                         float *ws, unsigned *counters, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
@@ -418,8 +569,8 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
     for (int i = 0; i < BN / 2; ++i)
         acc[i] = 0.f;
     int it = 0, stores = 0;
-    for (int u = blockIdx.x; u < nunits; u += gridDim.x) {
-        work_unit wk = work_at<BN, SPLIT>(p, u, ntiles, ktiles);
+    for (int u = first_unit<CLUSTER>(); u < nunits; u += unit_stride<CLUSTER>()) {
+        work_unit wk = work_at<BN, SPLIT, CLUSTER>(p, u, ntiles, ktiles);
         for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
             int s = it % STAGES;
             bar_wait(full + 8 * s, (u32)(it / STAGES) & 1);
@@ -436,16 +587,18 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
                 wg_wait<1>(); /* the previous stage's wgmma is done reading */
                 wg_fence_acc(acc);
                 if (lane == 0)
-                    bar_arrive(empty + 8 * ((it - 1) % STAGES));
+                    release<CLUSTER>(empty + 8 * ((it - 1) % STAGES));
             }
         }
         wg_wait<0>();
         wg_fence_acc(acc);
         if (lane == 0)
-            bar_arrive(empty + 8 * ((it - 1) % STAGES));
+            release<CLUSTER>(empty + 8 * ((it - 1) % STAGES));
+        if (CLUSTER && wk.c.n0 >= p.n)
+            continue; /* a ghost: no tile to store, no counter to count at */
         if constexpr (SPLIT) {
             store_partial<BN>(ws, acc, w, wk, p);
-            if (!last_split(counters + u % ntiles, smem + FLAG_OFFSET(BN, STAGES), p.splits))
+            if (!last_split(counters + wk.tile, smem + FLAG_OFFSET(BN, STAGES), p.splits))
                 continue;
             sum_splits<BN>(ws, acc, w, wk, p);
         }
@@ -457,7 +610,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
 
 /* ---------------------------------------------------------------- entry */
 
-template <int FP16, int A_K, int B_K, int BN, bool SPLIT, int STAGES>
+template <int FP16, int A_K, int B_K, int BN, bool SPLIT, int STAGES, bool CLUSTER>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
                                      const CUtensorMap *tc, const gdt_hand_gemm_params &p,
                                      float *ws, unsigned *counters)
@@ -467,25 +620,37 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
      * bytes of slack for this. */
     u32 smem = (smem_addr(smem_raw) + 1023u) & ~1023u;
     u32 full = smem + BAR_OFFSET(BN, STAGES), empty = full + 8 * STAGES;
-    int ktiles = (p.k + TILE_K - 1) / TILE_K, ntiles = p.tiles_m * p.tiles_n * p.batch;
+    int ktiles = (p.k + TILE_K - 1) / TILE_K, ntiles = walked_tiles<BN, CLUSTER>(p);
     int nunits = SPLIT ? ntiles * p.splits : ntiles;
+    if (CLUSTER && cluster_size() != 2)
+        __trap(); /* launched without its cluster: the partner's barriers do not exist */
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(full + 8 * s, 1);
-            bar_init(empty + 8 * s, CONSUMER_WARPS);
+            bar_init(empty + 8 * s, CLUSTER ? 2 * CONSUMER_WARPS : CONSUMER_WARPS);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
+    if constexpr (CLUSTER)
+        cluster_sync();
+    else
+        __syncthreads();
     if (threadIdx.x < 128) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0)
-            produce<A_K, B_K, BN, SPLIT, STAGES>(ta, tb, p, smem, full, empty, ktiles, ntiles,
-                                                 nunits);
+            produce<A_K, B_K, BN, SPLIT, STAGES, CLUSTER>(ta, tb, p, smem, full, empty, ktiles,
+                                                          ntiles, nunits);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume<FP16, A_K, B_K, BN, SPLIT, STAGES>(tc, p, ws, counters, smem, full, empty, ktiles,
-                                                   ntiles, nunits);
+        consume<FP16, A_K, B_K, BN, SPLIT, STAGES, CLUSTER>(tc, p, ws, counters, smem, full, empty,
+                                                            ktiles, ntiles, nunits);
+    }
+    /* Lanes 1 to 31 of warp 0 skipped the producer's loop: they wait for
+     * lane 0 at the warp's barrier, so that the warp reaches the cluster's
+     * converged. */
+    if constexpr (CLUSTER) {
+        __syncwarp();
+        cluster_sync();
     }
 }
 
@@ -494,35 +659,39 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
  * The configuration: none for 128 x 256, n128 for 128 x 128, nBN_splitk
  * for 128 x BN split along K, with partials in ws and one arrival counter
  * per tile in counters (both unused by the others); a _sST suffix for a
- * ring of ST stages rather than 4. */
-#define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk, bn, split, st)                                      \
+ * ring of ST stages rather than 4; _c2 for a cluster of two CTAs along N
+ * (grid x a multiple of 2, cluster dims (2, 1, 1), set by the launch). */
+#define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk, bn, split, st, cluster)                             \
     extern "C" __global__ void __launch_bounds__(THREADS, 1)                                        \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
              const __grid_constant__ CUtensorMap tc, const gdt_hand_gemm_params p, float *ws,       \
              unsigned *counters)                                                                    \
     {                                                                                               \
-        gemm<fp16, ak, bk, bn, split, st>(&ta, &tb, &tc, p, ws, counters);                          \
+        gemm<fp16, ak, bk, bn, split, st, cluster>(&ta, &tb, &tc, p, ws, counters);                 \
     }
 
-#define GDT_HAND_GEMM_LAYOUTS(prefix, bn, split, st)                                                \
-    GDT_HAND_GEMM_ENTRY(prefix##bf16_kk, 0, 1, 1, bn, split, st)                                    \
-    GDT_HAND_GEMM_ENTRY(prefix##bf16_km, 0, 1, 0, bn, split, st)                                    \
-    GDT_HAND_GEMM_ENTRY(prefix##bf16_mk, 0, 0, 1, bn, split, st)                                    \
-    GDT_HAND_GEMM_ENTRY(prefix##bf16_mm, 0, 0, 0, bn, split, st)                                    \
-    GDT_HAND_GEMM_ENTRY(prefix##fp16_kk, 1, 1, 1, bn, split, st)                                    \
-    GDT_HAND_GEMM_ENTRY(prefix##fp16_km, 1, 1, 0, bn, split, st)                                    \
-    GDT_HAND_GEMM_ENTRY(prefix##fp16_mk, 1, 0, 1, bn, split, st)                                    \
-    GDT_HAND_GEMM_ENTRY(prefix##fp16_mm, 1, 0, 0, bn, split, st)
+#define GDT_HAND_GEMM_LAYOUTS(prefix, bn, split, st, c)                                             \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_kk, 0, 1, 1, bn, split, st, c)                                 \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_km, 0, 1, 0, bn, split, st, c)                                 \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_mk, 0, 0, 1, bn, split, st, c)                                 \
+    GDT_HAND_GEMM_ENTRY(prefix##bf16_mm, 0, 0, 0, bn, split, st, c)                                 \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_kk, 1, 1, 1, bn, split, st, c)                                 \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_km, 1, 1, 0, bn, split, st, c)                                 \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_mk, 1, 0, 1, bn, split, st, c)                                 \
+    GDT_HAND_GEMM_ENTRY(prefix##fp16_mm, 1, 0, 0, bn, split, st, c)
 
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_, 256, false, 4)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_, 128, false, 4)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_, 128, true, 4)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_splitk_, 192, true, 4)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_, 64, true, 4)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_, 256, false, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_, 128, false, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_, 128, true, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_splitk_, 192, true, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_, 64, true, 4, false)
 /* The deeper rings (README: the small-M cells wait on loads, not on the
  * tensor cores): 6 stages of 128 x 128 (32 KB each) and 8 of 128 x 64
  * (24 KB each), as much as 227 KB of shared memory holds beside the
  * output buffers. */
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_s6_, 128, false, 6)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_s6_, 128, true, 6)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_s8_, 64, true, 8)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_s6_, 128, false, 6, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_s6_, 128, true, 6, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_s8_, 64, true, 8, false)
+/* 128 x 256 in clusters of two CTAs along N sharing A by multicast: each
+ * SM reads 24 KB of a stage's 48 KB from L2 instead of 32 (README). */
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_c2_, 256, false, 4, true)

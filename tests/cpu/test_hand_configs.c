@@ -4,7 +4,9 @@
  * next to them (another split, a missing knob, an extra one) is declined
  * with every fixed name in the message; every configuration declines a
  * stride TMA cannot map; and the untimed order puts the smallest makespan (waves of
- * tiles times splits, times a unit's K tiles plus two a split) first. */
+ * tiles times splits, times a unit's K tiles plus two a split) first, a
+ * cluster configuration counting its ghost tile past N when the tile
+ * columns are odd. */
 #include "gdt_engines.h"
 #include "gdt_test.h"
 #include "gdtune/gdtune.h"
@@ -23,6 +25,7 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
     "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+    "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -93,6 +96,12 @@ static void test_decline(void)
         "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
         "gemm.hand[GROUP_M=8, STAGES=8, TILEK=64, TILE_M=128, TILE_N=128]",
         "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=6, TILEK=64, TILE_M=128, TILE_N=64]",
+        /* the cluster knob: another shape id, or on a tile that has none */
+        "gemm.hand[CLUSTER_SHAPE=3, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[CLUSTER_SHAPE=8, GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=6, TILEK=64, TILE_M=128, TILE_N=256]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -132,18 +141,23 @@ static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS]
  * with 256 of 128 x 128.  A K of one 64-deep tile cannot be split: every
  * split plan runs unsplit there, the narrowest tile fills the most SMs.
  * The makespan does not count stages, so each deeper ring (7, 8, 9) comes
- * right after its 4-stage twin (1, 3, 6): a tie, same splits, table order. */
+ * right after its 4-stage twin (1, 3, 6): a tie, same splits, table order.
+ * The 128 x 256 cluster (10) ties its one-CTA twin (0) where the tile
+ * columns are even and follows it by table order; m=1536, n=2816: 12 x 11
+ * tiles of 128 x 256 fill the 132 SMs once, but the cluster walks 12 x 12
+ * (a ghost column), two waves. */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", (const int[]){6, 9, 3, 8, 2, 4, 5, 1, 7, 0});
-    check_order("m=128,n=4096,k=14336", (const int[]){6, 9, 3, 8, 4, 2, 5, 1, 7, 0});
-    check_order("m=1,n=4096,k=4096", (const int[]){6, 9, 3, 8, 2, 4, 5, 1, 7, 0});
-    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 2, 6, 9, 3, 8, 5, 0, 4});
-    check_order("m=256,n=6144,k=4096", (const int[]){5, 6, 9, 1, 7, 2, 3, 8, 0, 4});
-    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 2, 6, 9, 3, 8, 5, 0, 4});
-    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 2, 6, 9, 5, 3, 8, 4});
-    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 2, 6, 9, 5, 3, 8, 4});
-    check_order("m=128,n=4096,k=64", (const int[]){6, 9, 1, 7, 2, 3, 8, 4, 5, 0});
+    check_order("m=128,n=4096,k=4096", (const int[]){6, 9, 3, 8, 2, 4, 5, 1, 7, 0, 10});
+    check_order("m=128,n=4096,k=14336", (const int[]){6, 9, 3, 8, 4, 2, 5, 1, 7, 0, 10});
+    check_order("m=1,n=4096,k=4096", (const int[]){6, 9, 3, 8, 2, 4, 5, 1, 7, 0, 10});
+    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 2, 6, 9, 3, 8, 5, 0, 10, 4});
+    check_order("m=256,n=6144,k=4096", (const int[]){5, 6, 9, 1, 7, 2, 3, 8, 0, 10, 4});
+    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 2, 6, 9, 3, 8, 5, 0, 10, 4});
+    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 10, 2, 6, 9, 5, 3, 8, 4});
+    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 10, 2, 6, 9, 5, 3, 8, 4});
+    check_order("m=128,n=4096,k=64", (const int[]){6, 9, 1, 7, 2, 3, 8, 4, 5, 0, 10});
+    check_order("m=1536,n=2816,k=4096", (const int[]){0, 1, 7, 2, 6, 9, 5, 3, 8, 10, 4});
 }
 
 int main(void)

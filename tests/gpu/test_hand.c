@@ -217,11 +217,11 @@ static void sized_plan_free(sized_plan *s)
     gdt_buffers_destroy(s->b);
 }
 
-/* The last configuration (128 x 64, two splits, the 8-stage ring) built for
- * 3 tiles and for 1105 (2210 units: 17 rounds of the grid), both alive,
+/* Configuration 9 (128 x 64, two splits, the 8-stage ring) built for 3
+ * tiles and for 1105 (2210 units: 17 rounds of the grid), both alive,
  * executed small, large, small, large on poisoned outputs: right each time
  * only if each plan counts on counters of its own size. */
-static void test_counters_per_plan(void)
+static void test_counters_per_plan(int i)
 {
     static const char *const shapes[2] = {"m=8,n=136,k=72", "m=2056,n=4104,k=520"};
     sized_plan s[2] = {0};
@@ -229,13 +229,14 @@ static void test_counters_per_plan(void)
     gdt_status st = GDT_STATUS_OK;
     int r = 0;
     for (int k = 0; k < 2 && st == GDT_STATUS_OK; k++)
-        st = sized_plan_new(shapes[k], GDT_HAND_GEMM_CONFIGS - 1, &s[k], &e);
+        st = sized_plan_new(shapes[k], i, &s[k], &e);
     for (; r < 4 && st == GDT_STATUS_OK; r++)
         st = rerun_split(s[r % 2].c, &s[r % 2].p, s[r % 2].b, &s[r % 2].cud, &e);
     if (st == GDT_STATUS_OK)
-        printf("counters per plan: %s and %s in turn, verified\n", shapes[0], shapes[1]);
+        printf("counters per plan, configuration %d: %s and %s in turn, verified\n", i, shapes[0],
+               shapes[1]);
     else
-        printf("counters per plan: FAILED at run %d of 4: %s\n", r, e.msg);
+        printf("counters per plan, configuration %d: FAILED at run %d of 4: %s\n", i, r, e.msg);
     CHECK_INT(st, ==, GDT_STATUS_OK);
     for (int k = 0; k < 2; k++)
         sized_plan_free(&s[k]);
@@ -312,7 +313,8 @@ static void bench(const char *shape)
 static const char *const bench_shapes[] = {"m=4096,n=4096,k=4096", "m=128,n=4096,k=4096",
                                            "m=128,n=14336,k=4096", "m=128,n=4096,k=14336",
                                            "m=256,n=6144,k=4096",  "m=512,n=14336,k=4096",
-                                           "m=2048,n=4096,k=4096", "m=256,n=8192,k=8192"};
+                                           "m=2048,n=4096,k=4096", "m=256,n=8192,k=8192",
+                                           "m=512,n=4096,k=14336"};
 
 /* Every step under the watchdog (hand_test.h): a hung ring fails the test,
  * naming its case, instead of blocking the device. */
@@ -329,7 +331,7 @@ int main(void)
             return gdt_test_result("test_hand"); /* the context may be poisoned */
     }
     hand_watch("the counters per plan");
-    test_counters_per_plan();
+    test_counters_per_plan(9);
     if (cudaGetLastError() != cudaSuccess)
         return gdt_test_result("test_hand");
     for (size_t i = 0; i < sizeof bench_shapes / sizeof bench_shapes[0]; i++) {
