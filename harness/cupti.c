@@ -7,6 +7,7 @@
 #define GDT_HAVE_CUPTI 1
 #endif
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,49 @@
 
 #ifdef GDT_HAVE_CUPTI
 
+/* The kernels of a burst by name, for its main kernel; a plan launches a
+ * few distinct ones (cuDNN's pre/post kernels, a split-K reduction), so
+ * names past the table's size only count in the totals. */
+enum { NAMES = 16 };
+
+typedef struct named {
+    gdt_cupti_kernel k; /* launch shape of its first record */
+    uint64_t ns;
+} named;
+
 static struct {
     uint64_t kernel_ns, first_start, last_end;
     long kernels;
+    named by_name[NAMES];
+    int nnames;
 } acc;
+
+static void copy_shape(gdt_cupti_kernel *out, const CUpti_ActivityKernel10 *k)
+{
+    snprintf(out->name, sizeof out->name, "%s", k->name ? k->name : "");
+    out->grid[0] = k->gridX, out->grid[1] = k->gridY, out->grid[2] = k->gridZ;
+    out->block[0] = k->blockX, out->block[1] = k->blockY, out->block[2] = k->blockZ;
+    out->cluster[0] = (int)k->clusterX, out->cluster[1] = (int)k->clusterY;
+    out->cluster[2] = (int)k->clusterZ;
+    out->registers = k->registersPerThread;
+    out->smem = k->staticSharedMemory + k->dynamicSharedMemory;
+}
+
+/* Adds a record's duration to its name's entry (a new one while there is
+ * room); CUPTI's name pointer is only read here, inside the callback. */
+static void count_name(const CUpti_ActivityKernel10 *k)
+{
+    const char *name = k->name ? k->name : "";
+    int i = 0;
+    while (i < acc.nnames && strncmp(acc.by_name[i].k.name, name, GDT_CUPTI_NAME_MAX - 1) != 0)
+        i++;
+    if (i == acc.nnames) {
+        if (acc.nnames == NAMES)
+            return;
+        copy_shape(&acc.by_name[acc.nnames++].k, k);
+    }
+    acc.by_name[i].ns += k->end - k->start;
+}
 
 static void CUPTIAPI on_request(uint8_t **buf, size_t *size, size_t *max_records)
 {
@@ -40,6 +80,7 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, s
             acc.first_start = k->start;
         if (k->end > acc.last_end)
             acc.last_end = k->end;
+        count_name(k);
     }
     free(buf);
 }
@@ -94,6 +135,19 @@ static gdt_status traced(const gdt_exec_fn *fn, cudaStream_t s, long calls, cuda
     return GDT_STATUS_OK;
 }
 
+/* The name with the most kernel time, its share of the burst's. */
+static void main_kernel(gdt_cupti_kernel *out)
+{
+    int best = -1;
+    for (int i = 0; i < acc.nnames; i++)
+        if (best < 0 || acc.by_name[i].ns > acc.by_name[best].ns)
+            best = i;
+    if (best < 0)
+        return;
+    *out = acc.by_name[best].k;
+    out->share = acc.kernel_ns ? (double)acc.by_name[best].ns / (double)acc.kernel_ns : 0;
+}
+
 gdt_status gdt_cupti_trace(const gdt_exec_fn *fn, void *stream, long calls, gdt_cupti_burst *out,
                            gdt_error *e)
 {
@@ -118,6 +172,7 @@ gdt_status gdt_cupti_trace(const gdt_exec_fn *fn, void *stream, long calls, gdt_
     out->span_us = acc.kernels ? (double)(acc.last_end - acc.first_start) / (double)calls / 1e3 : 0;
     out->event_us = ms * 1e3 / (double)calls;
     out->gap_us = out->event_us - out->kernel_us;
+    main_kernel(&out->main);
     return GDT_STATUS_OK;
 }
 #else

@@ -7,6 +7,19 @@
 
 #include "gdt_measure.h"
 
+/* The kernel that took the most of a traced burst's kernel time (summed
+ * by name): what the plan launched, for a reader and for features of
+ * plans whose knobs are opaque (a backend's configs).  name is CUPTI's
+ * (mangled where the kernel is C++), cut at GDT_CUPTI_NAME_MAX - 1 bytes. */
+#define GDT_CUPTI_NAME_MAX 512
+typedef struct gdt_cupti_kernel {
+    char name[GDT_CUPTI_NAME_MAX];
+    int grid[3], block[3], cluster[3]; /* cluster 0 0 0: launched without one */
+    int registers;                     /* per thread */
+    int smem;                          /* static + dynamic shared memory, bytes per block */
+    double share;                      /* its kernel time / the burst's kernel time */
+} gdt_cupti_kernel;
+
 /* One traced burst, every figure per call (an execute of the plan). */
 typedef struct gdt_cupti_burst {
     long calls;
@@ -15,6 +28,7 @@ typedef struct gdt_cupti_burst {
     double span_us;   /* first kernel start to last kernel end */
     double event_us;  /* event time of the traced burst */
     double gap_us;    /* event_us - kernel_us: launch gaps and idle time between kernels */
+    gdt_cupti_kernel main; /* main.name empty when no kernel was recorded */
 } gdt_cupti_burst;
 
 /* Whether CUPTI's activity API works in this process (library present,

@@ -134,7 +134,13 @@ static const field rounds_fields[] = {
 static const field cupti_fields[] = {
     RANGE("burst", K_INT, true, 1, GDT_BURST_MAX), REQ("kernels", K_NUM), REQ("kernel_us", K_NUM),
     REQ("event_us", K_NUM), RANGE("gap_us", K_NUM, true, -BIG, BIG),
-    REQ("span_us", K_NUM),
+    REQ("span_us", K_NUM), OPT("kernel", K_OBJ), /* absent before 2026-12-02 */
+};
+/* The burst's main kernel (harness/gdt_cupti.h, gdt_cupti_kernel). */
+static const field cupti_kernel_fields[] = {
+    REQ("name", K_STR), RANGE("grid", K_NUMS, true, 1, INT_MAX), RANGE("block", K_NUMS, true, 1, 1024),
+    RANGE("cluster", K_NUMS, true, 0, 16), RANGE("registers", K_INT, true, 0, 255),
+    RANGE("smem", K_INT, true, 0, INT_MAX), RANGE("share", K_NUM, true, 0, 1),
 };
 static const field burst_fields[] = {
     RANGE("burst", K_INT, true, 1, GDT_BURST_MAX), REQ("host_us", K_NUMS), REQ("device_us", K_NUMS),
@@ -612,6 +618,9 @@ static gdt_status check_measurement(const where *w, const cJSON *rec, gdt_run_re
         s = check_fields(w, "/clocks", clocks, clock_fields, NFIELDS(clock_fields), e);
     if (s == GDT_STATUS_OK && cupti)
         s = check_fields(w, "/cupti", cupti, cupti_fields, NFIELDS(cupti_fields), e);
+    if (s == GDT_STATUS_OK && gdt_json_get(cupti, "kernel"))
+        s = check_fields(w, "/cupti/kernel", gdt_json_get(cupti, "kernel"), cupti_kernel_fields,
+                         NFIELDS(cupti_kernel_fields), e);
     if (s != GDT_STATUS_OK || res->disposition != GDT_DISP_VERIFIED)
         return s;
     if (!t || !(t->valuedouble > 0))

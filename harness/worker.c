@@ -402,8 +402,31 @@ static gdt_status exec_plan(void *ctx, void *stream, gdt_error *e)
     return gdt_trial_execute(w->cell, w->g, e);
 }
 
+static cJSON *ints_json(const int *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    return a;
+}
+
+/* The traced burst's main kernel: its name and launch shape. */
+static cJSON *kernel_json(const gdt_cupti_kernel *k)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", k->name);
+    cJSON_AddItemToObject(o, "grid", ints_json(k->grid, 3));
+    cJSON_AddItemToObject(o, "block", ints_json(k->block, 3));
+    cJSON_AddItemToObject(o, "cluster", ints_json(k->cluster, 3));
+    cJSON_AddNumberToObject(o, "registers", k->registers);
+    cJSON_AddNumberToObject(o, "smem", k->smem);
+    cJSON_AddNumberToObject(o, "share", k->share);
+    return o;
+}
+
 /* One traced burst of the largest size, apart from the timed ones: CUPTI's
- * kernel durations beside the event time, per call. */
+ * kernel durations beside the event time, per call, and the kernel that
+ * took most of them. */
 static gdt_status trace_plan(worker *w, int burst, cJSON *r, gdt_error *e)
 {
     gdt_exec_fn fn = {exec_plan, w};
@@ -418,11 +441,16 @@ static gdt_status trace_plan(worker *w, int burst, cJSON *r, gdt_error *e)
     cJSON_AddNumberToObject(o, "event_us", c.event_us);
     cJSON_AddNumberToObject(o, "gap_us", c.gap_us);
     cJSON_AddNumberToObject(o, "span_us", c.span_us);
+    if (c.main.name[0])
+        cJSON_AddItemToObject(o, "kernel", kernel_json(&c.main));
     return GDT_STATUS_OK;
 }
 
-/* Verifies then measures the built plan (and traces it when asked and not
- * raced out). */
+/* Verifies then measures the built plan, and traces it when asked: a
+ * contender with a burst of the largest size, a plan raced out with one
+ * call, which is enough to name its main kernel and launch shape (64
+ * calls of every raced-out plan would have cost 155 s of the 2026-12-01
+ * default GEMM sweep, one call 2.4 s). */
 static gdt_status verify_and_measure(worker *w, const plan_opts *po, cJSON *r, gdt_error *e)
 {
     const gdt_measure_opts *mo = &po->mo;
@@ -445,8 +473,8 @@ static gdt_status verify_and_measure(worker *w, const plan_opts *po, cJSON *r, g
     gdt_error te = {0};
     /* The timed measurement stands without the trace: a tracing failure is
      * journaled beside it, not as the plan's disposition. */
-    if (s == GDT_STATUS_OK && po->cupti && !m->raced_out &&
-        trace_plan(w, mo->bursts[mo->nbursts - 1], r, &te) != GDT_STATUS_OK)
+    if (s == GDT_STATUS_OK && po->cupti &&
+        trace_plan(w, m->raced_out ? 1 : mo->bursts[mo->nbursts - 1], r, &te) != GDT_STATUS_OK)
         cJSON_AddStringToObject(r, "cupti_error", te.msg);
     free(m);
     return s;

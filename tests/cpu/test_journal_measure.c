@@ -1,6 +1,6 @@
 /* The journal fields racing, contenders and --cupti add, on the committed
  * racing GEMM journal: options.cupti, a result's race_burst and cupti
- * object load where present (the journal without them loads as before) and
+ * object (with its main kernel's name and launch shape) load where present (the journal without them loads as before) and
  * are refused, naming the path, when malformed; gdt_sweep_top_converged
  * counts the converged plans among a cell's three fastest verified ones. */
 #include <stdlib.h>
@@ -88,6 +88,27 @@ static void test_new_fields(void)
     s = edited("\"raced_out\":", "\"heat_s\":-1,\"raced_out\":");
     CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "/heat_s: expected a value in [0, 2], got number -1");
+    free(s);
+    static const char kernel[] =
+        "\"cupti\":{\"burst\":64,\"kernels\":1,\"kernel_us\":10,\"event_us\":11,\"gap_us\":1,"
+        "\"span_us\":10,\"kernel\":{\"name\":\"sm90_xmma_gemm_tilesize128x256x64\",\"grid\":[132,1,1],"
+        "\"block\":[384,1,1],\"cluster\":[2,1,1],\"registers\":168,\"smem\":230480,\"share\":%s}},"
+        "\"raced_out\":";
+    char buf[512];
+    snprintf(buf, sizeof buf, kernel, "1");
+    s = edited("\"raced_out\":", buf);
+    CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_OK);
+    gdt_run_destroy(r);
+    free(s);
+    snprintf(buf, sizeof buf, kernel, "1.5");
+    s = edited("\"raced_out\":", buf);
+    CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "/cupti/kernel/share: expected a value in [0, 1], got number 1.5");
+    free(s);
+    s = edited("\"raced_out\":", "\"cupti\":{\"burst\":64,\"kernels\":1,\"kernel_us\":10,"
+               "\"event_us\":11,\"gap_us\":1,\"span_us\":10,\"kernel\":{\"grid\":[1,1,1]}},\"raced_out\":");
+    CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "/cupti/kernel/name: expected a string, got nothing (missing required field)");
     free(s);
     s = edited("\"raced_out\":", "\"cupti\":{\"burst\":64},\"raced_out\":");
     CHECK_INT(parse(s, &r, &e), ==, GDT_STATUS_BAD_INPUT);
