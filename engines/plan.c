@@ -9,6 +9,8 @@
 
 #include "gdt_engines.h"
 #include "gdt_predict.h"
+#include "gdt_prebuild.h"
+#include "gdt_util.h"
 #include "gdtune/plan.h"
 
 static const char WHY_MEASURED[] = "measured rank";
@@ -55,6 +57,12 @@ struct gdt_graph {
     /* the built plan */
     const gdt_engine_ops *ops;
     gdt_compiled *compiled;
+    gdt_build_report last;   /* the last build attempt's */
+    /* gdt_graph_prebuild's outcomes not taken yet, and the options they
+     * were built with (a build with others builds again) */
+    gdt__prebuilt pre;
+    gdt_build_opts pre_opts;
+    char *pre_cache_dir;
 };
 
 gdt_status gdt_graph_create(const gdt_problem *p, const gdt_device_props *dev, gdt_graph **out,
@@ -88,6 +96,8 @@ void gdt_graph_destroy(gdt_graph *g)
 {
     if (!g) return;
     release_built(g);
+    gdt__prebuilt_free(&g->pre);
+    free(g->pre_cache_dir);
     free(g->list);
     free(g);
 }
@@ -755,29 +765,72 @@ gdt_status gdt_graph_replay(gdt_graph *g, const gdt_plan_id *id, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-/* check_support then build one plan; the error names the plan. */
-static gdt_status build_one(gdt_graph *g, const gdt_plan_id *id, const gdt_build_opts *opts,
-                            gdt_error *e)
+/* check_support then build one plan into b, the graph untouched: the
+ * serial build and a builder thread's (gdt_graph_prebuild) run the same
+ * code, so both give the same plan, status and message.  The error names
+ * the plan. */
+static gdt_status attempt_build(const gdt_graph *g, const gdt_plan_id *id,
+                                const gdt_build_opts *opts, gdt__built *b)
 {
     const gdt_engine_slot *slot;
-    const gdt_engine_ops *ops;
     char name[512];
     gdt_error why;
     gdt_error_clear(&why);
     gdt_plan_id_format(id, name, sizeof name);
-    gdt_status s = resolve(g, id, &slot, &ops, &why);
-    if (!s && ops->check_support) s = ops->check_support(slot, &g->facts, id, &why);
-    if (s) return gdt_error_set(e, s, "%s: declined: %s", name, why.msg);
-    gdt_compiled *c = NULL;
-    gdt_build_info info;
-    memset(&info, 0, sizeof info);
-    if (!ops->build) return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: engine has no build", name);
-    s = ops->build(slot, &g->facts, id, opts, &c, &info, &why);
-    if (s) return gdt_error_set(e, s, "%s: build failed: %s", name, why.msg);
-    release_built(g);
-    g->ops = ops;
-    g->compiled = c;
+    gdt_status s = resolve(g, id, &slot, &b->ops, &why);
+    if (!s && b->ops->check_support) s = b->ops->check_support(slot, &g->facts, id, &why);
+    if (s) return gdt_error_set(&b->err, s, "%s: declined: %s", name, why.msg);
+    if (!b->ops->build)
+        return gdt_error_set(&b->err, GDT_STATUS_NOT_SUPPORTED, "%s: engine has no build", name);
+    s = b->ops->build(slot, &g->facts, id, opts, &b->compiled, &b->info, &why);
+    if (s) return gdt_error_set(&b->err, s, "%s: build failed: %s", name, why.msg);
     return GDT_STATUS_OK;
+}
+
+static void attempt(const gdt_graph *g, const gdt_plan_id *id, const gdt_build_opts *opts,
+                    gdt__built *b)
+{
+    double t0 = gdt_now();
+    b->compiled = NULL;
+    memset(&b->info, 0, sizeof b->info);
+    gdt_error_clear(&b->err);
+    b->status = attempt_build(g, id, opts, b);
+    if (b->status) b->compiled = NULL; /* an engine that failed owns nothing it made */
+    b->seconds = gdt_now() - t0;
+}
+
+/* Whether a build with opts may take what the prebuild built with the
+ * graph's prebuild options. */
+static bool same_opts(const gdt_graph *g, const gdt_build_opts *opts)
+{
+    const char *a = g->pre_cache_dir, *b = opts->cache_dir;
+    return opts->compile_only == g->pre_opts.compile_only &&
+           !memcmp(&opts->device, &g->pre_opts.device, sizeof opts->device) &&
+           (a && b ? !strcmp(a, b) : a == b);
+}
+
+/* b into the graph as build_one's outcome: a plan replaces the built one;
+ * a failure leaves it (as it always did) and reports b's message. */
+static gdt_status install(gdt_graph *g, const gdt__built *b, bool prebuilt, gdt_error *e)
+{
+    g->last.info = b->info;
+    g->last.seconds = b->seconds;
+    g->last.prebuilt = prebuilt;
+    if (b->status) return gdt_error_set(e, b->status, "%s", b->err.msg);
+    release_built(g);
+    g->ops = b->ops;
+    g->compiled = b->compiled;
+    return GDT_STATUS_OK;
+}
+
+/* One plan: what the prebuild kept for it, else built now. */
+static gdt_status build_one(gdt_graph *g, const gdt_plan_id *id, const gdt_build_opts *opts,
+                            gdt_error *e)
+{
+    gdt__built b;
+    bool prebuilt = g->pre.n && same_opts(g, opts) && gdt__prebuilt_take(&g->pre, id, &b);
+    if (!prebuilt) attempt(g, id, opts, &b);
+    return install(g, &b, prebuilt, e);
 }
 
 static gdt_status build_walk(gdt_graph *g, const gdt_build_opts *opts, int *built, gdt_error *e)
@@ -819,6 +872,118 @@ gdt_status gdt_graph_build(gdt_graph *g, const gdt_build_opts *opts, int *built_
     if (s) return gdt_error_set(e, s, "pinned plan %d: %s", g->selected, why.msg);
     *built_index = g->selected;
     return GDT_STATUS_OK;
+}
+
+void gdt_graph_last_build(const gdt_graph *g, gdt_build_report *out)
+{
+    memset(out, 0, sizeof *out);
+    if (g) *out = g->last;
+}
+
+/* ------------------------------------------------------------ prebuild */
+
+/* Whether a plan goes to the builder threads: its engine says its build is
+ * thread-safe, it is not kept already and not listed twice.  A plan that
+ * does not resolve builds (and fails) when requested, as without prebuild. */
+static bool prebuildable(const gdt_graph *g, const gdt_plan_id *id, const gdt__built *jobs, int n)
+{
+    const gdt_engine_slot *slot;
+    const gdt_engine_ops *ops;
+    gdt_error why;
+    if (resolve(g, id, &slot, &ops, &why) || !ops->build_thread_safe) return false;
+    if (gdt__prebuilt_has(&g->pre, id)) return false;
+    for (int i = 0; i < n; i++)
+        if (gdt_plan_id_equal(&jobs[i].id, id)) return false;
+    return true;
+}
+
+/* The jobs of ids[0 .. n-1] (NULL: the graph's listed plans), malloc'd. */
+static gdt_status collect(const gdt_graph *g, const gdt_plan_id *ids, int n, gdt__built **out,
+                          int *njobs, gdt_error *e)
+{
+    int count = ids ? n : g->n, k = 0;
+    gdt__built *jobs = calloc((size_t)count + 1, sizeof *jobs);
+    if (!jobs) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_prebuild: out of memory");
+    for (int i = 0; i < count; i++) {
+        if (!ids && g->list[i].is_marker) continue;
+        gdt_plan_id id = ids ? ids[i] : g->list[i].id;
+        gdt_plan_id_normalize(&id);
+        if (prebuildable(g, &id, jobs, k)) jobs[k++].id = id;
+    }
+    *out = jobs;
+    *njobs = k;
+    return GDT_STATUS_OK;
+}
+
+/* The options every kept plan was built with: the first prebuild's. */
+static gdt_status keep_opts(gdt_graph *g, const gdt_build_opts *opts, gdt_error *e)
+{
+    if (g->pre.n)
+        return same_opts(g, opts) ? GDT_STATUS_OK
+                                  : gdt_error_set(e, GDT_STATUS_BAD_USAGE,
+                                                  "gdt_graph_prebuild: build options differ from "
+                                                  "those of the plans already prebuilt");
+    free(g->pre_cache_dir);
+    g->pre_cache_dir = opts->cache_dir ? strdup(opts->cache_dir) : NULL;
+    if (opts->cache_dir && !g->pre_cache_dir)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_prebuild: out of memory");
+    g->pre_opts = *opts;
+    g->pre_opts.cache_dir = g->pre_cache_dir;
+    return GDT_STATUS_OK;
+}
+
+typedef struct build_ctx {
+    const gdt_graph *g;
+    const gdt_build_opts *opts;
+} build_ctx;
+
+static void build_job(void *ctx, gdt__built *b)
+{
+    const build_ctx *x = ctx;
+    attempt(x->g, &b->id, x->opts, b);
+}
+
+/* Every job a builder ran into the graph's store (the rest build when
+ * requested); *kept counts them. */
+static gdt_status keep(gdt_graph *g, gdt__built *jobs, int n, int *kept, gdt_error *e)
+{
+    gdt_status s = GDT_STATUS_OK;
+    for (int i = 0; i < n; i++) {
+        if (!jobs[i].done) continue;
+        if (s == GDT_STATUS_OK && gdt__prebuilt_put(&g->pre, &jobs[i])) {
+            (*kept)++;
+            continue;
+        }
+        if (s == GDT_STATUS_OK) s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_prebuild: out of memory");
+        else if (jobs[i].compiled && jobs[i].ops->destroy) jobs[i].ops->destroy(jobs[i].compiled);
+    }
+    return s;
+}
+
+gdt_status gdt_graph_prebuild(gdt_graph *g, const gdt_plan_id *ids, int n, int threads,
+                              const gdt_build_opts *opts, int *prebuilt, gdt_error *e)
+{
+    int dummy, used = 0, njobs = 0, device = -1;
+    if (!prebuilt) prebuilt = &dummy;
+    *prebuilt = 0;
+    if (!g || !opts || n < 0 || (n > 0 && !ids))
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_prebuild: NULL argument or n %d < 0", n);
+    if (!ids && !g->planned)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_graph_prebuild: plan the graph first");
+    if (threads <= 1) return GDT_STATUS_OK; /* serial: each plan builds when requested */
+    gdt__built *jobs = NULL;
+    gdt_status s = collect(g, ids, n, &jobs, &njobs, e);
+    if (!s && njobs) s = keep_opts(g, opts, e);
+    if (!s && njobs) s = gdt__prebuild_device(&device, e);
+    build_ctx x = {g, &g->pre_opts};
+    gdt_error run_err;
+    gdt_error_clear(&run_err);
+    gdt_status rs = !s && njobs ? gdt__prebuild_run(jobs, njobs, threads, device, build_job, &x, &used, &run_err)
+                                : GDT_STATUS_OK;
+    if (!s) s = keep(g, jobs, njobs, prebuilt, e);
+    free(jobs);
+    if (!s && rs) s = gdt_error_set(e, rs, "%s", run_err.msg);
+    return s;
 }
 
 size_t gdt_graph_workspace_size(const gdt_graph *g)

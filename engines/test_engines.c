@@ -162,6 +162,6 @@ static void destroy(gdt_compiled *c)
 }
 
 const gdt_engine_ops gdt__test_fault_ops = {check_support, build_fault, workspace_size, execute,
-                                            destroy, NULL};
+                                            destroy, NULL, false};
 const gdt_engine_ops gdt__test_hang_ops = {check_support, build_hang, workspace_size, execute,
-                                           destroy, NULL};
+                                           destroy, NULL, false};

@@ -104,6 +104,8 @@ typedef struct gdt_run_cell {
     const gdt_sweep_cell *spec; /* the spec's cell: family, shape, problem */
     const cJSON *plans;     /* the plans array as journaled, NULL until listed */
     const char *reference;  /* the plans record's reference plan ("" if none) */
+    double prebuild_s;      /* the plans record's prebuild wall time (0: none, or not journaled) */
+    int prebuilt;           /* the plans it prebuilt */
     gdt_run_plan *plan;
     gdt_run_result *result; /* nplans entries */
     int nplans, nresults;
@@ -204,11 +206,20 @@ gdt_status gdt_run_write_resume(gdt_journal *j, const char *started, int results
 gdt_status gdt_run_write_cell(gdt_journal *j, int ci, const gdt_sweep_cell *c, gdt_error *e);
 gdt_status gdt_run_write_cell_error(gdt_journal *j, int ci, const gdt_sweep_cell *c,
                                     const char *error, gdt_error *e);
+/* The worker's prebuild of a cell (gdt_graph_prebuild): the threads asked,
+ * the plans kept, its wall time. */
+typedef struct gdt_run_prebuild {
+    int threads, prebuilt;
+    double seconds;
+} gdt_run_prebuild;
+
 /* plans: the worker's list, copied through; reference: the reference
- * plan's name, reference_cpu: whether the fp64 CPU reference checked it
- * (each NULL where the worker did not say: left out). */
+ * plan's name, reference_cpu: whether the fp64 CPU reference checked it,
+ * prebuild: the cell's prebuild (each NULL where the worker did not say:
+ * left out). */
 gdt_status gdt_run_write_plans(gdt_journal *j, int ci, const gdt_sweep_cell *c, const cJSON *plans,
-                               const char *reference, const bool *reference_cpu, gdt_error *e);
+                               const char *reference, const bool *reference_cpu,
+                               const gdt_run_prebuild *prebuild, gdt_error *e);
 gdt_status gdt_run_write_attempt(gdt_journal *j, int ci, const gdt_sweep_cell *c, int plan,
                                  const char *name, gdt_error *e);
 gdt_status gdt_run_write_result(gdt_journal *j, const gdt_run_result_rec *res, gdt_error *e);

@@ -25,6 +25,9 @@
 #define GDT_DEADLINE_MIN 1.0
 #define GDT_DEADLINE_MAX 86400.0
 #define GDT_KNOB_CAP_MAX 1000
+/* build_threads: threads that build a cell's cuDNN plans before its
+ * measurements (gdt_graph_prebuild); 0 or 1: each plan when measured. */
+#define GDT_BUILD_THREADS_MAX 64
 #define GDT_SHARDS_MAX 100000
 #define GDT_SHARD_SOURCE_MAX 512
 /* --rounds (and `compare --rounds`): interleaved rounds of a cell's best
@@ -71,7 +74,14 @@ typedef struct gdt_sweep_spec {
      * metric series (gdt_measure_opts.heat_seconds); 0: none. */
     double heat_seconds;
     int knob_cap;
+    /* Threads that build a cell's cuDNN plans before its measurements;
+     * -1: unset (gdt_sweep_build_threads' default). */
+    int build_threads;
 } gdt_sweep_spec;
+
+/* The spec's build_threads, or when unset min(8, online CPUs - 1): one core
+ * stays for the worker's own thread and the parent.  0 or 1: serial. */
+int gdt_sweep_build_threads(const gdt_sweep_spec *sp);
 
 /* Parses a spec (strict: unknown fields, wrong types, empty axes, values a
  * problem refuses, each named with file and JSON path).  With quick the

@@ -52,9 +52,14 @@ bool gdt_trial_reference_candidate(const gdt_plan_entry *x);
  * selection is left pinned on the reference plan. */
 gdt_status gdt_trial_reference(gdt_trial *t, gdt_graph *g, gdt_error *e);
 
+/* gdt_graph_prebuild of every plan of g's list on up to `threads` threads,
+ * with the options gdt_trial_build uses (threads <= 1: nothing). */
+gdt_status gdt_trial_prebuild(gdt_trial *t, gdt_graph *g, int threads, int *prebuilt, gdt_error *e);
+
 /* gdt_graph_build of g as selected, pinned or replayed (build walks the
  * list otherwise), then the workspace grown to what the plan asks.
- * *build_s: wall time of the build. */
+ * *build_s: wall time of the build (of a prebuilt plan: its build on its
+ * builder thread). */
 gdt_status gdt_trial_build(gdt_trial *t, gdt_graph *g, int *built_index, double *build_s,
                            gdt_error *e);
 

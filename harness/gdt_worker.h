@@ -9,11 +9,14 @@
  *                                           l2_bytes, clocks, versions, uuid, device_count}
  *                                           | null, "error":"...","cupti_error":"..."}
  *      (cupti_error only when "cupti" asked and CUPTI's activity API fails)
- *   {"op":"cell","family":F,"problem":"k=v,...","seed":N,"knob_cap":N}
+ *   {"op":"cell","family":F,"problem":"k=v,...","seed":N,"knob_cap":N,"build_threads":N}
  *                                       -> {"op":"cell","plans":[plan...],"reference":NAME,
- *                                           "reference_cpu":bool} or {"op":"error",...}
- *      (buffers with random inputs, the plan list, the reference output; a
- *      respawned worker is handed the cell again and lists it again)
+ *                                           "reference_cpu":bool,"build_threads":N,
+ *                                           "prebuilt":N,"prebuild_s":x} or {"op":"error",...}
+ *      (buffers with random inputs, the plan list, the cuDNN plans built
+ *      ahead on build_threads threads (absent, 0 or 1: none; prebuilt: how
+ *      many, prebuild_s: the wall time), the reference output; a respawned
+ *      worker is handed the cell again and lists and prebuilds it again)
  *   {"op":"plan","plan":plan,"bursts":[...],"target_rel":x,"max_seconds":x,
  *    "race_us":x,"race_noise":x,"race_margin":x,"contender_seconds":x,"cupti":bool,
  *    "heat_s":x}

@@ -109,6 +109,9 @@ static const field cell_fields[] = {CELL_KEYS};
 static const field cell_error_fields[] = {CELL_KEYS, REQ("error", K_STR)};
 static const field plans_fields[] = {
     CELL_KEYS, REQ("plans", K_ARR), OPT("reference", K_STR), OPT("reference_cpu", K_BOOL),
+    /* the worker's prebuild of the cell's cuDNN plans; absent before it */
+    RANGE("build_threads", K_INT, false, 0, GDT_BUILD_THREADS_MAX), RANGE("prebuilt", K_INT, false, 0, INT_MAX),
+    RANGE("prebuild_s", K_NUM, false, 0, GDT_DEADLINE_MAX),
 };
 static const field plan_fields[] = {
     RANGE("engine_id", K_INT, true, 0, INT_MAX), REQ("knobs", K_ARR), REQ("name", K_STR),
@@ -555,6 +558,8 @@ static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_err
     c->plans = pl;
     c->nplans = n;
     c->reference = str(rec, "reference");
+    c->prebuild_s = gdt_json_num_or(rec, "prebuild_s", 0);
+    c->prebuilt = num_int(rec, "prebuilt", 0);
     return GDT_STATUS_OK;
 }
 

@@ -134,13 +134,22 @@ gdt_status gdt_run_write_cell_error(gdt_journal *j, int ci, const gdt_sweep_cell
     return put(j, GDT_REC_CELL_ERROR, ok ? o : drop(o), e);
 }
 
+static bool add_prebuild(cJSON *o, const gdt_run_prebuild *p)
+{
+    return cJSON_AddNumberToObject(o, "build_threads", p->threads) &&
+           cJSON_AddNumberToObject(o, "prebuilt", p->prebuilt) &&
+           cJSON_AddNumberToObject(o, "prebuild_s", p->seconds);
+}
+
 gdt_status gdt_run_write_plans(gdt_journal *j, int ci, const gdt_sweep_cell *c, const cJSON *plans,
-                               const char *reference, const bool *reference_cpu, gdt_error *e)
+                               const char *reference, const bool *reference_cpu,
+                               const gdt_run_prebuild *prebuild, gdt_error *e)
 {
     cJSON *o = cell_keys(GDT_REC_PLANS, ci, c);
     bool ok = o && add(o, "plans", cJSON_Duplicate(plans, 1)) &&
               (!reference || cJSON_AddStringToObject(o, "reference", reference)) &&
-              (!reference_cpu || cJSON_AddBoolToObject(o, "reference_cpu", *reference_cpu));
+              (!reference_cpu || cJSON_AddBoolToObject(o, "reference_cpu", *reference_cpu)) &&
+              (!prebuild || add_prebuild(o, prebuild));
     return put(j, GDT_REC_PLANS, ok ? o : drop(o), e);
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gdt_json.h"
 #include "gdt_sweep.h"
@@ -188,8 +189,8 @@ static gdt_status parse_families(gdt_sweep_spec *sp, const cJSON *root, const ch
     return GDT_STATUS_OK;
 }
 
-/* bursts, target_rel, max_plan_seconds, noise_floor, heat_seconds, cudnn_knob_cap of obj at
- * jpath. */
+/* bursts, target_rel, max_plan_seconds, noise_floor, heat_seconds, cudnn_knob_cap,
+ * build_threads of obj at jpath. */
 static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const char *file,
                                  const char *jpath, gdt_error *e)
 {
@@ -233,16 +234,22 @@ static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const cha
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a number in [%g, %g], "
                                  "got %g", file, jp, num[i].lo, num[i].hi, *num[i].out);
     }
-    const cJSON *kc = gdt_json_get(obj, "cudnn_knob_cap");
-    if (kc) {
-        int64_t v;
-        gdt_json_path_key(jp, sizeof jp, jpath, "cudnn_knob_cap");
-        if ((s = gdt_json_int(kc, file, jp, &v, e)) != GDT_STATUS_OK)
+    struct { const char *key; int *out; int lo, hi; } ints[] = {
+        {"cudnn_knob_cap", &sp->knob_cap, 0, GDT_KNOB_CAP_MAX},
+        {"build_threads", &sp->build_threads, 0, GDT_BUILD_THREADS_MAX},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        const cJSON *v = gdt_json_get(obj, ints[i].key);
+        int64_t iv;
+        if (!v)
+            continue;
+        gdt_json_path_key(jp, sizeof jp, jpath, ints[i].key);
+        if ((s = gdt_json_int(v, file, jp, &iv, e)) != GDT_STATUS_OK)
             return s;
-        if (v < 0 || v > GDT_KNOB_CAP_MAX)
+        if (iv < ints[i].lo || iv > ints[i].hi)
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an integer in "
-                                 "[0, %d], got %lld", file, jp, GDT_KNOB_CAP_MAX, (long long)v);
-        sp->knob_cap = (int)v;
+                                 "[%d, %d], got %lld", file, jp, ints[i].lo, ints[i].hi, (long long)iv);
+        *ints[i].out = (int)iv;
     }
     return GDT_STATUS_OK;
 }
@@ -271,14 +278,14 @@ static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *
 {
     static const char *const top[] = {"schema", "description", "families", "grid", "quick",
                                       "bursts", "target_rel", "max_plan_seconds", "noise_floor",
-                                      "heat_seconds", "cudnn_knob_cap"};
+                                      "heat_seconds", "cudnn_knob_cap", "build_threads"};
     static const char *const qk[] = {"description", "grid", "bursts", "target_rel",
                                      "max_plan_seconds", "noise_floor", "heat_seconds",
-                                     "cudnn_knob_cap"};
+                                     "cudnn_knob_cap", "build_threads"};
     const cJSON *schema, *grid, *q = NULL;
     const char *sv;
     gdt_status s;
-    if ((s = gdt_json_check_keys(root, top, 11, file, "", e)) != GDT_STATUS_OK ||
+    if ((s = gdt_json_check_keys(root, top, (int)(sizeof top / sizeof top[0]), file, "", e)) != GDT_STATUS_OK ||
         (s = gdt_json_require(root, "schema", file, "", &schema, e)) != GDT_STATUS_OK ||
         (s = gdt_json_string(schema, file, "/schema", &sv, e)) != GDT_STATUS_OK)
         return s;
@@ -290,13 +297,13 @@ static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *
         (s = parse_settings(sp, root, file, "", e)) != GDT_STATUS_OK)
         return s;
     if ((q = gdt_json_get(root, "quick")) &&
-        (s = gdt_json_check_keys(q, qk, 8, file, "/quick", e)) != GDT_STATUS_OK)
+        (s = gdt_json_check_keys(q, qk, (int)(sizeof qk / sizeof qk[0]), file, "/quick", e)) != GDT_STATUS_OK)
         return s;
     if (quick && !q)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: --quick asks for the \"quick\" subset, "
                              "but the spec has no /quick", file);
     /* The quick settings are checked either way, applied only with quick. */
-    gdt_sweep_spec scratch = {.knob_cap = -1};
+    gdt_sweep_spec scratch = {.knob_cap = -1, .build_threads = -1};
     if (q && (s = parse_settings(quick ? sp : &scratch, q, file, "/quick", e)) != GDT_STATUS_OK)
         return s;
     const cJSON *qg = NULL;
@@ -304,7 +311,7 @@ static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *
         return s;
     /* Both grids are checked whichever runs: a spec is valid or not, not
      * valid for --quick only. */
-    gdt_sweep_spec other = {.families = sp->families, .knob_cap = -1};
+    gdt_sweep_spec other = {.families = sp->families, .knob_cap = -1, .build_threads = -1};
     s = quick ? parse_grids(&other, grid, file, "/grid", e)
               : qg ? parse_grids(&other, qg, file, "/quick/grid", e) : GDT_STATUS_OK;
     free(other.cells);
@@ -328,6 +335,7 @@ gdt_status gdt_sweep_spec_parse(const char *text, size_t len, const char *file, 
     gdt_digest_hex(text, len, sp->digest);
     sp->quick = quick;
     sp->knob_cap = -1;
+    sp->build_threads = -1;
     cJSON *root = NULL;
     gdt_status s = gdt_json_parse(text, len, file, &root, e);
     if (s == GDT_STATUS_OK && !cJSON_IsObject(root))
@@ -406,6 +414,15 @@ void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n)
         if (i % n == k)
             s->cells[m++] = s->cells[i];
     s->ncells = m;
+}
+
+int gdt_sweep_build_threads(const gdt_sweep_spec *sp)
+{
+    if (sp && sp->build_threads >= 0)
+        return sp->build_threads;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = cpus > 1 ? cpus - 1 : 0;
+    return (int)(n < 8 ? n : 8);
 }
 
 void gdt_sweep_spec_destroy(gdt_sweep_spec *s)

@@ -4,6 +4,7 @@
  * compile_only.c. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -295,6 +296,21 @@ static void note_best(run_cell *rc, int pi, gdt_disposition d, const cJSON *meas
                   gdt_json_num_or(measured, "noise", 0));
 }
 
+/* The cell reply's prebuild (NULL in *out's place when the worker did not
+ * say: a worker older than it, or a value out of range). */
+static const gdt_run_prebuild *reply_prebuild(const cJSON *rep, gdt_run_prebuild *out)
+{
+    double threads = gdt_json_num_or(rep, "build_threads", 0), kept = gdt_json_num_or(rep, "prebuilt", 0);
+    double sec = gdt_json_num_or(rep, "prebuild_s", -1);
+    /* The journal's reader takes these ranges only: a value outside them is
+     * left out rather than written into a journal that would not load. */
+    if (!(threads >= 0 && threads <= GDT_BUILD_THREADS_MAX && kept >= 0 && kept <= INT_MAX &&
+          sec >= 0 && sec <= GDT_DEADLINE_MAX))
+        return NULL;
+    *out = (gdt_run_prebuild){(int)threads, (int)kept, sec};
+    return out;
+}
+
 static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
@@ -317,10 +333,12 @@ static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_
     r->total += rc->nplans;
     const cJSON *cpu = cJSON_GetObjectItem(rep, "reference_cpu");
     bool checked = cJSON_IsTrue(cpu);
+    gdt_run_prebuild pb;
     gdt_status s = !rep ? GDT_STATUS_OK
                         : gdt_run_write_plans(r->j, ci, &r->spec->cells[ci], plans,
                                               gdt_json_str_or(rep, "reference", NULL),
-                                              cJSON_IsBool(cpu) ? &checked : NULL, e);
+                                              cJSON_IsBool(cpu) ? &checked : NULL,
+                                              reply_prebuild(rep, &pb), e);
     pthread_mutex_unlock(&r->mu);
     return s;
 }
@@ -340,6 +358,7 @@ static gdt_status prepare(run *r, lane *ln, int ci, gdt_error *e)
     cJSON_AddStringToObject(req, "problem", c->shape);
     cJSON_AddNumberToObject(req, "seed", 1000 + ci);
     cJSON_AddNumberToObject(req, "knob_cap", r->o.knob_cap);
+    cJSON_AddNumberToObject(req, "build_threads", gdt_sweep_build_threads(r->spec));
     s = call(ln, req, CELL_DEADLINE_S, &rep, e);
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK)

@@ -28,6 +28,9 @@ typedef struct worker {
     /* the current cell: its buffers and reference, and every plan of it */
     gdt_trial *cell;
     gdt_graph *g;
+    /* its prebuild: the threads asked, the plans kept, the wall time */
+    int build_threads, prebuilt;
+    double prebuild_s;
 } worker;
 
 /* A plan request's settings beyond the measurement's. */
@@ -248,16 +251,18 @@ static cJSON *on_hello(worker *w, const cJSON *req)
 
 static void cell_free(worker *w)
 {
-    gdt_graph_destroy(w->g);
+    gdt_graph_destroy(w->g); /* with the prebuilt plans never measured */
     w->g = NULL;
+    w->build_threads = w->prebuilt = 0;
+    w->prebuild_s = 0;
     gdt_trial_destroy(w->cell);
     w->cell = NULL;
 }
 
-/* The cell request: family and problem, seed and knob cap, all checked
- * before anything touches the device. */
+/* The cell request: family and problem, seed, knob cap and build threads,
+ * all checked before anything touches the device. */
 static gdt_status cell_request(const cJSON *req, gdt_problem *p, int64_t *seed, int64_t *cap,
-                               gdt_error *e)
+                               int64_t *threads, gdt_error *e)
 {
     const char *fam = cJSON_GetStringValue(cJSON_GetObjectItem(req, "family"));
     const char *shape = cJSON_GetStringValue(cJSON_GetObjectItem(req, "problem"));
@@ -265,26 +270,44 @@ static gdt_status cell_request(const cJSON *req, gdt_problem *p, int64_t *seed, 
     gdt_status s;
     *seed = 1;
     *cap = 8;
+    *threads = 0; /* absent (an older parent): every plan built when measured */
     if (!fam || !shape)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker: cell request needs family and problem");
     if ((s = gdt_family_parse(fam, &f, e)) != GDT_STATUS_OK ||
         (s = gdt_problem_parse(f, shape, p, e)) != GDT_STATUS_OK ||
-        (s = request_int(req, "seed", 1, GDT_JSON_INT_LIMIT - 1, seed, e)) != GDT_STATUS_OK)
+        (s = request_int(req, "seed", 1, GDT_JSON_INT_LIMIT - 1, seed, e)) != GDT_STATUS_OK ||
+        (s = request_int(req, "build_threads", 0, GDT_BUILD_THREADS_MAX, threads, e)) != GDT_STATUS_OK)
         return s;
     return request_int(req, "knob_cap", 0, GDT_KNOB_CAP_MAX, cap, e);
+}
+
+/* The cell's cuDNN plans finalized on several threads now, before anything
+ * is measured, so that no builder holds driver locks while a timed burst is
+ * enqueued; each plan's build then takes its finalized plan.  A prebuild
+ * that fails leaves its plans to build when measured: only time is lost. */
+static void prebuild_cell(worker *w, int threads)
+{
+    gdt_error e = {0};
+    double t0 = gdt_now();
+    w->build_threads = threads;
+    if (gdt_trial_prebuild(w->cell, w->g, threads, &w->prebuilt, &e) != GDT_STATUS_OK)
+        fprintf(stderr, "gdtune worker: %s (those plans build when measured)\n", e.msg);
+    w->prebuild_s = gdt_now() - t0;
 }
 
 static gdt_status prepare_cell(worker *w, const cJSON *req, gdt_error *e)
 {
     gdt_problem p;
-    int64_t seed, cap;
-    gdt_status s = cell_request(req, &p, &seed, &cap, e);
+    int64_t seed, cap, threads;
+    gdt_status s = cell_request(req, &p, &seed, &cap, &threads, e);
     if (s == GDT_STATUS_OK && !w->have_device)
         s = gdt_error_set(e, GDT_STATUS_NO_DEVICE, "worker: no device (hello first)");
     if (s == GDT_STATUS_OK)
         s = gdt_trial_create(&p, &w->dev, (uint64_t)seed, "gdtune worker", &w->cell, e);
     if (s == GDT_STATUS_OK)
         s = enumerate_cell(w, &p, (int)cap, e);
+    if (s == GDT_STATUS_OK)
+        prebuild_cell(w, (int)threads);
     return s == GDT_STATUS_OK ? gdt_trial_reference(w->cell, w->g, e) : s;
 }
 
@@ -303,6 +326,9 @@ static cJSON *on_cell(worker *w, const cJSON *req)
     cJSON_AddItemToObject(r, "plans", plans_json(w->g));
     cJSON_AddStringToObject(r, "reference", w->cell->ref_name);
     cJSON_AddBoolToObject(r, "reference_cpu", w->cell->ref_is_cpu || w->cell->ref_cpu_checked);
+    cJSON_AddNumberToObject(r, "build_threads", w->build_threads);
+    cJSON_AddNumberToObject(r, "prebuilt", w->prebuilt);
+    cJSON_AddNumberToObject(r, "prebuild_s", w->prebuild_s);
     return r;
 }
 

@@ -67,6 +67,11 @@ static void add_cell(gdt_budget *b, const gdt_run_cell *c)
         add(&b->rounds, c->rounds.nplans, c->rounds.rec);
         b->rounds_records++;
     }
+    if (c->prebuilt > 0 || c->prebuild_s > 0) {
+        b->prebuild_cells++;
+        b->prebuilt += c->prebuilt;
+        b->prebuild_s += c->prebuild_s;
+    }
 }
 
 void gdt_budget_of(const gdt_run *run, gdt_budget *out)
@@ -118,8 +123,14 @@ static void note(FILE *f)
                "`gdt_trial_build`) is the wall time of `gdt_graph_build`: the engine's support "
                "check, an NVRTC compile or kernel-cache load, and for cuDNN the handle, the "
                "operation graph and the plan's finalization (engines/cudnn/cudnn_engine.c "
-               "`cudnn_build`); the workspace reservation after it is outside. Neither covers the "
-               "worker's start, a cell's buffers and reference, verification or the journal's "
+               "`cudnn_build`); the workspace reservation after it is outside. A cuDNN plan "
+               "prebuilt (the spec's `build_threads`: the cell's cuDNN plans finalized on "
+               "several threads before its measurements, harness/worker.c `prebuild_cell`) "
+               "journals its own build's wall time on its builder thread, so with parallel "
+               "prebuild the build column sums thread time, more than the wall time those "
+               "builds took: that is the cells' prebuild line below the table (the `plans` "
+               "records' `prebuild_s`, which the worker's cell preparation includes). Neither "
+               "covers the worker's start, a cell's buffers and reference, verification or the journal's "
                "writes, so the total is less than the sweep's wall time. A field the journal "
                "lacks (a plan whose worker died, older journals) counts 0. The rounds row "
                "(`--rounds`) is the cells' `rounds` records' `measure_s` (harness/worker.c "
@@ -146,6 +157,14 @@ static void per_side(FILE *f, const gdt_budget *b)
     fprintf(f, "%s.\n", b->rounds_records ? "; rounds apart" : "");
 }
 
+static void prebuild_md(FILE *f, const gdt_budget *b)
+{
+    if (b->prebuild_cells)
+        fprintf(f, "\nPrebuild: %d cuDNN plans built ahead in %d cells, %.1f s of wall time "
+                   "(their build times, summed over the threads, are in the build column).\n",
+                b->prebuilt, b->prebuild_cells, b->prebuild_s);
+}
+
 void gdt_budget_write_md(FILE *f, const gdt_budget *b)
 {
     gdt_budget_row t = total(b);
@@ -165,6 +184,7 @@ void gdt_budget_write_md(FILE *f, const gdt_budget *b)
                 b->rounds.measure_s);
     fprintf(f, "| **total** | | **%d** | **%.1f** | **%.1f** |\n\n", t.plans, t.measure_s, t.build_s);
     per_side(f, b);
+    prebuild_md(f, b);
 }
 
 /* ------------------------------------------------------------ JSON */
@@ -200,4 +220,10 @@ void gdt_budget_add_json(cJSON *doc, const gdt_budget *b)
     if (b->rounds_records)
         cJSON_AddItemToArray(rows, row_json(NULL, "rounds", &b->rounds));
     add_row(cJSON_AddObjectToObject(doc, "budget_total"), &t);
+    if (b->prebuild_cells) {
+        cJSON *p = cJSON_AddObjectToObject(doc, "budget_prebuild");
+        cJSON_AddNumberToObject(p, "cells", b->prebuild_cells);
+        cJSON_AddNumberToObject(p, "plans", b->prebuilt);
+        cJSON_AddNumberToObject(p, "prebuild_s", b->prebuild_s);
+    }
 }

@@ -44,6 +44,11 @@ typedef struct gdt_budget {
      * and their measure_s (builds inside it; build_s stays 0). */
     gdt_budget_row rounds;
     int rounds_records;
+    /* The cells' prebuilds (the plans records' prebuilt and prebuild_s):
+     * cuDNN plans built ahead on builder threads, and the wall time that
+     * took; their own build times are in the rows' build_s. */
+    int prebuild_cells, prebuilt;
+    double prebuild_s;
 } gdt_budget;
 
 /* Every result and rounds record of the run. */
@@ -52,8 +57,9 @@ void gdt_budget_of(const gdt_run *run, gdt_budget *out);
 /* The "## Where the time went" section of summary.md. */
 void gdt_budget_write_md(FILE *f, const gdt_budget *b);
 
-/* Adds "budget" (one object per row of the table, in its order) and
- * "budget_total" to the report's JSON document. */
+/* Adds "budget" (one object per row of the table, in its order),
+ * "budget_total" and, when a cell was prebuilt, "budget_prebuild" (cells,
+ * plans, prebuild_s) to the report's JSON document. */
 void gdt_budget_add_json(cJSON *doc, const gdt_budget *b);
 
 #endif

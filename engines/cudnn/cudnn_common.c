@@ -286,29 +286,107 @@ gdt_status gdt__cudnn_engine_count(const gdt__cudnn_graph *g, int64_t *n, gdt_er
     return GDT_STATUS_OK;
 }
 
-/* -------------------------------------------------------------- handle */
+/* ------------------------------------------------------------- handles */
+
+/* cuDNN is thread-safe only with a handle per thread, so each thread gets
+ * one of its own: a slot of this pool, held while the thread lives (a
+ * thread-specific key returns it when the thread ends) and then reused by
+ * the next thread on the same device, so that builder threads started per
+ * cell do not create handles per cell.  Handles live as long as the
+ * process, as the one handle did before; plans keep using the handle they
+ * were finalized with after their builder has ended. */
+#define GDT__CUDNN_HANDLES_MAX 72 /* the caller's thread, 64 builders, room */
 
 static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
-static cudnnHandle_t handle;
+static gdt__cudnn_hslot handles[GDT__CUDNN_HANDLES_MAX];
+static pthread_key_t handle_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static bool key_made;
+
+static void slot_release(void *p)
+{
+    pthread_mutex_lock(&handle_lock);
+    ((gdt__cudnn_hslot *)p)->busy = false;
+    pthread_mutex_unlock(&handle_lock);
+}
+
+static void key_make(void) { key_made = pthread_key_create(&handle_key, slot_release) == 0; }
+
+/* A free slot with a handle for device, else an empty one; NULL: all busy. */
+static gdt__cudnn_hslot *slot_reserve(int device)
+{
+    gdt__cudnn_hslot *empty = NULL, *got = NULL;
+    pthread_mutex_lock(&handle_lock);
+    for (int i = 0; i < GDT__CUDNN_HANDLES_MAX && !got; i++) {
+        gdt__cudnn_hslot *x = &handles[i];
+        if (!x->busy && x->h && x->device == device)
+            got = x;
+        else if (!x->busy && !x->h && !empty)
+            empty = x;
+    }
+    if (!got)
+        got = empty;
+    if (got)
+        got->busy = true;
+    pthread_mutex_unlock(&handle_lock);
+    return got;
+}
+
+/* The handle is created outside the lock: the first cudnnCreate loads the
+ * library's kernels and takes long enough that the builders of a cell
+ * would wait on one another. */
+static gdt_status slot_fill(gdt__cudnn_hslot *x, int device, gdt_error *e)
+{
+    if (x->h)
+        return GDT_STATUS_OK;
+    cudnnHandle_t h = NULL;
+    cudnnStatus_t r = cudnnCreate(&h);
+    if (r != CUDNN_STATUS_SUCCESS) {
+        slot_release(x);
+        return gdt__fail_cudnn(e, r, "cudnnCreate(&h)", __FILE__, __LINE__);
+    }
+    x->h = h, x->device = device, x->stream = NULL, x->stream_known = false;
+    return GDT_STATUS_OK;
+}
+
+static gdt_status slot_take(gdt__cudnn_hslot **out, gdt_error *e)
+{
+    int device = 0;
+    GDT_CHECK_CUDA(e, cudaGetDevice(&device));
+    gdt__cudnn_hslot *x = slot_reserve(device);
+    if (!x)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "cudnn: handles: expected at most %d threads "
+                             "holding one at a time, all %d are held", GDT__CUDNN_HANDLES_MAX,
+                             GDT__CUDNN_HANDLES_MAX);
+    gdt_status s = slot_fill(x, device, e);
+    if (s == GDT_STATUS_OK && pthread_setspecific(handle_key, x) != 0) {
+        slot_release(x);
+        s = gdt_error_set(e, GDT_STATUS_INTERNAL, "cudnn: handles: pthread_setspecific failed");
+    }
+    if (s == GDT_STATUS_OK)
+        *out = x;
+    return s;
+}
+
+gdt_status gdt__cudnn_thread_handle(gdt__cudnn_hslot **out, gdt_error *e)
+{
+    *out = NULL;
+    pthread_once(&key_once, key_make);
+    if (!key_made)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "cudnn: handles: pthread_key_create failed");
+    if ((*out = pthread_getspecific(handle_key)))
+        return GDT_STATUS_OK;
+    if (!gdt__device_present())
+        return gdt_error_set(e, GDT_STATUS_NO_DEVICE,
+                             "cudnn: no CUDA device: cuDNN needs a GPU to create its handle");
+    return slot_take(out, e);
+}
 
 gdt_status gdt__cudnn_handle(cudnnHandle_t *h, gdt_error *e)
 {
-    gdt_status s = GDT_STATUS_OK;
-    pthread_mutex_lock(&handle_lock);
-    if (!handle) {
-        if (!gdt__device_present())
-            s = gdt_error_set(e, GDT_STATUS_NO_DEVICE,
-                              "cudnn: no CUDA device: cuDNN needs a GPU to create its handle");
-        else {
-            cudnnStatus_t r = cudnnCreate(&handle);
-            if (r != CUDNN_STATUS_SUCCESS) {
-                handle = NULL;
-                s = gdt__fail_cudnn(e, r, "cudnnCreate(&handle)", __FILE__, __LINE__);
-            }
-        }
-    }
-    *h = handle;
-    pthread_mutex_unlock(&handle_lock);
+    gdt__cudnn_hslot *x = NULL;
+    gdt_status s = gdt__cudnn_thread_handle(&x, e);
+    *h = x ? x->h : NULL;
     return s;
 }
 

@@ -11,12 +11,6 @@
 #include "cudnn/gdt_cudnn.h"
 #include "gdt_util.h"
 
-/* The handle is the process's one handle; remembering the stream it was
- * last given keeps cudnnSetStream off the per-call path.  Executes on one
- * handle are not thread-safe anyway (the worker drives one GPU). */
-static void *stream_set;
-static bool stream_known;
-
 int gdt_cudnn_runtime_version(void) { return (int)cudnnGetVersion(); }
 
 static gdt_status cudnn_check_support(const gdt_engine_slot *slot, const gdt_facts *f,
@@ -63,7 +57,9 @@ static gdt_status cudnn_build(const gdt_engine_slot *slot, const gdt_facts *f, c
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "cudnn: out of memory for a plan");
     c->id = *plan;
     double t0 = gdt_now();
-    s = gdt__cudnn_handle(&c->handle, e);
+    s = gdt__cudnn_thread_handle(&c->hs, e);
+    if (s == GDT_STATUS_OK)
+        c->handle = c->hs->h;
     if (s == GDT_STATUS_OK)
         s = gdt__cudnn_graph_create(&f->problem, (int)gdt_plan_id_knob(plan, GDT_KNOB_GRAPH, 0),
                                     c->handle, &c->graph, e);
@@ -126,12 +122,14 @@ static gdt_status check_workspace(const gdt_compiled *c, const void *ws, size_t 
     return GDT_STATUS_OK;
 }
 
-static gdt_status set_stream(cudnnHandle_t h, void *stream, gdt_error *e)
+/* The stream last set is remembered per handle: plans finalized on
+ * different builder threads execute on different handles. */
+static gdt_status set_stream(gdt__cudnn_hslot *hs, void *stream, gdt_error *e)
 {
-    if (stream_known && stream == stream_set)
+    if (hs->stream_known && stream == hs->stream)
         return GDT_STATUS_OK;
-    GDT_CHECK_CUDNN(e, cudnnSetStream(h, (cudaStream_t)stream));
-    stream_set = stream, stream_known = true;
+    GDT_CHECK_CUDNN(e, cudnnSetStream(hs->h, (cudaStream_t)stream));
+    hs->stream = stream, hs->stream_known = true;
     return GDT_STATUS_OK;
 }
 
@@ -152,7 +150,7 @@ static gdt_status cudnn_execute(gdt_compiled *c, const gdt_operands *ops, void *
         memcmp(ptrs, c->pack_ptrs, (size_t)g->nbinds * sizeof *ptrs) != 0)
         if ((s = pack_make(c, ptrs, plan_ws, e)) != GDT_STATUS_OK)
             return s;
-    if ((s = set_stream(c->handle, stream, e)) != GDT_STATUS_OK)
+    if ((s = set_stream(c->hs, stream, e)) != GDT_STATUS_OK)
         return s;
     GDT_CHECK_CUDNN(e, cudnnBackendExecute(c->handle, c->plan, c->pack));
     return GDT_STATUS_OK;
@@ -164,6 +162,10 @@ const gdt_engine_ops gdt__cudnn_ops = {
     .workspace_size = cudnn_workspace_size,
     .execute = cudnn_execute,
     .destroy = cudnn_destroy,
+    /* Support rules are pure, and a build touches only its own graph and
+     * plan descriptors on the building thread's own handle; cuDNN's last
+     * error string, which a decline quotes, is per thread. */
+    .build_thread_safe = true,
 };
 
 /* ------------------------------------------------------- lists of configs */

@@ -68,6 +68,19 @@ gdt_status gdt__cudnn_pool_desc(gdt__cudnn_pool *p, cudnnBackendDescriptorType_t
 /* Destroys in reverse creation order and empties the pool. */
 void gdt__cudnn_pool_free(gdt__cudnn_pool *p);
 
+/* One thread's cuDNN handle (cudnn_common.c, "handles") and the stream it
+ * was last given: remembering it keeps cudnnSetStream off the per-call
+ * path.  Executes on a handle take turns (the worker drives one GPU from
+ * one thread); a plan finalized on a builder thread runs on that thread's
+ * handle. */
+typedef struct gdt__cudnn_hslot {
+    cudnnHandle_t h;
+    int device;        /* current when h was created */
+    bool busy;         /* a live thread holds it */
+    void *stream;      /* last cudnnSetStream on h */
+    bool stream_known;
+} gdt__cudnn_hslot;
+
 /* A built plan: its graph, the finalized execution plan, and the variant
  * pack of the last pointers it ran with (rebuilt only when they change). */
 struct gdt_compiled {
@@ -75,7 +88,8 @@ struct gdt_compiled {
     gdt_plan_id id;
     cudnnBackendDescriptor_t plan;
     gdt__cudnn_pool own; /* engine, knob choices, config, plan */
-    cudnnHandle_t handle;
+    cudnnHandle_t handle;    /* the building thread's: hs->h */
+    gdt__cudnn_hslot *hs;
     size_t plan_workspace;   /* the cuDNN plan's own workspace */
     size_t workspace;        /* what we report: scratch + plan workspace */
     cudnnBackendDescriptor_t pack;
@@ -138,7 +152,10 @@ gdt_status gdt__cudnn_support(const gdt_facts *f, const gdt_plan_id *id, int ver
 extern const cudnnBackendAttributeName_t gdt__cudnn_attr_graph_handle;
 extern const cudnnBackendAttributeName_t gdt__cudnn_attr_plan_handle;
 
-/* The process's one handle, created lazily (NO_DEVICE without a GPU). */
+/* The calling thread's handle, created (or taken from the pool) lazily on
+ * the thread's current device; NO_DEVICE without a GPU. */
+gdt_status gdt__cudnn_thread_handle(gdt__cudnn_hslot **out, gdt_error *e);
+/* Its cudnnHandle_t. */
 gdt_status gdt__cudnn_handle(cudnnHandle_t *h, gdt_error *e);
 
 /* Heuristic results of one mode for a finalized graph, appended to

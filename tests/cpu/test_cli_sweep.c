@@ -123,8 +123,10 @@ static int fake_worker(void)
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
         if (op && !strcmp(op, "hello"))
             fake_hello();
-        else if (op && !strcmp(op, "cell"))
-            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s}\n", fake_plans);
+        else if (op && !strcmp(op, "cell")) /* the prebuild echoes the threads asked */
+            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s,\"build_threads\":%d,"
+                   "\"prebuilt\":3,\"prebuild_s\":0.25}\n", fake_plans,
+                   (int)cJSON_GetNumberValue(cJSON_GetObjectItem(req, "build_threads")));
         else if (op && !strcmp(op, "plan")) {
             int engine = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(req, "plan"), "engine_id"));
             const cJSON *race = cJSON_GetObjectItem(req, "race_us");
@@ -421,6 +423,18 @@ static void check_other_build(const char *run, const char *dir)
     CHECK(strstr(out, "measured with candidate rows") == NULL);
 }
 
+/* The spec sets no build_threads: the parent asks the default, and each
+ * cell's plans record journals the worker's prebuild. */
+static void check_prebuild_journaled(const char *run)
+{
+    char path[700], want[128];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN), n = cpus - 1 < 8 ? cpus - 1 : 8;
+    snprintf(path, sizeof path, "%s/journal.jsonl", run);
+    CHECK_INT(read_into_out(path), ==, 0);
+    snprintf(want, sizeof want, "\"build_threads\":%ld,\"prebuilt\":3,\"prebuild_s\":0.25}", n < 0 ? 0 : n);
+    CHECK_CONTAINS(out, want);
+}
+
 /* The worker unset; the last output shown on a failure, the folder kept
  * for it, else removed. */
 static void end_run(const char *dir)
@@ -466,6 +480,7 @@ static void test_run_loop(const char *self)
     CHECK(access(path, F_OK) == 0);
     snprintf(path, sizeof path, "%s/raw.h5", run);
     CHECK(access(path, F_OK) == 0);
+    check_prebuild_journaled(run);
     if (gdt_test_failures)
         fprintf(stderr, "%s\n", out);
 

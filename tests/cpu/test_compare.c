@@ -120,7 +120,7 @@ static void write_cell(gdt_journal *j, int ci, const gdt_sweep_cell *c, const pl
     for (int i = 0; i < n; i++)
         cJSON_AddItemToArray(plans, gdt_test_plan_json(rows[i].name, rows[i].tag, i));
     check_ok(gdt_run_write_cell(j, ci, c, &e), &e);
-    check_ok(gdt_run_write_plans(j, ci, c, plans, "cudnn.eng0", NULL, &e), &e);
+    check_ok(gdt_run_write_plans(j, ci, c, plans, "cudnn.eng0", NULL, NULL, &e), &e);
     for (int i = 0; i < n; i++) {
         gdt_disposition d;
         if (!rows[i].disposition)

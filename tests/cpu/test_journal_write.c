@@ -171,7 +171,7 @@ static void write_journal(const char *dir, const gdt_sweep_spec *spec)
     check_ok(gdt_run_write_cell_error(j, 0, &spec->cells[0], "no reference: stand-in refuses "
                                       "m=256,n=512,k=256,dtype=bf16", &e), &e);
     check_ok(gdt_run_write_cell(j, 1, &spec->cells[1], &e), &e);
-    check_ok(gdt_run_write_plans(j, 1, &spec->cells[1], plans, "cudnn.eng0", &cpu, &e), &e);
+    check_ok(gdt_run_write_plans(j, 1, &spec->cells[1], plans, "cudnn.eng0", &cpu, NULL, &e), &e);
     write_results(j, &spec->cells[1], &e);
     check_ok(gdt_run_write_resume(j, "2026-01-02T04:05:06Z", 4, gpus, 1, &e), &e);
 done:
@@ -297,7 +297,7 @@ static void test_reply_keys(const char *dir, const gdt_sweep_spec *spec)
         gdt_run_header_rec h = header(spec, device);
         check_ok(gdt_run_write_header(j, &h, &e), &e);
         check_ok(gdt_run_write_cell(j, 1, &spec->cells[1], &e), &e);
-        check_ok(gdt_run_write_plans(j, 1, &spec->cells[1], plans, NULL, NULL, &e), &e);
+        check_ok(gdt_run_write_plans(j, 1, &spec->cells[1], plans, NULL, NULL, NULL, &e), &e);
         gdt_run_result_rec res = {.cell = 1, .plan = 2, .family = GDT_FAMILY_GEMM, .name = "cudnn.eng2",
                                   .disposition = GDT_DISP_DECLINED, .error = "no", .measured = rep};
         check_ok(gdt_run_write_result(j, &res, &e), &e);

@@ -95,7 +95,7 @@ static gdt_status write_cell(gdt_journal *j, int ci, int g, const gdt_sweep_cell
 {
     gdt_status s = gdt_run_write_cell(j, ci, c, e);
     if (s == GDT_STATUS_OK)
-        s = gdt_run_write_plans(j, ci, c, plans, "cudnn.eng0", NULL, e);
+        s = gdt_run_write_plans(j, ci, c, plans, "cudnn.eng0", NULL, NULL, e);
     for (int p = 0; p < NPLANS && s == GDT_STATUS_OK; p++) {
         const cJSON *plan = cJSON_GetArrayItem(plans, p);
         gdt_run_result_rec res = {.cell = ci, .plan = p, .family = GDT_FAMILY_GEMM,

@@ -59,7 +59,7 @@ static void standin_destroy(gdt_compiled *c)
 }
 
 static const gdt_engine_ops standin_ops = {standin_check, standin_build, standin_workspace,
-                                           standin_execute, standin_destroy, NULL};
+                                           standin_execute, standin_destroy, NULL, false};
 
 #define ANY {0, 999, (1u << GDT_DTYPE_COUNT) - 1u, 0, 0, 0}
 static const gdt_engine_slot slots[] = {

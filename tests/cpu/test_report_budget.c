@@ -129,10 +129,12 @@ static void test_fixture(const char *root)
                        "measure 107.3 s, build 68.9 s.\n");
     /* rows only for what the run has: no library plan, no racing, no rounds */
     CHECK(!strstr(md, "\n| cuBLASLt |") && !strstr(md, "| raced out ") && !strstr(md, "| rounds (--rounds) |"));
+    CHECK(!strstr(md, "\nPrebuild: ")); /* a journal from before the prebuild */
     CHECK_CONTAINS(md, "harness/measure.c");
     free(md);
     cJSON *doc = json_of(dir);
     check_json(doc, fixture_rows, (int)(sizeof fixture_rows / sizeof *fixture_rows), &fixture_total, 1e-4);
+    CHECK(!cJSON_GetObjectItemCaseSensitive(doc, "budget_prebuild"));
     cJSON_Delete(doc);
 }
 
@@ -233,7 +235,8 @@ static void write_results(gdt_journal *j, const gdt_sweep_cell *c)
     for (int i = 0; i < NCELL0; i++)
         cJSON_AddItemToArray(plans, gdt_test_plan_json(cell0[i].name, cell0[i].tag, i));
     check_ok(gdt_run_write_cell(j, 0, c, &e), &e);
-    check_ok(gdt_run_write_plans(j, 0, c, plans, "cudnn.eng0", NULL, &e), &e);
+    const gdt_run_prebuild pb = {.threads = 4, .prebuilt = 2, .seconds = 0.75};
+    check_ok(gdt_run_write_plans(j, 0, c, plans, "cudnn.eng0", NULL, &pb, &e), &e);
     for (int i = 0; i < NCELL0; i++) {
         gdt_disposition d = disposition_of(cell0[i].how);
         cJSON *m = measured(&cell0[i]);
@@ -308,9 +311,16 @@ static void test_synthetic(const char *root)
                        "| — | rounds (--rounds) | 3 | 4.5 | — |\n| **total** | | **12** | **16.5** | **3.4** |\n");
     CHECK_CONTAINS(md, "\nPer side: ours 8 plans, measure 6.6 s, build 1.3 s; cuDNN 2 plans, measure 2.4 s, "
                        "build 2.0 s; cuBLASLt 2 plans, measure 3.0 s, build 0.1 s; rounds apart.\n");
+    CHECK_CONTAINS(md, "rounds apart.\n\nPrebuild: 2 cuDNN plans built ahead in 1 cells, 0.8 s of wall time "
+                       "(their build times, summed over the threads, are in the build column).\n");
+    CHECK_CONTAINS(md, "with parallel prebuild the build column sums thread time");
     free(md);
     cJSON *doc = json_of(dir);
     check_json(doc, synthetic_rows, (int)(sizeof synthetic_rows / sizeof *synthetic_rows), &synthetic_total, 0);
+    const cJSON *pb = cJSON_GetObjectItemCaseSensitive(doc, "budget_prebuild");
+    CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pb, "cells")), ==, 1);
+    CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pb, "plans")), ==, 2);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pb, "prebuild_s")), 0.75, 0);
     cJSON_Delete(doc);
 }
 

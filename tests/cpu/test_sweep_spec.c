@@ -1,6 +1,7 @@
 /* Sweep specs: the embedded defaults, the quick subsets, tied axes, shards,
  * and every diagnostic naming the file and JSON path. */
 #include <string.h>
+#include <unistd.h>
 
 #include "gdt_sweep.h"
 #include "gdt_test.h"
@@ -83,6 +84,7 @@ static void test_grid_and_shard(void)
     CHECK_STR(sp->cells[1].shape, "m=128,n=128,k=64");
     CHECK_INT(sp->nbursts, ==, 0); /* unset: the runner's defaults */
     CHECK_INT(sp->knob_cap, ==, -1);
+    CHECK_INT(sp->build_threads, ==, -1); /* unset: gdt_sweep_build_threads' default */
     CHECK(sp->heat_seconds == 0); /* unset: no heat-up */
     gdt_sweep_spec_shard(sp, 1, 4);
     CHECK_INT(sp->ncells, ==, 2); /* indices 1 and 5 */
@@ -108,6 +110,31 @@ static void test_grid_and_shard(void)
     sp = parse(heat, true, GDT_STATUS_OK, NULL);
     if (sp)
         CHECK(sp->heat_seconds == 0.05);
+    gdt_sweep_spec_destroy(sp);
+}
+
+/* build_threads: at the top and in the quick subset; unset, the default
+ * keeps one online CPU free and never exceeds 8. */
+static void test_build_threads(void)
+{
+    static const char text[] = "{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
+                               "\"grid\":[{\"m\":[128]}],\"build_threads\":12,"
+                               "\"quick\":{\"grid\":[{\"m\":[64]}],\"build_threads\":0}}";
+    gdt_sweep_spec *sp = parse(text, false, GDT_STATUS_OK, NULL);
+    if (sp) {
+        CHECK_INT(sp->build_threads, ==, 12);
+        CHECK_INT(gdt_sweep_build_threads(sp), ==, 12);
+    }
+    gdt_sweep_spec_destroy(sp);
+    sp = parse(text, true, GDT_STATUS_OK, NULL);
+    if (sp)
+        CHECK_INT(gdt_sweep_build_threads(sp), ==, 0);
+    gdt_sweep_spec_destroy(sp);
+    sp = parse("{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}]}", false, GDT_STATUS_OK, NULL);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long want = cpus - 1 < 8 ? cpus - 1 : 8;
+    if (sp)
+        CHECK_INT(gdt_sweep_build_threads(sp), ==, want < 0 ? 0 : want);
     gdt_sweep_spec_destroy(sp);
 }
 
@@ -167,6 +194,18 @@ static void test_errors(void)
          "\"quick\":{\"grid\":[{\"m\":[0]}]}}", "t.json: /quick/grid/0: cell m=0", false},
         {"{\"schema\":\"gdtune.sweep/1\",\"schema\":\"x\",\"families\":[\"gemm\"],\"grid\":[]}",
          "schema", false},
+        /* build_threads, at the top and in the quick subset */
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"build_threads\":65}", "t.json: /build_threads: expected an integer in [0, 64], got 65", false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"build_threads\":-1}", "t.json: /build_threads: expected an integer in [0, 64], got -1", false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"build_threads\":2.5}", "t.json: /build_threads: expected an integer, got number 2.5", false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"build_threads\":\"4\"}", "t.json: /build_threads: expected an integer, got string", false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"quick\":{\"grid\":[{\"m\":[1]}],\"build_threads\":100}}",
+         "t.json: /quick/build_threads: expected an integer in [0, 64], got 100", false},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gdt_sweep_spec *sp = parse(bad[i].text, bad[i].quick, GDT_STATUS_BAD_INPUT, bad[i].msg);
@@ -202,6 +241,7 @@ int main(void)
 {
     test_defaults();
     test_grid_and_shard();
+    test_build_threads();
     test_errors();
     test_files();
     return gdt_test_result("test_sweep_spec");

@@ -83,6 +83,13 @@ typedef struct gdt_engine_ops {
      * in the order to try them untimed, into out[0 .. cap-1] and returns
      * how many.  NULL: the planner lists the slot once, by its bare id. */
     int (*fixed_plans)(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap);
+    /* true when check_support and build may run on several threads at once,
+     * each thread building its own plan (gdt_graph_prebuild), and the
+     * compiled plan then executes on the thread that asks for it.  Each
+     * builder thread has the caller's CUDA device current before its first
+     * build.  false (the default): the engine builds only on the caller's
+     * thread, when a plan is requested. */
+    bool build_thread_safe;
 } gdt_engine_ops;
 
 /* The most fixed configurations one slot may list. */

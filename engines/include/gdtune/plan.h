@@ -83,6 +83,44 @@ gdt_status gdt_graph_replay(gdt_graph *g, const gdt_plan_id *id, gdt_error *e);
  * replayed plan).  The compiled plan stays owned by the graph. */
 gdt_status gdt_graph_build(gdt_graph *g, const gdt_build_opts *opts, int *built_index,
                            gdt_error *e);
+
+/* What the graph's last build attempt reported (gdt_graph_build's plan, or
+ * the last one a failed walk tried; zeros before any build). */
+typedef struct gdt_build_report {
+    gdt_build_info info;  /* the engine's: compile or finalize seconds, cache hit, log */
+    double seconds;       /* wall time of the support check and the build */
+    bool prebuilt;        /* taken from gdt_graph_prebuild: seconds is its builder thread's */
+} gdt_build_report;
+void gdt_graph_last_build(const gdt_graph *g, gdt_build_report *out);
+
+/* Builds plans ahead, on up to `threads` threads (at most 64), and keeps
+ * each outcome in the graph: the compiled plan, or the status and message
+ * of its decline or failure.  The next gdt_graph_build of such a plan
+ * (replayed, pinned or walked to) with the same options takes it instead of
+ * building: the same plan, status, message and gdt_build_report as a build
+ * at that moment would give (prebuilt set).  A plan is taken once; a later
+ * build of it builds again.  Plans never taken are destroyed with the graph.
+ *
+ * ids[0 .. n-1] names the plans (NULL, n 0: every plan of the graph's list,
+ * after gdt_graph_plan or gdt_graph_enumerate).  Only plans whose engine
+ * sets build_thread_safe (gdtune/engine.h: the cuDNN backend's) are
+ * prebuilt; the rest, and plans already kept, are left to build when
+ * requested.  threads <= 1 builds nothing: every plan builds when
+ * requested, exactly as without this call.  *prebuilt (may be NULL)
+ * receives how many plans were kept.
+ *
+ * Each builder thread makes the caller's current CUDA device its own; for
+ * cuDNN it builds on a handle of its own (from a process-wide pool, reused
+ * by later prebuilds), and the plan executes on that handle.  The call
+ * returns once every builder has ended, so nothing it runs overlaps the
+ * caller's own work; but it must not run while another thread executes
+ * plans an earlier prebuild made (their handles may be reused).  An error
+ * (a builder could not start or set the device, options other than those
+ * of the plans kept, out of memory) keeps what was built; the rest build
+ * when requested. */
+gdt_status gdt_graph_prebuild(gdt_graph *g, const gdt_plan_id *ids, int n, int threads,
+                              const gdt_build_opts *opts, int *prebuilt, gdt_error *e);
+
 size_t gdt_graph_workspace_size(const gdt_graph *g);
 gdt_status gdt_graph_execute(gdt_graph *g, const gdt_operands *ops, void *workspace,
                              size_t workspace_bytes, void *stream, gdt_error *e);
