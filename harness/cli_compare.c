@@ -197,7 +197,7 @@ typedef struct side_view {
     char figures[200];   /* time, TFLOP/s, against cuDNN, noise */
     char verify[160];
     char budget[200];
-    char scope[400];
+    char scope[1200];    /* the scope, then what a --cupti trace saw */
     const char *run;     /* the winner's run directory */
 } side_view;
 
@@ -220,6 +220,9 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
              tflops(x, s), vs, b->result->noise, b->raced_out ? ", a first estimate (raced out)" : "");
     verify_text(x, s, v->verify, sizeof v->verify);
     gdt_compare_scope(b->plan, v->scope, sizeof v->scope);
+    char traced[800];
+    if (gdt_compare_traced(b->result, traced, sizeof traced))
+        snprintf(v->scope + strlen(v->scope), sizeof v->scope - strlen(v->scope), "; %s", traced);
     v->run = o->c->dirs[b->run];
 }
 
@@ -419,6 +422,9 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
     sc = cJSON_AddObjectToObject(j, "scope");
     cJSON_AddNumberToObject(sc, "kernels", gdt_compare_scope(b->plan, scope, sizeof scope));
     cJSON_AddStringToObject(sc, "text", scope);
+    /* the --cupti trace as journaled (null without one) */
+    const cJSON *cupti = gdt_json_get(b->result->rec, "cupti");
+    cJSON_AddItemToObject(sc, "traced", cupti ? cJSON_Duplicate(cupti, true) : cJSON_CreateNull());
     return j;
 }
 

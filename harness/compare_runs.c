@@ -121,6 +121,41 @@ int gdt_compare_scope(const gdt_run_plan *p, char *buf, size_t n)
     return snprintf(buf, n, "one execute of %s (kernels not listed)", slot->name), 0;
 }
 
+/* x, x by y, or x by y by z: a launch dimension without its unit axes. */
+static void dims_text(const cJSON *a, char *buf, size_t n)
+{
+    int v[3] = {1, 1, 1}, k = 3;
+    for (int i = 0; i < 3; i++)
+        v[i] = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(a, i));
+    while (k > 1 && v[k - 1] == 1)
+        k--;
+    size_t w = 0;
+    for (int i = 0; i < k && w < n; i++)
+        w += (size_t)snprintf(buf + w, n - w, "%s%d", i ? " x " : "", v[i]);
+}
+
+bool gdt_compare_traced(const gdt_run_result *r, char *buf, size_t n)
+{
+    const cJSON *c = r ? gdt_json_get(r->rec, "cupti") : NULL, *k = gdt_json_get(c, "kernel");
+    buf[0] = '\0';
+    if (!k)
+        return false;
+    char grid[48], cluster[64] = "";
+    const cJSON *cl = gdt_json_get(k, "cluster");
+    dims_text(gdt_json_get(k, "grid"), grid, sizeof grid);
+    if (cJSON_GetNumberValue(cJSON_GetArrayItem(cl, 0)) > 0) {
+        char d[48];
+        dims_text(cl, d, sizeof d);
+        snprintf(cluster, sizeof cluster, ", clusters of %s", d);
+    }
+    double kernels = gdt_json_num_or(c, "kernels", 0);
+    snprintf(buf, n, "traced (CUPTI, a burst of %d): %.3g kernel%s per call, %.0f%% of the kernel "
+             "time in %s (grid %s%s)", (int)gdt_json_num_or(c, "burst", 0), kernels,
+             kernels == 1 ? "" : "s", 100 * gdt_json_num_or(k, "share", 0),
+             cJSON_GetStringValue(gdt_json_get(k, "name")), grid, cluster);
+    return true;
+}
+
 /* ------------------------------------------------------------- model */
 
 gdt_status gdt_comparison_create(unsigned families, gdt_comparison **out, gdt_error *e)

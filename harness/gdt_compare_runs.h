@@ -127,4 +127,10 @@ void gdt_compare_other_knobs(const gdt_plan_id *p, char *buf, size_t n);
  * decided by cuDNN). */
 int gdt_compare_scope(const gdt_run_plan *p, char *buf, size_t n);
 
+/* What a `--cupti` trace of the result saw (its `cupti` object), as text:
+ * the kernels per call and the main kernel's name, grid, cluster and share
+ * of the kernel time.  false (buf "") when the result has no trace or no
+ * main kernel (journals before 2026-12-02, sweeps without --cupti). */
+bool gdt_compare_traced(const gdt_run_result *r, char *buf, size_t n);
+
 #endif

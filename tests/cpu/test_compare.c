@@ -41,18 +41,22 @@ typedef struct plan_row {
     const char *disposition, *error;
     double time_us, noise, err;
     bool raced_out;
+    bool traced; /* a --cupti trace with a main kernel (TRACE_KERNEL) */
 } plan_row;
 
-#define VERIFIED(name, tag, t, noise, err) {name, tag, "verified", "", t, noise, err, false}
-#define RACED(name, t, noise, err) {name, "OURS", "verified", "", t, noise, err, true}
-#define NOT_VERIFIED(name, disp, error, err) {name, "OURS", disp, error, 0, 0, err, false}
-#define NOT_RUN(name) {name, "OURS", NULL, NULL, 0, 0, 0, false}
+#define TRACE_KERNEL "nvjet_sm90_tst_128x64_64x8_1x2_h_bz_splitK_NNT"
 
-/* Cell 0 (m=256): two cuDNN plans, five generated (one raced out, one
+#define VERIFIED(name, tag, t, noise, err) {name, tag, "verified", "", t, noise, err, false, false}
+#define TRACED(name, tag, t, noise, err) {name, tag, "verified", "", t, noise, err, false, true}
+#define RACED(name, t, noise, err) {name, "OURS", "verified", "", t, noise, err, true, false}
+#define NOT_VERIFIED(name, disp, error, err) {name, "OURS", disp, error, 0, 0, err, false, false}
+#define NOT_RUN(name) {name, "OURS", NULL, NULL, 0, 0, 0, false, false}
+
+/* Cell 0 (m=256): two cuDNN plans (the faster with a --cupti trace), five generated (one raced out, one
  * declined, one incorrect, one never run), the hand plan, two cuBLASLt. */
 static const plan_row cell0[] = {
     VERIFIED("cudnn.eng0", "A", 12.0, 0.01, 0),
-    VERIFIED("cudnn.eng1[KERNEL_CFG=3]", "B", 10.0, 0.01, 1e-3),
+    TRACED("cudnn.eng1[KERNEL_CFG=3]", "B", 10.0, 0.01, 1e-3),
     VERIFIED(GEN_BEST, "OURS", 16.0, 0.005, 2e-3),
     RACED("gemm.nvrtc[GROUP_M=8, MMA=1, STAGES=4, TILEK=64, TILE_M=64, TILE_N=128, WARPS_M=4, WARPS_N=1]",
           20.0, 0.05, 3e-3),
@@ -108,6 +112,11 @@ static cJSON *measured(const plan_row *p)
         cJSON_AddNumberToObject(o, "time_us", p->time_us);
         cJSON_AddNumberToObject(o, "noise", p->noise);
     }
+    if (ok && p->traced)
+        cJSON_AddItemToObject(o, "cupti", cJSON_Parse("{\"burst\":8,\"kernels\":2,\"kernel_us\":9.5,"
+            "\"event_us\":10,\"gap_us\":0.5,\"span_us\":9.8,\"kernel\":{\"name\":\"" TRACE_KERNEL "\","
+            "\"grid\":[2,64,1],\"block\":[384,1,1],\"cluster\":[2,1,1],\"registers\":168,"
+            "\"smem\":200000,\"share\":0.73}}"));
     cJSON_AddStringToObject(o, "disposition", p->disposition);
     cJSON_AddStringToObject(o, "error", p->error);
     return o;
@@ -264,6 +273,10 @@ static void check_sides(const cJSON *c0, double flops)
     CHECK_NEAR(num(k, "best.verified.errors.C"), 1e-3, 0);
     CHECK_INT(num(k, "best.scope.kernels"), ==, 0);
     CHECK_CONTAINS(str(k, "best.scope.text"), "cuDNN execution plan");
+    /* the trace as journaled; none for the plans traced without */
+    CHECK_STR(str(k, "best.scope.traced.kernel.name"), TRACE_KERNEL);
+    CHECK_NEAR(num(k, "best.scope.traced.kernels"), 2, 0);
+    CHECK(cJSON_IsNull(at(g, "best.scope.traced")));
     check_budget(at(k, "budget"), 2, 2, 2, 0, 0, 0);
 
     /* The library's best beside the others, whatever tag its journal gave it. */
@@ -375,6 +388,10 @@ static void check_text_md(const char *dir)
     CHECK_CONTAINS(out, "budget: 5 listed, 4 tried: 2 verified (1 raced out), 1 incorrect, 0 failed, 1 declined");
     CHECK_CONTAINS(out, "    tile_n     TILE_N          128         256\n");
     CHECK_CONTAINS(out, "verify: C 2.00e-03");
+    CHECK_CONTAINS(out, "    scope: one cuDNN execution plan (the kernels cuDNN launches for it, its scratch "
+                        "tensors included); traced (CUPTI, a burst of 8): 2 kernels per call, 73% of the "
+                        "kernel time in " TRACE_KERNEL " (grid 2 x 64, clusters of 2)\n");
+    CHECK_CONTAINS(out, "    scope: 1 kernel: gdt_gemm\n");
     CHECK_CONTAINS(out, "  cublaslt: " LT_BEST "\n    8.000 us, ");
     CHECK_CONTAINS(out, "TFLOP/s, 1.250 x cuDNN's throughput, noise 0.0100\n");
     CHECK_CONTAINS(out, "TFLOP/s, 0.625 x cuDNN's throughput, noise 0.0050\n");
