@@ -125,8 +125,11 @@ int gdt_compare_scope(const gdt_run_plan *p, char *buf, size_t n)
 static void dims_text(const cJSON *a, char *buf, size_t n)
 {
     int v[3] = {1, 1, 1}, k = 3;
-    for (int i = 0; i < 3; i++)
-        v[i] = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(a, i));
+    for (int i = 0; i < 3; i++) {
+        const cJSON *x = cJSON_GetArrayItem(a, i); /* the loader checked the range, not the count */
+        if (cJSON_IsNumber(x))
+            v[i] = (int)x->valuedouble;
+    }
     while (k > 1 && v[k - 1] == 1)
         k--;
     size_t w = 0;
@@ -143,7 +146,7 @@ bool gdt_compare_traced(const gdt_run_result *r, char *buf, size_t n)
     char grid[48], cluster[64] = "";
     const cJSON *cl = gdt_json_get(k, "cluster");
     dims_text(gdt_json_get(k, "grid"), grid, sizeof grid);
-    if (cJSON_GetNumberValue(cJSON_GetArrayItem(cl, 0)) > 0) {
+    if (cJSON_IsNumber(cJSON_GetArrayItem(cl, 0)) && cJSON_GetArrayItem(cl, 0)->valuedouble > 0) {
         char d[48];
         dims_text(cl, d, sizeof d);
         snprintf(cluster, sizeof cluster, ", clusters of %s", d);
