@@ -23,6 +23,9 @@ typedef struct gdt__built {
     bool done;      /* a builder ran it (false: no thread could take it) */
 } gdt__built;
 
+/* Destroys b's compiled plan, if it holds one, and forgets it. */
+void gdt__built_destroy(gdt__built *b);
+
 /* Fills b (all but id) the way the graph's serial build would. */
 typedef void (*gdt__build_fn)(void *ctx, gdt__built *b);
 

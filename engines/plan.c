@@ -955,7 +955,7 @@ static gdt_status keep(gdt_graph *g, gdt__built *jobs, int n, int *kept, gdt_err
             continue;
         }
         if (s == GDT_STATUS_OK) s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_prebuild: out of memory");
-        else if (jobs[i].compiled && jobs[i].ops->destroy) jobs[i].ops->destroy(jobs[i].compiled);
+        else gdt__built_destroy(&jobs[i]);
     }
     return s;
 }

@@ -122,7 +122,7 @@ static int find(const gdt__prebuilt *p, const gdt_plan_id *id)
 
 bool gdt__prebuilt_has(const gdt__prebuilt *p, const gdt_plan_id *id) { return find(p, id) >= 0; }
 
-static void destroy(gdt__built *b)
+void gdt__built_destroy(gdt__built *b)
 {
     if (b->compiled && b->ops && b->ops->destroy)
         b->ops->destroy(b->compiled);
@@ -136,7 +136,7 @@ bool gdt__prebuilt_put(gdt__prebuilt *p, const gdt__built *b)
         gdt__built *v = realloc(p->v, (size_t)cap * sizeof *v);
         if (!v) {
             gdt__built lost = *b;
-            destroy(&lost);
+            gdt__built_destroy(&lost);
             return false;
         }
         p->v = v, p->cap = cap;
@@ -158,7 +158,7 @@ bool gdt__prebuilt_take(gdt__prebuilt *p, const gdt_plan_id *id, gdt__built *out
 void gdt__prebuilt_free(gdt__prebuilt *p)
 {
     for (int i = 0; i < p->n; i++)
-        destroy(&p->v[i]);
+        gdt__built_destroy(&p->v[i]);
     free(p->v);
     memset(p, 0, sizeof *p);
 }

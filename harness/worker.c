@@ -428,29 +428,21 @@ static gdt_status exec_plan(void *ctx, void *stream, gdt_error *e)
     return gdt_trial_execute(w->cell, w->g, e);
 }
 
-static cJSON *ints_json(const int *v, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
-    return a;
-}
-
 /* The traced burst's main kernel: its name and launch shape. */
 static cJSON *kernel_json(const gdt_cupti_kernel *k)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", k->name);
-    cJSON_AddItemToObject(o, "grid", ints_json(k->grid, 3));
-    cJSON_AddItemToObject(o, "block", ints_json(k->block, 3));
-    cJSON_AddItemToObject(o, "cluster", ints_json(k->cluster, 3));
+    cJSON_AddItemToObject(o, "grid", cJSON_CreateIntArray(k->grid, 3));
+    cJSON_AddItemToObject(o, "block", cJSON_CreateIntArray(k->block, 3));
+    cJSON_AddItemToObject(o, "cluster", cJSON_CreateIntArray(k->cluster, 3));
     cJSON_AddNumberToObject(o, "registers", k->registers);
     cJSON_AddNumberToObject(o, "smem", k->smem);
     cJSON_AddNumberToObject(o, "share", k->share);
     return o;
 }
 
-/* One traced burst of the largest size, apart from the timed ones: CUPTI's
+/* One traced burst of `burst` calls, apart from the timed ones: CUPTI's
  * kernel durations beside the event time, per call, and the kernel that
  * took most of them. */
 static gdt_status trace_plan(worker *w, int burst, cJSON *r, gdt_error *e)
