@@ -682,11 +682,16 @@ gdt_plan_side gdt_engine_kind_side(gdt_engine_kind k)
     return (unsigned)k < GDT_ENGINE_KIND_COUNT ? kind_side[k] : GDT_PLAN_SIDE_OURS;
 }
 
+gdt_engine_kind gdt_engine_kind_of(const gdt_manifest *m, int64_t engine_id)
+{
+    if (engine_id >= 0 && engine_id < GDT_ENGINE_ID_BACKEND_END) return GDT_ENGINE_CUDNN;
+    const gdt_engine_slot *s = gdt_manifest_find(m, engine_id);
+    return s ? s->kind : GDT_ENGINE_KIND_COUNT;
+}
+
 gdt_plan_side gdt_engine_side(const gdt_manifest *m, int64_t engine_id)
 {
-    if (engine_id >= 0 && engine_id < GDT_ENGINE_ID_BACKEND_END) return GDT_PLAN_SIDE_BACKEND;
-    const gdt_engine_slot *s = gdt_manifest_find(m, engine_id);
-    return s ? gdt_engine_kind_side(s->kind) : GDT_PLAN_SIDE_OURS;
+    return gdt_engine_kind_side(gdt_engine_kind_of(m, engine_id));
 }
 
 const char *gdt_plan_side_name(gdt_plan_side s)

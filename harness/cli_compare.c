@@ -110,7 +110,7 @@ typedef struct out {
 
 static double tflops(const gdt_compare_cell *x, gdt_side s)
 {
-    return gdt_problem_flops(&x->problem) / (x->best[s].result->time_us * 1e-6) / 1e12;
+    return gdt_problem_flops(&x->problem) / (x->best[s].time_us * 1e-6) / 1e12;
 }
 
 /* The cell's outputs, family order, and their dtype's bound. */
@@ -211,13 +211,15 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
         missing_text(x, s, v->plan, sizeof v->plan);
         return;
     }
-    const gdt_run_result *cudnn = x->best[GDT_SIDE_CUDNN].result;
+    const gdt_side_best *cudnn = &x->best[GDT_SIDE_CUDNN];
     char vs[48] = "";
-    if (cudnn && s != GDT_SIDE_CUDNN)
-        snprintf(vs, sizeof vs, ", %.3f x cuDNN's throughput", cudnn->time_us / b->result->time_us);
+    if (cudnn->result && s != GDT_SIDE_CUDNN)
+        snprintf(vs, sizeof vs, ", %.3f x cuDNN's throughput", cudnn->time_us / b->time_us);
     snprintf(v->plan, sizeof v->plan, "%s", b->plan->name);
-    snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s%s, noise %.4f%s", b->result->time_us,
-             tflops(x, s), vs, b->result->noise, b->raced_out ? ", a first estimate (raced out)" : "");
+    snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s%s, noise %.4f%s", b->time_us, tflops(x, s), vs,
+             b->noise, b->rounds      ? ", in the cell's interleaved rounds"
+                       : b->raced_out ? ", a first estimate (raced out)"
+                                      : "");
     verify_text(x, s, v->verify, sizeof v->verify);
     gdt_compare_scope(b->plan, v->scope, sizeof v->scope);
     char traced[800];
@@ -322,7 +324,7 @@ static void summary_md(FILE *f, const out *o)
         for (int s = 0; s < GDT_SIDE_COUNT; s++) {
             const gdt_side_best *b = &x->best[s];
             if (b->result)
-                fprintf(f, " `%s` | %.3f |", b->plan->name, b->result->time_us);
+                fprintf(f, " `%s` | %.3f |", b->plan->name, b->time_us);
             else
                 fprintf(f, " %s | — |", x->budget[s].listed ? "none verified" : "none");
         }
@@ -404,18 +406,19 @@ static cJSON *verify_json(const gdt_compare_cell *x, gdt_side s)
 static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
 {
     const gdt_side_best *b = &x->best[s];
-    const gdt_run_result *cudnn = x->best[GDT_SIDE_CUDNN].result;
+    const gdt_side_best *cudnn = &x->best[GDT_SIDE_CUDNN];
     char scope[400];
     cJSON *j = cJSON_CreateObject(), *sc;
     cJSON_AddStringToObject(j, "plan", b->plan->name);
     cJSON_AddNumberToObject(j, "engine_id", (double)b->plan->id.engine_id);
     cJSON_AddStringToObject(j, "run", o->c->dirs[b->run]);
-    cJSON_AddNumberToObject(j, "time_us", b->result->time_us);
+    cJSON_AddNumberToObject(j, "time_us", b->time_us);
     cJSON_AddNumberToObject(j, "tflops", tflops(x, s));
-    cJSON_AddNumberToObject(j, "noise", b->result->noise);
+    cJSON_AddNumberToObject(j, "noise", b->noise);
+    cJSON_AddBoolToObject(j, "rounds", b->rounds);
     cJSON_AddBoolToObject(j, "raced_out", b->raced_out);
-    if (cudnn)
-        cJSON_AddNumberToObject(j, "vs_cudnn", cudnn->time_us / b->result->time_us);
+    if (cudnn->result)
+        cJSON_AddNumberToObject(j, "vs_cudnn", cudnn->time_us / b->time_us);
     else
         cJSON_AddNullToObject(j, "vs_cudnn");
     cJSON_AddItemToObject(j, "verified", verify_json(x, s));

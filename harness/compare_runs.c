@@ -307,10 +307,11 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
     if (res->disposition != GDT_DISP_VERIFIED || s == GDT_SIDE_COUNT)
         return;
     b->raced_out += raced;
-    gdt_side_best *w = &x->best[s];
-    if (w->result && !(res->time_us < w->result->time_us))
+    gdt_side_best *w = &x->best[s], nb = {.run = run, .plan = &rc->plan[pi], .result = res, .raced_out = raced};
+    nb.rounds = gdt_run_plan_figures(rc, pi, &nb.time_us, &nb.noise);
+    if (w->result && (w->rounds != nb.rounds ? w->rounds : !(nb.time_us < w->time_us)))
         return;
-    *w = (gdt_side_best){.run = run, .plan = &rc->plan[pi], .result = res, .raced_out = raced};
+    *w = nb;
     take_verify_err(w);
 }
 
@@ -387,15 +388,15 @@ gdt_status gdt_comparison_add(gdt_comparison *c, const char *dir, gdt_error *e)
 
 bool gdt_compare_ratio(const gdt_compare_cell *c, double *ratio, double *noise)
 {
-    const gdt_run_result *g = c->best[GDT_SIDE_GENERATED].result, *h = c->best[GDT_SIDE_HAND].result;
-    if (!g || !h)
+    const gdt_side_best *g = &c->best[GDT_SIDE_GENERATED], *h = &c->best[GDT_SIDE_HAND];
+    if (!g->result || !h->result)
         return false;
     *ratio = h->time_us / g->time_us;
     *noise = g->noise + h->noise;
     return true;
 }
 
-bool gdt_compare_beats(const gdt_run_result *a, const gdt_run_result *b)
+bool gdt_compare_beats(const gdt_side_best *a, const gdt_side_best *b)
 {
     double margin = a->noise * a->time_us + b->noise * b->time_us;
     return a->time_us < b->time_us && b->time_us - a->time_us > margin;
@@ -403,8 +404,8 @@ bool gdt_compare_beats(const gdt_run_result *a, const gdt_run_result *b)
 
 gdt_verdict gdt_compare_verdict(const gdt_compare_cell *c)
 {
-    const gdt_run_result *g = c->best[GDT_SIDE_GENERATED].result, *h = c->best[GDT_SIDE_HAND].result;
-    if (!g || !h)
+    const gdt_side_best *g = &c->best[GDT_SIDE_GENERATED], *h = &c->best[GDT_SIDE_HAND];
+    if (!g->result || !h->result)
         return GDT_VERDICT_NONE;
     return gdt_compare_beats(g, h) ? GDT_VERDICT_GENERATED : gdt_compare_beats(h, g) ? GDT_VERDICT_HAND
                                                                                   : GDT_VERDICT_TIED;

@@ -6,9 +6,9 @@
 
 /* Adds one cell's pair to v: side against base (NULL when either has no
  * winner), ratio = base time / side time. */
-static void add(gdt_versus *v, double *logsum, const gdt_run_result *side, const gdt_run_result *base)
+static void add(gdt_versus *v, double *logsum, const gdt_side_best *side, const gdt_side_best *base)
 {
-    if (!side || !base)
+    if (!side->result || !base->result)
         return;
     double r = base->time_us / side->time_us;
     v->cells++;
@@ -36,10 +36,10 @@ static void summarize(const gdt_comparison *c, gdt_family f, gdt_compare_summary
         if (x->problem.family != f)
             continue;
         s->cells++;
-        add(&s->generated_vs_hand, &gen_hand, x->best[GDT_SIDE_GENERATED].result, x->best[GDT_SIDE_HAND].result);
+        add(&s->generated_vs_hand, &gen_hand, &x->best[GDT_SIDE_GENERATED], &x->best[GDT_SIDE_HAND]);
         for (int k = 0; k < GDT_SIDE_COUNT; k++)
             if (k != GDT_SIDE_CUDNN)
-                add(&s->vs_cudnn[k], &logs[k], x->best[k].result, x->best[GDT_SIDE_CUDNN].result);
+                add(&s->vs_cudnn[k], &logs[k], &x->best[k], &x->best[GDT_SIDE_CUDNN]);
     }
     finish(&s->generated_vs_hand, gen_hand);
     for (int k = 0; k < GDT_SIDE_COUNT; k++)

@@ -21,18 +21,6 @@ static gdt_mode tag_mode(const char *tag, bool backend)
     return GDT_MODE_COUNT; /* knob-enumerated: no heuristic mode made it */
 }
 
-/* A plan of the cell's rounds (measured, error "") takes the rounds' time
- * and noise: they were measured together, so that drift over the sweep
- * reached them alike. */
-static void rounds_figures(const gdt_run_rounds *ro, int pi, double *time_us, double *noise)
-{
-    for (int i = 0; ro->rec && !ro->error[0] && i < ro->nplans; i++)
-        if (ro->plans[i] == pi) {
-            *time_us = ro->time_us[i];
-            *noise = ro->noise[i];
-        }
-}
-
 /* The verified plans of one cell as the table writer takes them, each
  * plan's noise at least the spec's floor. */
 static gdt_status measured_cell(const gdt_run_cell *c, double floor, gdt_measured_cell *mc,
@@ -45,10 +33,10 @@ static gdt_status measured_cell(const gdt_run_cell *c, double floor, gdt_measure
     for (int pi = 0; pi < c->nplans; pi++) {
         const gdt_run_result *res = &c->result[pi];
         const gdt_run_plan *pl = &c->plan[pi];
-        double time_us = res->time_us, noise = res->noise;
+        double time_us, noise;
         if (res->disposition != GDT_DISP_VERIFIED)
             continue;
-        rounds_figures(&c->rounds, pi, &time_us, &noise);
+        gdt_run_plan_figures(c, pi, &time_us, &noise);
         mc->plans[mc->nplans++] = (gdt_measured_plan){
             .id = pl->id, .is_backend = pl->backend, .mode = tag_mode(pl->tag, pl->backend),
             .untimed_position = pl->untimed, .time_us = time_us,

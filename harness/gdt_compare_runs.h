@@ -46,11 +46,17 @@ typedef struct gdt_side_budget {
     const char *why_plan;
 } gdt_side_budget;
 
-/* A side's winner: the verified plan of least time_us. */
+/* A side's winner: the verified plan of least time_us, its figures as the
+ * tables take them (gdt_run_plan_figures: the cell's rounds' when it is in
+ * them).  A plan in the cell's rounds wins over any plan out of them: the
+ * rounds hold each kind's fastest, and a figure from them is only
+ * comparable with another from them. */
 typedef struct gdt_side_best {
     int run;                 /* index of its run (-1: no verified plan) */
     const gdt_run_plan *plan;
-    const gdt_run_result *result;
+    const gdt_run_result *result; /* NULL: the side has no verified plan */
+    double time_us, noise;
+    bool rounds;             /* time_us and noise are its cell's rounds' */
     bool raced_out;          /* its time is a first estimate only */
     double verify_err[4];    /* relative L2 error of each output, family order */
     int nerr;
@@ -100,7 +106,7 @@ bool gdt_compare_ratio(const gdt_compare_cell *c, double *ratio, double *noise);
 /* Whether a beats b beyond their combined noise (the tables' rule: faster
  * by more than noise_a * t_a + noise_b * t_b), and the verdict of the two
  * winners by it. */
-bool gdt_compare_beats(const gdt_run_result *a, const gdt_run_result *b);
+bool gdt_compare_beats(const gdt_side_best *a, const gdt_side_best *b);
 typedef enum gdt_verdict {
     GDT_VERDICT_NONE,        /* a side has no winner */
     GDT_VERDICT_GENERATED,   /* generated faster beyond noise */

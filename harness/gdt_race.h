@@ -1,16 +1,18 @@
 /* Racing's bars: what a sweep's plan is raced against (race.c).
  *
  * The sweep keeps, per cell, the plans measured in full so far: the
- * fastest GDT_RACE_TOP and each side's fastest.  A new plan's first
- * estimate is judged by gdt_measure_raced_out against the lower of two
- * bars:
- *   - the cell's best, with GDT_RACE_MARGIN: the plan cannot win the cell
- *     nor be within its noise;
- *   - once GDT_RACE_TOP plans and one of the plan's side are measured in
- *     full, the slower of the cell's third best and the side's best, with
- *     GDT_RACE_TOP_MARGIN: the plan can be neither in the top three nor its
- *     side's best.
- * The tables rank a cell's plans and compare the sides' bests; what either
+ * fastest GDT_RACE_TOP and the fastest of each engine kind (generated,
+ * handwritten, cuDNN, cuBLASLt: the sides `gdtune compare` puts beside each
+ * other).  A plan of a kind with nothing measured in full yet is not raced:
+ * it may be its kind's best.  Otherwise its first estimate is judged by
+ * gdt_measure_raced_out against the lower of two bars:
+ *   - the cell's best with GDT_RACE_MARGIN, or its kind's best with
+ *     GDT_RACE_TOP_MARGIN where that line is higher: the plan can neither
+ *     win the cell (nor be within its noise) nor be its kind's best;
+ *   - once GDT_RACE_TOP plans are measured in full, the slower of the cell's
+ *     third best and the kind's best, with GDT_RACE_TOP_MARGIN: the plan
+ *     can be neither in the top three nor its kind's best.
+ * The tables rank a cell's plans and compare the kinds' bests; what either
  * needs is measured in full, and the near-tied rest (dozens of vendor plans
  * within GDT_RACE_MARGIN of each other in a GEMM cell) stop after their
  * first estimate instead of each spending a contender's cap. */
@@ -20,6 +22,7 @@
 #include <stdbool.h>
 
 #include "gdt_measure.h"
+#include "gdt_sweep.h"
 #include "gdtune/gdtune.h"
 
 typedef struct gdt_race_mark {
@@ -28,14 +31,22 @@ typedef struct gdt_race_mark {
 
 typedef struct gdt_race_marks {
     gdt_race_mark top[GDT_RACE_TOP];              /* fastest first */
-    gdt_race_mark side_best[GDT_PLAN_SIDE_COUNT];
+    gdt_race_mark kind_best[GDT_ENGINE_KIND_COUNT];
 } gdt_race_marks;
 
-/* A plan of this side measured in full (us > 0; anything else is ignored). */
-void gdt_race_note(gdt_race_marks *m, gdt_plan_side side, double us, double noise);
+/* A plan of this engine kind measured in full (us > 0; anything else is
+ * ignored). */
+void gdt_race_note(gdt_race_marks *m, gdt_engine_kind kind, double us, double noise);
 
-/* The bar and margin a plan of this side races against; false when nothing
- * is measured yet (no race). */
-bool gdt_race_bar(const gdt_race_marks *m, gdt_plan_side side, gdt_race_mark *bar, double *margin);
+/* The bar and margin a plan of this kind races against; false when there
+ * is no race (nothing measured yet, or nothing of its kind). */
+bool gdt_race_bar(const gdt_race_marks *m, gdt_engine_kind kind, gdt_race_mark *bar, double *margin);
+
+/* The plans a cell's --rounds measure together: its GDT_ROUNDS_TOP fastest
+ * measured in full (full_us[i] > 0) and each engine kind's fastest so
+ * measured (what the tables rank first and what `gdtune compare` puts side
+ * by side), into pick fastest first (ties by index); how many. */
+int gdt_rounds_pick(const double *full_us, const gdt_engine_kind *kind, int n,
+                    int pick[GDT_ROUNDS_PLANS_MAX]);
 
 #endif

@@ -160,6 +160,12 @@ void gdt_run_destroy(gdt_run *r);
  * cell a killed sweep cut short is incomplete). */
 bool gdt_run_cell_complete(const gdt_run_cell *c);
 
+/* Plan pi's time per call and noise as the tables and `compare` take
+ * them: the cell's rounds' figures when the plan is in its measured rounds
+ * (measured together, so drift over the sweep reached them alike), else its
+ * result's.  True for a rounds figure. */
+bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise);
+
 /* ------------------------------------------------------------ writer */
 
 /* The journal's one writer (run_write.c): one function per record type,

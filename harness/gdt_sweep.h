@@ -32,9 +32,9 @@
 #define GDT_SHARD_SOURCE_MAX 512
 /* --rounds (and `compare --rounds`): interleaved rounds of a cell's best
  * plans, at most GDT_ROUNDS_PLANS_MAX of them (the sweep takes its
- * GDT_ROUNDS_TOP fastest measured in full). */
+ * GDT_ROUNDS_TOP fastest measured in full and each engine kind's fastest). */
 #define GDT_ROUNDS_MAX 100
-#define GDT_ROUNDS_PLANS_MAX 3
+#define GDT_ROUNDS_PLANS_MAX 8
 #define GDT_ROUNDS_TOP 3
 
 /* A racing sweep's contenders (plans not raced out): their largest burst,

@@ -3,14 +3,14 @@
 
 #include "gdt_race.h"
 
-void gdt_race_note(gdt_race_marks *m, gdt_plan_side side, double us, double noise)
+void gdt_race_note(gdt_race_marks *m, gdt_engine_kind kind, double us, double noise)
 {
     gdt_race_mark x = {us, noise};
-    if (!(us > 0) || side < 0 || side >= GDT_PLAN_SIDE_COUNT)
+    if (!(us > 0) || (unsigned)kind >= GDT_ENGINE_KIND_COUNT)
         return;
-    gdt_race_mark *sb = &m->side_best[side];
-    if (!(sb->us > 0) || us < sb->us)
-        *sb = x;
+    gdt_race_mark *kb = &m->kind_best[kind];
+    if (!(kb->us > 0) || us < kb->us)
+        *kb = x;
     for (int i = 0; i < GDT_RACE_TOP; i++)
         if (!(m->top[i].us > 0) || us < m->top[i].us) {
             memmove(&m->top[i + 1], &m->top[i], sizeof x * (size_t)(GDT_RACE_TOP - 1 - i));
@@ -22,18 +22,64 @@ void gdt_race_note(gdt_race_marks *m, gdt_plan_side side, double us, double nois
 /* Where the racing rule puts the line: bar (1 + noise) (1 + margin). */
 static double line(gdt_race_mark bar, double margin) { return bar.us * (1 + bar.noise) * (1 + margin); }
 
-bool gdt_race_bar(const gdt_race_marks *m, gdt_plan_side side, gdt_race_mark *bar, double *margin)
+typedef struct bar_line {
+    gdt_race_mark mark;
+    double margin;
+} bar_line;
+
+static bar_line higher(bar_line a, bar_line b)
 {
-    *bar = m->top[0], *margin = GDT_RACE_MARGIN;
-    if (!(bar->us > 0))
+    return line(b.mark, b.margin) > line(a.mark, a.margin) ? b : a;
+}
+
+bool gdt_race_bar(const gdt_race_marks *m, gdt_engine_kind kind, gdt_race_mark *bar, double *margin)
+{
+    bar_line best = {m->top[0], GDT_RACE_MARGIN}, pick = best;
+    if (!(best.mark.us > 0))
         return false;
-    if (side < 0 || side >= GDT_PLAN_SIDE_COUNT)
-        return true;
-    gdt_race_mark third = m->top[GDT_RACE_TOP - 1], sb = m->side_best[side];
-    if (!(third.us > 0 && sb.us > 0))
-        return true;
-    gdt_race_mark t = sb.us > third.us ? sb : third;
-    if (line(t, GDT_RACE_TOP_MARGIN) < line(*bar, *margin))
-        *bar = t, *margin = GDT_RACE_TOP_MARGIN;
+    if ((unsigned)kind < GDT_ENGINE_KIND_COUNT) {
+        bar_line kb = {m->kind_best[kind], GDT_RACE_TOP_MARGIN};
+        bar_line third = {m->top[GDT_RACE_TOP - 1], GDT_RACE_TOP_MARGIN};
+        if (!(kb.mark.us > 0))
+            return false; /* the plan may be its kind's best */
+        pick = higher(best, kb);
+        if (third.mark.us > 0) {
+            bar_line top = higher(third, kb);
+            if (line(top.mark, top.margin) < line(pick.mark, pick.margin))
+                pick = top;
+        }
+    }
+    *bar = pick.mark, *margin = pick.margin;
     return true;
 }
+
+/* Is plan i measured in full and among the GDT_ROUNDS_TOP fastest so
+ * measured, or the fastest of its kind (ties by index)? */
+static bool rounds_wanted(const double *full_us, const gdt_engine_kind *kind, int n, int i)
+{
+    int faster = 0, faster_kind = 0;
+    if (!(full_us[i] > 0))
+        return false;
+    for (int j = 0; j < n; j++) {
+        bool before = full_us[j] > 0 && (full_us[j] < full_us[i] || (full_us[j] == full_us[i] && j < i));
+        faster += before;
+        faster_kind += before && kind[j] == kind[i];
+    }
+    return faster < GDT_ROUNDS_TOP || (faster_kind == 0 && (unsigned)kind[i] < GDT_ENGINE_KIND_COUNT);
+}
+
+int gdt_rounds_pick(const double *full_us, const gdt_engine_kind *kind, int n, int pick[GDT_ROUNDS_PLANS_MAX])
+{
+    int k = 0;
+    for (int i = 0; i < n && k < GDT_ROUNDS_PLANS_MAX; i++) {
+        if (!rounds_wanted(full_us, kind, n, i))
+            continue;
+        int at = k++;
+        while (at > 0 && full_us[pick[at - 1]] > full_us[i])
+            pick[at] = pick[at - 1], at--;
+        pick[at] = i;
+    }
+    return k;
+}
+_Static_assert(GDT_ROUNDS_TOP + GDT_ENGINE_KIND_COUNT <= GDT_ROUNDS_PLANS_MAX,
+               "the worker takes the sweep's top plans and each kind's best");

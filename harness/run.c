@@ -939,3 +939,15 @@ bool gdt_run_cell_complete(const gdt_run_cell *c)
 {
     return c->plans && c->nresults == c->nplans;
 }
+
+bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise)
+{
+    const gdt_run_rounds *ro = &c->rounds;
+    *time_us = c->result[pi].time_us, *noise = c->result[pi].noise;
+    for (int i = 0; ro->rec && !ro->error[0] && i < ro->nplans; i++)
+        if (ro->plans[i] == pi) {
+            *time_us = ro->time_us[i], *noise = ro->noise[i];
+            return true;
+        }
+    return false;
+}

@@ -280,9 +280,9 @@ static int *plan_order(const run *r, int ci, const cJSON *plans)
     return order;
 }
 
-static gdt_plan_side plan_side(const cJSON *plan)
+static gdt_engine_kind plan_kind(const cJSON *plan)
 {
-    return gdt_engine_side(NULL, (int64_t)gdt_json_num_or(plan, "engine_id", 0));
+    return gdt_engine_kind_of(NULL, (int64_t)gdt_json_num_or(plan, "engine_id", 0));
 }
 
 /* Racing's bars and the rounds' candidates: a plan measured in full joins
@@ -292,7 +292,7 @@ static void note_best(run_cell *rc, int pi, gdt_disposition d, const cJSON *meas
     if (d != GDT_DISP_VERIFIED || cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
         return;
     rc->full_us[pi] = gdt_json_num_or(measured, "time_us", 0);
-    gdt_race_note(&rc->race, plan_side(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
+    gdt_race_note(&rc->race, plan_kind(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
                   gdt_json_num_or(measured, "noise", 0));
 }
 
@@ -437,7 +437,7 @@ static cJSON *plan_request(run *r, int ci, const cJSON *plan)
     gdt_race_mark bar;
     double margin;
     pthread_mutex_lock(&r->mu);
-    bool race = !r->o.exhaustive && gdt_race_bar(&r->cells[ci].race, plan_side(plan), &bar, &margin);
+    bool race = !r->o.exhaustive && gdt_race_bar(&r->cells[ci].race, plan_kind(plan), &bar, &margin);
     pthread_mutex_unlock(&r->mu);
     if (race) {
         cJSON_AddNumberToObject(req, "race_us", bar.us);
@@ -512,24 +512,18 @@ static gdt_status run_cell_plans(run *r, lane *ln, int ci, gdt_error *e)
 
 /* ------------------------------------------------------------ rounds */
 
-/* The cell's GDT_ROUNDS_TOP fastest plans measured in full, fastest
- * first (ties by index); how many there are. */
-static int rounds_pick(const run_cell *rc, int pick[GDT_ROUNDS_TOP])
+/* The rounds' plans (gdt_rounds_pick), fastest first; how many. */
+static int rounds_pick(const run_cell *rc, int pick[GDT_ROUNDS_PLANS_MAX])
 {
-    int top[GDT_ROUNDS_TOP + 1], n = 0;
-    for (int pi = 0; pi < rc->nplans; pi++) {
-        if (!(rc->full_us[pi] > 0))
-            continue;
-        int k = n++;
-        while (k > 0 && rc->full_us[top[k - 1]] > rc->full_us[pi])
-            top[k] = top[k - 1], k--;
-        top[k] = pi;
-        n = n < GDT_ROUNDS_TOP ? n : GDT_ROUNDS_TOP; /* the slowest of TOP + 1 drops out */
-    }
-    memcpy(pick, top, sizeof *pick * (size_t)n);
+    gdt_engine_kind *kind = malloc(sizeof *kind * (size_t)(rc->nplans + 1));
+    if (!kind)
+        return 0;
+    for (int pi = 0; pi < rc->nplans; pi++)
+        kind[pi] = plan_kind(cJSON_GetArrayItem(rc->plans, pi));
+    int n = gdt_rounds_pick(rc->full_us, kind, rc->nplans, pick);
+    free(kind);
     return n;
 }
-_Static_assert(GDT_ROUNDS_TOP <= GDT_ROUNDS_PLANS_MAX, "the worker takes the sweep's top plans");
 
 /* Each round of a plan: min_samples samples of the largest burst (the
  * metric), its cap the plan's measurement cap shared by the rounds. */

@@ -150,7 +150,23 @@ typedef struct run_desc {
     bool second_cell;     /* cell 1 too */
     const plan_row *c0;
     int nc0;
+    bool rounds;          /* cell 0's rounds (write_rounds) */
 } run_desc;
+
+/* Cell 0's --rounds record (written after every plan's result: cell 0
+ * without the plan never run): cuBLASLt's best (plan 7 then), cudnn.eng1
+ * (1) and the hand plan (6) measured together, the hand plan now ahead of
+ * eng1. */
+static void write_rounds(gdt_journal *j, const gdt_sweep_cell *c)
+{
+    gdt_error e = {0};
+    static const double r8[] = {8.2, 8.2}, r1[] = {10.5, 10.5}, r6[] = {10.0, 10.0};
+    gdt_run_rounds_rec rec = {.cell = 0, .spec = c, .plans = {7, 1, 6}, .nplans = 3, .rounds = 2,
+                              .error = "", .time_us = {8.2, 10.5, 10.0}, .noise = {0.004, 0.004, 0.003},
+                              .ratios = {1, 8.2 / 10.5, 8.2 / 10.0}, .round_us = {r8, r1, r6},
+                              .seconds = 0.1};
+    check_ok(gdt_run_write_rounds(j, &rec, &e), &e);
+}
 
 static void write_run(const char *dir, const gdt_sweep_spec *spec, const run_desc *d)
 {
@@ -171,6 +187,8 @@ static void write_run(const char *dir, const gdt_sweep_spec *spec, const run_des
     if (j) {
         check_ok(gdt_run_write_header(j, &h, &e), &e);
         write_cell(j, 0, &spec->cells[0], d->c0, d->nc0);
+        if (d->rounds)
+            write_rounds(j, &spec->cells[0]);
         if (d->second_cell)
             write_cell(j, 1, &spec->cells[1], cell1, (int)(sizeof cell1 / sizeof *cell1));
     }
@@ -341,6 +359,33 @@ static void check_summary_json(const cJSON *s)
         CHECK_INT(num(r, "at_goal"), ==, want[i].goal);
         CHECK_INT(num(r, "beyond_noise"), ==, want[i].beyond);
     }
+}
+
+/* A cell's rounds are the figures compared for the plans in them, and
+ * said so; a side's plan in the rounds wins over its plans out of them
+ * (cuDNN's: eng1 at 10.5 in the rounds over eng0 at its own 10.2), and a
+ * side with none in them keeps its own figures. */
+static void check_rounds(const char *dir)
+{
+    const char *args[] = {dir, "--format", "json"};
+    CHECK_INT(compare(args, 3), ==, 0);
+    cJSON *doc = doc_of_output();
+    const cJSON *c0 = at(doc, "cells.0");
+    CHECK_NEAR(num(c0, "sides.handwritten.best.time_us"), 10.0, 0);
+    CHECK_NEAR(num(c0, "sides.handwritten.best.noise"), 0.003, 0);
+    CHECK(cJSON_IsTrue(at(c0, "sides.handwritten.best.rounds")));
+    CHECK_STR(str(c0, "sides.cudnn.best.plan"), "cudnn.eng1[KERNEL_CFG=3]");
+    CHECK_NEAR(num(c0, "sides.cudnn.best.time_us"), 10.5, 0);
+    CHECK_NEAR(num(c0, "sides.handwritten.best.vs_cudnn"), 10.5 / 10.0, 1e-12);
+    CHECK_NEAR(num(c0, "sides.cublaslt.best.time_us"), 8.2, 0);
+    CHECK_NEAR(num(c0, "sides.generated.best.time_us"), 16.0, 0);
+    CHECK(cJSON_IsFalse(at(c0, "sides.generated.best.rounds")));
+    CHECK_NEAR(num(c0, "ratio"), 10.0 / 16.0, 1e-12);
+    cJSON_Delete(doc);
+    const char *text[] = {dir};
+    CHECK_INT(compare(text, 1), ==, 0);
+    CHECK_CONTAINS(out, "10.000 us, ");
+    CHECK_CONTAINS(out, "1.050 x cuDNN's throughput, noise 0.0030, in the cell's interleaved rounds");
 }
 
 static void check_json(const char *dir, const gdt_sweep_spec *spec)
@@ -585,7 +630,7 @@ static void check_ab_host(void)
 
 int main(void)
 {
-    char root[] = "/tmp/gdt_compare_XXXXXX", a[600], b[600], c[600], d[600];
+    char root[] = "/tmp/gdt_compare_XXXXXX", a[600], b[600], c[600], d[600], r[600];
     gdt_sweep_spec *spec = NULL;
     gdt_error e = {0};
     CHECK(mkdtemp(root) != NULL);
@@ -597,10 +642,18 @@ int main(void)
         snprintf(b, sizeof b, "%s/hand", root);
         snprintf(c, sizeof c, "%s/bursts", root);
         snprintf(d, sizeof d, "%s/device", root);
-        write_run(a, spec, &(run_desc){dev, 3, true, cell0, n0});
-        write_run(b, spec, &(run_desc){dev, 3, false, cell0_hand, 2});
-        write_run(c, spec, &(run_desc){dev, 2, true, cell0, n0});
-        write_run(d, spec, &(run_desc){"Another GPU", 3, true, cell0, n0});
+        snprintf(r, sizeof r, "%s/rounds", root);
+        write_run(a, spec, &(run_desc){dev, 3, true, cell0, n0, false});
+        write_run(b, spec, &(run_desc){dev, 3, false, cell0_hand, 2, false});
+        write_run(c, spec, &(run_desc){dev, 2, true, cell0, n0, false});
+        write_run(d, spec, &(run_desc){"Another GPU", 3, true, cell0, n0, false});
+        plan_row done[sizeof cell0 / sizeof *cell0];
+        int nd = 0;
+        for (int i = 0; i < n0; i++)
+            if (cell0[i].disposition)
+                done[nd++] = cell0[i];
+        done[0].time_us = 10.2; /* cudnn.eng0: faster than eng1's rounds, out of them */
+        write_run(r, spec, &(run_desc){dev, 3, true, done, nd, true});
         check_json(a, spec);
         check_text_md(a);
         check_figure(a);
@@ -608,6 +661,7 @@ int main(void)
         check_refusals(a, c, d);
         check_cell_match(spec);
         check_ab_args(a);
+        check_rounds(r);
     }
     CHECK(spec && spec->ncells == 2);
     check_sides_of();

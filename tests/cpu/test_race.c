@@ -1,31 +1,34 @@
-/* Racing's bars (harness/race.c): the cell's best by GDT_RACE_MARGIN until
- * three plans and one of the side's are measured in full, then the slower
- * of the third best and the side's best by GDT_RACE_TOP_MARGIN when that
- * line is lower; through gdt_measure_raced_out, what stops and what goes on. */
+/* Racing's bars (harness/race.c): no race for a plan of an engine kind with
+ * nothing measured in full; else the cell's best by GDT_RACE_MARGIN (or the
+ * kind's best by GDT_RACE_TOP_MARGIN where that line is higher), then, once
+ * three plans are measured in full, the slower of the third best and the
+ * kind's best by GDT_RACE_TOP_MARGIN when that line is lower; through
+ * gdt_measure_raced_out, what stops and what goes on. */
 #include <math.h>
 
 #include "gdt_race.h"
 #include "gdt_test.h"
 
-#define OURS GDT_PLAN_SIDE_OURS
-#define BACKEND GDT_PLAN_SIDE_BACKEND
-#define LIBRARY GDT_PLAN_SIDE_LIBRARY
+#define CUDNN GDT_ENGINE_CUDNN
+#define NVRTC GDT_ENGINE_NVRTC
+#define HAND GDT_ENGINE_HAND
+#define LT GDT_ENGINE_CUBLASLT
 
-/* Would a first estimate of est_us (spread 0.001) of this side stop? */
-static bool stops(const gdt_race_marks *m, gdt_plan_side side, double est_us)
+/* Would a first estimate of est_us (spread 0.001) of this kind stop? */
+static bool stops(const gdt_race_marks *m, gdt_engine_kind kind, double est_us)
 {
     gdt_race_mark bar;
     double margin;
-    return gdt_race_bar(m, side, &bar, &margin) &&
+    return gdt_race_bar(m, kind, &bar, &margin) &&
            gdt_measure_raced_out(est_us, 0.001, bar.us, bar.noise, margin);
 }
 
-/* Is this side's bar us with margin? */
-static bool bar_is(const gdt_race_marks *m, gdt_plan_side side, double us, double margin)
+/* Is this kind's bar us with margin? */
+static bool bar_is(const gdt_race_marks *m, gdt_engine_kind kind, double us, double margin)
 {
     gdt_race_mark bar;
     double got;
-    return gdt_race_bar(m, side, &bar, &got) && bar.us == us && got == margin;
+    return gdt_race_bar(m, kind, &bar, &got) && bar.us == us && got == margin;
 }
 
 static void test_nothing_measured(void)
@@ -33,69 +36,115 @@ static void test_nothing_measured(void)
     gdt_race_marks m = {0};
     gdt_race_mark bar;
     double margin;
-    CHECK(!gdt_race_bar(&m, OURS, &bar, &margin));
-    gdt_race_note(&m, OURS, 0, 0.01);   /* not a time: ignored */
-    gdt_race_note(&m, OURS, NAN, 0.01);
-    CHECK(!gdt_race_bar(&m, OURS, &bar, &margin));
+    CHECK(!gdt_race_bar(&m, CUDNN, &bar, &margin));
+    gdt_race_note(&m, CUDNN, 0, 0.01);   /* not a time: ignored */
+    gdt_race_note(&m, CUDNN, NAN, 0.01);
+    gdt_race_note(&m, GDT_ENGINE_KIND_COUNT, 50, 0.01); /* no kind: ignored */
+    CHECK(!gdt_race_bar(&m, CUDNN, &bar, &margin));
 }
 
-/* Fewer than three measured: only the best's 10% bar. */
+/* Fewer than three measured: the best's 10% bar for its own kind. */
 static void test_best_bar(void)
 {
     gdt_race_marks m = {0};
-    gdt_race_note(&m, BACKEND, 100, 0.001);
-    gdt_race_note(&m, BACKEND, 101, 0.001);
-    CHECK(bar_is(&m, BACKEND, 100, GDT_RACE_MARGIN));
-    CHECK(!stops(&m, BACKEND, 105));
-    CHECK(stops(&m, BACKEND, 115));
+    gdt_race_note(&m, CUDNN, 100, 0.001);
+    gdt_race_note(&m, CUDNN, 101, 0.001);
+    CHECK(bar_is(&m, CUDNN, 100, GDT_RACE_MARGIN));
+    CHECK(!stops(&m, CUDNN, 105));
+    CHECK(stops(&m, CUDNN, 115));
 }
 
-/* Three backend plans near-tied: a fourth 5% slower stops against the
- * third best; a plan of a side with nothing measured goes on (it may be its
- * side's best) until its side has a mark. */
+/* A kind with nothing measured in full is not raced, however slow its
+ * estimate: it may be its kind's best, which `compare` and the tables
+ * need measured in full.  Once it has a mark past the best's 10% line, its
+ * plans race against that mark: one faster may be the kind's new best. */
+static void test_kind_unmeasured(void)
+{
+    gdt_race_marks m = {0};
+    gdt_race_mark bar;
+    double margin;
+    gdt_race_note(&m, CUDNN, 100, 0.001);
+    CHECK(!gdt_race_bar(&m, HAND, &bar, &margin));
+    CHECK(!stops(&m, HAND, 200));
+    gdt_race_note(&m, HAND, 120, 0.001);
+    CHECK(bar_is(&m, HAND, 120, GDT_RACE_TOP_MARGIN));
+    CHECK(!stops(&m, HAND, 115)); /* faster than the hand best */
+    CHECK(stops(&m, HAND, 125));
+    CHECK(bar_is(&m, CUDNN, 100, GDT_RACE_MARGIN)); /* other kinds keep the cell's bar */
+    CHECK(!gdt_race_bar(&m, NVRTC, &bar, &margin));
+}
+
+/* Three plans near-tied: a fourth 5% slower stops against the third best;
+ * a kind's best out of the top three is its kind's bar. */
 static void test_top_bar(void)
 {
     gdt_race_marks m = {0};
-    gdt_race_note(&m, BACKEND, 102, 0.001);
-    gdt_race_note(&m, BACKEND, 100, 0.001);
-    gdt_race_note(&m, LIBRARY, 101, 0.001);
-    CHECK(bar_is(&m, BACKEND, 102, GDT_RACE_TOP_MARGIN));
+    gdt_race_note(&m, CUDNN, 102, 0.001);
+    gdt_race_note(&m, CUDNN, 100, 0.001);
+    gdt_race_note(&m, LT, 101, 0.001);
+    CHECK(bar_is(&m, CUDNN, 102, GDT_RACE_TOP_MARGIN));
     CHECK(m.top[0].us == 100 && m.top[1].us == 101 && m.top[2].us == 102);
-    CHECK(stops(&m, BACKEND, 107));
-    CHECK(!stops(&m, BACKEND, 103)); /* within the 2% of the third */
-    CHECK(!stops(&m, OURS, 107));    /* ours has no mark yet */
-    CHECK(bar_is(&m, OURS, 100, GDT_RACE_MARGIN));
-    /* ours' best at 105 (out of the top three): ours race against it */
-    gdt_race_note(&m, OURS, 105, 0.001);
-    CHECK(bar_is(&m, OURS, 105, GDT_RACE_TOP_MARGIN));
-    CHECK(!stops(&m, OURS, 104)); /* faster than ours' best: may be the new side best */
-    CHECK(stops(&m, OURS, 108));
-    /* a side best past the best's 10% line: the best's bar is the lower */
+    CHECK(stops(&m, CUDNN, 107));
+    CHECK(!stops(&m, CUDNN, 103)); /* within the 2% of the third */
+    CHECK(bar_is(&m, LT, 102, GDT_RACE_TOP_MARGIN));
+    /* the generated kind's best at 105 (out of the top three) */
+    gdt_race_note(&m, NVRTC, 105, 0.001);
+    CHECK(bar_is(&m, NVRTC, 105, GDT_RACE_TOP_MARGIN));
+    CHECK(!stops(&m, NVRTC, 104)); /* faster than its kind's best */
+    CHECK(stops(&m, NVRTC, 108));
+    /* a kind's best past the best's 10% line: its own line is the bar */
     gdt_race_marks far = m;
-    far.side_best[LIBRARY] = (gdt_race_mark){120, 0.001};
-    CHECK(bar_is(&far, LIBRARY, 100, GDT_RACE_MARGIN));
-    CHECK(stops(&far, LIBRARY, 115));
+    far.kind_best[LT] = (gdt_race_mark){120, 0.001};
+    CHECK(bar_is(&far, LT, 120, GDT_RACE_TOP_MARGIN));
+    CHECK(stops(&far, LT, 125));
+    CHECK(!stops(&far, LT, 115));
     /* a faster plan pushes the third out */
-    gdt_race_note(&m, OURS, 99, 0.001);
-    CHECK(m.top[0].us == 99 && m.top[2].us == 101 && m.side_best[OURS].us == 99);
-    CHECK(stops(&m, BACKEND, 103.5));
+    gdt_race_note(&m, NVRTC, 99, 0.001);
+    CHECK(m.top[0].us == 99 && m.top[2].us == 101 && m.kind_best[NVRTC].us == 99);
+    CHECK(stops(&m, CUDNN, 103.5));
 }
 
 /* A noisy third best: its line above the best's 10% line keeps the best's. */
 static void test_noisy_third(void)
 {
     gdt_race_marks m = {0};
-    gdt_race_note(&m, BACKEND, 100, 0.001);
-    gdt_race_note(&m, BACKEND, 101, 0.001);
-    gdt_race_note(&m, BACKEND, 102, 0.2);
-    CHECK(bar_is(&m, BACKEND, 100, GDT_RACE_MARGIN));
+    gdt_race_note(&m, CUDNN, 100, 0.001);
+    gdt_race_note(&m, CUDNN, 101, 0.001);
+    gdt_race_note(&m, CUDNN, 102, 0.2);
+    CHECK(bar_is(&m, CUDNN, 100, GDT_RACE_MARGIN));
+}
+
+/* The rounds' plans: the three fastest measured in full, then each kind's
+ * fastest (a raced-out or unmeasured plan, 0, never), fastest first. */
+static void test_rounds_pick(void)
+{
+    /*                      0      1    2     3    4     5    6     7    8 */
+    double us[] = {100, 101, 0, 102, 103, 140, 150, 120, 99};
+    gdt_engine_kind kind[] = {CUDNN, LT, HAND, CUDNN, LT, HAND, HAND, NVRTC, CUDNN};
+    int pick[GDT_ROUNDS_PLANS_MAX], n = gdt_rounds_pick(us, kind, 9, pick);
+    /* top three: 8 (99), 0 (100), 1 (101); kinds' bests beyond: nvrtc 7
+     * (120), hand 5 (140); cuDNN's and cuBLASLt's are in the top three */
+    CHECK_INT(n, ==, 5);
+    int want[] = {8, 0, 1, 7, 5};
+    for (int i = 0; i < n && i < 5; i++)
+        CHECK_INT(pick[i], ==, want[i]);
+    /* ties go by index; a plan of no kind only as one of the top three */
+    double tie[] = {10, 10, 10, 10, 30};
+    gdt_engine_kind k2[] = {CUDNN, CUDNN, CUDNN, CUDNN, GDT_ENGINE_KIND_COUNT};
+    n = gdt_rounds_pick(tie, k2, 5, pick);
+    CHECK_INT(n, ==, 3);
+    CHECK(pick[0] == 0 && pick[1] == 1 && pick[2] == 2);
+    double one[] = {0, 5};
+    CHECK_INT(gdt_rounds_pick(one, kind, 2, pick), ==, 1);
 }
 
 int main(void)
 {
     test_nothing_measured();
     test_best_bar();
+    test_kind_unmeasured();
     test_top_bar();
     test_noisy_third();
+    test_rounds_pick();
     return gdt_test_result("test_race");
 }

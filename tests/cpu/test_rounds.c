@@ -161,7 +161,7 @@ static void test_refused(const gdt_run_cell *c, int a, int b, int unverified)
         {"\"plans\":[%d,%d],\"rounds\":1,\"error\":\"\",\"time_us\":[1,2],\"noise\":[0,0]",
          "/rounds: expected a value in [2, 100], got number 1"},
         {"\"plans\":[%d],\"rounds\":3,\"error\":\"\",\"time_us\":[1],\"noise\":[0]",
-         "/plans: expected 2 to 3 plan indices, got array of 1"},
+         "/plans: expected 2 to 8 plan indices, got array of 1"},
         {"\"plans\":[%d,%d],\"rounds\":3,\"error\":\"\",\"noise\":[0,0]",
          "/time_us: expected an array of 2 numbers (one per plan), got nothing (missing)"},
         {"\"plans\":[%d,%d],\"rounds\":3,\"error\":\"\",\"time_us\":[1,0],\"noise\":[0,0]",

@@ -308,6 +308,10 @@ const gdt_engine_slot *gdt_manifest_find_name(const gdt_manifest *m, const char 
  * is its kind's (gdt_engine_kind_side) through the manifest (NULL: the
  * default); an id no slot holds counts as ours. */
 gdt_plan_side gdt_engine_side(const gdt_manifest *m, int64_t engine_id);
+/* The kind of an engine id: GDT_ENGINE_CUDNN for backend ids, a slot's
+ * kind through the manifest (NULL: the default), GDT_ENGINE_KIND_COUNT for
+ * an id no slot holds. */
+gdt_engine_kind gdt_engine_kind_of(const gdt_manifest *m, int64_t engine_id);
 /* "OURS", "BACKEND", "LIBRARY". */
 const char *gdt_plan_side_name(gdt_plan_side s);
 /* Is the slot offered on this arch (capability row + opt-in)?  When not,
