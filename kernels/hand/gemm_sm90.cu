@@ -88,9 +88,9 @@ enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2 };
  * in both CTAs; phase parity j & 1):
  *
  *   recv_full  1                     thread 0 of the partner's        the partner's half of unit
- *                                    sending consumer, after its      j's partial is in this CTA
- *                                    128 threads' remote stores
- *                                    (named barrier), release.cluster
+ *                                    sending consumer's arrive.       j's partial is in this CTA:
+ *                                    expect_tx of the message's       the bytes of its 128 threads'
+ *                                    bytes (64 x BN x 4)              st.async completed
  *   recv_empty 1                     thread 0 of the partner's        the partner read this CTA's
  *                                    summing consumer, after its      message of unit j: its buffer
  *                                    128 threads' reads, release      may take unit j + 1's
@@ -205,10 +205,11 @@ __device__ __forceinline__ u32 cluster_map(u32 addr, u32 rank)
     return r;
 }
 
-/* The SPLIT_PAIR hand-over: one arrival at the barrier at offset bar in
- * CTA `rank`, releasing at cluster scope what this thread, and through the
- * named barrier before it its whole warpgroup, wrote or read before (a
- * message in the partner's shared memory, or the reads of one). */
+/* The SPLIT_PAIR buffer's release: one arrival at the barrier at offset
+ * bar in CTA `rank`, releasing at cluster scope what this thread, and
+ * through the named barrier before it its whole warpgroup, read before
+ * (a message in this CTA's shared memory, which the partner overwrites
+ * next). */
 __device__ __forceinline__ void bar_arrive_release_cluster(u32 bar, u32 rank)
 {
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
@@ -227,11 +228,24 @@ __device__ __forceinline__ void bar_wait_acquire_cluster(u32 bar, u32 parity)
                  : "memory");
 }
 
-/* 16 bytes into another CTA's shared memory (addr from cluster_map). */
-__device__ __forceinline__ void st_cluster_v4(u32 addr, float x, float y, float z, float w)
+/* The SPLIT_PAIR message's barrier: one arrival at the barrier at offset
+ * bar in CTA `rank` that also expects `bytes` of st_async to land there. */
+__device__ __forceinline__ void bar_expect_tx_cluster(u32 bar, u32 rank, u32 bytes)
 {
-    asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(x), "f"(y),
-                 "f"(z), "f"(w)
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [remote], %2;\n"
+                 "}\n" ::"r"(bar), "r"(rank), "r"(bytes)
+                 : "memory");
+}
+
+/* 16 bytes into another CTA's shared memory at addr, completing their
+ * byte count on its barrier at bar (both from cluster_map): what that
+ * barrier's waiters read once its phase completes. */
+__device__ __forceinline__ void st_async_v4(u32 addr, u32 bar, float x, float y, float z, float w)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32"
+                 " [%0], {%2, %3, %4, %5}, [%1];\n" ::"r"(addr), "r"(bar), "f"(x), "f"(y), "f"(z),
+                 "f"(w)
                  : "memory");
 }
 
@@ -624,7 +638,8 @@ __device__ __forceinline__ bool last_split(unsigned *counter, u32 flag, int spli
  * consumer w == r sums rows 64 r to 64 r + 63 and stores them, its other
  * consumer sends its 64 rows to the partner, whose consumer of those rows
  * sums them: each CTA moves half a partial and stores half the tile.  The
- * message (64 x BN fp32) lands in the partner's buffer recv, the output
+ * message (64 x BN fp32) goes by st.async, each store counting its bytes
+ * on the partner's recv_full, into the partner's buffer recv, the output
  * blocks of its sending consumer, which stores nothing; float4 v of
  * thread t at (v * 128 + t) * 16, the fragment order both ends share, so a
  * warp's 16-byte accesses are contiguous.  The sum is p0 + p1 on either
@@ -640,14 +655,13 @@ __device__ __forceinline__ bool pair_reduce(float (&acc)[BN / 2], u32 recv, u32 
     u32 rank = cluster_rank(), parity = (u32)j & 1;
     if (w != (int)rank) {
         bar_wait_acquire_cluster(recv_empty, parity ^ 1); /* the partner read the last one */
-        u32 dst = cluster_map(recv, rank ^ 1);
+        u32 dst = cluster_map(recv, rank ^ 1), bar = cluster_map(recv_full, rank ^ 1);
+        if (tid == 0) /* the phase's one arrival; bytes landing first leave it pending */
+            bar_expect_tx_cluster(recv_full, rank ^ 1, BN * 64 * 4);
 #pragma unroll
         for (int v = 0; v < BN / 8; ++v)
-            st_cluster_v4(dst + (v * 128 + tid) * 16, acc[4 * v], acc[4 * v + 1], acc[4 * v + 2],
-                          acc[4 * v + 3]);
-        named_sync(1 + w, 128);
-        if (tid == 0)
-            bar_arrive_release_cluster(recv_full, rank ^ 1);
+            st_async_v4(dst + (v * 128 + tid) * 16, bar, acc[4 * v], acc[4 * v + 1], acc[4 * v + 2],
+                        acc[4 * v + 3]);
         return false;
     }
     bar_wait_acquire_cluster(recv_full, parity);
