@@ -205,36 +205,23 @@ __device__ __forceinline__ u32 cluster_map(u32 addr, u32 rank)
     return r;
 }
 
-/* The SPLIT_PAIR buffer's release: one arrival at the barrier at offset
- * bar in CTA `rank`, releasing at cluster scope what this thread, and
- * through the named barrier before it its whole warpgroup, read before
+/* The SPLIT_PAIR buffer's release: one arrival at another CTA's barrier
+ * (remote: from cluster_map), releasing at cluster scope what this thread,
+ * and through the named barrier before it its whole warpgroup, read before
  * (a message in this CTA's shared memory, which the partner overwrites
- * next). */
-__device__ __forceinline__ void bar_arrive_release_cluster(u32 bar, u32 rank)
+ * next); the partner waits with bar_wait_acquire_cluster. */
+__device__ __forceinline__ void bar_arrive_remote(u32 remote)
 {
-    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-                 "r"(rank)
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
                  : "memory");
 }
 
-/* bar_wait, acquiring at cluster scope what such an arrival released. */
-__device__ __forceinline__ void bar_wait_acquire_cluster(u32 bar, u32 parity)
+/* The SPLIT_PAIR message's barrier: one arrival at another CTA's barrier
+ * (remote) that also expects `bytes` of st_async_v4 to land there. */
+__device__ __forceinline__ void bar_expect_tx_remote(u32 remote, u32 bytes)
 {
-    asm volatile("{\n.reg .pred done;\nwait_cl:\n"
-                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra wait_cl;\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
-}
-
-/* The SPLIT_PAIR message's barrier: one arrival at the barrier at offset
- * bar in CTA `rank` that also expects `bytes` of st_async to land there. */
-__device__ __forceinline__ void bar_expect_tx_cluster(u32 bar, u32 rank, u32 bytes)
-{
-    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [remote], %2;\n"
-                 "}\n" ::"r"(bar), "r"(rank), "r"(bytes)
+    asm volatile("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%0], %1;\n"
+                 ::"r"(remote), "r"(bytes)
                  : "memory");
 }
 
@@ -657,7 +644,7 @@ __device__ __forceinline__ bool pair_reduce(float (&acc)[BN / 2], u32 recv, u32 
         bar_wait_acquire_cluster(recv_empty, parity ^ 1); /* the partner read the last one */
         u32 dst = cluster_map(recv, rank ^ 1), bar = cluster_map(recv_full, rank ^ 1);
         if (tid == 0) /* the phase's one arrival; bytes landing first leave it pending */
-            bar_expect_tx_cluster(recv_full, rank ^ 1, BN * 64 * 4);
+            bar_expect_tx_remote(bar, BN * 64 * 4);
 #pragma unroll
         for (int v = 0; v < BN / 8; ++v)
             st_async_v4(dst + (v * 128 + tid) * 16, bar, acc[4 * v], acc[4 * v + 1], acc[4 * v + 2],
@@ -676,7 +663,7 @@ __device__ __forceinline__ bool pair_reduce(float (&acc)[BN / 2], u32 recv, u32 
     }
     named_sync(1 + w, 128);
     if (tid == 0)
-        bar_arrive_release_cluster(recv_empty, rank ^ 1);
+        bar_arrive_remote(cluster_map(recv_empty, rank ^ 1));
     return true;
 }
 
