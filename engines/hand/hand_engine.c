@@ -24,9 +24,9 @@
 enum { TILE_M = 128, TILE_K = 64, GROUP_M = 8, THREADS = 384 };
 /* Its shared memory for a configuration: the ring, four 64 x 64 output
  * blocks, the barriers, the split-K flag word or the DSMEM reduction's two
- * barriers (16 bytes), and 1024 bytes of
- * slack to align the swizzle atoms.  At most 232448 bytes (227 KB, sm90's
- * opt-in limit): 8 stages fit at 128 x 64, 6 at 128 x 128, 4 at the rest. */
+ * barriers (16 bytes), and 1024 bytes of slack to align the swizzle atoms.
+ * At most 232448 bytes (227 KB, sm90's opt-in limit): 8 stages fit at
+ * 128 x 64, 6 at 128 x 128, 4 at the rest. */
 #define SMEM_BYTES(c)                                                                               \
     ((c)->stages * (TILE_M + (c)->tile_n) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * (c)->stages + 16 + \
      1024)
@@ -346,11 +346,11 @@ static gdt_status counters_new(gdt_compiled *c, gdt_error *e)
 /* The persistent grid: at most one CTA per SM and per unit; a cluster
  * configuration (along N or along K) launches whole clusters, (2, 1, 1)
  * each, along grid x (the kernel pairs blockIdx.x 2i and 2i + 1), and no
- * more of them than
- * the driver says can be resident at once (cuOccupancyMaxActiveClusters
- * for this function, block and shared memory): a cluster past those
- * would wait for a resident one to exit, a second wave that doubles the
- * kernel's time.  cfg's block and shared memory must be set. */
+ * more of them than the driver says can be resident at once
+ * (cuOccupancyMaxActiveClusters for this function, block and shared
+ * memory): a cluster past those would wait for a resident one to exit, a
+ * second wave that doubles the kernel's time.  cfg's block and shared
+ * memory must be set. */
 static gdt_status launch_grid(gdt_compiled *c, int sms, gdt_error *e)
 {
     const hand_config *k = c->config;
