@@ -10,14 +10,16 @@
 #define GDT_HAND_GEMM_CUBIN "kernels/hand/gemm_sm90.cubin"
 
 /* How many fixed configurations gemm.hand has. */
-#define GDT_HAND_GEMM_CONFIGS 11
+#define GDT_HAND_GEMM_CONFIGS 12
 
 /* Configuration i (0 <= i < GDT_HAND_GEMM_CONFIGS) of gemm.hand as knobs:
  * TILE_M, TILE_N, TILEK, STAGES, GROUP_M (the raster's band of tile rows)
  * and, for a split-K one, SPLIT_K.  Configuration 0 is 128 x 256 without
- * split, which the knobless name gemm.hand also means.  Configurations 7
- * and 8 add CLUSTER_SHAPE=5 (cuBLASLt's id of 1x2x1): clusters of two CTAs
- * along N sharing A by a multicast TMA. */
+ * split, which the knobless name gemm.hand also means.  Configuration 10
+ * adds CLUSTER_SHAPE=5 (cuBLASLt's id of 1x2x1): clusters of two CTAs
+ * along N sharing A by a multicast TMA.  Configuration 11 adds
+ * REDUCTION_MODE=1 to SPLIT_K=2: the two splits of a tile are a cluster
+ * of two CTAs summing through distributed shared memory. */
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 /* Configuration 0. */
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out);

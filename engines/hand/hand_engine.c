@@ -6,7 +6,8 @@
  * TMA cannot describe (16-byte multiples).  build loads the cubin;
  * execute encodes the three tensor maps (again only when the pointers
  * change) and launches the persistent grid; a split-K configuration sums
- * its partials inside that launch, with arrival counters the plan owns; a
+ * its partials inside that launch, with arrival counters the plan owns, or
+ * in a cluster of its two splits through distributed shared memory; a
  * cluster configuration launches clusters of two CTAs along N, which share
  * A through a multicast TMA. */
 #include <inttypes.h>
@@ -22,9 +23,10 @@
 /* What kernels/hand/gemm_sm90.cu is compiled for: keep the two in step. */
 enum { TILE_M = 128, TILE_K = 64, GROUP_M = 8, THREADS = 384 };
 /* Its shared memory for a configuration: the ring, four 64 x 64 output
- * blocks, the barriers, the split-K flag word (16 bytes), and 1024 bytes of
- * slack to align the swizzle atoms.  At most 232448 bytes (227 KB, sm90's
- * opt-in limit): 8 stages fit at 128 x 64, 6 at 128 x 128, 4 at the rest. */
+ * blocks, the barriers, the split-K flag word or the DSMEM reduction's two
+ * barriers (16 bytes), and 1024 bytes of slack to align the swizzle atoms.
+ * At most 232448 bytes (227 KB, sm90's opt-in limit): 8 stages fit at
+ * 128 x 64, 6 at 128 x 128, 4 at the rest. */
 #define SMEM_BYTES(c)                                                                               \
     ((c)->stages * (TILE_M + (c)->tile_n) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * (c)->stages + 16 + \
      1024)
@@ -32,32 +34,43 @@ enum { TILE_M = 128, TILE_K = 64, GROUP_M = 8, THREADS = 384 };
 /* The CLUSTER_SHAPE knob's values are cublasLtClusterShape_t's in every
  * engine; this is its 1x2x1: one CTA along M, two along N. */
 enum { CLUSTER_SHAPE_1X2X1 = 5 };
+/* REDUCTION_MODE's values are each engine's own (cuBLASLt's reduction
+ * schemes, cuDNN's knob); gemm.hand's split-K without it sums through the
+ * workspace, and with this value in a cluster of the two splits through
+ * distributed shared memory. */
+enum { REDUCTION_DSMEM = 1 };
 
 /* The fixed configurations; the untimed order breaks its ties in this
  * order (gdt__hand_gemm_plans).  The first is the knobless gemm.hand;
  * split_k > 1 names a SPLIT_K knob, a workspace and arrival counters;
- * cluster_n 2 a CLUSTER_SHAPE knob and clusters of two CTAs along N. */
+ * cluster_n 2 a CLUSTER_SHAPE knob and clusters of two CTAs along N;
+ * cluster_k 2 (with split_k 2) a REDUCTION_MODE knob and the two splits of
+ * each tile as a cluster, summed in shared memory: no workspace, no
+ * counters.  A cluster is along N or along K, never both. */
 typedef struct hand_config {
-    int tile_n, split_k, stages, cluster_n;
+    int tile_n, split_k, stages, cluster_n, cluster_k;
     const char *entry; /* the prefix of its entries in the .cu */
 } hand_config;
 
 static const hand_config configs[] = {
-    {256, 1, 4, 1, "gdt_hand_gemm"},
-    {128, 1, 4, 1, "gdt_hand_gemm_n128"},
-    {128, 2, 4, 1, "gdt_hand_gemm_n128_splitk"},
-    {128, 4, 4, 1, "gdt_hand_gemm_n128_splitk"},
-    {128, 8, 4, 1, "gdt_hand_gemm_n128_splitk"},
-    {192, 2, 4, 1, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 = 128 units */
-    {64, 2, 4, 1, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 = 128 units */
+    {256, 1, 4, 1, 1, "gdt_hand_gemm"},
+    {128, 1, 4, 1, 1, "gdt_hand_gemm_n128"},
+    {128, 2, 4, 1, 1, "gdt_hand_gemm_n128_splitk"},
+    {128, 4, 4, 1, 1, "gdt_hand_gemm_n128_splitk"},
+    {128, 8, 4, 1, 1, "gdt_hand_gemm_n128_splitk"},
+    {192, 2, 4, 1, 1, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 units */
+    {64, 2, 4, 1, 1, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 units */
     /* Deeper rings for the small-M cells, which wait on loads (README):
      * twice the bytes in flight per SM. */
-    {128, 1, 6, 1, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
-    {128, 4, 6, 1, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
-    {64, 2, 8, 1, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
+    {128, 1, 6, 1, 1, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
+    {128, 4, 6, 1, 1, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
+    {64, 2, 8, 1, 1, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
     /* 128 x 256 in clusters of two along N sharing A (multicast): a
      * third less from L2 a stage; m = 2048, n = k = 4096 (README). */
-    {256, 1, 4, 2, "gdt_hand_gemm_c2"},
+    {256, 1, 4, 2, 1, "gdt_hand_gemm_c2"},
+    /* 128 x 64 in two splits, 8 stages, the splits summed in a cluster:
+     * m = 128, n = k = 4096 without the workspace's round trip (README). */
+    {64, 2, 8, 1, 2, "gdt_hand_gemm_n64_splitk_dsmem_s8"},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
@@ -108,6 +121,8 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
         gdt_plan_id_set_knob(out, GDT_KNOB_SPLIT_K, c->split_k);
     if (c->cluster_n == 2)
         gdt_plan_id_set_knob(out, GDT_KNOB_CLUSTER_SHAPE, CLUSTER_SHAPE_1X2X1);
+    if (c->cluster_k == 2)
+        gdt_plan_id_set_knob(out, GDT_KNOB_REDUCTION_MODE, REDUCTION_DSMEM);
 }
 
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out)
@@ -132,16 +147,23 @@ static int config_index(const gdt_plan_id *p)
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* The splits config c makes of each tile: at most one per 64-deep K
+ * tile, except that a cluster of splits always has both CTAs (the second
+ * with nothing to load where K is one tile). */
+static int64_t config_splits(const hand_config *c, const gdt_gemm_desc *g)
+{
+    int64_t ktiles = ceil_div(g->k, TILE_K);
+    return c->cluster_k > 1 ? c->cluster_k : c->split_k < ktiles ? c->split_k : ktiles;
+}
+
 /* The work units config i runs for a problem, one CTA's each: tiles times
- * the splits it can make (at most one per 64-deep K tile).  A cluster
- * walks pairs of tiles along N, so an odd column count gets one more (a
- * CTA past N that loads A for its partner). */
+ * splits.  A cluster along N walks pairs of tiles, so an odd column count
+ * gets one more (a CTA past N that loads A for its partner). */
 static int64_t config_units(const hand_config *c, const gdt_gemm_desc *g)
 {
     int64_t cols = ceil_div(ceil_div(g->n, c->tile_n), c->cluster_n) * c->cluster_n;
     int64_t tiles = ceil_div(g->m, TILE_M) * cols * g->batch;
-    int64_t ktiles = ceil_div(g->k, TILE_K);
-    return tiles * (c->split_k < ktiles ? c->split_k : ktiles);
+    return tiles * config_splits(c, g);
 }
 
 /* What the busiest SM does under config i, in K tiles times columns (every
@@ -149,11 +171,14 @@ static int64_t config_units(const hand_config *c, const gdt_gemm_desc *g)
  * A part-filled wave costs as much as a full one, which is what favours
  * splitting a grid of too few tiles; a split unit also writes its fp32
  * partial and the tile's last unit reads them all back, each about two K
- * tiles' worth of operand bytes, so a split costs 2 K tiles a unit. */
+ * tiles' worth of operand bytes, so a split costs 2 K tiles a unit.  A
+ * cluster of splits moves half a partial each way between its two SMs,
+ * not through L2, and no counter: 1 K tile a split. */
 static int64_t config_makespan(const hand_config *c, const gdt_gemm_desc *g, int sms)
 {
-    int64_t ktiles = ceil_div(g->k, TILE_K), splits = c->split_k < ktiles ? c->split_k : ktiles;
-    int64_t unit = ceil_div(ktiles, splits) + (splits > 1 ? 2 * splits : 0);
+    int64_t ktiles = ceil_div(g->k, TILE_K), splits = config_splits(c, g);
+    int64_t per_split = splits == 1 ? 0 : c->cluster_k > 1 ? 1 : 2;
+    int64_t unit = ceil_div(ktiles, splits) + per_split * splits;
     return ceil_div(config_units(c, g), sms) * unit * c->tile_n;
 }
 
@@ -319,15 +344,18 @@ static gdt_status counters_new(gdt_compiled *c, gdt_error *e)
 }
 
 /* The persistent grid: at most one CTA per SM and per unit; a cluster
- * configuration launches whole clusters, (2, 1, 1) each, along grid x
- * (the kernel pairs blockIdx.x 2i and 2i + 1), and no more of them than
- * the driver says can be resident at once (cuOccupancyMaxActiveClusters
- * for this function, block and shared memory): a cluster past those
- * would wait for a resident one to exit, a second wave that doubles the
- * kernel's time.  cfg's block and shared memory must be set. */
+ * configuration (along N or along K) launches whole clusters, (2, 1, 1)
+ * each, along grid x (the kernel pairs blockIdx.x 2i and 2i + 1), and no
+ * more of them than the driver says can be resident at once
+ * (cuOccupancyMaxActiveClusters for this function, block and shared
+ * memory): a cluster past those would wait for a resident one to exit, a
+ * second wave that doubles the kernel's time.  cfg's block and shared
+ * memory must be set. */
 static gdt_status launch_grid(gdt_compiled *c, int sms, gdt_error *e)
 {
-    int64_t units = config_units(c->config, &c->facts.problem.u.gemm), per = c->config->cluster_n;
+    const hand_config *k = c->config;
+    int64_t units = config_units(k, &c->facts.problem.u.gemm);
+    int64_t per = k->cluster_n * k->cluster_k;
     int64_t clusters = units / per < sms / per ? units / per : sms / per;
     c->cfg.gridDimX = (unsigned)(clusters * per);
     c->cfg.gridDimY = c->cfg.gridDimZ = 1;
@@ -386,9 +414,9 @@ static void destroy(gdt_compiled *c)
     gdt__hand_compiled_free(c, c->cu, c->mod);
 }
 
-/* The kernel's parameters and, for a split-K configuration, the counters
- * (one per tile) and the workspace: [split][batch][m][tiles_n * tile_n]
- * fp32. */
+/* The kernel's parameters and, for a split-K configuration that sums
+ * through the workspace, the counters (one per tile) and the workspace:
+ * [split][batch][m][tiles_n * tile_n] fp32. */
 static void plan_params(gdt_compiled *c)
 {
     const gdt_gemm_desc *g = &c->facts.problem.u.gemm;
@@ -397,7 +425,7 @@ static void plan_params(gdt_compiled *c)
     int splits = (int)(k->split_k < ktiles ? k->split_k : ktiles);
     c->params = (gdt_hand_gemm_params){(int)g->m, (int)g->n, (int)g->k, (int)g->batch,
                                        (int)ceil_div(g->m, TILE_M), (int)tiles_n, splits};
-    if (k->split_k == 1)
+    if (k->split_k == 1 || k->cluster_k > 1)
         return;
     c->ncounters = (size_t)(c->params.tiles_m * tiles_n * g->batch);
     c->ws_bytes = (size_t)splits * (size_t)(g->batch * g->m) * (size_t)(tiles_n * k->tile_n) *

@@ -24,6 +24,13 @@
  * stores C through the same epilogue and sets the counter back to zero, so
  * the counters are zero again for the next launch.
  *
+ * Split-K in a cluster (the _dsmem entries): the two splits of a tile are
+ * the two CTAs of a cluster, which run them side by side and reduce
+ * through distributed shared memory: each CTA's consumer of one 64-row
+ * half sends its fp32 accumulators to the partner, whose consumer of the
+ * same half adds them and stores C.  No workspace, no counter, no GPU-scope
+ * fence (pair_reduce).
+ *
  * Clusters (the C2 entries): two CTAs along N share A.  Each loads one
  * 64-row half of A with a multicast TMA into the same stage of both CTAs
  * and its own B; a stage is released to both producers only when both
@@ -60,6 +67,12 @@
 #define CONSUMERS_BAR 3 /* named barrier of the 256 consumer threads (1 and 2: one consumer) */
 #define A_HALF_BYTES (A_STAGE_BYTES / 2) /* 64 rows of A: one CTA's multicast in a cluster */
 
+/* SPLIT, an entry's split-K: none; units anywhere in the grid, partials
+ * through the workspace, the tile's last unit summing them (SPLIT_WS); or
+ * the two splits of a tile as a cluster of two CTAs along K, summed
+ * through distributed shared memory (SPLIT_PAIR). */
+enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2 };
+
 /* BARRIERS, per stage s (it = the stage's use count, the same in both CTAs
  * of a cluster; round = it / STAGES, phase parity round & 1):
  *
@@ -71,8 +84,23 @@
  *                                    of both CTAs arrives at both     (either producer then writes
  *                                    CTAs' empty[s]                   A into both CTAs' stage)
  *
+ * and in a SPLIT_PAIR cluster, per CTA (j = the CTA's unit count, the same
+ * in both CTAs; phase parity j & 1):
+ *
+ *   recv_full  1                     thread 0 of the partner's        the partner's half of unit
+ *                                    sending consumer's arrive.       j's partial is in this CTA:
+ *                                    expect_tx of the message's       the bytes of its 128 threads'
+ *                                    bytes (64 x BN x 4)              st.async completed
+ *   recv_empty 1                     thread 0 of the partner's        the partner read this CTA's
+ *                                    summing consumer, after its      message of unit j: its buffer
+ *                                    128 threads' reads, release      may take unit j + 1's
+ *                                    .cluster
+ *
  * Consumers wait full[s] for parity round & 1; the producer waits empty[s]
- * for (round & 1) ^ 1, which the fresh barrier passes in round 0.  In a
+ * for (round & 1) ^ 1, which the fresh barrier passes in round 0.  The
+ * sender of a SPLIT_PAIR cluster waits recv_empty for (j & 1) ^ 1 before it
+ * writes unit j, the summing consumer recv_full for j & 1, both with
+ * acquire.cluster, so each buffer holds at most one message.  In a
  * cluster the partner's half of A may land on full[s] before this
  * producer's expect_tx (the tx count goes below zero; the phase still
  * waits for the one arrival), but never a round early: the partner writes
@@ -87,7 +115,7 @@
 struct gdt_hand_gemm_params {
     int m, n, k, batch;
     int tiles_m, tiles_n;
-    int splits; /* K ranges per tile (SPLIT entries only), at most the K tiles */
+    int splits; /* K ranges per tile (SPLIT_WS entries only), at most the K tiles */
 };
 
 /* ------------------------------------------------------------------ TMA */
@@ -166,6 +194,45 @@ __device__ __forceinline__ void bar_arrive_cluster(u32 bar, u32 rank)
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(rank)
+                 : "memory");
+}
+
+/* The address of this CTA's shared-memory offset addr in CTA `rank`. */
+__device__ __forceinline__ u32 cluster_map(u32 addr, u32 rank)
+{
+    u32 r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+}
+
+/* The SPLIT_PAIR buffer's release: one arrival at another CTA's barrier
+ * (remote: from cluster_map), releasing at cluster scope what this thread,
+ * and through the named barrier before it its whole warpgroup, read before
+ * (a message in this CTA's shared memory, which the partner overwrites
+ * next); the partner waits with bar_wait_acquire_cluster. */
+__device__ __forceinline__ void bar_arrive_remote(u32 remote)
+{
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                 : "memory");
+}
+
+/* The SPLIT_PAIR message's barrier: one arrival at another CTA's barrier
+ * (remote) that also expects `bytes` of st_async_v4 to land there. */
+__device__ __forceinline__ void bar_expect_tx_remote(u32 remote, u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%0], %1;\n"
+                 ::"r"(remote), "r"(bytes)
+                 : "memory");
+}
+
+/* 16 bytes into another CTA's shared memory at addr, completing their
+ * byte count on its barrier at bar (both from cluster_map): what that
+ * barrier's waiters read once its phase completes. */
+__device__ __forceinline__ void st_async_v4(u32 addr, u32 bar, float x, float y, float z, float w)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32"
+                 " [%0], {%2, %3, %4, %5}, [%1];\n" ::"r"(addr), "r"(bar), "f"(x), "f"(y), "f"(z),
+                 "f"(w)
                  : "memory");
 }
 
@@ -325,16 +392,17 @@ __device__ __forceinline__ tile_coord unit_tile(const gdt_hand_gemm_params &p, i
 }
 
 /* The unit of a grid (one CTA) or of a cluster (both CTAs, in lockstep:
- * the same units, so the same K ranges and stage counts) to start at, and
- * the stride of the walk. */
-template <bool CLUSTER> __device__ __forceinline__ int first_unit()
+ * the same units, so the same K ranges and stage counts along N, or the
+ * same tiles in both splits along K) to start at, and the stride of the
+ * walk. */
+template <bool PAIRED> __device__ __forceinline__ int first_unit()
 {
-    return CLUSTER ? (int)blockIdx.x / 2 : (int)blockIdx.x;
+    return PAIRED ? (int)blockIdx.x / 2 : (int)blockIdx.x;
 }
 
-template <bool CLUSTER> __device__ __forceinline__ int unit_stride()
+template <bool PAIRED> __device__ __forceinline__ int unit_stride()
 {
-    return CLUSTER ? (int)gridDim.x / 2 : (int)gridDim.x;
+    return PAIRED ? (int)gridDim.x / 2 : (int)gridDim.x;
 }
 
 /* One work unit: a tile, and the K tiles [kt0, kt1) of its split.  Every
@@ -350,13 +418,19 @@ struct work_unit {
 };
 
 /* ntiles: walked_tiles, so that the two CTAs of a cluster, given the same
- * u, get the same split and K range. */
-template <int BN, bool SPLIT, bool CLUSTER>
+ * u, get the same split and K range.  In a SPLIT_PAIR cluster u is a tile
+ * and the CTA's rank its split, of two whatever p.splits says: with one K
+ * tile, split 1's range is empty (pair_reduce still sends its zeros). */
+template <int BN, int SPLIT, bool CLUSTER>
 __device__ __forceinline__ work_unit work_at(const gdt_hand_gemm_params &p, int u, int ntiles,
                                              int ktiles)
 {
-    if constexpr (!SPLIT)
+    if constexpr (SPLIT == SPLIT_NONE)
         return {unit_tile<BN, CLUSTER>(p, u), 0, ktiles, 0, 0};
+    if constexpr (SPLIT == SPLIT_PAIR) {
+        int s = (int)cluster_rank(), half = (ktiles + 1) / 2;
+        return {unit_tile<BN, false>(p, u), s ? half : 0, s ? ktiles : half, s, 0};
+    }
     int s = u / ntiles, base = ktiles / p.splits, rem = ktiles % p.splits;
     int kt0 = s * base + (s < rem ? s : rem);
     tile_coord c = unit_tile<BN, CLUSTER>(p, u % ntiles);
@@ -386,13 +460,14 @@ __device__ __forceinline__ void load_a(u32 sa, const CUtensorMap *ta, u32 fb, co
             tma_load(sa + j * 8192, ta, fb, c.m0 + 64 * j, k0, c.b);
 }
 
-template <int A_K, int B_K, int BN, bool SPLIT, int STAGES, bool CLUSTER>
+template <int A_K, int B_K, int BN, int SPLIT, int STAGES, bool CLUSTER>
 __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap *tb,
                                         const gdt_hand_gemm_params &p, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
 {
+    constexpr bool PAIRED = CLUSTER || SPLIT == SPLIT_PAIR;
     int it = 0;
-    for (int u = first_unit<CLUSTER>(); u < nunits; u += unit_stride<CLUSTER>()) {
+    for (int u = first_unit<PAIRED>(); u < nunits; u += unit_stride<PAIRED>()) {
         work_unit wk = work_at<BN, SPLIT, CLUSTER>(p, u, ntiles, ktiles);
         /* A ghost loads no B: its consumers' wgmma reads stale B, harmlessly. */
         bool ghost = CLUSTER && wk.c.n0 >= p.n;
@@ -546,6 +621,52 @@ __device__ __forceinline__ bool last_split(unsigned *counter, u32 flag, int spli
     return last != 0;
 }
 
+/* SPLIT_PAIR's reduction.  CTA rank r holds split r of the tile; its
+ * consumer w == r sums rows 64 r to 64 r + 63 and stores them, its other
+ * consumer sends its 64 rows to the partner, whose consumer of those rows
+ * sums them: each CTA moves half a partial and stores half the tile.  The
+ * message (64 x BN fp32) goes by st.async, each store counting its bytes
+ * on the partner's recv_full, into the partner's buffer recv, the output
+ * blocks of its sending consumer, which stores nothing; float4 v of
+ * thread t at (v * 128 + t) * 16, the fragment order both ends share, so a
+ * warp's 16-byte accesses are contiguous.  The sum is p0 + p1 on either
+ * side (addition commutes), so C does not depend on who sums.  j: the
+ * CTA's unit count, the phase (BARRIERS).  True for the consumer that
+ * stores. */
+template <int BN>
+__device__ __forceinline__ bool pair_reduce(float (&acc)[BN / 2], u32 recv, u32 recv_full,
+                                            u32 recv_empty, int w, int j)
+{
+    static_assert(BN * 64 * 4 <= 2 * C_BLOCK_BYTES, "the message fits a consumer's output blocks");
+    int tid = (int)threadIdx.x % 128;
+    u32 rank = cluster_rank(), parity = (u32)j & 1;
+    if (w != (int)rank) {
+        bar_wait_acquire_cluster(recv_empty, parity ^ 1); /* the partner read the last one */
+        u32 dst = cluster_map(recv, rank ^ 1), bar = cluster_map(recv_full, rank ^ 1);
+        if (tid == 0) /* the phase's one arrival; bytes landing first leave it pending */
+            bar_expect_tx_remote(bar, BN * 64 * 4);
+#pragma unroll
+        for (int v = 0; v < BN / 8; ++v)
+            st_async_v4(dst + (v * 128 + tid) * 16, bar, acc[4 * v], acc[4 * v + 1], acc[4 * v + 2],
+                        acc[4 * v + 3]);
+        return false;
+    }
+    bar_wait_acquire_cluster(recv_full, parity);
+#pragma unroll
+    for (int v = 0; v < BN / 8; ++v) {
+        float x, y, z, t;
+        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=f"(x), "=f"(y), "=f"(z), "=f"(t)
+                     : "r"(recv + (v * 128 + tid) * 16)
+                     : "memory");
+        acc[4 * v] += x, acc[4 * v + 1] += y, acc[4 * v + 2] += z, acc[4 * v + 3] += t;
+    }
+    named_sync(1 + w, 128);
+    if (tid == 0)
+        bar_arrive_remote(cluster_map(recv_empty, rank ^ 1));
+    return true;
+}
+
 /* A consumer warp's release of a stage: to its own producer, or in a
  * cluster to both, since either writes half of A into this stage. */
 template <bool CLUSTER> __device__ __forceinline__ void release(u32 bar)
@@ -557,19 +678,20 @@ template <bool CLUSTER> __device__ __forceinline__ void release(u32 bar)
         bar_arrive(bar);
 }
 
-template <int FP16, int A_K, int B_K, int BN, bool SPLIT, int STAGES, bool CLUSTER>
+template <int FP16, int A_K, int B_K, int BN, int SPLIT, int STAGES, bool CLUSTER>
 __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_gemm_params &p,
                                         float *ws, unsigned *counters, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
 {
+    constexpr bool PAIRED = CLUSTER || SPLIT == SPLIT_PAIR;
     int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
     u32 cbuf = smem + C_OFFSET(BN, STAGES) + w * 2 * C_BLOCK_BYTES;
     float acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i)
         acc[i] = 0.f;
-    int it = 0, stores = 0;
-    for (int u = first_unit<CLUSTER>(); u < nunits; u += unit_stride<CLUSTER>()) {
+    int it = 0, stores = 0, j = 0;
+    for (int u = first_unit<PAIRED>(); u < nunits; u += unit_stride<PAIRED>(), ++j) {
         work_unit wk = work_at<BN, SPLIT, CLUSTER>(p, u, ntiles, ktiles);
         for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
             int s = it % STAGES;
@@ -592,15 +714,25 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
         }
         wg_wait<0>();
         wg_fence_acc(acc);
-        if (lane == 0)
+        if (SPLIT == SPLIT_PAIR && wk.kt0 == wk.kt1) {
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i)
+                acc[i] = 0.f; /* split 1 of one K tile: nothing loaded, nothing to release */
+        } else if (lane == 0)
             release<CLUSTER>(empty + 8 * ((it - 1) % STAGES));
         if (CLUSTER && wk.c.n0 >= p.n)
             continue; /* a ghost: no tile to store, no counter to count at */
-        if constexpr (SPLIT) {
+        if constexpr (SPLIT == SPLIT_WS) {
             store_partial<BN>(ws, acc, w, wk, p);
             if (!last_split(counters + wk.tile, smem + FLAG_OFFSET(BN, STAGES), p.splits))
                 continue;
             sum_splits<BN>(ws, acc, w, wk, p);
+        }
+        if constexpr (SPLIT == SPLIT_PAIR) {
+            u32 recv_full = smem + FLAG_OFFSET(BN, STAGES);
+            if (!pair_reduce<BN>(acc, smem + C_OFFSET(BN, STAGES) + (1 - w) * 2 * C_BLOCK_BYTES,
+                                 recv_full, recv_full + 8, w, j))
+                continue;
         }
         epilogue<FP16, BN>(tc, acc, cbuf, w, wk.c, stores);
     }
@@ -610,7 +742,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
 
 /* ---------------------------------------------------------------- entry */
 
-template <int FP16, int A_K, int B_K, int BN, bool SPLIT, int STAGES, bool CLUSTER>
+template <int FP16, int A_K, int B_K, int BN, int SPLIT, int STAGES, bool CLUSTER>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
                                      const CUtensorMap *tc, const gdt_hand_gemm_params &p,
                                      float *ws, unsigned *counters)
@@ -621,17 +753,22 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     u32 smem = (smem_addr(smem_raw) + 1023u) & ~1023u;
     u32 full = smem + BAR_OFFSET(BN, STAGES), empty = full + 8 * STAGES;
     int ktiles = (p.k + TILE_K - 1) / TILE_K, ntiles = walked_tiles<BN, CLUSTER>(p);
-    int nunits = SPLIT ? ntiles * p.splits : ntiles;
-    if (CLUSTER && cluster_size() != 2)
+    int nunits = SPLIT == SPLIT_WS ? ntiles * p.splits : ntiles;
+    constexpr bool PAIRED = CLUSTER || SPLIT == SPLIT_PAIR;
+    if (PAIRED && cluster_size() != 2)
         __trap(); /* launched without its cluster: the partner's barriers do not exist */
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(full + 8 * s, 1);
             bar_init(empty + 8 * s, CLUSTER ? 2 * CONSUMER_WARPS : CONSUMER_WARPS);
         }
+        if constexpr (SPLIT == SPLIT_PAIR) { /* recv_full, recv_empty: SPLIT_WS's flag word */
+            bar_init(smem + FLAG_OFFSET(BN, STAGES), 1);
+            bar_init(smem + FLAG_OFFSET(BN, STAGES) + 8, 1);
+        }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    if constexpr (CLUSTER)
+    if constexpr (PAIRED)
         cluster_sync();
     else
         __syncthreads();
@@ -647,8 +784,9 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     }
     /* Lanes 1 to 31 of warp 0 skipped the producer's loop: they wait for
      * lane 0 at the warp's barrier, so that the warp reaches the cluster's
-     * converged. */
-    if constexpr (CLUSTER) {
+     * converged.  SPLIT_PAIR: the partner's summing consumer arrives at
+     * this CTA's recv_empty after this CTA's consumers are done. */
+    if constexpr (PAIRED) {
         __syncwarp();
         cluster_sync();
     }
@@ -660,7 +798,9 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
  * for 128 x BN split along K, with partials in ws and one arrival counter
  * per tile in counters (both unused by the others); a _sST suffix for a
  * ring of ST stages rather than 4; _c2 for a cluster of two CTAs along N
- * (grid x a multiple of 2, cluster dims (2, 1, 1), set by the launch). */
+ * (grid x a multiple of 2, cluster dims (2, 1, 1), set by the launch);
+ * nBN_splitk_dsmem for the two splits of a tile as a cluster of two CTAs
+ * (the same launch; ws and counters unused). */
 #define GDT_HAND_GEMM_ENTRY(name, fp16, ak, bk, bn, split, st, cluster)                             \
     extern "C" __global__ void __launch_bounds__(THREADS, 1)                                        \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
@@ -680,18 +820,22 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     GDT_HAND_GEMM_ENTRY(prefix##fp16_mk, 1, 0, 1, bn, split, st, c)                                 \
     GDT_HAND_GEMM_ENTRY(prefix##fp16_mm, 1, 0, 0, bn, split, st, c)
 
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_, 256, false, 4, false)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_, 128, false, 4, false)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_, 128, true, 4, false)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_splitk_, 192, true, 4, false)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_, 64, true, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_, 256, SPLIT_NONE, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_, 128, SPLIT_NONE, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_, 128, SPLIT_WS, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_splitk_, 192, SPLIT_WS, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_, 64, SPLIT_WS, 4, false)
 /* The deeper rings (README: the small-M cells wait on loads, not on the
  * tensor cores): 6 stages of 128 x 128 (32 KB each) and 8 of 128 x 64
  * (24 KB each), as much as 227 KB of shared memory holds beside the
  * output buffers. */
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_s6_, 128, false, 6, false)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_s6_, 128, true, 6, false)
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_s8_, 64, true, 8, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_s6_, 128, SPLIT_NONE, 6, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_splitk_s6_, 128, SPLIT_WS, 6, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_s8_, 64, SPLIT_WS, 8, false)
 /* 128 x 256 in clusters of two CTAs along N sharing A by multicast: each
  * SM reads 24 KB of a stage's 48 KB from L2 instead of 32 (README). */
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_c2_, 256, false, 4, true)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_c2_, 256, SPLIT_NONE, 4, true)
+/* 128 x 64 in two splits, 8 stages, the splits a cluster that sums through
+ * distributed shared memory (pair_reduce): m = 128, n = k = 4096 without
+ * the workspace's stores, fence, counter and reads (README). */
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_dsmem_s8_, 64, SPLIT_PAIR, 8, false)

@@ -37,15 +37,24 @@ __device__ __forceinline__ void bar_arrive(u32 bar)
 }
 
 /* Waits for the completion of the phase of parity `parity`; on a fresh
- * barrier parity 1 names the phase before the first, already complete. */
-__device__ __forceinline__ void bar_wait(u32 bar, u32 parity)
+ * barrier parity 1 names the phase before the first, already complete.
+ * SEM: the wait's semantics, "" for the default (acquire at CTA scope). */
+#define BAR_WAIT_ASM(SEM)                                                                           \
+    asm volatile("{\n.reg .pred done;\nwait:\n"                                                     \
+                 "mbarrier.try_wait.parity" SEM ".shared::cta.b64 done, [%0], %1;\n"                \
+                 "@!done bra wait;\n}\n" ::"r"(bar),                                                \
+                 "r"(parity)                                                                        \
+                 : "memory")
+
+__device__ __forceinline__ void bar_wait(u32 bar, u32 parity) { BAR_WAIT_ASM(""); }
+
+/* The same, acquiring at cluster scope what another CTA's arrival released
+ * (mbarrier.arrive.release.cluster on this barrier). */
+__device__ __forceinline__ void bar_wait_acquire_cluster(u32 bar, u32 parity)
 {
-    asm volatile("{\n.reg .pred done;\nwait:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra wait;\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
+    BAR_WAIT_ASM(".acquire.cluster");
 }
+#undef BAR_WAIT_ASM
 
 /* Named barriers of the two consumers' turns: bar.sync waits for `threads`
  * arrivals, its own warpgroup's and the other's bar.arrive. */

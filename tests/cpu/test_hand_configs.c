@@ -4,9 +4,9 @@
  * next to them (another split, a missing knob, an extra one) is declined
  * with every fixed name in the message; every configuration declines a
  * stride TMA cannot map; and the untimed order puts the smallest makespan (waves of
- * tiles times splits, times a unit's K tiles plus two a split) first, a
- * cluster configuration counting its ghost tile past N when the tile
- * columns are odd. */
+ * tiles times splits, times a unit's K tiles plus two a split, one where
+ * the splits are summed in a cluster) first, a cluster configuration along
+ * N counting its ghost tile past N when the tile columns are odd. */
 #include "gdt_engines.h"
 #include "gdt_test.h"
 #include "gdtune/gdtune.h"
@@ -26,6 +26,7 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
     "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
+    "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -102,6 +103,14 @@ static void test_decline(void)
         "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
         "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
         "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=6, TILEK=64, TILE_M=128, TILE_N=256]",
+        /* the reduction knob: another value, without a split, on another
+         * split count, tile or ring, or beside a cluster along N */
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=4, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -131,15 +140,20 @@ static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS]
 }
 
 /* 132 SMs, makespans in K tiles times columns.  m=128, n=4096, k=4096:
- * 128 x 64 in two splits is 128 units of 32 + 4 K tiles (2304), ahead of
- * 128 x 128 in four (128 units of 16 + 8: 3072); k=14336 the same.
- * n=14336: the 112 tiles of 128 x 128 fill the grid unsplit (8192), and
- * eight splits are last (7 waves of 8 + 16).  m=256, n=6144: 128 x 192 in
- * two splits (128 units, 6912) ties 128 x 64 in two (3 waves of 64-wide
- * units) and leads by table order.  4096^3: 128 x 256 and 128 x 128 tie
- * at 65536, the wider first.  m=1024: the 128 tiles of 128 x 256, tied
- * with 256 of 128 x 128.  A K of one 64-deep tile cannot be split: every
- * split plan runs unsplit there, the narrowest tile fills the most SMs.
+ * 128 x 64 in two splits summed in a cluster (11) is 128 units of 32 + 2
+ * K tiles (2176), ahead of the same through the workspace (32 + 4: 2304)
+ * and of 128 x 128 in four (128 units of 16 + 8: 3072); k=14336 the same.
+ * n=14336: the 112 tiles of 128 x 128 fill the grid unsplit (8192), the
+ * cluster of splits next (4 waves of 32 + 2: 8704), and eight splits are
+ * last (7 waves of 8 + 16).  m=256, n=6144: the cluster of splits (3
+ * waves of 34: 6528) leads; 128 x 192 in two splits (128 units, 6912)
+ * ties 128 x 64 in two through the workspace (3 waves of 36) and leads
+ * those by table order.  4096^3: 128 x 256 and 128 x 128 tie at 65536,
+ * the wider first, the cluster of splits after the four 65536s (69632).
+ * m=1024: the 128 tiles of 128 x 256, tied with 256 of 128 x 128.  A K of
+ * one 64-deep tile cannot be split: every split plan runs unsplit there,
+ * the narrowest tile fills the most SMs; the cluster of splits still
+ * launches both CTAs of a tile (128 units of 1 + 2 K tiles: 192).
  * The makespan does not count stages, so each deeper ring (7, 8, 9) comes
  * right after its 4-stage twin (1, 3, 6): a tie, same splits, table order.
  * The 128 x 256 cluster (10) ties its one-CTA twin (0) where the tile
@@ -148,16 +162,16 @@ static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS]
  * (a ghost column), two waves. */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", (const int[]){6, 9, 3, 8, 2, 4, 5, 1, 7, 0, 10});
-    check_order("m=128,n=4096,k=14336", (const int[]){6, 9, 3, 8, 4, 2, 5, 1, 7, 0, 10});
-    check_order("m=1,n=4096,k=4096", (const int[]){6, 9, 3, 8, 2, 4, 5, 1, 7, 0, 10});
-    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 2, 6, 9, 3, 8, 5, 0, 10, 4});
-    check_order("m=256,n=6144,k=4096", (const int[]){5, 6, 9, 1, 7, 2, 3, 8, 0, 10, 4});
-    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 2, 6, 9, 3, 8, 5, 0, 10, 4});
-    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 10, 2, 6, 9, 5, 3, 8, 4});
-    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 10, 2, 6, 9, 5, 3, 8, 4});
-    check_order("m=128,n=4096,k=64", (const int[]){6, 9, 1, 7, 2, 3, 8, 4, 5, 0, 10});
-    check_order("m=1536,n=2816,k=4096", (const int[]){0, 1, 7, 2, 6, 9, 5, 3, 8, 10, 4});
+    check_order("m=128,n=4096,k=4096", (const int[]){11, 6, 9, 3, 8, 2, 4, 5, 1, 7, 0, 10});
+    check_order("m=128,n=4096,k=14336", (const int[]){11, 6, 9, 3, 8, 4, 2, 5, 1, 7, 0, 10});
+    check_order("m=1,n=4096,k=4096", (const int[]){11, 6, 9, 3, 8, 2, 4, 5, 1, 7, 0, 10});
+    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 11, 2, 6, 9, 3, 8, 5, 0, 10, 4});
+    check_order("m=256,n=6144,k=4096", (const int[]){11, 5, 6, 9, 1, 7, 2, 3, 8, 0, 10, 4});
+    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 11, 2, 6, 9, 3, 8, 5, 0, 10, 4});
+    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 10, 11, 2, 6, 9, 5, 3, 8, 4});
+    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 10, 11, 2, 6, 9, 5, 3, 8, 4});
+    check_order("m=128,n=4096,k=64", (const int[]){6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10});
+    check_order("m=1536,n=2816,k=4096", (const int[]){0, 1, 7, 11, 2, 6, 9, 5, 3, 8, 10, 4});
 }
 
 int main(void)

@@ -164,6 +164,9 @@ static void test_cubin(void)
     CHECK(x->len > 4 && !memcmp(x->data, "\177ELF", 4)); /* a cubin is an ELF image */
     CHECK(memmem(x->data, x->len, "gdt_hand_gemm_bf16_kk", 21) != NULL);
     CHECK(memmem(x->data, x->len, "gdt_hand_gemm_fp16_mm", 21) != NULL);
+    /* the splits summed in a cluster (configuration 11), first and last layout */
+    CHECK(memmem(x->data, x->len, "gdt_hand_gemm_n64_splitk_dsmem_s8_bf16_kk", 41) != NULL);
+    CHECK(memmem(x->data, x->len, "gdt_hand_gemm_n64_splitk_dsmem_s8_fp16_mm", 41) != NULL);
 }
 
 int main(void)

@@ -8,7 +8,12 @@
  * second time on poisoned outputs, which fails unless its tile counters
  * came back to zero; and two split-K plans of one configuration, for 3 and
  * for 1105 tiles, alive at once and executed in turn, are each right (the
- * counters are the plan's own).  A misaligned pointer and a split-K plan
+ * counters are the plan's own).  The split-K plan whose splits are a
+ * cluster summing through distributed shared memory reports no workspace,
+ * and on every case (K of one tile: its second split has nothing to load;
+ * 1105 tiles at m=2056, n=4104: each cluster walks several, so the
+ * hand-over's phases turn) writes exactly what its twin through the
+ * workspace writes.  A misaligned pointer and a split-K plan
  * without its workspace are refused at execute.  Then figures, not
  * asserted: each configuration (the 6- and 8-stage rings included) on bf16
  * 4096^3, the m=128 cells of the default sweep and the other cells below
@@ -97,9 +102,10 @@ static void test_refusal(gdt_compiled *c, gdt_buffers *b)
 }
 
 /* Configuration 9, 128 x 64 in two splits with the 8-stage ring: a split-K
- * plan for the workspace and counter checks (the last configuration, the
- * 128 x 256 cluster, has no workspace). */
-enum { SPLIT_S8 = 9 };
+ * plan for the workspace and counter checks (configurations 10 and 11, the
+ * clusters, have no workspace).  Configuration 11, the same tile and ring
+ * with the splits summed in a cluster. */
+enum { SPLIT_S8 = 9, SPLIT_DSMEM = 11 };
 
 /* A split-K plan without the workspace it reported. */
 static void test_no_workspace(gdt_compiled *c, gdt_buffers *b)
@@ -150,6 +156,8 @@ static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_fact
         test_refusal(c, b);
     if (st == GDT_STATUS_OK && ci == 0 && i == SPLIT_S8)
         test_no_workspace(c, b);
+    if (st == GDT_STATUS_OK && i == SPLIT_DSMEM)
+        CHECK_INT((int)hand_slot()->ops->workspace_size(c), ==, 0);
     config_name(i, name, sizeof name);
     if (st == GDT_STATUS_OK)
         printf("%s %s: verified, rel L2 %.2e against cuDNN%s", cases[ci], name, err[0],
@@ -161,6 +169,37 @@ static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_fact
     CHECK_INT(st, ==, GDT_STATUS_OK);
     hand_slot()->ops->destroy(c);
     gdt_outputs_free(&got);
+    return st;
+}
+
+/* Configurations 9 and 11 split K alike and both sum p0 + p1 in fp32, so
+ * their outputs are equal element for element: a hand-over that read a
+ * stale or a missing message shows here even inside the tolerance. */
+static gdt_status pair_matches_workspace(int ci, const gdt_facts *f, gdt_buffers *b)
+{
+    const int which[2] = {SPLIT_S8, SPLIT_DSMEM};
+    gdt_outputs got[2] = {{0}};
+    gdt_error e = {0};
+    gdt_status st = GDT_STATUS_OK;
+    for (int k = 0; k < 2 && st == GDT_STATUS_OK; k++) {
+        gdt_compiled *c = NULL;
+        st = build_hand(f, which[k], &c, &e);
+        if (st == GDT_STATUS_OK)
+            st = hand_test_run_built(hand_slot()->ops, c, b, 1, &got[k], &e);
+        hand_slot()->ops->destroy(c);
+    }
+    size_t at = 0, n = got[0].count[0];
+    while (st == GDT_STATUS_OK && at < n && got[0].data[0][at] == got[1].data[0][at])
+        at++;
+    if (st == GDT_STATUS_OK && at < n)
+        st = gdt_error_set(&e, GDT_STATUS_INCORRECT, "element %zu of C is %g, configuration %d "
+                           "wrote %g", at, got[1].data[0][at], SPLIT_S8, got[0].data[0][at]);
+    bool ok = st == GDT_STATUS_OK;
+    printf("%s: configuration %d against %d: %s%s\n", cases[ci], SPLIT_DSMEM, SPLIT_S8,
+           ok ? "the same C" : "FAILED: ", ok ? "" : e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    gdt_outputs_free(&got[0]);
+    gdt_outputs_free(&got[1]);
     return st;
 }
 
@@ -187,6 +226,8 @@ static bool run_case(int ci)
     CHECK_INT(st, ==, GDT_STATUS_OK);
     for (int i = 0; st == GDT_STATUS_OK && i < GDT_HAND_GEMM_CONFIGS; i++)
         st = run_config(ci, i, &p, &f, b, &cud, small ? &ref : NULL);
+    if (st == GDT_STATUS_OK)
+        st = pair_matches_workspace(ci, &f, b);
     gdt_outputs_free(&cud);
     gdt_outputs_free(&ref);
     gdt_buffers_destroy(b);
