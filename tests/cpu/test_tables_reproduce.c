@@ -1,0 +1,74 @@
+/* The committed tables are what `gdtune tables emit` writes from the
+ * committed journals, byte for byte: every tables/sm90/runs journal
+ * emitted into a scratch folder gives exactly the files of tables/sm90,
+ * no more and no fewer, so the figures tables/README.md cites from them
+ * are the ones this release's fit computes. */
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gdt_test.h"
+#include "gdt_util.h"
+
+static char root[256];
+static char out[1 << 14];
+
+static void emit_journal(const char *journal, int i)
+{
+    char run[300], path[400], tdir[300];
+    snprintf(run, sizeof run, "%s/run%d", root, i);
+    snprintf(path, sizeof path, "%s/journal.jsonl", run);
+    snprintf(tdir, sizeof tdir, "%s/tables", root);
+    CHECK_INT(mkdir(run, 0700), ==, 0);
+    CHECK_INT(gdt_test_gunzip_to(journal, path), ==, 0);
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", tdir, NULL};
+    int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
+    if (rc != 0) fprintf(stderr, "tables emit %s: exit %d: %s\n", journal, rc, out);
+    CHECK_INT(rc, ==, 0);
+}
+
+/* The committed file NAME (under tables/sm90) and the emitted one, equal. */
+static void check_same(const char *name)
+{
+    char committed[600], emitted[600];
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    gdt_error e;
+    snprintf(committed, sizeof committed, "%s/tables/sm90/%s", GDT_SOURCE_DIR, name);
+    snprintf(emitted, sizeof emitted, "%s/tables/sm90/%s", root, name);
+    CHECK_INT(gdt_file_read(committed, &a, &na, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_file_read(emitted, &b, &nb, &e), ==, GDT_STATUS_OK);
+    bool same = a && b && na == nb && !memcmp(a, b, na);
+    if (!same) fprintf(stderr, "%s: the emit of tables/sm90/runs differs (re-emit it, tables/README.md)\n", committed);
+    CHECK(same);
+    free(a);
+    free(b);
+}
+
+/* The names of the JSON files in DIR/sm90. */
+static size_t tables_in(const char *dir, glob_t *g)
+{
+    char pat[600];
+    snprintf(pat, sizeof pat, "%s/tables/sm90/*.json", dir);
+    return glob(pat, 0, NULL, g) == 0 ? g->gl_pathc : 0;
+}
+
+int main(void)
+{
+    snprintf(root, sizeof root, "/tmp/gdt_test_tables_reproduce.XXXXXX");
+    if (!mkdtemp(root)) return perror("mkdtemp"), 1;
+    glob_t runs = {0}, committed = {0}, emitted = {0};
+    int found = glob(GDT_SOURCE_DIR "/tables/sm90/runs/*.journal.jsonl.gz", 0, NULL, &runs);
+    CHECK_INT(found, ==, 0);
+    for (size_t i = 0; !found && i < runs.gl_pathc; i++) emit_journal(runs.gl_pathv[i], (int)i);
+    size_t nc = tables_in(GDT_SOURCE_DIR, &committed), ne = tables_in(root, &emitted);
+    CHECK(nc >= 2);
+    CHECK_INT(ne, ==, nc);
+    for (size_t i = 0; i < nc; i++) check_same(strrchr(committed.gl_pathv[i], '/') + 1);
+    globfree(&runs);
+    globfree(&committed);
+    globfree(&emitted);
+    if (!gdt_test_failures && gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
+    return gdt_test_result("test_tables_reproduce");
+}
