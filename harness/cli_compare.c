@@ -554,11 +554,17 @@ static gdt_status figure(out *o, gdt_error *e)
     bool drawn = false;
     if (!pts)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "compare: out of memory");
-    for (int i = 0; i < c->ncells; i++)
-        if (gdt_compare_ratio(&c->cells[i], &pts[n].ratio, &pts[n].noise))
-            pts[n++].cell = i;
+    for (int i = 0; i < c->ncells; i++) {
+        const gdt_side_best *h = &c->cells[i].best[GDT_SIDE_HAND], *k = &c->cells[i].best[GDT_SIDE_CUDNN];
+        gdt_compare_point *p = &pts[n];
+        *p = (gdt_compare_point){.cell = i};
+        gdt_compare_ratio(&c->cells[i], &p->ratio, &p->noise);
+        if (h->result && k->result)
+            p->vs_cudnn = k->time_us / h->time_us, p->vs_cudnn_noise = h->noise + k->noise;
+        n += p->ratio > 0 || p->vs_cudnn > 0;
+    }
     snprintf(dir, sizeof dir, "%s/report", c->dirs[0]);
-    gdt_status s = asprintf(&title, "gdtune compare on %s: generated / handwritten throughput per cell",
+    gdt_status s = asprintf(&title, "gdtune compare on %s: throughput ratios of the best plans per cell",
                             gdt_json_str_or(c->runs[0]->device, "name", "")) < 0
                        ? gdt_error_set(e, GDT_STATUS_NO_MEMORY, "compare: out of memory")
                        : gdt_compare_figure_write(dir, title, pts, n, &drawn, e);
@@ -566,7 +572,7 @@ static gdt_status figure(out *o, gdt_error *e)
         snprintf(o->figure, sizeof o->figure, "%s/%s", dir, GDT_COMPARE_FIGURE);
     else if (s == GDT_STATUS_OK)
         fprintf(stderr, VERB ": %s\n", n ? "gnuplot not installed: no figure (report/compare.gp written)"
-                                         : "no cell has both a generated and a handwritten winner: no figure");
+                                         : "no cell has a handwritten winner beside a generated or cuDNN one: no figure");
     free(title);
     free(pts);
     return s;

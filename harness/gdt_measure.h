@@ -146,9 +146,10 @@ double gdt_measure_series_target(const gdt_measure_opts *o, bool metric);
  *     est_us * (1 - rel) > bar_us * (1 + bar_rel) * (1 + margin),
  * stops.  With the cell's best as the bar and GDT_RACE_MARGIN it cannot be
  * the cell's winner nor within its noise; with the slower of the cell's
- * third best and its own side's best (GDT_RACE_TOP_MARGIN) it can be
- * neither in the top three nor its side's best.  False when any figure is
- * not a finite positive number or margin is negative (no race). */
+ * third best and its engine kind's best (GDT_RACE_TOP_MARGIN) it can be
+ * neither in the top three nor its kind's best (gdt_race.h chooses the
+ * bar).  False when any figure is not a finite positive number or margin
+ * is negative (no race). */
 #define GDT_RACE_MARGIN 0.10
 #define GDT_RACE_TOP_MARGIN 0.02
 #define GDT_RACE_TOP 3

@@ -64,7 +64,7 @@
  * same bar by the same rule ends it (raced_late; the bursts measured so far
  * stay, the metric is not converged).  Bars only fall as a cell's plans are
  * measured, so a plan past the bar its request carried is past every later
- * one: it can be neither the winner nor in the top three nor its side's
+ * one: it can be neither the winner nor in the top three nor its kind's
  * best.  In the default GEMM sweep of 2026-12-01T20:09Z, 45 of the 80 plans
  * measured in full that did not converge (60.6 of their 114 s) ended past
  * the cell's top-three bar, and were measured to the contender cap.  Contenders

@@ -1,5 +1,6 @@
-/* The figure of `gdtune compare`: the generated / handwritten throughput
- * ratio of each cell, with its noise, on a log axis.  Written like the
+/* The figure of `gdtune compare`: per cell the generated / handwritten
+ * throughput ratio and the handwritten / cuDNN one (the handwritten
+ * engines' goal, 0.9, drawn), each with its noise, on a log axis.  Written like the
  * report's figures (gdt_gnuplot.h): the numbers in a data file, the title
  * quoted and typeset literally, the script naming only relative files. */
 #ifndef GDT_COMPARE_FIGURE_H
@@ -11,8 +12,10 @@
 
 typedef struct gdt_compare_point {
     int cell;          /* the cell's number in the comparison */
-    double ratio;      /* > 0 */
+    double ratio;      /* generated / handwritten, > 0; 0: none */
     double noise;      /* relative */
+    double vs_cudnn;   /* handwritten / cuDNN, > 0; 0: none */
+    double vs_cudnn_noise;
 } gdt_compare_point;
 
 #define GDT_COMPARE_FIGURE "compare.svg"

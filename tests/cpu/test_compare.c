@@ -465,19 +465,24 @@ static void check_figure(const char *dir)
     check_ok(gdt_file_read(path, &text, &len, &e), &e);
     const char *row = text ? strchr(text, '\n') : NULL;
     int cell = -1;
-    double r = 0, lo = 0, hi = 0;
-    CHECK(row && sscanf(row, "%d %lf %lf %lf", &cell, &r, &lo, &hi) == 4);
+    double r = 0, lo = 0, hi = 0, k = 0, klo = 0, khi = 0;
+    CHECK(row && sscanf(row, "%d %lf %lf %lf %lf %lf %lf", &cell, &r, &lo, &hi, &k, &klo, &khi) == 7);
     CHECK_INT(cell, ==, 0);
     CHECK_NEAR(r, 0.6875, 1e-6);
     CHECK_NEAR(lo, 0.6875 * 0.985, 1e-6);
     CHECK_NEAR(hi, 0.6875 * 1.015, 1e-6);
-    CHECK(row && !strstr(row + 1, "\n1 ")); /* cell 1 has no ratio */
+    CHECK_NEAR(k, 10.0 / 11, 1e-6); /* handwritten / cuDNN, noise 0.01 + 0.01 */
+    CHECK_NEAR(klo, 10.0 / 11 * 0.98, 1e-6);
+    CHECK_NEAR(khi, 10.0 / 11 * 1.02, 1e-6);
+    CHECK(row && !strstr(row + 1, "\n1 ")); /* cell 1 has no hand plan: neither ratio */
     free(text);
     text = NULL;
     snprintf(path, sizeof path, "%s/report/compare.gp", dir);
     check_ok(gdt_file_read(path, &text, &len, &e), &e);
-    CHECK_CONTAINS(text, "set title 'gdtune compare on Stand-in GPU''s `x` @y: generated / handwritten "
-                         "throughput per cell' noenhanced\n");
+    CHECK_CONTAINS(text, "set title 'gdtune compare on Stand-in GPU''s `x` @y: throughput ratios of the best "
+                         "plans per cell' noenhanced\n");
+    CHECK_CONTAINS(text, "set datafile missing '-'");
+    CHECK_CONTAINS(text, "title 'handwritten / cuDNN (best plans)'");
     CHECK_CONTAINS(text, "set logscale y");
     CHECK_CONTAINS(text, "set output 'compare.svg'");
     CHECK(text && !strstr(text, dir));
