@@ -31,13 +31,14 @@ extern char **environ;
 
 static const char usage_text[] =
     "usage: gdtune nightly [--arch smXY] [--root DIR] [--tables DIR] [--family gemm|sdpa]...\n"
-    "                      [--quick] [--spec FILE] [--date YYYYMMDD] [--update]\n"
+    "                      [--quick] [--spec FILE] [--rounds R] [--date YYYYMMDD] [--update]\n"
     "\n"
     "One night of table regeneration on a GPU machine, as the verbs it runs:\n"
     "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --prior TABLES\n"
     "     --tables-dir ROOT/staging (the committed tables' rankings order each cell's\n"
-    "     plans), or --resume that run directory when its journal exists (a rerun the\n"
-    "     same night continues where the last one stopped, with its recorded prior);\n"
+    "     plans; --rounds R passed on), or --resume that run directory when its\n"
+    "     journal exists (a rerun the same night continues where the last one stopped,\n"
+    "     with its recorded prior and rounds);\n"
     "  2. gdtune tables diff TABLES ROOT/staging, as ROOT/reports/DATE.md and\n"
     "     ROOT/reports/DATE.json (gdtune.tables_diff/1);\n"
     "  3. one line per cell the diff names appended to ROOT/history.tsv (date, family,\n"
@@ -57,7 +58,7 @@ static const char footer_text[] =
     "plan (the night still diffs and reports, but --update does not replace the tables)\n";
 
 typedef struct nightly_opts {
-    const char *arch, *root, *tables, *spec, *date;
+    const char *arch, *root, *tables, *spec, *date, *rounds;
     bool quick, update;
     unsigned families;
 } nightly_opts;
@@ -78,6 +79,17 @@ static bool parse_family(void *opts, const char *v, char *why, size_t nwhy)
     if (!f)
         return snprintf(why, nwhy, "expected gemm or sdpa"), false;
     ((nightly_opts *)opts)->families |= f;
+    return true;
+}
+
+/* The sweep's --rounds: 0 (off) or 2 to GDT_ROUNDS_MAX, passed on as given. */
+static bool parse_rounds(void *opts, const char *v, char *why, size_t nwhy)
+{
+    char *end = NULL;
+    long r = strtol(v, &end, 10);
+    if (!*v || *end || !(r == 0 || (r >= 2 && r <= GDT_ROUNDS_MAX)))
+        return snprintf(why, nwhy, "expected 0 (off) or 2 to %d", GDT_ROUNDS_MAX), false;
+    ((nightly_opts *)opts)->rounds = r ? v : NULL;
     return true;
 }
 
@@ -105,6 +117,9 @@ static const gdt_cli_option options[] = {
     {"--quick", NULL, GDT_CLI_FLAG, O(quick), .help = "each sweep's quick subset"},
     {"--spec", NULL, GDT_CLI_STRING, O(spec), .metavar = "FILE",
      .help = "the sweep spec of every family (default: the embedded ones)"},
+    {"--rounds", NULL, GDT_CLI_CUSTOM, .parse = parse_rounds, .metavar = "R",
+     .help = "each new sweep's --rounds: its cells' best plans and each engine kind's\n"
+             "best measured again together in R interleaved rounds (default 0: off)"},
     {"--date", NULL, GDT_CLI_CUSTOM, .parse = parse_date, .metavar = "YYYYMMDD",
      .help = "the night's name (default: today, UTC)"},
     {"--update", NULL, GDT_CLI_FLAG, O(update),
@@ -177,7 +192,7 @@ static bool exists(const char *p)
 static int sweep_family(const nightly_opts *o, int f, const char *staging)
 {
     char run[4096], journal[4200];
-    const char *av[16];
+    const char *av[24];
     int n = 0;
     snprintf(run, sizeof run, "%s/runs/%s-%s", o->root, family_names[f], o->date);
     snprintf(journal, sizeof journal, "%s/journal.jsonl", run);
@@ -188,6 +203,7 @@ static int sweep_family(const nightly_opts *o, int f, const char *staging)
     else av[n++] = "--out", av[n++] = run;
     if (!resume && o->quick) av[n++] = "--quick";
     if (!resume && o->spec) av[n++] = "--spec", av[n++] = o->spec;
+    if (!resume && o->rounds) av[n++] = "--rounds", av[n++] = o->rounds;
     /* the committed tables the night diffs against order its cells (a
      * resumed run keeps its header's prior) */
     if (!resume) av[n++] = "--prior", av[n++] = o->tables;

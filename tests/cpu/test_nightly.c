@@ -4,7 +4,8 @@
  * 3: every cell new); a second night the same date resumes its run (no
  * plan measured twice) and, against tables of the same stand-in, exits 0;
  * the run directory, staging tables, both reports and history lines exist;
- * a new night's sweep takes the committed tables as its prior order;
+ * a new night's sweep takes the committed tables as its prior order, and
+ * --rounds reaches it (its header and rounds record);
  * a night with an incorrect plan exits 4 and does not update. */
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -49,6 +50,9 @@ static int fake_worker(void)
                    "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n");
         else if (op && !strcmp(op, "cell"))
             printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s}\n", fake_plans);
+        else if (op && !strcmp(op, "rounds"))
+            printf("{\"op\":\"error\",\"status\":\"NOT_SUPPORTED\",\"error\":\"stand-in: no rounds\","
+                   "\"fatal\":false}\n");
         else if (op && !strcmp(op, "plan"))
             fake_result((int)cJSON_GetNumberValue(
                 cJSON_GetObjectItem(cJSON_GetObjectItem(req, "plan"), "engine_id")));
@@ -62,15 +66,21 @@ static int fake_worker(void)
 
 static char out[1 << 16];
 
-static int nightly(const char *root, const char *tables, const char *extra)
+/* gdtune nightly on the tiny spec, with up to two more arguments (NULL: none). */
+static int nightly2(const char *root, const char *tables, const char *extra, const char *extra2)
 {
-    char *av[16] = {(char *)GDTUNE_EXE, "nightly", "--root", (char *)root, "--tables",
+    char *av[17] = {(char *)GDTUNE_EXE, "nightly", "--root", (char *)root, "--tables",
                     (char *)tables, "--family", "gemm", "--arch", "sm90", "--date", "20261201",
-                    "--spec", GDT_TEST_DATA "/sweeps/tiny_gemm.json", (char *)extra, NULL};
+                    "--spec", GDT_TEST_DATA "/sweeps/tiny_gemm.json", (char *)extra, (char *)extra2, NULL};
     int rc = gdt_test_spawn(av, NULL, out, sizeof out);
     if (rc != 0 && rc != 3 && rc != 4)
         fprintf(stderr, "gdtune nightly:\n%s\n", out);
     return rc;
+}
+
+static int nightly(const char *root, const char *tables, const char *extra)
+{
+    return nightly2(root, tables, extra, NULL);
 }
 
 static bool present(const char *dir, const char *rel)
@@ -112,6 +122,8 @@ static void test_usage(void)
     static const struct { const char *arg; const char *msg; } cases[] = {
         {"--family=conv", "--family: bad value \"conv\": expected gemm or sdpa"},
         {"--date=2026-12-01", "--date: bad value \"2026-12-01\": expected YYYYMMDD"},
+        {"--rounds=1", "--rounds: bad value \"1\": expected 0 (off) or 2 to 100"},
+        {"--rounds=3x", "--rounds: bad value \"3x\""},
         {"--arch=gpu9", "--arch: bad value \"gpu9\""},
         {"--bogus", "unknown option '--bogus'"},
         {"extra", "unexpected argument 'extra'"},
@@ -175,15 +187,27 @@ static void test_two_nights(const char *self)
              "\"path\":\"%s/sm90/gemm.tuning.json\",\"sha256\":\"", tables, tables);
     CHECK_INT(gdt_test_spawn(cat, NULL, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, want);
+    CHECK(strstr(out, "\"rounds\"") == NULL); /* off by default */
+
+    /* --rounds reaches a new night's sweep: its header records it and each
+     * cell has a rounds record (the stand-in refuses them: journaled). */
+    CHECK_INT(nightly2(root, tables, "--date=20261203", "--rounds=3"), ==, 0);
+    snprintf(rep, sizeof rep, "%s/runs/gemm-20261203/journal.jsonl", root);
+    CHECK_INT(gdt_test_spawn(cat, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "\"rounds\":3,");
+    CHECK_CONTAINS(out, "\"type\":\"rounds\"");
+    CHECK_CONTAINS(out, "stand-in: no rounds");
 
     /* A TABLES that does not load is bad input, passed on from the diff. */
     char bad[700];
+    int history = count_lines(root, "history.tsv", NULL, NULL);
+    CHECK_INT(history, ==, 5); /* the header and a line per night */
     snprintf(bad, sizeof bad, "%s/sm90/gemm.tuning.json", tables);
     FILE *f = fopen(bad, "w");
     if (f) fputs("{", f), fclose(f);
     CHECK_INT(nightly(root, tables, NULL), ==, 2);
     CHECK_CONTAINS(out, "gemm.tuning.json");
-    CHECK_INT(count_lines(root, "history.tsv", NULL, NULL), ==, 4);
+    CHECK_INT(count_lines(root, "history.tsv", NULL, NULL), ==, history); /* none for it */
 
     unsetenv("GDTUNE_WORKER_EXE");
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
