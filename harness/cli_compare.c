@@ -211,10 +211,10 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
         missing_text(x, s, v->plan, sizeof v->plan);
         return;
     }
-    const gdt_side_best *cudnn = &x->best[GDT_SIDE_CUDNN];
     char vs[48] = "";
-    if (cudnn->result && s != GDT_SIDE_CUDNN)
-        snprintf(vs, sizeof vs, ", %.3f x cuDNN's throughput", cudnn->time_us / b->time_us);
+    double r;
+    if (s != GDT_SIDE_CUDNN && gdt_compare_versus(b, &x->best[GDT_SIDE_CUDNN], &r, NULL))
+        snprintf(vs, sizeof vs, ", %.3f x cuDNN's throughput", r);
     snprintf(v->plan, sizeof v->plan, "%s", b->plan->name);
     snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s%s, noise %.4f%s", b->time_us, tflops(x, s), vs,
              b->noise, b->rounds      ? ", in the cell's interleaved rounds"
@@ -406,7 +406,7 @@ static cJSON *verify_json(const gdt_compare_cell *x, gdt_side s)
 static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
 {
     const gdt_side_best *b = &x->best[s];
-    const gdt_side_best *cudnn = &x->best[GDT_SIDE_CUDNN];
+    double r;
     char scope[400];
     cJSON *j = cJSON_CreateObject(), *sc;
     cJSON_AddStringToObject(j, "plan", b->plan->name);
@@ -417,8 +417,8 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
     cJSON_AddNumberToObject(j, "noise", b->noise);
     cJSON_AddBoolToObject(j, "rounds", b->rounds);
     cJSON_AddBoolToObject(j, "raced_out", b->raced_out);
-    if (cudnn->result)
-        cJSON_AddNumberToObject(j, "vs_cudnn", cudnn->time_us / b->time_us);
+    if (gdt_compare_versus(b, &x->best[GDT_SIDE_CUDNN], &r, NULL))
+        cJSON_AddNumberToObject(j, "vs_cudnn", r);
     else
         cJSON_AddNullToObject(j, "vs_cudnn");
     cJSON_AddItemToObject(j, "verified", verify_json(x, s));
@@ -555,13 +555,12 @@ static gdt_status figure(out *o, gdt_error *e)
     if (!pts)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "compare: out of memory");
     for (int i = 0; i < c->ncells; i++) {
-        const gdt_side_best *h = &c->cells[i].best[GDT_SIDE_HAND], *k = &c->cells[i].best[GDT_SIDE_CUDNN];
+        const gdt_side_best *best = c->cells[i].best;
         gdt_compare_point *p = &pts[n];
         *p = (gdt_compare_point){.cell = i};
-        gdt_compare_ratio(&c->cells[i], &p->ratio, &p->noise);
-        if (h->result && k->result)
-            p->vs_cudnn = k->time_us / h->time_us, p->vs_cudnn_noise = h->noise + k->noise;
-        n += p->ratio > 0 || p->vs_cudnn > 0;
+        bool g = gdt_compare_ratio(&c->cells[i], &p->ratio, &p->noise);
+        bool k = gdt_compare_versus(&best[GDT_SIDE_HAND], &best[GDT_SIDE_CUDNN], &p->vs_cudnn, &p->vs_cudnn_noise);
+        n += g || k;
     }
     snprintf(dir, sizeof dir, "%s/report", c->dirs[0]);
     gdt_status s = asprintf(&title, "gdtune compare on %s: throughput ratios of the best plans per cell",

@@ -288,6 +288,15 @@ static void take_verify_err(gdt_side_best *b)
             b->verify_err[b->nerr++] = v->valuedouble;
 }
 
+/* Does candidate b displace the side's winner w?  A plan in the cell's
+ * rounds wins over one out of them (gdt_side_best), else the faster. */
+static bool displaces(const gdt_side_best *b, const gdt_side_best *w)
+{
+    if (!w->result)
+        return true;
+    return b->rounds != w->rounds ? b->rounds : b->time_us < w->time_us;
+}
+
 /* One plan of a journaled cell into its side's budget and winner. */
 static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int pi)
 {
@@ -309,7 +318,7 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
     b->raced_out += raced;
     gdt_side_best *w = &x->best[s], nb = {.run = run, .plan = &rc->plan[pi], .result = res, .raced_out = raced};
     nb.rounds = gdt_run_plan_figures(rc, pi, &nb.time_us, &nb.noise);
-    if (w->result && (w->rounds != nb.rounds ? w->rounds : !(nb.time_us < w->time_us)))
+    if (!displaces(&nb, w))
         return;
     *w = nb;
     take_verify_err(w);
@@ -386,14 +395,19 @@ gdt_status gdt_comparison_add(gdt_comparison *c, const char *dir, gdt_error *e)
 
 /* ------------------------------------------------------------ figures */
 
+bool gdt_compare_versus(const gdt_side_best *side, const gdt_side_best *base, double *ratio, double *noise)
+{
+    if (!side->result || !base->result)
+        return false;
+    *ratio = base->time_us / side->time_us;
+    if (noise)
+        *noise = side->noise + base->noise;
+    return true;
+}
+
 bool gdt_compare_ratio(const gdt_compare_cell *c, double *ratio, double *noise)
 {
-    const gdt_side_best *g = &c->best[GDT_SIDE_GENERATED], *h = &c->best[GDT_SIDE_HAND];
-    if (!g->result || !h->result)
-        return false;
-    *ratio = h->time_us / g->time_us;
-    *noise = g->noise + h->noise;
-    return true;
+    return gdt_compare_versus(&c->best[GDT_SIDE_GENERATED], &c->best[GDT_SIDE_HAND], ratio, noise);
 }
 
 bool gdt_compare_beats(const gdt_side_best *a, const gdt_side_best *b)

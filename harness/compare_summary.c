@@ -8,9 +8,9 @@
  * winner), ratio = base time / side time. */
 static void add(gdt_versus *v, double *logsum, const gdt_side_best *side, const gdt_side_best *base)
 {
-    if (!side->result || !base->result)
+    double r;
+    if (!gdt_compare_versus(side, base, &r, NULL))
         return;
-    double r = base->time_us / side->time_us;
     v->cells++;
     v->at_goal += r >= GDT_COMPARE_GOAL;
     v->beyond += gdt_compare_beats(side, base);

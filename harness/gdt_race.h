@@ -1,4 +1,5 @@
-/* Racing's bars: what a sweep's plan is raced against (race.c).
+/* Racing's bars: what a sweep's plan is raced against (race.c), and from
+ * the same marks' rule, the plans a cell's --rounds measure again.
  *
  * The sweep keeps, per cell, the plans measured in full so far: the
  * fastest GDT_RACE_TOP and the fastest of each engine kind (generated,

@@ -1,4 +1,4 @@
-/* Racing's bars (gdt_race.h). */
+/* Racing's bars and the rounds' plans (gdt_race.h). */
 #include <string.h>
 
 #include "gdt_race.h"
