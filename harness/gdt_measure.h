@@ -65,7 +65,17 @@ typedef struct gdt_measure_opts {
      * contender's metric starts under the power cap instead of some at the
      * boost clock (measure.c: heat_up). */
     double heat_seconds;
+    /* The metric's sample (0: off): after the warm-up, the bursts whose
+     * sample would pass this at the warm-up's time per call are left out
+     * from the top (the smallest always stays), so that a long kernel's
+     * metric is a burst of a few tens of milliseconds, not 64 calls of 3 ms
+     * (measure.c: kept_bursts).  The sweep asks its spec's metric_sample_s
+     * of a cell's first plan measured in full and the bursts that plan kept
+     * of the rest (sweep.c). */
+    double metric_sample_s;
 } gdt_measure_opts;
+
+#define GDT_METRIC_SAMPLE_MAX 10.0
 
 #define GDT_HEAT_SECONDS_MAX 2.0
 
@@ -76,6 +86,12 @@ typedef struct gdt_measure_opts {
 
 /* The device time one racing sample may take (measure.c: race). */
 #define GDT_RACE_SAMPLE_S 0.003
+
+/* Racing's first estimate stops after two samples when they are already
+ * past the bar by this much more (twice the line): a plan several times
+ * slower than the cell's best is out whatever its next three samples say
+ * (measure.c: race). */
+#define GDT_RACE_FAR 1.0
 
 void gdt_measure_opts_default(gdt_measure_opts *o);
 
@@ -118,6 +134,11 @@ gdt_status gdt_measure(const gdt_exec_fn *fn, void *stream, const gdt_measure_op
 /* The device-rate figure of a result: median device time per call at the
  * largest burst, with its relative spread. */
 double gdt_measure_best_us(const gdt_measure_result *r, double *noise);
+
+/* How many of o's bursts (the first ones) a plan of call_s seconds per
+ * call measures under o->metric_sample_s: those whose sample fits it, at
+ * least one; all of them when it is 0. */
+int gdt_measure_kept_bursts(const gdt_measure_opts *o, double call_s);
 
 /* ------------------------------------------------------------ additions */
 

@@ -28,6 +28,10 @@
 /* build_threads: threads that build a cell's cuDNN plans before its
  * measurements (gdt_graph_prebuild); 0 or 1: each plan when measured. */
 #define GDT_BUILD_THREADS_MAX 64
+/* The default's ceiling: one less than the online CPUs up to this many
+ * (the cuDNN plans that take a second to finalize compile kernels, and a
+ * prebuild overlaps nothing). */
+#define GDT_BUILD_THREADS_DEFAULT 16
 #define GDT_SHARDS_MAX 100000
 #define GDT_SHARD_SOURCE_MAX 512
 /* --rounds (and `compare --rounds`): interleaved rounds of a cell's best
@@ -73,6 +77,11 @@ typedef struct gdt_sweep_spec {
     /* The largest burst run back to back for this long before a contender's
      * metric series (gdt_measure_opts.heat_seconds); 0: none. */
     double heat_seconds;
+    /* The longest sample a cell's metric may take: its largest burst is the
+     * largest whose sample fits this at the time per call of the cell's
+     * first plan measured in full (gdt_measure_opts.metric_sample_s; the
+     * sweep, sweep.c: cell_bursts); 0: every burst, always. */
+    double metric_sample_s;
     int knob_cap;
     /* Threads that build a cell's cuDNN plans before its measurements;
      * -1: unset (gdt_sweep_build_threads' default). */

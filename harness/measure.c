@@ -183,6 +183,7 @@ typedef struct meas {
     bool last_ok;          /* the probe before the next sample */
     double last_mhz;       /* what that probe read */
     double call_s;         /* the warm-up's fastest execute, drained: an upper bound on its device time */
+    int nb;                /* the bursts measured: o->bursts[0..nb) (gdt_measure_kept_bursts) */
     bool raced_late;       /* the largest burst's series ended past racing's bar */
     void *flush;
     size_t flush_bytes;
@@ -273,6 +274,7 @@ typedef struct limits {
     double budget, target;
     int stop_at;
     bool race; /* the largest burst of a raced plan: raced again after each sample */
+    bool far;  /* racing's first estimate: ends after two samples far past the bar */
 } limits;
 
 /* An estimate past the bar of the plan's request (racing's rule). */
@@ -280,6 +282,14 @@ static bool beyond_bar(const meas *m, double est_us, double rel)
 {
     const gdt_measure_opts *o = m->o;
     return gdt_measure_raced_out(est_us, rel, o->race_us, o->race_noise, o->race_margin);
+}
+
+/* Two samples or more already past the bar with GDT_RACE_FAR more. */
+static bool far_past(const meas *m, const double *dev, int n, double rel)
+{
+    const gdt_measure_opts *o = m->o;
+    double margin = (1 + o->race_margin) * (1 + GDT_RACE_FAR) - 1;
+    return n >= 2 && gdt_measure_raced_out(gdt_stats_median(dev, n), rel, o->race_us, o->race_noise, margin);
 }
 
 /* The series' estimate past that bar once it has min_samples (raced_late). */
@@ -321,6 +331,8 @@ static gdt_status series(meas *m, int b, limits lim, double *host, double *dev, 
             m->raced_late = true, *converged = false;
             return GDT_STATUS_OK;
         }
+        if (lim.far && far_past(m, dev, *n, *rel))
+            return (*converged = false, GDT_STATUS_OK);
         if ((lim.stop_at > 0 && *n >= lim.stop_at) ||
             gdt_measure_should_stop(*n, *rel, elapsed, lim.budget, lim.target, m->o, converged))
             return GDT_STATUS_OK;
@@ -393,6 +405,9 @@ static gdt_status check_opts(const gdt_measure_opts *o, gdt_error *e)
     if (!(o->heat_seconds >= 0 && o->heat_seconds <= GDT_HEAT_SECONDS_MAX))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: heat_seconds %g outside 0..%g",
                              o->heat_seconds, GDT_HEAT_SECONDS_MAX);
+    if (!(o->metric_sample_s >= 0 && o->metric_sample_s <= GDT_METRIC_SAMPLE_MAX))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: metric_sample_s %g outside 0..%g",
+                             o->metric_sample_s, GDT_METRIC_SAMPLE_MAX);
     if (!(o->contender_seconds >= 0 && o->contender_seconds <= 1e6))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "measure: contender_seconds %g outside 0..1e6",
                              o->contender_seconds);
@@ -458,10 +473,10 @@ static gdt_status burst_series(meas *m, gdt_burst_result *r, int burst, limits l
 
 /* Racing's burst: the largest whose sample fits GDT_RACE_SAMPLE_S at
  * call_s per call, else the smallest. */
-static int race_index(const gdt_measure_opts *o, double call_s)
+static int race_index(const gdt_measure_opts *o, int nb, double call_s)
 {
     int fit = -1, small = 0;
-    for (int i = 0; i < o->nbursts; i++) {
+    for (int i = 0; i < nb; i++) {
         if (o->bursts[i] < o->bursts[small])
             small = i;
         if (o->bursts[i] * call_s <= GDT_RACE_SAMPLE_S && (fit < 0 || o->bursts[i] > o->bursts[fit]))
@@ -484,11 +499,11 @@ static int race_index(const gdt_measure_opts *o, double call_s)
 static gdt_status race(meas *m, gdt_measure_result *out, gdt_error *e)
 {
     const gdt_measure_opts *o = m->o;
-    int k = race_index(o, m->call_s);
+    int k = race_index(o, m->nb, m->call_s);
     gdt_burst_result *r = &out->bursts[k];
     bool conv = false;
     out->race_burst = o->bursts[k];
-    limits lim = {o->max_seconds, o->target_rel, o->min_samples, false};
+    limits lim = {o->max_seconds, o->target_rel, o->min_samples, false, true};
     gdt_status st = burst_series(m, r, o->bursts[k], lim, &conv, e);
     if (st == GDT_STATUS_OK && beyond_bar(m, r->median_device_us, r->rel_spread)) {
         out->bursts[0] = *r;
@@ -499,42 +514,95 @@ static gdt_status race(meas *m, gdt_measure_result *out, gdt_error *e)
     return st;
 }
 
+int gdt_measure_kept_bursts(const gdt_measure_opts *o, double call_s)
+{
+    int n = 1;
+    while (n < o->nbursts && (!(o->metric_sample_s > 0) || o->bursts[n] * call_s <= o->metric_sample_s))
+        n++;
+    return n;
+}
+
+/* The metric first: the heat-up, then the largest kept burst's series,
+ * raced again after each sample.  Its budget: what is left of max_seconds
+ * (half of it when other series follow), or contender_seconds when that is
+ * more. */
+static gdt_status metric_series(meas *m, gdt_measure_result *out, double t0, gdt_error *e)
+{
+    const gdt_measure_opts *o = m->o;
+    int top = m->nb - 1;
+    bool more = top > 0 || o->cold, conv = false;
+    gdt_burst_result *r = &out->bursts[top];
+    limits lim = {(o->max_seconds - (gdt_now() - t0)) / (more ? 2 : 1), o->target_rel, 0, o->race_us > 0,
+                  false};
+    if (o->contender_seconds > lim.budget)
+        lim.budget = o->contender_seconds;
+    gdt_status st = GDT_STATUS_OK;
+    if (o->heat_seconds > 0) { /* racing's samples of it came before the heat */
+        r->n = r->dropped = 0;
+        st = heat_up(m, o->bursts[top], out, e);
+    }
+    if (st == GDT_STATUS_OK) /* the racing burst continues what racing took */
+        st = burst_series(m, r, o->bursts[top], lim, &conv, e);
+    out->converged = conv;
+    return st;
+}
+
+/* Then the curve (the smaller bursts, each a share of what is left of
+ * max_seconds, to curve_rel) and the cold calls; none for a plan raced
+ * late. */
+static gdt_status curve_series(meas *m, gdt_measure_result *out, double t0, gdt_error *e)
+{
+    const gdt_measure_opts *o = m->o;
+    int left = m->nb - 1 + (o->cold ? 1 : 0);
+    bool conv;
+    gdt_status st = GDT_STATUS_OK;
+    for (int i = 0; i < m->nb - 1 && st == GDT_STATUS_OK; i++, left--) {
+        limits lim = {(o->max_seconds - (gdt_now() - t0)) / left, gdt_measure_series_target(o, false), 0,
+                      false, false};
+        st = burst_series(m, &out->bursts[i], o->bursts[i], lim, &conv, e);
+    }
+    if (st == GDT_STATUS_OK && o->cold) {
+        limits lim = {o->max_seconds - (gdt_now() - t0), gdt_measure_series_target(o, false), 0, false,
+                      false};
+        double rel;
+        int dropped = 0;
+        st = series(m, 0, lim, NULL, out->cold_us, NULL, NULL, &out->ncold, &dropped, &rel, &conv, e);
+        out->median_cold_us = gdt_stats_median(out->cold_us, out->ncold);
+    }
+    return st;
+}
+
+/* The bursts with samples, in order (a plan raced late has the racing
+ * burst and the metric). */
+static void keep_measured(gdt_measure_result *out, int nb)
+{
+    int k = 0;
+    for (int i = 0; i < nb; i++)
+        if (out->bursts[i].n > 0) {
+            if (k != i)
+                out->bursts[k] = out->bursts[i];
+            k++;
+        }
+    out->nbursts = k;
+}
+
 static gdt_status run_all(meas *m, gdt_measure_result *out, gdt_error *e)
 {
     const gdt_measure_opts *o = m->o;
     double t0 = gdt_now();
     gdt_status st = warm_up(m, e);
+    m->nb = gdt_measure_kept_bursts(o, m->call_s);
     if (st == GDT_STATUS_OK && o->race_us > 0)
         st = race(m, out, e);
     if (out->raced_out || st != GDT_STATUS_OK) {
         out->seconds = gdt_now() - t0;
         return st;
     }
-    int series_left = o->nbursts + (o->cold ? 1 : 0);
-    for (int i = 0; i < o->nbursts && st == GDT_STATUS_OK; i++, series_left--) {
-        bool conv = false, metric = i == o->nbursts - 1;
-        limits lim = {(o->max_seconds - (gdt_now() - t0)) / series_left,
-                      gdt_measure_series_target(o, metric), 0, metric && o->race_us > 0};
-        if (metric && o->contender_seconds > lim.budget)
-            lim.budget = o->contender_seconds;
-        if (metric && o->heat_seconds > 0) { /* racing's samples of it came before the heat */
-            out->bursts[i].n = out->bursts[i].dropped = 0;
-            st = heat_up(m, o->bursts[i], out, e);
-        }
-        if (st == GDT_STATUS_OK) /* the racing burst continues what racing took */
-            st = burst_series(m, &out->bursts[i], o->bursts[i], lim, &conv, e);
-        out->nbursts = i + 1;
-        out->converged = metric && conv;
-    }
+    st = metric_series(m, out, t0, e);
+    if (st == GDT_STATUS_OK && !m->raced_late)
+        st = curve_series(m, out, t0, e);
+    keep_measured(out, m->nb);
     out->raced_late = out->raced_out = m->raced_late;
-    if (st == GDT_STATUS_OK && o->cold) {
-        limits lim = {o->max_seconds - (gdt_now() - t0), gdt_measure_series_target(o, false), 0, false};
-        double rel;
-        int dropped = 0;
-        bool conv;
-        st = series(m, 0, lim, NULL, out->cold_us, NULL, NULL, &out->ncold, &dropped, &rel, &conv, e);
-        out->median_cold_us = gdt_stats_median(out->cold_us, out->ncold);
-    }
     out->seconds = gdt_now() - t0;
     return st;
 }

@@ -189,8 +189,8 @@ static gdt_status parse_families(gdt_sweep_spec *sp, const cJSON *root, const ch
     return GDT_STATUS_OK;
 }
 
-/* bursts, target_rel, max_plan_seconds, noise_floor, heat_seconds, cudnn_knob_cap,
- * build_threads of obj at jpath. */
+/* bursts, target_rel, max_plan_seconds, noise_floor, heat_seconds, metric_sample_s,
+ * cudnn_knob_cap, build_threads of obj at jpath. */
 static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const char *file,
                                  const char *jpath, gdt_error *e)
 {
@@ -222,6 +222,7 @@ static gdt_status parse_settings(gdt_sweep_spec *sp, const cJSON *obj, const cha
         {"max_plan_seconds", &sp->max_plan_seconds, GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX},
         {"noise_floor", &sp->noise_floor, 0, GDT_NOISE_FLOOR_MAX},
         {"heat_seconds", &sp->heat_seconds, 0, GDT_HEAT_SECONDS_MAX},
+        {"metric_sample_s", &sp->metric_sample_s, 0, GDT_METRIC_SAMPLE_MAX},
     };
     for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
         const cJSON *v = gdt_json_get(obj, num[i].key);
@@ -278,10 +279,11 @@ static gdt_status parse_root(gdt_sweep_spec *sp, const cJSON *root, const char *
 {
     static const char *const top[] = {"schema", "description", "families", "grid", "quick",
                                       "bursts", "target_rel", "max_plan_seconds", "noise_floor",
-                                      "heat_seconds", "cudnn_knob_cap", "build_threads"};
+                                      "heat_seconds", "metric_sample_s", "cudnn_knob_cap",
+                                      "build_threads"};
     static const char *const qk[] = {"description", "grid", "bursts", "target_rel",
                                      "max_plan_seconds", "noise_floor", "heat_seconds",
-                                     "cudnn_knob_cap", "build_threads"};
+                                     "metric_sample_s", "cudnn_knob_cap", "build_threads"};
     const cJSON *schema, *grid, *q = NULL;
     const char *sv;
     gdt_status s;
@@ -422,7 +424,7 @@ int gdt_sweep_build_threads(const gdt_sweep_spec *sp)
         return sp->build_threads;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long n = cpus > 1 ? cpus - 1 : 0;
-    return (int)(n < 8 ? n : 8);
+    return (int)(n < GDT_BUILD_THREADS_DEFAULT ? n : GDT_BUILD_THREADS_DEFAULT);
 }
 
 void gdt_sweep_spec_destroy(gdt_sweep_spec *s)

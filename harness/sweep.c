@@ -44,6 +44,8 @@ typedef struct run_cell {
     gdt_race_marks race; /* the plans measured in full so far */
     double *full_us; /* per plan: its time when measured in full (verified, not raced out), else 0 */
     bool rounds_done; /* its rounds record is in the journal (--rounds) */
+    int bursts[GDT_MAX_BURSTS]; /* those its first plan measured in full measured (cell_bursts) */
+    int nbursts;     /* 0 until then */
 } run_cell;
 
 struct run;
@@ -291,6 +293,10 @@ static void note_best(run_cell *rc, int pi, gdt_disposition d, const cJSON *meas
 {
     if (d != GDT_DISP_VERIFIED || cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
         return;
+    const cJSON *bursts = rc->nbursts ? NULL : cJSON_GetObjectItem(measured, "bursts"), *b;
+    cJSON_ArrayForEach(b, bursts)
+        if (rc->nbursts < GDT_MAX_BURSTS)
+            rc->bursts[rc->nbursts++] = (int)gdt_json_num_or(b, "burst", 0);
     rc->full_us[pi] = gdt_json_num_or(measured, "time_us", 0);
     gdt_race_note(&rc->race, plan_kind(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
                   gdt_json_num_or(measured, "noise", 0));
@@ -426,17 +432,33 @@ static bool reply_disposition(const cJSON *rep, gdt_disposition *d, char *why, s
     return false;
 }
 
+/* The cell's bursts: until a plan of it is measured in full, the sweep's,
+ * with the spec's metric_sample_s for the worker to cut them by that plan's
+ * time per call; then the bursts that plan measured, so that every plan of
+ * the cell, and its rounds, have one metric burst.  Under r->mu. */
+static void cell_bursts(const run *r, int ci, cJSON *req)
+{
+    const run_cell *rc = &r->cells[ci];
+    if (rc->nbursts) {
+        cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(rc->bursts, rc->nbursts));
+        return;
+    }
+    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(r->o.bursts, r->o.nbursts));
+    if (r->spec->metric_sample_s > 0)
+        cJSON_AddNumberToObject(req, "metric_sample_s", r->spec->metric_sample_s);
+}
+
 static cJSON *plan_request(run *r, int ci, const cJSON *plan)
 {
     cJSON *req = cJSON_CreateObject();
     cJSON_AddStringToObject(req, "op", "plan");
     cJSON_AddItemToObject(req, "plan", cJSON_Duplicate(plan, 1));
-    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(r->o.bursts, r->o.nbursts));
     cJSON_AddNumberToObject(req, "target_rel", r->o.target_rel);
     cJSON_AddNumberToObject(req, "max_seconds", r->o.max_plan_seconds);
     gdt_race_mark bar;
     double margin;
     pthread_mutex_lock(&r->mu);
+    cell_bursts(r, ci, req);
     bool race = !r->o.exhaustive && gdt_race_bar(&r->cells[ci].race, plan_kind(plan), &bar, &margin);
     pthread_mutex_unlock(&r->mu);
     if (race) {
@@ -525,7 +547,7 @@ static int rounds_pick(const run_cell *rc, int pick[GDT_ROUNDS_PLANS_MAX])
     return n;
 }
 
-/* Each round of a plan: min_samples samples of the largest burst (the
+/* Each round of a plan: min_samples samples of the cell's largest burst (the
  * metric), its cap the plan's measurement cap shared by the rounds. */
 static cJSON *rounds_request(run *r, int ci, const int *pick, int k)
 {
@@ -534,7 +556,9 @@ static cJSON *rounds_request(run *r, int ci, const int *pick, int k)
     for (int i = 0; i < k; i++)
         cJSON_AddItemToArray(plans, cJSON_Duplicate(cJSON_GetArrayItem(r->cells[ci].plans, pick[i]), 1));
     cJSON_AddNumberToObject(req, "rounds", r->o.rounds);
-    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(&r->o.bursts[r->o.nbursts - 1], 1));
+    const run_cell *rc = &r->cells[ci];
+    const int *top = rc->nbursts ? &rc->bursts[rc->nbursts - 1] : &r->o.bursts[r->o.nbursts - 1];
+    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(top, 1));
     double cap = r->o.max_plan_seconds / r->o.rounds;
     cJSON_AddNumberToObject(req, "max_seconds", cap > GDT_PLAN_SECONDS_MIN ? cap : GDT_PLAN_SECONDS_MIN);
     return req;

@@ -378,6 +378,8 @@ static gdt_status measure_opts(const cJSON *req, plan_opts *po, gdt_error *e)
                            &mo->contender_seconds, e);
     if (s == GDT_STATUS_OK) /* the metric series' heat-up (absent: none) */
         s = request_number(req, "heat_s", 0, GDT_HEAT_SECONDS_MAX, &mo->heat_seconds, e);
+    if (s == GDT_STATUS_OK) /* the metric's longest sample (absent: every burst) */
+        s = request_number(req, "metric_sample_s", 0, GDT_METRIC_SAMPLE_MAX, &mo->metric_sample_s, e);
     mo->cold = true;
     /* A sweep decides by the largest burst alone; the others draw its
      * curve (measure.c: Targets). */
@@ -465,7 +467,7 @@ static gdt_status trace_plan(worker *w, int burst, cJSON *r, gdt_error *e)
 }
 
 /* Verifies then measures the built plan, and traces it when asked: a
- * contender with a burst of the largest size, a plan raced out with one
+ * contender with a burst of its metric's size, a plan raced out with one
  * call, which is enough to name its main kernel and launch shape (64
  * calls of every raced-out plan would have cost 155 s of the 2026-12-01
  * default GEMM sweep, one call 2.4 s). */
@@ -492,7 +494,7 @@ static gdt_status verify_and_measure(worker *w, const plan_opts *po, cJSON *r, g
     /* The timed measurement stands without the trace: a tracing failure is
      * journaled beside it, not as the plan's disposition. */
     if (s == GDT_STATUS_OK && po->cupti &&
-        trace_plan(w, m->raced_out ? 1 : mo->bursts[mo->nbursts - 1], r, &te) != GDT_STATUS_OK)
+        trace_plan(w, m->raced_out ? 1 : m->bursts[m->nbursts - 1].burst, r, &te) != GDT_STATUS_OK)
         cJSON_AddStringToObject(r, "cupti_error", te.msg);
     free(m);
     return s;

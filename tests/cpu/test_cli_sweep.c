@@ -130,9 +130,15 @@ static int fake_worker(void)
         else if (op && !strcmp(op, "plan")) {
             int engine = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(req, "plan"), "engine_id"));
             const cJSON *race = cJSON_GetObjectItem(req, "race_us");
+            const cJSON *cap = cJSON_GetObjectItem(req, "metric_sample_s");
             if (race) /* what racing asked: the test reads it from the sweep's stderr */
                 fprintf(stderr, "stand-in: engine %d race_us %g race_noise %g\n", engine,
                         cJSON_GetNumberValue(race), cJSON_GetNumberValue(cJSON_GetObjectItem(req, "race_noise")));
+            fprintf(stderr, "stand-in: engine %d bursts %d", engine,
+                    cJSON_GetArraySize(cJSON_GetObjectItem(req, "bursts")));
+            if (cap) /* the cell's bursts are not fixed yet */
+                fprintf(stderr, " metric_sample_s %g", cJSON_GetNumberValue(cap));
+            fputc('\n', stderr);
             fake_result(engine);
         } else if (op && !strcmp(op, "rounds"))
             fake_rounds(req);
@@ -428,7 +434,7 @@ static void check_other_build(const char *run, const char *dir)
 static void check_prebuild_journaled(const char *run)
 {
     char path[700], want[128];
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN), n = cpus - 1 < 8 ? cpus - 1 : 8;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN), n = cpus - 1 < 16 ? cpus - 1 : 16;
     snprintf(path, sizeof path, "%s/journal.jsonl", run);
     CHECK_INT(read_into_out(path), ==, 0);
     snprintf(want, sizeof want, "\"build_threads\":%ld,\"prebuilt\":3,\"prebuild_s\":0.25}", n < 0 ? 0 : n);
@@ -697,19 +703,25 @@ static int drop_last_record(const char *dir)
 
 /* --rounds: once the cell's plans all have a result, its plans measured in
  * full (ours at 8 us, then eng0 at 10) go to the worker together, fastest
- * first, at the largest burst; the journal keeps the record, the tables
+ * first, at the cell's largest burst: the largest its first plan measured
+ * in full measured (the stand-in's results have bursts 1 and 4 of the
+ * spec's 1, 4, 16 and 64).  The spec's metric_sample_s goes with every plan
+ * until then (eng0, the first, verified; then all four bursts are asked
+ * no more but the two); the journal keeps the record, the tables
  * rank by it (the stand-in's rounds reverse the two); a resume after a
  * kill before the record runs only the rounds; rounds the worker refuses
  * are journaled with the reason and change nothing in the tables. */
 static void test_rounds(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_rounds_XXXXXX", spec[600], args[2048], run[600], path[700], first[128];
-    start_run(dir, spec, sizeof spec, self, "256", "");
+    start_run(dir, spec, sizeof spec, self, "256", ",\"metric_sample_s\":0.025");
     snprintf(run, sizeof run, "%s/run", dir);
     snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1 --rounds 3",
              spec, run, dir);
     CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
-    CHECK_CONTAINS(out, "stand-in: rounds 3 bursts 64 plans 20000 0\n");
+    CHECK_CONTAINS(out, "stand-in: engine 0 bursts 4 metric_sample_s 0.025\n");
+    CHECK_CONTAINS(out, "stand-in: engine 1 bursts 2\n");
+    CHECK_CONTAINS(out, "stand-in: rounds 3 bursts 4 plans 20000 0\n");
     CHECK_CONTAINS(out, "gdtune sweep: gemm m=256,n=256,k=256: 3 rounds: gemm.nvrtc[TILE_M=128] 11.00 "
                         "us, cudnn.eng0 9.00 us\n");
     snprintf(path, sizeof path, "%s/journal.jsonl", run);
@@ -725,7 +737,7 @@ static void test_rounds(const char *self)
     int keep = drop_last_record(run);
     snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t2 --deadline 1", run, dir);
     CHECK_INT(sweep(args), ==, 4); /* the journal's cudnn.eng1 is incorrect */
-    CHECK_CONTAINS(out, "stand-in: rounds 3 bursts 64 plans 20000 0\n");
+    CHECK_CONTAINS(out, "stand-in: rounds 3 bursts 4 plans 20000 0\n"); /* from the journal's results */
     tally t;
     read_journal(run, &t, keep);
     CHECK_INT(t.resumes, ==, 1);

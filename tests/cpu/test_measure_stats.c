@@ -363,7 +363,8 @@ static void test_sim_steady(gdt_measure_result *r)
 }
 
 /* Throttled for the first probes: the samples they bracket are dropped and
- * counted; the first burst still ends converged. */
+ * counted in the first series, the metric's (burst 64, which comes first);
+ * it still ends converged, and so do the others. */
 static void test_sim_throttled(gdt_measure_result *r)
 {
     static const double script[] = {1500, 1500, 1500, 1500, 1950};
@@ -372,8 +373,8 @@ static void test_sim_throttled(gdt_measure_result *r)
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, script, 5, false, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
     /* probe 0 (before) and 1..3 low; sample 4 follows low probe 3 */
-    CHECK_INT(r->bursts[0].dropped, ==, 4);
-    CHECK_INT(r->bursts[1].dropped, ==, 0);
+    CHECK_INT(r->bursts[3].dropped, ==, 4);
+    CHECK_INT(r->bursts[0].dropped, ==, 0);
     /* a kept sample records the clock the probe after it read: the script's last */
     for (int i = 0; i < r->nbursts; i++)
         for (int k = 0; k < r->bursts[i].n; k++)
@@ -407,10 +408,10 @@ static void test_sim_never_at_speed(gdt_measure_result *r)
 
 /* A long kernel (1 ms of wall time per call) under a 50 ms cap: a sample
  * of burst 64 alone is 64 ms.  min_samples of every burst would take at
- * least 5 x (1 + 4 + 16 + 64) ms = 425 ms; with the overrun rule burst 16
- * stops below the floor (2 samples, 32 ms, are past 3x its ~10 ms share)
- * and burst 64, arriving with the cap spent, takes 2 (128 ms).  Not
- * converged: the result says the floor was not met. */
+ * least 5 x (1 + 4 + 16 + 64) ms = 425 ms; with the overrun rule burst 64
+ * (the metric, first, with half the cap) stops below the floor at 2
+ * samples (128 ms), and the smaller bursts, arriving with the cap spent,
+ * take 2 each.  Not converged: the result says the floor was not met. */
 static void test_sim_long_kernel(gdt_measure_result *r)
 {
     static const double ok[] = {1950};
@@ -419,9 +420,8 @@ static void test_sim_long_kernel(gdt_measure_result *r)
     gdt_error e = {0};
     CHECK_INT(run_sim(&x, ok, 1, false, 0.05, r, &c, &e), ==, GDT_STATUS_OK);
     CHECK_INT(r->nbursts, ==, 4);
-    CHECK_INT(r->bursts[0].n, >=, 5); /* 1 ms samples fit the floor in the share */
-    CHECK_INT(r->bursts[2].n, <, 5);
-    CHECK_INT(r->bursts[3].n, ==, 2);
+    for (int i = 0; i < r->nbursts; i++)
+        CHECK_INT(r->bursts[i].n, ==, 2);
     CHECK(fabs(r->bursts[3].median_device_us - 1000.0) < 1.0);
     CHECK(isfinite(r->bursts[3].rel_spread));
     CHECK(!r->converged);
@@ -515,23 +515,26 @@ static void test_sim_race_cheap(gdt_measure_result *r)
 }
 
 /* The warm-up: at least two executes, then until GDT_WARMUP_S.  A 6 ms
- * call is past it after two (7 executes with the racing estimate's 5; the
- * old 50 ms took 9 + 5); 1 ms calls take at most 10 (each sleeps at least
- * its 1 ms, and 10 ms have passed after 10). */
+ * call is past it after two (the old 50 ms took 9); against a 1 ms bar it
+ * is past twice the line after two racing samples (GDT_RACE_FAR), so it
+ * takes 4 executes in all where it took 7; 1 ms calls take at most 10
+ * (each sleeps at least its 1 ms, and 10 ms have passed after 10), and
+ * against a 0.1 ms bar 2 racing samples. */
 static void test_sim_warm_up(gdt_measure_result *r)
 {
     CHECK_NEAR(GDT_WARMUP_S, 0.010, 0);
     sim_plan x = {.us = 6000.0, .noise = 0.002, .seed = 7, .wall_us = 6000.0};
     CHECK_INT(run_race(&x, 1000.0, 1.0, r), ==, GDT_STATUS_OK);
     CHECK(r->raced_out);
-    CHECK_INT(r->bursts[0].n, ==, 5);
-    CHECK_INT(x.executes, ==, 2 + 5);
+    CHECK_INT(r->bursts[0].n, ==, 2);
+    CHECK_INT(x.executes, ==, 2 + 2);
     sim_plan y = {.us = 1000.0, .noise = 0.002, .seed = 7, .wall_us = 1000.0};
     CHECK_INT(run_race(&y, 100.0, 1.0, r), ==, GDT_STATUS_OK);
     CHECK(r->raced_out);
     CHECK_INT(r->race_burst, ==, 1);
-    CHECK_INT(y.executes, >=, 2 + 5);
-    CHECK_INT(y.executes, <=, 10 + 5);
+    CHECK_INT(r->bursts[0].n, ==, 2);
+    CHECK_INT(y.executes, >=, 2 + 2);
+    CHECK_INT(y.executes, <=, 10 + 2);
 }
 
 /* 60 us per call: burst 16 (0.96 ms) is the largest that fits the racing
@@ -656,6 +659,37 @@ static void test_sim_heat(gdt_measure_result *r)
     CHECK(r->heat_s == 0 && r->heat_mhz == 0);
 }
 
+/* The metric's sample: a 4 ms plan under a 60 ms metric_sample_s measures
+ * bursts 1 and 4 (16 ms a sample), not 16 (64 ms) or 64; its metric is
+ * burst 4.  A cap below one call keeps the smallest burst.  The rule
+ * alone: the bursts whose sample fits, at least one, all when off. */
+static void test_sim_metric_sample(gdt_measure_result *r)
+{
+    static const double ok[] = {1950};
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    o.max_seconds = 0.5, o.metric_sample_s = 0.02;
+    CHECK_INT(gdt_measure_kept_bursts(&o, 0.004), ==, 2);
+    CHECK_INT(gdt_measure_kept_bursts(&o, 0.0003), ==, 4);
+    CHECK_INT(gdt_measure_kept_bursts(&o, 0.05), ==, 1);
+    o.metric_sample_s = 0;
+    CHECK_INT(gdt_measure_kept_bursts(&o, 1.0), ==, 4);
+    o.metric_sample_s = 0.06; /* burst 16 needs 3.75 ms calls; 4 fits up to 15 ms (a loaded machine) */
+    sim.script = ok, sim.nscript = 1, sim.probes = 0;
+    sim_plan x = {.us = 4000.0, .noise = 0.001, .seed = 7, .wall_us = 4000.0};
+    gdt_exec_fn fn = {sim_execute, &x};
+    gdt_error e = {0};
+    CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(r->nbursts, ==, 2);
+    CHECK_INT(r->bursts[1].burst, ==, 4);
+    CHECK_INT(r->bursts[1].n, >=, 5);
+    CHECK(fabs(gdt_measure_best_us(r, NULL) - 4000.0) < 10.0);
+    CHECK(x.executes < 2 + 5 * 64); /* not one sample of burst 64 */
+    o.metric_sample_s = GDT_METRIC_SAMPLE_MAX + 1;
+    CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_STR(e.msg, "measure: metric_sample_s 11 outside 0..10");
+}
+
 static void test_simulated(void)
 {
     gdt_measure_result *r = calloc(1, sizeof *r);
@@ -671,6 +705,7 @@ static void test_simulated(void)
     test_sim_contender(r);
     test_sim_race_late(r);
     test_sim_heat(r);
+    test_sim_metric_sample(r);
     free(r);
 }
 
