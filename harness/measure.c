@@ -14,8 +14,14 @@
  * count of samples below the median, normal approximation), so a few slow
  * outliers widen it far less than they would a standard deviation.
  *
- * Each series (a burst size, or the cold calls) gets an equal share of what
- * is left of max_seconds when it starts (its budget).  It stops:
+ * Order and budgets: after the warm-up (and racing's first estimate) the
+ * metric comes first, the heat-up and the largest burst's series, with
+ * half of what is left of max_seconds (all of it when nothing follows), or
+ * contender_seconds when that is more; then the curve, each smaller burst
+ * and the cold calls an equal share of what is left when it starts.  A
+ * plan raced late has no curve (the decision never reads it, and it took
+ * the raced-late plans' curve and cold calls: 2026-12-02, README).  A
+ * series stops:
  *   - at GDT_MAX_SAMPLES;
  *   - with at least min_samples, at the target (converged) or once its
  *     budget is spent;
@@ -57,6 +63,11 @@
  * 22-cell default GEMM sweep of 2026-12-01 on the H200, dropped samples of
  * the largest burst took 149 of the contenders' 381 s when drops were
  * allowed until twice the budget.
+ *
+ * The metric's sample (o->metric_sample_s > 0): after the warm-up the
+ * bursts whose sample would pass it at the warm-up's time per call are
+ * left out from the top (gdt_measure_kept_bursts), so a 2.8 ms GEMM's
+ * metric is burst 4 (11 ms a sample), not 64 (180 ms).
  *
  * Racing (o->race_us > 0): see race() for the first estimate.  A plan that
  * survives it is raced again during the largest burst's series: once that
@@ -494,8 +505,10 @@ static int race_index(const gdt_measure_opts *o, int nb, double call_s)
  * is its one launch latency (later launches queue behind running kernels),
  * and the burst chosen spans at least a quarter of GDT_RACE_SAMPLE_S (or one
  * call longer than it) with the default bursts: about a percent, inside
- * GDT_RACE_MARGIN.  *out holds only that burst when the plan is raced out;
- * otherwise the full measurement continues that burst's series. */
+ * GDT_RACE_MARGIN.  Two samples already past twice the line end it
+ * (GDT_RACE_FAR): a plan several times slower than the best need not take
+ * five.  *out holds only that burst when the plan is raced out; otherwise
+ * the full measurement continues that burst's series. */
 static gdt_status race(meas *m, gdt_measure_result *out, gdt_error *e)
 {
     const gdt_measure_opts *o = m->o;
