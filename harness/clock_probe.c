@@ -2,6 +2,7 @@
  * fixed number of SM cycles and reads %globaltimer (nanoseconds) around the
  * spin.  Cycles over nanoseconds is the clock the SM ran at just then, which
  * is what a throttled sample needs to be recognised by. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -63,6 +64,37 @@ gdt_status gdt__nvrtc_cubin(const char *src, const char *name, int arch, void **
     return GDT_STATUS_OK;
 }
 
+/* The probe's cubin, compiled once per process (and arch): every
+ * measurement makes a probe, and NVRTC takes 20-30 ms for this kernel (on
+ * the CI's CPU), which 1565 plans and their rounds paid each time. */
+static struct {
+    pthread_mutex_t mu;
+    int arch;
+    void *cubin;
+} probe_cache = {PTHREAD_MUTEX_INITIALIZER, 0, NULL};
+
+/* The probe's module for arch into *module, from the cached cubin. */
+static gdt_status probe_module(int arch, CUmodule *module, const gdt_cu_api *cu, gdt_error *e)
+{
+    pthread_mutex_lock(&probe_cache.mu);
+    gdt_status st = GDT_STATUS_OK;
+    if (!probe_cache.cubin || probe_cache.arch != arch) {
+        void *cubin = NULL;
+        size_t len = 0;
+        st = gdt__nvrtc_cubin(probe_src, "gdt_clock_probe.cu", arch, &cubin, &len, e);
+        if (st == GDT_STATUS_OK) {
+            free(probe_cache.cubin);
+            probe_cache.cubin = cubin, probe_cache.arch = arch;
+        }
+    }
+    CUresult r = st == GDT_STATUS_OK ? cu->cuModuleLoadData(module, probe_cache.cubin) : CUDA_SUCCESS;
+    pthread_mutex_unlock(&probe_cache.mu);
+    if (st != GDT_STATUS_OK)
+        return st;
+    GDT_CHECK_CU(e, r);
+    return GDT_STATUS_OK;
+}
+
 static gdt_status probe_init(gdt_clock_probe *p, gdt_error *e)
 {
     int dev = 0, major = 0, minor = 0, khz = 0;
@@ -75,14 +107,9 @@ static gdt_status probe_init(gdt_clock_probe *p, gdt_error *e)
     const gdt_cu_api *cu = gdt_cu(e);
     if (!cu)
         return e ? e->status : GDT_STATUS_NO_DEVICE;
-    void *cubin = NULL;
-    size_t len = 0;
-    gdt_status st = gdt__nvrtc_cubin(probe_src, "gdt_clock_probe.cu", major * 10 + minor, &cubin, &len, e);
+    gdt_status st = probe_module(major * 10 + minor, &p->module, cu, e);
     if (st != GDT_STATUS_OK)
         return st;
-    CUresult r = cu->cuModuleLoadData(&p->module, cubin);
-    free(cubin);
-    GDT_CHECK_CU(e, r);
     GDT_CHECK_CU(e, cu->cuModuleGetFunction(&p->fn, p->module, "gdt_clock_probe"));
     GDT_CHECK_CUDA(e, cudaMalloc((void **)&p->dev, 2 * sizeof *p->dev));
     GDT_CHECK_CUDA(e, cudaMallocHost((void **)&p->host, 2 * sizeof *p->host));

@@ -6,9 +6,13 @@
  * a contender's cap) against a simulated device:
  * this executable defines the CUDA runtime and driver calls measure.c and
  * clock_probe.c make, which take precedence over libcudart's.  NVRTC is
- * real (it compiles the probe without a GPU). */
+ * real (it compiles the probe without a GPU), counted through a wrapper:
+ * the probe's cubin is compiled once per process. */
+#include <dlfcn.h>
 #include <math.h>
 #include <time.h>
+
+#include <nvrtc.h>
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -158,10 +162,20 @@ static void test_clock_gate(void)
  * Probe clocks come from a script (MHz per probe launch; the last repeats). */
 static struct {
     double device_us;
-    long events, memsets, probes;
+    long events, memsets, probes, compiles;
     const double *script;
     int nscript;
 } sim;
+
+/* NVRTC's compile, counted, then the real one. */
+nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int n, const char *const *opts)
+{
+    static nvrtcResult (*real)(nvrtcProgram, int, const char *const *);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "nvrtcCompileProgram");
+    sim.compiles++;
+    return real ? real(prog, n, opts) : NVRTC_ERROR_INTERNAL_ERROR;
+}
 
 struct CUevent_st {
     double at_us;
@@ -707,6 +721,7 @@ static void test_simulated(void)
     test_sim_heat(r);
     test_sim_metric_sample(r);
     free(r);
+    CHECK_INT(sim.compiles, ==, 1); /* one probe cubin for every measurement above */
 }
 
 /* Bad options are refused before any device work, naming the value. */
