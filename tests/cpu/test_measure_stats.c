@@ -162,7 +162,7 @@ static void test_clock_gate(void)
  * Probe clocks come from a script (MHz per probe launch; the last repeats). */
 static struct {
     double device_us;
-    long events, memsets, probes, compiles;
+    long events, memsets, probes, compiles, mallocs;
     const double *script;
     int nscript;
 } sim;
@@ -216,7 +216,12 @@ cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
        : a == cudaDevAttrComputeCapabilityMajor ? 9 : 0;
     return cudaSuccess;
 }
-cudaError_t cudaMalloc(void **p, size_t n) { *p = malloc(n); return *p ? cudaSuccess : cudaErrorMemoryAllocation; }
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+    sim.mallocs++;
+    *p = malloc(n);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
 cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
 cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
 cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
@@ -350,7 +355,9 @@ static void test_sim_steady(gdt_measure_result *r)
     sim_plan x = {.us = 10.0, .noise = 0.002, .seed = 7};
     gdt_measure_clocks c;
     gdt_error e = {0};
+    long mallocs = sim.mallocs;
     CHECK_INT(run_sim(&x, ok, 1, true, 1.0, r, &c, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(sim.mallocs - mallocs, ==, 3); /* the probe's words (device, pinned) and the flush */
     CHECK(r->converged);
     CHECK_INT(r->nbursts, ==, 4);
     static const int sizes[] = {1, 4, 16, 64};
@@ -523,6 +530,16 @@ static void test_sim_race_cheap(gdt_measure_result *r)
     CHECK_INT(r->bursts[0].n, ==, 5);
     CHECK(fabs(r->bursts[0].median_device_us - 2000.0) < 10.0);
     CHECK_INT(x.executes, <=, 10);
+    long mallocs = sim.mallocs; /* raced out before any cold call: no flush buffer */
+    sim_plan z = {.us = 2000.0, .noise = 0.002, .seed = 7, .wall_us = 2000.0};
+    gdt_measure_opts o;
+    gdt_measure_opts_default(&o);
+    o.max_seconds = 0.5, o.race_us = 1000.0, o.race_noise = 0.002, o.cold = true;
+    gdt_exec_fn fn = {sim_execute, &z};
+    gdt_error e = {0};
+    CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
+    CHECK(r->raced_out);
+    CHECK_INT(sim.mallocs - mallocs, ==, 2); /* the probe's alone */
     /* The call count above is the proof; wall time only has to stay well
      * under the 0.64 s the old estimate cost, also on a loaded machine. */
     CHECK(r->seconds < 0.45);
