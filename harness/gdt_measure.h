@@ -69,7 +69,7 @@ typedef struct gdt_measure_opts {
      * sample would pass this at the warm-up's time per call are left out
      * from the top (the smallest always stays), so that a long kernel's
      * metric is a burst of a few tens of milliseconds, not 64 calls of 3 ms
-     * (measure.c: kept_bursts).  The sweep asks its spec's metric_sample_s
+     * (gdt_measure_kept_bursts).  The sweep asks its spec's metric_sample_s
      * of a cell's first plan measured in full and the bursts that plan kept
      * of the rest (sweep.c). */
     double metric_sample_s;

@@ -72,8 +72,8 @@
  * Racing (o->race_us > 0): see race() for the first estimate.  A plan that
  * survives it is raced again during the largest burst's series: once that
  * series has min_samples, a sample after which its estimate is past the
- * same bar by the same rule ends it (raced_late; the bursts measured so far
- * stay, the metric is not converged).  Bars only fall as a cell's plans are
+ * same bar by the same rule ends it (raced_late; the racing burst and the
+ * metric stay, the metric is not converged, no curve follows).  Bars only fall as a cell's plans are
  * measured, so a plan past the bar its request carried is past every later
  * one: it can be neither the winner nor in the top three nor its kind's
  * best.  In the default GEMM sweep of 2026-12-01T20:09Z, 45 of the 80 plans
