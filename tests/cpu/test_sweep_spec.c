@@ -86,6 +86,7 @@ static void test_grid_and_shard(void)
     CHECK_INT(sp->knob_cap, ==, -1);
     CHECK_INT(sp->build_threads, ==, -1); /* unset: gdt_sweep_build_threads' default */
     CHECK(sp->heat_seconds == 0); /* unset: no heat-up */
+    CHECK(sp->metric_sample_s == 0); /* unset: every burst */
     gdt_sweep_spec_shard(sp, 1, 4);
     CHECK_INT(sp->ncells, ==, 2); /* indices 1 and 5 */
     CHECK_STR(sp->cells[0].shape, "m=128,n=128,k=64");
@@ -99,22 +100,25 @@ static void test_grid_and_shard(void)
         CHECK_INT(sp->ncells, ==, 3);
     gdt_sweep_spec_destroy(sp);
 
-    /* The heat-up, set at the top and again by the quick subset. */
+    /* The heat-up and the metric's sample, set at the top and again by the
+     * quick subset. */
     static const char heat[] = "{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
-                               "\"grid\":[{\"m\":[128]}],\"heat_seconds\":0.2,"
-                               "\"quick\":{\"grid\":[{\"m\":[64]}],\"heat_seconds\":0.05}}";
+                               "\"grid\":[{\"m\":[128]}],\"heat_seconds\":0.2,\"metric_sample_s\":0.025,"
+                               "\"quick\":{\"grid\":[{\"m\":[64]}],\"heat_seconds\":0.05,"
+                               "\"metric_sample_s\":0.01}}";
     sp = parse(heat, false, GDT_STATUS_OK, NULL);
     if (sp)
-        CHECK(sp->heat_seconds == 0.2);
+        CHECK(sp->heat_seconds == 0.2 && sp->metric_sample_s == 0.025);
     gdt_sweep_spec_destroy(sp);
     sp = parse(heat, true, GDT_STATUS_OK, NULL);
     if (sp)
-        CHECK(sp->heat_seconds == 0.05);
+        CHECK(sp->heat_seconds == 0.05 && sp->metric_sample_s == 0.01);
     gdt_sweep_spec_destroy(sp);
 }
 
 /* build_threads: at the top and in the quick subset; unset, the default
- * keeps one online CPU free and never exceeds 8. */
+ * keeps one online CPU free and never exceeds GDT_BUILD_THREADS_DEFAULT
+ * (16). */
 static void test_build_threads(void)
 {
     static const char text[] = "{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
@@ -132,7 +136,7 @@ static void test_build_threads(void)
     gdt_sweep_spec_destroy(sp);
     sp = parse("{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}]}", false, GDT_STATUS_OK, NULL);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    long want = cpus - 1 < 8 ? cpus - 1 : 8;
+    long want = cpus - 1 < 16 ? cpus - 1 : 16;
     if (sp)
         CHECK_INT(gdt_sweep_build_threads(sp), ==, want < 0 ? 0 : want);
     gdt_sweep_spec_destroy(sp);
@@ -177,6 +181,9 @@ static void test_errors(void)
          "\"noise_floor\":-0.01}", "t.json: /noise_floor: expected a number in [0, 0.5], got -0.01", false},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
          "\"heat_seconds\":3}", "t.json: /heat_seconds: expected a number in [0, 2], got 3", false},
+        {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
+         "\"quick\":{\"grid\":[{\"m\":[1]}],\"metric_sample_s\":-0.1}}",
+         "t.json: /quick/metric_sample_s: expected a number in [0, 10], got -0.1", false},
         {"{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],\"grid\":[{\"m\":[1]}],"
          "\"quick\":{\"grid\":[{\"m\":[1]}],\"noise_floor\":\"1%\"}}",
          "t.json: /quick/noise_floor: expected a finite number, got string", false},
