@@ -54,6 +54,7 @@ static void add(gdt_budget_row *row, int plans, const cJSON *rec)
     row->plans += plans;
     row->measure_s += gdt_json_num_or(rec, "measure_s", 0);
     row->build_s += gdt_json_num_or(rec, "build_s", 0);
+    row->heat_s += gdt_json_num_or(rec, "heat_s", 0);
 }
 
 static void add_cell(gdt_budget *b, const gdt_run_cell *c)
@@ -86,6 +87,7 @@ static void sum(gdt_budget_row *to, const gdt_budget_row *from)
     to->plans += from->plans;
     to->measure_s += from->measure_s;
     to->build_s += from->build_s;
+    to->heat_s += from->heat_s;
 }
 
 static gdt_budget_row side_total(const gdt_budget *b, int side)
@@ -117,7 +119,9 @@ static void note(FILE *f)
     fprintf(f, "Per plan, the journal result's `measure_s` and `build_s`, summed per side and by "
                "how the plan ended. `measure_s` (harness/measure.c, `run_all`) is the wall time "
                "from the start of the warm-up to the end of the last series: the warm-up, "
-               "racing's first estimate, every burst's series and the cold calls; verification "
+               "racing's first estimate, every burst's series and the cold calls, and the "
+               "heat-up before the metric (the spec's `heat_seconds`; its own column, the "
+               "results' `heat_s`, is part of `measure_s`); verification "
                "(before it, harness/worker.c `verify_and_measure`), the clock probe's setup and a "
                "`--cupti` traced burst (after it) are outside. `build_s` (harness/trial.c, "
                "`gdt_trial_build`) is the wall time of `gdt_graph_build`: the engine's support "
@@ -140,7 +144,8 @@ static void note(FILE *f)
 
 static void row_md(FILE *f, const char *side, const char *words, const gdt_budget_row *r)
 {
-    fprintf(f, "| %s | %s | %d | %.1f | %.1f |\n", side, words, r->plans, r->measure_s, r->build_s);
+    fprintf(f, "| %s | %s | %d | %.1f | %.1f | %.1f |\n", side, words, r->plans, r->measure_s, r->heat_s,
+            r->build_s);
 }
 
 static void per_side(FILE *f, const gdt_budget *b)
@@ -174,15 +179,17 @@ void gdt_budget_write_md(FILE *f, const gdt_budget *b)
         fprintf(f, "None (no plan has a result).\n");
         return;
     }
-    fprintf(f, "| side | how it ended | plans | measure s | build s |\n|---|---|---:|---:|---:|\n");
+    fprintf(f, "| side | how it ended | plans | measure s | of which heat-up s | build s |\n"
+               "|---|---|---:|---:|---:|---:|\n");
     for (int side = 0; side < GDT_PLAN_SIDE_COUNT; side++)
         for (int k = 0; k < GDT_BUDGET_KIND_COUNT; k++)
             if (b->by[side][k].plans)
                 row_md(f, sides[side].md, kinds[k].words, &b->by[side][k]);
     if (b->rounds_records)
-        fprintf(f, "| — | rounds (--rounds) | %d | %.1f | — |\n", b->rounds.plans,
+        fprintf(f, "| — | rounds (--rounds) | %d | %.1f | — | — |\n", b->rounds.plans,
                 b->rounds.measure_s);
-    fprintf(f, "| **total** | | **%d** | **%.1f** | **%.1f** |\n\n", t.plans, t.measure_s, t.build_s);
+    fprintf(f, "| **total** | | **%d** | **%.1f** | **%.1f** | **%.1f** |\n\n", t.plans, t.measure_s,
+            t.heat_s, t.build_s);
     per_side(f, b);
     prebuild_md(f, b);
 }
@@ -194,6 +201,7 @@ static void add_row(cJSON *o, const gdt_budget_row *r)
     cJSON_AddNumberToObject(o, "plans", r->plans);
     cJSON_AddNumberToObject(o, "measure_s", r->measure_s);
     cJSON_AddNumberToObject(o, "build_s", r->build_s);
+    cJSON_AddNumberToObject(o, "heat_s", r->heat_s);
 }
 
 /* side NULL: the rounds row (a cell's fastest plans, of any side). */

@@ -36,6 +36,7 @@ typedef enum gdt_budget_kind {
 typedef struct gdt_budget_row {
     int plans;
     double measure_s, build_s;
+    double heat_s; /* of measure_s: the heat-ups before the metric (the results' heat_s) */
 } gdt_budget_row;
 
 typedef struct gdt_budget {

@@ -54,7 +54,7 @@ static cJSON *json_of(const char *dir)
 typedef struct want_row {
     const char *side, *kind; /* JSON: side NULL is null (the rounds row) */
     int plans;
-    double measure_s, build_s;
+    double measure_s, build_s, heat_s;
 } want_row;
 
 static void check_row(const cJSON *o, const want_row *w, double tol)
@@ -68,6 +68,7 @@ static void check_row(const cJSON *o, const want_row *w, double tol)
     CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "plans")), ==, w->plans);
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "measure_s")), w->measure_s, tol);
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "build_s")), w->build_s, tol);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "heat_s")), w->heat_s, tol);
 }
 
 /* The document's budget is want, row for row, then the total. */
@@ -78,10 +79,11 @@ static void check_json(const cJSON *doc, const want_row *want, int n, const want
     CHECK_INT(cJSON_GetArraySize(b), ==, n);
     for (int i = 0; i < n && i < cJSON_GetArraySize(b); i++)
         check_row(cJSON_GetArrayItem(b, i), &want[i], tol);
-    CHECK_INT(cJSON_GetArraySize(t), ==, 3); /* plans, measure_s, build_s: no side, no kind */
+    CHECK_INT(cJSON_GetArraySize(t), ==, 4); /* plans, measure_s, build_s, heat_s: no side, no kind */
     CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "plans")), ==, total->plans);
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "measure_s")), total->measure_s, tol);
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "build_s")), total->build_s, tol);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "heat_s")), total->heat_s, tol);
 }
 
 /* The section sits after the declines and before the ceiling. */
@@ -91,7 +93,8 @@ static void check_place(const char *md)
     const char *sec = strstr(md, "\n## Where the time went\n");
     const char *ceil = strstr(md, "\n## Fraction of the measured ceiling");
     CHECK(dec && sec && ceil && dec < sec && sec < ceil);
-    CHECK_CONTAINS(md, "\n| side | how it ended | plans | measure s | build s |\n|---|---|---:|---:|---:|\n");
+    CHECK_CONTAINS(md, "\n| side | how it ended | plans | measure s | of which heat-up s | build s |\n"
+                       "|---|---|---:|---:|---:|---:|\n");
 }
 
 /* ------------------------------------------------------------ fixture */
@@ -103,13 +106,13 @@ static void check_place(const char *md)
  * predates racing: no raced_* keys), and sum(r.get("measure_s", 0)),
  * sum(r.get("build_s", 0)).  530 results, no rounds record. */
 static const want_row fixture_rows[] = {
-    {"ours", "converged", 89, 14.7447, 0.1004},
-    {"ours", "not_converged", 127, 116.8679, 0.1608},
-    {"backend", "converged", 65, 10.0988, 19.2700},
-    {"backend", "not_converged", 170, 97.2298, 49.6182},
-    {"backend", "declined", 79, 0.0, 0.0113},
+    {"ours", "converged", 89, 14.7447, 0.1004, 0},
+    {"ours", "not_converged", 127, 116.8679, 0.1608, 0},
+    {"backend", "converged", 65, 10.0988, 19.2700, 0},
+    {"backend", "not_converged", 170, 97.2298, 49.6182, 0},
+    {"backend", "declined", 79, 0.0, 0.0113, 0},
 };
-static const want_row fixture_total = {NULL, NULL, 530, 238.9412, 69.1607};
+static const want_row fixture_total = {NULL, NULL, 530, 238.9412, 69.1607, 0};
 
 static void test_fixture(const char *root)
 {
@@ -121,10 +124,11 @@ static void test_fixture(const char *root)
     CHECK_INT(gdt_test_gunzip_to(GDT_TEST_DATA "/journals/gemm-20261129T1704Z.journal.jsonl.gz", journal), ==, 0);
     char *md = summary_of(dir);
     check_place(md);
-    CHECK_CONTAINS(md, "\n| ours | measured in full, converged | 89 | 14.7 | 0.1 |\n"
-                       "| ours | measured in full, not converged (time cap) | 127 | 116.9 | 0.2 |\n"
-                       "| cuDNN | measured in full, converged | 65 | 10.1 | 19.3 |\n");
-    CHECK_CONTAINS(md, "\n| cuDNN | declined | 79 | 0.0 | 0.0 |\n| **total** | | **530** | **238.9** | **69.2** |\n");
+    CHECK_CONTAINS(md, "\n| ours | measured in full, converged | 89 | 14.7 | 0.0 | 0.1 |\n"
+                       "| ours | measured in full, not converged (time cap) | 127 | 116.9 | 0.0 | 0.2 |\n"
+                       "| cuDNN | measured in full, converged | 65 | 10.1 | 0.0 | 19.3 |\n");
+    CHECK_CONTAINS(md, "\n| cuDNN | declined | 79 | 0.0 | 0.0 | 0.0 |\n"
+                       "| **total** | | **530** | **238.9** | **0.0** | **69.2** |\n"); /* before the heat-up */
     CHECK_CONTAINS(md, "\nPer side: ours 216 plans, measure 131.6 s, build 0.3 s; cuDNN 314 plans, "
                        "measure 107.3 s, build 68.9 s.\n");
     /* rows only for what the run has: no library plan, no racing, no rounds */
@@ -148,6 +152,7 @@ typedef struct plan_row {
     const char *name, *tag;
     ending how;
     double measure_s, build_s;
+    double heat_s; /* 0: none journaled */
 } plan_row;
 
 #define GEN(cfg) "gemm.nvrtc[GROUP_M=8, MMA=1, STAGES=4, TILEK=64, " cfg ", WARPS_M=8, WARPS_N=1]"
@@ -155,18 +160,18 @@ typedef struct plan_row {
 /* Seconds are sums of powers of two, so that the expected sums are exact,
  * and no sum is a tie at one decimal (printf rounds those to even). */
 static const plan_row cell0[] = {
-    {"cudnn.eng0", "A", CONV, 2.0, 1.5},
-    {"cudnn.eng1[KERNEL_CFG=3]", "B", RACED, 0.375, 0.5},
-    {GEN("TILE_M=128, TILE_N=128"), "OURS", CONV, 1.0, 0.25},
-    {GEN("TILE_M=64, TILE_N=128"), "OURS", NOT_CONV, 3.0, 0.25},
-    {GEN("TILE_M=128, TILE_N=64"), "OURS", LATE, 1.5, 0.125},
-    {GEN("TILE_M=64, TILE_N=64"), "OURS", RACED, 0.125, 0.125},
-    {GEN("TILE_M=256, TILE_N=64"), "OURS", INCORRECT, -1, 0.5},
-    {GEN("TILE_M=64, TILE_N=256"), "OURS", FAILED, -1, -1}, /* no reply: nothing journaled */
-    {GEN("TILE_M=128, TILE_N=256"), "OURS", DECLINED, -1, 0.0625},
-    {"gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]", "OURS", CONV, 1.0, -1},
-    {"gemm.cublaslt[ALGO=66, TILE_SIZE=20]", "LIBRARY", NOT_CONV, 2.5, 0.0625},
-    {"gemm.cublaslt[ALGO=31, SPLIT_K=2, TILE_SIZE=20]", "OURS", CONV, 0.5, -1}, /* the library's all the same */
+    {"cudnn.eng0", "A", CONV, 2.0, 1.5, 0.25},
+    {"cudnn.eng1[KERNEL_CFG=3]", "B", RACED, 0.375, 0.5, 0},
+    {GEN("TILE_M=128, TILE_N=128"), "OURS", CONV, 1.0, 0.25, 0},
+    {GEN("TILE_M=64, TILE_N=128"), "OURS", NOT_CONV, 3.0, 0.25, 0},
+    {GEN("TILE_M=128, TILE_N=64"), "OURS", LATE, 1.5, 0.125, 0.5},
+    {GEN("TILE_M=64, TILE_N=64"), "OURS", RACED, 0.125, 0.125, 0},
+    {GEN("TILE_M=256, TILE_N=64"), "OURS", INCORRECT, -1, 0.5, 0},
+    {GEN("TILE_M=64, TILE_N=256"), "OURS", FAILED, -1, -1, 0}, /* no reply: nothing journaled */
+    {GEN("TILE_M=128, TILE_N=256"), "OURS", DECLINED, -1, 0.0625, 0},
+    {"gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]", "OURS", CONV, 1.0, -1, 0},
+    {"gemm.cublaslt[ALGO=66, TILE_SIZE=20]", "LIBRARY", NOT_CONV, 2.5, 0.0625, 0},
+    {"gemm.cublaslt[ALGO=31, SPLIT_K=2, TILE_SIZE=20]", "OURS", CONV, 0.5, -1, 0}, /* the library's all the same */
 };
 #define NCELL0 ((int)(sizeof cell0 / sizeof *cell0))
 /* The rounds record: plans 0, 2 and 9 (measured in full), 4.5 s. */
@@ -174,15 +179,16 @@ static const int rounds_plans[] = {0, 2, 9};
 #define ROUNDS_S 4.5
 
 static const want_row synthetic_rows[] = {
-    {"ours", "converged", 2, 2.0, 0.25},    {"ours", "not_converged", 1, 3.0, 0.25},
-    {"ours", "raced_out", 1, 0.125, 0.125}, {"ours", "raced_late", 1, 1.5, 0.125},
-    {"ours", "declined", 1, 0, 0.0625},     {"ours", "incorrect", 1, 0, 0.5},
-    {"ours", "failed", 1, 0, 0},            {"backend", "converged", 1, 2.0, 1.5},
-    {"backend", "raced_out", 1, 0.375, 0.5}, {"library", "converged", 1, 0.5, 0},
-    {"library", "not_converged", 1, 2.5, 0.0625}, {NULL, "rounds", 3, ROUNDS_S, 0},
+    {"ours", "converged", 2, 2.0, 0.25, 0},    {"ours", "not_converged", 1, 3.0, 0.25, 0},
+    {"ours", "raced_out", 1, 0.125, 0.125, 0}, {"ours", "raced_late", 1, 1.5, 0.125, 0.5},
+    {"ours", "declined", 1, 0, 0.0625, 0},     {"ours", "incorrect", 1, 0, 0.5, 0},
+    {"ours", "failed", 1, 0, 0, 0},            {"backend", "converged", 1, 2.0, 1.5, 0.25},
+    {"backend", "raced_out", 1, 0.375, 0.5, 0}, {"library", "converged", 1, 0.5, 0, 0},
+    {"library", "not_converged", 1, 2.5, 0.0625, 0}, {NULL, "rounds", 3, ROUNDS_S, 0, 0},
 };
-/* Every plan once (12), the rounds' seconds in: 12.0 + 4.5 s, 3.375 s. */
-static const want_row synthetic_total = {NULL, NULL, 12, 16.5, 3.375};
+/* Every plan once (12), the rounds' seconds in: 12.0 + 4.5 s, 3.375 s;
+ * heat-ups 0.75 s. */
+static const want_row synthetic_total = {NULL, NULL, 12, 16.5, 3.375, 0.75};
 
 /* The measurement a worker would send: one burst of 8, the flags of p's
  * ending (raced_late comes with raced_out, as measure.c writes it). */
@@ -200,6 +206,8 @@ static void add_measured(cJSON *o, const plan_row *p)
     if (p->how == LATE)
         cJSON_AddTrueToObject(o, "raced_late");
     cJSON_AddNumberToObject(o, "measure_s", p->measure_s);
+    if (p->heat_s > 0)
+        cJSON_AddNumberToObject(o, "heat_s", p->heat_s);
     cJSON_AddNumberToObject(o, "time_us", 10);
     cJSON_AddNumberToObject(o, "noise", 0.01);
 }
@@ -302,13 +310,15 @@ static void test_synthetic(const char *root)
     gdt_sweep_spec_destroy(spec);
     char *md = summary_of(dir);
     check_place(md);
-    CHECK_CONTAINS(md, "\n| ours | raced out at the first estimate | 1 | 0.1 | 0.1 |\n"
-                       "| ours | raced out late (largest burst) | 1 | 1.5 | 0.1 |\n"
-                       "| ours | declined | 1 | 0.0 | 0.1 |\n| ours | incorrect | 1 | 0.0 | 0.5 |\n"
-                       "| ours | failed | 1 | 0.0 | 0.0 |\n| cuDNN | measured in full, converged | 1 | 2.0 | 1.5 |\n");
-    CHECK_CONTAINS(md, "\n| cuBLASLt | measured in full, converged | 1 | 0.5 | 0.0 |\n"
-                       "| cuBLASLt | measured in full, not converged (time cap) | 1 | 2.5 | 0.1 |\n"
-                       "| — | rounds (--rounds) | 3 | 4.5 | — |\n| **total** | | **12** | **16.5** | **3.4** |\n");
+    CHECK_CONTAINS(md, "\n| ours | raced out at the first estimate | 1 | 0.1 | 0.0 | 0.1 |\n"
+                       "| ours | raced out late (largest burst) | 1 | 1.5 | 0.5 | 0.1 |\n"
+                       "| ours | declined | 1 | 0.0 | 0.0 | 0.1 |\n| ours | incorrect | 1 | 0.0 | 0.0 | 0.5 |\n"
+                       "| ours | failed | 1 | 0.0 | 0.0 | 0.0 |\n"
+                       "| cuDNN | measured in full, converged | 1 | 2.0 | 0.2 | 1.5 |\n");
+    CHECK_CONTAINS(md, "\n| cuBLASLt | measured in full, converged | 1 | 0.5 | 0.0 | 0.0 |\n"
+                       "| cuBLASLt | measured in full, not converged (time cap) | 1 | 2.5 | 0.0 | 0.1 |\n"
+                       "| — | rounds (--rounds) | 3 | 4.5 | — | — |\n"
+                       "| **total** | | **12** | **16.5** | **0.8** | **3.4** |\n");
     CHECK_CONTAINS(md, "\nPer side: ours 8 plans, measure 6.6 s, build 1.3 s; cuDNN 2 plans, measure 2.4 s, "
                        "build 2.0 s; cuBLASLt 2 plans, measure 3.0 s, build 0.1 s; rounds apart.\n");
     CHECK_CONTAINS(md, "rounds apart.\n\nPrebuild: 2 cuDNN plans built ahead in 1 cells, 0.8 s of wall time "
