@@ -260,6 +260,7 @@ static void test_worker_requests(const char *scratch)
         "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"target_rel\":99}\n"
         "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"max_seconds\":-1}\n"
         "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"bursts\":[]}\n"
+        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"metric_sample_s\":11}\n"
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"knob_cap\":1e12}\n"
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"build_threads\":65}\n"
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"build_threads\":\"8\"}\n"
@@ -273,6 +274,7 @@ static void test_worker_requests(const char *scratch)
         "\"error\":\"worker request: /target_rel: expected a number in [1e-05, 0.5], got 99\"}\n",
         "\"error\":\"worker request: /max_seconds: expected a number in [0.01, 3600], got -1\"}\n",
         "\"error\":\"worker request: /bursts: expected an array of 1 to 8 burst sizes, got array of 0\"}\n",
+        "\"error\":\"worker request: /metric_sample_s: expected a number in [0, 10], got 11\"}\n",
         "\"error\":\"worker request: /knob_cap: expected an integer in [0, 1000], got 1000000000000\"",
         "\"error\":\"worker request: /build_threads: expected an integer in [0, 64], got 65\"",
         "\"error\":\"worker request: /build_threads: expected an integer, got string",
