@@ -287,16 +287,30 @@ static gdt_engine_kind plan_kind(const cJSON *plan)
     return gdt_engine_kind_of(NULL, (int64_t)gdt_json_num_or(plan, "engine_id", 0));
 }
 
+/* The cell's bursts from its first plan measured in full (cell_bursts):
+ * left unset when they are not 1 to GDT_MAX_BURSTS increasing sizes. */
+static void fix_bursts(run_cell *rc, const cJSON *bursts)
+{
+    const cJSON *b;
+    cJSON_ArrayForEach(b, bursts)
+    {
+        double v = gdt_json_num_or(b, "burst", 0);
+        if (rc->nbursts == GDT_MAX_BURSTS || !(v >= 1 && v <= GDT_BURST_MAX) ||
+            (rc->nbursts && v <= rc->bursts[rc->nbursts - 1])) {
+            rc->nbursts = 0;
+            return;
+        }
+        rc->bursts[rc->nbursts++] = (int)v;
+    }
+}
+
 /* Racing's bars and the rounds' candidates: a plan measured in full joins
  * them. */
 static void note_best(run_cell *rc, int pi, gdt_disposition d, const cJSON *measured)
 {
     if (d != GDT_DISP_VERIFIED || cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
         return;
-    const cJSON *bursts = rc->nbursts ? NULL : cJSON_GetObjectItem(measured, "bursts"), *b;
-    cJSON_ArrayForEach(b, bursts)
-        if (rc->nbursts < GDT_MAX_BURSTS)
-            rc->bursts[rc->nbursts++] = (int)gdt_json_num_or(b, "burst", 0);
+    fix_bursts(rc, rc->nbursts ? NULL : cJSON_GetObjectItem(measured, "bursts"));
     rc->full_us[pi] = gdt_json_num_or(measured, "time_us", 0);
     gdt_race_note(&rc->race, plan_kind(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
                   gdt_json_num_or(measured, "noise", 0));
