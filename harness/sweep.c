@@ -446,19 +446,25 @@ static bool reply_disposition(const cJSON *rep, gdt_disposition *d, char *why, s
     return false;
 }
 
-/* The cell's bursts: until a plan of it is measured in full, the sweep's,
- * with the spec's metric_sample_s for the worker to cut them by that plan's
- * time per call; then the bursts that plan measured, so that every plan of
- * the cell, and its rounds, have one metric burst.  Under r->mu. */
-static void cell_bursts(const run *r, int ci, cJSON *req)
+/* The cell's bursts (*n of them): until a plan of it is measured in full,
+ * the sweep's; then the bursts that plan measured, so that every plan of
+ * the cell, and its rounds, have one metric burst.  Under r->mu, or once
+ * every plan of the cell has its result (the rounds). */
+static const int *cell_bursts(const run *r, int ci, int *n)
 {
     const run_cell *rc = &r->cells[ci];
-    if (rc->nbursts) {
-        cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(rc->bursts, rc->nbursts));
-        return;
-    }
-    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(r->o.bursts, r->o.nbursts));
-    if (r->spec->metric_sample_s > 0)
+    *n = rc->nbursts ? rc->nbursts : r->o.nbursts;
+    return rc->nbursts ? rc->bursts : r->o.bursts;
+}
+
+/* The request's bursts: the cell's, and until they are fixed the spec's
+ * metric_sample_s, for the worker to cut them by the plan's time per call. */
+static void request_bursts(const run *r, int ci, cJSON *req)
+{
+    int n;
+    const int *b = cell_bursts(r, ci, &n);
+    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(b, n));
+    if (!r->cells[ci].nbursts && r->spec->metric_sample_s > 0)
         cJSON_AddNumberToObject(req, "metric_sample_s", r->spec->metric_sample_s);
 }
 
@@ -472,7 +478,7 @@ static cJSON *plan_request(run *r, int ci, const cJSON *plan)
     gdt_race_mark bar;
     double margin;
     pthread_mutex_lock(&r->mu);
-    cell_bursts(r, ci, req);
+    request_bursts(r, ci, req);
     bool race = !r->o.exhaustive && gdt_race_bar(&r->cells[ci].race, plan_kind(plan), &bar, &margin);
     pthread_mutex_unlock(&r->mu);
     if (race) {
@@ -570,9 +576,9 @@ static cJSON *rounds_request(run *r, int ci, const int *pick, int k)
     for (int i = 0; i < k; i++)
         cJSON_AddItemToArray(plans, cJSON_Duplicate(cJSON_GetArrayItem(r->cells[ci].plans, pick[i]), 1));
     cJSON_AddNumberToObject(req, "rounds", r->o.rounds);
-    const run_cell *rc = &r->cells[ci];
-    const int *top = rc->nbursts ? &rc->bursts[rc->nbursts - 1] : &r->o.bursts[r->o.nbursts - 1];
-    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(top, 1));
+    int n;
+    const int *b = cell_bursts(r, ci, &n);
+    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(&b[n - 1], 1));
     double cap = r->o.max_plan_seconds / r->o.rounds;
     cJSON_AddNumberToObject(req, "max_seconds", cap > GDT_PLAN_SECONDS_MIN ? cap : GDT_PLAN_SECONDS_MIN);
     return req;
