@@ -565,6 +565,22 @@ static gdt_status metric_series(meas *m, gdt_measure_result *out, double t0, gdt
     return st;
 }
 
+/* The cold calls, with what is left of max_seconds, after the L2 flush
+ * buffer is made. */
+static gdt_status cold_series(meas *m, gdt_measure_result *out, double t0, gdt_error *e)
+{
+    const gdt_measure_opts *o = m->o;
+    limits lim = {o->max_seconds - (gdt_now() - t0), gdt_measure_series_target(o, false), 0, false, false};
+    double rel;
+    int dropped = 0;
+    bool conv;
+    gdt_status st = flush_alloc(m, e);
+    if (st == GDT_STATUS_OK)
+        st = series(m, 0, lim, NULL, out->cold_us, NULL, NULL, &out->ncold, &dropped, &rel, &conv, e);
+    out->median_cold_us = gdt_stats_median(out->cold_us, out->ncold);
+    return st;
+}
+
 /* Then the curve (the smaller bursts, each a share of what is left of
  * max_seconds, to curve_rel) and the cold calls; none for a plan raced
  * late. */
@@ -579,17 +595,7 @@ static gdt_status curve_series(meas *m, gdt_measure_result *out, double t0, gdt_
                       false, false};
         st = burst_series(m, &out->bursts[i], o->bursts[i], lim, &conv, e);
     }
-    if (st == GDT_STATUS_OK && o->cold)
-        st = flush_alloc(m, e);
-    if (st == GDT_STATUS_OK && o->cold) {
-        limits lim = {o->max_seconds - (gdt_now() - t0), gdt_measure_series_target(o, false), 0, false,
-                      false};
-        double rel;
-        int dropped = 0;
-        st = series(m, 0, lim, NULL, out->cold_us, NULL, NULL, &out->ncold, &dropped, &rel, &conv, e);
-        out->median_cold_us = gdt_stats_median(out->cold_us, out->ncold);
-    }
-    return st;
+    return st == GDT_STATUS_OK && o->cold ? cold_series(m, out, t0, e) : st;
 }
 
 /* The bursts with samples, in order (a plan raced late has the racing
