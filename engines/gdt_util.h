@@ -65,7 +65,10 @@ typedef struct gdt_embedded {
 const gdt_embedded *gdt_embedded_find(const char *name);
 extern const gdt_embedded gdt__embedded[];
 extern const int gdt__embedded_count;
-/* Digest of every project source file, computed at configure time. */
+/* Digest of every project source file, computed at build time. */
 extern const char gdt__source_digest[];
+/* Digest of the files that lower a problem to a cuDNN graph (engines/cudnn/,
+ * the public headers): a cached cuDNN plan's key (cudnn_plan_cache.c). */
+extern const char gdt__cudnn_digest[];
 
 #endif

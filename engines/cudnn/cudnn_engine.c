@@ -57,6 +57,7 @@ static gdt_status cudnn_build(const gdt_engine_slot *slot, const gdt_facts *f, c
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "cudnn: out of memory for a plan");
     c->id = *plan;
     double t0 = gdt_now();
+    bool hit = false;
     s = gdt__cudnn_thread_handle(&c->hs, e);
     if (s == GDT_STATUS_OK)
         c->handle = c->hs->h;
@@ -64,13 +65,15 @@ static gdt_status cudnn_build(const gdt_engine_slot *slot, const gdt_facts *f, c
         s = gdt__cudnn_graph_create(&f->problem, (int)gdt_plan_id_knob(plan, GDT_KNOB_GRAPH, 0),
                                     c->handle, &c->graph, e);
     if (s == GDT_STATUS_OK)
-        s = gdt__cudnn_plan_finalize(c, e);
+        s = gdt__cudnn_plan_finalize(c, opts, &hit, e);
     if (s != GDT_STATUS_OK) {
         cudnn_destroy(c);
         return s;
     }
-    if (info)
+    if (info) {
         info->compile_seconds = gdt_now() - t0;
+        info->cache_hit = hit;
+    }
     *out = c;
     return GDT_STATUS_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cudnn/gdt_cudnn.h"
+#include "nvrtc/gdt_nvrtc_cache.h"
 
 #define SET(d, attr, type, n, p) GDT_CHECK_CUDNN(e, cudnnBackendSetAttribute((d), (attr), (type), (n), (p)))
 #define GET(d, attr, type, n, got, p) GDT_CHECK_CUDNN(e, cudnnBackendGetAttribute((d), (attr), (type), (n), (got), (p)))
@@ -322,9 +323,24 @@ static gdt_status config_make(gdt_compiled *c, cudnnBackendDescriptor_t *cfg, gd
     return GDT_STATUS_OK;
 }
 
-gdt_status gdt__cudnn_plan_finalize(gdt_compiled *c, gdt_error *e)
+static gdt_status plan_workspace(gdt_compiled *c, gdt_error *e)
+{
+    int64_t ws = 0, got = 0;
+    GET(c->plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got, &ws);
+    c->plan_workspace = (size_t)ws;
+    c->workspace = c->graph->scratch_bytes + c->plan_workspace;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__cudnn_plan_finalize(gdt_compiled *c, const gdt_build_opts *o, bool *hit,
+                                    gdt_error *e)
 {
     cudnnBackendDescriptor_t cfg;
+    gdt_nvrtc_key k;
+    bool keyed = o && o->cache_dir && gdt__cudnn_plan_key(c, &o->device, &k);
+    *hit = keyed && gdt__cudnn_plan_load(c, o->cache_dir, &k);
+    if (*hit)
+        return plan_workspace(c, e);
     gdt_status s = config_make(c, &cfg, e);
     if (s == GDT_STATUS_OK)
         s = gdt__cudnn_pool_desc(&c->own, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &c->plan, e);
@@ -335,9 +351,7 @@ gdt_status gdt__cudnn_plan_finalize(gdt_compiled *c, gdt_error *e)
     cudnnStatus_t r = cudnnBackendFinalize(c->plan);
     if (r != CUDNN_STATUS_SUCCESS)
         return declined(c, "execution plan", r, e);
-    int64_t ws = 0, got = 0;
-    GET(c->plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got, &ws);
-    c->plan_workspace = (size_t)ws;
-    c->workspace = c->graph->scratch_bytes + c->plan_workspace;
-    return GDT_STATUS_OK;
+    if (keyed)
+        gdt__cudnn_plan_store(c, o->cache_dir, &k);
+    return plan_workspace(c, e);
 }

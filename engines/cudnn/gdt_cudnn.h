@@ -168,9 +168,23 @@ gdt_status gdt__cudnn_knob_walk(gdt__cudnn_graph *g, int cap, gdt_plan_entry **l
 /* Appends one entry to a malloc'd list. */
 gdt_status gdt__cudnn_list_push(gdt_plan_entry **list, int *n, const gdt_plan_entry *x, gdt_error *e);
 /* Finalizes the execution plan of c->id over c->graph into c (engine ->
- * knob choices -> config -> plan).  A step cuDNN refuses is a decline:
- * NOT_SUPPORTED with cuDNN's last error string. */
-gdt_status gdt__cudnn_plan_finalize(gdt_compiled *c, gdt_error *e);
+ * knob choices -> config -> plan), or from its text in the cache under
+ * o->cache_dir (*hit).  A step cuDNN refuses is a decline: NOT_SUPPORTED
+ * with cuDNN's last error string. */
+gdt_status gdt__cudnn_plan_finalize(gdt_compiled *c, const gdt_build_opts *o, bool *hit,
+                                    gdt_error *e);
+
+/* ------------------------------------------------------ cudnn_plan_cache.c */
+
+struct gdt_nvrtc_key;
+/* The cache key of c's plan on dev; false when it cannot be named (no
+ * driver, no device name). */
+bool gdt__cudnn_plan_key(const gdt_compiled *c, const gdt_device_props *dev,
+                         struct gdt_nvrtc_key *k);
+/* c->plan finalized from the cached text; false on a miss or any failure. */
+bool gdt__cudnn_plan_load(gdt_compiled *c, const char *root, const struct gdt_nvrtc_key *k);
+/* c->plan's text into the cache, when the backend serializes it. */
+void gdt__cudnn_plan_store(const gdt_compiled *c, const char *root, const struct gdt_nvrtc_key *k);
 
 /* ------------------------------------------------ cudnn_gemm.c, cudnn_sdpa.c */
 

@@ -5,7 +5,10 @@
  * digits) digests what invalidates a whole environment at once (gdtune
  * version, NVRTC version, driver version) and key (64 hex digits) digests
  * everything that can change the binary (template source, bound defines,
- * NVRTC options and version, target arch, driver and gdtune versions).  Each
+ * NVRTC options and version, target arch, driver and gdtune versions).
+ * cuDNN's serialized execution plans are entries of the same cache,
+ * <env>/<key>.plan, under an environment of their own (gdtune, cuDNN and
+ * driver versions; engines/cudnn/cudnn_plan_cache.c names the key).  Each
  * entry embeds its key and a SHA-256 of its payload, both re-checked on load;
  * anything doubtful is a miss, never an error.  Nothing below the root is
  * followed through a link, and an entry that is not a regular file (a link,
@@ -15,8 +18,8 @@
  * environment folder it writes a marker file into it, <env>/gdtune-env
  * ("GDTUNE-CACHE-ENV 1"); the pruner removes only folders that are named like
  * an environment, are not links and carry that marker, and in them only the
- * marker, <key>.cubin, <key>.lock and <key>.cubin.tmp.* (the temporaries of
- * an atomic write).  Folders without a marker, the environments of gdtune
+ * marker, <key>.cubin, <key>.plan, <key>.lock and <key>.cubin.tmp.*,
+ * <key>.plan.tmp.* (the temporaries of an atomic write).  Folders without a marker, the environments of gdtune
  * versions before the marker included, are never pruned: delete those by
  * hand. */
 #ifndef GDT_NVRTC_CACHE_H
@@ -56,9 +59,21 @@ gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, c
 gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
                           gdt_nvrtc_key *k, gdt_error *e);
 
+/* What an entry holds. */
+typedef enum gdt_cache_kind {
+    GDT_CACHE_CUBIN,      /* <key>.cubin: an NVRTC compile's cubin */
+    GDT_CACHE_CUDNN_PLAN, /* <key>.plan: a cuDNN execution plan's JSON */
+    GDT_CACHE_KIND_COUNT
+} gdt_cache_kind;
+
 /* nvrtc_cache.c: a verified hit fills *data (malloc'd) and returns true;
  * never blocks on what sits at the entry's name. */
-bool gdt__nvrtc_cache_get(const char *root, const gdt_nvrtc_key *k, void **data, size_t *len);
+bool gdt__cache_get(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, void **data,
+                    size_t *len);
+/* Writes an entry (atomically; a failed write is a later miss), creating
+ * the root and the environment (with its marker) when missing. */
+void gdt__cache_put(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, const void *data,
+                    size_t len);
 
 /* gdt_nvrtc_compile through the cache rooted at root (NULL: no cache).
  * Concurrent compiles of one key serialize on a lock file, so the second

@@ -25,7 +25,6 @@
 #include "gdt_nvrtc_cache.h"
 #include "gdt_util.h"
 
-#define MAGIC "GDTUNE-CUBIN 1\n"
 #define MARKER "gdtune-env"
 #define MARKER_TEXT "GDTUNE-CACHE-ENV 1\n"
 #define ENTRY_MAX ((off_t)1 << 30) /* a cubin is kilobytes; anything this big is not ours */
@@ -50,14 +49,42 @@ const char *gdt_nvrtc_cache_root(char *buf, size_t n)
 
 /* ------------------------------------------------------------- names */
 
+/* The kinds of entry (gdt_cache_kind order): the name's suffix and the
+ * magic the header starts with. */
+static const struct {
+    const char *suffix, *magic;
+} kinds[] = {
+    [GDT_CACHE_CUBIN] = {".cubin", "GDTUNE-CUBIN 1\n"},
+    [GDT_CACHE_CUDNN_PLAN] = {".plan", "GDTUNE-CUDNN-PLAN 1\n"},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+_Static_assert(NKINDS == GDT_CACHE_KIND_COUNT, "cache kinds and their table disagree");
+
+static const char *suffix_of(gdt_cache_kind k) { return kinds[k].suffix; }
+static const char *magic_of(gdt_cache_kind k) { return kinds[k].magic; }
+
 static bool env_name(const char *s) /* 16 lowercase hex digits */
 {
     return strspn(s, HEX) == 16 && s[16] == '\0';
 }
 
-/* The names gdtune writes in an environment: the marker, <key>.cubin,
- * <key>.lock, and gdt_file_write_atomic's temporaries of an entry
- * (<key>.cubin.tmp.<letters and digits>). */
+/* An entry's name after the key: the kind's suffix, or its temporary
+ * (gdt_file_write_atomic's <suffix>.tmp.<letters and digits>). */
+static bool own_entry_name(const char *s, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    if (strncmp(s, suffix, n))
+        return false;
+    if (!s[n])
+        return true;
+    if (strncmp(s + n, ".tmp.", 5))
+        return false;
+    s += n + 5;
+    return strspn(s, ALNUM) > 0 && s[strspn(s, ALNUM)] == '\0';
+}
+
+/* The names gdtune writes in an environment: the marker, <key>.lock, and
+ * each kind's entries and their temporaries. */
 static bool own_name(const char *s)
 {
     if (!strcmp(s, MARKER))
@@ -65,12 +92,12 @@ static bool own_name(const char *s)
     if (strspn(s, HEX) != 64)
         return false;
     s += 64;
-    if (!strcmp(s, ".cubin") || !strcmp(s, ".lock"))
+    if (!strcmp(s, ".lock"))
         return true;
-    if (strncmp(s, ".cubin.tmp.", 11))
-        return false;
-    s += 11;
-    return strspn(s, ALNUM) > 0 && s[strspn(s, ALNUM)] == '\0';
+    for (int i = 0; i < NKINDS; i++)
+        if (own_entry_name(s, kinds[i].suffix))
+            return true;
+    return false;
 }
 
 static void close_fd(int fd)
@@ -142,14 +169,14 @@ static bool entry_path(char *buf, size_t n, const char *root, const gdt_nvrtc_ke
 }
 
 /* Header: magic, key, payload size, payload SHA-256, blank line. */
-static bool entry_parse(const char *data, size_t len, const gdt_nvrtc_key *k, size_t *off,
-                        size_t *plen)
+static bool entry_parse(const char *data, size_t len, const gdt_nvrtc_key *k, const char *magic,
+                        size_t *off, size_t *plen)
 {
     char key[65], sum[65];
     unsigned long long size = 0;
     int used = 0;
-    size_t m = strlen(MAGIC);
-    if (len < m || memcmp(data, MAGIC, m))
+    size_t m = strlen(magic);
+    if (len < m || memcmp(data, magic, m))
         return false;
     if (sscanf(data + m, "key %64s\nsize %llu\nsha256 %64s\n\n%n", key, &size, sum, &used) != 3 ||
         used <= 0 || strcmp(key, k->key))
@@ -165,11 +192,12 @@ static bool entry_parse(const char *data, size_t len, const gdt_nvrtc_key *k, si
 
 /* The whole entry file, NUL-terminated for entry_parse's sscanf; false for
  * anything but a readable regular file. */
-static bool entry_read(int envfd, const gdt_nvrtc_key *k, char **data, size_t *len)
+static bool entry_read(int envfd, const gdt_nvrtc_key *k, gdt_cache_kind kind, char **data,
+                       size_t *len)
 {
     char name[80];
     struct stat st;
-    snprintf(name, sizeof name, "%s.cubin", k->key);
+    snprintf(name, sizeof name, "%s%s", k->key, suffix_of(kind));
     int fd = open_regular(envfd, name, O_RDONLY, &st);
     size_t size = fd >= 0 && st.st_size < ENTRY_MAX ? (size_t)st.st_size : 0;
     char *buf = fd >= 0 && st.st_size < ENTRY_MAX ? malloc(size + 1) : NULL;
@@ -192,13 +220,14 @@ static bool entry_read(int envfd, const gdt_nvrtc_key *k, char **data, size_t *l
     return true;
 }
 
-static bool cache_get_at(int envfd, const gdt_nvrtc_key *k, void **data, size_t *len)
+static bool cache_get_at(int envfd, const gdt_nvrtc_key *k, gdt_cache_kind kind, void **data,
+                         size_t *len)
 {
     char *buf = NULL;
     size_t n = 0, off, plen;
-    if (!entry_read(envfd, k, &buf, &n))
+    if (!entry_read(envfd, k, kind, &buf, &n))
         return false;
-    bool ok = entry_parse(buf, n, k, &off, &plen) && (*data = malloc(plen ? plen : 1));
+    bool ok = entry_parse(buf, n, k, magic_of(kind), &off, &plen) && (*data = malloc(plen ? plen : 1));
     if (ok) {
         memcpy(*data, buf + off, plen);
         *len = plen;
@@ -207,10 +236,11 @@ static bool cache_get_at(int envfd, const gdt_nvrtc_key *k, void **data, size_t 
     return ok;
 }
 
-bool gdt__nvrtc_cache_get(const char *root, const gdt_nvrtc_key *k, void **data, size_t *len)
+bool gdt__cache_get(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, void **data,
+                    size_t *len)
 {
     int rootfd = root ? root_open(root, false) : -1, envfd = env_open(rootfd, k->env);
-    bool hit = cache_get_at(envfd, k, data, len);
+    bool hit = cache_get_at(envfd, k, kind, data, len);
     close_fd(envfd);
     close_fd(rootfd);
     return hit;
@@ -221,13 +251,15 @@ bool gdt__nvrtc_cache_get(const char *root, const gdt_nvrtc_key *k, void **data,
  * through).  It goes by path: the caller has just opened the environment as a
  * folder, not a link; only someone who can already write the root could swap
  * it in between. */
-static void cache_put(const char *root, const gdt_nvrtc_key *k, const void *data, size_t len)
+static void cache_put(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, const void *data,
+                      size_t len)
 {
     char path[4096], sum[65], head[256];
     gdt_digest_hex(data, len, sum);
-    int h = snprintf(head, sizeof head, MAGIC "key %s\nsize %zu\nsha256 %s\n\n", k->key, len, sum);
+    int h = snprintf(head, sizeof head, "%skey %s\nsize %zu\nsha256 %s\n\n", magic_of(kind), k->key,
+                     len, sum);
     char *buf = malloc((size_t)h + len);
-    if (!buf || !entry_path(path, sizeof path, root, k, ".cubin")) {
+    if (!buf || !entry_path(path, sizeof path, root, k, suffix_of(kind))) {
         free(buf);
         return;
     }
@@ -392,12 +424,31 @@ static gdt_status cache_hit(gdt_build_info *info)
     return GDT_STATUS_OK;
 }
 
+/* One walk of the cache per process, after its first write. */
+static void prune_once(int rootfd, const char *env)
+{
+    static atomic_flag pruned = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&pruned))
+        cache_prune(rootfd, env);
+}
+
+void gdt__cache_put(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, const void *data,
+                    size_t len)
+{
+    int rootfd = root ? root_open(root, true) : -1, envfd = env_create(rootfd, k->env);
+    if (envfd >= 0) {
+        cache_put(root, k, kind, data, len);
+        prune_once(rootfd, k->env);
+    }
+    close_fd(envfd);
+    close_fd(rootfd);
+}
+
 gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_facts *f,
                                      const gdt_plan_id *p, int arch, const char *root,
                                      void **cubin, size_t *len, gdt_build_info *info,
                                      gdt_error *e)
 {
-    static atomic_flag pruned = ATOMIC_FLAG_INIT; /* one walk of the cache per process */
     gdt_nvrtc_options o;
     gdt_nvrtc_key k;
     if (!root)
@@ -408,16 +459,16 @@ gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_fact
     if (st != GDT_STATUS_OK)
         return st;
     int rootfd = root_open(root, true), envfd = env_create(rootfd, k.env), fd = -1;
-    bool hit = cache_get_at(envfd, &k, cubin, len);
+    bool hit = cache_get_at(envfd, &k, GDT_CACHE_CUBIN, cubin, len);
     if (!hit && (fd = lock_key(envfd, &k)) >= 0)
-        hit = cache_get_at(envfd, &k, cubin, len); /* a concurrent writer won */
+        hit = cache_get_at(envfd, &k, GDT_CACHE_CUBIN, cubin, len); /* a concurrent writer won */
     if (!hit)
         st = gdt_nvrtc_compile(t, f, p, arch, cubin, len, info, e);
     if (!hit && st == GDT_STATUS_OK && fd >= 0)
-        cache_put(root, &k, *cubin, *len);
+        cache_put(root, &k, GDT_CACHE_CUBIN, *cubin, *len);
     unlock_key(fd);
-    if (!hit && st == GDT_STATUS_OK && fd >= 0 && !atomic_flag_test_and_set(&pruned))
-        cache_prune(rootfd, k.env);
+    if (!hit && st == GDT_STATUS_OK && fd >= 0)
+        prune_once(rootfd, k.env);
     close_fd(envfd);
     close_fd(rootfd);
     return hit ? cache_hit(info) : st;

@@ -129,13 +129,13 @@ static bool hit_at(const char *root)
 {
     void *data = NULL;
     size_t n = 0;
-    bool hit = gdt__nvrtc_cache_get(root, &key, &data, &n);
+    bool hit = gdt__cache_get(root, &key, GDT_CACHE_CUBIN, &data, &n);
     free(data);
     return hit;
 }
 
-/* dir/name made as a folder holding a marker (when marked), a 2 MiB entry
- * and a lock of gdtune's naming. */
+/* dir/name made as a folder holding a marker (when marked), a 2 MiB entry,
+ * a lock and a cuDNN plan of gdtune's naming. */
 static void make_env(const char *dir, const char *name, bool marked)
 {
     char p[700];
@@ -145,6 +145,8 @@ static void make_env(const char *dir, const char *name, bool marked)
     write_file(p, NULL, BIG);
     snprintf(p, sizeof p, "%s/%s/" HEX64 ".lock", dir, name);
     write_file(p, "", 0);
+    snprintf(p, sizeof p, "%s/%s/" HEX64 ".plan", dir, name);
+    write_file(p, "{}", 0);
     snprintf(p, sizeof p, "%s/%s/" MARKER, dir, name);
     if (marked)
         write_file(p, MARKER_TEXT, 0);
@@ -204,6 +206,8 @@ static void test_foreign_folder_kept(void)
     CHECK_INT(size_of(p), ==, BIG);
     snprintf(p, sizeof p, "%s/fedcba9876543210/" HEX64 ".lock", root);
     CHECK_INT(size_of(p), ==, 0);
+    snprintf(p, sizeof p, "%s/fedcba9876543210/" HEX64 ".plan", root);
+    CHECK_INT(size_of(p), ==, 2);
     remove_tree(root);
 }
 
@@ -223,6 +227,8 @@ static void test_stale_env_pruned(void)
     snprintf(p, sizeof p, "%s/0123456789abcdef", root);
     CHECK_INT(size_of(p), ==, -1);
     snprintf(p, sizeof p, "%s/0123456789abcde0/" HEX64 ".cubin", root);
+    CHECK_INT(size_of(p), ==, -1);
+    snprintf(p, sizeof p, "%s/0123456789abcde0/" HEX64 ".plan", root);
     CHECK_INT(size_of(p), ==, -1);
     snprintf(p, sizeof p, "%s/0123456789abcde0/notes.txt", root);
     CHECK_INT(size_of(p), ==, 4);
@@ -302,6 +308,32 @@ static void test_linked_entry_not_followed(void)
     remove_tree(dir);
 }
 
+/* A cuDNN plan's entry (engines/cudnn/cudnn_plan_cache.c) beside the
+ * cubins: written with the environment's marker, read back only as a plan
+ * (the same key as a cubin is a miss), and a torn one is a miss. */
+static void test_plan_entries(void)
+{
+    char root[] = "/tmp/gdt_cache_planXXXXXX", p[700];
+    static const char text[] = "{\"a cuDNN plan\": 1}";
+    gdt_nvrtc_key k = {.key = HEX64, .env = "00000000000000aa", .arch = "sm_90"};
+    void *got = NULL;
+    size_t n = 0;
+    CHECK(mkdtemp(root) != NULL);
+    gdt__cache_put(root, &k, GDT_CACHE_CUDNN_PLAN, text, sizeof text);
+    snprintf(p, sizeof p, "%s/%s/" MARKER, root, k.env);
+    CHECK(is_regular(p));
+    CHECK(!gdt__cache_get(root, &k, GDT_CACHE_CUBIN, &got, &n));
+    CHECK(gdt__cache_get(root, &k, GDT_CACHE_CUDNN_PLAN, &got, &n));
+    CHECK(got && n == sizeof text && !memcmp(got, text, n));
+    free(got);
+    got = NULL;
+    snprintf(p, sizeof p, "%s/%s/%s.plan", root, k.env, k.key);
+    CHECK(truncate(p, size_of(p) - 1) == 0);
+    CHECK(!gdt__cache_get(root, &k, GDT_CACHE_CUDNN_PLAN, &got, &n));
+    free(got);
+    remove_tree(root);
+}
+
 int main(void)
 {
     alarm(300); /* a hang anywhere fails the test (it takes about 15 s) */
@@ -313,5 +345,6 @@ int main(void)
     test_stale_env_pruned();
     test_fifo_entry_is_miss();
     test_linked_entry_not_followed();
+    test_plan_entries();
     return gdt_test_result("test_cache_safety");
 }

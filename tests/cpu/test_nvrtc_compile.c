@@ -238,7 +238,7 @@ static void test_cache(void)
     free(b);
     /* A damaged entry is a miss (recompiled and rewritten), never an error. */
     flip_last_byte(path);
-    CHECK(!gdt__nvrtc_cache_get(root, &k, &b, &nb));
+    CHECK(!gdt__cache_get(root, &k, GDT_CACHE_CUBIN, &b, &nb));
     CHECK_INT(cached(root, &f, &id, &info, &b, &nb), ==, GDT_STATUS_OK);
     CHECK(!info.cache_hit);
     free(b);

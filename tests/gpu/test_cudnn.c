@@ -3,13 +3,19 @@
  * under the dtype's bound; lists are tagged per mode; knob enumeration
  * yields configs that build (and then verify) or are declined with a
  * reason; execute refuses undersized buffers naming them; a plan reused on
- * other buffers stays right (the variant pack follows the pointers).
+ * other buffers stays right (the variant pack follows the pointers); a plan
+ * finalized from the plan cache verifies, and a corrupted entry is a miss.
  *
  * GDT_CUDNN_TEST_BUDGET (seconds, default 240) bounds the shape loop: shapes
  * left when it runs out are reported as skipped.  GDT_CUDNN_BENCH=1 also
  * prints figures (not asserted): build time, host enqueue and device time
  * per execute across bursts for the first mode-A plan of large shapes. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -260,6 +266,107 @@ static void reuse(const gdt_facts *f, gdt_buffers *b1, const gdt_outputs *ref1)
     free(l);
 }
 
+/* -------------------------------------------------- plans from the cache */
+
+/* One build through the cache at root: its seconds, and whether it hit. */
+static gdt_status build_at(const gdt_facts *f, const gdt_plan_id *id, const char *root,
+                           gdt_compiled **c, bool *hit, double *s_out, gdt_error *e)
+{
+    gdt_build_opts opts = {.device = dev, .cache_dir = root};
+    gdt_build_info info = {0};
+    double t0 = gdt_now();
+    gdt_status s = gdt__cudnn_ops.build(NULL, f, id, &opts, c, &info, e);
+    *s_out = gdt_now() - t0;
+    *hit = s == GDT_STATUS_OK && info.cache_hit;
+    return s;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* Flips one byte in the middle of a file; false when it could not. */
+static bool flip_middle(const char *path)
+{
+    struct stat st;
+    unsigned char c;
+    int fd = open(path, O_RDWR | O_NOFOLLOW);
+    bool ok = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
+              pread(fd, &c, 1, st.st_size / 2) == 1 && (c ^= 0x20, pwrite(fd, &c, 1, st.st_size / 2) == 1);
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+/* The <key>.plan entries under root/<env>/, each with a byte flipped when
+ * flip; returns how many (flipped). */
+static int each_plan(const char *root, bool flip)
+{
+    char env[600], path[900];
+    int n = 0;
+    DIR *r = opendir(root), *d;
+    struct dirent *x, *y;
+    while (r && (x = readdir(r))) {
+        if (x->d_name[0] == '.')
+            continue;
+        snprintf(env, sizeof env, "%s/%s", root, x->d_name);
+        for (d = opendir(env); d && (y = readdir(d));) {
+            snprintf(path, sizeof path, "%s/%s", env, y->d_name);
+            n += ends_with(y->d_name, ".plan") && (!flip || flip_middle(path));
+        }
+        if (d)
+            closedir(d);
+    }
+    if (r)
+        closedir(r);
+    return n;
+}
+
+/* Every enumerated config built twice through a fresh cache: the second
+ * build of each plan the backend serialized finalizes from the cache and
+ * still verifies; after every entry is corrupted, builds miss and still
+ * verify.  For GEMM the runtime-compiled engines must serialize. */
+static void cached(const gdt_facts *f, gdt_buffers *b, const gdt_outputs *ref)
+{
+    char root[] = "/tmp/gdt_cudnn_planXXXXXX";
+    gdt_plan_entry *l = NULL;
+    int n = 0, hits = 0, stale_hits = 0, stored = 0;
+    double cold = 0, warm = 0;
+    gdt_error e = {0};
+    CHECK(mkdtemp(root) != NULL);
+    CHECK_INT(gdt_cudnn_enumerate(f, f->family == GDT_FAMILY_GEMM ? 4 : 2, &l, &n, &e), ==, GDT_STATUS_OK);
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1)
+            stored = each_plan(root, false);
+        if (pass == 2)
+            CHECK_INT(each_plan(root, true), ==, stored);
+        for (int i = 0; i < n; i++) {
+            gdt_compiled *c = NULL;
+            bool hit;
+            double sec;
+            if (build_at(f, &l[i].id, root, &c, &hit, &sec, &e) != GDT_STATUS_OK)
+                continue; /* declined: enumerate_check covers declines */
+            CHECK(!(pass == 0 && hit));
+            if (hit)
+                say("from the cache", &l[i].id, NULL);
+            hits += pass == 1 && hit, stale_hits += pass == 2 && hit;
+            cold += pass == 0 ? sec : 0, warm += pass == 1 ? sec : 0;
+            CHECK_INT(run_check(c, b, ref, &e), ==, GDT_STATUS_OK);
+            gdt__cudnn_ops.destroy(c);
+        }
+    }
+    printf("  plan cache: %d of %d configs stored, %d from the cache; builds %.2f s cold, %.2f s "
+           "warm\n", stored, n, hits, cold, warm);
+    CHECK_INT(hits, ==, stored);
+    if (f->family == GDT_FAMILY_GEMM)
+        CHECK_INT(stored, >, 0);
+    CHECK_INT(stale_hits, ==, 0);
+    gdt_test_remove_tree(root);
+    free(l);
+}
+
 /* ------------------------------------------------------------ a problem */
 
 typedef enum { DO_MODES = 1, DO_ENUM = 2, DO_EXTRA = 4 } todo;
@@ -294,6 +401,7 @@ static void problem_check(const gdt_problem *p, unsigned what)
         if (what & DO_EXTRA) {
             refusals(&f, b);
             reuse(&f, b, &ref);
+            cached(&f, b, &ref);
         }
     }
     gdt_outputs_free(&ref);
