@@ -16,6 +16,11 @@
 
 /* The family's features and log_flops. */
 #define GDT__PRED_FEATURES_MAX (GDT__FEATURES_MAX + 1)
+/* The placement ratio's terms over nf features: the intercept, nf slopes,
+ * then one per pair of features (i <= j). */
+#define GDT__RATIO_QUADRATIC(nf) ((nf) * ((nf) + 1) / 2)
+#define GDT__RATIO_TERMS(nf) (1 + (nf) + GDT__RATIO_QUADRATIC(nf))
+#define GDT__RATIO_MAX GDT__RATIO_TERMS(GDT__PRED_FEATURES_MAX)
 
 typedef struct gdt__pred_plan {
     gdt_plan_id id;
@@ -38,11 +43,15 @@ typedef struct gdt__predictor {
     double lambda;
     double noise; /* the ranking rule's width, in units of cv.err */
     double center[GDT__PRED_FEATURES_MAX], shared[GDT__PRED_FEATURES_MAX];
-    /* log(best ours / best backend) of a cell: intercept, then slopes on
-     * the features of the backend's default tiles; the BACKEND marker's
-     * place (has_ratio false when no cell measured both sides). */
+    /* log(best ours / the backend's heuristic first) of a cell: intercept,
+     * slopes on the features of the backend's default tiles, then the
+     * products of those features two by two (i <= j), each clamped to
+     * [ratio_lo, ratio_hi], the range of the cells the ratio was fitted on,
+     * so that the curvature is not extrapolated; the BACKEND marker's place
+     * (has_ratio false when no cell measured both sides). */
     bool has_ratio;
-    double ratio[1 + GDT__PRED_FEATURES_MAX];
+    double ratio[GDT__RATIO_MAX];
+    double ratio_lo[GDT__PRED_FEATURES_MAX], ratio_hi[GDT__PRED_FEATURES_MAX];
     gdt__pred_plan *plans; /* sorted by plan name */
     int nplans;
     gdt__pred_cv cv;

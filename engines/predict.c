@@ -91,12 +91,28 @@ bool gdt__predict_time(const gdt__predictor *p, const gdt_facts *f, const gdt_pl
 /* The backend's plans carry no tile knobs: its features use the defaults. */
 static const gdt_plan_id no_knobs = {.engine_id = -1};
 
+/* The placement ratio's terms of the backend's features phi: 1, the
+ * centred features, then their products two by two, each feature clamped
+ * to the fitted cells' range first (a curvature is not extrapolated). */
+static int ratio_terms(const gdt__predictor *p, const double *phi, double *x)
+{
+    int nf = p->nfeatures, n = 0;
+    double q[GDT__PRED_FEATURES_MAX];
+    x[n++] = 1;
+    for (int j = 0; j < nf; j++) x[n++] = phi[j] - p->center[j];
+    for (int j = 0; j < nf; j++) q[j] = fmin(fmax(phi[j], p->ratio_lo[j]), p->ratio_hi[j]) - p->center[j];
+    for (int i = 0; i < nf; i++)
+        for (int j = i; j < nf; j++) x[n++] = q[i] * q[j];
+    return n;
+}
+
 bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio)
 {
-    double phi[GDT__PRED_FEATURES_MAX], y = p->ratio[0];
+    double phi[GDT__PRED_FEATURES_MAX], x[GDT__RATIO_MAX], y = 0;
     if (!p->has_ratio) return false;
     features(f->family, f, &no_knobs, p->sm_count, phi);
-    for (int j = 0; j < p->nfeatures; j++) y += p->ratio[1 + j] * (phi[j] - p->center[j]);
+    int n = ratio_terms(p, phi, x);
+    for (int j = 0; j < n; j++) y += p->ratio[j] * x[j];
     *ratio = exp(y);
     return isfinite(*ratio);
 }
@@ -303,24 +319,45 @@ static bool cell_log_ratio(const gdt__train_cell *c, double *y)
     return isfinite(*y);
 }
 
-/* The placement ratio's own small fit: the same features and the same
- * ridge on its slopes as the plans. */
+/* The range of the backend's features over the cells the ratio is fitted
+ * on; false when none has a ratio. */
+static bool ratio_range(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
+{
+    double phi[GDT__PRED_FEATURES_MAX], y;
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
+        features(fam, &c[i].facts, &no_knobs, m->sm_count, phi);
+        for (int j = 0; j < m->nfeatures; j++) {
+            m->ratio_lo[j] = any ? fmin(m->ratio_lo[j], phi[j]) : phi[j];
+            m->ratio_hi[j] = any ? fmax(m->ratio_hi[j], phi[j]) : phi[j];
+        }
+        any = true;
+    }
+    return any;
+}
+
+/* The placement ratio's own small fit: the same features, their products
+ * two by two (where ours and the backend cross over depends on the shape's
+ * facts together: sdpa_fwd's handwritten kernel leads at d 128 and long
+ * sequences only), and the same ridge on everything but the intercept as
+ * the plans' slopes. */
 static void solve_ratio(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
 {
-    int nc = 1 + m->nfeatures, col[1 + GDT__PRED_FEATURES_MAX], rows = 0;
-    double a[(1 + GDT__PRED_FEATURES_MAX) * (1 + GDT__PRED_FEATURES_MAX)] = {0}, b[1 + GDT__PRED_FEATURES_MAX] = {0};
-    double x[1 + GDT__PRED_FEATURES_MAX], phi[GDT__PRED_FEATURES_MAX], y;
+    int nc = GDT__RATIO_TERMS(m->nfeatures), col[GDT__RATIO_MAX];
+    double a[GDT__RATIO_MAX * GDT__RATIO_MAX] = {0}, b[GDT__RATIO_MAX] = {0};
+    double x[GDT__RATIO_MAX], phi[GDT__PRED_FEATURES_MAX], y;
+    m->has_ratio = ratio_range(c, n, skip, fam, m);
+    if (!m->has_ratio) return;
     for (int j = 0; j < nc; j++) col[j] = j;
     for (int i = 0; i < n; i++) {
         if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
         features(fam, &c[i].facts, &no_knobs, m->sm_count, phi);
-        x[0] = 1;
-        for (int j = 0; j < m->nfeatures; j++) x[1 + j] = phi[j] - m->center[j];
+        ratio_terms(m, phi, x);
         accumulate(a, b, nc, col, x, nc, y);
-        rows++;
     }
     for (int j = 0; j < nc; j++) a[j * nc + j] += j ? m->lambda : RIDGE_FLOOR;
-    m->has_ratio = rows > 0 && solve_spd(a, b, nc);
+    m->has_ratio = solve_spd(a, b, nc);
     for (int j = 0; m->has_ratio && j < nc; j++) m->ratio[j] = b[j];
 }
 

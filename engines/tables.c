@@ -586,6 +586,26 @@ static void emit_cv(sb *b, const gdt__pred_cv *cv)
     sb_printf(b, "},\n");
 }
 
+/* The placement ratio: its linear part, its quadratic part and the range
+ * its features are clamped to there, or null. */
+static void emit_ratio_model(sb *b, const gdt__predictor *m)
+{
+    int nf = m->nfeatures;
+    if (!m->has_ratio) {
+        sb_printf(b, "null");
+        return;
+    }
+    sb_printf(b, "{\"linear\": ");
+    emit_nums(b, m->ratio, 1 + nf);
+    sb_printf(b, ", \"quadratic\": ");
+    emit_nums(b, m->ratio + 1 + nf, GDT__RATIO_QUADRATIC(nf));
+    sb_printf(b, ",\n      \"lo\": ");
+    emit_nums(b, m->ratio_lo, nf);
+    sb_printf(b, ", \"hi\": ");
+    emit_nums(b, m->ratio_hi, nf);
+    sb_printf(b, "}");
+}
+
 static void emit_model(sb *b, gdt_family f, const gdt__predictor *m)
 {
     if (!m) {
@@ -603,8 +623,7 @@ static void emit_model(sb *b, gdt_family f, const gdt__predictor *m)
     sb_printf(b, ", \"shared\": ");
     emit_nums(b, m->shared, m->nfeatures);
     sb_printf(b, ",\n    \"ratio\": ");
-    if (m->has_ratio) emit_nums(b, m->ratio, 1 + m->nfeatures);
-    else sb_printf(b, "null");
+    emit_ratio_model(b, m);
     sb_printf(b, ",\n");
     emit_cv(b, &m->cv);
     sb_printf(b, "    \"plans\": [");
@@ -1493,8 +1512,9 @@ static gdt_status read_shard(const ld *l, const cJSON *o, const char *jp, const 
 
 /* -------------------------------------------------------------- the model */
 
-/* An array of exactly n numbers. */
-static gdt_status get_nums(const ld *l, const cJSON *o, const char *key, const char *jp, double *dst, int n)
+/* An array of exactly n numbers, each what `per` says ("one per feature"). */
+static gdt_status get_nums_per(const ld *l, const cJSON *o, const char *key, const char *jp, double *dst, int n,
+                               const char *per)
 {
     const cJSON *a;
     int len = 0;
@@ -1502,10 +1522,15 @@ static gdt_status get_nums(const ld *l, const cJSON *o, const char *key, const c
     gdt_status s = get_array(l, o, key, jp, &a, &len);
     if (s) return s;
     sub(p, jp, key);
-    if (len != n) return bad(l, p, "expected %d numbers (one per feature), got %d", n, len);
+    if (len != n) return bad(l, p, "expected %d numbers (%s), got %d", n, per, len);
     for (int i = 0; i < n && !s; i++)
         s = gdt_json_number(cJSON_GetArrayItem(a, i), l->file, at(q, p, i), &dst[i], l->e);
     return s;
+}
+
+static gdt_status get_nums(const ld *l, const cJSON *o, const char *key, const char *jp, double *dst, int n)
+{
+    return get_nums_per(l, o, key, jp, dst, n, "one per feature");
 }
 
 /* A figure of the cross-validation: a ratio to the best is at least 1. */
@@ -1595,6 +1620,32 @@ static gdt_status read_model_plans(const ld *l, const cJSON *o, const char *jp, 
     return GDT_STATUS_OK;
 }
 
+/* The placement ratio (null: none): its parts and a range lo <= hi per
+ * feature. */
+static gdt_status read_ratio(const ld *l, const cJSON *model, const char *jp, gdt__predictor *m)
+{
+    static const char *const keys[] = {"linear", "quadratic", "lo", "hi"};
+    const cJSON *o;
+    int nf = m->nfeatures;
+    jpath rp, p, q;
+    gdt_status s = get_node(l, model, "ratio", jp, &o);
+    m->has_ratio = !s && !cJSON_IsNull(o);
+    if (s || !m->has_ratio) return s;
+    sub(rp, jp, "ratio");
+    if (!cJSON_IsObject(o)) return bad(l, rp, "expected an object or null, got %s", gdt_json_type_name(o));
+    s = CHECK_KEYS(l, o, keys, rp);
+    if (!s) s = get_nums_per(l, o, "linear", rp, m->ratio, 1 + nf, "the intercept, then one per feature");
+    if (!s) s = get_nums_per(l, o, "quadratic", rp, m->ratio + 1 + nf, GDT__RATIO_QUADRATIC(nf),
+                             "one per pair of features");
+    if (!s) s = get_nums(l, o, "lo", rp, m->ratio_lo, nf);
+    if (!s) s = get_nums(l, o, "hi", rp, m->ratio_hi, nf);
+    for (int j = 0; !s && j < nf; j++)
+        if (!(m->ratio_lo[j] <= m->ratio_hi[j]))
+            return bad(l, at(q, sub(p, rp, "hi"), j), "expected hi >= lo (%g), got %g", m->ratio_lo[j],
+                       m->ratio_hi[j]);
+    return s;
+}
+
 static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
 {
     static const char *const keys[] = {"form", "features", "sm_count", "lambda", "noise", "center", "shared",
@@ -1618,10 +1669,7 @@ static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
     if (!s && !(m->noise >= 0)) return bad(l, sub(p, "/model", "noise"), "expected noise >= 0, got %g", m->noise);
     if (!s) s = get_nums(l, o, "center", "/model", m->center, m->nfeatures);
     if (!s) s = get_nums(l, o, "shared", "/model", m->shared, m->nfeatures);
-    const cJSON *r = NULL;
-    if (!s) s = get_node(l, o, "ratio", "/model", &r);
-    m->has_ratio = !s && !cJSON_IsNull(r);
-    if (!s && m->has_ratio) s = get_nums(l, o, "ratio", "/model", m->ratio, 1 + m->nfeatures);
+    if (!s) s = read_ratio(l, o, "/model", m);
     if (!s) s = read_cv(l, o, "/model", &m->cv);
     if (!s) s = read_model_plans(l, o, "/model", m);
     t->have_model = !s;

@@ -202,8 +202,31 @@ static void refuse(const char *from, const char *to, const char *want)
     free(text);
 }
 
+/* refuse() on the span from `start` through the first `end` after it. */
+static void refuse_span(const char *start, char end, const char *to, const char *want)
+{
+    char src[600];
+    size_t n = 0;
+    snprintf(src, sizeof src, "%s/law/sm90/gemm.placement.json", root);
+    char *text = slurp(src, &n), *a = text ? strstr(text, start) : NULL, *b = a ? strchr(a, end) : NULL;
+    CHECK(b != NULL);
+    if (b) {
+        b[1] = 0;
+        refuse(a, to, want);
+    }
+    free(text);
+}
+
 static void test_refusals(void)
 {
+    refuse_span("\"ratio\": {", '}', "\"ratio\": [0, 0, 0, 0, 0]",
+                "/model/ratio: expected an object or null, got array");
+    refuse("\"quadratic\": [", "\"quadratic\": [1, ",
+           "/model/ratio/quadratic: expected 10 numbers (one per pair of features), got 11");
+    refuse("\"linear\": [", "\"linear\": [1, ",
+           "/model/ratio/linear: expected 5 numbers (the intercept, then one per feature), got 6");
+    refuse_span("\"hi\": [", ']', "\"hi\": [-1e9, 1e9, 1e9, 1e9]", "/model/ratio/hi/0: expected hi >= lo");
+    refuse("\"lo\": [", "\"low\": [", "/model/ratio/low: unknown field \"low\"");
     refuse("\"form\": \"log_linear\"", "\"form\": \"cubic\"",
            "/model/form: expected one of log_linear, got \"cubic\"");
     refuse("\"log_steps\"", "\"log_stages\"",

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/3"
+#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/4"
 #define GDT_TABLE_SCHEMA_TUNING "gdtune.tuning/1"
 
 typedef struct gdt_provenance {
