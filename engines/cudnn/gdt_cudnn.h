@@ -2,9 +2,11 @@
  * lowering of each family to a backend operation graph, heuristics, knob
  * enumeration, and plan build/execute.
  *
- * Files: cudnn_common.c (descriptors, tensors, handle, heuristics, knobs,
- * plans, the engine ops), cudnn_gemm.c (matmul graph), cudnn_sdpa.c (SDPA
- * forward and backward graphs). */
+ * Files: cudnn_common.c (descriptors, tensors, handles, support rules),
+ * cudnn_heur.c (heuristics, knobs, plan finalization), cudnn_engine.c (the
+ * engine ops, lists of configs), cudnn_plan_cache.c (finalized plans in the
+ * kernel cache), cudnn_gemm.c (matmul graph), cudnn_sdpa.c (SDPA forward
+ * and backward graphs). */
 #ifndef GDT_CUDNN_H
 #define GDT_CUDNN_H
 
