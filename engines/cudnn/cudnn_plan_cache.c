@@ -62,7 +62,7 @@ static bool problem_text(const gdt_problem *p, char *buf, size_t n)
 
 bool gdt__cudnn_plan_key(const gdt_compiled *c, const gdt_device_props *dev, gdt_nvrtc_key *k)
 {
-    char env[160], problem[1024], plan[256], text[2048], sum[65];
+    char env[160], problem[1024], plan[256], text[2048];
     int driver = 0;
     if (cudaDriverGetVersion(&driver) != cudaSuccess || !dev->name[0])
         return false;
@@ -76,10 +76,7 @@ bool gdt__cudnn_plan_key(const gdt_compiled *c, const gdt_device_props *dev, gdt
                      gdt__cudnn_digest, problem, c->graph->form, plan);
     if (w <= 0 || (size_t)w >= sizeof text)
         return false;
-    gdt_digest_hex(text, (size_t)w, k->key);
-    gdt_digest_hex(env, (size_t)n, sum);
-    memcpy(k->env, sum, 16);
-    k->env[16] = '\0';
+    gdt__cache_key_set(k, env, text);
     snprintf(k->arch, sizeof k->arch, "sm_%d", dev->arch);
     return true;
 }

@@ -59,6 +59,10 @@ gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, c
 gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
                           gdt_nvrtc_key *k, gdt_error *e);
 
+/* k's key (the digest of text, which names everything the entry depends
+ * on) and environment folder (the first 16 hex digits of env's digest). */
+void gdt__cache_key_set(gdt_nvrtc_key *k, const char *env, const char *text);
+
 /* What an entry holds. */
 typedef enum gdt_cache_kind {
     GDT_CACHE_CUBIN,      /* <key>.cubin: an NVRTC compile's cubin */

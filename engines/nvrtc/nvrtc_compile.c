@@ -132,8 +132,8 @@ gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *
                              t->source);
     GDT_CHECK_NVRTC(e, nvrtcVersion(&major, &minor));
     gdt_digest_hex(src->data, src->len, sd);
-    int n = snprintf(env, sizeof env, "gdtune %s\nnvrtc %d.%d\ndriver %d\n", GDT_VERSION_STRING,
-                     major, minor, driver_version());
+    snprintf(env, sizeof env, "gdtune %s\nnvrtc %d.%d\ndriver %d\n", GDT_VERSION_STRING, major, minor,
+             driver_version());
     size_t at = (size_t)snprintf(text, sizeof text, "%ssource %s %s\narch %d\n", env, t->source,
                                  sd, arch);
     const gdt_embedded *hdr[MAX_KERNEL_HEADERS];
@@ -143,10 +143,7 @@ gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *
     }
     for (int i = 0; i < o->n && at < sizeof text; i++)
         at += (size_t)snprintf(text + at, sizeof text - at, "option %s\n", o->opt[i]);
-    gdt_digest_hex(text, strlen(text), k->key);
-    gdt_digest_hex(env, (size_t)n, sd);
-    memcpy(k->env, sd, 16);
-    k->env[16] = '\0';
+    gdt__cache_key_set(k, env, text);
     for (int i = 0; i < o->n; i++)
         if (!strncmp(o->opt[i], "--gpu-architecture=", 19))
             snprintf(k->arch, sizeof k->arch, "%s", o->opt[i] + 19);
