@@ -12,7 +12,9 @@
  * warm-up did.  (heat_seconds, off by default, heats before the metric's
  * series alone: measure.c, heat_up.)  (It was 50 ms: three quarters of a raced-out plan's cost.)
  * A clock probe marks samples taken while the SM clock is below threshold;
- * they are dropped.  Runs only in the worker (it touches the GPU). */
+ * they are dropped, except in the metric's series after a heat-up, which
+ * measures the power-capped clock on purpose.  Runs only in the worker (it
+ * touches the GPU). */
 #ifndef GDT_MEASURE_H
 #define GDT_MEASURE_H
 

@@ -4,6 +4,7 @@
  * restore runs before every sample, the clock probe ran.  77 without a
  * device. */
 #include <math.h>
+#include <stdlib.h>
 
 #include <cjson/cJSON.h>
 #include <cuda_runtime.h>
@@ -165,14 +166,21 @@ int main(void)
             r->median_cold_us, r->ncold, r->converged, r->seconds, clk.min_mhz, clk.max_mhz,
             clk.rated_mhz, clk.probes, BYTES / r->bursts[3].median_device_us / 1e3);
 
-    /* a heat-up runs the largest burst before its series and reads the clock after it */
+    /* a heat-up runs the largest burst before its series and reads the clock
+     * after it; that series then keeps every sample, even with a threshold
+     * (the rated clock itself) that drops nearly every other one */
     o.heat_seconds = 0.05;
+    CHECK_INT(setenv("GDTUNE_CLOCK_THRESHOLD", "1", 1), ==, 0);
     CHECK_INT(gdt_measure_trials(&fn, &rs, s, &o, r, &clk, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(unsetenv("GDTUNE_CLOCK_THRESHOLD"), ==, 0);
     CHECK(r->heat_s >= 0.05 && r->heat_s < 1.0 && r->heat_mhz > 0);
     CHECK_INT(r->nbursts, ==, 4);
     CHECK_INT(r->bursts[3].n, >=, 2);
-    fprintf(stderr, "heat-up %.3f s, then %.0f MHz; burst 64 %.2f us\n", r->heat_s, r->heat_mhz,
-            r->bursts[3].median_device_us);
+    CHECK_INT(r->bursts[3].dropped, ==, 0);
+    fprintf(stderr, "heat-up %.3f s, then %.0f MHz; burst 64 %.2f us, %d samples, none dropped; "
+                    "bursts 1, 4, 16 dropped %d, %d, %d\n",
+            r->heat_s, r->heat_mhz, r->bursts[3].median_device_us, r->bursts[3].n, r->bursts[0].dropped,
+            r->bursts[1].dropped, r->bursts[2].dropped);
     o.heat_seconds = 0;
 
     /* an execute that fails stops the measurement with its own message */
