@@ -676,7 +676,11 @@ static void test_sim_heat(gdt_measure_result *r)
     gdt_error e = {0};
     CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
     CHECK(!r->raced_out && r->converged);
-    CHECK_INT(r->race_burst, ==, 64);
+    /* Racing's burst is 64 unless the warm-up's fastest call took over 47 us
+     * of wall time: on an overloaded machine (ctest -j8 on 2 cores) it was
+     * burst 1, whose samples the metric never held; the samples below are
+     * the check either way. */
+    CHECK(r->race_burst == 64 || r->race_burst == 16 || r->race_burst == 4 || r->race_burst == 1);
     CHECK(r->heat_s >= 0.2 && r->heat_s < 1.0);
     CHECK(fabs(r->heat_mhz - 1950) < 1);
     const gdt_burst_result *m = &r->bursts[r->nbursts - 1];
