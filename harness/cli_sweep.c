@@ -111,8 +111,9 @@ static const gdt_cli_option options[] = {
              "else checked against the scheduler's count or the resumed run's"},
     {"--exhaustive", NULL, GDT_CLI_FLAG, O(exhaustive),
      .help = "measure every plan in full; by default a plan whose first estimate\n"
-             "(a few short bursts) is more than 10% slower than the cell's best\n"
-             "beyond both spreads stops there (raced out), and the plans that\n"
+             "(a few short bursts), once three plans are measured in full, is\n"
+             "more than 2% slower than the cell's third best (and its engine\n"
+             "kind's best) beyond both spreads stops there (raced out); the plans that\n"
              "survive get up to 2 x max-plan-seconds more for the largest burst"},
     {"--cupti", NULL, GDT_CLI_FLAG, O(cupti),
      .help = "one extra CUPTI-traced burst (the largest) per verified plan not\n"

@@ -4,15 +4,17 @@
  * The sweep keeps, per cell, the plans measured in full so far: the
  * fastest GDT_RACE_TOP and the fastest of each engine kind (generated,
  * handwritten, cuDNN, cuBLASLt: the sides `gdtune compare` puts beside each
- * other).  A plan of a kind with nothing measured in full yet is not raced:
- * it may be its kind's best.  Otherwise its first estimate is judged by
- * gdt_measure_raced_out against the lower of two bars:
- *   - the cell's best with GDT_RACE_MARGIN, or its kind's best with
- *     GDT_RACE_TOP_MARGIN where that line is higher: the plan can neither
- *     win the cell (nor be within its noise) nor be its kind's best;
- *   - once GDT_RACE_TOP plans are measured in full, the slower of the cell's
- *     third best and the kind's best, with GDT_RACE_TOP_MARGIN: the plan
- *     can be neither in the top three nor its kind's best.
+ * other).  A plan is not raced while fewer than GDT_RACE_TOP plans of its
+ * cell are measured in full (it may be one of the top three), nor when its
+ * kind has nothing measured in full (it may be its kind's best).
+ * Otherwise its first estimate is judged by gdt_measure_raced_out against
+ * the slower of the cell's third best and its kind's best, with
+ * GDT_RACE_TOP_MARGIN: a plan past it can be neither in the top three nor
+ * its kind's best.  (Until 2026-12-03 the cell's best with GDT_RACE_MARGIN
+ * was a bar too, wherever it was the lower: where the third best was more
+ * than 8% slower than the best, a plan between them could be raced out and
+ * the cell's third fastest was a first estimate, not converged: 5 of the 48
+ * cells of the 02:13Z default SDPA sweep.)
  * The tables rank a cell's plans and compare the kinds' bests; what either
  * needs is measured in full, and the near-tied rest (dozens of vendor plans
  * within GDT_RACE_MARGIN of each other in a GEMM cell) stop after their

@@ -34,20 +34,14 @@ static bar_line higher(bar_line a, bar_line b)
 
 bool gdt_race_bar(const gdt_race_marks *m, gdt_engine_kind kind, gdt_race_mark *bar, double *margin)
 {
-    bar_line best = {m->top[0], GDT_RACE_MARGIN}, pick = best;
-    if (!(best.mark.us > 0))
-        return false;
+    bar_line pick = {m->top[GDT_RACE_TOP - 1], GDT_RACE_TOP_MARGIN};
+    if (!(pick.mark.us > 0))
+        return false; /* fewer than GDT_RACE_TOP measured in full: the plan may be one of them */
     if ((unsigned)kind < GDT_ENGINE_KIND_COUNT) {
         bar_line kb = {m->kind_best[kind], GDT_RACE_TOP_MARGIN};
-        bar_line third = {m->top[GDT_RACE_TOP - 1], GDT_RACE_TOP_MARGIN};
         if (!(kb.mark.us > 0))
             return false; /* the plan may be its kind's best */
-        pick = higher(best, kb);
-        if (third.mark.us > 0) {
-            bar_line top = higher(third, kb);
-            if (line(top.mark, top.margin) < line(pick.mark, pick.margin))
-                pick = top;
-        }
+        pick = higher(pick, kb);
     }
     *bar = pick.mark, *margin = pick.margin;
     return true;

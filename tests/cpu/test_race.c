@@ -1,9 +1,8 @@
-/* Racing's bars (harness/race.c): no race for a plan of an engine kind with
- * nothing measured in full; else the cell's best by GDT_RACE_MARGIN (or the
- * kind's best by GDT_RACE_TOP_MARGIN where that line is higher), then, once
- * three plans are measured in full, the slower of the third best and the
- * kind's best by GDT_RACE_TOP_MARGIN when that line is lower; through
- * gdt_measure_raced_out, what stops and what goes on. */
+/* Racing's bars (harness/race.c): no race while fewer than three plans of
+ * the cell are measured in full, nor for a plan of an engine kind with
+ * nothing measured in full; else the slower of the cell's third best and
+ * the kind's best by GDT_RACE_TOP_MARGIN; through gdt_measure_raced_out,
+ * what stops and what goes on. */
 #include <math.h>
 
 #include "gdt_race.h"
@@ -43,34 +42,42 @@ static void test_nothing_measured(void)
     CHECK(!gdt_race_bar(&m, CUDNN, &bar, &margin));
 }
 
-/* Fewer than three measured: the best's 10% bar for its own kind. */
-static void test_best_bar(void)
+/* Fewer than three measured in full: no race, however slow the estimate
+ * (it may be the cell's third best); the third sets the bar. */
+static void test_fewer_than_three(void)
 {
     gdt_race_marks m = {0};
+    gdt_race_mark bar;
+    double margin;
     gdt_race_note(&m, CUDNN, 100, 0.001);
     gdt_race_note(&m, CUDNN, 101, 0.001);
-    CHECK(bar_is(&m, CUDNN, 100, GDT_RACE_MARGIN));
-    CHECK(!stops(&m, CUDNN, 105));
-    CHECK(stops(&m, CUDNN, 115));
+    CHECK(!gdt_race_bar(&m, CUDNN, &bar, &margin));
+    CHECK(!stops(&m, CUDNN, 115)); /* raced out at the best's 10% until 2026-12-03 */
+    gdt_race_note(&m, CUDNN, 115, 0.001);
+    CHECK(bar_is(&m, CUDNN, 115, GDT_RACE_TOP_MARGIN));
+    CHECK(!stops(&m, CUDNN, 112)); /* would be the third */
+    CHECK(stops(&m, CUDNN, 120));
 }
 
 /* A kind with nothing measured in full is not raced, however slow its
  * estimate: it may be its kind's best, which `compare` and the tables
- * need measured in full.  Once it has a mark past the best's 10% line, its
- * plans race against that mark: one faster may be the kind's new best. */
+ * need measured in full.  Once it has a mark past the third best's line,
+ * its plans race against that mark: one faster may be the kind's new best. */
 static void test_kind_unmeasured(void)
 {
     gdt_race_marks m = {0};
     gdt_race_mark bar;
     double margin;
     gdt_race_note(&m, CUDNN, 100, 0.001);
+    gdt_race_note(&m, CUDNN, 101, 0.001);
+    gdt_race_note(&m, CUDNN, 102, 0.001);
     CHECK(!gdt_race_bar(&m, HAND, &bar, &margin));
     CHECK(!stops(&m, HAND, 200));
     gdt_race_note(&m, HAND, 120, 0.001);
     CHECK(bar_is(&m, HAND, 120, GDT_RACE_TOP_MARGIN));
     CHECK(!stops(&m, HAND, 115)); /* faster than the hand best */
     CHECK(stops(&m, HAND, 125));
-    CHECK(bar_is(&m, CUDNN, 100, GDT_RACE_MARGIN)); /* other kinds keep the cell's bar */
+    CHECK(bar_is(&m, CUDNN, 102, GDT_RACE_TOP_MARGIN)); /* other kinds keep the cell's bar */
     CHECK(!gdt_race_bar(&m, NVRTC, &bar, &margin));
 }
 
@@ -92,7 +99,7 @@ static void test_top_bar(void)
     CHECK(bar_is(&m, NVRTC, 105, GDT_RACE_TOP_MARGIN));
     CHECK(!stops(&m, NVRTC, 104)); /* faster than its kind's best */
     CHECK(stops(&m, NVRTC, 108));
-    /* a kind's best past the best's 10% line: its own line is the bar */
+    /* a kind's best past the third's line: its own line is the bar */
     gdt_race_marks far = m;
     far.kind_best[LT] = (gdt_race_mark){120, 0.001};
     CHECK(bar_is(&far, LT, 120, GDT_RACE_TOP_MARGIN));
@@ -104,14 +111,24 @@ static void test_top_bar(void)
     CHECK(stops(&m, CUDNN, 103.5));
 }
 
-/* A noisy third best: its line above the best's 10% line keeps the best's. */
+/* A noisy third best: its spread widens the line (the plan past it is past
+ * the third beyond both noises), and a third far behind the best is still
+ * the bar: a plan between them may be the third. */
 static void test_noisy_third(void)
 {
     gdt_race_marks m = {0};
     gdt_race_note(&m, CUDNN, 100, 0.001);
     gdt_race_note(&m, CUDNN, 101, 0.001);
     gdt_race_note(&m, CUDNN, 102, 0.2);
-    CHECK(bar_is(&m, CUDNN, 100, GDT_RACE_MARGIN));
+    CHECK(bar_is(&m, CUDNN, 102, GDT_RACE_TOP_MARGIN));
+    CHECK(!stops(&m, CUDNN, 120));
+    CHECK(stops(&m, CUDNN, 130));
+    gdt_race_marks far = {0};
+    gdt_race_note(&far, CUDNN, 100, 0.001);
+    gdt_race_note(&far, CUDNN, 101, 0.001);
+    gdt_race_note(&far, CUDNN, 114, 0.001);
+    CHECK(!stops(&far, CUDNN, 112)); /* past the best's 10%, yet faster than the third */
+    CHECK(stops(&far, CUDNN, 118));
 }
 
 /* The rounds' plans: the three fastest measured in full, then each kind's
@@ -141,7 +158,7 @@ static void test_rounds_pick(void)
 int main(void)
 {
     test_nothing_measured();
-    test_best_bar();
+    test_fewer_than_three();
     test_kind_unmeasured();
     test_top_bar();
     test_noisy_third();
