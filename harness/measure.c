@@ -517,8 +517,8 @@ static int race_index(const gdt_measure_opts *o, int nb, double call_s)
  * the plan look faster, i.e. less likely raced out.  What a short burst adds
  * is its one launch latency (later launches queue behind running kernels),
  * and the burst chosen spans at least a quarter of GDT_RACE_SAMPLE_S (or one
- * call longer than it) with the default bursts: about a percent, inside
- * GDT_RACE_MARGIN.  Two samples already past twice the line end it
+ * call longer than it) with the default bursts: under a percent, inside the
+ * sweep's GDT_RACE_TOP_MARGIN (2%).  Two samples already past twice the line end it
  * (GDT_RACE_FAR): a plan several times slower than the best need not take
  * five.  *out holds only that burst when the plan is raced out; otherwise
  * the full measurement continues that burst's series. */
