@@ -688,6 +688,20 @@ static void test_sim_heat(gdt_measure_result *r)
     CHECK_INT(m->n, >=, 5);
     for (int k = 0; k < m->n; k++)
         CHECK(fabs(m->device_us[k] - 11.0) < 0.05);
+    /* The clock under the threshold throughout (1000 of 1980 MHz): after the
+     * heat-up the metric keeps every sample, the capped clock being what it
+     * measures; the curve's bursts still drop theirs. */
+    static const double low[] = {1000};
+    sim.script = low, sim.nscript = 1, sim.probes = 0;
+    x = (sim_plan){.us = 10.0, .noise = 0.002, .seed = 7};
+    CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
+    m = &r->bursts[r->nbursts - 1];
+    CHECK_INT(m->burst, ==, 64);
+    CHECK_INT(m->dropped, ==, 0);
+    CHECK_INT(m->n, >=, 5);
+    CHECK(fabs(m->clock_mhz[0] - 1000) < 1);
+    CHECK_INT(r->bursts[0].dropped, >, 0);
+    sim.script = ok;
     o.heat_seconds = 0; /* off: no figures */
     x = (sim_plan){.us = 10.0, .noise = 0.002, .seed = 7};
     CHECK_INT(gdt_measure_trials(&fn, NULL, NULL, &o, r, NULL, &e), ==, GDT_STATUS_OK);
