@@ -529,7 +529,7 @@ static gdt_status race(meas *m, gdt_measure_result *out, gdt_error *e)
     gdt_burst_result *r = &out->bursts[k];
     bool conv = false;
     out->race_burst = o->bursts[k];
-    limits lim = {o->max_seconds, o->target_rel, o->min_samples, false, true, false};
+    limits lim = {.budget = o->max_seconds, .target = o->target_rel, .stop_at = o->min_samples, .far = true};
     gdt_status st = burst_series(m, r, o->bursts[k], lim, &conv, e);
     if (st == GDT_STATUS_OK && beyond_bar(m, r->median_device_us, r->rel_spread)) {
         out->bursts[0] = *r;
@@ -558,8 +558,8 @@ static gdt_status metric_series(meas *m, gdt_measure_result *out, double t0, gdt
     int top = m->nb - 1;
     bool more = top > 0 || o->cold, conv = false;
     gdt_burst_result *r = &out->bursts[top];
-    limits lim = {(o->max_seconds - (gdt_now() - t0)) / (more ? 2 : 1), o->target_rel, 0, o->race_us > 0,
-                  false, o->heat_seconds > 0};
+    limits lim = {.budget = (o->max_seconds - (gdt_now() - t0)) / (more ? 2 : 1), .target = o->target_rel,
+                  .race = o->race_us > 0, .keep = o->heat_seconds > 0};
     if (o->contender_seconds > lim.budget)
         lim.budget = o->contender_seconds;
     gdt_status st = GDT_STATUS_OK;
@@ -578,8 +578,7 @@ static gdt_status metric_series(meas *m, gdt_measure_result *out, double t0, gdt
 static gdt_status cold_series(meas *m, gdt_measure_result *out, double t0, gdt_error *e)
 {
     const gdt_measure_opts *o = m->o;
-    limits lim = {o->max_seconds - (gdt_now() - t0), gdt_measure_series_target(o, false), 0, false, false,
-                  false};
+    limits lim = {.budget = o->max_seconds - (gdt_now() - t0), .target = gdt_measure_series_target(o, false)};
     double rel;
     int dropped = 0;
     bool conv;
@@ -600,8 +599,8 @@ static gdt_status curve_series(meas *m, gdt_measure_result *out, double t0, gdt_
     bool conv;
     gdt_status st = GDT_STATUS_OK;
     for (int i = 0; i < m->nb - 1 && st == GDT_STATUS_OK; i++, left--) {
-        limits lim = {(o->max_seconds - (gdt_now() - t0)) / left, gdt_measure_series_target(o, false), 0,
-                      false, false, false};
+        limits lim = {.budget = (o->max_seconds - (gdt_now() - t0)) / left,
+                      .target = gdt_measure_series_target(o, false)};
         st = burst_series(m, &out->bursts[i], o->bursts[i], lim, &conv, e);
     }
     return st == GDT_STATUS_OK && o->cold ? cold_series(m, out, t0, e) : st;
