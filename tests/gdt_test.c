@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,6 +101,20 @@ int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout)
 int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *out, size_t nout)
 {
     return spawn_io(argv, in, to, out, nout);
+}
+
+bool gdt_test_flip_byte(const char *path, double where)
+{
+    struct stat st;
+    unsigned char c;
+    int fd = open(path, O_RDWR | O_NOFOLLOW);
+    bool ok = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0;
+    off_t at = ok ? (off_t)(where * (double)st.st_size) : 0;
+    at = at >= st.st_size ? st.st_size - 1 : at;
+    ok = ok && pread(fd, &c, 1, at) == 1 && (c ^= 0x5a, pwrite(fd, &c, 1, at) == 1);
+    if (fd >= 0)
+        close(fd);
+    return ok;
 }
 
 int gdt_test_remove_tree(const char *dir)

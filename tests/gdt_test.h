@@ -90,6 +90,10 @@ int gdt_test_spawn(char *const argv[], const char *in, char *out, size_t nout);
  * returns rm's exit status. */
 int gdt_test_remove_tree(const char *dir);
 
+/* Flips the bits of one byte of a file (not through a link), at the fraction
+ * where of its size (1: the last byte); false when it could not. */
+bool gdt_test_flip_byte(const char *path, double where);
+
 /* Whether PROG is an executable in a folder of $PATH; asks no shell. */
 static inline bool gdt_test_have(const char *prog)
 {

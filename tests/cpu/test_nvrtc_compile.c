@@ -188,19 +188,6 @@ static gdt_status cached(const char *root, const gdt_facts *f, const gdt_plan_id
     return st;
 }
 
-static void flip_last_byte(const char *path)
-{
-    FILE *fp = fopen(path, "r+b");
-    CHECK(fp != NULL);
-    if (!fp)
-        return;
-    fseek(fp, -1, SEEK_END);
-    int c = fgetc(fp);
-    fseek(fp, -1, SEEK_END);
-    fputc(c ^ 0x5a, fp);
-    fclose(fp);
-}
-
 static void test_cache(void)
 {
     static const int64_t row[] = {128, 128, 64, 4, 1, 4, 8, 1};
@@ -237,7 +224,7 @@ static void test_cache(void)
     CHECK(na == nb && a && b && memcmp(a, b, na) == 0);
     free(b);
     /* A damaged entry is a miss (recompiled and rewritten), never an error. */
-    flip_last_byte(path);
+    CHECK(gdt_test_flip_byte(path, 1));
     CHECK(!gdt__cache_get(root, &k, GDT_CACHE_CUBIN, &b, &nb));
     CHECK_INT(cached(root, &f, &id, &info, &b, &nb), ==, GDT_STATUS_OK);
     CHECK(!info.cache_hit);

@@ -11,11 +11,8 @@
  * prints figures (not asserted): build time, host enqueue and device time
  * per execute across bursts for the first mode-A plan of large shapes. */
 #include <dirent.h>
-#include <fcntl.h>
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -287,19 +284,6 @@ static bool ends_with(const char *s, const char *tail)
     return a >= b && !strcmp(s + a - b, tail);
 }
 
-/* Flips one byte in the middle of a file; false when it could not. */
-static bool flip_middle(const char *path)
-{
-    struct stat st;
-    unsigned char c;
-    int fd = open(path, O_RDWR | O_NOFOLLOW);
-    bool ok = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
-              pread(fd, &c, 1, st.st_size / 2) == 1 && (c ^= 0x20, pwrite(fd, &c, 1, st.st_size / 2) == 1);
-    if (fd >= 0)
-        close(fd);
-    return ok;
-}
-
 /* The <key>.plan entries under root/<env>/, each with a byte flipped when
  * flip; returns how many (flipped). */
 static int each_plan(const char *root, bool flip)
@@ -314,7 +298,7 @@ static int each_plan(const char *root, bool flip)
         snprintf(env, sizeof env, "%s/%s", root, x->d_name);
         for (d = opendir(env); d && (y = readdir(d));) {
             snprintf(path, sizeof path, "%s/%s", env, y->d_name);
-            n += ends_with(y->d_name, ".plan") && (!flip || flip_middle(path));
+            n += ends_with(y->d_name, ".plan") && (!flip || gdt_test_flip_byte(path, 0.5));
         }
         if (d)
             closedir(d);
