@@ -44,7 +44,7 @@ static void test_defaults(void)
         CHECK_INT(sp->bursts[3], ==, 64);
         CHECK_INT(sp->knob_cap, ==, 2);
         CHECK(sp->max_plan_seconds == 0.5);
-        CHECK(sp->noise_floor == 0.01);
+        CHECK(sp->noise_floor == 0.02);
         CHECK_INT(strlen(sp->digest), ==, 64);
     }
     gdt_sweep_spec_destroy(sp);
