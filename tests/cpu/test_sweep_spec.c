@@ -33,13 +33,14 @@ static void test_defaults(void)
     gdt_error e = {0};
     CHECK_INT(gdt_sweep_spec_load("gemm", NULL, false, &sp, &e), ==, GDT_STATUS_OK);
     if (sp) {
-        CHECK_INT(sp->ncells, ==, 22);
+        CHECK_INT(sp->ncells, ==, 25);
         CHECK_STR(sp->source, "sweeps/gemm.json");
         CHECK_STR(sp->cells[0].shape, "m=128,n=4096,k=4096,dtype=bf16");
         CHECK_STR(sp->cells[1].shape, "m=128,n=14336,k=4096,dtype=bf16");
-        CHECK_INT(sp->cells[17].problem.u.gemm.m, ==, 16384);
-        CHECK_INT(sp->cells[17].problem.u.gemm.k, ==, 14336);
-        CHECK_STR(sp->cells[21].shape, "m=2048,n=8192,k=8192,dtype=bf16"); /* the second grid */
+        CHECK_STR(sp->cells[3].shape, "m=256,n=4096,k=4096,dtype=bf16");
+        CHECK_INT(sp->cells[20].problem.u.gemm.m, ==, 16384);
+        CHECK_INT(sp->cells[20].problem.u.gemm.k, ==, 14336);
+        CHECK_STR(sp->cells[24].shape, "m=2048,n=8192,k=8192,dtype=bf16"); /* the second grid */
         CHECK_INT(sp->nbursts, ==, 4);
         CHECK_INT(sp->bursts[3], ==, 64);
         CHECK_INT(sp->knob_cap, ==, 2);
