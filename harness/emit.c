@@ -31,17 +31,11 @@ static gdt_status measured_cell(const gdt_run_cell *c, double floor, gdt_measure
     if (!(mc->plans = calloc((size_t)c->nplans + 1, sizeof *mc->plans)))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
     for (int pi = 0; pi < c->nplans; pi++) {
-        const gdt_run_result *res = &c->result[pi];
         const gdt_run_plan *pl = &c->plan[pi];
-        double time_us, noise;
-        if (res->disposition != GDT_DISP_VERIFIED)
+        if (c->result[pi].disposition != GDT_DISP_VERIFIED)
             continue;
-        gdt_run_plan_figures(c, pi, &time_us, &noise);
-        mc->plans[mc->nplans++] = (gdt_measured_plan){
-            .id = pl->id, .is_backend = pl->backend, .mode = tag_mode(pl->tag, pl->backend),
-            .untimed_position = pl->untimed, .time_us = time_us,
-            .noise = noise > floor ? noise : floor,
-            .host_us = res->host_us, .samples = res->samples};
+        mc->plans[mc->nplans] = gdt_run_plan_measured(c, pi, floor);
+        mc->plans[mc->nplans++].mode = tag_mode(pl->tag, pl->backend);
     }
     return GDT_STATUS_OK;
 }

@@ -26,6 +26,7 @@
 #include "gdt_measure.h"
 #include "gdt_sweep.h"
 #include "gdtune/gdtune.h"
+#include "gdtune/tables.h"
 
 /* What became of one plan: the worker's verdict (CUTLASS profiler's
  * dispositions). */
@@ -165,6 +166,11 @@ bool gdt_run_cell_complete(const gdt_run_cell *c);
  * (measured together, so drift over the sweep reached them alike), else its
  * result's.  True for a rounds figure. */
 bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise);
+
+/* Plan pi as the tables take it (emit, and summary.md's decision): its
+ * figures as above, the noise at least the spec's floor; the mode is the
+ * emitter's to set. */
+gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double floor);
 
 /* ------------------------------------------------------------ writer */
 

@@ -951,3 +951,15 @@ bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double
         }
     return false;
 }
+
+gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double floor)
+{
+    const gdt_run_plan *pl = &c->plan[pi];
+    const gdt_run_result *res = &c->result[pi];
+    gdt_measured_plan m = {.id = pl->id, .is_backend = pl->backend, .untimed_position = pl->untimed,
+                           .host_us = res->host_us, .samples = res->samples};
+    gdt_run_plan_figures(c, pi, &m.time_us, &m.noise);
+    if (m.noise < floor)
+        m.noise = floor;
+    return m;
+}

@@ -99,19 +99,16 @@ static void convergence(const gdt_run_cell *c, int *conv, int *raced)
         }
 }
 
-static gdt_measured_plan measured(const gdt_run_cell *c, int i)
-{
-    return (gdt_measured_plan){.time_us = c->result[i].time_us, .noise = c->result[i].noise};
-}
-
-/* The placement the tables would make, by their own rule: LEAD when ours
+/* The placement the tables would make, by their own rule on the plans as
+ * they take them (the spec's noise floor, a cell's rounds): LEAD when ours
  * beats the backend beyond the combined noise; TRAIL otherwise, saying
  * whether the backend's lead is beyond noise or within it. */
-static const char *decision(const gdt_run_cell *c, int o, int b)
+static const char *decision(const report *r, const gdt_run_cell *c, int o, int b)
 {
     if (o < 0 || b < 0)
         return o < 0 ? "TRAIL (none of ours verified)" : "LEAD (no backend plan verified)";
-    gdt_measured_plan mo = measured(c, o), mb = measured(c, b);
+    double floor = r->run->spec->noise_floor;
+    gdt_measured_plan mo = gdt_run_plan_measured(c, o, floor), mb = gdt_run_plan_measured(c, b, floor);
     if (gdt_measured_beats(&mo, &mb))
         return "**LEAD**, beyond noise";
     return gdt_measured_beats(&mb, &mo) ? "TRAIL, beyond noise" : "TRAIL, within noise";
@@ -172,7 +169,7 @@ static void summary_cells(FILE *f, const report *r)
             fprintf(f, " %.3f |", c->result[b].time_us / c->result[o].time_us);
         else
             fprintf(f, " — |");
-        fprintf(f, " %s |", decision(c, o, b));
+        fprintf(f, " %s |", decision(r, c, o, b));
         side(f, c, best(c, GDT_PLAN_SIDE_LIBRARY));
         fputc('\n', f);
     }
@@ -317,7 +314,8 @@ static void summary_header(FILE *f, const report *r)
                "top 3 converged: how many of the cell's fastest three verified plans (either side) "
                "converged, in bold when not all did. "
                "Decision: the tables' rule (LEAD when the best gdtune plan beats the best cuDNN "
-               "plan by more than their combined noise).\n\n");
+               "plan by more than their combined noise, each plan's noise at least the spec's noise "
+               "floor, %.3g; a cell's rounds give their figures).\n\n", run->spec->noise_floor);
 }
 
 /* Where the time went (reports/budget.c). */

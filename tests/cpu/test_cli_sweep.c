@@ -666,19 +666,29 @@ static void test_racing(const char *self)
 }
 
 /* The spec's noise_floor: the stand-in measures 0.2% noise; the tables
- * give every plan at least the floor, the journal keeps what was measured. */
+ * give every plan at least the floor, the journal keeps what was measured.
+ * Ours (8 us) against cuDNN's eng0 (10 us) is a LEAD at the measured
+ * noise, within 20% + 20% of it: the tables and summary.md both say TRAIL. */
 static void test_noise_floor(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_floor_XXXXXX", spec[600], args[2048], path[700];
-    start_run(dir, spec, sizeof spec, self, "256", ",\"noise_floor\":0.05");
+    start_run(dir, spec, sizeof spec, self, "256", ",\"noise_floor\":0.2");
     snprintf(args, sizeof args, "gemm --spec %s --out %s/run --tables-dir %s/t --deadline 1", spec, dir,
              dir);
     CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
     snprintf(path, sizeof path, "%s/t/sm90/gemm.tuning.json", dir);
-    CHECK(file_contains(path, "\"noise\": 0.05"));
+    CHECK(file_contains(path, "\"noise\": 0.2"));
     CHECK(!file_contains(path, "\"noise\": 0.002"));
+    snprintf(path, sizeof path, "%s/t/sm90/gemm.placement.json", dir);
+    CHECK(file_contains(path, "\"decision\": \"TRAIL\""));
     snprintf(path, sizeof path, "%s/run/journal.jsonl", dir);
     CHECK(file_contains(path, "\"noise\":0.002"));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s report %s/run", GDTUNE_EXE, dir);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    snprintf(path, sizeof path, "%s/run/report/summary.md", dir);
+    CHECK(file_contains(path, "| TRAIL, within noise |"));
+    CHECK(!file_contains(path, "**LEAD**"));
     end_run(dir);
 }
 
