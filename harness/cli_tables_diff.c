@@ -30,7 +30,9 @@ static const char diff_usage[] =
     "\n"
     "A decision is judged on the placement ratio, a winner or first-entry change from\n"
     "plan y to x on t_x/t_y, a time on itself: beyond noise when the new value beats\n"
-    "the old one (or the old the new) by the ranking rule (tables/README.md).\n"
+    "the old one (or the old the new) by the ranking rule (tables/README.md). A changed\n"
+    "choice also says how far each table's choice was ahead of the other's in that table\n"
+    "(\"ahead by\", in units of that table's combined noise; below 1: within it).\n"
     "\n"
     "--runs OLDRUN NEWRUN (run directories with journal.jsonl) also tests the raw\n"
     "device-time samples, at each journal's largest burst, of every plan a changed\n"
@@ -269,6 +271,7 @@ static void text_pick(const char *label, const char *what, const gdt_diff_pick *
     if (k->has_values) printf(" (%s %.4g -> %.4g", what, k->old_value, k->new_value);
     else printf(" (measured on one side only");
     text_gap(k->has_gap, k->gap);
+    if (k->has_ahead) printf("; ahead by %.3g x noise in OLD, %.3g in NEW", k->old_ahead, k->new_ahead);
     printf(")\n");
 }
 
@@ -451,6 +454,8 @@ static cJSON *json_pick(const gdt_diff_pick *k, const char *value_name)
     snprintf(nk, sizeof nk, "new_%s", value_name);
     add_num_or_null(o, ok, k->has_values, k->old_value);
     add_num_or_null(o, nk, k->has_values, k->new_value);
+    add_num_or_null(o, "old_ahead", k->has_ahead, k->old_ahead);
+    add_num_or_null(o, "new_ahead", k->has_ahead, k->new_ahead);
     return o;
 }
 

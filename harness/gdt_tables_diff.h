@@ -38,6 +38,14 @@ typedef struct gdt_diff_pick {
     double gap;        /* |gap| in units of the combined noise */
     bool has_values;
     double old_value, new_value; /* the quantity compared: ratio (decision), t_new/t_old (plans) */
+    /* How far each side's choice was ahead of the other side's choice in
+     * that side's own tables (gdt_measured_gap; for a decision, the best
+     * plan of the side it put first against the other side's best): < 1 the
+     * choice was within that table's noise, < 0 it measured behind (kept
+     * by the untimed order).  A flip of a choice that was ahead by more
+     * than twice its table's noise is what a stable re-run never makes. */
+    bool has_ahead;
+    double old_ahead, new_ahead;
 } gdt_diff_pick;
 
 /* One time measured in both tables. */

@@ -72,15 +72,24 @@ static int find_plan(const gdt_table_cell *c, const gdt_plan_id *id)
     return -1;
 }
 
+#define ANY_SIDE (-1)
+
+/* A plan's side as the placement takes it: a library plan (cuBLASLt) is
+ * not ours and decides nothing. */
+static gdt_plan_side side_of(const gdt_measured_plan *p)
+{
+    return p->is_backend ? GDT_PLAN_SIDE_BACKEND : gdt_engine_side(NULL, p->id.engine_id);
+}
+
 /* The measured winner: the fastest plan, ties by untimed position (the
  * ranking's order of measurement, before the noise rule keeps the untimed
- * order). side: 0 ours, 1 backend, -1 either. */
+ * order), of one side (a gdt_plan_side) or ANY_SIDE. */
 static const gdt_measured_plan *fastest(const gdt_table_cell *c, int side)
 {
     const gdt_measured_plan *w = NULL;
     for (int i = 0; i < c->nranked; i++) {
         const gdt_measured_plan *p = &c->ranked[i];
-        if (side >= 0 && p->is_backend != (side == 1)) continue;
+        if (side != ANY_SIDE && side_of(p) != (gdt_plan_side)side) continue;
         if (!w || p->time_us < w->time_us ||
             (p->time_us == w->time_us && p->untimed_position < w->untimed_position))
             w = p;
@@ -117,11 +126,23 @@ static void pick_plans(gdt_diff_pick *k, const gdt_table_cell *oc, const gdt_mea
     k->beyond = k->changed;
     if (!k->changed || xo < 0 || yn < 0) return;
     const gdt_measured_plan *xold = &oc->ranked[xo], *ynew = &nc->ranked[yn];
-    k->has_values = k->has_gap = true;
+    k->has_values = k->has_gap = k->has_ahead = true;
+    k->old_ahead = gdt_measured_gap(y, xold);
+    k->new_ahead = gdt_measured_gap(x, ynew);
     k->old_value = xold->time_us / y->time_us;
     k->new_value = x->time_us / ynew->time_us;
     judge(k->old_value, xold->noise + y->noise, k->new_value, x->noise + ynew->noise, &k->beyond,
           &k->gap);
+}
+
+/* How far the side a placement put first was ahead of the other side, by
+ * their fastest plans in that table; false when a side has none. */
+static bool decision_ahead(const gdt_table_cell *c, double *ahead)
+{
+    const gdt_measured_plan *o = fastest(c, GDT_PLAN_SIDE_OURS), *b = fastest(c, GDT_PLAN_SIDE_BACKEND);
+    if (!o || !b) return false;
+    *ahead = c->lead ? gdt_measured_gap(o, b) : gdt_measured_gap(b, o);
+    return true;
 }
 
 static void pick_decision(gdt_diff_pick *k, const gdt_table_cell *oc, const gdt_table_cell *nc)
@@ -138,6 +159,7 @@ static void pick_decision(gdt_diff_pick *k, const gdt_table_cell *oc, const gdt_
     if (!k->changed) return;
     k->has_gap = true;
     judge(oc->ratio, oc->noise, nc->ratio, nc->noise, &k->beyond, &k->gap);
+    k->has_ahead = decision_ahead(oc, &k->old_ahead) && decision_ahead(nc, &k->new_ahead);
 }
 
 /* ------------------------------------------------------------ ranking moves */
@@ -175,7 +197,7 @@ static gdt_status diff_moves(gdt_diff_cell *d, const gdt_table_cell *oc, const g
 
 static void best_names(gdt_diff_cell *d, int side, const gdt_table_cell *c)
 {
-    const gdt_measured_plan *o = fastest(c, 0), *b = fastest(c, 1);
+    const gdt_measured_plan *o = fastest(c, GDT_PLAN_SIDE_OURS), *b = fastest(c, GDT_PLAN_SIDE_BACKEND);
     d->best_ours[side][0] = d->best_backend[side][0] = '\0';
     if (o) plan_name(o, d->best_ours[side], GDT_DIFF_NAME);
     if (b) plan_name(b, d->best_backend[side], GDT_DIFF_NAME);
@@ -195,7 +217,7 @@ static void classify(gdt_diff_cell *d)
 static gdt_status diff_cell(gdt_diff_cell *d, const gdt_table_cell *oc, const gdt_table_cell *nc,
                             gdt_error *e)
 {
-    const gdt_measured_plan *ow = fastest(oc, -1), *nw = fastest(nc, -1);
+    const gdt_measured_plan *ow = fastest(oc, ANY_SIDE), *nw = fastest(nc, ANY_SIDE);
     pick_decision(&d->decision, oc, nc);
     pick_plans(&d->winner, oc, ow, nc, nw);
     pick_plans(&d->first, oc, oc->nranked ? &oc->ranked[0] : NULL, nc,

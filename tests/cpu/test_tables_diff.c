@@ -139,6 +139,13 @@ static void test_flip_beyond_noise(void)
     CHECK_CONTAINS(out, "gemm:b1,m128,n4096,k4096");
     CHECK_CONTAINS(out, "changed beyond noise");
     CHECK_CONTAINS(out, "decision     TRAIL -> LEAD: beyond noise (ratio ours/backend 1.5 -> 0.75");
+    /* Each side's choice ahead of the other's in its own tables: the
+     * backend's 20 against ours 30 (10 / (0.08 + 0.12)), then ours 15
+     * against its 20 (5 / (0.06 + 0.08)); the first entry is the same pair. */
+    CHECK_CONTAINS(out, "; ahead by 50 x noise in OLD, 35.7 in NEW)\n  first entry");
+    CHECK_CONTAINS(out, "first entry  cudnn.eng7[KERNEL_CFG=1] -> gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256]: "
+                        "beyond noise (t_new/t_old 1.5 -> 0.75, gap 41.7 x noise; ahead by 50 x noise in "
+                        "OLD, 35.7 in NEW)");
     CHECK_CONTAINS(out, "4 cells compared, 1 changed beyond noise, 0 within noise, 0 added, 0 removed");
     /* The provenance difference comes first, as the likely cause. */
     const char *p = strstr(out, "cudnn_version 91900 -> 92000"), *c = strstr(out, "gemm:b1,m128");
@@ -176,8 +183,36 @@ static void test_winner_swap_within_noise(void)
     CHECK_INT(diff("swap_old", "swap_new", NULL, NULL), ==, 0);
     CHECK_CONTAINS(out, "winner       gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256] -> "
                         "gemm.nvrtc[STAGES=3, TILE_M=64, TILE_N=64]: within noise");
+    CHECK_CONTAINS(out, "; ahead by 0.25 x noise in OLD, 0.25 in NEW)"); /* 0.2 / 0.8008, 0.2 / 0.8 */
     CHECK(!strstr(out, "first entry"));
     CHECK_CONTAINS(out, "0 changed beyond noise, 1 within noise");
+}
+
+/* A cuBLASLt plan is the library's: the fastest at m=4096 here, yet the
+ * cell's best of ours is still our own plan, as the placement takes it. */
+static void test_library_not_ours(void)
+{
+    cellset o, n;
+    build(&o);
+    build(&n);
+    gdt_plan_id lt = {.engine_id = gdt_engine_id(GDT_FAMILY_GEMM, 11)};
+    gdt_plan_id_set_knob(&lt, GDT_KNOB_ALGO, 66);
+    o.plans[2][3] = mp(lt, false, GDT_MODE_OPENSOURCE, 3, 90);
+    n.plans[2][3] = mp(lt, false, GDT_MODE_OPENSOURCE, 3, 89.9);
+    write_set("lib_old", &o, 0, NCELLS);
+    write_set("lib_new", &n, 0, NCELLS);
+    CHECK_INT(diff("lib_old", "lib_new", "--format", "json"), ==, 0);
+    cJSON *doc = cJSON_Parse(out);
+    const cJSON *c = doc ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "cells"), 0) : NULL;
+    const cJSON *b = c ? cJSON_GetObjectItemCaseSensitive(c, "best_ours") : NULL;
+    CHECK(b != NULL);
+    if (b) {
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "old")),
+                  "gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256]");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "new")),
+                  "gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256]");
+    }
+    cJSON_Delete(doc);
 }
 
 static void test_added_removed(void)
@@ -418,6 +453,7 @@ int main(void)
     test_flip_beyond_noise();
     test_jitter_within_noise();
     test_winner_swap_within_noise();
+    test_library_not_ours();
     test_added_removed();
     test_damaged();
     test_json();
