@@ -113,7 +113,8 @@ static const gdt_cli_option options[] = {
      .help = "measure every plan in full; by default a plan whose first estimate\n"
              "(a few short bursts), once three plans are measured in full, is\n"
              "more than 2% slower than the cell's third best (and its engine\n"
-             "kind's best) beyond both spreads stops there (raced out); the plans that\n"
+             "kind's best) beyond both spreads stops there (raced out); never the first\n"
+             "plan of an engine kind or cuDNN's mode-A heuristic first; the plans that\n"
              "survive get up to 2 x max-plan-seconds more for the largest burst"},
     {"--cupti", NULL, GDT_CLI_FLAG, O(cupti),
      .help = "one extra CUPTI-traced burst (the largest) per verified plan not\n"

@@ -54,7 +54,8 @@ static void fake_result(int engine)
                "0.5 above bound 0.01\",\"build_s\":0.1,\"fatal\":false}\n");
         return;
     }
-    double t = engine == 0 ? 10.0 : engine == 1 ? 12.0 : engine == 2 ? 11.0 : 8.0;
+    const char *eng0 = getenv("GDT_FAKE_ENG0_US"); /* cudnn.eng0's time, 10 us by default */
+    double t = engine == 0 ? (eng0 ? atof(eng0) : 10.0) : engine == 1 ? 12.0 : engine == 2 ? 11.0 : 8.0;
     printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
            "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5,5.5],\"device_us\":[%g,%g],"
            "\"total_us\":[12,12],\"median_host_us\":5.25,\"median_device_us\":%g,\"rel_spread\":0.01},"
@@ -929,6 +930,34 @@ static void test_prior(const char *self)
     end_run(dir);
 }
 
+/* The backend's mode-A heuristic first (cudnn.eng0: tag A, untimed 0) is
+ * measured in full wherever the order puts it.  With every plan verifying
+ * and eng0 at 13 us, the first sweep's tables rank ours (8), eng2 (11),
+ * eng1 (12), eng0; a sweep with them as its prior meets eng0 after three
+ * plans measured in full, where racing would give it a bar (12 us). */
+static void test_heuristic_head(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_head_XXXXXX", spec[600], args[2048], path[700], names[1024];
+    start_run(dir, spec, sizeof spec, self, "256", "");
+    setenv("GDT_FAKE_ALL_OK", "1", 1);
+    setenv("GDT_FAKE_ENG0_US", "13", 1);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s/first --tables-dir %s/t --deadline 1 --no-prior",
+             spec, dir, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s/second --tables-dir %s/t2 --prior %s/t --deadline 1",
+             spec, dir, dir, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    unsetenv("GDT_FAKE_ALL_OK");
+    unsetenv("GDT_FAKE_ENG0_US");
+    snprintf(path, sizeof path, "%s/second", dir);
+    attempt_names(path, 0, names, sizeof names);
+    CHECK_STR(names, "gemm.nvrtc[TILE_M=128];cudnn.eng2;cudnn.eng1;cudnn.eng0;gemm.test_fault;gemm.test_hang;");
+    CHECK(strstr(out, "stand-in: engine 0 race_us") == NULL);
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+    end_run(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -948,6 +977,7 @@ int main(int argc, char **argv)
     test_gpus(self);
     test_racing(self);
     test_noise_floor(self);
+    test_heuristic_head(self);
     test_rounds(self);
     test_prior(self);
     return gdt_test_result("test_cli_sweep");
