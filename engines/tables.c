@@ -161,8 +161,7 @@ static int backend_pos_of(const gdt_measured_cell *c, const int *order)
     return c->nplans;
 }
 
-/* A plan's side by its engine (a library plan is not ours). */
-static gdt_plan_side side_of(const gdt_measured_plan *p)
+gdt_plan_side gdt_measured_side(const gdt_measured_plan *p)
 {
     return p->is_backend ? GDT_PLAN_SIDE_BACKEND : gdt_engine_side(NULL, p->id.engine_id);
 }
@@ -187,7 +186,7 @@ static int fallback_of(const gdt_measured_cell *c)
     if (best >= 0) return best;
     for (int i = 0; i < c->nplans; i++) {
         const gdt_measured_plan *p = &c->plans[i];
-        if (side_of(p) != GDT_PLAN_SIDE_OURS) continue;
+        if (gdt_measured_side(p) != GDT_PLAN_SIDE_OURS) continue;
         if (best < 0) { best = i; continue; }
         int64_t a = tile_area(&p->id), b = tile_area(&c->plans[best].id);
         if (a < b || (a == b && p->untimed_position < c->plans[best].untimed_position)) best = i;
@@ -209,7 +208,7 @@ static void place_cell(const gdt_measured_cell *c, placement *pl)
     memset(pl, 0, sizeof *pl);
     pl->best_ours = pl->best_backend = pl->best_library = -1;
     for (int i = 0; i < c->nplans; i++) {
-        gdt_plan_side side = side_of(&c->plans[i]);
+        gdt_plan_side side = gdt_measured_side(&c->plans[i]);
         int *slot = side == GDT_PLAN_SIDE_BACKEND   ? &pl->best_backend
                     : side == GDT_PLAN_SIDE_LIBRARY ? &pl->best_library
                                                     : &pl->best_ours;
@@ -660,7 +659,7 @@ static gdt_status fit_model(gdt_family f, int arch, const cell_work *w, int n, g
     for (int i = 0; i < n; i++) {
         c[i] = (gdt__train_cell){w[i].facts, at, 0};
         for (int k = 0; k < w[i].c->nplans; k++)
-            if (side_of(&w[i].c->plans[k]) != GDT_PLAN_SIDE_LIBRARY) at[c[i].nplans++] = w[i].c->plans[k];
+            if (gdt_measured_side(&w[i].c->plans[k]) != GDT_PLAN_SIDE_LIBRARY) at[c[i].nplans++] = w[i].c->plans[k];
         at += c[i].nplans;
     }
     gdt_status s = gdt__predictor_fit(f, arch, c, n, m, e);
@@ -2150,7 +2149,7 @@ static void train_cells(const gdt_tables *t, gdt__train_cell *c, gdt_measured_pl
     for (int i = 0; i < t->nt; i++) {
         c[i] = (gdt__train_cell){t->p[i].facts, kept + used, 0};
         for (int k = 0; k < t->t[i].nranked; k++)
-            if (side_of(&t->t[i].measured[k]) != GDT_PLAN_SIDE_LIBRARY) {
+            if (gdt_measured_side(&t->t[i].measured[k]) != GDT_PLAN_SIDE_LIBRARY) {
                 at[used] = k;
                 kept[used++] = t->t[i].measured[k];
                 c[i].nplans++;

@@ -20,30 +20,21 @@ void gdt_race_note(gdt_race_marks *m, gdt_engine_kind kind, double us, double no
 }
 
 /* Where the racing rule puts the line: bar (1 + noise) (1 + margin). */
-static double line(gdt_race_mark bar, double margin) { return bar.us * (1 + bar.noise) * (1 + margin); }
-
-typedef struct bar_line {
-    gdt_race_mark mark;
-    double margin;
-} bar_line;
-
-static bar_line higher(bar_line a, bar_line b)
-{
-    return line(b.mark, b.margin) > line(a.mark, a.margin) ? b : a;
-}
+static double line(gdt_race_mark bar) { return bar.us * (1 + bar.noise) * (1 + GDT_RACE_TOP_MARGIN); }
 
 bool gdt_race_bar(const gdt_race_marks *m, gdt_engine_kind kind, gdt_race_mark *bar, double *margin)
 {
-    bar_line pick = {m->top[GDT_RACE_TOP - 1], GDT_RACE_TOP_MARGIN};
-    if (!(pick.mark.us > 0))
+    gdt_race_mark pick = m->top[GDT_RACE_TOP - 1];
+    if (!(pick.us > 0))
         return false; /* fewer than GDT_RACE_TOP measured in full: the plan may be one of them */
     if ((unsigned)kind < GDT_ENGINE_KIND_COUNT) {
-        bar_line kb = {m->kind_best[kind], GDT_RACE_TOP_MARGIN};
-        if (!(kb.mark.us > 0))
+        gdt_race_mark kb = m->kind_best[kind];
+        if (!(kb.us > 0))
             return false; /* the plan may be its kind's best */
-        pick = higher(pick, kb);
+        if (line(kb) > line(pick))
+            pick = kb;
     }
-    *bar = pick.mark, *margin = pick.margin;
+    *bar = pick, *margin = GDT_RACE_TOP_MARGIN;
     return true;
 }
 

@@ -74,22 +74,16 @@ static int find_plan(const gdt_table_cell *c, const gdt_plan_id *id)
 
 #define ANY_SIDE (-1)
 
-/* A plan's side as the placement takes it: a library plan (cuBLASLt) is
- * not ours and decides nothing. */
-static gdt_plan_side side_of(const gdt_measured_plan *p)
-{
-    return p->is_backend ? GDT_PLAN_SIDE_BACKEND : gdt_engine_side(NULL, p->id.engine_id);
-}
-
 /* The measured winner: the fastest plan, ties by untimed position (the
  * ranking's order of measurement, before the noise rule keeps the untimed
- * order), of one side (a gdt_plan_side) or ANY_SIDE. */
+ * order), of one side (a gdt_plan_side, as the placement takes it) or
+ * ANY_SIDE. */
 static const gdt_measured_plan *fastest(const gdt_table_cell *c, int side)
 {
     const gdt_measured_plan *w = NULL;
     for (int i = 0; i < c->nranked; i++) {
         const gdt_measured_plan *p = &c->ranked[i];
-        if (side != ANY_SIDE && side_of(p) != (gdt_plan_side)side) continue;
+        if (side != ANY_SIDE && gdt_measured_side(p) != (gdt_plan_side)side) continue;
         if (!w || p->time_us < w->time_us ||
             (p->time_us == w->time_us && p->untimed_position < w->untimed_position))
             w = p;

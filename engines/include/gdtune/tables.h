@@ -52,6 +52,9 @@ typedef struct gdt_measured_cell {
  * ranks plans and decides LEAD: a beats b when a is faster by more than the
  * combined measured noise, a.noise*a.time_us + b.noise*b.time_us. */
 bool gdt_measured_beats(const gdt_measured_plan *a, const gdt_measured_plan *b);
+/* A plan's side as the placement takes it: the backend's, else its
+ * engine's (a library plan, cuBLASLt, is not ours and decides nothing). */
+gdt_plan_side gdt_measured_side(const gdt_measured_plan *p);
 /* By how much a is ahead of b in units of that combined noise:
  * (b.time_us - a.time_us) / (a.noise*a.time_us + b.noise*b.time_us).
  * Negative when b is faster; infinite or NaN when neither has noise.
