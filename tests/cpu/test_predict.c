@@ -335,13 +335,13 @@ static void test_committed_figures(void)
     double a[6], b[6];
     cv_of(got, ng, a);
     cv_of(want, m, b);
-    CHECK(a[0] == 22 && b[0] == 22);
+    CHECK(a[0] == b[0] && b[0] >= GDT__PREDICT_MIN_CELLS); /* the committed grid's cells */
     for (int j = 1; j < 6; j++) CHECK(fabs(a[j] - b[j]) <= 1e-3 * b[j]);
     /* The figures as the loader reads them. */
     gdt_tables *t = load(GDT_SOURCE_DIR "/tables");
     gdt_model_cv cv;
     CHECK(gdt_tables_model_cv(t, &cv));
-    CHECK_INT(cv.ncells, ==, 22);
+    CHECK_INT(cv.ncells, ==, (int)b[0]);
     CHECK(cv.geomean[0] >= 1 && cv.worst[0] >= cv.geomean[0] && cv.geomean[1] >= 1);
     CHECK(cv.median_abs_error > 0 && cv.median_abs_error < 0.2);
     gdt_tables_destroy(t);
