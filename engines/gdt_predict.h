@@ -5,9 +5,9 @@
  * phi the family's features of (plan, shape) (gdt_family_desc.features)
  * followed by the log of the shape's useful flops.  Ridge on the per-plan
  * slopes (lambda) blends one shared law (lambda large) with one law per
- * plan (lambda small); lambda and the ranking rule's width (noise) are
- * chosen by leave-one-cell-out cross-validation, whose figures the model
- * carries (tables/README.md). */
+ * plan (lambda small); lambda, the ranking rule's width (noise) and the
+ * lead rule are chosen by leave-one-cell-out cross-validation, whose
+ * figures the model carries (tables/README.md). */
 #ifndef GDT_PREDICT_H
 #define GDT_PREDICT_H
 
@@ -37,11 +37,19 @@ typedef struct gdt__pred_cv {
     double geomean[2], worst[2];
 } gdt__pred_cv;
 
+/* What puts ours ahead of the backend's block on a shape no cell covers:
+ * the placement ratio's own fit (RATIO), or our first plan's predicted
+ * time against that of the block's first (DIRECT; the ratio where the
+ * block's first is unknown). */
+typedef enum { GDT__LEAD_RATIO, GDT__LEAD_DIRECT, GDT__LEAD_RULES } gdt__lead_rule;
+const char *gdt__lead_rule_name(gdt__lead_rule r);
+
 typedef struct gdt__predictor {
     int sm_count; /* the SMs waves are counted over */
     int nfeatures;
     double lambda;
     double noise; /* the ranking rule's width, in units of cv.err */
+    gdt__lead_rule lead;
     double center[GDT__PRED_FEATURES_MAX], shared[GDT__PRED_FEATURES_MAX];
     /* log(best ours / the backend's heuristic first) of a cell: intercept,
      * slopes on the features of the backend's default tiles, then the
@@ -91,6 +99,12 @@ bool gdt__predict_time(const gdt__predictor *p, const gdt_facts *f, const gdt_pl
 /* The predicted placement ratio (best ours / best backend); false when the
  * model has none. */
 bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio);
+/* Whether ours lead the backend's block on f by the rule: ours_us is the
+ * predicted time of our first plan (NaN: none, never a lead), block_us
+ * that of the block's first (NaN: unknown, the ratio decides); *ratio the
+ * ratio decided on (NaN: none). */
+bool gdt__predict_lead(const gdt__predictor *p, gdt__lead_rule rule, const gdt_facts *f, double ours_us,
+                       double block_us, double rel, double *ratio);
 
 /* The ranking rule on predicted times: the fastest left sets the bar and of
  * those within rel of it (gap <= rel/2 * (a + b)) the earliest in the given
@@ -111,21 +125,29 @@ int gdt__predict_block(const gdt__predictor *p, const gdt_facts *f, double rel, 
  * tables hold no model for f, or out of memory. */
 bool gdt__tables_backend_block(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *heur, int nh,
                                gdt_plan_id **out, int *n);
+/* Whether ours lead the backend's block on f by the tables' model and its
+ * lead rule: ours_first our first plan, block_first the block's (NULL or
+ * unknown to the model: the ratio decides).  false without a model that
+ * knows ours_first. */
+bool gdt__tables_lead(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ours_first,
+                      const gdt_plan_id *block_first);
 
 /* One held-out cell's picks, indices into its plans (-1: none). */
 typedef struct gdt__pred_pick {
     int ours;             /* OPENSOURCE's first plan */
     int backend;          /* the first measured plan of the backend's block */
     bool lead;            /* mode A put ours ahead of the block */
-    double ratio;         /* the predicted placement ratio lead was decided on, NaN: none */
+    double ratio;         /* the predicted ratio lead was decided on, NaN: none */
     int mode_a;           /* ours when lead (or no block), else backend */
     int best, best_ours;  /* the fastest measured, of all plans and of ours */
 } gdt__pred_pick;
 
-/* Leave-one-cell-out at one lambda and width (noise, in units of the
- * held-out error, *err): out[i] for cells[i], as the figures count them. */
+/* Leave-one-cell-out at one lambda, width (noise, in units of the
+ * held-out error, *err) and lead rule: out[i] for cells[i], as the figures
+ * count them. */
 gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *cells, int n, double lambda,
-                                double noise, gdt__pred_pick *out, double *err, gdt_error *e);
+                                double noise, gdt__lead_rule rule, gdt__pred_pick *out, double *err,
+                                gdt_error *e);
 
 /* The rel the planner ranks predictions with: noise * cv.err. */
 double gdt__predict_rel(const gdt__predictor *p);

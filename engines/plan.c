@@ -387,15 +387,14 @@ static void push_measured(elist *out, const gdt_graph *g, planning *pl,
 }
 
 /* Ours in the time model's order (then those it does not know, in row
- * order); *lead: where the predicted placement ratio puts the backend's
- * block.  false when the tables hold no model that knows any of ours. */
-static bool push_predicted(elist *out, const planning *pl, const gdt_graph *g, gdt_mode m, bool *lead)
+ * order).  false when the tables hold no model that knows any of ours. */
+static bool push_predicted(elist *out, const planning *pl, const gdt_graph *g, gdt_mode m)
 {
     int n = pl->ours.n, *order = malloc((size_t)(n ? n : 1) * sizeof *order);
     gdt_plan_id *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
-    bool ok = order && ids;
+    bool ok = order && ids, lead;
     for (int i = 0; ok && i < n; i++) ids[i] = pl->ours.v[i].id;
-    ok = ok && gdt_tables_predict_order(pl->opts->tables, &g->facts, ids, n, order, lead);
+    ok = ok && gdt_tables_predict_order(pl->opts->tables, &g->facts, ids, n, order, &lead);
     for (int i = 0; ok && i < n; i++) push_ours(out, &ids[order[i]], m, WHY_PREDICTED);
     free(order);
     free(ids);
@@ -435,17 +434,20 @@ static void rank_backend(const gdt_graph *g, planning *pl)
 }
 
 /* Mode A for a shape no cell covers, by the time model: the backend's
- * block in the model's order, first unless the predicted placement ratio
- * puts our predicted best ahead beyond the model's error. */
+ * block in the model's order, first unless the model's lead rule puts our
+ * first plan ahead of it beyond the model's error (against the block's
+ * first plan where the backend listed one). */
 static bool push_model(elist *out, const gdt_graph *g, planning *pl)
 {
     elist ours = {0};
-    bool lead = false;
-    if (!push_predicted(&ours, pl, g, GDT_MODE_A, &lead)) {
+    if (!push_predicted(&ours, pl, g, GDT_MODE_A)) {
         free(ours.v);
         return false;
     }
     rank_backend(g, pl);
+    const elist *b = backend_block(g, pl, GDT_MODE_A);
+    bool lead = ours.n > 0 && gdt__tables_lead(pl->opts->tables, &g->facts, &ours.v[0].id,
+                                               b && b->n > 0 ? &b->v[0].id : NULL);
     if (!lead) push_marker(out, g, pl, GDT_MODE_A);
     push_list(out, &ours);
     if (lead) push_marker(out, g, pl, GDT_MODE_A);
@@ -488,13 +490,12 @@ static void push_untimed(elist *out, const gdt_graph *g, planning *pl, gdt_mode 
 static void push_opensource(elist *out, const gdt_graph *g, planning *pl)
 {
     gdt_cell_decision d;
-    bool lead;
     if (pl->opts->tables && gdt_tables_lookup(pl->opts->tables, &g->facts, &d) && d.measured) {
         for (int i = 0; i < d.nranked; i++)
             if (!d.ranked_is_backend[i] && still_offered(g, &d.ranked[i]) &&
                 gdt_engine_side(g->manifest, d.ranked[i].engine_id) == GDT_PLAN_SIDE_OURS)
                 push_ours(out, &d.ranked[i], GDT_MODE_OPENSOURCE, WHY_MEASURED);
-    } else if (pl->opts->tables && push_predicted(out, pl, g, GDT_MODE_OPENSOURCE, &lead)) {
+    } else if (pl->opts->tables && push_predicted(out, pl, g, GDT_MODE_OPENSOURCE)) {
         return;
     }
     push_all_ours(out, pl, GDT_MODE_OPENSOURCE, WHY_UNTIMED); /* dedupe drops those listed */

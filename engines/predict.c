@@ -117,6 +117,21 @@ bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *rat
     return isfinite(*ratio);
 }
 
+const char *gdt__lead_rule_name(gdt__lead_rule r)
+{
+    return r == GDT__LEAD_DIRECT ? "direct" : "ratio";
+}
+
+bool gdt__predict_lead(const gdt__predictor *p, gdt__lead_rule rule, const gdt_facts *f, double ours_us,
+                       double block_us, double rel, double *ratio)
+{
+    if (rule == GDT__LEAD_DIRECT && isfinite(ours_us) && isfinite(block_us) && block_us > 0)
+        *ratio = ours_us / block_us;
+    else if (!gdt__predict_ratio(p, f, ratio))
+        *ratio = NAN;
+    return !isnan(ours_us) && !isnan(*ratio) && gdt__predict_beats(*ratio, 1.0, rel);
+}
+
 bool gdt__predict_beats(double a, double b, double rel)
 {
     return a < b && b - a > 0.5 * rel * (a + b);
@@ -437,12 +452,12 @@ static int pick_backend(const gdt__train_cell *c, const gdt__predictor *m, doubl
 
 /* The plan the planner would put first in one cell, given predicted times
  * (NaN: unknown to the model), and what mode A would run. */
-static gdt__pred_pick pick_cell(const gdt__train_cell *c, const double *pred, const gdt__predictor *m, double rel)
+static gdt__pred_pick pick_cell(const gdt__train_cell *c, const double *pred, const gdt__predictor *m, double rel,
+                                gdt__lead_rule rule)
 {
     double ours_t;
     gdt__pred_pick pk = {.ours = pick_ours(c, pred, rel, &ours_t), .backend = pick_backend(c, m, rel)};
-    if (!gdt__predict_ratio(m, &c->facts, &pk.ratio)) pk.ratio = NAN;
-    pk.lead = !isnan(ours_t) && !isnan(pk.ratio) && gdt__predict_beats(pk.ratio, 1.0, rel);
+    pk.lead = gdt__predict_lead(m, rule, &c->facts, ours_t, pk.backend < 0 ? NAN : pred[pk.backend], rel, &pk.ratio);
     pk.mode_a = pk.lead || pk.backend < 0 ? pk.ours : pk.backend;
     return pk;
 }
@@ -494,12 +509,13 @@ static int fastest(const gdt__train_cell *c, bool ours)
     return best;
 }
 
-/* The held-out picks of every cell with the ranking rule at rel. */
+/* The held-out picks of every cell with the ranking rule at rel and the
+ * lead rule. */
 static void picks_at(const gdt__train_cell *c, int n, double *const *pred, const gdt__predictor *models, double rel,
-                     gdt__pred_pick *out)
+                     gdt__lead_rule rule, gdt__pred_pick *out)
 {
     for (int i = 0; i < n; i++) {
-        out[i] = pick_cell(&c[i], pred[i], &models[i], rel);
+        out[i] = pick_cell(&c[i], pred[i], &models[i], rel, rule);
         out[i].best = fastest(&c[i], false), out[i].best_ours = fastest(&c[i], true);
     }
 }
@@ -533,10 +549,11 @@ static void release_held_out(int n, double **pred, gdt__predictor *models)
     free(models);
 }
 
-/* The figures of one lambda at every width of the ranking rule (cv[j] for
- * noises[j]): the width changes the picks, not the predictions. */
+/* The figures of one lambda at every lead rule and width of the ranking
+ * rule (cv[r][j] for rule r and noises[j]): they change the picks, not the
+ * predictions. */
 static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
-                                 gdt__pred_cv *cv, gdt_error *e)
+                                 gdt__pred_cv cv[GDT__LEAD_RULES][NNOISES], gdt_error *e)
 {
     double **pred = NULL;
     gdt__predictor *models = NULL;
@@ -544,31 +561,39 @@ static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell 
     gdt_status s = pk ? held_out(fam, sms, c, n, lambda, &pred, &models, e)
                       : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     double err = s ? 1 : median_error(c, n, pred);
-    for (int j = 0; !s && j < NNOISES; j++) {
-        picks_at(c, n, pred, models, noises[j] * err, pk);
-        figures(c, n, pk, err, &cv[j]);
-    }
+    for (int r = 0; !s && r < GDT__LEAD_RULES; r++)
+        for (int j = 0; j < NNOISES; j++) {
+            picks_at(c, n, pred, models, noises[j] * err, (gdt__lead_rule)r, pk);
+            figures(c, n, pk, err, &cv[r][j]);
+        }
     release_held_out(n, pred, models);
     free(pk);
     return s;
 }
 
 gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *cells, int n, double lambda,
-                                double noise, gdt__pred_pick *out, double *err, gdt_error *e)
+                                double noise, gdt__lead_rule rule, gdt__pred_pick *out, double *err,
+                                gdt_error *e)
 {
     double **pred = NULL;
     gdt__predictor *models = NULL;
     gdt_status s = held_out(f, gdt__predict_sm_count(arch), cells, n, lambda, &pred, &models, e);
     *err = s ? NAN : median_error(cells, n, pred);
-    if (!s) picks_at(cells, n, pred, models, noise * *err, out);
+    if (!s) picks_at(cells, n, pred, models, noise * *err, rule, out);
     release_held_out(n, pred, models);
     return s;
 }
 
-/* Lower is better: the pick ratios of both modes, then the error. */
+/* Lower is better: the pick ratios of both modes (geometric mean and
+ * worst), then the error. */
+static double cv_score(const gdt__pred_cv *a)
+{
+    return log(a->geomean[0]) + log(a->geomean[1]) + log(a->worst[0]) + log(a->worst[1]);
+}
+
 static bool better(const gdt__pred_cv *a, const gdt__pred_cv *b)
 {
-    double sa = log(a->geomean[0]) + log(a->geomean[1]), sb = log(b->geomean[0]) + log(b->geomean[1]);
+    double sa = cv_score(a), sb = cv_score(b);
     if (fabs(sa - sb) > 1e-12) return sa < sb;
     return a->err < b->err - 1e-12;
 }
@@ -580,16 +605,18 @@ gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cel
     if (n < GDT__PREDICT_MIN_CELLS)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "time model: %d cells: expected at least %d to "
                              "cross-validate", n, GDT__PREDICT_MIN_CELLS);
-    int sms = gdt__predict_sm_count(arch), best = -1;
-    gdt__pred_cv cv[NLAMBDAS][NNOISES];
+    int sms = gdt__predict_sm_count(arch), bl = 0, br = 0, bj = 0;
+    gdt__pred_cv cv[NLAMBDAS][GDT__LEAD_RULES][NNOISES];
     for (int l = 0; l < NLAMBDAS; l++) {
         gdt_status s = cross_validate(f, sms, cells, n, lambdas[l], cv[l], e);
         if (s) return s;
     }
-    for (int j = 0; j < NNOISES; j++) /* the widest first: a tie keeps it */
-        for (int l = 0; l < NLAMBDAS; l++)
-            if (best < 0 || better(&cv[l][j], &cv[best % NLAMBDAS][best / NLAMBDAS])) best = j * NLAMBDAS + l;
-    gdt_status s = fit_one(f, sms, cells, n, -1, lambdas[best % NLAMBDAS], out, e);
-    if (!s) out->cv = cv[best % NLAMBDAS][best / NLAMBDAS], out->noise = noises[best / NLAMBDAS];
+    /* a tie keeps the earlier: the ratio rule, the widest width, the smallest lambda */
+    for (int r = 0; r < GDT__LEAD_RULES; r++)
+        for (int j = 0; j < NNOISES; j++)
+            for (int l = 0; l < NLAMBDAS; l++)
+                if (better(&cv[l][r][j], &cv[bl][br][bj])) bl = l, br = r, bj = j;
+    gdt_status s = fit_one(f, sms, cells, n, -1, lambdas[bl], out, e);
+    if (!s) out->cv = cv[bl][br][bj], out->noise = noises[bj], out->lead = (gdt__lead_rule)br;
     return s;
 }

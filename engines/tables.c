@@ -617,7 +617,7 @@ static void emit_model(sb *b, gdt_family f, const gdt__predictor *m)
     sb_exact(b, m->lambda);
     sb_printf(b, ", \"noise\": ");
     sb_exact(b, m->noise);
-    sb_printf(b, ",\n    \"center\": ");
+    sb_printf(b, ", \"lead\": \"%s\",\n    \"center\": ", gdt__lead_rule_name(m->lead));
     emit_nums(b, m->center, m->nfeatures);
     sb_printf(b, ", \"shared\": ");
     emit_nums(b, m->shared, m->nfeatures);
@@ -1647,12 +1647,14 @@ static gdt_status read_ratio(const ld *l, const cJSON *model, const char *jp, gd
 
 static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
 {
-    static const char *const keys[] = {"form", "features", "sm_count", "lambda", "noise", "center", "shared",
-                                       "ratio", "cv", "plans"};
+    static const char *const keys[] = {"form", "features", "sm_count", "lambda", "noise", "lead", "center",
+                                       "shared", "ratio", "cv", "plans"};
     static const char *const forms[] = {"log_linear"};
+    const char *leads[GDT__LEAD_RULES];
     const cJSON *o;
     gdt__predictor *m = &t->model;
-    int form;
+    int form, lead;
+    for (int r = 0; r < GDT__LEAD_RULES; r++) leads[r] = gdt__lead_rule_name((gdt__lead_rule)r);
     jpath p;
     gdt_status s = get_node(l, root, "model", "", &o);
     if (s || cJSON_IsNull(o)) return s;
@@ -1666,6 +1668,8 @@ static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
     if (!s && !(m->lambda >= 0)) return bad(l, sub(p, "/model", "lambda"), "expected lambda >= 0, got %g", m->lambda);
     if (!s) s = get_num(l, o, "noise", "/model", &m->noise);
     if (!s && !(m->noise >= 0)) return bad(l, sub(p, "/model", "noise"), "expected noise >= 0, got %g", m->noise);
+    if (!s) s = get_names(l, o, "lead", "/model", leads, GDT__LEAD_RULES, &lead);
+    m->lead = s ? GDT__LEAD_RATIO : (gdt__lead_rule)lead;
     if (!s) s = get_nums(l, o, "center", "/model", m->center, m->nfeatures);
     if (!s) s = get_nums(l, o, "shared", "/model", m->shared, m->nfeatures);
     if (!s) s = read_ratio(l, o, "/model", m);
@@ -2108,11 +2112,19 @@ bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt
             if (j < nk && known[j] == i) { j++; continue; }
             order[k++] = i;
         }
-        double ratio;
-        *lead = gdt__predict_ratio(&t->model, f, &ratio) && gdt__predict_beats(ratio, 1.0, gdt__predict_rel(&t->model));
+        *lead = gdt__tables_lead(t, f, &ids[order[0]], NULL);
     }
     free(v), free(known), free(rank);
     return ok;
+}
+
+bool gdt__tables_lead(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ours_first,
+                      const gdt_plan_id *block_first)
+{
+    double ours_us, block_us, ratio;
+    if (!model_for(t, f) || !gdt__predict_time(&t->model, f, ours_first, &ours_us)) return false;
+    if (!block_first || !gdt__predict_time(&t->model, f, block_first, &block_us)) block_us = NAN;
+    return gdt__predict_lead(&t->model, t->model.lead, f, ours_us, block_us, gdt__predict_rel(&t->model), &ratio);
 }
 
 bool gdt__tables_backend_block(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *heur, int nh,
@@ -2176,7 +2188,9 @@ gdt_status gdt_tables_model_picks(const gdt_tables *t, gdt_model_pick *out, doub
     gdt_status s = c && kept && at && pk ? GDT_STATUS_OK
                                          : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables: out of memory");
     if (!s) train_cells(t, c, kept, at);
-    if (!s) s = gdt__predictor_picks(t->family, t->arch, c, t->nt, t->model.lambda, t->model.noise, pk, err, e);
+    if (!s)
+        s = gdt__predictor_picks(t->family, t->arch, c, t->nt, t->model.lambda, t->model.noise, t->model.lead, pk,
+                                 err, e);
     for (int i = 0; !s && i < t->nt; i++) {
         const int *a = at + (c[i].plans - kept);
         out[i] = (gdt_model_pick){t->t[i].key, pk[i].lead, pk[i].ratio, ranked_at(&t->t[i], a, pk[i].mode_a),

@@ -78,9 +78,10 @@ static void print_model_cv(const cJSON *model)
 {
     const cJSON *cv = model ? gdt_json_get(model, "cv") : NULL;
     if (!cv) return;
-    printf("  time model (%s, lambda %g): leave-one-cell-out over %d cells, median |error| of "
+    printf("  time model (%s, lambda %g, lead rule %s): leave-one-cell-out over %d cells, median |error| of "
            "predicted times %.1f%%\n", cJSON_GetStringValue(gdt_json_get(model, "form")),
-           gdt_json_num_or(model, "lambda", 0), (int)gdt_json_num_or(cv, "cells", 0),
+           gdt_json_num_or(model, "lambda", 0), cJSON_GetStringValue(gdt_json_get(model, "lead")),
+           (int)gdt_json_num_or(cv, "cells", 0),
            100 * gdt_json_num_or(cv, "median_abs_error", 0));
     static const char *const modes[] = {"A", "OPENSOURCE"};
     for (int m = 0; m < 2; m++) {
@@ -115,7 +116,7 @@ static void print_pick(const gdt_model_pick *k)
     plan_text(k->mode_a, a, sizeof a), plan_text(k->ours, o, sizeof o);
     plan_text(k->best, b, sizeof b), plan_text(k->best_ours, bo, sizeof bo);
     printf("  %s\n", k->key);
-    printf("    A          %.4f  %s (%s, predicted ours / heuristic first %.3f)\n", over(k->mode_a, k->best), a,
+    printf("    A          %.4f  %s (%s, predicted ours / the backend's first %.3f)\n", over(k->mode_a, k->best), a,
            k->lead ? "ours ahead of the backend's block" : "the backend's block first", k->ratio);
     printf("    OPENSOURCE %.4f  %s\n", over(k->ours, k->best_ours), o);
     printf("    best               %s; of ours %s\n", b, bo);

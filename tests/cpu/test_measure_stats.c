@@ -572,11 +572,12 @@ static void test_sim_warm_up(gdt_measure_result *r)
  * sample, and 64 (3.84 ms) would not.  The burst is sized by the warm-up's
  * fastest drained execute, so a machine loaded enough to stall the whole
  * 10 ms warm-up sizes it smaller (conservative: a shorter burst only looks
- * faster); up to three tries, each raced out. */
+ * faster); up to five tries, each raced out (under a 12-process CPU load on
+ * 16 cores three tries still failed once in 16 runs). */
 static void test_sim_race_sized(gdt_measure_result *r)
 {
     sim_plan x;
-    for (int try = 0; try < 3 && (!try || r->race_burst != 16); try++) {
+    for (int try = 0; try < 5 && (!try || r->race_burst != 16); try++) {
         x = (sim_plan){.us = 60.0, .noise = 0.002, .seed = 7, .wall_us = 60.0};
         CHECK_INT(run_race(&x, 30.0, 1.0, r), ==, GDT_STATUS_OK);
         CHECK(r->race_burst <= 16);

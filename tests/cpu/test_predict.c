@@ -232,6 +232,8 @@ static void test_refusals(void)
     refuse("\"log_steps\"", "\"log_stages\"",
            "/model/features/1: expected \"log_steps\" (this release's feature 1), got \"log_stages\"");
     refuse("\"sm_count\": 132, ", "", "/model: missing required field \"sm_count\"");
+    refuse("\"lead\": \"", "\"lead\": \"x", "/model/lead: expected one of ratio, direct, got \"x");
+    refuse_span("\"lead\"", ',', "", "/model: missing required field \"lead\"");
     refuse("\"sm_count\": 132", "\"sm_count\": 132, \"extra\": 1", "/model/extra: unknown field \"extra\"");
     refuse("\"sm_count\": 132", "\"sm_count\": 0", "/model/sm_count: expected an integer in [1,");
     refuse("\"cv\": {\"cells\": 8, \"median_abs_error\": ", "\"cv\": {\"cells\": 8, \"median_abs_error\": -",

@@ -83,6 +83,33 @@ static void test_block(void)
     gdt__predictor_clear(&p);
 }
 
+/* The lead rules: DIRECT compares our first plan's predicted time with
+ * the block's first, within the rule's width no lead; where the block's
+ * first is unknown, and under RATIO, the placement ratio decides. */
+static void test_lead_rule(void)
+{
+    gdt_facts f;
+    double r;
+    test_facts(GDT_FAMILY_GEMM, "m=2048,n=8192,k=4096", 90, &f);
+    gdt__predictor p = {.sm_count = 132, .nfeatures = gdt__predict_nfeatures(GDT_FAMILY_GEMM), .has_ratio = true};
+    for (int j = 0; j < p.nfeatures; j++) p.ratio_lo[j] = -1e9, p.ratio_hi[j] = 1e9;
+    p.ratio[0] = log(1.5); /* the ratio: ours 1.5x the backend's first, everywhere */
+    CHECK(gdt__predict_lead(&p, GDT__LEAD_DIRECT, &f, 9, 10, 0.05, &r));
+    CHECK_NEAR(r, 0.9, 1e-12);
+    CHECK(!gdt__predict_lead(&p, GDT__LEAD_DIRECT, &f, 9.8, 10, 0.05, &r)); /* within the width */
+    CHECK(!gdt__predict_lead(&p, GDT__LEAD_RATIO, &f, 9, 10, 0.05, &r));
+    CHECK_NEAR(r, 1.5, 1e-12);
+    CHECK(!gdt__predict_lead(&p, GDT__LEAD_DIRECT, &f, 9, NAN, 0.05, &r)); /* block unknown: the ratio */
+    CHECK_NEAR(r, 1.5, 1e-12);
+    p.ratio[0] = log(0.5);
+    CHECK(gdt__predict_lead(&p, GDT__LEAD_DIRECT, &f, 12, NAN, 0.05, &r));
+    CHECK(!gdt__predict_lead(&p, GDT__LEAD_DIRECT, &f, 12, 10, 0.05, &r));
+    CHECK(!gdt__predict_lead(&p, GDT__LEAD_RATIO, &f, NAN, 10, 0.05, &r)); /* none of ours: never */
+    p.has_ratio = false;
+    CHECK(!gdt__predict_lead(&p, GDT__LEAD_RATIO, &f, 9, 10, 0.05, &r));
+    CHECK(isnan(r));
+}
+
 /* ------------------------------------------------------ the planner */
 
 /* A backend whose mode-A heuristic lists a config no table measured, then
@@ -128,6 +155,98 @@ static int backend_entries(const gdt_graph *g, const gdt_plan_entry **v, int cap
     return n;
 }
 
+/* Mode A on an unswept shape puts ours ahead of the backend's block as
+ * the tables' lead rule says for our first plan and the block's first;
+ * true when it did. */
+static bool placed_lead(const gdt_tables *t, const gdt_graph *g)
+{
+    int ours = -1, block = -1;
+    for (int i = 0; i < gdt_graph_plan_count(g); i++) {
+        const gdt_plan_entry *x = gdt_graph_plan_at(g, i);
+        if (x->is_backend && block < 0) block = i;
+        if (!x->is_backend && !x->is_marker && !strcmp(x->why, "predicted time") && ours < 0) ours = i;
+    }
+    CHECK(ours >= 0 && block >= 0);
+    if (ours < 0 || block < 0) return false;
+    const gdt_plan_entry *o = gdt_graph_plan_at(g, ours), *b = gdt_graph_plan_at(g, block);
+    CHECK_INT(ours < block, ==, gdt__tables_lead(t, gdt_graph_facts(g), &o->id, &b->id));
+    return ours < block;
+}
+
+/* A backend config the model knows from fewer than GDT__PREDICT_BLOCK_CELLS
+ * cells (so it keeps its place at the block's head) predicted on f more
+ * than `factor` times t_us (factor > 1) or less (factor < 1). */
+static bool thin_config(const gdt_tables *t, const gdt_facts *f, double t_us, double factor, gdt_plan_id *out)
+{
+    for (int i = 0; i < gdt_tables_ncells(t); i++) {
+        gdt_table_cell tc;
+        CHECK(gdt_tables_cell(t, i, &tc));
+        for (int k = 0; k < tc.nranked; k++) {
+            gdt_plan_time pt;
+            if (!tc.ranked[k].is_backend) continue;
+            gdt_tables_plan_time(t, f, &tc.ranked[k].id, &pt);
+            if (pt.source != GDT_TIME_PREDICTED || pt.ncells >= GDT__PREDICT_BLOCK_CELLS) continue;
+            if (factor > 1 ? pt.time_us > factor * t_us : pt.time_us < factor * t_us) {
+                *out = tc.ranked[k].id;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Our first plan on shape, planned with listed[0] unknown to the model. */
+static gdt_plan_id ours_first(const gdt_tables *t, const char *shape, double *t_us)
+{
+    listed[0] = be(7, 424242);
+    gdt_graph *g = planned(shape, t);
+    gdt_plan_id id = {.engine_id = -1};
+    gdt_plan_time pt = {.time_us = NAN};
+    for (int i = 0; i < gdt_graph_plan_count(g) && id.engine_id < 0; i++)
+        if (!gdt_graph_plan_at(g, i)->is_backend) id = gdt_graph_plan_at(g, i)->id;
+    gdt_tables_plan_time(t, gdt_graph_facts(g), &id, &pt);
+    *t_us = pt.time_us;
+    gdt_graph_destroy(g);
+    return id;
+}
+
+/* The lead rule on unswept shapes: the planner places ours as
+ * gdt__tables_lead says for our first plan and the block's first, whether
+ * the model knows that plan or not (then the ratio decides).  The
+ * committed GEMM model's rule is direct (tables/README.md): a block headed
+ * by a config predicted well slower than our first is led by ours, one
+ * headed by a config predicted well faster is not. */
+static void test_planner_lead(const gdt_tables *t, const gdt_plan_id *known_be)
+{
+    static const char *const shapes[] = {"m=64,n=4096,k=4096", "m=192,n=4096,k=4096", "m=768,n=14336,k=4096",
+                                         "m=3072,n=4096,k=14336", "m=24576,n=14336,k=4096"};
+    int slow_cases = 0, fast_cases = 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        double ours_us;
+        ours_first(t, shapes[i], &ours_us);
+        for (int k = 0; k < 4; k++) {
+            gdt_plan_id head = k == 0 ? be(7, 424242) : *known_be;
+            gdt_facts f;
+            test_facts(GDT_FAMILY_GEMM, shapes[i], 90, &f);
+            if (k == 2 && !thin_config(t, &f, ours_us, 1.15, &head)) continue;
+            if (k == 3 && !thin_config(t, &f, ours_us, 0.87, &head)) continue;
+            listed[0] = head;
+            gdt_graph *g = planned(shapes[i], t);
+            bool led = placed_lead(t, g);
+            gdt_graph_destroy(g);
+            if (k == 2) {
+                CHECK(led);
+                slow_cases++;
+            }
+            if (k == 3) {
+                CHECK(!led);
+                fast_cases++;
+            }
+        }
+    }
+    CHECK(slow_cases > 0 && fast_cases > 0);
+}
+
 static void test_planner(void)
 {
     gdt_tables *t = NULL;
@@ -164,12 +283,14 @@ static void test_planner(void)
     CHECK(from_model > 0);
     gdt_graph_destroy(g);
     gdt_graph_destroy(swept);
+    test_planner_lead(t, &listed[1]);
     gdt_tables_destroy(t);
 }
 
 int main(void)
 {
     test_block();
+    test_lead_rule();
     test_planner();
     return gdt_test_result("test_predict_block");
 }

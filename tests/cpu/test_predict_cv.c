@@ -71,7 +71,7 @@ static void check_picks(const gdt__train_cell *c, int n, int arch, const gdt__pr
     gdt__pred_pick pk[64];
     double err = 0, logsum[2] = {0, 0}, worst[2] = {1, 1};
     gdt_error e;
-    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, pk, &err, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, m->lead, pk, &err, &e), ==, GDT_STATUS_OK);
     CHECK_NEAR(err, m->cv.err, 1e-12);
     for (int i = 0; i < n; i++) {
         CHECK(pk[i].best >= 0 && pk[i].best_ours >= 0 && pk[i].mode_a >= 0 && pk[i].ours >= 0);
@@ -99,7 +99,7 @@ static void check_cells_printed(const char *placement, const gdt__train_cell *c,
     gdt__pred_pick pk[64];
     double err;
     gdt_error e;
-    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, pk, &err, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, m->lead, pk, &err, &e), ==, GDT_STATUS_OK);
     for (int i = 0; i < n; i++) {
         char key[256], plan[512], want[1024];
         gdt_problem_key(&c[i].facts.problem, key, sizeof key);

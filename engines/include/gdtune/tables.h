@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/4"
+#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/5"
 #define GDT_TABLE_SCHEMA_TUNING "gdtune.tuning/1"
 
 typedef struct gdt_provenance {
@@ -166,9 +166,11 @@ const char *gdt_tables_group_field(gdt_family f, int i);
 /* Orders n plans of ours by predicted time: order[] receives their indices,
  * those the model knows first by the ranking rule with the model's error
  * as the noise (a predicted gap within it keeps the given order), then the
- * rest in the given order.  *lead: the fastest predicted of them beats the
- * backend's fastest predicted config beyond the error.  false (order and
- * lead untouched) when there is no model or it knows none of the plans. */
+ * rest in the given order.  *lead: the predicted placement ratio (our
+ * first / the backend's first) puts ours ahead beyond the error (the
+ * planner, which knows the backend's block, applies the model's lead rule:
+ * tables/README.md).  false (order and lead untouched) when there is no
+ * model or it knows none of the plans. */
 bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ids,
                               int n, int *order, bool *lead);
 
@@ -192,8 +194,9 @@ bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out);
 typedef struct gdt_model_pick {
     const char *key;
     bool lead;                         /* mode A put ours ahead of the backend's block */
-    double ratio;                      /* the predicted ratio (best ours / the backend's
-                                          heuristic first) lead was decided on; NaN: none */
+    double ratio;                      /* the predicted ratio (our first / the backend's
+                                          first, by the model's lead rule) lead was decided
+                                          on; NaN: none */
     const gdt_measured_plan *mode_a;   /* mode A's first plan */
     const gdt_measured_plan *ours;     /* OPENSOURCE's first plan */
     const gdt_measured_plan *backend;  /* the first measured plan of the backend's block */
