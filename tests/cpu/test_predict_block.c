@@ -2,7 +2,8 @@
  * knows well and predicts clearly faster than the heuristic's first moves
  * ahead of it; one within the rule's width keeps the heuristic's order;
  * one the model cannot predict keeps its place; a swept cell keeps its
- * measured order (the block is not reordered there). */
+ * measured order (the block is not reordered there).  The lead rule puts
+ * ours ahead of that block or not, in the planner as in its unit. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,8 +196,9 @@ static bool thin_config(const gdt_tables *t, const gdt_facts *f, double t_us, do
     return false;
 }
 
-/* Our first plan on shape, planned with listed[0] unknown to the model. */
-static gdt_plan_id ours_first(const gdt_tables *t, const char *shape, double *t_us)
+/* The predicted time of our first plan on shape, planned with listed[0]
+ * unknown to the model. */
+static double ours_first_us(const gdt_tables *t, const char *shape)
 {
     listed[0] = be(7, 424242);
     gdt_graph *g = planned(shape, t);
@@ -205,9 +207,8 @@ static gdt_plan_id ours_first(const gdt_tables *t, const char *shape, double *t_
     for (int i = 0; i < gdt_graph_plan_count(g) && id.engine_id < 0; i++)
         if (!gdt_graph_plan_at(g, i)->is_backend) id = gdt_graph_plan_at(g, i)->id;
     gdt_tables_plan_time(t, gdt_graph_facts(g), &id, &pt);
-    *t_us = pt.time_us;
     gdt_graph_destroy(g);
-    return id;
+    return pt.time_us;
 }
 
 /* The lead rule on unswept shapes: the planner places ours as
@@ -222,8 +223,7 @@ static void test_planner_lead(const gdt_tables *t, const gdt_plan_id *known_be)
                                          "m=3072,n=4096,k=14336", "m=24576,n=14336,k=4096"};
     int slow_cases = 0, fast_cases = 0;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        double ours_us;
-        ours_first(t, shapes[i], &ours_us);
+        double ours_us = ours_first_us(t, shapes[i]);
         for (int k = 0; k < 4; k++) {
             gdt_plan_id head = k == 0 ? be(7, 424242) : *known_be;
             gdt_facts f;
