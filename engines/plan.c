@@ -392,9 +392,9 @@ static bool push_predicted(elist *out, const planning *pl, const gdt_graph *g, g
 {
     int n = pl->ours.n, *order = malloc((size_t)(n ? n : 1) * sizeof *order);
     gdt_plan_id *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
-    bool ok = order && ids, lead;
+    bool ok = order && ids;
     for (int i = 0; ok && i < n; i++) ids[i] = pl->ours.v[i].id;
-    ok = ok && gdt_tables_predict_order(pl->opts->tables, &g->facts, ids, n, order, &lead);
+    ok = ok && gdt_tables_predict_order(pl->opts->tables, &g->facts, ids, n, order, NULL);
     for (int i = 0; ok && i < n; i++) push_ours(out, &ids[order[i]], m, WHY_PREDICTED);
     free(order);
     free(ids);

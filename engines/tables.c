@@ -2112,7 +2112,7 @@ bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt
             if (j < nk && known[j] == i) { j++; continue; }
             order[k++] = i;
         }
-        *lead = gdt__tables_lead(t, f, &ids[order[0]], NULL);
+        if (lead) *lead = gdt__tables_lead(t, f, &ids[order[0]], NULL);
     }
     free(v), free(known), free(rank);
     return ok;

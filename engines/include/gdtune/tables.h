@@ -169,8 +169,8 @@ const char *gdt_tables_group_field(gdt_family f, int i);
  * rest in the given order.  *lead: the predicted placement ratio (our
  * first / the backend's first) puts ours ahead beyond the error (the
  * planner, which knows the backend's block, applies the model's lead rule:
- * tables/README.md).  false (order and lead untouched) when there is no
- * model or it knows none of the plans. */
+ * tables/README.md); NULL: not asked.  false (order and lead untouched)
+ * when there is no model or it knows none of the plans. */
 bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ids,
                               int n, int *order, bool *lead);
 
