@@ -127,7 +127,7 @@ static const field result_fields[] = {
     OPT("time_us", K_NUM), OPT("noise", K_NUM), OPT("clocks", K_OBJ),
     /* newer than the first journals: absent there */
     RANGE("race_burst", K_INT, false, 1, GDT_BURST_MAX), OPT("raced_late", K_BOOL), OPT("cupti", K_OBJ),
-    OPT("cupti_error", K_STR), RANGE("heat_s", K_NUM, false, 0, GDT_HEAT_SECONDS_MAX), OPT("heat_mhz", K_NUM),
+    OPT("cupti_error", K_STR), RANGE("heat_s", K_NUM, false, 0, GDT_DEADLINE_MAX), OPT("heat_mhz", K_NUM),
 };
 static const field rounds_fields[] = {
     CELL_KEYS, REQ("plans", K_NUMS), RANGE("rounds", K_INT, true, 2, GDT_ROUNDS_MAX),
