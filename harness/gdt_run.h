@@ -155,6 +155,10 @@ gdt_status gdt_run_load(const char *dir, gdt_run **out, gdt_error *e);
  * target's entry.) */
 gdt_status gdt_run_parse(const char *text, size_t len, const char *name, gdt_run **out,
                          gdt_error *e);
+/* gdt_run_load for the writer's own journal (a sweep's, once it ends):
+ * what the reader refuses there is the writer's failure, INTERNAL (exit
+ * 1), the reader's message "<path>:LINE: /json/path: ..." kept. */
+gdt_status gdt_run_readback(const char *dir, gdt_run **out, gdt_error *e);
 void gdt_run_destroy(gdt_run *r);
 
 /* The cell's plans that have a result, and whether every plan has one (a
