@@ -1,5 +1,6 @@
 /* The journal's field tables and their one check (gdt_record.h), for the
  * writer and the strict reader alike. */
+#include <float.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -132,7 +133,9 @@ static const gdt__field result_fields[] = {
     RANGE("gpu", GDT__INT, false, 0, GDT_RECORD_GPUS - 1), REQ("disposition", GDT__STR),
     REQ("error", GDT__STR), RANGE("build_s", GDT__NUM, false, 0, CALL_S), OPT("fatal", GDT__BOOL),
     OPT("fatal_error", GDT__STR),
-    OPT("verify_err", GDT__NUMS_NULL), /* null: an output held NaN or Inf */
+    /* relative L2 errors: any finite value (garbage outputs), null where
+     * an output held NaN or Inf */
+    RANGE("verify_err", GDT__NUMS_NULL, false, 0, DBL_MAX),
     SUB("bursts", GDT__OBJS, false, burst_table), RANGE("cold_us", GDT__NUMS, false, 0, US),
     RANGE("median_cold_us", GDT__NUM, false, 0, US), OPT("converged", GDT__BOOL),
     OPT("raced_out", GDT__BOOL), RANGE("measure_s", GDT__NUM, false, 0, CALL_S),
