@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gdt_journal.h"
@@ -324,12 +325,159 @@ static void test_committed_overshoot(void)
     free(text);
 }
 
-int main(int argc, char **argv);
+/* ------------------------------------------- plan index at the count */
+
+#define FIXTURE GDT_TEST_DATA "/journals/heat_overshoot.journal.jsonl"
+
+/* The fixture with its attempt and result (lines 4 and 5) naming plan pi
+ * (with that plan's name when it has one), written to DIR/journal.jsonl. */
+static void write_plan_index(const char *dir, int pi)
+{
+    char *text = NULL, path[PATH_MAX];
+    size_t len = 0;
+    gdt_journal_lines l = {0};
+    CHECK_INT(gdt_file_read(FIXTURE, &text, &len, NULL), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_journal_parse(text ? text : "", len, FIXTURE, &l, NULL), ==, GDT_STATUS_OK);
+    CHECK_INT(mkdir(dir, 0755), ==, 0);
+    snprintf(path, sizeof path, "%s/%s", dir, GDT_JOURNAL_NAME);
+    FILE *f = fopen(path, "w");
+    const cJSON *plans = l.n == 5 ? gdt_json_get(l.rec[2], "plans") : NULL;
+    const char *name = gdt_json_str_or(cJSON_GetArrayItem(plans, pi), "name", "no such plan");
+    for (int i = 0; f && i < l.n; i++) {
+        if (i >= 3) {
+            cJSON_ReplaceItemInObject(l.rec[i], "plan", cJSON_CreateNumber(pi));
+            cJSON_ReplaceItemInObject(l.rec[i], "name", cJSON_CreateString(name));
+        }
+        char *line = cJSON_PrintUnformatted(l.rec[i]);
+        fprintf(f, "%s\n", line);
+        free(line);
+    }
+    CHECK(f && plans);
+    if (f)
+        fclose(f);
+    gdt_journal_lines_free(&l);
+    free(text);
+}
+
+/* Issue 34 14a: a result naming plan index == the cell's plan count is
+ * refused with file:line, JSON path, expected and actual; count - 1 loads,
+ * and `gdtune report` reads both without a crash (exit 2, then 0). */
+static void test_plan_index_bound(const char *dir)
+{
+    char at_count[600], below[600], out[8192];
+    gdt_run *r = NULL;
+    gdt_error e = {0};
+    snprintf(at_count, sizeof at_count, "%s/at_count", dir);
+    snprintf(below, sizeof below, "%s/below", dir);
+    write_plan_index(at_count, 44);
+    write_plan_index(below, 43);
+    CHECK_INT(gdt_run_load(at_count, &r, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "/journal.jsonl:4: /plan: expected a plan index below 44 (the cell's "
+                          "plans), got number 44");
+    check_ok(gdt_run_load(below, &r, &e), &e);
+    CHECK(r && r->cells[0].result[43].rec && r->results == 1);
+    gdt_run_destroy(r);
+    char *report_at[] = {GDTUNE_EXE, "report", at_count, NULL}, *report_below[] = {GDTUNE_EXE, "report", below, NULL};
+    CHECK_INT(gdt_test_spawn(report_at, NULL, out, sizeof out), ==, 2);
+    CHECK_CONTAINS(out, "journal.jsonl:4: /plan: expected a plan index below 44");
+    CHECK_INT(gdt_test_spawn(report_below, NULL, out, sizeof out), ==, 0);
+}
+
+/* ---------------------------------------- the sweep, a stand-in worker */
+
+/* GDT_CONTRACT_MODE: "extreme" (every plan's reply at the writer's top),
+ * "refused" (heat_s -1: the writer refuses it), "family" (the plan list
+ * holds an sdpa_fwd engine: the writer takes each record, the journal
+ * does not read back). */
+static int fake_worker(void)
+{
+    const char *mode = getenv("GDT_CONTRACT_MODE");
+    bool family = mode && !strcmp(mode, "family"), refused = mode && !strcmp(mode, "refused");
+    char line[65536];
+    while (fgets(line, sizeof line, stdin)) {
+        cJSON *req = cJSON_Parse(line), *rep = NULL;
+        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
+        if (op && !strcmp(op, "hello"))
+            rep = cJSON_Parse("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,"
+                              "\"uuid\":\"GPU-x\",\"device_count\":1}}");
+        else if (op && !strcmp(op, "cell")) {
+            rep = cJSON_Parse("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"build_threads\":64,"
+                              "\"prebuilt\":2,\"prebuild_s\":899}");
+            cJSON *plans = plans_json();
+            if (family)
+                cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "engine_id",
+                                          cJSON_CreateNumber(GDT_ENGINE_ID_RESERVED_END + GDT_FAMILY_BLOCK));
+            cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "backend", cJSON_CreateBool(!family));
+            while (cJSON_GetArraySize(plans) > 2)
+                cJSON_DeleteItemFromArray(plans, 2);
+            cJSON_AddItemToObject(rep, "plans", plans);
+        } else if (op && !strcmp(op, "plan")) {
+            rep = full_reply(0);
+            if (refused)
+                cJSON_ReplaceItemInObject(rep, "heat_s", cJSON_CreateNumber(-1));
+        }
+        char *txt = rep ? cJSON_PrintUnformatted(rep) : NULL;
+        if (txt)
+            printf("%s\n", txt);
+        fflush(stdout);
+        free(txt);
+        cJSON_Delete(rep);
+        cJSON_Delete(req);
+    }
+    return 0;
+}
+
+static int sweep_with(const char *self, const char *dir, const char *mode, char *out, size_t n)
+{
+    char spec[600], run[600], tables[600];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    snprintf(run, sizeof run, "%s/run-%s", dir, mode);
+    snprintf(tables, sizeof tables, "%s/t-%s", dir, mode);
+    FILE *f = fopen(spec, "w");
+    if (f) {
+        fprintf(f, "{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
+                "\"grid\":[{\"m\":[256],\"n,k\":[[256,256]]}]}");
+        fclose(f);
+    }
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+    setenv("GDT_CONTRACT_MODE", mode, 1);
+    char *argv[] = {GDTUNE_EXE, "sweep", "gemm", "--spec", spec, "--out", run, "--tables-dir",
+                    tables, "--no-prior", "--deadline", "5", NULL};
+    int rc = gdt_test_spawn(argv, NULL, out, n);
+    unsetenv("GDT_CONTRACT_MODE");
+    unsetenv("GDTUNE_WORKER_EXE");
+    return rc;
+}
+
+static void test_sweep(const char *self, const char *dir)
+{
+    static char out[65536];
+    char run[700];
+    gdt_run *r = NULL;
+    gdt_error e = {0};
+    CHECK_INT(sweep_with(self, dir, "extreme", out, sizeof out), ==, 0);
+    snprintf(run, sizeof run, "%s/run-extreme", dir);
+    check_ok(gdt_run_load(run, &r, &e), &e);
+    CHECK(r && r->counts[GDT_DISP_VERIFIED] == 2);
+    gdt_run_destroy(r);
+    CHECK_INT(sweep_with(self, dir, "refused", out, sizeof out), ==, 1);
+    CHECK_CONTAINS(out, "a result record the reader would refuse, not appended: /heat_s: "
+                        "expected a value in [0, 86400], got number -1");
+    CHECK_INT(sweep_with(self, dir, "family", out, sizeof out), ==, 1);
+    CHECK_CONTAINS(out, "the run's own journal does not read back through the strict reader: ");
+    CHECK_CONTAINS(out, "/journal.jsonl:3: /plans/1/engine_id: engine 20100 is not a gdtune engine "
+                        "of family gemm");
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+}
 
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc > 1 && !strcmp(argv[1], "worker"))
+        return fake_worker();
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[len > 0 ? len : 0] = 0;
     char dir[] = "/tmp/gdt_journal_contract_XXXXXX", one[600], two[600];
     gdt_sweep_spec *spec = NULL;
     gdt_error e = {0};
@@ -343,6 +491,8 @@ int main(int argc, char **argv)
         test_writer_refuses(two, spec);
     }
     test_committed_overshoot();
+    test_plan_index_bound(dir);
+    test_sweep(self, dir);
     gdt_sweep_spec_destroy(spec);
     if (!gdt_test_failures)
         CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
