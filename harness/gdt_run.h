@@ -4,8 +4,9 @@
  *
  * Every record is parsed by the strict JSON reader (exact-case keys, no
  * duplicate keys, no NUL byte, no text after the object) and checked
- * against its record type's field table (required fields, types, ranges,
- * no unknown field), then against the run: the header comes first and
+ * against its record type's field table, the one the writer checks too
+ * (gdt_record.h: required fields, types, ranges, no unknown field, the
+ * record-local rules), then against the run: the header comes first and
  * carries a spec that parses and matches its digest; a cell record names a
  * cell of that spec; plans follow their cell, results and attempts their
  * plans; one plan list per cell, one result per plan; a rounds record
