@@ -184,7 +184,9 @@ gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double fl
  * appending it (gdt_journal_append: durable on return).  The keys are the
  * reader's, in the order sweeps have always written them; what the worker
  * measured is copied through as it sent it.  Any failure to build a record
- * is NO_MEMORY, and nothing is appended. */
+ * is NO_MEMORY; a record its table refuses (gdt_record.h: what the reader
+ * would refuse) is INTERNAL naming the JSON path; either way nothing is
+ * appended. */
 
 /* The run header.  gdtune_version and source_digest are this build's. */
 typedef struct gdt_run_header_rec {
