@@ -2,6 +2,7 @@
  * gdt_compare_runs.h): cells matched by problem key, each plan sorted into
  * its side through the manifest, budgets counted and winners picked. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,7 +286,7 @@ static void take_verify_err(gdt_side_best *b)
     b->nerr = 0;
     cJSON_ArrayForEach(v, errs)
         if (b->nerr < 4)
-            b->verify_err[b->nerr++] = v->valuedouble;
+            b->verify_err[b->nerr++] = cJSON_IsNumber(v) ? v->valuedouble : NAN; /* null: not finite */
 }
 
 /* Does candidate b displace the side's winner w?  A plan in the cell's

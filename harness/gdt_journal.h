@@ -26,6 +26,8 @@ gdt_status gdt_journal_open(const char *dir, bool resume, gdt_journal **out, gdt
  * durable before returning. */
 gdt_status gdt_journal_append(gdt_journal *j, const char *record, gdt_error *e);
 void gdt_journal_close(gdt_journal *j);
+/* <dir>/journal.jsonl, as opened. */
+const char *gdt_journal_path(const gdt_journal *j);
 
 /* The records of a journal, in order, each parsed by the strict JSON
  * reader (gdt_json_parse: exact keys, no duplicates, no NUL byte, no text

@@ -4,8 +4,9 @@
  *
  * Every record is parsed by the strict JSON reader (exact-case keys, no
  * duplicate keys, no NUL byte, no text after the object) and checked
- * against its record type's field table (required fields, types, ranges,
- * no unknown field), then against the run: the header comes first and
+ * against its record type's field table, the one the writer checks too
+ * (gdt_record.h: required fields, types, ranges, no unknown field, the
+ * record-local rules), then against the run: the header comes first and
  * carries a spec that parses and matches its digest; a cell record names a
  * cell of that spec; plans follow their cell, results and attempts their
  * plans; one plan list per cell, one result per plan; a rounds record
@@ -155,6 +156,10 @@ gdt_status gdt_run_load(const char *dir, gdt_run **out, gdt_error *e);
  * target's entry.) */
 gdt_status gdt_run_parse(const char *text, size_t len, const char *name, gdt_run **out,
                          gdt_error *e);
+/* gdt_run_load for the writer's own journal (a sweep's, once it ends):
+ * what the reader refuses there is the writer's failure, INTERNAL (exit
+ * 1), the reader's message "<path>:LINE: /json/path: ..." kept. */
+gdt_status gdt_run_readback(const char *dir, gdt_run **out, gdt_error *e);
 void gdt_run_destroy(gdt_run *r);
 
 /* The cell's plans that have a result, and whether every plan has one (a
@@ -179,7 +184,9 @@ gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double fl
  * appending it (gdt_journal_append: durable on return).  The keys are the
  * reader's, in the order sweeps have always written them; what the worker
  * measured is copied through as it sent it.  Any failure to build a record
- * is NO_MEMORY, and nothing is appended. */
+ * is NO_MEMORY; a record its table refuses (gdt_record.h: what the reader
+ * would refuse) is INTERNAL naming the JSON path; either way nothing is
+ * appended. */
 
 /* The run header.  gdtune_version and source_digest are this build's. */
 typedef struct gdt_run_header_rec {

@@ -21,7 +21,7 @@
  *    "race_us":x,"race_noise":x,"race_margin":x,"contender_seconds":x,"cupti":bool,
  *    "heat_s":x}
  *                                       -> {"op":"result","disposition":D,"error":"...",
- *                                           "build_s":x,"verify_err":[...],"bursts":[...],
+ *                                           "build_s":x,"verify_err":[x|null],"bursts":[...],
  *                                           "cold_us":[...],"converged":bool,"raced_out":bool,
  *                                           "race_burst":N,"time_us":x,"noise":x,
  *                                           "clocks":{...},"cupti":{burst, kernels, kernel_us,

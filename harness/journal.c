@@ -18,6 +18,11 @@ struct gdt_journal {
     char path[PATH_MAX];
 };
 
+const char *gdt_journal_path(const gdt_journal *j)
+{
+    return j->path;
+}
+
 /* A torn record is a write cut short: text that does not parse as JSON at
  * all.  A line that parses but breaks the strict rules (a duplicate key, a
  * NUL byte, text after the object) was damaged, not torn. */

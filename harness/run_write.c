@@ -1,10 +1,13 @@
 /* The journal's one writer, beside its reader (run.c): records from typed
  * values, their keys in the order sweeps have always written them (see
  * gdt_run.h). */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gdt_journal.h"
+#include "gdt_record.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
 
@@ -23,15 +26,28 @@ static bool add(cJSON *o, const char *key, cJSON *item)
     return false;
 }
 
-/* Prints and appends rec, which it frees; NULL is a record that could not
- * be built. */
+/* rec against its table, as the strict reader will check it: a record it
+ * would refuse is the writer's failure (INTERNAL), never appended. */
+static gdt_status contract(gdt_journal *j, gdt_record_type t, const cJSON *rec, gdt_error *e)
+{
+    char at[PATH_MAX + 64];
+    snprintf(at, sizeof at, "%s: a %s record the reader would refuse, not appended",
+             gdt_journal_path(j), gdt_record_type_name(t));
+    gdt_status s = gdt__record_check(gdt__record_table(t), at, "", rec, e);
+    return s == GDT_STATUS_OK ? s : gdt_error_prefix(e, GDT_STATUS_INTERNAL, "");
+}
+
+/* Checks, prints and appends rec, which it frees; NULL is a record that
+ * could not be built. */
 static gdt_status put(gdt_journal *j, gdt_record_type t, cJSON *rec, gdt_error *e)
 {
-    char *txt = rec ? cJSON_PrintUnformatted(rec) : NULL;
+    gdt_status s = rec ? contract(j, t, rec, e) : GDT_STATUS_OK;
+    char *txt = rec && s == GDT_STATUS_OK ? cJSON_PrintUnformatted(rec) : NULL;
     cJSON_Delete(rec);
-    gdt_status s = txt ? gdt_journal_append(j, txt, e)
-                       : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "journal: out of memory building "
-                                       "a %s record", gdt_record_type_name(t));
+    if (s == GDT_STATUS_OK)
+        s = txt ? gdt_journal_append(j, txt, e)
+                : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "journal: out of memory building a %s "
+                                "record", gdt_record_type_name(t));
     free(txt);
     return s;
 }

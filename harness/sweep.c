@@ -1162,7 +1162,7 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
         s = sweep_cells(&r, e);
     lanes_stop(&r);
     if (s == GDT_STATUS_OK)
-        s = gdt_run_load(r.dir, journal, e);
+        s = gdt_run_readback(r.dir, journal, e); /* success only once it reads back */
     if (s == GDT_STATUS_OK)
         report_convergence(*journal);
     if (s == GDT_STATUS_OK)

@@ -4,6 +4,7 @@
  * context makes it answer "fatal" and exit; the parent respawns it. */
 #include <cjson/cJSON.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,6 +467,17 @@ static gdt_status trace_plan(worker *w, int burst, cJSON *r, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* The relative errors, null where one is not finite (an output that held
+ * NaN or Inf: JSON has no number for it, and the journal's contract takes
+ * null there, gdt_record.h). */
+static cJSON *errors_json(const double *err, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < n; i++)
+        cJSON_AddItemToArray(a, isfinite(err[i]) ? cJSON_CreateNumber(err[i]) : cJSON_CreateNull());
+    return a;
+}
+
 /* Verifies then measures the built plan, and traces it when asked: a
  * contender with a burst of its metric's size, a plan raced out with one
  * call, which is enough to name its main kernel and launch shape (64
@@ -478,7 +490,7 @@ static gdt_status verify_and_measure(worker *w, const plan_opts *po, cJSON *r, g
     int nerr = 0;
     gdt_status s = gdt_trial_verify(w->cell, w->g, err, &nerr, e);
     if (s == GDT_STATUS_OK || s == GDT_STATUS_INCORRECT)
-        cJSON_AddItemToObject(r, "verify_err", cJSON_CreateDoubleArray(err, nerr));
+        cJSON_AddItemToObject(r, "verify_err", errors_json(err, nerr));
     if (s != GDT_STATUS_OK)
         return s;
     gdt_measure_result *m = calloc(1, sizeof *m);

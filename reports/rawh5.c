@@ -85,10 +85,14 @@ static bool attr_flag(hid_t obj, const char *name, bool v)
 
 /* A JSON number as float64, NaN when absent or not a number: a value
  * nothing measured must not read as 0. */
+static double num_or_nan_item(const cJSON *n)
+{
+    return cJSON_IsNumber(n) ? n->valuedouble : NAN;
+}
+
 static double num_or_nan(const cJSON *o, const char *key)
 {
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(n) ? n->valuedouble : NAN;
+    return num_or_nan_item(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
 /* A float64 dataset from a JSON array of numbers (empty arrays too), with
@@ -100,7 +104,7 @@ static bool dataset(hid_t parent, const char *name, const cJSON *arr, const char
     if (!v)
         return false;
     for (int i = 0; i < n; i++)
-        v[i] = cJSON_GetArrayItem(arr, i)->valuedouble;
+        v[i] = num_or_nan_item(cJSON_GetArrayItem(arr, i)); /* null (verify_err): not finite */
     hsize_t dims[1] = {(hsize_t)n};
     hid_t sp = H5Screate_simple(1, dims, NULL);
     hid_t d = H5Dcreate2(parent, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

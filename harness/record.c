@@ -1,0 +1,536 @@
+/* The journal's field tables and their one check (gdt_record.h), for the
+ * writer and the strict reader alike. */
+#include <float.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gdt_json.h"
+#include "gdt_record.h"
+#include "gdt_util.h"
+#include "gdt_worker.h"
+
+/* ------------------------------------------------------- field rows */
+
+#define BIG GDT_RECORD_BIG
+#define US GDT_RECORD_US
+#define CALL_S GDT_RECORD_CALL_S
+#define REQ(k, t) {k, t, true, 0, BIG, NULL}
+#define OPT(k, t) {k, t, false, 0, BIG, NULL}
+#define RANGE(k, t, r, lo, hi) {k, t, r, lo, hi, NULL}
+#define SUB(k, t, r, sub) {k, t, r, 0, BIG, &sub}
+#define TABLE(type, rows, rule) {type, rows, (int)(sizeof rows / sizeof *rows), rule}
+
+/* Keys every record about a cell carries. */
+#define CELL_KEYS REQ("type", GDT__STR), RANGE("cell", GDT__INT, true, 0, INT_MAX), \
+                  REQ("family", GDT__STR), REQ("shape", GDT__STR), REQ("key", GDT__STR)
+
+typedef gdt_status rule_fn(const char *at, const char *jp, const cJSON *o, gdt_error *e);
+static rule_fn options_rule, prior_rule, prior_table_rule, run_rule, plan_rule, result_rule,
+    rounds_rule;
+
+static const gdt__field device_fields[] = {
+    REQ("name", GDT__STR), RANGE("arch", GDT__INT, true, 10, 9999), OPT("uuid", GDT__STR),
+    OPT("sm_count", GDT__INT), OPT("l2_bytes", GDT__INT), OPT("smem_per_block", GDT__INT),
+    OPT("regs_per_block", GDT__INT), OPT("max_threads_per_block", GDT__INT),
+    OPT("sm_clock_khz", GDT__INT), OPT("mem_clock_khz", GDT__INT), OPT("driver_version", GDT__INT),
+    OPT("cuda_version", GDT__INT), OPT("cudnn_version", GDT__INT), OPT("nvrtc_version", GDT__INT),
+    OPT("device_count", GDT__INT),
+};
+static const gdt__table device_table = TABLE(NULL, device_fields, NULL);
+
+static const gdt__field option_fields[] = {
+    RANGE("bursts", GDT__NUMS, true, 1, GDT_BURST_MAX),
+    RANGE("target_rel", GDT__NUM, true, GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX),
+    RANGE("max_plan_seconds", GDT__NUM, true, GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX),
+    RANGE("deadline", GDT__NUM, true, 0, GDT_DEADLINE_MAX),
+    RANGE("cudnn_knob_cap", GDT__INT, true, 0, GDT_KNOB_CAP_MAX),
+    RANGE("shard_i", GDT__INT, true, 0, GDT_SHARDS_MAX),
+    RANGE("shard_n", GDT__INT, true, 0, GDT_SHARDS_MAX),
+    OPT("race", GDT__BOOL), /* absent in journals from before racing: every plan in full */
+    OPT("shard_source", GDT__STR),
+    OPT("cupti", GDT__BOOL),                                 /* written only when on */
+    RANGE("rounds", GDT__INT, false, 2, GDT_ROUNDS_MAX),     /* written only when on */
+};
+static const gdt__table options_table = TABLE(NULL, option_fields, options_rule);
+
+static const gdt__field prior_table_fields[] = {
+    REQ("family", GDT__STR), REQ("path", GDT__STR), OPT("sha256", GDT__STR), OPT("note", GDT__STR),
+};
+static const gdt__table prior_table_table = TABLE(NULL, prior_table_fields, prior_table_rule);
+static const gdt__field prior_fields[] = {
+    REQ("dir", GDT__STR), SUB("tables", GDT__OBJS, true, prior_table_table),
+};
+static const gdt__table prior_table = TABLE(NULL, prior_fields, prior_rule);
+
+static const gdt__field run_fields[] = {
+    REQ("type", GDT__STR), REQ("gdtune_version", GDT__STR), REQ("source_digest", GDT__STR),
+    REQ("started", GDT__STR), REQ("family", GDT__STR), REQ("quick", GDT__BOOL),
+    REQ("spec_source", GDT__STR), REQ("spec_digest", GDT__STR), REQ("spec", GDT__STR),
+    REQ("candidates_digest", GDT__STR), OPT("candidates", GDT__STR),
+    RANGE("arch", GDT__INT, true, 10, 9999), SUB("device", GDT__OBJ, true, device_table),
+    REQ("gpus", GDT__STRS), SUB("options", GDT__OBJ, true, options_table),
+    /* null: --no-prior; absent in older journals: the untimed order */
+    SUB("prior", GDT__OBJ_NULL, false, prior_table),
+};
+
+static const gdt__field resume_fields[] = {
+    REQ("type", GDT__STR), REQ("started", GDT__STR), REQ("source_digest", GDT__STR),
+    RANGE("results_before", GDT__INT, true, 0, INT_MAX), REQ("gpus", GDT__STRS),
+};
+static const gdt__field cell_fields[] = {CELL_KEYS};
+static const gdt__field cell_error_fields[] = {CELL_KEYS, REQ("error", GDT__STR)};
+
+static const gdt__field plan_fields[] = {
+    RANGE("engine_id", GDT__INT, true, 0, INT_MAX), REQ("knobs", GDT__ARR), REQ("name", GDT__STR),
+    REQ("backend", GDT__BOOL), REQ("tag", GDT__STR), RANGE("untimed", GDT__INT, true, 0, INT_MAX),
+};
+static const gdt__table plan_table = TABLE(NULL, plan_fields, plan_rule);
+static const gdt__field plans_fields[] = {
+    CELL_KEYS, SUB("plans", GDT__OBJS, true, plan_table), OPT("reference", GDT__STR),
+    OPT("reference_cpu", GDT__BOOL),
+    /* the worker's prebuild of the cell's cuDNN plans; absent before it */
+    RANGE("build_threads", GDT__INT, false, 0, GDT_BUILD_THREADS_MAX),
+    RANGE("prebuilt", GDT__INT, false, 0, INT_MAX), RANGE("prebuild_s", GDT__NUM, false, 0, CALL_S),
+};
+static const gdt__field attempt_fields[] = {
+    CELL_KEYS, RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("name", GDT__STR),
+};
+
+/* One burst size's series (harness/gdt_measure.h, gdt_burst_result). */
+static const gdt__field burst_fields[] = {
+    RANGE("burst", GDT__INT, true, 1, GDT_BURST_MAX), RANGE("host_us", GDT__NUMS, true, 0, US),
+    RANGE("device_us", GDT__NUMS, true, 0, US), RANGE("total_us", GDT__NUMS, true, 0, US),
+    RANGE("median_host_us", GDT__NUM, false, 0, US), RANGE("median_device_us", GDT__NUM, false, 0, US),
+    OPT("rel_spread", GDT__NUM), RANGE("dropped", GDT__INT, false, 0, INT_MAX),
+    OPT("clock_mhz", GDT__NUMS), /* absent in older journals */
+};
+static const gdt__table burst_table = TABLE(NULL, burst_fields, NULL);
+static const gdt__field clock_fields[] = {
+    OPT("rated_mhz", GDT__NUM), OPT("min_mhz", GDT__NUM), OPT("max_mhz", GDT__NUM),
+    OPT("probes", GDT__NUM), OPT("threshold", GDT__NUM),
+};
+static const gdt__table clock_table = TABLE(NULL, clock_fields, NULL);
+/* The traced burst's main kernel (harness/gdt_cupti.h, gdt_cupti_kernel). */
+static const gdt__field cupti_kernel_fields[] = {
+    REQ("name", GDT__STR), RANGE("grid", GDT__NUMS, true, 1, INT_MAX),
+    RANGE("block", GDT__NUMS, true, 1, 1024), RANGE("cluster", GDT__NUMS, true, 0, 16),
+    RANGE("registers", GDT__INT, true, 0, 255), RANGE("smem", GDT__INT, true, 0, INT_MAX),
+    RANGE("share", GDT__NUM, true, 0, 1),
+};
+static const gdt__table cupti_kernel_table = TABLE(NULL, cupti_kernel_fields, NULL);
+static const gdt__field cupti_fields[] = {
+    RANGE("burst", GDT__INT, true, 1, GDT_BURST_MAX), REQ("kernels", GDT__NUM),
+    RANGE("kernel_us", GDT__NUM, true, 0, US), RANGE("event_us", GDT__NUM, true, 0, US),
+    RANGE("gap_us", GDT__NUM, true, -US, US), RANGE("span_us", GDT__NUM, true, 0, US),
+    SUB("kernel", GDT__OBJ, false, cupti_kernel_table), /* absent before 2026-12-02 */
+};
+static const gdt__table cupti_table = TABLE(NULL, cupti_fields, NULL);
+
+static const gdt__field result_fields[] = {
+    REQ("type", GDT__STR), RANGE("cell", GDT__INT, true, 0, INT_MAX),
+    RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("family", GDT__STR), REQ("name", GDT__STR),
+    RANGE("gpu", GDT__INT, false, 0, GDT_RECORD_GPUS - 1), REQ("disposition", GDT__STR),
+    REQ("error", GDT__STR), RANGE("build_s", GDT__NUM, false, 0, CALL_S), OPT("fatal", GDT__BOOL),
+    OPT("fatal_error", GDT__STR),
+    /* relative L2 errors: any finite value (garbage outputs), null where
+     * an output held NaN or Inf */
+    RANGE("verify_err", GDT__NUMS_NULL, false, 0, DBL_MAX),
+    SUB("bursts", GDT__OBJS, false, burst_table), RANGE("cold_us", GDT__NUMS, false, 0, US),
+    RANGE("median_cold_us", GDT__NUM, false, 0, US), OPT("converged", GDT__BOOL),
+    OPT("raced_out", GDT__BOOL), RANGE("measure_s", GDT__NUM, false, 0, CALL_S),
+    RANGE("time_us", GDT__NUM, false, 0, US), OPT("noise", GDT__NUM),
+    SUB("clocks", GDT__OBJ, false, clock_table),
+    /* newer than the first journals: absent there */
+    RANGE("race_burst", GDT__INT, false, 1, GDT_BURST_MAX), OPT("raced_late", GDT__BOOL),
+    SUB("cupti", GDT__OBJ, false, cupti_table), OPT("cupti_error", GDT__STR),
+    RANGE("heat_s", GDT__NUM, false, 0, CALL_S), OPT("heat_mhz", GDT__NUM),
+};
+static const gdt__field rounds_fields[] = {
+    CELL_KEYS, RANGE("plans", GDT__NUMS, true, 0, INT_MAX),
+    RANGE("rounds", GDT__INT, true, 2, GDT_ROUNDS_MAX), REQ("error", GDT__STR),
+    RANGE("time_us", GDT__NUMS, false, 0, US), OPT("noise", GDT__NUMS), OPT("ratios", GDT__NUMS),
+    OPT("round_us", GDT__ARR), RANGE("measure_s", GDT__NUM, false, 0, GDT_RECORD_ROUNDS_S),
+    RANGE("gpu", GDT__INT, false, 0, GDT_RECORD_GPUS - 1),
+};
+
+static const gdt__table record_tables[GDT_REC_COUNT] = {
+    [GDT_REC_RUN] = TABLE("run", run_fields, run_rule),
+    [GDT_REC_RESUME] = TABLE("resume", resume_fields, NULL),
+    [GDT_REC_CELL] = TABLE("cell", cell_fields, NULL),
+    [GDT_REC_CELL_ERROR] = TABLE("cell_error", cell_error_fields, NULL),
+    [GDT_REC_PLANS] = TABLE("plans", plans_fields, NULL),
+    [GDT_REC_ATTEMPT] = TABLE("attempt", attempt_fields, NULL),
+    [GDT_REC_RESULT] = TABLE("result", result_fields, result_rule),
+    [GDT_REC_ROUNDS] = TABLE("rounds", rounds_fields, rounds_rule),
+};
+
+const gdt__table *gdt__record_table(gdt_record_type t)
+{
+    return (unsigned)t < GDT_REC_COUNT ? &record_tables[t] : NULL;
+}
+
+/* ------------------------------------------------------------ check */
+
+gdt_status gdt__record_wrong(const char *at, const char *jp, const char *expected, const cJSON *got,
+                             gdt_error *e)
+{
+    char what[128];
+    gdt_json_describe(got, what, sizeof what);
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected %s, got %s", at, jp, expected,
+                         got ? what : "nothing (missing)");
+}
+
+static const char *kind_name(gdt__kind k)
+{
+    static const char *const n[GDT__KIND_COUNT] = {
+        "a string", "an integer", "a number", "a boolean", "an object", "an object or null",
+        "an array", "an array", "an array of numbers", "an array of numbers or nulls",
+        "an array of strings"};
+    return n[k];
+}
+
+static gdt_status in_range(const char *at, const char *jp, const cJSON *v, double lo, double hi,
+                           gdt_error *e)
+{
+    char expected[96];
+    if (v->valuedouble >= lo && v->valuedouble <= hi) /* NaN and Inf are not */
+        return GDT_STATUS_OK;
+    snprintf(expected, sizeof expected, "a value in [%.10g, %.10g]", lo, hi);
+    return gdt__record_wrong(at, jp, expected, v, e);
+}
+
+static gdt_status check_item(const char *at, const char *ji, const gdt__field *f, const cJSON *it,
+                             gdt_error *e)
+{
+    switch (f->kind) {
+    case GDT__STRS:
+        return cJSON_IsString(it) ? GDT_STATUS_OK : gdt__record_wrong(at, ji, "a string", it, e);
+    case GDT__OBJS:
+        return gdt__record_check(f->sub, at, ji, it, e);
+    case GDT__NUMS_NULL:
+        if (cJSON_IsNull(it))
+            return GDT_STATUS_OK;
+        /* fall through */
+    case GDT__NUMS:
+        if (!cJSON_IsNumber(it))
+            return gdt__record_wrong(at, ji, "a number", it, e);
+        return in_range(at, ji, it, f->lo, f->hi, e);
+    default:
+        return GDT_STATUS_OK;
+    }
+}
+
+static gdt_status check_items(const char *at, const char *jp, const gdt__field *f, const cJSON *v,
+                              gdt_error *e)
+{
+    const cJSON *it;
+    int i = 0;
+    cJSON_ArrayForEach(it, v)
+    {
+        char ji[512];
+        gdt_json_path_index(ji, sizeof ji, jp, i++);
+        if (check_item(at, ji, f, it, e) != GDT_STATUS_OK)
+            return GDT_STATUS_BAD_INPUT;
+    }
+    return GDT_STATUS_OK;
+}
+
+static gdt_status check_value(const char *at, const char *jp, const gdt__field *f, const cJSON *v,
+                              gdt_error *e)
+{
+    int64_t iv;
+    bool ok;
+    switch (f->kind) {
+    case GDT__STR: ok = cJSON_IsString(v); break;
+    case GDT__BOOL: ok = cJSON_IsBool(v); break;
+    case GDT__OBJ:
+    case GDT__OBJ_NULL:
+        if (f->kind == GDT__OBJ_NULL && cJSON_IsNull(v))
+            return GDT_STATUS_OK;
+        if (cJSON_IsObject(v) && f->sub)
+            return gdt__record_check(f->sub, at, jp, v, e);
+        ok = cJSON_IsObject(v);
+        break;
+    case GDT__INT:
+        if (gdt_json_int(v, at, jp, &iv, NULL) != GDT_STATUS_OK)
+            return gdt__record_wrong(at, jp, kind_name(f->kind), v, e);
+        return in_range(at, jp, v, f->lo, f->hi, e);
+    case GDT__NUM:
+        if (!cJSON_IsNumber(v))
+            return gdt__record_wrong(at, jp, kind_name(f->kind), v, e);
+        return in_range(at, jp, v, f->lo, f->hi, e);
+    default: /* the arrays */
+        if (!cJSON_IsArray(v))
+            return gdt__record_wrong(at, jp, kind_name(f->kind), v, e);
+        return check_items(at, jp, f, v, e);
+    }
+    return ok ? GDT_STATUS_OK : gdt__record_wrong(at, jp, kind_name(f->kind), v, e);
+}
+
+/* The row of key, NULL for none. */
+static const gdt__field *row(const gdt__table *t, const char *key)
+{
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->f[i].key, key))
+            return &t->f[i];
+    return NULL;
+}
+
+/* Each member known, once, of its kind and range. */
+static gdt_status check_members(const gdt__table *t, const char *at, const char *jp, const cJSON *o,
+                                gdt_error *e)
+{
+    for (const cJSON *c = o->child; c; c = c->next) {
+        char jk[512];
+        const gdt__field *f = c->string ? row(t, c->string) : NULL;
+        gdt_json_path_key(jk, sizeof jk, jp, c->string ? c->string : "");
+        if (!f)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: unknown field \"%.64s\"", at, jk,
+                                 c->string ? c->string : "");
+        for (const cJSON *d = o->child; d != c; d = d->next)
+            if (!strcmp(d->string, c->string))
+                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: duplicate field \"%.64s\"",
+                                     at, jk, c->string);
+        if (check_value(at, jk, f, c, e) != GDT_STATUS_OK)
+            return GDT_STATUS_BAD_INPUT;
+    }
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__record_check(const gdt__table *t, const char *at, const char *jp, const cJSON *o,
+                             gdt_error *e)
+{
+    if (!cJSON_IsObject(o))
+        return gdt__record_wrong(at, jp[0] ? jp : "/", "an object", o, e);
+    gdt_status s = check_members(t, at, jp, o, e);
+    for (int i = 0; s == GDT_STATUS_OK && i < t->n; i++)
+        if (t->f[i].required && !gdt_json_get(o, t->f[i].key)) {
+            char jk[512];
+            gdt_json_path_key(jk, sizeof jk, jp, t->f[i].key);
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected %s, got nothing "
+                                 "(missing required field)", at, jk, kind_name(t->f[i].kind));
+        }
+    const cJSON *type = gdt_json_get(o, "type");
+    if (s == GDT_STATUS_OK && t->type && strcmp(type->valuestring, t->type) != 0) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "\"%s\"", t->type);
+        return gdt__record_wrong(at, "/type", expected, type, e);
+    }
+    return s == GDT_STATUS_OK && t->rule ? t->rule(at, jp, o, e) : s;
+}
+
+/* ------------------------------------------------------------ rules */
+
+static const char *str(const cJSON *o, const char *key)
+{
+    return gdt_json_str_or(o, key, "");
+}
+
+static const cJSON *member(const char *jp, const cJSON *o, const char *key, char *jk, size_t n)
+{
+    gdt_json_path_key(jk, n, jp, key);
+    return gdt_json_get(o, key);
+}
+
+/* 1 to GDT_MAX_BURSTS increasing integer sizes; a deadline of 0 (none) or
+ * at least GDT_DEADLINE_MIN; a shard index below the shard count. */
+static gdt_status options_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
+{
+    char jk[512], ji[512], expected[64];
+    const cJSON *b = member(jp, o, "bursts", jk, sizeof jk), *x;
+    int n = cJSON_GetArraySize(b), i = 0;
+    int64_t prev = 0, v = 0;
+    snprintf(expected, sizeof expected, "1 to %d burst sizes", GDT_MAX_BURSTS);
+    if (n < 1 || n > GDT_MAX_BURSTS)
+        return gdt__record_wrong(at, jk, expected, b, e);
+    cJSON_ArrayForEach(x, b)
+    {
+        gdt_json_path_index(ji, sizeof ji, jk, i);
+        if (gdt_json_int(x, at, ji, &v, NULL) != GDT_STATUS_OK || (i++ && v <= prev))
+            return gdt__record_wrong(at, ji, "an increasing integer burst size", x, e);
+        prev = v;
+    }
+    const cJSON *d = member(jp, o, "deadline", jk, sizeof jk);
+    if (d->valuedouble > 0 && d->valuedouble < GDT_DEADLINE_MIN)
+        return gdt__record_wrong(at, jk, "0 (none) or at least 1 s", d, e);
+    double sn = gdt_json_num_or(o, "shard_n", 0);
+    const cJSON *si = member(jp, o, "shard_i", jk, sizeof jk);
+    if (si->valuedouble >= (sn > 0 ? sn : 1))
+        return gdt__record_wrong(at, jk, "a shard index below shard_n", si, e);
+    return GDT_STATUS_OK;
+}
+
+static gdt_status prior_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
+{
+    char jk[512];
+    const cJSON *t = member(jp, o, "tables", jk, sizeof jk);
+    if (cJSON_GetArraySize(t) > GDT_FAMILY_COUNT)
+        return gdt__record_wrong(at, jk, "one table per family at most", t, e);
+    return GDT_STATUS_OK;
+}
+
+/* One table of the header's prior: a family, its path, and either the
+ * sha256 of the file used or the note why it was not. */
+static gdt_status prior_table_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
+{
+    char jk[512];
+    const cJSON *fam = member(jp, o, "family", jk, sizeof jk), *sha = gdt_json_get(o, "sha256");
+    if (gdt_family_parse(str(o, "family"), &(gdt_family){0}, NULL) != GDT_STATUS_OK)
+        return gdt__record_wrong(at, jk, "gemm, sdpa_fwd or sdpa_bwd", fam, e);
+    if (!sha == !gdt_json_get(o, "note"))
+        return gdt__record_wrong(at, jp, "either sha256 (the table used) or note (why not)", o, e);
+    member(jp, o, "sha256", jk, sizeof jk);
+    if (sha && (strlen(sha->valuestring) != 64 || strspn(sha->valuestring, "0123456789abcdef") != 64))
+        return gdt__record_wrong(at, jk, "64 lowercase hex digits", sha, e);
+    return GDT_STATUS_OK;
+}
+
+/* The device is the header's arch; the spec is the one its digest names. */
+static gdt_status run_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
+{
+    (void)jp;
+    const cJSON *dev = gdt_json_get(o, "device");
+    if (gdt_json_num_or(dev, "arch", 0) != gdt_json_num_or(o, "arch", -1))
+        return gdt__record_wrong(at, "/device/arch", "the header's arch", gdt_json_get(dev, "arch"), e);
+    const char *spec = str(o, "spec");
+    char digest[65];
+    gdt_digest_hex(spec, strlen(spec), digest);
+    if (strcmp(digest, str(o, "spec_digest")) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /spec_digest: expected \"%s\" (the digest "
+                             "of /spec), got \"%.80s\"", at, digest, str(o, "spec_digest"));
+    return GDT_STATUS_OK;
+}
+
+/* A plan's tag is one the planner gives, and its identity decodes to an
+ * engine of its backend-ness (the cell's family is the reader's check). */
+static gdt_status plan_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
+{
+    /* LIBRARY is newer than the others: journals written before it tag a
+     * library plan OURS, and still load (its side comes from the engine). */
+    static const char *const tags[] = {"A", "B", "FALLBACK", "KNOB", "OURS", "LIBRARY"};
+    char jk[512];
+    size_t i = 0;
+    while (i < sizeof tags / sizeof *tags && strcmp(str(o, "tag"), tags[i]) != 0)
+        i++;
+    const cJSON *tag = member(jp, o, "tag", jk, sizeof jk);
+    if (i == sizeof tags / sizeof *tags)
+        return gdt__record_wrong(at, jk, "one of A, B, FALLBACK, KNOB, OURS, LIBRARY", tag, e);
+    gdt_plan_id id;
+    gdt_error pe = {0};
+    if (gdt__plan_id_from_json(o, &id, &pe) != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", at, jp, pe.msg);
+    bool backend;
+    gdt_family f;
+    int slot;
+    member(jp, o, "engine_id", jk, sizeof jk);
+    if (gdt_engine_id_decode(id.engine_id, &backend, &f, &slot, &pe) != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", at, jk, pe.msg);
+    if (backend != cJSON_IsTrue(gdt_json_get(o, "backend")))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: engine %lld is not a%s engine", at,
+                             jk, (long long)id.engine_id, backend ? " gdtune" : " backend");
+    return GDT_STATUS_OK;
+}
+
+/* A known disposition; a verified result carries its measurement: bursts,
+ * a time above 0 and its noise. */
+static gdt_status result_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
+{
+    (void)jp;
+    gdt_disposition d;
+    if (!gdt_disposition_parse(str(o, "disposition"), &d))
+        return gdt__record_wrong(at, "/disposition", "one of verified, incorrect, failed, declined",
+                                 gdt_json_get(o, "disposition"), e);
+    if (d != GDT_DISP_VERIFIED)
+        return GDT_STATUS_OK;
+    const cJSON *t = gdt_json_get(o, "time_us"), *bursts = gdt_json_get(o, "bursts");
+    if (!t || !(t->valuedouble > 0))
+        return gdt__record_wrong(at, "/time_us", "a time above 0 us (a verified plan's measurement)", t, e);
+    if (!gdt_json_get(o, "noise"))
+        return gdt__record_wrong(at, "/noise", "the measurement's noise", NULL, e);
+    if (cJSON_GetArraySize(bursts) < 1)
+        return gdt__record_wrong(at, "/bursts", "the measured bursts (a verified plan's measurement)",
+                                 bursts, e);
+    return GDT_STATUS_OK;
+}
+
+/* 2 to GDT_ROUNDS_PLANS_MAX distinct integer plan indices. */
+static gdt_status rounds_plans(const char *at, const cJSON *o, gdt_error *e)
+{
+    const cJSON *pl = gdt_json_get(o, "plans"), *x;
+    char expected[96];
+    int64_t seen[GDT_ROUNDS_PLANS_MAX];
+    int n = cJSON_GetArraySize(pl), i = 0;
+    snprintf(expected, sizeof expected, "2 to %d plan indices", GDT_ROUNDS_PLANS_MAX);
+    if (n < 2 || n > GDT_ROUNDS_PLANS_MAX)
+        return gdt__record_wrong(at, "/plans", expected, pl, e);
+    cJSON_ArrayForEach(x, pl)
+    {
+        char jp[64];
+        gdt_json_path_index(jp, sizeof jp, "/plans", i);
+        if (gdt_json_int(x, at, jp, &seen[i], NULL) != GDT_STATUS_OK)
+            return gdt__record_wrong(at, jp, "a plan index (an integer)", x, e);
+        for (int k = 0; k < i; k++)
+            if (seen[k] == seen[i])
+                return gdt__record_wrong(at, jp, "a plan not named before in /plans", x, e);
+        i++;
+    }
+    return GDT_STATUS_OK;
+}
+
+/* round_us, when there: per plan, one time above 0 per round. */
+static gdt_status rounds_round_us(const char *at, const cJSON *o, int nplans, gdt_error *e)
+{
+    const cJSON *a = gdt_json_get(o, "round_us"), *x;
+    int rounds = (int)gdt_json_num_or(o, "rounds", 0), i = 0;
+    char expected[96];
+    if (!a)
+        return GDT_STATUS_OK;
+    snprintf(expected, sizeof expected, "an array of %d arrays (one per plan)", nplans);
+    if (cJSON_GetArraySize(a) != nplans)
+        return gdt__record_wrong(at, "/round_us", expected, a, e);
+    snprintf(expected, sizeof expected, "an array of %d times above 0 us (one per round)", rounds);
+    cJSON_ArrayForEach(x, a)
+    {
+        char jp[64];
+        const cJSON *t;
+        gdt_json_path_index(jp, sizeof jp, "/round_us", i++);
+        if (!cJSON_IsArray(x) || cJSON_GetArraySize(x) != rounds)
+            return gdt__record_wrong(at, jp, expected, x, e);
+        cJSON_ArrayForEach(t, x)
+        {
+            if (!cJSON_IsNumber(t) || !(t->valuedouble > 0 && t->valuedouble <= GDT_RECORD_US))
+                return gdt__record_wrong(at, jp, expected, x, e);
+        }
+    }
+    return GDT_STATUS_OK;
+}
+
+/* A measured record (error "") carries one time above 0, one noise and
+ * one ratio per plan; a failed one carries none of them. */
+static gdt_status rounds_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
+{
+    static const char *const keys[] = {"time_us", "noise", "ratios", "round_us", "measure_s"};
+    char expected[96], jk[32];
+    bool failed = str(o, "error")[0] != '\0';
+    int n = cJSON_GetArraySize(gdt_json_get(o, "plans"));
+    gdt_status s = rounds_plans(at, o, e);
+    for (int k = 0; s == GDT_STATUS_OK && failed && k < 5; k++)
+        if (member(jp, o, keys[k], jk, sizeof jk))
+            return gdt__record_wrong(at, jk, "nothing (the rounds failed: /error)", gdt_json_get(o, keys[k]), e);
+    if (s != GDT_STATUS_OK || failed)
+        return s;
+    snprintf(expected, sizeof expected, "an array of %d numbers (one per plan)", n);
+    for (int k = 0; k < 3; k++) {
+        const cJSON *v = member(jp, o, keys[k], jk, sizeof jk);
+        if ((k < 2 && !v) || (v && cJSON_GetArraySize(v) != n))
+            return gdt__record_wrong(at, jk, expected, v, e);
+    }
+    for (int i = 0; i < n; i++) {
+        const cJSON *t = cJSON_GetArrayItem(gdt_json_get(o, "time_us"), i);
+        gdt_json_path_index(jk, sizeof jk, "/time_us", i);
+        if (!(t->valuedouble > 0))
+            return gdt__record_wrong(at, jk, "a time above 0 us", t, e);
+    }
+    return rounds_round_us(at, o, n, e);
+}
