@@ -284,7 +284,7 @@ static void text_provenance(const gdt_tables_diff *d)
 
 static const char *cost_word(const gdt_diff_cost *c)
 {
-    return c->beyond ? "beyond noise" : c->faster ? "faster beyond noise (not an alarm)" : "within noise";
+    return c->beyond ? "beyond noise" : c->faster ? "faster beyond noise, not an alarm" : "within noise";
 }
 
 /* "beyond noise (noise 4.00%, floor 2.00%)" */
