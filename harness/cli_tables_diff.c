@@ -17,33 +17,48 @@ static const char diff_verb[] = "gdtune tables diff";
 
 static const char diff_usage[] =
     "usage: gdtune tables diff OLD NEW [--family F] [--format text|json|md]\n"
-    "                          [--runs OLDRUN NEWRUN]\n"
+    "                          [--runs OLDRUN NEWRUN] [--noise-floor F] [--verbose]\n"
     "\n"
-    "Compares two sets of tables cell by cell (cells matched by problem key). OLD and\n"
-    "NEW are each a tables directory (DIR/sm<arch>/<family>.{tuning,placement}.json,\n"
-    "as --tables-dir writes it), one arch's folder (DIR/sm90), or one table file of a\n"
-    "pair (its other file is found beside it). Provenance differences come first, as\n"
-    "the likely cause; then per cell: decision flips (LEAD/TRAIL), winner (fastest\n"
-    "plan) and first-entry changes, ranking moves and the winner's time change, each\n"
-    "marked beyond or within noise by the tables' own rule and by how much (the gap in\n"
-    "units of the combined noise); cells added and removed; a summary line.\n"
+    "Compares two sets of tables cell by cell (cells matched by problem key) in cost.\n"
+    "OLD and NEW are each a tables directory (DIR/sm<arch>/<family>.{tuning,placement}\n"
+    ".json, as --tables-dir writes it), one arch's folder (DIR/sm90), or one table\n"
+    "file of a pair (its other file is found beside it). Provenance differences come\n"
+    "first, as the likely cause; then the worst regret and the worst slowdown of all\n"
+    "cells; then per cell that differs its two verdicts, then the detail.\n"
     "\n"
-    "A decision is judged on the placement ratio, a winner or first-entry change from\n"
-    "plan y to x on t_x/t_y, a time on itself: beyond noise when the new value beats\n"
-    "the old one (or the old the new) by the ranking rule (tables/README.md). A changed\n"
-    "choice also says how far each table's choice was ahead of the other's in that table\n"
-    "(\"ahead by\", in units of that table's combined noise; below 1: within it).\n"
+    "  regret    the committed (OLD) choice's time in NEW over NEW's best, less one:\n"
+    "            the winner (fastest plan) and the first entry over NEW's winner, the\n"
+    "            decision's side (its fastest plan) over the faster of NEW's best of\n"
+    "            ours and best of the backend (the decision chooses between those);\n"
+    "            the worst of the three is shown (all with --verbose or in JSON);\n"
+    "  slowdown  NEW's winner's time over OLD's winner's, less one, same plan or not.\n"
+    "Each is beyond noise only when it is larger than both the noise floor and the two\n"
+    "times' combined noise ((n1 t1 + n2 t2) / t2, the noise recorded with each time).\n"
+    "A slowdown below minus both is an improvement: reported (faster), not an alarm.\n"
+    "A committed choice NEW did not measure has an unknown cost: beyond noise.\n"
+    "The noise floor is the sweep spec's noise_floor: the tables raise every plan's\n"
+    "noise to it, so each set's floor is the larger of its two tables' smallest plan\n"
+    "noise; --noise-floor sets it; --runs takes the runs' spec noise_floor.\n"
+    "\n"
+    "The detail, which decides nothing: decision flips (LEAD/TRAIL), winner and\n"
+    "first-entry changes, each with its shift judged by the tables' ranking rule\n"
+    "(tables/README.md) on the placement ratio or on t_x/t_y (gap in units of the\n"
+    "combined noise) and how far each table's choice was ahead of the other's in that\n"
+    "table (\"ahead by\"; below 1: within its noise); ranking moves (--verbose; always\n"
+    "in JSON); cells added and removed; a summary line.\n"
     "\n"
     "--runs OLDRUN NEWRUN (run directories with journal.jsonl) also tests the raw\n"
     "device-time samples, at each journal's largest burst, of every plan a changed\n"
     "cell names: Mann-Whitney U, two-sided, normal approximation with tie and\n"
-    "continuity corrections (close to exact for n >= 8 per side; rough below).\n";
+    "continuity corrections (close to exact for n >= 8 per side; rough below); and\n"
+    "judges those cells' costs with each plan's measured spread as journaled (the\n"
+    "tables raise it to the floor) against the runs' floor.\n";
 
 static const char diff_footer[] =
-    "exit codes: 0 nothing beyond noise; 3 a change beyond noise (a decision flip,\n"
-    "winner or first-entry change beyond noise, or a cell added or removed); 2 bad\n"
-    "usage or a file that does not load (the message names the file and JSON path);\n"
-    "1 failure while running\n";
+    "exit codes: 0 no regret and no slowdown beyond noise (improvements and plan moves\n"
+    "included); 3 a regret or a slowdown beyond noise, or a cell added or removed;\n"
+    "2 bad usage or a file that does not load (the message names the file and JSON\n"
+    "path); 1 failure while running\n";
 
 enum { FMT_TEXT, FMT_JSON, FMT_MD };
 static const char *const diff_formats[] = {"text", "json", "md", NULL};
@@ -51,7 +66,8 @@ static const char *const diff_formats[] = {"text", "json", "md", NULL};
 typedef struct diff_opts {
     const char *family;
     int format;
-    bool runs;
+    bool runs, verbose;
+    double noise_floor; /* < 0: not given */
 } diff_opts;
 
 static const gdt_cli_option diff_options[] = {
@@ -63,6 +79,11 @@ static const gdt_cli_option diff_options[] = {
              "md: markdown tables (a CI job summary)"},
     {"--runs", NULL, GDT_CLI_FLAG, offsetof(diff_opts, runs), .metavar = "OLDRUN NEWRUN",
      .help = "OLDRUN NEWRUN: the two sweeps' run directories; tests the samples"},
+    {"--noise-floor", NULL, GDT_CLI_DOUBLE, offsetof(diff_opts, noise_floor), .lo = 0,
+     .hi = GDT_NOISE_FLOOR_MAX, .metavar = "F",
+     .help = "the noise floor, relative (0.02: 2%), instead of the tables' or runs'"},
+    {"--verbose", "-v", GDT_CLI_FLAG, offsetof(diff_opts, verbose),
+     .help = "text and md: every regret and every ranking move"},
 };
 
 static const gdt_cli_spec diff_spec = {diff_verb, diff_usage, diff_footer, diff_options,
@@ -259,6 +280,99 @@ static void text_provenance(const gdt_tables_diff *d)
     }
 }
 
+/* ------------------------------------------------------------ costs */
+
+static const char *cost_word(const gdt_diff_cost *c)
+{
+    return c->beyond ? "beyond noise" : c->faster ? "faster beyond noise, not an alarm" : "within noise";
+}
+
+/* "beyond noise (noise 4.00%, floor 2.00%)" */
+static void text_verdict(const gdt_diff_cost *c)
+{
+    printf(": %s (", cost_word(c));
+    if (c->has) printf("noise %.2f%%, ", 100 * c->noise);
+    printf("floor %.2f%%)\n", 100 * c->floor);
+}
+
+static const char *choice_words(const gdt_diff_cell *c, int i)
+{
+    static const char *const w[] = {"winner", "first entry"};
+    if (i < GDT_DIFF_DECISION) return w[i];
+    return strcmp(c->decision.old_name, "LEAD") ? "decision TRAIL" : "decision LEAD";
+}
+
+/* "+0.80% winner A over NEW's winner B: within noise (...)" */
+static void text_regret(const char *label, const gdt_diff_cell *c, int i)
+{
+    const gdt_diff_cost *r = &c->regret[i];
+    const char *what = choice_words(c, i);
+    printf("  %-12s ", label);
+    if (!r->has)
+        printf("unknown: %s %s not measured in NEW", what, r->plan);
+    else if (!strcmp(r->plan, r->base))
+        printf("%+.2f%% %s %s, NEW's best too", 100 * r->value, what, r->plan);
+    else
+        printf("%+.2f%% %s %s over NEW's %s %s", 100 * r->value, what, r->plan,
+               i == GDT_DIFF_DECISION ? "best of both sides" : "winner", r->base);
+    text_verdict(r);
+}
+
+static void text_slowdown(const gdt_diff_cost *s)
+{
+    printf("  %-12s %+.2f%% %.4g -> %.4g us, winner %s", "slowdown", 100 * s->value, s->base_us, s->us,
+           s->plan);
+    if (strcmp(s->plan, s->base)) printf(" (OLD's: %s)", s->base);
+    else printf(" (OLD's too)");
+    text_verdict(s);
+}
+
+static void text_costs(const gdt_diff_cell *c, bool verbose)
+{
+    int w = gdt_diff_worst_regret(c->regret);
+    if (c->regret[w].applies) text_regret("regret", c, w);
+    for (int i = 0; i < GDT_DIFF_CHOICES; i++)
+        if (i != w && c->regret[i].applies && (verbose || c->regret[i].beyond)) text_regret("", c, i);
+    text_slowdown(&c->slowdown);
+}
+
+/* The cells' worst regret and worst slowdown, first in the report. */
+static void text_worst(const gdt_tables_diff *d)
+{
+    int wr, ws;
+    if (!gdt_tables_diff_worst(d, &wr, &ws)) {
+        printf("worst regret and slowdown: none (no compared cell differs)\n");
+        return;
+    }
+    const gdt_diff_cell *r = &d->cells[wr], *l = &d->cells[ws];
+    printf("worst regret   %s [%s sm%d]:\n", r->key, gdt_family_name(r->family), r->arch);
+    text_regret("", r, gdt_diff_worst_regret(r->regret));
+    printf("worst slowdown %s [%s sm%d]:\n", l->key, gdt_family_name(l->family), l->arch);
+    text_slowdown(&l->slowdown);
+}
+
+/* "changed beyond noise: regret +3.10% (winner), slowdown +33.00%" */
+static void text_status(const gdt_diff_cell *c)
+{
+    if (c->status == GDT_DIFF_FASTER) {
+        printf("faster beyond noise: slowdown %+.2f%% (not an alarm)\n", 100 * c->slowdown.value);
+        return;
+    }
+    printf("changed %s", noise_word(c->status == GDT_DIFF_BEYOND));
+    const char *sep = ": ";
+    for (int i = 0; i < GDT_DIFF_CHOICES; i++) {
+        const gdt_diff_cost *r = &c->regret[i];
+        if (!r->beyond) continue;
+        if (r->has) printf("%sregret %+.2f%% (%s)", sep, 100 * r->value, choice_words(c, i));
+        else printf("%sregret unknown (%s)", sep, choice_words(c, i));
+        sep = ", ";
+    }
+    if (c->slowdown.beyond) printf("%sslowdown %+.2f%%", sep, 100 * c->slowdown.value);
+    printf("\n");
+}
+
+/* ------------------------------------------------------------ detail */
+
 static void text_gap(bool has, double gap)
 {
     if (has) printf(", gap %.3g x noise", gap);
@@ -267,7 +381,7 @@ static void text_gap(bool has, double gap)
 static void text_pick(const char *label, const char *what, const gdt_diff_pick *k)
 {
     if (!k->changed) return;
-    printf("  %-12s %s -> %s: %s", label, k->old_name, k->new_name, noise_word(k->beyond));
+    printf("  %-12s %s -> %s: shift %s", label, k->old_name, k->new_name, noise_word(k->beyond));
     if (k->has_values) printf(" (%s %.4g -> %.4g", what, k->old_value, k->new_value);
     else printf(" (measured on one side only");
     text_gap(k->has_gap, k->gap);
@@ -275,9 +389,14 @@ static void text_pick(const char *label, const char *what, const gdt_diff_pick *
     printf(")\n");
 }
 
-static void text_moves(const gdt_diff_cell *c)
+static void text_moves(const gdt_diff_cell *c, bool verbose)
 {
     int quiet = 0, shown = 0;
+    if (!verbose) {
+        if (c->nmoves) printf("  %-12s %d plan%s moved (--verbose lists them)\n", "ranking", c->nmoves,
+                              c->nmoves == 1 ? "" : "s");
+        return;
+    }
     for (int i = 0; i < c->nmoves; i++) {
         const gdt_diff_move *m = &c->moves[i];
         if (m->has_time && !m->time.beyond) {
@@ -288,7 +407,7 @@ static void text_moves(const gdt_diff_cell *c)
         if (!m->has_time)
             printf("%s\n", m->old_pos < 0 ? "ranked in NEW only" : "ranked in OLD only");
         else
-            printf("#%d -> #%d, %.4g -> %.4g us (%+.2f%%), beyond noise, gap %.3g x noise\n",
+            printf("#%d -> #%d, %.4g -> %.4g us (%+.2f%%), time beyond noise, gap %.3g x noise\n",
                    m->old_pos, m->new_pos, m->time.old_us, m->time.new_us, m->time.pct, m->time.gap);
     }
     if (quiet) printf("  %-12s %d plan%s moved with a time change within noise\n", shown ? "" : "ranking",
@@ -308,40 +427,39 @@ static void text_tests(const gdt_diff_cell *c)
     }
 }
 
-static void text_cell(const gdt_diff_cell *c)
+static void text_cell(const gdt_diff_cell *c, bool verbose)
 {
     printf("%s [%s sm%d]: ", c->key, gdt_family_name(c->family), c->arch);
-    if (c->status == GDT_DIFF_ADDED || c->status == GDT_DIFF_REMOVED) {
+    if (!gdt_diff_cell_compared(c)) {
         int s = c->status == GDT_DIFF_ADDED;
         printf("%s (in %s only): best ours %s, best backend %s\n", gdt_diff_status_name(c->status),
                s ? "NEW" : "OLD", c->best_ours[s][0] ? c->best_ours[s] : "(none)",
                c->best_backend[s][0] ? c->best_backend[s] : "(none)");
         return;
     }
-    printf("changed %s\n", noise_word(c->status == GDT_DIFF_BEYOND));
+    text_status(c);
+    text_costs(c, verbose);
     text_pick("decision", "ratio ours/backend", &c->decision);
     if (c->decision.changed)
         printf("  %-12s ours %s vs backend %s\n", "", c->best_ours[1], c->best_backend[1]);
     text_pick("winner", "t_new/t_old", &c->winner);
     text_pick("first entry", "t_new/t_old", &c->first);
-    if (c->winner_time_changed)
-        printf("  %-12s %.4g -> %.4g us (%+.2f%%): %s, gap %.3g x noise\n", "winner time",
-               c->winner_time.old_us, c->winner_time.new_us, c->winner_time.pct,
-               noise_word(c->winner_time.beyond), c->winner_time.gap);
-    text_moves(c);
+    text_moves(c, verbose);
     text_tests(c);
 }
 
 static void summary_line(const gdt_tables_diff *d)
 {
-    printf("%d cells compared, %d changed beyond noise, %d within noise, %d added, %d removed\n",
-           d->compared, d->beyond, d->within, d->added, d->removed);
+    printf("%d cells compared, %d changed beyond noise, %d within noise, %d added, %d removed, "
+           "%d faster beyond noise\n",
+           d->compared, d->beyond, d->within, d->added, d->removed, d->faster);
 }
 
-static int print_text(const gdt_tables_diff *d)
+static int print_text(const gdt_tables_diff *d, bool verbose)
 {
     text_provenance(d);
-    for (int i = 0; i < d->ncells; i++) text_cell(&d->cells[i]);
+    text_worst(d);
+    for (int i = 0; i < d->ncells; i++) text_cell(&d->cells[i], verbose);
     summary_line(d);
     return 0;
 }
@@ -356,7 +474,7 @@ static void md_row(const gdt_diff_cell *c, const char *change, const char *o, co
     printf(" |\n");
 }
 
-static const char *md_noise(bool beyond) { return beyond ? "**beyond**" : "within"; }
+static const char *md_noise(bool beyond) { return beyond ? "beyond" : "within"; }
 
 static void md_pick(const gdt_diff_cell *c, const char *label, const gdt_diff_pick *k)
 {
@@ -367,28 +485,71 @@ static void md_pick(const gdt_diff_cell *c, const char *label, const gdt_diff_pi
     md_row(c, label, o, n, md_noise(k->beyond), k->has_gap, k->gap);
 }
 
-static void md_cell(const gdt_diff_cell *c)
+/* The detail rows of a compared cell: what moved, deciding nothing. */
+static void md_moves(const gdt_diff_cell *c, bool verbose)
 {
     char o[64], n[96];
-    if (c->status == GDT_DIFF_ADDED || c->status == GDT_DIFF_REMOVED) {
-        md_row(c, gdt_diff_status_name(c->status), "", "", "**beyond**", false, 0);
-        return;
-    }
     md_pick(c, "decision", &c->decision);
     md_pick(c, "winner", &c->winner);
     md_pick(c, "first entry", &c->first);
-    if (c->winner_time_changed) {
-        snprintf(o, sizeof o, "%.4g us", c->winner_time.old_us);
-        snprintf(n, sizeof n, "%.4g us (%+.2f%%)", c->winner_time.new_us, c->winner_time.pct);
-        md_row(c, "winner time", o, n, md_noise(c->winner_time.beyond), true, c->winner_time.gap);
-    }
     int beyond = 0;
     for (int i = 0; i < c->nmoves; i++) beyond += !c->moves[i].has_time || c->moves[i].time.beyond;
-    if (c->nmoves) {
+    if (c->nmoves && verbose) {
         snprintf(o, sizeof o, "%d plans moved", c->nmoves);
         snprintf(n, sizeof n, "%d with a time beyond noise or on one side only", beyond);
         md_row(c, "ranking", o, n, md_noise(beyond > 0), false, 0);
     }
+}
+
+/* "+0.80%" with its noise and floor, bold when beyond noise. */
+static void md_cost(const gdt_diff_cost *k)
+{
+    const char *b = k->beyond ? "**" : "";
+    if (!k->applies) printf(" — | | |");
+    else if (!k->has) printf(" **unknown** | | %.2f%% |", 100 * k->floor);
+    else printf(" %s%+.2f%%%s | %.2f%% | %.2f%% |", b, 100 * k->value, b, 100 * k->noise, 100 * k->floor);
+}
+
+static const char *md_verdict(const gdt_diff_cell *c)
+{
+    switch (c->status) {
+    case GDT_DIFF_BEYOND: return "**beyond noise**";
+    case GDT_DIFF_FASTER: return "faster (not an alarm)";
+    case GDT_DIFF_ADDED: return "**added**";
+    case GDT_DIFF_REMOVED: return "**removed**";
+    default: return "within noise";
+    }
+}
+
+static void md_cost_row(const gdt_diff_cell *c)
+{
+    static const char *const of[] = {"winner", "first entry", "decision"};
+    printf("| `%s` | %s |", c->key, md_verdict(c));
+    if (!gdt_diff_cell_compared(c)) {
+        printf(" | | | | | | |\n");
+        return;
+    }
+    int w = gdt_diff_worst_regret(c->regret);
+    md_cost(&c->regret[w]);
+    printf(" %s |", of[w]);
+    md_cost(&c->slowdown);
+    printf("\n");
+}
+
+static void md_worst(const gdt_tables_diff *d)
+{
+    int wr, ws;
+    if (!gdt_tables_diff_worst(d, &wr, &ws)) return;
+    const gdt_diff_cost *r = &d->cells[wr].regret[gdt_diff_worst_regret(d->cells[wr].regret)];
+    const gdt_diff_cost *l = &d->cells[ws].slowdown;
+    printf("\nWorst regret: ");
+    if (r->has) printf("%+.2f%% ", 100 * r->value);
+    else printf("unknown ");
+    printf("`%s` (%s", d->cells[wr].key, r->plan);
+    if (r->has) printf("; noise %.2f%%", 100 * r->noise);
+    printf(", floor %.2f%%): %s. Worst slowdown: %+.2f%% `%s` (noise %.2f%%, floor %.2f%%): %s.\n",
+           100 * r->floor, cost_word(r), 100 * l->value, d->cells[ws].key, 100 * l->noise, 100 * l->floor,
+           cost_word(l));
 }
 
 static void md_tests(const gdt_tables_diff *d)
@@ -407,11 +568,8 @@ static void md_tests(const gdt_tables_diff *d)
         }
 }
 
-static int print_md(const gdt_tables_diff *d, const char *old_p, const char *new_p)
+static void md_provenance(const gdt_tables_diff *d)
 {
-    printf("## gdtune tables diff\n\n`%s` → `%s`: **", old_p, new_p);
-    printf("%d cells compared, %d changed beyond noise, %d within noise, %d added, %d removed**\n",
-           d->compared, d->beyond, d->within, d->added, d->removed);
     printf("\n### Provenance\n\n| tables | field | old | new |\n|---|---|---|---|\n");
     for (int i = 0; i < d->nsets; i++) {
         const gdt_diff_set *s = &d->sets[i];
@@ -425,10 +583,30 @@ static int print_md(const gdt_tables_diff *d, const char *old_p, const char *new
             printf("| %s sm%d | %s | `%s` | `%s` |\n", fam, s->arch, s->fields[k].field,
                    s->fields[k].old_v, s->fields[k].new_v);
     }
-    printf("\n### Changes\n\n");
-    if (!d->ncells) printf("None.\n");
-    else printf("| cell | change | old | new | noise | gap (x noise) |\n|---|---|---|---|---|---|\n");
-    for (int i = 0; i < d->ncells; i++) md_cell(&d->cells[i]);
+}
+
+static int print_md(const gdt_tables_diff *d, const char *old_p, const char *new_p, bool verbose)
+{
+    printf("## gdtune tables diff\n\n`%s` → `%s`: **", old_p, new_p);
+    printf("%d cells compared, %d changed beyond noise, %d within noise, %d added, %d removed, "
+           "%d faster beyond noise**\n", d->compared, d->beyond, d->within, d->added, d->removed, d->faster);
+    md_worst(d);
+    md_provenance(d);
+    printf("\n### Cost\n\nRegret: the committed choice's time in NEW over NEW's best; slowdown: NEW's "
+           "winner's time over OLD's. Beyond noise: above both the noise floor and the two times' "
+           "combined noise.\n\n");
+    if (!d->ncells) printf("No cell differs.\n");
+    else printf("| cell | verdict | worst regret | noise | floor | of | slowdown | noise | floor |\n"
+                "|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < d->ncells; i++) md_cost_row(&d->cells[i]);
+    bool any = false;
+    for (int i = 0; i < d->ncells && !any; i++)
+        any = d->cells[i].decision.changed || d->cells[i].winner.changed || d->cells[i].first.changed ||
+              (verbose && d->cells[i].nmoves);
+    if (any) printf("\n### Plan moves (detail: they decide nothing)\n\n| cell | change | old | new | shift "
+                    "| gap (x noise) |\n|---|---|---|---|---|---|\n");
+    for (int i = 0; any && i < d->ncells; i++)
+        if (gdt_diff_cell_compared(&d->cells[i])) md_moves(&d->cells[i], verbose);
     md_tests(d);
     return 0;
 }
@@ -456,6 +634,33 @@ static cJSON *json_pick(const gdt_diff_pick *k, const char *value_name)
     add_num_or_null(o, nk, k->has_values, k->new_value);
     add_num_or_null(o, "old_ahead", k->has_ahead, k->old_ahead);
     add_num_or_null(o, "new_ahead", k->has_ahead, k->new_ahead);
+    return o;
+}
+
+/* A cost: fractions (0.008: 0.8%), null where unknown. */
+static cJSON *json_cost(const gdt_diff_cost *k)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "plan", k->plan);
+    cJSON_AddStringToObject(o, "base", k->base);
+    cJSON_AddBoolToObject(o, "applies", k->applies);
+    cJSON_AddBoolToObject(o, "measured", k->has);
+    add_num_or_null(o, "us", k->has, k->us);
+    add_num_or_null(o, "base_us", k->applies, k->base_us);
+    add_num_or_null(o, "value", k->has, k->value);
+    add_num_or_null(o, "noise", k->has, k->noise);
+    cJSON_AddNumberToObject(o, "floor", k->floor);
+    cJSON_AddBoolToObject(o, "beyond_noise", k->beyond);
+    cJSON_AddBoolToObject(o, "faster", k->faster);
+    return o;
+}
+
+static cJSON *json_regret(const gdt_diff_cell *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int i = 0; i < GDT_DIFF_CHOICES; i++)
+        cJSON_AddItemToObject(o, gdt_diff_choice_name((gdt_diff_choice)i), json_cost(&c->regret[i]));
+    cJSON_AddStringToObject(o, "worst", gdt_diff_choice_name((gdt_diff_choice)gdt_diff_worst_regret(c->regret)));
     return o;
 }
 
@@ -529,7 +734,10 @@ static cJSON *json_cell(const gdt_diff_cell *c)
     cJSON_AddStringToObject(o, "status", gdt_diff_status_name(c->status));
     cJSON_AddItemToObject(o, "best_ours", json_pair(c->best_ours[0], c->best_ours[1]));
     cJSON_AddItemToObject(o, "best_backend", json_pair(c->best_backend[0], c->best_backend[1]));
-    if (c->status == GDT_DIFF_ADDED || c->status == GDT_DIFF_REMOVED) return o;
+    if (!gdt_diff_cell_compared(c)) return o;
+    cJSON_AddItemToObject(o, "regret", json_regret(c));
+    cJSON_AddItemToObject(o, "slowdown", json_cost(&c->slowdown));
+    cJSON_AddBoolToObject(o, "runs_noise", c->runs_noise);
     cJSON_AddItemToObject(o, "decision", json_pick(&c->decision, "ratio"));
     cJSON_AddItemToObject(o, "winner", json_pick(&c->winner, "ratio"));
     cJSON_AddItemToObject(o, "first_entry", json_pick(&c->first, "ratio"));
@@ -550,6 +758,7 @@ static cJSON *json_set(const gdt_diff_set *s)
     cJSON_AddStringToObject(o, "arch", arch);
     cJSON_AddBoolToObject(o, "in_old", s->in_old);
     cJSON_AddBoolToObject(o, "in_new", s->in_new);
+    cJSON_AddNumberToObject(o, "noise_floor", s->floor);
     cJSON *a = cJSON_AddArrayToObject(o, "differences");
     for (int k = 0; k < s->nfields; k++) {
         cJSON *f = cJSON_CreateObject();
@@ -559,6 +768,28 @@ static cJSON *json_set(const gdt_diff_set *s)
         cJSON_AddItemToArray(a, f);
     }
     return o;
+}
+
+/* The worst regret and slowdown: the cell's key and the cost; null: none. */
+static void json_worst(cJSON *s, const gdt_tables_diff *d)
+{
+    int wr, ws;
+    if (!gdt_tables_diff_worst(d, &wr, &ws)) {
+        cJSON_AddNullToObject(s, "worst_regret");
+        cJSON_AddNullToObject(s, "worst_slowdown");
+        return;
+    }
+    const gdt_diff_cell *r = &d->cells[wr];
+    int w = gdt_diff_worst_regret(r->regret);
+    cJSON *x = json_cost(&r->regret[w]);
+    cJSON_AddStringToObject(x, "key", r->key);
+    cJSON_AddStringToObject(x, "family", gdt_family_name(r->family));
+    cJSON_AddStringToObject(x, "choice", gdt_diff_choice_name((gdt_diff_choice)w));
+    cJSON_AddItemToObject(s, "worst_regret", x);
+    x = json_cost(&d->cells[ws].slowdown);
+    cJSON_AddStringToObject(x, "key", d->cells[ws].key);
+    cJSON_AddStringToObject(x, "family", gdt_family_name(d->cells[ws].family));
+    cJSON_AddItemToObject(s, "worst_slowdown", x);
 }
 
 static cJSON *json_doc(const gdt_tables_diff *d, const char *old_p, const char *new_p)
@@ -577,6 +808,8 @@ static cJSON *json_doc(const gdt_tables_diff *d, const char *old_p, const char *
     cJSON_AddNumberToObject(s, "within_noise", d->within);
     cJSON_AddNumberToObject(s, "added", d->added);
     cJSON_AddNumberToObject(s, "removed", d->removed);
+    cJSON_AddNumberToObject(s, "faster", d->faster);
+    json_worst(s, d);
     cJSON_AddNumberToObject(s, "exit_code", gdt_tables_diff_exit(d));
     return doc;
 }
@@ -614,11 +847,11 @@ static gdt_status run_diff(const char *const *pos, const char *const *runs, unsi
     return s;
 }
 
-static int print_diff(const gdt_tables_diff *d, int format, const char *const *pos)
+static int print_diff(const gdt_tables_diff *d, int format, bool verbose, const char *const *pos)
 {
     int rc = format == FMT_JSON ? gdt_cli_json_emit(diff_verb, json_doc(d, pos[0], pos[1]))
-             : format == FMT_MD ? print_md(d, pos[0], pos[1])
-                                : print_text(d);
+             : format == FMT_MD ? print_md(d, pos[0], pos[1], verbose)
+                                : print_text(d, verbose);
     if (!rc && fflush(stdout)) rc = (fprintf(stderr, "%s: cannot write standard output\n", diff_verb), 1);
     return rc ? rc : gdt_tables_diff_exit(d);
 }
@@ -628,7 +861,7 @@ int gdt__cli_tables_diff(int argc, char **argv)
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     const char *pos[2], *runs[2];
     int nrest = 0, npos = 0;
-    diff_opts o = {0};
+    diff_opts o = {.noise_floor = -1};
     if (!rest) return fprintf(stderr, "%s: out of memory\n", diff_verb), 1;
     int rc = take_runs(argc, argv, rest, &nrest, runs);
     if (rc < 0) rc = gdt_cli_parse(&diff_spec, nrest, rest, &o, pos, 2, &npos);
@@ -640,13 +873,13 @@ int gdt__cli_tables_diff(int argc, char **argv)
         rc = gdt_cli_usage_error(diff_verb, "--family: %s", e.msg);
     free(rest);
     if (rc >= 0) return rc;
-    gdt_tables_diff d = {0};
+    gdt_tables_diff d = {.floor_set = o.noise_floor >= 0, .floor = o.noise_floor};
     gdt_status s = run_diff(pos, runs, mask, &d, &e);
     if (s) {
         fprintf(stderr, "%s: %s\n", diff_verb, e.msg);
         rc = gdt_status_exit_code(s);
     } else {
-        rc = print_diff(&d, o.format, pos);
+        rc = print_diff(&d, o.format, o.verbose, pos);
     }
     gdt_tables_diff_free(&d);
     return rc;

@@ -1,5 +1,7 @@
 /* The model of `gdtune tables diff` (gdt_tables_diff.h): two loaded sets of
- * tables compared cell by cell with the tables' own noise rule. */
+ * tables compared cell by cell, in cost (regret, slowdown) against the
+ * noise floor and the measured noise, the plan moves by the tables' own
+ * noise rule. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,7 +15,7 @@
 
 const char *gdt_diff_status_name(gdt_diff_status s)
 {
-    static const char *const names[] = {"same", "within_noise", "beyond_noise", "added", "removed"};
+    static const char *const names[] = {"same", "within_noise", "beyond_noise", "added", "removed", "faster"};
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
@@ -156,6 +158,107 @@ static void pick_decision(gdt_diff_pick *k, const gdt_table_cell *oc, const gdt_
     k->has_ahead = decision_ahead(oc, &k->old_ahead) && decision_ahead(nc, &k->new_ahead);
 }
 
+/* ------------------------------------------------------------ costs */
+
+const char *gdt_diff_choice_name(gdt_diff_choice c)
+{
+    static const char *const names[] = {"winner", "first_entry", "decision"};
+    return (unsigned)c < GDT_DIFF_CHOICES ? names[c] : "?";
+}
+
+void gdt_diff_cost_judge(gdt_diff_cost *c, double floor)
+{
+    c->floor = floor;
+    c->value = c->noise = NAN;
+    c->beyond = c->faster = false;
+    if (!c->applies) return;
+    if (!c->has) {
+        c->beyond = true; /* the committed choice's cost is unknown */
+        return;
+    }
+    c->value = c->us / c->base_us - 1;
+    c->noise = (c->us_noise * c->us + c->base_noise * c->base_us) / c->base_us;
+    c->beyond = c->value > floor && c->value > c->noise;
+    c->faster = -c->value > floor && -c->value > c->noise;
+}
+
+bool gdt_diff_cost_worse(const gdt_diff_cost *a, const gdt_diff_cost *b)
+{
+    if (!a->applies || (b->applies && !b->has)) return false;
+    return !b->applies || !a->has || a->value > b->value;
+}
+
+int gdt_diff_worst_regret(const gdt_diff_cost *regret)
+{
+    int w = 0;
+    for (int i = 1; i < GDT_DIFF_CHOICES; i++)
+        if (gdt_diff_cost_worse(&regret[i], &regret[w])) w = i;
+    return w;
+}
+
+/* The cost of p (NULL: not measured; name is its name) over base. */
+static void cost_of(gdt_diff_cost *c, const char *name, const gdt_measured_plan *p,
+                    const gdt_measured_plan *base)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->plan, sizeof c->plan, "%s", name);
+    plan_name(base, c->base, sizeof c->base);
+    c->applies = base != NULL;
+    c->has = p && base;
+    if (p) c->us = p->time_us, c->us_noise = p->noise;
+    if (base) c->base_us = base->time_us, c->base_noise = base->noise;
+}
+
+/* The committed plan y as NEW's cell nc measured it, over NEW's winner x. */
+static void regret_plan(gdt_diff_cost *c, const gdt_measured_plan *y, const gdt_table_cell *nc,
+                        const gdt_measured_plan *x)
+{
+    char name[GDT_DIFF_NAME];
+    plan_name(y, name, sizeof name);
+    int j = y ? find_plan(nc, &y->id) : -1;
+    cost_of(c, name, j < 0 ? NULL : &nc->ranked[j], x);
+}
+
+/* The committed decision's side, by its fastest plan in NEW, over the
+ * faster of NEW's best of ours and best of the backend. */
+static void regret_decision(gdt_diff_cost *c, const gdt_table_cell *oc, const gdt_table_cell *nc)
+{
+    int side = oc->lead ? GDT_PLAN_SIDE_OURS : GDT_PLAN_SIDE_BACKEND;
+    int other = oc->lead ? GDT_PLAN_SIDE_BACKEND : GDT_PLAN_SIDE_OURS;
+    const gdt_measured_plan *s = fastest(nc, side), *o = fastest(nc, other);
+    const gdt_measured_plan *base = s && o && o->time_us < s->time_us ? o : s ? s : o;
+    char name[GDT_DIFF_NAME];
+    if (s) plan_name(s, name, sizeof name);
+    else snprintf(name, sizeof name, "%s", oc->lead ? "(none of ours)" : "(no backend plan)");
+    cost_of(c, name, s, base);
+}
+
+/* The regrets and the slowdown of a cell found in both, judged at floor. */
+static void cell_costs(gdt_diff_cell *d, const gdt_table_cell *oc, const gdt_table_cell *nc, double floor)
+{
+    const gdt_measured_plan *ow = fastest(oc, ANY_SIDE), *nw = fastest(nc, ANY_SIDE);
+    char name[GDT_DIFF_NAME];
+    regret_plan(&d->regret[GDT_DIFF_WINNER], ow, nc, nw);
+    regret_plan(&d->regret[GDT_DIFF_FIRST], oc->nranked ? &oc->ranked[0] : NULL, nc, nw);
+    regret_decision(&d->regret[GDT_DIFF_DECISION], oc, nc);
+    plan_name(nw, name, sizeof name);
+    cost_of(&d->slowdown, name, nw, ow);
+    for (int i = 0; i < GDT_DIFF_CHOICES; i++) gdt_diff_cost_judge(&d->regret[i], floor);
+    gdt_diff_cost_judge(&d->slowdown, floor);
+}
+
+/* The floor the tables show: their smallest plan noise (the writer raises
+ * each plan's noise to the spec's floor, and a sweep's tightest plans sit
+ * on it); 0 for no tables. */
+static double tables_floor(const gdt_tables *t)
+{
+    double f = INFINITY;
+    gdt_table_cell c;
+    for (int i = 0; t && gdt_tables_cell(t, i, &c); i++)
+        for (int k = 0; k < c.nranked; k++) f = fmin(f, c.ranked[k].noise);
+    return isfinite(f) ? f : 0;
+}
+
 /* ------------------------------------------------------------ ranking moves */
 
 static gdt_status add_move(gdt_diff_cell *d, const gdt_measured_plan *o, int op,
@@ -197,19 +300,21 @@ static void best_names(gdt_diff_cell *d, int side, const gdt_table_cell *c)
     if (b) plan_name(b, d->best_backend[side], GDT_DIFF_NAME);
 }
 
+/* Beyond noise by its costs alone; the plan moves only make it differ. */
 static void classify(gdt_diff_cell *d)
 {
     const gdt_diff_pick *k[] = {&d->decision, &d->winner, &d->first};
-    bool beyond = false, any = d->winner_time_changed || d->nmoves > 0;
-    for (int i = 0; i < 3; i++) {
-        beyond = beyond || (k[i]->changed && k[i]->beyond);
-        any = any || k[i]->changed;
-    }
-    d->status = beyond ? GDT_DIFF_BEYOND : any ? GDT_DIFF_WITHIN : GDT_DIFF_SAME;
+    bool beyond = d->slowdown.beyond, any = d->winner_time_changed || d->nmoves > 0;
+    for (int i = 0; i < GDT_DIFF_CHOICES; i++) beyond = beyond || d->regret[i].beyond;
+    for (int i = 0; i < 3; i++) any = any || k[i]->changed;
+    d->status = beyond              ? GDT_DIFF_BEYOND
+                : d->slowdown.faster ? GDT_DIFF_FASTER
+                : any               ? GDT_DIFF_WITHIN
+                                    : GDT_DIFF_SAME;
 }
 
 static gdt_status diff_cell(gdt_diff_cell *d, const gdt_table_cell *oc, const gdt_table_cell *nc,
-                            gdt_error *e)
+                            double floor, gdt_error *e)
 {
     const gdt_measured_plan *ow = fastest(oc, ANY_SIDE), *nw = fastest(nc, ANY_SIDE);
     pick_decision(&d->decision, oc, nc);
@@ -220,6 +325,7 @@ static gdt_status diff_cell(gdt_diff_cell *d, const gdt_table_cell *oc, const gd
     if (ow && nw) judge_time(ow, nw, &d->winner_time);
     best_names(d, 0, oc);
     best_names(d, 1, nc);
+    cell_costs(d, oc, nc, floor);
     gdt_status s = diff_moves(d, oc, nc, e);
     classify(d);
     return s;
@@ -241,6 +347,23 @@ static gdt_diff_cell *new_cell(gdt_tables_diff *d, const char *key, const gdt_ta
     return c;
 }
 
+bool gdt_diff_cell_compared(const gdt_diff_cell *c)
+{
+    return c->status != GDT_DIFF_ADDED && c->status != GDT_DIFF_REMOVED;
+}
+
+/* The count a cell's status goes to. */
+static int *tally(gdt_tables_diff *d, gdt_diff_status st)
+{
+    switch (st) {
+    case GDT_DIFF_BEYOND: return &d->beyond;
+    case GDT_DIFF_FASTER: return &d->faster;
+    case GDT_DIFF_ADDED: return &d->added;
+    case GDT_DIFF_REMOVED: return &d->removed;
+    default: return &d->within;
+    }
+}
+
 /* One cell in one set only. */
 static gdt_status one_side(gdt_tables_diff *d, const gdt_tables *t, int i, gdt_diff_status st,
                            gdt_error *e)
@@ -252,23 +375,23 @@ static gdt_status one_side(gdt_tables_diff *d, const gdt_tables *t, int i, gdt_d
     x->status = st;
     best_names(x, st == GDT_DIFF_ADDED, &c);
     d->ncells++;
-    *(st == GDT_DIFF_ADDED ? &d->added : &d->removed) += 1;
+    *tally(d, st) += 1;
     return GDT_STATUS_OK;
 }
 
 static gdt_status both_sides(gdt_tables_diff *d, const gdt_table_cell *oc, const gdt_table_cell *nc,
-                             const gdt_tables *t, gdt_error *e)
+                             const gdt_tables *t, double floor, gdt_error *e)
 {
     gdt_diff_cell *x = new_cell(d, oc->key, t, e);
     if (!x) return GDT_STATUS_NO_MEMORY;
-    gdt_status s = diff_cell(x, oc, nc, e);
+    gdt_status s = diff_cell(x, oc, nc, floor, e);
     d->compared++;
     if (s || x->status == GDT_DIFF_SAME) {
         free(x->moves);
         return s;
     }
     d->ncells++;
-    *(x->status == GDT_DIFF_BEYOND ? &d->beyond : &d->within) += 1;
+    *tally(d, x->status) += 1;
     return GDT_STATUS_OK;
 }
 
@@ -284,6 +407,7 @@ static gdt_status add_set(gdt_tables_diff *d, const gdt_tables *o, const gdt_tab
     s->in_old = o != NULL;
     s->in_new = n != NULL;
     diff_provenance(s, o ? gdt_tables_provenance(o) : NULL, n ? gdt_tables_provenance(n) : NULL);
+    s->floor = d->floor_set ? d->floor : fmax(tables_floor(o), tables_floor(n));
     return GDT_STATUS_OK;
 }
 
@@ -292,6 +416,7 @@ gdt_status gdt_tables_diff_add(gdt_tables_diff *d, const gdt_tables *old_t, cons
 {
     if (!old_t && !new_t) return GDT_STATUS_OK;
     gdt_status s = add_set(d, old_t, new_t, e);
+    double floor = s ? 0 : d->sets[d->nsets - 1].floor;
     int no = gdt_tables_ncells(old_t), nn = gdt_tables_ncells(new_t);
     for (int i = 0, j = 0; !s && (i < no || j < nn);) {
         gdt_table_cell oc, nc;
@@ -299,9 +424,25 @@ gdt_status gdt_tables_diff_add(gdt_tables_diff *d, const gdt_tables *old_t, cons
         int c = !ho ? 1 : !hn ? -1 : strcmp(oc.key, nc.key);
         if (c < 0) s = one_side(d, old_t, i++, GDT_DIFF_REMOVED, e);
         else if (c > 0) s = one_side(d, new_t, j++, GDT_DIFF_ADDED, e);
-        else s = both_sides(d, &oc, &nc, new_t, e), i++, j++;
+        else s = both_sides(d, &oc, &nc, new_t, floor, e), i++, j++;
     }
     return s;
+}
+
+bool gdt_tables_diff_worst(const gdt_tables_diff *d, int *regret_cell, int *slowdown_cell)
+{
+    *regret_cell = *slowdown_cell = -1;
+    for (int i = 0; i < d->ncells; i++) {
+        const gdt_diff_cell *c = &d->cells[i];
+        if (!gdt_diff_cell_compared(c)) continue;
+        const gdt_diff_cell *r = *regret_cell < 0 ? NULL : &d->cells[*regret_cell];
+        if (!r || gdt_diff_cost_worse(&c->regret[gdt_diff_worst_regret(c->regret)],
+                                      &r->regret[gdt_diff_worst_regret(r->regret)]))
+            *regret_cell = i;
+        if (*slowdown_cell < 0 || gdt_diff_cost_worse(&c->slowdown, &d->cells[*slowdown_cell].slowdown))
+            *slowdown_cell = i;
+    }
+    return *regret_cell >= 0;
 }
 
 int gdt_tables_diff_exit(const gdt_tables_diff *d)
@@ -334,26 +475,34 @@ static const gdt_run_cell *run_cell(const gdt_run *r, const gdt_diff_cell *c)
     return NULL;
 }
 
-/* The device-time samples of the named plan at the journal's largest
- * burst and their median clock (0: none); false when it has no verified
- * result there. */
-static bool samples_of(const gdt_run_cell *c, const char *plan, const cJSON **vals, int *burst, double *mhz)
+/* The named plan's index in the journal's cell when it has a verified
+ * result there, else -1. */
+static int verified_plan(const gdt_run_cell *c, const char *plan)
 {
     for (int i = 0; c && i < c->nplans; i++) {
         char name[GDT_DIFF_NAME];
         gdt_plan_id id = c->plan[i].id;
         gdt_plan_id_normalize(&id);
         gdt_plan_id_format(&id, name, sizeof name);
-        if (strcmp(name, plan) || !c->result[i].rec || c->result[i].disposition != GDT_DISP_VERIFIED)
-            continue;
-        const cJSON *last = gdt_result_largest_burst(c->result[i].rec);
-        gdt_metric_clock mc;
-        *vals = gdt_json_get(last, "device_us");
-        *burst = (int)gdt_json_num_or(last, "burst", 0);
-        *mhz = gdt_metric_clock_of(c->result[i].rec, &mc) ? mc.median_mhz : 0;
-        return cJSON_IsArray(*vals) && cJSON_GetArraySize(*vals) > 0;
+        if (!strcmp(name, plan) && c->result[i].rec && c->result[i].disposition == GDT_DISP_VERIFIED)
+            return i;
     }
-    return false;
+    return -1;
+}
+
+/* The device-time samples of the named plan at the journal's largest
+ * burst and their median clock (0: none); false when it has no verified
+ * result there. */
+static bool samples_of(const gdt_run_cell *c, const char *plan, const cJSON **vals, int *burst, double *mhz)
+{
+    int i = verified_plan(c, plan);
+    if (i < 0) return false;
+    const cJSON *last = gdt_result_largest_burst(c->result[i].rec);
+    gdt_metric_clock mc;
+    *vals = gdt_json_get(last, "device_us");
+    *burst = (int)gdt_json_num_or(last, "burst", 0);
+    *mhz = gdt_metric_clock_of(c->result[i].rec, &mc) ? mc.median_mhz : 0;
+    return cJSON_IsArray(*vals) && cJSON_GetArraySize(*vals) > 0;
 }
 
 static double *numbers(const cJSON *a, int *n)
@@ -406,16 +555,45 @@ static gdt_status test_cell(gdt_diff_cell *d, const gdt_run_cell *oc, const gdt_
     return s;
 }
 
+/* The plan's measured spread as its journal has it (the figures the
+ * tables' time comes from, before the floor); unchanged when the journal
+ * has no verified result for it. */
+static void journal_noise(const gdt_run_cell *c, const char *plan, double *noise)
+{
+    int i = verified_plan(c, plan);
+    if (i >= 0) *noise = gdt_run_plan_measured(c, i, 0).noise;
+}
+
+/* The costs judged again with the journals' noise and floor. */
+static void rejudge(gdt_diff_cell *c, const gdt_run_cell *oc, const gdt_run_cell *nc, double floor)
+{
+    for (int i = 0; i < GDT_DIFF_CHOICES; i++) {
+        journal_noise(nc, c->regret[i].plan, &c->regret[i].us_noise);
+        journal_noise(nc, c->regret[i].base, &c->regret[i].base_noise);
+        gdt_diff_cost_judge(&c->regret[i], floor);
+    }
+    journal_noise(nc, c->slowdown.plan, &c->slowdown.us_noise);
+    journal_noise(oc, c->slowdown.base, &c->slowdown.base_noise);
+    gdt_diff_cost_judge(&c->slowdown, floor);
+    c->runs_noise = true;
+    classify(c);
+}
+
 gdt_status gdt_tables_diff_runs(gdt_tables_diff *d, const gdt_run *old_r, const gdt_run *new_r,
                                 gdt_error *e)
 {
     gdt_status s = GDT_STATUS_OK;
+    double floor = d->floor_set ? d->floor : fmax(old_r->spec->noise_floor, new_r->spec->noise_floor);
     for (int i = 0; i < d->ncells && !s; i++) {
         gdt_diff_cell *c = &d->cells[i];
-        if (c->status != GDT_DIFF_WITHIN && c->status != GDT_DIFF_BEYOND) continue;
+        if (!gdt_diff_cell_compared(c)) continue;
         const gdt_run_cell *oc = run_cell(old_r, c), *nc = run_cell(new_r, c);
         c->tested = oc && nc;
-        if (c->tested) s = test_cell(c, oc, nc, e);
+        if (!c->tested) continue;
+        s = test_cell(c, oc, nc, e);
+        *tally(d, c->status) -= 1;
+        rejudge(c, oc, nc, floor);
+        *tally(d, c->status) += 1;
     }
     return s;
 }

@@ -27,6 +27,7 @@ typedef struct row {
     int arch;
     side old_w, new_w;
     const char *verdict;
+    char regret[128], slowdown[128]; /* the diff's two costs, as markdown */
 } row;
 
 typedef struct rows {
@@ -64,32 +65,71 @@ static row *add_row(rows *r, const char *key, gdt_family f, int arch)
     return x;
 }
 
-/* The diff's status of a cell; a cell the diff does not name is the same
- * in both (the diff names every cell that differs). */
-static const char *verdict(const cJSON *diff, const row *x)
+/* The diff's cell of a row, NULL when the diff does not name it (the diff
+ * names every cell that differs). */
+static const cJSON *diff_cell(const cJSON *diff, const row *x)
 {
-    static const char *const names[][2] = {
-        {"beyond_noise", "**beyond noise**"}, {"within_noise", "within noise"},
-        {"added", "added"}, {"removed", "removed"}, {"same", "same"},
-    };
     char arch[16];
     const cJSON *c;
-    if (!diff)
-        return "added (no committed tables)";
     snprintf(arch, sizeof arch, "sm%d", x->arch);
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(diff, "cells")) {
         const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(c, "key"));
         const char *f = cJSON_GetStringValue(cJSON_GetObjectItem(c, "family"));
         const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(c, "arch"));
-        const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(c, "status"));
-        if (!k || !f || !a || !s || strcmp(k, x->key) || strcmp(f, gdt_family_name(x->family)) || strcmp(a, arch))
-            continue;
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (!strcmp(s, names[i][0]))
-                return names[i][1];
-        return "unknown";
+        if (k && f && a && !strcmp(k, x->key) && !strcmp(f, gdt_family_name(x->family)) && !strcmp(a, arch))
+            return c;
     }
-    return "same";
+    return NULL;
+}
+
+/* The diff's status of a cell. */
+static const char *verdict(const cJSON *diff, const cJSON *c)
+{
+    static const char *const names[][2] = {
+        {"beyond_noise", "**beyond noise**"}, {"within_noise", "within noise"},
+        {"added", "added"}, {"removed", "removed"}, {"same", "same"},
+        {"faster", "faster (not an alarm)"},
+    };
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(c, "status"));
+    if (!diff)
+        return "added (no committed tables)";
+    if (!c)
+        return "same";
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i][0]))
+            return names[i][1];
+    return "unknown";
+}
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* One of the diff's costs (gdtune.tables_diff/1): "**+33.00%** (noise
+ * 4.66%, floor 2.00%)", bold when beyond noise; "—" where it has none. */
+static void cost_md(const cJSON *k, char *buf, size_t n)
+{
+    bool beyond = cJSON_IsTrue(cJSON_GetObjectItem(k, "beyond_noise"));
+    double v = num(k, "value"), noise = num(k, "noise"), floor = num(k, "floor");
+    if (!k || !cJSON_IsTrue(cJSON_GetObjectItem(k, "applies")))
+        snprintf(buf, n, "—");
+    else if (isnan(v))
+        snprintf(buf, n, "**unknown** (not measured in NEW)");
+    else
+        snprintf(buf, n, "%s%+.2f%%%s (noise %.2f%%, floor %.2f%%)", beyond ? "**" : "", 100 * v,
+                 beyond ? "**" : "", 100 * noise, 100 * floor);
+}
+
+/* The row's verdict and its worst regret and slowdown. */
+static void judged(const cJSON *diff, row *x)
+{
+    const cJSON *c = diff ? diff_cell(diff, x) : NULL, *r = cJSON_GetObjectItem(c, "regret");
+    const char *w = cJSON_GetStringValue(cJSON_GetObjectItem(r, "worst"));
+    x->verdict = verdict(diff, c);
+    cost_md(w ? cJSON_GetObjectItem(r, w) : NULL, x->regret, sizeof x->regret);
+    cost_md(cJSON_GetObjectItem(c, "slowdown"), x->slowdown, sizeof x->slowdown);
 }
 
 /* A table of one side, or NULL when that side has none (NOT_SUPPORTED). */
@@ -389,19 +429,19 @@ static void md_side(FILE *f, const side *s)
 
 static void md_cells(FILE *f, const rows *r)
 {
-    fprintf(f, "| row | family | arch | cell | committed winner | us | new winner | us | diff |\n"
-               "|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "| row | family | arch | cell | diff | regret | slowdown | committed winner | us | new winner "
+               "| us |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < r->n; i++) {
         const row *x = &r->v[i];
         fprintf(f, "| %d | %s | sm%d | ", i, gdt_family_name(x->family), x->arch);
         gdt_md_code(f, x->key);
-        fprintf(f, " |");
+        fprintf(f, " | %s | %s | %s |", x->verdict, x->regret, x->slowdown);
         md_side(f, &x->old_w);
         md_side(f, &x->new_w);
-        fprintf(f, " %s |\n", x->verdict);
+        fputc('\n', f);
     }
     if (!r->n)
-        fprintf(f, "| — | | | no staged cell | | | | | |\n");
+        fprintf(f, "| — | | | no staged cell | | | | | | | |\n");
 }
 
 static void md_series(FILE *f, const history *h)
@@ -430,6 +470,24 @@ static void md_figures(FILE *f, bool winners, bool hist, bool drawn)
                    "its data are in this folder; run `gnuplot nightly.gp` here to draw them.\n");
 }
 
+/* "Worst regret: +0.80% (noise 4.00%, floor 2.00%), winner of `key`." */
+static void md_worst(FILE *f, const cJSON *s, const char *what, const char *name)
+{
+    const cJSON *w = cJSON_GetObjectItem(s, name);
+    const char *choice = cJSON_GetStringValue(cJSON_GetObjectItem(w, "choice"));
+    char cost[128];
+    if (!cJSON_IsObject(w)) {
+        fprintf(f, "- %s: none (no compared cell differs).\n", what);
+        return;
+    }
+    cost_md(w, cost, sizeof cost);
+    fprintf(f, "- %s: %s, %s%s", what, cost, choice ? choice : "", choice ? " of " : "");
+    gdt_md_code(f, cJSON_GetStringValue(cJSON_GetObjectItem(w, "key")));
+    fprintf(f, ": %s.\n", cJSON_IsTrue(cJSON_GetObjectItem(w, "beyond_noise")) ? "**beyond noise**"
+                           : cJSON_IsTrue(cJSON_GetObjectItem(w, "faster")) ? "faster, not an alarm"
+                                                                            : "within noise");
+}
+
 static void md_summary(FILE *f, const cJSON *diff)
 {
     const cJSON *s = cJSON_GetObjectItem(diff, "summary");
@@ -437,6 +495,11 @@ static void md_summary(FILE *f, const cJSON *diff)
         fprintf(f, "No committed tables of these families yet: every cell is new.\n\n");
         return;
     }
+    md_worst(f, s, "Worst regret (the committed choice's time on this night over the night's best)",
+             "worst_regret");
+    md_worst(f, s, "Worst slowdown (the night's winner's time over the committed winner's)", "worst_slowdown");
+    fprintf(f, "\nBeyond noise: above both the noise floor and the two times' combined noise; either "
+               "beyond makes the night's exit status 3.\n\n");
     fprintf(f, "`tables diff`: %d cells compared, %d changed beyond noise, %d within noise, %d added, "
                "%d removed.\n\n",
             (int)cJSON_GetNumberValue(cJSON_GetObjectItem(s, "compared")),
@@ -459,7 +522,9 @@ static gdt_status write_md(const gdt_nightly_in *in, const rows *r, const histor
     gdt_md_code(m.f, in->new_tables);
     fprintf(m.f, ". Winner: a cell's fastest measured plan, device time per call at the largest "
                  "burst with its relative noise; diff: the cell's status in `tables diff` (same: "
-                 "nothing differs).\n\n");
+                 "nothing differs); regret: the committed choice's time on this night over the night's "
+                 "best, the worst of the winner, the first entry and the decision's side; slowdown: the "
+                 "night's winner's time over the committed winner's.\n\n");
     md_summary(m.f, diff);
     md_cells(m.f, r);
     md_figures(m.f, winners, hist, drawn);
@@ -517,7 +582,7 @@ gdt_status gdt_nightly_report_write(const gdt_nightly_in *in, const char *dir, b
                        ? gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: the diff's JSON does not parse", dir)
                        : collect(&r, in, e);
     for (int i = 0; s == GDT_STATUS_OK && i < r.n; i++)
-        r.v[i].verdict = verdict(diff, &r.v[i]);
+        judged(diff, &r.v[i]);
     history_parse(&h, in->history);
     if (s == GDT_STATUS_OK)
         s = write_script(in, &r, &h, dir, &winners, &hist, e);

@@ -117,12 +117,19 @@ static void test_report(const char *staging, const char *diff)
     CHECK_INT(check_links(staging, md), ==, 2);
     if (drawn) CHECK(exists_in(staging, GDT_NIGHTLY_WINNERS) && exists_in(staging, GDT_NIGHTLY_HISTORY));
     check_script(staging);
-    /* one row per cell of either side, the diff's verdict in each */
-    CHECK_CONTAINS(md, "| 5 | gemm | sm90 | `gemm:b1,m128,n4096,k4096,bf16,a=row,b=row` | "
-                       "`cudnn.eng0[KERNEL_CFG=1]` | 12.627 ± 0.4% | `cudnn.eng0[KERNEL_CFG=1]` | "
-                       "12.791 ± 0.3% | within noise |\n");
-    CHECK_CONTAINS(md, "| 0 | gemm | sm90 | `gemm:b1,m1024,n14336,k4096,bf16,a=row,b=row` | "
-                       "`cudnn.eng4[KERNEL_CFG=1]` | 171.942 ± 0.1% | — | — | removed |\n");
+    /* it leads with the diff's worst regret and slowdown (these tables
+     * carry no floor: their smallest noise is 0.01%), then one row per cell
+     * of either side, the diff's verdict and its two costs in each: the
+     * same winner 1.3% slower beyond 0.67% of noise */
+    const char *worst = strstr(md, "- Worst regret"), *table = strstr(md, "| row |");
+    CHECK(worst && table && worst < table);
+    CHECK_CONTAINS(md, "- Worst slowdown (the night's winner's time over the committed winner's): **+1.30%** "
+                       "(noise 0.67%, floor 0.01%), `gemm:b1,m128,n4096,k4096,bf16,a=row,b=row`: **beyond noise**.\n");
+    CHECK_CONTAINS(md, "| 5 | gemm | sm90 | `gemm:b1,m128,n4096,k4096,bf16,a=row,b=row` | **beyond noise** | "
+                       "+0.00% (noise 0.62%, floor 0.01%) | **+1.30%** (noise 0.67%, floor 0.01%) | "
+                       "`cudnn.eng0[KERNEL_CFG=1]` | 12.627 ± 0.4% | `cudnn.eng0[KERNEL_CFG=1]` | 12.791 ± 0.3% |\n");
+    CHECK_CONTAINS(md, "| 0 | gemm | sm90 | `gemm:b1,m1024,n14336,k4096,bf16,a=row,b=row` | removed | — | — | "
+                       "`cudnn.eng4[KERNEL_CFG=1]` | 171.942 ± 0.1% | — | — |\n");
     CHECK(!strstr(md, "| unknown |"));
     CHECK(!exists_in(tmp, "PWNED") && !exists_in(staging, "PWNED"));
     free(md);

@@ -111,6 +111,42 @@ static void test_lead_rule(void)
     CHECK(isnan(r));
 }
 
+/* The lead rule's width next to its edge: ours lead when the ratio r
+ * (ours / the block's first) is below 1 by more than half the width
+ * rel = noise x err times (1 + r), here rel = 0.5 x 0.1 = 0.05, the edge at
+ * r = 0.975 / 1.025 = 0.95122.  Just inside (0.95) and just outside
+ * (0.953), so that a width twice as wide (edge 0.9048) or half as wide
+ * (0.9753) fails one of them; the same for the block's ranking, by the
+ * same comparison. */
+static void test_lead_width(void)
+{
+    gdt_facts f;
+    double r;
+    test_facts(GDT_FAMILY_GEMM, "m=2048,n=8192,k=4096", 90, &f);
+    gdt__predictor p = {.sm_count = 132, .nfeatures = gdt__predict_nfeatures(GDT_FAMILY_GEMM), .has_ratio = true,
+                        .noise = 0.5, .cv = {.err = 0.1}};
+    for (int j = 0; j < p.nfeatures; j++) p.ratio_lo[j] = -1e9, p.ratio_hi[j] = 1e9;
+    double rel = gdt__predict_rel(&p);
+    CHECK_NEAR(rel, 0.05, 1e-15);
+    CHECK(gdt__predict_lead(&p, GDT__LEAD_DIRECT, &f, 9.5, 10, rel, &r));
+    CHECK(!gdt__predict_lead(&p, GDT__LEAD_DIRECT, &f, 9.53, 10, rel, &r));
+    p.ratio[0] = log(0.95);
+    CHECK(gdt__predict_lead(&p, GDT__LEAD_RATIO, &f, 9.99, 10, rel, &r));
+    p.ratio[0] = log(0.953);
+    CHECK(!gdt__predict_lead(&p, GDT__LEAD_RATIO, &f, 1, 10, rel, &r));
+    /* the block: k at 9.5 goes ahead of the heuristic's 10, at 9.53 not */
+    gdt_plan_id h0 = be(1, 0), k = be(3, 0), out[4];
+    known in[] = {{h0, 8, 10}, {k, 8, 9.5}}, edge[] = {{h0, 8, 10}, {k, 8, 9.53}};
+    gdt__predictor b = model_of(in, 2);
+    int n = gdt__predict_block(&b, &f, rel, &h0, 1, out);
+    expect_block(out, n, (const gdt_plan_id[]){k, h0}, 2, __LINE__);
+    gdt__predictor_clear(&b);
+    b = model_of(edge, 2);
+    n = gdt__predict_block(&b, &f, rel, &h0, 1, out);
+    expect_block(out, n, (const gdt_plan_id[]){h0, k}, 2, __LINE__);
+    gdt__predictor_clear(&b);
+}
+
 /* ------------------------------------------------------ the planner */
 
 /* A backend whose mode-A heuristic lists a config no table measured, then
@@ -291,6 +327,7 @@ int main(void)
 {
     test_block();
     test_lead_rule();
+    test_lead_width();
     test_planner();
     return gdt_test_result("test_predict_block");
 }

@@ -138,13 +138,23 @@ static void test_flip_beyond_noise(void)
     CHECK_INT(diff("flip_old", "flip_new", NULL, NULL), ==, 3);
     CHECK_CONTAINS(out, "gemm:b1,m128,n4096,k4096");
     CHECK_CONTAINS(out, "changed beyond noise");
-    CHECK_CONTAINS(out, "decision     TRAIL -> LEAD: beyond noise (ratio ours/backend 1.5 -> 0.75");
+    /* The verdicts lead: the committed backend plan costs 20 / 15 in NEW,
+     * beyond the combined noise (0.004 x 20 + 0.004 x 15) / 15 and the
+     * floor (the tables' smallest noise); the winner got faster. */
+    CHECK_CONTAINS(out, "changed beyond noise: regret +33.33% (winner), regret +33.33% (first entry), "
+                        "regret +33.33% (decision TRAIL)\n  regret       +33.33% winner cudnn.eng7[KERNEL_CFG=1] "
+                        "over NEW's winner gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256]: beyond noise "
+                        "(noise 0.93%, floor 0.40%)");
+    CHECK_CONTAINS(out, "  slowdown     -25.00% 20 -> 15 us, winner gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256] "
+                        "(OLD's: cudnn.eng7[KERNEL_CFG=1]): faster beyond noise, not an alarm (noise 0.70%, "
+                        "floor 0.40%)\n  decision");
+    CHECK_CONTAINS(out, "decision     TRAIL -> LEAD: shift beyond noise (ratio ours/backend 1.5 -> 0.75");
     /* Each side's choice ahead of the other's in its own tables: the
      * backend's 20 against ours 30 (10 / (0.08 + 0.12)), then ours 15
      * against its 20 (5 / (0.06 + 0.08)); the first entry is the same pair. */
     CHECK_CONTAINS(out, "; ahead by 50 x noise in OLD, 35.7 in NEW)\n  first entry");
     CHECK_CONTAINS(out, "first entry  cudnn.eng7[KERNEL_CFG=1] -> gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256]: "
-                        "beyond noise (t_new/t_old 1.5 -> 0.75, gap 41.7 x noise; ahead by 50 x noise in "
+                        "shift beyond noise (t_new/t_old 1.5 -> 0.75, gap 41.7 x noise; ahead by 50 x noise in "
                         "OLD, 35.7 in NEW)");
     CHECK_CONTAINS(out, "4 cells compared, 1 changed beyond noise, 0 within noise, 0 added, 0 removed");
     /* The provenance difference comes first, as the likely cause. */
@@ -164,7 +174,8 @@ static void test_jitter_within_noise(void)
     CHECK_INT(diff("jit_old", "jit_new", NULL, NULL), ==, 0);
     CHECK_CONTAINS(out, "gemm:b1,m4096,n4096,k4096");
     CHECK_CONTAINS(out, "changed within noise");
-    CHECK_CONTAINS(out, "winner time  100 -> 100.2 us (+0.20%): within noise, gap 0.25 x noise");
+    CHECK_CONTAINS(out, "  slowdown     +0.20% 100 -> 100.2 us, winner gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256] "
+                        "(OLD's too): within noise (noise 0.80%, floor 0.40%)\n");
     CHECK_CONTAINS(out, "4 cells compared, 0 changed beyond noise, 1 within noise");
 }
 
@@ -182,7 +193,7 @@ static void test_winner_swap_within_noise(void)
     write_set("swap_new", &n, 0, NCELLS);
     CHECK_INT(diff("swap_old", "swap_new", NULL, NULL), ==, 0);
     CHECK_CONTAINS(out, "winner       gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256] -> "
-                        "gemm.nvrtc[STAGES=3, TILE_M=64, TILE_N=64]: within noise");
+                        "gemm.nvrtc[STAGES=3, TILE_M=64, TILE_N=64]: shift within noise");
     CHECK_CONTAINS(out, "; ahead by 0.25 x noise in OLD, 0.25 in NEW)"); /* 0.2 / 0.8008, 0.2 / 0.8 */
     CHECK(!strstr(out, "first entry"));
     CHECK_CONTAINS(out, "0 changed beyond noise, 1 within noise");
@@ -225,6 +236,117 @@ static void test_added_removed(void)
     CHECK_CONTAINS(out, "gemm:b1,m128,n4096,k4096,bf16,a=row,b=row [gemm sm90]: removed (in OLD only)");
     CHECK_CONTAINS(out, "gemm:b1,m16384,n4096,k4096,bf16,a=row,b=row [gemm sm90]: added (in NEW only)");
     CHECK_CONTAINS(out, "2 cells compared, 0 changed beyond noise, 0 within noise, 1 added, 1 removed");
+}
+
+/* ------------------------------------------------------------ costs */
+
+/* m=4096 (row 2): the old winner ours 128x256 at 100 us, 64x64 at 120,
+ * the backend at 120 and 180, every noise 0.004 (the floor the tables
+ * show).  The new cell's times are given; the diff's exit status. */
+static int cost_case(const char *name, const double t[4], const char *x1, const char *x2)
+{
+    cellset o, n;
+    char a[64], b[64];
+    build(&o);
+    build(&n);
+    for (int k = 0; k < 4; k++) n.plans[2][k].time_us = t[k];
+    snprintf(a, sizeof a, "%s_old", name);
+    snprintf(b, sizeof b, "%s_new", name);
+    write_set(a, &o, 0, NCELLS);
+    write_set(b, &n, 0, NCELLS);
+    return diff(a, b, x1, x2);
+}
+
+/* The same winner 10% slower, all the cell's plans with it: no plan
+ * moves, no regret, a slowdown beyond noise. */
+static void test_slowdown_same_winner(void)
+{
+    const double t[] = {132, 198, 110, 132};
+    CHECK_INT(cost_case("slow", t, NULL, NULL), ==, 3);
+    CHECK_CONTAINS(out, "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row [gemm sm90]: changed beyond noise: "
+                        "slowdown +10.00%\n");
+    CHECK_CONTAINS(out, "  regret       +0.00% winner gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256], NEW's best "
+                        "too: within noise");
+    CHECK_CONTAINS(out, "  slowdown     +10.00% 100 -> 110 us, winner gemm.nvrtc[STAGES=3, TILE_M=128, "
+                        "TILE_N=256] (OLD's too): beyond noise (noise 0.84%, floor 0.40%)\n");
+    CHECK_CONTAINS(out, "worst slowdown gemm:b1,m4096");
+    CHECK_CONTAINS(out, "4 cells compared, 1 changed beyond noise, 0 within noise");
+    /* improvements: 20% faster is reported, not an alarm */
+    const double f[] = {96, 144, 80, 96};
+    CHECK_INT(cost_case("fast", f, NULL, NULL), ==, 0);
+    CHECK_CONTAINS(out, "[gemm sm90]: faster beyond noise: slowdown -20.00% (not an alarm)\n");
+    CHECK_CONTAINS(out, "4 cells compared, 0 changed beyond noise, 0 within noise, 0 added, 0 removed, "
+                        "1 faster beyond noise");
+    CHECK_INT(cost_case("fast", f, "--format", "json"), ==, 0);
+    cJSON *doc = cJSON_Parse(out);
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "cells"), 0);
+    const cJSON *sl = cJSON_GetObjectItemCaseSensitive(c, "slowdown");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "status")), "faster");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sl, "faster")));
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(sl, "beyond_noise")));
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sl, "value")), -0.2, 1e-9);
+    cJSON_Delete(doc);
+}
+
+/* A new winner that costs within noise: ours 64x64 from 120 to 100, the
+ * committed 128x256 to 100.5: the winner's ratio t_x/t_y moved from 1.2
+ * to 0.995 (a shift beyond noise), but keeping the committed plan costs
+ * 0.5% against 0.80% of noise: exit 0, the move is detail. */
+static void test_new_winner_within_noise(void)
+{
+    const double t[] = {120, 180, 100.5, 100};
+    CHECK_INT(cost_case("nw", t, NULL, NULL), ==, 0);
+    CHECK_CONTAINS(out, "[gemm sm90]: changed within noise\n  regret       +0.50% winner gemm.nvrtc[STAGES=3, "
+                        "TILE_M=128, TILE_N=256] over NEW's winner gemm.nvrtc[STAGES=3, TILE_M=64, TILE_N=64]: "
+                        "within noise (noise 0.80%, floor 0.40%)\n");
+    CHECK_CONTAINS(out, "  winner       gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256] -> gemm.nvrtc[STAGES=3, "
+                        "TILE_M=64, TILE_N=64]: shift beyond noise");
+    CHECK_CONTAINS(out, "0 changed beyond noise, 1 within noise");
+}
+
+/* The committed winner against NEW's winner at 100 us, both at 0.4%
+ * noise: beyond when t - 100 > 0.004 t + 0.4, t > 100.8032 (the measured
+ * noise, above the floor 0.4%); with --noise-floor 0.03, at 3%. */
+static void test_regret_thresholds(void)
+{
+    const double above[] = {120, 180, 100.85, 100}, below[] = {120, 180, 100.75, 100};
+    CHECK_INT(cost_case("rn_a", above, NULL, NULL), ==, 3);
+    CHECK_CONTAINS(out, "changed beyond noise: regret +0.85% (winner), regret +0.85% (first entry)\n");
+    CHECK_CONTAINS(out, "(noise 0.80%, floor 0.40%)");
+    CHECK_INT(cost_case("rn_b", below, NULL, NULL), ==, 0);
+    CHECK_CONTAINS(out, "  regret       +0.75% winner");
+    /* the floor above the measured noise decides */
+    const double fa[] = {120, 180, 103.1, 100}, fb[] = {120, 180, 102.9, 100};
+    CHECK_INT(cost_case("rf_a", fa, "--noise-floor", "0.03"), ==, 3);
+    CHECK_CONTAINS(out, "changed beyond noise: regret +3.10% (winner), regret +3.10% (first entry)\n");
+    CHECK_CONTAINS(out, "(noise 0.81%, floor 3.00%)");
+    CHECK_INT(cost_case("rf_b", fb, "--noise-floor", "0.03"), ==, 0);
+    CHECK_CONTAINS(out, "  regret       +2.90% winner");
+    /* a slowdown the same way: the whole cell 3.1% or 2.9% slower */
+    const double sa[] = {123.72, 185.58, 103.1, 123.72}, sb[] = {123.48, 185.22, 102.9, 123.48};
+    CHECK_INT(cost_case("sf_a", sa, "--noise-floor", "0.03"), ==, 3);
+    CHECK_CONTAINS(out, "changed beyond noise: slowdown +3.10%\n");
+    CHECK_INT(cost_case("sf_b", sb, "--noise-floor", "0.03"), ==, 0);
+    CHECK_CONTAINS(out, "  slowdown     +2.90% 100 -> 102.9 us");
+    CHECK_INT(cost_case("sf_b", sb, "--noise-floor", "0.7"), ==, 2);
+    CHECK_CONTAINS(out, "--noise-floor");
+}
+
+/* The committed winner not measured in NEW: its cost is unknown, an
+ * alarm. */
+static void test_regret_unknown(void)
+{
+    cellset o, n;
+    build(&o);
+    build(&n);
+    n.plans[2][2] = n.plans[2][3];
+    n.cells[2].nplans = 3;
+    write_set("unk_old", &o, 0, NCELLS);
+    write_set("unk_new", &n, 0, NCELLS);
+    CHECK_INT(diff("unk_old", "unk_new", NULL, NULL), ==, 3);
+    CHECK_CONTAINS(out, "changed beyond noise: regret unknown (winner), regret unknown (first entry)");
+    CHECK_CONTAINS(out, "  regret       unknown: winner gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256] not "
+                        "measured in NEW: beyond noise (floor 0.40%)\n");
 }
 
 /* Replaces the first `from` in the file by `to`. */
@@ -303,7 +425,12 @@ static void test_md(void)
     CHECK_INT(diff("flip_old", "flip_new", "--format", "md"), ==, 3);
     CHECK_CONTAINS(out, "## gdtune tables diff");
     CHECK_CONTAINS(out, "| gemm sm90 | cudnn_version | `91900` | `92000` |");
-    CHECK_CONTAINS(out, "| `gemm:b1,m128,n4096,k4096,bf16,a=row,b=row` | decision | `TRAIL` | `LEAD` | **beyond** |");
+    CHECK_CONTAINS(out, "| `gemm:b1,m128,n4096,k4096,bf16,a=row,b=row` | **beyond noise** | **+33.33%** | 0.93% | "
+                        "0.40% | winner | -25.00% | 0.70% | 0.40% |");
+    CHECK_CONTAINS(out, "| `gemm:b1,m128,n4096,k4096,bf16,a=row,b=row` | decision | `TRAIL` | `LEAD` | beyond |");
+    /* the verdicts before the detail */
+    const char *cost = strstr(out, "### Cost"), *moves = strstr(out, "### Plan moves");
+    CHECK(cost && moves && cost < moves);
 }
 
 /* ------------------------------------------------------------ committed data */
@@ -342,6 +469,50 @@ static void test_committed_against_copy(void)
     char *argv[] = {(char *)gdt_test_exe(), "tables", "diff", pa, pb, NULL};
     CHECK_INT(gdt_test_spawn(argv, NULL, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "73 cells compared, 0 changed beyond noise, 0 within noise, 0 added, 0 removed");
+}
+
+/* Every "time_us" of the file's first cell times factor (the cell ends at
+ * the next "key"). */
+static void scale_first_cell(const char *path, double factor)
+{
+    char *t = NULL, *u;
+    size_t n, len = 0;
+    gdt_error e;
+    CHECK_INT(gdt_file_read(path, &t, &n, &e), ==, 0);
+    if (!t || !(u = malloc(2 * n + 1))) return free(t);
+    const char *p = t, *start = strstr(t, "\"key\": "), *end = start ? strstr(start + 1, "\"key\": ") : NULL;
+    for (const char *q; start && (q = strstr(p, "\"time_us\": ")) && q < end;) {
+        q += strlen("\"time_us\": ");
+        char *after;
+        double v = strtod(q, &after);
+        memcpy(u + len, p, (size_t)(q - p));
+        len += (size_t)(q - p);
+        len += (size_t)sprintf(u + len, "%.6g", v * factor);
+        p = after;
+    }
+    strcpy(u + len, p);
+    CHECK_INT(gdt_file_write_atomic(path, u, strlen(u), &e), ==, 0);
+    free(t);
+    free(u);
+}
+
+/* The committed tables against a copy whose first GEMM cell has every time
+ * 33% longer: the same winner slower is beyond noise, exit 3. */
+static void test_committed_slower(void)
+{
+    copy_tables("slower");
+    char pa[512], pb[512], f[600];
+    snprintf(pa, sizeof pa, "%s/tables/sm90", GDT_SOURCE_DIR);
+    snprintf(pb, sizeof pb, "%s/slower/sm90", root);
+    snprintf(f, sizeof f, "%s/gemm.tuning.json", pb);
+    scale_first_cell(f, 1.33);
+    snprintf(f, sizeof f, "%s/gemm.placement.json", pb);
+    scale_first_cell(f, 1.33);
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "diff", pa, pb, "--family", "gemm", NULL};
+    CHECK_INT(gdt_test_spawn(argv, NULL, out, sizeof out), ==, 3);
+    CHECK_CONTAINS(out, "gemm:b1,m1024,n14336,k4096,bf16,a=row,b=row [gemm sm90]: changed beyond noise: "
+                        "slowdown +33.00%\n");
+    CHECK_CONTAINS(out, "25 cells compared, 1 changed beyond noise, 0 within noise");
 }
 
 /* mkdir -p RUN, then the one committed gemm journal unpacked to JOURNAL;
@@ -459,6 +630,11 @@ int main(void)
     test_json();
     test_md();
     test_committed_against_copy();
+    test_committed_slower();
+    test_slowdown_same_winner();
+    test_new_winner_within_noise();
+    test_regret_thresholds();
+    test_regret_unknown();
     test_runs();
     if (!gdt_test_failures && gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
     return gdt_test_result("test_tables_diff");
