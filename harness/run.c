@@ -96,6 +96,7 @@ static const field option_fields[] = {
     OPT("shard_source", K_STR),
     OPT("cupti", K_BOOL), /* written only when on */
     RANGE("rounds", K_INT, false, 2, GDT_ROUNDS_MAX), /* written only when on */
+    OPT("planted", K_STR), /* a planted slowdown (gdt_plant.h), written only when planted */
 };
 static const field prior_fields[] = {REQ("dir", K_STR), REQ("tables", K_ARR)};
 static const field prior_table_fields[] = {
@@ -309,6 +310,7 @@ static gdt_status check_options(const where *w, const cJSON *op, gdt_run_options
     o->cupti = cJSON_IsTrue(gdt_json_get(op, "cupti"));
     o->rounds = num_int(op, "rounds", 0);
     o->shard_source = str(op, "shard_source");
+    o->planted = str(op, "planted");
     if (o->deadline > 0 && o->deadline < GDT_DEADLINE_MIN)
         return wrong(w, "/options/deadline", "0 (none) or at least 1 s", gdt_json_get(op, "deadline"), e);
     if (o->shard_i >= (o->shard_n > 0 ? o->shard_n : 1))
