@@ -58,7 +58,7 @@ static gdt_status open_run(night_run *n, const char *dir, gdt_error *e)
     n->dir = dir;
     snprintf(cdir, sizeof cdir, "%.3900s/" GDT_CONFIRM_DIR, dir);
     memcpy(n->cdir, cdir, sizeof cdir);
-    snprintf(n->cpath, sizeof n->cpath, "%s/" GDT_JOURNAL_NAME, n->cdir);
+    snprintf(n->cpath, sizeof n->cpath, "%s/" GDT_JOURNAL_NAME, cdir);
     gdt_status s = gdt_run_load(dir, &n->jr, e);
     if (s == GDT_STATUS_OK && exists(n->cpath))
         s = gdt_journal_read(n->cpath, &n->done, e);
@@ -165,11 +165,12 @@ static gdt_status append(night_run *n, const char *fam, const char *key, const c
         s = gdt_journal_open(n->cdir, exists(n->cpath), &n->j, e);
     if (s != GDT_STATUS_OK)
         return s;
-    cJSON *o = cJSON_CreateObject(), *plans = cJSON_AddArrayToObject(o, "plans");
+    cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", REC_TYPE);
     cJSON_AddStringToObject(o, "family", fam);
     cJSON_AddStringToObject(o, "key", key);
     cJSON_AddStringToObject(o, "shape", shape);
+    cJSON *plans = cJSON_AddArrayToObject(o, "plans");
     for (int i = 0; i < cr->k; i++)
         cJSON_AddItemToArray(plans, cJSON_CreateString(cr->name[i]));
     cJSON_AddNumberToObject(o, "rounds", cr->rounds);
