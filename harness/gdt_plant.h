@@ -5,10 +5,11 @@
  * `gdtune plans` prints it, F a fraction in (0, GDT_PLANT_FRACTION_MAX])
  * is honoured only with GDTUNE_ENABLE_OPT_IN=1, as the opt-in test engines
  * are.  The worker's timed execute of a planted plan runs the plan once
- * more each time the planted fractions add up to a whole call, so every
- * clock (events, host, CUPTI) sees f extra calls per call on average (a
+ * more each time the planted fractions add up to a whole call, so the
+ * timed clocks (events, host) see f extra calls per call on average (a
  * burst of b calls gets floor or ceil of b*f extra; a one-call sample is
- * either 1x or 2x).  Verification executes are never slowed.  A sweep
+ * either 1x or 2x).  Verification and a --cupti traced burst are never
+ * slowed.  A sweep
  * records the slowdown in its journal header (options.planted), refuses to
  * resume a run under another one, and `gdtune nightly --update` refuses a
  * planted night.  Host code, testable without a GPU.  Private to the
