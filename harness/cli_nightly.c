@@ -4,7 +4,8 @@
  * exists), emitting into ROOT/staging; `tables diff` of the committed
  * tables against the staged ones as markdown and JSON reports; one history
  * line per cell the diff names; with --update the staged tables replace the
- * committed ones.  The exit status is the diff's. */
+ * committed ones.  The exit status is the diff's, once its changes beyond
+ * noise are confirmed in interleaved rounds (gdt_confirm.h). */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <spawn.h>
@@ -19,7 +20,9 @@
 
 #include "cli.h"
 #include "gdt_cli_options.h"
+#include "gdt_confirm.h"
 #include "gdt_nightly_report.h"
+#include "gdt_plant.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 
@@ -31,7 +34,8 @@ extern char **environ;
 
 static const char usage_text[] =
     "usage: gdtune nightly [--arch smXY] [--root DIR] [--tables DIR] [--family gemm|sdpa]...\n"
-    "                      [--quick] [--spec FILE] [--rounds R] [--date YYYYMMDD] [--update]\n"
+    "                      [--quick] [--spec FILE] [--rounds R] [--confirm-rounds R]\n"
+    "                      [--date YYYYMMDD] [--update]\n"
     "\n"
     "One night of table regeneration on a GPU machine, as the verbs it runs:\n"
     "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --prior TABLES\n"
@@ -41,6 +45,14 @@ static const char usage_text[] =
     "     with its recorded prior and rounds);\n"
     "  2. gdtune tables diff TABLES ROOT/staging, as ROOT/reports/DATE.md and\n"
     "     ROOT/reports/DATE.json (gdtune.tables_diff/1);\n"
+    "  2b. when the diff finds a change beyond noise: the plans behind each change\n"
+    "     (old and new winner, old and new first entry, the two sides of a placement\n"
+    "     decision) measured again together in --confirm-rounds interleaved rounds on\n"
+    "     the same GPU, journaled in the family's run directory (confirm/journal.jsonl;\n"
+    "     a rerun finds them there); a change holds when the rounds show the new plan\n"
+    "     ahead of the committed one beyond both plans' noise (floored at the spec's\n"
+    "     noise floor), else it dissolved: stdout lists each with the rounds' figures,\n"
+    "     ROOT/reports/DATE.confirm.json (gdtune.confirm/1) and nightly.md say so;\n"
     "  3. one line per cell the diff names appended to ROOT/history.tsv (date, family,\n"
     "     key, winner, winner time in us, decision, status; a family with no changed\n"
     "     cell gets one line with key '-' and status 'same');\n"
@@ -52,14 +64,18 @@ static const char usage_text[] =
     "cell counts as added.  Prints the report's path.\n";
 
 static const char footer_text[] =
-    "exit codes: the diff's: 0 nothing beyond noise; 3 a change beyond noise (or no\n"
-    "tables in TABLES yet); 2 bad usage or bad input; 1 failure while running (a sweep\n"
+    "exit codes: 0 nothing beyond noise, or every change the diff found dissolved in\n"
+    "the rounds; 3 a change that held in the rounds (or could not be measured again, a\n"
+    "cell added or removed, no tables in TABLES yet; with --confirm-rounds 0 the diff's\n"
+    "status); 2 bad usage or bad input (--update with a planted slowdown,\n"
+    "GDTUNE_PLANT_SLOWDOWN, included); 1 failure while running (a sweep\n"
     "that failed stops the night with its exit status); 4 a sweep measured an incorrect\n"
     "plan (the night still diffs and reports, but --update does not replace the tables)\n";
 
 typedef struct nightly_opts {
     const char *arch, *root, *tables, *spec, *date, *rounds;
     bool quick, update;
+    int confirm_rounds; /* 0: no confirmation (default GDT_CONFIRM_ROUNDS_DEFAULT) */
     unsigned families;
 } nightly_opts;
 
@@ -93,6 +109,17 @@ static bool parse_rounds(void *opts, const char *v, char *why, size_t nwhy)
     return true;
 }
 
+/* --confirm-rounds: 0 (off: the diff's status is the night's) or 2 to GDT_ROUNDS_MAX. */
+static bool parse_confirm(void *opts, const char *v, char *why, size_t nwhy)
+{
+    char *end = NULL;
+    long r = strtol(v, &end, 10);
+    if (!*v || *end || !(r == 0 || (r >= 2 && r <= GDT_ROUNDS_MAX)))
+        return snprintf(why, nwhy, "expected 0 (off) or 2 to %d", GDT_ROUNDS_MAX), false;
+    ((nightly_opts *)opts)->confirm_rounds = (int)r;
+    return true;
+}
+
 static bool parse_date(void *opts, const char *v, char *why, size_t nwhy)
 {
     bool ok = strlen(v) == 8;
@@ -120,6 +147,9 @@ static const gdt_cli_option options[] = {
     {"--rounds", NULL, GDT_CLI_CUSTOM, .parse = parse_rounds, .metavar = "R",
      .help = "each new sweep's --rounds: its cells' best plans and each engine kind's\n"
              "best measured again together in R interleaved rounds (default 0: off)"},
+    {"--confirm-rounds", NULL, GDT_CLI_CUSTOM, .parse = parse_confirm, .metavar = "R",
+     .help = "interleaved rounds that confirm each change beyond noise before the night\n"
+             "exits 3 (default 10; 0: none, the diff's status stands)"},
     {"--date", NULL, GDT_CLI_CUSTOM, .parse = parse_date, .metavar = "YYYYMMDD",
      .help = "the night's name (default: today, UTC)"},
     {"--update", NULL, GDT_CLI_FLAG, O(update),
@@ -189,12 +219,18 @@ static bool exists(const char *p)
     return stat(p, &st) == 0;
 }
 
+/* The night's run directory of family f (0 gemm, 1 sdpa). */
+static void run_dir_of(const nightly_opts *o, int f, char run[4096])
+{
+    snprintf(run, 4096, "%s/runs/%s-%s", o->root, family_names[f], o->date);
+}
+
 static int sweep_family(const nightly_opts *o, int f, const char *staging)
 {
     char run[4096], journal[4200];
     const char *av[24];
     int n = 0;
-    snprintf(run, sizeof run, "%s/runs/%s-%s", o->root, family_names[f], o->date);
+    run_dir_of(o, f, run);
     snprintf(journal, sizeof journal, "%s/journal.jsonl", run);
     bool resume = exists(journal);
     av[n++] = "gdtune", av[n++] = "sweep", av[n++] = family_names[f];
@@ -382,8 +418,9 @@ static const char first_night[] =
     "of `%s` is new.\n";
 
 /* Step 4, the reviewer's report in the staging folder, from the diff's
- * JSON (NULL: no committed tables) and the history as now written. */
-static int nightly_md(const nightly_opts *o, const char *staging, const char *json)
+ * JSON (NULL: no committed tables), the confirmation's (NULL: none) and
+ * the history as now written. */
+static int nightly_md(const nightly_opts *o, const char *staging, const char *json, const char *conf)
 {
     char path[4096], *hist = NULL;
     gdt_error e = {0};
@@ -394,7 +431,7 @@ static int nightly_md(const nightly_opts *o, const char *staging, const char *js
     for (int f = 0; f < GDT_FAMILY_COUNT; f++)
         if (o->families & (f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA))
             fams |= 1u << f;
-    gdt_nightly_in in = {o->tables, staging, fams, json, hist, o->date};
+    gdt_nightly_in in = {o->tables, staging, fams, json, hist, o->date, conf};
     bool drawn;
     gdt_status s = gdt_nightly_report_write(&in, staging, &drawn, &e);
     free(hist);
@@ -405,7 +442,96 @@ static int nightly_md(const nightly_opts *o, const char *staging, const char *js
     return 0;
 }
 
-/* Steps 2 to 4; returns the diff's status. */
+/* ------------------------------------------------------------ confirmation */
+
+static void confirm_line(const gdt_confirm_change *c)
+{
+    printf("%s: %s %s %s %s: %s -> %s", gdt_confirm_verdict_name(c->verdict), c->family, c->arch, c->key,
+           c->what, c->old_choice, c->new_choice);
+    if (c->verdict == GDT_CONFIRM_UNCONFIRMED)
+        printf(" (%s)\n", c->why);
+    else
+        printf(" (rounds: %s %.4g us, %s %.4g us, ratio new/old %.4f in [%.4f, %.4f] over %d rounds, "
+               "noise %.1f%% + %.1f%%)\n", c->new_plan, c->new_us, c->old_plan, c->old_us, c->ratio,
+               c->lo, c->hi, c->rounds, 100 * c->new_noise, 100 * c->old_noise);
+}
+
+/* The confirmation's JSON into ROOT/reports/DATE.confirm.json and *out. */
+static int confirm_save(const nightly_opts *o, const gdt_confirm *c, char **out)
+{
+    char path[4200];
+    cJSON *doc = gdt_confirm_json(c);
+    *out = doc ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!*out)
+        return fprintf(stderr, VERB ": out of memory\n"), 1;
+    snprintf(path, sizeof path, "%s/reports/%s.confirm.json", o->root, o->date);
+    return write_file(path, *out);
+}
+
+/* Step 2b: the diff's changes beyond noise measured again in rounds; the
+ * night's status (0 or 3, gdt_confirm_exit) or a failure's. */
+static int confirm(const nightly_opts *o, const char *json, char **out)
+{
+    char dirs[2][4096];
+    gdt_confirm c;
+    gdt_error e = {0};
+    gdt_confirm_runs runs = {.worker_exe = getenv("GDTUNE_WORKER_EXE")};
+    for (int f = 0; f < 2; f++)
+        run_dir_of(o, f, dirs[f]);
+    if (o->families & NF_GEMM)
+        runs.run_dir[GDT_FAMILY_GEMM] = dirs[0];
+    if (o->families & NF_SDPA)
+        runs.run_dir[GDT_FAMILY_SDPA_FWD] = runs.run_dir[GDT_FAMILY_SDPA_BWD] = dirs[1];
+    *out = NULL;
+    gdt_status s = gdt_confirm_from_diff(json, &c, &e);
+    c.rounds = o->confirm_rounds;
+    if (s == GDT_STATUS_OK)
+        s = gdt_confirm_run(&c, &runs, &e);
+    if (s != GDT_STATUS_OK) {
+        fprintf(stderr, VERB ": confirming the diff's changes: %s\n", e.msg);
+        gdt_confirm_free(&c);
+        return gdt_status_exit_code(s);
+    }
+    for (int i = 0; i < c.n; i++)
+        confirm_line(&c.v[i]);
+    int rc = confirm_save(o, &c, out);
+    rc = rc ? rc : gdt_confirm_exit(&c);
+    gdt_confirm_free(&c);
+    return rc;
+}
+
+/* Steps 2b to 4 once the diff is written: the diff's status rc, or the
+ * confirmation's. */
+static int after_diff(const nightly_opts *o, const char *staging, const char *json, int rc)
+{
+    char *conf = NULL;
+    if (rc == 3 && o->confirm_rounds)
+        rc = confirm(o, json, &conf);
+    if ((rc == 0 || rc == 3) && (append_history(o, json) || nightly_md(o, staging, json, conf)))
+        rc = 1;
+    free(conf);
+    return rc;
+}
+
+/* A planted slowdown never becomes committed tables: --update is bad
+ * usage while the environment plants one (a bad plant is refused here, as
+ * the sweep would). */
+static int plant_check(const nightly_opts *o)
+{
+    gdt_plant p;
+    bool ignored;
+    gdt_error e = {0};
+    if (gdt_plant_from_env(&p, &ignored, &e) != GDT_STATUS_OK)
+        return fprintf(stderr, VERB ": %s\n", e.msg), 2;
+    if (p.n && o->update)
+        return fprintf(stderr, VERB ": --update refused: " GDT_PLANT_ENV " plants a slowdown "
+                       "(GDTUNE_ENABLE_OPT_IN=1), and a planted night never replaces the committed "
+                       "tables\n"), 2;
+    return -1;
+}
+
+/* Steps 2 to 4; returns the diff's status, or the confirmation's. */
 static int report(const nightly_opts *o, const char *staging, const char *md_path, const char *json_path)
 {
     char *md = NULL, *json = NULL;
@@ -414,7 +540,7 @@ static int report(const nightly_opts *o, const char *staging, const char *md_pat
         char note[9000];
         snprintf(note, sizeof note, first_night, o->tables, staging);
         rc = write_file(md_path, note);
-        if (!rc) rc = append_history(o, NULL) ? 1 : nightly_md(o, staging, NULL);
+        if (!rc) rc = append_history(o, NULL) ? 1 : nightly_md(o, staging, NULL, NULL);
         return rc ? rc : 3;
     }
     rc = diff(o, staging, "md", &md);
@@ -422,10 +548,10 @@ static int report(const nightly_opts *o, const char *staging, const char *md_pat
         rc = -1; /* the two formats of one diff disagree: something broke */
     if (rc != 0 && rc != 3)
         rc = verb_failed("gdtune tables diff", rc);
-    else if (write_file(md_path, md) || write_file(json_path, json) || append_history(o, json))
+    else if (write_file(md_path, md) || write_file(json_path, json))
         rc = 1;
-    else if (nightly_md(o, staging, json))
-        rc = 1;
+    else
+        rc = after_diff(o, staging, json, rc);
     free(md);
     free(json);
     return rc;
@@ -454,11 +580,13 @@ static int make_dirs(const nightly_opts *o)
 
 int gdt_cli_nightly(int argc, char **argv)
 {
-    nightly_opts o = {0};
+    nightly_opts o = {.confirm_rounds = GDT_CONFIRM_ROUNDS_DEFAULT};
     char date[9], staging[4096], md[4096], json[4096];
     const char *pos;
     int npos, rc = gdt_cli_parse(&spec, argc, argv, &o, &pos, 0, &npos);
     if (rc >= 0)
+        return rc;
+    if ((rc = plant_check(&o)) >= 0)
         return rc;
     if (!o.families) o.families = NF_GEMM | NF_SDPA;
     if (!o.date) today_utc(date), o.date = date;

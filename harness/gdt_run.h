@@ -127,6 +127,9 @@ typedef struct gdt_run_options {
     /* Where the shard came from ("--shard 1/4", "SLURM job array: ..."); "" or
      * NULL: not recorded (unsharded, or a journal older than the field). */
     const char *shard_source;
+    /* A planted slowdown (gdt_plant.h) in gdt_plant_format's text; "" or
+     * NULL: none (absent from the header). */
+    const char *planted;
 } gdt_run_options;
 
 typedef struct gdt_run {

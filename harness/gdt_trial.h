@@ -27,6 +27,8 @@
 /* Above this the fp64 CPU reference takes more than a few seconds on one
  * core. */
 #define GDT_TRIAL_CPU_REFERENCE_FLOPS 2e9
+/* Graphs of one trial a slowdown may be planted on at once. */
+#define GDT_TRIAL_SLOW_MAX 16
 
 typedef struct gdt_trial {
     gdt_problem problem;
@@ -39,6 +41,11 @@ typedef struct gdt_trial {
     char ref_name[400];        /* the backend plan's name, or "cpu-fp64" */
     bool ref_is_cpu;           /* the fp64 CPU reference itself */
     bool ref_cpu_checked;      /* a backend reference that agreed with the CPU's */
+    /* Planted slowdowns (gdt_plant.h): gdt_trial_measure of slow_g[i] runs
+     * it slow_f[i] more often (gdt_trial_slow). */
+    const gdt_graph *slow_g[GDT_TRIAL_SLOW_MAX];
+    double slow_f[GDT_TRIAL_SLOW_MAX];
+    int nslow;
 } gdt_trial;
 
 gdt_status gdt_trial_create(const gdt_problem *p, const gdt_device_props *dev, uint64_t seed,
@@ -75,5 +82,11 @@ gdt_status gdt_trial_execute(gdt_trial *t, gdt_graph *g, gdt_error *e);
  * sample from the same buffer contents.  o->l2_bytes is the device's. */
 gdt_status gdt_trial_measure(gdt_trial *t, gdt_graph *g, const gdt_measure_opts *o,
                              gdt_measure_result *r, gdt_measure_clocks *clocks, gdt_error *e);
+
+/* Plants a slowdown of fraction on g's timed executes (gdt_plant_extra per
+ * call of gdt_trial_measure; verification is never slowed); 0 removes it.
+ * Call it for a graph before it is destroyed or rebuilt as another plan.
+ * INTERNAL when GDT_TRIAL_SLOW_MAX graphs are slowed already. */
+gdt_status gdt_trial_slow(gdt_trial *t, const gdt_graph *g, double fraction, gdt_error *e);
 
 #endif

@@ -51,6 +51,7 @@ static const gdt__field option_fields[] = {
     OPT("shard_source", GDT__STR),
     OPT("cupti", GDT__BOOL),                                 /* written only when on */
     RANGE("rounds", GDT__INT, false, 2, GDT_ROUNDS_MAX),     /* written only when on */
+    OPT("planted", GDT__STR), /* a planted slowdown (gdt_plant.h), written only when planted */
 };
 static const gdt__table options_table = TABLE(NULL, option_fields, options_rule);
 

@@ -91,6 +91,7 @@ static void read_options(const cJSON *op, gdt_run_options *o)
     o->cupti = cJSON_IsTrue(gdt_json_get(op, "cupti"));
     o->rounds = num_int(op, "rounds", 0);
     o->shard_source = str(op, "shard_source");
+    o->planted = str(op, "planted");
 }
 
 /* The header's spec, its cells those the run sweeps (its family, its

@@ -100,6 +100,7 @@ static cJSON *options_json(const gdt_run_options *op)
          cJSON_AddStringToObject(o, "shard_source", op->shard_source)) &&
         (!op->cupti || cJSON_AddBoolToObject(o, "cupti", true)) &&
         (!op->rounds || cJSON_AddNumberToObject(o, "rounds", op->rounds)) &&
+        (!op->planted || !op->planted[0] || cJSON_AddStringToObject(o, "planted", op->planted)) &&
         cJSON_AddBoolToObject(o, "race", op->race))
         return o;
     return drop(o);

@@ -17,6 +17,7 @@
 #include "gdt_engines.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
+#include "gdt_plant.h"
 #include "gdt_prior.h"
 #include "gdt_race.h"
 #include "gdt_run.h"
@@ -89,6 +90,7 @@ typedef struct run {
     int session_plans;
     double t0;
     bool tty;
+    char planted[GDT_PLANT_TEXT]; /* the environment's planted slowdown (gdt_plant.h); "": none */
 } run;
 
 
@@ -750,7 +752,7 @@ static gdt_run_options run_options(const run *r)
                           .max_plan_seconds = r->o.max_plan_seconds, .deadline = r->o.deadline,
                           .knob_cap = r->o.knob_cap, .shard_i = r->o.shard_i, .shard_n = r->o.shard_n,
                           .race = !r->o.exhaustive, .cupti = r->o.cupti, .rounds = r->o.rounds,
-                          .shard_source = r->o.shard_source};
+                          .shard_source = r->o.shard_source, .planted = r->planted};
     memcpy(op.bursts, r->o.bursts, sizeof op.bursts);
     return op;
 }
@@ -838,6 +840,11 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     r->o.exhaustive = !op->race;
     r->o.cupti = op->cupti;
     r->o.rounds = op->rounds;
+    if (strcmp(op->planted ? op->planted : "", r->planted) != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s:1: the run was measured with planted "
+                             "slowdown \"%s\" (options.planted), now \"%s\" (" GDT_PLANT_ENV
+                             " with GDTUNE_ENABLE_OPT_IN=1): resume it with the same", jr->path,
+                             op->planted ? op->planted : "", r->planted);
     if (op->shard_n)
         fprintf(stderr, "gdtune sweep: resuming shard %d/%d (from %s)\n", op->shard_i, op->shard_n,
                 op->shard_source[0] ? op->shard_source : "its journal header");
@@ -1128,6 +1135,22 @@ static void report_convergence(const gdt_run *j)
     }
 }
 
+/* The opt-in planted slowdown the workers will apply (they read the same
+ * environment), checked before anything is written; said on stderr. */
+static gdt_status plant_setup(run *r, gdt_error *e)
+{
+    gdt_plant p;
+    bool ignored;
+    gdt_status s = gdt_plant_from_env(&p, &ignored, e);
+    if (s == GDT_STATUS_OK)
+        gdt_plant_format(&p, r->planted, sizeof r->planted);
+    if (ignored)
+        fprintf(stderr, "gdtune sweep: " GDT_PLANT_ENV " ignored: it takes GDTUNE_ENABLE_OPT_IN=1\n");
+    if (r->planted[0])
+        fprintf(stderr, "gdtune sweep: planted slowdown %s (opt-in; journaled in the header)\n", r->planted);
+    return s;
+}
+
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_run **journal,
                          gdt_error *e)
 {
@@ -1135,11 +1158,11 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     run r = {.o = *o, .t0 = gdt_now(), .tty = isatty(2), .nlanes = 1};
     r.lanes[0] = (lane){.r = &r, .index = 0, .gpu = -1, .prepared = -1};
     pthread_mutex_init(&r.mu, NULL);
-    gdt_status s;
-    if (o->resume_dir) {
+    gdt_status s = plant_setup(&r, e);
+    if (s == GDT_STATUS_OK && o->resume_dir) {
         snprintf(r.dir, sizeof r.dir, "%s", o->resume_dir);
         s = load_resume(&r, e);
-    } else
+    } else if (s == GDT_STATUS_OK)
         s = setup_new(&r, e);
     if (s == GDT_STATUS_OK)
         s = worker_up(&r, &r.lanes[0], e);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gdt_cuda.h"
+#include "gdt_plant.h"
 #include "gdt_trial.h"
 #include "gdt_util.h"
 #include "nvrtc/gdt_nvrtc_cache.h"
@@ -121,12 +122,43 @@ gdt_status gdt_trial_verify(gdt_trial *t, gdt_graph *g, double err[4], int *nerr
 typedef struct exec_ctx {
     gdt_trial *t;
     gdt_graph *g;
+    double slow, carry; /* a planted slowdown (gdt_plant.h) and its carry */
 } exec_ctx;
 
 static gdt_status exec_once(void *ctx, void *stream, gdt_error *e)
 {
     exec_ctx *x = ctx;
-    return execute(x->t, x->g, stream, e);
+    gdt_status s = execute(x->t, x->g, stream, e);
+    for (int n = gdt_plant_extra(x->slow, &x->carry); s == GDT_STATUS_OK && n > 0; n--)
+        s = execute(x->t, x->g, stream, e);
+    return s;
+}
+
+static int slow_index(const gdt_trial *t, const gdt_graph *g)
+{
+    for (int i = 0; i < t->nslow; i++)
+        if (t->slow_g[i] == g)
+            return i;
+    return -1;
+}
+
+gdt_status gdt_trial_slow(gdt_trial *t, const gdt_graph *g, double fraction, gdt_error *e)
+{
+    int i = slow_index(t, g);
+    if (i >= 0 && !(fraction > 0)) { /* removed: the last entry takes its place */
+        t->slow_g[i] = t->slow_g[--t->nslow];
+        t->slow_f[i] = t->slow_f[t->nslow];
+        return GDT_STATUS_OK;
+    }
+    if (!(fraction > 0))
+        return GDT_STATUS_OK;
+    if (i < 0 && t->nslow == GDT_TRIAL_SLOW_MAX)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "trial: more than %d slowed plans", GDT_TRIAL_SLOW_MAX);
+    if (i < 0)
+        i = t->nslow++;
+    t->slow_g[i] = g;
+    t->slow_f[i] = fraction;
+    return GDT_STATUS_OK;
 }
 
 /* Trial state: every sample starts from the same buffer contents. */
@@ -138,7 +170,8 @@ static gdt_status restore_once(void *ctx, void *stream, gdt_error *e)
 gdt_status gdt_trial_measure(gdt_trial *t, gdt_graph *g, const gdt_measure_opts *o,
                              gdt_measure_result *r, gdt_measure_clocks *clocks, gdt_error *e)
 {
-    exec_ctx x = {t, g};
+    int si = slow_index(t, g);
+    exec_ctx x = {t, g, si >= 0 ? t->slow_f[si] : 0, 0};
     gdt_exec_fn fn = {exec_once, &x}, restore = {restore_once, &x};
     gdt_measure_opts mo = *o;
     mo.l2_bytes = (size_t)t->dev.l2_bytes;

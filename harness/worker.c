@@ -17,6 +17,7 @@
 #include "gdt_engines.h"
 #include "gdt_json.h"
 #include "gdt_measure.h"
+#include "gdt_plant.h"
 #include "gdt_sweep.h"
 #include "gdt_trial.h"
 #include "gdt_util.h"
@@ -32,6 +33,7 @@ typedef struct worker {
     /* its prebuild: the threads asked, the plans kept, the wall time */
     int build_threads, prebuilt;
     double prebuild_s;
+    gdt_plant plant; /* GDTUNE_PLANT_SLOWDOWN, opt-in (gdt_plant.h); n = 0: none */
 } worker;
 
 /* A plan request's settings beyond the measurement's. */
@@ -521,6 +523,8 @@ static gdt_status build_plan(worker *w, const cJSON *req, double *build_s, gdt_e
     gdt_status s = gdt__plan_id_from_json(cJSON_GetObjectItem(req, "plan"), &id, e);
     if (s == GDT_STATUS_OK)
         s = gdt_graph_replay(w->g, &id, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_trial_slow(w->cell, w->g, gdt_plant_fraction(&w->plant, &id), e);
     return s == GDT_STATUS_OK ? gdt_trial_build(w->cell, w->g, NULL, build_s, e) : s;
 }
 
@@ -629,6 +633,8 @@ static gdt_status rounds_build(worker *w, const rounds_opts *q, gdt_graph **g, g
         s = gdt_rounds_plan_build(w->cell, &q->id[i], &g[i], &pe);
         if (s == GDT_STATUS_OK)
             s = gdt_trial_verify(w->cell, g[i], err, &nerr, &pe);
+        if (s == GDT_STATUS_OK)
+            s = gdt_trial_slow(w->cell, g[i], gdt_plant_fraction(&w->plant, &q->id[i]), &pe);
         gdt_plan_id_format(&q->id[i], name, sizeof name);
         if (s != GDT_STATUS_OK)
             gdt_error_set(e, s, "rounds: plan %d %s: %s", i, name, pe.msg);
@@ -666,6 +672,8 @@ static gdt_status run_rounds(worker *w, const rounds_opts *q, cJSON *r, gdt_erro
     if (s == GDT_STATUS_OK)
         rounds_json(r, q, us, gdt_now() - t0);
     for (int i = 0; i < q->k; i++) {
+        if (w->cell)
+            gdt_trial_slow(w->cell, g[i], 0, NULL);
         gdt_graph_destroy(g[i]);
         free(us[i]);
     }
@@ -737,6 +745,12 @@ int gdt_cli_worker(int argc, char **argv)
     }
     worker w = {0};
     gdt_error e = {0};
+    bool ignored;
+    if (gdt_plant_from_env(&w.plant, &ignored, &e) != GDT_STATUS_OK) {
+        fprintf(stderr, "gdtune worker: %s\n", e.msg);
+        fclose(out);
+        return 2;
+    }
     if (gdt_rows_load_default(&w.rows, &e) != GDT_STATUS_OK)
         fprintf(stderr, "gdtune worker: %s\n", e.msg);
     char *line = NULL;

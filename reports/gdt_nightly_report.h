@@ -19,6 +19,10 @@ typedef struct gdt_nightly_in {
     const char *diff_json;  /* `tables diff --format json` of the two; NULL: nothing committed yet */
     const char *history;    /* history.tsv's text; NULL: none */
     const char *date;       /* YYYYMMDD */
+    /* The confirmation's JSON (gdtune.confirm/1, gdt_confirm.h): which
+     * changes held in interleaved rounds and which dissolved; NULL: none
+     * ran (nothing beyond noise, or --confirm-rounds 0). */
+    const char *confirm_json;
 } gdt_nightly_in;
 
 #define GDT_NIGHTLY_MD "nightly.md"

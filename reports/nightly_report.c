@@ -509,6 +509,61 @@ static void md_summary(FILE *f, const cJSON *diff)
             (int)cJSON_GetNumberValue(cJSON_GetObjectItem(s, "removed")));
 }
 
+/* ------------------------------------------------------------ confirmation */
+
+static const char *text(const cJSON *o, const char *k)
+{
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
+    return v ? v : "";
+}
+
+/* One change of the confirmation: its cell and choice, the verdict and the
+ * rounds' figures (or why there are none). */
+static void md_change(FILE *f, const cJSON *c)
+{
+    const char *v = text(c, "verdict");
+    fprintf(f, "| %s | %s | %s | ", !strcmp(v, "held") ? "**held**" : v, text(c, "family"), text(c, "arch"));
+    gdt_md_code(f, text(c, "key"));
+    fprintf(f, " | %s | ", text(c, "what"));
+    gdt_md_code(f, text(c, "old"));
+    fprintf(f, " → ");
+    gdt_md_code(f, text(c, "new"));
+    if (!strcmp(v, "unconfirmed")) {
+        fprintf(f, " | — | — | — | %s |\n", text(c, "why"));
+        return;
+    }
+    fprintf(f, " | %.4g / %.4g | %.4f [%.4f, %.4f] | %.1f%% + %.1f%% | %d rounds: ", num(c, "old_us"),
+            num(c, "new_us"), num(c, "ratio"), num(c, "lo"), num(c, "hi"), 100 * num(c, "old_noise"),
+            100 * num(c, "new_noise"), (int)num(c, "rounds"));
+    gdt_md_code(f, text(c, "old_plan"));
+    fprintf(f, " against ");
+    gdt_md_code(f, text(c, "new_plan"));
+    fprintf(f, " |\n");
+}
+
+/* The confirmation section: which of the diff's changes beyond noise the
+ * interleaved rounds confirmed (held) and which dissolved. */
+static void md_confirm(FILE *f, const char *json)
+{
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    const cJSON *c, *changes = cJSON_GetObjectItem(doc, "changes");
+    if (!doc)
+        return;
+    fprintf(f, "\n## Confirmation in interleaved rounds\n\nEach change the diff calls beyond noise, "
+               "measured again: the committed and the new plan together in %d interleaved rounds on "
+               "this GPU. A change holds when the median per-round ratio new/old is below 1 by more "
+               "than the two plans' noise (each at least the spec's noise floor); else it dissolved. "
+               "Exit status of the night: %d (%d cells added, %d removed).\n\n",
+            (int)num(doc, "rounds"), (int)num(doc, "exit_code"), (int)num(doc, "added"), (int)num(doc, "removed"));
+    fprintf(f, "| verdict | family | arch | cell | choice | committed → new | old / new us | ratio new/old "
+               "[range] | noise old + new | plans |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    cJSON_ArrayForEach(c, changes)
+        md_change(f, c);
+    if (!cJSON_GetArraySize(changes))
+        fprintf(f, "| — | | | no change beyond noise to confirm | | | | | | |\n");
+    cJSON_Delete(doc);
+}
+
 static gdt_status write_md(const gdt_nightly_in *in, const rows *r, const history *h, const cJSON *diff,
                            bool winners, bool hist, bool drawn, const char *dir, gdt_error *e)
 {
@@ -527,6 +582,7 @@ static gdt_status write_md(const gdt_nightly_in *in, const rows *r, const histor
                  "night's winner's time over the committed winner's.\n\n");
     md_summary(m.f, diff);
     md_cells(m.f, r);
+    md_confirm(m.f, in->confirm_json);
     md_figures(m.f, winners, hist, drawn);
     md_series(m.f, h);
     return mfile_save(&m, dir, GDT_NIGHTLY_MD, e);

@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gdt_plant.h"
 #include "gdt_test.h"
+#include "gdt_worker.h"
 
 /* ------------------------------------------------ the stand-in worker */
 
@@ -25,10 +27,35 @@ static const char fake_plans[] =
     "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,"
     "\"tag\":\"OURS\",\"untimed\":1}]";
 
-/* GDT_TEST_INCORRECT=1: our plan fails verification. */
-static void fake_result(int engine)
+/* The stand-in's current cell (its "problem"), for GDT_TEST_SLOW_CELL. */
+static char cell_problem[512];
+
+/* Our plan's time: 8 us, or GDT_TEST_OURS_US in the cells whose problem
+ * holds GDT_TEST_SLOW_CELL. */
+static double ours_us(void)
 {
-    double t = engine == 0 ? 10.0 : 8.0;
+    const char *slow = getenv("GDT_TEST_SLOW_CELL"), *us = getenv("GDT_TEST_OURS_US");
+    return slow && us && strstr(cell_problem, slow) ? atof(us) : 8.0;
+}
+
+/* A burst of b calls of a plan of t us through the planted slowdown, as
+ * the worker's timed execute runs it (gdt_plant_extra per call): the time
+ * per call. */
+static double burst_us(const gdt_plant *p, const cJSON *plan, double t, int b)
+{
+    gdt_plan_id id;
+    double f = gdt__plan_id_from_json(plan, &id, NULL) == GDT_STATUS_OK ? gdt_plant_fraction(p, &id) : 0;
+    double carry = 0, total = 0;
+    for (int i = 0; i < b; i++)
+        total += t * (1 + gdt_plant_extra(f, &carry));
+    return total / b;
+}
+
+/* GDT_TEST_INCORRECT=1: our plan fails verification. */
+static void fake_result(const gdt_plant *p, const cJSON *plan)
+{
+    int engine = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(plan, "engine_id"));
+    double t = engine == 0 ? 10.0 : ours_us(), t1 = burst_us(p, plan, t, 1), t4 = burst_us(p, plan, t, 4);
     const char *bad = getenv("GDT_TEST_INCORRECT");
     const char *disp = engine != 0 && bad && !strcmp(bad, "1") ? "incorrect" : "verified";
     printf("{\"op\":\"result\",\"disposition\":\"%s\",\"error\":\"\",\"build_s\":0.1,"
@@ -36,26 +63,57 @@ static void fake_result(int engine)
            "\"total_us\":[12,12],\"median_host_us\":5.25,\"median_device_us\":%g,\"rel_spread\":0.01},"
            "{\"burst\":4,\"host_us\":[4],\"device_us\":[%g],\"total_us\":[11],\"median_host_us\":4,"
            "\"median_device_us\":%g,\"rel_spread\":0.002}],\"cold_us\":[20],\"time_us\":%g,"
-           "\"noise\":0.002,\"fatal\":false}\n", disp, t, t, t, t, t, t);
+           "\"noise\":0.002,\"fatal\":false}\n", disp, t1, t1, t1, t4, t4, t4);
+}
+
+/* GDT_TEST_ROUNDS: "confirm" measures the cell as its plan requests do
+ * (ours at ours_us()), "dissolve" measures ours at 9.9 us against the
+ * backend's 10; unset: the rounds are refused.  Each round varies by a
+ * few parts in a thousand. */
+static void fake_rounds(const cJSON *req)
+{
+    const char *mode = getenv("GDT_TEST_ROUNDS");
+    const cJSON *p, *plans = cJSON_GetObjectItem(req, "plans");
+    int rounds = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(req, "rounds")), i = 0;
+    if (!mode) {
+        printf("{\"op\":\"error\",\"status\":\"NOT_SUPPORTED\",\"error\":\"stand-in: no rounds\","
+               "\"fatal\":false}\n");
+        return;
+    }
+    fprintf(stderr, "stand-in: rounds of %d plans\n", cJSON_GetArraySize(plans));
+    printf("{\"op\":\"rounds\",\"round_us\":[");
+    cJSON_ArrayForEach(p, plans) {
+        bool ours = cJSON_GetNumberValue(cJSON_GetObjectItem(p, "engine_id")) != 0;
+        double t = !ours ? 10.0 : !strcmp(mode, "dissolve") ? 9.9 : ours_us();
+        printf("%s[", i++ ? "," : "");
+        for (int r = 0; r < rounds; r++)
+            printf("%s%g", r ? "," : "", t * (1 + 0.002 * ((r + i) % 3)));
+        printf("]");
+    }
+    printf("],\"seconds\":0.1}\n");
 }
 
 static int fake_worker(void)
 {
     char line[65536];
+    gdt_plant plant;
+    bool ignored;
+    if (gdt_plant_from_env(&plant, &ignored, NULL) != GDT_STATUS_OK)
+        return 2;
     while (fgets(line, sizeof line, stdin)) {
         cJSON *req = cJSON_Parse(line);
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
         if (op && !strcmp(op, "hello"))
             printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,\"sm_count\":132,"
                    "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n");
-        else if (op && !strcmp(op, "cell"))
+        else if (op && !strcmp(op, "cell")) {
+            const char *pr = cJSON_GetStringValue(cJSON_GetObjectItem(req, "problem"));
+            snprintf(cell_problem, sizeof cell_problem, "%s", pr ? pr : "");
             printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s}\n", fake_plans);
-        else if (op && !strcmp(op, "rounds"))
-            printf("{\"op\":\"error\",\"status\":\"NOT_SUPPORTED\",\"error\":\"stand-in: no rounds\","
-                   "\"fatal\":false}\n");
+        } else if (op && !strcmp(op, "rounds"))
+            fake_rounds(req);
         else if (op && !strcmp(op, "plan"))
-            fake_result((int)cJSON_GetNumberValue(
-                cJSON_GetObjectItem(cJSON_GetObjectItem(req, "plan"), "engine_id")));
+            fake_result(&plant, cJSON_GetObjectItem(req, "plan"));
         fflush(stdout);
         cJSON_Delete(req);
     }
@@ -124,6 +182,7 @@ static void test_usage(void)
         {"--date=2026-12-01", "--date: bad value \"2026-12-01\": expected YYYYMMDD"},
         {"--rounds=1", "--rounds: bad value \"1\": expected 0 (off) or 2 to 100"},
         {"--rounds=3x", "--rounds: bad value \"3x\""},
+        {"--confirm-rounds=1", "--confirm-rounds: bad value \"1\": expected 0 (off) or 2 to 100"},
         {"--arch=gpu9", "--arch: bad value \"gpu9\""},
         {"--bogus", "unknown option '--bogus'"},
         {"extra", "unexpected argument 'extra'"},
@@ -231,6 +290,118 @@ static void test_incorrect_night(const char *self)
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
+/* The file ROOT/rel into out (empty when it cannot be read). */
+static void slurp(const char *root, const char *rel)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[n] = 0;
+    if (f) fclose(f);
+}
+
+#define M512 "gemm sm90 gemm:b1,m512,n512,k256,bf16,a=row,b=row"
+#define M256 "gemm sm90 gemm:b1,m256,n512,k256,bf16,a=row,b=row"
+
+/* Confirm before alarming: a night whose sweep measures our plan slower in
+ * one cell (12 us against the committed 8) differs beyond noise; the
+ * rounds that measure it so again hold the change (exit 3, that cell
+ * named), rounds that find the two plans within noise dissolve it (exit 0,
+ * said in the report), a rerun finds the rounds journaled, rounds the
+ * worker refuses leave it unconfirmed (3), and --confirm-rounds 0 keeps
+ * the diff's status. */
+static void test_confirmation(const char *self)
+{
+    char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600];
+    scratch(dir, root, tables, self);
+    CHECK_INT(nightly(root, tables, "--update"), ==, 3); /* the committed tables: ours 8 us */
+    setenv("GDT_TEST_SLOW_CELL", "m=512", 1);
+    setenv("GDT_TEST_OURS_US", "12", 1);
+
+    setenv("GDT_TEST_ROUNDS", "confirm", 1);
+    CHECK_INT(nightly(root, tables, "--date=20261202"), ==, 3);
+    CHECK_CONTAINS(out, "gdtune nightly: confirming gemm gemm:b1,m512,n512,k256,bf16,a=row,b=row: 10 rounds of 2 plans");
+    CHECK_CONTAINS(out, "held: " M512 " winner: gemm.nvrtc[TILE_M=128] -> cudnn.eng0 (rounds: cudnn.eng0 10");
+    CHECK_CONTAINS(out, "held: " M512 " decision: LEAD -> TRAIL");
+    CHECK(strstr(out, M256) == NULL); /* that cell did not change */
+    CHECK(present(root, "runs/gemm-20261202/confirm/journal.jsonl"));
+    slurp(root, "staging/nightly.md");
+    CHECK_CONTAINS(out, "## Confirmation in interleaved rounds");
+    CHECK_CONTAINS(out, "| **held** | gemm | sm90 | `gemm:b1,m512,n512,k256,bf16,a=row,b=row` | winner |");
+
+    setenv("GDT_TEST_ROUNDS", "dissolve", 1);
+    CHECK_INT(nightly(root, tables, "--date=20261203"), ==, 0);
+    CHECK_CONTAINS(out, "dissolved: " M512 " winner: gemm.nvrtc[TILE_M=128] -> cudnn.eng0");
+    CHECK(strstr(out, "held: ") == NULL);
+    slurp(root, "staging/nightly.md");
+    CHECK_CONTAINS(out, "| dissolved | gemm | sm90 | `gemm:b1,m512,n512,k256,bf16,a=row,b=row` | decision |");
+    slurp(root, "reports/20261203.confirm.json");
+    CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.confirm/1\"");
+    CHECK_CONTAINS(out, "\"exit_code\":\t0");
+    slurp(root, "runs/gemm-20261203/confirm/journal.jsonl");
+    CHECK_CONTAINS(out, "{\"type\":\"confirm_rounds\",\"family\":\"gemm\",\"key\":\"gemm:b1,m512,n512,k256,"
+                        "bf16,a=row,b=row\",\"shape\":");
+    CHECK_CONTAINS(out, "\"plans\":[\"gemm.nvrtc[TILE_M=128]\",\"cudnn.eng0\"],\"rounds\":10,\"burst\":4,\"error\":\"\"");
+
+    /* The same night again: its rounds are journaled, so nothing is
+     * measured again and the verdict stands (though the stand-in would
+     * now confirm). */
+    setenv("GDT_TEST_ROUNDS", "confirm", 1);
+    CHECK_INT(nightly(root, tables, "--date=20261203"), ==, 0);
+    CHECK(strstr(out, "confirming ") == NULL);
+    CHECK_CONTAINS(out, "dissolved: " M512);
+
+    unsetenv("GDT_TEST_ROUNDS"); /* refused: unconfirmed, which holds */
+    CHECK_INT(nightly(root, tables, "--date=20261204"), ==, 3);
+    CHECK_CONTAINS(out, "unconfirmed: " M512 " winner: gemm.nvrtc[TILE_M=128] -> cudnn.eng0 (rounds not "
+                        "measured: stand-in: no rounds)");
+    CHECK_INT(nightly2(root, tables, "--date=20261205", "--confirm-rounds=0"), ==, 3);
+    CHECK(strstr(out, "confirming ") == NULL);
+    unsetenv("GDT_TEST_SLOW_CELL");
+    unsetenv("GDT_TEST_OURS_US");
+    unsetenv("GDTUNE_WORKER_EXE");
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
+/* The planted slowdown through the stand-in: refused with --update and
+ * when malformed, ignored without GDTUNE_ENABLE_OPT_IN, else our plan
+ * measures 1.5x (8 -> 12 us at burst 4) and the header says so. */
+static void test_plant(const char *self)
+{
+    char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600];
+    scratch(dir, root, tables, self);
+    setenv("GDTUNE_PLANT_SLOWDOWN", "gemm.nvrtc[TILE_M=128]=0.5", 1);
+    CHECK_INT(nightly(root, tables, "--confirm-rounds=0"), ==, 3); /* not enabled: no effect */
+    CHECK_CONTAINS(out, "GDTUNE_PLANT_SLOWDOWN ignored: it takes GDTUNE_ENABLE_OPT_IN=1");
+    slurp(root, "runs/gemm-20261201/journal.jsonl");
+    CHECK(strstr(out, "\"planted\"") == NULL);
+    CHECK_CONTAINS(out, "\"time_us\":8,\"noise\":0.002,\"fatal\":false,\"type\":\"result\",\"cell\":0,\"plan\":1,");
+
+    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1);
+    CHECK_INT(nightly(root, tables, "--update"), ==, 2);
+    CHECK_CONTAINS(out, "--update refused: GDTUNE_PLANT_SLOWDOWN plants a slowdown");
+    CHECK(!present(tables, "sm90/gemm.tuning.json"));
+    setenv("GDTUNE_PLANT_SLOWDOWN", "gemm.nvrtc[TILE_M=128]", 1);
+    CHECK_INT(nightly(root, tables, NULL), ==, 2);
+    CHECK_CONTAINS(out, "GDTUNE_PLANT_SLOWDOWN: entry \"gemm.nvrtc[TILE_M=128]\": expected a plan name as "
+                        "`gdtune plans` prints it before the last '=', got \"gemm.nvrtc[TILE_M\"");
+    setenv("GDTUNE_PLANT_SLOWDOWN", "gemm.nvrtc[TILE_M=128]=0.5", 1);
+    /* the run of 20261201 was measured unplanted: it is not resumed planted */
+    CHECK_INT(nightly(root, tables, NULL), ==, 2);
+    CHECK_CONTAINS(out, "the run was measured with planted slowdown \"\" (options.planted), now "
+                        "\"gemm.nvrtc[TILE_M=128]=0.5\"");
+    CHECK_INT(nightly(root, tables, "--date=20261202"), ==, 3);
+    slurp(root, "runs/gemm-20261202/journal.jsonl");
+    CHECK_CONTAINS(out, "\"planted\":\"gemm.nvrtc[TILE_M=128]=0.5\"");
+    CHECK_CONTAINS(out, "\"time_us\":12,\"noise\":0.002,\"fatal\":false,\"type\":\"result\",\"cell\":0,\"plan\":1,");
+    CHECK_CONTAINS(out, "\"time_us\":10,\"noise\":0.002,\"fatal\":false,\"type\":\"result\",\"cell\":0,\"plan\":0,");
+    unsetenv("GDTUNE_PLANT_SLOWDOWN");
+    unsetenv("GDTUNE_ENABLE_OPT_IN");
+    unsetenv("GDTUNE_WORKER_EXE");
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -241,5 +412,7 @@ int main(int argc, char **argv)
     test_usage();
     test_two_nights(self);
     test_incorrect_night(self);
+    test_confirmation(self);
+    test_plant(self);
     return gdt_test_result("test_nightly");
 }

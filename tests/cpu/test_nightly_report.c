@@ -105,7 +105,7 @@ static void check_script(const char *dir)
 
 static void test_report(const char *staging, const char *diff)
 {
-    gdt_nightly_in in = {GDT_TEST_DATA "/nightly", staging, 1u << GDT_FAMILY_GEMM, diff, history_text, "20261201"};
+    gdt_nightly_in in = {GDT_TEST_DATA "/nightly", staging, 1u << GDT_FAMILY_GEMM, diff, history_text, "20261201", NULL};
     gdt_error e = {0};
     bool drawn = true;
     char gnuplot[PATH_MAX];
@@ -142,7 +142,7 @@ static void test_no_gnuplot(const char *staging, const char *diff)
     snprintf(bin, sizeof bin, "%s/empty-bin", tmp);
     mkdir(dir, 0755);
     mkdir(bin, 0755);
-    gdt_nightly_in in = {GDT_TEST_DATA "/nightly", staging, 1u << GDT_FAMILY_GEMM, diff, history_text, "20261201"};
+    gdt_nightly_in in = {GDT_TEST_DATA "/nightly", staging, 1u << GDT_FAMILY_GEMM, diff, history_text, "20261201", NULL};
     gdt_error e = {0};
     bool drawn = true;
     setenv("PATH", bin, 1);

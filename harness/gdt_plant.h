@@ -1,0 +1,62 @@
+/* A planted slowdown: chosen plans made slower by a set fraction, to show
+ * that the nightly's diff and confirmation see a change of that size
+ * (sensitivity shown, not assumed).  Off by default and never in a default
+ * sweep: GDTUNE_PLANT_SLOWDOWN='PLAN=F[;PLAN=F]...' (a plan's name as
+ * `gdtune plans` prints it, F a fraction in (0, GDT_PLANT_FRACTION_MAX])
+ * is honoured only with GDTUNE_ENABLE_OPT_IN=1, as the opt-in test engines
+ * are.  The worker's timed execute of a planted plan runs the plan once
+ * more each time the planted fractions add up to a whole call, so the
+ * timed clocks (events, host) see f extra calls per call on average (a
+ * burst of b calls gets floor or ceil of b*f extra; a one-call sample is
+ * either 1x or 2x).  Verification and a --cupti traced burst are never
+ * slowed.  A sweep
+ * records the slowdown in its journal header (options.planted), refuses to
+ * resume a run under another one, and `gdtune nightly --update` refuses a
+ * planted night.  Host code, testable without a GPU.  Private to the
+ * harness. */
+#ifndef GDT_PLANT_H
+#define GDT_PLANT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gdtune/gdtune.h"
+
+#define GDT_PLANT_ENV "GDTUNE_PLANT_SLOWDOWN"
+#define GDT_PLANT_MAX 8
+#define GDT_PLANT_FRACTION_MAX 1.0
+/* The canonical text of a full plant fits this. */
+#define GDT_PLANT_TEXT (GDT_PLANT_MAX * 340)
+
+typedef struct gdt_plant {
+    gdt_plan_id id[GDT_PLANT_MAX];
+    double fraction[GDT_PLANT_MAX];
+    int n;
+} gdt_plant;
+
+/* Parses "PLAN=F[;PLAN=F]..." (a plan name holds '=' of its own: an entry
+ * splits at its last '='; blanks around entries are skipped).  BAD_USAGE
+ * naming the entry and what was expected: an empty spec or entry, no '=',
+ * a plan name gdt_plan_id_parse refuses, a fraction that is not a number
+ * in (0, GDT_PLANT_FRACTION_MAX], a plan named twice, more than
+ * GDT_PLANT_MAX entries. */
+gdt_status gdt_plant_parse(const char *text, gdt_plant *out, gdt_error *e);
+
+/* The environment's plant: none (n = 0) when GDT_PLANT_ENV is unset or
+ * empty, or when GDTUNE_ENABLE_OPT_IN is not "1" (*ignored true then, when
+ * given: the variable is set but has no effect).  BAD_USAGE as
+ * gdt_plant_parse, the message prefixed with the variable's name. */
+gdt_status gdt_plant_from_env(gdt_plant *out, bool *ignored, gdt_error *e);
+
+/* The fraction planted on id; 0 when p is NULL or does not name it. */
+double gdt_plant_fraction(const gdt_plant *p, const gdt_plan_id *id);
+
+/* "PLAN=F;PLAN=F" in the order given, the names normalized ("" when none). */
+void gdt_plant_format(const gdt_plant *p, char *buf, size_t n);
+
+/* One timed call of a plan slowed by fraction: *carry (0 at the start of
+ * a measurement) gains fraction; returns how many extra executes the call
+ * runs (the whole calls carried), *carry keeping the rest. */
+int gdt_plant_extra(double fraction, double *carry);
+
+#endif

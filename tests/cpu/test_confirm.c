@@ -1,0 +1,106 @@
+/* The confirmation's model (gdt_confirm.h) without a worker: the changes a
+ * diff's JSON names (decision sides mapped to their best plans, added and
+ * removed cells counted, a malformed document refused with its JSON
+ * path), the rule on a pair's rounds (the noise floor, the rounds' own
+ * noise, the direction), and the exit status. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gdt_confirm.h"
+#include "gdt_test.h"
+
+static const char diff_json[] =
+    "{\"schema\":\"gdtune.tables_diff/1\",\"cells\":["
+    "{\"key\":\"gemm:b1,m512\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"beyond_noise\","
+    "\"best_ours\":{\"old\":\"ours.a\",\"new\":\"ours.b\"},\"best_backend\":{\"old\":\"cudnn.eng0\",\"new\":\"cudnn.eng1\"},"
+    "\"decision\":{\"old\":\"LEAD\",\"new\":\"TRAIL\",\"changed\":true,\"beyond_noise\":true},"
+    "\"winner\":{\"old\":\"ours.a\",\"new\":\"cudnn.eng1\",\"changed\":true,\"beyond_noise\":true},"
+    "\"first_entry\":{\"old\":\"ours.a\",\"new\":\"ours.b\",\"changed\":true,\"beyond_noise\":false}},"
+    "{\"key\":\"gemm:b1,m256\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"within_noise\","
+    "\"winner\":{\"old\":\"x\",\"new\":\"y\",\"changed\":true,\"beyond_noise\":true}},"
+    "{\"key\":\"gemm:b1,m128\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"added\"}]}";
+
+static void test_from_diff(void)
+{
+    gdt_confirm c;
+    gdt_error e = {0};
+    CHECK_INT(gdt_confirm_from_diff(diff_json, &c, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(c.n, ==, 2); /* the first entry is within noise, the second cell too */
+    CHECK_INT(c.added, ==, 1);
+    CHECK_STR(c.v[0].what, "decision");
+    CHECK_STR(c.v[0].old_plan, "ours.b"); /* LEAD: ours first; the new tables' best of ours */
+    CHECK_STR(c.v[0].new_plan, "cudnn.eng1");
+    CHECK_STR(c.v[1].what, "winner");
+    CHECK_STR(c.v[1].old_plan, "ours.a");
+    CHECK_STR(c.v[1].new_plan, "cudnn.eng1");
+    CHECK_INT(c.v[1].verdict, ==, GDT_CONFIRM_UNCONFIRMED);
+    CHECK_INT(gdt_confirm_exit(&c), ==, 3);
+    gdt_confirm_free(&c);
+
+    static const struct { const char *doc, *msg; } bad[] = {
+        {"{\"cells\":{}}", "tables diff JSON: /cells: expected an array"},
+        {"not json", "/cells: expected an array (the document does not parse)"},
+        {"{\"cells\":[{\"key\":\"k\"}]}", "tables diff JSON: /cells/0/status: expected a string"},
+        {"{\"cells\":[{\"status\":\"beyond_noise\",\"family\":\"gemm\",\"arch\":\"sm90\",\"key\":\"k\","
+         "\"winner\":{\"old\":\"a\",\"beyond_noise\":true}}]}", "tables diff JSON: /cells/0/winner/new: expected a string"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gdt_error be = {0};
+        CHECK_INT(gdt_confirm_from_diff(bad[i].doc, &c, &be), ==, GDT_STATUS_BAD_INPUT);
+        CHECK_CONTAINS(be.msg, bad[i].msg);
+    }
+}
+
+/* old and new plans' rounds: old at 1 us, new at ratio, each round off by
+ * jitter in turn (+, 0, -). */
+static gdt_confirm_verdict decide(double ratio, double jitter, double floor, gdt_confirm_change *c)
+{
+    double o[8], n[8];
+    for (int r = 0; r < 8; r++) {
+        o[r] = 1.0;
+        n[r] = ratio * (1 + jitter * ((r % 3) - 1));
+    }
+    memset(c, 0, sizeof *c);
+    gdt_confirm_decide(c, o, n, 8, floor);
+    return c->verdict;
+}
+
+static void test_rule(void)
+{
+    gdt_confirm_change c;
+    CHECK_INT(decide(0.90, 0.001, 0.02, &c), ==, GDT_CONFIRM_HELD);
+    CHECK_NEAR(c.ratio, 0.90, 1e-9);
+    CHECK_INT(c.rounds, ==, 8);
+    CHECK_NEAR(c.old_noise, 0.02, 1e-12); /* floored */
+    /* 3% ahead: within the two floors (2% + 2%), beyond the rounds' own noise */
+    CHECK_INT(decide(0.97, 0.001, 0.02, &c), ==, GDT_CONFIRM_DISSOLVED);
+    CHECK_INT(decide(0.97, 0.001, 0.0, &c), ==, GDT_CONFIRM_HELD);
+    /* the rounds' own noise, larger than the floor, dissolves it too */
+    CHECK_INT(decide(0.93, 0.08, 0.0, &c), ==, GDT_CONFIRM_DISSOLVED);
+    CHECK(c.new_noise > 0.02);
+    /* the new plan slower than the committed one: dissolved */
+    CHECK_INT(decide(1.10, 0.001, 0.02, &c), ==, GDT_CONFIRM_DISSOLVED);
+}
+
+static void test_exit(void)
+{
+    gdt_confirm_change v[2] = {{.verdict = GDT_CONFIRM_DISSOLVED}, {.verdict = GDT_CONFIRM_DISSOLVED}};
+    gdt_confirm c = {.v = v, .n = 2};
+    CHECK_INT(gdt_confirm_exit(&c), ==, 0);
+    v[1].verdict = GDT_CONFIRM_UNCONFIRMED;
+    CHECK_INT(gdt_confirm_exit(&c), ==, 3);
+    v[1].verdict = GDT_CONFIRM_HELD;
+    CHECK_INT(gdt_confirm_exit(&c), ==, 3);
+    v[1].verdict = GDT_CONFIRM_DISSOLVED;
+    c.removed = 1;
+    CHECK_INT(gdt_confirm_exit(&c), ==, 3);
+}
+
+int main(void)
+{
+    test_from_diff();
+    test_rule();
+    test_exit();
+    return gdt_test_result("test_confirm");
+}
