@@ -111,7 +111,7 @@ static const char *file_kind(const struct stat *st)
     if (S_ISBLK(st->st_mode)) return "a block device";
     if (S_ISSOCK(st->st_mode)) return "a socket";
     if (S_ISLNK(st->st_mode)) return "a symbolic link";
-    return "not a regular file";
+    return "an unknown kind of file";
 }
 
 /* Opened without blocking (a FIFO's open waits for a writer), then
