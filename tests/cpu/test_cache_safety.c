@@ -6,6 +6,7 @@
  * entry's name is a miss, never a hang, and is not followed on read or write.
  * Compiles run in a child process under an alarm: the pruner walks the cache
  * once per process, and a hang must fail its case, not stall the test. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -482,6 +483,72 @@ static void test_shared_root_refused(void)
     remove_tree(dir);
 }
 
+/* `gdtune sweep --compile-only` into root: its output in out, and the count
+ * of distinct compiles it reports. */
+static int sweep_into(const char *root, char *out, size_t n)
+{
+    int distinct = -1, plans = -1;
+    setenv("GDTUNE_CACHE_DIR", root, 1);
+    char *argv[] = {(char *)gdt_test_exe(), "sweep", "gemm", "--arch", "sm90", "--compile-only",
+                    "--spec", GDT_TEST_DATA "/sweeps/tiny_gemm.json", NULL};
+    CHECK_INT(gdt_test_spawn(argv, NULL, out, n), ==, 0);
+    unsetenv("GDTUNE_CACHE_DIR");
+    const char *at = strstr(out, "gdtune sweep: sm90: ");
+    CHECK(at && sscanf(at, "gdtune sweep: sm90: %d plans, %d distinct", &plans, &distinct) == 2 &&
+          distinct > 0);
+    return distinct;
+}
+
+static void expect_counts(const char *out, int compiled, int cached)
+{
+    char want[128];
+    snprintf(want, sizeof want, ": %d compiled, %d cached, 0 failed;", compiled, cached);
+    CHECK_CONTAINS(out, want);
+}
+
+/* Every .cubin in the environment rewritten as a valid forged entry. */
+static int forge_env(const char *root, const char *env)
+{
+    char p[700];
+    int n = 0;
+    snprintf(p, sizeof p, "%s/%s", root, env);
+    DIR *d = opendir(p);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        gdt_nvrtc_key k = {.arch = "sm_90a"};
+        if (strspn(de->d_name, "0123456789abcdef") != 64 || strcmp(de->d_name + 64, ".cubin"))
+            continue;
+        memcpy(k.key, de->d_name, 64);
+        snprintf(k.env, sizeof k.env, "%s", env);
+        forge(root, &k, ".cubin", "GDTUNE-CUBIN 1\n");
+        n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The sweep says "cached" for a hit; with the folders made anyone's and
+ * every entry forged, none is taken and every plan is compiled again. */
+static void test_sweep_forged(void)
+{
+    char root[] = "/tmp/gdt_cache_sweepXXXXXX", env[700], out[16384];
+    CHECK(mkdtemp(root) != NULL);
+    int n = sweep_into(root, out, sizeof out);
+    expect_counts(out, n, 0);
+    CHECK_INT(sweep_into(root, out, sizeof out), ==, n);
+    expect_counts(out, 0, n);
+    CHECK_INT(forge_env(root, key.env), ==, n);
+    snprintf(env, sizeof env, "%s/%s", root, key.env);
+    CHECK(chmod(root, 0777) == 0 && chmod(env, 0777) == 0);
+    CHECK_INT(sweep_into(root, out, sizeof out), ==, n);
+    expect_counts(out, n, 0);
+    CHECK_CONTAINS(out, "gdtune: compiled-kernel cache: ignoring ");
+    CHECK_INT(forge_env(root, key.env), ==, n); /* nothing written into them either */
+    if (gdt_test_failures)
+        fprintf(stderr, "%s\n", out);
+    remove_tree(root);
+}
+
 static long long mode_of(const char *path) /* -1: nothing there */
 {
     struct stat st;
@@ -543,7 +610,7 @@ static void test_held_lock(void)
 
 int main(void)
 {
-    alarm(300); /* a hang anywhere fails the test (it takes about 15 s) */
+    alarm(600); /* a hang anywhere fails the test (it takes 40-90 s: three compile-only sweeps) */
     unsetenv("GDTUNE_DISABLE_CACHE");
     setenv("GDTUNE_CACHE_MAX_MB", "1", 1);
     setup();
@@ -554,6 +621,7 @@ int main(void)
     test_linked_entry_not_followed();
     test_plan_entries();
     test_shared_root_refused();
+    test_sweep_forged();
     test_created_modes();
     test_held_lock();
     return gdt_test_result("test_cache_safety");
