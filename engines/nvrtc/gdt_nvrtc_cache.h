@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "gdt_nvrtc.h"
+#include "gdt_util.h"
 
 /* The cache root: $GDTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gdtune, else
  * ~/.cache/gdtune.  NULL when GDTUNE_DISABLE_CACHE=1 or no root can be
@@ -66,6 +67,13 @@ gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, c
                               int arch, gdt_nvrtc_options *o, gdt_error *e);
 gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
                           gdt_nvrtc_key *k, gdt_error *e);
+/* The key from its parts: the template's embedded source (name and text),
+ * the kernel headers every compile gets, the options (every -D value among
+ * them), the arch, and the NVRTC, driver and gdtune versions.  Everything
+ * that reaches the compiler changes the key (tests/cpu/test_cache_key.c
+ * changes each part in turn); INTERNAL if the material overflows. */
+gdt_status gdt__nvrtc_key_of(const gdt_embedded *src, const gdt_embedded *const *hdr, int nh,
+                             const gdt_nvrtc_options *o, int arch, gdt_nvrtc_key *k, gdt_error *e);
 
 /* k's key (the digest of text, which names everything the entry depends
  * on) and environment folder (the first 16 hex digits of env's digest). */
