@@ -4,8 +4,15 @@
  * those (never a folder reached through a link, never a folder without
  * gdtune's marker, never a file gdtune did not name); a FIFO or a link at an
  * entry's name is a miss, never a hang, and is not followed on read or write.
+ * A root or environment folder that is not the user's alone (others can
+ * write it, another user owns it, a link another user owns) is ignored with
+ * one warning, so forged entries there are never taken (`--compile-only`
+ * counts them compiled, not cached); what gdtune creates is 0700/0600 even
+ * under umask 000; a lock held by another process delays a compile at most
+ * GDT_NVRTC_CACHE_LOCK_WAIT_S, then it goes uncached and says so.
  * Compiles run in a child process under an alarm: the pruner walks the cache
- * once per process, and a hang must fail its case, not stall the test. */
+ * once per process, the cache warns once per process, and a hang must fail
+ * its case, not stall the test. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
