@@ -6,6 +6,12 @@
 include(CMakePackageConfigHelpers)
 set(GDT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gdtune)
 set(GDT_DATA_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/gdtune) # relative: --prefix moves it
+# Nothing installed is anyone else's to write, whatever the umask of whoever
+# installs (under umask 000 the folders install() makes on the way were 0777):
+# folders 0755, data 0644, programs and scripts 0755.
+set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+  GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+set(GDT_DATA_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
 install(TARGETS gdtune_shared gdtune_static gdt_deps EXPORT gdtuneTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -22,8 +28,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/tables/ DESTINATION ${GDT_DATA_INSTALL_D
   FILES_MATCHING REGEX "/sm[0-9]+/[a-z_]+\\.(placement|tuning)\\.json$"
   PATTERN candidates EXCLUDE PATTERN runs EXCLUDE)
 # Scale-out through schedulers (README: Scale-out): SLURM scripts, Kubernetes Jobs.
+# Modes from here, not from the checkout (a clone under umask 000 is 0666).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${GDT_DATA_INSTALL_DIR}/examples
-  USE_SOURCE_PERMISSIONS)
+  FILE_PERMISSIONS ${GDT_DATA_PERMISSIONS}
+  PATTERN "*.sh" PERMISSIONS ${CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS}
+  PATTERN "*.sbatch" PERMISSIONS ${CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS})
 
 install(EXPORT gdtuneTargets NAMESPACE gdtune:: DESTINATION ${GDT_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gdtuneConfig.cmake.in

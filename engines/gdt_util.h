@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "gdtune/gdtune.h"
 
@@ -16,8 +17,16 @@ gdt_status gdt_error_prefix(gdt_error *e, gdt_status s, const char *prefix);
 void gdt_digest_hex(const void *data, size_t n, char out[65]);
 
 /* Reads a whole file (NUL-terminated, *len excludes the NUL); IO error names
- * the path and errno text.  Free with free(). */
+ * the path and errno text.  Free with free().  Every reader of a path a user
+ * names goes through here: the file is opened without blocking (a FIFO's
+ * open would wait for a writer forever), and anything but a regular file (a
+ * FIFO, a directory, a device, a socket) is refused with a message naming
+ * the path and what it is, before a byte is read. */
 gdt_status gdt_file_read(const char *path, char **data, size_t *len, gdt_error *e);
+/* The same relative to dirfd (AT_FDCWD: the working folder), with extra
+ * open flags (O_NOFOLLOW: a link at path is refused, not followed). */
+gdt_status gdt_file_read_at(int dirfd, const char *path, int flags, char **data, size_t *len,
+                            gdt_error *e);
 /* Publish set: files that appear together or not at all.  stage writes
  * and fsyncs each file as a unique temporary <path>.tmp.<random> beside it
  * (O_EXCL|O_NOFOLLOW: never through a planted name); nothing visible
@@ -50,8 +59,16 @@ gdt_status gdt_file_write_atomic(const char *path, const void *data, size_t n, g
  * that exists, a planted symlink included, is never opened); *tmp is
  * malloc'd.  On failure errno is open's. */
 gdt_status gdt_temp_create(const char *path, char **tmp, int *fd, gdt_error *e);
-/* mkdir -p */
+/* The one-file write relative to a folder's fd, never by a path someone
+ * could swap: <name>.tmp.<random> created in dirfd with mode (O_EXCL|
+ * O_NOFOLLOW), written, fsynced, renamed onto name (replacing whatever
+ * non-folder sits there, never writing through it), and dirfd fsynced.  A
+ * failure removes the temporary. */
+gdt_status gdt_file_write_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+                             gdt_error *e);
+/* mkdir -p (folders it creates get 0755, or mode, less the umask) */
 gdt_status gdt_mkdirs(const char *path, gdt_error *e);
+gdt_status gdt_mkdirs_mode(const char *path, mode_t mode, gdt_error *e);
 
 /* Monotonic seconds. */
 double gdt_now(void);

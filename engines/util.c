@@ -70,29 +70,31 @@ void gdt_digest_hex(const void *data, size_t n, char out[65])
 
 /* ------------------------------------------------------------------ files */
 
-/* Nothing gdtune reads is near this; a stream that never ends (a device, a
- * pipe from `yes`) must not take the machine's memory. */
+/* Nothing gdtune reads is near this; a file that keeps growing must not
+ * take the machine's memory. */
 #define READ_LIMIT ((size_t)1 << 30)
 
-/* Reads to the end: 0, or ENOMEM, EFBIG or the stream's errno. */
-static int read_all(FILE *f, char **data, size_t *len)
+/* Reads fd to its end: 0, or ENOMEM, EFBIG or read's errno. */
+static int read_all(int fd, char **data, size_t *len)
 {
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     for (;;) {
         if (!buf) return ENOMEM;
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int err = errno;
+            free(buf);
+            return err;
+        }
+        if (r == 0) break;
+        if ((n += (size_t)r) < cap) continue;
         if (cap >= READ_LIMIT) return free(buf), EFBIG;
         char *bigger = realloc(buf, 2 * cap + 1);
         if (!bigger) free(buf);
         buf = bigger;
         cap *= 2;
-    }
-    if (ferror(f)) {
-        int err = errno ? errno : EIO;
-        free(buf);
-        return err;
     }
     buf[n] = '\0';
     *data = buf;
@@ -100,21 +102,59 @@ static int read_all(FILE *f, char **data, size_t *len)
     return 0;
 }
 
-gdt_status gdt_file_read(const char *path, char **data, size_t *len, gdt_error *e)
+/* What st is, for a message that refuses it. */
+static const char *file_kind(const struct stat *st)
+{
+    if (S_ISFIFO(st->st_mode)) return "a FIFO";
+    if (S_ISDIR(st->st_mode)) return "a directory";
+    if (S_ISCHR(st->st_mode)) return "a character device";
+    if (S_ISBLK(st->st_mode)) return "a block device";
+    if (S_ISSOCK(st->st_mode)) return "a socket";
+    if (S_ISLNK(st->st_mode)) return "a symbolic link";
+    return "an unknown kind of file";
+}
+
+/* Opened without blocking (a FIFO's open waits for a writer), then
+ * refused unless it is a regular file, then made blocking for the read. */
+static int open_regular_file(int dirfd, const char *name, int flags, struct stat *st, const char **why)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
+    *why = NULL;
+    if (fd < 0) return -1;
+    bool got = fstat(fd, st) == 0;
+    if (!got || !S_ISREG(st->st_mode)) {
+        int err = errno;
+        *why = got ? file_kind(st) : NULL;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+gdt_status gdt_file_read_at(int dirfd, const char *path, int flags, char **data, size_t *len, gdt_error *e)
 {
     size_t n = 0;
+    struct stat st;
+    const char *why = NULL;
     *data = NULL;
     if (len) *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (!fstat(fileno(f), &sb) && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode))) {
-        fclose(f);
-        return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: a device, not a file", path);
-    }
-    errno = 0;
-    int err = read_all(f, data, &n);
-    fclose(f);
+    int fd = open_regular_file(dirfd, path, flags, &st, &why);
+    if (fd < 0 && why)
+        return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: %s, not a regular file", path, why);
+    if (fd < 0)
+        return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot open: %s", path,
+                             errno == ELOOP && (flags & O_NOFOLLOW) ? "a symbolic link, not followed here"
+                                                                    : strerror(errno));
+    int err = read_all(fd, data, &n);
+    close(fd);
     if (err == ENOMEM) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory reading", path);
     if (err == EFBIG)
         return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: larger than %zu bytes", path,
@@ -122,6 +162,11 @@ gdt_status gdt_file_read(const char *path, char **data, size_t *len, gdt_error *
     if (err) return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot read: %s", path, strerror(err));
     if (len) *len = n;
     return GDT_STATUS_OK;
+}
+
+gdt_status gdt_file_read(const char *path, char **data, size_t *len, gdt_error *e)
+{
+    return gdt_file_read_at(AT_FDCWD, path, 0, data, len, e);
 }
 
 static gdt_status write_all(int fd, const char *tmp, const void *data, size_t n, gdt_error *e)
@@ -165,28 +210,56 @@ static void random_suffix(char out[13])
     out[12] = '\0';
 }
 
-/* <path>.tmp.<random>, created here and now: O_EXCL refuses any name that
- * exists (a planted symlink included), O_NOFOLLOW says so twice. */
-gdt_status gdt_temp_create(const char *path, char **tmp, int *fd, gdt_error *e)
+/* <name>.tmp.<random> in dirfd, created here and now with mode: O_EXCL
+ * refuses any name that exists (a planted symlink included), O_NOFOLLOW
+ * says so twice.  *tmp is malloc'd; on failure errno is open's. */
+static int temp_open(int dirfd, const char *name, mode_t mode, char **tmp, int *fd)
 {
-    size_t len = strlen(path) + 18;
-    *tmp = malloc(len);
-    if (!*tmp) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
+    size_t len = strlen(name) + 18;
+    if (!(*tmp = malloc(len))) return ENOMEM;
     for (int tries = 0; tries < 100; tries++) {
         char suffix[13];
         random_suffix(suffix);
-        snprintf(*tmp, len, "%s.tmp.%s", path, suffix);
-        *fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (*fd >= 0) return GDT_STATUS_OK;
+        snprintf(*tmp, len, "%s.tmp.%s", name, suffix);
+        *fd = openat(dirfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (*fd >= 0) return 0;
         if (errno != EEXIST) break;
     }
-    int err = errno;
-    gdt_status s = gdt_error_set(e, GDT_STATUS_IO, "%s: cannot create a temporary %s: %s", path, *tmp,
-                                 strerror(err));
+    return errno;
+}
+
+gdt_status gdt_temp_create(const char *path, char **tmp, int *fd, gdt_error *e)
+{
+    int err = temp_open(AT_FDCWD, path, 0644, tmp, fd);
+    if (!err) return GDT_STATUS_OK;
+    gdt_status s = err == ENOMEM ? gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path)
+                                 : gdt_error_set(e, GDT_STATUS_IO, "%s: cannot create a temporary %s: %s",
+                                                 path, *tmp, strerror(err));
     free(*tmp);
     *tmp = NULL;
     errno = err;
     return s;
+}
+
+gdt_status gdt_file_write_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+                             gdt_error *e)
+{
+    char *tmp = NULL;
+    int fd = -1, err = temp_open(dirfd, name, mode, &tmp, &fd);
+    bool renamed = false;
+    gdt_status st = err ? gdt_error_set(e, GDT_STATUS_IO, "%s: cannot create a temporary: %s", name,
+                                        strerror(err))
+                        : write_all(fd, tmp, data, n, e);
+    if (fd >= 0 && close(fd) && !st)
+        st = gdt_error_set(e, GDT_STATUS_IO, "%s: close failed: %s", tmp, strerror(errno));
+    if (!st && !(renamed = renameat(dirfd, tmp, dirfd, name) == 0))
+        st = gdt_error_set(e, GDT_STATUS_IO, "%s: rename from %s failed: %s", name, tmp, strerror(errno));
+    if (!st && fsync(dirfd) && errno != EINVAL)
+        st = gdt_error_set(e, GDT_STATUS_IO, "%s: fsync of its folder failed: %s", name, strerror(errno));
+    if (fd >= 0 && !renamed)
+        unlinkat(dirfd, tmp, 0); /* ours: created above with O_EXCL */
+    free(tmp);
+    return st;
 }
 
 gdt_status gdt_publish_stage(gdt_publish *p, const char *path, const void *data, size_t n, gdt_error *e)
@@ -278,6 +351,11 @@ gdt_status gdt_file_write_atomic(const char *path, const void *data, size_t n, g
 
 gdt_status gdt_mkdirs(const char *path, gdt_error *e)
 {
+    return gdt_mkdirs_mode(path, 0755, e);
+}
+
+gdt_status gdt_mkdirs_mode(const char *path, mode_t mode, gdt_error *e)
+{
     char buf[4096];
     size_t n = strlen(path);
     if (n == 0 || n >= sizeof buf)
@@ -288,7 +366,7 @@ gdt_status gdt_mkdirs(const char *path, gdt_error *e)
         char c = *p;
         *p = '\0';
         struct stat sb;
-        if (mkdir(buf, 0755) && errno != EEXIST)
+        if (mkdir(buf, mode) && errno != EEXIST)
             return gdt_error_set(e, GDT_STATUS_IO, "mkdir %s: %s", buf, strerror(errno));
         if (stat(buf, &sb) || !S_ISDIR(sb.st_mode))
             return gdt_error_set(e, GDT_STATUS_IO, "mkdir %s: exists and is not a folder", buf);

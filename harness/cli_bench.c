@@ -220,6 +220,15 @@ static gdt_status plan_graph(bench *b, gdt_mode mode, gdt_graph **g, gdt_error *
     return st;
 }
 
+/* " (cached)" when the last build came from the compiled-kernel cache (an
+ * NVRTC cubin or a cuDNN plan's text), not from a compile. */
+static const char *cached_note(const gdt_graph *g)
+{
+    gdt_build_report rep;
+    gdt_graph_last_build(g, &rep);
+    return rep.info.cache_hit ? " (cached)" : "";
+}
+
 /* The plan under test: by name (replayed), by index (pinned), or the first
  * of the ranked list that builds. */
 static gdt_status build_plan(bench *b, gdt_error *e)
@@ -249,8 +258,8 @@ static gdt_status build_plan(bench *b, gdt_error *e)
         snprintf(where, sizeof where, "replayed by name");
     else
         snprintf(where, sizeof where, "index %d of %d in the ranked list", built, gdt_graph_plan_count(b->g));
-    printf("plan:      %s (%s), built in %.1f ms, workspace %zu bytes\n", b->name, where, s * 1e3,
-           gdt_graph_workspace_size(b->g));
+    printf("plan:      %s (%s), built in %.1f ms%s, workspace %zu bytes\n", b->name, where, s * 1e3,
+           cached_note(b->g), gdt_graph_workspace_size(b->g));
     return GDT_STATUS_OK;
 }
 
@@ -493,8 +502,8 @@ static gdt_status bench_index(bench *b, int i, gdt_measure_result *r, gdt_error 
                              b->cur = gdt__bench_plan_json(id, i, gdt_graph_plan_count(b->g), ms,
                                                            gdt_graph_workspace_size(b->g)));
     else
-        printf("\nplan:      %s (index %d of %d), built in %.1f ms, workspace %zu bytes\n", b->name, i,
-               gdt_graph_plan_count(b->g), ms, gdt_graph_workspace_size(b->g));
+        printf("\nplan:      %s (index %d of %d), built in %.1f ms%s, workspace %zu bytes\n", b->name,
+               i, gdt_graph_plan_count(b->g), ms, cached_note(b->g), gdt_graph_workspace_size(b->g));
     if ((st = verify(b, e)) == GDT_STATUS_OK)
         st = measure_graph(b, b->g, b->name, r, b->cur, e);
     return st;

@@ -20,6 +20,7 @@ typedef struct compile_job {
     char key[1024];
     char where[640];  /* the first cell and plan that needs it */
     gdt_status status;
+    bool cached;      /* taken from the compiled-kernel cache, not compiled */
     char msg[GDT_ERROR_MAX];
 } compile_job;
 
@@ -154,6 +155,7 @@ static void *compile_worker(void *arg)
          * for the sweep that follows (on every core, not in the worker). */
         j->status = gdt__nvrtc_compile_cached(j->t, &j->facts, &j->id, cs->arch, cs->cache, &cubin, &len,
                                               &info, &e);
+        j->cached = j->status == GDT_STATUS_OK && info.cache_hit;
         snprintf(j->msg, sizeof j->msg, "%s", e.msg);
         free(cubin);
     }
@@ -192,7 +194,9 @@ gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error 
         s = gather_jobs(&cs, sp, out, e);
         if (s == GDT_STATUS_OK)
             compile_all(&cs, o->jobs);
-        int failed = 0;
+        int failed = 0, cached = 0;
+        for (int i = 0; i < cs.n && s == GDT_STATUS_OK; i++)
+            cached += cs.jobs[i].cached;
         for (int i = 0; i < cs.n && s == GDT_STATUS_OK; i++)
             if (cs.jobs[i].status != GDT_STATUS_OK) {
                 failed++;
@@ -200,8 +204,9 @@ gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error 
             }
         if (s == GDT_STATUS_OK)
             fprintf(out, "gdtune sweep: sm%d: %d plans, %d distinct compiles: %d compiled, %d "
-                    "failed; %d rows illegal, %d plans declined; %.1f s\n", o->arch, cs.plans,
-                    cs.n, cs.n - failed, failed, cs.rejected, cs.declined, gdt_now() - t0);
+                    "cached, %d failed; %d rows illegal, %d plans declined; %.1f s\n", o->arch,
+                    cs.plans, cs.n, cs.n - failed - cached, cached, failed, cs.rejected, cs.declined,
+                    gdt_now() - t0);
         if (s == GDT_STATUS_OK && failed)
             s = gdt_error_set(e, GDT_STATUS_NVRTC, "%d of %d distinct plans did not compile for "
                               "sm%d", failed, cs.n, o->arch);

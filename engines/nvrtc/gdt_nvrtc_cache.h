@@ -21,13 +21,22 @@
  * marker, <key>.cubin, <key>.plan, <key>.lock and <key>.cubin.tmp.*,
  * <key>.plan.tmp.* (the temporaries of an atomic write).  Folders without a marker, the environments of gdtune
  * versions before the marker included, are never pruned: delete those by
- * hand. */
+ * hand.
+ *
+ * The root and each environment folder must be owned by the current user
+ * and writable by nobody else (an entry's key and checksum are no secret,
+ * so whoever can write there can forge a hit); a root that is a link is
+ * followed and its target checked, and a link owned by another user is
+ * refused.  A folder that fails is ignored with a warning on stderr (once
+ * per process, naming it, its owner's uid and its mode) and the compile goes
+ * without the cache.  gdtune creates its folders 0700 and its files 0600. */
 #ifndef GDT_NVRTC_CACHE_H
 #define GDT_NVRTC_CACHE_H
 
 #include <stddef.h>
 
 #include "gdt_nvrtc.h"
+#include "gdt_util.h"
 
 /* The cache root: $GDTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gdtune, else
  * ~/.cache/gdtune.  NULL when GDTUNE_DISABLE_CACHE=1 or no root can be
@@ -58,6 +67,13 @@ gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, c
                               int arch, gdt_nvrtc_options *o, gdt_error *e);
 gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
                           gdt_nvrtc_key *k, gdt_error *e);
+/* The key from its parts: the template's embedded source (name and text),
+ * the kernel headers every compile gets, the options (every -D value among
+ * them), the arch, and the NVRTC, driver and gdtune versions.  Everything
+ * that reaches the compiler changes the key (tests/cpu/test_cache_key.c
+ * changes each part in turn); INTERNAL if the material overflows. */
+gdt_status gdt__nvrtc_key_of(const gdt_embedded *src, const gdt_embedded *const *hdr, int nh,
+                             const gdt_nvrtc_options *o, int arch, gdt_nvrtc_key *k, gdt_error *e);
 
 /* k's key (the digest of text, which names everything the entry depends
  * on) and environment folder (the first 16 hex digits of env's digest). */
@@ -79,9 +95,14 @@ bool gdt__cache_get(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kin
 void gdt__cache_put(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, const void *data,
                     size_t len);
 
+/* How long a compile waits for another process's lock on its key before it
+ * compiles without the cache (and says so on stderr). */
+#define GDT_NVRTC_CACHE_LOCK_WAIT_S 5
+
 /* gdt_nvrtc_compile through the cache rooted at root (NULL: no cache).
  * Concurrent compiles of one key serialize on a lock file, so the second
- * finds the first one's entry. */
+ * finds the first one's entry; the wait is bounded by
+ * GDT_NVRTC_CACHE_LOCK_WAIT_S. */
 gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_facts *f,
                                      const gdt_plan_id *p, int arch, const char *root,
                                      void **cubin, size_t *len, gdt_build_info *info,

@@ -9,7 +9,14 @@
  * a link (openat with O_NOFOLLOW relative to the opened root), an entry that
  * is not a regular file is a miss, and the pruner touches only folders named
  * like an environment that hold the marker gdtune writes when it creates one,
- * and in them only names gdtune writes. */
+ * and in them only names gdtune writes.
+ *
+ * Whoever can write the root or an environment folder can also forge an
+ * entry (its key, size and SHA-256 are no secret), so the root and the
+ * environment must be owned by this user and writable by nobody else; a
+ * folder that is not is ignored, with one warning per process, and the
+ * compile goes without the cache.  gdtune creates its folders 0700 and its
+ * files 0600. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +27,7 @@
 #include <stdatomic.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gdt_nvrtc_cache.h"
@@ -27,7 +35,6 @@
 
 #define MARKER "gdtune-env"
 #define MARKER_TEXT "GDTUNE-CACHE-ENV 1\n"
-#define ENTRY_MAX ((off_t)1 << 30) /* a cubin is kilobytes; anything this big is not ours */
 #define HEX "0123456789abcdef"
 #define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -115,29 +122,85 @@ static void close_fd(int fd)
         close(fd);
 }
 
-/* The root as the user named it (a link there is theirs to make); created
- * when missing.  Its fd, or -1. */
+/* ------------------------------------------------------------- trust */
+
+/* Once per process: the first folder refused, and why. */
+static void refuse(const char *dir, const char *env, const char *what, const struct stat *st)
+{
+    static atomic_flag told = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&told))
+        return;
+    fprintf(stderr, "gdtune: compiled-kernel cache: ignoring %s%s%s, %s (owner uid %u, mode %04o): "
+            "the cache's folders must be owned by you (uid %u) and writable by nobody else, since "
+            "whoever can write them can plant kernels that pass every check; compiling without the "
+            "cache this run (chmod go-w it, or set GDTUNE_CACHE_DIR to a folder of your own)\n",
+            dir, env ? "/" : "", env ? env : "", what, (unsigned)st->st_uid,
+            (unsigned)(st->st_mode & 07777), (unsigned)geteuid());
+}
+
+/* fd's folder (named dir[/env] in the warning) is this user's alone. */
+static bool trusted(int fd, const char *dir, const char *env, bool warn)
+{
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        return false;
+    bool mine = st.st_uid == geteuid(), shared = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+    if ((!mine || shared) && warn)
+        refuse(dir, env, !mine ? "a folder owned by another user" : "a folder others can write", &st);
+    return mine && !shared;
+}
+
+/* A link at the root's name is followed (the user may point the cache
+ * anywhere) and its target checked by trusted(); a link owned by another
+ * user (one planted in /tmp, say) is refused. */
+static bool root_link_ok(const char *root)
+{
+    struct stat st;
+    if (lstat(root, &st) != 0 || !S_ISLNK(st.st_mode) || st.st_uid == geteuid())
+        return true;
+    refuse(root, NULL, "a symbolic link owned by another user", &st);
+    return false;
+}
+
+/* The root as the user named it, created (0700) when missing, refused
+ * unless it is this user's alone.  Its fd, or -1. */
 static int root_open(const char *root, bool create)
 {
     int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT && create && gdt_mkdirs(root, NULL) == GDT_STATUS_OK)
+    if (fd < 0 && errno == ENOENT && create && gdt_mkdirs_mode(root, 0700, NULL) == GDT_STATUS_OK)
         fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && !(root_link_ok(root) && trusted(fd, root, NULL, true))) {
+        close(fd);
+        fd = -1;
+    }
     return fd;
 }
 
-/* An environment folder under the root, never through a link.  Its fd, or -1. */
+/* An environment folder under the root, never through a link, and only
+ * when it is this user's alone (warn: say so when it is not).  Its fd, or -1. */
+static int env_open_as(int rootfd, const char *root, const char *env, bool warn)
+{
+    int fd = rootfd >= 0 && env_name(env)
+                 ? openat(rootfd, env, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                 : -1;
+    if (fd >= 0 && !trusted(fd, root, env, warn)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* The pruner's walk: an untrusted folder is skipped without a word. */
 static int env_open(int rootfd, const char *env)
 {
-    if (rootfd < 0 || !env_name(env))
-        return -1;
-    return openat(rootfd, env, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return env_open_as(rootfd, "", env, false);
 }
 
 /* A regular file at name, never through a link and never blocking on a FIFO
  * or a device.  Its fd (st filled), or -1. */
 static int open_regular(int dirfd, const char *name, int flags, struct stat *st)
 {
-    int fd = dirfd < 0 ? -1 : openat(dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    int fd = dirfd < 0 ? -1 : openat(dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd >= 0 && (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))) {
         close(fd);
         fd = -1;
@@ -148,7 +211,7 @@ static int open_regular(int dirfd, const char *name, int flags, struct stat *st)
 static void marker_write(int envfd)
 {
     size_t n = strlen(MARKER_TEXT);
-    int m = openat(envfd, MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int m = openat(envfd, MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (m < 0)
         return;
     if (write(m, MARKER_TEXT, n) != (ssize_t)n)
@@ -159,23 +222,16 @@ static void marker_write(int envfd)
 /* The current environment.  The marker goes in only when this call made the
  * folder: one that was there before without it is not known to be gdtune's,
  * so it is never pruned. */
-static int env_create(int rootfd, const char *env)
+static int env_create(int rootfd, const char *root, const char *env)
 {
-    bool made = rootfd >= 0 && env_name(env) && mkdirat(rootfd, env, 0755) == 0;
-    int fd = env_open(rootfd, env);
+    bool made = rootfd >= 0 && env_name(env) && mkdirat(rootfd, env, 0700) == 0;
+    int fd = env_open_as(rootfd, root, env, true);
     if (made && fd >= 0)
         marker_write(fd);
     return fd;
 }
 
 /* --------------------------------------------------------- entries */
-
-static bool entry_path(char *buf, size_t n, const char *root, const gdt_nvrtc_key *k,
-                       const char *suffix)
-{
-    int w = snprintf(buf, n, "%s/%s/%s%s", root, k->env, k->key, suffix);
-    return w > 0 && (size_t)w < n;
-}
 
 /* Header: magic, key, payload size, payload SHA-256, blank line. */
 static bool entry_parse(const char *data, size_t len, const gdt_nvrtc_key *k, const char *magic,
@@ -200,33 +256,14 @@ static bool entry_parse(const char *data, size_t len, const gdt_nvrtc_key *k, co
 }
 
 /* The whole entry file, NUL-terminated for entry_parse's sscanf; false for
- * anything but a readable regular file. */
+ * anything but a readable regular file (never through a link, never
+ * blocking on a FIFO: gdt_file_read_at). */
 static bool entry_read(int envfd, const gdt_nvrtc_key *k, gdt_cache_kind kind, char **data,
                        size_t *len)
 {
     char name[80];
-    struct stat st;
     snprintf(name, sizeof name, "%s%s", k->key, suffix_of(kind));
-    int fd = open_regular(envfd, name, O_RDONLY, &st);
-    size_t size = fd >= 0 && st.st_size < ENTRY_MAX ? (size_t)st.st_size : 0;
-    char *buf = fd >= 0 && st.st_size < ENTRY_MAX ? malloc(size + 1) : NULL;
-    bool ok = buf != NULL;
-    for (size_t n = 0; ok && n < size;) {
-        ssize_t r = read(fd, buf + n, size - n);
-        if (r > 0)
-            n += (size_t)r;
-        else
-            ok = r < 0 && errno == EINTR; /* 0: shorter than fstat said */
-    }
-    close_fd(fd);
-    if (!ok) {
-        free(buf);
-        return false;
-    }
-    buf[size] = '\0';
-    *data = buf;
-    *len = size;
-    return true;
+    return envfd >= 0 && gdt_file_read_at(envfd, name, O_NOFOLLOW, data, len, NULL) == GDT_STATUS_OK;
 }
 
 static bool cache_get_at(int envfd, const gdt_nvrtc_key *k, gdt_cache_kind kind, void **data,
@@ -248,33 +285,30 @@ static bool cache_get_at(int envfd, const gdt_nvrtc_key *k, gdt_cache_kind kind,
 bool gdt__cache_get(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, void **data,
                     size_t *len)
 {
-    int rootfd = root ? root_open(root, false) : -1, envfd = env_open(rootfd, k->env);
+    int rootfd = root ? root_open(root, false) : -1, envfd = env_open_as(rootfd, root, k->env, true);
     bool hit = cache_get_at(envfd, k, kind, data, len);
     close_fd(envfd);
     close_fd(rootfd);
     return hit;
 }
 
-/* Through gdt_file_write_atomic, whose rename replaces whatever non-folder
- * sits at the entry's name (a link or FIFO there is replaced, never written
- * through).  It goes by path: the caller has just opened the environment as a
- * folder, not a link; only someone who can already write the root could swap
- * it in between. */
-static void cache_put(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, const void *data,
+/* Through gdt_file_write_at in the environment's fd, whose rename replaces
+ * whatever non-folder sits at the entry's name (a link or FIFO there is
+ * replaced, never written through). */
+static void cache_put(int envfd, const gdt_nvrtc_key *k, gdt_cache_kind kind, const void *data,
                       size_t len)
 {
-    char path[4096], sum[65], head[256];
+    char name[80], sum[65], head[256];
     gdt_digest_hex(data, len, sum);
     int h = snprintf(head, sizeof head, "%skey %s\nsize %zu\nsha256 %s\n\n", magic_of(kind), k->key,
                      len, sum);
     char *buf = malloc((size_t)h + len);
-    if (!buf || !entry_path(path, sizeof path, root, k, suffix_of(kind))) {
-        free(buf);
+    if (!buf)
         return;
-    }
+    snprintf(name, sizeof name, "%s%s", k->key, suffix_of(kind));
     memcpy(buf, head, (size_t)h);
     memcpy(buf + h, data, len);
-    gdt_file_write_atomic(path, buf, (size_t)h + len, NULL); /* a failed write is a later miss */
+    gdt_file_write_at(envfd, name, buf, (size_t)h + len, 0600, NULL); /* a failed write is a later miss */
     free(buf);
 }
 
@@ -400,19 +434,36 @@ static void cache_prune(int rootfd, const char *current)
 
 /* ------------------------------------------------------ cached compile */
 
-/* -1 when the lock's name holds a link or anything but a regular file:
- * then the compile goes uncached. */
-static int lock_key(int envfd, const gdt_nvrtc_key *k)
+/* A pause between tries of a held lock. */
+static void lock_pause(void)
+{
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* -1 when the lock's name holds a link or anything but a regular file, or
+ * when another process holds the lock past GDT_NVRTC_CACHE_LOCK_WAIT_S (a
+ * compile that hung, a stopped process): then the compile goes uncached. */
+static int lock_key(int envfd, const char *root, const gdt_nvrtc_key *k)
 {
     char name[80];
     struct stat st;
     snprintf(name, sizeof name, "%s.lock", k->key);
     int fd = open_regular(envfd, name, O_RDWR | O_CREAT, &st);
-    while (fd >= 0 && flock(fd, LOCK_EX) != 0)
-        if (errno != EINTR) {
-            close(fd);
-            fd = -1;
+    double deadline = gdt_now() + GDT_NVRTC_CACHE_LOCK_WAIT_S;
+    while (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        bool held = errno == EWOULDBLOCK;
+        if (errno == EINTR || (held && gdt_now() < deadline)) {
+            lock_pause();
+            continue;
         }
+        if (held)
+            fprintf(stderr, "gdtune: compiled-kernel cache: %s/%s/%s is held by another process "
+                    "after %d s; compiling without the cache\n", root, k->env, name,
+                    GDT_NVRTC_CACHE_LOCK_WAIT_S);
+        close(fd);
+        fd = -1;
+    }
     return fd;
 }
 
@@ -444,9 +495,9 @@ static void prune_once(int rootfd, const char *env)
 void gdt__cache_put(const char *root, const gdt_nvrtc_key *k, gdt_cache_kind kind, const void *data,
                     size_t len)
 {
-    int rootfd = root ? root_open(root, true) : -1, envfd = env_create(rootfd, k->env);
+    int rootfd = root ? root_open(root, true) : -1, envfd = env_create(rootfd, root, k->env);
     if (envfd >= 0) {
-        cache_put(root, k, kind, data, len);
+        cache_put(envfd, k, kind, data, len);
         prune_once(rootfd, k->env);
     }
     close_fd(envfd);
@@ -467,14 +518,14 @@ gdt_status gdt__nvrtc_compile_cached(const gdt_nvrtc_template *t, const gdt_fact
         st = gdt__nvrtc_key(t, &o, arch, &k, e);
     if (st != GDT_STATUS_OK)
         return st;
-    int rootfd = root_open(root, true), envfd = env_create(rootfd, k.env), fd = -1;
+    int rootfd = root_open(root, true), envfd = env_create(rootfd, root, k.env), fd = -1;
     bool hit = cache_get_at(envfd, &k, GDT_CACHE_CUBIN, cubin, len);
-    if (!hit && (fd = lock_key(envfd, &k)) >= 0)
+    if (!hit && (fd = lock_key(envfd, root, &k)) >= 0)
         hit = cache_get_at(envfd, &k, GDT_CACHE_CUBIN, cubin, len); /* a concurrent writer won */
     if (!hit)
         st = gdt_nvrtc_compile(t, f, p, arch, cubin, len, info, e);
     if (!hit && st == GDT_STATUS_OK && fd >= 0)
-        cache_put(root, &k, GDT_CACHE_CUBIN, *cubin, *len);
+        cache_put(envfd, &k, GDT_CACHE_CUBIN, *cubin, *len);
     unlock_key(fd);
     if (!hit && st == GDT_STATUS_OK && fd >= 0)
         prune_once(rootfd, k.env);

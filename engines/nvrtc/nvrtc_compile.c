@@ -121,33 +121,41 @@ static int kernel_headers(const gdt_embedded **out, int max)
     return n;
 }
 
-gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
-                          gdt_nvrtc_key *k, gdt_error *e)
+gdt_status gdt__nvrtc_key_of(const gdt_embedded *src, const gdt_embedded *const *hdr, int nh,
+                             const gdt_nvrtc_options *o, int arch, gdt_nvrtc_key *k, gdt_error *e)
 {
-    const gdt_embedded *src = gdt_embedded_find(t->source);
     int major = 0, minor = 0;
     char sd[65], env[256], text[GDT_NVRTC_MAX_OPTIONS * 161 + 512];
-    if (!src)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "nvrtc: template %s is not embedded",
-                             t->source);
     GDT_CHECK_NVRTC(e, nvrtcVersion(&major, &minor));
     gdt_digest_hex(src->data, src->len, sd);
     snprintf(env, sizeof env, "gdtune %s\nnvrtc %d.%d\ndriver %d\n", GDT_VERSION_STRING, major, minor,
              driver_version());
-    size_t at = (size_t)snprintf(text, sizeof text, "%ssource %s %s\narch %d\n", env, t->source,
+    size_t at = (size_t)snprintf(text, sizeof text, "%ssource %s %s\narch %d\n", env, src->name,
                                  sd, arch);
-    const gdt_embedded *hdr[MAX_KERNEL_HEADERS];
-    for (int i = 0, nh = kernel_headers(hdr, MAX_KERNEL_HEADERS); i < nh && at < sizeof text; i++) {
+    for (int i = 0; i < nh && at < sizeof text; i++) {
         gdt_digest_hex(hdr[i]->data, hdr[i]->len, sd);
         at += (size_t)snprintf(text + at, sizeof text - at, "header %s %s\n", hdr[i]->name, sd);
     }
     for (int i = 0; i < o->n && at < sizeof text; i++)
         at += (size_t)snprintf(text + at, sizeof text - at, "option %s\n", o->opt[i]);
+    if (at >= sizeof text)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "nvrtc: %s: cache key material over %zu bytes",
+                             src->name, sizeof text);
     gdt__cache_key_set(k, env, text);
     for (int i = 0; i < o->n; i++)
         if (!strncmp(o->opt[i], "--gpu-architecture=", 19))
             snprintf(k->arch, sizeof k->arch, "%s", o->opt[i] + 19);
     return GDT_STATUS_OK;
+}
+
+gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
+                          gdt_nvrtc_key *k, gdt_error *e)
+{
+    const gdt_embedded *src = gdt_embedded_find(t->source), *hdr[MAX_KERNEL_HEADERS];
+    if (!src)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "nvrtc: template %s is not embedded",
+                             t->source);
+    return gdt__nvrtc_key_of(src, hdr, kernel_headers(hdr, MAX_KERNEL_HEADERS), o, arch, k, e);
 }
 
 /* The compiler's log, into info (head) and appended to e's message.  The

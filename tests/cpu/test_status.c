@@ -98,7 +98,7 @@ static void test_files(void)
     CHECK_CONTAINS(e.msg, "none/x.json: cannot open: No such file or directory");
     CHECK(data == NULL);
     CHECK_INT(gdt_file_read("/dev/zero", &data, &len, &e), ==, GDT_STATUS_IO);
-    CHECK_STR(e.msg, "/dev/zero: cannot read: a device, not a file");
+    CHECK_STR(e.msg, "/dev/zero: cannot read: a character device, not a regular file");
     CHECK_INT(gdt_file_write_atomic(sub, "x", 1, &e), ==, GDT_STATUS_IO);
     CHECK_CONTAINS(e.msg, "none/x.json");
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);

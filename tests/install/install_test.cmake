@@ -16,7 +16,14 @@ function(run what)
 endfunction()
 
 file(MAKE_DIRECTORY ${WORK})
-run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${P})
+# Under umask 000, so that a mode left to the umask shows: nothing installed
+# may be writable by group or others (links aside: their mode means nothing).
+run("cmake --install" sh -c "umask 000 && exec \"$0\" \"$@\"" ${CMAKE_COMMAND} --install ${BUILD}
+    --prefix ${P})
+run("find" find ${P} ! -type l -perm /022 -printf "%m %p\\n")
+if(NOT OUT STREQUAL "")
+  message(FATAL_ERROR "cmake --install left these writable by group or others:\n${OUT}")
+endif()
 file(GLOB_RECURSE so ${P}/*/libgdtune.so)
 file(GLOB_RECURSE a ${P}/*/libgdtune.a)
 file(GLOB_RECURSE cfg ${P}/*/gdtuneConfig.cmake)
