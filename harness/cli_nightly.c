@@ -108,9 +108,9 @@ static bool parse_date(void *opts, const char *v, char *why, size_t nwhy)
 static const gdt_cli_option options[] = {
     {"--arch", NULL, GDT_CLI_CUSTOM, .parse = parse_arch, .metavar = "smXY",
      .help = "passed to each sweep (the device's arch)"},
-    {"--root", NULL, GDT_CLI_STRING, O(root), .metavar = "DIR", .def = "nightly",
+    {"--root", NULL, GDT_CLI_DIR, O(root), .metavar = "DIR", .def = "nightly",
      .help = "where runs/, staging/, reports/ and history.tsv go"},
-    {"--tables", NULL, GDT_CLI_STRING, O(tables), .metavar = "DIR", .def = "tables",
+    {"--tables", NULL, GDT_CLI_DIR, O(tables), .metavar = "DIR", .def = "tables",
      .help = "the committed tables to compare against (and --update)"},
     {"--family", NULL, GDT_CLI_CUSTOM, .parse = parse_family, .metavar = "gemm|sdpa",
      .help = "a family to sweep, repeatable (default: gemm and sdpa)"},

@@ -58,11 +58,11 @@ static void provenance(const gdt_run *r, gdt_provenance *p)
 
 /* A cell enters the tables only when every plan of its list has a result:
  * a cell cut short by a killed sweep would rank a partial list. */
-static bool cell_complete(const gdt_run_cell *c)
+static bool cell_complete(const char *verb, const gdt_run_cell *c)
 {
     if (c->plans && !gdt_run_cell_complete(c))
-        fprintf(stderr, "gdtune sweep: %s: %d of %d plans have a result: cell left out of the "
-                "tables\n", c->spec->shape, c->nresults, c->nplans);
+        fprintf(stderr, "%s: %s: %d of %d plans have a result: cell left out of the "
+                "tables\n", verb, c->spec->shape, c->nresults, c->nplans);
     return gdt_run_cell_complete(c);
 }
 
@@ -84,6 +84,7 @@ typedef struct merged_run {
 } merged_run;
 
 typedef struct merge {
+    const char *verb;    /* "gdtune sweep", "gdtune merge", ...: its messages' prefix */
     gdt_provenance prov; /* the first run's: the tables name it */
     char device[128], spec_source[PATH_MAX], spec_digest[65];
     unsigned families;
@@ -120,7 +121,7 @@ static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_e
     family_cells *fc = &m->fam[f];
     for (int ci = 0; ci < r->ncells; ci++) {
         const gdt_run_cell *c = &r->cells[ci];
-        if (c->spec->family != f || !cell_complete(c))
+        if (c->spec->family != f || !cell_complete(m->verb, c))
             continue;
         char key[512];
         gdt_problem_key(&c->spec->problem, key, sizeof key);
@@ -150,13 +151,13 @@ static gdt_status emit_family(const merge *m, gdt_family f, const char *dir, gdt
 {
     const family_cells *fc = &m->fam[f];
     if (fc->n == 0) {
-        fprintf(stderr, "gdtune sweep: %s: no cell has a verified plan: no table written\n",
+        fprintf(stderr, "%s: %s: no cell has a verified plan: no table written\n", m->verb,
                 gdt_family_name(f));
         return GDT_STATUS_OK;
     }
     gdt_status s = gdt_tables_write(dir, f, &m->prov, fc->cells, fc->n, e);
     if (s == GDT_STATUS_OK)
-        fprintf(stderr, "gdtune sweep: wrote %s/%s.{tuning,placement}.json (%d cells)\n", dir,
+        fprintf(stderr, "%s: wrote %s/%s.{tuning,placement}.json (%d cells)\n", m->verb, dir,
                 gdt_family_name(f), fc->n);
     return s;
 }
@@ -345,7 +346,7 @@ static void merge_free(merge *m)
 
 gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir, gdt_error *e)
 {
-    merge m = {0};
+    merge m = {.verb = "gdtune sweep"};
     gdt_status s = nruns > 0 ? GDT_STATUS_OK
                              : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
     for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++)
@@ -358,10 +359,10 @@ gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir
 
 /* One journal in memory at a time: each run's cells are taken and its
  * records freed before the next is read. */
-gdt_status gdt_emit_dirs(const char *const *run_dirs, int nruns, const char *tables_dir,
-                         gdt_error *e)
+gdt_status gdt_emit_dirs(const char *verb, const char *const *run_dirs, int nruns,
+                         const char *tables_dir, gdt_error *e)
 {
-    merge m = {0};
+    merge m = {.verb = verb};
     gdt_status s = nruns > 0 ? GDT_STATUS_OK
                              : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
     for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++) {

@@ -13,8 +13,9 @@
 #include "gdtune/gdtune.h"
 
 gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir, gdt_error *e);
-/* The same from run directories (`gdtune tables emit`, `gdtune merge`). */
-gdt_status gdt_emit_dirs(const char *const *run_dirs, int nruns, const char *tables_dir,
-                         gdt_error *e);
+/* The same from run directories (`gdtune tables emit`, `gdtune merge`);
+ * verb prefixes what it says on stderr. */
+gdt_status gdt_emit_dirs(const char *verb, const char *const *run_dirs, int nruns,
+                         const char *tables_dir, gdt_error *e);
 
 #endif
