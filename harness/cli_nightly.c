@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "gdt_cli_options.h"
+#include "gdt_lock.h"
 #include "gdt_nightly_report.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
@@ -452,6 +453,21 @@ static int make_dirs(const nightly_opts *o)
     return -1;
 }
 
+/* One night per root at a time, held until this process ends: a second
+ * would resume the first's sweeps beside it and rewrite its staging,
+ * reports and history.  The sweeps it runs lock their run directories
+ * too. */
+static int lock_root(const nightly_opts *o)
+{
+    int fd;
+    gdt_error e = {0};
+    gdt_status s = gdt_dir_lock(o->root, VERB, "two nights on one root would sweep, stage and "
+                                "report over each other", &fd, &e);
+    if (s != GDT_STATUS_OK)
+        return fprintf(stderr, VERB ": %s\n", e.msg), gdt_status_exit_code(s);
+    return -1; /* fd stays open (close-on-exec) until the night ends */
+}
+
 int gdt_cli_nightly(int argc, char **argv)
 {
     nightly_opts o = {0};
@@ -462,7 +478,7 @@ int gdt_cli_nightly(int argc, char **argv)
         return rc;
     if (!o.families) o.families = NF_GEMM | NF_SDPA;
     if (!o.date) today_utc(date), o.date = date;
-    if ((rc = make_dirs(&o)) >= 0)
+    if ((rc = make_dirs(&o)) >= 0 || (rc = lock_root(&o)) >= 0)
         return rc;
     snprintf(staging, sizeof staging, "%s/staging", o.root);
     snprintf(md, sizeof md, "%s/reports/%s.md", o.root, o.date);

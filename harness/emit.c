@@ -9,6 +9,7 @@
 
 #include "gdt_emit.h"
 #include "gdt_json.h"
+#include "gdtune/candidates.h"
 #include "gdtune/tables.h"
 
 static gdt_mode tag_mode(const char *tag, bool backend)
@@ -83,8 +84,23 @@ typedef struct merged_run {
     int shard_i, shard_n;
 } merged_run;
 
+/* What the runs merged into one set of tables must share, as JSON pointers
+ * into the run header: the build, the candidate rows, the driver and
+ * libraries, and every setting that changes what a plan measures (the
+ * device model and the spec are same_sweep's; the GPUs' UUIDs may differ:
+ * shards run on several machines). */
+static const char *const same_fields[] = {
+    "/gdtune_version", "/source_digest", "/candidates_digest", "/quick",
+    "/device/driver_version", "/device/cuda_version", "/device/cudnn_version", "/device/nvrtc_version",
+    "/options/bursts", "/options/target_rel", "/options/max_plan_seconds", "/options/deadline",
+    "/options/cudnn_knob_cap", "/options/race", "/options/cupti", "/options/rounds",
+};
+#define NSAME ((int)(sizeof same_fields / sizeof *same_fields))
+
 typedef struct merge {
     const char *verb;    /* "gdtune sweep", "gdtune merge", ...: its messages' prefix */
+    cJSON *same[NSAME];  /* the first run's values of same_fields (NULL: absent) */
+    char prior[1024];    /* the first run's prior tables' digests (prior_digests) */
     gdt_provenance prov; /* the first run's: the tables name it */
     char device[128], spec_source[PATH_MAX], spec_digest[65];
     unsigned families;
@@ -99,6 +115,17 @@ static bool grow(void **p, int cap, size_t size)
     if (q)
         *p = q;
     return q != NULL;
+}
+
+static void append(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used < n)
+        vsnprintf(buf + used, n - used, fmt, ap);
+    va_end(ap);
 }
 
 /* Room for one more cell in fc. */
@@ -179,6 +206,96 @@ static gdt_status same_sweep(const merge *m, const gdt_run *b, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* The value at a JSON pointer of one or two levels ("/options/rounds"). */
+static const cJSON *at_pointer(const cJSON *o, const char *ptr)
+{
+    char key[64];
+    for (const char *p = ptr; o && *p == '/';) {
+        size_t n = strcspn(p + 1, "/");
+        snprintf(key, sizeof key, "%.*s", (int)n, p + 1);
+        o = gdt_json_get(o, key);
+        p += n + 1;
+    }
+    return o;
+}
+
+/* The prior order's tables as their digests ("gemm a1b2...; sdpa_fwd ..."),
+ * "none" without a prior: where each shard read them may differ, what they
+ * held may not. */
+static void prior_digests(const cJSON *header, char *out, size_t n)
+{
+    const cJSON *prior = gdt_json_get(header, "prior"), *t;
+    snprintf(out, n, "%s", prior && !cJSON_IsNull(prior) ? "" : "none");
+    cJSON_ArrayForEach(t, gdt_json_get(prior, "tables"))
+        append(out, n, "%s%s %s", *out ? "; " : "", gdt_json_str_or(t, "family", "?"),
+               gdt_json_str_or(t, "sha256", "(no digest)"));
+}
+
+/* A value for a message: its JSON, cut short, or "absent". */
+static void value_text(const cJSON *v, char *out, size_t n)
+{
+    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+    snprintf(out, n, "%.80s%s", text ? text : "absent", text && strlen(text) > 80 ? "..." : "");
+    free(text);
+}
+
+static gdt_status remember_header(merge *m, const gdt_run *r, gdt_error *e)
+{
+    for (int i = 0; i < NSAME; i++) {
+        const cJSON *v = at_pointer(r->header, same_fields[i]);
+        if (v && !(m->same[i] = cJSON_Duplicate(v, 1)))
+            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+    }
+    prior_digests(r->header, m->prior, sizeof m->prior);
+    return GDT_STATUS_OK;
+}
+
+/* Run b measured as the first run did: the same build, candidate rows,
+ * driver and settings, field by field. */
+static gdt_status same_header(const merge *m, const gdt_run *b, gdt_error *e)
+{
+    char want[128], got[128], prior[1024];
+    for (int i = 0; i < NSAME; i++) {
+        const cJSON *v = at_pointer(b->header, same_fields[i]);
+        if ((!v && !m->same[i]) || (v && m->same[i] && cJSON_Compare(v, m->same[i], 1)))
+            continue;
+        value_text(m->same[i], want, sizeof want);
+        value_text(v, got, sizeof got);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: %s: expected %s (as in %s:1), got %s: "
+                             "merge shards of one sweep (one build, candidate rows, driver and "
+                             "measurement options)", b->path, same_fields[i], want, m->runs[0].path, got);
+    }
+    prior_digests(b->header, prior, sizeof prior);
+    if (strcmp(prior, m->prior))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: /prior: expected the prior tables %s (as "
+                             "in %s:1), got %s: merge shards of one sweep (one prior order)", b->path,
+                             m->prior, m->runs[0].path, prior);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_emit_check_candidates(const gdt_run *r, gdt_error *e)
+{
+    const char *text = gdt_json_str_or(r->header, "candidates", NULL);
+    gdt_row_table *rows = NULL;
+    gdt_error le = {0};
+    char digest[65], name[4200];
+    if (!text)
+        return GDT_STATUS_OK; /* a journal from before the header kept them */
+    snprintf(name, sizeof name, "%s:1: /candidates", r->path);
+    gdt_status s = gdt_rows_load_text(text, strlen(text), name, &rows, &le);
+    if (s == GDT_STATUS_OK)
+        gdt_rows_digest(rows, digest);
+    gdt_rows_destroy(rows);
+    if (s != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "the candidate rows the header records do not "
+                             "load, so its candidates_digest cannot be checked: %s", le.msg);
+    if (strcmp(digest, r->candidates_digest))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: /candidates_digest: expected \"%s\" (the "
+                             "digest of the candidate rows the header records), got \"%.64s\"",
+                             r->path, digest, r->candidates_digest);
+    return GDT_STATUS_OK;
+}
+
 /* An earlier run of the merge that is the same shard of the same sweep as
  * its last run, or -1. */
 static int doubled_shard(const merge *m)
@@ -215,7 +332,13 @@ static gdt_status remember(merge *m, const gdt_run *r, gdt_error *e)
  * is left for merge_shards to name rather than refused cell by cell. */
 static gdt_status merge_add(merge *m, const gdt_run *r, bool shards, gdt_error *e)
 {
-    gdt_status s = m->nruns ? same_sweep(m, r, e) : GDT_STATUS_OK;
+    gdt_status s = gdt_emit_check_candidates(r, e);
+    if (s == GDT_STATUS_OK && m->nruns)
+        s = same_sweep(m, r, e);
+    if (s == GDT_STATUS_OK && m->nruns)
+        s = same_header(m, r, e);
+    if (s == GDT_STATUS_OK && !m->nruns)
+        s = remember_header(m, r, e);
     if (s == GDT_STATUS_OK && !m->nruns) {
         provenance(r, &m->prov);
         snprintf(m->device, sizeof m->device, "%s", gdt_json_str_or(r->device, "name", ""));
@@ -231,17 +354,6 @@ static gdt_status merge_add(merge *m, const gdt_run *r, bool shards, gdt_error *
         if (r->spec->families & (1u << f))
             s = collect_family(m, r, (gdt_family)f, e);
     return s;
-}
-
-static void append(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t n, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    va_list ap;
-    va_start(ap, fmt);
-    if (used < n)
-        vsnprintf(buf + used, n - used, fmt, ap);
-    va_end(ap);
 }
 
 static void shard_name(const merged_run *r, char *out, size_t n)
@@ -328,6 +440,8 @@ static gdt_status merge_write(const merge *m, const char *tables_dir, gdt_error 
 
 static void merge_free(merge *m)
 {
+    for (int i = 0; i < NSAME; i++)
+        cJSON_Delete(m->same[i]);
     for (int f = 0; f < GDT_FAMILY_COUNT; f++) {
         for (int i = 0; i < m->fam[f].n; i++) {
             free(m->fam[f].cells[i].plans);

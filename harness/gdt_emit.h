@@ -18,4 +18,9 @@ gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir
 gdt_status gdt_emit_dirs(const char *verb, const char *const *run_dirs, int nruns,
                          const char *tables_dir, gdt_error *e);
 
+/* The header's candidates_digest is the digest of the candidate rows it
+ * records (a journal without them: nothing to check); BAD_INPUT naming
+ * the journal, both digests. */
+gdt_status gdt_emit_check_candidates(const gdt_run *r, gdt_error *e);
+
 #endif
