@@ -1,7 +1,7 @@
 /* `gdtune nightly`: the verbs a nightly job runs, in order, each one
  * spawned as this executable with an argument vector (never a shell):
  * `sweep` per family into a dated run directory (resumed when its journal
- * exists), emitting into ROOT/staging; `tables diff` of the committed
+ * exists), emitting into ROOT/staging/DATE; `tables diff` of the committed
  * tables against the staged ones as markdown and JSON reports; one history
  * line per cell the diff names; with --update the staged tables replace the
  * committed ones.  The exit status is the diff's. */
@@ -22,6 +22,7 @@
 #include "gdt_lock.h"
 #include "gdt_nightly_report.h"
 #include "gdt_sweep.h"
+#include "gdt_tables_pair.h"
 #include "gdt_util.h"
 
 extern char **environ;
@@ -36,19 +37,20 @@ static const char usage_text[] =
     "\n"
     "One night of table regeneration on a GPU machine, as the verbs it runs:\n"
     "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --prior TABLES\n"
-    "     --tables-dir ROOT/staging (the committed tables' rankings order each cell's\n"
+    "     --tables-dir ROOT/staging/DATE (the committed tables' rankings order each cell's\n"
     "     plans; --rounds R passed on), or --resume that run directory when its\n"
     "     journal exists (a rerun the same night continues where the last one stopped,\n"
     "     with its recorded prior and rounds);\n"
-    "  2. gdtune tables diff TABLES ROOT/staging, as ROOT/reports/DATE.md and\n"
+    "  2. gdtune tables diff TABLES ROOT/staging/DATE, as ROOT/reports/DATE.md and\n"
     "     ROOT/reports/DATE.json (gdtune.tables_diff/1);\n"
     "  3. one line per cell the diff names appended to ROOT/history.tsv (date, family,\n"
     "     key, winner, winner time in us, decision, status; a family with no changed\n"
     "     cell gets one line with key '-' and status 'same');\n"
-    "  4. ROOT/staging/nightly.md: per cell the committed and the new winner with\n"
+    "  4. ROOT/staging/DATE/nightly.md: per cell the committed and the new winner with\n"
     "     their noise and the diff's verdict, linking two gnuplot figures (winners,\n"
     "     history.tsv per night; without gnuplot their scripts and data only);\n"
-    "  5. with --update only: the staged tables replace those in TABLES.\n"
+    "  5. with --update only: the tables this night staged replace those in TABLES,\n"
+    "     each family's pair as one step (tables/README.md: Publishing a pair).\n"
     "When TABLES holds no tables yet, step 2 writes a markdown note instead and every\n"
     "cell counts as added.  Prints the report's path.\n";
 
@@ -338,28 +340,27 @@ static int append_history(const nightly_opts *o, const char *json)
 }
 
 /* Publishes one arch folder's staged tables of the night's families into
- * TABLES/<arch>/, all of them or none. */
+ * TABLES/<arch>/, each family's pair as one step (gdt_tables_pair.h): a
+ * night killed here leaves each pair old or new, never half of each. */
 static gdt_status update_arch(const nightly_opts *o, const char *staging, const char *arch, gdt_error *e)
 {
-    static const char *const kinds[] = {"tuning", "placement"};
     char dst_dir[4096];
-    gdt_publish p = {0};
     snprintf(dst_dir, sizeof dst_dir, "%s/%s", o->tables, arch);
-    gdt_status s = gdt_mkdirs(dst_dir, e);
-    for (int f = 0; f < GDT_FAMILY_COUNT && !s; f++)
-        for (int k = 0; k < 2 && !s; k++) {
-            char src[8600], dst[4200], *data = NULL;
-            size_t n = 0;
-            if (!(o->families & (f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA))) continue;
-            snprintf(src, sizeof src, "%s/%s/%s.%s.json", staging, arch, gdt_family_name((gdt_family)f), kinds[k]);
-            snprintf(dst, sizeof dst, "%s/%s.%s.json", dst_dir, gdt_family_name((gdt_family)f), kinds[k]);
-            if (!exists(src)) continue;
-            s = gdt_file_read(src, &data, &n, e);
-            if (!s) s = gdt_publish_stage(&p, dst, data, n, e);
-            free(data);
-        }
-    if (!s) s = gdt_publish_commit(&p, e);
-    gdt_publish_abort(&p);
+    gdt_status s = GDT_STATUS_OK;
+    for (int f = 0; f < GDT_FAMILY_COUNT && !s; f++) {
+        char src[2][8600], *data[2] = {NULL, NULL};
+        size_t n[2] = {0, 0};
+        if (!(o->families & (f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA))) continue;
+        for (int k = 0; k < 2; k++)
+            snprintf(src[k], sizeof src[k], "%s/%s/%s.%s.json", staging, arch, gdt_family_name((gdt_family)f),
+                     k ? "placement" : "tuning");
+        if (!exists(src[0]) && !exists(src[1])) continue;
+        for (int k = 0; k < 2 && !s; k++)
+            s = gdt_file_read(src[k], &data[k], &n[k], e);
+        if (!s) s = gdt__pair_publish(dst_dir, (gdt_family)f, data[0], n[0], data[1], n[1], e);
+        free(data[0]);
+        free(data[1]);
+    }
     return s;
 }
 
@@ -453,6 +454,13 @@ static int make_dirs(const nightly_opts *o)
     return -1;
 }
 
+/* Each night stages into ROOT/staging/DATE: --update publishes what this
+ * night's sweeps emitted there, never a folder an earlier night left. */
+static void night_staging(const nightly_opts *o, char *out, size_t n)
+{
+    snprintf(out, n, "%s/staging/%s", o->root, o->date);
+}
+
 /* One night per root at a time, held until this process ends: a second
  * would resume the first's sweeps beside it and rewrite its staging,
  * reports and history.  The sweeps it runs lock their run directories
@@ -480,7 +488,7 @@ int gdt_cli_nightly(int argc, char **argv)
     if (!o.date) today_utc(date), o.date = date;
     if ((rc = make_dirs(&o)) >= 0 || (rc = lock_root(&o)) >= 0)
         return rc;
-    snprintf(staging, sizeof staging, "%s/staging", o.root);
+    night_staging(&o, staging, sizeof staging);
     snprintf(md, sizeof md, "%s/reports/%s.md", o.root, o.date);
     snprintf(json, sizeof json, "%s/reports/%s.json", o.root, o.date);
     bool incorrect = false;
