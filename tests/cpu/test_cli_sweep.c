@@ -423,29 +423,35 @@ static void other_build(const char *dir, bool keep_rows)
     CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
 }
 
+/* --resume of run refused (exit 2, saying both texts), then `tables emit`
+ * of it into DIR/te2, its output left in out: exit emit_rc. */
+static void resume_refused_then_emit(const char *run, const char *dir, const char *says, const char *says2,
+                                     int emit_rc)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t", run, dir);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, says);
+    CHECK_CONTAINS(out, says2);
+    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, emit_rc);
+}
+
 /* Another build's journal: resume refuses it, emission still reads it and
- * keeps its digests, and `gdtune plans` says the rows differ. */
+ * keeps its digests, and `gdtune plans` says the rows differ.  Its
+ * candidates digest beside the rows it does not digest: both refuse it
+ * (issue 34 F6). */
 static void check_other_build(const char *run, const char *dir)
 {
     char args[2048];
-    /* a candidates digest that is not the digest of the rows the header
-     * records: refused by resume and by emission (issue 34 F6) */
     other_build(run, true);
-    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t", run, dir);
-    CHECK_INT(sweep(args), ==, 2);
-    CHECK_CONTAINS(out, "journal.jsonl:1: /candidates_digest: expected \"");
-    CHECK_CONTAINS(out, "(the digest of the candidate rows the header records), got \"eeeeeeeeeeeeeeee");
-    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 2);
+    resume_refused_then_emit(run, dir, "journal.jsonl:1: /candidates_digest: expected \"",
+                             "(the digest of the candidate rows the header records), got \"eeeeeeeeeeeeeeee", 2);
     CHECK_CONTAINS(out, "gdtune tables emit: ");
     CHECK_CONTAINS(out, "/candidates_digest: expected");
     other_build(run, false);
-    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t", run, dir);
-    CHECK_INT(sweep(args), ==, 2);
-    CHECK_CONTAINS(out, ":1: the run was measured by gdtune source ffffffffffffffff, this gdtune is ");
-    CHECK_CONTAINS(out, "start a new run, or write the tables of its complete cells with `gdtune tables emit");
-    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    resume_refused_then_emit(run, dir, ":1: the run was measured by gdtune source ffffffffffffffff, this gdtune is ",
+                             "start a new run, or write the tables of its complete cells with `gdtune tables emit", 0);
     CHECK_CONTAINS(out, "wrote ");
     /* ... and the tables carry the journal's digests, not this binary's. */
     snprintf(args, sizeof args, "%s/te2/sm90/gemm.tuning.json", dir);
