@@ -174,7 +174,8 @@ static void file_digest(const char *path, char out[65])
     char *text = NULL;
     size_t len = 0;
     out[0] = '\0';
-    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && gdt_file_read(path, &text, &len, NULL) == GDT_STATUS_OK)
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        gdt_file_read(path, &text, &len, NULL) == GDT_STATUS_OK)
         gdt_digest_hex(text, len, out);
     free(text);
 }

@@ -225,6 +225,7 @@ static gdt_status probe_writable(const char *dir, const char *label, gdt_error *
     close(fd);
     unlink(tmp);
     free(tmp);
+    gdt_temps_clean(path); /* probes a killed gdtune left */
     return GDT_STATUS_OK;
 }
 

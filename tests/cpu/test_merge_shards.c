@@ -323,8 +323,10 @@ static void test_mixed_sweeps(const char *dir, const char *spec)
         {"/options/bursts", "[1,4]", "expected [1,4,16,64]", "got [1,4]"},
         {"/options/cudnn_knob_cap", "3", "expected 8", "got 3"},
         {"/options/rounds", "3", "expected absent", "got 3"},
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
         {"/prior", "{\"dir\":\"t\",\"tables\":[{\"family\":\"gemm\",\"path\":\"t/sm90/gemm.tuning.json\","
-                   "\"sha256\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}]}", "expected the prior tables none", "got gemm aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+                   "\"sha256\":\"" SHA_A "\"}]}", "expected the prior tables none", "got gemm " SHA_A},
+#undef SHA_A
     };
     char s0[600], s1[600], odd[700], tables[700], log[700], want[1600];
     snprintf(s0, sizeof s0, "%s/two-0", dir);
