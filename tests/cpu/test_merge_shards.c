@@ -8,9 +8,9 @@
  * printed, not asserted: wall time and max RSS of each gdtune run (a
  * wall-time bound failed under a loaded ctest -j8; its ctest TIMEOUT, 300 s,
  * catches a hang).  Shards of two sweeps (another build, candidate rows,
- * driver, measurement option or prior tables in one header) are refused,
- * naming the field, the journal and both values; another GPU of the same
- * model is not (issue 34 F6). */
+ * driver or measurement option in one header) are refused, naming the
+ * field, the journal and both values; another GPU of the same model is
+ * not, and other prior tables are said (issue 34 F6). */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -311,6 +311,8 @@ static void patched_copy(const char *dir, const char *to, const char *ptr, const
     free(text);
 }
 
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
 static void test_mixed_sweeps(const char *dir, const char *spec)
 {
     static const struct { const char *ptr, *value, *was, *now; } cases[] = {
@@ -323,10 +325,6 @@ static void test_mixed_sweeps(const char *dir, const char *spec)
         {"/options/bursts", "[1,4]", "expected [1,4,16,64]", "got [1,4]"},
         {"/options/cudnn_knob_cap", "3", "expected 8", "got 3"},
         {"/options/rounds", "3", "expected absent", "got 3"},
-#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-        {"/prior", "{\"dir\":\"t\",\"tables\":[{\"family\":\"gemm\",\"path\":\"t/sm90/gemm.tuning.json\","
-                   "\"sha256\":\"" SHA_A "\"}]}", "expected the prior tables none", "got gemm " SHA_A},
-#undef SHA_A
     };
     char s0[600], s1[600], odd[700], tables[700], log[700], want[1600];
     snprintf(s0, sizeof s0, "%s/two-0", dir);
@@ -349,6 +347,15 @@ static void test_mixed_sweeps(const char *dir, const char *spec)
         CHECK_CONTAINS(text, want);
         free(text);
     }
+    /* another prior order: said, not refused */
+    patched_copy(s1, odd, "/prior", "{\"dir\":\"t\",\"tables\":[{\"family\":\"gemm\",\"path\":"
+                 "\"t/sm90/gemm.tuning.json\",\"sha256\":\"" SHA_A "\"}]}");
+    CHECK_INT(run_gdtune(argv, log).rc, ==, 0);
+    char *text = slurp(log);
+    snprintf(want, sizeof want, "gdtune merge: warning: %s/journal.jsonl:1: /prior: the prior tables gemm " SHA_A
+             ", but none in %s/journal.jsonl:1", odd, s0);
+    CHECK_CONTAINS(text, want);
+    free(text);
 }
 
 int main(void)
