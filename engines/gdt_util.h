@@ -41,12 +41,15 @@ gdt_status gdt_file_read_at(int dirfd, const char *path, int flags, char **data,
  * Only a rename failing inside commit (not a full disk: rename needs no
  * space) can leave the files before it published.  Test-only: the
  * environment variable GDTUNE_TEST_FAIL_PUBLISH=N makes the N-th stage of
- * every set fail as a full disk would. */
+ * every set fail as a full disk would; GDTUNE_TEST_KILL_RENAME=N kills the
+ * process before the N-th rename it commits.  commit also removes each
+ * published file's stale temporaries (gdt_temps_clean). */
 #define GDT_PUBLISH_MAX 8
 typedef struct gdt_publish {
     int n;
     char *path[GDT_PUBLISH_MAX];
     char *tmp[GDT_PUBLISH_MAX]; /* NULL once renamed */
+    int fd[GDT_PUBLISH_MAX];    /* the temporary, open and flock'ed until renamed */
 } gdt_publish;
 gdt_status gdt_publish_stage(gdt_publish *p, const char *path, const void *data, size_t n, gdt_error *e);
 gdt_status gdt_publish_commit(gdt_publish *p, gdt_error *e);
@@ -66,6 +69,17 @@ gdt_status gdt_temp_create(const char *path, char **tmp, int *fd, gdt_error *e);
  * failure removes the temporary. */
 gdt_status gdt_file_write_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
                              gdt_error *e);
+/* Whether name is one gdt_temp_create makes for a file named base
+ * (<base>.tmp.<12 letters or digits>). */
+bool gdt_temp_name_of(const char *base, const char *name);
+/* Removes the temporaries of path that an earlier gdtune left behind (one
+ * killed between staging and renaming): in path's folder (not through a
+ * link to it), the regular files of this user named as gdt_temp_create
+ * names path's that no writer holds (a publish set holds each temporary's
+ * flock from creation to rename); never a link, another user's file or
+ * any other name.
+ * gdt_publish_commit calls it for each file it publishes. */
+void gdt_temps_clean(const char *path);
 /* mkdir -p (folders it creates get 0755, or mode, less the umask) */
 gdt_status gdt_mkdirs(const char *path, gdt_error *e);
 gdt_status gdt_mkdirs_mode(const char *path, mode_t mode, gdt_error *e);

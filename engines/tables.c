@@ -14,6 +14,7 @@
 #include "gdt_family.h"
 #include "gdt_json.h"
 #include "gdt_predict.h"
+#include "gdt_tables_pair.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
 
@@ -758,21 +759,16 @@ static void table_path(char *path, size_t cap, const char *dir, gdt_family f, ta
 
 static gdt_status check_written(const char *tp, const sb *t, const char *pp, const sb *p, gdt_error *e);
 
-/* Both files or neither: a failure writing the second leaves the pair that
- * was there (one file of a new sweep beside one of an old is refused). */
+/* Both files or neither, as one step (gdt_tables_pair.h): a failure or a
+ * kill anywhere leaves the pair that was there or the new one. */
 static gdt_status publish_pair(const char *dir, gdt_family f, const sb *t, const sb *p, gdt_error *e)
 {
     if (t->oom || p->oom) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables writer: out of memory");
     char tp[4096], pp[4096];
     table_path(tp, sizeof tp, dir, f, KIND_TUNING);
     table_path(pp, sizeof pp, dir, f, KIND_PLACEMENT);
-    gdt_publish pub = {0};
     gdt_status s = check_written(tp, t, pp, p, e);
-    if (!s) s = gdt_mkdirs(dir, e);
-    if (!s) s = gdt_publish_stage(&pub, tp, t->p, t->n, e);
-    if (!s) s = gdt_publish_stage(&pub, pp, p->p, p->n, e);
-    if (!s) s = gdt_publish_commit(&pub, e);
-    gdt_publish_abort(&pub);
+    if (!s) s = gdt__pair_publish(dir, f, t->p, t->n, p->p, p->n, e);
     return s;
 }
 
@@ -1898,9 +1894,10 @@ gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables *
     *out = NULL;
     if (!dir || (unsigned)f >= GDT_FAMILY_COUNT)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_tables_load: missing argument");
-    char tp[4096], pp[4096];
-    snprintf(tp, sizeof tp, "%s/sm%d/%s.tuning.json", dir, arch, gdt_family_name(f));
-    snprintf(pp, sizeof pp, "%s/sm%d/%s.placement.json", dir, arch, gdt_family_name(f));
+    char folder[4096], tp[4200], pp[4200];
+    snprintf(folder, sizeof folder, "%s/sm%d", dir, arch);
+    gdt_status s = gdt__pair_resolve(folder, f, tp, pp, sizeof tp, e);
+    if (s) return s;
     bool ht = exists(tp), hp = exists(pp);
     if (!ht && !hp)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "no tables for %s on sm%d: %s and %s are absent",

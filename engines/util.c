@@ -1,11 +1,15 @@
 /* Small utilities: SHA-256, whole-file read, publish sets and the atomic
  * write, mkdir -p, the monotonic clock, embedded data lookup. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -193,6 +197,17 @@ static bool fail_injected(int index)
     return v && atoi(v) == index + 1;
 }
 
+/* Test-only hook: GDTUNE_TEST_KILL_RENAME=N kills the process (SIGKILL, as
+ * a machine's end would) just before the N-th rename of any publish set
+ * this process commits, so tests reach every kill window. */
+static void kill_injected(void)
+{
+    static int renames;
+    const char *v = getenv("GDTUNE_TEST_KILL_RENAME");
+    if (v && atoi(v) == ++renames)
+        raise(SIGKILL);
+}
+
 /* Unpredictable, so that nobody can plant a file at the next name. */
 static void random_suffix(char out[13])
 {
@@ -262,6 +277,24 @@ gdt_status gdt_file_write_at(int dirfd, const char *name, const void *data, size
     return st;
 }
 
+/* The temporary at *tmp, created and locked (flock, held until commit or
+ * abort): gdt_temps_clean removes only temporaries nobody holds.  Locked
+ * after a cleaner removed it (its name gone): made again. */
+static gdt_status temp_locked(const char *path, char **tmp, int *fd, gdt_error *e)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        struct stat st;
+        gdt_status s = gdt_temp_create(path, tmp, fd, e);
+        if (s) return s;
+        if (flock(*fd, LOCK_EX) == 0 && fstat(*fd, &st) == 0 && st.st_nlink > 0) return GDT_STATUS_OK;
+        close(*fd);
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return gdt_error_set(e, GDT_STATUS_IO, "%s: cannot keep a temporary beside it (each removed as it "
+                         "was made)", path);
+}
+
 gdt_status gdt_publish_stage(gdt_publish *p, const char *path, const void *data, size_t n, gdt_error *e)
 {
     if (p->n >= GDT_PUBLISH_MAX)
@@ -270,20 +303,21 @@ gdt_status gdt_publish_stage(gdt_publish *p, const char *path, const void *data,
     char *tmp = NULL, *dst = strdup(path);
     int fd = -1;
     if (!dst) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
-    gdt_status st = gdt_temp_create(path, &tmp, &fd, e);
+    gdt_status st = temp_locked(path, &tmp, &fd, e);
     if (st) return free(dst), st;
     if (fail_injected(p->n))
         st = gdt_error_set(e, GDT_STATUS_IO, "%s: write failed: %s (GDTUNE_TEST_FAIL_PUBLISH)", tmp,
                            strerror(ENOSPC));
     if (!st) st = write_all(fd, tmp, data, n, e);
-    if (close(fd) && !st) st = gdt_error_set(e, GDT_STATUS_IO, "%s: close failed: %s", tmp, strerror(errno));
     if (st) {
         unlink(tmp); /* ours: created above with O_EXCL */
+        close(fd);
         free(tmp);
         free(dst);
         return st;
     }
     p->path[p->n] = dst;
+    p->fd[p->n] = fd;
     p->tmp[p->n++] = tmp;
     return GDT_STATUS_OK;
 }
@@ -312,6 +346,7 @@ gdt_status gdt_publish_commit(gdt_publish *p, gdt_error *e)
     gdt_status st = GDT_STATUS_OK;
     int renamed = 0;
     for (; renamed < p->n; renamed++) {
+        kill_injected();
         if (rename(p->tmp[renamed], p->path[renamed])) {
             st = gdt_error_set(e, GDT_STATUS_IO, "%s: rename from %s failed: %s", p->path[renamed],
                                p->tmp[renamed], strerror(errno));
@@ -319,6 +354,10 @@ gdt_status gdt_publish_commit(gdt_publish *p, gdt_error *e)
         }
         free(p->tmp[renamed]);
         p->tmp[renamed] = NULL; /* published: abort must not touch it */
+        if (close(p->fd[renamed]) && !st)
+            st = gdt_error_set(e, GDT_STATUS_IO, "%s: close failed: %s", p->path[renamed], strerror(errno));
+        p->fd[renamed] = -1;
+        gdt_temps_clean(p->path[renamed]);
     }
     char dir[4096], prev[4096] = "";
     for (int i = 0; i < renamed && !st; i++) {
@@ -330,10 +369,51 @@ gdt_status gdt_publish_commit(gdt_publish *p, gdt_error *e)
     return st;
 }
 
+bool gdt_temp_name_of(const char *base, const char *name)
+{
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) || strncmp(name + n, ".tmp.", 5) || strlen(name + n + 5) != 12)
+        return false;
+    for (const char *r = name + n + 5; *r; r++)
+        if (!isalnum((unsigned char)*r)) return false;
+    return true;
+}
+
+/* A stale temporary: a regular file of this user's that no writer holds
+ * (a writer holds its lock from creation to rename; the kernel drops it
+ * when the writer dies). */
+static void remove_if_stale(int dfd, const char *name)
+{
+    struct stat st;
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        flock(fd, LOCK_EX | LOCK_NB) == 0)
+        unlinkat(dfd, name, 0);
+    close(fd);
+}
+
+void gdt_temps_clean(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    folder_of(path, dir, sizeof dir);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return;
+    }
+    for (struct dirent *de; (de = readdir(d));)
+        if (gdt_temp_name_of(base, de->d_name)) remove_if_stale(dfd, de->d_name);
+    closedir(d);
+}
+
 void gdt_publish_abort(gdt_publish *p)
 {
     for (int i = 0; i < p->n; i++) {
         if (p->tmp[i]) unlink(p->tmp[i]); /* still the temporary this set created */
+        if (p->tmp[i]) close(p->fd[i]);
         free(p->tmp[i]);
         free(p->path[i]);
     }

@@ -1,7 +1,7 @@
 /* `gdtune nightly`: the verbs a nightly job runs, in order, each one
  * spawned as this executable with an argument vector (never a shell):
  * `sweep` per family into a dated run directory (resumed when its journal
- * exists), emitting into ROOT/staging; `tables diff` of the committed
+ * exists), emitting into ROOT/staging/DATE; `tables diff` of the committed
  * tables against the staged ones as markdown and JSON reports; one history
  * line per cell the diff names; with --update the staged tables replace the
  * committed ones.  The exit status is the diff's, once its changes beyond
@@ -21,9 +21,11 @@
 #include "cli.h"
 #include "gdt_cli_options.h"
 #include "gdt_confirm.h"
+#include "gdt_lock.h"
 #include "gdt_nightly_report.h"
 #include "gdt_plant.h"
 #include "gdt_sweep.h"
+#include "gdt_tables_pair.h"
 #include "gdt_util.h"
 
 extern char **environ;
@@ -39,11 +41,11 @@ static const char usage_text[] =
     "\n"
     "One night of table regeneration on a GPU machine, as the verbs it runs:\n"
     "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --prior TABLES\n"
-    "     --tables-dir ROOT/staging (the committed tables' rankings order each cell's\n"
+    "     --tables-dir ROOT/staging/DATE (the committed tables' rankings order each cell's\n"
     "     plans; --rounds R passed on), or --resume that run directory when its\n"
     "     journal exists (a rerun the same night continues where the last one stopped,\n"
     "     with its recorded prior and rounds);\n"
-    "  2. gdtune tables diff TABLES ROOT/staging, as ROOT/reports/DATE.md and\n"
+    "  2. gdtune tables diff TABLES ROOT/staging/DATE, as ROOT/reports/DATE.md and\n"
     "     ROOT/reports/DATE.json (gdtune.tables_diff/1);\n"
     "  2b. when the diff finds a change beyond noise: the plans behind each change\n"
     "     (old and new winner, old and new first entry, the two sides of a placement\n"
@@ -56,10 +58,11 @@ static const char usage_text[] =
     "  3. one line per cell the diff names appended to ROOT/history.tsv (date, family,\n"
     "     key, winner, winner time in us, decision, status; a family with no changed\n"
     "     cell gets one line with key '-' and status 'same');\n"
-    "  4. ROOT/staging/nightly.md: per cell the committed and the new winner with\n"
+    "  4. ROOT/staging/DATE/nightly.md: per cell the committed and the new winner with\n"
     "     their noise and the diff's verdict, linking two gnuplot figures (winners,\n"
     "     history.tsv per night; without gnuplot their scripts and data only);\n"
-    "  5. with --update only: the staged tables replace those in TABLES.\n"
+    "  5. with --update only: the tables this night staged replace those in TABLES,\n"
+    "     each family's pair as one step (tables/README.md: Publishing a pair).\n"
     "When TABLES holds no tables yet, step 2 writes a markdown note instead and every\n"
     "cell counts as added.  Prints the report's path.\n";
 
@@ -135,9 +138,9 @@ static bool parse_date(void *opts, const char *v, char *why, size_t nwhy)
 static const gdt_cli_option options[] = {
     {"--arch", NULL, GDT_CLI_CUSTOM, .parse = parse_arch, .metavar = "smXY",
      .help = "passed to each sweep (the device's arch)"},
-    {"--root", NULL, GDT_CLI_STRING, O(root), .metavar = "DIR", .def = "nightly",
+    {"--root", NULL, GDT_CLI_DIR, O(root), .metavar = "DIR", .def = "nightly",
      .help = "where runs/, staging/, reports/ and history.tsv go"},
-    {"--tables", NULL, GDT_CLI_STRING, O(tables), .metavar = "DIR", .def = "tables",
+    {"--tables", NULL, GDT_CLI_DIR, O(tables), .metavar = "DIR", .def = "tables",
      .help = "the committed tables to compare against (and --update)"},
     {"--family", NULL, GDT_CLI_CUSTOM, .parse = parse_family, .metavar = "gemm|sdpa",
      .help = "a family to sweep, repeatable (default: gemm and sdpa)"},
@@ -373,28 +376,27 @@ static int append_history(const nightly_opts *o, const char *json)
 }
 
 /* Publishes one arch folder's staged tables of the night's families into
- * TABLES/<arch>/, all of them or none. */
+ * TABLES/<arch>/, each family's pair as one step (gdt_tables_pair.h): a
+ * night killed here leaves each pair old or new, never half of each. */
 static gdt_status update_arch(const nightly_opts *o, const char *staging, const char *arch, gdt_error *e)
 {
-    static const char *const kinds[] = {"tuning", "placement"};
     char dst_dir[4096];
-    gdt_publish p = {0};
     snprintf(dst_dir, sizeof dst_dir, "%s/%s", o->tables, arch);
-    gdt_status s = gdt_mkdirs(dst_dir, e);
-    for (int f = 0; f < GDT_FAMILY_COUNT && !s; f++)
-        for (int k = 0; k < 2 && !s; k++) {
-            char src[8600], dst[4200], *data = NULL;
-            size_t n = 0;
-            if (!(o->families & (f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA))) continue;
-            snprintf(src, sizeof src, "%s/%s/%s.%s.json", staging, arch, gdt_family_name((gdt_family)f), kinds[k]);
-            snprintf(dst, sizeof dst, "%s/%s.%s.json", dst_dir, gdt_family_name((gdt_family)f), kinds[k]);
-            if (!exists(src)) continue;
-            s = gdt_file_read(src, &data, &n, e);
-            if (!s) s = gdt_publish_stage(&p, dst, data, n, e);
-            free(data);
-        }
-    if (!s) s = gdt_publish_commit(&p, e);
-    gdt_publish_abort(&p);
+    gdt_status s = GDT_STATUS_OK;
+    for (int f = 0; f < GDT_FAMILY_COUNT && !s; f++) {
+        char src[2][8600], *data[2] = {NULL, NULL};
+        size_t n[2] = {0, 0};
+        if (!(o->families & (f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA))) continue;
+        for (int k = 0; k < 2; k++)
+            snprintf(src[k], sizeof src[k], "%s/%s/%s.%s.json", staging, arch, gdt_family_name((gdt_family)f),
+                     k ? "placement" : "tuning");
+        if (!exists(src[0]) && !exists(src[1])) continue;
+        for (int k = 0; k < 2 && !s; k++)
+            s = gdt_file_read(src[k], &data[k], &n[k], e);
+        if (!s) s = gdt__pair_publish(dst_dir, (gdt_family)f, data[0], n[0], data[1], n[1], e);
+        free(data[0]);
+        free(data[1]);
+    }
     return s;
 }
 
@@ -578,6 +580,28 @@ static int make_dirs(const nightly_opts *o)
     return -1;
 }
 
+/* Each night stages into ROOT/staging/DATE: --update publishes what this
+ * night's sweeps emitted there, never a folder an earlier night left. */
+static void night_staging(const nightly_opts *o, char *out, size_t n)
+{
+    snprintf(out, n, "%s/staging/%s", o->root, o->date);
+}
+
+/* One night per root at a time, held until this process ends: a second
+ * would resume the first's sweeps beside it and rewrite its staging,
+ * reports and history.  The sweeps it runs lock their run directories
+ * too. */
+static int lock_root(const nightly_opts *o)
+{
+    int fd;
+    gdt_error e = {0};
+    gdt_status s = gdt_dir_lock(o->root, VERB, "two nights on one root would sweep, stage and "
+                                "report over each other", &fd, &e);
+    if (s != GDT_STATUS_OK)
+        return fprintf(stderr, VERB ": %s\n", e.msg), gdt_status_exit_code(s);
+    return -1; /* fd stays open (close-on-exec) until the night ends */
+}
+
 int gdt_cli_nightly(int argc, char **argv)
 {
     nightly_opts o = {.confirm_rounds = GDT_CONFIRM_ROUNDS_DEFAULT};
@@ -590,9 +614,9 @@ int gdt_cli_nightly(int argc, char **argv)
         return rc;
     if (!o.families) o.families = NF_GEMM | NF_SDPA;
     if (!o.date) today_utc(date), o.date = date;
-    if ((rc = make_dirs(&o)) >= 0)
+    if ((rc = make_dirs(&o)) >= 0 || (rc = lock_root(&o)) >= 0)
         return rc;
-    snprintf(staging, sizeof staging, "%s/staging", o.root);
+    night_staging(&o, staging, sizeof staging);
     snprintf(md, sizeof md, "%s/reports/%s.md", o.root, o.date);
     snprintf(json, sizeof json, "%s/reports/%s.json", o.root, o.date);
     bool incorrect = false;

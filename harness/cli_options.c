@@ -1,6 +1,7 @@
 /* The one option parser every verb calls (gdt_cli_options.h). */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,31 @@ static bool merge_keyvals(char *buf, size_t size, const char *v, char *why, size
     return true;
 }
 
+/* The folder "/" spelled lexically: every component empty, "." or "..". */
+static bool names_root(const char *d)
+{
+    if (d[0] != '/')
+        return false;
+    for (const char *p = d; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n && strncmp(p, ".", n) && strncmp(p, "..", n > 2 ? n : 2))
+            return false;
+        p += n + (p[n] == '/');
+    }
+    return true;
+}
+
+bool gdt_cli_dir_check(const char *dir, char *why, size_t nwhy)
+{
+    char real[PATH_MAX];
+    if (!*dir)
+        return snprintf(why, nwhy, "expected a folder, got an empty path"), false;
+    if (names_root(dir) || (realpath(dir, real) && !strcmp(real, "/")))
+        return snprintf(why, nwhy, "expected a folder below the root folder, got \"%s\" (the root)", dir),
+               false;
+    return true;
+}
+
 /* Stores one value; false with why filled when it is refused. */
 static bool take_value(const gdt_cli_option *o, void *opts, const char *v, char *why, size_t nwhy)
 {
@@ -153,6 +179,8 @@ static bool take_value(const gdt_cli_option *o, void *opts, const char *v, char 
         return parse_double(v, o->lo, o->hi, (double *)field, why, nwhy);
     case GDT_CLI_STRING:
         return *(const char **)field = v, true;
+    case GDT_CLI_DIR:
+        return gdt_cli_dir_check(v, why, nwhy) && (*(const char **)field = v, true);
     case GDT_CLI_LIST:
         return parse_list(o, v, (int *)field, (int *)((char *)opts + o->aux), why, nwhy);
     case GDT_CLI_CHOICE:
@@ -213,13 +241,27 @@ static int apply_defaults(const gdt_cli_spec *s, void *opts)
     return 0;
 }
 
+/* --help or -h where an option may stand: the argument after an option
+ * that takes a value ("--out -h") is that value, not a request for help. */
+static bool help_asked(const gdt_cli_spec *s, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return true;
+        const gdt_cli_option *o = a[0] == '-' && !strchr(a, '=') ? find_option(s, a, strlen(a)) : NULL;
+        if (o && o->kind != GDT_CLI_FLAG)
+            i++;
+    }
+    return false;
+}
+
 int gdt_cli_parse(const gdt_cli_spec *s, int argc, char **argv, void *opts, const char **pos,
                   int maxpos, int *npos)
 {
     *npos = 0;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            return gdt_cli_help(s, stdout), 0;
+    if (help_asked(s, argc, argv))
+        return gdt_cli_help(s, stdout), 0;
     if (apply_defaults(s, opts))
         return 2;
     for (int i = 1; i < argc; i++) {

@@ -57,7 +57,7 @@ static const gdt_cli_option options[] = {
                                          "repeatable (keys merge)"),
     {"--arch", NULL, GDT_CLI_STRING, offsetof(plans_args, arch), .metavar = "smXY",
      .help = "target arch (default: the GPU's, else sm90)"},
-    {"--tables", NULL, GDT_CLI_STRING, offsetof(plans_args, tables), .metavar = "DIR",
+    {"--tables", NULL, GDT_CLI_DIR, offsetof(plans_args, tables), .metavar = "DIR",
      .help = "placement/tuning tables root, read as DIR/smXY/FAMILY.*.json\n"
              "(default: ./tables when it exists; else none: untimed order)"},
     {"--mode", NULL, GDT_CLI_CUSTOM, .parse = add_mode, .metavar = "M",

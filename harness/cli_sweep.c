@@ -75,15 +75,15 @@ static const gdt_cli_option options[] = {
     {"--quick", NULL, GDT_CLI_FLAG, O(quick), .help = "the spec's quick subset"},
     {"--spec", NULL, GDT_CLI_STRING, O(spec_path), .metavar = "FILE",
      .help = "sweep spec (default: the embedded sweeps/<family>.json)"},
-    {"--out", NULL, GDT_CLI_STRING, O(out_dir), .metavar = "RUNDIR",
+    {"--out", NULL, GDT_CLI_DIR, O(out_dir), .metavar = "RUNDIR",
      .help = "run directory (default: runs/<family>-<UTC timestamp>)"},
-    {"--resume", NULL, GDT_CLI_STRING, O(resume_dir), .metavar = "RUNDIR",
+    {"--resume", NULL, GDT_CLI_DIR, O(resume_dir), .metavar = "RUNDIR",
      .help = "continue a killed sweep with its recorded settings: plans with a\n"
              "result are not run again (--deadline and --tables-dir may change);\n"
              "refused for a journal written by another gdtune build"},
-    {"--tables-dir", NULL, GDT_CLI_STRING, O(tables_dir), .metavar = "DIR",
+    {"--tables-dir", NULL, GDT_CLI_DIR, O(tables_dir), .metavar = "DIR",
      .help = "where tables go (default: tables)"},
-    {"--prior", NULL, GDT_CLI_STRING, O(prior_dir), .metavar = "DIR",
+    {"--prior", NULL, GDT_CLI_DIR, O(prior_dir), .metavar = "DIR",
      .help = "measure each cell's plans first in the order DIR's tuning table\n"
              "(DIR/sm<arch>/<family>.tuning.json) ranked them, then the rest in\n"
              "untimed order, so racing's bar is tight early (default: the\n"

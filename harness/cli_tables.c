@@ -24,7 +24,6 @@
 static const char usage_text[] =
     "usage: gdtune tables check FILE... [--cells]\n"
     "       gdtune tables emit RUNDIR... [--tables-dir DIR]\n"
-    "       gdtune merge RUNDIR... [--tables-dir DIR]\n"
     "       gdtune tables diff OLD NEW [--family F] [--format text|json|md]\n"
     "                          [--runs OLDRUN NEWRUN]   (see gdtune tables diff --help)\n"
     "\n"
@@ -37,8 +36,9 @@ static const char usage_text[] =
     "mode A and OPENSOURCE, their measured time over the cell's best, and the best\n"
     "plans (refitted from the tuning table beside it, <family>.tuning.json).\n"
     "\n"
-    "emit (and merge, its other name) writes DIR/sm<arch>/<family>.{tuning,placement}.json\n"
-    "(DIR defaults to tables) from run directories' journals alone, without a GPU:\n"
+    "emit writes DIR/sm<arch>/<family>.{tuning,placement}.json (DIR defaults to\n"
+    "tables) from run directories' journals alone, without a GPU (the top-level verb\n"
+    "`gdtune merge RUNDIR... [--tables-dir DIR]` is the same, by another name):\n"
     "every cell whose plans all have a result enters, with the provenance the first\n"
     "run's header recorded; cells a killed sweep cut short are named and left out.\n"
     "Several runs must be shards of one sweep (same arch, device model and spec:\n"
@@ -51,7 +51,7 @@ typedef struct emit_opts {
 } emit_opts;
 
 static const gdt_cli_option emit_options[] = {
-    {"--tables-dir", NULL, GDT_CLI_STRING, offsetof(emit_opts, tables_dir), .metavar = "DIR",
+    {"--tables-dir", NULL, GDT_CLI_DIR, offsetof(emit_opts, tables_dir), .metavar = "DIR",
      .help = "where emit and merge write the tables (default: tables)"},
 };
 
@@ -225,6 +225,7 @@ static gdt_status probe_writable(const char *dir, const char *label, gdt_error *
     close(fd);
     unlink(tmp);
     free(tmp);
+    gdt_temps_clean(path); /* probes a killed gdtune left */
     return GDT_STATUS_OK;
 }
 
@@ -269,7 +270,7 @@ static int emit(const char *verb, int argc, char **argv)
     gdt_error_clear(&e);
     gdt_status s = gdt__cli_tables_dir_check(o.tables_dir, &e);
     if (s == GDT_STATUS_OK)
-        s = gdt_emit_dirs(dirs, n, o.tables_dir, &e);
+        s = gdt_emit_dirs(verb, dirs, n, o.tables_dir, &e);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "%s: %s\n", verb, e.msg);
     free(dirs);

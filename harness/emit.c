@@ -9,6 +9,7 @@
 
 #include "gdt_emit.h"
 #include "gdt_json.h"
+#include "gdtune/candidates.h"
 #include "gdtune/tables.h"
 
 static gdt_mode tag_mode(const char *tag, bool backend)
@@ -58,11 +59,11 @@ static void provenance(const gdt_run *r, gdt_provenance *p)
 
 /* A cell enters the tables only when every plan of its list has a result:
  * a cell cut short by a killed sweep would rank a partial list. */
-static bool cell_complete(const gdt_run_cell *c)
+static bool cell_complete(const char *verb, const gdt_run_cell *c)
 {
     if (c->plans && !gdt_run_cell_complete(c))
-        fprintf(stderr, "gdtune sweep: %s: %d of %d plans have a result: cell left out of the "
-                "tables\n", c->spec->shape, c->nresults, c->nplans);
+        fprintf(stderr, "%s: %s: %d of %d plans have a result: cell left out of the "
+                "tables\n", verb, c->spec->shape, c->nresults, c->nplans);
     return gdt_run_cell_complete(c);
 }
 
@@ -83,7 +84,23 @@ typedef struct merged_run {
     int shard_i, shard_n;
 } merged_run;
 
+/* What the runs merged into one set of tables must share, as JSON pointers
+ * into the run header: the build, the candidate rows, the driver and
+ * libraries, and every setting that changes what a plan measures (the
+ * device model and the spec are same_sweep's; the GPUs' UUIDs may differ:
+ * shards run on several machines). */
+static const char *const same_fields[] = {
+    "/gdtune_version", "/source_digest", "/candidates_digest", "/quick",
+    "/device/driver_version", "/device/cuda_version", "/device/cudnn_version", "/device/nvrtc_version",
+    "/options/bursts", "/options/target_rel", "/options/max_plan_seconds", "/options/deadline",
+    "/options/cudnn_knob_cap", "/options/race", "/options/cupti", "/options/rounds",
+};
+#define NSAME ((int)(sizeof same_fields / sizeof *same_fields))
+
 typedef struct merge {
+    const char *verb;    /* "gdtune sweep", "gdtune merge", ...: its messages' prefix */
+    cJSON *same[NSAME];  /* the first run's values of same_fields (NULL: absent) */
+    char prior[1024];    /* the first run's prior tables' digests (prior_digests) */
     gdt_provenance prov; /* the first run's: the tables name it */
     char device[128], spec_source[PATH_MAX], spec_digest[65];
     unsigned families;
@@ -98,6 +115,17 @@ static bool grow(void **p, int cap, size_t size)
     if (q)
         *p = q;
     return q != NULL;
+}
+
+static void append(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used < n)
+        vsnprintf(buf + used, n - used, fmt, ap);
+    va_end(ap);
 }
 
 /* Room for one more cell in fc. */
@@ -120,7 +148,7 @@ static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_e
     family_cells *fc = &m->fam[f];
     for (int ci = 0; ci < r->ncells; ci++) {
         const gdt_run_cell *c = &r->cells[ci];
-        if (c->spec->family != f || !cell_complete(c))
+        if (c->spec->family != f || !cell_complete(m->verb, c))
             continue;
         char key[512];
         gdt_problem_key(&c->spec->problem, key, sizeof key);
@@ -150,13 +178,13 @@ static gdt_status emit_family(const merge *m, gdt_family f, const char *dir, gdt
 {
     const family_cells *fc = &m->fam[f];
     if (fc->n == 0) {
-        fprintf(stderr, "gdtune sweep: %s: no cell has a verified plan: no table written\n",
+        fprintf(stderr, "%s: %s: no cell has a verified plan: no table written\n", m->verb,
                 gdt_family_name(f));
         return GDT_STATUS_OK;
     }
     gdt_status s = gdt_tables_write(dir, f, &m->prov, fc->cells, fc->n, e);
     if (s == GDT_STATUS_OK)
-        fprintf(stderr, "gdtune sweep: wrote %s/%s.{tuning,placement}.json (%d cells)\n", dir,
+        fprintf(stderr, "%s: wrote %s/%s.{tuning,placement}.json (%d cells)\n", m->verb, dir,
                 gdt_family_name(f), fc->n);
     return s;
 }
@@ -175,6 +203,98 @@ static gdt_status same_sweep(const merge *m, const gdt_run *b, gdt_error *e)
                              "spec %s (digest %.16s): tables merge shards of one sweep",
                              m->runs[0].path, m->spec_source, m->spec_digest, b->path,
                              b->spec->source, b->spec->digest);
+    return GDT_STATUS_OK;
+}
+
+/* The value at a JSON pointer of one or two levels ("/options/rounds"). */
+static const cJSON *at_pointer(const cJSON *o, const char *ptr)
+{
+    char key[64];
+    for (const char *p = ptr; o && *p == '/';) {
+        size_t n = strcspn(p + 1, "/");
+        snprintf(key, sizeof key, "%.*s", (int)n, p + 1);
+        o = gdt_json_get(o, key);
+        p += n + 1;
+    }
+    return o;
+}
+
+/* The prior order's tables as their digests ("gemm a1b2...; sdpa_fwd ..."),
+ * "none" without a prior: where each shard read them may differ, what they
+ * held may not. */
+static void prior_digests(const cJSON *header, char *out, size_t n)
+{
+    const cJSON *prior = gdt_json_get(header, "prior"), *t;
+    snprintf(out, n, "%s", prior && !cJSON_IsNull(prior) ? "" : "none");
+    cJSON_ArrayForEach(t, gdt_json_get(prior, "tables"))
+        append(out, n, "%s%s %s", *out ? "; " : "", gdt_json_str_or(t, "family", "?"),
+               gdt_json_str_or(t, "sha256", "(no digest)"));
+}
+
+/* A value for a message: its JSON, cut short, or "absent". */
+static void value_text(const cJSON *v, char *out, size_t n)
+{
+    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+    snprintf(out, n, "%.80s%s", text ? text : "absent", text && strlen(text) > 80 ? "..." : "");
+    free(text);
+}
+
+static gdt_status remember_header(merge *m, const gdt_run *r, gdt_error *e)
+{
+    for (int i = 0; i < NSAME; i++) {
+        const cJSON *v = at_pointer(r->header, same_fields[i]);
+        if (v && !(m->same[i] = cJSON_Duplicate(v, 1)))
+            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+    }
+    prior_digests(r->header, m->prior, sizeof m->prior);
+    return GDT_STATUS_OK;
+}
+
+/* Run b measured as the first run did: the same build, candidate rows,
+ * driver and settings, field by field; another prior order is said, not
+ * refused (it changes which plans race out, never a measured number, and
+ * a shard swept after another on one machine reads the first's tables). */
+static gdt_status same_header(const merge *m, const gdt_run *b, gdt_error *e)
+{
+    char want[128], got[128], prior[1024];
+    for (int i = 0; i < NSAME; i++) {
+        const cJSON *v = at_pointer(b->header, same_fields[i]);
+        if ((!v && !m->same[i]) || (v && m->same[i] && cJSON_Compare(v, m->same[i], 1)))
+            continue;
+        value_text(m->same[i], want, sizeof want);
+        value_text(v, got, sizeof got);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: %s: expected %s (as in %s:1), got %s: "
+                             "merge shards of one sweep (one build, candidate rows, driver and "
+                             "measurement options)", b->path, same_fields[i], want, m->runs[0].path, got);
+    }
+    prior_digests(b->header, prior, sizeof prior);
+    if (strcmp(prior, m->prior)) /* shards swept one after the other may read the first's tables */
+        fprintf(stderr, "%s: warning: %s:1: /prior: the prior tables %s, but %s in %s:1: the order "
+                "plans were raced in differs, not what they measured\n", m->verb, b->path, prior,
+                m->prior, m->runs[0].path);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_emit_check_candidates(const gdt_run *r, gdt_error *e)
+{
+    const char *text = gdt_json_str_or(r->header, "candidates", NULL);
+    gdt_row_table *rows = NULL;
+    gdt_error le = {0};
+    char digest[65], name[4200];
+    if (!text)
+        return GDT_STATUS_OK; /* a journal from before the header kept them */
+    snprintf(name, sizeof name, "%s:1: /candidates", r->path);
+    gdt_status s = gdt_rows_load_text(text, strlen(text), name, &rows, &le);
+    if (s == GDT_STATUS_OK)
+        gdt_rows_digest(rows, digest);
+    gdt_rows_destroy(rows);
+    if (s != GDT_STATUS_OK)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "the candidate rows the header records do not "
+                             "load, so its candidates_digest cannot be checked: %s", le.msg);
+    if (strcmp(digest, r->candidates_digest))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: /candidates_digest: expected \"%s\" (the "
+                             "digest of the candidate rows the header records), got \"%.64s\"",
+                             r->path, digest, r->candidates_digest);
     return GDT_STATUS_OK;
 }
 
@@ -214,7 +334,13 @@ static gdt_status remember(merge *m, const gdt_run *r, gdt_error *e)
  * is left for merge_shards to name rather than refused cell by cell. */
 static gdt_status merge_add(merge *m, const gdt_run *r, bool shards, gdt_error *e)
 {
-    gdt_status s = m->nruns ? same_sweep(m, r, e) : GDT_STATUS_OK;
+    gdt_status s = gdt_emit_check_candidates(r, e);
+    if (s == GDT_STATUS_OK && m->nruns)
+        s = same_sweep(m, r, e);
+    if (s == GDT_STATUS_OK && m->nruns)
+        s = same_header(m, r, e);
+    if (s == GDT_STATUS_OK && !m->nruns)
+        s = remember_header(m, r, e);
     if (s == GDT_STATUS_OK && !m->nruns) {
         provenance(r, &m->prov);
         snprintf(m->device, sizeof m->device, "%s", gdt_json_str_or(r->device, "name", ""));
@@ -230,17 +356,6 @@ static gdt_status merge_add(merge *m, const gdt_run *r, bool shards, gdt_error *
         if (r->spec->families & (1u << f))
             s = collect_family(m, r, (gdt_family)f, e);
     return s;
-}
-
-static void append(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t n, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    va_list ap;
-    va_start(ap, fmt);
-    if (used < n)
-        vsnprintf(buf + used, n - used, fmt, ap);
-    va_end(ap);
 }
 
 static void shard_name(const merged_run *r, char *out, size_t n)
@@ -327,6 +442,8 @@ static gdt_status merge_write(const merge *m, const char *tables_dir, gdt_error 
 
 static void merge_free(merge *m)
 {
+    for (int i = 0; i < NSAME; i++)
+        cJSON_Delete(m->same[i]);
     for (int f = 0; f < GDT_FAMILY_COUNT; f++) {
         for (int i = 0; i < m->fam[f].n; i++) {
             free(m->fam[f].cells[i].plans);
@@ -345,7 +462,7 @@ static void merge_free(merge *m)
 
 gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir, gdt_error *e)
 {
-    merge m = {0};
+    merge m = {.verb = "gdtune sweep"};
     gdt_status s = nruns > 0 ? GDT_STATUS_OK
                              : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
     for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++)
@@ -358,10 +475,10 @@ gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir
 
 /* One journal in memory at a time: each run's cells are taken and its
  * records freed before the next is read. */
-gdt_status gdt_emit_dirs(const char *const *run_dirs, int nruns, const char *tables_dir,
-                         gdt_error *e)
+gdt_status gdt_emit_dirs(const char *verb, const char *const *run_dirs, int nruns,
+                         const char *tables_dir, gdt_error *e)
 {
-    merge m = {0};
+    merge m = {.verb = verb};
     gdt_status s = nruns > 0 ? GDT_STATUS_OK
                              : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
     for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++) {

@@ -24,6 +24,8 @@ typedef enum gdt_cli_kind {
     GDT_CLI_INT64,  /* long long in lo..hi */
     GDT_CLI_DOUBLE, /* double in [lo, hi] */
     GDT_CLI_STRING, /* const char *: the argument itself; repeated, the last wins */
+    GDT_CLI_DIR,    /* const char *: a folder gdtune reads or writes; refused when
+                       empty or the root folder (gdt_cli_dir_check) */
     GDT_CLI_LIST,   /* int[max], count (int) at aux: increasing items in lo..hi */
     GDT_CLI_CHOICE, /* int: the index of the value in choices (NULL-terminated) */
     GDT_CLI_KEYVALS,/* char[aux]: "k=v,..."; repeats merge, a key given twice with
@@ -58,10 +60,17 @@ typedef struct gdt_cli_spec {
 
 /* Applies the defaults, then reads argv[1..argc-1] into opts: options by
  * the table, the rest into pos (at most maxpos; one more is "unexpected
- * argument"), *npos their count.  --help or -h anywhere prints the help.
+ * argument"), *npos their count.  --help or -h where an option may stand
+ * prints the help (as the value of an option, "--out -h", it is the value).
  * Returns -1 to go on, 0 after the help, 2 after a usage message. */
 int gdt_cli_parse(const gdt_cli_spec *s, int argc, char **argv, void *opts, const char **pos,
                   int maxpos, int *npos);
+
+/* A folder named on the command line: empty, or "/" however spelled
+ * ("//", "/.", "/tmp/..", a relative path that resolves to it), is
+ * refused with why filled (a verb would write runs/ or sm90/ at the top of
+ * the filesystem).  Every folder option (GDT_CLI_DIR) goes through it. */
+bool gdt_cli_dir_check(const char *dir, char *why, size_t nwhy);
 
 /* Prints the help: usage, "options:" from the table, footer. */
 void gdt_cli_help(const gdt_cli_spec *s, FILE *out);

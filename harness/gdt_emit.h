@@ -13,8 +13,14 @@
 #include "gdtune/gdtune.h"
 
 gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir, gdt_error *e);
-/* The same from run directories (`gdtune tables emit`, `gdtune merge`). */
-gdt_status gdt_emit_dirs(const char *const *run_dirs, int nruns, const char *tables_dir,
-                         gdt_error *e);
+/* The same from run directories (`gdtune tables emit`, `gdtune merge`);
+ * verb prefixes what it says on stderr. */
+gdt_status gdt_emit_dirs(const char *verb, const char *const *run_dirs, int nruns,
+                         const char *tables_dir, gdt_error *e);
+
+/* The header's candidates_digest is the digest of the candidate rows it
+ * records (a journal without them: nothing to check); BAD_INPUT naming
+ * the journal, both digests. */
+gdt_status gdt_emit_check_candidates(const gdt_run *r, gdt_error *e);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "gdt_journal.h"
 #include "gdt_json.h"
 #include "gdt_plant.h"
+#include "gdt_lock.h"
 #include "gdt_prior.h"
 #include "gdt_race.h"
 #include "gdt_run.h"
@@ -74,6 +76,7 @@ typedef struct run {
     char dir[PATH_MAX];
     char family[32]; /* a resumed run's FAMILY, from its header */
     gdt_journal *j;
+    int lock_fd;      /* the run directory's lock (gdt_lock.h), -1 until held */
     gdt_prior *prior; /* the cells' prior order; NULL: none */
     lane lanes[MAX_LANES];
     int nlanes;
@@ -901,6 +904,8 @@ static gdt_status load_resume(run *r, gdt_error *e)
     gdt_run *jr = NULL;
     gdt_status s = gdt_run_load(r->dir, &jr, e);
     if (s == GDT_STATUS_OK)
+        s = gdt_emit_check_candidates(jr, e);
+    if (s == GDT_STATUS_OK)
         s = resume_settings(r, jr, e);
     if (s == GDT_STATUS_OK)
         s = same_build(r, jr->path, e);
@@ -930,6 +935,24 @@ static gdt_status resume_repair(run *r, gdt_error *e)
 }
 
 /* ------------------------------------------------------------- the run */
+
+/* One sweep per run directory, for its whole life: two would append to one
+ * journal (a plan measured twice, a journal every reader refuses).  A
+ * resume locks before it reads the journal, so that what it replays is not
+ * a running sweep's half; a new run once it is about to write (no folder
+ * is made before a device answered).  A resume of a folder that is not
+ * one is left to load_resume to refuse. */
+static gdt_status lock_run(run *r, gdt_error *e)
+{
+    struct stat st;
+    if (r->o.resume_dir && (stat(r->dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return GDT_STATUS_OK;
+    gdt_status s = r->o.resume_dir ? GDT_STATUS_OK : gdt_mkdirs(r->dir, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_dir_lock(r->dir, "gdtune sweep", "two sweeps appending to one journal would ruin it",
+                         &r->lock_fd, e);
+    return s;
+}
 
 static gdt_status check_arch(run *r, gdt_error *e)
 {
@@ -1000,6 +1023,7 @@ static void run_free(run *r)
     for (int i = 0; i < r->nlanes; i++)
         cJSON_Delete(r->lanes[i].device);
     gdt_journal_close(r->j);
+    gdt_dir_unlock(r->lock_fd);
     gdt_prior_destroy(r->prior);
     pthread_mutex_destroy(&r->mu);
 }
@@ -1155,13 +1179,15 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
                          gdt_error *e)
 {
     *journal = NULL;
-    run r = {.o = *o, .t0 = gdt_now(), .tty = isatty(2), .nlanes = 1};
+    run r = {.o = *o, .t0 = gdt_now(), .tty = isatty(2), .nlanes = 1, .lock_fd = -1};
     r.lanes[0] = (lane){.r = &r, .index = 0, .gpu = -1, .prepared = -1};
     pthread_mutex_init(&r.mu, NULL);
     gdt_status s = plant_setup(&r, e);
     if (s == GDT_STATUS_OK && o->resume_dir) {
         snprintf(r.dir, sizeof r.dir, "%s", o->resume_dir);
-        s = load_resume(&r, e);
+        s = lock_run(&r, e);
+        if (s == GDT_STATUS_OK)
+            s = load_resume(&r, e);
     } else if (s == GDT_STATUS_OK)
         s = setup_new(&r, e);
     if (s == GDT_STATUS_OK)
@@ -1173,6 +1199,8 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
         s = load_prior(&r, e);
     if (s == GDT_STATUS_OK)
         start_lanes(&r);
+    if (s == GDT_STATUS_OK && !o->resume_dir)
+        s = lock_run(&r, e);
     if (s == GDT_STATUS_OK && o->resume_dir)
         s = resume_repair(&r, e);
     if (s == GDT_STATUS_OK)

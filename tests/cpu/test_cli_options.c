@@ -197,6 +197,76 @@ static void test_repeated_shape(void)
     check_cases(cases, sizeof cases / sizeof *cases);
 }
 
+/* A folder option refuses "" and the root however spelled, in every verb
+ * (issue 34 F4: `nightly --root ''` wrote /runs, /staging, ...). */
+static void test_folders(void)
+{
+    static const char *const bad[] = {"", "/", "//", "/.", "/tmp/..", "/./../"};
+    static const char *const good[] = {"tables", "/tmp", "./x", "/tmp/a..b", "..."};
+    char why[256];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        bool ok = gdt_cli_dir_check(bad[i], why, sizeof why);
+        if (ok) fprintf(stderr, "folder \"%s\": accepted\n", bad[i]);
+        CHECK(!ok);
+    }
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        bool ok = gdt_cli_dir_check(good[i], why, sizeof why);
+        if (!ok) fprintf(stderr, "folder \"%s\": %s\n", good[i], why);
+        CHECK(ok);
+    }
+    static const expect cases[] = {
+        {{"nightly", "--root", "", NULL}, 2,
+         "gdtune nightly: --root: bad value \"\": expected a folder, got an empty path"},
+        {{"nightly", "--tables=", "--update", NULL}, 2, "gdtune nightly: --tables: bad value \"\""},
+        {{"nightly", "--root", "/", NULL}, 2,
+         "--root: bad value \"/\": expected a folder below the root folder, got \"/\" (the root)"},
+        {{"sweep", "gemm", "--out", "", NULL}, 2, "gdtune sweep: --out: bad value \"\""},
+        {{"sweep", "gemm", "--resume", "//", NULL}, 2, "gdtune sweep: --resume: bad value \"//\""},
+        {{"sweep", "gemm", "--tables-dir", "/.", NULL}, 2, "gdtune sweep: --tables-dir: bad value \"/.\""},
+        {{"sweep", "gemm", "--prior", "", NULL}, 2, "gdtune sweep: --prior: bad value \"\""},
+        {{"tables", "emit", "run", "--tables-dir", "", NULL}, 2, "gdtune tables emit: --tables-dir: bad value"},
+        {{"merge", "run", "--tables-dir", "/", NULL}, 2, "gdtune merge: --tables-dir: bad value \"/\""},
+        {{"plans", "gemm", "--tables", "", NULL}, 2, "gdtune plans: --tables: bad value \"\""},
+    };
+    check_cases(cases, sizeof cases / sizeof *cases);
+}
+
+/* -h or --help as an option's value is that value, not a request for help
+ * (issue 34 F13); where an option may stand it still is. */
+static void test_help_as_value(void)
+{
+    toy t;
+    const char *pos = NULL;
+    int npos;
+    const char *value[] = {"--s", "-h", NULL}, *value2[] = {"--s", "--help", "FILE", NULL};
+    CHECK_INT(parse(&t, &pos, &npos, value), ==, -1);
+    CHECK_STR(t.s, "-h");
+    CHECK_INT(parse(&t, &pos, &npos, value2), ==, -1);
+    CHECK_STR(t.s, "--help");
+    CHECK_STR(pos, "FILE");
+    const char *help[] = {"--s=x", "-h", NULL}, *after_flag[] = {"--flag", "--help", NULL};
+    CHECK_INT(parse(&t, &pos, &npos, help), ==, 0);
+    CHECK_INT(parse(&t, &pos, &npos, after_flag), ==, 0);
+    static const expect cases[] = {
+        {{"sweep", "gemm", "--out", "-h", "--bogus", NULL}, 2, "gdtune sweep: unknown option '--bogus'"},
+        {{"nightly", "--root", "--help", "--bogus", NULL}, 2, "gdtune nightly: unknown option '--bogus'"},
+        {{"sweep", "--help", NULL}, 0, "usage: gdtune sweep FAMILY"},
+    };
+    check_cases(cases, sizeof cases / sizeof *cases);
+}
+
+/* `tables --help` names only sub-commands that exist (issue 34 F13). */
+static void test_tables_help(void)
+{
+    const char *help[] = {"tables", "--help", NULL}, *merge[] = {"tables", "merge", "run", NULL};
+    CHECK_INT(gdtune(help), ==, 0);
+    CHECK(strstr(out, "gdtune tables merge") == NULL);
+    CHECK(strstr(out, "emit (and merge") == NULL);
+    CHECK_CONTAINS(out, "top-level verb\n`gdtune merge RUNDIR...");
+    CHECK_INT(gdtune(merge), ==, 2);
+    CHECK_CONTAINS(out, "unknown sub-command 'merge' (expected: check, emit or diff)");
+}
+
 static void test_version(void)
 {
     char want[256];
@@ -219,5 +289,8 @@ int main(void)
     test_one_message();
     test_repeated_shape();
     test_version();
+    test_folders();
+    test_help_as_value();
+    test_tables_help();
     return gdt_test_result("test_cli_options");
 }

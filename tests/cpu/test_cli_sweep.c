@@ -8,13 +8,16 @@
  * it alone and ranks the tables by it; --prior orders a cell's plans by
  * earlier tables, and its header records which. */
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gdt_journal.h"
@@ -109,6 +112,13 @@ static void fake_rounds(const cJSON *req)
  * (CUDA_VISIBLE_DEVICES) sees one, and device GDT_FAKE_ODD is another model. */
 static void fake_hello(void)
 {
+    /* a FIFO: the first hello waits for its writer to close it, and removes it */
+    const char *gate = getenv("GDT_FAKE_HELLO_GATE");
+    int g = gate ? open(gate, O_RDONLY) : -1;
+    for (char c; g >= 0 && read(g, &c, 1) > 0;)
+        ;
+    if (g >= 0)
+        close(g), unlink(gate);
     const char *vis = getenv("CUDA_VISIBLE_DEVICES"), *n = getenv("GDT_FAKE_GPUS");
     const char *odd = getenv("GDT_FAKE_ODD");
     bool other = vis && odd && !strcmp(vis, odd);
@@ -386,35 +396,62 @@ static void set_digest(char *line, const char *key, char c)
         memset(d + strlen(k), c, 16);
 }
 
-/* The journal of another build, with other candidate rows: source digest
- * ffff..., candidates digest eeee.... */
-static void other_build(const char *dir)
+/* The journal's header with the digests of another build and other
+ * candidate rows (source digest ffff..., candidates digest eeee...); with
+ * keep_rows the rows the header records stay (and no longer match their
+ * digest), else they are dropped, as in a journal from before the header
+ * kept them. */
+static void other_build(const char *dir, bool keep_rows)
 {
-    char path[PATH_MAX], line[1 << 16];
+    char path[PATH_MAX];
+    static char text[1 << 20];
     snprintf(path, sizeof path, "%s/journal.jsonl", dir);
-    FILE *f = fopen(path, "r+");
-    CHECK(f && fgets(line, sizeof line, f));
-    if (f) {
-        set_digest(line, "source_digest", 'f');
-        set_digest(line, "candidates_digest", 'e');
-        CHECK_INT(fseek(f, 0, SEEK_SET), ==, 0);
-        CHECK(fputs(line, f) >= 0);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f)
         fclose(f);
-    }
+    set_digest(text, "source_digest", 'f');
+    set_digest(text, "candidates_digest", 'e');
+    char *rows = strstr(text, ",\"candidates\":\""), *end = rows ? rows + 15 : NULL;
+    while (end && *end && !(*end == '"' && end[-1] != '\\'))
+        end++;
+    CHECK(end && *end == '"');
+    if (!keep_rows && end && *end)
+        memmove(rows, end + 1, strlen(end + 1) + 1);
+    f = fopen(path, "w");
+    CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* --resume of run refused (exit 2, saying both texts), then `tables emit`
+ * of it into DIR/te2, its output left in out: exit emit_rc. */
+static void resume_refused_then_emit(const char *run, const char *dir, const char *says, const char *says2,
+                                     int emit_rc)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t", run, dir);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, says);
+    CHECK_CONTAINS(out, says2);
+    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, emit_rc);
 }
 
 /* Another build's journal: resume refuses it, emission still reads it and
- * keeps its digests, and `gdtune plans` says the rows differ. */
+ * keeps its digests, and `gdtune plans` says the rows differ.  Its
+ * candidates digest beside the rows it does not digest: both refuse it
+ * (issue 34 F6). */
 static void check_other_build(const char *run, const char *dir)
 {
     char args[2048];
-    other_build(run);
-    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t", run, dir);
-    CHECK_INT(sweep(args), ==, 2);
-    CHECK_CONTAINS(out, ":1: the run was measured by gdtune source ffffffffffffffff, this gdtune is ");
-    CHECK_CONTAINS(out, "start a new run, or write the tables of its complete cells with `gdtune tables emit");
-    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te2", GDTUNE_EXE, run, dir);
-    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    other_build(run, true);
+    resume_refused_then_emit(run, dir, "journal.jsonl:1: /candidates_digest: expected \"",
+                             "(the digest of the candidate rows the header records), got \"eeeeeeeeeeeeeeee", 2);
+    CHECK_CONTAINS(out, "gdtune tables emit: ");
+    CHECK_CONTAINS(out, "/candidates_digest: expected");
+    other_build(run, false);
+    resume_refused_then_emit(run, dir, ":1: the run was measured by gdtune source ffffffffffffffff, this gdtune is ",
+                             "start a new run, or write the tables of its complete cells with `gdtune tables emit", 0);
     CHECK_CONTAINS(out, "wrote ");
     /* ... and the tables carry the journal's digests, not this binary's. */
     snprintf(args, sizeof args, "%s/te2/sm90/gemm.tuning.json", dir);
@@ -958,6 +995,80 @@ static void test_heuristic_head(const char *self)
     end_run(dir);
 }
 
+/* `gdtune sweep ARGS...` started, not waited for: its output into the
+ * file log; its pid. */
+static pid_t sweep_async(const char *run, const char *tables, const char *log)
+{
+    extern char **environ;
+    char *argv[] = {GDTUNE_EXE, "sweep", "gemm", "--resume", (char *)run, "--tables-dir",
+                    (char *)tables, "--deadline", "1", NULL};
+    posix_spawn_file_actions_t fa;
+    pid_t pid = -1;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    CHECK_INT(posix_spawn(&pid, GDTUNE_EXE, &fa, NULL, argv, environ), ==, 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+/* Two sweeps on one run directory (issue 34 F3): while a resumed sweep
+ * runs (held at its worker's hello by a FIFO), a second resume and a new
+ * sweep with --out the same folder are refused with exit 2, naming the
+ * holder's pid; the first then finishes and its journal has every plan's
+ * result exactly once. */
+static void test_one_sweep_per_run(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_lock_XXXXXX", spec[600], args[2048], run[600], gate[700], log[700];
+    char lock[700], want[64];
+    start_run(dir, spec, sizeof spec, self, "256,512", "");
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1", spec, run, dir);
+    CHECK_INT(sweep(args), ==, 4); /* cudnn.eng1 is incorrect */
+    snprintf(lock, sizeof lock, "%s/gdtune.lock", run);
+    struct stat st;
+    CHECK(lstat(lock, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+    int keep = cut_after_first_result(run);
+    snprintf(gate, sizeof gate, "%s/gate", dir);
+    snprintf(log, sizeof log, "%s/first.log", dir);
+    CHECK_INT(mkfifo(gate, 0600), ==, 0);
+    setenv("GDT_FAKE_HELLO_GATE", gate, 1);
+    char tables[700];
+    snprintf(tables, sizeof tables, "%s/t", dir);
+    pid_t first = sweep_async(run, tables, log);
+    unsetenv("GDT_FAKE_HELLO_GATE");
+    int g = open(gate, O_WRONLY); /* returns once the first sweep's worker is at its hello */
+    CHECK(g >= 0);
+    snprintf(want, sizeof want, "gdtune sweep pid %ld, host ", (long)first);
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t --deadline 1", run, dir);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, "is in use: ");
+    CHECK_CONTAINS(out, want);
+    CHECK_CONTAINS(out, "two sweeps appending to one journal would ruin it: wait for it to end");
+    snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1", spec, run, dir);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, want);
+    close(g);
+    int status = 0;
+    CHECK_INT(waitpid(first, &status, 0), ==, first);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 4);
+    tally t;
+    read_journal(run, &t, keep);
+    CHECK_INT(t.resumes, ==, 1);
+    read_journal(run, &t, 0);
+    for (int c = 0; c < 2; c++)
+        for (int p = 0; p < 6; p++)
+            CHECK_INT(t.results[c][p], ==, 1);
+    snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te", GDTUNE_EXE, run, dir);
+    CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
+    /* the lock is released with its holder: a resume now goes ahead */
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t --deadline 1", run, dir);
+    CHECK_INT(sweep(args), ==, 4);
+    if (gdt_test_failures)
+        read_into_out(log);
+    end_run(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -980,5 +1091,6 @@ int main(int argc, char **argv)
     test_heuristic_head(self);
     test_rounds(self);
     test_prior(self);
+    test_one_sweep_per_run(self);
     return gdt_test_result("test_cli_sweep");
 }

@@ -7,7 +7,10 @@
  * gaps or a doubled shard is refused, naming the indices.  The figures are
  * printed, not asserted: wall time and max RSS of each gdtune run (a
  * wall-time bound failed under a loaded ctest -j8; its ctest TIMEOUT, 300 s,
- * catches a hang). */
+ * catches a hang).  Shards of two sweeps (another build, candidate rows,
+ * driver or measurement option in one header) are refused, naming the
+ * field, the journal and both values; another GPU of the same model is
+ * not, and other prior tables are said (issue 34 F6). */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -283,6 +286,78 @@ static void test_merge(const char *dir)
     free(text);
 }
 
+/* dir's journal copied to to/journal.jsonl, its header's value at ptr
+ * (one or two levels: "/options/rounds") set to the JSON value. */
+static void patched_copy(const char *dir, const char *to, const char *ptr, const char *value)
+{
+    char src[700], dst[700], key[2][64] = {"", ""};
+    snprintf(src, sizeof src, "%s/journal.jsonl", dir);
+    snprintf(dst, sizeof dst, "%s/journal.jsonl", to);
+    char *text = slurp(src), *nl = text ? strchr(text, '\n') : NULL;
+    CHECK(nl != NULL);
+    if (!nl) return free(text);
+    *nl = '\0';
+    cJSON *h = cJSON_Parse(text), *o = h, *v = cJSON_Parse(value);
+    int levels = sscanf(ptr, "/%63[^/]/%63s", key[0], key[1]);
+    if (levels == 2) o = cJSON_GetObjectItem(h, key[0]);
+    cJSON_DeleteItemFromObject(o, key[levels - 1]);
+    cJSON_AddItemToObject(o, key[levels - 1], v);
+    char *line = cJSON_PrintUnformatted(h);
+    mkdir(to, 0755);
+    FILE *f = fopen(dst, "w");
+    CHECK(f && fprintf(f, "%s\n%s", line, nl + 1) > 0 && fclose(f) == 0);
+    cJSON_Delete(h);
+    free(line);
+    free(text);
+}
+
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+static void test_mixed_sweeps(const char *dir, const char *spec)
+{
+    static const struct { const char *ptr, *value, *was, *now; } cases[] = {
+        {"/source_digest", "\"ffff\"", "expected \"", "got \"ffff\""},
+        {"/gdtune_version", "\"0.0.1\"", "expected \"", "got \"0.0.1\""},
+        {"/candidates_digest", "\"11\"", "expected \"0\"", "got \"11\""},
+        {"/device/driver_version", "12080", "expected 13000", "got 12080"},
+        {"/device/cudnn_version", "91000", "expected absent", "got 91000"},
+        {"/options/target_rel", "0.01", "expected 0.005", "got 0.01"},
+        {"/options/bursts", "[1,4]", "expected [1,4,16,64]", "got [1,4]"},
+        {"/options/cudnn_knob_cap", "3", "expected 8", "got 3"},
+        {"/options/rounds", "3", "expected absent", "got 3"},
+    };
+    char s0[600], s1[600], odd[700], tables[700], log[700], want[1600];
+    snprintf(s0, sizeof s0, "%s/two-0", dir);
+    snprintf(s1, sizeof s1, "%s/two-1", dir);
+    snprintf(odd, sizeof odd, "%s/two-odd", dir);
+    snprintf(tables, sizeof tables, "%s/t-two", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    write_run(s0, spec, 0, 2);
+    write_run(s1, spec, 1, 2);
+    char *argv[] = {NULL, "merge", s0, odd, "--tables-dir", tables, NULL};
+    patched_copy(s1, odd, "/device/uuid", "\"GPU-other-machine\"");
+    CHECK_INT(run_gdtune(argv, log).rc, ==, 0); /* shards run on several machines */
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        patched_copy(s1, odd, cases[i].ptr, cases[i].value);
+        CHECK_INT(run_gdtune(argv, log).rc, ==, 2);
+        char *text = slurp(log);
+        snprintf(want, sizeof want, "gdtune merge: %s/journal.jsonl:1: %s: %s", odd, cases[i].ptr, cases[i].was);
+        CHECK_CONTAINS(text, want);
+        snprintf(want, sizeof want, "(as in %s/journal.jsonl:1), %s", s0, cases[i].now);
+        CHECK_CONTAINS(text, want);
+        free(text);
+    }
+    /* another prior order: said, not refused */
+    patched_copy(s1, odd, "/prior", "{\"dir\":\"t\",\"tables\":[{\"family\":\"gemm\",\"path\":"
+                 "\"t/sm90/gemm.tuning.json\",\"sha256\":\"" SHA_A "\"}]}");
+    CHECK_INT(run_gdtune(argv, log).rc, ==, 0);
+    char *text = slurp(log);
+    snprintf(want, sizeof want, "gdtune merge: warning: %s/journal.jsonl:1: /prior: the prior tables gemm " SHA_A
+             ", but none in %s/journal.jsonl:1", odd, s0);
+    CHECK_CONTAINS(text, want);
+    free(text);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/gdt_merge_shards_XXXXXX";
@@ -292,6 +367,9 @@ int main(void)
     }
     CHECK(mkdtemp(dir) != NULL);
     test_merge(dir);
+    char spec[600];
+    snprintf(spec, sizeof spec, "%s/synthetic.json", dir);
+    test_mixed_sweeps(dir, spec);
     if (!gdt_test_failures)
         CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
     return gdt_test_result("test_merge_shards");

@@ -6,7 +6,10 @@
  * the run directory, staging tables, both reports and history lines exist;
  * a new night's sweep takes the committed tables as its prior order, and
  * --rounds reaches it (its header and rounds record);
- * a night with an incorrect plan exits 4 and does not update. */
+ * a night with an incorrect plan exits 4 and does not update; a second
+ * night on a root in use is refused (exit 2) naming the holder; --update
+ * publishes only what this night staged (staging/DATE), each pair with
+ * its manifest. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "gdt_plant.h"
+#include "gdt_lock.h"
 #include "gdt_test.h"
 #include "gdt_worker.h"
 
@@ -207,8 +211,8 @@ static void test_two_nights(const char *self)
     CHECK_CONTAINS(out, "report: ");
     CHECK_CONTAINS(out, "/reports/20261201.md");
     CHECK(present(root, "runs/gemm-20261201/journal.jsonl"));
-    CHECK(present(root, "staging/sm90/gemm.tuning.json"));
-    CHECK(present(root, "staging/sm90/gemm.placement.json"));
+    CHECK(present(root, "staging/20261201/sm90/gemm.tuning.json"));
+    CHECK(present(root, "staging/20261201/sm90/gemm.placement.json"));
     CHECK(present(root, "reports/20261201.md"));
     CHECK(present(tables, "sm90/gemm.tuning.json")); /* --update */
     CHECK(present(tables, "sm90/gemm.placement.json"));
@@ -272,6 +276,49 @@ static void test_two_nights(const char *self)
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
+/* Writes text to dir/rel (its folder made). */
+static void plant(const char *dir, const char *rel, const char *text)
+{
+    char p[PATH_MAX], folder[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    snprintf(folder, sizeof folder, "%s", p);
+    *strrchr(folder, '/') = '\0';
+    char *mk[] = {"mkdir", "-p", folder, NULL}, ignored[256];
+    CHECK_INT(gdt_test_spawn(mk, NULL, ignored, sizeof ignored), ==, 0);
+    FILE *f = fopen(p, "w");
+    CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* Issue 34 F3 and F8: one night per root (a second is refused while the
+ * first holds it, and nothing is swept); --update publishes this night's
+ * staging only, not an sm* folder an earlier night (or an older gdtune,
+ * straight under staging/) left. */
+static void test_root_and_staging(const char *self)
+{
+    char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600], want[64];
+    scratch(dir, root, tables, self);
+    plant(root, "staging/sm91/gemm.tuning.json", "{}");
+    plant(root, "staging/sm91/gemm.placement.json", "{}");
+    plant(root, "staging/20261130/sm92/gemm.tuning.json", "{}");
+    plant(root, "staging/20261130/sm92/gemm.placement.json", "{}");
+    int fd = -1;
+    gdt_error e = {0};
+    CHECK_INT(gdt_dir_lock(root, "gdtune nightly", "test", &fd, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(nightly(root, tables, "--update"), ==, 2);
+    snprintf(want, sizeof want, "gdtune nightly pid %ld, host ", (long)getpid());
+    CHECK_CONTAINS(out, "is in use: ");
+    CHECK_CONTAINS(out, want);
+    CHECK(!present(root, "runs/gemm-20261201"));
+    gdt_dir_unlock(fd);
+    CHECK_INT(nightly(root, tables, "--update"), ==, 3);
+    CHECK(present(tables, "sm90/gemm.tuning.json"));
+    CHECK(present(tables, "sm90/gemm.pair.json"));
+    CHECK(!present(tables, "sm91"));
+    CHECK(!present(tables, "sm92"));
+    unsetenv("GDTUNE_WORKER_EXE");
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 /* A night whose sweep measures an incorrect plan: the diff and reports are
  * still written, the exit status is 4, and --update leaves TABLES alone. */
 static void test_incorrect_night(const char *self)
@@ -283,7 +330,7 @@ static void test_incorrect_night(const char *self)
     CHECK_CONTAINS(out, "measured an incorrect plan");
     CHECK_CONTAINS(out, "report: ");
     CHECK(present(root, "reports/20261201.md"));
-    CHECK(present(root, "staging/sm90/gemm.placement.json"));
+    CHECK(present(root, "staging/20261201/sm90/gemm.placement.json"));
     CHECK(!present(tables, "sm90/gemm.placement.json")); /* not updated */
     unsetenv("GDT_TEST_INCORRECT");
     unsetenv("GDTUNE_WORKER_EXE");
@@ -326,7 +373,7 @@ static void test_confirmation(const char *self)
     CHECK_CONTAINS(out, "held: " M512 " decision: LEAD -> TRAIL");
     CHECK(strstr(out, M256) == NULL); /* that cell did not change */
     CHECK(present(root, "runs/gemm-20261202/confirm/journal.jsonl"));
-    slurp(root, "staging/nightly.md");
+    slurp(root, "staging/20261202/nightly.md");
     CHECK_CONTAINS(out, "## Confirmation in interleaved rounds");
     CHECK_CONTAINS(out, "| **held** | gemm | sm90 | `gemm:b1,m512,n512,k256,bf16,a=row,b=row` | winner |");
 
@@ -334,7 +381,7 @@ static void test_confirmation(const char *self)
     CHECK_INT(nightly(root, tables, "--date=20261203"), ==, 0);
     CHECK_CONTAINS(out, "dissolved: " M512 " winner: gemm.nvrtc[TILE_M=128] -> cudnn.eng0");
     CHECK(strstr(out, "held: ") == NULL);
-    slurp(root, "staging/nightly.md");
+    slurp(root, "staging/20261203/nightly.md");
     CHECK_CONTAINS(out, "| dissolved | gemm | sm90 | `gemm:b1,m512,n512,k256,bf16,a=row,b=row` | decision |");
     slurp(root, "reports/20261203.confirm.json");
     CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.confirm/1\"");
@@ -414,5 +461,6 @@ int main(int argc, char **argv)
     test_incorrect_night(self);
     test_confirmation(self);
     test_plant(self);
+    test_root_and_staging(self);
     return gdt_test_result("test_nightly");
 }
