@@ -191,6 +191,16 @@ static void test_planner(void)
     CHECK_INT(r.source, ==, GDT_FIRST_MEASURED);
     gdt_graph_destroy(g);
     gdt_tables_destroy(t);
+    /* what `gdtune plans` says (no GPU: the ratio decides, the marker unexpanded) */
+    static char out[1 << 16];
+    char *plans[] = {(char *)gdt_test_exe(), "plans", "gemm", "--shape", "m=192,n=4096,k=4096", "--tables",
+                     GDT_SOURCE_DIR "/tables", NULL};
+    CHECK_INT(gdt_test_spawn(plans, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "mode A's first: the backend's heuristic: no predicted lead beyond the model's error (lead ");
+    CHECK_CONTAINS(out, "interval \xc2\xb1");
+    plans[4] = "m=4096,n=4096,k=4096";
+    CHECK_INT(gdt_test_spawn(plans, NULL, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "mode A's first: measured (a swept cell)");
     /* no tables: untimed */
     g = planned("m=192,n=4096,k=4096", NULL, true);
     CHECK(gdt_graph_first_reason(g, &r));
