@@ -173,7 +173,8 @@ const char *gdt_tables_group_field(gdt_family f, int i);
  * those the model knows first by the ranking rule with the model's error
  * as the noise (a predicted gap within it keeps the given order), then the
  * rest in the given order.  *lead: the predicted placement ratio (our
- * first / the backend's first) puts ours ahead beyond the error (the
+ * first / the backend's first) puts ours ahead beyond the rule's width and
+ * the model's lead interval at f's distance from the swept cells (the
  * planner, which knows the backend's block, applies the model's lead rule:
  * tables/README.md); NULL: not asked.  false (order and lead untouched)
  * when there is no model or it knows none of the plans. */
