@@ -35,6 +35,7 @@ typedef struct gdt__pred_cv {
     int ncells;
     double err; /* median |predicted / measured - 1| over the held-out plans */
     double geomean[2], worst[2];
+    int slower; /* cells where mode A's first ran slower than the heuristic's first beyond noise */
 } gdt__pred_cv;
 
 /* What puts ours ahead of the backend's block on a shape no cell covers:
@@ -43,6 +44,25 @@ typedef struct gdt__pred_cv {
  * block's first is unknown). */
 typedef enum { GDT__LEAD_RATIO, GDT__LEAD_DIRECT, GDT__LEAD_RULES } gdt__lead_rule;
 const char *gdt__lead_rule_name(gdt__lead_rule r);
+
+/* The lead's interval: how far a predicted lead over the backend's
+ * heuristic first can be wrong at a distance D from the swept cells,
+ * calibrated on the cross-validation's residuals of that lead (predicted
+ * minus measured log(heuristic first / the plan put first)), apart for
+ * our first plan and for a backend config the ranked block moves ahead:
+ * W(D) = scale * (1 + D / dref), scale the GDT__LEAD_QUANTILE quantile of
+ * residual / (1 + D_i / dref) over the held-out cells (one-sided: only a
+ * lead predicted too large costs time; at least 0), D_i each one's
+ * distance to the nearest other cell, dref their median.  A plan goes
+ * ahead of the heuristic's first only when its predicted lead exceeds
+ * W(D); n == 0 (no residual): never. */
+#define GDT__LEAD_QUANTILE 0.95
+typedef enum { GDT__LEAD_OURS, GDT__LEAD_BLOCK, GDT__LEAD_KINDS } gdt__lead_kind;
+typedef struct gdt__pred_interval {
+    int n[GDT__LEAD_KINDS];        /* residuals calibrated on */
+    double scale[GDT__LEAD_KINDS]; /* W at D = 0, in log time */
+    double dref;                   /* the distance at which W doubles */
+} gdt__pred_interval;
 
 typedef struct gdt__predictor {
     int sm_count; /* the SMs waves are counted over */
@@ -63,6 +83,11 @@ typedef struct gdt__predictor {
     gdt__pred_plan *plans; /* sorted by plan name */
     int nplans;
     gdt__pred_cv cv;
+    gdt__pred_interval interval;
+    /* The features (the backend's default tiles) of the cells it was
+     * fitted on: distances are measured to them. */
+    double (*anchors)[GDT__PRED_FEATURES_MAX];
+    int nanchors;
 } gdt__predictor;
 
 /* One swept cell as the fit reads it. */
@@ -106,6 +131,44 @@ bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *rat
 bool gdt__predict_lead(const gdt__predictor *p, gdt__lead_rule rule, const gdt_facts *f, double ours_us,
                        double block_us, double rel, double *ratio);
 
+/* The lead's interval (engines/predict_interval.c). */
+/* The model's features of f at the backend's default tiles. */
+void gdt__predict_default_features(const gdt__predictor *p, const gdt_facts *f, double *phi);
+/* Adds f to the cells distances are measured to; false: out of memory. */
+bool gdt__predictor_anchor(gdt__predictor *p, const gdt_facts *f);
+/* The distance from f to the nearest anchor in the model's features
+ * (Euclidean, log units); INFINITY without anchors. */
+double gdt__predict_distance(const gdt__predictor *p, const gdt_facts *f);
+/* W(D) of a kind of lead, in log time; INFINITY without an interval. */
+double gdt__predict_width(const gdt__predictor *p, double distance, gdt__lead_kind kind);
+/* One residual of a held-out cell: its kind, the cell and its distance. */
+typedef struct gdt__lead_residual {
+    gdt__lead_kind kind;
+    int cell;
+    double resid, dist;
+} gdt__lead_residual;
+/* The interval of residuals r[0..n), leaving out those of cell skip (-1:
+ * none), at the reference distance dref. */
+void gdt__interval_calibrate(const gdt__lead_residual *r, int n, int skip, double dref, gdt__pred_interval *out);
+
+/* Where the first place of mode A goes on a shape no cell covers: our
+ * first plan (predicted ours_us), the backend's heuristic first (heur_us,
+ * NaN: unknown to the model) or the ranked block's first (block_us; moved:
+ * it is not the heuristic's first).  A plan goes ahead of the heuristic's
+ * first only when its predicted lead over it exceeds W(D); otherwise the
+ * heuristic's order stands. */
+typedef struct gdt__first {
+    bool lead;          /* ours ahead of the backend's block */
+    bool ranked;        /* the block in the model's order (false: the heuristic's) */
+    double ratio;       /* the lead rule's ratio (ours / the block's first), NaN: none */
+    double ours_margin; /* predicted log(heuristic first / our first), NaN: none */
+    double block_margin; /* predicted log(heuristic first / the ranked block's first), NaN: not moved */
+    double width, block_width; /* W(D) of our lead and of a block's move */
+    double distance;
+} gdt__first;
+void gdt__predict_first(const gdt__predictor *p, const gdt_facts *f, double ours_us, double heur_us,
+                        double block_us, bool moved, double rel, gdt__first *out);
+
 /* The ranking rule on predicted times: the fastest left sets the bar and of
  * those within rel of it (gap <= rel/2 * (a + b)) the earliest in the given
  * order takes the place.  order[] receives indices into t. */
@@ -125,12 +188,20 @@ int gdt__predict_block(const gdt__predictor *p, const gdt_facts *f, double rel, 
  * tables hold no model for f, or out of memory. */
 bool gdt__tables_backend_block(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *heur, int nh,
                                gdt_plan_id **out, int *n);
-/* Whether ours lead the backend's block on f by the tables' model and its
- * lead rule: ours_first our first plan, block_first the block's (NULL or
- * unknown to the model: the ratio decides).  false without a model that
- * knows ours_first. */
+/* Whether ours lead the backend's block on f by the tables' model, its
+ * lead rule and its interval, block_first being the heuristic's first too
+ * (gdt__tables_first): ours_first our first plan, block_first the block's
+ * (NULL or unknown to the model: the ratio decides).  false without a
+ * model that knows ours_first. */
 bool gdt__tables_lead(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ours_first,
                       const gdt_plan_id *block_first);
+/* Mode A's first place on f by the tables' model (gdt__predict_first):
+ * ours_first our first plan, heur_first the heuristic's first as the
+ * backend listed it, block_first the ranked block's first (NULL: none or
+ * no backend; unknown to the model: the ratio decides).  false without a
+ * model for f (out: no lead, the block as ranked). */
+bool gdt__tables_first(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ours_first,
+                       const gdt_plan_id *heur_first, const gdt_plan_id *block_first, gdt__first *out);
 
 /* One held-out cell's picks, indices into its plans (-1: none). */
 typedef struct gdt__pred_pick {
@@ -140,6 +211,8 @@ typedef struct gdt__pred_pick {
     double ratio;         /* the predicted ratio lead was decided on, NaN: none */
     int mode_a;           /* ours when lead (or no block), else backend */
     int best, best_ours;  /* the fastest measured, of all plans and of ours */
+    int heuristic;        /* the first measured plan of the heuristic's own order */
+    gdt__first first;     /* how mode A's first place was decided */
 } gdt__pred_pick;
 
 /* Leave-one-cell-out at one lambda, width (noise, in units of the
@@ -148,6 +221,12 @@ typedef struct gdt__pred_pick {
 gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *cells, int n, double lambda,
                                 double noise, gdt__lead_rule rule, gdt__pred_pick *out, double *err,
                                 gdt_error *e);
+
+/* The figures of model p on cells it may not have been fitted on (a
+ * validation sweep of shapes off the grid), each cell planned as a shape
+ * no cell covers; out (may be NULL) receives the picks. */
+gdt_status gdt__predictor_score(const gdt__predictor *p, const gdt__train_cell *cells, int n, gdt__pred_pick *out,
+                                gdt__pred_cv *cv, gdt_error *e);
 
 /* The rel the planner ranks predictions with: noise * cv.err. */
 double gdt__predict_rel(const gdt__predictor *p);

@@ -3,6 +3,7 @@
  * order where a table covers the problem, deduplicated by (engine_id,
  * knobs), first position wins; then building walks the list. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,8 @@ struct gdt_graph {
     gdt__prebuilt pre;
     gdt_build_opts pre_opts;
     char *pre_cache_dir;
+    bool has_first;
+    gdt_first_reason first; /* why mode A's first entry is first */
 };
 
 gdt_status gdt_graph_create(const gdt_problem *p, const gdt_device_props *dev, gdt_graph **out,
@@ -164,6 +167,8 @@ typedef struct planning {
     bool asked[GDT_MODE_COUNT], answered[GDT_MODE_COUNT];
     elist library;                     /* library slots' heuristic entries, slot after slot */
     const gdt_cell_decision *measured; /* the table's decision while it is being pushed */
+    bool has_first;                    /* mode A's first block was pushed: first says why */
+    gdt_first_reason first;
 } planning;
 
 /* "what: why" to the caller's warn hook, when it has one. */
@@ -411,12 +416,14 @@ static gdt_plan_entry block_entry(const elist *b, const gdt_plan_id *id)
 }
 
 /* Puts the backend's mode-A block in the model's order, in place, so that
- * the marker expands to it. */
-static void rank_backend(const gdt_graph *g, planning *pl)
+ * the marker expands to it; *heur receives the heuristic's own order
+ * (empty when nothing was ranked). */
+static void rank_backend(const gdt_graph *g, planning *pl, elist *heur_order)
 {
     elist *b = &pl->backend[GDT_MODE_A], ranked = {0};
     gdt_plan_id *heur = NULL, *ids = NULL;
     int n = 0;
+    *heur_order = (elist){0};
     if (!backend_block(g, pl, GDT_MODE_A)) return;
     heur = malloc((size_t)(b->n ? b->n : 1) * sizeof *heur);
     for (int i = 0; heur && i < b->n; i++) heur[i] = b->v[i].id;
@@ -425,7 +432,7 @@ static void rank_backend(const gdt_graph *g, planning *pl)
             gdt_plan_entry x = block_entry(b, &ids[i]);
             push(&ranked, &x);
         }
-        free(b->v);
+        *heur_order = *b;
         *b = ranked;
     }
     if (!heur) b->oom = true;
@@ -433,26 +440,56 @@ static void rank_backend(const gdt_graph *g, planning *pl)
     free(ids);
 }
 
+/* The reason the model gives for the first place (gdt_first_reason). */
+static void note_first(planning *pl, const gdt__first *d, bool heuristic_stands)
+{
+    if (pl->has_first) return;
+    double m = d->lead ? d->ours_margin : !heuristic_stands ? d->block_margin
+               : isnan(d->block_margin) || d->ours_margin > d->block_margin ? d->ours_margin : d->block_margin;
+    pl->has_first = true;
+    pl->first = (gdt_first_reason){.source = heuristic_stands ? GDT_FIRST_HEURISTIC : GDT_FIRST_PREDICTED,
+                                   .ours = d->lead, .lead = isnan(m) ? NAN : expm1(m),
+                                   .width = expm1(d->width), .distance = d->distance};
+}
+
+/* Mode A's first block says why its first entry is first (once). */
+static void set_first(planning *pl, gdt_first_source source)
+{
+    if (pl->has_first) return;
+    pl->has_first = true;
+    pl->first = (gdt_first_reason){.source = source, .lead = NAN, .width = INFINITY, .distance = NAN};
+}
+
 /* Mode A for a shape no cell covers, by the time model: the backend's
  * block in the model's order, first unless the model's lead rule puts our
- * first plan ahead of it beyond the model's error (against the block's
- * first plan where the backend listed one). */
+ * first plan ahead of it; either goes ahead of the backend heuristic's own
+ * first plan only when predicted faster beyond the model's interval at
+ * the shape's distance from the swept cells (gdt__predict_first), else the
+ * heuristic's order stands. */
 static bool push_model(elist *out, const gdt_graph *g, planning *pl)
 {
-    elist ours = {0};
+    elist ours = {0}, heur = {0};
     if (!push_predicted(&ours, pl, g, GDT_MODE_A)) {
         free(ours.v);
         return false;
     }
-    rank_backend(g, pl);
-    const elist *b = backend_block(g, pl, GDT_MODE_A);
-    bool lead = ours.n > 0 && gdt__tables_lead(pl->opts->tables, &g->facts, &ours.v[0].id,
-                                               b && b->n > 0 ? &b->v[0].id : NULL);
-    if (!lead) push_marker(out, g, pl, GDT_MODE_A);
+    rank_backend(g, pl, &heur);
+    elist *b = backend_block(g, pl, GDT_MODE_A) ? &pl->backend[GDT_MODE_A] : NULL;
+    const elist *h = heur.n > 0 ? &heur : b;
+    gdt__first d;
+    gdt__tables_first(pl->opts->tables, &g->facts, ours.n > 0 ? &ours.v[0].id : NULL,
+                      h && h->n > 0 ? &h->v[0].id : NULL, b && b->n > 0 ? &b->v[0].id : NULL, &d);
+    if (!d.ranked && heur.n > 0) { /* the heuristic's order stands */
+        free(b->v);
+        *b = heur, heur = (elist){0};
+    }
+    note_first(pl, &d, !d.lead && (!d.ranked || !b || b->n == 0 || gdt_plan_id_equal(&b->v[0].id, &h->v[0].id)));
+    if (!d.lead) push_marker(out, g, pl, GDT_MODE_A);
     push_list(out, &ours);
-    if (lead) push_marker(out, g, pl, GDT_MODE_A);
+    if (d.lead) push_marker(out, g, pl, GDT_MODE_A);
     if (ours.oom) out->oom = true;
     free(ours.v);
+    free(heur.v);
     return true;
 }
 
@@ -465,11 +502,13 @@ static bool push_tabled(elist *out, const gdt_graph *g, planning *pl)
     if (!pl->opts->tables) return false;
     bool covered = gdt_tables_lookup(pl->opts->tables, &g->facts, &d);
     if (covered && d.measured) {
+        set_first(pl, GDT_FIRST_MEASURED);
         push_measured(out, g, pl, &d);
         return true;
     }
     if (push_model(out, g, pl)) return true;
     if (!covered) return false;
+    set_first(pl, GDT_FIRST_SHARD);
     if (!d.lead) push_marker(out, g, pl, GDT_MODE_A);
     push_all_ours(out, pl, GDT_MODE_A, WHY_SHARD);
     if (d.lead) push_marker(out, g, pl, GDT_MODE_A);
@@ -505,7 +544,9 @@ static void push_block(elist *out, const gdt_graph *g, planning *pl, gdt_mode m)
 {
     switch (m) {
     case GDT_MODE_A:
-        if (!push_tabled(out, g, pl)) push_untimed(out, g, pl, m);
+        if (push_tabled(out, g, pl)) return;
+        set_first(pl, GDT_FIRST_UNTIMED);
+        push_untimed(out, g, pl, m);
         return;
     case GDT_MODE_B:
         push_untimed(out, g, pl, m);
@@ -582,7 +623,16 @@ static gdt_status finish(gdt_graph *g, planning *pl, elist *out, gdt_status s, g
     g->list = out->v;
     g->n = out->n;
     g->cap = out->cap;
+    g->has_first = pl->has_first;
+    g->first = pl->first;
     return GDT_STATUS_OK;
+}
+
+bool gdt_graph_first_reason(const gdt_graph *g, gdt_first_reason *out)
+{
+    if (!g || !g->has_first) return false;
+    *out = g->first;
+    return true;
 }
 
 gdt_status gdt_graph_plan(gdt_graph *g, const gdt_plan_options *opts, gdt_error *e)

@@ -36,6 +36,7 @@ void gdt__predictor_clear(gdt__predictor *p)
 {
     if (!p) return;
     free(p->plans);
+    free(p->anchors);
     memset(p, 0, sizeof *p);
 }
 
@@ -90,6 +91,11 @@ bool gdt__predict_time(const gdt__predictor *p, const gdt_facts *f, const gdt_pl
 
 /* The backend's plans carry no tile knobs: its features use the defaults. */
 static const gdt_plan_id no_knobs = {.engine_id = -1};
+
+void gdt__predict_default_features(const gdt__predictor *p, const gdt_facts *f, double *phi)
+{
+    features(f->family, f, &no_knobs, p->sm_count, phi);
+}
 
 /* The placement ratio's terms of the backend's features phi: 1, the
  * centred features, then their products two by two, each feature clamped
@@ -388,6 +394,9 @@ static gdt_status fit_one(gdt_family fam, int sms, const gdt__train_cell *c, int
     if (!s) set_center(c, n, skip, fam, m);
     if (!s) s = solve_model(c, n, skip, fam, m, e);
     if (!s) solve_ratio(c, n, skip, fam, m);
+    for (int i = 0; !s && i < n; i++)
+        if (i != skip && !gdt__predictor_anchor(m, &c[i].facts))
+            s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     if (s) gdt__predictor_clear(m);
     return s;
 }
@@ -451,15 +460,28 @@ static int pick_backend(const gdt__train_cell *c, const gdt__predictor *m, doubl
 }
 
 /* The plan the planner would put first in one cell, given predicted times
- * (NaN: unknown to the model), and what mode A would run. */
-static gdt__pred_pick pick_cell(const gdt__train_cell *c, const double *pred, const gdt__predictor *m, double rel,
-                                gdt__lead_rule rule)
+ * (NaN: unknown to the model), and what mode A would run: ours, the ranked
+ * block's first or the heuristic's first, as gdt__predict_first says with
+ * the model's lead rule and interval. */
+static gdt__pred_pick pick_cell(const gdt__train_cell *c, const double *pred, const gdt__predictor *m, double rel)
 {
     double ours_t;
-    gdt__pred_pick pk = {.ours = pick_ours(c, pred, rel, &ours_t), .backend = pick_backend(c, m, rel)};
-    pk.lead = gdt__predict_lead(m, rule, &c->facts, ours_t, pk.backend < 0 ? NAN : pred[pk.backend], rel, &pk.ratio);
-    pk.mode_a = pk.lead || pk.backend < 0 ? pk.ours : pk.backend;
+    gdt__pred_pick pk = {.ours = pick_ours(c, pred, rel, &ours_t), .backend = pick_backend(c, m, rel),
+                         .heuristic = pick_backend(c, m, INFINITY)};
+    double h_t = pk.heuristic < 0 ? NAN : pred[pk.heuristic], x_t = pk.backend < 0 ? NAN : pred[pk.backend];
+    gdt__predict_first(m, &c->facts, ours_t, h_t, x_t, pk.backend != pk.heuristic, rel, &pk.first);
+    pk.lead = pk.first.lead, pk.ratio = pk.first.ratio;
+    int block = pk.first.ranked ? pk.backend : pk.heuristic;
+    pk.mode_a = pk.lead || block < 0 ? pk.ours : block;
     return pk;
+}
+
+/* The median of v (sorted in place); fallback when n is 0. */
+static double median_of(double *v, int n, double fallback)
+{
+    if (n <= 0) return fallback;
+    qsort(v, (size_t)n, sizeof *v, dbl_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* The median |predicted / measured - 1| over the held-out predictions. */
@@ -471,8 +493,7 @@ static double median_error(const gdt__train_cell *c, int n, double *const *pred)
     for (int i = 0; errs && i < n; i++)
         for (int k = 0; k < c[i].nplans; k++)
             if (!isnan(pred[i][k])) errs[ne++] = fabs(pred[i][k] / c[i].plans[k].time_us - 1);
-    if (errs && ne) qsort(errs, (size_t)ne, sizeof *errs, dbl_cmp);
-    if (errs && ne) err = ne % 2 ? errs[ne / 2] : 0.5 * (errs[ne / 2 - 1] + errs[ne / 2]);
+    if (errs) err = median_of(errs, ne, 1);
     free(errs);
     return err;
 }
@@ -494,6 +515,9 @@ static void figures(const gdt__train_cell *c, int n, const gdt__pred_pick *pk, d
             logsum[m] += log(r), counted[m]++;
             cv->worst[m] = fmax(cv->worst[m], r);
         }
+        int h = pk[i].heuristic;
+        if (h >= 0 && pk[i].mode_a >= 0 && gdt_measured_beats(&c[i].plans[h], &c[i].plans[pk[i].mode_a]))
+            cv->slower++;
     }
     for (int m = 0; m < 2; m++) cv->geomean[m] = counted[m] ? exp(logsum[m] / counted[m]) : 1;
     for (int m = 0; m < 2; m++) cv->worst[m] = counted[m] ? cv->worst[m] : 1;
@@ -509,15 +533,61 @@ static int fastest(const gdt__train_cell *c, bool ours)
     return best;
 }
 
-/* The held-out picks of every cell with the ranking rule at rel and the
- * lead rule. */
+/* The picks of every cell with the ranking rule at rel, each by its own
+ * model (its lead rule and interval). */
 static void picks_at(const gdt__train_cell *c, int n, double *const *pred, const gdt__predictor *models, double rel,
-                     gdt__lead_rule rule, gdt__pred_pick *out)
+                     gdt__pred_pick *out)
 {
     for (int i = 0; i < n; i++) {
-        out[i] = pick_cell(&c[i], pred[i], &models[i], rel, rule);
+        out[i] = pick_cell(&c[i], pred[i], &models[i], rel);
         out[i].best = fastest(&c[i], false), out[i].best_ours = fastest(&c[i], true);
     }
+}
+
+/* The residuals of the leads a pick weighed against the heuristic's first
+ * (predicted minus measured log(heuristic first / the candidate)): our
+ * first plan's, and the ranked block's first where it is not the
+ * heuristic's.  Returns their number; r holds 2n. */
+static int lead_residuals(const gdt__train_cell *c, int n, const gdt__pred_pick *pk, gdt__lead_residual *r)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        int h = pk[i].heuristic, cand[GDT__LEAD_KINDS] = {pk[i].ours, pk[i].backend};
+        double margin[GDT__LEAD_KINDS] = {pk[i].first.ours_margin, pk[i].first.block_margin};
+        for (int j = 0; h >= 0 && j < GDT__LEAD_KINDS; j++) {
+            if (cand[j] < 0 || cand[j] == h || isnan(margin[j])) continue;
+            double measured = log(c[i].plans[h].time_us / c[i].plans[cand[j]].time_us);
+            r[m++] = (gdt__lead_residual){(gdt__lead_kind)j, i, margin[j] - measured, pk[i].first.distance};
+        }
+    }
+    return m;
+}
+
+/* The held-out picks under the interval: first ungated (a width of 0), for
+ * the residuals; then each cell with the interval of the other cells'
+ * residuals.  *iv: the interval of all of them. */
+static gdt_status gated_picks(const gdt__train_cell *c, int n, double *const *pred, gdt__predictor *models,
+                              double rel, gdt__lead_rule rule, gdt__pred_pick *out, gdt__pred_interval *iv)
+{
+    static const gdt__pred_interval ungated = {{1, 1}, {0, 0}, 0};
+    gdt__lead_residual *r = malloc((size_t)(2 * n + 1) * sizeof *r);
+    double *d = malloc((size_t)(n + 1) * sizeof *d);
+    int nd = 0;
+    if (!r || !d) {
+        free(r), free(d);
+        return GDT_STATUS_NO_MEMORY;
+    }
+    for (int i = 0; i < n; i++) models[i].lead = rule, models[i].interval = ungated;
+    picks_at(c, n, pred, models, rel, out);
+    int m = lead_residuals(c, n, out, r);
+    for (int i = 0; i < n; i++)
+        if (isfinite(out[i].first.distance)) d[nd++] = out[i].first.distance;
+    double dref = median_of(d, nd, 0);
+    for (int i = 0; i < n; i++) gdt__interval_calibrate(r, m, i, dref, &models[i].interval);
+    picks_at(c, n, pred, models, rel, out);
+    gdt__interval_calibrate(r, m, -1, dref, iv);
+    free(r), free(d);
+    return GDT_STATUS_OK;
 }
 
 /* The held-out models of one lambda and their predictions pred[cell][plan]
@@ -550,10 +620,11 @@ static void release_held_out(int n, double **pred, gdt__predictor *models)
 }
 
 /* The figures of one lambda at every lead rule and width of the ranking
- * rule (cv[r][j] for rule r and noises[j]): they change the picks, not the
- * predictions. */
+ * rule (cv[r][j] for rule r and noises[j], iv[r][j] their intervals): they
+ * change the picks, not the predictions. */
 static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
-                                 gdt__pred_cv cv[GDT__LEAD_RULES][NNOISES], gdt_error *e)
+                                 gdt__pred_cv cv[GDT__LEAD_RULES][NNOISES],
+                                 gdt__pred_interval iv[GDT__LEAD_RULES][NNOISES], gdt_error *e)
 {
     double **pred = NULL;
     gdt__predictor *models = NULL;
@@ -562,8 +633,9 @@ static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell 
                       : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     double err = s ? 1 : median_error(c, n, pred);
     for (int r = 0; !s && r < GDT__LEAD_RULES; r++)
-        for (int j = 0; j < NNOISES; j++) {
-            picks_at(c, n, pred, models, noises[j] * err, (gdt__lead_rule)r, pk);
+        for (int j = 0; !s && j < NNOISES; j++) {
+            if (gated_picks(c, n, pred, models, noises[j] * err, (gdt__lead_rule)r, pk, &iv[r][j]))
+                s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
             figures(c, n, pk, err, &cv[r][j]);
         }
     release_held_out(n, pred, models);
@@ -577,10 +649,35 @@ gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *c
 {
     double **pred = NULL;
     gdt__predictor *models = NULL;
+    gdt__pred_interval iv;
     gdt_status s = held_out(f, gdt__predict_sm_count(arch), cells, n, lambda, &pred, &models, e);
     *err = s ? NAN : median_error(cells, n, pred);
-    if (!s) picks_at(cells, n, pred, models, noise * *err, rule, out);
+    if (!s && gated_picks(cells, n, pred, models, noise * *err, rule, out, &iv))
+        s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     release_held_out(n, pred, models);
+    return s;
+}
+
+gdt_status gdt__predictor_score(const gdt__predictor *p, const gdt__train_cell *cells, int n, gdt__pred_pick *out,
+                                gdt__pred_cv *cv, gdt_error *e)
+{
+    double **pred = calloc((size_t)(n ? n : 1), sizeof *pred);
+    gdt__pred_pick *pk = out ? out : calloc((size_t)(n ? n : 1), sizeof *pk);
+    gdt_status s = pred && pk ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    for (int i = 0; !s && i < n; i++) {
+        if (!(pred[i] = malloc((size_t)(cells[i].nplans ? cells[i].nplans : 1) * sizeof **pred)))
+            s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+        for (int k = 0; !s && k < cells[i].nplans; k++)
+            if (!gdt__predict_time(p, &cells[i].facts, &cells[i].plans[k].id, &pred[i][k])) pred[i][k] = NAN;
+    }
+    for (int i = 0; !s && i < n; i++) {
+        pk[i] = pick_cell(&cells[i], pred[i], p, gdt__predict_rel(p));
+        pk[i].best = fastest(&cells[i], false), pk[i].best_ours = fastest(&cells[i], true);
+    }
+    if (!s) figures(cells, n, pk, median_error(cells, n, pred), cv);
+    for (int i = 0; pred && i < n; i++) free(pred[i]);
+    free(pred);
+    if (pk != out) free(pk);
     return s;
 }
 
@@ -607,8 +704,9 @@ gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cel
                              "cross-validate", n, GDT__PREDICT_MIN_CELLS);
     int sms = gdt__predict_sm_count(arch), bl = 0, br = 0, bj = 0;
     gdt__pred_cv cv[NLAMBDAS][GDT__LEAD_RULES][NNOISES];
+    gdt__pred_interval iv[NLAMBDAS][GDT__LEAD_RULES][NNOISES];
     for (int l = 0; l < NLAMBDAS; l++) {
-        gdt_status s = cross_validate(f, sms, cells, n, lambdas[l], cv[l], e);
+        gdt_status s = cross_validate(f, sms, cells, n, lambdas[l], cv[l], iv[l], e);
         if (s) return s;
     }
     /* a tie keeps the earlier: the ratio rule, the widest width, the smallest lambda */
@@ -618,5 +716,6 @@ gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cel
                 if (better(&cv[l][r][j], &cv[bl][br][bj])) bl = l, br = r, bj = j;
     gdt_status s = fit_one(f, sms, cells, n, -1, lambdas[bl], out, e);
     if (!s) out->cv = cv[bl][br][bj], out->noise = noises[bj], out->lead = (gdt__lead_rule)br;
+    if (!s) out->interval = iv[bl][br][bj];
     return s;
 }

@@ -571,16 +571,40 @@ static void emit_nums(sb *b, const double *v, int n)
     sb_printf(b, "]");
 }
 
-static void emit_cv(sb *b, const gdt__pred_cv *cv)
+/* Figures of the model's picks under key: leave-one-cell-out ("cv") or a
+ * validation sweep's ("validation", null when none was given). */
+static void emit_figures(sb *b, const char *key, const gdt__pred_cv *cv)
 {
     static const char *const modes[2] = {"A", "OPENSOURCE"};
-    sb_printf(b, "    \"cv\": {\"cells\": %d, \"median_abs_error\": ", cv->ncells);
+    if (!cv) {
+        sb_printf(b, "    \"%s\": null,\n", key);
+        return;
+    }
+    sb_printf(b, "    \"%s\": {\"cells\": %d, \"median_abs_error\": ", key, cv->ncells);
     sb_num(b, cv->err);
     for (int m = 0; m < 2; m++) {
         sb_printf(b, ", \"%s\": {\"geomean\": ", modes[m]);
         sb_num(b, cv->geomean[m]);
         sb_printf(b, ", \"worst\": ");
         sb_num(b, cv->worst[m]);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, ", \"slower_than_heuristic\": %d},\n", cv->slower);
+}
+
+static const char *const lead_kinds[GDT__LEAD_KINDS] = {"ours", "block"};
+
+/* The lead's interval (gdt_predict.h): W(D) = scale * (1 + D / distance)
+ * for our lead and a backend config's move. */
+static void emit_interval(sb *b, const gdt__pred_interval *iv)
+{
+    sb_printf(b, "    \"interval\": {\"quantile\": ");
+    sb_exact(b, GDT__LEAD_QUANTILE);
+    sb_printf(b, ", \"distance\": ");
+    sb_exact(b, iv->dref);
+    for (int k = 0; k < GDT__LEAD_KINDS; k++) {
+        sb_printf(b, ", \"%s\": {\"residuals\": %d, \"scale\": ", lead_kinds[k], iv->n[k]);
+        sb_exact(b, iv->scale[k]);
         sb_printf(b, "}");
     }
     sb_printf(b, "},\n");
@@ -606,7 +630,7 @@ static void emit_ratio_model(sb *b, const gdt__predictor *m)
     sb_printf(b, "}");
 }
 
-static void emit_model(sb *b, gdt_family f, const gdt__predictor *m)
+static void emit_model(sb *b, gdt_family f, const gdt__predictor *m, const gdt__pred_cv *validation)
 {
     if (!m) {
         sb_printf(b, "  \"model\": null\n}\n");
@@ -625,7 +649,9 @@ static void emit_model(sb *b, gdt_family f, const gdt__predictor *m)
     sb_printf(b, ",\n    \"ratio\": ");
     emit_ratio_model(b, m);
     sb_printf(b, ",\n");
-    emit_cv(b, &m->cv);
+    emit_interval(b, &m->interval);
+    emit_figures(b, "cv", &m->cv);
+    emit_figures(b, "validation", validation);
     sb_printf(b, "    \"plans\": [");
     for (int i = 0; i < m->nplans; i++) {
         const gdt__pred_plan *p = &m->plans[i];
@@ -800,10 +826,64 @@ static gdt_status prepare_all(gdt_family f, const gdt_provenance *prov, const gd
     return GDT_STATUS_OK;
 }
 
+/* A pick's plan in the caller's cells: k indexes the train cell's plans,
+ * at[] maps them back. */
+static const gdt_measured_plan *source_plan(const gdt_measured_cell *mc, const int *at, int k)
+{
+    return k < 0 ? NULL : &mc->plans[at[k]];
+}
+
+static void source_pick(const gdt_measured_cell *mc, const int *at, const gdt__pred_pick *pk, gdt_model_pick *out)
+{
+    *out = (gdt_model_pick){NULL, pk->lead, pk->ratio, source_plan(mc, at, pk->mode_a), source_plan(mc, at, pk->ours),
+                            source_plan(mc, at, pk->backend), source_plan(mc, at, pk->best),
+                            source_plan(mc, at, pk->best_ours), source_plan(mc, at, pk->heuristic),
+                            pk->first.ours_margin, pk->first.width, pk->first.distance};
+}
+
+/* The model's figures on measured cells of f (ours and the backend's
+ * plans, as fit_model takes them), each planned as a shape no cell
+ * covers; picks (may be NULL) receive, per cell of f in order, the picks
+ * pointing into cells. */
+static gdt_status score_cells(const gdt__predictor *m, gdt_family f, int arch, const gdt_measured_cell *cells,
+                              int n, gdt__pred_cv *cv, gdt_model_pick *picks, gdt_error *e)
+{
+    int total = 1, k = 0, used = 0;
+    for (int i = 0; i < n; i++) total += cells[i].nplans;
+    gdt__train_cell *c = calloc((size_t)(n ? n : 1), sizeof *c);
+    gdt_measured_plan *kept = calloc((size_t)total, sizeof *kept);
+    int *at = calloc((size_t)total, sizeof *at), *src = calloc((size_t)(n ? n : 1), sizeof *src);
+    gdt__pred_pick *pk = calloc((size_t)(n ? n : 1), sizeof *pk);
+    gdt_status s = c && kept && at && src && pk ? GDT_STATUS_OK
+                                                : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables: out of memory");
+    for (int i = 0; !s && i < n; i++) {
+        if (cells[i].problem.family != f) continue;
+        gdt_facts facts;
+        facts_for(&cells[i].problem, arch, &facts);
+        c[k] = (gdt__train_cell){facts, kept + used, 0};
+        for (int j = 0; j < cells[i].nplans; j++)
+            if (gdt_measured_side(&cells[i].plans[j]) != GDT_PLAN_SIDE_LIBRARY)
+                at[used] = j, kept[used++] = cells[i].plans[j], c[k].nplans++;
+        src[k++] = i;
+    }
+    if (!s) s = gdt__predictor_score(m, c, k, pk, cv, e);
+    for (int i = 0; !s && picks && i < k; i++) source_pick(&cells[src[i]], at + (c[i].plans - kept), &pk[i], &picks[i]);
+    free(c), free(kept), free(at), free(src), free(pk);
+    return s;
+}
+
 gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance *prov,
                             const gdt_measured_cell *cells, int ncells, gdt_error *e)
 {
-    if (!dir || !prov || (ncells > 0 && !cells) || ncells < 0 || (unsigned)f >= GDT_FAMILY_COUNT)
+    return gdt_tables_write_validated(dir, f, prov, cells, ncells, NULL, 0, e);
+}
+
+gdt_status gdt_tables_write_validated(const char *dir, gdt_family f, const gdt_provenance *prov,
+                                      const gdt_measured_cell *cells, int ncells,
+                                      const gdt_measured_cell *validation, int nvalidation, gdt_error *e)
+{
+    if (!dir || !prov || (ncells > 0 && !cells) || ncells < 0 || (unsigned)f >= GDT_FAMILY_COUNT ||
+        nvalidation < 0 || (nvalidation > 0 && !validation))
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_tables_write: missing argument");
     cell_work *w = NULL;
     sb t = {0}, p = {0};
@@ -822,8 +902,11 @@ gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance 
     }
     gdt__predictor model = {0};
     bool fitted = false;
+    gdt__pred_cv vcv;
     if (!s) s = fit_model(f, prov->arch, w, ncells, &model, &fitted, e);
-    if (!s) emit_model(&p, f, fitted ? &model : NULL);
+    if (!s && fitted && validation)
+        s = score_cells(&model, f, prov->arch, validation, nvalidation, &vcv, NULL, e);
+    if (!s) emit_model(&p, f, fitted ? &model : NULL, fitted && validation ? &vcv : NULL);
     gdt__predictor_clear(&model);
     if (!s) s = publish_pair(dir, f, &t, &p, e);
     free(t.p);
@@ -869,8 +952,9 @@ struct gdt_tables {
     int np;
     shard *s;
     int ns;
-    bool have_model;
+    bool have_model, has_validation;
     gdt__predictor model;
+    gdt__pred_cv validation; /* the model's figures on a validation sweep, when emitted with one */
 };
 
 void gdt_tables_destroy(gdt_tables *t)
@@ -1537,16 +1621,23 @@ static gdt_status get_ratio(const ld *l, const cJSON *o, const char *key, const 
     return s;
 }
 
-static gdt_status read_cv(const ld *l, const cJSON *model, const char *jp, gdt__pred_cv *cv)
+/* Figures of the model's picks under key (emit_figures); null only where
+ * nullable (*present false then). */
+static gdt_status read_figures(const ld *l, const cJSON *model, const char *key, const char *jp, bool nullable,
+                               gdt__pred_cv *cv, bool *present)
 {
-    static const char *const keys[] = {"cells", "median_abs_error", "A", "OPENSOURCE"};
+    static const char *const keys[] = {"cells", "median_abs_error", "A", "OPENSOURCE", "slower_than_heuristic"};
     static const char *const fig_keys[] = {"geomean", "worst"};
     const cJSON *o, *m;
     jpath cp, mp, p;
-    gdt_status s = get_node(l, model, "cv", jp, &o);
-    if (s) return s;
-    sub(cp, jp, "cv");
-    if (!s) s = CHECK_KEYS(l, o, keys, cp);
+    gdt_status s = get_node(l, model, key, jp, &o);
+    *present = false;
+    memset(cv, 0, sizeof *cv);
+    if (s || (nullable && cJSON_IsNull(o))) return s;
+    sub(cp, jp, key);
+    if (!cJSON_IsObject(o))
+        return bad(l, cp, "expected an object%s, got %s", nullable ? " or null" : "", gdt_json_type_name(o));
+    s = CHECK_KEYS(l, o, keys, cp);
     if (!s) s = get_int32(l, o, "cells", cp, 0, &cv->ncells);
     if (!s) s = get_num(l, o, "median_abs_error", cp, &cv->err);
     if (!s && !(cv->err >= 0))
@@ -1558,6 +1649,50 @@ static gdt_status read_cv(const ld *l, const cJSON *model, const char *jp, gdt__
         if (!s) s = get_ratio(l, m, "geomean", mp, &cv->geomean[i]);
         if (!s) s = get_ratio(l, m, "worst", mp, &cv->worst[i]);
     }
+    if (!s) s = get_int32(l, o, "slower_than_heuristic", cp, 0, &cv->slower);
+    if (!s && cv->slower > cv->ncells)
+        return bad(l, sub(p, cp, "slower_than_heuristic"), "expected at most the %d cells, got %d", cv->ncells,
+                   cv->slower);
+    *present = !s;
+    return s;
+}
+
+/* One kind of lead's residuals and scale >= 0. */
+static gdt_status read_interval_kind(const ld *l, const cJSON *iv, int kind, const char *jp, gdt__pred_interval *out)
+{
+    static const char *const keys[] = {"residuals", "scale"};
+    const cJSON *o;
+    jpath kp, p;
+    gdt_status s = get_node(l, iv, lead_kinds[kind], jp, &o);
+    if (s) return s;
+    sub(kp, jp, lead_kinds[kind]);
+    s = CHECK_KEYS(l, o, keys, kp);
+    if (!s) s = get_int32(l, o, "residuals", kp, 0, &out->n[kind]);
+    if (!s) s = get_num(l, o, "scale", kp, &out->scale[kind]);
+    if (!s && !(out->scale[kind] >= 0))
+        return bad(l, sub(p, kp, "scale"), "expected a scale >= 0, got %g", out->scale[kind]);
+    return s;
+}
+
+/* The lead's interval: this release's quantile, a distance >= 0, a scale
+ * per kind of lead. */
+static gdt_status read_interval(const ld *l, const cJSON *model, const char *jp, gdt__pred_interval *iv)
+{
+    static const char *const keys[] = {"quantile", "distance", "ours", "block"};
+    const cJSON *o;
+    double q;
+    jpath ip, p;
+    gdt_status s = get_node(l, model, "interval", jp, &o);
+    if (s) return s;
+    sub(ip, jp, "interval");
+    s = CHECK_KEYS(l, o, keys, ip);
+    if (!s) s = get_num(l, o, "quantile", ip, &q);
+    if (!s && q != GDT__LEAD_QUANTILE)
+        return bad(l, sub(p, ip, "quantile"), "expected %g (this release's quantile), got %g", GDT__LEAD_QUANTILE, q);
+    if (!s) s = get_num(l, o, "distance", ip, &iv->dref);
+    if (!s && !(iv->dref >= 0))
+        return bad(l, sub(p, ip, "distance"), "expected a distance >= 0, got %g", iv->dref);
+    for (int k = 0; !s && k < GDT__LEAD_KINDS; k++) s = read_interval_kind(l, o, k, ip, iv);
     return s;
 }
 
@@ -1644,7 +1779,7 @@ static gdt_status read_ratio(const ld *l, const cJSON *model, const char *jp, gd
 static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
 {
     static const char *const keys[] = {"form", "features", "sm_count", "lambda", "noise", "lead", "center",
-                                       "shared", "ratio", "cv", "plans"};
+                                       "shared", "ratio", "interval", "cv", "validation", "plans"};
     static const char *const forms[] = {"log_linear"};
     const char *leads[GDT__LEAD_RULES];
     const cJSON *o;
@@ -1669,8 +1804,14 @@ static gdt_status read_model(const ld *l, const cJSON *root, gdt_tables *t)
     if (!s) s = get_nums(l, o, "center", "/model", m->center, m->nfeatures);
     if (!s) s = get_nums(l, o, "shared", "/model", m->shared, m->nfeatures);
     if (!s) s = read_ratio(l, o, "/model", m);
-    if (!s) s = read_cv(l, o, "/model", &m->cv);
+    bool cv_present;
+    if (!s) s = read_interval(l, o, "/model", &m->interval);
+    if (!s) s = read_figures(l, o, "cv", "/model", false, &m->cv, &cv_present);
+    if (!s) s = read_figures(l, o, "validation", "/model", true, &t->validation, &t->has_validation);
     if (!s) s = read_model_plans(l, o, "/model", m);
+    for (int i = 0; !s && i < t->np; i++) /* distances are measured to the swept cells */
+        if (!gdt__predictor_anchor(m, &t->p[i].facts))
+            s = gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
     t->have_model = !s;
     return s;
 }
@@ -2115,13 +2256,32 @@ bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt
     return ok;
 }
 
+/* The model's predicted time of id on f; NaN when id is NULL or unknown. */
+static double predicted_us(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *id)
+{
+    double us;
+    return id && gdt__predict_time(&t->model, f, id, &us) ? us : NAN;
+}
+
+bool gdt__tables_first(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ours_first,
+                       const gdt_plan_id *heur_first, const gdt_plan_id *block_first, gdt__first *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ranked = true, out->ratio = out->ours_margin = out->block_margin = NAN;
+    if (!model_for(t, f)) return false;
+    bool moved = heur_first && block_first && !gdt_plan_id_equal(heur_first, block_first);
+    gdt__predict_first(&t->model, f, predicted_us(t, f, ours_first), predicted_us(t, f, heur_first),
+                       predicted_us(t, f, block_first), moved, gdt__predict_rel(&t->model), out);
+    return true;
+}
+
 bool gdt__tables_lead(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ours_first,
                       const gdt_plan_id *block_first)
 {
-    double ours_us, block_us, ratio;
-    if (!model_for(t, f) || !gdt__predict_time(&t->model, f, ours_first, &ours_us)) return false;
-    if (!block_first || !gdt__predict_time(&t->model, f, block_first, &block_us)) block_us = NAN;
-    return gdt__predict_lead(&t->model, t->model.lead, f, ours_us, block_us, gdt__predict_rel(&t->model), &ratio);
+    gdt__first first;
+    double us;
+    if (!model_for(t, f) || !ours_first || !gdt__predict_time(&t->model, f, ours_first, &us)) return false;
+    return gdt__tables_first(t, f, ours_first, block_first, block_first, &first) && first.lead;
 }
 
 bool gdt__tables_backend_block(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *heur, int nh,
@@ -2192,8 +2352,63 @@ gdt_status gdt_tables_model_picks(const gdt_tables *t, gdt_model_pick *out, doub
         const int *a = at + (c[i].plans - kept);
         out[i] = (gdt_model_pick){t->t[i].key, pk[i].lead, pk[i].ratio, ranked_at(&t->t[i], a, pk[i].mode_a),
                                   ranked_at(&t->t[i], a, pk[i].ours), ranked_at(&t->t[i], a, pk[i].backend),
-                                  ranked_at(&t->t[i], a, pk[i].best), ranked_at(&t->t[i], a, pk[i].best_ours)};
+                                  ranked_at(&t->t[i], a, pk[i].best), ranked_at(&t->t[i], a, pk[i].best_ours),
+                                  ranked_at(&t->t[i], a, pk[i].heuristic), pk[i].first.ours_margin,
+                                  pk[i].first.width, pk[i].first.distance};
     }
     free(c), free(kept), free(at), free(pk);
+    return s;
+}
+
+/* ============================================================ validation */
+
+static void validation_of(const gdt__pred_cv *cv, gdt_model_validation *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ncells = cv->ncells, out->median_abs_error = cv->err, out->slower = cv->slower;
+    for (int m = 0; m < 2; m++) out->geomean[m] = cv->geomean[m], out->worst[m] = cv->worst[m];
+}
+
+bool gdt_tables_model_validation(const gdt_tables *t, gdt_model_validation *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!t || !t->have_model || !t->has_validation) return false;
+    validation_of(&t->validation, out);
+    return true;
+}
+
+/* The cells of the table's family that it swept. */
+static int swept_count(const gdt_tables *t, const gdt_measured_cell *cells, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        pcell probe;
+        if (cells[i].problem.family != t->family) continue;
+        gdt_problem_key(&cells[i].problem, probe.key, sizeof probe.key);
+        k += bsearch(&probe, t->p, (size_t)t->np, sizeof *t->p, pcell_cmp) != NULL;
+    }
+    return k;
+}
+
+gdt_status gdt_tables_validate_file(const char *placement, const gdt_measured_cell *cells, int n,
+                                    gdt_model_validation *out, gdt_model_pick *picks, gdt_error *e)
+{
+    memset(out, 0, sizeof *out);
+    if (!placement || n < 0 || (n > 0 && !cells))
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "gdt_tables_validate_file: missing argument");
+    gdt_tables *t = calloc(1, sizeof *t);
+    if (!t) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_tables_validate_file: out of memory");
+    table_kind k = KIND_TUNING;
+    gdt__pred_cv cv;
+    gdt_status s = load_one(placement, -1, 0, &k, t, e);
+    if (!s && k != KIND_PLACEMENT)
+        s = gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s: --validation: expected a placement table (its time "
+                          "model), got a tuning table", placement);
+    if (!s && !t->have_model)
+        s = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: no time model (fewer than %d cells)", placement,
+                          GDT__PREDICT_MIN_CELLS);
+    if (!s) s = score_cells(&t->model, t->family, t->arch, cells, n, &cv, picks, e);
+    if (!s) validation_of(&cv, out), out->swept = swept_count(t, cells, n);
+    gdt_tables_destroy(t);
     return s;
 }

@@ -1,6 +1,7 @@
 /* `gdtune plans`: the ranked plan list libgdtune would try for one shape.
  * Without a GPU the BACKEND marker stays unexpanded and nothing touches the
  * device beyond asking how many there are. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,10 @@ static const char usage_text[] =
     "stands for the cuDNN backend's block; it is expanded when a GPU is present and\n"
     "--arch is that GPU's arch.  Each plan's side: ours, the backend's, or the library's\n"
     "(cuBLASLt, listed on the GPU by its heuristic).  FAMILY is gemm, sdpa_fwd, sdpa_bwd,\n"
-    "or sdpa (both).\n";
+    "or sdpa (both).  \"mode A's first\" says why mode A's first entry is first: measured\n"
+    "(a swept cell), predicted (its lead over the backend heuristic's first beyond the\n"
+    "model's interval at the shape's distance from the swept cells), or the backend's\n"
+    "heuristic (the predicted lead within that error).\n";
 
 typedef struct plans_args {
     unsigned families;
@@ -294,6 +298,52 @@ static void print_entry(int i, const gdt_plan_entry *x, const target *t, const g
            side_text[entry_side(x)], when);
 }
 
+/* Why mode A's first entry is first, in words. */
+static void first_text(const gdt_first_reason *r, char *buf, size_t n)
+{
+    char lead[160] = "";
+    if (r->source == GDT_FIRST_PREDICTED || r->source == GDT_FIRST_HEURISTIC) {
+        if (isnan(r->lead))
+            snprintf(lead, sizeof lead, "no lead predicted");
+        else
+            snprintf(lead, sizeof lead, "lead %+.1f%%, interval \xc2\xb1%.1f%% at distance %.3g", 100 * r->lead,
+                     100 * r->width, r->distance);
+    }
+    switch (r->source) {
+    case GDT_FIRST_MEASURED: snprintf(buf, n, "measured (a swept cell)"); break;
+    case GDT_FIRST_PREDICTED:
+        snprintf(buf, n, "predicted: %s ahead of the backend heuristic's first (%s)",
+                 r->ours ? "ours" : "a backend config", lead);
+        break;
+    case GDT_FIRST_HEURISTIC:
+        snprintf(buf, n, "the backend's heuristic: no predicted lead beyond the model's error (%s)", lead);
+        break;
+    case GDT_FIRST_SHARD: snprintf(buf, n, "a shard's decision (the tables have no model for it)"); break;
+    default: snprintf(buf, n, "untimed order (no tables)"); break;
+    }
+}
+
+static const char *const first_sources[] = {"untimed", "measured", "predicted", "heuristic", "shard"};
+
+/* "first": why mode A's first entry is first (null: no mode-A block). */
+static void first_json(cJSON *o, const gdt_graph *g)
+{
+    gdt_first_reason r;
+    if (!gdt_graph_first_reason(g, &r)) {
+        cJSON_AddNullToObject(o, "first");
+        return;
+    }
+    cJSON *x = cJSON_CreateObject();
+    bool pred = r.source == GDT_FIRST_PREDICTED || r.source == GDT_FIRST_HEURISTIC;
+    cJSON_AddStringToObject(x, "source", first_sources[r.source]);
+    cJSON_AddItemToObject(x, "ours", pred ? cJSON_CreateBool(r.ours) : cJSON_CreateNull());
+    cJSON_AddItemToObject(x, "lead", pred && !isnan(r.lead) ? cJSON_CreateNumber(r.lead) : cJSON_CreateNull());
+    cJSON_AddItemToObject(x, "interval", pred && isfinite(r.width) ? cJSON_CreateNumber(r.width) : cJSON_CreateNull());
+    cJSON_AddItemToObject(x, "distance", pred && isfinite(r.distance) ? cJSON_CreateNumber(r.distance)
+                                                                       : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "first", x);
+}
+
 static int print_modes(const plans_args *a, char *buf, size_t n)
 {
     int w = 0;
@@ -348,6 +398,7 @@ static void family_json(cJSON *doc, gdt_family f, const char *key, const char *n
     for (int i = 0; i < gdt_graph_plan_count(g); i++)
         cJSON_AddItemToArray(plans, entry_json(i, gdt_graph_plan_at(g, i), t, tables, gdt_graph_facts(g)));
     cJSON_AddItemToObject(o, "plans", plans);
+    first_json(o, g);
     for (int i = 0; i < sn->n; i++) cJSON_AddItemToArray(notes, cJSON_CreateString(sn->msg[i]));
     cJSON_AddItemToObject(o, "not_listed", notes);
     cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "families"), o);
@@ -394,7 +445,10 @@ static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *r
     if (!s && doc) {
         family_json(doc, f, key, note, g, t, &sn, tables);
     } else if (!s) {
+        char why[512];
+        gdt_first_reason r;
         printf("%s on sm%d, modes %s, tables: %s\n", key, t->arch, modes, note);
+        if (gdt_graph_first_reason(g, &r)) first_text(&r, why, sizeof why), printf("  mode A's first: %s\n", why);
         for (int i = 0; i < gdt_graph_plan_count(g); i++)
             print_entry(i, gdt_graph_plan_at(g, i), t, tables, gdt_graph_facts(g));
         for (int i = 0; i < sn.n; i++) printf("      not listed: %s\n", sn.msg[i]);

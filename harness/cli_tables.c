@@ -22,8 +22,8 @@
 #include "gdtune/tables.h"
 
 static const char usage_text[] =
-    "usage: gdtune tables check FILE... [--cells]\n"
-    "       gdtune tables emit RUNDIR... [--tables-dir DIR]\n"
+    "usage: gdtune tables check FILE... [--cells] [--validation RUNDIR]...\n"
+    "       gdtune tables emit RUNDIR... [--tables-dir DIR] [--validation RUNDIR]...\n"
     "       gdtune tables diff OLD NEW [--family F] [--format text|json|md]\n"
     "                          [--runs OLDRUN NEWRUN]   (see gdtune tables diff --help)\n"
     "\n"
@@ -35,6 +35,10 @@ static const char usage_text[] =
     "prints, per swept cell, what the model fitted on the other cells puts first in\n"
     "mode A and OPENSOURCE, their measured time over the cell's best, and the best\n"
     "plans (refitted from the tuning table beside it, <family>.tuning.json).\n"
+    "--validation RUNDIR scores each placement table's model on a validation sweep's\n"
+    "journal (shapes off the grid, every plan measured): each cell planned as a shape\n"
+    "no cell covers, by the times the journal measured (no GPU), beside the LOO figures;\n"
+    "emit --validation records the same in the placement table (model.validation).\n"
     "\n"
     "emit writes DIR/sm<arch>/<family>.{tuning,placement}.json (DIR defaults to\n"
     "tables) from run directories' journals alone, without a GPU (the top-level verb\n"
@@ -46,23 +50,57 @@ static const char usage_text[] =
     "a missing or doubled shard is refused, naming the indices, and so is a cell\n"
     "measured twice.  One journal is read at a time.\n";
 
+/* --validation RUNDIR, repeatable: a validation sweep's run directories. */
+#define MAX_VALIDATION 8
+typedef struct validation_dirs {
+    const char *dir[MAX_VALIDATION];
+    int n;
+} validation_dirs;
+
 typedef struct emit_opts {
     const char *tables_dir;
+    validation_dirs validation;
 } emit_opts;
+
+typedef struct check_opts {
+    bool cells;
+    validation_dirs validation;
+} check_opts;
+
+static bool add_validation(validation_dirs *v, const char *dir, char *why, size_t nwhy)
+{
+    if (v->n == MAX_VALIDATION) return snprintf(why, nwhy, "at most %d run directories", MAX_VALIDATION), false;
+    v->dir[v->n++] = dir;
+    return true;
+}
+
+static bool emit_validation(void *opts, const char *v, char *why, size_t nwhy)
+{
+    return add_validation(&((emit_opts *)opts)->validation, v, why, nwhy);
+}
+
+static bool check_validation(void *opts, const char *v, char *why, size_t nwhy)
+{
+    return add_validation(&((check_opts *)opts)->validation, v, why, nwhy);
+}
+
+#define VALIDATION_HELP                                                                            \
+    "a validation sweep's run directory (shapes off the grid, swept --exhaustive);\n"             \
+    "repeatable: the time model's picks on its cells, scored by its measured times"
 
 static const gdt_cli_option emit_options[] = {
     {"--tables-dir", NULL, GDT_CLI_DIR, offsetof(emit_opts, tables_dir), .metavar = "DIR",
      .help = "where emit and merge write the tables (default: tables)"},
+    {"--validation", NULL, GDT_CLI_CUSTOM, .parse = emit_validation, .metavar = "RUNDIR",
+     .help = VALIDATION_HELP " (model.validation of the placement tables)"},
 };
-
-typedef struct check_opts {
-    bool cells;
-} check_opts;
 
 static const gdt_cli_option check_options[] = {
     {"--cells", NULL, GDT_CLI_FLAG, offsetof(check_opts, cells),
      .help = "per swept cell: the time model's held-out picks in mode A and OPENSOURCE,\n"
              "their time over the best, and the best plans"},
+    {"--validation", NULL, GDT_CLI_CUSTOM, .parse = check_validation, .metavar = "RUNDIR",
+     .help = VALIDATION_HELP " (placement tables; no GPU)"},
 };
 
 /* One table for all three; check has its own options. */
@@ -72,6 +110,18 @@ static const gdt_cli_spec tables_spec = {
     "2 bad usage, any file invalid, a journal that cannot be read, or --cells\n"
     "without a readable tuning table (or model) beside the file\n",
     emit_options, GDT_CLI_NOPTS(emit_options)};
+
+static void print_validation(const char *label, const gdt_model_validation *v)
+{
+    printf("  %s over %d cells, median |error| of predicted times %.1f%%\n", label, v->ncells,
+           100 * v->median_abs_error);
+    static const char *const modes[] = {"A", "OPENSOURCE"};
+    for (int m = 0; m < 2; m++)
+        printf("    mode %-10s first plan / best measured: geomean %.4g, worst %.4g\n", modes[m], v->geomean[m],
+               v->worst[m]);
+    printf("    mode A's first slower than the backend heuristic's first beyond noise: %d of %d cells\n", v->slower,
+           v->ncells);
+}
 
 /* The time model's leave-one-cell-out figures a placement table records. */
 static void print_model_cv(const cJSON *model)
@@ -88,6 +138,27 @@ static void print_model_cv(const cJSON *model)
         const cJSON *o = gdt_json_get(cv, modes[m]);
         printf("    mode %-10s first plan / best measured: geomean %.4g, worst %.4g\n", modes[m],
                gdt_json_num_or(o, "geomean", 0), gdt_json_num_or(o, "worst", 0));
+    }
+    printf("    mode A's first slower than the backend heuristic's first beyond noise: %d of %d cells\n",
+           (int)gdt_json_num_or(cv, "slower_than_heuristic", 0), (int)gdt_json_num_or(cv, "cells", 0));
+    const cJSON *iv = gdt_json_get(model, "interval");
+    const cJSON *ours = gdt_json_get(iv, "ours"), *block = gdt_json_get(iv, "block");
+    printf("  lead interval (the %g quantile of the held-out residuals, D the distance to the nearest swept cell): "
+           "ours ahead of the backend heuristic's first when predicted faster by more than %.1f%% x (1 + D / %.3g) "
+           "(%d residuals), a backend config by more than %.1f%% x (1 + D / %.3g) (%d)\n",
+           gdt_json_num_or(iv, "quantile", 0), 100 * expm1(gdt_json_num_or(ours, "scale", 0)),
+           gdt_json_num_or(iv, "distance", 0), (int)gdt_json_num_or(ours, "residuals", 0),
+           100 * expm1(gdt_json_num_or(block, "scale", 0)), gdt_json_num_or(iv, "distance", 0),
+           (int)gdt_json_num_or(block, "residuals", 0));
+    const cJSON *val = gdt_json_get(model, "validation");
+    if (val && cJSON_IsObject(val)) {
+        gdt_model_validation v = {(int)gdt_json_num_or(val, "cells", 0), 0, gdt_json_num_or(val, "median_abs_error", 0),
+                                  {0, 0}, {0, 0}, (int)gdt_json_num_or(val, "slower_than_heuristic", 0)};
+        for (int m = 0; m < 2; m++) {
+            const cJSON *o = gdt_json_get(val, modes[m]);
+            v.geomean[m] = gdt_json_num_or(o, "geomean", 0), v.worst[m] = gdt_json_num_or(o, "worst", 0);
+        }
+        print_validation("validation sweep recorded at emit:", &v);
     }
 }
 
@@ -110,14 +181,18 @@ static double over(const gdt_measured_plan *p, const gdt_measured_plan *best)
     return p && best ? p->time_us / best->time_us : NAN;
 }
 
-static void print_pick(const gdt_model_pick *k)
+static void print_pick(const char *key, const gdt_model_pick *k)
 {
-    char a[600], o[600], b[600], bo[600];
+    char a[600], o[600], b[600], bo[600], h[600];
     plan_text(k->mode_a, a, sizeof a), plan_text(k->ours, o, sizeof o);
     plan_text(k->best, b, sizeof b), plan_text(k->best_ours, bo, sizeof bo);
-    printf("  %s\n", k->key);
+    printf("  %s\n", key);
     printf("    A          %.4f  %s (%s, predicted ours / the backend's first %.3f)\n", over(k->mode_a, k->best), a,
            k->lead ? "ours ahead of the backend's block" : "the backend's block first", k->ratio);
+    plan_text(k->heuristic, h, sizeof h);
+    printf("               predicted lead of ours over the heuristic's first %+.1f%%, interval %.1f%% at distance "
+           "%.3g; heuristic's first %.4f  %s\n", 100 * expm1(k->ours_margin), 100 * expm1(k->width), k->distance,
+           over(k->heuristic, k->best), h);
     printf("    OPENSOURCE %.4f  %s\n", over(k->ours, k->best_ours), o);
     printf("    best               %s; of ours %s\n", b, bo);
 }
@@ -146,7 +221,7 @@ static int print_cells(const char *path)
     if (!s) printf("  held out, each cell predicted by the model of the others (ratio: measured time / the "
                    "cell's best, of all plans for A, of ours for OPENSOURCE):\n");
     for (int i = 0; !s && i < n; i++) {
-        print_pick(&k[i]);
+        print_pick(k[i].key, &k[i]);
         double r[2] = {over(k[i].mode_a, k[i].best), over(k[i].ours, k[i].best_ours)};
         for (int m = 0; m < 2; m++)
             if (!isnan(r[m])) logsum[m] += log(r[m]), worst[m] = fmax(worst[m], r[m]);
@@ -184,15 +259,72 @@ static void summarize(const char *path)
     free(text);
 }
 
-static int check_files(int n, const char *const *files, bool cells)
+/* ------------------------------------------- --validation: off the grid */
+
+/* A validation sweep's cells, all families in one array (the scorer takes
+ * the table's family). */
+typedef struct validation_set {
+    gdt_run_cells by_family;
+    gdt_measured_cell *all;
+    int n;
+} validation_set;
+
+static int load_validation(const validation_dirs *d, validation_set *v)
+{
+    gdt_error e;
+    memset(v, 0, sizeof *v);
+    if (d->n == 0) return 0;
+    if (gdt_run_cells_load(d->dir, d->n, &v->by_family, &e))
+        return fprintf(stderr, "gdtune tables check: --validation: %s\n", e.msg), 2;
+    for (int f = 0; f < GDT_FAMILY_COUNT; f++) v->n += v->by_family.n[f];
+    if (!(v->all = calloc((size_t)(v->n ? v->n : 1), sizeof *v->all)))
+        return fprintf(stderr, "gdtune tables check: out of memory\n"), 1;
+    for (int f = 0, k = 0; f < GDT_FAMILY_COUNT; f++)
+        for (int i = 0; i < v->by_family.n[f]; i++) v->all[k++] = v->by_family.cells[f][i];
+    return 0;
+}
+
+/* The model of a placement file scored on the validation cells of its
+ * family; a tuning file has no model and is passed over. */
+static int check_validation_file(const char *path, const validation_set *v, bool cells)
+{
+    gdt_model_validation out;
+    gdt_error e;
+    gdt_error_clear(&e);
+    if (strstr(path, ".tuning.json")) return 0;
+    gdt_model_pick *k = cells ? calloc((size_t)(v->n ? v->n : 1), sizeof *k) : NULL;
+    if (cells && !k) return fprintf(stderr, "gdtune tables check: out of memory\n"), 1;
+    gdt_status s = gdt_tables_validate_file(path, v->all, v->n, &out, k, &e);
+    if (s) free(k);
+    if (s) return fprintf(stderr, "%s: --validation: %s\n", path, e.msg), gdt_status_exit_code(s);
+    if (cells && out.ncells) printf("  validation cells, each planned as a shape no cell covers:\n");
+    for (int i = 0, j = 0; cells && i < v->n; i++) {
+        char key[512];
+        gdt_problem_key(&v->all[i].problem, key, sizeof key);
+        if (j < out.ncells && k[j].best && v->all[i].plans <= k[j].best && k[j].best < v->all[i].plans + v->all[i].nplans)
+            print_pick(key, &k[j++]);
+    }
+    free(k);
+    if (out.ncells == 0) return printf("  validation: no cell of this table's family in the validation runs\n"), 0;
+    char label[96];
+    snprintf(label, sizeof label, "validation sweep (%d of the cells swept here, scored as unswept)", out.swept);
+    print_validation(label, &out);
+    return 0;
+}
+
+static int check_files(int n, const char *const *files, bool cells, const validation_dirs *vd)
 {
     int bad = 0, rc = 0;
+    validation_set v;
+    if ((rc = load_validation(vd, &v))) return rc;
     for (int i = 0; i < n; i++) {
         gdt_error e;
         gdt_error_clear(&e);
         if (gdt_table_check_file(files[i], &e) == GDT_STATUS_OK) {
             summarize(files[i]);
             if (cells && print_cells(files[i])) rc = 2;
+            int vrc = vd->n ? check_validation_file(files[i], &v, cells) : 0;
+            if (vrc) rc = vrc;
             continue;
         }
         bad++;
@@ -203,6 +335,8 @@ static int check_files(int n, const char *const *files, bool cells)
             fprintf(stderr, "%s\n", e.msg);
     }
     if (bad) fprintf(stderr, "gdtune tables check: %d of %d files invalid\n", bad, n);
+    gdt_run_cells_free(&v.by_family);
+    free(v.all);
     return bad ? 2 : rc;
 }
 
@@ -269,8 +403,12 @@ static int emit(const char *verb, int argc, char **argv)
     gdt_error e;
     gdt_error_clear(&e);
     gdt_status s = gdt__cli_tables_dir_check(o.tables_dir, &e);
+    gdt_run_cells v = {0};
+    if (s == GDT_STATUS_OK && o.validation.n)
+        s = gdt_run_cells_load(o.validation.dir, o.validation.n, &v, &e);
     if (s == GDT_STATUS_OK)
-        s = gdt_emit_dirs(verb, dirs, n, o.tables_dir, &e);
+        s = gdt_emit_dirs_validated(verb, dirs, n, o.tables_dir, o.validation.n ? &v : NULL, &e);
+    gdt_run_cells_free(&v);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "%s: %s\n", verb, e.msg);
     free(dirs);
@@ -292,7 +430,7 @@ static int check(int argc, char **argv)
     if (rc < 0 && n == 0)
         rc = gdt_cli_usage_error(spec.verb, "no FILE given");
     if (rc < 0)
-        rc = check_files(n, files, o.cells);
+        rc = check_files(n, files, o.cells, &o.validation);
     free(files);
     return rc;
 }

@@ -105,6 +105,7 @@ typedef struct merge {
     char device[128], spec_source[PATH_MAX], spec_digest[65];
     unsigned families;
     family_cells fam[GDT_FAMILY_COUNT];
+    const gdt_run_cells *validation; /* a validation sweep's cells, or NULL */
     merged_run *runs;
     int nruns, cap;
 } merge;
@@ -182,7 +183,10 @@ static gdt_status emit_family(const merge *m, gdt_family f, const char *dir, gdt
                 gdt_family_name(f));
         return GDT_STATUS_OK;
     }
-    gdt_status s = gdt_tables_write(dir, f, &m->prov, fc->cells, fc->n, e);
+    const gdt_run_cells *v = m->validation;
+    gdt_status s = v && v->n[f] > 0 ? gdt_tables_write_validated(dir, f, &m->prov, fc->cells, fc->n, v->cells[f],
+                                                                 v->n[f], e)
+                                    : gdt_tables_write(dir, f, &m->prov, fc->cells, fc->n, e);
     if (s == GDT_STATUS_OK)
         fprintf(stderr, "%s: wrote %s/%s.{tuning,placement}.json (%d cells)\n", m->verb, dir,
                 gdt_family_name(f), fc->n);
@@ -473,12 +477,59 @@ gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir
     return s;
 }
 
-/* One journal in memory at a time: each run's cells are taken and its
- * records freed before the next is read. */
+void gdt_run_cells_free(gdt_run_cells *v)
+{
+    for (int f = 0; v && f < GDT_FAMILY_COUNT; f++) {
+        for (int i = 0; i < v->n[f]; i++) free(v->cells[f][i].plans);
+        free(v->cells[f]);
+        v->cells[f] = NULL, v->n[f] = 0;
+    }
+}
+
+/* The complete cells of one run, added to out by family. */
+static gdt_status run_cells_add(const gdt_run *r, gdt_run_cells *out, gdt_error *e)
+{
+    for (int ci = 0; ci < r->ncells; ci++) {
+        const gdt_run_cell *c = &r->cells[ci];
+        gdt_family f = c->spec->family;
+        if ((unsigned)f >= GDT_FAMILY_COUNT || !cell_complete("gdtune tables", c)) continue;
+        gdt_measured_cell *v = realloc(out->cells[f], (size_t)(out->n[f] + 1) * sizeof *v);
+        if (!v) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+        out->cells[f] = v;
+        gdt_status s = measured_cell(c, r->spec->noise_floor, &v[out->n[f]], e);
+        if (s) return s;
+        if (v[out->n[f]].nplans > 0) out->n[f]++;
+        else free(v[out->n[f]].plans);
+    }
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_run_cells_load(const char *const *run_dirs, int nruns, gdt_run_cells *out, gdt_error *e)
+{
+    gdt_status s = GDT_STATUS_OK;
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < nruns && !s; i++) {
+        gdt_run *r = NULL;
+        s = gdt_run_load(run_dirs[i], &r, e);
+        if (!s) s = run_cells_add(r, out, e);
+        gdt_run_destroy(r);
+    }
+    if (s) gdt_run_cells_free(out);
+    return s;
+}
+
 gdt_status gdt_emit_dirs(const char *verb, const char *const *run_dirs, int nruns,
                          const char *tables_dir, gdt_error *e)
 {
-    merge m = {.verb = verb};
+    return gdt_emit_dirs_validated(verb, run_dirs, nruns, tables_dir, NULL, e);
+}
+
+/* One journal in memory at a time: each run's cells are taken and its
+ * records freed before the next is read. */
+gdt_status gdt_emit_dirs_validated(const char *verb, const char *const *run_dirs, int nruns,
+                                   const char *tables_dir, const gdt_run_cells *validation, gdt_error *e)
+{
+    merge m = {.verb = verb, .validation = validation};
     gdt_status s = nruns > 0 ? GDT_STATUS_OK
                              : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
     for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++) {

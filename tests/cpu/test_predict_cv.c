@@ -76,7 +76,7 @@ static void check_picks(const gdt__train_cell *c, int n, int arch, const gdt__pr
     for (int i = 0; i < n; i++) {
         CHECK(pk[i].best >= 0 && pk[i].best_ours >= 0 && pk[i].mode_a >= 0 && pk[i].ours >= 0);
         CHECK(!c[i].plans[pk[i].ours].is_backend);
-        CHECK_INT(pk[i].mode_a, ==, pk[i].lead ? pk[i].ours : pk[i].backend);
+        CHECK_INT(pk[i].mode_a, ==, pk[i].lead ? pk[i].ours : pk[i].first.ranked ? pk[i].backend : pk[i].heuristic);
         double r[2] = {c[i].plans[pk[i].mode_a].time_us / c[i].plans[pk[i].best].time_us,
                        c[i].plans[pk[i].ours].time_us / c[i].plans[pk[i].best_ours].time_us};
         for (int k = 0; k < 2; k++) logsum[k] += log(r[k]), worst[k] = fmax(worst[k], r[k]);

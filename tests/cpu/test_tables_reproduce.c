@@ -1,6 +1,7 @@
 /* The committed tables are what `gdtune tables emit` writes from the
  * committed journals, byte for byte: every tables/sm90/runs journal
- * emitted into a scratch folder gives exactly the files of tables/sm90,
+ * emitted into a scratch folder, scored on the validation sweeps of
+ * runs/sm90/validation (--validation), gives exactly the files of tables/sm90,
  * no more and no fewer, so the figures tables/README.md cites from them
  * are the ones this release's fit computes. */
 #include <glob.h>
@@ -14,15 +15,25 @@
 static char root[256];
 static char out[1 << 14];
 
+static char val_gemm[300], val_sdpa[300];
+
+/* A gzipped journal unpacked as DIR/journal.jsonl. */
+static void unpack(const char *journal, const char *dir)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    CHECK_INT(mkdir(dir, 0700), ==, 0);
+    CHECK_INT(gdt_test_gunzip_to(journal, path), ==, 0);
+}
+
 static void emit_journal(const char *journal, int i)
 {
-    char run[300], path[400], tdir[300];
+    char run[300], tdir[300];
     snprintf(run, sizeof run, "%s/run%d", root, i);
-    snprintf(path, sizeof path, "%s/journal.jsonl", run);
     snprintf(tdir, sizeof tdir, "%s/tables", root);
-    CHECK_INT(mkdir(run, 0700), ==, 0);
-    CHECK_INT(gdt_test_gunzip_to(journal, path), ==, 0);
-    char *argv[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", tdir, NULL};
+    unpack(journal, run);
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", tdir,
+                    "--validation", val_gemm, "--validation", val_sdpa, NULL};
     int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
     if (rc != 0) fprintf(stderr, "tables emit %s: exit %d: %s\n", journal, rc, out);
     CHECK_INT(rc, ==, 0);
@@ -59,6 +70,10 @@ int main(void)
     snprintf(root, sizeof root, "/tmp/gdt_test_tables_reproduce.XXXXXX");
     if (!mkdtemp(root)) return perror("mkdtemp"), 1;
     glob_t runs = {0}, committed = {0}, emitted = {0};
+    snprintf(val_gemm, sizeof val_gemm, "%s/val-gemm", root);
+    snprintf(val_sdpa, sizeof val_sdpa, "%s/val-sdpa", root);
+    unpack(GDT_SOURCE_DIR "/runs/sm90/validation/gemm-validation.journal.jsonl.gz", val_gemm);
+    unpack(GDT_SOURCE_DIR "/runs/sm90/validation/sdpa-validation.journal.jsonl.gz", val_sdpa);
     int found = glob(GDT_SOURCE_DIR "/tables/sm90/runs/*.journal.jsonl.gz", 0, NULL, &runs);
     CHECK_INT(found, ==, 0);
     for (size_t i = 0; !found && i < runs.gl_pathc; i++) emit_journal(runs.gl_pathv[i], (int)i);

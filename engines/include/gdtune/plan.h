@@ -58,6 +58,32 @@ gdt_status gdt_graph_plan(gdt_graph *g, const gdt_plan_options *opts, gdt_error 
 int gdt_graph_plan_count(const gdt_graph *g);
 const gdt_plan_entry *gdt_graph_plan_at(const gdt_graph *g, int i);
 
+/* Why mode A's first entry is first (`gdtune plans`): the swept cell's
+ * measurement, the time model's prediction beyond its interval, the
+ * backend's heuristic (the predicted lead within the model's error at that
+ * distance, or nothing predicted), a shard's decision, or the untimed
+ * order (no tables). */
+typedef enum {
+    GDT_FIRST_UNTIMED,
+    GDT_FIRST_MEASURED,
+    GDT_FIRST_PREDICTED,
+    GDT_FIRST_HEURISTIC,
+    GDT_FIRST_SHARD,
+} gdt_first_source;
+
+typedef struct gdt_first_reason {
+    gdt_first_source source;
+    bool ours;       /* PREDICTED: our plan leads (else a backend config the model ranked first) */
+    double lead;     /* PREDICTED, HEURISTIC: the predicted lead over the heuristic's first
+                        (its time / the candidate's - 1) of the plan placed first, or of the
+                        strongest candidate kept behind it; NaN: none predicted */
+    double width;    /* the model's interval at that distance (relative, exp(W) - 1); INF: none */
+    double distance; /* to the nearest swept cell in the model's features (log units) */
+} gdt_first_reason;
+
+/* false when the graph is not planned or planned no mode-A block. */
+bool gdt_graph_first_reason(const gdt_graph *g, gdt_first_reason *out);
+
 /* Instead of a ranked list, every plan a sweep measures for the problem:
  * our candidates (every surviving row of every offered slot, in manifest and
  * row order), then the backend's entries of modes A, B and FALLBACK, then

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/5"
+#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/6"
 #define GDT_TABLE_SCHEMA_TUNING "gdtune.tuning/1"
 
 typedef struct gdt_provenance {
@@ -69,6 +69,12 @@ double gdt_measured_gap(const gdt_measured_plan *a, const gdt_measured_plan *b);
  * serialized text) is BAD_INPUT naming the field, and nothing is written. */
 gdt_status gdt_tables_write(const char *dir, gdt_family f, const gdt_provenance *prov,
                             const gdt_measured_cell *cells, int ncells, gdt_error *e);
+/* The same, the time model also scored on a validation sweep's cells
+ * (shapes off the grid; cells of other families are passed over): the
+ * placement table's model.validation (tables/README.md). */
+gdt_status gdt_tables_write_validated(const char *dir, gdt_family f, const gdt_provenance *prov,
+                                      const gdt_measured_cell *cells, int ncells,
+                                      const gdt_measured_cell *validation, int nvalidation, gdt_error *e);
 
 /* Loaded tables of one family for one arch (opaque). */
 typedef struct gdt_tables gdt_tables;
@@ -167,7 +173,8 @@ const char *gdt_tables_group_field(gdt_family f, int i);
  * those the model knows first by the ranking rule with the model's error
  * as the noise (a predicted gap within it keeps the given order), then the
  * rest in the given order.  *lead: the predicted placement ratio (our
- * first / the backend's first) puts ours ahead beyond the error (the
+ * first / the backend's first) puts ours ahead beyond the rule's width and
+ * the model's lead interval at f's distance from the swept cells (the
  * planner, which knows the backend's block, applies the model's lead rule:
  * tables/README.md); NULL: not asked.  false (order and lead untouched)
  * when there is no model or it knows none of the plans. */
@@ -201,6 +208,11 @@ typedef struct gdt_model_pick {
     const gdt_measured_plan *ours;     /* OPENSOURCE's first plan */
     const gdt_measured_plan *backend;  /* the first measured plan of the backend's block */
     const gdt_measured_plan *best, *best_ours; /* the fastest measured, of all and of ours */
+    const gdt_measured_plan *heuristic; /* the first measured plan of the heuristic's own order */
+    double ours_margin;                /* predicted lead of our first over the heuristic's first,
+                                          log(heuristic / ours); NaN: none */
+    double width, distance;            /* the interval W(D) (log) at the distance D to the
+                                          nearest other cell */
 } gdt_model_pick;
 
 /* Refits the model's cross-validation at its lambda and noise from the
@@ -209,6 +221,32 @@ typedef struct gdt_model_pick {
  * out[i] for cell i of gdt_tables_ncells, *err the held-out median
  * relative error.  NOT_SUPPORTED when the tables carry no model. */
 gdt_status gdt_tables_model_picks(const gdt_tables *t, gdt_model_pick *out, double *err, gdt_error *e);
+
+/* The time model's figures on a validation sweep: cells of shapes off the
+ * grid, each planned as a shape no cell covers and scored by the times the
+ * validation journal measured.  [0] mode A, [1] OPENSOURCE: geometric
+ * mean and worst of (measured time of the plan the model puts first) /
+ * (the cell's best); slower: cells where mode A's first ran slower than
+ * the backend heuristic's first beyond the combined noise. */
+typedef struct gdt_model_validation {
+    int ncells; /* validation cells of the table's family */
+    int swept;  /* of them, shapes the table swept (scored as unswept all the same) */
+    double median_abs_error;
+    double geomean[2], worst[2];
+    int slower;
+} gdt_model_validation;
+
+/* Scores the model of one placement file (validated as gdt_table_check_file
+ * does) on the measured cells of its family (others are passed over);
+ * picks (may be NULL; room for n) receive each such cell's picks in order,
+ * pointing into cells, key NULL.  NOT_SUPPORTED when the file carries no
+ * model (fewer than 3 cells). */
+gdt_status gdt_tables_validate_file(const char *placement, const gdt_measured_cell *cells, int n,
+                                    gdt_model_validation *out, gdt_model_pick *picks, gdt_error *e);
+/* The validation figures the placement table's model records
+ * (model.validation, emitted with `tables emit --validation`); false when
+ * none. */
+bool gdt_tables_model_validation(const gdt_tables *t, gdt_model_validation *out);
 
 /* The provenance the loaded files carry (NULL when they carry none): which
  * build, sweep and candidate rows measured them. */
