@@ -128,6 +128,10 @@ static const field result_fields[] = {
     /* newer than the first journals: absent there */
     RANGE("race_burst", K_INT, false, 1, GDT_BURST_MAX), OPT("raced_late", K_BOOL), OPT("cupti", K_OBJ),
     OPT("cupti_error", K_STR), RANGE("heat_s", K_NUM, false, 0, GDT_DEADLINE_MAX), OPT("heat_mhz", K_NUM),
+    OPT("clock_outlier", K_OBJ), /* a re-measure (gdt_metric_clock.h); absent before it */
+};
+static const field clock_outlier_fields[] = {
+    REQ("first_mhz", K_NUM), REQ("cell_mhz", K_NUM), RANGE("limit", K_NUM, true, 0, 1), REQ("counts", K_BOOL),
 };
 static const field rounds_fields[] = {
     CELL_KEYS, REQ("plans", K_NUMS), RANGE("rounds", K_INT, true, 2, GDT_ROUNDS_MAX),
@@ -546,7 +550,8 @@ static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_err
     int n = cJSON_GetArraySize(pl), i = 0;
     c->plan = calloc((size_t)n + 1, sizeof *c->plan);
     c->result = calloc((size_t)n + 1, sizeof *c->result);
-    if (!c->plan || !c->result)
+    c->other = calloc((size_t)n + 1, sizeof *c->other);
+    if (!c->plan || !c->result || !c->other)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
     cJSON_ArrayForEach(o, pl)
     {
@@ -642,6 +647,56 @@ static gdt_status check_measurement(const where *w, const cJSON *rec, gdt_run_re
     return GDT_STATUS_OK;
 }
 
+/* A result record's disposition and measurement into res. */
+static gdt_status read_result(const cJSON *rec, const where *w, int line, gdt_run_result *res,
+                              gdt_error *e)
+{
+    if (!gdt_disposition_parse(str(rec, "disposition"), &res->disposition))
+        return wrong(w, "/disposition", "one of verified, incorrect, failed, declined",
+                     gdt_json_get(rec, "disposition"), e);
+    gdt_status s = check_measurement(w, rec, res, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    res->rec = rec;
+    res->line = line;
+    res->error = str(rec, "error");
+    return GDT_STATUS_OK;
+}
+
+/* A plan's second series (clock_outlier): once, after its verified result
+ * and before its cell's rounds; the one that counts goes in c->result. */
+static gdt_status on_again(gdt_run *r, gdt_run_cell *c, int pi, const cJSON *rec, const where *w,
+                           int line, gdt_error *e)
+{
+    gdt_run_result *first = &c->result[pi], again = {.again = true};
+    const cJSON *co = gdt_json_get(rec, "clock_outlier");
+    gdt_status s = check_fields(w, "/clock_outlier", co, clock_outlier_fields,
+                                NFIELDS(clock_outlier_fields), e);
+    int ci = num_int(rec, "cell", 0);
+    if (s != GDT_STATUS_OK)
+        return s;
+    if (!first->rec || first->disposition != GDT_DISP_VERIFIED)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
+                             "of cell %d, which has no verified result before it", w->at, pi, ci);
+    if (c->other[pi].rec)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: plan %d of cell %d was "
+                             "re-measured already (line %d)", w->at, pi, ci, c->other[pi].line);
+    if (c->rounds.rec)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
+                             "of cell %d after the cell's rounds (line %d)", w->at, pi, ci, c->rounds.line);
+    if ((s = read_result(rec, w, line, &again, e)) != GDT_STATUS_OK)
+        return s;
+    if (!cJSON_IsTrue(gdt_json_get(co, "counts"))) {
+        c->other[pi] = again;
+        return GDT_STATUS_OK;
+    }
+    r->counts[first->disposition]--;
+    r->counts[again.disposition]++;
+    c->other[pi] = *first;
+    *first = again;
+    return GDT_STATUS_OK;
+}
+
 static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int line, gdt_error *e)
 {
     gdt_run_cell *c = NULL;
@@ -649,18 +704,14 @@ static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int li
     gdt_status s = record_plan(r, rec, w, &c, &pi, e);
     if (s != GDT_STATUS_OK)
         return s;
+    if (gdt_json_get(rec, "clock_outlier"))
+        return on_again(r, c, pi, rec, w, line, e);
     gdt_run_result *res = &c->result[pi];
     if (res->rec)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plan: plan %d of cell %d has a result "
                              "already (line %d)", w->at, pi, num_int(rec, "cell", 0), res->line);
-    if (!gdt_disposition_parse(str(rec, "disposition"), &res->disposition))
-        return wrong(w, "/disposition", "one of verified, incorrect, failed, declined",
-                     gdt_json_get(rec, "disposition"), e);
-    if ((s = check_measurement(w, rec, res, e)) != GDT_STATUS_OK)
+    if ((s = read_result(rec, w, line, res, e)) != GDT_STATUS_OK)
         return s;
-    res->rec = rec;
-    res->line = line;
-    res->error = str(rec, "error");
     c->nresults++;
     r->results++;
     r->counts[res->disposition]++;
@@ -926,6 +977,7 @@ void gdt_run_destroy(gdt_run *r)
     for (int i = 0; i < r->ncells; i++) {
         free(r->cells[i].plan);
         free(r->cells[i].result);
+        free(r->cells[i].other);
     }
     free(r->cells);
     gdt_sweep_spec_destroy(r->spec);
@@ -938,6 +990,11 @@ void gdt_run_destroy(gdt_run *r)
 bool gdt_run_cell_complete(const gdt_run_cell *c)
 {
     return c->plans && c->nresults == c->nplans;
+}
+
+const gdt_run_result *gdt_run_first_series(const gdt_run_cell *c, int pi)
+{
+    return c->result[pi].again ? &c->other[pi] : &c->result[pi];
 }
 
 bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise)
