@@ -678,12 +678,13 @@ static gdt_status on_again(gdt_run *r, gdt_run_cell *c, int pi, const cJSON *rec
     if (!first->rec || first->disposition != GDT_DISP_VERIFIED)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
                              "of cell %d, which has no verified result before it", w->at, pi, ci);
-    if (c->other[pi].rec)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: plan %d of cell %d was "
-                             "re-measured already (line %d)", w->at, pi, ci, c->other[pi].line);
     if (c->rounds.rec)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
                              "of cell %d after the cell's rounds (line %d)", w->at, pi, ci, c->rounds.line);
+    if (c->other[pi].rec)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: plan %d of cell %d was "
+                             "re-measured already (line %d)", w->at, pi, ci,
+                             (first->again ? first : &c->other[pi])->line);
     if ((s = read_result(rec, w, line, &again, e)) != GDT_STATUS_OK)
         return s;
     if (!cJSON_IsTrue(gdt_json_get(co, "counts"))) {
