@@ -34,9 +34,13 @@ bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out);
  * each plan's first series) is measured again once, after the cell's last
  * plan and before its rounds and tables: before it can win, stay raced
  * out, or decide a placement (the sweep, sweep.c; sweeps/README.md "Clock
- * outliers").  0.9: the committed sweeps' cells spread their top plans'
- * clocks by up to 5-8% under the cap (README, "SM clock of the metric"),
- * the series that misled them sat 8-25% below the rest. */
+ * outliers").  0.9: within the cap a cell's plans' median clocks differ
+ * by some percent on their own (a kernel that draws more power is clocked
+ * lower; README, "SM clock of the metric": in the committed sweeps the top
+ * three's spread over 5% in 4 of 22 GEMM cells and 1 of 48 SDPA ones), and
+ * the GEMM series above sat at 0.74 of the other run's clock.  A dip of
+ * less (cudnn.eng0[KERNEL_CFG=0], 1364 against 1484 MHz in another run:
+ * 0.92) is caught only where the rest of its cell ran faster still. */
 #define GDT_CLOCK_OUTLIER 0.9
 
 /* The kinds of series, judged among their own: the metric (the largest

@@ -3,14 +3,15 @@
  * is one, 0.91 is not), metric series and racing's first estimates judged
  * apart, which of a plan's two series counts; and the journal's re-measure
  * (a result with clock_outlier) written and read back: the series that
- * counts in result[], the other in other[], the counts moved, and the
- * reader's refusals. */
+ * counts in result[], the other in other[], the counts moved, both series'
+ * time in the report's budget, and the reader's refusals. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdt_budget.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
 #include "gdt_metric_clock.h"
@@ -29,7 +30,7 @@ static cJSON *result(const char *disp, double us, double mhz, const char *raced)
     snprintf(text, sizeof text, "{\"disposition\":\"%s\",\"error\":\"\",\"bursts\":[{\"burst\":1,"
              "\"host_us\":[1],\"device_us\":[%g],\"total_us\":[1],\"clock_mhz\":[1980]},{\"burst\":4,"
              "\"host_us\":[1,1],\"device_us\":[%g,%g],\"total_us\":[1,1],\"clock_mhz\":[%g,%g]}],"
-             "\"time_us\":%g,\"noise\":0.01%s}", disp, us, us, us, mhz, mhz, us, raced);
+             "\"time_us\":%g,\"noise\":0.01,\"measure_s\":0.5%s}", disp, us, us, us, mhz, mhz, us, raced);
     cJSON *r = cJSON_Parse(text);
     CHECK(r != NULL);
     return r;
@@ -202,6 +203,14 @@ static void test_journal(const char *dir, const gdt_sweep_spec *spec)
         CHECK_NEAR(gdt_json_num_or(co, "limit", 0), GDT_CLOCK_OUTLIER, 0);
         CHECK_NEAR(gdt_json_num_or(co, "first_mhz", 0), 1200, 0);
         CHECK_NEAR(gdt_json_num_or(co, "cell_mhz", 0), 1500, 0);
+        gdt_budget b;
+        gdt_budget_row all = {0};
+        gdt_budget_of(r, &b);
+        for (int side = 0; side < GDT_PLAN_SIDE_COUNT; side++)
+            for (int k = 0; k < GDT_BUDGET_KIND_COUNT; k++)
+                all.plans += b.by[side][k].plans, all.measure_s += b.by[side][k].measure_s;
+        CHECK_INT(all.plans, ==, 3);
+        CHECK_NEAR(all.measure_s, 2.5, 1e-12); /* five series of 0.5 s */
     }
     CHECK(r != NULL);
     gdt_run_destroy(r);
