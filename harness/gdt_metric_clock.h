@@ -1,7 +1,8 @@
 /* The SM clock a journaled result's metric was measured at (metric_clock.c):
  * what the probe read after each kept sample of its largest burst
  * (`clock_mhz`).  Shared by the report's "SM clock of the metric" and
- * `tables diff --runs`.  Private to the harness and reports. */
+ * `tables diff --runs`; and the sweep's clock outliers, below.  Private to
+ * the harness and reports. */
 #ifndef GDT_METRIC_CLOCK_H
 #define GDT_METRIC_CLOCK_H
 
@@ -21,5 +22,55 @@ const cJSON *gdt_result_largest_burst(const cJSON *result);
 /* false when the result records no clock for its largest burst (journals
  * before per-sample clocks, a GPU whose probe reads none). */
 bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out);
+
+/* ------------------------------------------------------ clock outliers
+ *
+ * Under the power cap a plan's series may run at a much lower SM clock
+ * than the rest of its cell (on the H200 a GEMM series at a median 1109 MHz
+ * measured 51.5 us, 40.5 us at 1499 MHz in another run), and such a series
+ * decided held-out picks and a nightly false alarm.  A verified series
+ * whose median clock is below GDT_CLOCK_OUTLIER x its cell's clock (the
+ * median of the median clocks of the cell's verified series of its kind,
+ * each plan's first series) is measured again once, after the cell's last
+ * plan and before its rounds and tables: before it can win, stay raced
+ * out, or decide a placement (the sweep, sweep.c; sweeps/README.md "Clock
+ * outliers").  0.9: within the cap a cell's plans' median clocks differ
+ * by some percent on their own (a kernel that draws more power is clocked
+ * lower; README, "SM clock of the metric": in the committed sweeps the top
+ * three's spread over 5% in 4 of 22 GEMM cells and 1 of 48 SDPA ones), and
+ * the GEMM series above sat at 0.74 of the other run's clock.  A dip of
+ * less (cudnn.eng0[KERNEL_CFG=0], 1364 against 1484 MHz in another run:
+ * 0.92) is caught only where the rest of its cell ran faster still. */
+#define GDT_CLOCK_OUTLIER 0.9
+
+/* The kinds of series, judged among their own: the metric (the largest
+ * burst of a plan measured in full or raced late, heated with the spec's
+ * heat_seconds) runs under the cap; racing's first estimate of a plan
+ * raced out before its metric is short and unheated, at a boost clock. */
+typedef enum gdt_series_kind { GDT_SERIES_METRIC, GDT_SERIES_ESTIMATE, GDT_SERIES_KINDS } gdt_series_kind;
+
+typedef struct gdt_series_clock {
+    gdt_series_kind kind;
+    double mhz; /* the median clock of its largest burst; 0: not verified, or no clock */
+} gdt_series_clock;
+
+/* A journaled result's or a worker reply's series. */
+gdt_series_clock gdt_series_clock_of(const cJSON *result);
+
+/* Per kind, the median of the n series' clocks above 0; 0 where none. */
+void gdt_cell_clocks(const gdt_series_clock *s, int n, double cell_mhz[GDT_SERIES_KINDS]);
+
+/* Below GDT_CLOCK_OUTLIER x its kind's cell clock (false where either
+ * clock is unknown). */
+bool gdt_clock_outlier(gdt_series_clock s, const double cell_mhz[GDT_SERIES_KINDS]);
+
+/* Does a plan's second series (again: the re-measure's result) count
+ * rather than its first (verified, first_us)?  Yes when it is incorrect (a
+ * wrong answer is never outvoted by a faster one), or verified and no
+ * longer an outlier; when verified and still an outlier, the faster of the
+ * two counts (a low clock only slows a series; both ran at the plan's own
+ * capped clock, so the faster is the nearer).  No when it failed or
+ * declined (it measured nothing). */
+bool gdt_clock_again_counts(double first_us, const cJSON *again, const double cell_mhz[GDT_SERIES_KINDS]);
 
 #endif

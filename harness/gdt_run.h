@@ -9,7 +9,8 @@
  * record-local rules), then against the run: the header comes first and
  * carries a spec that parses and matches its digest; a cell record names a
  * cell of that spec; plans follow their cell, results and attempts their
- * plans; one plan list per cell, one result per plan; a rounds record
+ * plans; one plan list per cell, one result per plan (and at most one
+ * re-measure, a result with clock_outlier, after it: gdt_run_cell.other); a rounds record
  * follows its cell's last result and names plans measured in full.  Any damage before
  * the last record is BAD_INPUT "journal.jsonl:LINE: /json/path: expected
  * ..., got ...".  Only the last record may be torn (it does not parse:
@@ -86,6 +87,7 @@ typedef struct gdt_run_result {
     double time_us, noise;  /* verified: device time per call at the largest burst, > 0 */
     double host_us;         /* host enqueue per call at the first burst (0: not measured) */
     int samples;            /* device samples at the largest burst */
+    bool again;             /* a re-measure's (its record has clock_outlier) */
 } gdt_run_result;
 
 /* A cell's rounds record (--rounds): its top plans measured again together
@@ -109,7 +111,11 @@ typedef struct gdt_run_cell {
     double prebuild_s;      /* the plans record's prebuild wall time (0: none, or not journaled) */
     int prebuilt;           /* the plans it prebuilt */
     gdt_run_plan *plan;
-    gdt_run_result *result; /* nplans entries */
+    gdt_run_result *result; /* nplans entries: the series that counts */
+    /* nplans entries: of a plan measured again for its clock (a result
+     * record with clock_outlier, gdt_metric_clock.h), the series that does
+     * not count; rec NULL where the plan was measured once. */
+    gdt_run_result *other;
     int nplans, nresults;
     const char *error;      /* its cell_error, NULL if none */
     gdt_run_rounds rounds;
@@ -169,6 +175,9 @@ void gdt_run_destroy(gdt_run *r);
  * cell a killed sweep cut short is incomplete). */
 bool gdt_run_cell_complete(const gdt_run_cell *c);
 
+/* Plan pi's first series: its first result, whichever of its series counts. */
+const gdt_run_result *gdt_run_first_series(const gdt_run_cell *c, int pi);
+
 /* Plan pi's time per call and noise as the tables and `compare` take
  * them: the cell's rounds' figures when the plan is in its measured rounds
  * (measured together, so drift over the sweep reached them alike), else its
@@ -211,6 +220,13 @@ typedef struct gdt_run_header_rec {
  * decided the plan failed without one): its fields are written in its
  * order but for "op" (the protocol's) and disposition and error, which
  * are the typed ones, written where the reply had them. */
+/* A plan's second series, measured again for its clock (gdt_metric_clock.h):
+ * its result record's clock_outlier. */
+typedef struct gdt_run_clock_outlier {
+    double first_mhz, cell_mhz;     /* the first series' median SM clock, its cell's */
+    bool counts;                    /* this series counts, not the first */
+} gdt_run_clock_outlier;
+
 typedef struct gdt_run_result_rec {
     int cell, plan, gpu;            /* gpu: the lane that ran it */
     gdt_family family;
@@ -218,6 +234,7 @@ typedef struct gdt_run_result_rec {
     gdt_disposition disposition;
     const char *error;              /* "" when none */
     const cJSON *measured;
+    const gdt_run_clock_outlier *clock_outlier; /* NULL: the plan's first result */
 } gdt_run_result_rec;
 
 gdt_status gdt_run_write_header(gdt_journal *j, const gdt_run_header_rec *h, gdt_error *e);

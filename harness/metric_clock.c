@@ -1,5 +1,7 @@
-/* The SM clock of a journaled result's metric (gdt_metric_clock.h). */
+/* The SM clock of a journaled result's metric, and clock outliers
+ * (gdt_metric_clock.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gdt_json.h"
 #include "gdt_measure.h"
@@ -20,6 +22,13 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Sorts x (n > 0) and returns its median. */
+static double median(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
 bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out)
 {
     double mhz[GDT_MAX_SAMPLES];
@@ -30,10 +39,57 @@ bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out)
             mhz[n++] = v->valuedouble;
     if (n == 0)
         return false;
-    qsort(mhz, (size_t)n, sizeof *mhz, cmp_double);
     out->samples = n;
-    out->median_mhz = n % 2 ? mhz[n / 2] : 0.5 * (mhz[n / 2 - 1] + mhz[n / 2]);
+    out->median_mhz = median(mhz, n);
     out->min_mhz = mhz[0], out->max_mhz = mhz[n - 1];
     out->rated_mhz = gdt_json_num_or(gdt_json_get(result, "clocks"), "rated_mhz", 0);
     return true;
+}
+
+/* ------------------------------------------------------ clock outliers */
+
+static bool verified(const cJSON *result)
+{
+    return !strcmp(gdt_json_str_or(result, "disposition", ""), "verified");
+}
+
+gdt_series_clock gdt_series_clock_of(const cJSON *result)
+{
+    bool estimate = cJSON_IsTrue(gdt_json_get(result, "raced_out")) &&
+                    !cJSON_IsTrue(gdt_json_get(result, "raced_late"));
+    gdt_series_clock s = {estimate ? GDT_SERIES_ESTIMATE : GDT_SERIES_METRIC, 0};
+    gdt_metric_clock mc;
+    if (verified(result) && gdt_metric_clock_of(result, &mc))
+        s.mhz = mc.median_mhz;
+    return s;
+}
+
+void gdt_cell_clocks(const gdt_series_clock *s, int n, double cell_mhz[GDT_SERIES_KINDS])
+{
+    double *mhz = malloc(sizeof *mhz * (size_t)(n > 0 ? n : 1));
+    for (int k = 0; k < GDT_SERIES_KINDS; k++) {
+        int m = 0;
+        for (int i = 0; mhz && i < n; i++)
+            if (s[i].kind == (gdt_series_kind)k && s[i].mhz > 0)
+                mhz[m++] = s[i].mhz;
+        cell_mhz[k] = m ? median(mhz, m) : 0; /* out of memory: no clock, no outlier */
+    }
+    free(mhz);
+}
+
+bool gdt_clock_outlier(gdt_series_clock s, const double cell_mhz[GDT_SERIES_KINDS])
+{
+    double cell = (unsigned)s.kind < GDT_SERIES_KINDS ? cell_mhz[s.kind] : 0;
+    return s.mhz > 0 && cell > 0 && s.mhz < GDT_CLOCK_OUTLIER * cell;
+}
+
+bool gdt_clock_again_counts(double first_us, const cJSON *again, const double cell_mhz[GDT_SERIES_KINDS])
+{
+    if (!strcmp(gdt_json_str_or(again, "disposition", ""), "incorrect"))
+        return true;
+    if (!verified(again))
+        return false;
+    if (!gdt_clock_outlier(gdt_series_clock_of(again), cell_mhz))
+        return true;
+    return gdt_json_num_or(again, "time_us", 0) < first_us;
 }

@@ -127,6 +127,13 @@ static const gdt__field cupti_fields[] = {
     SUB("kernel", GDT__OBJ, false, cupti_kernel_table), /* absent before 2026-12-02 */
 };
 static const gdt__table cupti_table = TABLE(NULL, cupti_fields, NULL);
+/* A re-measure of a clock outlier (gdt_metric_clock.h): the first
+ * series' and the cell's clock, the limit, whether this series counts. */
+static const gdt__field clock_outlier_fields[] = {
+    REQ("first_mhz", GDT__NUM), REQ("cell_mhz", GDT__NUM), RANGE("limit", GDT__NUM, true, 0, 1),
+    REQ("counts", GDT__BOOL),
+};
+static const gdt__table clock_outlier_table = TABLE(NULL, clock_outlier_fields, NULL);
 
 static const gdt__field result_fields[] = {
     REQ("type", GDT__STR), RANGE("cell", GDT__INT, true, 0, INT_MAX),
@@ -146,6 +153,7 @@ static const gdt__field result_fields[] = {
     RANGE("race_burst", GDT__INT, false, 1, GDT_BURST_MAX), OPT("raced_late", GDT__BOOL),
     SUB("cupti", GDT__OBJ, false, cupti_table), OPT("cupti_error", GDT__STR),
     RANGE("heat_s", GDT__NUM, false, 0, CALL_S), OPT("heat_mhz", GDT__NUM),
+    SUB("clock_outlier", GDT__OBJ, false, clock_outlier_table), /* a re-measure; absent before it */
 };
 static const gdt__field rounds_fields[] = {
     CELL_KEYS, RANGE("plans", GDT__NUMS, true, 0, INT_MAX),

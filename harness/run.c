@@ -241,7 +241,8 @@ static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_err
     int n = cJSON_GetArraySize(pl), i = 0;
     c->plan = calloc((size_t)n + 1, sizeof *c->plan);
     c->result = calloc((size_t)n + 1, sizeof *c->result);
-    if (!c->plan || !c->result)
+    c->other = calloc((size_t)n + 1, sizeof *c->other);
+    if (!c->plan || !c->result || !c->other)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
     cJSON_ArrayForEach(o, pl)
     {
@@ -303,6 +304,48 @@ static void read_measurement(const cJSON *rec, gdt_run_result *res)
     res->samples = cJSON_GetArraySize(gdt_json_get(last, "device_us"));
 }
 
+/* A result record's disposition and measurement into res (its fields and
+ * rule were checked with the record, record.c). */
+static void read_result(const cJSON *rec, int line, gdt_run_result *res)
+{
+    gdt_disposition_parse(str(rec, "disposition"), &res->disposition);
+    if (res->disposition == GDT_DISP_VERIFIED)
+        read_measurement(rec, res);
+    res->rec = rec;
+    res->line = line;
+    res->error = str(rec, "error");
+}
+
+/* A plan's second series (clock_outlier): once, after its verified result
+ * and before its cell's rounds; the one that counts goes in c->result. */
+static gdt_status on_again(gdt_run *r, gdt_run_cell *c, int pi, const cJSON *rec, const where *w,
+                           int line, gdt_error *e)
+{
+    gdt_run_result *first = &c->result[pi], again = {.again = true};
+    const cJSON *co = gdt_json_get(rec, "clock_outlier");
+    int ci = num_int(rec, "cell", 0); /* co's fields: checked with the record's (record.c) */
+    if (!first->rec || first->disposition != GDT_DISP_VERIFIED)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
+                             "of cell %d, which has no verified result before it", w->at, pi, ci);
+    if (c->rounds.rec)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
+                             "of cell %d after the cell's rounds (line %d)", w->at, pi, ci, c->rounds.line);
+    if (c->other[pi].rec)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: plan %d of cell %d was "
+                             "re-measured already (line %d)", w->at, pi, ci,
+                             (first->again ? first : &c->other[pi])->line);
+    read_result(rec, line, &again);
+    if (!cJSON_IsTrue(gdt_json_get(co, "counts"))) {
+        c->other[pi] = again;
+        return GDT_STATUS_OK;
+    }
+    r->counts[first->disposition]--;
+    r->counts[again.disposition]++;
+    c->other[pi] = *first;
+    *first = again;
+    return GDT_STATUS_OK;
+}
+
 static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int line, gdt_error *e)
 {
     gdt_run_cell *c = NULL;
@@ -310,16 +353,13 @@ static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int li
     gdt_status s = record_plan(r, rec, w, &c, &pi, e);
     if (s != GDT_STATUS_OK)
         return s;
+    if (gdt_json_get(rec, "clock_outlier"))
+        return on_again(r, c, pi, rec, w, line, e);
     gdt_run_result *res = &c->result[pi];
     if (res->rec)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plan: plan %d of cell %d has a result "
                              "already (line %d)", w->at, pi, num_int(rec, "cell", 0), res->line);
-    gdt_disposition_parse(str(rec, "disposition"), &res->disposition); /* its rule passed */
-    if (res->disposition == GDT_DISP_VERIFIED)
-        read_measurement(rec, res);
-    res->rec = rec;
-    res->line = line;
-    res->error = str(rec, "error");
+    read_result(rec, line, res);
     c->nresults++;
     r->results++;
     r->counts[res->disposition]++;
@@ -511,6 +551,7 @@ void gdt_run_destroy(gdt_run *r)
     for (int i = 0; i < r->ncells; i++) {
         free(r->cells[i].plan);
         free(r->cells[i].result);
+        free(r->cells[i].other);
     }
     free(r->cells);
     gdt_sweep_spec_destroy(r->spec);
@@ -523,6 +564,11 @@ void gdt_run_destroy(gdt_run *r)
 bool gdt_run_cell_complete(const gdt_run_cell *c)
 {
     return c->plans && c->nresults == c->nplans;
+}
+
+const gdt_run_result *gdt_run_first_series(const gdt_run_cell *c, int pi)
+{
+    return c->result[pi].again ? &c->other[pi] : &c->result[pi];
 }
 
 bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise)

@@ -8,6 +8,7 @@
 
 #include "gdt_journal.h"
 #include "gdt_record.h"
+#include "gdt_metric_clock.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
 
@@ -182,7 +183,8 @@ gdt_status gdt_run_write_attempt(gdt_journal *j, int ci, const gdt_sweep_cell *c
  * and the keys the writer adds (a second one would damage the record). */
 static bool not_measured(const char *key)
 {
-    static const char *const own[] = {"op", "type", "cell", "plan", "family", "name", "gpu"};
+    static const char *const own[] = {"op", "type", "cell", "plan", "family", "name", "gpu",
+                                       "clock_outlier"};
     for (size_t i = 0; i < sizeof own / sizeof *own; i++)
         if (!strcmp(key, own[i]))
             return true;
@@ -212,6 +214,20 @@ static bool add_measured(cJSON *o, const gdt_run_result_rec *res)
     return ok;
 }
 
+/* A re-measure's mark, after the keys every result has; nothing for a
+ * plan's first result. */
+static bool add_clock_outlier(cJSON *o, const gdt_run_clock_outlier *co)
+{
+    if (!co)
+        return true;
+    cJSON *x = cJSON_CreateObject();
+    bool ok = x && cJSON_AddNumberToObject(x, "first_mhz", co->first_mhz) &&
+              cJSON_AddNumberToObject(x, "cell_mhz", co->cell_mhz) &&
+              cJSON_AddNumberToObject(x, "limit", GDT_CLOCK_OUTLIER) &&
+              cJSON_AddBoolToObject(x, "counts", co->counts);
+    return ok ? add(o, "clock_outlier", x) : (cJSON_Delete(x), false);
+}
+
 gdt_status gdt_run_write_result(gdt_journal *j, const gdt_run_result_rec *res, gdt_error *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -221,7 +237,7 @@ gdt_status gdt_run_write_result(gdt_journal *j, const gdt_run_result_rec *res, g
               cJSON_AddNumberToObject(o, "plan", res->plan) &&
               cJSON_AddStringToObject(o, "family", gdt_family_name(res->family)) &&
               cJSON_AddStringToObject(o, "name", res->name) &&
-              cJSON_AddNumberToObject(o, "gpu", res->gpu);
+              cJSON_AddNumberToObject(o, "gpu", res->gpu) && add_clock_outlier(o, res->clock_outlier);
     return put(j, GDT_REC_RESULT, ok ? o : drop(o), e);
 }
 

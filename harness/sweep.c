@@ -20,6 +20,7 @@
 #include "gdt_json.h"
 #include "gdt_plant.h"
 #include "gdt_lock.h"
+#include "gdt_metric_clock.h"
 #include "gdt_prior.h"
 #include "gdt_race.h"
 #include "gdt_run.h"
@@ -38,6 +39,14 @@ void gdt_sweep_opts_default(gdt_sweep_opts *o)
 #define HELLO_DEADLINE_S 120.0
 #define CELL_DEADLINE_S 900.0
 
+/* Per plan, what its clock outlier check needs (gdt_metric_clock.h). */
+typedef struct plan_series {
+    gdt_series_clock first; /* its first series' kind and clock */
+    double first_us;        /* and time */
+    double full_noise;      /* the noise of its series that counts, when measured in full */
+    bool again;             /* measured again for its clock (journaled) */
+} plan_series;
+
 typedef struct run_cell {
     cJSON *plans;    /* the plan list as journaled (owned), NULL until listed */
     bool *has_result; /* per plan */
@@ -46,6 +55,7 @@ typedef struct run_cell {
     bool journaled;  /* its "cell" record is in the journal */
     gdt_race_marks race; /* the plans measured in full so far */
     double *full_us; /* per plan: its time when measured in full (verified, not raced out), else 0 */
+    plan_series *series; /* per plan */
     bool rounds_done; /* its rounds record is in the journal (--rounds) */
     int bursts[GDT_MAX_BURSTS]; /* those its first plan measured in full measured (cell_bursts) */
     int nbursts;     /* 0 until then */
@@ -237,8 +247,8 @@ static void progress(run *r, const gdt_run_result_rec *res)
     }
     const gdt_sweep_cell *c = &r->spec->cells[res->cell];
     const cJSON *t = cJSON_GetObjectItem(res->measured, "time_us");
-    fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s: %s", r->done, total, gdt_family_name(c->family),
-            c->shape, res->name, gdt_disposition_name(res->disposition));
+    fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s%s: %s", r->done, total, gdt_family_name(c->family),
+            c->shape, res->name, res->clock_outlier ? " (again)" : "", gdt_disposition_name(res->disposition));
     if (cJSON_IsNumber(t) && res->disposition == GDT_DISP_VERIFIED)
         fprintf(stderr, " %.2f us%s", t->valuedouble,
                 cJSON_IsTrue(cJSON_GetObjectItem(res->measured, "raced_out")) ? " (raced out)" : "");
@@ -248,12 +258,18 @@ static void progress(run *r, const gdt_run_result_rec *res)
             r->verified, r->incorrect, r->failed, r->declined, eta);
 }
 
-static void count(run *r, gdt_disposition d)
+/* A plan's result counted (by 1), or no longer (by -1: a re-measure counts). */
+static void count_by(run *r, gdt_disposition d, int by)
 {
     int *n[GDT_DISP_COUNT] = {[GDT_DISP_VERIFIED] = &r->verified, [GDT_DISP_INCORRECT] = &r->incorrect,
                               [GDT_DISP_FAILED] = &r->failed, [GDT_DISP_DECLINED] = &r->declined};
-    r->done++;
-    (*n[d])++;
+    r->done += by;
+    *n[d] += by;
+}
+
+static void count(run *r, gdt_disposition d)
+{
+    count_by(r, d, 1);
 }
 
 /* ---------------------------------------------------------- the cells */
@@ -317,8 +333,36 @@ static void note_best(run_cell *rc, int pi, gdt_disposition d, const cJSON *meas
         return;
     fix_bursts(rc, rc->nbursts ? NULL : cJSON_GetObjectItem(measured, "bursts"));
     rc->full_us[pi] = gdt_json_num_or(measured, "time_us", 0);
+    rc->series[pi].full_noise = gdt_json_num_or(measured, "noise", 0);
     gdt_race_note(&rc->race, plan_kind(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
-                  gdt_json_num_or(measured, "noise", 0));
+                  rc->series[pi].full_noise);
+}
+
+/* Racing's marks from the cell's plans measured in full, but plan skip
+ * (-1: none): a re-measure is not raced against its own first series. */
+static void marks_without(const run_cell *rc, int skip, gdt_race_marks *m)
+{
+    memset(m, 0, sizeof *m);
+    for (int pi = 0; pi < rc->nplans; pi++)
+        if (pi != skip && rc->full_us[pi] > 0)
+            gdt_race_note(m, plan_kind(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
+                          rc->series[pi].full_noise);
+}
+
+/* A plan's first series: what its clock outlier check reads. */
+static void note_first(run_cell *rc, int pi, const cJSON *measured)
+{
+    rc->series[pi].first = gdt_series_clock_of(measured);
+    rc->series[pi].first_us = gdt_json_num_or(measured, "time_us", 0);
+}
+
+/* A plan's re-measure that counts replaces its first series in racing's
+ * marks and the rounds' candidates. */
+static void note_again(run_cell *rc, int pi, gdt_disposition d, const cJSON *measured)
+{
+    rc->full_us[pi] = 0;
+    note_best(rc, pi, d, measured);
+    marks_without(rc, -1, &rc->race);
 }
 
 /* The cell reply's prebuild (NULL in *out's place when the worker did not
@@ -341,10 +385,12 @@ static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_
     run_cell *rc = &r->cells[ci];
     bool *has = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *has);
     double *full = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *full);
+    plan_series *series = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *series);
     int *order = plan_order(r, ci, plans);
-    if (!has || !full || !order) {
+    if (!has || !full || !series || !order) {
         free(has);
         free(full);
+        free(series);
         free(order);
         cJSON_Delete(plans);
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
@@ -354,6 +400,7 @@ static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_
     rc->nplans = cJSON_GetArraySize(plans);
     rc->has_result = has;
     rc->full_us = full;
+    rc->series = series;
     rc->order = order;
     r->total += rc->nplans;
     const cJSON *cpu = cJSON_GetObjectItem(rep, "reference_cpu");
@@ -409,6 +456,27 @@ static const char *plan_name(const run *r, int ci, int pi)
     return gdt_json_str_or(cJSON_GetArrayItem(r->cells[ci].plans, pi), "name", "");
 }
 
+/* A journaled result into the run's state: a plan's first result, or its
+ * re-measure (the counts move to it when it counts).  Under r->mu. */
+static void note_result(run *r, int ci, int pi, const gdt_run_result_rec *res)
+{
+    run_cell *rc = &r->cells[ci];
+    if (res->clock_outlier) {
+        rc->series[pi].again = true;
+        if (res->clock_outlier->counts) {
+            count_by(r, GDT_DISP_VERIFIED, -1); /* a plan re-measured was verified */
+            count(r, res->disposition);
+            note_again(rc, pi, res->disposition, res->measured);
+        }
+        return;
+    }
+    rc->has_result[pi] = true;
+    note_first(rc, pi, res->measured);
+    note_best(rc, pi, res->disposition, res->measured);
+    count(r, res->disposition);
+    r->session_plans++;
+}
+
 /* res: its disposition, error and what was measured; the rest is the
  * plan's and the lane's. */
 static gdt_status record_result(run *r, const lane *ln, int ci, int pi, gdt_run_result_rec res,
@@ -421,10 +489,7 @@ static gdt_status record_result(run *r, const lane *ln, int ci, int pi, gdt_run_
     res.name = plan_name(r, ci, pi);
     pthread_mutex_lock(&r->mu);
     gdt_status s = gdt_run_write_result(r->j, &res, e);
-    r->cells[ci].has_result[pi] = true;
-    note_best(&r->cells[ci], pi, res.disposition, res.measured);
-    count(r, res.disposition);
-    r->session_plans++;
+    note_result(r, ci, pi, &res);
     progress(r, &res);
     pthread_mutex_unlock(&r->mu);
     return s;
@@ -498,19 +563,25 @@ static bool heuristic_head(const run_cell *rc, const cJSON *plan)
     return true;
 }
 
-static cJSON *plan_request(run *r, int ci, const cJSON *plan)
+/* Plan pi's request; again: a re-measure, raced against the cell's other
+ * plans only. */
+static cJSON *plan_request(run *r, int ci, int pi, bool again)
 {
+    const cJSON *plan = cJSON_GetArrayItem(r->cells[ci].plans, pi);
     cJSON *req = cJSON_CreateObject();
     cJSON_AddStringToObject(req, "op", "plan");
     cJSON_AddItemToObject(req, "plan", cJSON_Duplicate(plan, 1));
     cJSON_AddNumberToObject(req, "target_rel", r->o.target_rel);
     cJSON_AddNumberToObject(req, "max_seconds", r->o.max_plan_seconds);
     gdt_race_mark bar;
+    gdt_race_marks marks;
     double margin;
     pthread_mutex_lock(&r->mu);
     request_bursts(r, ci, req);
+    if (again)
+        marks_without(&r->cells[ci], pi, &marks);
     bool race = !r->o.exhaustive && !heuristic_head(&r->cells[ci], plan) &&
-                gdt_race_bar(&r->cells[ci].race, plan_kind(plan), &bar, &margin);
+                gdt_race_bar(again ? &marks : &r->cells[ci].race, plan_kind(plan), &bar, &margin);
     pthread_mutex_unlock(&r->mu);
     if (race) {
         cJSON_AddNumberToObject(req, "race_us", bar.us);
@@ -528,21 +599,46 @@ static cJSON *plan_request(run *r, int ci, const cJSON *plan)
     return req;
 }
 
-/* One plan: attempt record, the worker's verdict (or how it died), result. */
-static gdt_status run_plan(run *r, lane *ln, int ci, int pi, gdt_error *e)
+/* A re-measure's mark: its first series' clock, its cell's, and whether
+ * it counts (gdt_clock_again_counts). */
+static const gdt_run_clock_outlier *again_mark(const run_cell *rc, int pi, const double *cell_mhz,
+                                               const cJSON *measured, gdt_run_clock_outlier *co)
 {
-    const cJSON *plan = cJSON_GetArrayItem(r->cells[ci].plans, pi);
+    const plan_series *ps = &rc->series[pi];
+    *co = (gdt_run_clock_outlier){ps->first.mhz, cell_mhz[ps->first.kind],
+                                  gdt_clock_again_counts(ps->first_us, measured, cell_mhz)};
+    return co;
+}
+
+static void again_progress(const run *r, int ci, int pi, const gdt_run_clock_outlier *co,
+                           const cJSON *measured)
+{
+    const gdt_sweep_cell *c = &r->spec->cells[ci];
+    gdt_series_clock now = gdt_series_clock_of(measured);
+    fprintf(stderr, "%sgdtune sweep: %s %s: %s re-measured, its first series at %.0f MHz under %.2f "
+            "of the cell's %.0f MHz; again %.2f us at %.0f MHz: the %s counts\n", r->tty ? "\n" : "",
+            gdt_family_name(c->family), c->shape, plan_name(r, ci, pi), co->first_mhz,
+            GDT_CLOCK_OUTLIER, co->cell_mhz, gdt_json_num_or(measured, "time_us", 0), now.mhz,
+            co->counts ? "re-measure" : "first series");
+}
+
+/* One plan: attempt record, the worker's verdict (or how it died), result.
+ * cell_mhz: NULL for its first series; for a re-measure, the cell's clocks
+ * its first series was judged against. */
+static gdt_status run_plan(run *r, lane *ln, int ci, int pi, const double *cell_mhz, gdt_error *e)
+{
     pthread_mutex_lock(&r->mu);
     gdt_status s = gdt_run_write_attempt(r->j, ci, &r->spec->cells[ci], pi, plan_name(r, ci, pi), e);
     pthread_mutex_unlock(&r->mu);
     if (s != GDT_STATUS_OK)
         return s;
-    cJSON *req = plan_request(r, ci, plan), *rep = NULL;
+    cJSON *req = plan_request(r, ci, pi, cell_mhz != NULL), *rep = NULL;
     gdt_error we = {0};
     gdt_status ws = call(ln, req, plan_deadline(r), &rep, &we);
     cJSON_Delete(req);
     char why[GDT_ERROR_MAX];
     gdt_run_result_rec res = {.measured = rep, .error = gdt_json_str_or(rep, "error", "")};
+    gdt_run_clock_outlier co;
     if (ws != GDT_STATUS_OK) {
         res = failed_result(we.msg);
         worker_lost(ln);
@@ -551,7 +647,11 @@ static gdt_status run_plan(run *r, lane *ln, int ci, int pi, gdt_error *e)
         worker_lost(ln); /* it lost the cell: start afresh */
     } else if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
         worker_lost(ln); /* it exits after a fatal reply; respawned on demand */
+    if (cell_mhz)
+        res.clock_outlier = again_mark(&r->cells[ci], pi, cell_mhz, res.measured, &co);
     s = record_result(r, ln, ci, pi, res, e);
+    if (cell_mhz)
+        again_progress(r, ci, pi, &co, res.measured);
     cJSON_Delete(rep);
     return s;
 }
@@ -577,7 +677,56 @@ static gdt_status run_cell_plans(run *r, lane *ln, int ci, gdt_error *e)
         }
         if (s != GDT_STATUS_OK)
             return (*e = pe, s);
-        if ((s = run_plan(r, ln, ci, pi, e)) != GDT_STATUS_OK)
+        if ((s = run_plan(r, ln, ci, pi, NULL, e)) != GDT_STATUS_OK)
+            return s;
+    }
+    return GDT_STATUS_OK;
+}
+
+static bool all_results(const run_cell *rc)
+{
+    for (int pi = 0; rc->plans && pi < rc->nplans; pi++)
+        if (!rc->has_result[pi])
+            return false;
+    return true;
+}
+
+/* The cell's clock of each kind of series, from its plans' first series. */
+static void cell_clocks(const run_cell *rc, double cell_mhz[GDT_SERIES_KINDS])
+{
+    gdt_series_clock *sc = malloc(sizeof *sc * (size_t)(rc->nplans + 1));
+    for (int pi = 0; sc && pi < rc->nplans; pi++)
+        sc[pi] = rc->series[pi].first;
+    gdt_cell_clocks(sc, sc ? rc->nplans : 0, cell_mhz); /* out of memory: no outliers */
+    free(sc);
+}
+
+/* Clock outliers (gdt_metric_clock.h): once every plan of the cell has its
+ * result, and before its rounds, each verified plan whose first series ran
+ * below GDT_CLOCK_OUTLIER x the cell's clock of its kind is measured again,
+ * once (a resumed run finishes what is left).  A cell that cannot be
+ * prepared again keeps its first series. */
+static gdt_status run_cell_outliers(run *r, lane *ln, int ci, gdt_error *e)
+{
+    run_cell *rc = &r->cells[ci];
+    double cell_mhz[GDT_SERIES_KINDS];
+    if (!rc->plans || rc->rounds_done || !all_results(rc))
+        return GDT_STATUS_OK;
+    cell_clocks(rc, cell_mhz);
+    for (int k = 0; k < rc->nplans; k++) {
+        int pi = rc->order[k];
+        if (rc->series[pi].again || !gdt_clock_outlier(rc->series[pi].first, cell_mhz))
+            continue;
+        gdt_error pe = {0};
+        gdt_status s = prepare(r, ln, ci, &pe);
+        if (s == GDT_STATUS_NOT_SUPPORTED) {
+            fprintf(stderr, "%sgdtune sweep: %s %s: clock outliers not re-measured: %s\n", r->tty ? "\n" : "",
+                    gdt_family_name(r->spec->cells[ci].family), r->spec->cells[ci].shape, pe.msg);
+            return GDT_STATUS_OK;
+        }
+        if (s != GDT_STATUS_OK)
+            return (*e = pe, s);
+        if ((s = run_plan(r, ln, ci, pi, cell_mhz, e)) != GDT_STATUS_OK)
             return s;
     }
     return GDT_STATUS_OK;
@@ -699,9 +848,8 @@ static gdt_status run_cell_rounds(run *r, lane *ln, int ci, gdt_error *e)
                               .rounds = r->o.rounds, .error = ""};
     double round_us[GDT_ROUNDS_PLANS_MAX][GDT_ROUNDS_MAX];
     char why[GDT_ERROR_MAX + 64] = "";
-    for (int pi = 0; rc->plans && pi < rc->nplans; pi++)
-        if (!rc->has_result[pi])
-            return GDT_STATUS_OK;
+    if (!all_results(rc))
+        return GDT_STATUS_OK;
     if (!r->o.rounds || rc->rounds_done || !rc->plans || (rec.nplans = rounds_pick(rc, rec.plans)) < 2)
         return GDT_STATUS_OK;
     gdt_status s = call_rounds(r, ln, &rec, round_us, why, sizeof why, e);
@@ -744,6 +892,8 @@ static gdt_status sweep_cell(run *r, lane *ln, int ci, gdt_error *e)
             return (*e = pe, s);
     }
     s = run_cell_plans(r, ln, ci, e);
+    if (s == GDT_STATUS_OK)
+        s = run_cell_outliers(r, ln, ci, e);
     return s == GDT_STATUS_OK ? run_cell_rounds(r, ln, ci, e) : s;
 }
 
@@ -874,7 +1024,9 @@ static gdt_status replay(run *r, const gdt_run *jr, gdt_error *e)
             if (!c->result[pi].rec)
                 continue;
             r->cells[ci].has_result[pi] = true;
+            r->cells[ci].series[pi].again = c->other[pi].rec != NULL;
             count(r, c->result[pi].disposition);
+            note_first(&r->cells[ci], pi, gdt_run_first_series(c, pi)->rec);
             note_best(&r->cells[ci], pi, c->result[pi].disposition, c->result[pi].rec);
         }
         if (s != GDT_STATUS_OK)
@@ -1014,6 +1166,7 @@ static void run_free(run *r)
     for (int i = 0; r->cells && i < r->spec->ncells; i++) {
         free(r->cells[i].has_result);
         free(r->cells[i].full_us);
+        free(r->cells[i].series);
         free(r->cells[i].order);
         cJSON_Delete(r->cells[i].plans);
     }

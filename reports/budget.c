@@ -61,8 +61,11 @@ static void add_cell(gdt_budget *b, const gdt_run_cell *c)
 {
     for (int i = 0; i < c->nplans; i++) {
         const gdt_run_result *res = &c->result[i];
+        gdt_budget_row *side = b->by[gdt_engine_side(NULL, c->plan[i].id.engine_id)];
         if (res->rec)
-            add(&b->by[gdt_engine_side(NULL, c->plan[i].id.engine_id)][kind_of(res)], 1, res->rec);
+            add(&side[kind_of(res)], 1, res->rec);
+        if (c->other[i].rec) /* re-measured for its clock: the series that does not count, its time */
+            add(&side[kind_of(&c->other[i])], 0, c->other[i].rec);
     }
     if (c->rounds.rec) {
         add(&b->rounds, c->rounds.nplans, c->rounds.rec);

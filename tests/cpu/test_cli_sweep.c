@@ -6,7 +6,8 @@
  * respawned; --resume after a torn journal runs each plan exactly once;
  * --rounds re-measures a cell's plans measured in full, journals it, resumes
  * it alone and ranks the tables by it; --prior orders a cell's plans by
- * earlier tables, and its header records which. */
+ * earlier tables, and its header records which; a plan measured at a clock
+ * far below its cell's is measured again, and the tables take the second. */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,6 +37,20 @@ static const char fake_plans[] =
     "{\"engine_id\":2,\"knobs\":[],\"name\":\"cudnn.eng2\",\"backend\":true,\"tag\":\"FALLBACK\",\"untimed\":5},"
     "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":4}]";
 
+/* With GDT_FAKE_CLOCK_MARK (a path), every sample's SM clock is 1500 MHz
+ * but for ours the first time (the path does not exist yet: made then, so
+ * a respawned worker knows): 1200 MHz, 0.8 of the cell's, and 13 us. */
+static double fake_clock(int engine, double *t)
+{
+    const char *mark = getenv("GDT_FAKE_CLOCK_MARK");
+    int fd = mark && engine == 20000 ? open(mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) : -1;
+    if (fd < 0)
+        return mark ? 1500 : 0;
+    close(fd);
+    *t = 13;
+    return 1200;
+}
+
 static void fake_result(int engine)
 {
     if (engine == 20090) {
@@ -59,12 +74,16 @@ static void fake_result(int engine)
     }
     const char *eng0 = getenv("GDT_FAKE_ENG0_US"); /* cudnn.eng0's time, 10 us by default */
     double t = engine == 0 ? (eng0 ? atof(eng0) : 10.0) : engine == 1 ? 12.0 : engine == 2 ? 11.0 : 8.0;
+    double mhz = fake_clock(engine, &t);
+    char clock[64] = "";
+    if (mhz > 0)
+        snprintf(clock, sizeof clock, ",\"clock_mhz\":[%g]", mhz);
     printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
            "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5,5.5],\"device_us\":[%g,%g],"
            "\"total_us\":[12,12],\"median_host_us\":5.25,\"median_device_us\":%g,\"rel_spread\":0.01},"
            "{\"burst\":4,\"host_us\":[4],\"device_us\":[%g],\"total_us\":[11],\"median_host_us\":4,"
-           "\"median_device_us\":%g,\"rel_spread\":0.002}],\"cold_us\":[20],\"time_us\":%g,"
-           "\"noise\":0.002,\"fatal\":false}\n", t, t, t, t, t, t);
+           "\"median_device_us\":%g,\"rel_spread\":0.002%s}],\"cold_us\":[20],\"time_us\":%g,"
+           "\"noise\":0.002,\"fatal\":false}\n", t, t, t, t, t, clock, t);
 }
 
 /* The rounds reverse the plans' single measurements: engine 0 measures
@@ -1069,6 +1088,98 @@ static void test_one_sweep_per_run(const char *self)
     end_run(dir);
 }
 
+static int journal_lines(const char *dir)
+{
+    char path[PATH_MAX];
+    gdt_journal_lines l;
+    gdt_error e = {0};
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    CHECK_INT(gdt_journal_read(path, &l, &e), ==, GDT_STATUS_OK);
+    int n = l.n;
+    gdt_journal_lines_free(&l);
+    return n;
+}
+
+/* `gdtune VERB RUN ARGS` (ARGS: "" or more after the run directory): its
+ * exit status, its output into out. */
+static int verb_on(const char *verb, const char *run, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s %s %s", GDTUNE_EXE, verb, run, args);
+    return gdt_test_run(cmd, out, sizeof out);
+}
+
+/* The clock outlier of a sweep: ours measured at 1200 MHz (13 us) against
+ * the cell's 1500, then measured again at 1500 (8 us).  Both results are in
+ * the journal, the second marked; the tables, `tables emit`, `report` and
+ * `compare` take the second (ours first, 8 us, where the first series would
+ * rank it last behind eng0's 10 us). */
+static void check_outlier_run(const char *run, const char *dir)
+{
+    char path[700], first[128], args[1024];
+    tally t;
+    read_journal(run, &t, 0);
+    for (int p = 0; p < 6; p++)
+        CHECK_INT(t.results[0][p], ==, p == 5 ? 2 : 1);
+    snprintf(path, sizeof path, "%s/journal.jsonl", run);
+    CHECK(file_contains(path, "\"time_us\":13,"));
+    CHECK(file_contains(path, "\"name\":\"gemm.nvrtc[TILE_M=128]\",\"gpu\":0,\"clock_outlier\":"
+                              "{\"first_mhz\":1200,\"cell_mhz\":1500,\"limit\":0.9,\"counts\":true}}"));
+    snprintf(path, sizeof path, "%s/t/sm90/gemm.tuning.json", dir);
+    first_entry(path, first, sizeof first);
+    CHECK_STR(first, "gemm.nvrtc[TILE_M=128]");
+    CHECK(file_contains(path, "\"time_us\": 8,"));
+    CHECK(!file_contains(path, "\"time_us\": 13,"));
+    snprintf(args, sizeof args, "%s/emitted", dir);
+    char *emit[] = {GDTUNE_EXE, "tables", "emit", (char *)run, "--tables-dir", args, NULL};
+    CHECK_INT(run_and_compare(emit, dir, "emitted"), ==, 0);
+    CHECK_INT(verb_on("report", run, ""), ==, 0);
+    CHECK_INT(verb_on("compare", run, ""), ==, 0);
+    CHECK_CONTAINS(out, "  generated: gemm.nvrtc[TILE_M=128]\n    8.000 us, ");
+}
+
+/* A plan whose series ran at 0.8 of its cell's clock is measured again,
+ * after the cell's last plan and without racing against its own first
+ * series; a resume after a kill before the re-measure's result measures it
+ * again, and a resume of the whole journal measures nothing. */
+static void test_clock_outlier(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_clock_XXXXXX", spec[600], args[2048], run[600], mark[700];
+    start_run(dir, spec, sizeof spec, self, "256", "");
+    setenv("GDT_FAKE_ALL_OK", "1", 1);
+    snprintf(mark, sizeof mark, "%s/slow-once", dir);
+    setenv("GDT_FAKE_CLOCK_MARK", mark, 1);
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s --tables-dir %s/t --deadline 1", spec, run, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK_CONTAINS(out, "gdtune sweep: gemm m=256,n=256,k=256: gemm.nvrtc[TILE_M=128] re-measured, its "
+                        "first series at 1200 MHz under 0.90 of the cell's 1500 MHz; again 8.00 us at "
+                        "1500 MHz: the re-measure counts\n");
+    CHECK_CONTAINS(out, "stand-in: engine 2 race_us 13 "); /* ours' first series: a looser bar */
+    CHECK(strstr(out, "stand-in: engine 20000 race_us") == NULL); /* its kind has nothing else */
+    check_outlier_run(run, dir);
+
+    int keep = drop_last_record(run);
+    snprintf(args, sizeof args, "gemm --resume %s --tables-dir %s/t --deadline 1", run, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK_CONTAINS(out, "gemm.nvrtc[TILE_M=128] re-measured");
+    tally t;
+    read_journal(run, &t, keep);
+    CHECK_INT(t.attempts[0][5], ==, 1);
+    CHECK_INT(t.results[0][5], ==, 1);
+    check_outlier_run(run, dir);
+
+    keep = journal_lines(run);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK(strstr(out, "re-measured") == NULL);
+    read_journal(run, &t, keep);
+    for (int p = 0; p < 6; p++)
+        CHECK_INT(t.attempts[0][p] + t.results[0][p], ==, 0);
+    unsetenv("GDT_FAKE_ALL_OK");
+    unsetenv("GDT_FAKE_CLOCK_MARK");
+    end_run(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -1092,5 +1203,6 @@ int main(int argc, char **argv)
     test_rounds(self);
     test_prior(self);
     test_one_sweep_per_run(self);
+    test_clock_outlier(self);
     return gdt_test_result("test_cli_sweep");
 }
