@@ -51,7 +51,9 @@ const char *gdt_record_type_name(gdt_record_type t)
 
 /* ------------------------------------------------------- field tables */
 
-typedef enum kind { K_STR, K_INT, K_NUM, K_BOOL, K_OBJ, K_ARR, K_NUMS, K_STRS, K_OBJ_NULL } kind;
+/* K_NAME: a string without control characters (a name that terminals and
+ * reports print). */
+typedef enum kind { K_STR, K_INT, K_NUM, K_BOOL, K_OBJ, K_ARR, K_NUMS, K_STRS, K_OBJ_NULL, K_NAME } kind;
 
 typedef struct field {
     const char *key;
@@ -67,8 +69,8 @@ typedef struct field {
 #define NFIELDS(t) ((int)(sizeof t / sizeof *t))
 
 /* Keys every record about a cell carries. */
-#define CELL_KEYS REQ("type", K_STR), RANGE("cell", K_INT, true, 0, INT_MAX), REQ("family", K_STR), \
-                  REQ("shape", K_STR), REQ("key", K_STR)
+#define CELL_KEYS REQ("type", K_STR), RANGE("cell", K_INT, true, 0, INT_MAX), REQ("family", K_NAME), \
+                  REQ("shape", K_NAME), REQ("key", K_NAME)
 
 static const field run_fields[] = {
     REQ("type", K_STR), REQ("gdtune_version", K_STR), REQ("source_digest", K_STR),
@@ -79,7 +81,7 @@ static const field run_fields[] = {
     OPT("prior", K_OBJ_NULL), /* null: --no-prior; absent in older journals: untimed order */
 };
 static const field device_fields[] = {
-    REQ("name", K_STR), RANGE("arch", K_INT, true, 10, 9999), OPT("uuid", K_STR),
+    REQ("name", K_NAME), RANGE("arch", K_INT, true, 10, 9999), OPT("uuid", K_NAME),
     OPT("sm_count", K_INT), OPT("l2_bytes", K_INT), OPT("smem_per_block", K_INT),
     OPT("regs_per_block", K_INT), OPT("max_threads_per_block", K_INT), OPT("sm_clock_khz", K_INT),
     OPT("mem_clock_khz", K_INT), OPT("driver_version", K_INT), OPT("cuda_version", K_INT),
@@ -114,13 +116,13 @@ static const field plans_fields[] = {
     RANGE("prebuild_s", K_NUM, false, 0, GDT_DEADLINE_MAX),
 };
 static const field plan_fields[] = {
-    RANGE("engine_id", K_INT, true, 0, INT_MAX), REQ("knobs", K_ARR), REQ("name", K_STR),
+    RANGE("engine_id", K_INT, true, 0, INT_MAX), REQ("knobs", K_ARR), REQ("name", K_NAME),
     REQ("backend", K_BOOL), REQ("tag", K_STR), RANGE("untimed", K_INT, true, 0, INT_MAX),
 };
-static const field attempt_fields[] = {CELL_KEYS, RANGE("plan", K_INT, true, 0, INT_MAX), REQ("name", K_STR)};
+static const field attempt_fields[] = {CELL_KEYS, RANGE("plan", K_INT, true, 0, INT_MAX), REQ("name", K_NAME)};
 static const field result_fields[] = {
     REQ("type", K_STR), RANGE("cell", K_INT, true, 0, INT_MAX), RANGE("plan", K_INT, true, 0, INT_MAX),
-    REQ("family", K_STR), REQ("name", K_STR), RANGE("gpu", K_INT, false, 0, 1023),
+    REQ("family", K_NAME), REQ("name", K_NAME), RANGE("gpu", K_INT, false, 0, 1023),
     REQ("disposition", K_STR), REQ("error", K_STR), OPT("build_s", K_NUM), OPT("fatal", K_BOOL),
     OPT("fatal_error", K_STR), OPT("verify_err", K_NUMS), OPT("bursts", K_ARR), OPT("cold_us", K_NUMS),
     OPT("median_cold_us", K_NUM), OPT("converged", K_BOOL), OPT("raced_out", K_BOOL), OPT("measure_s", K_NUM),
@@ -164,7 +166,7 @@ static const char *kind_name(kind k)
 {
     static const char *const n[] = {"a string", "an integer", "a number", "a boolean", "an object",
                                     "an array", "an array of numbers", "an array of strings",
-                                    "an object or null"};
+                                    "an object or null", "a name without control characters"};
     return n[k];
 }
 
@@ -206,6 +208,17 @@ static gdt_status check_items(const where *w, const char *jp, const field *f, co
     return GDT_STATUS_OK;
 }
 
+static gdt_status check_name(const where *w, const char *jp, const char *v, gdt_error *e)
+{
+    long at = gdt_text_control_find(v);
+    char shown[256];
+    if (at < 0)
+        return GDT_STATUS_OK;
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a name without control "
+                         "characters, got \"%s\" (a control character at byte %ld)", w->at, jp,
+                         gdt_text_escape(v, shown, sizeof shown), at);
+}
+
 static gdt_status check_value(const where *w, const char *jp, const field *f, const cJSON *v,
                               gdt_error *e)
 {
@@ -213,6 +226,8 @@ static gdt_status check_value(const where *w, const char *jp, const field *f, co
     switch (f->kind) {
     case K_STR:
         return cJSON_IsString(v) ? GDT_STATUS_OK : wrong(w, jp, kind_name(f->kind), v, e);
+    case K_NAME:
+        return cJSON_IsString(v) ? check_name(w, jp, v->valuestring, e) : wrong(w, jp, kind_name(f->kind), v, e);
     case K_BOOL:
         return cJSON_IsBool(v) ? GDT_STATUS_OK : wrong(w, jp, kind_name(f->kind), v, e);
     case K_OBJ:
@@ -500,6 +515,19 @@ static gdt_status plan_tag(const where *w, const char *jp, const cJSON *o, gdt_e
     return wrong(w, jt, "one of A, B, FALLBACK, KNOB, OURS, LIBRARY", gdt_json_get(o, "tag"), e);
 }
 
+/* A plan's name is what its engine_id and knobs print as: the name is
+ * what reports show and records name the plan by. */
+static gdt_status check_plan_name(const where *w, const char *jp, const gdt_run_plan *p, gdt_error *e)
+{
+    char want[1024], jn[256];
+    gdt_plan_id_format(&p->id, want, sizeof want);
+    if (!strcmp(want, p->name))
+        return GDT_STATUS_OK;
+    gdt_json_path_key(jn, sizeof jn, jp, "name");
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected \"%s\" (what engine_id and "
+                         "knobs print as), got \"%.300s\"", w->at, jn, want, p->name);
+}
+
 /* One plan object: its fields, and an identity whose engine decodes to
  * the cell's family and backend-ness. */
 static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_family fam,
@@ -523,6 +551,8 @@ static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", w->at, jk, de.msg);
     p->json = o;
     p->name = str(o, "name");
+    if ((s = check_plan_name(w, jp, p, e)) != GDT_STATUS_OK)
+        return s;
     p->tag = str(o, "tag");
     p->backend = cJSON_IsTrue(gdt_json_get(o, "backend"));
     p->untimed = num_int(o, "untimed", 0);
