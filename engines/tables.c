@@ -1443,7 +1443,7 @@ static gdt_status read_best(const ld *l, const cJSON *cell, const char *key, con
     const char *name;
     jpath p, q;
     gdt_status s = get_node(l, cell, key, jp, &o);
-    b->has = false;
+    *b = (best){0};
     if (s || cJSON_IsNull(o)) return s;
     sub(p, jp, key);
     s = CHECK_KEYS(l, o, keys, p);
