@@ -265,9 +265,10 @@ static gdt_status check_fields(const where *w, const char *jp, const cJSON *obj,
         while (i < n && strcmp(f[i].key, c->string) != 0)
             i++;
         gdt_json_path_key(jk, sizeof jk, jp, c->string);
+        char shown[80];
         if (i == n)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: unknown field \"%.64s\"", w->at,
-                                 jk, c->string);
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: unknown field \"%s\"", w->at,
+                                 jk, gdt_text_escape(c->string, shown, sizeof shown));
         if (check_value(w, jk, &f[i], c, e) != GDT_STATUS_OK)
             return GDT_STATUS_BAD_INPUT;
     }

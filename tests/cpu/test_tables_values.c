@@ -121,6 +121,12 @@ static void winner_swapped(cJSON *t, cJSON *p)
     set_str(ev, "winner", cJSON_GetStringValue(at(ev, "runner_up")));
 }
 
+static void key_esc(cJSON *t, cJSON *p)
+{
+    (void)p;
+    cJSON_AddNumberToObject(at(t, "provenance"), "x\x1b[2Jy", 1);
+}
+
 static void runner_up_dropped(cJSON *t, cJSON *p)
 {
     (void)p;
@@ -153,6 +159,7 @@ static const refusal refusals[] = {
      "(a control character at byte 11)"},
     {winner_swapped, "tuning", "/cells/0/evidence/winner: expected \"gemm.cublaslt[ALGO=66, CLUSTER_SHAPE=3, "
                                "CUSTOM_OPTION=1, STAGES=35, TILE_SIZE=20]\" (ranking/0), got \"cudnn.eng4[KERNEL_CFG=2]\""},
+    {key_esc, "tuning", "/provenance/x\\x1b[2Jy: unknown field \"x\\x1b[2Jy\" (expected one of: device_name"},
     {runner_up_dropped, "tuning", "/cells/0/evidence/runner_up: expected \"cudnn.eng4[KERNEL_CFG=2]\" (ranking/1), got null"},
 };
 

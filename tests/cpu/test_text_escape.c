@@ -90,6 +90,14 @@ static void test_journal(void)
                    "got \"gemm.nvrtc[TILE_M=64]\"");
     CHECK_CONTAINS(parse_edited("\"key\":\"gemm:b1,m128,", "\"key\":\"gemm:b1\\n,m128,", msg, sizeof msg),
                    "journal.jsonl:2: /key: expected a name without control characters");
+    /* what a message echoes of a key or a value is escaped too */
+    CHECK_CONTAINS(parse_edited("{\"type\":\"cell\",\"cell\":0,", "{\"type\":\"cell\",\"x\\u001b[2J\":1,\"cell\":0,",
+                                msg, sizeof msg),
+                   "journal.jsonl:2: /x\\x1b[2J: unknown field \"x\\x1b[2J\"");
+    CHECK(gdt_text_control_find(msg) < 0);
+    CHECK_CONTAINS(parse_edited("{\"type\":\"cell\",\"cell\":0,", "{\"type\":\"cell\",\"cell\":\"\\u0007\",",
+                                msg, sizeof msg),
+                   "journal.jsonl:2: /cell: expected an integer, got string \"\\x07\"");
     free(journal);
 }
 
