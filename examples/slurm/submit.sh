@@ -56,7 +56,8 @@ echo "array $array"
 echo "merge $merge"
 echo "submit.sh: shard I runs in $results/shards/I (log $results/logs/shard-I.out); the merged" \
     "tables land in $results/tables (log $results/logs/merge.out)" >&2
-echo "submit.sh: to resume failed shard I, resubmit that index and re-point the merge at it:" >&2
+echo "submit.sh: to rerun failed shard I (it resumes its journal, or starts afresh without one)," \
+    "resubmit that index and re-point the merge at it:" >&2
 # shellcheck disable=SC2016 # $job and $(...) are the printed command's, not ours
 printf '  job=$(sbatch --parsable --array=I --output=%q' "$logs/shard-%a.out" >&2
 for o in "${sbatch_opts[@]}"; do printf ' %q' "$o" >&2; done

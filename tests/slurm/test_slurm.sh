@@ -259,6 +259,7 @@ r3=$tmp/r3%a
 touch "$tmp/gpu-broken"
 {
     echo '#!/usr/bin/env bash'
+    # shellcheck disable=SC2016 # the stand-in's own variable
     printf 'if [[ ${SLURM_ARRAY_TASK_ID:-} == 1 && -e %q ]]; then\n' "$tmp/gpu-broken"
     echo '    echo "stand-in worker: GPU failed at start-up" >&2; exit 1'
     echo 'fi'
@@ -280,6 +281,7 @@ grep -q "GPU failed at start-up" "$r3/logs/shard-1.out" ||
 sleep 2
 [[ $(job_state "$merge") == PENDING ]] || fail "merge job $merge is $(job_state "$merge"), expected PENDING"
 rm -f "$tmp/gpu-broken"
+# shellcheck disable=SC2016 # the printed command's $(...), run below
 resubmit=$(sed -n 's/^  job=\$(sbatch /job=$(sbatch /p' "$tmp/log/submit3.err")
 repoint=$(sed -n 's/^  scontrol update /scontrol update /p' "$tmp/log/submit3.err")
 [[ -n $resubmit && -n $repoint ]] || fail "submit.sh printed no resubmission: $(cat "$tmp/log/submit3.err")"
