@@ -41,6 +41,7 @@ gdt_status gdt_arch_parse(const char *s, int *arch, gdt_error *e)
     p += 2;
     if (*p == '_') p++;
     int v = 0, nd = 0;
+    if (*p == '0') goto bad; /* sm090 beside sm90 would be a second folder of one arch */
     while (isdigit((unsigned char)*p) && nd < 4) v = v * 10 + (*p++ - '0'), nd++;
     if (nd < 2 || nd > 3 || v < 10) goto bad;
     if (*p == 'a' || *p == 'f') p++;
@@ -51,6 +52,23 @@ bad:
     return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
                          "arch \"%s\": expected smXY (like sm80, sm_90, sm90a, sm100)",
                          s ? s : "(null)");
+}
+
+int gdt_arch_dir_kind(const char *name, int *arch)
+{
+    char canon[16];
+    const char *p = name && !strncmp(name, "sm", 2) ? name + 2 : NULL;
+    if (p && *p == '_') p++;
+    if (!p || !isdigit((unsigned char)*p)) return 0;
+    while (isdigit((unsigned char)*p)) p++;
+    if (*p == 'a' || *p == 'f') p++;
+    if (*p) return 0; /* "sm90-old", "smoke": not an arch's name */
+    int v = 0;
+    if (gdt_arch_parse(name, &v, NULL) != GDT_STATUS_OK) return -1;
+    snprintf(canon, sizeof canon, "sm%d", v);
+    if (strcmp(canon, name)) return -1;
+    *arch = v;
+    return 1;
 }
 
 void gdt_facts_analyze(const gdt_problem *p, const gdt_device_props *dev, gdt_facts *out)

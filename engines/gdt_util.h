@@ -84,6 +84,17 @@ void gdt_temps_clean(const char *path);
 gdt_status gdt_mkdirs(const char *path, gdt_error *e);
 gdt_status gdt_mkdirs_mode(const char *path, mode_t mode, gdt_error *e);
 
+/* Control characters in text (text.c): a byte below 0x20, DEL (0x7f), and
+ * the UTF-8 form of a C1 control (U+0080..U+009F).  control_at: the bytes
+ * of the one s starts with (1 or 2), 0 when none; control_find: the offset
+ * of the first, -1 when none. */
+int gdt_text_control_at(const char *s);
+long gdt_text_control_find(const char *s);
+/* s for a terminal or a log: each control character written as \n, \r, \t,
+ * \xHH or \u00HH (C1), the rest as is; cut to fit n bytes, ending in "..."
+ * when cut.  Returns buf (n > 0). */
+const char *gdt_text_escape(const char *s, char *buf, size_t n);
+
 /* Monotonic seconds. */
 double gdt_now(void);
 

@@ -1,6 +1,7 @@
 /* Strict JSON: cJSON parses, this file refuses what gdtune's tables must not
  * contain and gives typed reads with messages that name the place. */
 #include "gdt_json.h"
+#include "gdt_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,9 +30,9 @@ const char *gdt_json_type_name(const cJSON *n)
 int gdt_json_describe(const cJSON *n, char *buf, size_t size)
 {
     if (cJSON_IsString(n)) {
-        const char *s = n->valuestring ? n->valuestring : "";
-        int w = (int)strlen(s) > 40 ? 40 : (int)strlen(s);
-        return snprintf(buf, size, "string \"%.*s%s\"", w, s, (int)strlen(s) > 40 ? "..." : "");
+        char shown[256]; /* control characters escaped: the description is printed */
+        gdt_text_escape(n->valuestring, shown, sizeof shown);
+        return snprintf(buf, size, "string \"%.40s%s\"", shown, strlen(shown) > 40 ? "..." : "");
     }
     if (cJSON_IsNumber(n)) return snprintf(buf, size, "number %.17g", n->valuedouble);
     if (cJSON_IsBool(n)) return snprintf(buf, size, "boolean %s", cJSON_IsTrue(n) ? "true" : "false");
@@ -41,10 +42,21 @@ int gdt_json_describe(const cJSON *n, char *buf, size_t size)
 
 /* ------------------------------------------------------------- JSON paths */
 
+/* RFC 6901's ~0 and ~1; a control character as gdt_text_escape writes it
+ * (a path is printed). */
 static size_t path_append_escaped(char *buf, size_t n, size_t at, const char *key)
 {
     for (const char *k = key; *k && at + 3 < n; k++) {
-        if (*k == '~' || *k == '/') {
+        int c = gdt_text_control_at(k);
+        if (c) {
+            char one[16], shown[16];
+            snprintf(one, sizeof one, "%.*s", c, k);
+            gdt_text_escape(one, shown, sizeof shown);
+            if (at + strlen(shown) + 1 >= n) break;
+            memcpy(buf + at, shown, strlen(shown));
+            at += strlen(shown);
+            k += c - 1;
+        } else if (*k == '~' || *k == '/') {
             buf[at++] = '~';
             buf[at++] = *k == '~' ? '0' : '1';
         } else {
@@ -364,9 +376,10 @@ gdt_status gdt_json_check_keys(const cJSON *obj, const char *const *allowed, int
         char path[512], list[1024];
         gdt_json_path_key(path, sizeof path, jpath, c->string);
         list_allowed(list, sizeof list, allowed, nallowed);
+        char shown[256];
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
                              "%s: %s: unknown field \"%s\" (expected one of: %s)", fn(file),
-                             path, c->string, list);
+                             path, gdt_text_escape(c->string, shown, sizeof shown), list);
     }
     return GDT_STATUS_OK;
 }

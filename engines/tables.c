@@ -4,6 +4,7 @@
  * and that page change together. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1041,13 +1042,26 @@ static gdt_status get_num(const ld *l, const cJSON *o, const char *key, const ch
     return s ? s : gdt_json_number(n, l->file, sub(p, jp, key), out, l->e);
 }
 
+/* Every string of a table is a name, a key or a digest: a control
+ * character in one (an escape sequence, a bell, a line break) would reach
+ * the terminals and reports that print it, so it is refused here. */
+static gdt_status check_text(const ld *l, const char *path, const char *v)
+{
+    long at = gdt_text_control_find(v);
+    char shown[256];
+    if (at < 0) return GDT_STATUS_OK;
+    return bad(l, path, "expected text without control characters, got \"%s\" (a control character "
+               "at byte %ld)", gdt_text_escape(v, shown, sizeof shown), at);
+}
+
 static gdt_status get_str(const ld *l, const cJSON *o, const char *key, const char *jp,
                           const char **out)
 {
     const cJSON *n;
     jpath p;
     gdt_status s = get_node(l, o, key, jp, &n);
-    return s ? s : gdt_json_string(n, l->file, sub(p, jp, key), out, l->e);
+    if (!s) s = gdt_json_string(n, l->file, sub(p, jp, key), out, l->e);
+    return s ? s : check_text(l, p, *out);
 }
 
 static gdt_status get_bool(const ld *l, const cJSON *o, const char *key, const char *jp, bool *out)
@@ -1393,7 +1407,26 @@ static gdt_status read_ranked(const ld *l, const cJSON *o, const char *jp, gdt_p
 
 /* ------------------------------------------------------------ tuning cell */
 
-static gdt_status read_evidence(const ld *l, const cJSON *cell, const char *jp, int nranked)
+/* winner and runner_up: the names of the ranking's first two entries
+ * (each checked against its engine and knobs), null past its end. */
+static gdt_status check_named(const ld *l, const cJSON *n, const char *jp, const tcell *c, int i)
+{
+    char want[NAME_MAX_LEN];
+    const char *got;
+    if (i >= c->nranked)
+        return cJSON_IsNull(n) ? GDT_STATUS_OK
+                               : bad(l, jp, "expected null (%d entries in the ranking), got %s", c->nranked,
+                                     gdt_json_type_name(n));
+    gdt_plan_id_format(&c->ranked[i], want, sizeof want);
+    if (!cJSON_IsString(n))
+        return bad(l, jp, "expected \"%s\" (ranking/%d), got %s", want, i, gdt_json_type_name(n));
+    gdt_status s = gdt_json_string(n, l->file, jp, &got, l->e);
+    if (!s) s = check_text(l, jp, got);
+    if (!s && strcmp(got, want)) return bad(l, jp, "expected \"%s\" (ranking/%d), got \"%s\"", want, i, got);
+    return s;
+}
+
+static gdt_status read_evidence(const ld *l, const cJSON *cell, const char *jp, const tcell *c)
 {
     static const char *const keys[] = {"measured", "winner", "runner_up", "margin", "beyond_noise"};
     const cJSON *o, *n;
@@ -1406,14 +1439,13 @@ static gdt_status read_evidence(const ld *l, const cJSON *cell, const char *jp, 
     sub(ep, jp, "evidence");
     if ((s = CHECK_KEYS(l, o, keys, ep))) return s;
     if ((s = get_int32(l, o, "measured", ep, 0, &measured))) return s;
-    if (measured != nranked)
-        return bad(l, sub(p, ep, "measured"), "expected %d (entries in the ranking), got %d", nranked,
+    if (measured != c->nranked)
+        return bad(l, sub(p, ep, "measured"), "expected %d (entries in the ranking), got %d", c->nranked,
                    measured);
     for (int i = 1; i <= 2; i++) {
         const char *key = keys[i];
         if ((s = get_node(l, o, key, ep, &n))) return s;
-        if (!cJSON_IsNull(n) && !cJSON_IsString(n))
-            return bad(l, sub(p, ep, key), "expected a plan name or null, got %s", gdt_json_type_name(n));
+        if ((s = check_named(l, n, sub(p, ep, key), c, i - 1))) return s;
     }
     if ((s = get_opt_num(l, o, "margin", ep, &has, &margin))) return s;
     return get_bool(l, o, "beyond_noise", ep, &beyond);
@@ -1470,7 +1502,7 @@ static gdt_status read_tuning_cell(const ld *l, const cJSON *o, const char *jp, 
         s = CHECK_KEYS(l, fb, fb_keys, p);
         if (!s) s = read_identity(l, fb, p, &c->fallback, &is_backend, &mode);
     }
-    if (!s) s = read_evidence(l, o, jp, c->nranked);
+    if (!s) s = read_evidence(l, o, jp, c);
     return s;
 }
 
@@ -1478,20 +1510,29 @@ static gdt_status read_tuning_cell(const ld *l, const cJSON *o, const char *jp, 
 
 static const char *const decisions[] = {"TRAIL", "LEAD"};
 
-static gdt_status read_best(const ld *l, const cJSON *cell, const char *key, const char *jp)
+/* A best_* entry: null, or a plan measured in time_us > 0 with noise >= 0. */
+typedef struct best {
+    bool has;
+    double t, noise;
+} best;
+
+static gdt_status read_best(const ld *l, const cJSON *cell, const char *key, const char *jp, best *b)
 {
     static const char *const keys[] = {"plan", "time_us", "noise"};
     const cJSON *o;
     const char *name;
-    double t, n;
-    jpath p;
+    jpath p, q;
     gdt_status s = get_node(l, cell, key, jp, &o);
+    *b = (best){0};
     if (s || cJSON_IsNull(o)) return s;
     sub(p, jp, key);
     s = CHECK_KEYS(l, o, keys, p);
     if (!s) s = get_str(l, o, "plan", p, &name);
-    if (!s) s = get_num(l, o, "time_us", p, &t);
-    if (!s) s = get_num(l, o, "noise", p, &n);
+    if (!s) s = get_num(l, o, "time_us", p, &b->t);
+    if (!s) s = get_num(l, o, "noise", p, &b->noise);
+    if (!s && !(b->t > 0)) return bad(l, sub(q, p, "time_us"), "expected a time > 0, got %g", b->t);
+    if (!s && !(b->noise >= 0)) return bad(l, sub(q, p, "noise"), "expected noise >= 0, got %g", b->noise);
+    b->has = !s;
     return s;
 }
 
@@ -1510,7 +1551,32 @@ static gdt_status read_decision(const ld *l, const cJSON *o, const char *jp, boo
                    *has_ratio ? "a number" : "null");
     if (!s && *has_ratio && !(*ratio > 0))
         return bad(l, sub(p, jp, "ratio"), "expected a ratio > 0, got %g", *ratio);
+    if (!s && has_noise && !(*noise >= 0))
+        return bad(l, sub(p, jp, "noise"), "expected noise >= 0, got %g", *noise);
     return s;
+}
+
+/* The writer's %.6g leaves a stored ratio and the quotient of the stored
+ * times apart by at most about 1.5e-6 of their value. */
+#define RATIO_REL_TOL 1e-5
+
+/* The ratio is best_ours' time over best_backend's, and there is one
+ * exactly when both were measured. */
+static gdt_status check_ratio(const ld *l, const char *jp, const pcell *c, const best *ours,
+                              const best *back)
+{
+    jpath p;
+    sub(p, jp, "ratio");
+    if (c->has_ratio != (ours->has && back->has))
+        return bad(l, p, "expected %s (best_ours is %s, best_backend is %s), got %s",
+                   c->has_ratio ? "null" : "a number", ours->has ? "measured" : "null",
+                   back->has ? "measured" : "null", c->has_ratio ? "a number" : "null");
+    if (!c->has_ratio) return GDT_STATUS_OK;
+    double q = ours->t / back->t;
+    if (fabs(c->ratio - q) > RATIO_REL_TOL * q)
+        return bad(l, p, "expected %.6g (best_ours.time_us / best_backend.time_us = %.6g / %.6g), got %.6g",
+                   q, ours->t, back->t, c->ratio);
+    return GDT_STATUS_OK;
 }
 
 static gdt_status read_placement_cell(const ld *l, const cJSON *o, const char *jp, pcell *c)
@@ -1518,13 +1584,15 @@ static gdt_status read_placement_cell(const ld *l, const cJSON *o, const char *j
     static const char *const keys[] = {"key", "problem", "facts", "decision", "ratio", "noise",
                                        "best_ours", "best_backend", "best_library"};
     gdt_problem prob;
+    best ours, back, lib;
     gdt_status s = CHECK_KEYS(l, o, keys, jp);
     if (!s) s = read_problem(l, o, jp, &prob, c->key);
     if (!s) s = read_facts(l, o, jp, &prob, &c->facts);
     if (!s) s = read_decision(l, o, jp, &c->lead, &c->has_ratio, &c->ratio, &c->noise);
-    if (!s) s = read_best(l, o, "best_ours", jp);
-    if (!s) s = read_best(l, o, "best_backend", jp);
-    if (!s) s = read_best(l, o, "best_library", jp);
+    if (!s) s = read_best(l, o, "best_ours", jp, &ours);
+    if (!s) s = read_best(l, o, "best_backend", jp, &back);
+    if (!s) s = read_best(l, o, "best_library", jp, &lib);
+    if (!s) s = check_ratio(l, jp, c, &ours, &back);
     return s;
 }
 
@@ -2008,26 +2076,50 @@ static bool has_tables(const char *dir, size_t len, gdt_family f, int arch)
     return len > 0 && k > 0 && (size_t)k < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static bool found(const char *dir, size_t len, char *out, size_t n)
+/* One place of the search: its tables when they load; a place whose
+ * tables are refused is passed over with a warning, so that a broken
+ * ./tables does not hide the installed ones.  dir gets the place's
+ * absolute path (what a report shows must name it wherever it is read). */
+static bool try_place(const char *place, size_t len, gdt_family f, int arch, const gdt_tables_search *how,
+                      char *dir, size_t n)
 {
-    if (len >= n) return false;
-    memcpy(out, dir, len);
-    out[len] = 0;
+    char rel[4096], abs[PATH_MAX];
+    gdt_tables *t = NULL;
+    gdt_error e;
+    gdt_error_clear(&e);
+    if (!has_tables(place, len, f, arch) || len >= sizeof rel) return false;
+    memcpy(rel, place, len);
+    rel[len] = 0;
+    if (gdt_tables_load(rel, f, arch, &t, &e) != GDT_STATUS_OK) {
+        if (how && how->warn) how->warn(how->ctx, e.msg);
+        return false;
+    }
+    const char *name = realpath(rel, abs) ? abs : rel;
+    if (how && how->out) *how->out = t;
+    else gdt_tables_destroy(t);
+    if (strlen(name) >= n) return false;
+    memcpy(dir, name, strlen(name) + 1);
     return true;
 }
 
-bool gdt_tables_find(gdt_family f, int arch, char *dir, size_t n)
+bool gdt_tables_search_path(gdt_family f, int arch, const gdt_tables_search *how, char *dir, size_t n)
 {
     const char *path = getenv("GDTUNE_TABLES_PATH");
+    if (how && how->out) *how->out = NULL;
     for (const char *p = path; p && *p; p += *p == ':') {
         size_t len = strcspn(p, ":");
-        if (has_tables(p, len, f, arch)) return found(p, len, dir, n);
+        if (try_place(p, len, f, arch, how, dir, n)) return true;
         p += len;
     }
     static const char *const fixed[] = {"tables", GDT_DATA_DIR "/tables"};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-        if (has_tables(fixed[i], strlen(fixed[i]), f, arch)) return found(fixed[i], strlen(fixed[i]), dir, n);
+        if (try_place(fixed[i], strlen(fixed[i]), f, arch, how, dir, n)) return true;
     return false;
+}
+
+bool gdt_tables_find(gdt_family f, int arch, char *dir, size_t n)
+{
+    return gdt_tables_search_path(f, arch, NULL, dir, n);
 }
 
 gdt_status gdt_tables_load(const char *dir, gdt_family f, int arch, gdt_tables **out, gdt_error *e)

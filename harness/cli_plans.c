@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 
 #include "cli.h"
 #include "gdt_cli_options.h"
 #include "gdt_cuda.h"
 #include "gdt_engines.h"
+#include "gdt_util.h"
 #include "gdtune/plan.h"
 
 #define VERB "gdtune plans"
@@ -189,25 +191,41 @@ static void note_warn(void *ctx, const char *msg)
 
 /* ------------------------------------------------------------ the tables */
 
-/* A table that fails to load is a warning; the untimed order is used. */
+/* ctx NULL: the tables --tables named; else a place of the search path. */
+static void search_warn(void *ctx, const char *msg)
+{
+    char text[2048];
+    fprintf(stderr, VERB ": warning: tables %s: %s\n", ctx ? "passed over (the search goes on)" : "not used",
+            gdt_text_escape(msg, text, sizeof text));
+}
+
+/* A table that fails to load is a warning; the untimed order is used.
+ * Without --tables, a place of the search path whose tables are refused
+ * is passed over with a warning and the next place tried. */
 static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char *note, size_t n)
 {
-    char found[4096];
-    const char *dir = a->tables ? a->tables : gdt_tables_find(f, arch, found, sizeof found) ? found : NULL;
+    char found[4096], abs[PATH_MAX], shown[2048];
     gdt_tables *t = NULL;
     gdt_error e;
     gdt_error_clear(&e);
-    if (!dir) {
-        snprintf(note, n, "none (untimed order)");
-        return NULL;
+    if (!a->tables) {
+        gdt_tables_search how = {.warn = search_warn, .ctx = "search", .out = &t};
+        if (gdt_tables_search_path(f, arch, &how, found, sizeof found))
+            snprintf(note, n, "%s/sm%d/%s.{placement,tuning}.json", gdt_text_escape(found, shown, sizeof shown),
+                     arch, gdt_family_name(f));
+        else
+            snprintf(note, n, "none (untimed order)");
+        return t;
     }
-    if (a->tables && !is_dir(a->tables))
-        fprintf(stderr, VERB ": warning: --tables %s: not a directory\n", a->tables);
+    const char *dir = a->tables;
+    gdt_text_escape(realpath(dir, abs) ? abs : dir, shown, sizeof shown);
+    if (!is_dir(a->tables))
+        fprintf(stderr, VERB ": warning: --tables %s: not a directory\n", shown);
     gdt_status s = gdt_tables_load(dir, f, arch, &t, &e);
-    if (s == GDT_STATUS_OK) snprintf(note, n, "%s/sm%d/%s.{placement,tuning}.json", dir, arch, gdt_family_name(f));
-    else if (s == GDT_STATUS_NOT_SUPPORTED) snprintf(note, n, "none under %s (untimed order)", dir);
+    if (s == GDT_STATUS_OK) snprintf(note, n, "%s/sm%d/%s.{placement,tuning}.json", shown, arch, gdt_family_name(f));
+    else if (s == GDT_STATUS_NOT_SUPPORTED) snprintf(note, n, "none under %s (untimed order)", shown);
     else {
-        fprintf(stderr, VERB ": warning: tables not used: %s\n", e.msg);
+        search_warn(NULL, e.msg);
         snprintf(note, n, "refused (see warning; untimed order)");
     }
     return t;
@@ -261,11 +279,12 @@ static const char *const time_sources[] = {"untimed", "measured", "predicted"};
 /* "measured 12.8 us", "predicted 19.1 us +-6.4% from 11 cells, nearest KEY", "untimed". */
 static void time_text(const gdt_plan_time *pt, char *buf, size_t n)
 {
+    char near[512];
     if (pt->source == GDT_TIME_MEASURED)
         snprintf(buf, n, "measured %.6g us", pt->time_us);
     else if (pt->source == GDT_TIME_PREDICTED)
         snprintf(buf, n, "%.6g us predicted from cells (%d measured it, nearest %s; error %.1f%%)",
-                 pt->time_us, pt->ncells, pt->nearest, 100 * pt->error);
+                 pt->time_us, pt->ncells, gdt_text_escape(pt->nearest, near, sizeof near), 100 * pt->error);
     else
         snprintf(buf, n, "untimed");
 }
@@ -429,7 +448,7 @@ static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *r
     gdt_device_props dev;
     if (!gdt_arch_limits(t->arch, &dev))
         return fprintf(stderr, VERB ": --arch sm%d: no per-arch limits for it\n", t->arch), 2;
-    char key[256], note[4200], modes[64];
+    char key[256], note[4200], modes[64], esc[2048];
     gdt_problem_key(&p, key, sizeof key);
     gdt_tables *tables = load_tables(a, f, t->arch, note, sizeof note);
     stale_rows_note(tables, rows, note, sizeof note);
@@ -451,9 +470,9 @@ static int plan_family(const plans_args *a, gdt_family f, const gdt_row_table *r
         if (gdt_graph_first_reason(g, &r)) first_text(&r, why, sizeof why), printf("  mode A's first: %s\n", why);
         for (int i = 0; i < gdt_graph_plan_count(g); i++)
             print_entry(i, gdt_graph_plan_at(g, i), t, tables, gdt_graph_facts(g));
-        for (int i = 0; i < sn.n; i++) printf("      not listed: %s\n", sn.msg[i]);
+        for (int i = 0; i < sn.n; i++) printf("      not listed: %s\n", gdt_text_escape(sn.msg[i], esc, sizeof esc));
     } else {
-        fprintf(stderr, VERB ": %s\n", e.msg);
+        fprintf(stderr, VERB ": %s\n", gdt_text_escape(e.msg, esc, sizeof esc));
     }
     gdt_graph_destroy(g);
     gdt_tables_destroy(tables);

@@ -176,24 +176,57 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* DIR/sm<arch>/ folders in name order, else DIR itself as one arch's. */
-static gdt_status load_dir(side *sd, unsigned mask, gdt_error *e)
+static void free_names(char **names, int n)
+{
+    for (int i = 0; i < n; i++) free(names[i]);
+}
+
+/* The sm<arch> folders of DIR as the tables loader names them; an arch
+ * spelled another way (sm_90, sm90a, sm090: dispatch never reads it, so a
+ * diff of it would compare what nothing runs) and more folders than fit
+ * are refused, not skipped. */
+static gdt_status arch_dirs(const side *sd, char **names, int *n, gdt_error *e)
 {
     DIR *dp = opendir(sd->path);
     if (!dp) return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: cannot read the directory", sd->path);
-    char *names[MAX_SETS];
-    int n = 0, arch;
-    for (struct dirent *de; (de = readdir(dp)) && n < MAX_SETS;)
-        if (gdt_arch_parse(de->d_name, &arch, NULL) == GDT_STATUS_OK) names[n++] = strdup(de->d_name);
-    closedir(dp);
-    qsort(names, (size_t)n, sizeof *names, name_cmp);
     gdt_status s = GDT_STATUS_OK;
-    for (int i = 0; i < n; i++) {
+    *n = 0;
+    for (struct dirent *de; !s && (de = readdir(dp));) {
         char sub[4096];
-        snprintf(sub, sizeof sub, "%s/%s", sd->path, names[i] ? names[i] : "");
-        if (!s && names[i] && is_dir(sub)) s = load_arch_dir(sd, sub, mask, e);
-        free(names[i]);
+        int arch, kind = gdt_arch_dir_kind(de->d_name, &arch);
+        snprintf(sub, sizeof sub, "%s/%s", sd->path, de->d_name);
+        if (kind == 0 || !is_dir(sub)) continue;
+        if (kind < 0)
+            s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables diff: %s: expected a folder named "
+                              "sm<major*10+minor> (like sm90), as the tables loader reads them, got "
+                              "\"%.64s\": dispatch never reads it; rename or move it", sub, de->d_name);
+        else if (*n == MAX_SETS)
+            s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables diff: %s: expected at most %d "
+                              "sm<arch> folders, got more", sd->path, MAX_SETS);
+        else if (!(names[*n] = strdup(de->d_name)))
+            s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables diff: out of memory");
+        else
+            ++*n;
     }
+    closedir(dp);
+    if (s) free_names(names, *n);
+    return s;
+}
+
+/* DIR/sm<arch>/ folders in name order, else DIR itself as one arch's. */
+static gdt_status load_dir(side *sd, unsigned mask, gdt_error *e)
+{
+    char *names[MAX_SETS];
+    int n = 0;
+    gdt_status s = arch_dirs(sd, names, &n, e);
+    if (s) return s;
+    qsort(names, (size_t)n, sizeof *names, name_cmp);
+    for (int i = 0; i < n && !s; i++) {
+        char sub[4096];
+        snprintf(sub, sizeof sub, "%s/%s", sd->path, names[i]);
+        s = load_arch_dir(sd, sub, mask, e);
+    }
+    free_names(names, n);
     return s || sd->n ? s : load_arch_dir(sd, sd->path, mask, e);
 }
 

@@ -40,6 +40,7 @@
 
 typedef enum gdt__kind {
     GDT__STR,
+    GDT__NAME,      /* a string without control characters (names terminals and reports print) */
     GDT__INT,
     GDT__NUM,
     GDT__BOOL,

@@ -162,11 +162,13 @@ int gdt_sweep_top_converged(const struct gdt_run_cell *c, int top, int *converge
 void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n);
 
 /* --shard auto (shard_auto.c): I and N from the environment of the scheduler
- * that started this process: a SLURM job array (SLURM_ARRAY_TASK_ID less
- * SLURM_ARRAY_TASK_MIN, N from SLURM_ARRAY_TASK_COUNT or _MAX), a Kubernetes
- * Indexed Job (JOB_COMPLETION_INDEX, N from shards or GDTUNE_SHARDS), an MPI
- * launcher (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE).  shards (--shards N,
- * 0: none) and GDTUNE_SHARDS must agree with what the scheduler says.
+ * that started this process: a SLURM job array (SLURM_ARRAY_TASK_ID, N from
+ * shards or GDTUNE_SHARDS, else from SLURM_ARRAY_TASK_COUNT or _MAX of an
+ * array of 0..N-1 with N > 1), a Kubernetes Indexed Job
+ * (JOB_COMPLETION_INDEX, N from shards or GDTUNE_SHARDS), an MPI launcher
+ * (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE).  shards (--shards N, 0: none)
+ * and GDTUNE_SHARDS must agree with what the scheduler says; a SLURM array
+ * with them may hold any indices below N (a resubmitted one: --array=3).
  * source receives the variables used ("SLURM job array: SLURM_ARRAY_TASK_ID=2
  * ...").  BAD_USAGE naming the variables when none are set, one is not a
  * count, or two disagree.  env looks a variable up (getenv; tests pass

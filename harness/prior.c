@@ -72,11 +72,14 @@ static void load_table(const char *dir, gdt_family f, int arch, prior_table *pt)
     drop(pt);
 }
 
+/* The journal header records the folder as an absolute path: "tables"
+ * says nothing once the run directory is read elsewhere. */
 static gdt_prior *prior_new(const char *dir)
 {
     gdt_prior *p = calloc(1, sizeof *p);
+    char abs[PATH_MAX];
     if (p)
-        snprintf(p->dir, sizeof p->dir, "%s", dir);
+        snprintf(p->dir, sizeof p->dir, "%s", realpath(dir, abs) ? abs : dir);
     return p;
 }
 
@@ -88,7 +91,7 @@ gdt_status gdt_prior_load(const char *dir, unsigned families, int arch, gdt_prio
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "prior: out of memory");
     for (int f = 0; f < GDT_FAMILY_COUNT; f++)
         if (families & (1u << f))
-            load_table(dir, (gdt_family)f, arch, &p->tab[p->n++]);
+            load_table(p->dir, (gdt_family)f, arch, &p->tab[p->n++]);
     return GDT_STATUS_OK;
 }
 

@@ -23,14 +23,14 @@
 
 /* Keys every record about a cell carries. */
 #define CELL_KEYS REQ("type", GDT__STR), RANGE("cell", GDT__INT, true, 0, INT_MAX), \
-                  REQ("family", GDT__STR), REQ("shape", GDT__STR), REQ("key", GDT__STR)
+                  REQ("family", GDT__NAME), REQ("shape", GDT__NAME), REQ("key", GDT__NAME)
 
 typedef gdt_status rule_fn(const char *at, const char *jp, const cJSON *o, gdt_error *e);
 static rule_fn options_rule, prior_rule, prior_table_rule, run_rule, plan_rule, result_rule,
     rounds_rule;
 
 static const gdt__field device_fields[] = {
-    REQ("name", GDT__STR), RANGE("arch", GDT__INT, true, 10, 9999), OPT("uuid", GDT__STR),
+    REQ("name", GDT__NAME), RANGE("arch", GDT__INT, true, 10, 9999), OPT("uuid", GDT__NAME),
     OPT("sm_count", GDT__INT), OPT("l2_bytes", GDT__INT), OPT("smem_per_block", GDT__INT),
     OPT("regs_per_block", GDT__INT), OPT("max_threads_per_block", GDT__INT),
     OPT("sm_clock_khz", GDT__INT), OPT("mem_clock_khz", GDT__INT), OPT("driver_version", GDT__INT),
@@ -83,7 +83,7 @@ static const gdt__field cell_fields[] = {CELL_KEYS};
 static const gdt__field cell_error_fields[] = {CELL_KEYS, REQ("error", GDT__STR)};
 
 static const gdt__field plan_fields[] = {
-    RANGE("engine_id", GDT__INT, true, 0, INT_MAX), REQ("knobs", GDT__ARR), REQ("name", GDT__STR),
+    RANGE("engine_id", GDT__INT, true, 0, INT_MAX), REQ("knobs", GDT__ARR), REQ("name", GDT__NAME),
     REQ("backend", GDT__BOOL), REQ("tag", GDT__STR), RANGE("untimed", GDT__INT, true, 0, INT_MAX),
 };
 static const gdt__table plan_table = TABLE(NULL, plan_fields, plan_rule);
@@ -95,7 +95,7 @@ static const gdt__field plans_fields[] = {
     RANGE("prebuilt", GDT__INT, false, 0, INT_MAX), RANGE("prebuild_s", GDT__NUM, false, 0, CALL_S),
 };
 static const gdt__field attempt_fields[] = {
-    CELL_KEYS, RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("name", GDT__STR),
+    CELL_KEYS, RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("name", GDT__NAME),
 };
 
 /* One burst size's series (harness/gdt_measure.h, gdt_burst_result). */
@@ -137,7 +137,7 @@ static const gdt__table clock_outlier_table = TABLE(NULL, clock_outlier_fields, 
 
 static const gdt__field result_fields[] = {
     REQ("type", GDT__STR), RANGE("cell", GDT__INT, true, 0, INT_MAX),
-    RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("family", GDT__STR), REQ("name", GDT__STR),
+    RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("family", GDT__NAME), REQ("name", GDT__NAME),
     RANGE("gpu", GDT__INT, false, 0, GDT_RECORD_GPUS - 1), REQ("disposition", GDT__STR),
     REQ("error", GDT__STR), RANGE("build_s", GDT__NUM, false, 0, CALL_S), OPT("fatal", GDT__BOOL),
     OPT("fatal_error", GDT__STR),
@@ -193,7 +193,7 @@ gdt_status gdt__record_wrong(const char *at, const char *jp, const char *expecte
 static const char *kind_name(gdt__kind k)
 {
     static const char *const n[GDT__KIND_COUNT] = {
-        "a string", "an integer", "a number", "a boolean", "an object", "an object or null",
+        "a string", "a name without control characters", "an integer", "a number", "a boolean", "an object", "an object or null",
         "an array", "an array", "an array of numbers", "an array of numbers or nulls",
         "an array of strings"};
     return n[k];
@@ -245,6 +245,17 @@ static gdt_status check_items(const char *at, const char *jp, const gdt__field *
     return GDT_STATUS_OK;
 }
 
+static gdt_status check_name(const char *at, const char *jp, const char *v, gdt_error *e)
+{
+    long i = gdt_text_control_find(v);
+    char shown[256];
+    if (i < 0)
+        return GDT_STATUS_OK;
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a name without control "
+                         "characters, got \"%s\" (a control character at byte %ld)", at, jp,
+                         gdt_text_escape(v, shown, sizeof shown), i);
+}
+
 static gdt_status check_value(const char *at, const char *jp, const gdt__field *f, const cJSON *v,
                               gdt_error *e)
 {
@@ -252,6 +263,10 @@ static gdt_status check_value(const char *at, const char *jp, const gdt__field *
     bool ok;
     switch (f->kind) {
     case GDT__STR: ok = cJSON_IsString(v); break;
+    case GDT__NAME:
+        if (!cJSON_IsString(v))
+            return gdt__record_wrong(at, jp, kind_name(f->kind), v, e);
+        return check_name(at, jp, v->valuestring, e);
     case GDT__BOOL: ok = cJSON_IsBool(v); break;
     case GDT__OBJ:
     case GDT__OBJ_NULL:
@@ -294,13 +309,14 @@ static gdt_status check_members(const gdt__table *t, const char *at, const char 
         char jk[512];
         const gdt__field *f = c->string ? row(t, c->string) : NULL;
         gdt_json_path_key(jk, sizeof jk, jp, c->string ? c->string : "");
+        char shown[80];
         if (!f)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: unknown field \"%.64s\"", at, jk,
-                                 c->string ? c->string : "");
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: unknown field \"%s\"", at, jk,
+                                 gdt_text_escape(c->string ? c->string : "", shown, sizeof shown));
         for (const cJSON *d = o->child; d != c; d = d->next)
             if (!strcmp(d->string, c->string))
-                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: duplicate field \"%.64s\"",
-                                     at, jk, c->string);
+                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: duplicate field \"%s\"",
+                                     at, jk, gdt_text_escape(c->string, shown, sizeof shown));
         if (check_value(at, jk, f, c, e) != GDT_STATUS_OK)
             return GDT_STATUS_BAD_INPUT;
     }

@@ -204,6 +204,19 @@ static gdt_status on_cell_error(gdt_run *r, const cJSON *rec, const where *w, gd
 
 /* ------------------------------------------------------------- plans */
 
+/* A plan's name is what its engine_id and knobs print as: the name is
+ * what reports show and records name the plan by. */
+static gdt_status check_plan_name(const where *w, const char *jp, const gdt_run_plan *p, gdt_error *e)
+{
+    char want[1024], jn[256];
+    gdt_plan_id_format(&p->id, want, sizeof want);
+    if (!strcmp(want, p->name))
+        return GDT_STATUS_OK;
+    gdt_json_path_key(jn, sizeof jn, jp, "name");
+    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected \"%s\" (what engine_id and "
+                         "knobs print as), got \"%.300s\"", w->at, jn, want, p->name);
+}
+
 /* One plan object, its table and rule passed: an engine of the cell's
  * family (a backend engine is of every family). */
 static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_family fam,
@@ -218,6 +231,9 @@ static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_
     gdt_engine_id_decode(p->id.engine_id, &backend, &f, &slot, NULL);
     p->json = o;
     p->name = str(o, "name");
+    gdt_status s = check_plan_name(w, jp, p, e);
+    if (s != GDT_STATUS_OK)
+        return s;
     p->tag = str(o, "tag");
     p->backend = backend;
     p->untimed = num_int(o, "untimed", 0);

@@ -1,9 +1,11 @@
 /* --shard auto: the shard from the scheduler's environment (gdt_sweep.h).
  * Each scheduler is one row of variables; a row applies when its index
  * variable is set.  A count that two variables (or --shards) give
- * differently is refused rather than guessed: the resubmission of one
- * SLURM array index (`sbatch --array=3`) runs as an array of one, whose
- * MIN, MAX and COUNT say nothing of the sweep's shards. */
+ * differently is refused rather than guessed.  A SLURM array index is the
+ * shard itself: the resubmission of one index (`sbatch --array=3`) runs as
+ * an array of one, whose MIN, MAX and COUNT say nothing of the sweep's
+ * shards, so that with --shards N it runs shard 3/N and without is
+ * refused. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@ typedef struct shard_vars {
     const char *scheduler;
     const char *index;
     const char *count; /* NULL: the count comes from --shards or GDTUNE_SHARDS */
-    const char *min;   /* NULL: indices start at 0 */
+    const char *min;   /* NULL: none; else the index is the shard (a SLURM array) */
     const char *max;   /* NULL: none; else the count is MAX - MIN + 1 */
 } shard_vars;
 
@@ -79,35 +81,74 @@ static gdt_status explicit_count(gdt_env_fn env, int shards, long *n, char *from
 }
 
 /* The count a row's own variables give (0: none), MIN through MAX and
- * COUNT agreeing. */
-static gdt_status row_count(const shard_vars *r, gdt_env_fn env, long lo, long *n, char *src,
-                            size_t nsrc, gdt_error *e)
+ * COUNT agreeing when strict; *hi: MAX (-1: unset). */
+static gdt_status row_count(const shard_vars *r, gdt_env_fn env, long lo, bool strict, long *n,
+                            long *hi, char *src, size_t nsrc, gdt_error *e)
 {
-    long count = 0, hi = 0;
+    long count = 0;
     bool has_count = false, has_hi = false;
     gdt_status s = env_count(env, r->count, &count, &has_count, e);
     if (s == GDT_STATUS_OK)
-        s = env_count(env, r->max, &hi, &has_hi, e);
+        s = env_count(env, r->max, hi, &has_hi, e);
     if (s != GDT_STATUS_OK)
         return s;
     if (has_hi)
-        note(src, nsrc, r->max, hi);
+        note(src, nsrc, r->max, *hi);
+    else
+        *hi = -1;
     if (has_count)
         note(src, nsrc, r->count, count);
-    if (has_hi && has_count && hi - lo + 1 != count)
+    if (strict && has_hi && has_count && *hi - lo + 1 != count)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s=%ld but %s..%s spans %ld "
                              "indices (%s): a stepped or listed array cannot number the shards; "
-                             "submit --array=0-%ld", r->count, count, r->min, r->max, hi - lo + 1,
-                             src, count - 1);
-    *n = has_count ? count : has_hi ? hi - lo + 1 : 0;
+                             "submit --array=0-%ld, or give --shards N", r->count, count, r->min,
+                             r->max, *hi - lo + 1, src, count - 1);
+    *n = has_count ? count : has_hi ? *hi - lo + 1 : 0;
     return GDT_STATUS_OK;
 }
 
-/* One scheduler's shard; its index variable is set. */
+/* A SLURM array's count when no --shards gives it: only an array that is
+ * the whole sweep (--array=0-<N-1>, N > 1) says it.  An array of one is
+ * what a resubmitted index looks like (sbatch --array=3: MIN = MAX = 3,
+ * COUNT = 1), and an array from MIN > 0 may be one too: taking its count
+ * would run the whole sweep as shard 0/1. */
+static gdt_status array_count(long lo, long count, const char *src, gdt_error *e)
+{
+    if (lo != 0)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s: an array that does not "
+                             "start at index 0 (a resubmitted index, or --array=1-N) does not say "
+                             "the sweep's shard count: give --shards N (the array index is the "
+                             "shard)", src);
+    if (count == 1)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s: an array of one task "
+                             "(what a resubmitted index looks like) does not say the sweep's shard "
+                             "count: give --shards N (1 for a sweep of one shard)", src);
+    return GDT_STATUS_OK;
+}
+
+/* The count from --shards or GDTUNE_SHARDS (want), and a SLURM array
+ * naming an index past it. */
+static gdt_status want_count(const shard_vars *r, long count, long hi, long want,
+                             const char *want_from, const char *src, gdt_error *e)
+{
+    if (r->min && hi >= want)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s: %s=%ld is past the last "
+                             "shard of %s (the array index is the shard: submit --array=0-%ld or "
+                             "some of those indices)", src, r->max, hi, want_from, want - 1);
+    if (!r->min && count && count != want)
+        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s gives %ld shards (%s) but "
+                             "%s: give --shard I/N", r->scheduler, count, src, want_from);
+    return GDT_STATUS_OK;
+}
+
+/* One scheduler's shard; its index variable is set.  A SLURM array's index
+ * is the shard itself (arrays are numbered from 0, as submit.sh submits
+ * them), so that a resubmitted index with --shards N runs the shard it
+ * ran before. */
 static gdt_status resolve(const shard_vars *r, gdt_env_fn env, long want, const char *want_from,
                           int *i, int *n, char *src, size_t nsrc, gdt_error *e)
 {
-    long idx = 0, lo = 0, count = 0;
+    long idx = 0, lo = 0, count = 0, hi = -1;
     bool set = false, has_lo = !r->min;
     gdt_status s = env_count(env, r->index, &idx, &set, e);
     if (s == GDT_STATUS_OK && r->min)
@@ -120,27 +161,28 @@ static gdt_status resolve(const shard_vars *r, gdt_env_fn env, long want, const 
                              EXPECTED ")", r->index, idx, r->min);
     if (r->min)
         note(src, nsrc, r->min, lo);
-    if ((s = row_count(r, env, lo, &count, src, nsrc, e)) != GDT_STATUS_OK)
+    /* With a count given, MIN..MAX and COUNT need not agree: the array may
+     * be some of the shards (the resubmitted ones). */
+    if ((s = row_count(r, env, lo, !want, &count, &hi, src, nsrc, e)) != GDT_STATUS_OK)
         return s;
-    if (count && want && count != want)
-        return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s gives %ld shards (%s) but "
-                             "%s: %s", r->scheduler, count, src, want_from,
-                             r->min ? "a resubmitted array index resumes its run directory "
-                                      "(--resume RUNDIR), or give --shard I/N"
-                                    : "give --shard I/N");
-    if (!count && !want)
+    if (want) {
+        if ((s = want_count(r, count, hi, want, want_from, src, e)) != GDT_STATUS_OK)
+            return s;
+        size_t used = strlen(src);
+        if (!count || r->min) /* the count used is the one given */
+            snprintf(src + used, nsrc - used, " %s", want_from);
+        count = want;
+    } else if (!count) {
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s without a shard count "
                              "(expected %s%s)", src, r->count ? r->count : "--shards N or GDTUNE_SHARDS",
                              r->count ? " or --shards N" : "");
-    if (!count) {
-        count = want;
-        size_t used = strlen(src);
-        snprintf(src + used, nsrc - used, " %s", want_from);
+    } else if (r->min && (s = array_count(lo, count, src, e)) != GDT_STATUS_OK) {
+        return s;
     }
-    if (count > GDT_SHARDS_MAX || idx < lo || idx - lo >= count)
+    if (count > GDT_SHARDS_MAX || idx >= count)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s: expected a shard index "
-                             "0 <= I < N <= %d, got %ld of %ld", src, GDT_SHARDS_MAX, idx - lo, count);
-    *i = (int)(idx - lo);
+                             "0 <= I < N <= %d, got %ld of %ld", src, GDT_SHARDS_MAX, idx, count);
+    *i = (int)idx;
     *n = (int)count;
     return GDT_STATUS_OK;
 }

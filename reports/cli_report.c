@@ -188,8 +188,11 @@ static void summary_failures(FILE *f, const report *r)
             gdt_disposition d = c->result[i].disposition;
             if (!c->result[i].rec || (d != GDT_DISP_INCORRECT && d != GDT_DISP_FAILED))
                 continue;
-            fprintf(f, "- cell %d `%s`: **%s**: %.400s\n", ci, c->plan[i].name, gdt_disposition_name(d),
-                    c->result[i].error);
+            char err[2048];
+            fprintf(f, "- cell %d ", ci);
+            gdt_md_code(f, c->plan[i].name);
+            fprintf(f, ": **%s**: %.400s\n", gdt_disposition_name(d),
+                    gdt_text_escape(c->result[i].error, err, sizeof err));
             any++;
         }
     }
@@ -298,8 +301,10 @@ static void summary_header(FILE *f, const report *r)
     const gdt_run *run = r->run;
     const cJSON *d = run->device;
     fprintf(f, "# gdtune sweep %s\n\n", run->family);
+    char name[512], uuid[256];
     fprintf(f, "- device: %s (sm%d, %d SMs, UUID %s), driver %d, CUDA %d, cuDNN %d, NVRTC %d\n",
-            gdt_json_str_or(d, "name", ""), (int)gdt_json_num_or(d, "arch", 0), (int)gdt_json_num_or(d, "sm_count", 0), gdt_json_str_or(d, "uuid", ""),
+            gdt_text_escape(gdt_json_str_or(d, "name", ""), name, sizeof name), (int)gdt_json_num_or(d, "arch", 0),
+            (int)gdt_json_num_or(d, "sm_count", 0), gdt_text_escape(gdt_json_str_or(d, "uuid", ""), uuid, sizeof uuid),
             (int)gdt_json_num_or(d, "driver_version", 0), (int)gdt_json_num_or(d, "cuda_version", 0),
             (int)gdt_json_num_or(d, "cudnn_version", 0), (int)gdt_json_num_or(d, "nvrtc_version", 0));
     fprintf(f, "- gdtune %s, source digest %.16s, started %s\n", run->gdtune_version,

@@ -1,7 +1,9 @@
 /* gdt_md_code (gdt_markdown.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gdt_markdown.h"
+#include "gdt_util.h"
 
 static int longest_backticks(const char *s)
 {
@@ -22,7 +24,13 @@ static void fence(FILE *f, int n)
 
 void gdt_md_code(FILE *f, const char *text)
 {
-    const char *s = text ? text : "";
+    const char *raw = text ? text : "";
+    /* control characters as the terminal shows them (\n, \x1b, ...): a
+     * line break would end the row, an escape sequence reach the reader's
+     * terminal through cat */
+    size_t cap = strlen(raw) * 6 + 4;
+    char *esc = malloc(cap);
+    const char *s = esc ? gdt_text_escape(raw, esc, cap) : "";
     size_t len = strlen(s);
     int n = longest_backticks(s) + 1;
     /* A span that starts or ends with a backtick needs the space, which
@@ -34,7 +42,8 @@ void gdt_md_code(FILE *f, const char *text)
         if (*s == '|')
             fputs("\\|", f);
         else
-            fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+            fputc(*s, f);
     fputs(pad, f);
     fence(f, n);
+    free(esc);
 }

@@ -42,11 +42,13 @@ if [[ $committed != none ]]; then
     committed=$(realpath -m -- "$committed")
 fi
 mkdir -p "$results/logs"
+# sbatch --output expands %j, %a, ...: a % of the path itself is written %%.
+logs=${results//%/%%}/logs
 
-array=$(sbatch --parsable --array="0-$((shards - 1))" --output="$results/logs/shard-%a.out" \
+array=$(sbatch --parsable --array="0-$((shards - 1))" --output="$logs/shard-%a.out" \
     "${sbatch_opts[@]}" "$here/sweep-array.sbatch" "$results" "$shards" "$family" "$@")
 array=${array%%;*} # --parsable prints "id[;cluster]"
-merge=$(sbatch --parsable --dependency="afterok:$array" --output="$results/logs/merge.out" \
+merge=$(sbatch --parsable --dependency="afterok:$array" --output="$logs/merge.out" \
     "${sbatch_opts[@]}" "$here/merge.sbatch" "$results" "$shards" "$committed")
 merge=${merge%%;*}
 
@@ -54,10 +56,13 @@ echo "array $array"
 echo "merge $merge"
 echo "submit.sh: shard I runs in $results/shards/I (log $results/logs/shard-I.out); the merged" \
     "tables land in $results/tables (log $results/logs/merge.out)" >&2
-echo "submit.sh: to resume failed shard I, resubmit that index and re-point the merge at it:" >&2
+echo "submit.sh: to rerun failed shard I (it resumes its journal, or starts afresh without one)," \
+    "resubmit that index and re-point the merge at it:" >&2
 # shellcheck disable=SC2016 # $job and $(...) are the printed command's, not ours
-printf '  job=$(sbatch --parsable --array=I --output=%q' "$results/logs/shard-%a.out" >&2
+printf '  job=$(sbatch --parsable --array=I --output=%q' "$logs/shard-%a.out" >&2
 for o in "${sbatch_opts[@]}"; do printf ' %q' "$o" >&2; done
-printf ' %q %q %q %q)\n' "$here/sweep-array.sbatch" "$results" "$shards" "$family" >&2
+# the sweep's own options too: a shard that never wrote its journal starts afresh with them
+for o in "$here/sweep-array.sbatch" "$results" "$shards" "$family" "$@"; do printf ' %q' "$o" >&2; done
+printf ')\n' >&2
 # shellcheck disable=SC2016
 printf '  scontrol update jobid=%q dependency=afterok:$job\n' "$merge" >&2

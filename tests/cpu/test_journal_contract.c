@@ -404,9 +404,11 @@ static int fake_worker(void)
             rep = cJSON_Parse("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"build_threads\":64,"
                               "\"prebuilt\":2,\"prebuild_s\":899}");
             cJSON *plans = plans_json();
-            if (family)
+            if (family) { /* a named sdpa_fwd engine in a gemm cell */
                 cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "engine_id",
                                           cJSON_CreateNumber(GDT_ENGINE_ID_RESERVED_END + GDT_FAMILY_BLOCK));
+                cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "name", cJSON_CreateString("sdpa_fwd.nvrtc"));
+            }
             cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "backend", cJSON_CreateBool(!family));
             while (cJSON_GetArraySize(plans) > 2)
                 cJSON_DeleteItemFromArray(plans, 2);

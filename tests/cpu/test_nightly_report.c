@@ -167,7 +167,7 @@ static void test_md_code(void)
     fputc(' ', f);
     gdt_md_code(f, "`x`\ny");
     fclose(f);
-    CHECK_STR(buf, "``a\\|b`c`` `` `x` y ``");
+    CHECK_STR(buf, "``a\\|b`c`` `` `x`\\ny ``");
     free(buf);
 }
 

@@ -1,5 +1,5 @@
 /* --shard auto: I and N from each scheduler's variables (SLURM job arrays
- * numbered from 0 and from 1, a Kubernetes index with --shards or
+ * whole and resubmitted index by index, a Kubernetes index with --shards or
  * GDTUNE_SHARDS, Open MPI and PMI ranks), every missing or contradictory
  * set refused by name; then `gdtune sweep --shard auto` against a stand-in
  * worker (this executable run as `test_shard_auto worker`): the variables
@@ -44,11 +44,19 @@ static const shard_case cases[] = {
       "SLURM_ARRAY_TASK_COUNT=4"}, 0, 2, 4,
      "SLURM job array: SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=3 "
      "SLURM_ARRAY_TASK_COUNT=4"},
-    /* --array=1-4: the first task is shard 0. */
-    {{"SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=4"}, 0, 0, 4,
-     "SLURM job array: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=4"},
-    {{"SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=4"}, 4, 3, 4,
-     "SLURM_ARRAY_TASK_COUNT=4"},
+    /* The array index is the shard: --array=1-3 with --shards 4 resubmits shards 1..3. */
+    {{"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=3"}, 4, 3, 4,
+     "SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=3 --shards 4"},
+    /* The resubmission of index 3 alone (an array of one) with --shards 4: shard 3/4. */
+    {{"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=3", "SLURM_ARRAY_TASK_MAX=3",
+      "SLURM_ARRAY_TASK_COUNT=1"}, 4, 3, 4,
+     "SLURM job array: SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=3 SLURM_ARRAY_TASK_MAX=3 "
+     "SLURM_ARRAY_TASK_COUNT=1 --shards 4"},
+    {{"SLURM_ARRAY_TASK_ID=0", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=0",
+      "SLURM_ARRAY_TASK_COUNT=1", "GDTUNE_SHARDS=1"}, 0, 0, 1, "SLURM_ARRAY_TASK_COUNT=1 GDTUNE_SHARDS=1"},
+    /* --array=0,2,4 of --shards 6: some of the shards. */
+    {{"SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=4",
+      "SLURM_ARRAY_TASK_COUNT=3"}, 6, 4, 6, "SLURM_ARRAY_TASK_COUNT=3 --shards 6"},
     {{"JOB_COMPLETION_INDEX=5", "GDTUNE_SHARDS=8"}, 0, 5, 8,
      "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=5 GDTUNE_SHARDS=8"},
     {{"JOB_COMPLETION_INDEX=0"}, 3, 0, 3, "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=0 --shards 3"},
@@ -69,12 +77,26 @@ static const shard_case cases[] = {
     {{"SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=4",
       "SLURM_ARRAY_TASK_COUNT=3"}, 0, 0, 0,
      "SLURM_ARRAY_TASK_COUNT=3 but SLURM_ARRAY_TASK_MIN..SLURM_ARRAY_TASK_MAX spans 5 indices"},
-    /* The resubmission of index 3 alone: an array of one. */
+    /* The same without a count: refused, not run as shard 0/1 (the whole sweep). */
     {{"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=3", "SLURM_ARRAY_TASK_MAX=3",
-      "SLURM_ARRAY_TASK_COUNT=1"}, 4, 0, 0,
-     "SLURM job array gives 1 shards (SLURM job array: SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=3 "
-     "SLURM_ARRAY_TASK_MAX=3 SLURM_ARRAY_TASK_COUNT=1) but --shards 4: a resubmitted array index "
-     "resumes its run directory (--resume RUNDIR)"},
+      "SLURM_ARRAY_TASK_COUNT=1"}, 0, 0, 0,
+     "--shard auto: SLURM job array: SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=3 "
+     "SLURM_ARRAY_TASK_MAX=3 SLURM_ARRAY_TASK_COUNT=1: an array that does not start at index 0 "
+     "(a resubmitted index, or --array=1-N) does not say the sweep's shard count: give --shards N"},
+    {{"SLURM_ARRAY_TASK_ID=0", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=0",
+      "SLURM_ARRAY_TASK_COUNT=1"}, 0, 0, 0,
+     "SLURM_ARRAY_TASK_COUNT=1: an array of one task (what a resubmitted index looks like) does "
+     "not say the sweep's shard count: give --shards N (1 for a sweep of one shard)"},
+    /* --array=1-4 alone: shards 1..4 of what? */
+    {{"SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=4"}, 0, 0, 0,
+     "SLURM_ARRAY_TASK_MAX=4: an array that does not start at index 0"},
+    /* --array=0-7 with --shards 4: indices past the sweep's. */
+    {{"SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=7",
+      "SLURM_ARRAY_TASK_COUNT=8"}, 4, 0, 0,
+     "SLURM_ARRAY_TASK_MAX=7 is past the last shard of --shards 4 (the array index is the shard: "
+     "submit --array=0-3"},
+    {{"SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=1"}, 4, 0, 0,
+     "expected a shard index 0 <= I < N <= 100000, got 4 of 4"},
     {{"JOB_COMPLETION_INDEX=2"}, 0, 0, 0,
      "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=2 without a shard count (expected --shards N or "
      "GDTUNE_SHARDS)"},
@@ -211,12 +233,22 @@ static void test_sweep(const char *self)
     snprintf(args, sizeof args, "gemm --resume %s/s1 --tables-dir %s/t --shards 3", dir, dir);
     CHECK_INT(sweep(args), ==, 2);
     CHECK_CONTAINS(out, "--shards 3, but the run is shard 1/2 (its header)");
-    /* ... and started afresh it is refused, not run as the whole sweep. */
-    snprintf(args, sizeof args, "gemm --spec %s/sweeps/tiny_gemm.json --out %s/s9 --tables-dir %s/t "
-             "--shard auto --shards 2", GDT_TEST_DATA, dir, dir);
-    CHECK_INT(sweep(args), ==, 2);
-    CHECK_CONTAINS(out, "SLURM job array gives 1 shards");
+    /* ... and a shard that never wrote its journal (a GPU that failed at
+     * start-up), resubmitted alone with --shards 2, runs shard 1/2 ... */
+    snprintf(args, sizeof args, "gemm --spec %s/sweeps/tiny_gemm.json --out %s/s9 --tables-dir %s/t9 "
+             "--deadline 5 --shard auto --shards 2", GDT_TEST_DATA, dir, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK_CONTAINS(out, "--shard auto: shard 1/2 from SLURM job array: SLURM_ARRAY_TASK_ID=1 "
+                        "SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=1 SLURM_ARRAY_TASK_COUNT=1 --shards 2");
     snprintf(args, sizeof args, "%s/s9", dir);
+    check_header_shard(args, 1, 2, "SLURM job array: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=1 "
+                                   "SLURM_ARRAY_TASK_MAX=1 SLURM_ARRAY_TASK_COUNT=1 --shards 2");
+    /* ... and without --shards is refused, not run as the whole sweep. */
+    snprintf(args, sizeof args, "gemm --spec %s/sweeps/tiny_gemm.json --out %s/s8 --tables-dir %s/t "
+             "--shard auto", GDT_TEST_DATA, dir, dir);
+    CHECK_INT(sweep(args), ==, 2);
+    CHECK_CONTAINS(out, "an array that does not start at index 0");
+    snprintf(args, sizeof args, "%s/s8", dir);
     CHECK(access(args, F_OK) != 0);
 
     /* A Kubernetes index gives shard 0; the two make the sweep. */

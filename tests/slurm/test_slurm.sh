@@ -13,6 +13,10 @@
 #    resubmitted resumes its run directory, the merge is re-pointed at it
 #    (scontrol update ... dependency=afterok:...), and the resumed journal
 #    holds exactly one result per plan.
+# 3. A 2-shard sweep (RESULTS with a % in it) whose shard 1 fails before it
+#    writes a journal: the resubmission submit.sh prints, run as printed,
+#    starts shard 1/2 afresh with the sweep's options; the merged tables
+#    equal the unsharded run's.
 # Exit 77 with the reason when it cannot run here (not root, no SLURM or
 # munge binaries, munged does not start).  The daemons it started are
 # stopped and the directory removed on every exit.
@@ -242,4 +246,59 @@ for f in gemm.tuning.json gemm.placement.json; do
 done
 echo "test_slurm: index 1 resubmitted as $again resumed ($before results kept, 18 in all, none twice);" \
     "merge re-pointed and its tables equal the unsharded run's"
+
+# ------------------ 3. a shard that never wrote its journal, resubmitted
+# Shard 1's GPU fails at start-up (the stand-in worker exits before hello)
+# while $tmp/gpu-broken exists: the task fails with no journal, and the
+# merge waits.  The resubmission is the command submit.sh printed, run as
+# printed (I replaced by 1): it carries the sweep's options, starts shard
+# 1/2 afresh (--shard auto --shards 2 with the array of one), and the
+# merged tables equal the unsharded run's.  RESULTS holds a %, which
+# sbatch --output would expand: the logs must land under RESULTS itself.
+r3=$tmp/r3%a
+touch "$tmp/gpu-broken"
+{
+    echo '#!/usr/bin/env bash'
+    # shellcheck disable=SC2016 # the stand-in's own variable
+    printf 'if [[ ${SLURM_ARRAY_TASK_ID:-} == 1 && -e %q ]]; then\n' "$tmp/gpu-broken"
+    echo '    echo "stand-in worker: GPU failed at start-up" >&2; exit 1'
+    echo 'fi'
+    printf 'exec %q "$@"\n' "$worker"
+} >"$tmp/worker.sh"
+chmod +x "$tmp/worker.sh"
+export GDTUNE_WORKER_EXE=$tmp/worker.sh
+out=$("${submit[@]}" -c "$committed" "$r3" 2 gemm "${sweep_opts[@]}" \
+    2>"$tmp/log/submit3.err")
+array=$(sed -n 's/^array //p' <<<"$out")
+merge=$(sed -n 's/^merge //p' <<<"$out")
+[[ -n $array && -n $merge ]] || fail "submit.sh printed no job ids: $out $(cat "$tmp/log/submit3.err")"
+wait_state "${array}_1" "FAILED" 60
+wait_state "${array}_0" "COMPLETED" 60
+[[ ! -e $r3/shards/1/journal.jsonl ]] || fail "shard 1 wrote a journal although its GPU failed"
+grep -q "GPU failed at start-up" "$r3/logs/shard-1.out" ||
+    fail "no log $r3/logs/shard-1.out saying why shard 1 failed (a % in RESULTS expanded by sbatch?)"
+[[ -s $r3/logs/shard-0.out ]] || fail "no log $r3/logs/shard-0.out"
+sleep 2
+[[ $(job_state "$merge") == PENDING ]] || fail "merge job $merge is $(job_state "$merge"), expected PENDING"
+rm -f "$tmp/gpu-broken"
+# shellcheck disable=SC2016 # the printed command's $(...), run below
+resubmit=$(sed -n 's/^  job=\$(sbatch /job=$(sbatch /p' "$tmp/log/submit3.err")
+repoint=$(sed -n 's/^  scontrol update /scontrol update /p' "$tmp/log/submit3.err")
+[[ -n $resubmit && -n $repoint ]] || fail "submit.sh printed no resubmission: $(cat "$tmp/log/submit3.err")"
+resubmit=${resubmit/--array=I /--array=1 }
+job=""
+eval "$resubmit" || fail "the printed resubmission failed: $resubmit"
+job=${job%%;*}
+[[ -n $job ]] || fail "the printed resubmission gave no job id: $resubmit"
+eval "$repoint" || fail "the printed re-pointing failed: $repoint"
+wait_state "$merge" "COMPLETED|FAILED|CANCELLED|TIMEOUT" 120
+[[ $(job_state "$merge") == COMPLETED ]] ||
+    fail "merge job $merge is $(job_state "$merge") after the resubmission $job ($(job_state "$job"))"
+grep -q "shard 1/2 from SLURM job array: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=1 SLURM_ARRAY_TASK_COUNT=1 --shards 2" \
+    "$r3/logs/shard-1.out" || fail "the resubmitted index did not run shard 1/2 (log $r3/logs/shard-1.out)"
+for f in gemm.tuning.json gemm.placement.json; do
+    cmp "$tmp/ref-tables/sm90/$f" "$r3/tables/sm90/$f" || fail "merged $f differs after the fresh resubmission"
+done
+echo "test_slurm: index 1 failed before its journal, resubmitted as printed ($job): shard 1/2 afresh," \
+    "merged tables equal the unsharded run's"
 echo "test_slurm: ok"

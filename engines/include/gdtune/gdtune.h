@@ -155,8 +155,14 @@ typedef struct gdt_device_props {
 /* Per-arch limits (shared memory, threads, registers) used for legality by
  * complete row.  Returns false for an arch the table does not hold. */
 bool gdt_arch_limits(int arch, gdt_device_props *out);
-/* "sm90" -> 90; BAD_USAGE naming the text otherwise. */
+/* "sm90", "sm_90", "sm90a", "sm100f" -> major*10+minor (no leading zero:
+ * "sm090" is refused); BAD_USAGE naming the text otherwise. */
 gdt_status gdt_arch_parse(const char *s, int *arch, gdt_error *e);
+/* A folder name in a tables directory: 1 (and *arch) when it is exactly
+ * the name the tables loader reads, "sm" + major*10+minor ("sm90");
+ * -1 when it names an arch in another spelling ("sm_90", "sm90a", "sm090",
+ * "sm9"), a folder no loader reads; 0 when it names none. */
+int gdt_arch_dir_kind(const char *name, int *arch);
 
 /* One record every engine of a family reads.  Facts describe; they never
  * reject. */

@@ -95,9 +95,19 @@ gdt_status gdt_tables_load_files(const char *tuning, const char *placement, gdt_
 /* Where the tables of family f for arch are, when the caller names no
  * folder: the first of each folder of $GDTUNE_TABLES_PATH (colon-separated,
  * in order), ./tables, and the installed data folder
- * (<prefix>/share/gdtune/tables) that holds
- * sm<arch>/<family>.placement.json.  Copies it into dir (n bytes); false
- * when none does. */
+ * (<prefix>/share/gdtune/tables) whose sm<arch>/<family>.{placement,tuning}
+ * .json load.  A place whose tables are refused is passed over (warn, when
+ * given, gets the loader's message) and the search goes on.  Copies the
+ * place's absolute path into dir (n bytes); false when no place has
+ * tables that load.  out, when given, receives the loaded tables (the
+ * caller destroys them). */
+typedef struct gdt_tables_search {
+    void (*warn)(void *ctx, const char *msg); /* optional */
+    void *ctx;
+    gdt_tables **out; /* optional */
+} gdt_tables_search;
+bool gdt_tables_search_path(gdt_family f, int arch, const gdt_tables_search *how, char *dir, size_t n);
+/* gdt_tables_search_path with neither warning nor tables kept. */
 bool gdt_tables_find(gdt_family f, int arch, char *dir, size_t n);
 
 /* Validates one table file of either kind (`gdtune tables check`). */
