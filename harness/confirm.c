@@ -20,7 +20,12 @@ const char *gdt_confirm_verdict_name(gdt_confirm_verdict v)
 
 /* ------------------------------------------------------------ from the diff */
 
-static const char *const picks[] = {"decision", "winner", "first_entry"};
+/* The diff's cost verdicts (gdtune.tables_diff/1, docs/tables-diff.md):
+ * regret.{winner,first_entry,decision} set a committed choice (plan)
+ * against NEW's best (base), both measured tonight, so rounds can decide
+ * them; slowdown sets tonight's winner against the committed run's time:
+ * the rounds measure tonight's winner again against that time. */
+static const char *const costs[] = {"winner", "first_entry", "decision"};
 
 /* A string field of the diff, or BAD_INPUT naming its path. */
 static gdt_status field(const cJSON *o, const char *jp, const char *key, const char **out, gdt_error *e)
@@ -30,38 +35,43 @@ static gdt_status field(const cJSON *o, const char *jp, const char *key, const c
                 : gdt_error_set(e, GDT_STATUS_BAD_INPUT, WHERE ": %s/%s: expected a string", jp, key);
 }
 
-/* The plan a decision's side puts first: the best of that side in the new tables. */
-static const char *side_best(const cJSON *cell, const char *choice)
+/* What the rounds can set apart: the committed plan against NEW's best,
+ * both measured tonight; anything else stays unconfirmed with why. */
+static void set_plans(gdt_confirm_change *c, const cJSON *cost, bool slowdown)
 {
-    const char *side = !strcmp(choice, "LEAD") ? "best_ours" : !strcmp(choice, "TRAIL") ? "best_backend" : NULL;
-    const char *p = side ? cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(cell, side), "new")) : NULL;
-    return p ? p : "";
-}
-
-static void set_plans(gdt_confirm_change *c, const cJSON *cell, bool decision)
-{
-    snprintf(c->old_plan, sizeof c->old_plan, "%s", decision ? side_best(cell, c->old_choice) : c->old_choice);
-    snprintf(c->new_plan, sizeof c->new_plan, "%s", decision ? side_best(cell, c->new_choice) : c->new_choice);
+    snprintf(c->old_plan, sizeof c->old_plan, "%s", c->old_choice);
+    snprintf(c->new_plan, sizeof c->new_plan, "%s", c->new_choice);
     c->verdict = GDT_CONFIRM_UNCONFIRMED;
-    if (!c->old_plan[0] || !c->new_plan[0] || !strcmp(c->old_plan, "(none)") || !strcmp(c->new_plan, "(none)"))
+    if (slowdown)
+        c->base_us = gdt_json_num_or(cost, "base_us", 0);
+    if (slowdown && !(c->base_us > 0))
+        snprintf(c->why, sizeof c->why, "no committed time to set the rounds against");
+    else if (!cJSON_IsTrue(cJSON_GetObjectItem(cost, "measured")))
+        snprintf(c->why, sizeof c->why, "the committed choice was not measured tonight");
+    else if (!c->old_plan[0] || !c->new_plan[0])
         snprintf(c->why, sizeof c->why, "no plan to measure on one side");
-    else if (!strcmp(c->old_plan, c->new_plan))
+    else if (!slowdown && !strcmp(c->old_plan, c->new_plan))
         snprintf(c->why, sizeof c->why, "both sides name one plan (%s)", c->old_plan);
     else
         snprintf(c->why, sizeof c->why, "not measured yet");
 }
 
-static gdt_status add_change(gdt_confirm *out, const cJSON *cell, const char *jp, int k, gdt_error *e)
+/* One cost beyond noise of the cell at jp: what (a regret's choice or
+ * "slowdown"), its JSON object cost at cj. */
+static gdt_status add_change(gdt_confirm *out, const cJSON *cell, const char *jp, const char *what,
+                             const cJSON *cost, const char *cj, gdt_error *e)
 {
-    const cJSON *pick = cJSON_GetObjectItem(cell, picks[k]);
     const char *fam, *arch, *key, *o, *n;
-    char pj[96];
-    snprintf(pj, sizeof pj, "%s/%s", jp, picks[k]);
     gdt_status s = field(cell, jp, "family", &fam, e);
     if (!s) s = field(cell, jp, "arch", &arch, e);
     if (!s) s = field(cell, jp, "key", &key, e);
-    if (!s) s = field(pick, pj, "old", &o, e);
-    if (!s) s = field(pick, pj, "new", &n, e);
+    if (!s) s = field(cost, cj, "plan", &n, e);      /* NEW's: the new winner, or tonight's */
+    if (!s) s = field(cost, cj, "base", &o, e);
+    if (!s && strcmp(what, "slowdown")) {            /* a regret: plan is the committed choice */
+        const char *t = o;
+        o = n, n = t;
+    } /* a slowdown: the committed winner (base) and tonight's (plan), the faster of the
+         two in the rounds set against the committed time */
     gdt_confirm_change *v = s ? NULL : realloc(out->v, sizeof *v * (size_t)(out->n + 1));
     if (s || !v)
         return s ? s : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "confirm: out of memory");
@@ -72,22 +82,32 @@ static gdt_status add_change(gdt_confirm *out, const cJSON *cell, const char *jp
     snprintf(c->key, sizeof c->key, "%s", key);
     snprintf(c->old_choice, sizeof c->old_choice, "%s", o);
     snprintf(c->new_choice, sizeof c->new_choice, "%s", n);
-    c->what = picks[k];
-    set_plans(c, cell, k == 0);
+    c->what = what;
+    set_plans(c, cost, !strcmp(what, "slowdown"));
     return GDT_STATUS_OK;
 }
 
 static gdt_status add_cell(gdt_confirm *out, const cJSON *cell, int i, gdt_error *e)
 {
-    char jp[48];
+    char jp[48], cj[96];
     const char *st;
     snprintf(jp, sizeof jp, "/cells/%d", i);
     gdt_status s = field(cell, jp, "status", &st, e);
     if (!s && !strcmp(st, "added")) out->added++;
     if (!s && !strcmp(st, "removed")) out->removed++;
-    for (int k = 0; !s && !strcmp(st, "beyond_noise") && k < 3; k++)
-        if (cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(cell, picks[k]), "beyond_noise")))
-            s = add_change(out, cell, jp, k, e);
+    if (s || strcmp(st, "beyond_noise"))
+        return s;
+    const cJSON *regret = cJSON_GetObjectItem(cell, "regret");
+    for (int k = 0; !s && k < 3; k++) {
+        const cJSON *r = cJSON_GetObjectItem(regret, costs[k]);
+        snprintf(cj, sizeof cj, "%s/regret/%s", jp, costs[k]);
+        if (cJSON_IsTrue(cJSON_GetObjectItem(r, "beyond_noise")))
+            s = add_change(out, cell, jp, costs[k], r, cj, e);
+    }
+    const cJSON *sd = cJSON_GetObjectItem(cell, "slowdown");
+    snprintf(cj, sizeof cj, "%s/slowdown", jp);
+    if (!s && cJSON_IsTrue(cJSON_GetObjectItem(sd, "beyond_noise")))
+        s = add_change(out, cell, jp, "slowdown", sd, cj, e);
     return s;
 }
 
@@ -126,6 +146,26 @@ void gdt_confirm_decide(gdt_confirm_change *c, const double *old_us, const doubl
     /* the paired ratio against 1, each side with its own (floored) noise */
     gdt_measured_plan o = {.time_us = 1, .noise = c->old_noise}, n = {.time_us = c->ratio, .noise = c->new_noise};
     c->verdict = gdt_measured_beats(&n, &o) ? GDT_CONFIRM_HELD : GDT_CONFIRM_DISSOLVED;
+    c->why[0] = '\0';
+}
+
+void gdt_confirm_decide_slowdown(gdt_confirm_change *c, const double *old_us, const double *new_us,
+                                 int rounds, double floor)
+{
+    const double *us[2] = {old_us, new_us};
+    gdt_rounds_stats st;
+    gdt_rounds_stats_compute(us, 2, rounds, &st);
+    int best = st.time_us[0] < st.time_us[1] ? 0 : 1; /* tonight's best of the two */
+    c->rounds = st.rounds;
+    c->old_us = c->base_us;
+    c->new_us = st.time_us[best];
+    c->old_noise = floor;
+    c->new_noise = fmax(floor, st.noise[best]);
+    c->ratio = c->new_us / c->base_us;
+    c->lo = c->hi = c->ratio;
+    gdt_measured_plan base = {.time_us = c->base_us, .noise = c->old_noise};
+    gdt_measured_plan now = {.time_us = c->new_us, .noise = c->new_noise};
+    c->verdict = gdt_measured_beats(&base, &now) ? GDT_CONFIRM_HELD : GDT_CONFIRM_DISSOLVED;
     c->why[0] = '\0';
 }
 

@@ -307,6 +307,8 @@ static void decide_cell(ctx *x, int first, cell_rounds *cr, double floor)
         int o = plan_slot(cr, c->old_plan), n = plan_slot(cr, c->new_plan);
         if (cr->error[0] || o < 0 || n < 0)
             snprintf(c->why, sizeof c->why, "rounds not measured: %.2000s", cr->error);
+        else if (!strcmp(c->what, "slowdown"))
+            gdt_confirm_decide_slowdown(c, cr->us[o], cr->us[n], cr->rounds, floor);
         else
             gdt_confirm_decide(c, cr->us[o], cr->us[n], cr->rounds, floor);
     }

@@ -4,12 +4,15 @@
  * the committed choice's regret on the new run exceeds both the noise
  * floor and the measured noise, confirmed by interleaved rounds").
  *
- * A change is a choice of one cell that moved: the decision (LEAD/TRAIL),
- * the winner (the fastest measured plan) or the first entry.  Each sets a
- * committed plan against a new one: the old and the new winner, the old
- * and the new first entry, and for a decision the best plan (in the new
- * tables) of the side the committed decision put first against the best of
- * the side the new one puts first.  The cell's plans are measured together
+ * A change is one of a cell's cost verdicts beyond noise (docs/
+ * tables-diff.md): a regret of the committed winner, first entry or
+ * placement decision sets that committed plan (regret.X.plan, its fastest
+ * plan of the decision's side for a decision) against NEW's best
+ * (regret.X.base); a slowdown sets tonight's winner against the committed
+ * run's time, which no round on tonight's GPU measures again: the
+ * committed and tonight's winner are measured again in the rounds and the
+ * slowdown holds when the faster of them, too, is slower than the
+ * committed time beyond noise.  The cell's plans are measured together
  * in R rounds (the worker's rounds op, gdt_ab.h), and a change holds when,
  * on those rounds, the new plan beats the committed one by more than the
  * two plans' combined noise, each plan's noise the larger of the spec's
@@ -51,7 +54,7 @@ const char *gdt_confirm_verdict_name(gdt_confirm_verdict v); /* held, dissolved,
 
 typedef struct gdt_confirm_change {
     char family[16], arch[16], key[GDT_DIFF_KEY];
-    const char *what;              /* "decision", "winner", "first_entry" */
+    const char *what;              /* "winner", "first_entry", "decision" (regrets), "slowdown" */
     char old_choice[GDT_DIFF_NAME], new_choice[GDT_DIFF_NAME]; /* as the diff names them */
     char old_plan[GDT_DIFF_NAME], new_plan[GDT_DIFF_NAME];     /* the plans the rounds set apart */
     /* The rounds' figures of the pair: the median time of each, its noise
@@ -59,6 +62,10 @@ typedef struct gdt_confirm_change {
      * and its extremes. */
     int rounds;
     double old_us, new_us, old_noise, new_noise, ratio, lo, hi;
+    /* A slowdown: the committed run's winner time (the diff's base_us),
+     * which tonight's winner's rounds (old_plan == new_plan) are set
+     * against. */
+    double base_us;
     gdt_confirm_verdict verdict;
     char why[GDT_ERROR_MAX];       /* unconfirmed: why there are no rounds */
 } gdt_confirm_change;
@@ -80,6 +87,14 @@ gdt_status gdt_confirm_from_diff(const char *diff_json, gdt_confirm *out, gdt_er
  * noise floor. */
 void gdt_confirm_decide(gdt_confirm_change *c, const double *old_us, const double *new_us, int rounds,
                         double floor);
+
+/* Decides a slowdown on the rounds of the committed winner (old_us) and
+ * tonight's (new_us; the same array when they are one plan): it holds
+ * when the faster of the two is still slower than the committed time
+ * c->base_us beyond the two times' noise, each at least floor (the
+ * committed one is floor). */
+void gdt_confirm_decide_slowdown(gdt_confirm_change *c, const double *old_us, const double *new_us,
+                                 int rounds, double floor);
 
 /* 3 when a change held or is unconfirmed, or a cell was added or removed;
  * else 0 (every change dissolved, or there were none). */

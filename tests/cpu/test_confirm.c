@@ -13,27 +13,34 @@
 static const char diff_json[] =
     "{\"schema\":\"gdtune.tables_diff/1\",\"cells\":["
     "{\"key\":\"gemm:b1,m512\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"beyond_noise\","
-    "\"best_ours\":{\"old\":\"ours.a\",\"new\":\"ours.b\"},\"best_backend\":{\"old\":\"cudnn.eng0\",\"new\":\"cudnn.eng1\"},"
-    "\"decision\":{\"old\":\"LEAD\",\"new\":\"TRAIL\",\"changed\":true,\"beyond_noise\":true},"
-    "\"winner\":{\"old\":\"ours.a\",\"new\":\"cudnn.eng1\",\"changed\":true,\"beyond_noise\":true},"
-    "\"first_entry\":{\"old\":\"ours.a\",\"new\":\"ours.b\",\"changed\":true,\"beyond_noise\":false}},"
+    "\"regret\":{\"winner\":{\"plan\":\"ours.a\",\"base\":\"cudnn.eng1\",\"measured\":true,\"beyond_noise\":true},"
+    "\"first_entry\":{\"plan\":\"ours.a\",\"base\":\"cudnn.eng1\",\"measured\":true,\"beyond_noise\":false},"
+    "\"decision\":{\"plan\":\"ours.b\",\"base\":\"cudnn.eng1\",\"measured\":true,\"beyond_noise\":true}},"
+    "\"slowdown\":{\"plan\":\"cudnn.eng1\",\"base\":\"ours.a\",\"base_us\":8,\"measured\":true,\"beyond_noise\":true},"
+    /* plan moves are detail: a winner shift beyond noise decides nothing */
+    "\"winner\":{\"old\":\"ours.a\",\"new\":\"cudnn.eng1\",\"changed\":true,\"beyond_noise\":true}},"
     "{\"key\":\"gemm:b1,m256\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"within_noise\","
-    "\"winner\":{\"old\":\"x\",\"new\":\"y\",\"changed\":true,\"beyond_noise\":true}},"
-    "{\"key\":\"gemm:b1,m128\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"added\"}]}";
+    "\"regret\":{\"winner\":{\"plan\":\"x\",\"base\":\"y\",\"measured\":true,\"beyond_noise\":true}}},"
+    "{\"key\":\"gemm:b1,m64\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"added\"}]}";
 
 static void test_from_diff(void)
 {
     gdt_confirm c;
     gdt_error e = {0};
     CHECK_INT(gdt_confirm_from_diff(diff_json, &c, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(c.n, ==, 2); /* the first entry is within noise, the second cell too */
+    CHECK_INT(c.n, ==, 3); /* the first entry's regret is within noise, the second cell too */
     CHECK_INT(c.added, ==, 1);
-    CHECK_STR(c.v[0].what, "decision");
-    CHECK_STR(c.v[0].old_plan, "ours.b"); /* LEAD: ours first; the new tables' best of ours */
+    CHECK_STR(c.v[0].what, "winner"); /* the committed choice against NEW's best */
+    CHECK_STR(c.v[0].old_plan, "ours.a");
     CHECK_STR(c.v[0].new_plan, "cudnn.eng1");
-    CHECK_STR(c.v[1].what, "winner");
-    CHECK_STR(c.v[1].old_plan, "ours.a");
+    CHECK_STR(c.v[1].what, "decision"); /* the committed side's best in NEW */
+    CHECK_STR(c.v[1].old_plan, "ours.b");
     CHECK_STR(c.v[1].new_plan, "cudnn.eng1");
+    CHECK_STR(c.v[2].what, "slowdown"); /* the committed and tonight's winner against the committed time */
+    CHECK_STR(c.v[2].old_plan, "ours.a");
+    CHECK_STR(c.v[2].new_plan, "cudnn.eng1");
+    CHECK_NEAR(c.v[2].base_us, 8, 1e-12);
+    CHECK_STR(c.v[2].why, "not measured yet");
     CHECK_INT(c.v[1].verdict, ==, GDT_CONFIRM_UNCONFIRMED);
     CHECK_INT(gdt_confirm_exit(&c), ==, 3);
     gdt_confirm_free(&c);
@@ -43,7 +50,8 @@ static void test_from_diff(void)
         {"not json", "/cells: expected an array (the document does not parse)"},
         {"{\"cells\":[{\"key\":\"k\"}]}", "tables diff JSON: /cells/0/status: expected a string"},
         {"{\"cells\":[{\"status\":\"beyond_noise\",\"family\":\"gemm\",\"arch\":\"sm90\",\"key\":\"k\","
-         "\"winner\":{\"old\":\"a\",\"beyond_noise\":true}}]}", "tables diff JSON: /cells/0/winner/new: expected a string"},
+         "\"regret\":{\"winner\":{\"plan\":\"a\",\"beyond_noise\":true}}}]}",
+         "tables diff JSON: /cells/0/regret/winner/base: expected a string"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         gdt_error be = {0};
@@ -64,6 +72,27 @@ static gdt_confirm_verdict decide(double ratio, double jitter, double floor, gdt
     memset(c, 0, sizeof *c);
     gdt_confirm_decide(c, o, n, 8, floor);
     return c->verdict;
+}
+
+/* A slowdown: the faster of the committed and tonight's winner in the
+ * rounds against the committed 10 us. */
+static void test_slowdown_rule(void)
+{
+    gdt_confirm_change c = {.what = "slowdown", .base_us = 10};
+    double slow[6] = {11, 11.01, 10.99, 11, 11, 11}, back[6] = {10.2, 10.21, 10.19, 10.2, 10.2, 10.2};
+    double slower[6] = {12, 12, 12, 12, 12, 12};
+    gdt_confirm_decide_slowdown(&c, slow, slow, 6, 0.02);
+    CHECK_INT(c.verdict, ==, GDT_CONFIRM_HELD); /* 10% slower: beyond 2% + 2% */
+    CHECK_NEAR(c.ratio, 1.1, 1e-3);
+    gdt_confirm_decide_slowdown(&c, back, back, 6, 0.02);
+    CHECK_INT(c.verdict, ==, GDT_CONFIRM_DISSOLVED); /* 2%: within the floors */
+    gdt_confirm_decide_slowdown(&c, back, back, 6, 0.0);
+    CHECK_INT(c.verdict, ==, GDT_CONFIRM_HELD); /* with no floor, 2% is beyond the rounds' noise */
+    gdt_confirm_decide_slowdown(&c, back, slower, 6, 0.02);
+    CHECK_INT(c.verdict, ==, GDT_CONFIRM_DISSOLVED); /* the committed winner is still at 10.2 */
+    CHECK_NEAR(c.new_us, 10.2, 1e-9);
+    gdt_confirm_decide_slowdown(&c, slower, slow, 6, 0.02);
+    CHECK_INT(c.verdict, ==, GDT_CONFIRM_HELD); /* the faster of the two, 11, is 10% slower */
 }
 
 static void test_rule(void)
@@ -101,6 +130,7 @@ int main(void)
 {
     test_from_diff();
     test_rule();
+    test_slowdown_rule();
     test_exit();
     return gdt_test_result("test_confirm");
 }
