@@ -18,7 +18,7 @@ static const double lambdas[] = {0.01, 0.1, 1, 10, 100, 10000};
 #define NLAMBDAS (int)(sizeof lambdas / sizeof lambdas[0])
 /* Candidate widths of the ranking rule, in units of the model's error:
  * the widest first, so that a tie keeps more of the untimed order. */
-static const double noises[] = {1, 0.5, 0.25, 0};
+static const double noises[] = {4, 2, 1, 0.5, 0.25, 0};
 #define NNOISES (int)(sizeof noises / sizeof noises[0])
 /* Keeps the shared slopes and intercepts solvable when a feature does not
  * vary over the cells. */

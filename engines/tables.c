@@ -2434,6 +2434,7 @@ bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out)
     if (!t || !t->have_model) return false;
     out->ncells = t->model.cv.ncells;
     out->lambda = t->model.lambda;
+    out->noise = t->model.noise;
     out->median_abs_error = t->model.cv.err;
     for (int m = 0; m < 2; m++) out->geomean[m] = t->model.cv.geomean[m], out->worst[m] = t->model.cv.worst[m];
     return true;
