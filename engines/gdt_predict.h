@@ -50,18 +50,23 @@ const char *gdt__lead_rule_name(gdt__lead_rule r);
  * calibrated on the cross-validation's residuals of that lead (predicted
  * minus measured log(heuristic first / the plan put first)), apart for
  * our first plan and for a backend config the ranked block moves ahead:
- * W(D) = scale * (1 + D / dref), scale the GDT__LEAD_QUANTILE quantile of
- * residual / (1 + D_i / dref) over the held-out cells (one-sided: only a
- * lead predicted too large costs time; at least 0), D_i each one's
- * distance to the nearest other cell, dref their median.  A plan goes
- * ahead of the heuristic's first only when its predicted lead exceeds
- * W(D); n == 0 (no residual): never. */
-#define GDT__LEAD_QUANTILE 0.95
+ * W(D) = scale * (1 + D / dref), scale the quantile q of residual /
+ * (1 + D_i / dref) over the held-out cells (one-sided: only a lead
+ * predicted too large costs time; at least 0), D_i each one's distance to
+ * the nearest other cell, dref their median.  A plan goes ahead of the
+ * heuristic's first only when its predicted lead exceeds W(D); n == 0 (no
+ * residual): never.  q is one of gdt__lead_quantiles, chosen per family
+ * with lambda, the width and the lead rule (gdt__predictor_fit). */
+#define GDT__LEAD_NQUANTILES 5
+extern const double gdt__lead_quantiles[GDT__LEAD_NQUANTILES];
+/* Whether q is one of the candidates (the loader refuses another). */
+bool gdt__lead_quantile_known(double q);
 typedef enum { GDT__LEAD_OURS, GDT__LEAD_BLOCK, GDT__LEAD_KINDS } gdt__lead_kind;
 typedef struct gdt__pred_interval {
     int n[GDT__LEAD_KINDS];        /* residuals calibrated on */
     double scale[GDT__LEAD_KINDS]; /* W at D = 0, in log time */
     double dref;                   /* the distance at which W doubles */
+    double quantile;               /* q, one of gdt__lead_quantiles */
 } gdt__pred_interval;
 
 typedef struct gdt__predictor {
@@ -109,11 +114,16 @@ void gdt__facts_split_k(const gdt_facts *f, int64_t splits, gdt_facts *out);
 int gdt__predict_sm_count(int arch);
 
 /* Fits on the cells (in the given order; the result depends on nothing
- * else) and cross-validates.  Fewer than GDT__PREDICT_MIN_CELLS cells:
- * NOT_SUPPORTED (no model). */
+ * else) and cross-validates.  lambda, the ranking rule's width, the lead
+ * rule and the interval's quantile are chosen by the held-out picks: the
+ * leave-one-cell-out ones and, when val holds cells (a validation sweep
+ * off the grid, nval of them; NULL, 0: none), those of the model of all
+ * cells on them; fewest mode-A firsts slower than the heuristic's first
+ * first, then the geo-means and worsts of both modes.  Fewer than
+ * GDT__PREDICT_MIN_CELLS cells: NOT_SUPPORTED (no model). */
 #define GDT__PREDICT_MIN_CELLS 3
 gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cells, int n,
-                              gdt__predictor *out, gdt_error *e);
+                              const gdt__train_cell *val, int nval, gdt__predictor *out, gdt_error *e);
 void gdt__predictor_clear(gdt__predictor *p);
 
 /* The plan's entry, or NULL when no swept cell measured it. */
@@ -148,8 +158,9 @@ typedef struct gdt__lead_residual {
     double resid, dist;
 } gdt__lead_residual;
 /* The interval of residuals r[0..n), leaving out those of cell skip (-1:
- * none), at the reference distance dref. */
-void gdt__interval_calibrate(const gdt__lead_residual *r, int n, int skip, double dref, gdt__pred_interval *out);
+ * none), at the reference distance dref and quantile q. */
+void gdt__interval_calibrate(const gdt__lead_residual *r, int n, int skip, double dref, double q,
+                             gdt__pred_interval *out);
 
 /* Where the first place of mode A goes on a shape no cell covers: our
  * first plan (predicted ours_us), the backend's heuristic first (heur_us,
@@ -216,10 +227,10 @@ typedef struct gdt__pred_pick {
 } gdt__pred_pick;
 
 /* Leave-one-cell-out at one lambda, width (noise, in units of the
- * held-out error, *err) and lead rule: out[i] for cells[i], as the figures
- * count them. */
+ * held-out error, *err), lead rule and the interval's quantile q: out[i]
+ * for cells[i], as the figures count them. */
 gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *cells, int n, double lambda,
-                                double noise, gdt__lead_rule rule, gdt__pred_pick *out, double *err,
+                                double noise, gdt__lead_rule rule, double q, gdt__pred_pick *out, double *err,
                                 gdt_error *e);
 
 /* The figures of model p on cells it may not have been fitted on (a

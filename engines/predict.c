@@ -18,7 +18,7 @@ static const double lambdas[] = {0.01, 0.1, 1, 10, 100, 10000};
 #define NLAMBDAS (int)(sizeof lambdas / sizeof lambdas[0])
 /* Candidate widths of the ranking rule, in units of the model's error:
  * the widest first, so that a tie keeps more of the untimed order. */
-static const double noises[] = {1, 0.5, 0.25, 0};
+static const double noises[] = {4, 2, 1, 0.5, 0.25, 0};
 #define NNOISES (int)(sizeof noises / sizeof noises[0])
 /* Keeps the shared slopes and intercepts solvable when a feature does not
  * vary over the cells. */
@@ -567,9 +567,9 @@ static int lead_residuals(const gdt__train_cell *c, int n, const gdt__pred_pick 
  * the residuals; then each cell with the interval of the other cells'
  * residuals.  *iv: the interval of all of them. */
 static gdt_status gated_picks(const gdt__train_cell *c, int n, double *const *pred, gdt__predictor *models,
-                              double rel, gdt__lead_rule rule, gdt__pred_pick *out, gdt__pred_interval *iv)
+                              double rel, gdt__lead_rule rule, double q, gdt__pred_pick *out, gdt__pred_interval *iv)
 {
-    static const gdt__pred_interval ungated = {{1, 1}, {0, 0}, 0};
+    static const gdt__pred_interval ungated = {{1, 1}, {0, 0}, 0, 0};
     gdt__lead_residual *r = malloc((size_t)(2 * n + 1) * sizeof *r);
     double *d = malloc((size_t)(n + 1) * sizeof *d);
     int nd = 0;
@@ -583,9 +583,9 @@ static gdt_status gated_picks(const gdt__train_cell *c, int n, double *const *pr
     for (int i = 0; i < n; i++)
         if (isfinite(out[i].first.distance)) d[nd++] = out[i].first.distance;
     double dref = median_of(d, nd, 0);
-    for (int i = 0; i < n; i++) gdt__interval_calibrate(r, m, i, dref, &models[i].interval);
+    for (int i = 0; i < n; i++) gdt__interval_calibrate(r, m, i, dref, q, &models[i].interval);
     picks_at(c, n, pred, models, rel, out);
-    gdt__interval_calibrate(r, m, -1, dref, iv);
+    gdt__interval_calibrate(r, m, -1, dref, q, iv);
     free(r), free(d);
     return GDT_STATUS_OK;
 }
@@ -619,12 +619,18 @@ static void release_held_out(int n, double **pred, gdt__predictor *models)
     free(models);
 }
 
-/* The figures of one lambda at every lead rule and width of the ranking
- * rule (cv[r][j] for rule r and noises[j], iv[r][j] their intervals): they
- * change the picks, not the predictions. */
+/* The candidates of one lambda: a lead rule, a width of the ranking rule
+ * and a quantile of the interval; they change the picks, not the
+ * predictions. */
+typedef struct choice {
+    gdt__pred_cv cv[GDT__LEAD_RULES][NNOISES][GDT__LEAD_NQUANTILES];
+    gdt__pred_interval iv[GDT__LEAD_RULES][NNOISES][GDT__LEAD_NQUANTILES];
+    gdt__pred_cv val[GDT__LEAD_RULES][NNOISES][GDT__LEAD_NQUANTILES]; /* on the validation cells */
+} choice;
+
+/* The leave-one-cell-out figures of one lambda at every candidate. */
 static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
-                                 gdt__pred_cv cv[GDT__LEAD_RULES][NNOISES],
-                                 gdt__pred_interval iv[GDT__LEAD_RULES][NNOISES], gdt_error *e)
+                                 choice *ch, gdt_error *e)
 {
     double **pred = NULL;
     gdt__predictor *models = NULL;
@@ -633,18 +639,20 @@ static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell 
                       : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     double err = s ? 1 : median_error(c, n, pred);
     for (int r = 0; !s && r < GDT__LEAD_RULES; r++)
-        for (int j = 0; !s && j < NNOISES; j++) {
-            if (gated_picks(c, n, pred, models, noises[j] * err, (gdt__lead_rule)r, pk, &iv[r][j]))
-                s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
-            figures(c, n, pk, err, &cv[r][j]);
-        }
+        for (int j = 0; !s && j < NNOISES; j++)
+            for (int q = 0; !s && q < GDT__LEAD_NQUANTILES; q++) {
+                if (gated_picks(c, n, pred, models, noises[j] * err, (gdt__lead_rule)r, gdt__lead_quantiles[q], pk,
+                                &ch->iv[r][j][q]))
+                    s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+                figures(c, n, pk, err, &ch->cv[r][j][q]);
+            }
     release_held_out(n, pred, models);
     free(pk);
     return s;
 }
 
 gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *cells, int n, double lambda,
-                                double noise, gdt__lead_rule rule, gdt__pred_pick *out, double *err,
+                                double noise, gdt__lead_rule rule, double q, gdt__pred_pick *out, double *err,
                                 gdt_error *e)
 {
     double **pred = NULL;
@@ -652,7 +660,7 @@ gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *c
     gdt__pred_interval iv;
     gdt_status s = held_out(f, gdt__predict_sm_count(arch), cells, n, lambda, &pred, &models, e);
     *err = s ? NAN : median_error(cells, n, pred);
-    if (!s && gated_picks(cells, n, pred, models, noise * *err, rule, out, &iv))
+    if (!s && gated_picks(cells, n, pred, models, noise * *err, rule, q, out, &iv))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     release_held_out(n, pred, models);
     return s;
@@ -682,40 +690,79 @@ gdt_status gdt__predictor_score(const gdt__predictor *p, const gdt__train_cell *
 }
 
 /* Lower is better: the pick ratios of both modes (geometric mean and
- * worst), then the error. */
+ * worst). */
 static double cv_score(const gdt__pred_cv *a)
 {
     return log(a->geomean[0]) + log(a->geomean[1]) + log(a->worst[0]) + log(a->worst[1]);
 }
 
-static bool better(const gdt__pred_cv *a, const gdt__pred_cv *b)
+/* A candidate's held-out figures: leave-one-cell-out and, where nval > 0,
+ * on the validation cells. */
+typedef struct verdict {
+    int slower;
+    double score, err;
+} verdict;
+
+static verdict verdict_of(const choice *ch, int r, int j, int q, int nval)
 {
-    double sa = cv_score(a), sb = cv_score(b);
-    if (fabs(sa - sb) > 1e-12) return sa < sb;
-    return a->err < b->err - 1e-12;
+    const gdt__pred_cv *a = &ch->cv[r][j][q], *v = &ch->val[r][j][q];
+    verdict x = {a->slower, cv_score(a), a->err};
+    if (nval > 0) x.slower += v->slower, x.score += cv_score(v);
+    return x;
+}
+
+/* Fewer firsts slower than the heuristic's, then the picks, then the error. */
+static bool better(verdict a, verdict b)
+{
+    if (a.slower != b.slower) return a.slower < b.slower;
+    if (fabs(a.score - b.score) > 1e-12) return a.score < b.score;
+    return a.err < b.err - 1e-12;
+}
+
+/* The figures on the validation cells of the model of all cells at every
+ * candidate of its lambda; nothing when there are none. */
+static gdt_status validate(gdt_family f, int sms, const gdt__train_cell *c, int n, double lambda,
+                           const gdt__train_cell *val, int nval, choice *ch, gdt_error *e)
+{
+    gdt__predictor m;
+    if (nval <= 0) return GDT_STATUS_OK;
+    gdt_status s = fit_one(f, sms, c, n, -1, lambda, &m, e);
+    bool fitted = !s;
+    for (int r = 0; !s && r < GDT__LEAD_RULES; r++)
+        for (int j = 0; !s && j < NNOISES; j++)
+            for (int q = 0; !s && q < GDT__LEAD_NQUANTILES; q++) {
+                m.lead = (gdt__lead_rule)r, m.noise = noises[j], m.cv = ch->cv[r][j][q];
+                m.interval = ch->iv[r][j][q];
+                s = gdt__predictor_score(&m, val, nval, NULL, &ch->val[r][j][q], e);
+            }
+    if (fitted) gdt__predictor_clear(&m);
+    return s;
 }
 
 gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cells, int n,
-                              gdt__predictor *out, gdt_error *e)
+                              const gdt__train_cell *val, int nval, gdt__predictor *out, gdt_error *e)
 {
     memset(out, 0, sizeof *out);
     if (n < GDT__PREDICT_MIN_CELLS)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "time model: %d cells: expected at least %d to "
                              "cross-validate", n, GDT__PREDICT_MIN_CELLS);
-    int sms = gdt__predict_sm_count(arch), bl = 0, br = 0, bj = 0;
-    gdt__pred_cv cv[NLAMBDAS][GDT__LEAD_RULES][NNOISES];
-    gdt__pred_interval iv[NLAMBDAS][GDT__LEAD_RULES][NNOISES];
-    for (int l = 0; l < NLAMBDAS; l++) {
-        gdt_status s = cross_validate(f, sms, cells, n, lambdas[l], cv[l], iv[l], e);
-        if (s) return s;
-    }
-    /* a tie keeps the earlier: the ratio rule, the widest width, the smallest lambda */
-    for (int r = 0; r < GDT__LEAD_RULES; r++)
+    int sms = gdt__predict_sm_count(arch), bl = 0, br = 0, bj = 0, bq = 0;
+    choice *ch = calloc(NLAMBDAS, sizeof *ch);
+    if (!ch) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    gdt_status s = GDT_STATUS_OK;
+    for (int l = 0; !s && l < NLAMBDAS; l++) s = cross_validate(f, sms, cells, n, lambdas[l], &ch[l], e);
+    for (int l = 0; !s && l < NLAMBDAS; l++) s = validate(f, sms, cells, n, lambdas[l], val, nval, &ch[l], e);
+    /* a tie keeps the earlier: the ratio rule, the widest width and
+     * quantile, the smallest lambda */
+    for (int r = 0; !s && r < GDT__LEAD_RULES; r++)
         for (int j = 0; j < NNOISES; j++)
-            for (int l = 0; l < NLAMBDAS; l++)
-                if (better(&cv[l][r][j], &cv[bl][br][bj])) bl = l, br = r, bj = j;
-    gdt_status s = fit_one(f, sms, cells, n, -1, lambdas[bl], out, e);
-    if (!s) out->cv = cv[bl][br][bj], out->noise = noises[bj], out->lead = (gdt__lead_rule)br;
-    if (!s) out->interval = iv[bl][br][bj];
+            for (int q = 0; q < GDT__LEAD_NQUANTILES; q++)
+                for (int l = 0; l < NLAMBDAS; l++)
+                    if (better(verdict_of(&ch[l], r, j, q, nval), verdict_of(&ch[bl], br, bj, bq, nval)))
+                        bl = l, br = r, bj = j, bq = q;
+    if (!s) s = fit_one(f, sms, cells, n, -1, lambdas[bl], out, e);
+    if (!s) out->cv = ch[bl].cv[br][bj][bq], out->noise = noises[bj], out->lead = (gdt__lead_rule)br;
+    if (!s) out->interval = ch[bl].iv[br][bj][bq];
+    free(ch);
     return s;
 }

@@ -38,19 +38,31 @@ double gdt__predict_width(const gdt__predictor *p, double distance, gdt__lead_ki
     return iv->scale[kind] * (1 + (iv->dref > 0 ? distance / iv->dref : 0));
 }
 
+/* The widest first: a tie in the choice keeps the more careful. */
+const double gdt__lead_quantiles[GDT__LEAD_NQUANTILES] = {1, 0.95, 0.9, 0.75, 0.5};
+
+bool gdt__lead_quantile_known(double q)
+{
+    for (int i = 0; i < GDT__LEAD_NQUANTILES; i++)
+        if (q == gdt__lead_quantiles[i]) return true;
+    return false;
+}
+
 static int dbl_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-/* Per kind, the smallest scaled residual with at least GDT__LEAD_QUANTILE
- * of them at or below it, at least 0. */
-void gdt__interval_calibrate(const gdt__lead_residual *r, int n, int skip, double dref, gdt__pred_interval *out)
+/* Per kind, the smallest scaled residual with at least q of them at or
+ * below it, at least 0. */
+void gdt__interval_calibrate(const gdt__lead_residual *r, int n, int skip, double dref, double q,
+                             gdt__pred_interval *out)
 {
     double *s = malloc((size_t)(n ? n : 1) * sizeof *s);
     memset(out, 0, sizeof *out);
     out->dref = dref;
+    out->quantile = q;
     for (int kind = 0; s && kind < GDT__LEAD_KINDS; kind++) {
         int m = 0;
         for (int i = 0; i < n; i++)
@@ -58,7 +70,7 @@ void gdt__interval_calibrate(const gdt__lead_residual *r, int n, int skip, doubl
                 s[m++] = r[i].resid / (1 + (dref > 0 ? r[i].dist / dref : 0));
         if (m == 0) continue;
         qsort(s, (size_t)m, sizeof *s, dbl_cmp);
-        int k = (int)ceil(GDT__LEAD_QUANTILE * m - 1e-9) - 1;
+        int k = (int)ceil(q * m - 1e-9) - 1;
         out->n[kind] = m;
         out->scale[kind] = fmax(0, s[k < 0 ? 0 : k]);
     }

@@ -600,7 +600,7 @@ static const char *const lead_kinds[GDT__LEAD_KINDS] = {"ours", "block"};
 static void emit_interval(sb *b, const gdt__pred_interval *iv)
 {
     sb_printf(b, "    \"interval\": {\"quantile\": ");
-    sb_exact(b, GDT__LEAD_QUANTILE);
+    sb_exact(b, iv->quantile);
     sb_printf(b, ", \"distance\": ");
     sb_exact(b, iv->dref);
     for (int k = 0; k < GDT__LEAD_KINDS; k++) {
@@ -667,10 +667,52 @@ static void emit_model(sb *b, gdt_family f, const gdt__predictor *m, const gdt__
     sb_printf(b, "%s]\n  }\n}\n", m->nplans ? "\n    " : "");
 }
 
-/* The model of the swept cells (in key order), or none when too few cells
+/* Measured cells of f as the model reads them (ours and the backend's
+ * plans, as fit_model takes them): c[0..k), src[i] the caller's cell of
+ * c[i], at[] mapping a train cell's plans back to the caller's. */
+typedef struct model_cells {
+    gdt__train_cell *c;
+    gdt_measured_plan *kept;
+    int *at, *src;
+    int k;
+} model_cells;
+
+static void model_cells_free(model_cells *mc)
+{
+    free(mc->c), free(mc->kept), free(mc->at), free(mc->src);
+    memset(mc, 0, sizeof *mc);
+}
+
+static gdt_status model_cells_of(gdt_family f, int arch, const gdt_measured_cell *cells, int n, model_cells *mc,
+                                 gdt_error *e)
+{
+    int total = 1, used = 0;
+    for (int i = 0; i < n; i++) total += cells[i].nplans;
+    *mc = (model_cells){calloc((size_t)(n ? n : 1), sizeof *mc->c), calloc((size_t)total, sizeof *mc->kept),
+                        calloc((size_t)total, sizeof *mc->at), calloc((size_t)(n ? n : 1), sizeof *mc->src), 0};
+    if (!mc->c || !mc->kept || !mc->at || !mc->src) {
+        model_cells_free(mc);
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables: out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        if (cells[i].problem.family != f) continue;
+        gdt_facts facts;
+        facts_for(&cells[i].problem, arch, &facts);
+        gdt__train_cell *tc = &mc->c[mc->k];
+        *tc = (gdt__train_cell){facts, mc->kept + used, 0};
+        for (int j = 0; j < cells[i].nplans; j++)
+            if (gdt_measured_side(&cells[i].plans[j]) != GDT_PLAN_SIDE_LIBRARY)
+                mc->at[used] = j, mc->kept[used++] = cells[i].plans[j], tc->nplans++;
+        mc->src[mc->k++] = i;
+    }
+    return GDT_STATUS_OK;
+}
+
+/* The model of the swept cells (in key order), its choices weighing the
+ * validation cells of f too (val: NULL, none), or none when too few cells
  * to cross-validate (*fitted false). */
-static gdt_status fit_model(gdt_family f, int arch, const cell_work *w, int n, gdt__predictor *m,
-                            bool *fitted, gdt_error *e)
+static gdt_status fit_model(gdt_family f, int arch, const cell_work *w, int n, const model_cells *val,
+                            gdt__predictor *m, bool *fitted, gdt_error *e)
 {
     *fitted = false;
     if (n < GDT__PREDICT_MIN_CELLS) return GDT_STATUS_OK;
@@ -690,7 +732,7 @@ static gdt_status fit_model(gdt_family f, int arch, const cell_work *w, int n, g
             if (gdt_measured_side(&w[i].c->plans[k]) != GDT_PLAN_SIDE_LIBRARY) at[c[i].nplans++] = w[i].c->plans[k];
         at += c[i].nplans;
     }
-    gdt_status s = gdt__predictor_fit(f, arch, c, n, m, e);
+    gdt_status s = gdt__predictor_fit(f, arch, c, n, val ? val->c : NULL, val ? val->k : 0, m, e);
     free(c);
     free(kept);
     *fitted = s == GDT_STATUS_OK;
@@ -842,34 +884,21 @@ static void source_pick(const gdt_measured_cell *mc, const int *at, const gdt__p
                             pk->first.ours_margin, pk->first.width, pk->first.distance};
 }
 
-/* The model's figures on measured cells of f (ours and the backend's
- * plans, as fit_model takes them), each planned as a shape no cell
- * covers; picks (may be NULL) receive, per cell of f in order, the picks
- * pointing into cells. */
+/* The model's figures on measured cells of f, each planned as a shape no
+ * cell covers; picks (may be NULL) receive, per cell of f in order, the
+ * picks pointing into cells. */
 static gdt_status score_cells(const gdt__predictor *m, gdt_family f, int arch, const gdt_measured_cell *cells,
                               int n, gdt__pred_cv *cv, gdt_model_pick *picks, gdt_error *e)
 {
-    int total = 1, k = 0, used = 0;
-    for (int i = 0; i < n; i++) total += cells[i].nplans;
-    gdt__train_cell *c = calloc((size_t)(n ? n : 1), sizeof *c);
-    gdt_measured_plan *kept = calloc((size_t)total, sizeof *kept);
-    int *at = calloc((size_t)total, sizeof *at), *src = calloc((size_t)(n ? n : 1), sizeof *src);
-    gdt__pred_pick *pk = calloc((size_t)(n ? n : 1), sizeof *pk);
-    gdt_status s = c && kept && at && src && pk ? GDT_STATUS_OK
-                                                : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables: out of memory");
-    for (int i = 0; !s && i < n; i++) {
-        if (cells[i].problem.family != f) continue;
-        gdt_facts facts;
-        facts_for(&cells[i].problem, arch, &facts);
-        c[k] = (gdt__train_cell){facts, kept + used, 0};
-        for (int j = 0; j < cells[i].nplans; j++)
-            if (gdt_measured_side(&cells[i].plans[j]) != GDT_PLAN_SIDE_LIBRARY)
-                at[used] = j, kept[used++] = cells[i].plans[j], c[k].nplans++;
-        src[k++] = i;
-    }
-    if (!s) s = gdt__predictor_score(m, c, k, pk, cv, e);
-    for (int i = 0; !s && picks && i < k; i++) source_pick(&cells[src[i]], at + (c[i].plans - kept), &pk[i], &picks[i]);
-    free(c), free(kept), free(at), free(src), free(pk);
+    model_cells mc;
+    gdt_status s = model_cells_of(f, arch, cells, n, &mc, e);
+    gdt__pred_pick *pk = s ? NULL : calloc((size_t)(mc.k ? mc.k : 1), sizeof *pk);
+    if (!s && !pk) s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables: out of memory");
+    if (!s) s = gdt__predictor_score(m, mc.c, mc.k, pk, cv, e);
+    for (int i = 0; !s && picks && i < mc.k; i++)
+        source_pick(&cells[mc.src[i]], mc.at + (mc.c[i].plans - mc.kept), &pk[i], &picks[i]);
+    free(pk);
+    model_cells_free(&mc);
     return s;
 }
 
@@ -904,7 +933,10 @@ gdt_status gdt_tables_write_validated(const char *dir, gdt_family f, const gdt_p
     gdt__predictor model = {0};
     bool fitted = false;
     gdt__pred_cv vcv;
-    if (!s) s = fit_model(f, prov->arch, w, ncells, &model, &fitted, e);
+    model_cells val = {0};
+    if (!s && validation) s = model_cells_of(f, prov->arch, validation, nvalidation, &val, e);
+    if (!s) s = fit_model(f, prov->arch, w, ncells, validation ? &val : NULL, &model, &fitted, e);
+    model_cells_free(&val);
     if (!s && fitted && validation)
         s = score_cells(&model, f, prov->arch, validation, nvalidation, &vcv, NULL, e);
     if (!s) emit_model(&p, f, fitted ? &model : NULL, fitted && validation ? &vcv : NULL);
@@ -1742,21 +1774,26 @@ static gdt_status read_interval_kind(const ld *l, const cJSON *iv, int kind, con
     return s;
 }
 
-/* The lead's interval: this release's quantile, a distance >= 0, a scale
- * per kind of lead. */
+/* The lead's interval: one of this release's quantiles, a distance >= 0,
+ * a scale per kind of lead. */
 static gdt_status read_interval(const ld *l, const cJSON *model, const char *jp, gdt__pred_interval *iv)
 {
     static const char *const keys[] = {"quantile", "distance", "ours", "block"};
     const cJSON *o;
-    double q;
+    char known[128] = "";
     jpath ip, p;
     gdt_status s = get_node(l, model, "interval", jp, &o);
     if (s) return s;
     sub(ip, jp, "interval");
     s = CHECK_KEYS(l, o, keys, ip);
-    if (!s) s = get_num(l, o, "quantile", ip, &q);
-    if (!s && q != GDT__LEAD_QUANTILE)
-        return bad(l, sub(p, ip, "quantile"), "expected %g (this release's quantile), got %g", GDT__LEAD_QUANTILE, q);
+    if (!s) s = get_num(l, o, "quantile", ip, &iv->quantile);
+    if (!s && !gdt__lead_quantile_known(iv->quantile)) {
+        for (int i = 0; i < GDT__LEAD_NQUANTILES; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%g", i ? ", " : "",
+                     gdt__lead_quantiles[i]);
+        return bad(l, sub(p, ip, "quantile"), "expected one of %s (this release's quantiles), got %g", known,
+                   iv->quantile);
+    }
     if (!s) s = get_num(l, o, "distance", ip, &iv->dref);
     if (!s && !(iv->dref >= 0))
         return bad(l, sub(p, ip, "distance"), "expected a distance >= 0, got %g", iv->dref);
@@ -2397,6 +2434,7 @@ bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out)
     if (!t || !t->have_model) return false;
     out->ncells = t->model.cv.ncells;
     out->lambda = t->model.lambda;
+    out->noise = t->model.noise;
     out->median_abs_error = t->model.cv.err;
     for (int m = 0; m < 2; m++) out->geomean[m] = t->model.cv.geomean[m], out->worst[m] = t->model.cv.worst[m];
     return true;
@@ -2438,8 +2476,8 @@ gdt_status gdt_tables_model_picks(const gdt_tables *t, gdt_model_pick *out, doub
                                          : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables: out of memory");
     if (!s) train_cells(t, c, kept, at);
     if (!s)
-        s = gdt__predictor_picks(t->family, t->arch, c, t->nt, t->model.lambda, t->model.noise, t->model.lead, pk,
-                                 err, e);
+        s = gdt__predictor_picks(t->family, t->arch, c, t->nt, t->model.lambda, t->model.noise, t->model.lead,
+                                 t->model.interval.quantile, pk, err, e);
     for (int i = 0; !s && i < t->nt; i++) {
         const int *a = at + (c[i].plans - kept);
         out[i] = (gdt_model_pick){t->t[i].key, pk[i].lead, pk[i].ratio, ranked_at(&t->t[i], a, pk[i].mode_a),

@@ -71,7 +71,7 @@ static void check_picks(const gdt__train_cell *c, int n, int arch, const gdt__pr
     gdt__pred_pick pk[64];
     double err = 0, logsum[2] = {0, 0}, worst[2] = {1, 1};
     gdt_error e;
-    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, m->lead, pk, &err, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, m->lead, m->interval.quantile, pk, &err, &e), ==, GDT_STATUS_OK);
     CHECK_NEAR(err, m->cv.err, 1e-12);
     for (int i = 0; i < n; i++) {
         CHECK(pk[i].best >= 0 && pk[i].best_ours >= 0 && pk[i].mode_a >= 0 && pk[i].ours >= 0);
@@ -99,7 +99,7 @@ static void check_cells_printed(const char *placement, const gdt__train_cell *c,
     gdt__pred_pick pk[64];
     double err;
     gdt_error e;
-    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, m->lead, pk, &err, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__predictor_picks(GDT_FAMILY_GEMM, arch, c, n, m->lambda, m->noise, m->lead, m->interval.quantile, pk, &err, &e), ==, GDT_STATUS_OK);
     for (int i = 0; i < n; i++) {
         char key[256], plan[512], want[1024];
         gdt_problem_key(&c[i].facts.problem, key, sizeof key);
@@ -172,7 +172,7 @@ static void test_printed_figures(void)
     qsort(c, (size_t)n, sizeof *c, cell_key_cmp);
     gdt__predictor m;
     CHECK_INT(n, ==, 12);
-    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, r->arch, c, n, &m, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, r->arch, c, n, NULL, 0, &m, &e), ==, GDT_STATUS_OK);
     expected_lines(&m, want, sizeof want);
     CHECK_CONTAINS(got, want);
     CHECK(m.cv.err > 0 && m.cv.geomean[1] >= 1 && m.cv.worst[0] >= m.cv.geomean[0]);
@@ -242,7 +242,7 @@ static void test_law_ranked(void)
         c[i].plans = plans[i], c[i].nplans = NPLANS;
     }
     gdt__predictor p;
-    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, 90, c, NTRAIN, &p, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, 90, c, NTRAIN, NULL, 0, &p, &e), ==, GDT_STATUS_OK);
     CHECK(p.cv.geomean[1] < 1.03);
     /* Held back: M between and beyond the swept ones, and (N, K) off the grid. */
     static const int64_t hm[] = {256, 1024, 4096, 16384}, hnk[3][2] = {{6144, 4096}, {8192, 8192}, {11008, 4096}};

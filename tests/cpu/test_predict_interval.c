@@ -30,21 +30,28 @@ static void test_calibrate(void)
     gdt__pred_interval iv;
     int n = 0;
     for (int i = 0; i < 20; i++) r[n++] = (gdt__lead_residual){GDT__LEAD_OURS, i, 0.01 * (i + 1), 0};
-    gdt__interval_calibrate(r, n, -1, 1, &iv);
+    gdt__interval_calibrate(r, n, -1, 1, 0.95, &iv);
     CHECK_INT(iv.n[GDT__LEAD_OURS], ==, 20);
     CHECK_NEAR(iv.scale[GDT__LEAD_OURS], 0.19, 1e-12);
     CHECK_INT(iv.n[GDT__LEAD_BLOCK], ==, 0);
-    gdt__interval_calibrate(r, n, 18, 1, &iv);
+    gdt__interval_calibrate(r, n, 18, 1, 0.95, &iv);
     CHECK_INT(iv.n[GDT__LEAD_OURS], ==, 19);
     CHECK_NEAR(iv.scale[GDT__LEAD_OURS], 0.20, 1e-12);
     for (int i = 0; i < 4; i++) r[n++] = (gdt__lead_residual){GDT__LEAD_BLOCK, 30 + i, -0.01 * (i + 1), 0};
-    gdt__interval_calibrate(r, n, -1, 1, &iv);
+    gdt__interval_calibrate(r, n, -1, 1, 0.95, &iv);
     CHECK_INT(iv.n[GDT__LEAD_BLOCK], ==, 4);
     CHECK_NEAR(iv.scale[GDT__LEAD_BLOCK], 0, 1e-15);
     CHECK_NEAR(iv.scale[GDT__LEAD_OURS], 0.19, 1e-12);
     for (int i = 0; i < 20; i++) r[i].dist = 1;
-    gdt__interval_calibrate(r, n, -1, 1, &iv);
+    gdt__interval_calibrate(r, n, -1, 1, 0.95, &iv);
     CHECK_NEAR(iv.scale[GDT__LEAD_OURS], 0.095, 1e-12);
+    /* another quantile: the 10th of 20 at 0.5, the largest at 1 */
+    for (int i = 0; i < 20; i++) r[i].dist = 0;
+    gdt__interval_calibrate(r, n, -1, 1, 0.5, &iv);
+    CHECK_NEAR(iv.scale[GDT__LEAD_OURS], 0.10, 1e-12);
+    CHECK(iv.quantile == 0.5);
+    gdt__interval_calibrate(r, n, -1, 1, 1, &iv);
+    CHECK_NEAR(iv.scale[GDT__LEAD_OURS], 0.20, 1e-12);
 }
 
 /* ------------------------------------------------------ the decision */
@@ -53,7 +60,7 @@ static void test_calibrate(void)
 static gdt__predictor bare_model(const gdt_facts *f, double ours_scale, double block_scale)
 {
     gdt__predictor p = {.sm_count = 132, .nfeatures = gdt__predict_nfeatures(GDT_FAMILY_GEMM), .lead = GDT__LEAD_DIRECT};
-    p.interval = (gdt__pred_interval){{10, 10}, {ours_scale, block_scale}, 1};
+    p.interval = (gdt__pred_interval){{10, 10}, {ours_scale, block_scale}, 1, 0.95};
     CHECK(gdt__predictor_anchor(&p, f));
     return p;
 }

@@ -56,7 +56,7 @@ static void fit(gdt__predictor *m)
                                        .time_us = t / exp(log_ratio(mm, nn)), .noise = 0.002, .samples = 10};
         c[i].plans = mp[i], c[i].nplans = 2;
     }
-    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, 90, c, NCELLS, m, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, 90, c, NCELLS, NULL, 0, m, &e), ==, GDT_STATUS_OK);
 }
 
 /* Held back: n = 3072 between the swept 1024 and 4096, m between swept

@@ -67,7 +67,7 @@ static void test_split_fit(void)
     }
     gdt__predictor m;
     gdt_error e;
-    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, 90, c, NCELLS, &m, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, 90, c, NCELLS, NULL, 0, &m, &e), ==, GDT_STATUS_OK);
     static const char *const held[2] = {"m=128,n=4096,k=14336", "m=8192,n=8192,k=4096"};
     for (int h = 0; h < 2; h++) {
         gdt_facts f;

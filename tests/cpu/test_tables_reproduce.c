@@ -3,8 +3,14 @@
  * emitted into a scratch folder, scored on the validation sweeps of
  * runs/sm90/validation (--validation), gives exactly the files of tables/sm90,
  * no more and no fewer, so the figures tables/README.md cites from them
- * are the ones this release's fit computes. */
+ * are the ones this release's fit computes.  The model's choices weigh the
+ * validation sweep: by the fit's criterion (firsts slower than the
+ * heuristic's, then log geo-mean + log worst of both modes, over the
+ * leave-one-cell-out and the validation figures) each committed model
+ * does at least as well as the one emitted without --validation, and
+ * gemm's and sdpa_fwd's strictly better. */
 #include <glob.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,15 +34,58 @@ static void unpack(const char *journal, const char *dir)
 
 static void emit_journal(const char *journal, int i)
 {
-    char run[300], tdir[300];
+    char run[300], tdir[300], bare[300];
     snprintf(run, sizeof run, "%s/run%d", root, i);
     snprintf(tdir, sizeof tdir, "%s/tables", root);
+    snprintf(bare, sizeof bare, "%s/bare", root);
     unpack(journal, run);
     char *argv[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", tdir,
                     "--validation", val_gemm, "--validation", val_sdpa, NULL};
     int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
     if (rc != 0) fprintf(stderr, "tables emit %s: exit %d: %s\n", journal, rc, out);
     CHECK_INT(rc, ==, 0);
+    char *plain[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", bare, NULL};
+    CHECK_INT(gdt_test_spawn(plain, NULL, out, sizeof out), ==, 0);
+}
+
+/* The fit's criterion of the figures `tables check` prints for a
+ * placement table (validation: NULL, those recorded at emit): *slower the
+ * firsts slower than the heuristic's, the sum of the logs of the four
+ * geo-means and four worsts. */
+static double criterion(const char *placement, const char *validation, int *slower)
+{
+    static char got[1 << 14];
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "check", (char *)placement, "--validation",
+                    (char *)validation, NULL};
+    if (!validation) argv[4] = NULL; /* the figures recorded at emit */
+    CHECK_INT(gdt_test_spawn(argv, NULL, got, sizeof got), ==, 0);
+    double score = 0, g, w;
+    int nfig = 0, nslow = 0, k;
+    *slower = 0;
+    for (const char *at = strstr(got, "geomean "); at; at = strstr(at + 1, "geomean "))
+        if (sscanf(at, "geomean %lf, worst %lf", &g, &w) == 2) score += log(g) + log(w), nfig++;
+    for (const char *at = strstr(got, "beyond noise: "); at; at = strstr(at + 1, "beyond noise: "))
+        if (sscanf(at, "beyond noise: %d of", &k) == 1) *slower += k, nslow++;
+    CHECK_INT(nfig, ==, 4);
+    CHECK_INT(nslow, ==, 2);
+    return score;
+}
+
+/* Each family's committed model against the one chosen without the
+ * validation sweep (emitted beside it into bare/). */
+static void check_choice(const char *family, const char *validation, bool strict)
+{
+    char committed[600], bare[600];
+    int s0, s1;
+    snprintf(committed, sizeof committed, "%s/tables/sm90/%s.placement.json", GDT_SOURCE_DIR, family);
+    snprintf(bare, sizeof bare, "%s/bare/sm90/%s.placement.json", root, family);
+    double with = criterion(committed, NULL, &s1), without = criterion(bare, validation, &s0);
+    bool ok = s1 < s0 || (s1 == s0 && with <= without + 1e-3);
+    if (!ok || (strict && !(s1 < s0 || with < without - 1e-3)))
+        fprintf(stderr, "%s: chosen with the validation sweep %d / %.4f, without %d / %.4f\n", family, s1, with,
+                s0, without);
+    CHECK(ok);
+    if (strict) CHECK(s1 < s0 || with < without - 1e-3);
 }
 
 /* The committed file NAME (under tables/sm90) and the emitted one, equal. */
@@ -81,6 +130,9 @@ int main(void)
     CHECK(nc >= 2);
     CHECK_INT(ne, ==, nc);
     for (size_t i = 0; i < nc; i++) check_same(strrchr(committed.gl_pathv[i], '/') + 1);
+    check_choice("gemm", val_gemm, true);
+    check_choice("sdpa_fwd", val_sdpa, true);
+    check_choice("sdpa_bwd", val_sdpa, false);
     globfree(&runs);
     globfree(&committed);
     globfree(&emitted);

@@ -197,6 +197,7 @@ bool gdt_tables_predict_order(const gdt_tables *t, const gdt_facts *f, const gdt
 typedef struct gdt_model_cv {
     int ncells;
     double lambda;
+    double noise; /* the ranking rule's width, in units of median_abs_error */
     double median_abs_error;
     double geomean[2], worst[2];
 } gdt_model_cv;
