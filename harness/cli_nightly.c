@@ -307,7 +307,24 @@ static const char *str_at(const cJSON *o, const char *a, const char *b)
     return s && *s ? s : "-";
 }
 
-static void history_cell(char **h, size_t *n, const char *date, const cJSON *c)
+/* A cell's status after the confirmation (conf: its JSON, NULL when none
+ * ran): "dissolved" when the rounds dissolved every change of the cell,
+ * else the diff's status. */
+static const char *confirmed_status(const cJSON *conf, const cJSON *c)
+{
+    const cJSON *ch;
+    bool any = false, held = false;
+    cJSON_ArrayForEach(ch, cJSON_GetObjectItem(conf, "changes")) {
+        if (strcmp(str_at(ch, "key", NULL), str_at(c, "key", NULL)) ||
+            strcmp(str_at(ch, "family", NULL), str_at(c, "family", NULL)))
+            continue;
+        any = true;
+        held |= strcmp(str_at(ch, "verdict", NULL), "dissolved") != 0;
+    }
+    return any && !held ? "dissolved" : str_at(c, "status", NULL);
+}
+
+static void history_cell(char **h, size_t *n, const char *date, const cJSON *c, const cJSON *conf)
 {
     const cJSON *wt = cJSON_GetObjectItem(cJSON_GetObjectItem(c, "winner_time"), "new_us");
     char us[32] = "-";
@@ -315,26 +332,27 @@ static void history_cell(char **h, size_t *n, const char *date, const cJSON *c)
     FILE *f = open_memstream(h, n);
     if (!f) return;
     fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", date, str_at(c, "family", NULL), str_at(c, "key", NULL),
-            str_at(c, "winner", "new"), us, str_at(c, "decision", "new"), str_at(c, "status", NULL));
+            str_at(c, "winner", "new"), us, str_at(c, "decision", "new"), confirmed_status(conf, c));
     fclose(f);
 }
 
 static const char history_header[] = "date\tfamily\tkey\twinner\twinner_us\tdecision\tstatus\n";
 
-/* The lines of one night from the diff's JSON (NULL: no tables to diff). */
-static char *history_lines(const nightly_opts *o, const char *json)
+/* The lines of one night from the diff's JSON (NULL: no tables to diff)
+ * and the confirmation's (NULL: none ran). */
+static char *history_lines(const nightly_opts *o, const char *json, const char *conf_json)
 {
     char *all = NULL, *line = NULL;
     size_t nall = 0, nline = 0;
     FILE *f = open_memstream(&all, &nall);
-    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    cJSON *doc = json ? cJSON_Parse(json) : NULL, *conf = conf_json ? cJSON_Parse(conf_json) : NULL;
     const cJSON *c;
     bool seen[GDT_FAMILY_COUNT] = {0};
-    if (!f) return cJSON_Delete(doc), NULL;
+    if (!f) return cJSON_Delete(doc), cJSON_Delete(conf), NULL;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cells")) {
         gdt_family fam;
         if (gdt_family_parse(str_at(c, "family", NULL), &fam, NULL) == GDT_STATUS_OK) seen[fam] = true;
-        history_cell(&line, &nline, o->date, c);
+        history_cell(&line, &nline, o->date, c, conf);
         if (line) fputs(line, f);
         free(line);
         line = NULL;
@@ -347,14 +365,15 @@ static char *history_lines(const nightly_opts *o, const char *json)
     }
     fclose(f);
     cJSON_Delete(doc);
+    cJSON_Delete(conf);
     return all;
 }
 
 /* Appends through a whole-file atomic write: a killed night leaves the
  * history as it was, never a torn line. */
-static int append_history(const nightly_opts *o, const char *json)
+static int append_history(const nightly_opts *o, const char *json, const char *conf)
 {
-    char path[4096], *old = NULL, *lines = history_lines(o, json);
+    char path[4096], *old = NULL, *lines = history_lines(o, json, conf);
     size_t nold = 0;
     gdt_error e = {0};
     snprintf(path, sizeof path, "%s/history.tsv", o->root);
@@ -510,7 +529,7 @@ static int after_diff(const nightly_opts *o, const char *staging, const char *js
     char *conf = NULL;
     if (rc == 3 && o->confirm_rounds)
         rc = confirm(o, json, &conf);
-    if ((rc == 0 || rc == 3) && (append_history(o, json) || nightly_md(o, staging, json, conf)))
+    if ((rc == 0 || rc == 3) && (append_history(o, json, conf) || nightly_md(o, staging, json, conf)))
         rc = 1;
     free(conf);
     return rc;
@@ -542,7 +561,7 @@ static int report(const nightly_opts *o, const char *staging, const char *md_pat
         char note[9000];
         snprintf(note, sizeof note, first_night, o->tables, staging);
         rc = write_file(md_path, note);
-        if (!rc) rc = append_history(o, NULL) ? 1 : nightly_md(o, staging, NULL, NULL);
+        if (!rc) rc = append_history(o, NULL, NULL) ? 1 : nightly_md(o, staging, NULL, NULL);
         return rc ? rc : 3;
     }
     rc = diff(o, staging, "md", &md);

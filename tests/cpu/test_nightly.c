@@ -386,6 +386,12 @@ static void test_confirmation(const char *self)
     CHECK(strstr(out, "held: ") == NULL);
     slurp(root, "staging/20261203/nightly.md");
     CHECK_CONTAINS(out, "| dissolved | gemm | sm90 | `gemm:b1,m512,n512,k256,bf16,a=row,b=row` | decision |");
+    /* the history says what the rounds said: the night's m=512 line is dissolved, not beyond noise */
+    int dissolved = 0, held = 0;
+    count_lines(root, "history.tsv", "\tdissolved\n", &dissolved);
+    count_lines(root, "history.tsv", "\tbeyond_noise\n", &held); /* the night of 20261202: held */
+    CHECK_INT(dissolved, ==, 1);
+    CHECK_INT(held, ==, 1);
     slurp(root, "reports/20261203.confirm.json");
     CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.confirm/1\"");
     CHECK_CONTAINS(out, "\"exit_code\":\t0");
