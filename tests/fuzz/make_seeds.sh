@@ -29,7 +29,7 @@ copy tables "$src"/tables/sm90/*.json "$src"/tests/data/tables/sm90/*.json
 i=0
 {
     grep -ohE '\b[a-z_]+=[A-Za-z0-9_.]+(,[a-z_]+=[A-Za-z0-9_.]+)*' "$src/README.md" "$src/sweeps/README.md"
-    for j in "$src"/tables/sm90/runs/*.jsonl.gz; do
+    for j in "$src"/runs/sm90/tables/*.jsonl.gz; do
         gzip -dc "$j" | grep -oE '"shape":"[^"]*"' | sed 's/^"shape":"//; s/"$//'
     done
 } | sort -u | while IFS= read -r s; do
@@ -37,7 +37,7 @@ i=0
     printf '%s' "$s" > "$out/shape/shape-$i"
 done
 
-for j in "$src"/tables/sm90/runs/*.jsonl.gz; do
+for j in "$src"/runs/sm90/tables/*.jsonl.gz; do
     name=$(basename "$j" .jsonl.gz)
     gzip -dc "$j" | head -n 40 > "$out/journal/$name-40"
     gzip -dc "$j" | awk 'BEGIN { n = 0 } { n += length($0) + 1; if (n >= 1000000) exit; print }' \
