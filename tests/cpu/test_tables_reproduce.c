@@ -123,7 +123,9 @@ int main(void)
     snprintf(val_sdpa, sizeof val_sdpa, "%s/val-sdpa", root);
     unpack(GDT_SOURCE_DIR "/runs/sm90/validation/gemm-validation.journal.jsonl.gz", val_gemm);
     unpack(GDT_SOURCE_DIR "/runs/sm90/validation/sdpa-validation.journal.jsonl.gz", val_sdpa);
-    int found = glob(GDT_SOURCE_DIR "/runs/sm90/tables/*.journal.jsonl.gz", 0, NULL, &runs);
+    const char *journals = GDT_SOURCE_DIR "/runs/sm90/tables/*.journal.jsonl.gz";
+    int found = glob(journals, 0, NULL, &runs);
+    if (found) fprintf(stderr, "no committed journal matches %s (runs/README.md)\n", journals);
     CHECK_INT(found, ==, 0);
     for (size_t i = 0; !found && i < runs.gl_pathc; i++) emit_journal(runs.gl_pathv[i], (int)i);
     size_t nc = tables_in(GDT_SOURCE_DIR, &committed), ne = tables_in(root, &emitted);
