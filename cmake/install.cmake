@@ -23,10 +23,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/tables/candidates DESTINATION ${GDT_DATA
   FILES_MATCHING PATTERN "*.json")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/sweeps/ DESTINATION ${GDT_DATA_INSTALL_DIR}/sweeps
   FILES_MATCHING PATTERN "*.json")
-# The tables, not their journals: tables/<arch>/*.json.
+# The tables: tables/<arch>/*.{placement,tuning}.json.  The journals they
+# come from (runs/) and tools/ are not installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tables/ DESTINATION ${GDT_DATA_INSTALL_DIR}/tables
   FILES_MATCHING REGEX "/sm[0-9]+/[a-z_]+\\.(placement|tuning)\\.json$"
-  PATTERN candidates EXCLUDE PATTERN runs EXCLUDE)
+  PATTERN candidates EXCLUDE)
 # Scale-out through schedulers (README: Scale-out): SLURM scripts, Kubernetes Jobs.
 # Modes from here, not from the checkout (a clone under umask 000 is 0666).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${GDT_DATA_INSTALL_DIR}/examples

@@ -525,11 +525,13 @@ static int unpack_gemm_journal(const char *run, const char *journal)
         return -1;
     }
     glob_t g;
-    if (glob(GDT_SOURCE_DIR "/tables/sm90/runs/gemm-*.journal.jsonl.gz", 0, NULL, &g) != 0)
+    if (glob(GDT_SOURCE_DIR "/runs/sm90/tables/gemm-*.journal.jsonl.gz", 0, NULL, &g) != 0) {
+        fprintf(stderr, "runs/sm90/tables: no gemm-*.journal.jsonl.gz\n");
         return -1;
+    }
     int rc = g.gl_pathc == 1 ? gdt_test_gunzip_to(g.gl_pathv[0], journal) : -1;
     if (g.gl_pathc != 1)
-        fprintf(stderr, "tables/sm90/runs: expected 1 gemm journal, got %zu\n", g.gl_pathc);
+        fprintf(stderr, "runs/sm90/tables: expected 1 gemm journal, got %zu\n", g.gl_pathc);
     globfree(&g);
     return rc;
 }

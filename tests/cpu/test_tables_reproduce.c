@@ -1,5 +1,5 @@
 /* The committed tables are what `gdtune tables emit` writes from the
- * committed journals, byte for byte: every tables/sm90/runs journal
+ * committed journals, byte for byte: every runs/sm90/tables journal
  * emitted into a scratch folder, scored on the validation sweeps of
  * runs/sm90/validation (--validation), gives exactly the files of tables/sm90,
  * no more and no fewer, so the figures tables/README.md cites from them
@@ -100,7 +100,7 @@ static void check_same(const char *name)
     CHECK_INT(gdt_file_read(committed, &a, &na, &e), ==, GDT_STATUS_OK);
     CHECK_INT(gdt_file_read(emitted, &b, &nb, &e), ==, GDT_STATUS_OK);
     bool same = a && b && na == nb && !memcmp(a, b, na);
-    if (!same) fprintf(stderr, "%s: the emit of tables/sm90/runs differs (re-emit it, tables/README.md)\n", committed);
+    if (!same) fprintf(stderr, "%s: the emit of runs/sm90/tables differs (re-emit it, tables/README.md)\n", committed);
     CHECK(same);
     free(a);
     free(b);
@@ -123,7 +123,9 @@ int main(void)
     snprintf(val_sdpa, sizeof val_sdpa, "%s/val-sdpa", root);
     unpack(GDT_SOURCE_DIR "/runs/sm90/validation/gemm-validation.journal.jsonl.gz", val_gemm);
     unpack(GDT_SOURCE_DIR "/runs/sm90/validation/sdpa-validation.journal.jsonl.gz", val_sdpa);
-    int found = glob(GDT_SOURCE_DIR "/tables/sm90/runs/*.journal.jsonl.gz", 0, NULL, &runs);
+    const char *journals = GDT_SOURCE_DIR "/runs/sm90/tables/*.journal.jsonl.gz";
+    int found = glob(journals, 0, NULL, &runs);
+    if (found) fprintf(stderr, "no committed journal matches %s (runs/README.md)\n", journals);
     CHECK_INT(found, ==, 0);
     for (size_t i = 0; !found && i < runs.gl_pathc; i++) emit_journal(runs.gl_pathv[i], (int)i);
     size_t nc = tables_in(GDT_SOURCE_DIR, &committed), ne = tables_in(root, &emitted);

@@ -24,12 +24,19 @@ copy candidates "$src"/tables/candidates/*.json "$src"/tests/data/candidates/*.j
 copy sweep "$src"/sweeps/*.json "$src"/sweeps/budget/*.json "$src"/tests/data/sweeps/*.json
 copy tables "$src"/tables/sm90/*.json "$src"/tests/data/tables/sm90/*.json
 
+# The journals the committed tables come from (runs/README.md).
+set -- "$src"/runs/sm90/tables/*.jsonl.gz
+if [ ! -f "$1" ]; then
+    echo "make_seeds.sh: no journal matches $src/runs/sm90/tables/*.jsonl.gz" >&2
+    exit 2
+fi
+
 # Shapes: the k=v,... lists the READMEs show, and the cells' shapes of the
 # committed journals (every family).
 i=0
 {
     grep -ohE '\b[a-z_]+=[A-Za-z0-9_.]+(,[a-z_]+=[A-Za-z0-9_.]+)*' "$src/README.md" "$src/sweeps/README.md"
-    for j in "$src"/tables/sm90/runs/*.jsonl.gz; do
+    for j in "$@"; do
         gzip -dc "$j" | grep -oE '"shape":"[^"]*"' | sed 's/^"shape":"//; s/"$//'
     done
 } | sort -u | while IFS= read -r s; do
@@ -37,7 +44,7 @@ i=0
     printf '%s' "$s" > "$out/shape/shape-$i"
 done
 
-for j in "$src"/tables/sm90/runs/*.jsonl.gz; do
+for j in "$@"; do
     name=$(basename "$j" .jsonl.gz)
     gzip -dc "$j" | head -n 40 > "$out/journal/$name-40"
     gzip -dc "$j" | awk 'BEGIN { n = 0 } { n += length($0) + 1; if (n >= 1000000) exit; print }' \

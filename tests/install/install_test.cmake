@@ -41,7 +41,8 @@ foreach(f bin/gdtune include/gdtune/gdtune.h include/gdtune/plan.h share/gdtune/
     message(FATAL_ERROR "installed tree lacks ${f}")
   endif()
 endforeach()
-foreach(f include/gdtune/gdt_json.h include/gdt_json.h share/gdtune/tables/sm90/runs)
+foreach(f include/gdtune/gdt_json.h include/gdt_json.h share/gdtune/tables/sm90/runs share/gdtune/runs
+          share/gdtune/tools share/gdtune/tables/clock_whatif.py)
   if(EXISTS ${P}/${f})
     message(FATAL_ERROR "installed tree holds ${f}, which is not installed data or a public header")
   endif()

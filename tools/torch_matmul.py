@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """torch.matmul on every cell of a gdtune GEMM sweep spec, for comparison
-with the sweep's best cuBLASLt plan (bench/README.md).
+with the sweep's best cuBLASLt plan (tools/README.md).
 
 For each cell of the spec's grid (m x (n, k), each dtype), times
 torch.matmul(A[m, k], B[k, n]) twice: with triton.testing.do_bench (its
@@ -12,7 +12,7 @@ queue, per call, the median of 20).  Prints a header line (device, torch,
 BLAS library), then one JSON line per cell: shape, dtype, and ms and TFLOP/s
 of each.
 
-    python3 bench/torch_matmul.py [sweeps/gemm.json] [--quick]
+    python3 tools/torch_matmul.py [sweeps/gemm.json] [--quick]
 """
 import argparse
 import itertools
