@@ -31,11 +31,11 @@ if [ ! -f "$1" ]; then
     exit 2
 fi
 
-# Shapes: the k=v,... lists the READMEs show, and the cells' shapes of the
+# Shapes: the k=v,... lists the READMEs and docs/ show, and the cells' shapes of the
 # committed journals (every family).
 i=0
 {
-    grep -ohE '\b[a-z_]+=[A-Za-z0-9_.]+(,[a-z_]+=[A-Za-z0-9_.]+)*' "$src/README.md" "$src/sweeps/README.md"
+    grep -ohE '\b[a-z_]+=[A-Za-z0-9_.]+(,[a-z_]+=[A-Za-z0-9_.]+)*' "$src/README.md" "$src/sweeps/README.md" "$src"/docs/*.md
     for j in "$@"; do
         gzip -dc "$j" | grep -oE '"shape":"[^"]*"' | sed 's/^"shape":"//; s/"$//'
     done
