@@ -23,25 +23,6 @@ static const char WHY_PREDICTED[] = "predicted time";
 static const char WHY_CANDIDATE[] = "candidate row";
 static const char WHY_KNOB[] = "backend knob enumeration";
 
-static const char *const mode_names[] = {"A", "B", "FALLBACK", "OPENSOURCE"};
-_Static_assert(sizeof mode_names / sizeof mode_names[0] == GDT_MODE_COUNT, "mode names and enum disagree");
-
-const char *gdt_mode_name(gdt_mode m)
-{
-    return (unsigned)m < GDT_MODE_COUNT ? mode_names[m] : "UNKNOWN_MODE";
-}
-
-gdt_status gdt_mode_parse(const char *s, gdt_mode *m, gdt_error *e)
-{
-    for (int i = 0; s && i < GDT_MODE_COUNT; i++)
-        if (!strcmp(s, mode_names[i])) {
-            *m = (gdt_mode)i;
-            return GDT_STATUS_OK;
-        }
-    return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
-                         "mode \"%s\": expected one of A, B, FALLBACK, OPENSOURCE", s ? s : "(null)");
-}
-
 struct gdt_graph {
     gdt_facts facts;
     size_t need[GDT_OPERAND_COUNT]; /* bytes each operand spans (0: not bound), for execute */
@@ -714,46 +695,6 @@ gdt_status gdt_graph_enumerate(gdt_graph *g, const gdt_plan_options *opts, gdt_e
     }
     free(untimed.v);
     return finish(g, &pl, &out, s, e);
-}
-
-/* ------------------------------------------------------------- sides */
-
-static const gdt_plan_side kind_side[] = {
-    [GDT_ENGINE_CUDNN] = GDT_PLAN_SIDE_BACKEND,   [GDT_ENGINE_NVRTC] = GDT_PLAN_SIDE_OURS,
-    [GDT_ENGINE_HAND] = GDT_PLAN_SIDE_OURS,       [GDT_ENGINE_TEST] = GDT_PLAN_SIDE_OURS,
-    [GDT_ENGINE_CUBLASLT] = GDT_PLAN_SIDE_LIBRARY,
-};
-_Static_assert(sizeof kind_side / sizeof kind_side[0] == GDT_ENGINE_KIND_COUNT, "one side per engine kind");
-
-static const char *const side_names[] = {"OURS", "BACKEND", "LIBRARY"};
-_Static_assert(sizeof side_names / sizeof side_names[0] == GDT_PLAN_SIDE_COUNT, "one name per side");
-
-gdt_plan_side gdt_engine_kind_side(gdt_engine_kind k)
-{
-    return (unsigned)k < GDT_ENGINE_KIND_COUNT ? kind_side[k] : GDT_PLAN_SIDE_OURS;
-}
-
-gdt_engine_kind gdt_engine_kind_of(const gdt_manifest *m, int64_t engine_id)
-{
-    if (engine_id >= 0 && engine_id < GDT_ENGINE_ID_BACKEND_END) return GDT_ENGINE_CUDNN;
-    const gdt_engine_slot *s = gdt_manifest_find(m, engine_id);
-    return s ? s->kind : GDT_ENGINE_KIND_COUNT;
-}
-
-gdt_plan_side gdt_engine_side(const gdt_manifest *m, int64_t engine_id)
-{
-    return gdt_engine_kind_side(gdt_engine_kind_of(m, engine_id));
-}
-
-const char *gdt_plan_side_name(gdt_plan_side s)
-{
-    return (unsigned)s < GDT_PLAN_SIDE_COUNT ? side_names[s] : "UNKNOWN_SIDE";
-}
-
-const char *gdt_plan_entry_tag(const gdt_plan_entry *x)
-{
-    if (!x->is_backend) return gdt_plan_side_name(gdt_engine_side(NULL, x->id.engine_id));
-    return (unsigned)x->mode < GDT_MODE_COUNT ? gdt_mode_name(x->mode) : "KNOB";
 }
 
 /* ------------------------------------------------------------- building */

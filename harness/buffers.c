@@ -7,88 +7,7 @@
 #include "gdt_cuda.h"
 #include "gdt_verify.h"
 
-/* ------------------------------------------------------------ dtypes */
-
-static float bits_f32(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint32_t f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
-    if (exp == 0x1F)
-        return bits_f32(sign | 0x7F800000 | (man << 13));
-    if (exp == 0) /* zero or subnormal: man * 2^-24 */
-        return sign ? -(float)man * 0x1p-24f : (float)man * 0x1p-24f;
-    return bits_f32(sign | ((exp + 112) << 23) | (man << 13));
-}
-
-static uint16_t f32_to_f16(float f)
-{
-    uint32_t x = f32_bits(f), sign = (x >> 16) & 0x8000, ax = x & 0x7FFFFFFF;
-    if (ax >= 0x7F800000)
-        return (uint16_t)(sign | 0x7C00 | (ax > 0x7F800000 ? 0x200 : 0));
-    if (ax >= 0x47800000) /* >= 65536: infinity */
-        return (uint16_t)(sign | 0x7C00);
-    if (ax < 0x38800000) { /* below 2^-14: subnormal, round(|f| * 2^24) to even */
-        double m = (double)bits_f32(ax) * 0x1p24, fl = floor(m), r = m - fl;
-        uint32_t q = (uint32_t)fl;
-        if (r > 0.5 || (r == 0.5 && (q & 1)))
-            q++;
-        return (uint16_t)(sign | q);
-    }
-    uint32_t h = (((ax >> 23) - 112) << 10) | ((ax & 0x7FFFFF) >> 13), rem = ax & 0x1FFF;
-    if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-        h++; /* a carry into the exponent is the correct rounding, up to infinity */
-    return (uint16_t)(sign | h);
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-    uint32_t x = f32_bits(f);
-    if ((x & 0x7FFFFFFF) > 0x7F800000)
-        return (uint16_t)((x >> 16) | 0x40);
-    return (uint16_t)((x + 0x7FFF + ((x >> 16) & 1)) >> 16);
-}
-
-double gdt__dtype_load(gdt_dtype t, const void *base, int64_t i)
-{
-    switch (t) {
-    case GDT_DTYPE_BF16: return bits_f32((uint32_t)((const uint16_t *)base)[i] << 16);
-    case GDT_DTYPE_FP16: return f16_to_f32(((const uint16_t *)base)[i]);
-    default: return ((const float *)base)[i];
-    }
-}
-
-void gdt__dtype_store(gdt_dtype t, void *base, int64_t i, double v)
-{
-    switch (t) {
-    case GDT_DTYPE_BF16: ((uint16_t *)base)[i] = f32_to_bf16((float)v); break;
-    case GDT_DTYPE_FP16: ((uint16_t *)base)[i] = f32_to_f16((float)v); break;
-    default: ((float *)base)[i] = (float)v; break;
-    }
-}
-
 /* ---------------------------------------------------------- geometry */
-
-/* The geometry itself is the family's (gdt__operand_geometry). */
-size_t gdt__operand_count(const gdt_problem *p, gdt_operand_role r)
-{
-    int64_t d[4], s[4];
-    if (!gdt__operand_geometry(p, r, d, s))
-        return 0;
-    return (size_t)(d[0] * d[1] * d[2] * d[3]);
-}
 
 /* Bytes spanned: the furthest element reached through the strides, + 1. */
 static size_t span_bytes(const gdt_problem *p, gdt_operand_role r)
@@ -160,19 +79,6 @@ static void fill_random(const gdt_problem *p, gdt_operand_role r, bool uniform, 
 
 /* -------------------------------------------------- sdpa_bwd inputs */
 
-/* Writes logical doubles into a host operand through its strides. */
-static void store_logical(const gdt_problem *p, gdt_operand_role r, void *host, const double *v)
-{
-    int64_t d[4], s[4], i = 0;
-    gdt_dtype t = gdt_operand_dtype(p, r);
-    gdt__operand_geometry(p, r, d, s);
-    for (int64_t a = 0; a < d[0]; a++)
-        for (int64_t b = 0; b < d[1]; b++)
-            for (int64_t c = 0; c < d[2]; c++)
-                for (int64_t x = 0; x < d[3]; x++)
-                    gdt__dtype_store(t, host, a * s[0] + b * s[1] + c * s[2] + x * s[3], v[i++]);
-}
-
 typedef struct approx_job {
     const gdt_problem *p;
     gdt_buffers *b;
@@ -223,8 +129,8 @@ static gdt_status consistent_forward(gdt_buffers *b, uint64_t seed, gdt_error *e
     gdt_status st = gdt_reference_cpu(&tmp, GDT_BUFFERS_EXACT_FWD_FLOPS, &o, e);
     if (st != GDT_STATUS_OK)
         return st;
-    store_logical(&b->problem, GDT_OPERAND_O, b->host[GDT_OPERAND_O], o.data[0]);
-    store_logical(&b->problem, GDT_OPERAND_STATS, b->host[GDT_OPERAND_STATS], o.data[1]);
+    gdt__operand_from_logical(&b->problem, GDT_OPERAND_O, b->host[GDT_OPERAND_O], o.data[0]);
+    gdt__operand_from_logical(&b->problem, GDT_OPERAND_STATS, b->host[GDT_OPERAND_STATS], o.data[1]);
     gdt_outputs_free(&o);
     return GDT_STATUS_OK;
 }
@@ -405,7 +311,7 @@ gdt_status gdt_buffers_set_input_logical(gdt_buffers *b, gdt_operand_role r, con
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "buffers: %s: %zu bytes", gdt_operand_name(r),
                              b->ops.bytes[r]);
     memcpy(copy, b->host[r], b->ops.bytes[r]); /* gaps between strided rows keep their bytes */
-    store_logical(&b->problem, r, copy, logical);
+    gdt__operand_from_logical(&b->problem, r, copy, logical);
     gdt_status st = gdt_buffers_set_input(b, r, copy, b->ops.bytes[r], e);
     free(copy);
     return st;

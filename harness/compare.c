@@ -30,18 +30,6 @@ void gdt_outputs_free(gdt_outputs *o)
     memset(o, 0, sizeof *o);
 }
 
-static void to_logical(const gdt_problem *p, gdt_operand_role r, const void *raw, double *v)
-{
-    int64_t d[4], s[4], i = 0;
-    gdt_dtype t = gdt_operand_dtype(p, r);
-    gdt__operand_geometry(p, r, d, s);
-    for (int64_t a = 0; a < d[0]; a++)
-        for (int64_t b = 0; b < d[1]; b++)
-            for (int64_t c = 0; c < d[2]; c++)
-                for (int64_t x = 0; x < d[3]; x++)
-                    v[i++] = gdt__dtype_load(t, raw, a * s[0] + b * s[1] + c * s[2] + x * s[3]);
-}
-
 /* Plans may run on any stream, blocking or not: drain them all. */
 static gdt_status drain(gdt_error *e)
 {
@@ -65,7 +53,7 @@ static gdt_status read_one(const gdt_buffers *b, gdt_outputs *out, int i, gdt_er
     gdt_error ce;
     gdt_status st = !out->data[i] || !raw ? GDT_STATUS_NO_MEMORY : copy_back(raw, b->ops.ptr[r], bytes, &ce);
     if (st == GDT_STATUS_OK)
-        to_logical(&b->problem, r, raw, out->data[i]);
+        gdt__operand_to_logical(&b->problem, r, raw, out->data[i]);
     free(raw);
     if (st == GDT_STATUS_NO_MEMORY)
         return gdt_error_set(e, st, "outputs: reading %s: %zu bytes", gdt_operand_name(r), bytes);

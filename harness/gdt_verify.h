@@ -84,14 +84,19 @@ gdt_status gdt_buffers_set_input_logical(gdt_buffers *b, gdt_operand_role r, con
  * nearest even. */
 double gdt__dtype_load(gdt_dtype t, const void *base, int64_t i);
 void gdt__dtype_store(gdt_dtype t, void *base, int64_t i, double v);
-/* Runs fn(ctx, i) for i in [0, n) spread over the machine's cores
- * (harness/reference.c); fn must not fail. */
 /* Keys [0, limit) that query row i of an SDPA problem attends to under its
- * causal alignment (all s_kv when not causal). */
+ * causal alignment (all s_kv when not causal; harness/reference.c). */
 int64_t gdt__sdpa_key_limit(const gdt_sdpa_desc *s, int64_t i);
+/* Runs fn(ctx, i) for i in [0, n) spread over the machine's cores
+ * (harness/parallel.c); fn must not fail. */
 void gdt__parallel_for(int64_t n, void (*fn)(const void *ctx, int64_t i), const void *ctx);
-/* Logical element count of an operand (product of its dims). */
+/* Logical element count of an operand (product of its dims; this and the
+ * dtype loads and stores are harness/elements.c's). */
 size_t gdt__operand_count(const gdt_problem *p, gdt_operand_role r);
+/* An operand's elements in logical order: read from raw (dtype and strides
+ * of the operand) into doubles, or stored from doubles into raw, rounded. */
+void gdt__operand_to_logical(const gdt_problem *p, gdt_operand_role r, const void *raw, double *v);
+void gdt__operand_from_logical(const gdt_problem *p, gdt_operand_role r, void *raw, const double *v);
 
 /* Verification of many plans against one reference on the same buffers
  * (the sweep's cell), without a per-plan double copy of the outputs: the

@@ -4,10 +4,7 @@
  * Independent items (GEMM row blocks, SDPA heads or KV groups) are spread
  * over the machine's cores: the CI machine has 2, the GPU machine 16. */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "gdt_verify.h"
 
@@ -15,54 +12,10 @@
  * memory). */
 static double *load_logical(const gdt_problem *p, gdt_operand_role r, const void *host)
 {
-    int64_t d[4], s[4], i = 0;
-    gdt_dtype t = gdt_operand_dtype(p, r);
-    gdt__operand_geometry(p, r, d, s);
-    double *v = malloc(sizeof *v * (size_t)(d[0] * d[1] * d[2] * d[3]));
-    if (!v)
-        return NULL;
-    for (int64_t a = 0; a < d[0]; a++)
-        for (int64_t b = 0; b < d[1]; b++)
-            for (int64_t c = 0; c < d[2]; c++)
-                for (int64_t x = 0; x < d[3]; x++)
-                    v[i++] = gdt__dtype_load(t, host, a * s[0] + b * s[1] + c * s[2] + x * s[3]);
+    double *v = malloc(sizeof *v * gdt__operand_count(p, r));
+    if (v)
+        gdt__operand_to_logical(p, r, host, v);
     return v;
-}
-
-/* ---------------------------------------------------------- threads */
-
-typedef struct par {
-    void (*fn)(const void *ctx, int64_t item);
-    const void *ctx;
-    int64_t n;
-    atomic_llong next;
-} par;
-
-static void *par_worker(void *arg)
-{
-    par *p = arg;
-    for (int64_t i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
-        p->fn(p->ctx, i);
-    return NULL;
-}
-
-/* Runs fn(ctx, i) for i in [0, n) on up to one thread per core; the caller's
- * thread works too, so a failed pthread_create only costs speed. */
-void gdt__parallel_for(int64_t n, void (*fn)(const void *, int64_t), const void *ctx)
-{
-    enum { MAX_THREADS = 32 };
-    pthread_t th[MAX_THREADS];
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t want = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : cores;
-    int started = 0;
-    par p = {fn, ctx, n, 0};
-    want = want < n ? want : n;
-    for (int t = 1; t < want; t++)
-        if (pthread_create(&th[started], NULL, par_worker, &p) == 0)
-            started++;
-    par_worker(&p);
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
 }
 
 /* ------------------------------------------------------------- gemm */

@@ -1,7 +1,9 @@
 /* Building blocks of backend operation graphs: descriptors owned by a
- * graph, tensors, the four op kinds the lowerings use, variant-pack
- * bindings, the graph's life cycle, the process handle, and the support
- * rules.  Every cuDNN call goes through GDT_CHECK_CUDNN. */
+ * pool or a graph, tensors, the four op kinds the lowerings use,
+ * variant-pack bindings, destroying a graph, the process handle, and the
+ * support rules.  cudnn_graph.c lowers and finalizes a graph: the family
+ * lowerings call these blocks, so this file calls none of them.  Every
+ * cuDNN call goes through GDT_CHECK_CUDNN. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,31 @@ const cudnnBackendAttributeName_t gdt__cudnn_attr_graph_handle = CUDNN_ATTR_OPER
 const cudnnBackendAttributeName_t gdt__cudnn_attr_plan_handle = CUDNN_ATTR_EXECUTION_PLAN_HANDLE;
 #pragma GCC diagnostic pop
 
-/* Virtual tensors take uids from here up; caller-bound tensors stay below. */
-#define GDT__CUDNN_VIRTUAL_UID0 1000
+/* ---------------------------------------------------------------- pool */
+
+gdt_status gdt__cudnn_pool_desc(gdt__cudnn_pool *p, cudnnBackendDescriptorType_t type,
+                                cudnnBackendDescriptor_t *out, gdt_error *e)
+{
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        cudnnBackendDescriptor_t *d = realloc(p->d, (size_t)cap * sizeof *d);
+        if (!d)
+            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "cudnn: out of memory for descriptors");
+        p->d = d, p->cap = cap;
+    }
+    *out = NULL;
+    GDT_CHECK_CUDNN(e, cudnnBackendCreateDescriptor(type, out));
+    p->d[p->n++] = *out;
+    return GDT_STATUS_OK;
+}
+
+void gdt__cudnn_pool_free(gdt__cudnn_pool *p)
+{
+    for (int i = p->n - 1; i >= 0; i--)
+        cudnnBackendDestroyDescriptor(p->d[i]);
+    free(p->d);
+    memset(p, 0, sizeof *p);
+}
 
 cudnnDataType_t gdt__cudnn_dtype(gdt_dtype t)
 {
@@ -219,53 +244,6 @@ gdt_status gdt__cudnn_bind_scratch(gdt__cudnn_graph *g, int64_t uid, size_t byte
 }
 
 /* --------------------------------------------------------------- graph */
-
-static gdt_status lower(gdt__cudnn_graph *g, const gdt_problem *p, int form, gdt_error *e)
-{
-    if (p->family == GDT_FAMILY_GEMM && form == GDT__CUDNN_FORM_COMPOSITE)
-        return gdt__cudnn_gemm_graph(g, &p->u.gemm, e);
-    if (p->family == GDT_FAMILY_SDPA_FWD && form == GDT__CUDNN_FORM_COMPOSITE)
-        return gdt__cudnn_sdpa_fwd_graph(g, &p->u.sdpa, e);
-    if (p->family == GDT_FAMILY_SDPA_FWD && form == GDT__CUDNN_FORM_UNIFIED)
-        return gdt__cudnn_sdpa_fwd_unified_graph(g, &p->u.sdpa, e);
-    if (p->family == GDT_FAMILY_SDPA_BWD && form == GDT__CUDNN_FORM_COMPOSITE)
-        return gdt__cudnn_sdpa_bwd_graph(g, &p->u.sdpa, e);
-    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "cudnn: family %s has no graph form GRAPH=%d",
-                         gdt_family_name(p->family), form);
-}
-
-static gdt_status graph_finalize(gdt__cudnn_graph *g, cudnnHandle_t h, gdt_error *e)
-{
-    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g->graph, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    if (h)
-        SET(g->graph, gdt__cudnn_attr_graph_handle, CUDNN_TYPE_HANDLE, 1, &h);
-    SET(g->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, g->nops, g->ops);
-    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(g->graph));
-    return GDT_STATUS_OK;
-}
-
-gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, cudnnHandle_t h,
-                                   gdt__cudnn_graph **out, gdt_error *e)
-{
-    *out = NULL;
-    gdt__cudnn_graph *g = calloc(1, sizeof *g);
-    if (!g)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "cudnn: out of memory for a graph");
-    g->problem = *p;
-    g->form = form;
-    g->next_uid = GDT__CUDNN_VIRTUAL_UID0;
-    gdt_status s = lower(g, p, form, e);
-    if (s == GDT_STATUS_OK)
-        s = graph_finalize(g, h, e);
-    if (s != GDT_STATUS_OK) {
-        gdt__cudnn_graph_destroy(g);
-        return s;
-    }
-    *out = g;
-    return GDT_STATUS_OK;
-}
 
 void gdt__cudnn_graph_destroy(gdt__cudnn_graph *g)
 {

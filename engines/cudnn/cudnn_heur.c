@@ -15,32 +15,6 @@
  * crashed when finalized from several threads at once. */
 static pthread_mutex_t heur_b_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* ---------------------------------------------------------------- pool */
-
-gdt_status gdt__cudnn_pool_desc(gdt__cudnn_pool *p, cudnnBackendDescriptorType_t type,
-                                cudnnBackendDescriptor_t *out, gdt_error *e)
-{
-    if (p->n == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 16;
-        cudnnBackendDescriptor_t *d = realloc(p->d, (size_t)cap * sizeof *d);
-        if (!d)
-            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "cudnn: out of memory for descriptors");
-        p->d = d, p->cap = cap;
-    }
-    *out = NULL;
-    GDT_CHECK_CUDNN(e, cudnnBackendCreateDescriptor(type, out));
-    p->d[p->n++] = *out;
-    return GDT_STATUS_OK;
-}
-
-void gdt__cudnn_pool_free(gdt__cudnn_pool *p)
-{
-    for (int i = p->n - 1; i >= 0; i--)
-        cudnnBackendDestroyDescriptor(p->d[i]);
-    free(p->d);
-    memset(p, 0, sizeof *p);
-}
-
 gdt_status gdt__cudnn_list_push(gdt_plan_entry **list, int *n, const gdt_plan_entry *x, gdt_error *e)
 {
     gdt_plan_entry *l = realloc(*list, (size_t)(*n + 1) * sizeof *l);

@@ -130,14 +130,7 @@ gdt_status gdt__cudnn_bind_f32(gdt__cudnn_graph *g, int64_t uid, float v, gdt_er
 gdt_status gdt__cudnn_bind_i32(gdt__cudnn_graph *g, int64_t uid, int32_t v, gdt_error *e);
 gdt_status gdt__cudnn_bind_scratch(gdt__cudnn_graph *g, int64_t uid, size_t bytes, gdt_error *e);
 
-/* Lowers a problem in one graph form and finalizes the op graph.  h binds
- * the graph to the device; NULL (no GPU) still finalizes the graph, but
- * heuristics and plans need it: a handle-less graph targets no device
- * (on the H200 its plans failed execute with ARCH_MISMATCH and every SDPA
- * engine config refused to finalize).  NOT_SUPPORTED when the form does
- * not apply. */
-gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, cudnnHandle_t h,
-                                   gdt__cudnn_graph **out, gdt_error *e);
+/* Destroys a graph (cudnn_graph.c creates them); NULL is a no-op. */
 void gdt__cudnn_graph_destroy(gdt__cudnn_graph *g);
 /* CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT. */
 gdt_status gdt__cudnn_engine_count(const gdt__cudnn_graph *g, int64_t *n, gdt_error *e);
@@ -187,6 +180,17 @@ bool gdt__cudnn_plan_key(const gdt_compiled *c, const gdt_device_props *dev,
 bool gdt__cudnn_plan_load(gdt_compiled *c, const char *root, const struct gdt_nvrtc_key *k);
 /* c->plan's text into the cache, when the backend serializes it. */
 void gdt__cudnn_plan_store(const gdt_compiled *c, const char *root, const struct gdt_nvrtc_key *k);
+
+/* ------------------------------------------------------ cudnn_graph.c */
+
+/* Lowers a problem in one graph form and finalizes the op graph.  h binds
+ * the graph to the device; NULL (no GPU) still finalizes the graph, but
+ * heuristics and plans need it: a handle-less graph targets no device
+ * (on the H200 its plans failed execute with ARCH_MISMATCH and every SDPA
+ * engine config refused to finalize).  NOT_SUPPORTED when the form does
+ * not apply. */
+gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, cudnnHandle_t h,
+                                   gdt__cudnn_graph **out, gdt_error *e);
 
 /* ------------------------------------------------ cudnn_gemm.c, cudnn_sdpa.c */
 

@@ -76,7 +76,8 @@ gdt_status gdt__nvrtc_key_of(const gdt_embedded *src, const gdt_embedded *const 
                              const gdt_nvrtc_options *o, int arch, gdt_nvrtc_key *k, gdt_error *e);
 
 /* k's key (the digest of text, which names everything the entry depends
- * on) and environment folder (the first 16 hex digits of env's digest). */
+ * on) and environment folder (the first 16 hex digits of env's digest);
+ * cudnn_plan_cache.c keys its plans with it too. */
 void gdt__cache_key_set(gdt_nvrtc_key *k, const char *env, const char *text);
 
 /* What an entry holds. */

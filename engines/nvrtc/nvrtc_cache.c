@@ -54,15 +54,6 @@ const char *gdt_nvrtc_cache_root(char *buf, size_t n)
     return w > 0 && (size_t)w < n ? buf : NULL;
 }
 
-void gdt__cache_key_set(gdt_nvrtc_key *k, const char *env, const char *text)
-{
-    char sum[65];
-    gdt_digest_hex(text, strlen(text), k->key);
-    gdt_digest_hex(env, strlen(env), sum);
-    memcpy(k->env, sum, 16);
-    k->env[16] = '\0';
-}
-
 /* ------------------------------------------------------------- names */
 
 /* The kinds of entry (gdt_cache_kind order): the name's suffix and the

@@ -121,6 +121,15 @@ static int kernel_headers(const gdt_embedded **out, int max)
     return n;
 }
 
+void gdt__cache_key_set(gdt_nvrtc_key *k, const char *env, const char *text)
+{
+    char sum[65];
+    gdt_digest_hex(text, strlen(text), k->key);
+    gdt_digest_hex(env, strlen(env), sum);
+    memcpy(k->env, sum, 16);
+    k->env[16] = '\0';
+}
+
 gdt_status gdt__nvrtc_key_of(const gdt_embedded *src, const gdt_embedded *const *hdr, int nh,
                              const gdt_nvrtc_options *o, int arch, gdt_nvrtc_key *k, gdt_error *e)
 {
