@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "gdt_bench.h"
+#include "gdt_bench_cupti.h"
 #include "gdt_bench_json.h"
 #include "gdt_cli_options.h"
 #include "gdt_cuda.h"
