@@ -1,5 +1,5 @@
 /* `gdtune tables diff`: what changed between two sets of tables, and what
- * it costs.  This is the model; the command line (harness/cli_tables_diff.c)
+ * it costs.  This is the model; the command line (cli/cli_tables_diff.c)
  * finds and loads the tables and prints it as text, JSON
  * (gdtune.tables_diff/1) or markdown.
  *
@@ -208,9 +208,5 @@ bool gdt_tables_diff_worst(const gdt_tables_diff *d, int *regret_cell, int *slow
 int gdt_tables_diff_exit(const gdt_tables_diff *d);
 
 void gdt_tables_diff_free(gdt_tables_diff *d);
-
-/* `gdtune tables diff OLD NEW ...` (harness/cli_tables_diff.c); argv[0] is
- * "diff".  Returns the exit code: 0, 3, 2 or 1. */
-int gdt__cli_tables_diff(int argc, char **argv);
 
 #endif

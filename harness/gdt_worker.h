@@ -89,4 +89,11 @@ gdt_status gdt__plan_id_from_json(const struct cJSON *o, gdt_plan_id *id, gdt_er
 struct gdt_measure_clocks;
 struct cJSON *gdt__clocks_json(const struct gdt_measure_clocks *c);
 
+/* The worker itself (harness/worker.c): serves the protocol above on stdin
+ * and a private copy of stdout (stdout itself goes to stderr, so that a
+ * library's printing cannot break a reply) until "quit", end of input or a
+ * fatal reply.  Returns the exit code: 0, 1 after a fatal reply or when the
+ * channel cannot be set up, 2 when GDTUNE_PLANT_SLOWDOWN is bad. */
+int gdt_worker_serve(void);
+
 #endif

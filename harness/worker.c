@@ -1,4 +1,5 @@
-/* `gdtune worker`: the process that owns the GPU during a sweep.  It reads
+/* The worker side: the process that owns the GPU during a sweep (the verb
+ * `gdtune worker`, cli/cli_worker.c, calls gdt_worker_serve).  It reads
  * one JSON request per line on stdin and answers one JSON line on its
  * private copy of stdout (protocol: gdt_worker.h).  A plan that poisons the
  * context makes it answer "fatal" and exit; the parent respawns it. */
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "gdt_ab.h"
 #include "gdt_cuda.h"
 #include "gdt_cupti.h"
@@ -724,17 +724,8 @@ static cJSON *dispatch(worker *w, const char *line, bool *quit)
     return r;
 }
 
-int gdt_cli_worker(int argc, char **argv)
+int gdt_worker_serve(void)
 {
-    static const char usage[] = "usage: gdtune worker\n\nInternal: the process that owns the GPU "
-                                "during a sweep.\n`gdtune sweep` starts it and talks JSON lines "
-                                "over its stdin and stdout.\n";
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-        return fputs(usage, stdout), 0;
-    if (argc > 1) {
-        fprintf(stderr, "gdtune worker: unexpected argument '%s' (it takes none)\n%s", argv[1], usage);
-        return 2;
-    }
     /* Libraries may print on stdout: keep a private copy for the protocol
      * and send everything else to stderr. */
     int proto = dup(1);

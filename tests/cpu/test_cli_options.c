@@ -1,4 +1,4 @@
-/* The one option parser (harness/cli_options.c): in process, each kind
+/* The one option parser (cli/cli_options.c): in process, each kind
  * stores what it should and refuses what it should; spawned, every verb
  * answers with the same message shape, bench's --bursts and --target have
  * the sweep's ranges (4096, [1e-5, 0.5]) and say so in --help, a repeated

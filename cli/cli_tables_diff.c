@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "gdt_cli_options.h"
 #include "gdt_tables_diff.h"
 

@@ -1,5 +1,5 @@
 /* `gdtune bench --format json` (gdtune.bench/1), built from the records a
- * run fills (harness/cli_bench_json.c).  Private to the CLI (cli_bench.c)
+ * run fills (cli/cli_bench_json.c).  Private to the CLI (cli_bench.c)
  * and its tests. */
 #ifndef GDT_BENCH_JSON_H
 #define GDT_BENCH_JSON_H

@@ -5,9 +5,9 @@
  * host enqueue and device time per call, TFLOP/s and the spread per burst;
  * with --floor the bare cuLaunchKernel enqueue of an empty kernel, with
  * --vs-cudnn the mode-A cuDNN plans measured the same way, with --cupti
- * CUPTI kernel records as a second clock (harness/cli_bench_cupti.c).  With
+ * CUPTI kernel records as a second clock (cli/cli_bench_cupti.c).  With
  * --format json the same figures go into one document on stdout instead
- * (schema gdtune.bench/1, README: JSON output; harness/cli_bench_json.c);
+ * (schema gdtune.bench/1, README: JSON output; cli/cli_bench_json.c);
  * messages stay on stderr. */
 #include <math.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "gdt_bench.h"
+#include "gdt_bench_cupti.h"
 #include "gdt_bench_json.h"
 #include "gdt_cli_options.h"
 #include "gdt_cuda.h"

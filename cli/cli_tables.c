@@ -1,6 +1,6 @@
 /* `gdtune tables check FILE...`: validates placement and tuning tables with
  * the same strict loader libgdtune ranks by; `emit` writes them from
- * journals; `diff` is harness/cli_tables_diff.c. */
+ * journals; `diff` is cli/cli_tables_diff.c. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

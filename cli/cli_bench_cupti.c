@@ -1,6 +1,6 @@
 /* `gdtune bench --cupti`: CUPTI kernel records as a second device clock
  * beside the events, through the harness's one tracer (cupti.c). */
-#include "gdt_bench.h"
+#include "gdt_bench_cupti.h"
 #include "gdt_cupti.h"
 
 gdt_status gdt__bench_cupti(const gdt_exec_fn *fn, void *stream, long calls, gdt_bench_cupti *out,

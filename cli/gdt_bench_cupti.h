@@ -1,7 +1,7 @@
-/* `gdtune bench`'s second clock (harness/cli_bench_cupti.c).  Private to
+/* `gdtune bench`'s second clock (cli/cli_bench_cupti.c).  Private to
  * the CLI. */
-#ifndef GDT_BENCH_H
-#define GDT_BENCH_H
+#ifndef GDT_BENCH_CUPTI_H
+#define GDT_BENCH_CUPTI_H
 
 #include "gdt_measure.h"
 

@@ -88,7 +88,7 @@ struct cJSON;
  * and deletes it; returns the exit code (1: out of memory). */
 int gdt_cli_json_emit(const char *verb, struct cJSON *doc);
 
-/* --format csv (harness/cli_csv.c): the rows of a verb's JSON document are
+/* --format csv (cli/cli_csv.c): the rows of a verb's JSON document are
  * the elements found along a path of nested arrays (an object there counts
  * as one element); a column is a dotted path into the element at one level
  * of that path (level -1: path is the column's constant text).  Several
