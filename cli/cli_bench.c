@@ -7,7 +7,7 @@
  * --vs-cudnn the mode-A cuDNN plans measured the same way, with --cupti
  * CUPTI kernel records as a second clock (cli/cli_bench_cupti.c).  With
  * --format json the same figures go into one document on stdout instead
- * (schema gdtune.bench/1, README: JSON output; cli/cli_bench_json.c);
+ * (schema gdtune.bench/1, docs/commands.md, JSON output; cli/cli_bench_json.c);
  * messages stay on stderr. */
 #include <math.h>
 #include <stddef.h>

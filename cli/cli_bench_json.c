@@ -1,4 +1,4 @@
-/* `gdtune bench --format json` (schema gdtune.bench/1, README: JSON
+/* `gdtune bench --format json` (schema gdtune.bench/1, docs/commands.md: JSON
  * output): the document's parts, built from the records a run fills. */
 #include <stdbool.h>
 

@@ -315,7 +315,7 @@ static void summary_header(FILE *f, const report *r)
                "spread (±); host is host enqueue per call at the first burst. Converged: plans "
                "whose largest burst (the metric) reached the target spread; raced out: plans "
                "stopped after a cheap first estimate, more than 2%% slower than the slower of the cell's third best "
-               "and its kind's best, beyond both spreads (README, Racing); "
+               "and its kind's best, beyond both spreads (docs/racing.md); "
                "top 3 converged: how many of the cell's fastest three verified plans (either side) "
                "converged, in bold when not all did. "
                "Decision: the tables' rule (LEAD when the best gdtune plan beats the best cuDNN "
@@ -380,7 +380,7 @@ static void summary_ceiling(FILE *f, const report *r)
         fprintf(f, "No measured ceiling for sm%d (reports/ceiling.c): none computed.\n", r->run->arch);
         return;
     }
-    fprintf(f, "Measured ceiling, see README (\"Fraction of the measured ceiling\"): %s (sm%d), "
+    fprintf(f, "Measured ceiling, see docs/method.md (\"Fraction of the measured ceiling\"): %s (sm%d), "
                "%.0f TFLOP/s dense 16-bit, %.1f TB/s HBM. A cell's floor is the larger of its "
                "flops at that rate and its bytes (every operand read or written once) at that "
                "bandwidth; a plan's fraction is floor / its time.\n\n"
@@ -564,7 +564,7 @@ static gdt_status ceiling_figure(FILE *gp, const report *r, const char *rdir, in
     int rows = ceiling_rows(m.f, r, cl);
     if ((s = mfile_save(&m, rdir, "overview_ceiling.dat", e)) != GDT_STATUS_OK || !rows)
         return s;
-    s = quoted(title, sizeof title, "measured ceiling (see README): %s sm%d, %.0f TFLOP/s dense bf16, "
+    s = quoted(title, sizeof title, "measured ceiling (see docs/method.md): %s sm%d, %.0f TFLOP/s dense bf16, "
                "%.1f TB/s HBM", rdir, e, cl->device, cl->arch, cl->dense_tflops, cl->hbm_tbps);
     if (s != GDT_STATUS_OK)
         return s;
@@ -733,7 +733,7 @@ static cJSON *cell_json(const gdt_run_cell *c, int ci)
     return o;
 }
 
-/* The summary.md table as one document (README: Command reference). */
+/* The summary.md table as one document (docs/commands.md). */
 static cJSON *summary_json(const report *r, const char *rdir)
 {
     const gdt_run *run = r->run;

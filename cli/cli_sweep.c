@@ -105,7 +105,7 @@ static const gdt_cli_option options[] = {
     {"--shard", NULL, GDT_CLI_CUSTOM, .parse = parse_shard, .metavar = "I/N|auto",
      .help = "only cells whose index is I modulo N (0 <= I < N); auto: I and N\n"
              "from the scheduler (SLURM job array, Kubernetes Indexed Job, MPI:\n"
-             "README: Scale-out); a resumed run keeps its header's shard"},
+             "docs/scale-out.md); a resumed run keeps its header's shard"},
     {"--shards", NULL, GDT_CLI_INT, O(shards), .lo = 1, .hi = GDT_SHARDS_MAX, .metavar = "N",
      .help = "the shard count: what --shard auto takes for a Kubernetes index,\n"
              "else checked against the scheduler's count or the resumed run's"},

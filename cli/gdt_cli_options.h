@@ -136,6 +136,6 @@ int gdt_cli_doc_emit(const char *verb, struct cJSON *doc, int format, const gdt_
     {.name = "--format", .kind = GDT_CLI_CHOICE, .off = offsetof(T, field),                     \
      .choices = gdt_cli_formats, .def = "text", .metavar = "text|json|csv",                     \
      .help = "text for people; json: one document on stdout; csv: its rows as one\n"          \
-             "table (README: Command reference)"}
+             "table (docs/commands.md)"}
 
 #endif

@@ -86,7 +86,7 @@ typedef struct gdt__field {
 typedef struct gdt_family_desc {
     const char *name; /* gdt_family_name's text */
 
-    /* The README's default shape, on a zeroed problem whose family is set;
+    /* The default shape (docs/commands.md), on a zeroed problem whose family is set;
      * set_strides follows. */
     void (*defaults)(gdt_problem *p);
     const gdt__shape_key *keys; /* --shape keys, in the order "valid keys" lists them */

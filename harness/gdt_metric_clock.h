@@ -36,7 +36,7 @@ bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out);
  * out, or decide a placement (the sweep, sweep.c; sweeps/README.md "Clock
  * outliers").  0.9: within the cap a cell's plans' median clocks differ
  * by some percent on their own (a kernel that draws more power is clocked
- * lower; README, "SM clock of the metric": in the committed sweeps the top
+ * lower; docs/method.md, "Not every plan's metric reaches the cap": in the committed sweeps the top
  * three's spread over 5% in 4 of 22 GEMM cells and 1 of 48 SDPA ones), and
  * the GEMM series above sat at 0.74 of the other run's clock.  A dip of
  * less (cudnn.eng0[KERNEL_CFG=0], 1364 against 1484 MHz in another run:

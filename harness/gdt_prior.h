@@ -3,7 +3,7 @@
  * measures them in that order first (prior.c).  Racing's bar is only as
  * tight as the plans measured first, so a cell whose likely winners come
  * first races the rest out sooner.  Measured numbers never depend on the
- * order; only which plans race out can (README, Racing).
+ * order; only which plans race out can (docs/racing.md).
  *
  * A table that is missing is no prior for its family; one the loader
  * refuses is left out with a warning naming the file (a stale prior never

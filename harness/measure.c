@@ -20,7 +20,7 @@
  * contender_seconds when that is more; then the curve, each smaller burst
  * and the cold calls an equal share of what is left when it starts.  A
  * plan raced late has no curve (the decision never reads it, and it took
- * the raced-late plans' curve and cold calls: 2026-12-02, README).  A
+ * the raced-late plans' curve and cold calls: docs/results/2026-12-02.md).  A
  * series stops:
  *   - at GDT_MAX_SAMPLES;
  *   - with at least min_samples, at the target (converged) or once its

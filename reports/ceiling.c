@@ -11,7 +11,7 @@ static const gdt_ceiling ceilings[] = {
     /* H200 SXM (141 GB HBM3e, 132 SMs).  Dense bf16: about 790 TFLOP/s, as
      * a large square bf16 GEMM measures it on an H200 under its power cap
      * (datasheet: 989; the best cuDNN plan of the committed GEMM sweep
-     * reaches 712-724 at 4096^3, README.md "Measured on the H200").  HBM: about 4.3 TB/s, as a device-to-device copy
+     * reaches 712-724 at 4096^3, docs/results/2026-12-01.md).  HBM: about 4.3 TB/s, as a device-to-device copy
      * of a buffer far larger than L2 measures it, bytes read plus bytes
      * written (datasheet: 4.8). */
     {90, "H200", 790.0, 4.3},

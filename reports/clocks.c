@@ -72,7 +72,7 @@ void gdt_clocks_markdown(FILE *f, const gdt_run *run)
                "read after its largest burst's kept samples (`clock_mhz` in the journal) and their "
                "range. Under the power cap a plan's clock is part of its result, but a series that "
                "ends before the cap engages measures the boost clock, so one kernel can measure "
-               "about 10%% apart (README, \"The decision metric and the power cap\"). The gap is "
+               "about 10%% apart (docs/method.md, \"The decision metric and the power cap\"). The gap is "
                "the spread of the three medians, in bold over %.0f%%: there the order may be the "
                "clock's.\n\n"
                "| cell | family | shape | 1st | 2nd | 3rd | clock gap |\n|---|---|---|---|---|---|---|\n",

@@ -1,7 +1,7 @@
 /* The measured ceilings of a device and a problem's roofline against them,
  * for the report's "fraction of the measured ceiling".  Private to
  * reports/.  The ceilings are one table of constants per arch
- * (ceiling.c), each with where its figure comes from; README.md,
+ * (ceiling.c), each with where its figure comes from; docs/method.md,
  * "Fraction of the measured ceiling", says how they are used. */
 #ifndef GDT_CEILING_H
 #define GDT_CEILING_H

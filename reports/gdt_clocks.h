@@ -1,5 +1,5 @@
 /* The SM clock a plan's metric was measured at, for the report's "SM clock
- * of the metric" section (clocks.c).  Private to reports/.  README.md, "The
+ * of the metric" section (clocks.c).  Private to reports/.  docs/method.md, "The
  * decision metric and the power cap", says why a reviewer needs it. */
 #ifndef GDT_CLOCKS_H
 #define GDT_CLOCKS_H

@@ -16,7 +16,7 @@
 #include "gdt_util.h"
 #include "gdtune/engine.h"
 
-/* The layout's name, in the file's `layout` attribute (README: raw.h5):
+/* The layout's name, in the file's `layout` attribute (docs/formats.md: raw.h5):
  * strings are variable-length UTF-8, integers int64 (flags uint8 0/1),
  * measurements float64 with their unit in the name (_us, _s, _mhz) or in a
  * dataset's `units` attribute, NaN where nothing was measured. */

@@ -73,7 +73,7 @@ static void test_ceiling(const char *md)
     CHECK_CONTAINS(md, "| 0 | memory | 4.295 | 35.652 | 8.291 | 0.444 | 0.648 |");
     /* m=1024: 34.36 GFLOP at 790 TFLOP/s, 43.493 us > 11.705 us for 50.33 MB. */
     CHECK_CONTAINS(md, "| 3 | compute | 34.360 | 50.332 | 43.493 | 0.619 | 0.958 |");
-    CHECK_CONTAINS(md, "Measured ceiling, see README");
+    CHECK_CONTAINS(md, "Measured ceiling, see docs/method.md");
     CHECK_CONTAINS(md, "[overview: each side's best plan as a fraction of the measured ceiling](overview_ceiling.svg)");
     gdt_problem p = {0};
     p.family = GDT_FAMILY_GEMM;

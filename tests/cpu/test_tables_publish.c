@@ -194,7 +194,7 @@ static void old_pair(const char *name, char *top, size_t n, char *dir, size_t nd
  * the staged files, the two files, the manifest alone). */
 static void test_kill_window(int n)
 {
-    char top[400], dir[512], name[32], key[2048], when[8];
+    char top[400], dir[512], name[32], key[2048], when[16];
     snprintf(name, sizeof name, "kill%d", n);
     old_pair(name, top, sizeof top, dir, sizeof dir);
     pid_t pid = fork();

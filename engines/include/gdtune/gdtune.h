@@ -120,7 +120,7 @@ typedef struct gdt_problem {
     } u;
 } gdt_problem;
 
-/* Fills the family's default problem (the README's default shape). */
+/* Fills the family's default problem (docs/commands.md). */
 void gdt_problem_default(gdt_family f, gdt_problem *p);
 /* Parses "k=v,k=v" over the family's defaults.  Unknown keys, zero,
  * negative or overflowing sizes, and dims whose products overflow are named
