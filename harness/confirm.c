@@ -56,6 +56,17 @@ static void set_plans(gdt_confirm_change *c, const cJSON *cost, bool slowdown)
         snprintf(c->why, sizeof c->why, "not measured yet");
 }
 
+/* A plan of the cell other than c's: NEW's best of ours, else of the backend. */
+static void partner_of(gdt_confirm_change *c, const cJSON *cell)
+{
+    static const char *const sides[] = {"best_ours", "best_backend"};
+    for (int i = 0; i < 2 && !c->partner[0]; i++) {
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(cell, sides[i]), "new"));
+        if (p && *p && strcmp(p, "(none)") && strcmp(p, c->old_plan) && strcmp(p, c->new_plan))
+            snprintf(c->partner, sizeof c->partner, "%s", p);
+    }
+}
+
 /* One cost beyond noise of the cell at jp: what (a regret's choice or
  * "slowdown"), its JSON object cost at cj. */
 static gdt_status add_change(gdt_confirm *out, const cJSON *cell, const char *jp, const char *what,
@@ -84,6 +95,8 @@ static gdt_status add_change(gdt_confirm *out, const cJSON *cell, const char *jp
     snprintf(c->new_choice, sizeof c->new_choice, "%s", n);
     c->what = what;
     set_plans(c, cost, !strcmp(what, "slowdown"));
+    if (!strcmp(what, "slowdown"))
+        partner_of(c, cell);
     return GDT_STATUS_OK;
 }
 

@@ -325,6 +325,9 @@ static gdt_status confirm_cell(ctx *x, int first, gdt_error *e)
         if (measurable(&x->c->v[i]) && same_cell(&x->c->v[i], c0) &&
             (plan_slot(cr, x->c->v[i].old_plan) < 0 || plan_slot(cr, x->c->v[i].new_plan) < 0))
             snprintf(why, sizeof why, "more than %d plans in one cell", GDT_ROUNDS_PLANS_MAX);
+    for (int i = first; i < x->c->n && cr->k == 1; i++) /* rounds need two plans */
+        if (measurable(&x->c->v[i]) && same_cell(&x->c->v[i], c0) && x->c->v[i].partner[0])
+            plan_slot(cr, x->c->v[i].partner);
     night_run *n = why[0] ? NULL : run_of(x, c0->family, why, sizeof why, e);
     int ci = n ? run_cell_of(n->jr, c0->family, c0->key) : -1;
     if (n && ci < 0) snprintf(why, sizeof why, "the cell is not in %.1900s", n->jr->path);

@@ -66,6 +66,9 @@ typedef struct gdt_confirm_change {
      * which tonight's winner's rounds (old_plan == new_plan) are set
      * against. */
     double base_us;
+    /* A slowdown of one plan: another of the cell's plans (NEW's best of
+     * the other side) measured beside it, since rounds need two. */
+    char partner[GDT_DIFF_NAME];
     gdt_confirm_verdict verdict;
     char why[GDT_ERROR_MAX];       /* unconfirmed: why there are no rounds */
 } gdt_confirm_change;

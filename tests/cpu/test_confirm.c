@@ -21,6 +21,9 @@ static const char diff_json[] =
     "\"winner\":{\"old\":\"ours.a\",\"new\":\"cudnn.eng1\",\"changed\":true,\"beyond_noise\":true}},"
     "{\"key\":\"gemm:b1,m256\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"within_noise\","
     "\"regret\":{\"winner\":{\"plan\":\"x\",\"base\":\"y\",\"measured\":true,\"beyond_noise\":true}}},"
+    "{\"key\":\"gemm:b1,m32\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"beyond_noise\","
+    "\"best_ours\":{\"old\":\"ours.c\",\"new\":\"ours.c\"},\"best_backend\":{\"old\":\"cudnn.eng3\",\"new\":\"cudnn.eng3\"},"
+    "\"slowdown\":{\"plan\":\"cudnn.eng3\",\"base\":\"cudnn.eng3\",\"base_us\":5,\"measured\":true,\"beyond_noise\":true}},"
     "{\"key\":\"gemm:b1,m64\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"added\"}]}";
 
 static void test_from_diff(void)
@@ -28,7 +31,7 @@ static void test_from_diff(void)
     gdt_confirm c;
     gdt_error e = {0};
     CHECK_INT(gdt_confirm_from_diff(diff_json, &c, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(c.n, ==, 3); /* the first entry's regret is within noise, the second cell too */
+    CHECK_INT(c.n, ==, 4); /* the first entry's regret is within noise, the second cell too */
     CHECK_INT(c.added, ==, 1);
     CHECK_STR(c.v[0].what, "winner"); /* the committed choice against NEW's best */
     CHECK_STR(c.v[0].old_plan, "ours.a");
@@ -41,6 +44,10 @@ static void test_from_diff(void)
     CHECK_STR(c.v[2].new_plan, "cudnn.eng1");
     CHECK_NEAR(c.v[2].base_us, 8, 1e-12);
     CHECK_STR(c.v[2].why, "not measured yet");
+    CHECK_STR(c.v[3].what, "slowdown"); /* one plan slower: another of the cell's beside it */
+    CHECK_STR(c.v[3].old_plan, "cudnn.eng3");
+    CHECK_STR(c.v[3].new_plan, "cudnn.eng3");
+    CHECK_STR(c.v[3].partner, "ours.c");
     CHECK_INT(c.v[1].verdict, ==, GDT_CONFIRM_UNCONFIRMED);
     CHECK_INT(gdt_confirm_exit(&c), ==, 3);
     gdt_confirm_free(&c);
