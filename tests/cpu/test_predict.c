@@ -16,6 +16,7 @@
 #include "gdt_json.h"
 #include "gdt_predict.h"
 #include "gdt_test.h"
+#include "plan_support.h"
 #include "gdt_util.h"
 #include "gdtune/plan.h"
 
@@ -388,16 +389,8 @@ static void test_rank_rule(void)
 
 static gdt_graph *planned(const char *shape, gdt_mode mode, const gdt_tables *t)
 {
-    gdt_problem p;
-    gdt_device_props dev;
-    gdt_graph *g = NULL;
-    gdt_error e;
-    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
-    CHECK(gdt_arch_limits(90, &dev));
-    CHECK_INT(gdt_graph_create(&p, &dev, &g, &e), ==, GDT_STATUS_OK);
     gdt_plan_options o = {.tables = t, .modes = {mode}, .nmodes = 1};
-    CHECK_INT(gdt_graph_plan(g, &o, &e), ==, GDT_STATUS_OK);
-    return g;
+    return test_planned_gemm(shape, &o);
 }
 
 /* An unswept shape: ours follow the predicted order (consecutive entries
