@@ -33,8 +33,11 @@ static const char diff_usage[] =
     "            ours and best of the backend (the decision chooses between those);\n"
     "            the worst of the three is shown (all with --verbose or in JSON);\n"
     "  slowdown  NEW's winner's time over OLD's winner's, less one, same plan or not.\n"
-    "Each is beyond noise only when it is larger than both the noise floor and the two\n"
-    "times' combined noise ((n1 t1 + n2 t2) / t2, the noise recorded with each time).\n"
+    "A regret is judged by what NEW adds to the regret OLD already held for that choice\n"
+    "(a first entry or decision the ranking kept within noise of OLD's winner):\n"
+    "(1 + regret) / (1 + committed regret) - 1; the winner's committed regret is 0.\n"
+    "Each is beyond noise only when that is larger than both the noise floor and the\n"
+    "two times' combined noise ((n1 t1 + n2 t2) / t2, the noise recorded with each).\n"
     "A slowdown below minus both is an improvement: reported (faster), not an alarm.\n"
     "A committed choice NEW did not measure has an unknown cost: beyond noise.\n"
     "The noise floor is the sweep spec's noise_floor: the tables raise every plan's\n"
@@ -325,6 +328,8 @@ static const char *cost_word(const gdt_diff_cost *c)
 static void text_verdict(const gdt_diff_cost *c)
 {
     printf(": %s (", cost_word(c));
+    if (c->has && c->accepted > 0)
+        printf("committed %+.2f%%, %+.2f%% over it; ", 100 * c->accepted, 100 * c->excess);
     if (c->has) printf("noise %.2f%%, ", 100 * c->noise);
     printf("floor %.2f%%)\n", 100 * c->floor);
 }
@@ -541,7 +546,11 @@ static void md_cost(const gdt_diff_cost *k)
     const char *b = k->beyond ? "**" : "";
     if (!k->applies) printf(" — | | |");
     else if (!k->has) printf(" **unknown** | | %.2f%% |", 100 * k->floor);
-    else printf(" %s%+.2f%%%s | %.2f%% | %.2f%% |", b, 100 * k->value, b, 100 * k->noise, 100 * k->floor);
+    else {
+        printf(" %s%+.2f%%%s", b, 100 * k->value, b);
+        if (k->accepted > 0) printf(" (committed %+.2f%%)", 100 * k->accepted);
+        printf(" | %.2f%% | %.2f%% |", 100 * k->noise, 100 * k->floor);
+    }
 }
 
 static const char *md_verdict(const gdt_diff_cell *c)
@@ -682,6 +691,8 @@ static cJSON *json_cost(const gdt_diff_cost *k)
     add_num_or_null(o, "us", k->has, k->us);
     add_num_or_null(o, "base_us", k->applies, k->base_us);
     add_num_or_null(o, "value", k->has, k->value);
+    cJSON_AddNumberToObject(o, "accepted", k->accepted);
+    add_num_or_null(o, "excess", k->has, k->excess);
     add_num_or_null(o, "noise", k->has, k->noise);
     cJSON_AddNumberToObject(o, "floor", k->floor);
     cJSON_AddBoolToObject(o, "beyond_noise", k->beyond);

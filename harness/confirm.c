@@ -42,6 +42,8 @@ static void set_plans(gdt_confirm_change *c, const cJSON *cost, bool slowdown)
     snprintf(c->old_plan, sizeof c->old_plan, "%s", c->old_choice);
     snprintf(c->new_plan, sizeof c->new_plan, "%s", c->new_choice);
     c->verdict = GDT_CONFIRM_UNCONFIRMED;
+    if (!slowdown)
+        c->accepted = fmax(0, gdt_json_num_or(cost, "accepted", 0));
     if (slowdown)
         c->base_us = gdt_json_num_or(cost, "base_us", 0);
     if (slowdown && !(c->base_us > 0))
@@ -156,8 +158,10 @@ void gdt_confirm_decide(gdt_confirm_change *c, const double *old_us, const doubl
     c->ratio = st.ratio[1];
     c->lo = st.lo[1];
     c->hi = st.hi[1];
-    /* the paired ratio against 1, each side with its own (floored) noise */
-    gdt_measured_plan o = {.time_us = 1, .noise = c->old_noise}, n = {.time_us = c->ratio, .noise = c->new_noise};
+    /* the paired ratio, less the regret the committed tables accepted,
+     * against 1, each side with its own (floored) noise */
+    gdt_measured_plan o = {.time_us = 1, .noise = c->old_noise};
+    gdt_measured_plan n = {.time_us = c->ratio * (1 + c->accepted), .noise = c->new_noise};
     c->verdict = gdt_measured_beats(&n, &o) ? GDT_CONFIRM_HELD : GDT_CONFIRM_DISSOLVED;
     c->why[0] = '\0';
 }
@@ -208,8 +212,9 @@ static cJSON *change_json(const gdt_confirm_change *c)
         cJSON_AddStringToObject(o, "why", c->why);
         return o;
     }
-    const char *keys[] = {"old_us", "new_us", "old_noise", "new_noise", "ratio", "lo", "hi"};
-    const double vals[] = {c->old_us, c->new_us, c->old_noise, c->new_noise, c->ratio, c->lo, c->hi};
+    const char *keys[] = {"old_us", "new_us", "old_noise", "new_noise", "ratio", "lo", "hi", "accepted"};
+    const double vals[] = {c->old_us, c->new_us, c->old_noise, c->new_noise, c->ratio, c->lo, c->hi,
+                           c->accepted};
     cJSON_AddNumberToObject(o, "rounds", c->rounds);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         cJSON_AddNumberToObject(o, keys[i], vals[i]);

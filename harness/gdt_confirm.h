@@ -66,6 +66,10 @@ typedef struct gdt_confirm_change {
      * which tonight's winner's rounds (old_plan == new_plan) are set
      * against. */
     double base_us;
+    /* A regret: the one the committed tables already held for that choice
+     * (the diff's "accepted"); the rounds must show the new plan ahead of
+     * the committed one by more than it, beyond noise, for it to hold. */
+    double accepted;
     /* A slowdown of one plan: another of the cell's plans (NEW's best of
      * the other side) measured beside it, since rounds need two. */
     char partner[GDT_DIFF_NAME];

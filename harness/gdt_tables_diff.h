@@ -75,9 +75,17 @@ typedef struct gdt_diff_cost {
     double us, base_us;
     double us_noise, base_noise; /* relative, as the tables (or, --runs, the journals) have them */
     double value;      /* us / base_us - 1 */
+    /* A regret the committed tables already held: the committed choice's
+     * time over the committed base's, less one, both in OLD (0 for the
+     * winner; a first entry or decision the ranking kept within noise of
+     * the winner is behind it by up to the noise).  What NEW adds to it is
+     * what is judged: a choice that costs tonight what it cost when it was
+     * committed changed nothing.  0 for a slowdown. */
+    double accepted;
+    double excess;     /* (1 + value) / (1 + accepted) - 1: the part judged */
     double noise;      /* the combined noise, (us_noise*us + base_noise*base_us) / base_us */
     double floor;      /* the noise floor it was compared to */
-    bool beyond;       /* value > floor and value > noise; or !has (an unknown cost) */
+    bool beyond;       /* excess > floor and excess > noise; or !has (an unknown cost) */
     bool faster;       /* -value > floor and -value > noise: an improvement (slowdowns) */
 } gdt_diff_cost;
 
@@ -97,8 +105,8 @@ bool gdt_diff_cost_worse(const gdt_diff_cost *a, const gdt_diff_cost *b);
 /* The worst regret of a cell (an index of regret[]). */
 int gdt_diff_worst_regret(const gdt_diff_cost *regret);
 
-/* Judges c against floor: sets value, noise, floor, beyond and faster
- * from its times and noises. */
+/* Judges c against floor: sets value, excess, noise, floor, beyond and
+ * faster from its times, noises and accepted regret. */
 void gdt_diff_cost_judge(gdt_diff_cost *c, double floor);
 
 /* A plan whose ranking position differs; -1: not ranked on that side. */

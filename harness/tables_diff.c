@@ -169,7 +169,7 @@ const char *gdt_diff_choice_name(gdt_diff_choice c)
 void gdt_diff_cost_judge(gdt_diff_cost *c, double floor)
 {
     c->floor = floor;
-    c->value = c->noise = NAN;
+    c->value = c->excess = c->noise = NAN;
     c->beyond = c->faster = false;
     if (!c->applies) return;
     if (!c->has) {
@@ -177,15 +177,16 @@ void gdt_diff_cost_judge(gdt_diff_cost *c, double floor)
         return;
     }
     c->value = c->us / c->base_us - 1;
+    c->excess = (1 + c->value) / (1 + fmax(c->accepted, 0)) - 1;
     c->noise = (c->us_noise * c->us + c->base_noise * c->base_us) / c->base_us;
-    c->beyond = c->value > floor && c->value > c->noise;
+    c->beyond = c->excess > floor && c->excess > c->noise;
     c->faster = -c->value > floor && -c->value > c->noise;
 }
 
 bool gdt_diff_cost_worse(const gdt_diff_cost *a, const gdt_diff_cost *b)
 {
     if (!a->applies || (b->applies && !b->has)) return false;
-    return !b->applies || !a->has || a->value > b->value;
+    return !b->applies || !a->has || a->excess > b->excess;
 }
 
 int gdt_diff_worst_regret(const gdt_diff_cost *regret)
@@ -219,8 +220,8 @@ static void regret_plan(gdt_diff_cost *c, const gdt_measured_plan *y, const gdt_
     cost_of(c, name, j < 0 ? NULL : &nc->ranked[j], x);
 }
 
-/* The committed decision's side, by its fastest plan in NEW, over the
- * faster of NEW's best of ours and best of the backend. */
+/* The committed decision's side (oc's), by its fastest plan in nc, over the
+ * faster of nc's best of ours and best of the backend. */
 static void regret_decision(gdt_diff_cost *c, const gdt_table_cell *oc, const gdt_table_cell *nc)
 {
     int side = oc->lead ? GDT_PLAN_SIDE_OURS : GDT_PLAN_SIDE_BACKEND;
@@ -233,14 +234,32 @@ static void regret_decision(gdt_diff_cost *c, const gdt_table_cell *oc, const gd
     cost_of(c, name, s, base);
 }
 
+/* The regret OLD itself held for choosing p over its winner w: 0 when
+ * either is missing or p is the winner. */
+static double accepted(const gdt_measured_plan *p, const gdt_measured_plan *w)
+{
+    return p && w && p->time_us > w->time_us ? p->time_us / w->time_us - 1 : 0;
+}
+
+/* The regret OLD held for its own decision, within OLD. */
+static double accepted_decision(const gdt_table_cell *oc)
+{
+    gdt_diff_cost c;
+    regret_decision(&c, oc, oc);
+    return c.has && c.us > c.base_us ? c.us / c.base_us - 1 : 0;
+}
+
 /* The regrets and the slowdown of a cell found in both, judged at floor. */
 static void cell_costs(gdt_diff_cell *d, const gdt_table_cell *oc, const gdt_table_cell *nc, double floor)
 {
     const gdt_measured_plan *ow = fastest(oc, ANY_SIDE), *nw = fastest(nc, ANY_SIDE);
     char name[GDT_DIFF_NAME];
+    const gdt_measured_plan *of = oc->nranked ? &oc->ranked[0] : NULL;
     regret_plan(&d->regret[GDT_DIFF_WINNER], ow, nc, nw);
-    regret_plan(&d->regret[GDT_DIFF_FIRST], oc->nranked ? &oc->ranked[0] : NULL, nc, nw);
+    regret_plan(&d->regret[GDT_DIFF_FIRST], of, nc, nw);
     regret_decision(&d->regret[GDT_DIFF_DECISION], oc, nc);
+    d->regret[GDT_DIFF_FIRST].accepted = accepted(of, ow);
+    d->regret[GDT_DIFF_DECISION].accepted = accepted_decision(oc);
     plan_name(nw, name, sizeof name);
     cost_of(&d->slowdown, name, nw, ow);
     for (int i = 0; i < GDT_DIFF_CHOICES; i++) gdt_diff_cost_judge(&d->regret[i], floor);

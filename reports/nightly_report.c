@@ -532,9 +532,11 @@ static void md_change(FILE *f, const cJSON *c)
         fprintf(f, " | — | — | — | %s |\n", text(c, "why"));
         return;
     }
-    fprintf(f, " | %.4g / %.4g | %.4f [%.4f, %.4f] | %.1f%% + %.1f%% | %d rounds: ", num(c, "old_us"),
-            num(c, "new_us"), num(c, "ratio"), num(c, "lo"), num(c, "hi"), 100 * num(c, "old_noise"),
-            100 * num(c, "new_noise"), (int)num(c, "rounds"));
+    fprintf(f, " | %.4g / %.4g | %.4f [%.4f, %.4f]", num(c, "old_us"), num(c, "new_us"), num(c, "ratio"),
+            num(c, "lo"), num(c, "hi"));
+    if (num(c, "accepted") > 0) fprintf(f, " (committed %+.2f%%)", 100 * num(c, "accepted"));
+    fprintf(f, " | %.1f%% + %.1f%% | %d rounds: ", 100 * num(c, "old_noise"), 100 * num(c, "new_noise"),
+            (int)num(c, "rounds"));
     gdt_md_code(f, text(c, "old_plan"));
     fprintf(f, " against ");
     gdt_md_code(f, text(c, "new_plan"));
@@ -551,8 +553,10 @@ static void md_confirm(FILE *f, const char *json)
         return;
     fprintf(f, "\n## Confirmation in interleaved rounds\n\nEach change the diff calls beyond noise, "
                "measured again: the committed and the new plan together in %d interleaved rounds on "
-               "this GPU. A change holds when the median per-round ratio new/old is below 1 by more "
-               "than the two plans' noise (each at least the spec's noise floor); else it dissolved. "
+               "this GPU. A change holds when the median per-round ratio new/old, times one plus the "
+               "regret the committed tables already held for that choice (shown as committed), is below "
+               "1 by more than the two plans' noise (each at least the spec's noise floor); else it "
+               "dissolved. "
                "Exit status of the night: %d (%d cells added, %d removed).\n\n",
             (int)num(doc, "rounds"), (int)num(doc, "exit_code"), (int)num(doc, "added"), (int)num(doc, "removed"));
     fprintf(f, "| verdict | family | arch | cell | choice | committed → new | old / new us | ratio new/old "

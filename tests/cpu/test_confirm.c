@@ -15,7 +15,8 @@ static const char diff_json[] =
     "{\"key\":\"gemm:b1,m512\",\"family\":\"gemm\",\"arch\":\"sm90\",\"status\":\"beyond_noise\","
     "\"regret\":{\"winner\":{\"plan\":\"ours.a\",\"base\":\"cudnn.eng1\",\"measured\":true,\"beyond_noise\":true},"
     "\"first_entry\":{\"plan\":\"ours.a\",\"base\":\"cudnn.eng1\",\"measured\":true,\"beyond_noise\":false},"
-    "\"decision\":{\"plan\":\"ours.b\",\"base\":\"cudnn.eng1\",\"measured\":true,\"beyond_noise\":true}},"
+    "\"decision\":{\"plan\":\"ours.b\",\"base\":\"cudnn.eng1\",\"measured\":true,\"beyond_noise\":true,"
+    "\"accepted\":0.05}},"
     "\"slowdown\":{\"plan\":\"cudnn.eng1\",\"base\":\"ours.a\",\"base_us\":8,\"measured\":true,\"beyond_noise\":true},"
     /* plan moves are detail: a winner shift beyond noise decides nothing */
     "\"winner\":{\"old\":\"ours.a\",\"new\":\"cudnn.eng1\",\"changed\":true,\"beyond_noise\":true}},"
@@ -39,6 +40,8 @@ static void test_from_diff(void)
     CHECK_STR(c.v[1].what, "decision"); /* the committed side's best in NEW */
     CHECK_STR(c.v[1].old_plan, "ours.b");
     CHECK_STR(c.v[1].new_plan, "cudnn.eng1");
+    CHECK_NEAR(c.v[1].accepted, 0.05, 1e-12); /* the regret the committed tables held */
+    CHECK_NEAR(c.v[0].accepted, 0, 1e-12);
     CHECK_STR(c.v[2].what, "slowdown"); /* the committed and tonight's winner against the committed time */
     CHECK_STR(c.v[2].old_plan, "ours.a");
     CHECK_STR(c.v[2].new_plan, "cudnn.eng1");
@@ -119,6 +122,25 @@ static void test_rule(void)
     CHECK_INT(decide(1.10, 0.001, 0.02, &c), ==, GDT_CONFIRM_DISSOLVED);
 }
 
+/* A regret the committed tables already held (accepted): the committed
+ * plan 5% behind the new one when they were committed.  The rounds must
+ * show more than that, beyond noise, for the change to hold. */
+static void test_rule_accepted(void)
+{
+    double o[8], n[8];
+    const struct { double ratio; gdt_confirm_verdict v; } cases[] = {
+        {1 / 1.05, GDT_CONFIRM_DISSOLVED}, /* as committed: nothing changed */
+        {1 / 1.08, GDT_CONFIRM_DISSOLVED}, /* 2.9% over it: within the floors */
+        {1 / 1.12, GDT_CONFIRM_HELD},      /* 6.7% over it: beyond 2% + 2% */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        for (int r = 0; r < 8; r++) o[r] = 1.0, n[r] = cases[i].ratio;
+        gdt_confirm_change c = {.what = "first_entry", .accepted = 0.05};
+        gdt_confirm_decide(&c, o, n, 8, 0.02);
+        CHECK_INT(c.verdict, ==, cases[i].v);
+    }
+}
+
 static void test_exit(void)
 {
     gdt_confirm_change v[2] = {{.verdict = GDT_CONFIRM_DISSOLVED}, {.verdict = GDT_CONFIRM_DISSOLVED}};
@@ -137,6 +159,7 @@ int main(void)
 {
     test_from_diff();
     test_rule();
+    test_rule_accepted();
     test_slowdown_rule();
     test_exit();
     return gdt_test_result("test_confirm");

@@ -243,18 +243,51 @@ static void test_added_removed(void)
 /* m=4096 (row 2): the old winner ours 128x256 at 100 us, 64x64 at 120,
  * the backend at 120 and 180, every noise 0.004 (the floor the tables
  * show).  The new cell's times are given; the diff's exit status. */
-static int cost_case(const char *name, const double t[4], const char *x1, const char *x2)
+static int cost_case_from(const char *name, const double *ot, const double t[4], const char *x1,
+                          const char *x2)
 {
     cellset o, n;
     char a[64], b[64];
     build(&o);
     build(&n);
+    for (int k = 0; ot && k < 4; k++) o.plans[2][k].time_us = ot[k];
     for (int k = 0; k < 4; k++) n.plans[2][k].time_us = t[k];
     snprintf(a, sizeof a, "%s_old", name);
     snprintf(b, sizeof b, "%s_new", name);
     write_set(a, &o, 0, NCELLS);
     write_set(b, &n, 0, NCELLS);
     return diff(a, b, x1, x2);
+}
+
+static int cost_case(const char *name, const double t[4], const char *x1, const char *x2)
+{
+    return cost_case_from(name, NULL, t, x1, x2);
+}
+
+/* A first entry OLD kept within noise of its winner: the backend's 100.6
+ * ahead of ours at 100 (0.6% behind, within 0.80% of noise).  NEW measures
+ * it 1.0% behind (beyond the 0.80% noise on its own), but 0.40% beyond the
+ * 0.6% the committed tables held, under the 0.40% floor: no alarm.  At
+ * 1.5% behind it is 0.89% beyond it, over the noise: an alarm. */
+static void test_regret_accepted(void)
+{
+    const double old_t[] = {100.6, 180, 100, 120};
+    const double same[] = {101.0, 180, 100, 120}, worse[] = {101.5, 180, 100, 120};
+    CHECK_INT(cost_case_from("acc_s", old_t, same, "--verbose", NULL), ==, 0);
+    CHECK_CONTAINS(out, "  first entry  cudnn.eng7[KERNEL_CFG=1]");
+    CHECK_CONTAINS(out, "+1.00% first entry cudnn.eng7[KERNEL_CFG=1] over NEW's winner gemm.nvrtc[STAGES=3, "
+                        "TILE_M=128, TILE_N=256]: within noise (committed +0.60%, +0.40% over it; noise 0.80%");
+    CHECK_INT(cost_case_from("acc_w", old_t, worse, NULL, NULL), ==, 3);
+    CHECK_CONTAINS(out, "changed beyond noise: regret +1.50% (first entry)");
+    CHECK_CONTAINS(out, "(committed +0.60%, +0.89% over it; noise 0.81%");
+    CHECK_INT(cost_case_from("acc_w", old_t, worse, "--format", "json"), ==, 3);
+    cJSON *doc = cJSON_Parse(out);
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "cells"), 0);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "regret"), "first_entry");
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "accepted")), 0.006, 1e-9);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "excess")), 1.015 / 1.006 - 1, 1e-9);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "beyond_noise")));
+    cJSON_Delete(doc);
 }
 
 /* The same winner 10% slower, all the cell's plans with it: no plan
@@ -636,6 +669,7 @@ int main(void)
     test_slowdown_same_winner();
     test_new_winner_within_noise();
     test_regret_thresholds();
+    test_regret_accepted();
     test_regret_unknown();
     test_runs();
     if (!gdt_test_failures && gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
