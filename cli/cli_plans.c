@@ -210,6 +210,15 @@ typedef struct unfound {
     int arch;
 } unfound;
 
+/* dir as an absolute path, also when it does not exist (./tables). */
+static const char *absolute(const char *dir, char *abs, size_t n)
+{
+    char here[PATH_MAX];
+    if (realpath(dir, abs)) return abs;
+    if (dir[0] != '/' && getcwd(here, sizeof here) && snprintf(abs, n, "%s/%s", here, dir) < (int)n) return abs;
+    return dir;
+}
+
 static bool say_place(void *ctx, const char *dir, const char *origin)
 {
     const unfound *u = ctx;
@@ -225,11 +234,7 @@ static bool say_place(void *ctx, const char *dir, const char *origin)
         else
             snprintf(why, sizeof why, "holds no sm%d/%s.placement.json", u->arch, gdt_family_name(u->f));
     }
-    char here[PATH_MAX];
-    if (!realpath(dir, abs) && (dir[0] == '/' || !getcwd(here, sizeof here) ||
-                                snprintf(abs, sizeof abs, "%s/%s", here, dir) >= (int)sizeof abs))
-        snprintf(abs, sizeof abs, "%s", dir);
-    fprintf(stderr, "  %s (%s): %s\n", gdt_text_escape(abs, shown, sizeof shown),
+    fprintf(stderr, "  %s (%s): %s\n", gdt_text_escape(absolute(dir, abs, sizeof abs), shown, sizeof shown),
             gdt_text_escape(origin, from, sizeof from), why);
     return false;
 }
