@@ -65,7 +65,9 @@ static const gdt_cli_option options[] = {
      .help = "target arch (default: the GPU's, else sm90)"},
     {"--tables", NULL, GDT_CLI_DIR, offsetof(plans_args, tables), .metavar = "DIR",
      .help = "placement/tuning tables root, read as DIR/smXY/FAMILY.*.json\n"
-             "(default: ./tables when it exists; else none: untimed order)"},
+             "(default: the first of $GDTUNE_TABLES_PATH, ./tables and the\n"
+             "installed share/gdtune/tables that holds them; none: untimed\n"
+             "order, with a warning naming each place searched)"},
     {"--mode", NULL, GDT_CLI_CUSTOM, .parse = add_mode, .metavar = "M",
      .help = "a mode block, in order; repeatable (default: A)"},
     {"--tuning-config", NULL, GDT_CLI_STRING, offsetof(plans_args, tuning_config), .metavar = "FILE",
@@ -199,9 +201,57 @@ static void search_warn(void *ctx, const char *msg)
             gdt_text_escape(msg, text, sizeof text));
 }
 
+/* No place of the search holds the family's tables: said on stderr, each
+ * place with what it lacks, so that an untimed order is never read as a
+ * ranking.  The exit status stays 0: no tables is a state libgdtune
+ * dispatches in as well (the untimed order), and the output says so. */
+typedef struct unfound {
+    gdt_family f;
+    int arch;
+} unfound;
+
+/* dir as an absolute path, also when it does not exist (./tables). */
+static const char *absolute(const char *dir, char *abs, size_t n)
+{
+    char here[PATH_MAX];
+    if (realpath(dir, abs)) return abs;
+    if (dir[0] != '/' && getcwd(here, sizeof here) && snprintf(abs, n, "%s/%s", here, dir) < (int)n) return abs;
+    return dir;
+}
+
+static bool say_place(void *ctx, const char *dir, const char *origin)
+{
+    const unfound *u = ctx;
+    char abs[PATH_MAX], file[PATH_MAX + 64], why[128], shown[2048], from[2048];
+    struct stat st;
+    snprintf(why, sizeof why, "absent");
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        snprintf(why, sizeof why, "not a folder");
+    } else if (stat(dir, &st) == 0) {
+        snprintf(file, sizeof file, "%s/sm%d/%s.placement.json", dir, u->arch, gdt_family_name(u->f));
+        if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
+            snprintf(why, sizeof why, "its tables were refused (see the warning above)");
+        else
+            snprintf(why, sizeof why, "holds no sm%d/%s.placement.json", u->arch, gdt_family_name(u->f));
+    }
+    fprintf(stderr, "  %s (%s): %s\n", gdt_text_escape(absolute(dir, abs, sizeof abs), shown, sizeof shown),
+            gdt_text_escape(origin, from, sizeof from), why);
+    return false;
+}
+
+static void say_unfound(gdt_family f, int arch)
+{
+    unfound u = {.f = f, .arch = arch};
+    fprintf(stderr, VERB ": warning: no %s tables for sm%d in any place searched, so the order below is "
+            "untimed (name the folder with --tables or GDTUNE_TABLES_PATH); the places, in order:\n",
+            gdt_family_name(f), arch);
+    gdt_tables_search_places(say_place, &u);
+}
+
 /* A table that fails to load is a warning; the untimed order is used.
  * Without --tables, a place of the search path whose tables are refused
- * is passed over with a warning and the next place tried. */
+ * is passed over with a warning and the next place tried; none found is
+ * a warning naming every place. */
 static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char *note, size_t n)
 {
     char found[4096], abs[PATH_MAX], shown[2048];
@@ -213,8 +263,10 @@ static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char
         if (gdt_tables_search_path(f, arch, &how, found, sizeof found))
             snprintf(note, n, "%s/sm%d/%s.{placement,tuning}.json", gdt_text_escape(found, shown, sizeof shown),
                      arch, gdt_family_name(f));
-        else
-            snprintf(note, n, "none (untimed order)");
+        else {
+            snprintf(note, n, "none found (untimed order; the places searched are on stderr)");
+            say_unfound(f, arch);
+        }
         return t;
     }
     const char *dir = a->tables;

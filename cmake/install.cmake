@@ -44,5 +44,49 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/gdtuneConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/gdtuneConfig.cmake ${PROJECT_BINARY_DIR}/gdtuneConfigVersion.cmake
   DESTINATION ${GDT_CMAKE_DIR})
 
+# gdtune.pc.  prefix=${pcfiledir}/.. up to the prefix: relocatable while
+# CMAKE_INSTALL_LIBDIR is relative (the default); a directory given
+# absolute is written as given.
+file(RELATIVE_PATH GDT_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" GDT_PC_TO_PREFIX "${GDT_PC_TO_PREFIX}")
+foreach(d LIBDIR INCLUDEDIR DATADIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${d}}")
+    set(GDT_PC_${d} "${CMAKE_INSTALL_${d}}")
+  else()
+    set(GDT_PC_${d} "\${prefix}/${CMAKE_INSTALL_${d}}")
+  endif()
+endforeach()
+# Libs.private: what libgdtune.a leaves undefined (nm -u libgdtune.a):
+# cuDNN, the CUDA runtime, NVRTC, cJSON, libm, libdl, pthreads; not HDF5,
+# CUPTI or the driver, which only the harness uses.  cJSON through its own
+# .pc where pkg-config knows one.  test_install links a consumer with the
+# whole archive, so that a missing entry fails there.
+set(GDT_PC_LIBS_PRIVATE "")
+set(GDT_PC_REQUIRES_PRIVATE "")
+function(gdt_pc_lib file)
+  get_filename_component(dir ${file} DIRECTORY)
+  get_filename_component(name ${file} NAME)
+  string(REGEX REPLACE "^lib([^.]+)\\..*$" "\\1" name ${name})
+  set(flags ${GDT_PC_LIBS_PRIVATE})
+  if(NOT dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES AND NOT "-L${dir}" IN_LIST flags)
+    list(APPEND flags "-L${dir}")
+  endif()
+  list(APPEND flags "-l${name}")
+  set(GDT_PC_LIBS_PRIVATE ${flags} PARENT_SCOPE)
+endfunction()
+gdt_pc_lib(${CUDNN_LIBRARY})
+gdt_pc_lib(${CUDA_cudart_LIBRARY})
+gdt_pc_lib(${CUDA_nvrtc_LIBRARY})
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(GDT_PC_CJSON QUIET libcjson)
+endif()
+if(GDT_PC_CJSON_FOUND)
+  set(GDT_PC_REQUIRES_PRIVATE libcjson)
+else()
+  gdt_pc_lib(${CJSON_LIBRARY})
+endif()
+list(APPEND GDT_PC_LIBS_PRIVATE -lm -ldl -lpthread)
+list(JOIN GDT_PC_LIBS_PRIVATE " " GDT_PC_LIBS_PRIVATE)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gdtune.pc.in ${PROJECT_BINARY_DIR}/gdtune.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gdtune.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

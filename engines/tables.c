@@ -2101,57 +2101,55 @@ static bool exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-#ifndef GDT_DATA_DIR
-#define GDT_DATA_DIR "/usr/local/share/gdtune"
-#endif
-
-static bool has_tables(const char *dir, size_t len, gdt_family f, int arch)
+static bool has_tables(const char *dir, gdt_family f, int arch)
 {
     char path[4096];
     struct stat st;
-    int k = snprintf(path, sizeof path, "%.*s/sm%d/%s.placement.json", (int)len, dir, arch, gdt_family_name(f));
-    return len > 0 && k > 0 && (size_t)k < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    int k = snprintf(path, sizeof path, "%s/sm%d/%s.placement.json", dir, arch, gdt_family_name(f));
+    return dir[0] && k > 0 && (size_t)k < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
+
+typedef struct search_state {
+    gdt_family f;
+    int arch;
+    const gdt_tables_search *how;
+    char *dir;
+    size_t n;
+} search_state;
 
 /* One place of the search: its tables when they load; a place whose
  * tables are refused is passed over with a warning, so that a broken
  * ./tables does not hide the installed ones.  dir gets the place's
  * absolute path (what a report shows must name it wherever it is read). */
-static bool try_place(const char *place, size_t len, gdt_family f, int arch, const gdt_tables_search *how,
-                      char *dir, size_t n)
+static bool try_place(void *ctx, const char *place, const char *origin)
 {
-    char rel[4096], abs[PATH_MAX];
+    search_state *st = ctx;
+    char abs[PATH_MAX];
     gdt_tables *t = NULL;
     gdt_error e;
+    (void)origin;
     gdt_error_clear(&e);
-    if (!has_tables(place, len, f, arch) || len >= sizeof rel) return false;
-    memcpy(rel, place, len);
-    rel[len] = 0;
-    if (gdt_tables_load(rel, f, arch, &t, &e) != GDT_STATUS_OK) {
-        if (how && how->warn) how->warn(how->ctx, e.msg);
+    if (!has_tables(place, st->f, st->arch)) return false;
+    if (gdt_tables_load(place, st->f, st->arch, &t, &e) != GDT_STATUS_OK) {
+        if (st->how && st->how->warn) st->how->warn(st->how->ctx, e.msg);
         return false;
     }
-    const char *name = realpath(rel, abs) ? abs : rel;
-    if (how && how->out) *how->out = t;
+    const char *name = realpath(place, abs) ? abs : place;
+    if (strlen(name) >= st->n) {
+        gdt_tables_destroy(t);
+        return false;
+    }
+    if (st->how && st->how->out) *st->how->out = t;
     else gdt_tables_destroy(t);
-    if (strlen(name) >= n) return false;
-    memcpy(dir, name, strlen(name) + 1);
+    memcpy(st->dir, name, strlen(name) + 1);
     return true;
 }
 
 bool gdt_tables_search_path(gdt_family f, int arch, const gdt_tables_search *how, char *dir, size_t n)
 {
-    const char *path = getenv("GDTUNE_TABLES_PATH");
     if (how && how->out) *how->out = NULL;
-    for (const char *p = path; p && *p; p += *p == ':') {
-        size_t len = strcspn(p, ":");
-        if (try_place(p, len, f, arch, how, dir, n)) return true;
-        p += len;
-    }
-    static const char *const fixed[] = {"tables", GDT_DATA_DIR "/tables"};
-    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-        if (try_place(fixed[i], strlen(fixed[i]), f, arch, how, dir, n)) return true;
-    return false;
+    search_state st = {.f = f, .arch = arch, .how = how, .dir = dir, .n = n};
+    return gdt_tables_search_places(try_place, &st);
 }
 
 bool gdt_tables_find(gdt_family f, int arch, char *dir, size_t n)

@@ -4,7 +4,8 @@
  * folder) one spelled otherwise beside them and more than it holds; the
  * search path passing over a place whose tables are refused, with a
  * warning, to the next, and giving its absolute path; a sweep's prior
- * recorded by its absolute path. */
+ * recorded by its absolute path; the places searched, in order, and
+ * `gdtune plans` naming each when none holds tables (issue 36). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,12 +189,84 @@ static void test_search_path(void)
     CHECK_INT(chdir(cwd), ==, 0);
 }
 
+typedef struct places {
+    char text[8192];
+    int stop_at, count;
+} places;
+
+static bool collect(void *ctx, const char *dir, const char *origin)
+{
+    places *p = ctx;
+    size_t used = strlen(p->text);
+    snprintf(p->text + used, sizeof p->text - used, "%s (%s)\n", dir, origin);
+    return ++p->count == p->stop_at;
+}
+
+/* The places in order: GDTUNE_TABLES_PATH's (an empty entry is none),
+ * ./tables, then beside the executable (this test links libgdtune.a, so
+ * there is no library place); an each returning true stops the walk.
+ * With no place holding tables, `gdtune plans` names each place and what
+ * it lacks on stderr, and says the order is untimed (exit 0). */
+static void test_search_places(void)
+{
+    char cwd[PATH_MAX], exe[PATH_MAX], want[3 * PATH_MAX], empty[PATH_MAX];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(realpath("/proc/self/exe", exe) != NULL);
+    setenv("GDTUNE_TABLES_PATH", "a::b", 1);
+    places p = {.stop_at = 0};
+    CHECK(!gdt_tables_search_places(collect, &p));
+    *strrchr(exe, '/') = 0;
+    char *up = strrchr(exe, '/');
+    CHECK(up != NULL);
+    if (up) *up = 0;
+    snprintf(want, sizeof want, "a (GDTUNE_TABLES_PATH)\nb (GDTUNE_TABLES_PATH)\ntables (the working "
+             "folder's ./tables)\n%s/share/gdtune/tables (beside the executable %s/", exe, exe);
+    CHECK_CONTAINS(p.text, want);
+    CHECK_INT(p.count, ==, 4);
+    CHECK(!strstr(p.text, "beside libgdtune"));
+    places two = {.stop_at = 2};
+    CHECK(gdt_tables_search_places(collect, &two));
+    CHECK_STR(two.text, "a (GDTUNE_TABLES_PATH)\nb (GDTUNE_TABLES_PATH)\n");
+
+    snprintf(empty, sizeof empty, "%s/empty", tmp);
+    mkdirs("%s/%s", "empty");
+    CHECK_INT(chdir(empty), ==, 0);
+    setenv("GDTUNE_TABLES_PATH", "missing:../good:../broken", 1);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s plans gemm --arch sm90", GDTUNE_EXE);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0); /* good holds sm90 */
+    CHECK(!strstr(out, "in any place searched"));
+    snprintf(cmd, sizeof cmd, "%s plans gemm --arch sm80", GDTUNE_EXE);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "tables: none found (untimed order; the places searched are on stderr)");
+    CHECK_CONTAINS(out, "gdtune plans: warning: no gemm tables for sm80 in any place searched, so the order "
+                        "below is untimed (name the folder with --tables or GDTUNE_TABLES_PATH); the places, "
+                        "in order:\n");
+    snprintf(want, sizeof want, "\n  %s/missing (GDTUNE_TABLES_PATH): absent\n  %s/good (GDTUNE_TABLES_PATH): "
+             "holds no sm80/gemm.placement.json\n", empty, tmp);
+    CHECK_CONTAINS(out, want);
+    snprintf(want, sizeof want, "\n  %s/tables (the working folder's ./tables): absent\n", empty);
+    CHECK_CONTAINS(out, want);
+    CHECK_CONTAINS(out, " (beside the executable ");
+    /* a place whose tables are refused: the loader's warning, then the place */
+    snprintf(cmd, sizeof cmd, "%s plans gemm --arch sm90", GDTUNE_EXE);
+    setenv("GDTUNE_TABLES_PATH", "../broken", 1);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    snprintf(want, sizeof want, "\n  %s/broken (GDTUNE_TABLES_PATH): its tables were refused (see the warning "
+             "above)\n", tmp);
+    CHECK_CONTAINS(out, want);
+    CHECK_CONTAINS(out, "gdtune plans: warning: tables passed over (the search goes on): ../broken/sm90/");
+    unsetenv("GDTUNE_TABLES_PATH");
+    CHECK_INT(chdir(cwd), ==, 0);
+}
+
 int main(void)
 {
     CHECK(mkdtemp(tmp) != NULL);
     test_arch_names();
     test_diff_folders();
     test_search_path();
+    test_search_places();
     if (!gdt_test_failures) CHECK_INT(gdt_test_remove_tree(tmp), ==, 0);
     else fprintf(stderr, "last output:\n%s\n", out);
     return gdt_test_result("test_tables_dirs");

@@ -92,15 +92,27 @@ void gdt_tables_destroy(gdt_tables *t);
 gdt_status gdt_tables_load_files(const char *tuning, const char *placement, gdt_tables **out,
                                  gdt_error *e);
 
+/* The places searched for tables when the caller names no folder, in
+ * order: each folder of $GDTUNE_TABLES_PATH (colon-separated), ./tables,
+ * then the installed data folder <prefix>/share/gdtune/tables found from
+ * where the code runs, not from a path compiled in: beside the shared
+ * libgdtune (its folder's ../share/gdtune), then beside the executable
+ * (its folder's ../share/gdtune; the only one a program linked with
+ * libgdtune.a has).  each(ctx, dir, origin) gets each place as it is
+ * tried (./tables and relative entries of the variable stay relative)
+ * and where it comes from ("GDTUNE_TABLES_PATH", "beside libgdtune
+ * /p/lib/libgdtune.so.0.2"); it returns true to stop, and so does this
+ * function then. */
+typedef bool (*gdt_tables_place_fn)(void *ctx, const char *dir, const char *origin);
+bool gdt_tables_search_places(gdt_tables_place_fn each, void *ctx);
+
 /* Where the tables of family f for arch are, when the caller names no
- * folder: the first of each folder of $GDTUNE_TABLES_PATH (colon-separated,
- * in order), ./tables, and the installed data folder
- * (<prefix>/share/gdtune/tables) whose sm<arch>/<family>.{placement,tuning}
- * .json load.  A place whose tables are refused is passed over (warn, when
- * given, gets the loader's message) and the search goes on.  Copies the
- * place's absolute path into dir (n bytes); false when no place has
- * tables that load.  out, when given, receives the loaded tables (the
- * caller destroys them). */
+ * folder: the first place of gdt_tables_search_places whose
+ * sm<arch>/<family>.{placement,tuning}.json load.  A place whose tables
+ * are refused is passed over (warn, when given, gets the loader's message)
+ * and the search goes on.  Copies the place's absolute path into dir (n
+ * bytes); false when no place has tables that load.  out, when given,
+ * receives the loaded tables (the caller destroys them). */
 typedef struct gdt_tables_search {
     void (*warn)(void *ctx, const char *msg); /* optional */
     void *ctx;
