@@ -9,7 +9,6 @@
 
 #include "gdt_compare_runs.h"
 #include "gdt_json.h"
-#include "gdt_util.h"
 #include "nvrtc/gdt_nvrtc.h"
 
 static const struct {
