@@ -158,13 +158,13 @@ static int check_plan(const bench_args *a)
     if (id.engine_id >= 0 && id.engine_id < GDT_ENGINE_ID_BACKEND_END)
         return 0;
     const gdt_engine_slot *slot = gdt_manifest_find(gdt_manifest_default(), id.engine_id);
-    const gdt_row_family *rf = slot && slot->row_family ? gdt__row_family_find(slot->row_family)
-                                                        : NULL;
+    const char *row_family = gdt_engine_slot_row_family(slot);
+    const gdt_row_family *rf = row_family ? gdt__row_family_find(row_family) : NULL;
     if (!slot)
         snprintf(why, sizeof why, "no engine has id %lld", (long long)id.engine_id);
-    else if (slot->family != a->family)
-        snprintf(why, sizeof why, "%s is an engine of %s, not of %s", slot->name,
-                 gdt_family_name(slot->family), gdt_family_name(a->family));
+    else if (gdt_engine_slot_family(slot) != a->family)
+        snprintf(why, sizeof why, "%s is an engine of %s, not of %s", gdt_engine_slot_name(slot),
+                 gdt_family_name(gdt_engine_slot_family(slot)), gdt_family_name(a->family));
     for (int k = 0; !why[0] && rf && k < id.nknobs; k++)
         if (!knob_in_rows(rf, &id.knobs[k], why, sizeof why))
             break;

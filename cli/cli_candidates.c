@@ -99,9 +99,9 @@ static void slot_json(cJSON *slots, const gdt_row_family *rf, const gdt_engine_s
 {
     cJSON *o = cJSON_CreateObject(), *rows = cJSON_CreateArray();
     int count[3] = {0, 0, 0}; /* plans, duplicates, rejected */
-    cJSON_AddStringToObject(o, "slot", s->name);
+    cJSON_AddStringToObject(o, "slot", gdt_engine_slot_name(s));
     cJSON_AddBoolToObject(o, "offered", true);
-    cJSON_AddStringToObject(o, "row_family", s->row_family);
+    cJSON_AddStringToObject(o, "row_family", gdt_engine_slot_row_family(s));
     cJSON_AddStringToObject(o, "rows_from", source);
     for (int i = 0; rf && i < n; i++) {
         count[c[i].rejected ? 2 : c[i].duplicate_of_earlier ? 1 : 0]++;
@@ -175,7 +175,8 @@ static void print_slot(const gdt_row_family *rf, const gdt_engine_slot *s, const
         }
         print_values(rf, &c[i], false);
     }
-    printf("%s: %d rows: %d plans, %d duplicates, %d rejected\n", s->name, n, plans, dups, rejected);
+    printf("%s: %d rows: %d plans, %d duplicates, %d rejected\n", gdt_engine_slot_name(s), n, plans,
+           dups, rejected);
 }
 
 /* Where a family's rows came from: the override replaces named families only. */
@@ -191,11 +192,11 @@ static const char *rows_source(const opts *o, const char *row_family)
 static void not_offered(cJSON *slots, const gdt_engine_slot *s, const char *why)
 {
     if (!slots) {
-        printf("%s: not offered: %s\n", s->name, why);
+        printf("%s: not offered: %s\n", gdt_engine_slot_name(s), why);
         return;
     }
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "slot", s->name);
+    cJSON_AddStringToObject(o, "slot", gdt_engine_slot_name(s));
     cJSON_AddBoolToObject(o, "offered", false);
     cJSON_AddStringToObject(o, "why", why);
     cJSON_AddItemToArray(slots, o);
@@ -210,7 +211,8 @@ static int run_slot(const gdt_row_table *t, const gdt_engine_slot *s, const gdt_
         not_offered(slots, s, why);
         return 0;
     }
-    const gdt_row_family *rf = gdt__row_family_find(s->row_family);
+    const char *row_family = gdt_engine_slot_row_family(s);
+    const gdt_row_family *rf = gdt__row_family_find(row_family);
     gdt_candidate *c;
     int n;
     gdt_error e;
@@ -220,10 +222,10 @@ static int run_slot(const gdt_row_table *t, const gdt_engine_slot *s, const gdt_
         return gdt_status_exit_code(st);
     }
     if (slots) {
-        slot_json(slots, rf, s, rows_source(o, s->row_family), c, n);
+        slot_json(slots, rf, s, rows_source(o, row_family), c, n);
     } else {
-        printf("%s: row family %s, %d rows from %s\n", s->name, s->row_family, n,
-               rows_source(o, s->row_family));
+        printf("%s: row family %s, %d rows from %s\n", gdt_engine_slot_name(s), row_family, n,
+               rows_source(o, row_family));
         if (rf) print_slot(rf, s, c, n);
     }
     free(c);
@@ -246,9 +248,11 @@ static int run_family(const gdt_row_table *t, gdt_family fam, const opts *o, int
     if (!slots) printf("%s on sm%d\n", key, arch);
     const gdt_manifest *m = gdt_manifest_default();
     int rc = 0;
-    for (int i = 0; i < m->nslots && !rc; i++)
-        if (m->slots[i].family == fam && m->slots[i].kind == GDT_ENGINE_NVRTC)
-            rc = run_slot(t, &m->slots[i], &f, o, slots);
+    for (int i = 0; i < gdt_manifest_count(m) && !rc; i++) {
+        const gdt_engine_slot *s = gdt_manifest_slot(m, i);
+        if (gdt_engine_slot_family(s) == fam && gdt_engine_slot_kind(s) == GDT_ENGINE_NVRTC)
+            rc = run_slot(t, s, &f, o, slots);
+    }
     return rc;
 }
 

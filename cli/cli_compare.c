@@ -23,7 +23,7 @@
 #include "gdt_compare_summary.h"
 #include "gdt_cuda.h"
 #include "gdt_json.h"
-#include "gdtune/engine.h"
+#include "gdtune/plan.h"
 
 #define VERB "gdtune compare"
 #define MAX_RUNS 256
@@ -624,9 +624,11 @@ static int check_plan(gdt_family fam, const char *name, gdt_plan_id *id)
     if (!slot)
         return gdt_cli_usage_error(VERB, "--plan: plan name \"%s\": no engine has id %lld", name,
                                    (long long)id->engine_id);
-    if (slot->family != fam)
+    gdt_family sf = gdt_engine_slot_family(slot);
+    if (sf != fam)
         return gdt_cli_usage_error(VERB, "--plan: plan name \"%s\": %s is an engine of %s, not of %s",
-                                   name, slot->name, gdt_family_name(slot->family), gdt_family_name(fam));
+                                   name, gdt_engine_slot_name(slot), gdt_family_name(sf),
+                                   gdt_family_name(fam));
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdt_engine_impl.h"
 #include "gdt_json.h"
 #include "gdt_rows.h"
 #include "gdt_util.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gdt_family.h"
+#include "gdtune/plan.h"
 
 /* ------------------------------------------------------------- families */
 

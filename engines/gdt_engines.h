@@ -2,7 +2,7 @@
 #ifndef GDT_ENGINES_H
 #define GDT_ENGINES_H
 
-#include "gdtune/plan.h"
+#include "gdt_engine_impl.h"
 
 /* engines/nvrtc/nvrtc_engine.c: every NVRTC slot (the template is chosen by
  * the slot's row family). */

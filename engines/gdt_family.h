@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gdtune/engine.h"
 #include "gdtune/gdtune.h"
 
 /* ------------------------------------------------------------ shape keys */

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "gdtune/engine.h"
+#include "gdt_engine_impl.h"
 
 /* One build's outcome, everything a later gdt_graph_build of the plan
  * reports: the compiled plan (owned until taken), or the status and the

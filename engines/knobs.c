@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdtune/gdtune.h"
+#include "gdt_engine_impl.h"
 
 /* cudnn_graph_v9.h (cuDNN 9.19), CUDNN_KNOB_TYPE_ prefix dropped; index =
  * value.  Deprecated values keep their names: recorded plans may hold them. */

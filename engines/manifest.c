@@ -101,6 +101,20 @@ gdt_status gdt_engine_id_decode(int64_t id, bool *backend, gdt_family *f, int *s
     return GDT_STATUS_OK;
 }
 
+int gdt_manifest_count(const gdt_manifest *m) { return (m ? m : gdt_manifest_default())->nslots; }
+
+const gdt_engine_slot *gdt_manifest_slot(const gdt_manifest *m, int i)
+{
+    if (!m) m = gdt_manifest_default();
+    return i >= 0 && i < m->nslots ? &m->slots[i] : NULL;
+}
+
+const char *gdt_engine_slot_name(const gdt_engine_slot *s) { return s ? s->name : NULL; }
+gdt_family gdt_engine_slot_family(const gdt_engine_slot *s) { return s ? s->family : GDT_FAMILY_COUNT; }
+gdt_engine_kind gdt_engine_slot_kind(const gdt_engine_slot *s) { return s ? s->kind : GDT_ENGINE_KIND_COUNT; }
+int64_t gdt_engine_slot_id(const gdt_engine_slot *s) { return s ? gdt_engine_id(s->family, s->slot) : -1; }
+const char *gdt_engine_slot_row_family(const gdt_engine_slot *s) { return s ? s->row_family : NULL; }
+
 const gdt_engine_slot *gdt_manifest_find(const gdt_manifest *m, int64_t engine_id)
 {
     if (!m) m = gdt_manifest_default();

@@ -9,7 +9,6 @@
 
 #include "gdt_compare_runs.h"
 #include "gdt_json.h"
-#include "gdt_util.h"
 #include "nvrtc/gdt_nvrtc.h"
 
 static const struct {
@@ -30,7 +29,8 @@ const char *gdt_side_name(gdt_side s)
 gdt_side gdt_side_of(const gdt_manifest *m, const gdt_run_plan *p)
 {
     const gdt_engine_slot *slot = p->backend ? NULL : gdt_manifest_find(m, p->id.engine_id);
-    gdt_engine_kind kind = p->backend ? GDT_ENGINE_CUDNN : slot ? slot->kind : GDT_ENGINE_TEST;
+    gdt_engine_kind kind =
+        p->backend ? GDT_ENGINE_CUDNN : slot ? gdt_engine_slot_kind(slot) : GDT_ENGINE_TEST;
     for (int s = 0; s < GDT_SIDE_COUNT; s++)
         if (sides[s].kind == kind)
             return (gdt_side)s;
@@ -90,9 +90,9 @@ static const struct {
 
 static int nvrtc_scope(const gdt_engine_slot *slot, char *buf, size_t n)
 {
-    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(slot->row_family);
+    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(gdt_engine_slot_row_family(slot));
     if (!t)
-        return snprintf(buf, n, "one execute of %s (kernels not listed)", slot->name), 0;
+        return snprintf(buf, n, "one execute of %s (kernels not listed)", gdt_engine_slot_name(slot)), 0;
     size_t w = (size_t)snprintf(buf, n, "%d kernel%s:", t->nkernels, t->nkernels == 1 ? "" : "s");
     for (int i = 0; i < t->nkernels && w < n; i++)
         w += (size_t)snprintf(buf + w, n - w, "%s %s", i ? "," : "", t->entries[i]);
@@ -109,17 +109,17 @@ int gdt_compare_scope(const gdt_run_plan *p, char *buf, size_t n)
                                              "for it, its scratch tensors included)"
                                            : "engine %lld: not in this build's manifest",
                         (long long)p->id.engine_id), 0;
-    if (slot->kind == GDT_ENGINE_NVRTC)
+    if (gdt_engine_slot_kind(slot) == GDT_ENGINE_NVRTC)
         return nvrtc_scope(slot, buf, n);
-    if (slot->kind == GDT_ENGINE_CUBLASLT)
+    if (gdt_engine_slot_kind(slot) == GDT_ENGINE_CUBLASLT)
         return snprintf(buf, n, "one cublasLtMatmul call of %s (the kernels cuBLASLt launches for "
-                        "the algo, its split-K reduction included)", slot->name), 0;
+                        "the algo, its split-K reduction included)", gdt_engine_slot_name(slot)), 0;
     for (size_t i = 0; i < sizeof hand_scope / sizeof *hand_scope; i++)
-        if (!strcmp(hand_scope[i].slot, slot->name))
+        if (!strcmp(hand_scope[i].slot, gdt_engine_slot_name(slot)))
             return snprintf(buf, n, "%d kernel%s: %s", hand_scope[i].nkernels,
                             hand_scope[i].nkernels == 1 ? "" : "s", hand_scope[i].kernels),
                    hand_scope[i].nkernels;
-    return snprintf(buf, n, "one execute of %s (kernels not listed)", slot->name), 0;
+    return snprintf(buf, n, "one execute of %s (kernels not listed)", gdt_engine_slot_name(slot)), 0;
 }
 
 /* x, x by y, or x by y by z: a launch dimension without its unit axes. */

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gdt_engines.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 #include "nvrtc/gdt_nvrtc.h"
 #include "nvrtc/gdt_nvrtc_cache.h"
+#include "gdtune/candidates.h"
 
 typedef struct compile_job {
     const gdt_nvrtc_template *t;
@@ -74,12 +74,13 @@ static gdt_status add_job(compile_set *cs, const gdt_nvrtc_template *t, const gd
 static gdt_status slot_jobs(compile_set *cs, const gdt_row_table *rows, const gdt_engine_slot *sl,
                             const gdt_facts *f, const gdt_sweep_cell *c, FILE *out, gdt_error *e)
 {
-    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(sl->row_family);
+    const char *row_family = gdt_engine_slot_row_family(sl);
+    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(row_family);
     gdt_candidate *cand = NULL;
     int n = 0;
     if (!t)
         return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: no NVRTC template for rows \"%s\"",
-                             sl->name, sl->row_family ? sl->row_family : "(none)");
+                             gdt_engine_slot_name(sl), row_family ? row_family : "(none)");
     gdt_status s = gdt_candidates_materialize(rows, sl, f, &cand, &n, e);
     for (int i = 0; i < n && s == GDT_STATUS_OK; i++) {
         char name[320], where[640];
@@ -89,7 +90,7 @@ static gdt_status slot_jobs(compile_set *cs, const gdt_row_table *rows, const gd
         if (cand[i].rejected) {
             cs->rejected++;
             fprintf(out, "  illegal: %s %s: %s row %d: %s\n", gdt_family_name(c->family), c->shape,
-                    sl->row_family, cand[i].row_index, cand[i].reason);
+                    row_family, cand[i].row_index, cand[i].reason);
         } else if (cand[i].duplicate_of_earlier)
             continue;
         else if (t->check && t->check(f, &cand[i].id, &ce) != GDT_STATUS_OK) {
@@ -113,18 +114,21 @@ static gdt_status gather_jobs(compile_set *cs, const gdt_sweep_spec *sp, FILE *o
                              "(the limits table knows sm80, sm90, sm100 and their kin)", cs->arch);
     gdt_status s = gdt_rows_load_default(&rows, e);
     const gdt_manifest *m = gdt_manifest_default();
-    bool *told = calloc((size_t)m->nslots + 1, sizeof *told); /* "not offered" said once per slot */
+    int nslots = gdt_manifest_count(m);
+    bool *told = calloc((size_t)nslots + 1, sizeof *told); /* "not offered" said once per slot */
     for (int ci = 0; ci < sp->ncells && s == GDT_STATUS_OK; ci++) {
         gdt_facts f;
         gdt_facts_analyze(&sp->cells[ci].problem, &dev, &f);
-        for (int i = 0; i < m->nslots && s == GDT_STATUS_OK; i++) {
-            const gdt_engine_slot *sl = &m->slots[i];
+        for (int i = 0; i < nslots && s == GDT_STATUS_OK; i++) {
+            const gdt_engine_slot *sl = gdt_manifest_slot(m, i);
             char why[256] = "";
-            if (sl->family != sp->cells[ci].family || sl->kind != GDT_ENGINE_NVRTC)
+            if (gdt_engine_slot_family(sl) != sp->cells[ci].family ||
+                gdt_engine_slot_kind(sl) != GDT_ENGINE_NVRTC)
                 continue;
             if (!gdt_slot_offered(m, sl, &f, why, sizeof why)) {
                 if (told && !told[i])
-                    fprintf(out, "  not offered: %s on sm%d: %s\n", sl->name, cs->arch, why);
+                    fprintf(out, "  not offered: %s on sm%d: %s\n", gdt_engine_slot_name(sl),
+                            cs->arch, why);
                 if (told)
                     told[i] = true;
                 continue;

@@ -5,7 +5,7 @@
 #define GDT_VERIFY_H
 
 #include "gdt_family.h" /* gdt__operand_geometry */
-#include "gdtune/engine.h"
+#include "gdtune/plan.h"
 
 /* Device buffers for every operand of a problem, inputs filled with random
  * data from a seed (never zeros), plus a saved copy of every output's

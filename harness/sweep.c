@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "gdt_emit.h"
-#include "gdt_engines.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
 #include "gdt_plant.h"
@@ -27,6 +26,7 @@
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 #include "gdt_worker.h"
+#include "gdtune/candidates.h"
 
 /* -------------------------------------------------------------- run */
 

@@ -2,7 +2,7 @@
 #include <stddef.h>
 
 #include "gdt_ceiling.h"
-#include "gdtune/engine.h"
+#include "gdtune/gdtune.h"
 
 /* Measured ceilings, not datasheet peaks: a plan's fraction of them says
  * how much is left to win on this device, which a datasheet figure the

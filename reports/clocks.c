@@ -9,9 +9,10 @@
  * MHz, and the other way round in the GQA cell beside it. */
 #include <math.h>
 
+#include <cjson/cJSON.h>
+
 #include "gdt_cell_top.h"
 #include "gdt_clocks.h"
-#include "gdt_json.h"
 #include "gdt_markdown.h"
 
 bool gdt_clock_gap(const gdt_run_cell *c, const int *plans, int n, double *gap)

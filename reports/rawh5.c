@@ -14,7 +14,7 @@
 #include "gdt_json.h"
 #include "gdt_rawh5.h"
 #include "gdt_util.h"
-#include "gdtune/engine.h"
+#include "gdtune/gdtune.h"
 
 /* The layout's name, in the file's `layout` attribute (docs/formats.md: raw.h5):
  * strings are variable-length UTF-8, integers int64 (flags uint8 0/1),

@@ -4,7 +4,7 @@
 #ifndef GDT_HAND_H
 #define GDT_HAND_H
 
-#include "gdtune/engine.h"
+#include "gdt_engine_impl.h"
 
 /* The embedded cubin of kernels/hand/gemm_sm90.cu (sm_90a). */
 #define GDT_HAND_GEMM_CUBIN "kernels/hand/gemm_sm90.cubin"

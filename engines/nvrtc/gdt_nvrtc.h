@@ -7,7 +7,7 @@
 #ifndef GDT_NVRTC_H
 #define GDT_NVRTC_H
 
-#include "gdtune/engine.h"
+#include "gdtune/plan.h"
 
 #define GDT_NVRTC_MAX_KERNELS 4
 #define GDT_NVRTC_MAX_DEFINES 32

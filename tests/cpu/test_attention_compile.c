@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdt_engine_impl.h"
 #include "gdt_rows.h"
 #include "gdt_test.h"
 #include "nvrtc/gdt_attention.h"

@@ -1,5 +1,6 @@
 /* The manifest table and engine ids: arithmetic ids that decode with
- * nothing registered, the reserved band, slot lookup, and what a slot is
+ * nothing registered, the reserved band, slot lookup, the slot handle's
+ * functions against the table (gdt_engine_impl.h), and what a slot is
  * offered for (arch range, dtype, head dim, opt-in). */
 #include <stdlib.h>
 
@@ -90,6 +91,33 @@ static void test_table(void)
     CHECK(gdt_manifest_find_name(NULL, NULL) == NULL);
 }
 
+/* What the public functions say of each slot is what the table holds. */
+static void test_handles(void)
+{
+    const gdt_manifest *m = gdt_manifest_default();
+    CHECK_INT(gdt_manifest_count(m), ==, m->nslots);
+    CHECK_INT(gdt_manifest_count(NULL), ==, m->nslots);
+    for (int i = 0; i < m->nslots; i++) {
+        const gdt_engine_slot *s = gdt_manifest_slot(m, i);
+        CHECK(s == &m->slots[i] && gdt_manifest_slot(NULL, i) == s);
+        CHECK(gdt_engine_slot_name(s) == s->name);
+        CHECK_INT(gdt_engine_slot_family(s), ==, s->family);
+        CHECK_INT(gdt_engine_slot_kind(s), ==, s->kind);
+        CHECK_INT(gdt_engine_slot_id(s), ==, gdt_engine_id(s->family, s->slot));
+        CHECK(gdt_manifest_find(m, gdt_engine_slot_id(s)) == s);
+        CHECK(gdt_engine_slot_row_family(s) == s->row_family);
+    }
+    CHECK(gdt_manifest_slot(m, -1) == NULL);
+    CHECK(gdt_manifest_slot(m, m->nslots) == NULL);
+    CHECK(gdt_engine_slot_name(NULL) == NULL && gdt_engine_slot_row_family(NULL) == NULL);
+    CHECK_INT(gdt_engine_slot_family(NULL), ==, GDT_FAMILY_COUNT);
+    CHECK_INT(gdt_engine_slot_kind(NULL), ==, GDT_ENGINE_KIND_COUNT);
+    CHECK_INT(gdt_engine_slot_id(NULL), ==, -1);
+    const gdt_engine_slot *s = gdt_manifest_find_name(NULL, "gemm.nvrtc");
+    CHECK(s && !strcmp(gdt_engine_slot_row_family(s), "contraction"));
+    CHECK_INT(gdt_engine_slot_id(s), ==, 20000);
+}
+
 static void facts(gdt_family fam, const char *shape, int arch, gdt_facts *f)
 {
     gdt_problem p;
@@ -161,6 +189,7 @@ int main(void)
 {
     test_ids();
     test_table();
+    test_handles();
     test_offered();
     return gdt_test_result("test_manifest");
 }

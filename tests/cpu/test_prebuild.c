@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gdt_engine_impl.h"
 #include "gdt_test.h"
 #include "gdtune/plan.h"
 

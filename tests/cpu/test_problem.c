@@ -3,8 +3,8 @@
 #include <math.h>
 
 #include "gdt_test.h"
-#include "gdtune/engine.h"
 #include "gdtune/gdtune.h"
+#include "gdtune/plan.h"
 
 static void test_families(void)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gdt_engine_impl.h"
 #include "gdt_test.h"
 #include "gdtune/plan.h"
 

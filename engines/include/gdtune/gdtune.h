@@ -1,9 +1,11 @@
 /* libgdtune — the dispatch library's public contracts.
  *
  * Everything gdtune does passes through the types declared here: status and
- * error records, families and problem descriptors, facts, knobs and plan
- * identity, the manifest of engine slots, and the ranked plan list.  No CUDA,
- * cuDNN, cJSON or HDF5 type appears in this header. */
+ * error records, families, problem descriptors and their operands, facts,
+ * knobs and plan identity, the manifest of engine slots (handles), and the
+ * ranked plan list.  No CUDA, cuDNN, cJSON or HDF5 type appears in this
+ * header, and no engine interface: that is libgdtune's own
+ * (engines/gdt_engine_impl.h). */
 #ifndef GDTUNE_H
 #define GDTUNE_H
 
@@ -137,6 +139,31 @@ double gdt_problem_flops(const gdt_problem *p);
 /* The dtype of the problem's data operands (Stats, where bound, is fp32);
  * GDT_DTYPE_COUNT for a family outside the enum. */
 gdt_dtype gdt_problem_dtype(const gdt_problem *p);
+
+/* -------------------------------------------------------------- operands */
+
+/* Operand roles, per family.  GEMM uses A, B, C; sdpa_fwd Q, K, V, O, STATS;
+ * sdpa_bwd Q, K, V, O, DO, STATS (inputs) and DQ, DK, DV (outputs). */
+#define GDT_OPERAND_MAP(X)                                                    \
+    X(A, "A") X(B, "B") X(C, "C")                                             \
+    X(Q, "Q") X(K, "K") X(V, "V") X(O, "O") X(STATS, "Stats")                 \
+    X(DO, "dO") X(DQ, "dQ") X(DK, "dK") X(DV, "dV")
+
+#define GDT__OPERAND_ENUM(name, str) GDT_OPERAND_##name,
+typedef enum gdt_operand_role { GDT_OPERAND_MAP(GDT__OPERAND_ENUM) GDT_OPERAND_COUNT } gdt_operand_role;
+#undef GDT__OPERAND_ENUM
+
+const char *gdt_operand_name(gdt_operand_role r);
+/* Roles a family binds, inputs first; returns the count.  *noutputs gets how
+ * many of the trailing roles are outputs. */
+int gdt_family_operands(gdt_family f, gdt_operand_role roles[GDT_OPERAND_COUNT], int *noutputs);
+/* The roles a family writes, in family order (the trailing ones of
+ * gdt_family_operands); returns their count. */
+int gdt_family_outputs(gdt_family f, gdt_operand_role roles[GDT_OPERAND_COUNT]);
+/* Bytes an operand spans under the problem's strides (0 when the family does
+ * not bind the role). */
+size_t gdt_operand_bytes(const gdt_problem *p, gdt_operand_role r);
+gdt_dtype gdt_operand_dtype(const gdt_problem *p, gdt_operand_role r);
 
 /* ----------------------------------------------------------------- facts */
 
@@ -276,33 +303,26 @@ typedef enum gdt_plan_side {
 } gdt_plan_side;
 gdt_plan_side gdt_engine_kind_side(gdt_engine_kind k);
 
-/* Capability row: what a slot can serve.  Judged against facts. */
-typedef struct gdt_capability {
-    int sm_lo, sm_hi;        /* major*10+minor, inclusive */
-    unsigned dtypes;         /* bitmask of 1u << gdt_dtype */
-    int head_dim_lo, head_dim_hi, head_dim_multiple; /* sdpa only; 0 = any */
-} gdt_capability;
-
-struct gdt_engine_ops; /* gdtune/engine.h */
-
-typedef struct gdt_engine_slot {
-    gdt_family family;
-    int slot;
-    const char *name;          /* "gemm.nvrtc" */
-    gdt_engine_kind kind;
-    const char *row_family;    /* structural family of candidate rows, or NULL */
-    gdt_capability cap;
-    bool opt_in;               /* enabled only when GDTUNE_ENABLE_OPT_IN=1 (or the manifest says so) */
-    const struct gdt_engine_ops *ops;
-} gdt_engine_slot;
-
-typedef struct gdt_manifest {
-    const gdt_engine_slot *slots;
-    int nslots;
-    bool enable_opt_in;        /* tests set this for their stand-ins */
-} gdt_manifest;
+/* The manifest (one table of every family's engine slots) and its slots are
+ * handles: what a slot holds and the engine interface it points at are
+ * libgdtune's own (engines/gdt_engine_impl.h). */
+typedef struct gdt_engine_slot gdt_engine_slot;
+typedef struct gdt_manifest gdt_manifest;
 
 const gdt_manifest *gdt_manifest_default(void);
+/* The slots in manifest order: gdt_manifest_slot(m, i) for i in
+ * 0 .. gdt_manifest_count(m) - 1, NULL out of range (m NULL: the default). */
+int gdt_manifest_count(const gdt_manifest *m);
+const gdt_engine_slot *gdt_manifest_slot(const gdt_manifest *m, int i);
+/* A slot's name ("gemm.nvrtc"), family, kind, engine id, and the
+ * structural family of its candidate rows (NULL: a slot without rows).
+ * A NULL slot gives NULL, GDT_FAMILY_COUNT, GDT_ENGINE_KIND_COUNT, -1. */
+const char *gdt_engine_slot_name(const gdt_engine_slot *s);
+gdt_family gdt_engine_slot_family(const gdt_engine_slot *s);
+gdt_engine_kind gdt_engine_slot_kind(const gdt_engine_slot *s);
+int64_t gdt_engine_slot_id(const gdt_engine_slot *s);
+const char *gdt_engine_slot_row_family(const gdt_engine_slot *s);
+
 int64_t gdt_engine_id(gdt_family f, int slot);
 /* Decodes any id with nothing registered first.  *backend is true for
  * [0, 10000) (family and slot then unset); BAD_INPUT for the reserved band or

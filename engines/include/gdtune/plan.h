@@ -10,27 +10,40 @@
 #define GDTUNE_PLAN_H
 
 #include "gdtune/candidates.h"
-#include "gdtune/engine.h"
 #include "gdtune/tables.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The backend, as the planner sees it.  list() returns the backend's entries
- * for one heuristic mode (malloc'd, tagged with that mode); NULL backend or a
- * list() failure leaves the marker unexpanded.  enumerate() (may be NULL)
- * returns every config reachable through the backend's knobs, at most cap
- * per engine, with mode GDT_MODE_COUNT ("enumerated"); only
- * gdt_graph_enumerate asks for it. */
-typedef struct gdt_backend {
-    gdt_status (*list)(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_plan_entry **out, int *n,
-                       gdt_error *e);
-    const gdt_engine_ops *ops; /* builds and executes backend entries */
-    void *ctx;
-    gdt_status (*enumerate)(void *ctx, const gdt_facts *f, int cap, gdt_plan_entry **out, int *n,
-                            gdt_error *e);
-} gdt_backend;
+/* The backend (cuDNN), as the planner sees it: a handle.  NULL in
+ * gdt_plan_options leaves the BACKEND marker unexpanded. */
+typedef struct gdt_backend gdt_backend;
+
+/* What gdt_graph_execute binds.  Streams are passed as void* so that this
+ * header needs no CUDA header; they are cudaStream_t. */
+typedef struct gdt_operands {
+    void *ptr[GDT_OPERAND_COUNT];    /* device pointers, indexed by role */
+    size_t bytes[GDT_OPERAND_COUNT]; /* capacity of each buffer */
+} gdt_operands;
+
+/* Refuses (BAD_INPUT, naming the operand, declared and actual bytes) a
+ * buffer smaller than the problem declares or a missing pointer. */
+gdt_status gdt_operands_check(const gdt_problem *p, const gdt_operands *ops, gdt_error *e);
+
+typedef struct gdt_build_opts {
+    gdt_device_props device; /* the target: arch drives code generation */
+    bool compile_only;       /* no GPU: compile for device.arch, load nothing */
+    const char *cache_dir;   /* compiled-kernel cache root, NULL disables */
+} gdt_build_opts;
+
+/* What a build reports beside the compiled plan. */
+typedef struct gdt_build_info {
+    double compile_seconds;  /* NVRTC or plan finalize */
+    double load_seconds;     /* module load */
+    bool cache_hit;
+    char log[1024];          /* compiler log head, when any */
+} gdt_build_info;
 
 typedef struct gdt_plan_options {
     const gdt_manifest *manifest;   /* NULL: gdt_manifest_default() */
@@ -129,7 +142,7 @@ void gdt_graph_last_build(const gdt_graph *g, gdt_build_report *out);
  *
  * ids[0 .. n-1] names the plans (NULL, n 0: every plan of the graph's list,
  * after gdt_graph_plan or gdt_graph_enumerate).  Only plans whose engine
- * sets build_thread_safe (gdtune/engine.h: the cuDNN backend's) are
+ * may build on several threads at once (the cuDNN backend's) are
  * prebuilt; the rest, and plans already kept, are left to build when
  * requested.  threads <= 1 builds nothing: every plan builds when
  * requested, exactly as without this call.  *prebuilt (may be NULL)
