@@ -96,10 +96,10 @@ static const gdt_cli_option options[] = {
                            "relative spread to stop at (default: spec, else 0.005)"),
     GDT_CLI_OPT_PLAN_SECONDS(gdt_sweep_opts, max_plan_seconds, NULL,
                              "measurement cap per plan (default: spec, else 2)"),
-    {"--deadline", NULL, GDT_CLI_DOUBLE, O(deadline), .lo = GDT_DEADLINE_MIN, .hi = GDT_DEADLINE_MAX,
-     .metavar = "S", .help = "per-plan deadline before the worker is killed\n"
-                             "(default: 180 + 3 x the plan's cap: max-plan-seconds,\n"
-                             "3 x that when racing gives contenders their time)"},
+    GDT_CLI_OPT_DEADLINE(gdt_sweep_opts, deadline,
+                         "per-plan deadline before the worker is killed\n"
+                         "(default: 180 + 3 x the plan's cap: max-plan-seconds,\n"
+                         "3 x that when racing gives contenders their time)"),
     {"--cudnn-knob-cap", NULL, GDT_CLI_INT, O(knob_cap), .lo = 0, .hi = GDT_KNOB_CAP_MAX,
      .metavar = "N", .help = "knob-enumerated cuDNN configs per engine (default: spec, else 8)"},
     {"--shard", NULL, GDT_CLI_CUSTOM, .parse = parse_shard, .metavar = "I/N|auto",
@@ -123,9 +123,8 @@ static const gdt_cli_option options[] = {
      .help = "once a cell's plans all have a result, measure its 3 fastest plans\n"
              "measured in full again together, in R interleaved rounds (P1, P2,\n"
              "P3, P1, ...), and rank them by that (default 0: off; else 2 or more)"},
-    {"--gpus", NULL, GDT_CLI_INT, O(gpus), .lo = 1, .hi = 16, .metavar = "N",
-     .help = "at most N workers, one per GPU, cells spread across them\n"
-             "(default: every GPU of the first GPU's model)"},
+    GDT_CLI_OPT_GPUS(gdt_sweep_opts, gpus, "at most N workers, one per GPU, cells spread across them\n"
+                                           "(default: every GPU of the first GPU's model)"),
     {"--arch", NULL, GDT_CLI_CUSTOM, .parse = parse_arch, .metavar = "smXY",
      .help = "the device's arch (another arch is refused unless --compile-only)"},
     {"--compile-only", NULL, GDT_CLI_FLAG, O(compile_only),

@@ -25,6 +25,8 @@
 #define GDT_DEADLINE_MIN 1.0
 #define GDT_DEADLINE_MAX 86400.0
 #define GDT_KNOB_CAP_MAX 1000
+/* --gpus: at most this many workers, one per device. */
+#define GDT_GPUS_MAX 16
 /* build_threads: threads that build a cell's cuDNN plans before its
  * measurements (gdt_graph_prebuild); 0 or 1: each plan when measured. */
 #define GDT_BUILD_THREADS_MAX 64

@@ -77,7 +77,7 @@ typedef struct lane {
     gdt_error err;
 } lane;
 
-#define MAX_LANES 16
+#define MAX_LANES GDT_GPUS_MAX
 
 typedef struct run {
     gdt_sweep_opts o;
