@@ -16,6 +16,7 @@ int gdt_cli_bench(int argc, char **argv);      /* cli/cli_bench.c */
 int gdt_cli_report(int argc, char **argv);     /* cli/cli_report.c */
 int gdt_cli_compare(int argc, char **argv);    /* cli/cli_compare.c */
 int gdt_cli_nightly(int argc, char **argv);    /* cli/cli_nightly.c */
+int gdt_cli_list(int argc, char **argv);       /* cli/cli_list.c */
 
 /* `gdtune tables diff OLD NEW ...` (cli/cli_tables_diff.c); argv[0] is
  * "diff".  Returns the exit code: 0, 3, 2 or 1. */

@@ -27,6 +27,7 @@
 #include "gdt_sweep.h"
 #include "gdt_tables_pair.h"
 #include "gdt_util.h"
+#include "gdtune/tables.h"
 
 extern char **environ;
 
@@ -37,12 +38,14 @@ extern char **environ;
 static const char usage_text[] =
     "usage: gdtune nightly [--arch smXY] [--root DIR] [--tables DIR] [--family gemm|sdpa]...\n"
     "                      [--quick] [--spec FILE] [--rounds R] [--confirm-rounds R]\n"
+    "                      [--deadline S] [--max-plan-seconds S] [--gpus N]\n"
     "                      [--date YYYYMMDD] [--update]\n"
     "\n"
     "One night of table regeneration on a GPU machine, as the verbs it runs:\n"
     "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --prior TABLES\n"
     "     --tables-dir ROOT/staging/DATE (the committed tables' rankings order each cell's\n"
-    "     plans; --rounds R passed on), or --resume that run directory when its\n"
+    "     plans; --rounds R, --deadline, --max-plan-seconds and --gpus passed on), or\n"
+    "     --resume that run directory (--deadline and --gpus passed on) when its\n"
     "     journal exists (a rerun the same night continues where the last one stopped,\n"
     "     with its recorded prior and rounds);\n"
     "  2. gdtune tables diff TABLES ROOT/staging/DATE, as ROOT/reports/DATE.md and\n"
@@ -55,9 +58,9 @@ static const char usage_text[] =
     "     ahead of the committed one beyond both plans' noise (floored at the spec's\n"
     "     noise floor), else it dissolved: stdout lists each with the rounds' figures,\n"
     "     ROOT/reports/DATE.confirm.json (gdtune.confirm/1) and nightly.md say so;\n"
-    "  3. one line per cell the diff names appended to ROOT/history.tsv (date, family,\n"
-    "     key, winner, winner time in us, decision, status; a family with no changed\n"
-    "     cell gets one line with key '-' and status 'same');\n"
+    "  3. one line per staged cell appended to ROOT/history.tsv every night (date,\n"
+    "     family, key, winner, winner time in us, decision, status: the diff's, 'same'\n"
+    "     when the diff does not name the cell), so a stable night keeps the trend;\n"
     "  4. ROOT/staging/DATE/nightly.md: per cell the committed and the new winner with\n"
     "     their noise and the diff's verdict, linking two gnuplot figures (winners,\n"
     "     history.tsv per night; without gnuplot their scripts and data only);\n"
@@ -80,6 +83,8 @@ typedef struct nightly_opts {
     bool quick, update;
     int confirm_rounds; /* 0: no confirmation (default GDT_CONFIRM_ROUNDS_DEFAULT) */
     unsigned families;
+    double deadline, max_plan_seconds; /* the sweep's; 0: its default */
+    int gpus;                          /* the sweep's --gpus; 0: every GPU */
 } nightly_opts;
 
 static bool parse_arch(void *opts, const char *v, char *why, size_t nwhy)
@@ -153,6 +158,14 @@ static const gdt_cli_option options[] = {
     {"--confirm-rounds", NULL, GDT_CLI_CUSTOM, .parse = parse_confirm, .metavar = "R",
      .help = "interleaved rounds that confirm each change beyond noise before the night\n"
              "exits 3 (default 10; 0: none, the diff's status stands)"},
+    GDT_CLI_OPT_DEADLINE(nightly_opts, deadline,
+                         "each sweep's per-plan deadline before its worker is killed, a\n"
+                         "resumed one's too (default: the sweep's, 180 s + 3 x the plan's cap)"),
+    GDT_CLI_OPT_PLAN_SECONDS(nightly_opts, max_plan_seconds, NULL,
+                             "each new sweep's measurement cap per plan (default: the\n"
+                             "spec's, else 2; a resumed run keeps its recorded cap)"),
+    GDT_CLI_OPT_GPUS(nightly_opts, gpus, "each sweep's workers, one per GPU (default: every GPU of\n"
+                                         "the first GPU's model)"),
     {"--date", NULL, GDT_CLI_CUSTOM, .parse = parse_date, .metavar = "YYYYMMDD",
      .help = "the night's name (default: today, UTC)"},
     {"--update", NULL, GDT_CLI_FLAG, O(update),
@@ -228,14 +241,13 @@ static void run_dir_of(const nightly_opts *o, int f, char run[4096])
     snprintf(run, 4096, "%s/runs/%s-%s", o->root, family_names[f], o->date);
 }
 
-static int sweep_family(const nightly_opts *o, int f, const char *staging)
+/* The sweep's argument vector into av (NULL-terminated; num holds the
+ * numbers' text): a new sweep takes every option of the night, a resumed
+ * one those a resume may change (--deadline, --gpus, --tables-dir). */
+static void sweep_argv(const nightly_opts *o, int f, const char *run, bool resume, const char *staging,
+                       const char *av[32], char num[3][32])
 {
-    char run[4096], journal[4200];
-    const char *av[24];
     int n = 0;
-    run_dir_of(o, f, run);
-    snprintf(journal, sizeof journal, "%s/journal.jsonl", run);
-    bool resume = exists(journal);
     av[n++] = "gdtune", av[n++] = "sweep", av[n++] = family_names[f];
     if (o->arch) av[n++] = "--arch", av[n++] = o->arch;
     if (resume) av[n++] = "--resume", av[n++] = run;
@@ -243,12 +255,32 @@ static int sweep_family(const nightly_opts *o, int f, const char *staging)
     if (!resume && o->quick) av[n++] = "--quick";
     if (!resume && o->spec) av[n++] = "--spec", av[n++] = o->spec;
     if (!resume && o->rounds) av[n++] = "--rounds", av[n++] = o->rounds;
+    if (!resume && o->max_plan_seconds > 0)
+        snprintf(num[0], 32, "%.17g", o->max_plan_seconds), av[n++] = "--max-plan-seconds", av[n++] = num[0];
+    if (o->deadline > 0)
+        snprintf(num[1], 32, "%.17g", o->deadline), av[n++] = "--deadline", av[n++] = num[1];
+    if (o->gpus > 0)
+        snprintf(num[2], 32, "%d", o->gpus), av[n++] = "--gpus", av[n++] = num[2];
     /* the committed tables the night diffs against order its cells (a
      * resumed run keeps its header's prior) */
     if (!resume) av[n++] = "--prior", av[n++] = o->tables;
     av[n++] = "--tables-dir", av[n++] = staging;
     av[n] = NULL;
-    fprintf(stderr, VERB ": %s %s\n", resume ? "resuming" : "sweeping", run);
+}
+
+static int sweep_family(const nightly_opts *o, int f, const char *staging)
+{
+    char run[4096], journal[4200], num[3][32];
+    const char *av[32];
+    run_dir_of(o, f, run);
+    snprintf(journal, sizeof journal, "%s/journal.jsonl", run);
+    bool resume = exists(journal);
+    sweep_argv(o, f, run, resume, staging, av, num);
+    /* the cron log says what each sweep ran with (its journal header too) */
+    fprintf(stderr, VERB ": %s %s:", resume ? "resuming" : "sweeping", run);
+    for (int i = 0; av[i]; i++)
+        fprintf(stderr, " %s", av[i]);
+    fputc('\n', stderr);
     int rc = run_verb((char *const *)av, NULL);
     if (rc == GDT_SWEEP_EXIT_INCORRECT) {
         fprintf(stderr, VERB ": %s measured an incorrect plan: the night goes on, the tables "
@@ -307,6 +339,19 @@ static const char *str_at(const cJSON *o, const char *a, const char *b)
     return s && *s ? s : "-";
 }
 
+/* One night's history: its options, staged tables, the diff's JSON (NULL:
+ * no committed tables) and the confirmation's (NULL: none ran). */
+typedef struct history_night {
+    const nightly_opts *o;
+    const char *staging;
+    cJSON *diff, *conf;
+} history_night;
+
+static bool night_has(const nightly_opts *o, gdt_family f)
+{
+    return o->families & (f == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA);
+}
+
 /* A cell's status after the confirmation (conf: its JSON, NULL when none
  * ran): "dissolved" when the rounds dissolved every change of the cell,
  * else the diff's status. */
@@ -324,73 +369,141 @@ static const char *confirmed_status(const cJSON *conf, const cJSON *c)
     return any && !held ? "dissolved" : str_at(c, "status", NULL);
 }
 
-static void history_cell(char **h, size_t *n, const char *date, const cJSON *c, const cJSON *conf)
-{
-    const cJSON *wt = cJSON_GetObjectItem(cJSON_GetObjectItem(c, "winner_time"), "new_us");
-    char us[32] = "-";
-    if (cJSON_IsNumber(wt)) snprintf(us, sizeof us, "%.6g", wt->valuedouble);
-    FILE *f = open_memstream(h, n);
-    if (!f) return;
-    fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", date, str_at(c, "family", NULL), str_at(c, "key", NULL),
-            str_at(c, "winner", "new"), us, str_at(c, "decision", "new"), confirmed_status(conf, c));
-    fclose(f);
-}
-
 static const char history_header[] = "date\tfamily\tkey\twinner\twinner_us\tdecision\tstatus\n";
 
-/* The lines of one night from the diff's JSON (NULL: no tables to diff)
- * and the confirmation's (NULL: none ran). */
-static char *history_lines(const nightly_opts *o, const char *json, const char *conf_json)
+/* The diff's cell of family f, arch folder arch, key (NULL: the diff does
+ * not name it). */
+static const cJSON *diff_cell(const cJSON *doc, const char *family, const char *arch, const char *key)
 {
-    char *all = NULL, *line = NULL;
-    size_t nall = 0, nline = 0;
-    FILE *f = open_memstream(&all, &nall);
-    cJSON *doc = json ? cJSON_Parse(json) : NULL, *conf = conf_json ? cJSON_Parse(conf_json) : NULL;
     const cJSON *c;
-    bool seen[GDT_FAMILY_COUNT] = {0};
-    if (!f) return cJSON_Delete(doc), cJSON_Delete(conf), NULL;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cells")) {
-        gdt_family fam;
-        if (gdt_family_parse(str_at(c, "family", NULL), &fam, NULL) == GDT_STATUS_OK) seen[fam] = true;
-        history_cell(&line, &nline, o->date, c, conf);
-        if (line) fputs(line, f);
-        free(line);
-        line = NULL;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cells"))
+        if (!strcmp(str_at(c, "family", NULL), family) && !strcmp(str_at(c, "arch", NULL), arch) &&
+            !strcmp(str_at(c, "key", NULL), key))
+            return c;
+    return NULL;
+}
+
+/* One staged cell's line: its winner (the fastest measured plan, as
+ * nightly.md and `tables diff` have it), that plan's time and the cell's
+ * decision, with the diff's status after the confirmation, "same" when the
+ * diff does not name it, "added" when nothing was committed. */
+static void history_cell(FILE *f, const history_night *n, const char *arch, gdt_family fam,
+                         const gdt_table_cell *c)
+{
+    const gdt_measured_plan *w = NULL;
+    char plan[512] = "-", us[32] = "-";
+    for (int i = 0; i < c->nranked; i++)
+        if (!w || c->ranked[i].time_us < w->time_us)
+            w = &c->ranked[i];
+    if (w) {
+        gdt_plan_id_format(&w->id, plan, sizeof plan);
+        snprintf(us, sizeof us, "%.6g", w->time_us);
     }
-    for (int k = 0; k < GDT_FAMILY_COUNT; k++) {
-        unsigned want = k == GDT_FAMILY_GEMM ? NF_GEMM : NF_SDPA;
-        if ((o->families & want) && !seen[k])
-            fprintf(f, "%s\t%s\t-\t-\t-\t-\t%s\n", o->date, gdt_family_name((gdt_family)k),
-                    json ? "same" : "added");
+    const cJSON *d = diff_cell(n->diff, gdt_family_name(fam), arch, c->key);
+    const char *status = d ? confirmed_status(n->conf, d) : n->diff ? "same" : "added";
+    fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n->o->date, gdt_family_name(fam), c->key, plan, us,
+            c->lead ? "LEAD" : "TRAIL", status);
+}
+
+/* The lines of one arch folder's staged tables of family fam; how many. */
+static int history_tables(FILE *f, const history_night *n, const char *arch, gdt_family fam, gdt_error *e)
+{
+    gdt_tables *t = NULL;
+    int a, lines = 0;
+    if (gdt_arch_parse(arch, &a, NULL) != GDT_STATUS_OK)
+        return 0;
+    gdt_status s = gdt_tables_load(n->staging, fam, a, &t, e);
+    if (s == GDT_STATUS_NOT_SUPPORTED)
+        return gdt_error_clear(e), 0;
+    if (s != GDT_STATUS_OK)
+        return -1;
+    gdt_table_cell c;
+    for (int i = 0; gdt_tables_cell(t, i, &c); i++, lines++)
+        history_cell(f, n, arch, fam, &c);
+    gdt_tables_destroy(t);
+    return lines;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The staged arch folders (sm90, ...) in name order; their count, at most max. */
+static int staged_archs(const char *staging, char *names[], int max)
+{
+    DIR *dp = opendir(staging);
+    int n = 0, arch;
+    for (struct dirent *de; dp && n < max && (de = readdir(dp));)
+        if (gdt_arch_parse(de->d_name, &arch, NULL) == GDT_STATUS_OK && (names[n] = strdup(de->d_name)))
+            n++;
+    if (dp) closedir(dp);
+    qsort(names, (size_t)n, sizeof names[0], by_name);
+    return n;
+}
+
+/* The cells the diff names as removed (in the committed tables only). */
+static void history_removed(FILE *f, const history_night *n, int lines[GDT_FAMILY_COUNT])
+{
+    const cJSON *c;
+    gdt_family fam;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(n->diff, "cells")) {
+        if (strcmp(str_at(c, "status", NULL), "removed") ||
+            gdt_family_parse(str_at(c, "family", NULL), &fam, NULL) != GDT_STATUS_OK)
+            continue;
+        fprintf(f, "%s\t%s\t%s\t-\t-\t-\tremoved\n", n->o->date, gdt_family_name(fam), str_at(c, "key", NULL));
+        lines[fam]++;
     }
-    fclose(f);
-    cJSON_Delete(doc);
-    cJSON_Delete(conf);
-    return all;
+}
+
+/* The lines of one night: every staged cell of the night's families, each
+ * night, so that a stable night keeps each cell's trend; the removed
+ * cells; a family with no cell at all gets one line with key '-'. */
+static gdt_status history_write(FILE *f, const history_night *n, gdt_error *e)
+{
+    char *archs[64];
+    int na = staged_archs(n->staging, archs, 64), lines[GDT_FAMILY_COUNT] = {0};
+    gdt_status s = GDT_STATUS_OK;
+    for (int i = 0; i < na; i++) {
+        for (int k = 0; k < GDT_FAMILY_COUNT && s == GDT_STATUS_OK; k++) {
+            int m = night_has(n->o, (gdt_family)k) ? history_tables(f, n, archs[i], (gdt_family)k, e) : 0;
+            s = m < 0 ? GDT_STATUS_BAD_INPUT : s;
+            lines[k] += m > 0 ? m : 0;
+        }
+        free(archs[i]);
+    }
+    history_removed(f, n, lines);
+    for (int k = 0; k < GDT_FAMILY_COUNT; k++)
+        if (night_has(n->o, (gdt_family)k) && !lines[k])
+            fprintf(f, "%s\t%s\t-\t-\t-\t-\t%s\n", n->o->date, gdt_family_name((gdt_family)k),
+                    n->diff ? "same" : "added");
+    return s;
 }
 
 /* Appends through a whole-file atomic write: a killed night leaves the
- * history as it was, never a torn line. */
-static int append_history(const nightly_opts *o, const char *json, const char *conf)
+ * history as it was, never a torn line.  json: the diff's (NULL: no
+ * committed tables), conf: the confirmation's (NULL: none ran). */
+static int append_history(const nightly_opts *o, const char *staging, const char *json, const char *conf)
 {
-    char path[4096], *old = NULL, *lines = history_lines(o, json, conf);
-    size_t nold = 0;
+    char path[4096], *text = NULL, *old = NULL;
+    size_t ntext = 0, nold = 0;
     gdt_error e = {0};
+    history_night n = {o, staging, json ? cJSON_Parse(json) : NULL, conf ? cJSON_Parse(conf) : NULL};
     snprintf(path, sizeof path, "%s/history.tsv", o->root);
-    if (exists(path) && gdt_file_read(path, &old, &nold, &e) != GDT_STATUS_OK) {
-        free(lines);
-        return fprintf(stderr, VERB ": %s\n", e.msg), 1;
+    gdt_status s = exists(path) ? gdt_file_read(path, &old, &nold, &e) : GDT_STATUS_OK;
+    FILE *f = s == GDT_STATUS_OK ? open_memstream(&text, &ntext) : NULL;
+    if (s == GDT_STATUS_OK && !f)
+        s = gdt_error_set(&e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
+    if (f) {
+        fputs(old && *old ? old : history_header, f);
+        s = history_write(f, &n, &e);
+        fclose(f);
     }
-    size_t n = strlen(old ? old : history_header) + strlen(lines ? lines : "") + 1;
-    char *text = malloc(n);
-    int rc = text && lines ? 0 : (fprintf(stderr, VERB ": out of memory\n"), 1);
-    if (!rc) {
-        snprintf(text, n, "%s%s", old ? old : history_header, lines);
-        rc = write_file(path, text);
-    }
+    int rc = s == GDT_STATUS_OK ? write_file(path, text) : (fprintf(stderr, VERB ": %s\n", e.msg), 1);
+    cJSON_Delete(n.diff);
+    cJSON_Delete(n.conf);
     free(text);
     free(old);
-    free(lines);
     return rc;
 }
 
@@ -529,7 +642,7 @@ static int after_diff(const nightly_opts *o, const char *staging, const char *js
     char *conf = NULL;
     if (rc == 3 && o->confirm_rounds)
         rc = confirm(o, json, &conf);
-    if ((rc == 0 || rc == 3) && (append_history(o, json, conf) || nightly_md(o, staging, json, conf)))
+    if ((rc == 0 || rc == 3) && (append_history(o, staging, json, conf) || nightly_md(o, staging, json, conf)))
         rc = 1;
     free(conf);
     return rc;
@@ -561,7 +674,7 @@ static int report(const nightly_opts *o, const char *staging, const char *md_pat
         char note[9000];
         snprintf(note, sizeof note, first_night, o->tables, staging);
         rc = write_file(md_path, note);
-        if (!rc) rc = append_history(o, NULL, NULL) ? 1 : nightly_md(o, staging, NULL, NULL);
+        if (!rc) rc = append_history(o, staging, NULL, NULL) ? 1 : nightly_md(o, staging, NULL, NULL);
         return rc ? rc : 3;
     }
     rc = diff(o, staging, "md", &md);

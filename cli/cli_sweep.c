@@ -17,6 +17,7 @@ static const char usage_text[] =
     "usage: gdtune sweep FAMILY [options]\n"
     "       gdtune sweep FAMILY --resume RUNDIR\n"
     "       gdtune sweep FAMILY --arch smXY --compile-only\n"
+    "       gdtune sweep FAMILY --shape m=128:4096:x2,n=4096,k=4096 [options]\n"
     "\n"
     "Verifies and measures every plan of FAMILY (gemm, sdpa_fwd, sdpa_bwd; sdpa names both) on\n"
     "the GPU over the cells of a sweep spec: our candidate rows and the cuDNN backend's plans per\n"
@@ -62,6 +63,16 @@ static bool parse_shard(void *opts, const char *s, char *why, size_t nwhy)
     return true;
 }
 
+/* Each --shape is read when the spec is built (gdt_sweep_spec_shapes). */
+static bool parse_shape(void *opts, const char *v, char *why, size_t nwhy)
+{
+    gdt_sweep_opts *o = opts;
+    if (o->nshapes == GDT_SWEEP_SHAPES_MAX)
+        return snprintf(why, nwhy, "expected at most %d --shape options", GDT_SWEEP_SHAPES_MAX), false;
+    o->shapes[o->nshapes++] = v;
+    return true;
+}
+
 static bool parse_arch(void *opts, const char *v, char *why, size_t nwhy)
 {
     gdt_error e = {0};
@@ -75,6 +86,12 @@ static const gdt_cli_option options[] = {
     {"--quick", NULL, GDT_CLI_FLAG, O(quick), .help = "the spec's quick subset"},
     {"--spec", NULL, GDT_CLI_STRING, O(spec_path), .metavar = "FILE",
      .help = "sweep spec (default: the embedded sweeps/<family>.json)"},
+    {"--shape", NULL, GDT_CLI_CUSTOM, .parse = parse_shape, .metavar = "k=v,...",
+     .help = "the cells without a spec file: the product of the keys' values, each\n"
+             "a value, a list (m=128,256,n=4096) or a range LO:HI:xF or LO:HI:+S\n"
+             "(m=128:4096:x2, k=256:1024:+256); repeated, the keys merge (a key\n"
+             "twice is refused); the shape keys and defaults: gdtune list.  The\n"
+             "rest of the spec (bursts, caps) is --spec's or the embedded one's"},
     {"--out", NULL, GDT_CLI_DIR, O(out_dir), .metavar = "RUNDIR",
      .help = "run directory (default: runs/<family>-<UTC timestamp>)"},
     {"--resume", NULL, GDT_CLI_DIR, O(resume_dir), .metavar = "RUNDIR",
@@ -96,10 +113,10 @@ static const gdt_cli_option options[] = {
                            "relative spread to stop at (default: spec, else 0.005)"),
     GDT_CLI_OPT_PLAN_SECONDS(gdt_sweep_opts, max_plan_seconds, NULL,
                              "measurement cap per plan (default: spec, else 2)"),
-    {"--deadline", NULL, GDT_CLI_DOUBLE, O(deadline), .lo = GDT_DEADLINE_MIN, .hi = GDT_DEADLINE_MAX,
-     .metavar = "S", .help = "per-plan deadline before the worker is killed\n"
-                             "(default: 180 + 3 x the plan's cap: max-plan-seconds,\n"
-                             "3 x that when racing gives contenders their time)"},
+    GDT_CLI_OPT_DEADLINE(gdt_sweep_opts, deadline,
+                         "per-plan deadline before the worker is killed\n"
+                         "(default: 180 + 3 x the plan's cap: max-plan-seconds,\n"
+                         "3 x that when racing gives contenders their time)"),
     {"--cudnn-knob-cap", NULL, GDT_CLI_INT, O(knob_cap), .lo = 0, .hi = GDT_KNOB_CAP_MAX,
      .metavar = "N", .help = "knob-enumerated cuDNN configs per engine (default: spec, else 8)"},
     {"--shard", NULL, GDT_CLI_CUSTOM, .parse = parse_shard, .metavar = "I/N|auto",
@@ -123,9 +140,8 @@ static const gdt_cli_option options[] = {
      .help = "once a cell's plans all have a result, measure its 3 fastest plans\n"
              "measured in full again together, in R interleaved rounds (P1, P2,\n"
              "P3, P1, ...), and rank them by that (default 0: off; else 2 or more)"},
-    {"--gpus", NULL, GDT_CLI_INT, O(gpus), .lo = 1, .hi = 16, .metavar = "N",
-     .help = "at most N workers, one per GPU, cells spread across them\n"
-             "(default: every GPU of the first GPU's model)"},
+    GDT_CLI_OPT_GPUS(gdt_sweep_opts, gpus, "at most N workers, one per GPU, cells spread across them\n"
+                                           "(default: every GPU of the first GPU's model)"),
     {"--arch", NULL, GDT_CLI_CUSTOM, .parse = parse_arch, .metavar = "smXY",
      .help = "the device's arch (another arch is refused unless --compile-only)"},
     {"--compile-only", NULL, GDT_CLI_FLAG, O(compile_only),
@@ -170,11 +186,13 @@ static int check_combination(const gdt_sweep_opts *o)
     if (o->rounds == 1)
         return gdt_cli_usage_error(VERB, "--rounds: bad value \"1\": expected 0 (off) or 2 to %d "
                                    "(one round pairs nothing)", GDT_ROUNDS_MAX);
-    if (o->resume_dir && (o->spec_path || o->quick || o->shard_n || o->nbursts || o->target_rel > 0 ||
+    if (o->nshapes && o->quick)
+        return gdt_cli_usage_error(VERB, "--shape gives the cells: drop --quick (the spec's own subset)");
+    if (o->resume_dir && (o->spec_path || o->quick || o->nshapes || o->shard_n || o->nbursts || o->target_rel > 0 ||
                           o->max_plan_seconds > 0 || o->knob_cap >= 0 || o->exhaustive || o->cupti ||
                           o->rounds))
         return gdt_cli_usage_error(VERB, "--resume %s measures with the settings its journal "
-                                   "recorded: drop --spec, --quick, --shard, --bursts, --target-rel, "
+                                   "recorded: drop --spec, --quick, --shape, --shard, --bursts, --target-rel, "
                                    "--max-plan-seconds, --cudnn-knob-cap, --exhaustive, --cupti and "
                                    "--rounds", o->resume_dir);
     if (o->prior_dir && o->no_prior)
@@ -189,6 +207,26 @@ static int check_combination(const gdt_sweep_opts *o)
         return gdt_cli_usage_error(VERB, "--resume %s continues in its own directory: drop --out %s",
                                    o->resume_dir, o->out_dir);
     return -1;
+}
+
+/* --shape: the spec built from the shapes, read once here so that a cell
+ * the family refuses is bad usage before any worker starts. */
+static int shape_spec(gdt_sweep_opts *o)
+{
+    gdt_error e = {0};
+    gdt_sweep_spec *sp = NULL;
+    if (!o->nshapes)
+        return -1;
+    gdt_status s = gdt_sweep_spec_shapes(o->family, o->spec_path, o->shapes, o->nshapes, &o->shape_spec, &e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_sweep_spec_of(o, &sp, &e);
+    if (s == GDT_STATUS_OK)
+        fprintf(stderr, VERB ": --shape: %d cell%s\n", sp->ncells, sp->ncells == 1 ? "" : "s");
+    gdt_sweep_spec_destroy(sp);
+    if (s == GDT_STATUS_OK)
+        return -1;
+    fprintf(stderr, VERB ": %s\n", e.msg);
+    return s == GDT_STATUS_NO_MEMORY ? 1 : 2;
 }
 
 /* Where the run writes, checked before the worker measures anything: an
@@ -247,11 +285,13 @@ int gdt_cli_sweep(int argc, char **argv)
     if (rc < 0)
         rc = check_combination(&o);
     if (rc < 0)
+        rc = shape_spec(&o);
+    if (rc < 0)
         rc = shard_from_env(&o);
     if (rc < 0)
         rc = check_dirs(&o);
     if (rc >= 0)
-        return rc;
+        return free(o.shape_spec), rc;
     gdt_error e = {0};
     gdt_status s;
     if (o.compile_only)
@@ -271,9 +311,11 @@ int gdt_cli_sweep(int argc, char **argv)
         if (incorrect) {
             fprintf(stderr, VERB ": %d plan%s incorrect (journal and tables written): exit %d\n",
                     incorrect, incorrect == 1 ? "" : "s", GDT_SWEEP_EXIT_INCORRECT);
+            free(o.shape_spec);
             return GDT_SWEEP_EXIT_INCORRECT;
         }
     }
+    free(o.shape_spec);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, VERB ": %s\n", e.msg);
     return gdt_status_exit_code(s);

@@ -53,8 +53,9 @@ static const char diff_usage[] =
     "\n"
     "--runs OLDRUN NEWRUN (run directories with journal.jsonl) also tests the raw\n"
     "device-time samples, at each journal's largest burst, of every plan a changed\n"
-    "cell names: Mann-Whitney U, two-sided, normal approximation with tie and\n"
-    "continuity corrections (close to exact for n >= 8 per side; rough below); and\n"
+    "cell names: Mann-Whitney U, two-sided: exact when a side has fewer than 8\n"
+    "samples (the permutation distribution of the pooled mid-ranks), else the normal\n"
+    "approximation with tie and continuity corrections; and\n"
     "judges those cells' costs with each plan's measured spread as journaled (the\n"
     "tables raise it to the floor) against the runs' floor.\n";
 

@@ -129,6 +129,12 @@ int gdt_cli_doc_emit(const char *verb, struct cJSON *doc, int format, const gdt_
     {.name = "--max-plan-seconds", .alias = alias_, .kind = GDT_CLI_DOUBLE,                     \
      .off = offsetof(T, field), .lo = GDT_PLAN_SECONDS_MIN, .hi = GDT_PLAN_SECONDS_MAX,         \
      .metavar = "S", .help = help_}
+#define GDT_CLI_OPT_DEADLINE(T, field, help_)                                                   \
+    {.name = "--deadline", .kind = GDT_CLI_DOUBLE, .off = offsetof(T, field),                   \
+     .lo = GDT_DEADLINE_MIN, .hi = GDT_DEADLINE_MAX, .metavar = "S", .help = help_}
+#define GDT_CLI_OPT_GPUS(T, field, help_)                                                       \
+    {.name = "--gpus", .kind = GDT_CLI_INT, .off = offsetof(T, field), .lo = 1,                 \
+     .hi = GDT_GPUS_MAX, .metavar = "N", .help = help_}
 #define GDT_CLI_OPT_SHAPE(T, field, help_)                                                      \
     {.name = "--shape", .kind = GDT_CLI_KEYVALS, .off = offsetof(T, field),                     \
      .aux = sizeof(((T *)0)->field), .metavar = "k=v,...", .help = help_}

@@ -17,6 +17,7 @@ typedef struct verb {
 } verb;
 
 static const verb verbs[] = {
+    {"list", gdt_cli_list, "print the families, their shape keys and defaults, their engines and the knob names", false},
     {"candidates", gdt_cli_candidates, "print the candidate plans a family's rows bind, and each rejected row with its reason", false},
     {"plans", gdt_cli_plans, "print the ranked plan list libgdtune would try for a shape", false},
     {"tables", gdt_cli_tables, "validate tables (tables check FILE...), write them from journals (tables emit RUNDIR...), or compare two sets (tables diff OLD NEW)", false},

@@ -273,6 +273,16 @@ static gdt_status apply_spec(gdt_problem *q, const gdt_family_desc *d, const cha
     return st;
 }
 
+gdt_status gdt__problem_apply(gdt_family f, const char *spec, gdt_error *e)
+{
+    gdt_problem q;
+    const gdt_family_desc *d = gdt__family_desc(f);
+    unsigned seen = 0;
+    if (!d) return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "shape: unknown family %d", (int)f);
+    gdt_problem_default(f, &q);
+    return spec && *spec ? apply_spec(&q, d, spec, &seen, e) : GDT_STATUS_OK;
+}
+
 gdt_status gdt_problem_parse(gdt_family f, const char *spec, gdt_problem *p, gdt_error *e)
 {
     gdt_problem q;

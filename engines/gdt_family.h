@@ -133,6 +133,11 @@ typedef struct gdt_family_desc {
 /* NULL outside the enum. */
 const gdt_family_desc *gdt__family_desc(gdt_family f);
 
+/* Reads "k=v,..." as gdt_problem_parse does, without validating the problem
+ * it makes: whether each key and value is one the family reads, whatever
+ * the other keys will be (sweep --shape checks values one at a time). */
+gdt_status gdt__problem_apply(gdt_family f, const char *spec, gdt_error *e);
+
 extern const gdt_family_desc gdt__family_gemm, gdt__family_sdpa_fwd, gdt__family_sdpa_bwd;
 
 /* gdt_causal and gdt_layout by value, as keys, shapes and tables spell them. */

@@ -189,7 +189,7 @@ gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error 
     if (!o->arch)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--compile-only needs --arch smXY (there is "
                              "no device to take the arch from)");
-    gdt_status s = gdt_sweep_spec_load(o->family, o->spec_path, o->quick, &sp, e);
+    gdt_status s = gdt_sweep_spec_of(o, &sp, e);
     if (s == GDT_STATUS_OK) {
         gdt_sweep_spec_shard(sp, o->shard_i, o->shard_n);
         double t0 = gdt_now();

@@ -25,6 +25,10 @@
 #define GDT_DEADLINE_MIN 1.0
 #define GDT_DEADLINE_MAX 86400.0
 #define GDT_KNOB_CAP_MAX 1000
+/* --shape: at most this many in one sweep. */
+#define GDT_SWEEP_SHAPES_MAX 16
+/* --gpus: at most this many workers, one per device. */
+#define GDT_GPUS_MAX 16
 /* build_threads: threads that build a cell's cuDNN plans before its
  * measurements (gdt_graph_prebuild); 0 or 1: each plan when measured. */
 #define GDT_BUILD_THREADS_MAX 64
@@ -103,6 +107,25 @@ gdt_status gdt_sweep_spec_parse(const char *text, size_t len, const char *file, 
 gdt_status gdt_sweep_spec_load(const char *family_arg, const char *path, bool quick,
                                gdt_sweep_spec **out, gdt_error *e);
 void gdt_sweep_spec_destroy(gdt_sweep_spec *s);
+/* The text of the spec gdt_sweep_spec_load reads (path NULL: the embedded
+ * one) and its name (malloc'd text, NUL-terminated). */
+gdt_status gdt__sweep_spec_text(const char *family_arg, const char *path, char **text, size_t *len,
+                                char *name, size_t nname, gdt_error *e);
+
+/* `gdtune sweep FAMILY --shape ...` (spec_shape.c): a spec whose one grid
+ * is the product of the shapes' keys, each "k=v,..." where v is a value, a
+ * list continued after commas ("m=128,256,n=4096": m 128 and 256) or a
+ * range LO:HI:xF (LO, LO*F, ... up to HI) or LO:HI:+S (LO, LO+S, ...);
+ * repeated shapes merge their keys, a key given twice is refused.  Every
+ * other field is the base spec's (path NULL: the embedded one), its
+ * "quick" subset dropped.  BAD_USAGE naming the shape, key and value (a
+ * value the family refuses with the family's own message); *text is the
+ * spec (malloc'd), which the journal header keeps as any spec. */
+#define GDT_SWEEP_SHAPE_SOURCE "--shape"
+#define GDT_SWEEP_SHAPE_VALUES_MAX 256 /* values of one key */
+#define GDT_SWEEP_SHAPE_CELLS_MAX 4096 /* cells of the product */
+gdt_status gdt_sweep_spec_shapes(const char *family_arg, const char *path, const char *const *shapes,
+                                 int nshapes, char **text, gdt_error *e);
 
 typedef struct gdt_sweep_opts {
     const char *family;       /* the FAMILY argument */
@@ -132,7 +155,16 @@ typedef struct gdt_sweep_opts {
     int jobs;                 /* compile-only threads; 0: online CPUs */
     int gpus;                 /* workers, one per device of the first's model; 0: every device */
     const char *worker_exe;   /* NULL: /proc/self/exe */
+    /* --shape (repeatable): the cells without a spec file; shape_spec is the
+     * spec gdt_sweep_spec_shapes built from them (NULL: the spec file's, or
+     * the embedded one, gdt_sweep_spec_of). */
+    const char *shapes[GDT_SWEEP_SHAPES_MAX];
+    int nshapes;
+    char *shape_spec;
 } gdt_sweep_opts;
+
+/* The spec a sweep runs: shape_spec's, else --spec's, else the embedded one. */
+gdt_status gdt_sweep_spec_of(const gdt_sweep_opts *o, gdt_sweep_spec **out, gdt_error *e);
 
 void gdt_sweep_opts_default(gdt_sweep_opts *o);
 

@@ -127,14 +127,16 @@ static gdt_status array_count(long lo, long count, const char *src, gdt_error *e
 }
 
 /* The count from --shards or GDTUNE_SHARDS (want), and a SLURM array
- * naming an index past it. */
-static gdt_status want_count(const shard_vars *r, long count, long hi, long want,
+ * naming an index past it: indices 0..N-1 or 1..N (index N is shard 0),
+ * never both 0 and N (shard 0 twice). */
+static gdt_status want_count(const shard_vars *r, long count, long lo, long hi, long want,
                              const char *want_from, const char *src, gdt_error *e)
 {
-    if (r->min && hi >= want)
+    if (r->min && (hi > want || (lo == 0 && hi == want)))
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s: %s=%ld is past the last "
-                             "shard of %s (the array index is the shard: submit --array=0-%ld or "
-                             "some of those indices)", src, r->max, hi, want_from, want - 1);
+                             "shard of %s (the array index is the shard, N standing for shard 0 in "
+                             "a 1-based array: submit --array=0-%ld or --array=1-%ld, or some of "
+                             "those indices)", src, r->max, hi, want_from, want - 1, want);
     if (!r->min && count && count != want)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s gives %ld shards (%s) but "
                              "%s: give --shard I/N", r->scheduler, count, src, want_from);
@@ -142,9 +144,9 @@ static gdt_status want_count(const shard_vars *r, long count, long hi, long want
 }
 
 /* One scheduler's shard; its index variable is set.  A SLURM array's index
- * is the shard itself (arrays are numbered from 0, as submit.sh submits
- * them), so that a resubmitted index with --shards N runs the shard it
- * ran before. */
+ * is the shard itself (arrays numbered from 0, as submit.sh submits them,
+ * or from 1: with --shards N, index N is shard 0), so that a resubmitted
+ * index with --shards N runs the shard it ran before. */
 static gdt_status resolve(const shard_vars *r, gdt_env_fn env, long want, const char *want_from,
                           int *i, int *n, char *src, size_t nsrc, gdt_error *e)
 {
@@ -166,12 +168,17 @@ static gdt_status resolve(const shard_vars *r, gdt_env_fn env, long want, const 
     if ((s = row_count(r, env, lo, !want, &count, &hi, src, nsrc, e)) != GDT_STATUS_OK)
         return s;
     if (want) {
-        if ((s = want_count(r, count, hi, want, want_from, src, e)) != GDT_STATUS_OK)
+        if ((s = want_count(r, count, lo, hi, want, want_from, src, e)) != GDT_STATUS_OK)
             return s;
         size_t used = strlen(src);
         if (!count || r->min) /* the count used is the one given */
             snprintf(src + used, nsrc - used, " %s", want_from);
         count = want;
+        if (r->min && idx == want) { /* --array=1-N: the last index is shard 0 */
+            idx = 0;
+            used = strlen(src);
+            snprintf(src + used, nsrc - used, " (index %ld of a 1-based array is shard 0)", want);
+        }
     } else if (!count) {
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--shard auto: %s without a shard count "
                              "(expected %s%s)", src, r->count ? r->count : "--shards N or GDTUNE_SHARDS",

@@ -376,19 +376,14 @@ static gdt_status spec_text(const char *family_arg, const char *path, char **tex
     return GDT_STATUS_OK;
 }
 
-gdt_status gdt_sweep_spec_load(const char *family_arg, const char *path, bool quick,
-                               gdt_sweep_spec **out, gdt_error *e)
+/* The cells of the families family_arg names, of the spec text named name. */
+static gdt_status spec_of_text(const char *family_arg, const char *text, size_t len, const char *name,
+                               bool quick, gdt_sweep_spec **out, gdt_error *e)
 {
     unsigned mask = 0;
-    char name[PATH_MAX];
-    char *text = NULL;
-    size_t len = 0;
     gdt_status s = gdt_family_parse_set(family_arg, &mask, e);
     if (s == GDT_STATUS_OK)
-        s = spec_text(family_arg, path, &text, &len, name, sizeof name, e);
-    if (s == GDT_STATUS_OK)
         s = gdt_sweep_spec_parse(text, len, name, quick, out, e);
-    free(text);
     if (s != GDT_STATUS_OK)
         return s;
     gdt_sweep_spec *sp = *out;
@@ -405,6 +400,34 @@ gdt_status gdt_sweep_spec_load(const char *family_arg, const char *path, bool qu
                              "/families does not name it)", name, family_arg);
     }
     return GDT_STATUS_OK;
+}
+
+gdt_status gdt__sweep_spec_text(const char *family_arg, const char *path, char **text, size_t *len,
+                                char *name, size_t nname, gdt_error *e)
+{
+    unsigned mask = 0;
+    gdt_status s = gdt_family_parse_set(family_arg, &mask, e);
+    return s == GDT_STATUS_OK ? spec_text(family_arg, path, text, len, name, nname, e) : s;
+}
+
+gdt_status gdt_sweep_spec_load(const char *family_arg, const char *path, bool quick,
+                               gdt_sweep_spec **out, gdt_error *e)
+{
+    char name[PATH_MAX];
+    char *text = NULL;
+    size_t len = 0;
+    gdt_status s = gdt__sweep_spec_text(family_arg, path, &text, &len, name, sizeof name, e);
+    if (s == GDT_STATUS_OK)
+        s = spec_of_text(family_arg, text, len, name, quick, out, e);
+    free(text);
+    return s;
+}
+
+gdt_status gdt_sweep_spec_of(const gdt_sweep_opts *o, gdt_sweep_spec **out, gdt_error *e)
+{
+    if (!o->shape_spec)
+        return gdt_sweep_spec_load(o->family, o->spec_path, o->quick, out, e);
+    return spec_of_text(o->family, o->shape_spec, strlen(o->shape_spec), GDT_SWEEP_SHAPE_SOURCE, false, out, e);
 }
 
 void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n)

@@ -77,7 +77,7 @@ typedef struct lane {
     gdt_error err;
 } lane;
 
-#define MAX_LANES 16
+#define MAX_LANES GDT_GPUS_MAX
 
 typedef struct run {
     gdt_sweep_opts o;
@@ -1125,7 +1125,7 @@ static gdt_status check_arch(run *r, gdt_error *e)
 
 static gdt_status setup_new(run *r, gdt_error *e)
 {
-    gdt_status s = gdt_sweep_spec_load(r->o.family, r->o.spec_path, r->o.quick, &r->spec, e);
+    gdt_status s = gdt_sweep_spec_of(&r->o, &r->spec, e);
     if (s != GDT_STATUS_OK)
         return s;
     effective_settings(&r->o, r->spec);

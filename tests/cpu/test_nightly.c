@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gdt_plant.h"
@@ -55,10 +56,14 @@ static double burst_us(const gdt_plant *p, const cJSON *plan, double t, int b)
     return total / b;
 }
 
-/* GDT_TEST_INCORRECT=1: our plan fails verification. */
+/* GDT_TEST_INCORRECT=1: our plan fails verification; GDT_TEST_HANG=1: our
+ * plan never answers (the sweep's deadline kills the stand-in). */
 static void fake_result(const gdt_plant *p, const cJSON *plan)
 {
     int engine = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(plan, "engine_id"));
+    const char *hang = getenv("GDT_TEST_HANG");
+    while (engine != 0 && hang && !strcmp(hang, "1"))
+        sleep(600);
     double t = engine == 0 ? 10.0 : ours_us(), t1 = burst_us(p, plan, t, 1), t4 = burst_us(p, plan, t, 4);
     const char *bad = getenv("GDT_TEST_INCORRECT");
     const char *disp = engine != 0 && bad && !strcmp(bad, "1") ? "incorrect" : "verified";
@@ -178,6 +183,8 @@ static void scratch(char *dir, char root[600], char tables[600], const char *sel
     setenv("GDTUNE_WORKER_EXE", self, 1);
 }
 
+static void slurp(const char *root, const char *rel);
+
 /* ------------------------------------------------ the tests */
 
 static void test_usage(void)
@@ -188,6 +195,9 @@ static void test_usage(void)
         {"--rounds=1", "--rounds: bad value \"1\": expected 0 (off) or 2 to 100"},
         {"--rounds=3x", "--rounds: bad value \"3x\""},
         {"--confirm-rounds=1", "--confirm-rounds: bad value \"1\": expected 0 (off) or 2 to 100"},
+        {"--deadline=0.5", "--deadline: bad value \"0.5\": expected a number in [1, 86400]"},
+        {"--max-plan-seconds=0", "--max-plan-seconds: bad value \"0\": expected a number in [0.01, 3600]"},
+        {"--gpus=17", "--gpus: bad value \"17\": expected an integer in 1..16"},
         {"--arch=gpu9", "--arch: bad value \"gpu9\""},
         {"--bogus", "unknown option '--bogus'"},
         {"extra", "unexpected argument 'extra'"},
@@ -220,8 +230,9 @@ static void test_two_nights(const char *self)
     int results_1, added;
     count_lines(root, "runs/gemm-20261201/journal.jsonl", "\"type\":\"result\"", &results_1);
     CHECK_INT(results_1, ==, 4); /* 2 cells x 2 plans */
-    CHECK_INT(count_lines(root, "history.tsv", "\tadded\n", &added), ==, 2);
-    CHECK_INT(added, ==, 1);
+    /* the header and a line per staged cell: winner, its time, decision */
+    CHECK_INT(count_lines(root, "history.tsv", "\tgemm.nvrtc[TILE_M=128]\t8\tLEAD\tadded\n", &added), ==, 3);
+    CHECK_INT(added, ==, 2);
 
     /* Second night, same date: the run resumes, measures nothing again, and
      * the staged tables match the ones the first night published. */
@@ -232,9 +243,12 @@ static void test_two_nights(const char *self)
     CHECK_INT(results_2, ==, results_1);
     CHECK(present(root, "reports/20261201.md"));
     CHECK(present(root, "reports/20261201.json"));
+    /* a stable night keeps each cell's trend: its winner and time again */
     int same;
-    CHECK_INT(count_lines(root, "history.tsv", "\tgemm\t-\t-\t-\t-\tsame\n", &same), ==, 3);
-    CHECK_INT(same, ==, 1);
+    CHECK_INT(count_lines(root, "history.tsv", "\tgemm.nvrtc[TILE_M=128]\t8\tLEAD\tsame\n", &same), ==, 5);
+    CHECK_INT(same, ==, 2);
+    CHECK_INT(count_lines(root, "history.tsv", "20261201\tgemm\tgemm:b1,m256,", &same), ==, 5);
+    CHECK_INT(same, ==, 2);
     char *cat[] = {"cat", root, NULL}, rep[PATH_MAX];
     snprintf(rep, sizeof rep, "%s/reports/20261201.json", root);
     cat[1] = rep;
@@ -252,6 +266,9 @@ static void test_two_nights(const char *self)
     CHECK_INT(gdt_test_spawn(cat, NULL, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, want);
     CHECK(strstr(out, "\"rounds\"") == NULL); /* off by default */
+    /* two stable nights draw a line per cell in the history figure */
+    slurp(root, "staging/20261202/nightly_history.dat");
+    CHECK_CONTAINS(out, "# series 0\n20261201 8\n20261201 8\n20261202 8\n");
 
     /* --rounds reaches a new night's sweep: its header records it and each
      * cell has a rounds record (the stand-in refuses them: journaled). */
@@ -265,7 +282,7 @@ static void test_two_nights(const char *self)
     /* A TABLES that does not load is bad input, passed on from the diff. */
     char bad[700];
     int history = count_lines(root, "history.tsv", NULL, NULL);
-    CHECK_INT(history, ==, 5); /* the header and a line per night */
+    CHECK_INT(history, ==, 9); /* the header and a line per cell per night */
     snprintf(bad, sizeof bad, "%s/sm90/gemm.tuning.json", tables);
     FILE *f = fopen(bad, "w");
     if (f) fputs("{", f), fclose(f);
@@ -273,6 +290,44 @@ static void test_two_nights(const char *self)
     CHECK_CONTAINS(out, "gemm.tuning.json");
     CHECK_INT(count_lines(root, "history.tsv", NULL, NULL), ==, history); /* none for it */
 
+    unsetenv("GDTUNE_WORKER_EXE");
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
+/* Issue 36 item 6: the night passes --deadline, --max-plan-seconds and
+ * --gpus to its sweeps.  Our plan hangs in each of the two cells; on the
+ * sweep's default deadline (180 + 3 x the cap: 198 s) that night took 6 min
+ * 37 s, with --deadline 1 it takes seconds, each hang is journaled as
+ * failed, and the header records what the sweep ran with. */
+static void test_sweep_options(const char *self)
+{
+    char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600];
+    scratch(dir, root, tables, self);
+    setenv("GDT_TEST_HANG", "1", 1);
+    char *av[] = {(char *)GDTUNE_EXE, "nightly", "--root", root, "--tables", tables, "--family", "gemm",
+                  "--arch", "sm90", "--date", "20261201", "--spec", GDT_TEST_DATA "/sweeps/tiny_gemm.json",
+                  "--deadline", "1", "--max-plan-seconds", "0.25", "--gpus", "1", NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_INT(gdt_test_spawn(av, NULL, out, sizeof out), ==, 3);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("test_nightly: a two-cell night with a hanging plan per cell, --deadline 1: %.1f s\n", wall);
+    CHECK(wall < 60);
+    CHECK_CONTAINS(out, " --max-plan-seconds 0.25 --deadline 1 --gpus 1 --prior ");
+    slurp(root, "runs/gemm-20261201/journal.jsonl");
+    CHECK_CONTAINS(out, "\"max_plan_seconds\":0.25,\"deadline\":1,");
+    CHECK_CONTAINS(out, "\"disposition\":\"failed\"");
+    /* the backend's plan won each cell: the history has both */
+    int lines = 0;
+    CHECK_INT(count_lines(root, "history.tsv", "\tcudnn.eng0\t10\t", &lines), ==, 3);
+    CHECK_INT(lines, ==, 2);
+    /* resumed the same night: --deadline and --gpus reach it, the cap is recorded */
+    CHECK_INT(gdt_test_spawn(av, NULL, out, sizeof out), ==, 3); /* still nothing committed */
+    CHECK_CONTAINS(out, "--resume ");
+    CHECK_CONTAINS(out, " --deadline 1 --gpus 1 --tables-dir ");
+    CHECK(strstr(out, "--max-plan-seconds 0.25 --deadline") == NULL);
+    unsetenv("GDT_TEST_HANG");
     unsetenv("GDTUNE_WORKER_EXE");
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
@@ -467,6 +522,7 @@ int main(int argc, char **argv)
     self[n > 0 ? n : 0] = 0;
     test_usage();
     test_two_nights(self);
+    test_sweep_options(self);
     test_incorrect_night(self);
     test_confirmation(self);
     test_plant(self);

@@ -57,6 +57,15 @@ static const shard_case cases[] = {
     /* --array=0,2,4 of --shards 6: some of the shards. */
     {{"SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=4",
       "SLURM_ARRAY_TASK_COUNT=3"}, 6, 4, 6, "SLURM_ARRAY_TASK_COUNT=3 --shards 6"},
+    /* Issue 36 item 7: a 1-based array, --array=1-4 of --shards 4: index 4 is
+     * shard 0, the others their own; index 4 resubmitted alone is shard 0 again. */
+    {{"SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=4",
+      "SLURM_ARRAY_TASK_COUNT=4"}, 4, 0, 4,
+     "SLURM_ARRAY_TASK_COUNT=4 --shards 4 (index 4 of a 1-based array is shard 0)"},
+    {{"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=4",
+      "SLURM_ARRAY_TASK_COUNT=4"}, 4, 3, 4, "SLURM_ARRAY_TASK_COUNT=4 --shards 4"},
+    {{"SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=1"}, 4, 0, 4,
+     "SLURM_ARRAY_TASK_COUNT=1 --shards 4 (index 4 of a 1-based array is shard 0)"},
     {{"JOB_COMPLETION_INDEX=5", "GDTUNE_SHARDS=8"}, 0, 5, 8,
      "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=5 GDTUNE_SHARDS=8"},
     {{"JOB_COMPLETION_INDEX=0"}, 3, 0, 3, "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=0 --shards 3"},
@@ -93,10 +102,18 @@ static const shard_case cases[] = {
     /* --array=0-7 with --shards 4: indices past the sweep's. */
     {{"SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=7",
       "SLURM_ARRAY_TASK_COUNT=8"}, 4, 0, 0,
-     "SLURM_ARRAY_TASK_MAX=7 is past the last shard of --shards 4 (the array index is the shard: "
-     "submit --array=0-3"},
-    {{"SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=1"}, 4, 0, 0,
-     "expected a shard index 0 <= I < N <= 100000, got 4 of 4"},
+     "SLURM_ARRAY_TASK_MAX=7 is past the last shard of --shards 4 (the array index is the shard, "
+     "N standing for shard 0 in a 1-based array: submit --array=0-3 or --array=1-4"},
+    {{"SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=5", "SLURM_ARRAY_TASK_COUNT=1"}, 4, 0, 0,
+     "expected a shard index 0 <= I < N <= 100000, got 5 of 4"},
+    /* Issue 36 item 7: --array=0-4 of 4 shards runs shard 0 twice; 1-5 is past the last. */
+    {{"SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=4",
+      "SLURM_ARRAY_TASK_COUNT=5"}, 4, 0, 0,
+     "SLURM_ARRAY_TASK_MAX=4 is past the last shard of --shards 4 (the array index is the shard, N "
+     "standing for shard 0 in a 1-based array: submit --array=0-3 or --array=1-4, or some of those "
+     "indices)"},
+    {{"SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=5",
+      "SLURM_ARRAY_TASK_COUNT=5"}, 4, 0, 0, "SLURM_ARRAY_TASK_MAX=5 is past the last shard of --shards 4"},
     {{"JOB_COMPLETION_INDEX=2"}, 0, 0, 0,
      "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=2 without a shard count (expected --shards N or "
      "GDTUNE_SHARDS)"},

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gdt_rank_test.h"
 #include "gdt_test.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
@@ -617,44 +616,10 @@ static void test_runs(void)
     CHECK_CONTAINS(out, "--runs needs two values");
 }
 
-/* ------------------------------------------------------------ Mann-Whitney U */
-
-static void test_mann_whitney(void)
-{
-    gdt_rank_test r;
-    gdt_error e;
-    /* Complete separation, n = 3 + 3: U = 0, mean 4.5, variance 9/12*7;
-     * z = (4.5 - 0.5) / sqrt(5.25), p = erfc(z / sqrt 2). */
-    const double a[] = {1, 2, 3}, b[] = {4, 5, 6};
-    CHECK_INT(gdt_rank_test_mann_whitney(a, 3, b, 3, &r, &e), ==, GDT_STATUS_OK);
-    CHECK_NEAR(r.u, 0, 0);
-    CHECK_NEAR(r.p, 0.0808555983700523, 1e-12);
-    CHECK_INT(gdt_rank_test_mann_whitney(b, 3, a, 3, &r, &e), ==, GDT_STATUS_OK);
-    CHECK_NEAR(r.u, 9, 0);
-    CHECK_NEAR(r.p, 0.0808555983700523, 1e-12);
-    /* Ties: {1,2,2} vs {2,3,4} has mid-rank 3 for the three 2s: R1 = 7,
-     * U = 1, variance 9/12*(7 - 24/30) = 4.65, z = 3 / sqrt(4.65). */
-    const double c[] = {1, 2, 2}, d[] = {2, 3, 4};
-    CHECK_INT(gdt_rank_test_mann_whitney(c, 3, d, 3, &r, &e), ==, GDT_STATUS_OK);
-    CHECK_NEAR(r.u, 1, 0);
-    CHECK_NEAR(r.p, 0.16415972847851523, 1e-12);
-    /* Symmetric samples: U at its mean, p = 1; all values tied: p = 1. */
-    const double s[] = {5, 1, 4, 2, 3, 6, 8, 7};
-    CHECK_INT(gdt_rank_test_mann_whitney(s, 8, s, 8, &r, &e), ==, GDT_STATUS_OK);
-    CHECK_NEAR(r.u, 32, 0);
-    CHECK_NEAR(r.p, 1, 0);
-    const double t[] = {2, 2, 2};
-    CHECK_INT(gdt_rank_test_mann_whitney(t, 3, t, 2, &r, &e), ==, GDT_STATUS_OK);
-    CHECK_NEAR(r.p, 1, 0);
-    CHECK_INT(gdt_rank_test_mann_whitney(a, 0, b, 3, &r, &e), ==, GDT_STATUS_BAD_USAGE);
-    CHECK_CONTAINS(e.msg, "got 0 and 3 values");
-}
-
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/gdt_test_tables_diff.XXXXXX");
     if (!mkdtemp(root)) return perror("mkdtemp"), 1;
-    test_mann_whitney();
     test_identical();
     test_flip_beyond_noise();
     test_jitter_within_noise();

@@ -17,6 +17,9 @@
 #    writes a journal: the resubmission submit.sh prints, run as printed,
 #    starts shard 1/2 afresh with the sweep's options; the merged tables
 #    equal the unsharded run's.
+# 4. A 1-based array (--array=1-2) submitted with sbatch by hand, and
+#    merge.sbatch behind it: index 2 runs shard 0 in shards/0, and the
+#    merged tables equal the unsharded run's.
 # Exit 77 with the reason when it cannot run here (not root, no SLURM or
 # munge binaries, munged does not start).  The daemons it started are
 # stopped and the directory removed on every exit.
@@ -177,8 +180,11 @@ cat >"$spec" <<'EOF'
  "grid":[{"m":[256,512,768,1024,1280,1536],"n,k":[[512,256]],"dtype":["bf16"]}]}
 EOF
 sweep_opts=(--spec "$spec" --deadline 1)
-# No GPU in this cluster: the array's one-GPU request is lifted.
-submit=("$examples/submit.sh" -s --gpus-per-task=0)
+# No GPU in this cluster: the array's one-GPU request is lifted (-s: the
+# array only), and both jobs' #SBATCH defaults (8 CPUs, 32G) are brought
+# down to this node (-a: both jobs; --mem=0: the node's memory).
+small=(--cpus-per-task=1 --mem=0)
+submit=("$examples/submit.sh" -s --gpus-per-task=0 -a "${small[0]}" -a "${small[1]}")
 
 # The comparison with committed tables goes through `gdtune tables diff`,
 # which a gdtune without that command refuses: then the merge job is
@@ -228,7 +234,7 @@ sleep 2 # a scheduler pass: the merge's dependency is judged
 [[ $(job_state "$merge") == PENDING ]] || fail "merge job $merge is $(job_state "$merge"), expected PENDING"
 echo "test_slurm: shard 1 cancelled after $before results; merge $merge waits ($(job_state "$merge"), $(job_reason "$merge"))"
 
-again=$(sbatch --parsable --array=1 --gpus-per-task=0 --output="$tmp/r2/logs/shard-%a.again.out" \
+again=$(sbatch --parsable --array=1 --gpus-per-task=0 "${small[@]}" --output="$tmp/r2/logs/shard-%a.again.out" \
     "$examples/sweep-array.sbatch" "$tmp/r2" 2 gemm "${sweep_opts[@]}")
 again=${again%%;*}
 scontrol update jobid="$merge" dependency="afterok:$again"
@@ -301,4 +307,26 @@ for f in gemm.tuning.json gemm.placement.json; do
 done
 echo "test_slurm: index 1 failed before its journal, resubmitted as printed ($job): shard 1/2 afresh," \
     "merged tables equal the unsharded run's"
+
+# ------------------ 4. a 1-based array submitted by hand, and its merge
+# --array=1-2 of 2 shards: index 2 is shard 0; the run directories are
+# named by shard, so merge.sbatch finds shards/0 and shards/1.
+export GDTUNE_WORKER_EXE=$worker
+mkdir -p "$tmp/r4/logs" # sbatch --output does not make folders
+a4=$(sbatch --parsable --array=1-2 --gpus-per-task=0 "${small[@]}" --output="$tmp/r4/logs/shard-%a.out" \
+    "$examples/sweep-array.sbatch" "$tmp/r4" 2 gemm "${sweep_opts[@]}")
+a4=${a4%%;*}
+m4=$(sbatch --parsable --dependency="afterok:$a4" "${small[@]}" --output="$tmp/r4/logs/merge.out" \
+    "$examples/merge.sbatch" "$tmp/r4" 2 "$committed")
+m4=${m4%%;*}
+wait_state "${a4}_1" "COMPLETED|FAILED|CANCELLED|TIMEOUT" 60
+wait_state "${a4}_2" "COMPLETED|FAILED|CANCELLED|TIMEOUT" 60
+wait_state "$m4" "COMPLETED|FAILED|CANCELLED|TIMEOUT" 120
+[[ $(job_state "$m4") == COMPLETED ]] || fail "merge job $m4 of the 1-based array is $(job_state "$m4")"
+grep -q "shard 0/2 from SLURM job array: SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=1" "$tmp/r4/logs/shard-2.out" ||
+    fail "index 2 of --array=1-2 did not run shard 0/2"
+for f in gemm.tuning.json gemm.placement.json; do
+    cmp "$tmp/ref-tables/sm90/$f" "$tmp/r4/tables/sm90/$f" || fail "merged $f of the 1-based array differs"
+done
+echo "test_slurm: --array=1-2 ($a4) and its merge ($m4): shards/0 and shards/1, merged tables equal the unsharded run's"
 echo "test_slurm: ok"
