@@ -399,8 +399,8 @@ static void plans_plot(FILE *gp, const char *dat, const int *count)
         if (!count[j])
             continue;
         const gdt_kind_style *ks = gdt_kind_style_of(gdt_figure_kinds[j]);
-        fprintf(gp, "%s'%s' index %d using 1:2:3:4 with yerrorbars pt %d ps 0.7 lc rgb '%s' title '%s (%d plans)'",
-                block ? ", " : "", dat, block, ks->point, ks->colour, ks->legend, count[j]);
+        fprintf(gp, "%s'%s' index %d using 1:2:3:4 with yerrorbars pt %d ps 0.7 lc rgb '%s' title '%s (%d plan%s)'",
+                block ? ", " : "", dat, block, ks->point, ks->colour, ks->legend, count[j], count[j] == 1 ? "" : "s");
         block++;
     }
     fputc('\n', gp);
