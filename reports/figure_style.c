@@ -8,11 +8,11 @@
 /* Indexed by gdt_engine_kind.  Colours from one qualitative palette, told
  * apart in grey as well by their points. */
 static const gdt_kind_style styles[] = {
-    [GDT_ENGINE_CUDNN] = {GDT_ENGINE_CUDNN, "cuDNN", "#2ca02c", 5},
-    [GDT_ENGINE_NVRTC] = {GDT_ENGINE_NVRTC, "generated (NVRTC)", "#1f77b4", 7},
-    [GDT_ENGINE_HAND] = {GDT_ENGINE_HAND, "handwritten", "#9467bd", 9},
-    [GDT_ENGINE_TEST] = {GDT_ENGINE_TEST, "test engine", "#7f7f7f", 3},
-    [GDT_ENGINE_CUBLASLT] = {GDT_ENGINE_CUBLASLT, "cuBLASLt", "#ff7f0e", 13},
+    [GDT_ENGINE_CUDNN] = {GDT_ENGINE_CUDNN, "cudnn", "cuDNN", "#2ca02c", 5},
+    [GDT_ENGINE_NVRTC] = {GDT_ENGINE_NVRTC, "nvrtc", "generated (NVRTC)", "#1f77b4", 7},
+    [GDT_ENGINE_HAND] = {GDT_ENGINE_HAND, "hand", "handwritten", "#9467bd", 9},
+    [GDT_ENGINE_TEST] = {GDT_ENGINE_TEST, "test", "test engine", "#7f7f7f", 3},
+    [GDT_ENGINE_CUBLASLT] = {GDT_ENGINE_CUBLASLT, "cublaslt", "cuBLASLt", "#ff7f0e", 13},
 };
 _Static_assert(sizeof styles / sizeof styles[0] == GDT_ENGINE_KIND_COUNT, "one style per engine kind");
 

@@ -13,6 +13,7 @@
 
 typedef struct gdt_kind_style {
     gdt_engine_kind kind;
+    const char *name;   /* raw.h5's `kind` column: "nvrtc", "hand", "cudnn", "cublaslt", "test" */
     const char *legend; /* "generated (NVRTC)", "cuBLASLt": never "gdtune" for a library */
     const char *colour; /* gnuplot rgb, "#1f77b4" */
     int point;          /* gnuplot point type */
