@@ -406,6 +406,48 @@ static void plans_plot(FILE *gp, const char *dat, const int *count)
     fputc('\n', gp);
 }
 
+/* Tics at 1, 2, 5 times a power of ten inside [lo, hi], or at finer
+ * steps when that gives fewer than four: a range under a decade has no
+ * power of ten in it for gnuplot's own log tics to name. */
+static void log_tics(FILE *gp, double lo, double hi)
+{
+    static const double coarse[] = {1, 2, 5}, fine[] = {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9};
+    static const struct { const double *m; int n; } steps[] = {{coarse, 3}, {fine, 12}};
+    for (int s = 0; s < 2; s++) {
+        char list[1024];
+        int k = 0, at = 0;
+        for (double d = pow(10, floor(log10(lo))); d <= hi && at < 900; d *= 10)
+            for (int i = 0; i < steps[s].n && at < 900; i++) {
+                double v = steps[s].m[i] * d;
+                if (v >= lo && v <= hi)
+                    at += snprintf(list + at, sizeof list - (size_t)at, "%s%g", k++ ? ", " : "", v);
+            }
+        if (k >= 4 || (s == 1 && k > 0)) { /* none at all: gnuplot's own */
+            fprintf(gp, "set ytics (%s)\n", list);
+            return;
+        }
+    }
+}
+
+/* The log axis around the plans' bars (a margin of a twentieth of the span
+ * each side), not out to the next powers of ten. */
+static void log_yrange(FILE *gp, const gdt_run_cell *c, const int *order, int n)
+{
+    if (n == 0)
+        return;
+    double lo = INFINITY, hi = 0;
+    for (int r = 0; r < n; r++) {
+        const gdt_run_result *res = &c->result[order[r]];
+        lo = fmin(lo, res->time_us * (1 - res->noise));
+        hi = fmax(hi, res->time_us * (1 + res->noise));
+    }
+    if (!(lo > 0))
+        return; /* a noise of 100% or more: gnuplot's own range */
+    double pad = pow(hi / lo, 0.05);
+    fprintf(gp, "set yrange [%.4g:%.4g]\n", lo / pad, hi * pad);
+    log_tics(gp, lo / pad, hi * pad);
+}
+
 /* Every verified plan of a cell, fastest first, each kind apart, on a log
  * time axis (a cell's plans span decades). */
 static gdt_status plans_figure(FILE *gp, const gdt_run *r, int ci, const char *rdir, int *figures, gdt_error *e)
@@ -432,6 +474,7 @@ static gdt_status plans_figure(FILE *gp, const gdt_run *r, int ci, const char *r
         fprintf(gp, "set xlabel 'rank among the cell''s verified plans (1: fastest)'\n"
                     "set ylabel 'device time per call (us, log; bars: noise)'\nset logscale y\n"
                     "set xrange [0:%d]\nset tmargin 7\n", n + 1);
+        log_yrange(gp, c, order, n);
         plans_plot(gp, dat, count);
         ++*figures;
     }
