@@ -131,8 +131,10 @@ static hid_t group(hid_t parent, const char *name)
     hid_t g = gcpl < 0 || H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) < 0
                   ? -1
                   : H5Gcreate2(parent, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    if (gcpl >= 0)
-        H5Pclose(gcpl);
+    if (gcpl >= 0 && H5Pclose(gcpl) < 0 && g >= 0) {
+        H5Gclose(g);
+        g = -1;
+    }
     return g;
 }
 

@@ -173,16 +173,8 @@ static bool write_rows(hid_t g, const plan_row *rows, int n)
     hid_t sp = H5Screate_simple(1, dims, NULL);
     hid_t d = mem < 0 || file < 0 || sp < 0 ? -1 : H5Dcreate2(g, "plans", file, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     bool ok = d >= 0 && (n == 0 || H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
-    if (d >= 0)
-        ok &= H5Dclose(d) >= 0;
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (file >= 0)
-        H5Tclose(file);
-    if (mem >= 0)
-        H5Tclose(mem);
-    if (str >= 0)
-        H5Tclose(str);
+    ok &= (d < 0 || H5Dclose(d) >= 0) & (sp < 0 || H5Sclose(sp) >= 0);
+    ok &= (file < 0 || H5Tclose(file) >= 0) & (mem < 0 || H5Tclose(mem) >= 0) & (str < 0 || H5Tclose(str) >= 0);
     return ok;
 }
 
