@@ -200,9 +200,10 @@ static gdt_status overview_figure(FILE *gp, const gdt_run *r, const char *rdir, 
         if (!present[j])
             continue;
         const gdt_kind_style *ks = gdt_kind_style_of(gdt_figure_kinds[j]);
-        fprintf(gp, "'overview.dat' using ($1%+.3f):%d:%d:%d with yerrorbars pt %d ps 0.8 lc rgb '%s' "
-                    "title '%s / cuDNN', ",
-                slot_offset(k++, mm, 0.5), 2 + 3 * j, 3 + 3 * j, 4 + 3 * j, ks->point, ks->colour, ks->legend);
+        char q[QUOTED_MAX];
+        quotef(q, "%s / cuDNN", ks->legend);
+        fprintf(gp, "'overview.dat' using ($1%+.3f):%d:%d:%d with yerrorbars pt %d ps 0.8 lc rgb '%s' title %s, ",
+                slot_offset(k++, mm, 0.5), 2 + 3 * j, 3 + 3 * j, 4 + 3 * j, ks->point, ks->colour, q);
     }
     fprintf(gp, "1 with lines dt 2 lw 1.5 lc rgb 'black' title 'parity (1.0)'\n");
     free(cells);
@@ -293,8 +294,9 @@ static void ceiling_plot(FILE *gp, const gdt_ceiling *cl, const bool *present)
         if (!present[j])
             continue;
         const gdt_kind_style *ks = gdt_kind_style_of(gdt_figure_kinds[j]);
-        fprintf(gp, "'overview_ceiling.dat' using ($1%+.3f):%d:%d with boxerrorbars lc rgb '%s' title '%s', ",
-                slot_offset(k++, m, 0.8), 2 + 2 * j, 3 + 2 * j, ks->colour, ks->legend);
+        gdt_gnuplot_quote(q, sizeof q, ks->legend);
+        fprintf(gp, "'overview_ceiling.dat' using ($1%+.3f):%d:%d with boxerrorbars lc rgb '%s' title %s, ",
+                slot_offset(k++, m, 0.8), 2 + 2 * j, 3 + 2 * j, ks->colour, q);
     }
     fprintf(gp, "1 with lines dt 2 lw 2 lc rgb 'black' title 'measured ceiling (1.0)'\n");
 }
@@ -399,8 +401,10 @@ static void plans_plot(FILE *gp, const char *dat, const int *count)
         if (!count[j])
             continue;
         const gdt_kind_style *ks = gdt_kind_style_of(gdt_figure_kinds[j]);
-        fprintf(gp, "%s'%s' index %d using 1:2:3:4 with yerrorbars pt %d ps 0.7 lc rgb '%s' title '%s (%d plan%s)'",
-                block ? ", " : "", dat, block, ks->point, ks->colour, ks->legend, count[j], count[j] == 1 ? "" : "s");
+        char q[QUOTED_MAX];
+        quotef(q, "%s (%d plan%s)", ks->legend, count[j], count[j] == 1 ? "" : "s");
+        fprintf(gp, "%s'%s' index %d using 1:2:3:4 with yerrorbars pt %d ps 0.7 lc rgb '%s' title %s", block ? ", " : "",
+                dat, block, ks->point, ks->colour, q);
         block++;
     }
     fputc('\n', gp);
