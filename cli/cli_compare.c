@@ -557,7 +557,7 @@ static gdt_status figure(out *o, gdt_error *e)
     for (int i = 0; i < c->ncells; i++) {
         const gdt_side_best *best = c->cells[i].best;
         gdt_compare_point *p = &pts[n];
-        *p = (gdt_compare_point){.cell = i};
+        *p = (gdt_compare_point){.cell = i, .problem = &c->cells[i].problem};
         bool g = gdt_compare_ratio(&c->cells[i], &p->ratio, &p->noise);
         bool k = gdt_compare_versus(&best[GDT_SIDE_HAND], &best[GDT_SIDE_CUDNN], &p->vs_cudnn, &p->vs_cudnn_noise);
         n += g || k;

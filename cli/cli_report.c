@@ -1,12 +1,9 @@
 /* `gdtune report RUNDIR`: rebuilds raw.h5 from the journal and writes
- * RUNDIR/report/summary.md, plus gnuplot figures when gnuplot is installed:
- * per cell the verified plans against the backend's, and burst curves (host
- * enqueue and device time per call against the burst size).  gnuplot runs
- * through gdt_gnuplot.h: no shell, no path and no unquoted journal text in
- * the script. */
+ * RUNDIR/report/summary.md, plus gnuplot figures when gnuplot is installed
+ * (reports/report_figures.c: the overviews, per cell the verified plans of
+ * each kind and burst curves). */
 #include <cjson/cJSON.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,10 +16,10 @@
 #include "gdt_ceiling.h"
 #include "gdt_clocks.h"
 #include "gdt_cli_options.h"
-#include "gdt_gnuplot.h"
 #include "gdt_json.h"
 #include "gdt_markdown.h"
 #include "gdt_rawh5.h"
+#include "gdt_report_figures.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
@@ -280,12 +277,6 @@ static gdt_status mfile_open(mfile *m, const char *name, gdt_error *e)
     return m->f ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
 }
 
-static void mfile_discard(mfile *m)
-{
-    fclose(m->f);
-    free(m->buf);
-}
-
 static gdt_status mfile_save(mfile *m, const char *dir, const char *name, gdt_error *e)
 {
     char path[2 * PATH_MAX];
@@ -333,14 +324,10 @@ static void summary_budget(FILE *f, const report *r)
 
 /* ------------------------------------------------- measured ceiling */
 
-/* A cell with a verified plan on either side, and on both. */
+/* A cell with a verified plan of ours or of the backend: the ceiling table's rows. */
 static bool has_plans_figure(const gdt_run_cell *c)
 {
     return c->plans && (best(c, GDT_PLAN_SIDE_OURS) >= 0 || best(c, GDT_PLAN_SIDE_BACKEND) >= 0);
-}
-static bool has_burst_figure(const gdt_run_cell *c)
-{
-    return c->plans && best(c, GDT_PLAN_SIDE_OURS) >= 0 && best(c, GDT_PLAN_SIDE_BACKEND) >= 0;
 }
 
 static double side_fraction(const gdt_run_cell *c, int i, const gdt_roofline *rl)
@@ -350,7 +337,7 @@ static double side_fraction(const gdt_run_cell *c, int i, const gdt_roofline *rl
 
 /* A cell's roofline and the fraction of it that the best plan of ours
  * (fr[0]) and of cuDNN (fr[1]) reach (NaN: none verified); false for a
- * cell with no plans figure, which the table and the figure leave out. */
+ * cell with neither, which the table leaves out. */
 static bool cell_fractions(const gdt_run_cell *c, const gdt_ceiling *cl, gdt_roofline *rl,
                            double fr[2])
 {
@@ -400,245 +387,6 @@ static void summary_ceiling(FILE *f, const report *r)
     }
 }
 
-/* ------------------------------------------------------------ figures */
-
-/* Figure names are fixed text and the cell number, relative to the report
- * folder gnuplot runs in: no path and no journal text is ever script code
- * (titles and keys go in through gdt_gnuplot_quote). */
-
-/* A journal string as a quoted gnuplot string (cut at a character). */
-static gdt_status quoted(char *out, size_t n, const char *what, const char *rdir, gdt_error *e, ...)
-    __attribute__((format(printf, 4, 6)));
-static gdt_status quoted(char *out, size_t n, const char *what, const char *rdir, gdt_error *e, ...)
-{
-    char *text = NULL;
-    va_list ap;
-    va_start(ap, e);
-    int k = vasprintf(&text, what, ap);
-    va_end(ap);
-    if (k < 0)
-        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", rdir);
-    gdt_gnuplot_quote(out, n, text);
-    free(text);
-    return GDT_STATUS_OK;
-}
-
-/* Every verified plan's time (log axis: plans of one cell span decades),
- * ours and the backend's apart, the fastest three named. */
-static gdt_status plans_figure(FILE *gp, const gdt_run_cell *c, int ci, const char *rdir, int *figures, gdt_error *e)
-{
-    char dat[64], title[512], label[3][600];
-    int top[3], ntop = gdt_cell_top3(c, false, top);
-    mfile m;
-    snprintf(dat, sizeof dat, "cell_%03d_plans.dat", ci);
-    gdt_status s = mfile_open(&m, dat, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    for (int i = 0; i < c->nplans; i++)
-        if (gdt_cell_verified(c, i))
-            fprintf(m.f, "%d %g %d\n", i, c->result[i].time_us, c->plan[i].backend);
-    if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK)
-        return s;
-    s = quoted(title, sizeof title, "cell %d: %s %s", rdir, e, ci, gdt_family_name(c->spec->family), c->spec->shape);
-    for (int k = 0; s == GDT_STATUS_OK && k < ntop; k++)
-        s = quoted(label[k], sizeof label[k], "#%d %s %.2f us", rdir, e, k + 1, c->plan[top[k]].name,
-                   c->result[top[k]].time_us);
-    if (s != GDT_STATUS_OK)
-        return s;
-    fprintf(gp, "set output 'cell_%03d_plans.svg'\nset title %s noenhanced\nunset label\n", ci, title);
-    /* The fastest points crowd the bottom of the plot: there they get only
-     * their rank, and the names go in a list at the top left. */
-    for (int k = 0; k < ntop; k++)
-        fprintf(gp, "set label %d %s at graph 0.02, graph %.2f left font ',9' noenhanced\n"
-                    "set label %d '#%d' at %d,%g center offset 0,%d font ',9' noenhanced\n",
-                k + 1, label[k], 0.95 - 0.05 * k, k + 4, k + 1, top[k], c->result[top[k]].time_us,
-                k % 2 ? -1 : 1);
-    fprintf(gp, "set xlabel 'plan index (list order)'\nset ylabel 'device time per call (us, log)'\n"
-                "unset logscale\nset logscale y\n"
-                "plot '%s' using 1:($3==0?$2:1/0) with points pt 7 title 'gdtune', "
-                "'' using 1:($3==1?$2:1/0) with points pt 5 title 'cuDNN'\nunset label\n",
-            dat);
-    ++*figures;
-    return GDT_STATUS_OK;
-}
-
-static void burst_rows(FILE *f, const cJSON *res)
-{
-    const cJSON *b;
-    cJSON_ArrayForEach(b, cJSON_GetObjectItem(res, "bursts"))
-        fprintf(f, "%d %g %g\n", (int)gdt_json_num_or(b, "burst", 0), gdt_json_num_or(b, "median_host_us", 0),
-                gdt_json_num_or(b, "median_device_us", 0));
-    fprintf(f, "\n\n");
-}
-
-/* Host enqueue and device time per call against the burst size, on two
- * axes of their own (microseconds of different things), both plans named. */
-static gdt_status burst_figure(FILE *gp, const gdt_run_cell *c, int ci, const char *rdir, int *figures, gdt_error *e)
-{
-    int o = best(c, GDT_PLAN_SIDE_OURS), b = best(c, GDT_PLAN_SIDE_BACKEND);
-    char dat[64], ours[600], theirs[600];
-    mfile m;
-    snprintf(dat, sizeof dat, "cell_%03d_bursts.dat", ci);
-    gdt_status s = mfile_open(&m, dat, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    burst_rows(m.f, c->result[o].rec);
-    burst_rows(m.f, c->result[b].rec);
-    if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK ||
-        (s = quoted(ours, sizeof ours, "gdtune %s", rdir, e, c->plan[o].name)) != GDT_STATUS_OK ||
-        (s = quoted(theirs, sizeof theirs, "cuDNN %s", rdir, e, c->plan[b].name)) != GDT_STATUS_OK)
-        return s;
-    fprintf(gp, "set output 'cell_%03d_bursts.svg'\nset multiplot layout 2,1 title 'cell %d: per call vs burst size' noenhanced\n"
-                "set title 'host enqueue' noenhanced\nset xlabel ''\nset ylabel 'host us per call'\n"
-                "unset logscale\nset logscale x 2\n"
-                "plot '%s' index 0 using 1:2 with linespoints title %s noenhanced, "
-                "'' index 1 using 1:2 with linespoints title %s noenhanced\n"
-                "set title 'device time' noenhanced\nset xlabel 'burst size (log 2)'\nset ylabel 'device us per call'\n"
-                "plot '%s' index 0 using 1:3 with linespoints title %s noenhanced, "
-                "'' index 1 using 1:3 with linespoints title %s noenhanced\nunset multiplot\n",
-            ci, ci, dat, ours, theirs, dat, ours, theirs);
-    ++*figures;
-    return GDT_STATUS_OK;
-}
-
-/* One bar per cell: the best gdtune plan's throughput over the best cuDNN
- * plan's (> 1: gdtune faster), on a log axis so that 0.5 and 2 are as far
- * from 1. */
-static gdt_status overview_figure(FILE *gp, const report *r, const char *rdir, int *figures, gdt_error *e)
-{
-    mfile m;
-    int rows = 0;
-    gdt_status s = mfile_open(&m, "overview.dat", e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    for (int ci = 0; ci < r->run->ncells; ci++) {
-        const gdt_run_cell *c = &r->run->cells[ci];
-        if (!has_burst_figure(c))
-            continue;
-        int o = best(c, GDT_PLAN_SIDE_OURS), b = best(c, GDT_PLAN_SIDE_BACKEND);
-        fprintf(m.f, "%d %g\n", ci, c->result[b].time_us / c->result[o].time_us);
-        rows++;
-    }
-    if ((s = mfile_save(&m, rdir, "overview.dat", e)) != GDT_STATUS_OK || !rows)
-        return s;
-    fprintf(gp, "set output 'overview.svg'\nset title 'best gdtune plan / best cuDNN plan, throughput per cell "
-                "(> 1: gdtune faster)' noenhanced\nset xlabel 'cell'\nset ylabel 'ratio (log)'\n"
-                "unset logscale\nset logscale y\nset style fill solid 0.5\nset boxwidth 0.8\n"
-                "plot 'overview.dat' using 1:2 with boxes title 'ratio', 1 with lines dt 2 title 'parity'\n");
-    ++*figures;
-    return GDT_STATUS_OK;
-}
-
-/* The ceiling figure's rows: cell, each side's fraction ('-': none
- * verified) and a tic label saying the cell's bound. */
-static int ceiling_rows(FILE *f, const report *r, const gdt_ceiling *cl)
-{
-    int rows = 0;
-    fprintf(f, "# cell gdtune cuDNN label (fraction of the measured ceiling by the cell's lower bound)\n");
-    for (int ci = 0; ci < r->run->ncells; ci++) {
-        gdt_roofline rl;
-        double fr[2];
-        if (!cell_fractions(&r->run->cells[ci], cl, &rl, fr))
-            continue;
-        fprintf(f, "%d", ci);
-        for (int side = 0; side < 2; side++)
-            isnan(fr[side]) ? fprintf(f, " -") : fprintf(f, " %.6g", fr[side]);
-        fprintf(f, " \"%d %s\"\n", ci, rl.memory_bound ? "mem" : "fl");
-        rows++;
-    }
-    return rows;
-}
-
-/* Two bars per cell, each side's best plan as a fraction of the measured
- * ceiling (linear: 1 is the ceiling, and fractions add up as work left). */
-static gdt_status ceiling_figure(FILE *gp, const report *r, const char *rdir, int *figures, gdt_error *e)
-{
-    const gdt_ceiling *cl = gdt_ceiling_find(r->run->arch);
-    char title[512];
-    mfile m;
-    if (!cl)
-        return GDT_STATUS_OK;
-    gdt_status s = mfile_open(&m, "overview_ceiling.dat", e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    int rows = ceiling_rows(m.f, r, cl);
-    if ((s = mfile_save(&m, rdir, "overview_ceiling.dat", e)) != GDT_STATUS_OK || !rows)
-        return s;
-    s = quoted(title, sizeof title, "measured ceiling (see docs/method.md): %s sm%d, %.0f TFLOP/s dense bf16, "
-               "%.1f TB/s HBM", rdir, e, cl->device, cl->arch, cl->dense_tflops, cl->hbm_tbps);
-    if (s != GDT_STATUS_OK)
-        return s;
-    fprintf(gp, "set output 'overview_ceiling.svg'\n"
-                "set title 'best plan of each side per cell, as a fraction of the measured ceiling' noenhanced\n"
-                "set xlabel 'cell and its lower bound (fl: flops, mem: HBM bytes)'\n"
-                "set ylabel 'fraction of the measured ceiling'\nunset logscale\nset yrange [0:*]\n"
-                "set datafile missing '-'\nset style fill solid 0.6\nset boxwidth 0.4\n"
-                "set xtics rotate by -60 font ',9'\nset offsets 0.5, 0.5, 0.15, 0\n"
-                "plot 'overview_ceiling.dat' using ($1-0.2):2:xtic(4) with boxes title 'best gdtune', "
-                "'' using ($1+0.2):3 with boxes title 'best cuDNN', 1 with lines dt 2 lw 2 title %s noenhanced\n"
-                "set xtics norotate font ''\nset xtics auto\nset yrange [*:*]\nset offsets 0, 0, 0, 0\n",
-            title);
-    ++*figures;
-    return GDT_STATUS_OK;
-}
-
-/* figures.gp and its data files, written whether or not gnuplot is here so
- * that `gnuplot figures.gp` can be run later in any copy of the folder. */
-static gdt_status write_script(const report *r, const char *rdir, int *figures, gdt_error *e)
-{
-    mfile gp;
-    gdt_status s = mfile_open(&gp, "figures.gp", e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    fprintf(gp.f, "# gdtune report figures: in this folder, run: gnuplot figures.gp\n"
-                  "set terminal svg size 900,600 noenhanced\nset key below\nset grid\n");
-    s = overview_figure(gp.f, r, rdir, figures, e);
-    if (s == GDT_STATUS_OK)
-        s = ceiling_figure(gp.f, r, rdir, figures, e);
-    for (int ci = 0; s == GDT_STATUS_OK && ci < r->run->ncells; ci++) {
-        const gdt_run_cell *c = &r->run->cells[ci];
-        if (has_plans_figure(c))
-            s = plans_figure(gp.f, c, ci, rdir, figures, e);
-        if (s == GDT_STATUS_OK && has_burst_figure(c))
-            s = burst_figure(gp.f, c, ci, rdir, figures, e);
-    }
-    if (s != GDT_STATUS_OK) {
-        mfile_discard(&gp);
-        return s;
-    }
-    return mfile_save(&gp, rdir, "figures.gp", e);
-}
-
-/* Every figure the report draws, linked (relative to summary.md). */
-static void summary_figures(FILE *f, const report *r)
-{
-    bool any = false;
-    fprintf(f, "\n## Figures\n\n");
-    for (int ci = 0; ci < r->run->ncells; ci++)
-        any = any || has_burst_figure(&r->run->cells[ci]);
-    if (any)
-        fprintf(f, "- [overview: best gdtune / best cuDNN per cell](overview.svg)\n");
-    for (int ci = 0; ci < r->run->ncells && gdt_ceiling_find(r->run->arch); ci++)
-        if (has_plans_figure(&r->run->cells[ci])) {
-            fprintf(f, "- [overview: each side's best plan as a fraction of the measured ceiling]"
-                       "(overview_ceiling.svg)\n");
-            break;
-        }
-    for (int ci = 0; ci < r->run->ncells; ci++) {
-        const gdt_run_cell *c = &r->run->cells[ci];
-        if (has_plans_figure(c))
-            fprintf(f, "- cell %d: [plans](cell_%03d_plans.svg)", ci, ci), any = true;
-        if (has_burst_figure(c))
-            fprintf(f, ", [per call vs burst](cell_%03d_bursts.svg)", ci);
-        if (has_plans_figure(c))
-            fprintf(f, "\n");
-    }
-    if (!any)
-        fprintf(f, "None (no cell has a verified plan).\n");
-    else
-        fprintf(f, "\n(Drawn when gnuplot is installed; `gnuplot figures.gp` in this folder draws them later.)\n");
-}
-
 static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
 {
     mfile m;
@@ -653,27 +401,8 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
     summary_budget(m.f, r);
     gdt_clocks_markdown(m.f, r->run);
     summary_ceiling(m.f, r);
-    summary_figures(m.f, r);
+    gdt_report_figures_markdown(m.f, r->run);
     return mfile_save(&m, rdir, "summary.md", e);
-}
-
-static gdt_status write_figures(const report *r, const char *rdir, gdt_error *e)
-{
-    int figures = 0;
-    gdt_status s = write_script(r, rdir, &figures, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    if (figures == 0) {
-        fprintf(stderr, "gdtune report: no cell has a verified plan: no figures (summary.md written)\n");
-        return GDT_STATUS_OK;
-    }
-    s = gdt_gnuplot_run(rdir, "figures.gp", e);
-    if (s == GDT_STATUS_NOT_SUPPORTED) {
-        fprintf(stderr, "gdtune report: gnuplot not installed: no figures (summary.md and figures.gp written)\n");
-        gdt_error_clear(e);
-        return GDT_STATUS_OK;
-    }
-    return s;
 }
 
 /* ------------------------------------------------------- --format json|csv */
@@ -773,7 +502,7 @@ static gdt_status run_report(report *r, gdt_error *e)
     if (s == GDT_STATUS_OK)
         s = write_summary(r, rdir, e);
     if (s == GDT_STATUS_OK)
-        s = write_figures(r, rdir, e);
+        s = gdt_report_figures_write(r->run, rdir, e);
     if (s != GDT_STATUS_OK)
         return s;
     if (r->format == GDT_CLI_FORMAT_TEXT)

@@ -1,11 +1,13 @@
-/* compare.svg: per cell the two ratios with their noise as error bars,
- * parity drawn at 1 and the handwritten goal at 0.9 (gdt_compare_figure.h). */
+/* compare.svg: per cell (named by shape) the two ratios with their noise
+ * as error bars, on a linear axis fitted to them, parity drawn at 1 and the
+ * handwritten goal at 0.9, the legend below (gdt_compare_figure.h). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gdt_compare_figure.h"
+#include "gdt_figure_style.h"
 #include "gdt_gnuplot.h"
 #include "gdt_util.h"
 
@@ -22,17 +24,25 @@ static gdt_status publish(const char *dir, const char *name, FILE *f, char **tex
     return s;
 }
 
+/* The y axis: every bar's ends, parity and the goal. */
+typedef struct yspan {
+    double lo, hi;
+} yspan;
+
 /* A ratio, its low and its high end (noise as the bar), or three '-' (gnuplot's missing). */
-static void ratio_columns(FILE *f, double r, double noise)
+static void ratio_columns(FILE *f, double r, double noise, yspan *y)
 {
-    if (r > 0)
-        fprintf(f, " %.6g %.6g %.6g", r, r * fmax(1 - noise, 1e-3), /* above 0 on the log axis */
-                r * (1 + noise));
-    else
+    if (!(r > 0)) {
         fprintf(f, " - - -");
+        return;
+    }
+    double lo = r * fmax(1 - noise, 0), hi = r * (1 + noise);
+    fprintf(f, " %.6g %.6g %.6g", r, lo, hi);
+    y->lo = fmin(y->lo, lo);
+    y->hi = fmax(y->hi, hi);
 }
 
-static gdt_status write_data(const char *dir, const gdt_compare_point *pts, int n, gdt_error *e)
+static gdt_status write_data(const char *dir, const gdt_compare_point *pts, int n, yspan *y, gdt_error *e)
 {
     char *text = NULL;
     size_t len = 0;
@@ -40,20 +50,46 @@ static gdt_status write_data(const char *dir, const gdt_compare_point *pts, int 
     if (!f)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/compare.dat: out of memory", dir);
     fprintf(f, "# cell, then ratio low high of: generated / handwritten throughput; handwritten / cuDNN "
-               "throughput (noise as the bar; - where a side has no winner)\n");
+               "throughput (noise as the bar; - where a side has no winner); x\n");
     for (int i = 0; i < n; i++) {
         fprintf(f, "%d", pts[i].cell);
-        ratio_columns(f, pts[i].ratio, pts[i].noise);
-        ratio_columns(f, pts[i].vs_cudnn, pts[i].vs_cudnn_noise);
-        fputc('\n', f);
+        ratio_columns(f, pts[i].ratio, pts[i].noise, y);
+        ratio_columns(f, pts[i].vs_cudnn, pts[i].vs_cudnn_noise, y);
+        fprintf(f, " %d\n", i);
     }
     return publish(dir, "compare.dat", f, &text, &len, e);
 }
 
-/* At most about 24 labelled cells on the x axis: 48 labels of two digits overlap. */
-static int xtics_step(int n) { return n > 24 ? (n + 23) / 24 : 1; }
+/* The cells' shapes as the x axis' tics, at 0..n-1, slanted to fit. */
+static void shape_tics(FILE *f, const gdt_compare_point *pts, int n)
+{
+    fprintf(f, "set xtics rotate by 45 right font ',8' (");
+    for (int i = 0; i < n; i++) {
+        char label[96] = "", q[200];
+        if (pts[i].problem)
+            gdt_cell_label(pts[i].problem, label, sizeof label);
+        else
+            snprintf(label, sizeof label, "cell %d", pts[i].cell);
+        gdt_gnuplot_quote(q, sizeof q, label);
+        fprintf(f, "%s%s %d", i ? ", " : "", q, i);
+    }
+    fprintf(f, ")\nset xrange [-0.6:%g]\nset lmargin 18\n", n - 0.4);
+}
 
-static gdt_status write_script(const char *dir, const char *title, int n, gdt_error *e)
+/* Each ratio in its numerator's colour (gdt_figure_style.h). */
+static void plot_line(FILE *f)
+{
+    const gdt_kind_style *gen = gdt_kind_style_of(GDT_ENGINE_NVRTC), *hand = gdt_kind_style_of(GDT_ENGINE_HAND);
+    fprintf(f, "plot 'compare.dat' using ($8-0.12):2:3:4 with yerrorbars pt %d lc rgb '%s' "
+               "title 'generated / handwritten', "
+               "'' using ($8+0.12):5:6:7 with yerrorbars pt %d lc rgb '%s' title 'handwritten / cuDNN (best plans)', "
+               "1 with lines dt 2 lw 1.5 lc rgb 'black' title 'parity (1.0)', "
+               "0.9 with lines dt 3 lw 1.5 lc rgb '%s' title 'handwritten goal (0.9)'\n",
+            gen->point, gen->colour, hand->point, hand->colour, hand->colour);
+}
+
+static gdt_status write_script(const char *dir, const char *title, const gdt_compare_point *pts, int n, yspan y,
+                               gdt_error *e)
 {
     char quoted[1024], *text = NULL;
     size_t len = 0;
@@ -61,17 +97,16 @@ static gdt_status write_script(const char *dir, const char *title, int n, gdt_er
     if (!f)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/compare.gp: out of memory", dir);
     gdt_gnuplot_quote(quoted, sizeof quoted, title);
+    double pad = fmax(0.08 * (y.hi - y.lo), 0.01);
     fprintf(f, "# gdtune compare figure: in this folder, run: gnuplot compare.gp\n"
-               "set terminal svg size 900,540 noenhanced\nset output '" GDT_COMPARE_FIGURE "'\n"
-               "set title %s noenhanced\nset key bottom left\nset grid\nset logscale y 2\n"
-               "set datafile missing '-'\nset yrange [*:1.25<*]\n"
-               "set xlabel 'cell (as gdtune compare numbers them)'\nset xtics %d\n"
-               "set ylabel 'throughput ratio (> 1: the first named faster)'\n"
-               "set offsets 0.5, 0.5, 0, 0\n"
-               "plot 'compare.dat' using 1:2:3:4 with yerrorbars pt 7 title 'generated / handwritten', "
-               "'' using 1:5:6:7 with yerrorbars pt 5 title 'handwritten / cuDNN (best plans)', "
-               "1 with lines dt 2 title 'parity', 0.9 with lines dt 3 title 'handwritten goal (0.9)'\n",
-            quoted, xtics_step(n));
+               "set terminal svg size %d,600 noenhanced\nset output '" GDT_COMPARE_FIGURE "'\n"
+               "set title %s noenhanced\nset key below horizontal noenhanced\nset grid\n"
+               "set datafile missing '-'\nset yrange [%.4g:%.4g]\n"
+               "set xlabel 'cell (shape)'\n"
+               "set ylabel 'throughput ratio (> 1: the first named faster; bars: noise)'\n",
+            n * 26 + 160 > 900 ? n * 26 + 160 : 900, quoted, y.lo - pad, y.hi + pad);
+    shape_tics(f, pts, n);
+    plot_line(f);
     return publish(dir, "compare.gp", f, &text, &len, e);
 }
 
@@ -81,11 +116,12 @@ gdt_status gdt_compare_figure_write(const char *dir, const char *title, const gd
     *drawn = false;
     if (n <= 0)
         return GDT_STATUS_OK; /* gnuplot refuses an empty plot */
+    yspan y = {0.9, 1}; /* the goal and parity */
     gdt_status s = gdt_mkdirs(dir, e);
     if (s == GDT_STATUS_OK)
-        s = write_data(dir, pts, n, e);
+        s = write_data(dir, pts, n, &y, e);
     if (s == GDT_STATUS_OK)
-        s = write_script(dir, title, n, e);
+        s = write_script(dir, title, pts, n, y, e);
     if (s == GDT_STATUS_OK)
         s = gdt_gnuplot_run(dir, "compare.gp", e);
     if (s == GDT_STATUS_NOT_SUPPORTED) {

@@ -2,12 +2,15 @@
  * the durable copy; raw.h5 is built in memory and published through a
  * unique temporary, fsync and rename).
  *
- * Layout (h5dump and h5py read it without gdtune):
+ * Layout gdtune.raw/3 (docs/formats.md; h5dump and h5py read it without gdtune):
  *   /                      attributes: device name, UUID, arch, SM count,
  *                          clocks, driver, CUDA, cuDNN, NVRTC versions,
  *                          gdtune version, source digest, spec source,
  *                          digest and text, candidate table digest
  *   /<family>/cell_<NNN>   attributes: shape, key, reference
+ *     plans                one row per plan: name, kind, side, disposition,
+ *                          time_us, noise, samples, burst, clocks, ...
+ *                          (rawh5_plans.c)
  *     plan_<NNN>           attributes: name, engine_id, tag, backend,
  *                          disposition, error, build_s, time_us, noise
  *       burst_<B>/host_us, device_us, total_us   float64[n], us per call

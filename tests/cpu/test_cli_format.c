@@ -222,8 +222,8 @@ static void test_report(void)
     CHECK(strstr(out, "INCORRECT") == NULL);
     /* Every figure linked, relative to the summary; the script draws times
      * on a log axis, host and device apart, the fastest plans named. */
-    CHECK_CONTAINS(out, "- [overview: best gdtune / best cuDNN per cell](overview.svg)\n");
-    CHECK_CONTAINS(out, "- cell 0: [plans](cell_000_plans.svg), [per call vs burst](cell_000_bursts.svg)\n");
+    CHECK_CONTAINS(out, "- [overview: each kind's best plan / the best cuDNN plan, per cell](overview.svg)\n");
+    CHECK_CONTAINS(out, "- cell 0, gemm m128 n4096 k4096: [plans](cell_000_plans.svg), [per call vs burst](cell_000_bursts.svg)\n");
     snprintf(md, sizeof md, "%s/report/figures.gp", run);
     f = fopen(md, "r");
     len = f ? fread(out, 1, sizeof out - 1, f) : 0;

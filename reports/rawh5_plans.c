@@ -1,0 +1,191 @@
+/* The per-cell table of plans of raw.h5 (gdt_rawh5_plans.h).  The columns
+ * are one table (name, offset, type) that builds both the in-memory and
+ * the file's compound type, so a column is declared once. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_figure_style.h"
+#include "gdt_json.h"
+#include "gdt_rawh5_plans.h"
+
+/* Fields in the table's column order: H5Tpack lays the file's columns out
+ * by offset. */
+typedef struct plan_row {
+    const char *plan, *name, *kind, *side, *tag;
+    int64_t engine_id;
+    const char *disposition;
+    double time_us, noise;
+    int64_t samples, burst, bursts;
+    double host_us, clock_mhz, sm_clock_min_mhz, sm_clock_max_mhz;
+    uint8_t converged, raced_out, raced_late;
+    double build_s, heat_s, heat_mhz, verify_err_max;
+    int64_t untimed_position;
+    uint8_t backend;
+    const char *error;
+    char group[16];
+} plan_row;
+
+typedef enum col_type { COL_STR, COL_I64, COL_F64, COL_U8 } col_type;
+
+typedef struct col {
+    const char *name;
+    size_t offset;
+    col_type type;
+} col;
+
+#define COL(field, type) {#field, offsetof(plan_row, field), type}
+
+/* In the order a DataFrame shows them (docs/formats.md, "The plans table"). */
+static const col cols[] = {
+    COL(plan, COL_STR),          COL(name, COL_STR),
+    COL(kind, COL_STR),          COL(side, COL_STR),
+    COL(tag, COL_STR),           COL(engine_id, COL_I64),
+    COL(disposition, COL_STR),   COL(time_us, COL_F64),
+    COL(noise, COL_F64),         COL(samples, COL_I64),
+    COL(burst, COL_I64),         COL(bursts, COL_I64),
+    COL(host_us, COL_F64),       COL(clock_mhz, COL_F64),
+    COL(sm_clock_min_mhz, COL_F64), COL(sm_clock_max_mhz, COL_F64),
+    COL(converged, COL_U8),      COL(raced_out, COL_U8),
+    COL(raced_late, COL_U8),     COL(build_s, COL_F64),
+    COL(heat_s, COL_F64),        COL(heat_mhz, COL_F64),
+    COL(verify_err_max, COL_F64), COL(untimed_position, COL_I64),
+    COL(backend, COL_U8),        COL(error, COL_STR),
+};
+
+static double num_or_nan(const cJSON *o, const char *key)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(n) ? n->valuedouble : NAN;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of an array's numbers; NaN when it holds none. */
+static double median(const cJSON *arr)
+{
+    int n = 0, cap = cJSON_GetArraySize(arr);
+    double *v = cap > 0 ? malloc(sizeof *v * (size_t)cap) : NULL, m = NAN;
+    const cJSON *x;
+    if (!v)
+        return NAN;
+    cJSON_ArrayForEach(x, arr) if (cJSON_IsNumber(x)) v[n++] = x->valuedouble;
+    if (n) {
+        qsort(v, (size_t)n, sizeof *v, by_value);
+        m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+    free(v);
+    return m;
+}
+
+/* The largest of verify_err's numbers; NaN when none (or absent). */
+static double max_of(const cJSON *arr)
+{
+    double m = NAN;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, arr) if (cJSON_IsNumber(x)) m = isnan(m) ? x->valuedouble : fmax(m, x->valuedouble);
+    return m;
+}
+
+static bool flag(const cJSON *rec, const char *key) { return cJSON_IsTrue(cJSON_GetObjectItem(rec, key)); }
+
+/* The measurement columns from the result record (NULL: not run). */
+static void result_columns(plan_row *w, const gdt_run_result *r)
+{
+    const cJSON *rec = r->rec, *bursts = cJSON_GetObjectItem(rec, "bursts");
+    const cJSON *last = cJSON_GetArrayItem(bursts, cJSON_GetArraySize(bursts) - 1);
+    const cJSON *clk = cJSON_GetObjectItem(rec, "clocks");
+    bool verified = rec && r->disposition == GDT_DISP_VERIFIED;
+    w->disposition = rec ? gdt_disposition_name(r->disposition) : "not_run";
+    w->error = rec && r->error ? r->error : "";
+    w->time_us = verified ? r->time_us : NAN;
+    w->noise = verified ? r->noise : NAN;
+    w->bursts = cJSON_GetArraySize(bursts);
+    w->burst = last ? (int64_t)gdt_json_num_or(last, "burst", 0) : 0;
+    w->samples = last ? cJSON_GetArraySize(cJSON_GetObjectItem(last, "device_us")) : 0;
+    w->host_us = r->host_us > 0 ? r->host_us : NAN;
+    w->clock_mhz = median(cJSON_GetObjectItem(last, "clock_mhz"));
+    w->sm_clock_min_mhz = num_or_nan(clk, "min_mhz");
+    w->sm_clock_max_mhz = num_or_nan(clk, "max_mhz");
+    w->converged = flag(rec, "converged"), w->raced_out = flag(rec, "raced_out"), w->raced_late = flag(rec, "raced_late");
+    w->build_s = num_or_nan(rec, "build_s");
+    w->heat_s = num_or_nan(rec, "heat_s");
+    w->heat_mhz = num_or_nan(rec, "heat_mhz");
+    w->verify_err_max = max_of(cJSON_GetObjectItem(rec, "verify_err"));
+}
+
+static void fill_row(plan_row *w, const gdt_run_cell *c, int i)
+{
+    const gdt_run_plan *p = &c->plan[i];
+    snprintf(w->group, sizeof w->group, "plan_%03d", i);
+    w->plan = w->group;
+    w->name = p->name;
+    w->kind = gdt_kind_style_of(gdt_cell_plan_kind(c, i))->name;
+    w->side = gdt_plan_side_name(gdt_engine_side(NULL, p->id.engine_id));
+    w->tag = p->tag ? p->tag : "";
+    w->engine_id = p->id.engine_id;
+    w->untimed_position = p->untimed;
+    w->backend = p->backend;
+    result_columns(w, &c->result[i]);
+}
+
+/* The compound type, in memory (native) or packed for the file; -1 on failure. */
+static hid_t row_type(hid_t str, bool packed)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(plan_row));
+    bool ok = t >= 0;
+    for (size_t k = 0; ok && k < sizeof cols / sizeof cols[0]; k++) {
+        hid_t m = cols[k].type == COL_STR   ? str
+                  : cols[k].type == COL_I64 ? (packed ? H5T_STD_I64LE : H5T_NATIVE_INT64)
+                  : cols[k].type == COL_F64 ? (packed ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE)
+                                            : (packed ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
+        ok = H5Tinsert(t, cols[k].name, cols[k].offset, m) >= 0;
+    }
+    if (ok && packed)
+        ok = H5Tpack(t) >= 0;
+    if (!ok && t >= 0)
+        H5Tclose(t), t = -1;
+    return t;
+}
+
+static hid_t utf8_string(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+static bool write_rows(hid_t g, const plan_row *rows, int n)
+{
+    hid_t str = utf8_string();
+    hid_t mem = str >= 0 ? row_type(str, false) : -1, file = str >= 0 ? row_type(str, true) : -1;
+    hsize_t dims[1] = {(hsize_t)n};
+    hid_t sp = H5Screate_simple(1, dims, NULL);
+    hid_t d = mem < 0 || file < 0 || sp < 0 ? -1 : H5Dcreate2(g, "plans", file, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = d >= 0 && (n == 0 || H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+    ok &= (d < 0 || H5Dclose(d) >= 0) & (sp < 0 || H5Sclose(sp) >= 0);
+    ok &= (file < 0 || H5Tclose(file) >= 0) & (mem < 0 || H5Tclose(mem) >= 0) & (str < 0 || H5Tclose(str) >= 0);
+    return ok;
+}
+
+bool gdt_rawh5_plans_write(hid_t g, const gdt_run_cell *c)
+{
+    plan_row *rows = calloc((size_t)c->nplans + 1, sizeof *rows);
+    if (!rows)
+        return false;
+    for (int i = 0; i < c->nplans; i++)
+        fill_row(&rows[i], c, i);
+    bool ok = write_rows(g, rows, c->nplans);
+    free(rows);
+    return ok;
+}
