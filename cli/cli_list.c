@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "gdt_cli_options.h"
+#include "gdt_engine_impl.h" /* the slots' capability rows: gdtune list prints them */
 #include "gdt_family.h"
 #include "gdt_rows.h"
 

@@ -48,8 +48,9 @@ static const char usage_text[] =
     "     --resume that run directory (--deadline and --gpus passed on) when its\n"
     "     journal exists (a rerun the same night continues where the last one stopped,\n"
     "     with its recorded prior and rounds);\n"
-    "  2. gdtune tables diff TABLES ROOT/staging/DATE, as ROOT/reports/DATE.md and\n"
-    "     ROOT/reports/DATE.json (gdtune.tables_diff/1);\n"
+    "  2. gdtune tables diff TABLES ROOT/staging/DATE, as ROOT/reports/NAME.md and\n"
+    "     ROOT/reports/NAME.json (gdtune.tables_diff/1); NAME is DATE, or DATE-FAMILY\n"
+    "     for a night of one --family, so two one-family nights of a date keep both;\n"
     "  2b. when the diff finds a change beyond noise: the plans behind each change\n"
     "     (old and new winner, old and new first entry, the two sides of a placement\n"
     "     decision) measured again together in --confirm-rounds interleaved rounds on\n"
@@ -57,7 +58,7 @@ static const char usage_text[] =
     "     a rerun finds them there); a change holds when the rounds show the new plan\n"
     "     ahead of the committed one beyond both plans' noise (floored at the spec's\n"
     "     noise floor), else it dissolved: stdout lists each with the rounds' figures,\n"
-    "     ROOT/reports/DATE.confirm.json (gdtune.confirm/1) and nightly.md say so;\n"
+    "     ROOT/reports/NAME.confirm.json (gdtune.confirm/1) and nightly.md say so;\n"
     "  3. one line per staged cell appended to ROOT/history.tsv every night (date,\n"
     "     family, key, winner, winner time in us, decision, status: the diff's, 'same'\n"
     "     when the diff does not name the cell), so a stable night keeps the trend;\n"
@@ -590,7 +591,17 @@ static void confirm_line(const gdt_confirm_change *c)
                c->lo, c->hi, c->rounds, 100 * c->new_noise, 100 * c->old_noise);
 }
 
-/* The confirmation's JSON into ROOT/reports/DATE.confirm.json and *out. */
+/* ROOT/reports/NAME<ext>: NAME is the date, or DATE-FAMILY for a night of
+ * one family, so that a GEMM night and an SDPA night of one date (two
+ * cron lines) keep their reports side by side. */
+static void report_path(const nightly_opts *o, const char *ext, char *out, size_t n)
+{
+    bool one = o->families != (NF_GEMM | NF_SDPA);
+    snprintf(out, n, "%s/reports/%s%s%s%s", o->root, o->date, one ? "-" : "",
+             one ? family_names[o->families == NF_GEMM ? 0 : 1] : "", ext);
+}
+
+/* The confirmation's JSON into ROOT/reports/NAME.confirm.json and *out. */
 static int confirm_save(const nightly_opts *o, const gdt_confirm *c, char **out)
 {
     char path[4200];
@@ -599,7 +610,7 @@ static int confirm_save(const nightly_opts *o, const gdt_confirm *c, char **out)
     cJSON_Delete(doc);
     if (!*out)
         return fprintf(stderr, VERB ": out of memory\n"), 1;
-    snprintf(path, sizeof path, "%s/reports/%s.confirm.json", o->root, o->date);
+    report_path(o, ".confirm.json", path, sizeof path);
     return write_file(path, *out);
 }
 
@@ -749,8 +760,8 @@ int gdt_cli_nightly(int argc, char **argv)
     if ((rc = make_dirs(&o)) >= 0 || (rc = lock_root(&o)) >= 0)
         return rc;
     night_staging(&o, staging, sizeof staging);
-    snprintf(md, sizeof md, "%s/reports/%s.md", o.root, o.date);
-    snprintf(json, sizeof json, "%s/reports/%s.json", o.root, o.date);
+    report_path(&o, ".md", md, sizeof md);
+    report_path(&o, ".json", json, sizeof json);
     bool incorrect = false;
     for (int f = 0; f < 2; f++) {
         if (!(o.families & (1u << f))) continue;

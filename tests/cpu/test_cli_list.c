@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gdt_engine_impl.h"
 #include "gdt_test.h"
 #include "gdtune/gdtune.h"
 

@@ -220,11 +220,11 @@ static void test_two_nights(const char *self)
     /* First night: nothing committed yet, so every cell is new (3). */
     CHECK_INT(nightly(root, tables, "--update"), ==, 3);
     CHECK_CONTAINS(out, "report: ");
-    CHECK_CONTAINS(out, "/reports/20261201.md");
+    CHECK_CONTAINS(out, "/reports/20261201-gemm.md");
     CHECK(present(root, "runs/gemm-20261201/journal.jsonl"));
     CHECK(present(root, "staging/20261201/sm90/gemm.tuning.json"));
     CHECK(present(root, "staging/20261201/sm90/gemm.placement.json"));
-    CHECK(present(root, "reports/20261201.md"));
+    CHECK(present(root, "reports/20261201-gemm.md"));
     CHECK(present(tables, "sm90/gemm.tuning.json")); /* --update */
     CHECK(present(tables, "sm90/gemm.placement.json"));
     int results_1, added;
@@ -241,8 +241,8 @@ static void test_two_nights(const char *self)
     int results_2;
     count_lines(root, "runs/gemm-20261201/journal.jsonl", "\"type\":\"result\"", &results_2);
     CHECK_INT(results_2, ==, results_1);
-    CHECK(present(root, "reports/20261201.md"));
-    CHECK(present(root, "reports/20261201.json"));
+    CHECK(present(root, "reports/20261201-gemm.md"));
+    CHECK(present(root, "reports/20261201-gemm.json"));
     /* a stable night keeps each cell's trend: its winner and time again */
     int same;
     CHECK_INT(count_lines(root, "history.tsv", "\tgemm.nvrtc[TILE_M=128]\t8\tLEAD\tsame\n", &same), ==, 5);
@@ -250,7 +250,7 @@ static void test_two_nights(const char *self)
     CHECK_INT(count_lines(root, "history.tsv", "20261201\tgemm\tgemm:b1,m256,", &same), ==, 5);
     CHECK_INT(same, ==, 2);
     char *cat[] = {"cat", root, NULL}, rep[PATH_MAX];
-    snprintf(rep, sizeof rep, "%s/reports/20261201.json", root);
+    snprintf(rep, sizeof rep, "%s/reports/20261201-gemm.json", root);
     cat[1] = rep;
     CHECK_INT(gdt_test_spawn(cat, NULL, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.tables_diff/1\"");
@@ -385,7 +385,7 @@ static void test_incorrect_night(const char *self)
     CHECK_INT(nightly(root, tables, "--update"), ==, 4);
     CHECK_CONTAINS(out, "measured an incorrect plan");
     CHECK_CONTAINS(out, "report: ");
-    CHECK(present(root, "reports/20261201.md"));
+    CHECK(present(root, "reports/20261201-gemm.md"));
     CHECK(present(root, "staging/20261201/sm90/gemm.placement.json"));
     CHECK(!present(tables, "sm90/gemm.placement.json")); /* not updated */
     unsetenv("GDT_TEST_INCORRECT");
@@ -447,7 +447,7 @@ static void test_confirmation(const char *self)
     count_lines(root, "history.tsv", "\tbeyond_noise\n", &held); /* the night of 20261202: held */
     CHECK_INT(dissolved, ==, 1);
     CHECK_INT(held, ==, 1);
-    slurp(root, "reports/20261203.confirm.json");
+    slurp(root, "reports/20261203-gemm.confirm.json");
     CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.confirm/1\"");
     CHECK_CONTAINS(out, "\"exit_code\":\t0");
     slurp(root, "runs/gemm-20261203/confirm/journal.jsonl");
