@@ -153,7 +153,7 @@ static cJSON *engines_json(gdt_family f)
         const gdt_engine_slot *s = &m->slots[i];
         if (s->family == f)
             cJSON_AddItemToArray(a, engine_json(s->name, (double)gdt_engine_id(f, s->slot), s->kind, &s->cap,
-                                                s->opt_in, s->row_family));
+                                                s->opt_in, gdt_engine_slot_row_family(s)));
     }
     cJSON_AddItemToArray(a, engine_json("cudnn.eng<N>", 0, GDT_ENGINE_CUDNN, NULL, false, NULL));
     return a;

@@ -39,6 +39,14 @@ static int family_index(const char *name)
     return -1;
 }
 
+/* The registry index of rf, -1 when it is not registered. */
+static int registry_index(const gdt_row_family *rf)
+{
+    for (int i = 0; i < NFAM; i++)
+        if (row_families[i] == rf) return i;
+    return -1;
+}
+
 const gdt_row_family *gdt__row_family_find(const char *name)
 {
     return gdt__row_family_at(family_index(name));
@@ -456,13 +464,12 @@ gdt_status gdt_candidates_materialize(const gdt_row_table *t, const gdt_engine_s
 {
     *out = NULL;
     *n = 0;
-    if (!slot->row_family) return GDT_STATUS_OK; /* fixed-config engines carry no rows */
-    int fi = family_index(slot->row_family);
+    const gdt_row_family *rf = gdt__slot_rows(slot);
+    if (!rf) return GDT_STATUS_OK; /* fixed-config engines carry no rows */
+    int fi = registry_index(rf);
     if (fi < 0)
         return gdt_error_set(e, GDT_STATUS_INTERNAL,
-                             "%s: row family \"%s\" is not in the registry", slot->name,
-                             slot->row_family);
-    const gdt_row_family *rf = row_families[fi];
+                             "%s: row family \"%s\" is not in the registry", slot->name, rf->name);
     if (!t || !t->fam[fi].present) return GDT_STATUS_OK;
     if (rf->ncols > GDT_MAX_COLUMNS || rf->ncols > GDT_MAX_KNOBS)
         return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: %d columns exceed %d", rf->name,

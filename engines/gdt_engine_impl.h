@@ -15,6 +15,7 @@
 #ifndef GDT_ENGINE_IMPL_H
 #define GDT_ENGINE_IMPL_H
 
+#include "gdt_rows.h"
 #include "gdtune/plan.h"
 
 typedef struct gdt_compiled gdt_compiled; /* each engine defines its own */
@@ -61,7 +62,9 @@ struct gdt_engine_slot {
     int slot;
     const char *name;          /* "gemm.nvrtc" */
     gdt_engine_kind kind;
-    const char *row_family;    /* structural family of candidate rows, or NULL */
+    /* The NVRTC template a row-bound engine instantiates (its row family is
+     * tmpl->rows), or NULL for an engine with fixed plans. */
+    const struct gdt_nvrtc_template *tmpl;
     gdt_capability cap;
     bool opt_in;               /* enabled only when GDTUNE_ENABLE_OPT_IN=1 (or the manifest says so) */
     const gdt_engine_ops *ops;
@@ -86,5 +89,9 @@ struct gdt_backend {
     gdt_status (*enumerate)(void *ctx, const gdt_facts *f, int cap, gdt_plan_entry **out, int *n,
                             gdt_error *e);
 };
+
+/* The candidate-row family of slot s (its template's), or NULL for an
+ * engine with fixed plans. */
+const gdt_row_family *gdt__slot_rows(const gdt_engine_slot *s);
 
 #endif

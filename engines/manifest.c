@@ -9,6 +9,7 @@
 
 #include "gdt_engines.h"
 #include "hand/gdt_hand.h"
+#include "nvrtc/gdt_nvrtc.h"
 
 enum {
     SLOT_GEMM_NVRTC,
@@ -29,9 +30,9 @@ enum {
 #define BF16_FP16 ((1u << GDT_DTYPE_BF16) | (1u << GDT_DTYPE_FP16))
 #define ALL_DTYPES ((1u << GDT_DTYPE_COUNT) - 1u)
 
-/* family, slot, name, kind, row family, {arch range, dtypes, head dims}, opt-in, ops */
+/* family, slot, name, kind, template, {arch range, dtypes, head dims}, opt-in, ops */
 static const gdt_engine_slot slots[] = {
-    [SLOT_GEMM_NVRTC] = {GDT_FAMILY_GEMM, 0, "gemm.nvrtc", GDT_ENGINE_NVRTC, "contraction",
+    [SLOT_GEMM_NVRTC] = {GDT_FAMILY_GEMM, 0, "gemm.nvrtc", GDT_ENGINE_NVRTC, &gdt__tmpl_gemm,
                          {SM80_PLUS, BF16_FP16, 0, 0, 0}, false, &gdt__nvrtc_ops},
     /* The handwritten TMA + wgmma GEMM (engines/hand/README.md): its cubin
      * is sm_90a code, so sm90 alone; eleven fixed configurations, no rows.
@@ -50,10 +51,10 @@ static const gdt_engine_slot slots[] = {
     [SLOT_GEMM_TEST_HANG] = {GDT_FAMILY_GEMM, 91, "gemm.test_hang", GDT_ENGINE_TEST, NULL,
                              {ANY_ARCH, ALL_DTYPES, 0, 0, 0}, true, &gdt__test_hang_ops},
     [SLOT_SDPA_FWD_NVRTC] = {GDT_FAMILY_SDPA_FWD, 0, "sdpa_fwd.nvrtc", GDT_ENGINE_NVRTC,
-                             "attention_fwd", {SM80_PLUS, BF16_FP16, 16, 256, 16}, false,
+                             &gdt__tmpl_attn_fwd, {SM80_PLUS, BF16_FP16, 16, 256, 16}, false,
                              &gdt__nvrtc_ops},
     [SLOT_SDPA_BWD_NVRTC] = {GDT_FAMILY_SDPA_BWD, 0, "sdpa_bwd.nvrtc", GDT_ENGINE_NVRTC,
-                             "attention_bwd", {SM80_PLUS, BF16_FP16, 16, 256, 16}, false,
+                             &gdt__tmpl_attn_bwd, {SM80_PLUS, BF16_FP16, 16, 256, 16}, false,
                              &gdt__nvrtc_ops},
     /* The handwritten TMA + wgmma attention forward (engines/hand/README.md):
      * sm_90a code, so sm90 alone; head dims 64 and 128; one fixed
@@ -113,7 +114,12 @@ const char *gdt_engine_slot_name(const gdt_engine_slot *s) { return s ? s->name 
 gdt_family gdt_engine_slot_family(const gdt_engine_slot *s) { return s ? s->family : GDT_FAMILY_COUNT; }
 gdt_engine_kind gdt_engine_slot_kind(const gdt_engine_slot *s) { return s ? s->kind : GDT_ENGINE_KIND_COUNT; }
 int64_t gdt_engine_slot_id(const gdt_engine_slot *s) { return s ? gdt_engine_id(s->family, s->slot) : -1; }
-const char *gdt_engine_slot_row_family(const gdt_engine_slot *s) { return s ? s->row_family : NULL; }
+const gdt_row_family *gdt__slot_rows(const gdt_engine_slot *s) { return s && s->tmpl ? s->tmpl->rows : NULL; }
+const char *gdt_engine_slot_row_family(const gdt_engine_slot *s)
+{
+    const gdt_row_family *rf = gdt__slot_rows(s);
+    return rf ? rf->name : NULL;
+}
 
 const gdt_engine_slot *gdt_manifest_find(const gdt_manifest *m, int64_t engine_id)
 {

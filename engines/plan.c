@@ -271,7 +271,7 @@ static gdt_status gather_ours(planning *pl, const gdt_graph *g, gdt_error *e)
         if (s->family != g->facts.family || !gdt_slot_offered(m, s, &g->facts, NULL, 0)) continue;
         if (gdt__library_of(s)) {
             library_list(pl, s, g);
-        } else if (s->row_family) {
+        } else if (gdt__slot_rows(s)) {
             gdt_status st = slot_rows(pl, s, &g->facts, e);
             if (st) return st;
         } else if (s->ops && s->ops->fixed_plans) {

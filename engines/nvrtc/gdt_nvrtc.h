@@ -7,6 +7,7 @@
 #ifndef GDT_NVRTC_H
 #define GDT_NVRTC_H
 
+#include "gdt_rows.h"
 #include "gdtune/plan.h"
 
 #define GDT_NVRTC_MAX_KERNELS 4
@@ -35,7 +36,7 @@ typedef struct gdt_nvrtc_args {
 bool gdt_nvrtc_arg(gdt_nvrtc_args *a, const void *value, size_t size);
 
 typedef struct gdt_nvrtc_template {
-    const char *row_family;   /* "contraction" */
+    const gdt_row_family *rows; /* the candidate rows it binds (engines/rows_*.c) */
     const char *source;       /* embedded name, "kernels/gemm.cuh" */
     int nkernels;
     const char *entries[GDT_NVRTC_MAX_KERNELS]; /* extern "C" __global__ names, launch order */
@@ -57,8 +58,9 @@ extern const gdt_nvrtc_template gdt__tmpl_gemm;
 extern const gdt_nvrtc_template gdt__tmpl_attn_fwd;
 extern const gdt_nvrtc_template gdt__tmpl_attn_bwd;
 
-/* The template of a row family ("contraction"), from the one table of
- * templates (engines/nvrtc/templates.c); NULL when none. */
+/* The template of the row family named row_family ("contraction"), from
+ * the one table of templates (engines/nvrtc/templates.c); NULL when none.
+ * For callers that hold a name only: a slot points at its template. */
 const gdt_nvrtc_template *gdt__nvrtc_template_for(const char *row_family);
 
 /* Compiles src for arch (sm_XY, or sm_90a where XY=90 and the plan asks for

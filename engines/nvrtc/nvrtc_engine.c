@@ -53,14 +53,14 @@ static gdt_status plan_row(const gdt_engine_slot *s, const gdt_row_family *rf, c
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(s->row_family);
-    const gdt_row_family *rf = gdt__row_family_find(s->row_family);
+    const gdt_nvrtc_template *t = s->tmpl;
+    const gdt_row_family *rf = gdt__slot_rows(s);
     int64_t row[GDT_MAX_COLUMNS], bound[GDT_MAX_COLUMNS];
     char why[256] = "", name[512];
     gdt_device_props lim;
     if (!t || !rf || rf->ncols > GDT_MAX_COLUMNS)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: no NVRTC template for row family %s",
-                             s->name, s->row_family ? s->row_family : "(none)");
+                             s->name, rf ? rf->name : "(none)");
     if (f->family != s->family)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: serves %s, problem is %s", s->name,
                              gdt_family_name(s->family), gdt_family_name(f->family));
@@ -148,7 +148,7 @@ static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_
         memset(info, 0, sizeof *info);
     gdt_status st = check_support(s, f, p, e);
     if (st == GDT_STATUS_OK)
-        st = gdt__nvrtc_compile_cached(gdt__nvrtc_template_for(s->row_family), f, p, o->device.arch,
+        st = gdt__nvrtc_compile_cached(s->tmpl, f, p, o->device.arch,
                                        o->cache_dir, &cubin, &len, info, e);
     if (st != GDT_STATUS_OK || o->compile_only) {
         free(cubin);
@@ -159,7 +159,7 @@ static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_
         free(cubin);
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
     }
-    c->t = gdt__nvrtc_template_for(s->row_family);
+    c->t = s->tmpl;
     c->facts = *f;
     c->plan = *p;
     st = load(c, cubin, info, e);

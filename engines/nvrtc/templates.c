@@ -7,15 +7,15 @@
 #include "nvrtc/gdt_nvrtc.h"
 
 static const gdt_nvrtc_template *const templates[] = {
-    &gdt__tmpl_gemm,     /* contraction */
-    &gdt__tmpl_attn_fwd, /* attention_fwd */
-    &gdt__tmpl_attn_bwd, /* attention_bwd */
+    &gdt__tmpl_gemm,
+    &gdt__tmpl_attn_fwd,
+    &gdt__tmpl_attn_bwd,
 };
 
 const gdt_nvrtc_template *gdt__nvrtc_template_for(const char *row_family)
 {
     for (size_t i = 0; row_family && i < sizeof templates / sizeof *templates; i++)
-        if (!strcmp(templates[i]->row_family, row_family))
+        if (!strcmp(templates[i]->rows->name, row_family))
             return templates[i];
     return NULL;
 }

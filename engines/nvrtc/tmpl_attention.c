@@ -283,7 +283,7 @@ static gdt_status bwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error 
 }
 
 const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
-    .row_family = "attention_fwd",
+    .rows = &gdt__rows_attention_fwd,
     .source = "kernels/attn_fwd.cuh",
     .nkernels = 1,
     .entries = {"gdt_attn_fwd"},
@@ -295,7 +295,7 @@ const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
 };
 
 const gdt_nvrtc_template gdt__tmpl_attn_bwd = {
-    .row_family = "attention_bwd",
+    .rows = &gdt__rows_attention_bwd,
     .source = "kernels/attn_bwd.cuh",
     .nkernels = 3,
     .entries = {"gdt_attn_bwd_pre", "gdt_attn_bwd_main", "gdt_attn_bwd_post"},

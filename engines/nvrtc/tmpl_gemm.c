@@ -155,7 +155,7 @@ static gdt_status args(const gdt_facts *f, const gdt_plan_id *p, int i, const gd
 }
 
 const gdt_nvrtc_template gdt__tmpl_gemm = {
-    .row_family = "contraction",
+    .rows = &gdt__rows_contraction,
     .source = "kernels/gemm.cuh",
     .nkernels = 1,
     .entries = {"gdt_gemm"},

@@ -188,7 +188,7 @@ static void test_slot(void)
     CHECK(gdt_manifest_find(NULL, 20011) == s);
     CHECK_INT(s->kind, ==, GDT_ENGINE_CUBLASLT);
     CHECK_INT(s->family, ==, GDT_FAMILY_GEMM);
-    CHECK(s->row_family == NULL);
+    CHECK(s->tmpl == NULL);
     CHECK(!s->opt_in); /* offered by default: its plans are the library side */
     CHECK_INT(gdt_engine_kind_side(s->kind), ==, GDT_PLAN_SIDE_LIBRARY);
     CHECK_INT(gdt_engine_side(NULL, 20011), ==, GDT_PLAN_SIDE_LIBRARY);

@@ -33,7 +33,7 @@ static void test_slot(void)
     CHECK_INT(gdt_engine_id(s->family, s->slot), ==, 20010);
     CHECK(gdt_manifest_find(NULL, 20010) == s);
     CHECK_INT(s->kind, ==, GDT_ENGINE_HAND);
-    CHECK(s->row_family == NULL);
+    CHECK(s->tmpl == NULL);
     CHECK_INT(s->cap.sm_lo, ==, 90);
     CHECK_INT(s->cap.sm_hi, ==, 90);
     CHECK_INT(s->cap.dtypes, ==, (1u << GDT_DTYPE_BF16) | (1u << GDT_DTYPE_FP16));

@@ -6,6 +6,7 @@
 
 #include "gdt_engines.h"
 #include "gdt_rows.h"
+#include "nvrtc/gdt_nvrtc.h"
 #include "gdt_test.h"
 #include "gdtune/gdtune.h"
 
@@ -62,11 +63,11 @@ static void test_table(void)
         CHECK(s->cap.sm_lo <= s->cap.sm_hi);
         if (s->kind == GDT_ENGINE_NVRTC) {
             nvrtc[s->family]++;
-            CHECK(s->row_family && gdt__row_family_find(s->row_family) != NULL);
+            CHECK(s->tmpl && gdt__row_family_find(gdt_engine_slot_row_family(s)) == s->tmpl->rows);
             CHECK(s->ops == &gdt__nvrtc_ops);
             CHECK(!s->opt_in);
         }
-        if (s->kind == GDT_ENGINE_TEST) CHECK(s->opt_in && !s->row_family);
+        if (s->kind == GDT_ENGINE_TEST) CHECK(s->opt_in && !s->tmpl);
         for (int j = 0; j < i; j++) {
             CHECK(strcmp(s->name, m->slots[j].name) != 0);
             CHECK(gdt_engine_id(m->slots[j].family, m->slots[j].slot) != id);
@@ -74,17 +75,17 @@ static void test_table(void)
     }
     for (int f = 0; f < GDT_FAMILY_COUNT; f++) CHECK_INT(nvrtc[f], ==, 1);
     const gdt_engine_slot *s = gdt_manifest_find_name(NULL, "gemm.nvrtc");
-    CHECK(s && s->family == GDT_FAMILY_GEMM && s->slot == 0 && !strcmp(s->row_family, "contraction"));
+    CHECK(s && s->family == GDT_FAMILY_GEMM && s->slot == 0 && s->tmpl == &gdt__tmpl_gemm && !strcmp(gdt_engine_slot_row_family(s), "contraction"));
     CHECK(s && s->cap.sm_lo == 80 && s->cap.sm_hi == 129);
     s = gdt_manifest_find_name(NULL, "gemm.test_fault");
     CHECK(s && s->slot == 90 && s->ops == &gdt__test_fault_ops);
     s = gdt_manifest_find_name(NULL, "gemm.test_hang");
     CHECK(s && s->slot == 91 && s->ops == &gdt__test_hang_ops);
     s = gdt_manifest_find_name(NULL, "sdpa_fwd.nvrtc");
-    CHECK(s && !strcmp(s->row_family, "attention_fwd") && s->cap.head_dim_lo == 16 &&
+    CHECK(s && s->tmpl == &gdt__tmpl_attn_fwd && s->tmpl->rows == &gdt__rows_attention_fwd && s->cap.head_dim_lo == 16 &&
           s->cap.head_dim_hi == 256 && s->cap.head_dim_multiple == 16);
     s = gdt_manifest_find_name(NULL, "sdpa_bwd.nvrtc");
-    CHECK(s && !strcmp(s->row_family, "attention_bwd"));
+    CHECK(s && s->tmpl == &gdt__tmpl_attn_bwd && !strcmp(gdt_engine_slot_row_family(s), "attention_bwd"));
     CHECK(gdt_manifest_find(NULL, 20001) == NULL);
     CHECK(gdt_manifest_find(NULL, 5) == NULL);
     CHECK(gdt_manifest_find_name(NULL, "gemm") == NULL);
@@ -105,7 +106,7 @@ static void test_handles(void)
         CHECK_INT(gdt_engine_slot_kind(s), ==, s->kind);
         CHECK_INT(gdt_engine_slot_id(s), ==, gdt_engine_id(s->family, s->slot));
         CHECK(gdt_manifest_find(m, gdt_engine_slot_id(s)) == s);
-        CHECK(gdt_engine_slot_row_family(s) == s->row_family);
+        CHECK(gdt_engine_slot_row_family(s) == (s->tmpl ? s->tmpl->rows->name : NULL));
     }
     CHECK(gdt_manifest_slot(m, -1) == NULL);
     CHECK(gdt_manifest_slot(m, m->nslots) == NULL);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gdt_engine_impl.h"
+#include "nvrtc/gdt_nvrtc.h"
 #include "gdt_test.h"
 #include "gdtune/plan.h"
 
@@ -74,9 +75,10 @@ static const gdt_engine_slot slots[] = {
 };
 static const gdt_manifest manifest = {slots, sizeof slots / sizeof slots[0], false};
 
-/* A manifest whose one slot draws its plans from the contraction rows. */
+/* A manifest whose one slot draws its plans from the contraction rows (the
+ * GEMM template's). */
 static const gdt_engine_slot row_slots[] = {
-    {GDT_FAMILY_GEMM, SLOT_ROWS, "gemm.standin_rows", GDT_ENGINE_TEST, "contraction", ANY, false, &standin_ops},
+    {GDT_FAMILY_GEMM, SLOT_ROWS, "gemm.standin_rows", GDT_ENGINE_TEST, &gdt__tmpl_gemm, ANY, false, &standin_ops},
 };
 static const gdt_manifest row_manifest = {row_slots, 1, false};
 

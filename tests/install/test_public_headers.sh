@@ -16,14 +16,16 @@
 #     gdt_compiled, gdt_capability, gdt__library_engine (after the
 #     preprocessor, so comments do not count);
 #   - declare no function pointer but a caller's own callback (a member or
-#     parameter named in CALLBACKS: gdt_plan_options.warn,
-#     gdt_tables_search.warn): an interface of function pointers is a vtable;
+#     parameter or type named in CALLBACKS: gdt_plan_options.warn,
+#     gdt_tables_search.warn, gdt_tables_place_fn, the visitor the caller
+#     gives gdt_tables_search_places): an interface of function pointers is
+#     a vtable;
 #   - leave the handles gdt_engine_slot, gdt_manifest and gdt_backend
 #     incomplete: a translation unit that includes it may define them.
 # No installed header may carry a private header's name (gdt_*.h).
 # Exit 0 when every header passes, 1 naming each failure, 2 on bad usage.
 set -u
-CALLBACKS="warn"
+CALLBACKS="warn gdt_tables_place_fn"
 FORBIDDEN="gdt_engine_ops gdt_compiled gdt_capability gdt__library_engine"
 HANDLES="gdt_engine_slot gdt_manifest gdt_backend"
 
