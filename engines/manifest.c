@@ -114,6 +114,7 @@ const char *gdt_engine_slot_name(const gdt_engine_slot *s) { return s ? s->name 
 gdt_family gdt_engine_slot_family(const gdt_engine_slot *s) { return s ? s->family : GDT_FAMILY_COUNT; }
 gdt_engine_kind gdt_engine_slot_kind(const gdt_engine_slot *s) { return s ? s->kind : GDT_ENGINE_KIND_COUNT; }
 int64_t gdt_engine_slot_id(const gdt_engine_slot *s) { return s ? gdt_engine_id(s->family, s->slot) : -1; }
+const gdt_nvrtc_template *gdt__nvrtc_template_of(const gdt_engine_slot *s) { return s ? s->tmpl : NULL; }
 const gdt_row_family *gdt__slot_rows(const gdt_engine_slot *s) { return s && s->tmpl ? s->tmpl->rows : NULL; }
 const char *gdt_engine_slot_row_family(const gdt_engine_slot *s)
 {

@@ -90,7 +90,7 @@ static const struct {
 
 static int nvrtc_scope(const gdt_engine_slot *slot, char *buf, size_t n)
 {
-    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(gdt_engine_slot_row_family(slot));
+    const gdt_nvrtc_template *t = gdt__nvrtc_template_of(slot);
     if (!t)
         return snprintf(buf, n, "one execute of %s (kernels not listed)", gdt_engine_slot_name(slot)), 0;
     size_t w = (size_t)snprintf(buf, n, "%d kernel%s:", t->nkernels, t->nkernels == 1 ? "" : "s");

@@ -75,7 +75,7 @@ static gdt_status slot_jobs(compile_set *cs, const gdt_row_table *rows, const gd
                             const gdt_facts *f, const gdt_sweep_cell *c, FILE *out, gdt_error *e)
 {
     const char *row_family = gdt_engine_slot_row_family(sl);
-    const gdt_nvrtc_template *t = gdt__nvrtc_template_for(row_family);
+    const gdt_nvrtc_template *t = gdt__nvrtc_template_of(sl);
     gdt_candidate *cand = NULL;
     int n = 0;
     if (!t)

@@ -58,10 +58,10 @@ extern const gdt_nvrtc_template gdt__tmpl_gemm;
 extern const gdt_nvrtc_template gdt__tmpl_attn_fwd;
 extern const gdt_nvrtc_template gdt__tmpl_attn_bwd;
 
-/* The template of the row family named row_family ("contraction"), from
- * the one table of templates (engines/nvrtc/templates.c); NULL when none.
- * For callers that hold a name only: a slot points at its template. */
-const gdt_nvrtc_template *gdt__nvrtc_template_for(const char *row_family);
+/* The template slot s instantiates (the manifest's slots point at theirs:
+ * engines/manifest.c is the one list of templates); NULL for an engine
+ * with fixed plans. */
+const gdt_nvrtc_template *gdt__nvrtc_template_of(const gdt_engine_slot *s);
 
 /* Compiles src for arch (sm_XY, or sm_90a where XY=90 and the plan asks for
  * it) to a cubin; on failure NVRTC status with the compiler log in e.  The

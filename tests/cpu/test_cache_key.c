@@ -181,11 +181,11 @@ static void test_material(const gdt_nvrtc_template *t, const gdt_facts *f, const
 int main(void)
 {
     int templates = 0;
-    for (int i = 0; i < gdt__row_family_count(); i++) {
-        const gdt_row_family *rf = gdt__row_family_at(i);
-        const gdt_nvrtc_template *t = gdt__nvrtc_template_for(rf->name);
+    for (int i = 0; i < gdt_manifest_count(NULL); i++) {
+        const gdt_nvrtc_template *t = gdt__nvrtc_template_of(gdt_manifest_slot(NULL, i));
+        const gdt_row_family *rf = t ? t->rows : NULL;
         int at = -1;
-        for (int j = 0; j < NPROBLEMS; j++)
+        for (int j = 0; t && j < NPROBLEMS; j++)
             if (!strcmp(problems[j].rows, rf->name))
                 at = j;
         if (!t)
