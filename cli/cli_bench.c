@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "gdt_bench_cupti.h"
 #include "gdt_bench_json.h"
+#include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_cuda.h"
 #include "gdt_engines.h"

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_rows.h"
 #include "gdtune/candidates.h"

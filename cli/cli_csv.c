@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 
 /* The item at a dotted path below o ("counts.verified"); NULL when absent. */

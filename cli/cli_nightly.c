@@ -20,7 +20,7 @@
 
 #include "cli.h"
 #include "gdt_cli_options.h"
-#include "gdt_confirm.h"
+#include "gdt_confirm_run.h"
 #include "gdt_lock.h"
 #include "gdt_nightly_report.h"
 #include "gdt_plant.h"

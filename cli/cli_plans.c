@@ -13,6 +13,7 @@
 #include <limits.h>
 
 #include "cli.h"
+#include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_cuda.h"
 #include "gdt_engines.h"

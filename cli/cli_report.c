@@ -15,6 +15,7 @@
 #include "gdt_cell_top.h"
 #include "gdt_ceiling.h"
 #include "gdt_clocks.h"
+#include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_json.h"
 #include "gdt_markdown.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gdt_confirm.h"
+#include "gdt_confirm_run.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
 #include "gdt_metric_clock.h"

@@ -115,18 +115,4 @@ cJSON *gdt_confirm_json(const gdt_confirm *c);
 
 void gdt_confirm_free(gdt_confirm *c);
 
-/* Where each family's night ran: run_dir[f] (NULL: not swept tonight)
- * holds its journal (the cells' shapes, seeds, knob cap, largest burst,
- * noise floor) and receives confirm/journal.jsonl. */
-typedef struct gdt_confirm_runs {
-    const char *run_dir[GDT_FAMILY_COUNT];
-    const char *worker_exe;        /* NULL: /proc/self/exe */
-} gdt_confirm_runs;
-
-/* Measures (or finds journaled) the rounds of every cell c names and
- * decides its changes.  A cell whose rounds fail leaves its changes
- * unconfirmed with the reason; only a journal that cannot be read or
- * written fails the call. */
-gdt_status gdt_confirm_run(gdt_confirm *c, const gdt_confirm_runs *runs, gdt_error *e);
-
 #endif
