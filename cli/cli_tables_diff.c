@@ -1,6 +1,7 @@
 /* `gdtune tables diff OLD NEW`: finds and loads both sets of tables with the
  * strict loader, builds the diff model (harness/tables_diff.c) and prints
- * it as text, JSON (gdtune.tables_diff/1) or markdown. */
+ * it as text, JSON (gdtune.tables_diff/1), markdown or CSV (a line per
+ * cell of the JSON). */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -11,13 +12,14 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_tables_diff.h"
 
 static const char diff_verb[] = "gdtune tables diff";
 
 static const char diff_usage[] =
-    "usage: gdtune tables diff OLD NEW [--family F] [--format text|json|md]\n"
+    "usage: gdtune tables diff OLD NEW [--family F] [--format text|json|md|csv]\n"
     "                          [--runs OLDRUN NEWRUN] [--noise-floor F] [--verbose]\n"
     "\n"
     "Compares two sets of tables cell by cell (cells matched by problem key) in cost.\n"
@@ -65,8 +67,8 @@ static const char diff_footer[] =
     "2 bad usage or a file that does not load (the message names the file and JSON\n"
     "path); 1 failure while running\n";
 
-enum { FMT_TEXT, FMT_JSON, FMT_MD };
-static const char *const diff_formats[] = {"text", "json", "md", NULL};
+enum { FMT_TEXT, FMT_JSON, FMT_MD, FMT_CSV };
+static const char *const diff_formats[] = {"text", "json", "md", "csv", NULL};
 
 typedef struct diff_opts {
     const char *family;
@@ -893,9 +895,25 @@ static gdt_status run_diff(const char *const *pos, const char *const *runs, unsi
     return s;
 }
 
+/* --format csv: one line per cell the JSON lists, its two verdicts' figures
+ * (fractions, as the JSON has them). */
+#define COST_COLS(k, path)                                                                       \
+    {k "_plan", 0, path ".plan"}, {k "_value", 0, path ".value"}, {k "_excess", 0, path ".excess"}, \
+        {k "_noise", 0, path ".noise"}, {k "_beyond_noise", 0, path ".beyond_noise"}
+static const gdt_cli_csv_col csv_cols[] = {
+    {"family", 0, "family"}, {"arch", 0, "arch"}, {"key", 0, "key"}, {"status", 0, "status"},
+    {"worst_regret", 0, "regret.worst"},
+    COST_COLS("regret_winner", "regret.winner"), COST_COLS("regret_first_entry", "regret.first_entry"),
+    COST_COLS("regret_decision", "regret.decision"), COST_COLS("slowdown", "slowdown"),
+    {"slowdown_base_us", 0, "slowdown.base_us"}, {"slowdown_us", 0, "slowdown.us"},
+    {"floor", 0, "slowdown.floor"},
+};
+static const gdt_cli_csv_view csv_view = {{"cells"}, 1, csv_cols, sizeof csv_cols / sizeof csv_cols[0]};
+
 static int print_diff(const gdt_tables_diff *d, int format, bool verbose, const char *const *pos)
 {
-    int rc = format == FMT_JSON ? gdt_cli_json_emit(diff_verb, json_doc(d, pos[0], pos[1]))
+    int rc = format == FMT_JSON  ? gdt_cli_json_emit(diff_verb, json_doc(d, pos[0], pos[1]))
+             : format == FMT_CSV ? gdt_cli_csv_emit(diff_verb, json_doc(d, pos[0], pos[1]), &csv_view, 1)
              : format == FMT_MD ? print_md(d, pos[0], pos[1], verbose)
                                 : print_text(d, verbose);
     if (!rc && fflush(stdout)) rc = (fprintf(stderr, "%s: cannot write standard output\n", diff_verb), 1);

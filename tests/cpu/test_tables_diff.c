@@ -287,6 +287,11 @@ static void test_regret_accepted(void)
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "excess")), 1.015 / 1.006 - 1, 1e-9);
     CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "beyond_noise")));
     cJSON_Delete(doc);
+    /* --format csv: the JSON's cells a line each, the exit status kept */
+    CHECK_INT(cost_case_from("acc_w", old_t, worse, "--format", "csv"), ==, 3);
+    CHECK_CONTAINS(out, "family,arch,key,status,worst_regret,regret_winner_plan,");
+    CHECK_CONTAINS(out, "gemm,sm90,\"gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row\",beyond_noise,first_entry,");
+    CHECK_CONTAINS(out, "cudnn.eng7[KERNEL_CFG=1],0.0149999999999999,0.00894632206759427,0.00806,true,");
 }
 
 /* The same winner 10% slower, all the cell's plans with it: no plan
@@ -418,7 +423,8 @@ static void test_damaged(void)
     CHECK_INT(diff("bad_old", "bad_new", NULL, NULL), ==, 2);
     CHECK_CONTAINS(out, "gemm.tuning.json: missing (its pair");
     CHECK_INT(diff("bad_old", "nothing_here", NULL, NULL), ==, 2);
-    CHECK_INT(diff("bad_old", "bad_old", "--format", "csv"), ==, 2);
+    CHECK_INT(diff("bad_old", "bad_old", "--format", "xml"), ==, 2);
+    CHECK_CONTAINS(out, "expected one of text, json, md, csv");
 }
 
 static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
