@@ -1,6 +1,6 @@
 /* `gdtune compare`: generated against handwritten plans in one timing scope.
  *
- *   gdtune compare RUNDIR... [--family F] [--format text|json|md]
+ *   gdtune compare RUNDIR... [--family F] [--format text|json|md|csv]
  *       per cell the best generated, handwritten, cuDNN and cuBLASLt plans from the
  *       sweep's own measurements (harness/compare_runs.c), and the figure
  *       RUNDIR/report/compare.svg (reports/compare_figure.c);
@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "gdt_ab.h"
+#include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_compare_figure.h"
 #include "gdt_compare_runs.h"
@@ -29,7 +30,7 @@
 #define MAX_RUNS 256
 
 static const char usage_text[] =
-    "usage: gdtune compare RUNDIR... [--family F] [--format text|json|md]\n"
+    "usage: gdtune compare RUNDIR... [--family F] [--format text|json|md|csv]\n"
     "       gdtune compare FAMILY [--shape k=v,...] --plan A --plan B [--rounds N]\n"
     "                      [--bursts LIST] [--max-seconds S] [--target REL] [--seed N]\n"
     "\n"
@@ -48,8 +49,8 @@ static const char usage_text[] =
     "measured on this GPU in interleaved rounds A, B, A, B, ...; prints both times (median\n"
     "over the rounds), the ratio (A's throughput over B's) and its spread.\n";
 
-static const char *const formats[] = {"text", "json", "md", NULL};
-enum { FMT_TEXT, FMT_JSON, FMT_MD };
+static const char *const formats[] = {"text", "json", "md", "csv", NULL};
+enum { FMT_TEXT, FMT_JSON, FMT_MD, FMT_CSV };
 
 typedef struct compare_args {
     const char *family;
@@ -577,6 +578,21 @@ static gdt_status figure(out *o, gdt_error *e)
     return s;
 }
 
+
+/* --format csv: a line per cell of the JSON, each side's best plan, its
+ * time, noise and throughput, and the ratio (handwritten over generated, as
+ * the JSON's ratio_direction says). */
+#define SIDE_COLS(s)                                                                              \
+    {s "_plan", 0, "sides." s ".best.plan"}, {s "_time_us", 0, "sides." s ".best.time_us"},         \
+        {s "_noise", 0, "sides." s ".best.noise"}, {s "_tflops", 0, "sides." s ".best.tflops"},     \
+        {s "_vs_cudnn", 0, "sides." s ".best.vs_cudnn"}
+static const gdt_cli_csv_col csv_cols[] = {
+    {"family", 0, "family"}, {"key", 0, "key"}, {"shape", 0, "shape"}, {"reference", 0, "reference"},
+    SIDE_COLS("generated"), SIDE_COLS("handwritten"), SIDE_COLS("cudnn"), SIDE_COLS("cublaslt"),
+    {"ratio", 0, "ratio"}, {"noise", 0, "noise"}, {"verdict", 0, "verdict"},
+};
+static const gdt_cli_csv_view csv_view = {{"cells"}, 1, csv_cols, sizeof csv_cols / sizeof csv_cols[0]};
+
 static int compare_runs(const compare_args *a, const char *const *dirs, int ndirs)
 {
     unsigned mask = 0;
@@ -598,6 +614,8 @@ static int compare_runs(const compare_args *a, const char *const *dirs, int ndir
         fprintf(stderr, VERB ": %s%s\n", rc == 2 ? "refused: " : "", e.msg);
     else if (a->format == FMT_JSON)
         rc = gdt_cli_json_emit(VERB, doc_json(&o));
+    else if (a->format == FMT_CSV)
+        rc = gdt_cli_csv_emit(VERB, doc_json(&o), &csv_view, 1);
     else
         print_text(&o);
     gdt_comparison_destroy(c);

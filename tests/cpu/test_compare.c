@@ -452,6 +452,14 @@ static void check_text_md(const char *dir)
     CHECK_CONTAINS(out, "| cublaslt | `" LT_BEST "` | 8.000 us, ");
     CHECK_CONTAINS(out, "| tile_n | TILE_N | 128 | 256 |");
     CHECK_CONTAINS(out, "| warps_m | WARPS_M | 8 | - |");
+    /* --format csv: a line per cell of the JSON, each side's best and the ratio */
+    const char *csv[] = {dir, "--format", "csv"};
+    CHECK_INT(compare(csv, 3), ==, 0);
+    CHECK_CONTAINS(out, "family,key,shape,reference,generated_plan,generated_time_us,");
+    CHECK_CONTAINS(out, ",cublaslt_vs_cudnn,ratio,noise,verdict\r\n");
+    CHECK_CONTAINS(out, "gemm,\"gemm:b1,m256,n512,k256,bf16,a=row,b=row\",");
+    CHECK_CONTAINS(out, "\"" GEN_BEST "\",16,");
+    CHECK_CONTAINS(out, ",0.6875,");
 }
 
 /* The figure's files: numbers in the data file, the title quoted (a '
