@@ -451,6 +451,7 @@ static cJSON *entry_json(int i, const gdt_plan_entry *x, const target *t, const 
     }
     gdt_plan_id_format(&x->id, name, sizeof name);
     cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddNumberToObject(o, "engine_id", (double)x->id.engine_id);
     cJSON_AddStringToObject(o, "why", x->why ? x->why : "");
     cJSON_AddBoolToObject(o, "backend", x->is_backend);
     cJSON_AddStringToObject(o, "side", side_json[entry_side(x)]);
@@ -550,7 +551,7 @@ static int load_rows(const plans_args *a, gdt_row_table **rows)
 static const gdt_cli_csv_col csv_cols[] = {
     {"family", 0, "family"}, {"problem", 0, "problem"}, {"tables", 0, "tables"},
     {"index", 1, "index"},   {"mode", 1, "mode"},       {"marker", 1, "marker"},
-    {"name", 1, "name"},     {"why", 1, "why"},         {"backend", 1, "backend"},
+    {"name", 1, "name"},     {"engine_id", 1, "engine_id"}, {"why", 1, "why"},         {"backend", 1, "backend"},
     {"side", 1, "side"},     {"unexpanded", 1, "unexpanded"}, {"time_us", 1, "time_us"},     {"time_source", 1, "time_source"},
     {"time_error", 1, "time_error"}, {"time_cells", 1, "time_cells"}, {"time_nearest", 1, "time_nearest"},
 };
