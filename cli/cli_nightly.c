@@ -86,7 +86,11 @@ typedef struct nightly_opts {
     unsigned families;
     double deadline, max_plan_seconds; /* the sweep's; 0: its default */
     int gpus;                          /* the sweep's --gpus; 0: every GPU */
+    int format;                        /* FMT_TEXT or FMT_JSON */
 } nightly_opts;
+
+enum { FMT_TEXT, FMT_JSON };
+static const char *const night_formats[] = {"text", "json", NULL};
 
 static bool parse_arch(void *opts, const char *v, char *why, size_t nwhy)
 {
@@ -171,6 +175,11 @@ static const gdt_cli_option options[] = {
      .help = "the night's name (default: today, UTC)"},
     {"--update", NULL, GDT_CLI_FLAG, O(update),
      .help = "replace the tables in TABLES with the staged ones"},
+    {"--format", NULL, GDT_CLI_CHOICE, O(format), .choices = night_formats, .def = "text",
+     .metavar = "text|json",
+     .help = "text: the confirmation's lines and the reports' paths; json: one summary\n"
+             "document on stdout (gdtune.nightly/1: the paths, the diff's counts, the\n"
+             "rounds' verdicts, the exit status), the lines on stderr"},
 };
 #undef O
 
@@ -579,16 +588,16 @@ static int nightly_md(const nightly_opts *o, const char *staging, const char *js
 
 /* ------------------------------------------------------------ confirmation */
 
-static void confirm_line(const gdt_confirm_change *c)
+static void confirm_line(FILE *f, const gdt_confirm_change *c)
 {
-    printf("%s: %s %s %s %s: %s -> %s", gdt_confirm_verdict_name(c->verdict), c->family, c->arch, c->key,
-           c->what, c->old_choice, c->new_choice);
+    fprintf(f, "%s: %s %s %s %s: %s -> %s", gdt_confirm_verdict_name(c->verdict), c->family, c->arch,
+            c->key, c->what, c->old_choice, c->new_choice);
     if (c->verdict == GDT_CONFIRM_UNCONFIRMED)
-        printf(" (%s)\n", c->why);
+        fprintf(f, " (%s)\n", c->why);
     else
-        printf(" (rounds: %s %.4g us, %s %.4g us, ratio new/old %.4f in [%.4f, %.4f] over %d rounds, "
-               "noise %.1f%% + %.1f%%)\n", c->new_plan, c->new_us, c->old_plan, c->old_us, c->ratio,
-               c->lo, c->hi, c->rounds, 100 * c->new_noise, 100 * c->old_noise);
+        fprintf(f, " (rounds: %s %.4g us, %s %.4g us, ratio new/old %.4f in [%.4f, %.4f] over %d rounds, "
+                "noise %.1f%% + %.1f%%)\n", c->new_plan, c->new_us, c->old_plan, c->old_us, c->ratio,
+                c->lo, c->hi, c->rounds, 100 * c->new_noise, 100 * c->old_noise);
 }
 
 /* ROOT/reports/NAME<ext>: NAME is the date, or DATE-FAMILY for a night of
@@ -639,7 +648,7 @@ static int confirm(const nightly_opts *o, const char *json, char **out)
         return gdt_status_exit_code(s);
     }
     for (int i = 0; i < c.n; i++)
-        confirm_line(&c.v[i]);
+        confirm_line(o->format == FMT_JSON ? stderr : stdout, &c.v[i]);
     int rc = confirm_save(o, &c, out);
     rc = rc ? rc : gdt_confirm_exit(&c);
     gdt_confirm_free(&c);
@@ -647,12 +656,13 @@ static int confirm(const nightly_opts *o, const char *json, char **out)
 }
 
 /* Steps 2b to 4 once the diff is written: the diff's status rc, or the
- * confirmation's. */
-static int after_diff(const nightly_opts *o, const char *staging, const char *json, int rc)
+ * confirmation's; *confirmed says whether this night ran the rounds. */
+static int after_diff(const nightly_opts *o, const char *staging, const char *json, int rc, bool *confirmed)
 {
     char *conf = NULL;
     if (rc == 3 && o->confirm_rounds)
         rc = confirm(o, json, &conf);
+    *confirmed = conf != NULL;
     if ((rc == 0 || rc == 3) && (append_history(o, staging, json, conf) || nightly_md(o, staging, json, conf)))
         rc = 1;
     free(conf);
@@ -676,9 +686,12 @@ static int plant_check(const nightly_opts *o)
     return -1;
 }
 
-/* Steps 2 to 4; returns the diff's status, or the confirmation's. */
-static int report(const nightly_opts *o, const char *staging, const char *md_path, const char *json_path)
+/* Steps 2 to 4; returns the diff's status, or the confirmation's;
+ * *confirmed as after_diff says. */
+static int report(const nightly_opts *o, const char *staging, const char *md_path, const char *json_path,
+                  bool *confirmed)
 {
+    *confirmed = false;
     char *md = NULL, *json = NULL;
     int rc;
     if (!has_tables(o, o->tables)) {
@@ -696,7 +709,7 @@ static int report(const nightly_opts *o, const char *staging, const char *md_pat
     else if (write_file(md_path, md) || write_file(json_path, json))
         rc = 1;
     else
-        rc = after_diff(o, staging, json, rc);
+        rc = after_diff(o, staging, json, rc, confirmed);
     free(md);
     free(json);
     return rc;
@@ -745,6 +758,72 @@ static int lock_root(const nightly_opts *o)
     return -1; /* fd stays open (close-on-exec) until the night ends */
 }
 
+/* The JSON document at path, NULL when there is none or it does not parse. */
+static cJSON *read_json(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    gdt_error e = {0};
+    if (!exists(path) || gdt_file_read(path, &text, &len, &e) != GDT_STATUS_OK)
+        return NULL;
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    free(text);
+    return doc;
+}
+
+/* The confirmation's verdicts counted, from its JSON (NULL: no rounds). */
+static cJSON *verdict_counts(const cJSON *conf)
+{
+    if (!conf) return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject(), *c;
+    int n[3] = {0, 0, 0};
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(conf, "changes"))
+        for (int v = 0; v < 3; v++)
+            n[v] += !strcmp(str_at(c, "verdict", ""), gdt_confirm_verdict_name((gdt_confirm_verdict)v));
+    for (int v = 0; v < 3; v++)
+        cJSON_AddNumberToObject(o, gdt_confirm_verdict_name((gdt_confirm_verdict)v), n[v]);
+    return o;
+}
+
+static void add_path(cJSON *o, const char *key, const char *path)
+{
+    if (exists(path)) cJSON_AddStringToObject(o, key, path);
+    else cJSON_AddNullToObject(o, key);
+}
+
+/* --format json: the night in one document (gdtune.nightly/1) on stdout;
+ * the night's exit status rc, or 1 when stdout cannot take it. */
+static int summary_emit(const nightly_opts *o, const char *staging, const char *md, const char *json,
+                        bool confirmed, int rc)
+{
+    char conf_path[4200], path[4200];
+    report_path(o, ".confirm.json", conf_path, sizeof conf_path);
+    cJSON *doc = cJSON_CreateObject(), *fams = cJSON_AddArrayToObject(doc, "families");
+    cJSON_AddStringToObject(doc, "schema", "gdtune.nightly/1");
+    cJSON_AddStringToObject(doc, "date", o->date);
+    for (int f = 0; f < 2; f++)
+        if (o->families & (1u << f)) cJSON_AddItemToArray(fams, cJSON_CreateString(family_names[f]));
+    cJSON_AddNumberToObject(doc, "exit_code", rc);
+    cJSON_AddStringToObject(doc, "root", o->root);
+    cJSON_AddStringToObject(doc, "staging", staging);
+    add_path(doc, "report", md);
+    add_path(doc, "report_json", json);
+    add_path(doc, "confirm_json", confirmed ? conf_path : "");
+    snprintf(path, sizeof path, "%s/" GDT_NIGHTLY_MD, staging);
+    add_path(doc, "nightly_md", path);
+    snprintf(path, sizeof path, "%s/history.tsv", o->root);
+    add_path(doc, "history", path);
+    cJSON_AddBoolToObject(doc, "updated", o->update && rc != GDT_SWEEP_EXIT_INCORRECT);
+    cJSON *diff = read_json(json), *conf = confirmed ? read_json(conf_path) : NULL;
+    const cJSON *sum = cJSON_GetObjectItem(diff, "summary");
+    cJSON_AddItemToObject(doc, "diff", sum ? cJSON_Duplicate(sum, true) : cJSON_CreateNull());
+    cJSON_AddItemToObject(doc, "confirmation", verdict_counts(conf));
+    cJSON_Delete(diff);
+    cJSON_Delete(conf);
+    int out = gdt_cli_json_emit(VERB, doc);
+    return out ? out : rc;
+}
+
 int gdt_cli_nightly(int argc, char **argv)
 {
     nightly_opts o = {.confirm_rounds = GDT_CONFIRM_ROUNDS_DEFAULT};
@@ -770,13 +849,17 @@ int gdt_cli_nightly(int argc, char **argv)
         if (rc && rc != GDT_SWEEP_EXIT_INCORRECT)
             return rc;
     }
-    rc = report(&o, staging, md, json);
+    bool confirmed;
+    rc = report(&o, staging, md, json, &confirmed);
     bool reported = rc == 0 || rc == 3;
     if (reported && o.update && !incorrect) {
         int ru = update_tables(&o, staging);
         if (ru) return ru;
     }
+    rc = reported && incorrect ? GDT_SWEEP_EXIT_INCORRECT : rc;
+    if (reported && o.format == FMT_JSON)
+        return summary_emit(&o, staging, md, json, confirmed, rc);
     if (reported)
         printf("report: %s\nnightly report: %s/" GDT_NIGHTLY_MD "\n", md, staging);
-    return reported && incorrect ? GDT_SWEEP_EXIT_INCORRECT : rc;
+    return rc;
 }

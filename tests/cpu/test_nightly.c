@@ -447,6 +447,22 @@ static void test_confirmation(const char *self)
     count_lines(root, "history.tsv", "\tbeyond_noise\n", &held); /* the night of 20261202: held */
     CHECK_INT(dissolved, ==, 1);
     CHECK_INT(held, ==, 1);
+    /* --format json: the night as one document on stdout, the lines on stderr
+     * (the rounds are journaled: the rerun measures nothing again) */
+    char *js[] = {(char *)GDTUNE_EXE, "nightly", "--root", root, "--tables", tables, "--family", "gemm",
+                  "--arch", "sm90", "--date", "20261203", "--spec", GDT_TEST_DATA "/sweeps/tiny_gemm.json",
+                  "--format", "json", NULL};
+    char sum_path[PATH_MAX];
+    snprintf(sum_path, sizeof sum_path, "%s/summary.json", root);
+    CHECK_INT(gdt_test_spawn_to(js, NULL, sum_path, out, sizeof out), ==, 0);
+    CHECK_CONTAINS(out, "dissolved: " M512 " winner: "); /* stderr */
+    slurp(root, "summary.json");
+    CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.nightly/1\"");
+    CHECK_CONTAINS(out, "\"exit_code\":\t0");
+    CHECK_CONTAINS(out, "/reports/20261203-gemm.confirm.json\"");
+    CHECK_CONTAINS(out, "\"beyond_noise\":\t1");
+    CHECK_CONTAINS(out, "\"confirmation\":\t{\n\t\t\"held\":\t0,\n\t\t\"dissolved\":\t");
+    CHECK(strstr(out, "dissolved: ") == NULL); /* no line in the document */
     slurp(root, "reports/20261203-gemm.confirm.json");
     CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.confirm/1\"");
     CHECK_CONTAINS(out, "\"exit_code\":\t0");
