@@ -19,6 +19,7 @@
 #include "gdt_ab.h"
 #include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
+#include "gdt_cli_reproduce.h"
 #include "gdt_compare_figure.h"
 #include "gdt_compare_runs.h"
 #include "gdt_compare_summary.h"
@@ -200,6 +201,7 @@ typedef struct side_view {
     char budget[200];
     char scope[1200];    /* the scope, then what a --cupti trace saw */
     const char *run;     /* the winner's run directory */
+    char again[1400];    /* the command that measures the winner again */
 } side_view;
 
 static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, side_view *v)
@@ -227,6 +229,7 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
     if (gdt_compare_traced(b->result, traced, sizeof traced))
         snprintf(v->scope + strlen(v->scope), sizeof v->scope - strlen(v->scope), "; %s", traced);
     v->run = o->c->dirs[b->run];
+    gdt_cli_reproduce(v->again, sizeof v->again, gdt_family_name(x->problem.family), x->shape, b->plan->name);
 }
 
 static void ratio_text(const gdt_compare_cell *x, char *buf, size_t n)
@@ -291,8 +294,8 @@ static void cell_text(FILE *f, const out *o, const gdt_compare_cell *x, int i)
         side_view_fill(o, x, (gdt_side)s, &v);
         fprintf(f, "  %s: %s\n", gdt_side_name((gdt_side)s), v.plan);
         if (v.found)
-            fprintf(f, "    %s\n    verify: %s\n    scope: %s\n    from: %s\n", v.figures, v.verify,
-                    v.scope, v.run);
+            fprintf(f, "    %s\n    verify: %s\n    scope: %s\n    from: %s\n    again: %s\n", v.figures,
+                    v.verify, v.scope, v.run, v.again);
         if (x->budget[s].listed)
             fprintf(f, "    budget: %s\n", v.budget);
     }
@@ -413,6 +416,9 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
     cJSON_AddStringToObject(j, "plan", b->plan->name);
     cJSON_AddNumberToObject(j, "engine_id", (double)b->plan->id.engine_id);
     cJSON_AddStringToObject(j, "run", o->c->dirs[b->run]);
+    char again[1400];
+    gdt_cli_reproduce(again, sizeof again, gdt_family_name(x->problem.family), x->shape, b->plan->name);
+    cJSON_AddStringToObject(j, "reproduce", again);
     cJSON_AddNumberToObject(j, "time_us", b->time_us);
     cJSON_AddNumberToObject(j, "tflops", tflops(x, s));
     cJSON_AddNumberToObject(j, "noise", b->noise);

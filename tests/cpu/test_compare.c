@@ -437,6 +437,8 @@ static void check_text_md(const char *dir)
                         "tensors included); traced (CUPTI, a burst of 8): 2 kernels per call, 73% of the "
                         "kernel time in " TRACE_KERNEL " (grid 2 x 64, clusters of 2)\n");
     CHECK_CONTAINS(out, "    scope: 1 kernel: gdt_gemm\n");
+    /* the command that measures a side's best again, each word a shell word */
+    CHECK_CONTAINS(out, "    again: gdtune bench gemm --shape m=256,n=512,k=256,dtype=bf16 --plan '" GEN_BEST "'\n");
     CHECK_CONTAINS(out, "  cublaslt: " LT_BEST "\n    8.000 us, ");
     CHECK_CONTAINS(out, "TFLOP/s, 1.250 x cuDNN's throughput, noise 0.0100\n");
     CHECK_CONTAINS(out, "TFLOP/s, 0.625 x cuDNN's throughput, noise 0.0050\n");
