@@ -17,6 +17,7 @@
 #include "gdt_clocks.h"
 #include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
+#include "gdt_cli_reproduce.h"
 #include "gdt_json.h"
 #include "gdt_markdown.h"
 #include "gdt_rawh5.h"
@@ -172,6 +173,29 @@ static void summary_cells(FILE *f, const report *r)
         fputc('\n', f);
     }
     summary_top3_total(f, r);
+}
+
+/* The command that measures each cell's best plan of each side again on a
+ * GPU (gdtune bench), a cell's lines under its index and shape. */
+static void summary_again(FILE *f, const report *r)
+{
+    static const gdt_plan_side sides[] = {GDT_PLAN_SIDE_OURS, GDT_PLAN_SIDE_BACKEND, GDT_PLAN_SIDE_LIBRARY};
+    char cmd[1400];
+    fprintf(f, "\n## Measure a cell's best plans again\n\nEach cell's best gdtune, cuDNN and cuBLASLt "
+               "plan, as `gdtune bench` measures one plan on a GPU:\n\n```sh\n");
+    for (int ci = 0; ci < r->run->ncells; ci++) {
+        const gdt_run_cell *c = &r->run->cells[ci];
+        if (!c->journaled)
+            continue;
+        fprintf(f, "# cell %d: %s\n", ci, c->spec->shape);
+        for (size_t k = 0; k < sizeof sides / sizeof *sides; k++) {
+            int i = best(c, sides[k]);
+            if (i >= 0 && gdt_cli_reproduce(cmd, sizeof cmd, gdt_family_name(c->spec->family), c->spec->shape,
+                                            c->plan[i].name))
+                fprintf(f, "%s\n", cmd);
+        }
+    }
+    fprintf(f, "```\n");
 }
 
 /* Incorrect and failed plans first and each by name: they must not be
@@ -397,6 +421,7 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
     summary_header(m.f, r);
     summary_banner(m.f, r);
     summary_cells(m.f, r);
+    summary_again(m.f, r);
     summary_failures(m.f, r);
     summary_declines(m.f, r);
     summary_budget(m.f, r);

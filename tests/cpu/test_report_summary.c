@@ -62,6 +62,15 @@ static void test_top3(const char *md)
     CHECK_CONTAINS(md, "\n1 of 12 cells' top three converged");
 }
 
+/* Each cell's best plans with the command that measures them again. */
+static void test_again(const char *md)
+{
+    CHECK_CONTAINS(md, "\n## Measure a cell's best plans again\n");
+    CHECK_CONTAINS(md, "\n# cell 0: m=");
+    CHECK_CONTAINS(md, "\ngdtune bench gemm --shape m=");
+    CHECK_CONTAINS(md, " --plan 'cudnn.eng0[KERNEL_CFG=1]'\n");
+}
+
 static void test_ceiling(const char *md)
 {
     const gdt_ceiling *c = gdt_ceiling_find(90);
@@ -93,6 +102,7 @@ int main(void)
     char *md = summary_of_fixture(dir);
     if (md) {
         test_top3(md);
+        test_again(md);
         test_ceiling(md);
     }
     free(md);
