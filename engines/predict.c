@@ -97,16 +97,34 @@ void gdt__predict_default_features(const gdt__predictor *p, const gdt_facts *f, 
     features(f->family, f, &no_knobs, p->sm_count, phi);
 }
 
-/* The placement ratio's terms of the backend's features phi: 1, the
- * centred features, then their products two by two, each feature clamped
- * to the fitted cells' range first (a curvature is not extrapolated). */
+/* The placement ratio's features of f (the family's own, else the model's
+ * at the backend's default tiles); returns their number. */
+static int ratio_features(const gdt__predictor *p, const gdt_facts *f, double *phi)
+{
+    double model[GDT__PRED_FEATURES_MAX];
+    if (p->nratio <= 0) {
+        features(f->family, f, &no_knobs, p->sm_count, phi);
+        return p->nfeatures;
+    }
+    features(f->family, f, &no_knobs, p->sm_count, model);
+    gdt__family_desc(f->family)->ratio_features(f, model, phi);
+    return p->nratio;
+}
+
+static int ratio_nf(const gdt__predictor *p) { return p->nratio > 0 ? p->nratio : p->nfeatures; }
+
+static double ratio_center(const gdt__predictor *p, int j) { return p->nratio > 0 ? p->ratio_center[j] : p->center[j]; }
+
+/* The placement ratio's terms of its features phi: 1, the centred
+ * features, then their products two by two, each feature clamped to the
+ * fitted cells' range first (a curvature is not extrapolated). */
 static int ratio_terms(const gdt__predictor *p, const double *phi, double *x)
 {
-    int nf = p->nfeatures, n = 0;
-    double q[GDT__PRED_FEATURES_MAX];
+    int nf = ratio_nf(p), n = 0;
+    double q[GDT__RATIO_NF_MAX];
     x[n++] = 1;
-    for (int j = 0; j < nf; j++) x[n++] = phi[j] - p->center[j];
-    for (int j = 0; j < nf; j++) q[j] = fmin(fmax(phi[j], p->ratio_lo[j]), p->ratio_hi[j]) - p->center[j];
+    for (int j = 0; j < nf; j++) x[n++] = phi[j] - ratio_center(p, j);
+    for (int j = 0; j < nf; j++) q[j] = fmin(fmax(phi[j], p->ratio_lo[j]), p->ratio_hi[j]) - ratio_center(p, j);
     for (int i = 0; i < nf; i++)
         for (int j = i; j < nf; j++) x[n++] = q[i] * q[j];
     return n;
@@ -114,9 +132,9 @@ static int ratio_terms(const gdt__predictor *p, const double *phi, double *x)
 
 bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio)
 {
-    double phi[GDT__PRED_FEATURES_MAX], x[GDT__RATIO_MAX], y = 0;
+    double phi[GDT__RATIO_NF_MAX], x[GDT__RATIO_MAX], y = 0;
     if (!p->has_ratio) return false;
-    features(f->family, f, &no_knobs, p->sm_count, phi);
+    ratio_features(p, f, phi);
     int n = ratio_terms(p, phi, x);
     for (int j = 0; j < n; j++) y += p->ratio[j] * x[j];
     *ratio = exp(y);
@@ -340,40 +358,44 @@ static bool cell_log_ratio(const gdt__train_cell *c, double *y)
     return isfinite(*y);
 }
 
-/* The range of the backend's features over the cells the ratio is fitted
- * on; false when none has a ratio. */
-static bool ratio_range(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
+/* The range of the ratio's features over the cells it is fitted on, and
+ * where they are the family's own, their means; false when no cell has a
+ * ratio. */
+static bool ratio_range(const gdt__train_cell *c, int n, int skip, gdt__predictor *m)
 {
-    double phi[GDT__PRED_FEATURES_MAX], y;
-    bool any = false;
+    double phi[GDT__RATIO_NF_MAX], y;
+    int nf = ratio_nf(m), k = 0;
+    memset(m->ratio_center, 0, sizeof m->ratio_center);
     for (int i = 0; i < n; i++) {
         if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
-        features(fam, &c[i].facts, &no_knobs, m->sm_count, phi);
-        for (int j = 0; j < m->nfeatures; j++) {
-            m->ratio_lo[j] = any ? fmin(m->ratio_lo[j], phi[j]) : phi[j];
-            m->ratio_hi[j] = any ? fmax(m->ratio_hi[j], phi[j]) : phi[j];
+        ratio_features(m, &c[i].facts, phi);
+        for (int j = 0; j < nf; j++) {
+            m->ratio_lo[j] = k ? fmin(m->ratio_lo[j], phi[j]) : phi[j];
+            m->ratio_hi[j] = k ? fmax(m->ratio_hi[j], phi[j]) : phi[j];
         }
-        any = true;
+        for (int j = 0; j < m->nratio; j++) m->ratio_center[j] += phi[j];
+        k++;
     }
-    return any;
+    for (int j = 0; k && j < m->nratio; j++) m->ratio_center[j] /= k;
+    return k > 0;
 }
 
-/* The placement ratio's own small fit: the same features, their products
- * two by two (where ours and the backend cross over depends on the shape's
- * facts together: sdpa_fwd's handwritten kernel leads at d 128 and long
- * sequences only), and the same ridge on everything but the intercept as
- * the plans' slopes. */
-static void solve_ratio(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
+/* The placement ratio's own small fit: its features, their products two by
+ * two (where ours and the backend cross over depends on the shape's facts
+ * together: sdpa_fwd's handwritten kernel leads at d 128 and long sequences
+ * only), and the same ridge on everything but the intercept as the plans'
+ * slopes. */
+static void solve_ratio(const gdt__train_cell *c, int n, int skip, gdt__predictor *m)
 {
-    int nc = GDT__RATIO_TERMS(m->nfeatures), col[GDT__RATIO_MAX];
+    int nc = GDT__RATIO_TERMS(ratio_nf(m)), col[GDT__RATIO_MAX];
     double a[GDT__RATIO_MAX * GDT__RATIO_MAX] = {0}, b[GDT__RATIO_MAX] = {0};
-    double x[GDT__RATIO_MAX], phi[GDT__PRED_FEATURES_MAX], y;
-    m->has_ratio = ratio_range(c, n, skip, fam, m);
+    double x[GDT__RATIO_MAX], phi[GDT__RATIO_NF_MAX], y;
+    m->has_ratio = ratio_range(c, n, skip, m);
     if (!m->has_ratio) return;
     for (int j = 0; j < nc; j++) col[j] = j;
     for (int i = 0; i < n; i++) {
         if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
-        features(fam, &c[i].facts, &no_knobs, m->sm_count, phi);
+        ratio_features(m, &c[i].facts, phi);
         ratio_terms(m, phi, x);
         accumulate(a, b, nc, col, x, nc, y);
     }
@@ -389,11 +411,12 @@ static gdt_status fit_one(gdt_family fam, int sms, const gdt__train_cell *c, int
     memset(m, 0, sizeof *m);
     m->sm_count = sms;
     m->nfeatures = gdt__predict_nfeatures(fam);
+    m->nratio = gdt__family_desc(fam)->nratio_features;
     m->lambda = lambda;
     gdt_status s = gather_plans(c, n, skip, m, e);
     if (!s) set_center(c, n, skip, fam, m);
     if (!s) s = solve_model(c, n, skip, fam, m, e);
-    if (!s) solve_ratio(c, n, skip, fam, m);
+    if (!s) solve_ratio(c, n, skip, m);
     for (int i = 0; !s && i < n; i++)
         if (i != skip && !gdt__predictor_anchor(m, &c[i].facts))
             s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
