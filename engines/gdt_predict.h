@@ -78,6 +78,7 @@ typedef struct gdt__predictor {
     int sm_count; /* the SMs waves are counted over */
     int nfeatures;
     double lambda;
+    double ratio_lambda; /* the ridge on the placement ratio's terms (its own, by the one-SE rule) */
     double noise; /* the ranking rule's width, in units of cv.err */
     gdt__lead_rule lead;
     double center[GDT__PRED_FEATURES_MAX], shared[GDT__PRED_FEATURES_MAX];

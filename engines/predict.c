@@ -399,9 +399,59 @@ static void solve_ratio(const gdt__train_cell *c, int n, int skip, gdt__predicto
         ratio_terms(m, phi, x);
         accumulate(a, b, nc, col, x, nc, y);
     }
-    for (int j = 0; j < nc; j++) a[j * nc + j] += j ? m->lambda : RIDGE_FLOOR;
+    for (int j = 0; j < nc; j++) a[j * nc + j] += j ? m->ratio_lambda : RIDGE_FLOOR;
     m->has_ratio = solve_spd(a, b, nc);
     for (int j = 0; m->has_ratio && j < nc; j++) m->ratio[j] = b[j];
+}
+
+/* The squared held-out errors of the ratio's log at ridge rl, each cell
+ * but skip predicted by the ratio of the others: *sse their sum, *sq2 the
+ * sum of their squares; returns how many. */
+static int ratio_errors(const gdt__train_cell *c, int n, int skip, const gdt__predictor *m, double rl,
+                        gdt__train_cell *scratch, double *sse, double *sq2)
+{
+    int used = 0;
+    double y, r;
+    *sse = *sq2 = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
+        gdt__predictor t = *m;
+        int k = 0;
+        t.ratio_lambda = rl;
+        for (int j = 0; j < n; j++)
+            if (j != skip && j != i) scratch[k++] = c[j];
+        solve_ratio(scratch, k, -1, &t);
+        if (!t.has_ratio || !gdt__predict_ratio(&t, &c[i].facts, &r)) continue;
+        double e2 = (log(r) - y) * (log(r) - y);
+        *sse += e2, *sq2 += e2 * e2, used++;
+    }
+    return used;
+}
+
+/* The ratio's ridge for the cells but skip: the largest candidate lambda
+ * whose held-out error (each cell's log ratio predicted by the ratio of
+ * the others) is within one standard error of the smallest (the one-
+ * standard-error rule).  The ratio is a small fit of its own (a dozen
+ * terms on a few dozen cells) beside the plans' (thousands of times), so
+ * it need not share their lambda; the rule keeps it from following the
+ * grid's noise into a curvature off the grid. */
+static double ratio_ridge(const gdt__train_cell *c, int n, int skip, const gdt__predictor *m)
+{
+    double mse[NLAMBDAS], se[NLAMBDAS], best = INFINITY, sse, sq2;
+    int at = -1;
+    gdt__train_cell *scratch = malloc((size_t)(n ? n : 1) * sizeof *scratch);
+    if (!scratch) return m->lambda;
+    for (int l = 0; l < NLAMBDAS; l++) {
+        int k = ratio_errors(c, n, skip, m, lambdas[l], scratch, &sse, &sq2);
+        mse[l] = k ? sse / k : INFINITY;
+        se[l] = k > 1 ? sqrt(fmax(0, sq2 / k - mse[l] * mse[l]) / (k - 1)) : 0;
+        if (mse[l] < best) best = mse[l], at = l;
+    }
+    free(scratch);
+    if (at < 0) return m->lambda;
+    for (int l = NLAMBDAS - 1; l > at; l--)
+        if (mse[l] <= mse[at] + se[at]) return lambdas[l];
+    return lambdas[at];
 }
 
 /* The model of all cells but skip (-1: all). */
@@ -416,6 +466,7 @@ static gdt_status fit_one(gdt_family fam, int sms, const gdt__train_cell *c, int
     gdt_status s = gather_plans(c, n, skip, m, e);
     if (!s) set_center(c, n, skip, fam, m);
     if (!s) s = solve_model(c, n, skip, fam, m, e);
+    if (!s) m->ratio_lambda = ratio_ridge(c, n, skip, m);
     if (!s) solve_ratio(c, n, skip, m);
     for (int i = 0; !s && i < n; i++)
         if (i != skip && !gdt__predictor_anchor(m, &c[i].facts))

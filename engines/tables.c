@@ -621,7 +621,9 @@ static void emit_ratio_model(sb *b, gdt_family f, const gdt__predictor *m)
         sb_printf(b, "null");
         return;
     }
-    sb_printf(b, "{");
+    sb_printf(b, "{\"lambda\": ");
+    sb_exact(b, m->ratio_lambda);
+    sb_printf(b, ", ");
     if (m->nratio > 0) {
         sb_printf(b, "\"features\": [");
         for (int j = 0; j < m->nratio; j++) sb_printf(b, "%s\"%s\"", j ? ", " : "", d->ratio_feature_names[j]);
@@ -1877,8 +1879,8 @@ static gdt_status read_model_plans(const ld *l, const cJSON *o, const char *jp, 
  * feature. */
 static gdt_status read_ratio(const ld *l, const cJSON *model, const char *jp, gdt__predictor *m)
 {
-    static const char *const keys[] = {"linear", "quadratic", "lo", "hi"};
-    static const char *const keys_own[] = {"features", "center", "linear", "quadratic", "lo", "hi"};
+    static const char *const keys[] = {"lambda", "linear", "quadratic", "lo", "hi"};
+    static const char *const keys_own[] = {"lambda", "features", "center", "linear", "quadratic", "lo", "hi"};
     const cJSON *o;
     m->nratio = gdt__family_desc(l->family)->nratio_features;
     int nf = m->nratio > 0 ? m->nratio : m->nfeatures;
@@ -1889,6 +1891,9 @@ static gdt_status read_ratio(const ld *l, const cJSON *model, const char *jp, gd
     sub(rp, jp, "ratio");
     if (!cJSON_IsObject(o)) return bad(l, rp, "expected an object or null, got %s", gdt_json_type_name(o));
     s = m->nratio ? CHECK_KEYS(l, o, keys_own, rp) : CHECK_KEYS(l, o, keys, rp);
+    if (!s) s = get_num(l, o, "lambda", rp, &m->ratio_lambda);
+    if (!s && !(m->ratio_lambda >= 0))
+        return bad(l, sub(p, rp, "lambda"), "expected lambda >= 0, got %g", m->ratio_lambda);
     if (!s && m->nratio) s = read_feature_names(l, o, "features", rp, m->nratio, ratio_feature_name);
     if (!s && m->nratio) s = get_nums(l, o, "center", rp, m->ratio_center, m->nratio);
     if (!s) s = get_nums_per(l, o, "linear", rp, m->ratio, 1 + nf, "the intercept, then one per feature");
