@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "gdt_family.h"
+#include "gdt_family_sdpa.h"
 
 const char *const gdt__causal_names[3] = {"none", "top_left", "bottom_right"};
 const char *const gdt__layout_names[2] = {"bhsd", "bshd"};

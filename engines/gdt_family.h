@@ -148,10 +148,6 @@ extern const gdt_family_desc gdt__family_gemm, gdt__family_sdpa_fwd, gdt__family
 
 /* gdt_causal and gdt_layout by value, as keys, shapes and tables spell them. */
 extern const char *const gdt__causal_names[3];
-/* The share of an SDPA problem's scores its mask leaves, over the rows
- * (tile_m <= 0) or as TILE_M-row query tiles walk it (engines/family_sdpa.c);
- * 1 without a mask. */
-double gdt__sdpa_mask_fraction(const gdt_sdpa_desc *s, int64_t tile_m);
 extern const char *const gdt__layout_names[2];
 
 /* ------------------------------------------------- helpers for families */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "facts_support.h"
-#include "gdt_family.h"
+#include "gdt_family_sdpa.h"
 #include "gdt_predict.h"
 #include "gdt_test.h"
 
