@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "gdt_family.h"
+#include "gdt_family_sdpa.h"
 
 const char *const gdt__causal_names[3] = {"none", "top_left", "bottom_right"};
 const char *const gdt__layout_names[2] = {"bhsd", "bshd"};
@@ -120,11 +121,38 @@ static int sdpa_key(const gdt_problem *p, char *buf, size_t n)
                     gdt__layout_names[s->layout != GDT_LAYOUT_BHSD], s->scale);
 }
 
+/* The share of the s_q x s_kv scores a mask leaves, query row i seeing
+ * the keys below i + offset (0 top-left, s_kv - s_q bottom-right), at most
+ * s_kv.  tile_m <= 0: over the rows (the mean of min(s_kv, x), x in
+ * [offset, offset + s_q); top-left with s_q = s_kv gives exactly 1/2, the
+ * flops); tile_m > 0: as a kernel of TILE_M-row query tiles walks it, tile
+ * t seeing the keys below (t + 1) TILE_M + offset (the diagonal tile in
+ * full: 1/2 + TILE_M / (2 s_kv) at s_q = s_kv; bottom-right at s_q = s_kv
+ * / 4, about 7/8). */
+double gdt__sdpa_mask_fraction(const gdt_sdpa_desc *s, int64_t tile_m)
+{
+    if (s->causal == GDT_CAUSAL_NONE || s->s_q <= 0 || s->s_kv <= 0) return 1.0;
+    int64_t off = s->causal == GDT_CAUSAL_BOTTOM_RIGHT ? s->s_kv - s->s_q : 0;
+    double sq = (double)s->s_q, skv = (double)s->s_kv, a = (double)off;
+    if (tile_m > 0) {
+        int64_t n = (s->s_q + tile_m - 1) / tile_m;
+        double seen = 0;
+        for (int64_t t = 0; t < n; t++) {
+            int64_t end = (t + 1) * tile_m + off;
+            seen += (double)(end < s->s_kv ? end : s->s_kv);
+        }
+        return seen / ((double)n * skv);
+    }
+    if (a + sq <= skv) return a / skv + 0.5 * sq / skv;
+    double below = skv - a; /* rows that see fewer than s_kv keys */
+    return (below * 0.5 * (a + skv) + (sq - below) * skv) / (sq * skv);
+}
+
 static double fwd_flops(const gdt_problem *p)
 {
     const gdt_sdpa_desc *s = &p->u.sdpa;
     double fwd = 4.0 * (double)s->b * (double)s->h_q * (double)s->s_q * (double)s->s_kv * (double)s->d;
-    return s->causal != GDT_CAUSAL_NONE ? 0.5 * fwd : fwd;
+    return s->causal != GDT_CAUSAL_NONE ? gdt__sdpa_mask_fraction(s, 0) * fwd : fwd;
 }
 
 /* The backward's five products against the forward's two. */
@@ -216,7 +244,7 @@ static void sdpa_features(const gdt_facts *f, const gdt_plan_id *id, int sms, do
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t tm = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, 128), tn = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, 128);
     tm = tm > 0 ? tm : 128, tn = tn > 0 ? tn : 128;
-    double frac = s->causal == GDT_CAUSAL_NONE ? 1.0 : fmin(1.0, 0.5 + 0.5 * (double)tm / (double)s->s_kv);
+    double frac = gdt__sdpa_mask_fraction(s, tm);
     double waves = (double)ceil_div(s->b * s->h_q * ceil_div(s->s_q, tm), sms > 0 ? sms : 1);
     double steps = waves * (double)ceil_div(s->s_kv, tn) * frac;
     double el = (double)gdt_dtype_size(s->dtype);
@@ -224,6 +252,24 @@ static void sdpa_features(const gdt_facts *f, const gdt_plan_id *id, int sms, do
     phi[0] = log(steps * 4.0 * (double)tm * (double)tn * (double)s->d);
     phi[1] = log(steps);
     phi[2] = log(bytes);
+}
+
+static const char *const sdpa_ratio_feature_names[] = {"log_steps", "log_flops", "log_head_flops"};
+_Static_assert(sizeof sdpa_ratio_feature_names / sizeof *sdpa_ratio_feature_names <= GDT__RATIO_FEATURES_MAX,
+               "more ratio features than GDT__RATIO_FEATURES_MAX");
+
+/* Where our kernels and the backend's cross over follows the work of one
+ * (batch, query head), the sequence lengths and d (sdpa_fwd's handwritten
+ * kernel leads at d 128 and s_kv 8192 whatever b and h), and the serial
+ * steps; the total work and bytes, which mix b and h in, carry it to shapes
+ * whose b is not the default grid's 16384 / s (issue 33's validation). */
+static void sdpa_ratio_features(const gdt_facts *f, const double *phi, double *out)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    double units = (double)s->b * (double)s->h_q;
+    out[0] = phi[1];
+    out[1] = phi[3];
+    out[2] = log(units > 0 && f->flops > units ? f->flops / units : 1);
 }
 
 #define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))
@@ -236,7 +282,9 @@ static void sdpa_features(const gdt_facts *f, const gdt_plan_id *id, int sms, do
     .nfacts_fields = COUNT(sdpa_facts_fields), .group_fields = sdpa_group_fields,             \
     .ngroup_fields = COUNT(sdpa_group_fields), .group = sdpa_group,                           \
     .metric_name = "q_tiles128", .metric = sdpa_metric, .feature_names = sdpa_feature_names,     \
-    .nfeatures = COUNT(sdpa_feature_names), .features = sdpa_features
+    .nfeatures = COUNT(sdpa_feature_names), .features = sdpa_features,                         \
+    .ratio_feature_names = sdpa_ratio_feature_names,                                           \
+    .nratio_features = COUNT(sdpa_ratio_feature_names), .ratio_features = sdpa_ratio_features
 
 const gdt_family_desc gdt__family_sdpa_fwd = {
     .name = "sdpa_fwd",

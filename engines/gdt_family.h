@@ -75,6 +75,9 @@ typedef struct gdt__field {
 #define GDT__OPERANDS_MAX 9
 /* Features of the tables' time model (gdt_predict.h). */
 #define GDT__FEATURES_MAX 3
+/* Features of the placement ratio where the family has its own
+ * (gdt_predict.h). */
+#define GDT__RATIO_FEATURES_MAX 4
 
 /* Rows of the tables above, their optional members zero. */
 #define GDT__KEY_ROW(key, kind_, a, b) {.name = key, .kind = GDT__KEY_##kind_, .off = {a, b}}
@@ -128,6 +131,13 @@ typedef struct gdt_family_desc {
     const char *const *feature_names;
     int nfeatures;
     void (*features)(const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi);
+    /* Optional (nratio_features 0: the model's features and log_flops):
+     * what the placement ratio (ours against the backend's heuristic first)
+     * weighs, from the shape's facts and the model's features of the
+     * backend's default tiles (phi, log_flops last). */
+    const char *const *ratio_feature_names;
+    int nratio_features;
+    void (*ratio_features)(const gdt_facts *f, const double *phi, double *out);
 } gdt_family_desc;
 
 /* NULL outside the enum. */

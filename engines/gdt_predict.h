@@ -20,7 +20,12 @@
  * then one per pair of features (i <= j). */
 #define GDT__RATIO_QUADRATIC(nf) ((nf) * ((nf) + 1) / 2)
 #define GDT__RATIO_TERMS(nf) (1 + (nf) + GDT__RATIO_QUADRATIC(nf))
-#define GDT__RATIO_MAX GDT__RATIO_TERMS(GDT__PRED_FEATURES_MAX)
+/* The placement ratio's features: the family's own
+ * (gdt_family_desc.ratio_features), else the model's at the backend's
+ * default tiles. */
+#define GDT__RATIO_NF_MAX \
+    (GDT__RATIO_FEATURES_MAX > GDT__PRED_FEATURES_MAX ? GDT__RATIO_FEATURES_MAX : GDT__PRED_FEATURES_MAX)
+#define GDT__RATIO_MAX GDT__RATIO_TERMS(GDT__RATIO_NF_MAX)
 
 typedef struct gdt__pred_plan {
     gdt_plan_id id;
@@ -73,6 +78,7 @@ typedef struct gdt__predictor {
     int sm_count; /* the SMs waves are counted over */
     int nfeatures;
     double lambda;
+    double ratio_lambda; /* the ridge on the placement ratio's terms (its own, by the one-SE rule) */
     double noise; /* the ranking rule's width, in units of cv.err */
     gdt__lead_rule lead;
     double center[GDT__PRED_FEATURES_MAX], shared[GDT__PRED_FEATURES_MAX];
@@ -84,7 +90,12 @@ typedef struct gdt__predictor {
      * (has_ratio false when no cell measured both sides). */
     bool has_ratio;
     double ratio[GDT__RATIO_MAX];
-    double ratio_lo[GDT__PRED_FEATURES_MAX], ratio_hi[GDT__PRED_FEATURES_MAX];
+    double ratio_lo[GDT__RATIO_NF_MAX], ratio_hi[GDT__RATIO_NF_MAX];
+    /* The family's own ratio features (nratio > 0) and their means over
+     * the cells the ratio was fitted on; 0: the model's features, centred
+     * at center. */
+    int nratio;
+    double ratio_center[GDT__RATIO_NF_MAX];
     gdt__pred_plan *plans; /* sorted by plan name */
     int nplans;
     gdt__pred_cv cv;

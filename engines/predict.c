@@ -97,16 +97,34 @@ void gdt__predict_default_features(const gdt__predictor *p, const gdt_facts *f, 
     features(f->family, f, &no_knobs, p->sm_count, phi);
 }
 
-/* The placement ratio's terms of the backend's features phi: 1, the
- * centred features, then their products two by two, each feature clamped
- * to the fitted cells' range first (a curvature is not extrapolated). */
+/* The placement ratio's features of f (the family's own, else the model's
+ * at the backend's default tiles); returns their number. */
+static int ratio_features(const gdt__predictor *p, const gdt_facts *f, double *phi)
+{
+    double model[GDT__PRED_FEATURES_MAX];
+    if (p->nratio <= 0) {
+        features(f->family, f, &no_knobs, p->sm_count, phi);
+        return p->nfeatures;
+    }
+    features(f->family, f, &no_knobs, p->sm_count, model);
+    gdt__family_desc(f->family)->ratio_features(f, model, phi);
+    return p->nratio;
+}
+
+static int ratio_nf(const gdt__predictor *p) { return p->nratio > 0 ? p->nratio : p->nfeatures; }
+
+static double ratio_center(const gdt__predictor *p, int j) { return p->nratio > 0 ? p->ratio_center[j] : p->center[j]; }
+
+/* The placement ratio's terms of its features phi: 1, the centred
+ * features, then their products two by two, each feature clamped to the
+ * fitted cells' range first (a curvature is not extrapolated). */
 static int ratio_terms(const gdt__predictor *p, const double *phi, double *x)
 {
-    int nf = p->nfeatures, n = 0;
-    double q[GDT__PRED_FEATURES_MAX];
+    int nf = ratio_nf(p), n = 0;
+    double q[GDT__RATIO_NF_MAX];
     x[n++] = 1;
-    for (int j = 0; j < nf; j++) x[n++] = phi[j] - p->center[j];
-    for (int j = 0; j < nf; j++) q[j] = fmin(fmax(phi[j], p->ratio_lo[j]), p->ratio_hi[j]) - p->center[j];
+    for (int j = 0; j < nf; j++) x[n++] = phi[j] - ratio_center(p, j);
+    for (int j = 0; j < nf; j++) q[j] = fmin(fmax(phi[j], p->ratio_lo[j]), p->ratio_hi[j]) - ratio_center(p, j);
     for (int i = 0; i < nf; i++)
         for (int j = i; j < nf; j++) x[n++] = q[i] * q[j];
     return n;
@@ -114,9 +132,9 @@ static int ratio_terms(const gdt__predictor *p, const double *phi, double *x)
 
 bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio)
 {
-    double phi[GDT__PRED_FEATURES_MAX], x[GDT__RATIO_MAX], y = 0;
+    double phi[GDT__RATIO_NF_MAX], x[GDT__RATIO_MAX], y = 0;
     if (!p->has_ratio) return false;
-    features(f->family, f, &no_knobs, p->sm_count, phi);
+    ratio_features(p, f, phi);
     int n = ratio_terms(p, phi, x);
     for (int j = 0; j < n; j++) y += p->ratio[j] * x[j];
     *ratio = exp(y);
@@ -340,60 +358,141 @@ static bool cell_log_ratio(const gdt__train_cell *c, double *y)
     return isfinite(*y);
 }
 
-/* The range of the backend's features over the cells the ratio is fitted
- * on; false when none has a ratio. */
-static bool ratio_range(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
+/* One cell as the ratio reads it: its features and log ratio (ok false:
+ * no ratio, or the cell left out). */
+typedef struct ratio_row {
+    double phi[GDT__RATIO_NF_MAX], y;
+    bool ok;
+} ratio_row;
+
+static void ratio_rows(const gdt__train_cell *c, int n, int skip, const gdt__predictor *m, ratio_row *r)
 {
-    double phi[GDT__PRED_FEATURES_MAX], y;
-    bool any = false;
     for (int i = 0; i < n; i++) {
-        if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
-        features(fam, &c[i].facts, &no_knobs, m->sm_count, phi);
-        for (int j = 0; j < m->nfeatures; j++) {
-            m->ratio_lo[j] = any ? fmin(m->ratio_lo[j], phi[j]) : phi[j];
-            m->ratio_hi[j] = any ? fmax(m->ratio_hi[j], phi[j]) : phi[j];
-        }
-        any = true;
+        r[i].ok = i != skip && cell_log_ratio(&c[i], &r[i].y);
+        if (r[i].ok) ratio_features(m, &c[i].facts, r[i].phi);
     }
-    return any;
 }
 
-/* The placement ratio's own small fit: the same features, their products
- * two by two (where ours and the backend cross over depends on the shape's
- * facts together: sdpa_fwd's handwritten kernel leads at d 128 and long
- * sequences only), and the same ridge on everything but the intercept as
- * the plans' slopes. */
-static void solve_ratio(const gdt__train_cell *c, int n, int skip, gdt_family fam, gdt__predictor *m)
+/* The range of the ratio's features over the rows it is fitted on (all
+ * but leave), and where they are the family's own, their means; false
+ * when no row has a ratio. */
+static bool ratio_range(const ratio_row *r, int n, int leave, gdt__predictor *m)
 {
-    int nc = GDT__RATIO_TERMS(m->nfeatures), col[GDT__RATIO_MAX];
-    double a[GDT__RATIO_MAX * GDT__RATIO_MAX] = {0}, b[GDT__RATIO_MAX] = {0};
-    double x[GDT__RATIO_MAX], phi[GDT__PRED_FEATURES_MAX], y;
-    m->has_ratio = ratio_range(c, n, skip, fam, m);
+    int nf = ratio_nf(m), k = 0;
+    memset(m->ratio_center, 0, sizeof m->ratio_center);
+    for (int i = 0; i < n; i++) {
+        if (i == leave || !r[i].ok) continue;
+        for (int j = 0; j < nf; j++) {
+            m->ratio_lo[j] = k ? fmin(m->ratio_lo[j], r[i].phi[j]) : r[i].phi[j];
+            m->ratio_hi[j] = k ? fmax(m->ratio_hi[j], r[i].phi[j]) : r[i].phi[j];
+        }
+        for (int j = 0; j < m->nratio; j++) m->ratio_center[j] += r[i].phi[j];
+        k++;
+    }
+    for (int j = 0; k && j < m->nratio; j++) m->ratio_center[j] /= k;
+    return k > 0;
+}
+
+/* The placement ratio's own small fit on the rows but leave: its features,
+ * their products two by two (where ours and the backend cross over depends
+ * on the shape's facts together: sdpa_fwd's handwritten kernel leads at d
+ * 128 and long sequences only), ridged by m->ratio_lambda on everything
+ * but the intercept. */
+static void solve_ratio_rows(const ratio_row *r, int n, int leave, gdt__predictor *m)
+{
+    int nc = GDT__RATIO_TERMS(ratio_nf(m)), col[GDT__RATIO_MAX];
+    double a[GDT__RATIO_MAX * GDT__RATIO_MAX] = {0}, b[GDT__RATIO_MAX] = {0}, x[GDT__RATIO_MAX];
+    m->has_ratio = ratio_range(r, n, leave, m);
     if (!m->has_ratio) return;
     for (int j = 0; j < nc; j++) col[j] = j;
     for (int i = 0; i < n; i++) {
-        if (i == skip || !cell_log_ratio(&c[i], &y)) continue;
-        features(fam, &c[i].facts, &no_knobs, m->sm_count, phi);
-        ratio_terms(m, phi, x);
-        accumulate(a, b, nc, col, x, nc, y);
+        if (i == leave || !r[i].ok) continue;
+        ratio_terms(m, r[i].phi, x);
+        accumulate(a, b, nc, col, x, nc, r[i].y);
     }
-    for (int j = 0; j < nc; j++) a[j * nc + j] += j ? m->lambda : RIDGE_FLOOR;
+    for (int j = 0; j < nc; j++) a[j * nc + j] += j ? m->ratio_lambda : RIDGE_FLOOR;
     m->has_ratio = solve_spd(a, b, nc);
     for (int j = 0; m->has_ratio && j < nc; j++) m->ratio[j] = b[j];
 }
 
-/* The model of all cells but skip (-1: all). */
+/* The squared held-out errors of the ratio's log at ridge rl, each row
+ * predicted by the ratio of the others: *sse their sum, *sq2 the sum of
+ * their squares; returns how many. */
+static int ratio_errors(const ratio_row *r, int n, const gdt__predictor *m, double rl, double *sse, double *sq2)
+{
+    int used = 0;
+    double x[GDT__RATIO_MAX];
+    *sse = *sq2 = 0;
+    for (int i = 0; i < n; i++) {
+        if (!r[i].ok) continue;
+        gdt__predictor t = *m;
+        t.ratio_lambda = rl;
+        solve_ratio_rows(r, n, i, &t);
+        if (!t.has_ratio) continue;
+        int k = ratio_terms(&t, r[i].phi, x);
+        double y = 0;
+        for (int j = 0; j < k; j++) y += t.ratio[j] * x[j];
+        double p = exp(y);
+        if (!isfinite(p)) continue;
+        double e2 = (log(p) - r[i].y) * (log(p) - r[i].y);
+        *sse += e2, *sq2 += e2 * e2, used++;
+    }
+    return used;
+}
+
+/* The ratio's ridge for the rows: the largest candidate lambda whose
+ * held-out error (each cell's log ratio predicted by the ratio of the
+ * others) is within one standard error of the smallest (the one-standard-
+ * error rule); NaN when none has an error (the plans' lambda then).  The ratio is a small fit
+ * of its own (a dozen terms on a few dozen cells) beside the plans'
+ * (thousands of times), so it need not share their lambda; the rule keeps
+ * it from following the grid's noise into a curvature off the grid. */
+static double ratio_ridge(const ratio_row *r, int n, const gdt__predictor *m)
+{
+    double mse[NLAMBDAS], se[NLAMBDAS], best = INFINITY, sse, sq2;
+    int at = -1;
+    for (int l = 0; l < NLAMBDAS; l++) {
+        int k = ratio_errors(r, n, m, lambdas[l], &sse, &sq2);
+        mse[l] = k ? sse / k : INFINITY;
+        se[l] = k > 1 ? sqrt(fmax(0, sq2 / k - mse[l] * mse[l]) / (k - 1)) : 0;
+        if (mse[l] < best) best = mse[l], at = l;
+    }
+    if (at < 0) return NAN;
+    for (int l = NLAMBDAS - 1; l > at; l--)
+        if (mse[l] <= mse[at] + se[at]) return lambdas[l];
+    return lambdas[at];
+}
+
+/* The ratio of the cells but skip: its ridge (*memo when not NaN: it
+ * depends on the cells and skip alone, not on the plans' lambda; else
+ * chosen and kept there), then its fit; false out of memory. */
+static bool solve_ratio(const gdt__train_cell *c, int n, int skip, gdt__predictor *m, double *memo)
+{
+    ratio_row *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    if (!r) return false;
+    ratio_rows(c, n, skip, m, r);
+    double rl = memo && !isnan(*memo) ? *memo : ratio_ridge(r, n, m);
+    if (memo) *memo = rl;
+    m->ratio_lambda = isnan(rl) ? m->lambda : rl;
+    solve_ratio_rows(r, n, -1, m);
+    free(r);
+    return true;
+}
+
+/* The model of all cells but skip (-1: all); memo: solve_ratio's (NULL:
+ * none). */
 static gdt_status fit_one(gdt_family fam, int sms, const gdt__train_cell *c, int n, int skip, double lambda,
-                          gdt__predictor *m, gdt_error *e)
+                          double *memo, gdt__predictor *m, gdt_error *e)
 {
     memset(m, 0, sizeof *m);
     m->sm_count = sms;
     m->nfeatures = gdt__predict_nfeatures(fam);
+    m->nratio = gdt__family_desc(fam)->nratio_features;
     m->lambda = lambda;
     gdt_status s = gather_plans(c, n, skip, m, e);
     if (!s) set_center(c, n, skip, fam, m);
     if (!s) s = solve_model(c, n, skip, fam, m, e);
-    if (!s) solve_ratio(c, n, skip, fam, m);
+    if (!s && !solve_ratio(c, n, skip, m, memo)) s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     for (int i = 0; !s && i < n; i++)
         if (i != skip && !gdt__predictor_anchor(m, &c[i].facts))
             s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
@@ -592,9 +691,10 @@ static gdt_status gated_picks(const gdt__train_cell *c, int n, double *const *pr
 
 /* The held-out models of one lambda and their predictions pred[cell][plan]
  * (NaN: a plan the other cells never measured).  *pred and *models are
- * the caller's to release with release_held_out. */
-static gdt_status held_out(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda, double ***pred,
-                           gdt__predictor **models, gdt_error *e)
+ * the caller's to release with release_held_out.  memo (NULL: none): the
+ * ratio's ridges, memo[1 + i] that of the model without cell i. */
+static gdt_status held_out(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda, double *memo,
+                           double ***pred, gdt__predictor **models, gdt_error *e)
 {
     *pred = calloc((size_t)n, sizeof **pred);
     *models = calloc((size_t)n, sizeof **models);
@@ -604,7 +704,7 @@ static gdt_status held_out(gdt_family fam, int sms, const gdt__train_cell *c, in
             s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
             break;
         }
-        if ((s = fit_one(fam, sms, c, n, i, lambda, &(*models)[i], e))) break;
+        if ((s = fit_one(fam, sms, c, n, i, lambda, memo ? &memo[1 + i] : NULL, &(*models)[i], e))) break;
         for (int k = 0; k < c[i].nplans; k++)
             if (!gdt__predict_time(&(*models)[i], &c[i].facts, &c[i].plans[k].id, &(*pred)[i][k])) (*pred)[i][k] = NAN;
     }
@@ -628,14 +728,15 @@ typedef struct choice {
     gdt__pred_cv val[GDT__LEAD_RULES][NNOISES][GDT__LEAD_NQUANTILES]; /* on the validation cells */
 } choice;
 
-/* The leave-one-cell-out figures of one lambda at every candidate. */
+/* The leave-one-cell-out figures of one lambda at every candidate (memo:
+ * held_out's). */
 static gdt_status cross_validate(gdt_family fam, int sms, const gdt__train_cell *c, int n, double lambda,
-                                 choice *ch, gdt_error *e)
+                                 double *memo, choice *ch, gdt_error *e)
 {
     double **pred = NULL;
     gdt__predictor *models = NULL;
     gdt__pred_pick *pk = calloc((size_t)n, sizeof *pk);
-    gdt_status s = pk ? held_out(fam, sms, c, n, lambda, &pred, &models, e)
+    gdt_status s = pk ? held_out(fam, sms, c, n, lambda, memo, &pred, &models, e)
                       : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
     double err = s ? 1 : median_error(c, n, pred);
     for (int r = 0; !s && r < GDT__LEAD_RULES; r++)
@@ -658,7 +759,7 @@ gdt_status gdt__predictor_picks(gdt_family f, int arch, const gdt__train_cell *c
     double **pred = NULL;
     gdt__predictor *models = NULL;
     gdt__pred_interval iv;
-    gdt_status s = held_out(f, gdt__predict_sm_count(arch), cells, n, lambda, &pred, &models, e);
+    gdt_status s = held_out(f, gdt__predict_sm_count(arch), cells, n, lambda, NULL, &pred, &models, e);
     *err = s ? NAN : median_error(cells, n, pred);
     if (!s && gated_picks(cells, n, pred, models, noise * *err, rule, q, out, &iv))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
@@ -720,13 +821,13 @@ static bool better(verdict a, verdict b)
 }
 
 /* The figures on the validation cells of the model of all cells at every
- * candidate of its lambda; nothing when there are none. */
-static gdt_status validate(gdt_family f, int sms, const gdt__train_cell *c, int n, double lambda,
+ * candidate of its lambda; nothing when there are none (memo: fit_one's). */
+static gdt_status validate(gdt_family f, int sms, const gdt__train_cell *c, int n, double lambda, double *memo,
                            const gdt__train_cell *val, int nval, choice *ch, gdt_error *e)
 {
     gdt__predictor m;
     if (nval <= 0) return GDT_STATUS_OK;
-    gdt_status s = fit_one(f, sms, c, n, -1, lambda, &m, e);
+    gdt_status s = fit_one(f, sms, c, n, -1, lambda, memo, &m, e);
     bool fitted = !s;
     for (int r = 0; !s && r < GDT__LEAD_RULES; r++)
         for (int j = 0; !s && j < NNOISES; j++)
@@ -748,10 +849,16 @@ gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cel
                              "cross-validate", n, GDT__PREDICT_MIN_CELLS);
     int sms = gdt__predict_sm_count(arch), bl = 0, br = 0, bj = 0, bq = 0;
     choice *ch = calloc(NLAMBDAS, sizeof *ch);
-    if (!ch) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    double *memo = malloc((size_t)(n + 1) * sizeof *memo); /* the ratio's ridges, by cell left out */
+    if (!ch || !memo) {
+        free(ch), free(memo);
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "time model: out of memory");
+    }
+    for (int i = 0; i <= n; i++) memo[i] = NAN;
     gdt_status s = GDT_STATUS_OK;
-    for (int l = 0; !s && l < NLAMBDAS; l++) s = cross_validate(f, sms, cells, n, lambdas[l], &ch[l], e);
-    for (int l = 0; !s && l < NLAMBDAS; l++) s = validate(f, sms, cells, n, lambdas[l], val, nval, &ch[l], e);
+    for (int l = 0; !s && l < NLAMBDAS; l++) s = cross_validate(f, sms, cells, n, lambdas[l], memo, &ch[l], e);
+    for (int l = 0; !s && l < NLAMBDAS; l++)
+        s = validate(f, sms, cells, n, lambdas[l], memo, val, nval, &ch[l], e);
     /* a tie keeps the earlier: the ratio rule, the widest width and
      * quantile, the smallest lambda */
     for (int r = 0; !s && r < GDT__LEAD_RULES; r++)
@@ -760,9 +867,9 @@ gdt_status gdt__predictor_fit(gdt_family f, int arch, const gdt__train_cell *cel
                 for (int l = 0; l < NLAMBDAS; l++)
                     if (better(verdict_of(&ch[l], r, j, q, nval), verdict_of(&ch[bl], br, bj, bq, nval)))
                         bl = l, br = r, bj = j, bq = q;
-    if (!s) s = fit_one(f, sms, cells, n, -1, lambdas[bl], out, e);
+    if (!s) s = fit_one(f, sms, cells, n, -1, lambdas[bl], memo, out, e);
     if (!s) out->cv = ch[bl].cv[br][bj][bq], out->noise = noises[bj], out->lead = (gdt__lead_rule)br;
     if (!s) out->interval = ch[bl].iv[br][bj][bq];
-    free(ch);
+    free(ch), free(memo);
     return s;
 }

@@ -613,14 +613,25 @@ static void emit_interval(sb *b, const gdt__pred_interval *iv)
 
 /* The placement ratio: its linear part, its quadratic part and the range
  * its features are clamped to there, or null. */
-static void emit_ratio_model(sb *b, const gdt__predictor *m)
+static void emit_ratio_model(sb *b, gdt_family f, const gdt__predictor *m)
 {
-    int nf = m->nfeatures;
+    const gdt_family_desc *d = gdt__family_desc(f);
+    int nf = m->nratio > 0 ? m->nratio : m->nfeatures;
     if (!m->has_ratio) {
         sb_printf(b, "null");
         return;
     }
-    sb_printf(b, "{\"linear\": ");
+    sb_printf(b, "{\"lambda\": ");
+    sb_exact(b, m->ratio_lambda);
+    sb_printf(b, ", ");
+    if (m->nratio > 0) {
+        sb_printf(b, "\"features\": [");
+        for (int j = 0; j < m->nratio; j++) sb_printf(b, "%s\"%s\"", j ? ", " : "", d->ratio_feature_names[j]);
+        sb_printf(b, "], \"center\": ");
+        emit_nums(b, m->ratio_center, m->nratio);
+        sb_printf(b, ",\n      ");
+    }
+    sb_printf(b, "\"linear\": ");
     emit_nums(b, m->ratio, 1 + nf);
     sb_printf(b, ", \"quadratic\": ");
     emit_nums(b, m->ratio + 1 + nf, GDT__RATIO_QUADRATIC(nf));
@@ -648,7 +659,7 @@ static void emit_model(sb *b, gdt_family f, const gdt__predictor *m, const gdt__
     sb_printf(b, ", \"shared\": ");
     emit_nums(b, m->shared, m->nfeatures);
     sb_printf(b, ",\n    \"ratio\": ");
-    emit_ratio_model(b, m);
+    emit_ratio_model(b, f, m);
     sb_printf(b, ",\n");
     emit_interval(b, &m->interval);
     emit_figures(b, "cv", &m->cv);
@@ -1801,23 +1812,32 @@ static gdt_status read_interval(const ld *l, const cJSON *model, const char *jp,
     return s;
 }
 
-static gdt_status read_features(const ld *l, const cJSON *o, const char *jp)
+/* o[key]: exactly the n names name(l->family, i), in order. */
+static gdt_status read_feature_names(const ld *l, const cJSON *o, const char *key, const char *jp, int want,
+                                     const char *(*name_of)(gdt_family, int))
 {
     const cJSON *a;
-    int n = 0, want = gdt__predict_nfeatures(l->family);
+    int n = 0;
     jpath fp, p;
-    gdt_status s = get_array(l, o, "features", jp, &a, &n);
+    gdt_status s = get_array(l, o, key, jp, &a, &n);
     if (s) return s;
-    sub(fp, jp, "features");
+    sub(fp, jp, key);
     if (n != want) return bad(l, fp, "expected %d features, got %d", want, n);
     for (int i = 0; i < n; i++) {
-        const char *v, *name = gdt__predict_feature_name(l->family, i);
+        const char *v, *name = name_of(l->family, i);
         if ((s = gdt_json_string(cJSON_GetArrayItem(a, i), l->file, at(p, fp, i), &v, l->e))) return s;
         if (strcmp(v, name))
             return bad(l, p, "expected \"%s\" (this release's feature %d), got \"%s\"", name, i, v);
     }
     return GDT_STATUS_OK;
 }
+
+static gdt_status read_features(const ld *l, const cJSON *o, const char *jp)
+{
+    return read_feature_names(l, o, "features", jp, gdt__predict_nfeatures(l->family), gdt__predict_feature_name);
+}
+
+static const char *ratio_feature_name(gdt_family f, int j) { return gdt__family_desc(f)->ratio_feature_names[j]; }
 
 static gdt_status read_model_plan(const ld *l, const cJSON *o, const char *jp, int nf, gdt__pred_plan *pp)
 {
@@ -1859,16 +1879,23 @@ static gdt_status read_model_plans(const ld *l, const cJSON *o, const char *jp, 
  * feature. */
 static gdt_status read_ratio(const ld *l, const cJSON *model, const char *jp, gdt__predictor *m)
 {
-    static const char *const keys[] = {"linear", "quadratic", "lo", "hi"};
+    static const char *const keys[] = {"lambda", "linear", "quadratic", "lo", "hi"};
+    static const char *const keys_own[] = {"lambda", "features", "center", "linear", "quadratic", "lo", "hi"};
     const cJSON *o;
-    int nf = m->nfeatures;
+    m->nratio = gdt__family_desc(l->family)->nratio_features;
+    int nf = m->nratio > 0 ? m->nratio : m->nfeatures;
     jpath rp, p, q;
     gdt_status s = get_node(l, model, "ratio", jp, &o);
     m->has_ratio = !s && !cJSON_IsNull(o);
     if (s || !m->has_ratio) return s;
     sub(rp, jp, "ratio");
     if (!cJSON_IsObject(o)) return bad(l, rp, "expected an object or null, got %s", gdt_json_type_name(o));
-    s = CHECK_KEYS(l, o, keys, rp);
+    s = m->nratio ? CHECK_KEYS(l, o, keys_own, rp) : CHECK_KEYS(l, o, keys, rp);
+    if (!s) s = get_num(l, o, "lambda", rp, &m->ratio_lambda);
+    if (!s && !(m->ratio_lambda >= 0))
+        return bad(l, sub(p, rp, "lambda"), "expected lambda >= 0, got %g", m->ratio_lambda);
+    if (!s && m->nratio) s = read_feature_names(l, o, "features", rp, m->nratio, ratio_feature_name);
+    if (!s && m->nratio) s = get_nums(l, o, "center", rp, m->ratio_center, m->nratio);
     if (!s) s = get_nums_per(l, o, "linear", rp, m->ratio, 1 + nf, "the intercept, then one per feature");
     if (!s) s = get_nums_per(l, o, "quadratic", rp, m->ratio + 1 + nf, GDT__RATIO_QUADRATIC(nf),
                              "one per pair of features");

@@ -180,14 +180,13 @@ static void test_deterministic(void)
 
 /* ------------------------------------------------------------- refusals */
 
-/* The written placement table with one substring replaced must be refused
+/* The placement table src with one substring replaced must be refused
  * naming want. */
-static void refuse(const char *from, const char *to, const char *want)
+static void refuse_in(const char *src, const char *from, const char *to, const char *want)
 {
-    char src[600], dst[600];
+    char dst[600];
     size_t n = 0;
     gdt_error e;
-    snprintf(src, sizeof src, "%s/law/sm90/gemm.placement.json", root);
     snprintf(dst, sizeof dst, "%s/bad.placement.json", root);
     char *text = slurp(src, &n), *at = text ? strstr(text, from) : NULL;
     CHECK(at != NULL);
@@ -203,6 +202,15 @@ static void refuse(const char *from, const char *to, const char *want)
     CHECK_CONTAINS(e.msg, want);
     free(out);
     free(text);
+}
+
+/* The written placement table with one substring replaced must be refused
+ * naming want. */
+static void refuse(const char *from, const char *to, const char *want)
+{
+    char src[600];
+    snprintf(src, sizeof src, "%s/law/sm90/gemm.placement.json", root);
+    refuse_in(src, from, to, want);
 }
 
 /* refuse() on the span from `start` through the first `end` after it. */
@@ -246,6 +254,20 @@ static void test_refusals(void)
     refuse("\"slope\": [", "\"slope\": [1, ", "/model/plans/0/slope: expected 4 numbers (one per feature), got 5");
     refuse("\"is_backend\": true, \"cells\"", "\"is_backend\": false, \"cells\"", "/model/plans/0/is_backend");
     refuse("\"model\": {", "\"modell\": {", "/modell: unknown field \"modell\"");
+    /* sdpa's placement ratio has features of its own (the per-head work),
+     * named and centred; gemm's is the model's */
+    const char *fwd = GDT_SOURCE_DIR "/tables/sm90/sdpa_fwd.placement.json";
+    refuse_in(fwd, "\"log_head_flops\"", "\"log_head\"",
+              "/model/ratio/features/2: expected \"log_head_flops\" (this release's feature 2), got \"log_head\"");
+    refuse_in(fwd, "\"features\": [\"log_steps\", \"log_flops\"", "\"names\": [\"log_steps\", \"log_flops\"",
+              "/model/ratio/names: unknown field \"names\"");
+    refuse_in(fwd, "\"log_head_flops\"], \"center\": [", "\"log_head_flops\"], \"center\": [1, ",
+              "/model/ratio/center: expected 3 numbers (one per feature), got 4");
+    refuse_in(fwd, "\"linear\": [", "\"linear\": [1, ",
+              "/model/ratio/linear: expected 4 numbers (the intercept, then one per feature), got 5");
+    refuse("\"ratio\": {", "\"ratio\": {\"features\": [], ", "/model/ratio/features: unknown field \"features\"");
+    refuse("\"ratio\": {\"lambda\": ", "\"ratio\": {\"lambda\": -", "/model/ratio/lambda: expected lambda >= 0, got -");
+    refuse_span("\"ratio\": {\"lambda\"", ',', "\"ratio\": {", "/model/ratio: missing required field \"lambda\"");
 }
 
 /* ------------------------------------------------ the committed tables */

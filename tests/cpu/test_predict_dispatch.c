@@ -181,10 +181,13 @@ static void test_planner(void)
         check_block_case(t, shapes[s], cfg, ncells, n, &bw, &bb);
     }
     fprintf(stderr, "ours within %d beyond %d; block within %d beyond %d\n", ow, ob, bw, bb);
-    /* the committed GEMM model (the ratio rule) puts ours ahead nowhere
-     * near a swept cell by more than its interval: our lead beyond it is
+    /* the committed GEMM model (the ratio rule) puts ours ahead nowhere:
+     * its placement ratio, on its own ridge (10000: the swept cells show no
+     * law of ours against the heuristic's first that holds out), predicts
+     * ours 3.4% slower everywhere, so no lead of 2% is there to weigh (ow
+     * 0, ob 0); our lead within and beyond the interval is
      * test_predict_interval's (a planted model) */
-    CHECK(ow > 0 && bw > 0 && bb > 0);
+    CHECK(ob == 0 && bw > 0 && bb > 0);
     /* a swept cell: measured */
     gdt_graph *g = planned("m=4096,n=4096,k=4096", t, true);
     gdt_first_reason r;

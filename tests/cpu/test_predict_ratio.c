@@ -3,7 +3,8 @@
  * both ends, a law no slope can follow, it puts the marker behind ours on
  * held-back middle shapes and ahead of them at the ends; its curvature is
  * not extrapolated past the range of the cells it was fitted on; held out,
- * the lead's interval keeps mode A no slower than the heuristic's first. */
+ * the lead's interval keeps mode A no slower than the heuristic's first;
+ * its ridge is its own (a ratio of noise stays flat off the grid). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +39,10 @@ static double log_ratio(int64_t m, int64_t n)
 enum { NM = 7, NN = 2, NCELLS = NM * NN };
 static const int64_t ms[NM] = {128, 256, 512, 1024, 2048, 4096, 8192}, ns[NN] = {1024, 4096};
 
-static void fit(gdt__predictor *m)
+/* Pseudo-noise of amplitude 0.08 with no law in the shape. */
+static double jitter(int i) { return 0.08 * (((i * 7 + 3) % 5) - 2) / 2.0; }
+
+static void fit_law(gdt__predictor *m, double (*law)(int i, int64_t m, int64_t n))
 {
     static gdt_measured_plan mp[NCELLS][2];
     gdt__train_cell c[NCELLS];
@@ -53,11 +57,16 @@ static void fit(gdt__predictor *m)
         mp[i][0] = (gdt_measured_plan){.id = ours(), .mode = GDT_MODE_A, .untimed_position = 1, .time_us = t,
                                        .noise = 0.002, .host_us = 4, .samples = 10};
         mp[i][1] = (gdt_measured_plan){.id = b, .is_backend = true, .mode = GDT_MODE_A, .untimed_position = 0,
-                                       .time_us = t / exp(log_ratio(mm, nn)), .noise = 0.002, .samples = 10};
+                                       .time_us = t / exp(law(i, mm, nn)), .noise = 0.002, .samples = 10};
         c[i].plans = mp[i], c[i].nplans = 2;
     }
     CHECK_INT(gdt__predictor_fit(GDT_FAMILY_GEMM, 90, c, NCELLS, NULL, 0, m, &e), ==, GDT_STATUS_OK);
 }
+
+static double planted(int i, int64_t m, int64_t n) { return (void)i, log_ratio(m, n); }
+static double noise_only(int i, int64_t m, int64_t n) { return (void)m, (void)n, jitter(i); }
+
+static void fit(gdt__predictor *m) { fit_law(m, planted); }
 
 /* Held back: n = 3072 between the swept 1024 and 4096, m between swept
  * values; |log ratio| >= 0.05 in each, so the side is the law's.  (A ratio
@@ -113,8 +122,38 @@ static void test_curvature_clamped(void)
     gdt__predictor_clear(&m);
 }
 
+/* The ratio's ridge is its own, by the one-standard-error rule on its
+ * held-out error: a ratio with no law in the shape (noise of 0.08 around
+ * 0) is fitted as a constant whatever the plans' lambda, so that a far
+ * shape is not sent to either side by a curvature of the noise; a ratio
+ * with a law keeps a ridge loose enough to follow it. */
+static void test_ratio_ridge(void)
+{
+    gdt__predictor m;
+    double mean = 0;
+    for (int i = 0; i < NCELLS; i++) mean += jitter(i) / NCELLS;
+    fit_law(&m, noise_only);
+    CHECK(m.has_ratio);
+    if (m.ratio_lambda < 100) fprintf(stderr, "ratio ridge %g (plans' lambda %g)\n", m.ratio_lambda, m.lambda);
+    CHECK(m.ratio_lambda >= 100);
+    const char *far[] = {"m=16,n=512,k=4096", "m=3000,n=2048,k=4096", "m=65536,n=16384,k=4096"};
+    for (int i = 0; i < 3; i++) {
+        gdt_facts f;
+        double r;
+        test_facts(GDT_FAMILY_GEMM, far[i], 90, &f);
+        CHECK(gdt__predict_ratio(&m, &f, &r));
+        if (fabs(log(r) - mean) >= 0.02) fprintf(stderr, "%s: log ratio %.4f, mean %.4f\n", far[i], log(r), mean);
+        CHECK(fabs(log(r) - mean) < 0.02);
+    }
+    gdt__predictor_clear(&m);
+    fit(&m);
+    CHECK(m.ratio_lambda < 100);
+    gdt__predictor_clear(&m);
+}
+
 int main(void)
 {
+    test_ratio_ridge();
     test_curvature_recovered();
     test_curvature_clamped();
     return gdt_test_result("test_predict_ratio");

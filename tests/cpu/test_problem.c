@@ -192,10 +192,18 @@ static void test_flops(void)
     CHECK(gdt_problem_flops(&p) == 2.0 * 2 * 3 * 5 * 7);
     CHECK_INT(gdt_problem_parse(GDT_FAMILY_SDPA_FWD, "b=2,h=3,s_q=5,s_kv=7,d=16,causal=none", &p, &e), ==, 0);
     CHECK(gdt_problem_flops(&p) == 4.0 * 2 * 3 * 5 * 7 * 16);
+    /* a mask leaves each query row i the keys below i + offset (top-left:
+     * 0, so s_q / (2 s_kv) of the scores; bottom-right: s_kv - s_q more),
+     * a half only at s_q = s_kv */
+    double full = 4.0 * 2 * 3 * 5 * 7 * 16;
     CHECK_INT(gdt_problem_parse(GDT_FAMILY_SDPA_FWD, "b=2,h=3,s_q=5,s_kv=7,d=16", &p, &e), ==, 0);
-    CHECK(gdt_problem_flops(&p) == 0.5 * 4.0 * 2 * 3 * 5 * 7 * 16);
+    CHECK_NEAR(gdt_problem_flops(&p), 2.5 / 7 * full, 1e-12 * full);
     CHECK_INT(gdt_problem_parse(GDT_FAMILY_SDPA_BWD, "b=2,h=3,s_q=5,s_kv=7,d=16", &p, &e), ==, 0);
-    CHECK(gdt_problem_flops(&p) == 2.5 * 0.5 * 4.0 * 2 * 3 * 5 * 7 * 16);
+    CHECK_NEAR(gdt_problem_flops(&p), 2.5 * 2.5 / 7 * full, 1e-12 * full);
+    CHECK_INT(gdt_problem_parse(GDT_FAMILY_SDPA_FWD, "b=2,h=3,s_q=5,s_kv=7,d=16,causal=bottom_right", &p, &e), ==, 0);
+    CHECK_NEAR(gdt_problem_flops(&p), 4.5 / 7 * full, 1e-12 * full);
+    CHECK_INT(gdt_problem_parse(GDT_FAMILY_SDPA_FWD, "b=2,h=3,s_q=7,s_kv=7,d=16", &p, &e), ==, 0);
+    CHECK(gdt_problem_flops(&p) == 0.5 * 4.0 * 2 * 3 * 7 * 7 * 16);
 }
 
 static void test_operands(void)

@@ -8,7 +8,8 @@
  * heuristic's, then log geo-mean + log worst of both modes, over the
  * leave-one-cell-out and the validation figures) each committed model
  * does at least as well as the one emitted without --validation, and
- * gemm's and sdpa_fwd's strictly better. */
+ * sdpa_fwd's strictly better (gemm's, since the placement ratio has its own
+ * ridge, is the same choice either way). */
 #include <glob.h>
 #include <math.h>
 #include <stdlib.h>
@@ -132,7 +133,7 @@ int main(void)
     CHECK(nc >= 2);
     CHECK_INT(ne, ==, nc);
     for (size_t i = 0; i < nc; i++) check_same(strrchr(committed.gl_pathv[i], '/') + 1);
-    check_choice("gemm", val_gemm, true);
+    check_choice("gemm", val_gemm, false);
     check_choice("sdpa_fwd", val_sdpa, true);
     check_choice("sdpa_bwd", val_sdpa, false);
     globfree(&runs);

@@ -134,7 +134,8 @@ void gdt_problem_set_strides(gdt_problem *p);
 gdt_status gdt_problem_validate(const gdt_problem *p, gdt_error *e);
 /* Canonical key, e.g. "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row". */
 int gdt_problem_key(const gdt_problem *p, char *buf, size_t n);
-/* Useful floating-point operations (causal halves SDPA; bwd is 2.5x fwd). */
+/* Useful floating-point operations (a causal mask keeps the share of SDPA's
+ * scores it leaves, a half at s_q = s_kv; bwd is 2.5x fwd). */
 double gdt_problem_flops(const gdt_problem *p);
 /* The dtype of the problem's data operands (Stats, where bound, is fp32);
  * GDT_DTYPE_COUNT for a family outside the enum. */
