@@ -26,6 +26,20 @@
 
 typedef enum table_kind { KIND_TUNING, KIND_PLACEMENT } table_kind;
 
+/* What a table of another version of one of our schemas needs, as the
+ * end of the refusal's message; "" for anything else. */
+static const char *other_version(const char *schema)
+{
+    static const char *const ours[] = {GDT_TABLE_SCHEMA_TUNING, GDT_TABLE_SCHEMA_PLACEMENT};
+    for (size_t i = 0; i < sizeof ours / sizeof *ours; i++) {
+        size_t stem = (size_t)(strchr(ours[i], '/') - ours[i]) + 1;
+        if (!strncmp(schema, ours[i], stem))
+            return ": another version of gdtune wrote it (the layout differs); emit the tables again "
+                   "from the journal they come from (gdtune tables emit RUNDIR)";
+    }
+    return "";
+}
+
 static const char *kind_schema(table_kind k)
 {
     return k == KIND_TUNING ? GDT_TABLE_SCHEMA_TUNING : GDT_TABLE_SCHEMA_PLACEMENT;
@@ -1960,7 +1974,7 @@ static gdt_status read_header(const ld *l, const cJSON *root, table_kind k, gdt_
     gdt_status s = get_str(l, root, "schema", "", &schema);
     if (s) return s;
     if (strcmp(schema, kind_schema(k)))
-        return bad(l, "/schema", "expected \"%s\", got \"%s\"", kind_schema(k), schema);
+        return bad(l, "/schema", "expected \"%s\", got \"%s\"%s", kind_schema(k), schema, other_version(schema));
     if ((s = get_str(l, root, "family", "", &fam))) return s;
     if (strcmp(fam, gdt_family_name(l->family)))
         return bad(l, "/family", "expected \"%s\", got \"%s\"", gdt_family_name(l->family), fam);
@@ -2039,8 +2053,8 @@ static gdt_status self_describe(ld *l, const cJSON *root, table_kind *kind)
     if (s) return s;
     if (!strcmp(schema, GDT_TABLE_SCHEMA_TUNING)) *kind = KIND_TUNING;
     else if (!strcmp(schema, GDT_TABLE_SCHEMA_PLACEMENT)) *kind = KIND_PLACEMENT;
-    else return bad(l, "/schema", "expected \"%s\" or \"%s\", got \"%s\"", GDT_TABLE_SCHEMA_TUNING,
-                    GDT_TABLE_SCHEMA_PLACEMENT, schema);
+    else return bad(l, "/schema", "expected \"%s\" or \"%s\", got \"%s\"%s", GDT_TABLE_SCHEMA_TUNING,
+                    GDT_TABLE_SCHEMA_PLACEMENT, schema, other_version(schema));
     if ((s = get_str(l, root, "family", "", &fam))) return s;
     if (gdt_family_parse(fam, &l->family, &pe)) return bad(l, "/family", "%s", pe.msg);
     if ((s = get_str(l, root, "arch", "", &arch))) return s;

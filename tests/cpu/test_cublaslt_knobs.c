@@ -441,7 +441,7 @@ static void check_placement(const gdt_tables *t, const char *text, double lt_us)
     snprintf(best, sizeof best, "\"best_library\": {\"plan\": \"%s\", \"time_us\": %g, \"noise\": 0.001}",
              LT1, lt_us);
     CHECK_CONTAINS(text ? text : "", best);
-    CHECK_CONTAINS(text ? text : "", "\"schema\": \"gdtune.placement/6\"");
+    CHECK_CONTAINS(text ? text : "", "\"schema\": \"gdtune.placement/7\"");
 }
 
 static void test_tabled(void)

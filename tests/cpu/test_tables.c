@@ -309,7 +309,7 @@ static void test_refusals(void)
 {
     refuse2("gemm.tuning.json", "gdtune.tuning/1", "gdtune.tuning/2",
             "gemm.tuning.json: /schema: expected \"gdtune.tuning/1\", got \"gdtune.tuning/2\"",
-            "gemm.tuning.json: /schema: expected \"gdtune.tuning/1\" or \"gdtune.placement/6\", "
+            "gemm.tuning.json: /schema: expected \"gdtune.tuning/1\" or \"gdtune.placement/7\", "
             "got \"gdtune.tuning/2\"");
     refuse2("gemm.placement.json", "\"family\": \"gemm\"", "\"family\": \"sdpa_fwd\"",
             "gemm.placement.json: /family: expected \"gemm\", got \"sdpa_fwd\"",
@@ -394,7 +394,13 @@ static void test_check_file(void)
     path_of(q, sizeof q, "a", "other.json");
     spit(q, "{\"schema\": \"gdtune.other/1\"}");
     CHECK_INT(gdt_table_check_file(q, &e), ==, GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "/schema: expected \"gdtune.tuning/1\" or \"gdtune.placement/6\", got \"gdtune.other/1\"");
+    CHECK_CONTAINS(e.msg, "/schema: expected \"gdtune.tuning/1\" or \"gdtune.placement/7\", got \"gdtune.other/1\"");
+    CHECK(strstr(e.msg, "another version of gdtune") == NULL); /* not one of ours */
+    /* a table of an older layout: refused, saying it must be emitted again */
+    spit(q, "{\"schema\": \"gdtune.placement/6\"}");
+    CHECK_INT(gdt_table_check_file(q, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "got \"gdtune.placement/6\": another version of gdtune wrote it (the layout differs); "
+                          "emit the tables again from the journal they come from (gdtune tables emit RUNDIR)");
     /* The committed fixtures stay valid. */
     const char *fixtures[] = {GDT_TEST_DATA "/tables/sm90/gemm.tuning.json",
                               GDT_TEST_DATA "/tables/sm90/gemm.placement.json"};

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/6"
+#define GDT_TABLE_SCHEMA_PLACEMENT "gdtune.placement/7"
 #define GDT_TABLE_SCHEMA_TUNING "gdtune.tuning/1"
 
 typedef struct gdt_provenance {
