@@ -62,6 +62,7 @@ typedef struct gdt__field {
     bool required;
     double lo, hi;         /* INT, NUM and each item of NUMS */
     const gdt__table *sub; /* OBJ, OBJ_NULL, OBJS: the nested object's table */
+    double def;            /* INT, NUM: what an absent optional field stands for */
 } gdt__field;
 
 /* A rule: what one object must hold beyond its fields' kinds and ranges
@@ -84,6 +85,12 @@ const gdt__table *gdt__record_table(gdt_record_type t);
  * Else BAD_INPUT "AT: /json/path: expected ..., got ...". */
 gdt_status gdt__record_check(const gdt__table *t, const char *at, const char *jp, const cJSON *o,
                              gdt_error *e);
+
+/* o at jp holds only t's keys, each once (kinds, ranges and rules
+ * unchecked: the caller reads field by field).  Else BAD_INPUT "AT:
+ * /json/path: unknown field \"key\"" or "duplicate field". */
+gdt_status gdt__record_keys(const gdt__table *t, const char *at, const char *jp, const cJSON *o,
+                            gdt_error *e);
 
 /* The one message of the contract: BAD_INPUT "AT: JP: expected EXPECTED,
  * got <got described>" (got NULL: "nothing (missing)"). */

@@ -15,10 +15,10 @@
 #define BIG GDT_RECORD_BIG
 #define US GDT_RECORD_US
 #define CALL_S GDT_RECORD_CALL_S
-#define REQ(k, t) {k, t, true, 0, BIG, NULL}
-#define OPT(k, t) {k, t, false, 0, BIG, NULL}
-#define RANGE(k, t, r, lo, hi) {k, t, r, lo, hi, NULL}
-#define SUB(k, t, r, sub) {k, t, r, 0, BIG, &sub}
+#define REQ(k, t) {k, t, true, 0, BIG, NULL, 0}
+#define OPT(k, t) {k, t, false, 0, BIG, NULL, 0}
+#define RANGE(k, t, r, lo, hi) {k, t, r, lo, hi, NULL, 0}
+#define SUB(k, t, r, sub) {k, t, r, 0, BIG, &sub, 0}
 #define TABLE(type, rows, rule) {type, rows, (int)(sizeof rows / sizeof *rows), rule}
 
 /* Keys every record about a cell carries. */
@@ -319,6 +319,26 @@ static gdt_status check_members(const gdt__table *t, const char *at, const char 
                                      at, jk, gdt_text_escape(c->string, shown, sizeof shown));
         if (check_value(at, jk, f, c, e) != GDT_STATUS_OK)
             return GDT_STATUS_BAD_INPUT;
+    }
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__record_keys(const gdt__table *t, const char *at, const char *jp, const cJSON *o,
+                            gdt_error *e)
+{
+    if (!cJSON_IsObject(o))
+        return gdt__record_wrong(at, jp[0] ? jp : "/", "an object", o, e);
+    for (const cJSON *c = o->child; c; c = c->next) {
+        char jk[512], shown[80];
+        const char *k = c->string ? c->string : "";
+        gdt_json_path_key(jk, sizeof jk, jp, k);
+        if (!row(t, k))
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: unknown field \"%s\"", at, jk,
+                                 gdt_text_escape(k, shown, sizeof shown));
+        for (const cJSON *d = o->child; d != c; d = d->next)
+            if (!strcmp(d->string, k))
+                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: duplicate field \"%s\"",
+                                     at, jk, gdt_text_escape(k, shown, sizeof shown));
     }
     return GDT_STATUS_OK;
 }
