@@ -35,7 +35,8 @@
     X(CELL_FAMILY, "family", GDT__STR, true, 0, 0, 0)                                              \
     X(CELL_PROBLEM, "problem", GDT__STR, true, 0, 0, 0)                                            \
     X(CELL_SEED, "seed", GDT__INT, false, 1, GDT_WIRE_BIG, 1)                                      \
-    X(CELL_KNOB_CAP, "knob_cap", GDT__INT, false, 0, GDT_KNOB_CAP_MAX, 8)                          \
+    X(CELL_KNOB_CAP, "knob_cap", GDT__INT, false, 0, GDT_KNOB_CAP_MAX,       \
+      GDT_KNOB_CAP_DEFAULT)                          \
     /* absent (an older parent): every plan built when measured */                                \
     X(CELL_BUILD_THREADS, "build_threads", GDT__INT, false, 0, GDT_BUILD_THREADS_MAX, 0)
 #define GDT_WIRE_PLAN_REQ(X)                                                                       \

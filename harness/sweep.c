@@ -122,21 +122,21 @@ static double plan_deadline(const run *r)
 
 static void effective_settings(gdt_sweep_opts *o, const gdt_sweep_spec *sp)
 {
-    static const int def_bursts[] = {1, 4, 16, 64};
+    static const int def_bursts[] = {GDT_BURSTS_DEFAULT};
     if (!o->nbursts && sp->nbursts) {
         memcpy(o->bursts, sp->bursts, sizeof sp->bursts);
         o->nbursts = sp->nbursts;
     }
     if (!o->nbursts) {
         memcpy(o->bursts, def_bursts, sizeof def_bursts);
-        o->nbursts = 4;
+        o->nbursts = (int)(sizeof def_bursts / sizeof *def_bursts);
     }
     if (o->target_rel <= 0)
-        o->target_rel = sp->target_rel > 0 ? sp->target_rel : 0.005;
+        o->target_rel = sp->target_rel > 0 ? sp->target_rel : GDT_TARGET_REL_DEFAULT;
     if (o->max_plan_seconds <= 0)
-        o->max_plan_seconds = sp->max_plan_seconds > 0 ? sp->max_plan_seconds : 2.0;
+        o->max_plan_seconds = sp->max_plan_seconds > 0 ? sp->max_plan_seconds : GDT_PLAN_SECONDS_DEFAULT;
     if (o->knob_cap < 0)
-        o->knob_cap = sp->knob_cap >= 0 ? sp->knob_cap : 8;
+        o->knob_cap = sp->knob_cap >= 0 ? sp->knob_cap : GDT_KNOB_CAP_DEFAULT;
 }
 
 /* ------------------------------------------------------ the worker side */
