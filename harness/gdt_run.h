@@ -102,6 +102,7 @@ typedef struct gdt_run_result {
     int samples;            /* device samples at the largest burst */
     bool again;             /* a re-measure's (its record has clock_outlier) */
     bool raced_out;         /* verified: stopped by racing at an estimate */
+    bool converged;         /* verified: its metric series met the target */
     double verify_err[4];   /* relative errors per output, NaN where not finite */
     int nerr;               /* how many (0: not verified against the reference) */
     gdt_run_traced traced;
@@ -155,12 +156,12 @@ typedef struct gdt_run_options {
     const char *planted;
 } gdt_run_options;
 
-/* The header's device as the tables' provenance names it: "" and 0 where
- * the journal left a field out. */
+/* The header's device as the tables' provenance, summary.md and compare
+ * name it: "" and 0 where the journal left a field out. */
 typedef struct gdt_run_device {
-    const char *name;
+    const char *name, *uuid;
     int arch;               /* the device object's (required) */
-    int sm_count;           /* -1: not recorded */
+    int sm_count;           /* 0: not recorded */
     int driver_version, cuda_version, cudnn_version, nvrtc_version;
 } gdt_run_device;
 

@@ -79,8 +79,9 @@ static int num_int(const cJSON *o, const char *key, int def)
 static void read_device(const cJSON *d, gdt_run_device *v)
 {
     v->name = str(d, "name");
-    v->arch = num_int(d, "arch", -1);
-    v->sm_count = num_int(d, "sm_count", -1);
+    v->uuid = str(d, "uuid");
+    v->arch = num_int(d, "arch", 0);
+    v->sm_count = num_int(d, "sm_count", 0);
     v->driver_version = num_int(d, "driver_version", 0);
     v->cuda_version = num_int(d, "cuda_version", 0);
     v->cudnn_version = num_int(d, "cudnn_version", 0);
@@ -379,6 +380,7 @@ static void read_result(const cJSON *rec, int line, gdt_run_result *res)
     if (res->disposition == GDT_DISP_VERIFIED)
         read_measurement(rec, res);
     res->raced_out = cJSON_IsTrue(gdt_json_get(rec, "raced_out"));
+    res->converged = cJSON_IsTrue(gdt_json_get(rec, "converged"));
     read_verify_err(rec, res);
     read_traced(rec, &res->traced);
     res->rec = rec;

@@ -1309,7 +1309,7 @@ int gdt_sweep_top_converged(const gdt_run_cell *c, int top, int *converged)
     int n = 0;
     *converged = 0;
     for (int pi = next_fastest(c, -1); pi >= 0 && n < top; pi = next_fastest(c, pi), n++)
-        *converged += cJSON_IsTrue(gdt_json_get(c->result[pi].rec, "converged"));
+        *converged += c->result[pi].converged;
     return n;
 }
 
