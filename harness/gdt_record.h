@@ -76,6 +76,10 @@ struct gdt__table {
     gdt__rule rule;   /* NULL: none */
 };
 
+/* The worker protocol's tables (gdt_wire.h), indexed by gdt__wire_msg: the
+ * journal's tables of the objects a reply nests point at them. */
+extern const gdt__table gdt__wire_tables[];
+
 /* Record type t's table. */
 const gdt__table *gdt__record_table(gdt_record_type t);
 
@@ -85,12 +89,6 @@ const gdt__table *gdt__record_table(gdt_record_type t);
  * Else BAD_INPUT "AT: /json/path: expected ..., got ...". */
 gdt_status gdt__record_check(const gdt__table *t, const char *at, const char *jp, const cJSON *o,
                              gdt_error *e);
-
-/* o at jp holds only t's keys, each once (kinds, ranges and rules
- * unchecked: the caller reads field by field).  Else BAD_INPUT "AT:
- * /json/path: unknown field \"key\"" or "duplicate field". */
-gdt_status gdt__record_keys(const gdt__table *t, const char *at, const char *jp, const cJSON *o,
-                            gdt_error *e);
 
 /* The one message of the contract: BAD_INPUT "AT: JP: expected EXPECTED,
  * got <got described>" (got NULL: "nothing (missing)"). */

@@ -10,6 +10,7 @@
 #ifndef GDT_WIRE_H
 #define GDT_WIRE_H
 
+#include <limits.h>
 #include <stdbool.h>
 
 #include <cjson/cJSON.h>
@@ -118,7 +119,48 @@
     X(ROUNDS_R_ROUND_US, "round_us", GDT__ARR, true, 0, 0, 0)                                      \
     X(ROUNDS_R_SECONDS, "seconds", GDT__NUM, true, 0, GDT_WIRE_BIG, 0)
 
-/* Every message, X(MSG, op, rows). */
+/* Objects nested in replies, which the journal keeps as the worker sent
+ * them: these rows are the journal's tables of them too (record.c), so
+ * what the worker writes is what the journal's reader takes.  Ranges in
+ * gdt_record.h's terms (GDT_RECORD_US: a time per call in microseconds). */
+#define GDT_WIRE_DEVICE_OBJ(X)                                                                     \
+    X(DEVICE_NAME, "name", GDT__NAME, true, 0, GDT_WIRE_BIG, 0)                                    \
+    X(DEVICE_ARCH, "arch", GDT__INT, true, 10, 9999, 0)                                            \
+    X(DEVICE_UUID, "uuid", GDT__NAME, false, 0, GDT_WIRE_BIG, 0)                                   \
+    X(DEVICE_SM_COUNT, "sm_count", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                            \
+    X(DEVICE_L2_BYTES, "l2_bytes", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                            \
+    X(DEVICE_SMEM_PER_BLOCK, "smem_per_block", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                \
+    X(DEVICE_REGS_PER_BLOCK, "regs_per_block", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                \
+    X(DEVICE_MAX_THREADS_PER_BLOCK, "max_threads_per_block", GDT__INT, false, 0, GDT_WIRE_BIG, 0)  \
+    X(DEVICE_SM_CLOCK_KHZ, "sm_clock_khz", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                    \
+    X(DEVICE_MEM_CLOCK_KHZ, "mem_clock_khz", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                  \
+    X(DEVICE_DRIVER_VERSION, "driver_version", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                \
+    X(DEVICE_CUDA_VERSION, "cuda_version", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                    \
+    X(DEVICE_CUDNN_VERSION, "cudnn_version", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                  \
+    X(DEVICE_NVRTC_VERSION, "nvrtc_version", GDT__INT, false, 0, GDT_WIRE_BIG, 0)                  \
+    /* the sweep starts one worker per device */                                                  \
+    X(DEVICE_DEVICE_COUNT, "device_count", GDT__INT, false, 0, GDT_WIRE_BIG, 0)
+/* One burst size's series (gdt_measure.h, gdt_burst_result). */
+#define GDT_WIRE_BURST_OBJ(X)                                                                      \
+    X(BURST_BURST, "burst", GDT__INT, true, 1, GDT_BURST_MAX, 0)                                   \
+    X(BURST_HOST_US, "host_us", GDT__NUMS, true, 0, GDT_RECORD_US, 0)                              \
+    X(BURST_DEVICE_US, "device_us", GDT__NUMS, true, 0, GDT_RECORD_US, 0)                          \
+    X(BURST_TOTAL_US, "total_us", GDT__NUMS, true, 0, GDT_RECORD_US, 0)                            \
+    X(BURST_MEDIAN_HOST_US, "median_host_us", GDT__NUM, false, 0, GDT_RECORD_US, 0)                \
+    X(BURST_MEDIAN_DEVICE_US, "median_device_us", GDT__NUM, false, 0, GDT_RECORD_US, 0)            \
+    X(BURST_REL_SPREAD, "rel_spread", GDT__NUM, false, 0, GDT_WIRE_BIG, 0)                         \
+    X(BURST_DROPPED, "dropped", GDT__INT, false, 0, INT_MAX, 0)                                    \
+    /* absent in older journals */                                                                \
+    X(BURST_CLOCK_MHZ, "clock_mhz", GDT__NUMS, false, 0, GDT_WIRE_BIG, 0)
+/* What the clock probe saw (gdt_measure_clocks). */
+#define GDT_WIRE_CLOCKS_OBJ(X)                                                                     \
+    X(CLOCKS_RATED_MHZ, "rated_mhz", GDT__NUM, false, 0, GDT_WIRE_BIG, 0)                          \
+    X(CLOCKS_MIN_MHZ, "min_mhz", GDT__NUM, false, 0, GDT_WIRE_BIG, 0)                              \
+    X(CLOCKS_MAX_MHZ, "max_mhz", GDT__NUM, false, 0, GDT_WIRE_BIG, 0)                              \
+    X(CLOCKS_PROBES, "probes", GDT__NUM, false, 0, GDT_WIRE_BIG, 0)                                \
+    X(CLOCKS_THRESHOLD, "threshold", GDT__NUM, false, 0, GDT_WIRE_BIG, 0)
+
+/* Every message, X(MSG, op, rows); the nested objects, X(OBJ, first row, rows). */
 #define GDT_WIRE_MSG_MAP(X)                                                                        \
     X(HELLO, "hello", GDT_WIRE_HELLO_REQ)                                                          \
     X(CELL, "cell", GDT_WIRE_CELL_REQ)                                                             \
@@ -130,25 +172,37 @@
     X(CELL_R, "cell", GDT_WIRE_CELL_REP)                                                           \
     X(RESULT_R, "result", GDT_WIRE_RESULT_REP)                                                     \
     X(ROUNDS_R, "rounds", GDT_WIRE_ROUNDS_REP)
+#define GDT_WIRE_OBJ_MAP(X)                                                                        \
+    X(DEVICE_O, DEVICE_NAME, GDT_WIRE_DEVICE_OBJ)                                                  \
+    X(BURST_O, BURST_BURST, GDT_WIRE_BURST_OBJ)                                                    \
+    X(CLOCKS_O, CLOCKS_RATED_MHZ, GDT_WIRE_CLOCKS_OBJ)
 
 typedef enum gdt__wire_msg {
 #define GDT_WIRE_MSG_ENUM(m, op, rows) GDT__WM_##m,
+#define GDT_WIRE_OBJ_ENUM(m, first, rows) GDT__WM_##m,
     GDT_WIRE_MSG_MAP(GDT_WIRE_MSG_ENUM)
+    GDT_WIRE_OBJ_MAP(GDT_WIRE_OBJ_ENUM)
+#undef GDT_WIRE_OBJ_ENUM
 #undef GDT_WIRE_MSG_ENUM
     GDT__WM_COUNT
 } gdt__wire_msg;
+/* The messages are those before the first nested object. */
+#define GDT__WM_MESSAGES GDT__WM_DEVICE_O
 
 /* One id per row of every message: GDT__W_PLAN_TARGET_REL, ... */
 typedef enum gdt__wire_field {
 #define GDT_WIRE_FIELD_ENUM(id, key, kind, req, lo, hi, def) GDT__W_##id,
 #define GDT_WIRE_MSG_FIELDS(m, op, rows) rows(GDT_WIRE_FIELD_ENUM)
     GDT_WIRE_MSG_MAP(GDT_WIRE_MSG_FIELDS)
+    GDT_WIRE_OBJ_MAP(GDT_WIRE_MSG_FIELDS)
 #undef GDT_WIRE_MSG_FIELDS
 #undef GDT_WIRE_FIELD_ENUM
     GDT__W_COUNT
 } gdt__wire_field;
 
-/* Message m's rows (a gdt_record.h table) and its "op" value. */
+/* Message or nested object m's rows (a gdt_record.h table; as an array,
+ * gdt__wire_tables in gdt_record.h) and a message's "op" value (NULL for
+ * a nested object). */
 const struct gdt__table *gdt__wire_table(gdt__wire_msg m);
 const char *gdt__wire_op(gdt__wire_msg m);
 /* Field f's key, range and default. */
@@ -176,6 +230,8 @@ const char *gdt__wire_str(const cJSON *o, gdt__wire_field f); /* NULL: absent or
  * field \"key\"" (or "duplicate field").  Kinds and ranges are the
  * reader's, field by field. */
 gdt_status gdt__wire_known(gdt__wire_msg m, const char *at, const cJSON *o, gdt_error *e);
+/* The same against any gdt_record.h table t. */
+gdt_status gdt__wire_keys(const struct gdt__table *t, const char *at, const cJSON *o, gdt_error *e);
 
 /* An optional integer or number field of o in its row's range: *out keeps
  * its value when absent; else BAD_INPUT "AT: /key: expected an integer in

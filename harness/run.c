@@ -12,6 +12,7 @@
 #include "gdt_record.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
+#include "gdt_wire.h"
 #include "gdt_worker.h"
 
 static const char *const disposition_names[] = {
@@ -78,14 +79,14 @@ static int num_int(const cJSON *o, const char *key, int def)
  * (record.c: only name and arch are required). */
 static void read_device(const cJSON *d, gdt_run_device *v)
 {
-    v->name = str(d, "name");
-    v->uuid = str(d, "uuid");
-    v->arch = num_int(d, "arch", 0);
-    v->sm_count = num_int(d, "sm_count", 0);
-    v->driver_version = num_int(d, "driver_version", 0);
-    v->cuda_version = num_int(d, "cuda_version", 0);
-    v->cudnn_version = num_int(d, "cudnn_version", 0);
-    v->nvrtc_version = num_int(d, "nvrtc_version", 0);
+    v->name = str(d, gdt__wire_key(GDT__W_DEVICE_NAME));
+    v->uuid = str(d, gdt__wire_key(GDT__W_DEVICE_UUID));
+    v->arch = (int)gdt__wire_num_or(d, GDT__W_DEVICE_ARCH, 0);
+    v->sm_count = (int)gdt__wire_num_or(d, GDT__W_DEVICE_SM_COUNT, 0);
+    v->driver_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_DRIVER_VERSION, 0);
+    v->cuda_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_CUDA_VERSION, 0);
+    v->cudnn_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_CUDNN_VERSION, 0);
+    v->nvrtc_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_NVRTC_VERSION, 0);
 }
 
 /* The header's settings, its table and rule passed. */
@@ -332,8 +333,8 @@ static void read_measurement(const cJSON *rec, gdt_run_result *res)
     const cJSON *last = cJSON_GetArrayItem(bursts, cJSON_GetArraySize(bursts) - 1);
     res->time_us = gdt_json_num_or(rec, "time_us", 0);
     res->noise = gdt_json_num_or(rec, "noise", 0);
-    res->host_us = gdt_json_num_or(cJSON_GetArrayItem(bursts, 0), "median_host_us", 0);
-    res->samples = cJSON_GetArraySize(gdt_json_get(last, "device_us"));
+    res->host_us = gdt__wire_num_or(cJSON_GetArrayItem(bursts, 0), GDT__W_BURST_MEDIAN_HOST_US, 0);
+    res->samples = cJSON_GetArraySize(gdt__wire_get(last, GDT__W_BURST_DEVICE_US));
 }
 
 /* n numbers of the array a into v, def where an item is missing or not a

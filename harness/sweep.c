@@ -199,7 +199,7 @@ static gdt_status worker_up(run *r, lane *ln, gdt_error *e)
     } else if (cupti_why) {
         s = gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--cupti: CUPTI is not available on %s: %s "
                           "(drop --cupti to sweep without the traced burst)",
-                          gdt_json_str_or(dev, "name", "the device"), cupti_why);
+                          gdt_json_str_or(dev, gdt__wire_key(GDT__W_DEVICE_NAME), "the device"), cupti_why);
         cJSON_Delete(dev);
     } else {
         /* A respawned worker owns the same device: the first hello stays
@@ -315,7 +315,7 @@ static void fix_bursts(run_cell *rc, const cJSON *bursts)
     const cJSON *b;
     cJSON_ArrayForEach(b, bursts)
     {
-        double v = gdt_json_num_or(b, "burst", 0);
+        double v = gdt__wire_num_or(b, GDT__W_BURST_BURST, 0);
         if (rc->nbursts == GDT_MAX_BURSTS || !(v >= 1 && v <= GDT_BURST_MAX) ||
             (rc->nbursts && v <= rc->bursts[rc->nbursts - 1])) {
             rc->nbursts = 0;
@@ -941,7 +941,7 @@ static void utc_now(char when[32])
 static int lane_uuids(const run *r, const char *uuid[MAX_LANES])
 {
     for (int i = 0; i < r->nlanes; i++)
-        uuid[i] = gdt_json_str_or(r->lanes[i].device, "uuid", "");
+        uuid[i] = gdt_json_str_or(r->lanes[i].device, gdt__wire_key(GDT__W_DEVICE_UUID), "");
     return r->nlanes;
 }
 
@@ -1119,17 +1119,17 @@ static gdt_status lock_run(run *r, gdt_error *e)
 
 static gdt_status check_arch(run *r, gdt_error *e)
 {
-    int dev = (int)gdt_json_num_or(r->device, "arch", 0);
+    int dev = (int)gdt__wire_num_or(r->device, GDT__W_DEVICE_ARCH, 0);
     if (r->o.arch && r->o.arch != dev)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
                              "--arch sm%d names sm%d, but the device is sm%d (%s): measuring for "
                              "another arch is refused; `--arch sm%d --compile-only` checks its rows "
-                             "without measuring", r->o.arch, r->o.arch, dev, gdt_json_str_or(r->device, "name", "?"),
+                             "without measuring", r->o.arch, r->o.arch, dev, gdt_json_str_or(r->device, gdt__wire_key(GDT__W_DEVICE_NAME), "?"),
                              r->o.arch);
     if (r->arch && r->arch != dev)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s: the run was measured on sm%d, but this "
                              "device is sm%d (%s): resume it on an sm%d device", r->dir, r->arch,
-                             dev, gdt_json_str_or(r->device, "name", "?"), r->arch);
+                             dev, gdt_json_str_or(r->device, gdt__wire_key(GDT__W_DEVICE_NAME), "?"), r->arch);
     r->arch = dev;
     return GDT_STATUS_OK;
 }
@@ -1194,7 +1194,9 @@ static void run_free(run *r)
 
 static bool same_model(const cJSON *a, const cJSON *b)
 {
-    return gdt_json_num_or(a, "arch", 0) == gdt_json_num_or(b, "arch", -1) && !strcmp(gdt_json_str_or(a, "name", ""), gdt_json_str_or(b, "name", "?"));
+    return gdt__wire_num_or(a, GDT__W_DEVICE_ARCH, 0) == gdt__wire_num_or(b, GDT__W_DEVICE_ARCH, -1) &&
+           !strcmp(gdt_json_str_or(a, gdt__wire_key(GDT__W_DEVICE_NAME), ""),
+                   gdt_json_str_or(b, gdt__wire_key(GDT__W_DEVICE_NAME), "?"));
 }
 
 /* One lane per device, at most --gpus and no more than there are cells.
@@ -1204,7 +1206,7 @@ static bool same_model(const cJSON *a, const cJSON *b)
  * in the same tables. */
 static void start_lanes(run *r)
 {
-    int want = (int)gdt_json_num_or(r->lanes[0].device, "device_count", 1);
+    int want = (int)gdt__wire_num_or(r->lanes[0].device, GDT__W_DEVICE_DEVICE_COUNT, 1);
     if (r->o.gpus > 0 && r->o.gpus < want)
         want = r->o.gpus;
     want = want > r->spec->ncells ? r->spec->ncells : want;
@@ -1258,7 +1260,7 @@ static gdt_status sweep_cells(run *r, gdt_error *e)
 {
     bool started[MAX_LANES] = {false};
     fprintf(stderr, "gdtune sweep: %s on %s (sm%d)%s%.0d: %d cells, run directory %s\n",
-            r->o.family, gdt_json_str_or(r->device, "name", "?"), r->arch, r->nlanes > 1 ? ", GPUs: " : "",
+            r->o.family, gdt_json_str_or(r->device, gdt__wire_key(GDT__W_DEVICE_NAME), "?"), r->arch, r->nlanes > 1 ? ", GPUs: " : "",
             r->nlanes > 1 ? r->nlanes : 0, r->spec->ncells, r->dir);
     char prior[1024];
     gdt_prior_describe(r->prior, prior, sizeof prior);

@@ -6,20 +6,26 @@
 
 #include "gdt_json.h"
 #include "gdt_record.h"
+#include "gdt_util.h"
 #include "gdt_wire.h"
 
 static const gdt__field rows[GDT__W_COUNT] = {
 #define ROW(id, key, kind, req, lo, hi, def) [GDT__W_##id] = {key, kind, req, lo, hi, NULL, def},
 #define MSG_ROWS(m, op, r) r(ROW)
     GDT_WIRE_MSG_MAP(MSG_ROWS)
+    GDT_WIRE_OBJ_MAP(MSG_ROWS)
 #undef MSG_ROWS
 #undef ROW
 };
 
-/* A message's rows are consecutive ids from its "op" row, GDT__W_<m>_OP. */
+/* A message's rows are consecutive ids from its "op" row, GDT__W_<m>_OP;
+ * a nested object's from the first row its map names. */
 #define COUNT_ROW(id, key, kind, req, lo, hi, def) +1
 #define TABLE(m, op, r) [GDT__WM_##m] = {NULL, &rows[GDT__W_##m##_OP], 0 r(COUNT_ROW), NULL},
-static const gdt__table tables[GDT__WM_COUNT] = {GDT_WIRE_MSG_MAP(TABLE)};
+#define OBJ_TABLE(m, first, r) [GDT__WM_##m] = {NULL, &rows[GDT__W_##first], 0 r(COUNT_ROW), NULL},
+const gdt__table gdt__wire_tables[GDT__WM_COUNT] = {GDT_WIRE_MSG_MAP(TABLE)
+                                                    GDT_WIRE_OBJ_MAP(OBJ_TABLE)};
+#undef OBJ_TABLE
 #undef TABLE
 #undef COUNT_ROW
 
@@ -32,7 +38,7 @@ static const char *const ops[GDT__WM_COUNT] = {
 const gdt__table *gdt__wire_table(gdt__wire_msg m)
 {
     assert((unsigned)m < GDT__WM_COUNT);
-    return &tables[m];
+    return &gdt__wire_tables[m];
 }
 
 const char *gdt__wire_op(gdt__wire_msg m)
@@ -57,6 +63,7 @@ static const char *op_key(gdt__wire_msg m) { return gdt__wire_table(m)->f[0].key
 
 cJSON *gdt__wire_new(gdt__wire_msg m)
 {
+    assert(m < GDT__WM_MESSAGES);
     cJSON *o = cJSON_CreateObject();
     if (o)
         cJSON_AddStringToObject(o, op_key(m), gdt__wire_op(m));
@@ -109,9 +116,40 @@ const char *gdt__wire_str(const cJSON *o, gdt__wire_field f)
     return cJSON_GetStringValue(gdt__wire_get(o, f));
 }
 
+/* The row of key in t, NULL for none. */
+static const gdt__field *row_named(const gdt__table *t, const char *key)
+{
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->f[i].key, key))
+            return &t->f[i];
+    return NULL;
+}
+
+gdt_status gdt__wire_keys(const gdt__table *t, const char *at, const cJSON *o, gdt_error *e)
+{
+    char what[128];
+    if (!cJSON_IsObject(o))
+        return gdt_json_describe(o, what, sizeof what),
+               gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /: expected an object, got %s", at,
+                             o ? what : "nothing (missing)");
+    for (const cJSON *c = o->child; c; c = c->next) {
+        char jk[512], shown[80];
+        const char *k = c->string ? c->string : "";
+        gdt_json_path_key(jk, sizeof jk, "", k);
+        if (!row_named(t, k))
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: unknown field \"%s\"", at, jk,
+                                 gdt_text_escape(k, shown, sizeof shown));
+        for (const cJSON *d = o->child; d != c; d = d->next)
+            if (d->string && !strcmp(d->string, k))
+                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: duplicate field \"%s\"",
+                                     at, jk, gdt_text_escape(k, shown, sizeof shown));
+    }
+    return GDT_STATUS_OK;
+}
+
 gdt_status gdt__wire_known(gdt__wire_msg m, const char *at, const cJSON *o, gdt_error *e)
 {
-    return gdt__record_keys(gdt__wire_table(m), at, "", o, e);
+    return gdt__wire_keys(gdt__wire_table(m), at, o, e);
 }
 
 gdt_status gdt__wire_int(const cJSON *o, gdt__wire_field f, const char *at, int64_t *out,

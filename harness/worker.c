@@ -159,20 +159,20 @@ static gdt_status device_json(worker *w, cJSON *d, gdt_error *e)
     for (int i = 0; i < 16; i++)
         snprintf(uuid + strlen(uuid), sizeof uuid - strlen(uuid), "%s%02x",
                  (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "", (unsigned char)p.uuid.bytes[i]);
-    cJSON_AddStringToObject(d, "name", p.name);
-    cJSON_AddNumberToObject(d, "arch", w->dev.arch);
-    cJSON_AddNumberToObject(d, "sm_count", p.multiProcessorCount);
-    cJSON_AddNumberToObject(d, "l2_bytes", p.l2CacheSize);
-    cJSON_AddNumberToObject(d, "smem_per_block", (double)p.sharedMemPerBlockOptin);
-    cJSON_AddNumberToObject(d, "regs_per_block", p.regsPerBlock);
-    cJSON_AddNumberToObject(d, "max_threads_per_block", p.maxThreadsPerBlock);
-    cJSON_AddNumberToObject(d, "sm_clock_khz", clk);
-    cJSON_AddNumberToObject(d, "mem_clock_khz", mclk);
-    cJSON_AddNumberToObject(d, "driver_version", drv);
-    cJSON_AddNumberToObject(d, "cuda_version", rt);
-    cJSON_AddNumberToObject(d, "cudnn_version", gdt_cudnn_runtime_version());
-    cJSON_AddNumberToObject(d, "nvrtc_version", nmaj * 1000 + nmin * 10);
-    cJSON_AddStringToObject(d, "uuid", uuid);
+    gdt__wire_add_str(d, GDT__W_DEVICE_NAME, p.name);
+    gdt__wire_add_num(d, GDT__W_DEVICE_ARCH, w->dev.arch);
+    gdt__wire_add_num(d, GDT__W_DEVICE_SM_COUNT, p.multiProcessorCount);
+    gdt__wire_add_num(d, GDT__W_DEVICE_L2_BYTES, p.l2CacheSize);
+    gdt__wire_add_num(d, GDT__W_DEVICE_SMEM_PER_BLOCK, (double)p.sharedMemPerBlockOptin);
+    gdt__wire_add_num(d, GDT__W_DEVICE_REGS_PER_BLOCK, p.regsPerBlock);
+    gdt__wire_add_num(d, GDT__W_DEVICE_MAX_THREADS_PER_BLOCK, p.maxThreadsPerBlock);
+    gdt__wire_add_num(d, GDT__W_DEVICE_SM_CLOCK_KHZ, clk);
+    gdt__wire_add_num(d, GDT__W_DEVICE_MEM_CLOCK_KHZ, mclk);
+    gdt__wire_add_num(d, GDT__W_DEVICE_DRIVER_VERSION, drv);
+    gdt__wire_add_num(d, GDT__W_DEVICE_CUDA_VERSION, rt);
+    gdt__wire_add_num(d, GDT__W_DEVICE_CUDNN_VERSION, gdt_cudnn_runtime_version());
+    gdt__wire_add_num(d, GDT__W_DEVICE_NVRTC_VERSION, nmaj * 1000 + nmin * 10);
+    gdt__wire_add_str(d, GDT__W_DEVICE_UUID, uuid);
     return GDT_STATUS_OK;
 }
 
@@ -209,7 +209,7 @@ static cJSON *on_hello(worker *w, const cJSON *req)
         return r;
     }
     w->have_device = true;
-    cJSON_AddNumberToObject(d, "device_count", n); /* the sweep starts one worker per device */
+    gdt__wire_add_num(d, GDT__W_DEVICE_DEVICE_COUNT, n); /* the sweep starts one worker per device */
     gdt__wire_add(r, GDT__W_HELLO_R_DEVICE, d);
     hello_cupti(req, r);
     return r;
@@ -307,11 +307,11 @@ static cJSON *on_cell(worker *w, const cJSON *req)
 cJSON *gdt__clocks_json(const gdt_measure_clocks *c)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "rated_mhz", c->rated_mhz);
-    cJSON_AddNumberToObject(o, "min_mhz", c->min_mhz);
-    cJSON_AddNumberToObject(o, "max_mhz", c->max_mhz);
-    cJSON_AddNumberToObject(o, "probes", c->probes);
-    cJSON_AddNumberToObject(o, "threshold", c->threshold);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_RATED_MHZ, c->rated_mhz);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_MIN_MHZ, c->min_mhz);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_MAX_MHZ, c->max_mhz);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_PROBES, c->probes);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_THRESHOLD, c->threshold);
     return o;
 }
 
@@ -352,15 +352,15 @@ static gdt_status measure_opts(const cJSON *req, plan_opts *po, gdt_error *e)
 static cJSON *burst_json(const gdt_burst_result *b)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "burst", b->burst);
-    cJSON_AddItemToObject(o, "host_us", cJSON_CreateDoubleArray(b->host_us, b->n));
-    cJSON_AddItemToObject(o, "device_us", cJSON_CreateDoubleArray(b->device_us, b->n));
-    cJSON_AddItemToObject(o, "total_us", cJSON_CreateDoubleArray(b->total_us, b->n));
-    cJSON_AddItemToObject(o, "clock_mhz", cJSON_CreateDoubleArray(b->clock_mhz, b->n));
-    cJSON_AddNumberToObject(o, "median_host_us", b->median_host_us);
-    cJSON_AddNumberToObject(o, "median_device_us", b->median_device_us);
-    cJSON_AddNumberToObject(o, "rel_spread", b->rel_spread);
-    cJSON_AddNumberToObject(o, "dropped", b->dropped);
+    gdt__wire_add_num(o, GDT__W_BURST_BURST, b->burst);
+    gdt__wire_add(o, GDT__W_BURST_HOST_US, cJSON_CreateDoubleArray(b->host_us, b->n));
+    gdt__wire_add(o, GDT__W_BURST_DEVICE_US, cJSON_CreateDoubleArray(b->device_us, b->n));
+    gdt__wire_add(o, GDT__W_BURST_TOTAL_US, cJSON_CreateDoubleArray(b->total_us, b->n));
+    gdt__wire_add(o, GDT__W_BURST_CLOCK_MHZ, cJSON_CreateDoubleArray(b->clock_mhz, b->n));
+    gdt__wire_add_num(o, GDT__W_BURST_MEDIAN_HOST_US, b->median_host_us);
+    gdt__wire_add_num(o, GDT__W_BURST_MEDIAN_DEVICE_US, b->median_device_us);
+    gdt__wire_add_num(o, GDT__W_BURST_REL_SPREAD, b->rel_spread);
+    gdt__wire_add_num(o, GDT__W_BURST_DROPPED, b->dropped);
     return o;
 }
 

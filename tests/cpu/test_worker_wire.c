@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdt_measure.h"
 #include "gdt_record.h"
 #include "gdt_test.h"
 #include "gdt_wire.h"
+#include "gdt_worker.h"
 
 #define AT "worker request"
 
@@ -91,17 +93,20 @@ static void test_refusals(void)
     cJSON_Delete(req);
 }
 
-/* Every message's rows: "op" first, each key once. */
+/* Every message's rows: "op" first; every table's keys once each. */
 static void test_tables(void)
 {
     for (int m = 0; m < GDT__WM_COUNT; m++) {
         const gdt__table *t = gdt__wire_table(m);
         CHECK(t->n >= 1);
-        CHECK_STR(t->f[0].key, "op");
+        if (m < GDT__WM_MESSAGES)
+            CHECK_STR(t->f[0].key, "op");
+        else
+            CHECK(gdt__wire_op(m) == NULL);
         for (int i = 0; i < t->n; i++)
             for (int j = 0; j < i; j++)
                 if (!strcmp(t->f[i].key, t->f[j].key)) {
-                    fprintf(stderr, "message %s: key \"%s\" twice\n", gdt__wire_op(m), t->f[i].key);
+                    fprintf(stderr, "table %d: key \"%s\" twice\n", m, t->f[i].key);
                     gdt_test_failures++;
                 }
     }
@@ -116,10 +121,25 @@ static void test_result_reply_journals(void)
     for (int i = 1; i < rep->n; i++)
         cJSON_AddNullToObject(o, rep->f[i].key);
     gdt_error e = {0};
-    CHECK_INT(gdt__record_keys(gdt__record_table(GDT_REC_RESULT), "reply", "", o, &e), ==,
-              GDT_STATUS_OK);
+    CHECK_INT(gdt__wire_keys(gdt__record_table(GDT_REC_RESULT), "reply", o, &e), ==, GDT_STATUS_OK);
     if (e.msg[0])
         fprintf(stderr, "%s\n", e.msg);
+    cJSON_Delete(o);
+}
+
+/* The worker's clocks object, as it writes it, is one the journal takes. */
+static void test_clocks_object(void)
+{
+    gdt_measure_clocks c = {.rated_mhz = 1980, .min_mhz = 1755, .max_mhz = 1980, .probes = 3,
+                            .threshold = 0.9};
+    cJSON *o = gdt__clocks_json(&c);
+    char *txt = cJSON_PrintUnformatted(o);
+    CHECK_STR(txt, "{\"rated_mhz\":1980,\"min_mhz\":1755,\"max_mhz\":1980,\"probes\":3,"
+                   "\"threshold\":0.9}");
+    gdt_error e = {0};
+    CHECK_INT(gdt__record_check(gdt__wire_table(GDT__WM_CLOCKS_O), "reply", "/clocks", o, &e), ==,
+              GDT_STATUS_OK);
+    free(txt);
     cJSON_Delete(o);
 }
 
@@ -129,5 +149,6 @@ int main(void)
     test_refusals();
     test_tables();
     test_result_reply_journals();
+    test_clocks_object();
     return gdt_test_result("test_worker_wire");
 }
