@@ -35,7 +35,8 @@
 
 static const char usage_text[] =
     "usage: gdtune bench FAMILY [--shape k=v,...] [--plan NAME | --index I [--count N]] [--mode M]\n"
-    "                    [--bursts 1,4,16,64] [--max-seconds S] [--target REL] [--seed N]\n"
+    "                    [--bursts " GDT_DEFAULT_TEXT(GDT_BURSTS_DEFAULT)
+    "] [--max-seconds S] [--target REL] [--seed N]\n"
     "                    [--cold] [--floor] [--vs-cudnn] [--cupti] [--format text|json|csv]\n"
     "\n"
     "Builds one plan of FAMILY (gemm, sdpa_fwd or sdpa_bwd) for one shape on this GPU,\n"
