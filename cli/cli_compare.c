@@ -85,11 +85,13 @@ static const gdt_cli_option options[] = {
      .help = "A/B: a plan by name, given twice (A, then B)"},
     {"--rounds", NULL, GDT_CLI_INT, O(rounds), .lo = 2, .hi = GDT_AB_ROUNDS_MAX, .metavar = "N",
      .help = "A/B: rounds of A then B (default 6)"},
-    GDT_CLI_OPT_BURSTS(compare_args, mo.bursts, mo.nbursts, "\n(A/B; default 1,4,16,64)"),
+    GDT_CLI_OPT_BURSTS(compare_args, mo.bursts, mo.nbursts, "\n(A/B; default " GDT_DEFAULT_TEXT(GDT_BURSTS_DEFAULT) ")"),
     GDT_CLI_OPT_PLAN_SECONDS(compare_args, mo.max_seconds, "--max-seconds",
-                             "A/B: measurement cap per plan and round (default 2)"),
+                             "A/B: measurement cap per plan and round (default "
+                             GDT_DEFAULT_TEXT(GDT_PLAN_SECONDS_DEFAULT) ")"),
     GDT_CLI_OPT_TARGET_REL(compare_args, mo.target_rel, "--target",
-                           "A/B: relative spread to stop a measurement at (default 0.005)"),
+                           "A/B: relative spread to stop a measurement at (default "
+                           GDT_DEFAULT_TEXT(GDT_TARGET_REL_DEFAULT) ")"),
     {"--seed", NULL, GDT_CLI_INT64, O(seed), .lo = 1, .hi = 1e15, .metavar = "N",
      .help = "A/B: input seed (default 1)"},
 };

@@ -168,7 +168,8 @@ static const gdt_cli_option options[] = {
                          "resumed one's too (default: the sweep's, 180 s + 3 x the plan's cap)"),
     GDT_CLI_OPT_PLAN_SECONDS(nightly_opts, max_plan_seconds, NULL,
                              "each new sweep's measurement cap per plan (default: the\n"
-                             "spec's, else 2; a resumed run keeps its recorded cap)"),
+                             "spec's, else " GDT_DEFAULT_TEXT(GDT_PLAN_SECONDS_DEFAULT)
+                             "; a resumed run keeps its recorded cap)"),
     GDT_CLI_OPT_GPUS(nightly_opts, gpus, "each sweep's workers, one per GPU (default: every GPU of\n"
                                          "the first GPU's model)"),
     {"--date", NULL, GDT_CLI_CUSTOM, .parse = parse_date, .metavar = "YYYYMMDD",

@@ -73,7 +73,7 @@ static void counts(const gdt_run_cell *c, int n[GDT_DISP_COUNT + 1])
 
 static bool converged(const gdt_run_cell *c, int i)
 {
-    return cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "converged"));
+    return c->result[i].converged;
 }
 
 /* How many of the fastest three converged, out of how many there are: a
@@ -94,7 +94,7 @@ static void convergence(const gdt_run_cell *c, int *conv, int *raced)
     for (int i = 0; i < c->nplans; i++)
         if (gdt_cell_verified(c, i)) {
             *conv += converged(c, i);
-            *raced += cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "raced_out"));
+            *raced += c->result[i].raced_out;
         }
 }
 
@@ -315,14 +315,13 @@ static gdt_status mfile_save(mfile *m, const char *dir, const char *name, gdt_er
 static void summary_header(FILE *f, const report *r)
 {
     const gdt_run *run = r->run;
-    const cJSON *d = run->device;
+    const gdt_run_device *d = &run->dev;
     fprintf(f, "# gdtune sweep %s\n\n", run->family);
     char name[512], uuid[256];
     fprintf(f, "- device: %s (sm%d, %d SMs, UUID %s), driver %d, CUDA %d, cuDNN %d, NVRTC %d\n",
-            gdt_text_escape(gdt_json_str_or(d, "name", ""), name, sizeof name), (int)gdt_json_num_or(d, "arch", 0),
-            (int)gdt_json_num_or(d, "sm_count", 0), gdt_text_escape(gdt_json_str_or(d, "uuid", ""), uuid, sizeof uuid),
-            (int)gdt_json_num_or(d, "driver_version", 0), (int)gdt_json_num_or(d, "cuda_version", 0),
-            (int)gdt_json_num_or(d, "cudnn_version", 0), (int)gdt_json_num_or(d, "nvrtc_version", 0));
+            gdt_text_escape(d->name, name, sizeof name), d->arch, d->sm_count,
+            gdt_text_escape(d->uuid, uuid, sizeof uuid), d->driver_version, d->cuda_version,
+            d->cudnn_version, d->nvrtc_version);
     fprintf(f, "- gdtune %s, source digest %.16s, started %s\n", run->gdtune_version,
             run->source_digest, run->started);
     fprintf(f, "- spec %s (digest %.16s%s), candidate table digest %.16s\n\n", run->spec->source,
@@ -499,7 +498,7 @@ static cJSON *summary_json(const report *r, const char *rdir)
     cJSON_AddStringToObject(doc, "schema", "gdtune.report/1");
     cJSON_AddStringToObject(doc, "family", run->family);
     cJSON_AddNumberToObject(doc, "arch", run->arch);
-    cJSON_AddStringToObject(doc, "device", gdt_json_str_or(run->device, "name", ""));
+    cJSON_AddStringToObject(doc, "device", run->dev.name);
     cJSON_AddStringToObject(doc, "gdtune_version", run->gdtune_version);
     cJSON_AddStringToObject(doc, "source_digest", run->source_digest);
     cJSON_AddStringToObject(doc, "raw_h5", raw);

@@ -108,17 +108,20 @@ static const gdt_cli_option options[] = {
              "loader refuses: a warning naming the file, and the sweep goes on\n"
              "without it.  The journal header records the tables used (sha256)"},
     {"--no-prior", NULL, GDT_CLI_FLAG, O(no_prior), .help = "untimed order, whatever tables there are"},
-    GDT_CLI_OPT_BURSTS(gdt_sweep_opts, bursts, nbursts, "\n(default: spec, else 1,4,16,64)"),
+    GDT_CLI_OPT_BURSTS(gdt_sweep_opts, bursts, nbursts, "\n(default: spec, else " GDT_DEFAULT_TEXT(GDT_BURSTS_DEFAULT) ")"),
     GDT_CLI_OPT_TARGET_REL(gdt_sweep_opts, target_rel, NULL,
-                           "relative spread to stop at (default: spec, else 0.005)"),
+                           "relative spread to stop at (default: spec, else "
+                           GDT_DEFAULT_TEXT(GDT_TARGET_REL_DEFAULT) ")"),
     GDT_CLI_OPT_PLAN_SECONDS(gdt_sweep_opts, max_plan_seconds, NULL,
-                             "measurement cap per plan (default: spec, else 2)"),
+                             "measurement cap per plan (default: spec, else "
+                             GDT_DEFAULT_TEXT(GDT_PLAN_SECONDS_DEFAULT) ")"),
     GDT_CLI_OPT_DEADLINE(gdt_sweep_opts, deadline,
                          "per-plan deadline before the worker is killed\n"
                          "(default: 180 + 3 x the plan's cap: max-plan-seconds,\n"
                          "3 x that when racing gives contenders their time)"),
     {"--cudnn-knob-cap", NULL, GDT_CLI_INT, O(knob_cap), .lo = 0, .hi = GDT_KNOB_CAP_MAX,
-     .metavar = "N", .help = "knob-enumerated cuDNN configs per engine (default: spec, else 8)"},
+     .metavar = "N", .help = "knob-enumerated cuDNN configs per engine (default: spec, else "
+                             GDT_DEFAULT_TEXT(GDT_KNOB_CAP_DEFAULT) ")"},
     {"--shard", NULL, GDT_CLI_CUSTOM, .parse = parse_shard, .metavar = "I/N|auto",
      .help = "only cells whose index is I modulo N (0 <= I < N); auto: I and N\n"
              "from the scheduler (SLURM job array, Kubernetes Indexed Job, MPI:\n"

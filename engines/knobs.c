@@ -9,35 +9,31 @@
 
 #include "gdt_engine_impl.h"
 
-/* cudnn_graph_v9.h (cuDNN 9.19), CUDNN_KNOB_TYPE_ prefix dropped; index =
- * value.  Deprecated values keep their names: recorded plans may hold them. */
+/* The names of gdtune.h's knob lists, index = value. */
 static const char *const backend_knobs[] = {
-    "SPLIT_K",       "SWIZZLE",          "TILE_SIZE",     "USE_TEX",
-    "EDGE",          "KBLOCK",           "LDGA",          "LDGB",
-    "CHUNK_K",       "SPLIT_H",          "WINO_TILE",     "MULTIPLY",
-    "SPLIT_K_BUF",   "TILEK",            "STAGES",        "REDUCTION_MODE",
-    "CTA_SPLIT_K_MODE", "SPLIT_K_SLC",   "IDX_MODE",      "SLICED",
-    "SPLIT_RS",      "SINGLEBUFFER",     "LDGC",          "SPECFILT",
-    "KERNEL_CFG",    "WORKSPACE",        "TILE_CGA",      "TILE_CGA_M",
-    "TILE_CGA_N",    "BLOCK_SIZE",       "OCCUPANCY",     "ARRAY_SIZE_PER_THREAD",
-    "NUM_C_PER_BLOCK", "SPLIT_COLS",     "TILE_ROWS",     "TILE_COLS",
-    "LOAD_SIZE",     "CTA_COUNT",        "STREAM_K",      "SPLIT_P_SLC",
-    "TILE_M",        "TILE_N",           "WARP_SPEC_CFG", "SWAP_AB",
+#define NAME(name, value) [value] = #name,
+    GDT_KNOB_BACKEND_MAP(NAME)
+#undef NAME
 };
-_Static_assert(sizeof backend_knobs / sizeof backend_knobs[0] == GDT_KNOB_BACKEND_COUNT,
-               "backend knob table must hold exactly GDT_KNOB_BACKEND_COUNT names");
+#define ONE(name, value) +1
+_Static_assert(sizeof backend_knobs / sizeof backend_knobs[0] == GDT_KNOB_BACKEND_COUNT &&
+                   0 GDT_KNOB_BACKEND_MAP(ONE) == GDT_KNOB_BACKEND_COUNT,
+               "GDT_KNOB_BACKEND_MAP must name each of 0..GDT_KNOB_BACKEND_COUNT-1 once");
+#undef ONE
 
 static const struct {
     int type;
     const char *name;
 } gdt_band[] = {
-    {GDT_KNOB_WARPS_M, "WARPS_M"}, {GDT_KNOB_WARPS_N, "WARPS_N"}, {GDT_KNOB_GROUP_M, "GROUP_M"},
-    {GDT_KNOB_MMA, "MMA"},         {GDT_KNOB_WARPS, "WARPS"},     {GDT_KNOB_TILE_KV, "TILE_KV"},
-    {GDT_KNOB_SPLIT, "SPLIT"},     {GDT_KNOB_GRAPH, "GRAPH"},     {GDT_KNOB_TEST, "TEST"},
-    {GDT_KNOB_ALGO, "ALGO"},       {GDT_KNOB_CUSTOM_OPTION, "CUSTOM_OPTION"},
-    {GDT_KNOB_INNER_SHAPE, "INNER_SHAPE"}, {GDT_KNOB_CLUSTER_SHAPE, "CLUSTER_SHAPE"},
+#define BAND(name, offset) {GDT_KNOB_##name, #name},
+    GDT_KNOB_BAND_MAP(BAND)
+#undef BAND
 };
 #define NBAND ((int)(sizeof gdt_band / sizeof gdt_band[0]))
+/* ", WARPS_M, WARPS_N, ...": the band's names for gdt_knob_parse's message. */
+#define BAND_TEXT(name, offset) ", " #name
+static const char band_names[] = "" GDT_KNOB_BAND_MAP(BAND_TEXT);
+#undef BAND_TEXT
 
 const char *gdt_knob_name(int type)
 {
@@ -55,8 +51,8 @@ gdt_status gdt_knob_parse(const char *name, int *type, gdt_error *e)
         if (!strcmp(name, gdt_band[i].name)) return *type = gdt_band[i].type, GDT_STATUS_OK;
     return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
                          "unknown knob \"%s\" (expected a cuDNN knob name like TILE_M or "
-                         "KERNEL_CFG, or one of gdtune's: WARPS_M, WARPS_N, GROUP_M, MMA, WARPS, "
-                         "TILE_KV, SPLIT, GRAPH, TEST, ALGO, CUSTOM_OPTION, INNER_SHAPE, CLUSTER_SHAPE)", name ? name : "(null)");
+                         "KERNEL_CFG, or one of gdtune's: %s)", name ? name : "(null)",
+                         band_names + 2);
 }
 
 /* ---------------------------------------------------------- plan identity */

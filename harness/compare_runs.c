@@ -123,14 +123,9 @@ int gdt_compare_scope(const gdt_run_plan *p, char *buf, size_t n)
 }
 
 /* x, x by y, or x by y by z: a launch dimension without its unit axes. */
-static void dims_text(const cJSON *a, char *buf, size_t n)
+static void dims_text(const int *v, char *buf, size_t n)
 {
-    int v[3] = {1, 1, 1}, k = 3;
-    for (int i = 0; i < 3; i++) {
-        const cJSON *x = cJSON_GetArrayItem(a, i); /* the loader checked the range, not the count */
-        if (cJSON_IsNumber(x))
-            v[i] = (int)x->valuedouble;
-    }
+    int k = 3;
     while (k > 1 && v[k - 1] == 1)
         k--;
     size_t w = 0;
@@ -140,23 +135,20 @@ static void dims_text(const cJSON *a, char *buf, size_t n)
 
 bool gdt_compare_traced(const gdt_run_result *r, char *buf, size_t n)
 {
-    const cJSON *c = r ? gdt_json_get(r->rec, "cupti") : NULL, *k = gdt_json_get(c, "kernel");
+    const gdt_run_traced *t = r ? &r->traced : NULL;
     buf[0] = '\0';
-    if (!k)
+    if (!t || !t->kernel)
         return false;
     char grid[48], cluster[64] = "";
-    const cJSON *cl = gdt_json_get(k, "cluster");
-    dims_text(gdt_json_get(k, "grid"), grid, sizeof grid);
-    if (cJSON_IsNumber(cJSON_GetArrayItem(cl, 0)) && cJSON_GetArrayItem(cl, 0)->valuedouble > 0) {
+    dims_text(t->grid, grid, sizeof grid);
+    if (t->cluster[0] > 0) {
         char d[48];
-        dims_text(cl, d, sizeof d);
+        dims_text(t->cluster, d, sizeof d);
         snprintf(cluster, sizeof cluster, ", clusters of %s", d);
     }
-    double kernels = gdt_json_num_or(c, "kernels", 0);
     snprintf(buf, n, "traced (CUPTI, a burst of %d): %.3g kernel%s per call, %.0f%% of the kernel "
-             "time in %s (grid %s%s)", (int)gdt_json_num_or(c, "burst", 0), kernels,
-             kernels == 1 ? "" : "s", 100 * gdt_json_num_or(k, "share", 0),
-             cJSON_GetStringValue(gdt_json_get(k, "name")), grid, cluster);
+             "time in %s (grid %s%s)", t->burst, t->kernels, t->kernels == 1 ? "" : "s",
+             100 * t->share, t->kernel, grid, cluster);
     return true;
 }
 
@@ -213,19 +205,21 @@ static gdt_status same_bursts(const gdt_comparison *c, const gdt_run *r, const c
  * model, so the UUID is not compared. */
 static gdt_status same_device(const gdt_comparison *c, const gdt_run *r, const char *dir, gdt_error *e)
 {
-    const cJSON *a = c->runs[0]->device, *b = r->device;
-    static const char *const num[] = {"arch", "sm_count"};
-    const char *na = gdt_json_str_or(a, "name", ""), *nb = gdt_json_str_or(b, "name", "");
+    const gdt_run_device *a = &c->runs[0]->dev, *b = &r->dev;
+    const struct {
+        const char *key;
+        double x, y;
+    } num[] = {{"arch", a->arch, b->arch}, {"sm_count", a->sm_count, b->sm_count}};
+    const char *na = a->name, *nb = b->name;
     if (strcmp(na, nb) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /device/name: expected \"%.120s\" (as %s), "
                              "got \"%.120s\": plans timed on different devices are not compared",
                              dir, na, c->dirs[0], nb);
     for (size_t i = 0; i < sizeof num / sizeof *num; i++) {
-        double x = gdt_json_num_or(a, num[i], -1), y = gdt_json_num_or(b, num[i], -1);
-        if (x != y)
+        if (num[i].x != num[i].y)
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /device/%s: expected %.0f (as %s), "
                                  "got %.0f: plans timed on different devices are not compared",
-                                 dir, num[i], x, c->dirs[0], y);
+                                 dir, num[i].key, num[i].x, c->dirs[0], num[i].y);
     }
     return GDT_STATUS_OK;
 }
@@ -282,11 +276,9 @@ static gdt_compare_cell *new_cell(gdt_comparison *c, const gdt_run_cell *rc, int
 
 static void take_verify_err(gdt_side_best *b)
 {
-    const cJSON *v, *errs = gdt_json_get(b->result->rec, "verify_err");
-    b->nerr = 0;
-    cJSON_ArrayForEach(v, errs)
-        if (b->nerr < 4)
-            b->verify_err[b->nerr++] = cJSON_IsNumber(v) ? v->valuedouble : NAN; /* null: not finite */
+    b->nerr = b->result->nerr;
+    for (int i = 0; i < b->nerr; i++)
+        b->verify_err[i] = b->result->verify_err[i];
 }
 
 /* Does candidate b displace the side's winner w?  A plan in the cell's
@@ -309,7 +301,7 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
         return;
     b->tried++;
     b->counts[res->disposition]++;
-    bool raced = cJSON_IsTrue(gdt_json_get(res->rec, "raced_out"));
+    bool raced = res->raced_out;
     if (res->disposition != GDT_DISP_VERIFIED && !b->why) {
         b->why = res->error;
         b->why_plan = rc->plan[pi].name;

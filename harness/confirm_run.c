@@ -13,6 +13,7 @@
 #include "gdt_json.h"
 #include "gdt_metric_clock.h"
 #include "gdt_run.h"
+#include "gdt_wire.h"
 #include "gdt_worker.h"
 
 #define CELL_DEADLINE_S 900.0
@@ -190,7 +191,8 @@ static gdt_status append(night_run *n, const char *fam, const char *key, const c
 
 /* One request and its reply; false with why when the worker failed or
  * refused (a lost worker is respawned at the next call). */
-static bool ask(ctx *x, cJSON *req, double deadline, const char *want, cJSON **rep, char *why, size_t nwhy)
+static bool ask(ctx *x, cJSON *req, double deadline, gdt__wire_msg want, cJSON **rep, char *why,
+                size_t nwhy)
 {
     gdt_error pe = {0};
     char *txt = cJSON_PrintUnformatted(req), *line = NULL;
@@ -204,39 +206,36 @@ static bool ask(ctx *x, cJSON *req, double deadline, const char *want, cJSON **r
     if (s == GDT_STATUS_OK && !(*rep = cJSON_Parse(line)))
         snprintf(pe.msg, sizeof pe.msg, "the worker's reply is not JSON"), s = GDT_STATUS_INTERNAL;
     free(line);
-    if (s != GDT_STATUS_OK || cJSON_IsTrue(gdt_json_get(*rep, "fatal")))
+    if (s != GDT_STATUS_OK || gdt__wire_true(*rep, GDT__W_ERROR_R_FATAL))
         x->w_ok = false;
-    if (s == GDT_STATUS_OK && strcmp(gdt_json_str_or(*rep, "op", ""), want))
-        snprintf(pe.msg, sizeof pe.msg, "%s", gdt_json_str_or(*rep, "error", "the worker refused")), s = GDT_STATUS_FAULT;
+    if (s == GDT_STATUS_OK && !gdt__wire_is(*rep, want)) {
+        const char *refused = gdt__wire_str(*rep, GDT__W_ERROR_R_ERROR);
+        snprintf(pe.msg, sizeof pe.msg, "%s", refused ? refused : "the worker refused");
+        s = GDT_STATUS_FAULT;
+    }
     if (s != GDT_STATUS_OK)
         snprintf(why, nwhy, "%s", pe.msg[0] ? pe.msg : gdt_status_name(s));
     return s == GDT_STATUS_OK;
 }
 
-static cJSON *op(const char *name)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "op", name);
-    return o;
-}
-
 static bool cell_up(ctx *x, const gdt_run *jr, int ci, char *why, size_t nwhy)
 {
-    cJSON *rep = NULL, *req = op("hello");
+    cJSON *rep = NULL, *req = gdt__wire_new(GDT__WM_HELLO);
     bool ok = x->w && x->w_ok;
     if (!ok) {
-        ok = ask(x, req, CELL_DEADLINE_S, "hello", &rep, why, nwhy);
-        if (ok && !cJSON_IsObject(gdt_json_get(rep, "device")))
-            ok = (snprintf(why, nwhy, "%s", gdt_json_str_or(rep, "error", "no device")), x->w_ok = false);
+        ok = ask(x, req, CELL_DEADLINE_S, GDT__WM_HELLO_R, &rep, why, nwhy);
+        const char *none = gdt__wire_str(rep, GDT__W_HELLO_R_ERROR);
+        if (ok && !cJSON_IsObject(gdt__wire_get(rep, GDT__W_HELLO_R_DEVICE)))
+            ok = (snprintf(why, nwhy, "%s", none ? none : "no device"), x->w_ok = false);
         cJSON_Delete(rep);
     }
     cJSON_Delete(req);
-    req = op("cell");
-    cJSON_AddStringToObject(req, "family", gdt_family_name(jr->cells[ci].spec->family));
-    cJSON_AddStringToObject(req, "problem", jr->cells[ci].spec->shape);
-    cJSON_AddNumberToObject(req, "seed", 1000 + ci); /* the sweep's seed: the same inputs */
-    cJSON_AddNumberToObject(req, "knob_cap", jr->options.knob_cap);
-    ok = ok && ask(x, req, CELL_DEADLINE_S, "cell", &rep, why, nwhy);
+    req = gdt__wire_new(GDT__WM_CELL);
+    gdt__wire_add_str(req, GDT__W_CELL_FAMILY, gdt_family_name(jr->cells[ci].spec->family));
+    gdt__wire_add_str(req, GDT__W_CELL_PROBLEM, jr->cells[ci].spec->shape);
+    gdt__wire_add_num(req, GDT__W_CELL_SEED, 1000 + ci); /* the sweep's seed: the same inputs */
+    gdt__wire_add_num(req, GDT__W_CELL_KNOB_CAP, jr->options.knob_cap);
+    ok = ok && ask(x, req, CELL_DEADLINE_S, GDT__WM_CELL_R, &rep, why, nwhy);
     cJSON_Delete(rep);
     cJSON_Delete(req);
     return ok;
@@ -244,16 +243,18 @@ static bool cell_up(ctx *x, const gdt_run *jr, int ci, char *why, size_t nwhy)
 
 static cJSON *rounds_req(const gdt_run *jr, const cell_rounds *cr)
 {
-    cJSON *req = op("rounds"), *plans = cJSON_AddArrayToObject(req, "plans");
+    cJSON *req = gdt__wire_new(GDT__WM_ROUNDS), *plans = cJSON_CreateArray();
+    gdt__wire_add(req, GDT__W_ROUNDS_PLANS, plans);
     for (int i = 0; i < cr->k; i++) {
         gdt_plan_id id;
         if (gdt_plan_id_parse(cr->name[i], &id, NULL) == GDT_STATUS_OK)
             cJSON_AddItemToArray(plans, gdt__plan_id_json(&id));
     }
-    cJSON_AddNumberToObject(req, "rounds", cr->rounds);
-    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(&cr->burst, 1));
+    gdt__wire_add_num(req, GDT__W_ROUNDS_ROUNDS, cr->rounds);
+    gdt__wire_add(req, GDT__W_ROUNDS_BURSTS, cJSON_CreateIntArray(&cr->burst, 1));
     double cap = jr->options.max_plan_seconds / cr->rounds;
-    cJSON_AddNumberToObject(req, "max_seconds", cap > GDT_PLAN_SECONDS_MIN ? cap : GDT_PLAN_SECONDS_MIN);
+    gdt__wire_add_num(req, GDT__W_ROUNDS_MAX_SECONDS,
+                      cap > GDT_PLAN_SECONDS_MIN ? cap : GDT_PLAN_SECONDS_MIN);
     return req;
 }
 
@@ -266,8 +267,8 @@ static void measure(ctx *x, const gdt_run *jr, int ci, cell_rounds *cr)
         return;
     req = rounds_req(jr, cr);
     double deadline = cr->k * (150.0 + 3.0 * jr->options.max_plan_seconds);
-    bool ok = ask(x, req, deadline, "rounds", &rep, cr->error, sizeof cr->error);
-    per = gdt_json_get(rep, "round_us");
+    bool ok = ask(x, req, deadline, GDT__WM_ROUNDS_R, &rep, cr->error, sizeof cr->error);
+    per = gdt__wire_get(rep, GDT__W_ROUNDS_R_ROUND_US);
     ok = ok && cJSON_IsArray(per) && cJSON_GetArraySize(per) == cr->k;
     for (int i = 0; ok && i < cr->k; i++)
         ok = numbers(cJSON_GetArrayItem(per, i), cr->rounds, cr->us[i]);

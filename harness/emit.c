@@ -45,12 +45,12 @@ static gdt_status measured_cell(const gdt_run_cell *c, double floor, gdt_measure
 static void provenance(const gdt_run *r, gdt_provenance *p)
 {
     memset(p, 0, sizeof *p);
-    snprintf(p->device_name, sizeof p->device_name, "%s", gdt_json_str_or(r->device, "name", ""));
+    snprintf(p->device_name, sizeof p->device_name, "%s", r->dev.name);
     p->arch = r->arch;
-    p->driver_version = (int)gdt_json_num_or(r->device, "driver_version", 0);
-    p->cuda_version = (int)gdt_json_num_or(r->device, "cuda_version", 0);
-    p->cudnn_version = (int)gdt_json_num_or(r->device, "cudnn_version", 0);
-    p->nvrtc_version = (int)gdt_json_num_or(r->device, "nvrtc_version", 0);
+    p->driver_version = r->dev.driver_version;
+    p->cuda_version = r->dev.cuda_version;
+    p->cudnn_version = r->dev.cudnn_version;
+    p->nvrtc_version = r->dev.nvrtc_version;
     snprintf(p->gdtune_version, sizeof p->gdtune_version, "%s", r->gdtune_version);
     snprintf(p->source_digest, sizeof p->source_digest, "%s", r->source_digest);
     snprintf(p->sweep_digest, sizeof p->sweep_digest, "%s", r->spec->digest);
@@ -197,7 +197,7 @@ static gdt_status emit_family(const merge *m, gdt_family f, const char *dir, gdt
  * same arch, device model and sweep spec (the provenance names one). */
 static gdt_status same_sweep(const merge *m, const gdt_run *b, gdt_error *e)
 {
-    const char *db = gdt_json_str_or(b->device, "name", "");
+    const char *db = b->dev.name;
     if (m->prov.arch != b->arch || strcmp(m->device, db) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s ran on %s (sm%d) but %s on %s (sm%d): "
                              "tables merge runs of one device model", m->runs[0].path, m->device,
@@ -281,7 +281,7 @@ static gdt_status same_header(const merge *m, const gdt_run *b, gdt_error *e)
 
 gdt_status gdt_emit_check_candidates(const gdt_run *r, gdt_error *e)
 {
-    const char *text = gdt_json_str_or(r->header, "candidates", NULL);
+    const char *text = r->candidates;
     gdt_row_table *rows = NULL;
     gdt_error le = {0};
     char digest[65], name[4200];
@@ -347,7 +347,7 @@ static gdt_status merge_add(merge *m, const gdt_run *r, bool shards, gdt_error *
         s = remember_header(m, r, e);
     if (s == GDT_STATUS_OK && !m->nruns) {
         provenance(r, &m->prov);
-        snprintf(m->device, sizeof m->device, "%s", gdt_json_str_or(r->device, "name", ""));
+        snprintf(m->device, sizeof m->device, "%s", r->dev.name);
         snprintf(m->spec_source, sizeof m->spec_source, "%s", r->spec->source);
         snprintf(m->spec_digest, sizeof m->spec_digest, "%s", r->spec->digest);
     }

@@ -23,6 +23,17 @@
 #define GDT_MAX_BURSTS 8
 #define GDT_MAX_SAMPLES 200
 
+/* The measurement defaults, each written here once: gdt_measure_opts_default,
+ * the sweep's settings where neither the command line nor the spec sets
+ * one, and the verbs' --help text (GDT_DEFAULT_TEXT) take them from here. */
+#define GDT_BURSTS_DEFAULT 1,4,16,64
+#define GDT_TARGET_REL_DEFAULT 0.005
+#define GDT_PLAN_SECONDS_DEFAULT 2
+#define GDT_MIN_SAMPLES_DEFAULT 5
+/* A default as the text of a string literal: "1,4,16,64", "0.005", "2". */
+#define GDT__DEFAULT_TEXT(...) #__VA_ARGS__
+#define GDT_DEFAULT_TEXT(...) GDT__DEFAULT_TEXT(__VA_ARGS__)
+
 /* What is measured: one execute of a built plan on bound buffers. */
 typedef struct gdt_exec_fn {
     gdt_status (*execute)(void *ctx, void *stream, gdt_error *e);
@@ -31,10 +42,10 @@ typedef struct gdt_exec_fn {
 
 typedef struct gdt_measure_opts {
     int bursts[GDT_MAX_BURSTS];
-    int nbursts;          /* default {1, 4, 16, 64} */
-    double target_rel;    /* default 0.005 */
-    double max_seconds;   /* per plan, all bursts; default 2.0 */
-    int min_samples;      /* default 5: the floor while a series is within
+    int nbursts;          /* default GDT_BURSTS_DEFAULT */
+    double target_rel;    /* default GDT_TARGET_REL_DEFAULT */
+    double max_seconds;   /* per plan, all bursts; default GDT_PLAN_SECONDS_DEFAULT */
+    int min_samples;      /* default GDT_MIN_SAMPLES_DEFAULT: the floor while a series is within
                              its budget (its share of max_seconds); past
                              GDT_MEASURE_OVERRUN x its budget a series stops
                              with 2, unconverged, so the cap holds even when

@@ -62,6 +62,7 @@ typedef struct gdt__field {
     bool required;
     double lo, hi;         /* INT, NUM and each item of NUMS */
     const gdt__table *sub; /* OBJ, OBJ_NULL, OBJS: the nested object's table */
+    double def;            /* INT, NUM: what an absent optional field stands for */
 } gdt__field;
 
 /* A rule: what one object must hold beyond its fields' kinds and ranges
@@ -74,6 +75,10 @@ struct gdt__table {
     int n;
     gdt__rule rule;   /* NULL: none */
 };
+
+/* The worker protocol's tables (gdt_wire.h), indexed by gdt__wire_msg: the
+ * journal's tables of the objects a reply nests point at them. */
+extern const gdt__table gdt__wire_tables[];
 
 /* Record type t's table. */
 const gdt__table *gdt__record_table(gdt_record_type t);

@@ -78,7 +78,20 @@ typedef struct gdt_run_plan {
     int untimed;            /* its position in the untimed order */
 } gdt_run_plan;
 
-/* A plan's result; rec is NULL while the plan has none. */
+/* A result's traced burst (--cupti: gdt_cupti.h) as its record holds it;
+ * kernel NULL: no main kernel recorded (no trace, or one from before
+ * 2026-12-02), the other figures then unset. */
+typedef struct gdt_run_traced {
+    int burst;              /* the traced burst's size */
+    double kernels;         /* kernels per call */
+    const char *kernel;     /* the main kernel's name */
+    double share;           /* its share of the kernel time, 0..1 */
+    int grid[3];            /* its launch grid, 1 where not recorded */
+    int cluster[3];         /* its cluster shape; cluster[0] 0: no clusters */
+} gdt_run_traced;
+
+/* A plan's result; rec is NULL while the plan has none.  The typed fields
+ * are the record's (run.c reads them; no reader outside it needs rec). */
 typedef struct gdt_run_result {
     const cJSON *rec;
     int line;
@@ -88,6 +101,11 @@ typedef struct gdt_run_result {
     double host_us;         /* host enqueue per call at the first burst (0: not measured) */
     int samples;            /* device samples at the largest burst */
     bool again;             /* a re-measure's (its record has clock_outlier) */
+    bool raced_out;         /* verified: stopped by racing at an estimate */
+    bool converged;         /* verified: its metric series met the target */
+    double verify_err[4];   /* relative errors per output, NaN where not finite */
+    int nerr;               /* how many (0: not verified against the reference) */
+    gdt_run_traced traced;
 } gdt_run_result;
 
 /* A cell's rounds record (--rounds): its top plans measured again together
@@ -138,6 +156,15 @@ typedef struct gdt_run_options {
     const char *planted;
 } gdt_run_options;
 
+/* The header's device as the tables' provenance, summary.md and compare
+ * name it: "" and 0 where the journal left a field out. */
+typedef struct gdt_run_device {
+    const char *name, *uuid;
+    int arch;               /* the device object's (required) */
+    int sm_count;           /* 0: not recorded */
+    int driver_version, cuda_version, cudnn_version, nvrtc_version;
+} gdt_run_device;
+
 typedef struct gdt_run {
     char path[4096];        /* the journal file */
     const cJSON *header;    /* the run record */
@@ -146,6 +173,8 @@ typedef struct gdt_run {
     bool quick;
     int arch;
     const cJSON *device;    /* name, arch, uuid, versions, ... */
+    gdt_run_device dev;     /* what of it the readers take, typed */
+    const char *candidates; /* the candidate table's text; NULL: not kept (older journals) */
     gdt_run_options options;
     const cJSON *prior;     /* the header's prior order (gdt_prior.h); NULL: none (null with
                                --no-prior, absent in journals before it) */

@@ -25,6 +25,8 @@
 #define GDT_DEADLINE_MIN 1.0
 #define GDT_DEADLINE_MAX 86400.0
 #define GDT_KNOB_CAP_MAX 1000
+/* --cudnn-knob-cap where neither the command line nor the spec sets it. */
+#define GDT_KNOB_CAP_DEFAULT 8
 /* --shape: at most this many in one sweep. */
 #define GDT_SWEEP_SHAPES_MAX 16
 /* --gpus: at most this many workers, one per device. */
@@ -138,9 +140,9 @@ typedef struct gdt_sweep_opts {
                                  (gdt_prior.h); NULL: tables_dir */
     bool no_prior;            /* --no-prior: untimed order */
     int bursts[GDT_MAX_BURSTS];
-    int nbursts;              /* 0: spec or {1, 4, 16, 64} */
-    double target_rel;        /* 0: spec or 0.005 */
-    double max_plan_seconds;  /* 0: spec or 2.0 */
+    int nbursts;              /* 0: spec or GDT_BURSTS_DEFAULT */
+    double target_rel;        /* 0: spec or GDT_TARGET_REL_DEFAULT */
+    double max_plan_seconds;  /* 0: spec or GDT_PLAN_SECONDS_DEFAULT */
     double deadline;          /* per plan, seconds; 0: build + verify + cap + margin */
     int knob_cap;             /* -1: spec or 8 */
     int shard_i, shard_n;     /* n = 0: every cell */

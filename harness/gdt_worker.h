@@ -4,7 +4,10 @@
  * (SIGKILL) and respawns it when it dies or overruns a deadline.  Private to
  * the harness.
  *
- * Protocol (one JSON object per line each way; every reply has "op"):
+ * Protocol (one JSON object per line each way; every reply has "op"; each
+ * message's fields, with their kinds, ranges and defaults, are the rows of
+ * gdt_wire.h, which both sides read and write through, and a request with
+ * a key its rows do not know is refused by name):
  *   {"op":"hello","cupti":bool}         -> {"op":"hello","device":{name, arch, sm_count,
  *                                           l2_bytes, clocks, versions, uuid, device_count}
  *                                           | null, "error":"...","cupti_error":"..."}

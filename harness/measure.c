@@ -106,13 +106,13 @@
 void gdt_measure_opts_default(gdt_measure_opts *o)
 {
     memset(o, 0, sizeof *o);
-    int def[] = {1, 4, 16, 64};
-    for (int i = 0; i < 4; i++)
-        o->bursts[i] = def[i];
-    o->nbursts = 4;
-    o->target_rel = 0.005;
-    o->max_seconds = 2.0;
-    o->min_samples = 5;
+    static const int def[] = {GDT_BURSTS_DEFAULT};
+    _Static_assert(sizeof def / sizeof *def <= GDT_MAX_BURSTS, "GDT_BURSTS_DEFAULT: too many");
+    memcpy(o->bursts, def, sizeof def);
+    o->nbursts = (int)(sizeof def / sizeof *def);
+    o->target_rel = GDT_TARGET_REL_DEFAULT;
+    o->max_seconds = GDT_PLAN_SECONDS_DEFAULT;
+    o->min_samples = GDT_MIN_SAMPLES_DEFAULT;
     o->race_margin = GDT_RACE_MARGIN;
 }
 

@@ -6,12 +6,13 @@
 #include "gdt_json.h"
 #include "gdt_measure.h"
 #include "gdt_metric_clock.h"
+#include "gdt_wire.h"
 
 const cJSON *gdt_result_largest_burst(const cJSON *result)
 {
     const cJSON *best = NULL, *b;
-    cJSON_ArrayForEach(b, gdt_json_get(result, "bursts"))
-        if (!best || gdt_json_num_or(b, "burst", 0) > gdt_json_num_or(best, "burst", 0))
+    cJSON_ArrayForEach(b, gdt__wire_get(result, GDT__W_RESULT_R_BURSTS))
+        if (!best || gdt__wire_num_or(b, GDT__W_BURST_BURST, 0) > gdt__wire_num_or(best, GDT__W_BURST_BURST, 0))
             best = b;
     return best;
 }
@@ -34,7 +35,7 @@ bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out)
     double mhz[GDT_MAX_SAMPLES];
     int n = 0;
     const cJSON *v;
-    cJSON_ArrayForEach(v, gdt_json_get(gdt_result_largest_burst(result), "clock_mhz"))
+    cJSON_ArrayForEach(v, gdt__wire_get(gdt_result_largest_burst(result), GDT__W_BURST_CLOCK_MHZ))
         if (cJSON_IsNumber(v) && v->valuedouble > 0 && n < GDT_MAX_SAMPLES)
             mhz[n++] = v->valuedouble;
     if (n == 0)
@@ -42,7 +43,7 @@ bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out)
     out->samples = n;
     out->median_mhz = median(mhz, n);
     out->min_mhz = mhz[0], out->max_mhz = mhz[n - 1];
-    out->rated_mhz = gdt_json_num_or(gdt_json_get(result, "clocks"), "rated_mhz", 0);
+    out->rated_mhz = gdt__wire_num_or(gdt__wire_get(result, GDT__W_RESULT_R_CLOCKS), GDT__W_CLOCKS_RATED_MHZ, 0);
     return true;
 }
 
@@ -50,13 +51,13 @@ bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out)
 
 static bool verified(const cJSON *result)
 {
-    return !strcmp(gdt_json_str_or(result, "disposition", ""), "verified");
+    return !strcmp(gdt_json_str_or(result, gdt__wire_key(GDT__W_RESULT_R_DISPOSITION), ""), "verified");
 }
 
 gdt_series_clock gdt_series_clock_of(const cJSON *result)
 {
-    bool estimate = cJSON_IsTrue(gdt_json_get(result, "raced_out")) &&
-                    !cJSON_IsTrue(gdt_json_get(result, "raced_late"));
+    bool estimate = gdt__wire_true(result, GDT__W_RESULT_R_RACED_OUT) &&
+                    !gdt__wire_true(result, GDT__W_RESULT_R_RACED_LATE);
     gdt_series_clock s = {estimate ? GDT_SERIES_ESTIMATE : GDT_SERIES_METRIC, 0};
     gdt_metric_clock mc;
     if (verified(result) && gdt_metric_clock_of(result, &mc))
@@ -85,11 +86,11 @@ bool gdt_clock_outlier(gdt_series_clock s, const double cell_mhz[GDT_SERIES_KIND
 
 bool gdt_clock_again_counts(double first_us, const cJSON *again, const double cell_mhz[GDT_SERIES_KINDS])
 {
-    if (!strcmp(gdt_json_str_or(again, "disposition", ""), "incorrect"))
+    if (!strcmp(gdt_json_str_or(again, gdt__wire_key(GDT__W_RESULT_R_DISPOSITION), ""), "incorrect"))
         return true;
     if (!verified(again))
         return false;
     if (!gdt_clock_outlier(gdt_series_clock_of(again), cell_mhz))
         return true;
-    return gdt_json_num_or(again, "time_us", 0) < first_us;
+    return gdt__wire_num_or(again, GDT__W_RESULT_R_TIME_US, 0) < first_us;
 }

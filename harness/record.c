@@ -8,6 +8,7 @@
 #include "gdt_json.h"
 #include "gdt_record.h"
 #include "gdt_util.h"
+#include "gdt_wire.h"
 #include "gdt_worker.h"
 
 /* ------------------------------------------------------- field rows */
@@ -15,10 +16,10 @@
 #define BIG GDT_RECORD_BIG
 #define US GDT_RECORD_US
 #define CALL_S GDT_RECORD_CALL_S
-#define REQ(k, t) {k, t, true, 0, BIG, NULL}
-#define OPT(k, t) {k, t, false, 0, BIG, NULL}
-#define RANGE(k, t, r, lo, hi) {k, t, r, lo, hi, NULL}
-#define SUB(k, t, r, sub) {k, t, r, 0, BIG, &sub}
+#define REQ(k, t) {k, t, true, 0, BIG, NULL, 0}
+#define OPT(k, t) {k, t, false, 0, BIG, NULL, 0}
+#define RANGE(k, t, r, lo, hi) {k, t, r, lo, hi, NULL, 0}
+#define SUB(k, t, r, sub) {k, t, r, 0, BIG, &sub, 0}
 #define TABLE(type, rows, rule) {type, rows, (int)(sizeof rows / sizeof *rows), rule}
 
 /* Keys every record about a cell carries. */
@@ -29,16 +30,7 @@ typedef gdt_status rule_fn(const char *at, const char *jp, const cJSON *o, gdt_e
 static rule_fn options_rule, prior_rule, prior_table_rule, run_rule, plan_rule, result_rule,
     rounds_rule;
 
-static const gdt__field device_fields[] = {
-    REQ("name", GDT__NAME), RANGE("arch", GDT__INT, true, 10, 9999), OPT("uuid", GDT__NAME),
-    OPT("sm_count", GDT__INT), OPT("l2_bytes", GDT__INT), OPT("smem_per_block", GDT__INT),
-    OPT("regs_per_block", GDT__INT), OPT("max_threads_per_block", GDT__INT),
-    OPT("sm_clock_khz", GDT__INT), OPT("mem_clock_khz", GDT__INT), OPT("driver_version", GDT__INT),
-    OPT("cuda_version", GDT__INT), OPT("cudnn_version", GDT__INT), OPT("nvrtc_version", GDT__INT),
-    OPT("device_count", GDT__INT),
-};
-static const gdt__table device_table = TABLE(NULL, device_fields, NULL);
-
+#define WIRE(m) (gdt__wire_tables[GDT__WM_##m]) /* a table the worker's replies share */
 static const gdt__field option_fields[] = {
     RANGE("bursts", GDT__NUMS, true, 1, GDT_BURST_MAX),
     RANGE("target_rel", GDT__NUM, true, GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX),
@@ -69,7 +61,7 @@ static const gdt__field run_fields[] = {
     REQ("started", GDT__STR), REQ("family", GDT__STR), REQ("quick", GDT__BOOL),
     REQ("spec_source", GDT__STR), REQ("spec_digest", GDT__STR), REQ("spec", GDT__STR),
     REQ("candidates_digest", GDT__STR), OPT("candidates", GDT__STR),
-    RANGE("arch", GDT__INT, true, 10, 9999), SUB("device", GDT__OBJ, true, device_table),
+    RANGE("arch", GDT__INT, true, 10, 9999), SUB("device", GDT__OBJ, true, WIRE(DEVICE_O)),
     REQ("gpus", GDT__STRS), SUB("options", GDT__OBJ, true, options_table),
     /* null: --no-prior; absent in older journals: the untimed order */
     SUB("prior", GDT__OBJ_NULL, false, prior_table),
@@ -98,20 +90,6 @@ static const gdt__field attempt_fields[] = {
     CELL_KEYS, RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("name", GDT__NAME),
 };
 
-/* One burst size's series (harness/gdt_measure.h, gdt_burst_result). */
-static const gdt__field burst_fields[] = {
-    RANGE("burst", GDT__INT, true, 1, GDT_BURST_MAX), RANGE("host_us", GDT__NUMS, true, 0, US),
-    RANGE("device_us", GDT__NUMS, true, 0, US), RANGE("total_us", GDT__NUMS, true, 0, US),
-    RANGE("median_host_us", GDT__NUM, false, 0, US), RANGE("median_device_us", GDT__NUM, false, 0, US),
-    OPT("rel_spread", GDT__NUM), RANGE("dropped", GDT__INT, false, 0, INT_MAX),
-    OPT("clock_mhz", GDT__NUMS), /* absent in older journals */
-};
-static const gdt__table burst_table = TABLE(NULL, burst_fields, NULL);
-static const gdt__field clock_fields[] = {
-    OPT("rated_mhz", GDT__NUM), OPT("min_mhz", GDT__NUM), OPT("max_mhz", GDT__NUM),
-    OPT("probes", GDT__NUM), OPT("threshold", GDT__NUM),
-};
-static const gdt__table clock_table = TABLE(NULL, clock_fields, NULL);
 /* The traced burst's main kernel (harness/gdt_cupti.h, gdt_cupti_kernel). */
 static const gdt__field cupti_kernel_fields[] = {
     REQ("name", GDT__STR), RANGE("grid", GDT__NUMS, true, 1, INT_MAX),
@@ -144,11 +122,11 @@ static const gdt__field result_fields[] = {
     /* relative L2 errors: any finite value (garbage outputs), null where
      * an output held NaN or Inf */
     RANGE("verify_err", GDT__NUMS_NULL, false, 0, DBL_MAX),
-    SUB("bursts", GDT__OBJS, false, burst_table), RANGE("cold_us", GDT__NUMS, false, 0, US),
+    SUB("bursts", GDT__OBJS, false, WIRE(BURST_O)), RANGE("cold_us", GDT__NUMS, false, 0, US),
     RANGE("median_cold_us", GDT__NUM, false, 0, US), OPT("converged", GDT__BOOL),
     OPT("raced_out", GDT__BOOL), RANGE("measure_s", GDT__NUM, false, 0, CALL_S),
     RANGE("time_us", GDT__NUM, false, 0, US), OPT("noise", GDT__NUM),
-    SUB("clocks", GDT__OBJ, false, clock_table),
+    SUB("clocks", GDT__OBJ, false, WIRE(CLOCKS_O)),
     /* newer than the first journals: absent there */
     RANGE("race_burst", GDT__INT, false, 1, GDT_BURST_MAX), OPT("raced_late", GDT__BOOL),
     SUB("cupti", GDT__OBJ, false, cupti_table), OPT("cupti_error", GDT__STR),

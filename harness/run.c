@@ -12,6 +12,7 @@
 #include "gdt_record.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
+#include "gdt_wire.h"
 #include "gdt_worker.h"
 
 static const char *const disposition_names[] = {
@@ -73,6 +74,20 @@ static int num_int(const cJSON *o, const char *key, int def)
 }
 
 /* ------------------------------------------------------------ header */
+
+/* The device's name and versions: "" and 0 where the header left one out
+ * (record.c: only name and arch are required). */
+static void read_device(const cJSON *d, gdt_run_device *v)
+{
+    v->name = str(d, gdt__wire_key(GDT__W_DEVICE_NAME));
+    v->uuid = str(d, gdt__wire_key(GDT__W_DEVICE_UUID));
+    v->arch = (int)gdt__wire_num_or(d, GDT__W_DEVICE_ARCH, 0);
+    v->sm_count = (int)gdt__wire_num_or(d, GDT__W_DEVICE_SM_COUNT, 0);
+    v->driver_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_DRIVER_VERSION, 0);
+    v->cuda_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_CUDA_VERSION, 0);
+    v->cudnn_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_CUDNN_VERSION, 0);
+    v->nvrtc_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_NVRTC_VERSION, 0);
+}
 
 /* The header's settings, its table and rule passed. */
 static void read_options(const cJSON *op, gdt_run_options *o)
@@ -137,6 +152,8 @@ static gdt_status read_header(gdt_run *r, const cJSON *h, const where *w, gdt_er
     r->prior = gdt_json_get(h, "prior");
     r->prior = cJSON_IsNull(r->prior) ? NULL : r->prior;
     r->device = gdt_json_get(h, "device");
+    read_device(r->device, &r->dev);
+    r->candidates = cJSON_GetStringValue(gdt_json_get(h, "candidates"));
     r->family = str(h, "family");
     r->source_digest = str(h, "source_digest");
     r->candidates_digest = str(h, "candidates_digest");
@@ -316,8 +333,44 @@ static void read_measurement(const cJSON *rec, gdt_run_result *res)
     const cJSON *last = cJSON_GetArrayItem(bursts, cJSON_GetArraySize(bursts) - 1);
     res->time_us = gdt_json_num_or(rec, "time_us", 0);
     res->noise = gdt_json_num_or(rec, "noise", 0);
-    res->host_us = gdt_json_num_or(cJSON_GetArrayItem(bursts, 0), "median_host_us", 0);
-    res->samples = cJSON_GetArraySize(gdt_json_get(last, "device_us"));
+    res->host_us = gdt__wire_num_or(cJSON_GetArrayItem(bursts, 0), GDT__W_BURST_MEDIAN_HOST_US, 0);
+    res->samples = cJSON_GetArraySize(gdt__wire_get(last, GDT__W_BURST_DEVICE_US));
+}
+
+/* n numbers of the array a into v, def where an item is missing or not a
+ * number (the record's table checked each item's range, not the count). */
+static void read_dims(const cJSON *a, int *v, int n, int def)
+{
+    for (int i = 0; i < n; i++) {
+        const cJSON *x = cJSON_GetArrayItem(a, i);
+        v[i] = cJSON_IsNumber(x) ? (int)x->valuedouble : def;
+    }
+}
+
+static void read_traced(const cJSON *rec, gdt_run_traced *t)
+{
+    const cJSON *c = gdt_json_get(rec, "cupti"), *k = gdt_json_get(c, "kernel");
+    memset(t, 0, sizeof *t);
+    if (!k)
+        return;
+    t->burst = (int)gdt_json_num_or(c, "burst", 0);
+    t->kernels = gdt_json_num_or(c, "kernels", 0);
+    t->kernel = str(k, "name");
+    t->share = gdt_json_num_or(k, "share", 0);
+    read_dims(gdt_json_get(k, "grid"), t->grid, 3, 1);
+    read_dims(gdt_json_get(k, "cluster"), t->cluster, 3, 1);
+    const cJSON *c0 = cJSON_GetArrayItem(gdt_json_get(k, "cluster"), 0);
+    t->cluster[0] = cJSON_IsNumber(c0) ? (int)c0->valuedouble : 0;
+}
+
+/* The relative errors; null (an output that held NaN or Inf) as NaN. */
+static void read_verify_err(const cJSON *rec, gdt_run_result *res)
+{
+    const cJSON *v;
+    res->nerr = 0;
+    cJSON_ArrayForEach(v, gdt_json_get(rec, "verify_err"))
+        if (res->nerr < 4)
+            res->verify_err[res->nerr++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 /* A result record's disposition and measurement into res (its fields and
@@ -327,6 +380,10 @@ static void read_result(const cJSON *rec, int line, gdt_run_result *res)
     gdt_disposition_parse(str(rec, "disposition"), &res->disposition);
     if (res->disposition == GDT_DISP_VERIFIED)
         read_measurement(rec, res);
+    res->raced_out = cJSON_IsTrue(gdt_json_get(rec, "raced_out"));
+    res->converged = cJSON_IsTrue(gdt_json_get(rec, "converged"));
+    read_verify_err(rec, res);
+    read_traced(rec, &res->traced);
     res->rec = rec;
     res->line = line;
     res->error = str(rec, "error");

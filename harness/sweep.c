@@ -25,6 +25,7 @@
 #include "gdt_run.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
+#include "gdt_wire.h"
 #include "gdt_worker.h"
 #include "gdtune/candidates.h"
 
@@ -121,21 +122,21 @@ static double plan_deadline(const run *r)
 
 static void effective_settings(gdt_sweep_opts *o, const gdt_sweep_spec *sp)
 {
-    static const int def_bursts[] = {1, 4, 16, 64};
+    static const int def_bursts[] = {GDT_BURSTS_DEFAULT};
     if (!o->nbursts && sp->nbursts) {
         memcpy(o->bursts, sp->bursts, sizeof sp->bursts);
         o->nbursts = sp->nbursts;
     }
     if (!o->nbursts) {
         memcpy(o->bursts, def_bursts, sizeof def_bursts);
-        o->nbursts = 4;
+        o->nbursts = (int)(sizeof def_bursts / sizeof *def_bursts);
     }
     if (o->target_rel <= 0)
-        o->target_rel = sp->target_rel > 0 ? sp->target_rel : 0.005;
+        o->target_rel = sp->target_rel > 0 ? sp->target_rel : GDT_TARGET_REL_DEFAULT;
     if (o->max_plan_seconds <= 0)
-        o->max_plan_seconds = sp->max_plan_seconds > 0 ? sp->max_plan_seconds : 2.0;
+        o->max_plan_seconds = sp->max_plan_seconds > 0 ? sp->max_plan_seconds : GDT_PLAN_SECONDS_DEFAULT;
     if (o->knob_cap < 0)
-        o->knob_cap = sp->knob_cap >= 0 ? sp->knob_cap : 8;
+        o->knob_cap = sp->knob_cap >= 0 ? sp->knob_cap : GDT_KNOB_CAP_DEFAULT;
 }
 
 /* ------------------------------------------------------ the worker side */
@@ -178,10 +179,9 @@ static gdt_status worker_up(run *r, lane *ln, gdt_error *e)
     if (s != GDT_STATUS_OK || ln->hello)
         return s;
     ln->prepared = -1;
-    cJSON *req = cJSON_CreateObject(), *rep = NULL;
-    cJSON_AddStringToObject(req, "op", "hello");
+    cJSON *req = gdt__wire_new(GDT__WM_HELLO), *rep = NULL;
     if (r->o.cupti)
-        cJSON_AddBoolToObject(req, "cupti", true);
+        gdt__wire_add_bool(req, GDT__W_HELLO_CUPTI, true);
     s = call(ln, req, HELLO_DEADLINE_S, &rep, e);
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK) {
@@ -190,16 +190,16 @@ static gdt_status worker_up(run *r, lane *ln, gdt_error *e)
         cJSON_Delete(rep);
         return no_device(why, e);
     }
-    cJSON *dev = cJSON_DetachItemFromObject(rep, "device");
-    const char *cupti_why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "cupti_error"));
+    cJSON *dev = cJSON_DetachItemFromObjectCaseSensitive(rep, gdt__wire_key(GDT__W_HELLO_R_DEVICE));
+    const char *cupti_why = gdt__wire_str(rep, GDT__W_HELLO_R_CUPTI_ERROR);
     if (!cJSON_IsObject(dev)) {
-        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "error"));
+        const char *why = gdt__wire_str(rep, GDT__W_HELLO_R_ERROR);
         s = no_device(why ? why : "no device", e);
         cJSON_Delete(dev);
     } else if (cupti_why) {
         s = gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--cupti: CUPTI is not available on %s: %s "
                           "(drop --cupti to sweep without the traced burst)",
-                          gdt_json_str_or(dev, "name", "the device"), cupti_why);
+                          gdt_json_str_or(dev, gdt__wire_key(GDT__W_DEVICE_NAME), "the device"), cupti_why);
         cJSON_Delete(dev);
     } else {
         /* A respawned worker owns the same device: the first hello stays
@@ -246,12 +246,12 @@ static void progress(run *r, const gdt_run_result_rec *res)
         return;
     }
     const gdt_sweep_cell *c = &r->spec->cells[res->cell];
-    const cJSON *t = cJSON_GetObjectItem(res->measured, "time_us");
+    const cJSON *t = gdt__wire_get(res->measured, GDT__W_RESULT_R_TIME_US);
     fprintf(stderr, "gdtune sweep: [%d/%d] %s %s: %s%s: %s", r->done, total, gdt_family_name(c->family),
             c->shape, res->name, res->clock_outlier ? " (again)" : "", gdt_disposition_name(res->disposition));
     if (cJSON_IsNumber(t) && res->disposition == GDT_DISP_VERIFIED)
         fprintf(stderr, " %.2f us%s", t->valuedouble,
-                cJSON_IsTrue(cJSON_GetObjectItem(res->measured, "raced_out")) ? " (raced out)" : "");
+                gdt__wire_true(res->measured, GDT__W_RESULT_R_RACED_OUT) ? " (raced out)" : "");
     else if (*res->error)
         fprintf(stderr, " (%.300s)", res->error);
     fprintf(stderr, "  [verified %d incorrect %d failed %d declined %d, ETA %.0f s]\n",
@@ -315,7 +315,7 @@ static void fix_bursts(run_cell *rc, const cJSON *bursts)
     const cJSON *b;
     cJSON_ArrayForEach(b, bursts)
     {
-        double v = gdt_json_num_or(b, "burst", 0);
+        double v = gdt__wire_num_or(b, GDT__W_BURST_BURST, 0);
         if (rc->nbursts == GDT_MAX_BURSTS || !(v >= 1 && v <= GDT_BURST_MAX) ||
             (rc->nbursts && v <= rc->bursts[rc->nbursts - 1])) {
             rc->nbursts = 0;
@@ -329,11 +329,11 @@ static void fix_bursts(run_cell *rc, const cJSON *bursts)
  * them. */
 static void note_best(run_cell *rc, int pi, gdt_disposition d, const cJSON *measured)
 {
-    if (d != GDT_DISP_VERIFIED || cJSON_IsTrue(cJSON_GetObjectItem(measured, "raced_out")))
+    if (d != GDT_DISP_VERIFIED || gdt__wire_true(measured, GDT__W_RESULT_R_RACED_OUT))
         return;
-    fix_bursts(rc, rc->nbursts ? NULL : cJSON_GetObjectItem(measured, "bursts"));
-    rc->full_us[pi] = gdt_json_num_or(measured, "time_us", 0);
-    rc->series[pi].full_noise = gdt_json_num_or(measured, "noise", 0);
+    fix_bursts(rc, rc->nbursts ? NULL : gdt__wire_get(measured, GDT__W_RESULT_R_BURSTS));
+    rc->full_us[pi] = gdt__wire_num_or(measured, GDT__W_RESULT_R_TIME_US, 0);
+    rc->series[pi].full_noise = gdt__wire_num_or(measured, GDT__W_RESULT_R_NOISE, 0);
     gdt_race_note(&rc->race, plan_kind(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
                   rc->series[pi].full_noise);
 }
@@ -353,7 +353,7 @@ static void marks_without(const run_cell *rc, int skip, gdt_race_marks *m)
 static void note_first(run_cell *rc, int pi, const cJSON *measured)
 {
     rc->series[pi].first = gdt_series_clock_of(measured);
-    rc->series[pi].first_us = gdt_json_num_or(measured, "time_us", 0);
+    rc->series[pi].first_us = gdt__wire_num_or(measured, GDT__W_RESULT_R_TIME_US, 0);
 }
 
 /* A plan's re-measure that counts replaces its first series in racing's
@@ -369,8 +369,9 @@ static void note_again(run_cell *rc, int pi, gdt_disposition d, const cJSON *mea
  * say: a worker older than it, or a value out of range). */
 static const gdt_run_prebuild *reply_prebuild(const cJSON *rep, gdt_run_prebuild *out)
 {
-    double threads = gdt_json_num_or(rep, "build_threads", 0), kept = gdt_json_num_or(rep, "prebuilt", 0);
-    double sec = gdt_json_num_or(rep, "prebuild_s", -1);
+    double threads = gdt__wire_num_or(rep, GDT__W_CELL_R_BUILD_THREADS, 0);
+    double kept = gdt__wire_num_or(rep, GDT__W_CELL_R_PREBUILT, 0);
+    double sec = gdt__wire_num_or(rep, GDT__W_CELL_R_PREBUILD_S, -1);
     /* The journal's reader takes these ranges only: a value outside them is
      * left out rather than written into a journal that would not load. */
     if (!(threads >= 0 && threads <= GDT_BUILD_THREADS_MAX && kept >= 0 && kept <= INT_MAX &&
@@ -403,12 +404,12 @@ static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_
     rc->series = series;
     rc->order = order;
     r->total += rc->nplans;
-    const cJSON *cpu = cJSON_GetObjectItem(rep, "reference_cpu");
+    const cJSON *cpu = gdt__wire_get(rep, GDT__W_CELL_R_REFERENCE_CPU);
     bool checked = cJSON_IsTrue(cpu);
     gdt_run_prebuild pb;
     gdt_status s = !rep ? GDT_STATUS_OK
                         : gdt_run_write_plans(r->j, ci, &r->spec->cells[ci], plans,
-                                              gdt_json_str_or(rep, "reference", NULL),
+                                              gdt__wire_str(rep, GDT__W_CELL_R_REFERENCE),
                                               cJSON_IsBool(cpu) ? &checked : NULL,
                                               reply_prebuild(rep, &pb), e);
     pthread_mutex_unlock(&r->mu);
@@ -424,26 +425,27 @@ static gdt_status prepare(run *r, lane *ln, int ci, gdt_error *e)
     if (s != GDT_STATUS_OK || ln->prepared == ci)
         return s;
     const gdt_sweep_cell *c = &r->spec->cells[ci];
-    cJSON *req = cJSON_CreateObject(), *rep = NULL;
-    cJSON_AddStringToObject(req, "op", "cell");
-    cJSON_AddStringToObject(req, "family", gdt_family_name(c->family));
-    cJSON_AddStringToObject(req, "problem", c->shape);
-    cJSON_AddNumberToObject(req, "seed", 1000 + ci);
-    cJSON_AddNumberToObject(req, "knob_cap", r->o.knob_cap);
-    cJSON_AddNumberToObject(req, "build_threads", gdt_sweep_build_threads(r->spec));
+    cJSON *req = gdt__wire_new(GDT__WM_CELL), *rep = NULL;
+    gdt__wire_add_str(req, GDT__W_CELL_FAMILY, gdt_family_name(c->family));
+    gdt__wire_add_str(req, GDT__W_CELL_PROBLEM, c->shape);
+    gdt__wire_add_num(req, GDT__W_CELL_SEED, 1000 + ci);
+    gdt__wire_add_num(req, GDT__W_CELL_KNOB_CAP, r->o.knob_cap);
+    gdt__wire_add_num(req, GDT__W_CELL_BUILD_THREADS, gdt_sweep_build_threads(r->spec));
     s = call(ln, req, CELL_DEADLINE_S, &rep, e);
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK)
         worker_lost(ln);
-    else if (strcmp(gdt_json_str_or(rep, "op", ""), "cell") != 0) {
-        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(rep, "error"));
+    else if (!gdt__wire_is(rep, GDT__WM_CELL_R)) {
+        const char *why = gdt__wire_str(rep, GDT__W_ERROR_R_ERROR);
         s = gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why ? why : "worker refused the cell");
-        if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
+        if (gdt__wire_true(rep, GDT__W_ERROR_R_FATAL))
             worker_lost(ln);
     } else {
         ln->prepared = ci;
         if (!r->cells[ci].plans)
-            s = set_plans(r, ci, cJSON_DetachItemFromObject(rep, "plans"), rep, e);
+            s = set_plans(r, ci,
+                          cJSON_DetachItemFromObjectCaseSensitive(rep, gdt__wire_key(GDT__W_CELL_R_PLANS)),
+                          rep, e);
     }
     cJSON_Delete(rep);
     if (s == GDT_STATUS_FAULT || s == GDT_STATUS_TIMEOUT || s == GDT_STATUS_INTERNAL)
@@ -500,19 +502,27 @@ static gdt_run_result_rec failed_result(const char *why)
     return (gdt_run_result_rec){.disposition = GDT_DISP_FAILED, .error = why};
 }
 
+/* A reply's error text (a result's or an error reply's: one key), or
+ * otherwise when it has none. */
+static const char *reply_error(const cJSON *rep, const char *otherwise)
+{
+    const char *why = gdt__wire_str(rep, GDT__W_ERROR_R_ERROR);
+    return why ? why : otherwise;
+}
+
 /* The reply's disposition; false (why says so) when it has none the
  * journal knows. */
 static bool reply_disposition(const cJSON *rep, gdt_disposition *d, char *why, size_t n)
 {
-    const cJSON *v = cJSON_GetObjectItem(rep, "disposition");
+    const cJSON *v = gdt__wire_get(rep, GDT__W_RESULT_R_DISPOSITION);
     if (gdt_disposition_parse(cJSON_GetStringValue(v), d))
         return true;
     if (cJSON_IsString(v))
         snprintf(why, n, "worker answered with an unknown disposition \"%.40s\": %s", v->valuestring,
-                 gdt_json_str_or(rep, "error", "(no error text)"));
+                 reply_error(rep, "(no error text)"));
     else
         snprintf(why, n, "worker answered without a disposition: %s",
-                 gdt_json_str_or(rep, "error", "(no error text)"));
+                 reply_error(rep, "(no error text)"));
     return false;
 }
 
@@ -533,9 +543,9 @@ static void request_bursts(const run *r, int ci, cJSON *req)
 {
     int n;
     const int *b = cell_bursts(r, ci, &n);
-    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(b, n));
+    gdt__wire_add(req, GDT__W_PLAN_BURSTS, cJSON_CreateIntArray(b, n));
     if (!r->cells[ci].nbursts && r->spec->metric_sample_s > 0)
-        cJSON_AddNumberToObject(req, "metric_sample_s", r->spec->metric_sample_s);
+        gdt__wire_add_num(req, GDT__W_PLAN_METRIC_SAMPLE_S, r->spec->metric_sample_s);
 }
 
 static bool backend_a(const cJSON *plan)
@@ -568,11 +578,10 @@ static bool heuristic_head(const run_cell *rc, const cJSON *plan)
 static cJSON *plan_request(run *r, int ci, int pi, bool again)
 {
     const cJSON *plan = cJSON_GetArrayItem(r->cells[ci].plans, pi);
-    cJSON *req = cJSON_CreateObject();
-    cJSON_AddStringToObject(req, "op", "plan");
-    cJSON_AddItemToObject(req, "plan", cJSON_Duplicate(plan, 1));
-    cJSON_AddNumberToObject(req, "target_rel", r->o.target_rel);
-    cJSON_AddNumberToObject(req, "max_seconds", r->o.max_plan_seconds);
+    cJSON *req = gdt__wire_new(GDT__WM_PLAN);
+    gdt__wire_add(req, GDT__W_PLAN_PLAN, cJSON_Duplicate(plan, 1));
+    gdt__wire_add_num(req, GDT__W_PLAN_TARGET_REL, r->o.target_rel);
+    gdt__wire_add_num(req, GDT__W_PLAN_MAX_SECONDS, r->o.max_plan_seconds);
     gdt_race_mark bar;
     gdt_race_marks marks;
     double margin;
@@ -584,18 +593,19 @@ static cJSON *plan_request(run *r, int ci, int pi, bool again)
                 gdt_race_bar(again ? &marks : &r->cells[ci].race, plan_kind(plan), &bar, &margin);
     pthread_mutex_unlock(&r->mu);
     if (race) {
-        cJSON_AddNumberToObject(req, "race_us", bar.us);
-        cJSON_AddNumberToObject(req, "race_noise", bar.noise);
-        cJSON_AddNumberToObject(req, "race_margin", margin);
+        gdt__wire_add_num(req, GDT__W_PLAN_RACE_US, bar.us);
+        gdt__wire_add_num(req, GDT__W_PLAN_RACE_NOISE, bar.noise);
+        gdt__wire_add_num(req, GDT__W_PLAN_RACE_MARGIN, margin);
     }
     /* Racing leaves few plans measured in full: their metric gets the time
      * to converge.  --exhaustive keeps the plain shares. */
     if (!r->o.exhaustive)
-        cJSON_AddNumberToObject(req, "contender_seconds", GDT_CONTENDER_FACTOR * r->o.max_plan_seconds);
+        gdt__wire_add_num(req, GDT__W_PLAN_CONTENDER_SECONDS,
+                          GDT_CONTENDER_FACTOR * r->o.max_plan_seconds);
     if (r->o.cupti)
-        cJSON_AddBoolToObject(req, "cupti", true);
+        gdt__wire_add_bool(req, GDT__W_PLAN_CUPTI, true);
     if (r->spec->heat_seconds > 0)
-        cJSON_AddNumberToObject(req, "heat_s", r->spec->heat_seconds);
+        gdt__wire_add_num(req, GDT__W_PLAN_HEAT_S, r->spec->heat_seconds);
     return req;
 }
 
@@ -618,7 +628,7 @@ static void again_progress(const run *r, int ci, int pi, const gdt_run_clock_out
     fprintf(stderr, "%sgdtune sweep: %s %s: %s re-measured, its first series at %.0f MHz under %.2f "
             "of the cell's %.0f MHz; again %.2f us at %.0f MHz: the %s counts\n", r->tty ? "\n" : "",
             gdt_family_name(c->family), c->shape, plan_name(r, ci, pi), co->first_mhz,
-            GDT_CLOCK_OUTLIER, co->cell_mhz, gdt_json_num_or(measured, "time_us", 0), now.mhz,
+            GDT_CLOCK_OUTLIER, co->cell_mhz, gdt__wire_num_or(measured, GDT__W_RESULT_R_TIME_US, 0), now.mhz,
             co->counts ? "re-measure" : "first series");
 }
 
@@ -637,7 +647,7 @@ static gdt_status run_plan(run *r, lane *ln, int ci, int pi, const double *cell_
     gdt_status ws = call(ln, req, plan_deadline(r), &rep, &we);
     cJSON_Delete(req);
     char why[GDT_ERROR_MAX];
-    gdt_run_result_rec res = {.measured = rep, .error = gdt_json_str_or(rep, "error", "")};
+    gdt_run_result_rec res = {.measured = rep, .error = reply_error(rep, "")};
     gdt_run_clock_outlier co;
     if (ws != GDT_STATUS_OK) {
         res = failed_result(we.msg);
@@ -645,7 +655,7 @@ static gdt_status run_plan(run *r, lane *ln, int ci, int pi, const double *cell_
     } else if (!reply_disposition(rep, &res.disposition, why, sizeof why)) {
         res = failed_result(why);
         worker_lost(ln); /* it lost the cell: start afresh */
-    } else if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
+    } else if (gdt__wire_true(rep, GDT__W_RESULT_R_FATAL))
         worker_lost(ln); /* it exits after a fatal reply; respawned on demand */
     if (cell_mhz)
         res.clock_outlier = again_mark(&r->cells[ci], pi, cell_mhz, res.measured, &co);
@@ -751,16 +761,17 @@ static int rounds_pick(const run_cell *rc, int pick[GDT_ROUNDS_PLANS_MAX])
  * metric), its cap the plan's measurement cap shared by the rounds. */
 static cJSON *rounds_request(run *r, int ci, const int *pick, int k)
 {
-    cJSON *req = cJSON_CreateObject(), *plans = cJSON_AddArrayToObject(req, "plans");
-    cJSON_AddStringToObject(req, "op", "rounds");
+    cJSON *req = gdt__wire_new(GDT__WM_ROUNDS), *plans = cJSON_CreateArray();
+    gdt__wire_add(req, GDT__W_ROUNDS_PLANS, plans);
     for (int i = 0; i < k; i++)
         cJSON_AddItemToArray(plans, cJSON_Duplicate(cJSON_GetArrayItem(r->cells[ci].plans, pick[i]), 1));
-    cJSON_AddNumberToObject(req, "rounds", r->o.rounds);
+    gdt__wire_add_num(req, GDT__W_ROUNDS_ROUNDS, r->o.rounds);
     int n;
     const int *b = cell_bursts(r, ci, &n);
-    cJSON_AddItemToObject(req, "bursts", cJSON_CreateIntArray(&b[n - 1], 1));
+    gdt__wire_add(req, GDT__W_ROUNDS_BURSTS, cJSON_CreateIntArray(&b[n - 1], 1));
     double cap = r->o.max_plan_seconds / r->o.rounds;
-    cJSON_AddNumberToObject(req, "max_seconds", cap > GDT_PLAN_SECONDS_MIN ? cap : GDT_PLAN_SECONDS_MIN);
+    gdt__wire_add_num(req, GDT__W_ROUNDS_MAX_SECONDS,
+                      cap > GDT_PLAN_SECONDS_MIN ? cap : GDT_PLAN_SECONDS_MIN);
     return req;
 }
 
@@ -786,16 +797,16 @@ static bool reply_numbers(const cJSON *a, int n, bool positive, double *out)
 static bool rounds_reply(const cJSON *rep, gdt_run_rounds_rec *rec,
                          double round_us[GDT_ROUNDS_PLANS_MAX][GDT_ROUNDS_MAX])
 {
-    const cJSON *per = cJSON_GetObjectItem(rep, "round_us");
-    bool ok = reply_numbers(cJSON_GetObjectItem(rep, "time_us"), rec->nplans, true, rec->time_us) &&
-              reply_numbers(cJSON_GetObjectItem(rep, "noise"), rec->nplans, false, rec->noise) &&
-              reply_numbers(cJSON_GetObjectItem(rep, "ratios"), rec->nplans, true, rec->ratios) &&
+    const cJSON *per = gdt__wire_get(rep, GDT__W_ROUNDS_R_ROUND_US);
+    bool ok = reply_numbers(gdt__wire_get(rep, GDT__W_ROUNDS_R_TIME_US), rec->nplans, true, rec->time_us) &&
+              reply_numbers(gdt__wire_get(rep, GDT__W_ROUNDS_R_NOISE), rec->nplans, false, rec->noise) &&
+              reply_numbers(gdt__wire_get(rep, GDT__W_ROUNDS_R_RATIOS), rec->nplans, true, rec->ratios) &&
               cJSON_IsArray(per) && cJSON_GetArraySize(per) == rec->nplans;
     for (int i = 0; ok && i < rec->nplans; i++) {
         ok = reply_numbers(cJSON_GetArrayItem(per, i), rec->rounds, true, round_us[i]);
         rec->round_us[i] = round_us[i];
     }
-    rec->seconds = gdt_json_num_or(rep, "seconds", 0);
+    rec->seconds = gdt__wire_num_or(rep, GDT__W_ROUNDS_R_SECONDS, 0);
     return ok && rec->seconds >= 0;
 }
 
@@ -827,11 +838,11 @@ static gdt_status call_rounds(run *r, lane *ln, gdt_run_rounds_rec *rec,
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK)
         snprintf(why, nwhy, "%s", pe.msg);
-    else if (strcmp(gdt_json_str_or(rep, "op", ""), "rounds") != 0)
-        snprintf(why, nwhy, "%s", gdt_json_str_or(rep, "error", "the worker refused the rounds"));
+    else if (!gdt__wire_is(rep, GDT__WM_ROUNDS_R))
+        snprintf(why, nwhy, "%s", reply_error(rep, "the worker refused the rounds"));
     else if (!rounds_reply(rep, rec, round_us))
         snprintf(why, nwhy, "the worker's rounds reply is not one figure per plan and round");
-    if (s != GDT_STATUS_OK || cJSON_IsTrue(cJSON_GetObjectItem(rep, "fatal")))
+    if (s != GDT_STATUS_OK || gdt__wire_true(rep, GDT__W_ERROR_R_FATAL))
         worker_lost(ln);
     cJSON_Delete(rep);
     return GDT_STATUS_OK;
@@ -930,7 +941,7 @@ static void utc_now(char when[32])
 static int lane_uuids(const run *r, const char *uuid[MAX_LANES])
 {
     for (int i = 0; i < r->nlanes; i++)
-        uuid[i] = gdt_json_str_or(r->lanes[i].device, "uuid", "");
+        uuid[i] = gdt_json_str_or(r->lanes[i].device, gdt__wire_key(GDT__W_DEVICE_UUID), "");
     return r->nlanes;
 }
 
@@ -1108,17 +1119,17 @@ static gdt_status lock_run(run *r, gdt_error *e)
 
 static gdt_status check_arch(run *r, gdt_error *e)
 {
-    int dev = (int)gdt_json_num_or(r->device, "arch", 0);
+    int dev = (int)gdt__wire_num_or(r->device, GDT__W_DEVICE_ARCH, 0);
     if (r->o.arch && r->o.arch != dev)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE,
                              "--arch sm%d names sm%d, but the device is sm%d (%s): measuring for "
                              "another arch is refused; `--arch sm%d --compile-only` checks its rows "
-                             "without measuring", r->o.arch, r->o.arch, dev, gdt_json_str_or(r->device, "name", "?"),
+                             "without measuring", r->o.arch, r->o.arch, dev, gdt_json_str_or(r->device, gdt__wire_key(GDT__W_DEVICE_NAME), "?"),
                              r->o.arch);
     if (r->arch && r->arch != dev)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s: the run was measured on sm%d, but this "
                              "device is sm%d (%s): resume it on an sm%d device", r->dir, r->arch,
-                             dev, gdt_json_str_or(r->device, "name", "?"), r->arch);
+                             dev, gdt_json_str_or(r->device, gdt__wire_key(GDT__W_DEVICE_NAME), "?"), r->arch);
     r->arch = dev;
     return GDT_STATUS_OK;
 }
@@ -1183,7 +1194,9 @@ static void run_free(run *r)
 
 static bool same_model(const cJSON *a, const cJSON *b)
 {
-    return gdt_json_num_or(a, "arch", 0) == gdt_json_num_or(b, "arch", -1) && !strcmp(gdt_json_str_or(a, "name", ""), gdt_json_str_or(b, "name", "?"));
+    return gdt__wire_num_or(a, GDT__W_DEVICE_ARCH, 0) == gdt__wire_num_or(b, GDT__W_DEVICE_ARCH, -1) &&
+           !strcmp(gdt_json_str_or(a, gdt__wire_key(GDT__W_DEVICE_NAME), ""),
+                   gdt_json_str_or(b, gdt__wire_key(GDT__W_DEVICE_NAME), "?"));
 }
 
 /* One lane per device, at most --gpus and no more than there are cells.
@@ -1193,7 +1206,7 @@ static bool same_model(const cJSON *a, const cJSON *b)
  * in the same tables. */
 static void start_lanes(run *r)
 {
-    int want = (int)gdt_json_num_or(r->lanes[0].device, "device_count", 1);
+    int want = (int)gdt__wire_num_or(r->lanes[0].device, GDT__W_DEVICE_DEVICE_COUNT, 1);
     if (r->o.gpus > 0 && r->o.gpus < want)
         want = r->o.gpus;
     want = want > r->spec->ncells ? r->spec->ncells : want;
@@ -1247,7 +1260,7 @@ static gdt_status sweep_cells(run *r, gdt_error *e)
 {
     bool started[MAX_LANES] = {false};
     fprintf(stderr, "gdtune sweep: %s on %s (sm%d)%s%.0d: %d cells, run directory %s\n",
-            r->o.family, gdt_json_str_or(r->device, "name", "?"), r->arch, r->nlanes > 1 ? ", GPUs: " : "",
+            r->o.family, gdt_json_str_or(r->device, gdt__wire_key(GDT__W_DEVICE_NAME), "?"), r->arch, r->nlanes > 1 ? ", GPUs: " : "",
             r->nlanes > 1 ? r->nlanes : 0, r->spec->ncells, r->dir);
     char prior[1024];
     gdt_prior_describe(r->prior, prior, sizeof prior);
@@ -1298,7 +1311,7 @@ int gdt_sweep_top_converged(const gdt_run_cell *c, int top, int *converged)
     int n = 0;
     *converged = 0;
     for (int pi = next_fastest(c, -1); pi >= 0 && n < top; pi = next_fastest(c, pi), n++)
-        *converged += cJSON_IsTrue(gdt_json_get(c->result[pi].rec, "converged"));
+        *converged += c->result[pi].converged;
     return n;
 }
 

@@ -21,6 +21,7 @@
 #include "gdt_sweep.h"
 #include "gdt_trial.h"
 #include "gdt_util.h"
+#include "gdt_wire.h"
 #include "gdt_worker.h"
 
 typedef struct worker {
@@ -42,12 +43,11 @@ typedef struct plan_opts {
     bool cupti;   /* one traced burst beside the timed ones */
 } plan_opts;
 
-static cJSON *error_reply(const char *op, const gdt_error *e)
+static cJSON *error_reply(const gdt_error *e)
 {
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "op", op);
-    cJSON_AddStringToObject(r, "status", gdt_status_name(e->status));
-    cJSON_AddStringToObject(r, "error", e->msg);
+    cJSON *r = gdt__wire_new(GDT__WM_ERROR_R);
+    gdt__wire_add_str(r, GDT__W_ERROR_R_STATUS, gdt_status_name(e->status));
+    gdt__wire_add_str(r, GDT__W_ERROR_R_ERROR, e->msg);
     return r;
 }
 
@@ -58,69 +58,35 @@ static cJSON *error_reply(const char *op, const gdt_error *e)
  * (gdt_sweep.h), so that no value outside them reaches a measurement. */
 #define REQUEST "worker request"
 
-/* An optional integer field in [lo, hi]; *out keeps its default when the
- * field is absent. */
-static gdt_status request_int(const cJSON *req, const char *key, int64_t lo, int64_t hi,
-                              int64_t *out, gdt_error *e)
-{
-    const cJSON *n = gdt_json_get(req, key);
-    char jp[64];
-    int64_t v = 0;
-    if (!n)
-        return GDT_STATUS_OK;
-    gdt_json_path_key(jp, sizeof jp, "", key);
-    gdt_status s = gdt_json_int(n, REQUEST, jp, &v, e);
-    if (s == GDT_STATUS_OK && (v < lo || v > hi))
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an integer in [%lld, %lld], "
-                          "got %lld", REQUEST, jp, (long long)lo, (long long)hi, (long long)v);
-    if (s == GDT_STATUS_OK)
-        *out = v;
-    return s;
-}
-
-static gdt_status request_number(const cJSON *req, const char *key, double lo, double hi,
-                                 double *out, gdt_error *e)
-{
-    const cJSON *n = gdt_json_get(req, key);
-    char jp[64];
-    double v = 0;
-    if (!n)
-        return GDT_STATUS_OK;
-    gdt_json_path_key(jp, sizeof jp, "", key);
-    gdt_status s = gdt_json_number(n, REQUEST, jp, &v, e);
-    if (s == GDT_STATUS_OK && !(v >= lo && v <= hi))
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected a number in [%g, %g], got %g",
-                          REQUEST, jp, lo, hi, v);
-    if (s == GDT_STATUS_OK)
-        *out = v;
-    return s;
-}
-
 /* Optional "bursts": 1 to GDT_MAX_BURSTS increasing sizes in
  * 1..GDT_BURST_MAX, as `gdtune sweep --bursts` takes them. */
-static gdt_status request_bursts(const cJSON *req, gdt_measure_opts *mo, gdt_error *e)
+static gdt_status request_bursts(const cJSON *req, gdt__wire_field f, gdt_measure_opts *mo,
+                                 gdt_error *e)
 {
-    const cJSON *b = gdt_json_get(req, "bursts"), *x;
+    const cJSON *b = gdt__wire_get(req, f), *x;
     char got[96];
     int n = cJSON_IsArray(b) ? cJSON_GetArraySize(b) : 0;
     if (!b)
         return GDT_STATUS_OK;
     if (n < 1 || n > GDT_MAX_BURSTS) {
         gdt_json_describe(b, got, sizeof got);
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /bursts: expected an array of 1 to %d "
-                             "burst sizes, got %s", REQUEST, GDT_MAX_BURSTS, got);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /%s: expected an array of 1 to %d "
+                             "burst sizes, got %s", REQUEST, gdt__wire_key(f), GDT_MAX_BURSTS, got);
     }
     mo->nbursts = 0;
     cJSON_ArrayForEach(x, b)
     {
-        char jp[32];
+        char jp[32], jk[32];
         int64_t v = 0;
-        gdt_json_path_index(jp, sizeof jp, "/bursts", mo->nbursts);
+        gdt_json_path_key(jk, sizeof jk, "", gdt__wire_key(f));
+        gdt_json_path_index(jp, sizeof jp, jk, mo->nbursts);
         gdt_status s = gdt_json_int(x, REQUEST, jp, &v, e);
         if (s == GDT_STATUS_OK &&
-            (v < 1 || v > GDT_BURST_MAX || (mo->nbursts && v <= mo->bursts[mo->nbursts - 1])))
+            (v < gdt__wire_lo(f) || v > gdt__wire_hi(f) ||
+             (mo->nbursts && v <= mo->bursts[mo->nbursts - 1])))
             s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected increasing burst sizes in "
-                              "1..%d, got %lld", REQUEST, jp, GDT_BURST_MAX, (long long)v);
+                              "%.0f..%.0f, got %lld", REQUEST, jp, gdt__wire_lo(f),
+                              gdt__wire_hi(f), (long long)v);
         if (s != GDT_STATUS_OK)
             return s;
         mo->bursts[mo->nbursts++] = (int)v;
@@ -193,20 +159,20 @@ static gdt_status device_json(worker *w, cJSON *d, gdt_error *e)
     for (int i = 0; i < 16; i++)
         snprintf(uuid + strlen(uuid), sizeof uuid - strlen(uuid), "%s%02x",
                  (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "", (unsigned char)p.uuid.bytes[i]);
-    cJSON_AddStringToObject(d, "name", p.name);
-    cJSON_AddNumberToObject(d, "arch", w->dev.arch);
-    cJSON_AddNumberToObject(d, "sm_count", p.multiProcessorCount);
-    cJSON_AddNumberToObject(d, "l2_bytes", p.l2CacheSize);
-    cJSON_AddNumberToObject(d, "smem_per_block", (double)p.sharedMemPerBlockOptin);
-    cJSON_AddNumberToObject(d, "regs_per_block", p.regsPerBlock);
-    cJSON_AddNumberToObject(d, "max_threads_per_block", p.maxThreadsPerBlock);
-    cJSON_AddNumberToObject(d, "sm_clock_khz", clk);
-    cJSON_AddNumberToObject(d, "mem_clock_khz", mclk);
-    cJSON_AddNumberToObject(d, "driver_version", drv);
-    cJSON_AddNumberToObject(d, "cuda_version", rt);
-    cJSON_AddNumberToObject(d, "cudnn_version", gdt_cudnn_runtime_version());
-    cJSON_AddNumberToObject(d, "nvrtc_version", nmaj * 1000 + nmin * 10);
-    cJSON_AddStringToObject(d, "uuid", uuid);
+    gdt__wire_add_str(d, GDT__W_DEVICE_NAME, p.name);
+    gdt__wire_add_num(d, GDT__W_DEVICE_ARCH, w->dev.arch);
+    gdt__wire_add_num(d, GDT__W_DEVICE_SM_COUNT, p.multiProcessorCount);
+    gdt__wire_add_num(d, GDT__W_DEVICE_L2_BYTES, p.l2CacheSize);
+    gdt__wire_add_num(d, GDT__W_DEVICE_SMEM_PER_BLOCK, (double)p.sharedMemPerBlockOptin);
+    gdt__wire_add_num(d, GDT__W_DEVICE_REGS_PER_BLOCK, p.regsPerBlock);
+    gdt__wire_add_num(d, GDT__W_DEVICE_MAX_THREADS_PER_BLOCK, p.maxThreadsPerBlock);
+    gdt__wire_add_num(d, GDT__W_DEVICE_SM_CLOCK_KHZ, clk);
+    gdt__wire_add_num(d, GDT__W_DEVICE_MEM_CLOCK_KHZ, mclk);
+    gdt__wire_add_num(d, GDT__W_DEVICE_DRIVER_VERSION, drv);
+    gdt__wire_add_num(d, GDT__W_DEVICE_CUDA_VERSION, rt);
+    gdt__wire_add_num(d, GDT__W_DEVICE_CUDNN_VERSION, gdt_cudnn_runtime_version());
+    gdt__wire_add_num(d, GDT__W_DEVICE_NVRTC_VERSION, nmaj * 1000 + nmin * 10);
+    gdt__wire_add_str(d, GDT__W_DEVICE_UUID, uuid);
     return GDT_STATUS_OK;
 }
 
@@ -221,16 +187,15 @@ static gdt_status count_devices(int *n, gdt_error *e)
 static void hello_cupti(const cJSON *req, cJSON *r)
 {
     gdt_error e = {0};
-    if (cJSON_IsTrue(cJSON_GetObjectItem(req, "cupti")) && gdt_cupti_check(&e) != GDT_STATUS_OK)
-        cJSON_AddStringToObject(r, "cupti_error", e.msg);
+    if (gdt__wire_true(req, GDT__W_HELLO_CUPTI) && gdt_cupti_check(&e) != GDT_STATUS_OK)
+        gdt__wire_add_str(r, GDT__W_HELLO_R_CUPTI_ERROR, e.msg);
 }
 
 static cJSON *on_hello(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
     int n = 0;
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "op", "hello");
+    cJSON *r = gdt__wire_new(GDT__WM_HELLO_R);
     cJSON *d = cJSON_CreateObject();
     gdt_status s = count_devices(&n, &e);
     if (s == GDT_STATUS_OK && n == 0)
@@ -239,13 +204,13 @@ static cJSON *on_hello(worker *w, const cJSON *req)
         s = device_json(w, d, &e);
     if (s != GDT_STATUS_OK) {
         cJSON_Delete(d);
-        cJSON_AddNullToObject(r, "device");
-        cJSON_AddStringToObject(r, "error", e.msg);
+        gdt__wire_add(r, GDT__W_HELLO_R_DEVICE, cJSON_CreateNull());
+        gdt__wire_add_str(r, GDT__W_HELLO_R_ERROR, e.msg);
         return r;
     }
     w->have_device = true;
-    cJSON_AddNumberToObject(d, "device_count", n); /* the sweep starts one worker per device */
-    cJSON_AddItemToObject(r, "device", d);
+    gdt__wire_add_num(d, GDT__W_DEVICE_DEVICE_COUNT, n); /* the sweep starts one worker per device */
+    gdt__wire_add(r, GDT__W_HELLO_R_DEVICE, d);
     hello_cupti(req, r);
     return r;
 }
@@ -267,21 +232,21 @@ static void cell_free(worker *w)
 static gdt_status cell_request(const cJSON *req, gdt_problem *p, int64_t *seed, int64_t *cap,
                                int64_t *threads, gdt_error *e)
 {
-    const char *fam = cJSON_GetStringValue(cJSON_GetObjectItem(req, "family"));
-    const char *shape = cJSON_GetStringValue(cJSON_GetObjectItem(req, "problem"));
+    const char *fam = gdt__wire_str(req, GDT__W_CELL_FAMILY);
+    const char *shape = gdt__wire_str(req, GDT__W_CELL_PROBLEM);
     gdt_family f;
     gdt_status s;
-    *seed = 1;
-    *cap = 8;
-    *threads = 0; /* absent (an older parent): every plan built when measured */
+    *seed = (int64_t)gdt__wire_def(GDT__W_CELL_SEED);
+    *cap = (int64_t)gdt__wire_def(GDT__W_CELL_KNOB_CAP);
+    *threads = (int64_t)gdt__wire_def(GDT__W_CELL_BUILD_THREADS);
     if (!fam || !shape)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker: cell request needs family and problem");
     if ((s = gdt_family_parse(fam, &f, e)) != GDT_STATUS_OK ||
         (s = gdt_problem_parse(f, shape, p, e)) != GDT_STATUS_OK ||
-        (s = request_int(req, "seed", 1, GDT_JSON_INT_LIMIT - 1, seed, e)) != GDT_STATUS_OK ||
-        (s = request_int(req, "build_threads", 0, GDT_BUILD_THREADS_MAX, threads, e)) != GDT_STATUS_OK)
+        (s = gdt__wire_int(req, GDT__W_CELL_SEED, REQUEST, seed, e)) != GDT_STATUS_OK ||
+        (s = gdt__wire_int(req, GDT__W_CELL_BUILD_THREADS, REQUEST, threads, e)) != GDT_STATUS_OK)
         return s;
-    return request_int(req, "knob_cap", 0, GDT_KNOB_CAP_MAX, cap, e);
+    return gdt__wire_int(req, GDT__W_CELL_KNOB_CAP, REQUEST, cap, e);
 }
 
 /* The cell's cuDNN plans finalized on several threads now, before anything
@@ -320,18 +285,19 @@ static cJSON *on_cell(worker *w, const cJSON *req)
     cell_free(w);
     if (prepare_cell(w, req, &e) != GDT_STATUS_OK) {
         cell_free(w);
-        cJSON *r = error_reply("error", &e);
-        cJSON_AddBoolToObject(r, "fatal", w->have_device && cudaDeviceSynchronize() != cudaSuccess);
+        cJSON *r = error_reply(&e);
+        gdt__wire_add_bool(r, GDT__W_ERROR_R_FATAL,
+                           w->have_device && cudaDeviceSynchronize() != cudaSuccess);
         return r;
     }
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "op", "cell");
-    cJSON_AddItemToObject(r, "plans", plans_json(w->g));
-    cJSON_AddStringToObject(r, "reference", w->cell->ref_name);
-    cJSON_AddBoolToObject(r, "reference_cpu", w->cell->ref_is_cpu || w->cell->ref_cpu_checked);
-    cJSON_AddNumberToObject(r, "build_threads", w->build_threads);
-    cJSON_AddNumberToObject(r, "prebuilt", w->prebuilt);
-    cJSON_AddNumberToObject(r, "prebuild_s", w->prebuild_s);
+    cJSON *r = gdt__wire_new(GDT__WM_CELL_R);
+    gdt__wire_add(r, GDT__W_CELL_R_PLANS, plans_json(w->g));
+    gdt__wire_add_str(r, GDT__W_CELL_R_REFERENCE, w->cell->ref_name);
+    gdt__wire_add_bool(r, GDT__W_CELL_R_REFERENCE_CPU,
+                       w->cell->ref_is_cpu || w->cell->ref_cpu_checked);
+    gdt__wire_add_num(r, GDT__W_CELL_R_BUILD_THREADS, w->build_threads);
+    gdt__wire_add_num(r, GDT__W_CELL_R_PREBUILT, w->prebuilt);
+    gdt__wire_add_num(r, GDT__W_CELL_R_PREBUILD_S, w->prebuild_s);
     return r;
 }
 
@@ -341,11 +307,11 @@ static cJSON *on_cell(worker *w, const cJSON *req)
 cJSON *gdt__clocks_json(const gdt_measure_clocks *c)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "rated_mhz", c->rated_mhz);
-    cJSON_AddNumberToObject(o, "min_mhz", c->min_mhz);
-    cJSON_AddNumberToObject(o, "max_mhz", c->max_mhz);
-    cJSON_AddNumberToObject(o, "probes", c->probes);
-    cJSON_AddNumberToObject(o, "threshold", c->threshold);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_RATED_MHZ, c->rated_mhz);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_MIN_MHZ, c->min_mhz);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_MAX_MHZ, c->max_mhz);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_PROBES, c->probes);
+    gdt__wire_add_num(o, GDT__W_CLOCKS_THRESHOLD, c->threshold);
     return o;
 }
 
@@ -354,35 +320,28 @@ cJSON *gdt__clocks_json(const gdt_measure_clocks *c)
 static gdt_status measure_opts(const cJSON *req, plan_opts *po, gdt_error *e)
 {
     gdt_measure_opts *mo = &po->mo;
-    const cJSON *cupti = gdt_json_get(req, "cupti");
+    const cJSON *cupti = gdt__wire_get(req, GDT__W_PLAN_CUPTI);
     gdt_measure_opts_default(mo);
     po->cupti = cJSON_IsTrue(cupti);
     if (cupti && !cJSON_IsBool(cupti)) {
         char got[96];
         gdt_json_describe(cupti, got, sizeof got);
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cupti: expected a boolean, got %s",
-                             REQUEST, got);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /%s: expected a boolean, got %s",
+                             REQUEST, gdt__wire_key(GDT__W_PLAN_CUPTI), got);
     }
-    gdt_status s = request_bursts(req, mo, e);
-    if (s == GDT_STATUS_OK)
-        s = request_number(req, "target_rel", GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX,
-                           &mo->target_rel, e);
-    if (s == GDT_STATUS_OK)
-        s = request_number(req, "max_seconds", GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX,
-                           &mo->max_seconds, e);
-    if (s == GDT_STATUS_OK) /* racing: the cell's best so far (absent: measure in full) */
-        s = request_number(req, "race_us", 0, 1e12, &mo->race_us, e);
-    if (s == GDT_STATUS_OK)
-        s = request_number(req, "race_noise", 0, 1e3, &mo->race_noise, e);
-    if (s == GDT_STATUS_OK) /* the bar's margin (absent: GDT_RACE_MARGIN) */
-        s = request_number(req, "race_margin", 0, 10, &mo->race_margin, e);
-    if (s == GDT_STATUS_OK) /* contenders: the largest burst's cap (absent: its share) */
-        s = request_number(req, "contender_seconds", 0, GDT_PLAN_SECONDS_MAX,
-                           &mo->contender_seconds, e);
-    if (s == GDT_STATUS_OK) /* the metric series' heat-up (absent: none) */
-        s = request_number(req, "heat_s", 0, GDT_HEAT_SECONDS_MAX, &mo->heat_seconds, e);
-    if (s == GDT_STATUS_OK) /* the metric's longest sample (absent: every burst) */
-        s = request_number(req, "metric_sample_s", 0, GDT_METRIC_SAMPLE_MAX, &mo->metric_sample_s, e);
+    /* absent fields keep gdt_measure_opts_default's values */
+    const gdt__wire_field f[] = {
+        GDT__W_PLAN_TARGET_REL, GDT__W_PLAN_MAX_SECONDS, GDT__W_PLAN_RACE_US,
+        GDT__W_PLAN_RACE_NOISE, GDT__W_PLAN_RACE_MARGIN, GDT__W_PLAN_CONTENDER_SECONDS,
+        GDT__W_PLAN_HEAT_S, GDT__W_PLAN_METRIC_SAMPLE_S,
+    };
+    double *const at[sizeof f / sizeof *f] = {
+        &mo->target_rel, &mo->max_seconds, &mo->race_us, &mo->race_noise, &mo->race_margin,
+        &mo->contender_seconds, &mo->heat_seconds, &mo->metric_sample_s,
+    };
+    gdt_status s = request_bursts(req, GDT__W_PLAN_BURSTS, mo, e);
+    for (size_t i = 0; s == GDT_STATUS_OK && i < sizeof f / sizeof *f; i++)
+        s = gdt__wire_number(req, f[i], REQUEST, at[i], e);
     mo->cold = true;
     /* A sweep decides by the largest burst alone; the others draw its
      * curve (measure.c: Targets). */
@@ -393,37 +352,40 @@ static gdt_status measure_opts(const cJSON *req, plan_opts *po, gdt_error *e)
 static cJSON *burst_json(const gdt_burst_result *b)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "burst", b->burst);
-    cJSON_AddItemToObject(o, "host_us", cJSON_CreateDoubleArray(b->host_us, b->n));
-    cJSON_AddItemToObject(o, "device_us", cJSON_CreateDoubleArray(b->device_us, b->n));
-    cJSON_AddItemToObject(o, "total_us", cJSON_CreateDoubleArray(b->total_us, b->n));
-    cJSON_AddItemToObject(o, "clock_mhz", cJSON_CreateDoubleArray(b->clock_mhz, b->n));
-    cJSON_AddNumberToObject(o, "median_host_us", b->median_host_us);
-    cJSON_AddNumberToObject(o, "median_device_us", b->median_device_us);
-    cJSON_AddNumberToObject(o, "rel_spread", b->rel_spread);
-    cJSON_AddNumberToObject(o, "dropped", b->dropped);
+    gdt__wire_add_num(o, GDT__W_BURST_BURST, b->burst);
+    gdt__wire_add(o, GDT__W_BURST_HOST_US, cJSON_CreateDoubleArray(b->host_us, b->n));
+    gdt__wire_add(o, GDT__W_BURST_DEVICE_US, cJSON_CreateDoubleArray(b->device_us, b->n));
+    gdt__wire_add(o, GDT__W_BURST_TOTAL_US, cJSON_CreateDoubleArray(b->total_us, b->n));
+    gdt__wire_add(o, GDT__W_BURST_CLOCK_MHZ, cJSON_CreateDoubleArray(b->clock_mhz, b->n));
+    gdt__wire_add_num(o, GDT__W_BURST_MEDIAN_HOST_US, b->median_host_us);
+    gdt__wire_add_num(o, GDT__W_BURST_MEDIAN_DEVICE_US, b->median_device_us);
+    gdt__wire_add_num(o, GDT__W_BURST_REL_SPREAD, b->rel_spread);
+    gdt__wire_add_num(o, GDT__W_BURST_DROPPED, b->dropped);
     return o;
 }
 
 static void add_measurement(cJSON *r, const gdt_measure_result *m)
 {
-    cJSON *bs = cJSON_AddArrayToObject(r, "bursts");
+    cJSON *bs = cJSON_CreateArray();
+    gdt__wire_add(r, GDT__W_RESULT_R_BURSTS, bs);
     for (int i = 0; i < m->nbursts; i++)
         cJSON_AddItemToArray(bs, burst_json(&m->bursts[i]));
-    cJSON_AddItemToObject(r, "cold_us", cJSON_CreateDoubleArray(m->cold_us, m->ncold));
-    cJSON_AddNumberToObject(r, "median_cold_us", m->median_cold_us);
-    cJSON_AddBoolToObject(r, "converged", m->converged);
-    cJSON_AddBoolToObject(r, "raced_out", m->raced_out);
+    gdt__wire_add(r, GDT__W_RESULT_R_COLD_US, cJSON_CreateDoubleArray(m->cold_us, m->ncold));
+    gdt__wire_add_num(r, GDT__W_RESULT_R_MEDIAN_COLD_US, m->median_cold_us);
+    gdt__wire_add_bool(r, GDT__W_RESULT_R_CONVERGED, m->converged);
+    gdt__wire_add_bool(r, GDT__W_RESULT_R_RACED_OUT, m->raced_out);
     if (m->raced_late)
-        cJSON_AddTrueToObject(r, "raced_late");
+        gdt__wire_add_bool(r, GDT__W_RESULT_R_RACED_LATE, true);
     if (m->race_burst)
-        cJSON_AddNumberToObject(r, "race_burst", m->race_burst);
-    if (m->heat_s > 0)
-        cJSON_AddNumberToObject(r, "heat_s", m->heat_s), cJSON_AddNumberToObject(r, "heat_mhz", m->heat_mhz);
-    cJSON_AddNumberToObject(r, "measure_s", m->seconds);
+        gdt__wire_add_num(r, GDT__W_RESULT_R_RACE_BURST, m->race_burst);
+    if (m->heat_s > 0) {
+        gdt__wire_add_num(r, GDT__W_RESULT_R_HEAT_S, m->heat_s);
+        gdt__wire_add_num(r, GDT__W_RESULT_R_HEAT_MHZ, m->heat_mhz);
+    }
+    gdt__wire_add_num(r, GDT__W_RESULT_R_MEASURE_S, m->seconds);
     double noise = 0, t = gdt_measure_best_us(m, &noise);
-    cJSON_AddNumberToObject(r, "time_us", t);
-    cJSON_AddNumberToObject(r, "noise", noise);
+    gdt__wire_add_num(r, GDT__W_RESULT_R_TIME_US, t);
+    gdt__wire_add_num(r, GDT__W_RESULT_R_NOISE, noise);
 }
 
 static gdt_status exec_plan(void *ctx, void *stream, gdt_error *e)
@@ -457,7 +419,8 @@ static gdt_status trace_plan(worker *w, int burst, cJSON *r, gdt_error *e)
     gdt_status s = gdt_cupti_trace(&fn, w->cell->stream, burst, &c, e);
     if (s != GDT_STATUS_OK)
         return s;
-    cJSON *o = cJSON_AddObjectToObject(r, "cupti");
+    cJSON *o = cJSON_CreateObject();
+    gdt__wire_add(r, GDT__W_RESULT_R_CUPTI, o);
     cJSON_AddNumberToObject(o, "burst", burst);
     cJSON_AddNumberToObject(o, "kernels", c.kernels);
     cJSON_AddNumberToObject(o, "kernel_us", c.kernel_us);
@@ -492,7 +455,7 @@ static gdt_status verify_and_measure(worker *w, const plan_opts *po, cJSON *r, g
     int nerr = 0;
     gdt_status s = gdt_trial_verify(w->cell, w->g, err, &nerr, e);
     if (s == GDT_STATUS_OK || s == GDT_STATUS_INCORRECT)
-        cJSON_AddItemToObject(r, "verify_err", errors_json(err, nerr));
+        gdt__wire_add(r, GDT__W_RESULT_R_VERIFY_ERR, errors_json(err, nerr));
     if (s != GDT_STATUS_OK)
         return s;
     gdt_measure_result *m = calloc(1, sizeof *m);
@@ -502,14 +465,14 @@ static gdt_status verify_and_measure(worker *w, const plan_opts *po, cJSON *r, g
     s = gdt_trial_measure(w->cell, w->g, mo, m, &clk, e);
     if (s == GDT_STATUS_OK) {
         add_measurement(r, m);
-        cJSON_AddItemToObject(r, "clocks", gdt__clocks_json(&clk));
+        gdt__wire_add(r, GDT__W_RESULT_R_CLOCKS, gdt__clocks_json(&clk));
     }
     gdt_error te = {0};
     /* The timed measurement stands without the trace: a tracing failure is
      * journaled beside it, not as the plan's disposition. */
     if (s == GDT_STATUS_OK && po->cupti &&
         trace_plan(w, m->raced_out ? 1 : m->bursts[m->nbursts - 1].burst, r, &te) != GDT_STATUS_OK)
-        cJSON_AddStringToObject(r, "cupti_error", te.msg);
+        gdt__wire_add_str(r, GDT__W_RESULT_R_CUPTI_ERROR, te.msg);
     free(m);
     return s;
 }
@@ -520,7 +483,7 @@ static gdt_status build_plan(worker *w, const cJSON *req, double *build_s, gdt_e
     gdt_plan_id id;
     if (!w->cell)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker: plan before cell");
-    gdt_status s = gdt__plan_id_from_json(cJSON_GetObjectItem(req, "plan"), &id, e);
+    gdt_status s = gdt__plan_id_from_json(gdt__wire_get(req, GDT__W_PLAN_PLAN), &id, e);
     if (s == GDT_STATUS_OK)
         s = gdt_graph_replay(w->g, &id, e);
     if (s == GDT_STATUS_OK)
@@ -545,22 +508,21 @@ static cJSON *on_plan(worker *w, const cJSON *req)
     gdt_error e = {0};
     plan_opts po;
     if (measure_opts(req, &po, &e) != GDT_STATUS_OK)
-        return error_reply("error", &e); /* a bad request, not a plan's disposition */
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "op", "result");
+        return error_reply(&e); /* a bad request, not a plan's disposition */
+    cJSON *r = gdt__wire_new(GDT__WM_RESULT_R);
     double build_s = 0;
     gdt_status s = build_plan(w, req, &build_s, &e);
     if (s == GDT_STATUS_OK)
         s = verify_and_measure(w, &po, r, &e);
-    cJSON_AddStringToObject(r, "disposition", disposition(s));
-    cJSON_AddStringToObject(r, "error", s == GDT_STATUS_OK ? "" : e.msg);
-    cJSON_AddNumberToObject(r, "build_s", build_s);
+    gdt__wire_add_str(r, GDT__W_RESULT_R_DISPOSITION, disposition(s));
+    gdt__wire_add_str(r, GDT__W_RESULT_R_ERROR, s == GDT_STATUS_OK ? "" : e.msg);
+    gdt__wire_add_num(r, GDT__W_RESULT_R_BUILD_S, build_s);
     /* A fault poisons the context for good: say so, and let the parent
      * start a fresh worker. */
     cudaError_t sticky = s == GDT_STATUS_OK || !w->have_device ? cudaSuccess : cudaDeviceSynchronize();
-    cJSON_AddBoolToObject(r, "fatal", sticky != cudaSuccess);
+    gdt__wire_add_bool(r, GDT__W_RESULT_R_FATAL, sticky != cudaSuccess);
     if (sticky != cudaSuccess)
-        cJSON_AddStringToObject(r, "fatal_error", cudaGetErrorName(sticky));
+        gdt__wire_add_str(r, GDT__W_RESULT_R_FATAL_ERROR, cudaGetErrorName(sticky));
     return r;
 }
 
@@ -578,13 +540,14 @@ typedef struct rounds_opts {
 
 static gdt_status rounds_plans(const cJSON *req, rounds_opts *q, gdt_error *e)
 {
-    const cJSON *pl = gdt_json_get(req, "plans"), *x;
+    const cJSON *pl = gdt__wire_get(req, GDT__W_ROUNDS_PLANS), *x;
     char got[96];
     q->k = cJSON_IsArray(pl) ? cJSON_GetArraySize(pl) : 0;
     if (q->k < 2 || q->k > GDT_ROUNDS_PLANS_MAX) {
         gdt_json_describe(pl, got, sizeof got);
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plans: expected an array of 2 to %d "
-                             "plans, got %s", REQUEST, GDT_ROUNDS_PLANS_MAX, pl ? got : "nothing");
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /%s: expected an array of 2 to %d "
+                             "plans, got %s", REQUEST, gdt__wire_key(GDT__W_ROUNDS_PLANS),
+                             GDT_ROUNDS_PLANS_MAX, pl ? got : "nothing");
     }
     int i = 0;
     cJSON_ArrayForEach(x, pl)
@@ -607,15 +570,15 @@ static gdt_status rounds_request(const cJSON *req, rounds_opts *q, gdt_error *e)
     q->rounds = 0;
     gdt_status s = rounds_plans(req, q, e);
     if (s == GDT_STATUS_OK)
-        s = request_int(req, "rounds", 2, GDT_ROUNDS_MAX, &q->rounds, e);
+        s = gdt__wire_int(req, GDT__W_ROUNDS_ROUNDS, REQUEST, &q->rounds, e);
     if (s == GDT_STATUS_OK && !q->rounds)
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /rounds: expected an integer in [2, %d], "
-                          "got nothing", REQUEST, GDT_ROUNDS_MAX);
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /%s: expected an integer in [%.0f, %.0f], "
+                          "got nothing", REQUEST, gdt__wire_key(GDT__W_ROUNDS_ROUNDS),
+                          gdt__wire_lo(GDT__W_ROUNDS_ROUNDS), gdt__wire_hi(GDT__W_ROUNDS_ROUNDS));
     if (s == GDT_STATUS_OK)
-        s = request_bursts(req, &q->mo, e);
+        s = request_bursts(req, GDT__W_ROUNDS_BURSTS, &q->mo, e);
     if (s == GDT_STATUS_OK)
-        s = request_number(req, "max_seconds", GDT_PLAN_SECONDS_MIN, GDT_PLAN_SECONDS_MAX,
-                           &q->mo.max_seconds, e);
+        s = gdt__wire_number(req, GDT__W_ROUNDS_MAX_SECONDS, REQUEST, &q->mo.max_seconds, e);
     return s;
 }
 
@@ -646,13 +609,14 @@ static void rounds_json(cJSON *r, const rounds_opts *q, double *const *us, doubl
 {
     gdt_rounds_stats st;
     gdt_rounds_stats_compute((const double *const *)us, q->k, (int)q->rounds, &st);
-    cJSON_AddItemToObject(r, "time_us", cJSON_CreateDoubleArray(st.time_us, q->k));
-    cJSON_AddItemToObject(r, "noise", cJSON_CreateDoubleArray(st.noise, q->k));
-    cJSON_AddItemToObject(r, "ratios", cJSON_CreateDoubleArray(st.ratio, q->k));
-    cJSON *a = cJSON_AddArrayToObject(r, "round_us");
+    gdt__wire_add(r, GDT__W_ROUNDS_R_TIME_US, cJSON_CreateDoubleArray(st.time_us, q->k));
+    gdt__wire_add(r, GDT__W_ROUNDS_R_NOISE, cJSON_CreateDoubleArray(st.noise, q->k));
+    gdt__wire_add(r, GDT__W_ROUNDS_R_RATIOS, cJSON_CreateDoubleArray(st.ratio, q->k));
+    cJSON *a = cJSON_CreateArray();
+    gdt__wire_add(r, GDT__W_ROUNDS_R_ROUND_US, a);
     for (int i = 0; i < q->k; i++)
         cJSON_AddItemToArray(a, cJSON_CreateDoubleArray(us[i], (int)q->rounds));
-    cJSON_AddNumberToObject(r, "seconds", seconds);
+    gdt__wire_add_num(r, GDT__W_ROUNDS_R_SECONDS, seconds);
 }
 
 static gdt_status run_rounds(worker *w, const rounds_opts *q, cJSON *r, gdt_error *e)
@@ -684,42 +648,60 @@ static cJSON *on_rounds(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
     rounds_opts q;
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "op", "rounds");
+    cJSON *r = gdt__wire_new(GDT__WM_ROUNDS_R);
     gdt_status s = rounds_request(req, &q, &e);
     if (s == GDT_STATUS_OK)
         s = run_rounds(w, &q, r, &e);
     if (s == GDT_STATUS_OK)
         return r;
     cJSON_Delete(r);
-    r = error_reply("error", &e);
-    cJSON_AddBoolToObject(r, "fatal", w->have_device && w->cell && cudaDeviceSynchronize() != cudaSuccess);
+    r = error_reply(&e);
+    gdt__wire_add_bool(r, GDT__W_ERROR_R_FATAL,
+                       w->have_device && w->cell && cudaDeviceSynchronize() != cudaSuccess);
     return r;
 }
 
 /* -------------------------------------------------------------- loop */
 
+typedef cJSON *handler(worker *w, const cJSON *req);
+
+static cJSON *on_quit(worker *w, const cJSON *req)
+{
+    (void)w, (void)req;
+    return NULL;
+}
+
+/* The requests, by message: what answers each. */
+static handler *const handlers[] = {
+    [GDT__WM_HELLO] = on_hello, [GDT__WM_CELL] = on_cell, [GDT__WM_PLAN] = on_plan,
+    [GDT__WM_ROUNDS] = on_rounds, [GDT__WM_QUIT] = on_quit,
+};
+
+/* The request message whose op is op, GDT__WM_COUNT for none. */
+static gdt__wire_msg request_msg(const char *op)
+{
+    int m = 0;
+    while (m < (int)(sizeof handlers / sizeof *handlers) && strcmp(gdt__wire_op(m), op))
+        m++;
+    return m < (int)(sizeof handlers / sizeof *handlers) ? (gdt__wire_msg)m : GDT__WM_COUNT;
+}
+
 static cJSON *dispatch(worker *w, const char *line, bool *quit)
 {
     cJSON *req = cJSON_Parse(line), *r;
-    const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
+    const char *op = cJSON_GetStringValue(gdt__wire_get(req, GDT__W_HELLO_OP));
+    gdt__wire_msg m = op ? request_msg(op) : GDT__WM_COUNT;
     gdt_error e = {0};
     if (!op)
         r = (gdt_error_set(&e, GDT_STATUS_BAD_INPUT, "worker: request is not a JSON object with "
-                           "\"op\": %.80s", line), error_reply("error", &e));
-    else if (!strcmp(op, "hello"))
-        r = on_hello(w, req);
-    else if (!strcmp(op, "cell"))
-        r = on_cell(w, req);
-    else if (!strcmp(op, "plan"))
-        r = on_plan(w, req);
-    else if (!strcmp(op, "rounds"))
-        r = on_rounds(w, req);
-    else if (!strcmp(op, "quit"))
-        r = (*quit = true, NULL);
-    else
+                           "\"op\": %.80s", line), error_reply(&e));
+    else if (m == GDT__WM_COUNT)
         r = (gdt_error_set(&e, GDT_STATUS_BAD_INPUT, "worker: unknown op \"%s\"", op),
-             error_reply("error", &e));
+             error_reply(&e));
+    else if (gdt__wire_known(m, REQUEST, req, &e) != GDT_STATUS_OK)
+        r = error_reply(&e);
+    else
+        r = (*quit = m == GDT__WM_QUIT, handlers[m](w, req));
     cJSON_Delete(req);
     return r;
 }
@@ -754,7 +736,7 @@ int gdt_worker_serve(void)
         cJSON *r = dispatch(&w, line, &quit);
         if (!r)
             continue;
-        fatal = cJSON_IsTrue(cJSON_GetObjectItem(r, "fatal"));
+        fatal = gdt__wire_true(r, GDT__W_ERROR_R_FATAL); /* every reply's "fatal" */
         char *txt = cJSON_PrintUnformatted(r);
         fprintf(out, "%s\n", txt ? txt : "{\"op\":\"error\",\"error\":\"worker: out of memory\"}");
         fflush(out);

@@ -264,6 +264,7 @@ static void test_worker_requests(const char *scratch)
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"knob_cap\":1e12}\n"
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"build_threads\":65}\n"
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"build_threads\":\"8\"}\n"
+        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"target_rell\":0.005}\n"
         "{\"op\":\"quit\"}\n";
     static const char *const replies[] = {
         "{\"op\":\"error\",\"status\":\"BAD_INPUT\",\"error\":\"worker request: /bursts/0: expected "
@@ -278,6 +279,7 @@ static void test_worker_requests(const char *scratch)
         "\"error\":\"worker request: /knob_cap: expected an integer in [0, 1000], got 1000000000000\"",
         "\"error\":\"worker request: /build_threads: expected an integer in [0, 64], got 65\"",
         "\"error\":\"worker request: /build_threads: expected an integer, got string",
+        "\"error\":\"worker request: /target_rell: unknown field \\\"target_rell\\\"\"}\n",
     };
     char in[PATH_MAX];
     snprintf(in, sizeof in, "%s/requests.jsonl", scratch);

@@ -215,33 +215,47 @@ void gdt_facts_analyze(const gdt_problem *p, const gdt_device_props *dev, gdt_fa
 /* ----------------------------------------------------------------- knobs */
 
 /* Backend knob values (cudnnBackendKnobType_t, cuDNN 9.19: 0..43, frozen)
- * plus gdtune's band from 1000 for axes the backend has no word for. */
+ * plus gdtune's band from 1000 for axes the backend has no word for.  One
+ * list each gives the enum below and the names gdt_knob_name prints and
+ * gdt_knob_parse reads (engines/knobs.c). */
 #define GDT_KNOB_BACKEND_COUNT 44
 #define GDT_KNOB_BAND 1000
+/* X(NAME, value): cudnn_graph_v9.h's CUDNN_KNOB_TYPE_NAME.  Deprecated
+ * values keep their names: recorded plans may hold them. */
+#define GDT_KNOB_BACKEND_MAP(X)                                                                    \
+    X(SPLIT_K, 0) X(SWIZZLE, 1) X(TILE_SIZE, 2) X(USE_TEX, 3) X(EDGE, 4) X(KBLOCK, 5)              \
+    X(LDGA, 6) X(LDGB, 7) X(CHUNK_K, 8) X(SPLIT_H, 9) X(WINO_TILE, 10) X(MULTIPLY, 11)             \
+    X(SPLIT_K_BUF, 12) X(TILEK, 13) X(STAGES, 14) X(REDUCTION_MODE, 15) X(CTA_SPLIT_K_MODE, 16)    \
+    X(SPLIT_K_SLC, 17) X(IDX_MODE, 18) X(SLICED, 19) X(SPLIT_RS, 20) X(SINGLEBUFFER, 21)           \
+    X(LDGC, 22) X(SPECFILT, 23) X(KERNEL_CFG, 24) X(WORKSPACE, 25) X(TILE_CGA, 26)                 \
+    X(TILE_CGA_M, 27) X(TILE_CGA_N, 28) X(BLOCK_SIZE, 29) X(OCCUPANCY, 30)                         \
+    X(ARRAY_SIZE_PER_THREAD, 31) X(NUM_C_PER_BLOCK, 32) X(SPLIT_COLS, 33) X(TILE_ROWS, 34)         \
+    X(TILE_COLS, 35) X(LOAD_SIZE, 36) X(CTA_COUNT, 37) X(STREAM_K, 38) X(SPLIT_P_SLC, 39)          \
+    X(TILE_M, 40) X(TILE_N, 41) X(WARP_SPEC_CFG, 42) X(SWAP_AB, 43)
+/* X(NAME, offset): gdtune's band, value GDT_KNOB_BAND + offset, in the
+ * order gdt_knob_parse's message lists them. */
+#define GDT_KNOB_BAND_MAP(X)                                                                       \
+    X(WARPS_M, 0)        /* warps along M (or query rows) */                                      \
+    X(WARPS_N, 1)        /* warps along N */                                                      \
+    X(GROUP_M, 2)        /* tile-order (swizzle) group */                                         \
+    X(MMA, 3)            /* 0 mma.sync, 1 wgmma */                                                \
+    X(WARPS, 4)          /* total warps per CTA */                                                \
+    X(TILE_KV, 5)        /* key/value tile (attention bwd) */                                     \
+    X(SPLIT, 6)          /* work split factor */                                                  \
+    X(GRAPH, 7)          /* cuDNN graph form: 0 composite, 1 unified SDPA op */                   \
+    X(TEST, 99)          /* test-only engines */                                                  \
+    X(ALGO, 8)           /* cuBLASLt algo id (cublasLtMatmulAlgoGetIds) */                        \
+    X(CUSTOM_OPTION, 9)  /* cuBLASLt algo custom option */                                        \
+    X(INNER_SHAPE, 10)   /* cuBLASLt inner shape id */                                            \
+    X(CLUSTER_SHAPE, 11) /* cuBLASLt thread-block cluster shape id */
 enum {
-    GDT_KNOB_SPLIT_K = 0,
-    GDT_KNOB_SWIZZLE = 1,
-    GDT_KNOB_TILE_SIZE = 2,
-    GDT_KNOB_TILEK = 13,
-    GDT_KNOB_STAGES = 14,
-    GDT_KNOB_REDUCTION_MODE = 15,
-    GDT_KNOB_KERNEL_CFG = 24,
-    GDT_KNOB_TILE_M = 40,
-    GDT_KNOB_TILE_N = 41,
-    GDT_KNOB_WARPS_M = GDT_KNOB_BAND + 0,  /* warps along M (or query rows) */
-    GDT_KNOB_WARPS_N = GDT_KNOB_BAND + 1,  /* warps along N */
-    GDT_KNOB_GROUP_M = GDT_KNOB_BAND + 2,  /* tile-order (swizzle) group */
-    GDT_KNOB_MMA = GDT_KNOB_BAND + 3,      /* 0 mma.sync, 1 wgmma */
-    GDT_KNOB_WARPS = GDT_KNOB_BAND + 4,    /* total warps per CTA */
-    GDT_KNOB_TILE_KV = GDT_KNOB_BAND + 5,  /* key/value tile (attention bwd) */
-    GDT_KNOB_SPLIT = GDT_KNOB_BAND + 6,    /* work split factor */
-    GDT_KNOB_GRAPH = GDT_KNOB_BAND + 7,    /* cuDNN graph form: 0 composite, 1 unified SDPA op */
-    GDT_KNOB_ALGO = GDT_KNOB_BAND + 8,     /* cuBLASLt algo id (cublasLtMatmulAlgoGetIds) */
-    GDT_KNOB_CUSTOM_OPTION = GDT_KNOB_BAND + 9, /* cuBLASLt algo custom option */
-    GDT_KNOB_INNER_SHAPE = GDT_KNOB_BAND + 10,  /* cuBLASLt inner shape id */
-    GDT_KNOB_CLUSTER_SHAPE = GDT_KNOB_BAND + 11, /* cuBLASLt thread-block cluster shape id */
-    GDT_KNOB_TEST = GDT_KNOB_BAND + 99,    /* test-only engines */
-    GDT_KNOB_GDT_END
+#define GDT_KNOB_ENUM_(name, value) GDT_KNOB_##name = (value),
+#define GDT_KNOB_BAND_ENUM_(name, offset) GDT_KNOB_##name = GDT_KNOB_BAND + (offset),
+    GDT_KNOB_BACKEND_MAP(GDT_KNOB_ENUM_)
+    GDT_KNOB_BAND_MAP(GDT_KNOB_BAND_ENUM_)
+#undef GDT_KNOB_BAND_ENUM_
+#undef GDT_KNOB_ENUM_
+    GDT_KNOB_GDT_END = GDT_KNOB_TEST + 1 /* past the band's last value */
 };
 /* Name of a knob type ("TILE_M"), or NULL for a value no band defines. */
 const char *gdt_knob_name(int type);
