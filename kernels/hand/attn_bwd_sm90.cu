@@ -155,28 +155,6 @@ template <int FP16, int D> __device__ __forceinline__ void post(const gdt_hand_a
         *(u32 *)(q + c) = pack2<FP16>(a[c] * p.scale, a[c + 1] * p.scale);
 }
 
-/* ------------------------------------------------------------------ wgmma */
-
-/* acc (64 x 64) = A . B from shared memory (plus acc when accumulate != 0);
- * TA, TB: the operand is MN-major rather than K-major. */
-template <int FP16, int TA, int TB>
-__device__ __forceinline__ void wgmma_ss_n64(float (&d)[32], u64 da, u64 db, int accumulate)
-{
-#define SS_ASM(T)                                                                                     \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                         \
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T " {" R32 "}, %32, %33, p, 1, 1, %35, %36;\n}\n" \
-                 : D8(0), D8(8), D8(16), D8(24)                                                       \
-                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
-    if constexpr (FP16)
-        SS_ASM("f16");
-    else
-        SS_ASM("bf16");
-#undef SS_ASM
-}
-#undef R64
-#undef R32
-#undef D8
-
 /* ------------------------------------------------------------------ state */
 
 /* Shared memory from the 1024-aligned base: K, V, STAGES x (Q, dO), two
@@ -375,13 +353,13 @@ __device__ __forceinline__ void scores(float (&s)[32], float (&dp)[32], const bw
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 kv = (kk >> 2) * BLOCK_N * 128 + (kk & 3) * 32, qs = (kk >> 2) * BLOCK_M * 128 + (kk & 3) * 32;
-        wgmma_ss_n64<FP16, 0, 0>(s, desc_at(kd, kv), desc_at(qd, qs), kk > 0);
+        wgmma_ss<FP16, 0, 0, 64>(s, desc_at(kd, kv), desc_at(qd, qs), kk > 0);
     }
     wg_commit(); /* S^T its own group: P^T is computed while dP^T runs */
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 kv = (kk >> 2) * BLOCK_N * 128 + (kk & 3) * 32, qs = (kk >> 2) * BLOCK_M * 128 + (kk & 3) * 32;
-        wgmma_ss_n64<FP16, 0, 0>(dp, desc_at(vd, kv), desc_at(dod, qs), kk > 0);
+        wgmma_ss<FP16, 0, 0, 64>(dp, desc_at(vd, kv), desc_at(dod, qs), kk > 0);
     }
     wg_commit();
 }
@@ -482,7 +460,7 @@ __device__ __forceinline__ void grad_q(float (&acc)[32], u32 sds, const bwd_ctx 
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; ++kk)
-        wgmma_ss_n64<FP16, 1, 1>(acc, desc_at(a, kk * 2048), desc_at(b, j * BLOCK_N * 128 + kk * 2048), kk > 0);
+        wgmma_ss<FP16, 1, 1, 64>(acc, desc_at(a, kk * 2048), desc_at(b, j * BLOCK_N * 128 + kk * 2048), kk > 0);
     wg_commit();
 }
 

@@ -61,28 +61,6 @@ __device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 b
         tma_load(dst + j * COL_BLOCK_BYTES, map, bar, 64 * j, row0, head, batch);
 }
 
-/* ---------------------------------------------------------------- wgmma */
-
-/* S (64 x 128) = Q . K^T, both K-major in shared memory; accumulate != 0
- * adds to S. */
-template <int FP16> __device__ __forceinline__ void wgmma_ss_n128(float (&d)[64], u64 da, u64 db, int accumulate)
-{
-#define SS_ASM(T)                                                                                     \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                         \
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " {" R64 "}, %64, %65, p, 1, 1, 0, 0;\n}\n" \
-                 : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56)                        \
-                 : "l"(da), "l"(db), "r"(accumulate))
-    if constexpr (FP16)
-        SS_ASM("f16");
-    else
-        SS_ASM("bf16");
-#undef SS_ASM
-}
-
-#undef R64
-#undef R32
-#undef D8
-
 /* ---------------------------------------------------------------- state */
 
 /* What one thread needs for the K/V loop; barriers 8 bytes apart from bar:
@@ -117,7 +95,7 @@ template <int FP16, int D> __device__ __forceinline__ void issue_scores(float (&
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 step = (kk >> 2) * COL_BLOCK_BYTES + (kk & 3) * 32;
-        wgmma_ss_n128<FP16>(s, desc_at(q, step), desc_at(k, step), kk > 0);
+        wgmma_ss<FP16, 0, 0, 128>(s, desc_at(q, step), desc_at(k, step), kk > 0);
     }
 }
 
