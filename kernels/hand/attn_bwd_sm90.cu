@@ -414,17 +414,6 @@ __device__ __forceinline__ void grad_s(const float (&pt)[32], float (&dp)[32], u
     }
 }
 
-/* The k16 steps over the query block as A fragments: the accumulator layout
- * of columns 16 kk .. 16 kk + 15 is the m64k16 A fragment layout. */
-template <int FP16> __device__ __forceinline__ void pack_a(u32 (&a)[BLOCK_M / 16][4], const float (&x)[32])
-{
-#pragma unroll
-    for (int kk = 0; kk < BLOCK_M / 16; ++kk)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            a[kk][i] = pack2<FP16>(x[8 * kk + 2 * i], x[8 * kk + 2 * i + 1]);
-}
-
 /* dS^T into the swizzled 128 x 64 tile: word e of step kk is key row
  * krow + 8 (e & 1), query columns 16 kk + 8 (e >> 1) + 2 (lane % 4), +1. */
 __device__ __forceinline__ void store_ds(u32 sds, const u32 (&a)[BLOCK_M / 16][4], const bwd_ctx &c)

@@ -181,17 +181,6 @@ template <int D> __device__ __forceinline__ void rescale(attn_rows<D> &r, const 
         r.o[v] *= alpha[(v >> 1) & 1];
 }
 
-/* P as the A fragments of the k16 steps of P V: the accumulator layout of
- * keys 16 kk .. 16 kk + 15 is the m64k16 A fragment layout. */
-template <int FP16> __device__ __forceinline__ void pack_p(u32 (&pa)[BLOCK_N / 16][4], const float (&s)[64])
-{
-#pragma unroll
-    for (int kk = 0; kk < BLOCK_N / 16; ++kk)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            pa[kk][i] = pack2<FP16>(s[8 * kk + 2 * i], s[8 * kk + 2 * i + 1]);
-}
-
 template <int D> __device__ __forceinline__ void wait_o(attn_rows<D> &r)
 {
     wg_wait<0>();
@@ -232,7 +221,7 @@ __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32
     wg_wait<0>();
     release(c, k_empty(c, 0));
     scores_to_p<D, true>(r, s, alpha, c, p, 0); /* O is still zero: nothing to rescale */
-    pack_p<FP16>(pa, s);
+    pack_a<FP16>(pa, s);
 }
 
 /* S of block blk + 1 beside P V of block blk.  Both stages are waited for
@@ -260,7 +249,7 @@ __device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 
     wait_o(r);
     release(c, v_empty(c, blk));
     rescale(r, alpha);
-    pack_p<FP16>(pa, s);
+    pack_a<FP16>(pa, s);
 }
 
 template <int FP16, int D>

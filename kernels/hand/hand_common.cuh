@@ -3,7 +3,7 @@
  * GEMM, gemm_sm90.cu, takes the barriers, the shared-memory wgmma and the
  * pack): mbarriers, named barriers, the 4-d TMA load, the wgmma of both
  * operands in shared memory (m64n64 .. m64n256) and of A in registers, and
- * the dtype-templated pack.  Each includer is one nvcc
+ * the dtype-templated packs.  Each includer is one nvcc
  * unit holding both dtypes, so these take the dtype as a template argument
  * FP16 (1 fp16, 0 bf16). */
 #ifndef GDT_HAND_COMMON_CUH
@@ -166,6 +166,19 @@ template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
     else
         asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
+}
+
+/* A 64-row accumulator of STEPS * 16 columns as the A fragments of its k16
+ * steps (P of P V, dS^T of dK): the accumulator layout of columns 16 kk ..
+ * 16 kk + 15 is the m64k16 A fragment layout. */
+template <int FP16, int STEPS>
+__device__ __forceinline__ void pack_a(u32 (&a)[STEPS][4], const float (&x)[STEPS * 8])
+{
+#pragma unroll
+    for (int kk = 0; kk < STEPS; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            a[kk][i] = pack2<FP16>(x[8 * kk + 2 * i], x[8 * kk + 2 * i + 1]);
 }
 
 /* The descriptor of an operand `bytes` past a tile's: the start address
