@@ -198,14 +198,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     return c;
 }
 
-static const gdt__hand_stages stages = {check_support, compiled_new, load, destroy};
-
-static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
-                        const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
-                        gdt_error *e)
-{
-    return gdt__hand_build(&stages, s, f, p, o, out, info, e);
-}
+GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
 /* LSE log2 e and D, [b h_q][s_pad] fp32 each, then the fp32 dQ accumulator
  * [b h_q][s_pad][d]; s_pad is a multiple of 64, so every part and every
@@ -225,11 +218,8 @@ static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
     const gdt__hand_attn_map *g = &c->geo[i];
     /* The zero fill out of bounds: query rows past s_q carry LSE +inf and
      * give P = 0; key rows past s_kv are masked. */
-    gdt_status st = gdt__hand_encode(c->cu, &c->maps[i], c->facts.dtype, 4, ptr, g->dims, g->strides,
-                                     box, e);
-    if (st == GDT_STATUS_OK)
-        c->bound[i] = ptr;
-    return st;
+    return gdt__hand_encode(c->cu, &c->maps[i], &c->bound[i], c->facts.dtype, 4, ptr, g->dims,
+                            g->strides, box, e);
 }
 
 /* Every pointer 16-byte aligned (TMA, the bulk copies, the vector stores);

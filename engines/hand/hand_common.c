@@ -113,9 +113,9 @@ int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap
     return 1;
 }
 
-gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, gdt_dtype dtype, cuuint32_t rank,
-                            void *ptr, const cuuint64_t *dims, const cuuint64_t *strides,
-                            const cuuint32_t *box, gdt_error *e)
+gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, const void **bound, gdt_dtype dtype,
+                            cuuint32_t rank, void *ptr, const cuuint64_t *dims,
+                            const cuuint64_t *strides, const cuuint32_t *box, gdt_error *e)
 {
     static const cuuint32_t unit[4] = {1, 1, 1, 1};
     CUtensorMapDataType t = dtype == GDT_DTYPE_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -124,6 +124,7 @@ gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, gdt_dtype dt
                         map, t, rank, ptr, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
                         CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    *bound = ptr;
     return GDT_STATUS_OK;
 }
 

@@ -26,6 +26,16 @@ gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, 
                            const gdt_plan_id *p, const gdt_build_opts *o, gdt_compiled **out,
                            gdt_build_info *info, gdt_error *e);
 
+/* Defines a slot's stages and its ops' `build`: gdt__hand_build over them. */
+#define GDT__HAND_BUILD(check_support, create, load, destroy)                                      \
+    static const gdt__hand_stages stages = {check_support, create, load, destroy};                \
+    static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,    \
+                            const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,      \
+                            gdt_error *e)                                                           \
+    {                                                                                               \
+        return gdt__hand_build(&stages, s, f, p, o, out, info, e);                                  \
+    }
+
 /* A zeroed compiled plan of `size` bytes at a 128-byte boundary (what
  * CUtensorMap wants, more than malloc promises); NULL without memory. */
 gdt_compiled *gdt__hand_compiled_alloc(size_t size);
@@ -52,10 +62,11 @@ int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap
                           void (*plan)(int64_t engine_id, gdt_plan_id *out));
 
 /* Encodes a tiled map of `rank` dims over ptr: unit element strides,
- * 128-byte swizzle, 256-byte L2 promotion and zero fill out of bounds. */
-gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, gdt_dtype dtype, cuuint32_t rank,
-                            void *ptr, const cuuint64_t *dims, const cuuint64_t *strides,
-                            const cuuint32_t *box, gdt_error *e);
+ * 128-byte swizzle, 256-byte L2 promotion and zero fill out of bounds;
+ * then records ptr in *bound, the pointer the map describes. */
+gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, const void **bound, gdt_dtype dtype,
+                            cuuint32_t rank, void *ptr, const cuuint64_t *dims,
+                            const cuuint64_t *strides, const cuuint32_t *box, gdt_error *e);
 
 int64_t gdt__hand_round16(int64_t bytes);
 

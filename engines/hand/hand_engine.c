@@ -446,14 +446,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     return c;
 }
 
-static const gdt__hand_stages stages = {check_support, compiled_new, load, destroy};
-
-static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
-                        const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
-                        gdt_error *e)
-{
-    return gdt__hand_build(&stages, s, f, p, o, out, info, e);
-}
+GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
 static size_t workspace_size(const gdt_compiled *c) { return c->ws_bytes; }
 
@@ -462,11 +455,8 @@ static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
     const map_geometry *g = &c->geo[i];
     cuuint32_t box[3] = {g->box[0], g->box[1], 1};
     /* The zero fill out of bounds: the K tail adds nothing. */
-    gdt_status st = gdt__hand_encode(c->cu, &c->maps[i], c->facts.dtype, 3, ptr, g->dims, g->strides,
-                                     box, e);
-    if (st == GDT_STATUS_OK)
-        c->bound[i] = ptr;
-    return st;
+    return gdt__hand_encode(c->cu, &c->maps[i], &c->bound[i], c->facts.dtype, 3, ptr, g->dims,
+                            g->strides, box, e);
 }
 
 /* The pointers' TMA rules, re-encoding a map whose pointer changed. */
