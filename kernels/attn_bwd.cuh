@@ -256,6 +256,18 @@ __device__ __forceinline__ bool bwd_dead(int qc, int jr, bwd_cut cut)
     return dead;
 }
 
+// f(r, nt, e, qc) for each of this lane's elements of an R x NQ P^T-shaped
+// tile, qc the element's query column.
+template <class F> __device__ __forceinline__ void bwd_each(int lane, F f)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int nt = 0; nt < NQ; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) f(r, nt, e, nt * 8 + (lane & 3) * 2 + (e & 1));
+}
+
 // P^T from S^T and the LSE; masked entries (tails, causal) become 0.  MASK
 // is a template argument so tiles without a cut run no mask code at all (as
 // a runtime flag, ptxas predicated ~150 compares and selects into every tile).
@@ -263,18 +275,12 @@ template <bool MASK>
 __device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse, float sl2, bwd_cut cut,
                                           int lane)
 {
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int nt = 0; nt < NQ; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
-                float pv = fast_exp2(fmaf(s[r][nt][e], sl2, -lse[qc] * LOG2E));
-                if (MASK && bwd_dead(qc, r * 16 + (lane >> 2) + (e >> 1) * 8, cut))
-                    pv = 0.f;
-                s[r][nt][e] = pv;
-            }
+    bwd_each(lane, [&](int r, int nt, int e, int qc) {
+        float pv = fast_exp2(fmaf(s[r][nt][e], sl2, -lse[qc] * LOG2E));
+        if (MASK && bwd_dead(qc, r * 16 + (lane >> 2) + (e >> 1) * 8, cut))
+            pv = 0.f;
+        s[r][nt][e] = pv;
+    });
 }
 
 // dS^T / scale = P^T * (dP^T - D), in place in dp.  The scale is applied once
@@ -282,15 +288,9 @@ __device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse
 __device__ __forceinline__ void bwd_dscores(float (&dp)[R][NQ][4], const float (&pt)[R][NQ][4],
                                             const float *dd, int lane)
 {
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int nt = 0; nt < NQ; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
-                dp[r][nt][e] = pt[r][nt][e] * (dp[r][nt][e] - dd[qc]);
-            }
+    bwd_each(lane, [&](int r, int nt, int e, int qc) {
+        dp[r][nt][e] = pt[r][nt][e] * (dp[r][nt][e] - dd[qc]);
+    });
 }
 
 __device__ __forceinline__ void bwd_store_ds(u16 *sds, const float (&ds)[R][NQ][4], int wrow, int lane)
