@@ -485,8 +485,8 @@ __device__ __forceinline__ void wgb_probs(float (&s)[32], float (&dp)[32], u32 l
         // Columns 8 jj + 2t and +1 of the LSE and D rows: one 8-byte load each.
         const int q0 = jj * 8 + (lane & 3) * 2;
         float l[2], d[2];
-        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(l[0]), "=f"(l[1]) : "r"(lse + q0 * 4));
-        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(d[0]), "=f"(d[1]) : "r"(dd + q0 * 4));
+        lds_f32x2(l, lse + q0 * 4);
+        lds_f32x2(d, dd + q0 * 4);
 #pragma unroll
         for (int e = 0; e < 4; e++) {
             const int v = 4 * jj + e, qc = q0 + (e & 1);
@@ -524,7 +524,7 @@ __device__ __forceinline__ void wgb_store_ds(u32 sds, const u32 (&a)[BLOCK_M / 1
         for (int e = 0; e < 4; e++) {
             const int r = row + (e & 1) * 8, c = 2 * kk + (e >> 1);
             const u32 addr = sds + r * 128 + ((c ^ (r & 7)) << 4) + (lane & 3) * 4;
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(a[kk][e]) : "memory");
+            sts_u32(addr, a[kk][e]);
         }
 }
 

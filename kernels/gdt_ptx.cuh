@@ -44,6 +44,16 @@ __device__ __forceinline__ float bits_f32(u32 v)
     return f;
 }
 
+// Two fp32 at a shared address (8-byte aligned); one 32-bit store.
+__device__ __forceinline__ void lds_f32x2(float (&v)[2], u32 addr)
+{
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v[0]), "=f"(v[1]) : "r"(addr));
+}
+__device__ __forceinline__ void sts_u32(u32 addr, u32 v)
+{
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
 // ------------------------------------------------------------------ cp.async
 // src_bytes 0 zero-fills the 16-byte chunk: that is how tails are predicated.
 // The GEMM passes the byte count, the attention templates the predicate
@@ -114,12 +124,23 @@ __device__ __forceinline__ u32 pack2(float lo, float hi)
     asm("cvt.rn." GDT_PTX_T "x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
 }
-__device__ __forceinline__ float unpack_lo(u32 v)
+// The fp16 in the low or the high half of v, as fp32.
+__device__ __forceinline__ float f16_lo_f32(u32 v)
 {
-#if GDT_FP16
     float f;
     asm("{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
     return f;
+}
+__device__ __forceinline__ float f16_hi_f32(u32 v)
+{
+    float f;
+    asm("{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
+    return f;
+}
+__device__ __forceinline__ float unpack_lo(u32 v)
+{
+#if GDT_FP16
+    return f16_lo_f32(v);
 #else
     return bits_f32(v << 16);
 #endif
@@ -127,9 +148,7 @@ __device__ __forceinline__ float unpack_lo(u32 v)
 __device__ __forceinline__ float unpack_hi(u32 v)
 {
 #if GDT_FP16
-    float f;
-    asm("{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-    return f;
+    return f16_hi_f32(v);
 #else
     return bits_f32(v & 0xffff0000u);
 #endif

@@ -410,7 +410,7 @@ __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *t
             bar_init(k_full(c, s), 1), bar_init(v_full(c, s), 1);
             bar_init(k_empty(c, s), CONSUMER_WARPS), bar_init(v_empty(c, s), CONSUMER_WARPS);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        bar_init_fence();
     }
     __syncthreads();
     if (threadIdx.x < 128) {

@@ -147,19 +147,6 @@ __device__ __forceinline__ void tma_store(const CUtensorMap *map, u32 src, int c
                  : "memory");
 }
 
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-
-/* At most N store groups still reading shared memory. */
-template <int N> __device__ __forceinline__ void bulk_wait_read()
-{
-    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-}
-
-template <int N> __device__ __forceinline__ void bulk_wait()
-{
-    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 /* -------------------------------------------------------------- cluster */
 
 __device__ __forceinline__ u32 cluster_rank()
@@ -410,9 +397,8 @@ __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[BN 
             int v = (blk * 8 + j8) * 4;
             u32 off = (u32)((j8 ^ (r & 7)) << 4) + (lane % 4) * 4;
             u32 lo = pack2<FP16>(acc[v], acc[v + 1]), hi = pack2<FP16>(acc[v + 2], acc[v + 3]);
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(buf + r * 128 + off), "r"(lo) : "memory");
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(buf + (r + 8) * 128 + off), "r"(hi)
-                         : "memory");
+            sts_u32(buf + r * 128 + off, lo);
+            sts_u32(buf + (r + 8) * 128 + off, hi);
         }
         fence_proxy_async(); /* st.shared before the TMA store reads it */
         named_sync(1 + w, 128);
@@ -659,7 +645,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
             bar_init(smem + FLAG_OFFSET(BN, STAGES), 1);
             bar_init(smem + FLAG_OFFSET(BN, STAGES) + 8, 1);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        bar_init_fence();
     }
     if constexpr (PAIRED)
         cluster_sync();

@@ -1,11 +1,11 @@
 /* kernels/hand/hand_common.cuh: the device helpers the handwritten Hopper
  * kernels share (kernels/hand/attn_fwd_sm90.cu and attn_bwd_sm90.cu; the
- * GEMM, gemm_sm90.cu, takes the barriers, the shared-memory wgmma and the
- * pack): mbarriers, named barriers, the 4-d TMA load, the wgmma of both
- * operands in shared memory (m64n64 .. m64n256) and of A in registers, and
- * the dtype-templated packs.  Each includer is one nvcc
- * unit holding both dtypes, so these take the dtype as a template argument
- * FP16 (1 fp16, 0 bf16). */
+ * GEMM, gemm_sm90.cu, takes all but the 4-d TMA load and the register-A
+ * wgmma): mbarriers, named barriers, bulk groups, the 4-d TMA load, the
+ * wgmma of both operands in shared memory (m64n64 .. m64n256) and of A in
+ * registers, and the dtype-templated packs.  Each includer is one nvcc unit
+ * holding both dtypes, so these take the dtype as a template argument FP16
+ * (1 fp16, 0 bf16). */
 #ifndef GDT_HAND_COMMON_CUH
 #define GDT_HAND_COMMON_CUH
 
@@ -35,6 +35,13 @@ __device__ __forceinline__ void bar_expect_tx(u32 bar, u32 bytes)
 __device__ __forceinline__ void bar_arrive(u32 bar)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Makes the barriers' initialization visible to the cluster (and to the
+ * TMA) before any thread arrives on one. */
+__device__ __forceinline__ void bar_init_fence()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
 /* Waits for the completion of the phase of parity `parity`; on a fresh
@@ -70,6 +77,22 @@ __device__ __forceinline__ void named_arrive(int id, int threads)
 }
 
 /* ------------------------------------------------------------------ TMA */
+
+/* Bulk groups (TMA stores, bulk reductions) of this thread. */
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+/* At most N of them still reading their shared-memory source (which may
+ * then be rewritten). */
+template <int N> __device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+/* At most N of them not complete, their writes included. */
+template <int N> __device__ __forceinline__ void bulk_wait()
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
 
 /* Box {64 columns, 128 rows} at (column c0, row c1, head c2, batch c3). */
 __device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 bar, int c0, int c1,
