@@ -30,19 +30,19 @@ typedef unsigned int u32;
 typedef long long i64;
 typedef unsigned long long u64;
 
-__device__ __forceinline__ u32 smem_addr(const void *p)
-{
-    u32 a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
+// A wrapper that is one asm of one result y (constraint yc) and one operand
+// x (xc); undefined at the end of this header.
+#define GDT_PTX_UNARY(name, Y, yc, X, xc, text)                                                      \
+    __device__ __forceinline__ Y name(X x)                                                            \
+    {                                                                                                 \
+        Y y;                                                                                          \
+        asm(text : yc(y) : xc(x));                                                                    \
+        return y;                                                                                     \
+    }
 
-__device__ __forceinline__ float bits_f32(u32 v)
-{
-    float f;
-    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(v));
-    return f;
-}
+GDT_PTX_UNARY(smem_addr, u32, "=r", const void *, "l",
+              "{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }")
+GDT_PTX_UNARY(bits_f32, float, "=f", u32, "r", "mov.b32 %0, %1;")
 
 // Two fp32 at a shared address (8-byte aligned); one 32-bit store.
 __device__ __forceinline__ void lds_f32x2(float (&v)[2], u32 addr)
@@ -124,19 +124,9 @@ __device__ __forceinline__ u32 pack2(float lo, float hi)
     asm("cvt.rn." GDT_PTX_T "x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
 }
-// The fp16 in the low or the high half of v, as fp32.
-__device__ __forceinline__ float f16_lo_f32(u32 v)
-{
-    float f;
-    asm("{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-    return f;
-}
-__device__ __forceinline__ float f16_hi_f32(u32 v)
-{
-    float f;
-    asm("{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-    return f;
-}
+// The fp16 in the low or the high half of x, as fp32.
+GDT_PTX_UNARY(f16_lo_f32, float, "=f", u32, "r", "{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }")
+GDT_PTX_UNARY(f16_hi_f32, float, "=f", u32, "r", "{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }")
 __device__ __forceinline__ float unpack_lo(u32 v)
 {
 #if GDT_FP16
@@ -153,18 +143,8 @@ __device__ __forceinline__ float unpack_hi(u32 v)
     return bits_f32(v & 0xffff0000u);
 #endif
 }
-__device__ __forceinline__ float fast_exp2(float x)
-{
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ float fast_log2(float x)
-{
-    float y;
-    asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
+GDT_PTX_UNARY(fast_exp2, float, "=f", float, "f", "ex2.approx.ftz.f32 %0, %1;\n")
+GDT_PTX_UNARY(fast_log2, float, "=f", float, "f", "lg2.approx.ftz.f32 %0, %1;\n")
 __device__ __forceinline__ float shfl_xor(float v, int m)
 {
     float r;
@@ -272,5 +252,7 @@ __device__ __forceinline__ void wg_rs_n64(float (&d)[32], const u32 (&a)[4], u64
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
 }
+
+#undef GDT_PTX_UNARY
 
 #endif
