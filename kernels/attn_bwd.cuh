@@ -617,10 +617,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_attn_bwd_main(const
         wg_fence();
 #pragma unroll
         for (int kk = 0; kk < HEAD_DIM / 16; kk++)
-            wg_ss_n64<0, 0>(s, wg_kmajor(kd, BLOCK_N, wg * 64, kk), wg_kmajor(qd, BLOCK_M, 0, kk), kk > 0);
+            wgmma_ss<GDT_FP16, 0, 0, 64>(s, wg_kmajor(kd, BLOCK_N, wg * 64, kk), wg_kmajor(qd, BLOCK_M, 0, kk), kk > 0);
 #pragma unroll
         for (int kk = 0; kk < HEAD_DIM / 16; kk++)
-            wg_ss_n64<0, 0>(dp, wg_kmajor(vd, BLOCK_N, wg * 64, kk), wg_kmajor(dod, BLOCK_M, 0, kk), kk > 0);
+            wgmma_ss<GDT_FP16, 0, 0, 64>(dp, wg_kmajor(vd, BLOCK_N, wg * 64, kk), wg_kmajor(dod, BLOCK_M, 0, kk), kk > 0);
         wg_commit();
         wg_wait<0>();
         wg_fence_acc(s);
@@ -666,7 +666,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_attn_bwd_main(const
             wg_fence();
 #pragma unroll
             for (int kk = 0; kk < BLOCK_N / 16; kk++)
-                wg_ss_n64<1, 1>(acc, wg_mnmajor(wg_desc(sm.ds, BLOCK_N * 128), BLOCK_N, kk, 0),
+                wgmma_ss<GDT_FP16, 1, 1, 64>(acc, wg_mnmajor(wg_desc(sm.ds, BLOCK_N * 128), BLOCK_N, kk, 0),
                                  wg_mnmajor(wg_desc(sm.k, BLOCK_N * 128), BLOCK_N, kk, b), kk > 0);
             wg_commit();
             wg_wait<0>();

@@ -187,7 +187,7 @@ __device__ __forceinline__ void wg_issue_scores(float (&s)[NB][32], const wg_ctx
     for (int kk = 0; kk < HEAD_DIM / 16; kk++)
 #pragma unroll
         for (int j = 0; j < NB; j++)
-            wg_ss_n64<0, 0>(s[j], wg_kmajor(q, BLOCK_M, c.wg * 64, kk), wg_kmajor(k, BLOCK_N, j * 64, kk), kk > 0);
+            wgmma_ss<GDT_FP16, 0, 0, 64>(s[j], wg_kmajor(q, BLOCK_M, c.wg * 64, kk), wg_kmajor(k, BLOCK_N, j * 64, kk), kk > 0);
 }
 
 // O += P V of block blk, issued (not committed).

@@ -44,10 +44,10 @@
  * 1024-byte boundaries, which is the layout the TMA's SWIZZLE_128B writes.
  *   K-major tile of R rows: R rows of 64 K-elements (128 bytes).
  *   MN-major tile of R columns: R/64 blocks of 64 K-rows x 128 bytes. */
-/* The mbarrier wrappers, named_sync, the shared-memory wgmma and pack2 are
- * the ones the attention kernels use (hand_common.cuh, which also brings
- * gdt_ptx.cuh's dtype-free wrappers); the 3-d TMA load and store are this
- * kernel's own. */
+/* The mbarrier wrappers, named_sync, the bulk groups and pack2 are the ones
+ * the attention kernels use (hand_common.cuh, which also brings gdt_ptx.cuh's
+ * dtype-free wrappers and its shared-memory wgmma_ss); the 3-d TMA load and
+ * store are this kernel's own. */
 #include "hand_common.cuh"
 
 #define TILE_M 128

@@ -2,10 +2,10 @@
  * kernels share (kernels/hand/attn_fwd_sm90.cu and attn_bwd_sm90.cu; the
  * GEMM, gemm_sm90.cu, takes all but the 4-d TMA load and the register-A
  * wgmma): mbarriers, named barriers, bulk groups, the 4-d TMA load, the
- * wgmma of both operands in shared memory (m64n64 .. m64n256) and of A in
- * registers, and the dtype-templated packs.  Each includer is one nvcc unit
- * holding both dtypes, so these take the dtype as a template argument FP16
- * (1 fp16, 0 bf16). */
+ * wgmma of A in registers, and the dtype-templated packs (the wgmma of
+ * both operands in shared memory, wgmma_ss, is gdt_ptx.cuh's).  Each
+ * includer is one nvcc unit holding both dtypes, so these take the dtype
+ * as a template argument FP16 (1 fp16, 0 bf16). */
 #ifndef GDT_HAND_COMMON_CUH
 #define GDT_HAND_COMMON_CUH
 
@@ -14,7 +14,8 @@
 /* gdt_ptx.cuh binds its dtype wrappers to one GDT_FP16 per NVRTC compile;
  * this nvcc unit holds both dtypes, so it takes only the dtype-free
  * wrappers from there (shared-memory addresses, wgmma descriptors, fences,
- * exp2, shuffles) and keeps its own FP16-templated wgmma and pack2 below.
+ * exp2, shuffles, the FP16-templated shared-memory wgmma) and keeps its own
+ * FP16-templated register-A wgmma and pack2 below.
  * GDT_FP16 0 satisfies the header; nothing here uses what it binds. */
 #define GDT_FP16 0
 #include "gdt_ptx.cuh"
@@ -106,51 +107,6 @@ __device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 ba
 
 /* ---------------------------------------------------------------- wgmma */
 
-/* The accumulator operands of a wgmma asm: D8(i) binds d[i .. i+7], R32 ..
- * R128 name the first 32 .. 128 operands. */
-#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define R32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define R64 R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define R96 R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
-#define R128 R96 ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, " \
-             "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "  \
-             "%124, %125, %126, %127"
-
-/* acc (64 x N) = A . B, both from shared memory (plus acc when accumulate
- * != 0); TA, TB: the operand is MN-major rather than K-major. */
-template <int FP16, int TA, int TB, int N>
-__device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], u64 da, u64 db, int accumulate)
-{
-    static_assert(N == 256 || N == 192 || N == 128 || N == 64, "the tile widths wgmma runs here");
-#define SS_ASM(T, SHAPE, REGS, DA, DB, ACC, TA_, TB_, ...)                                           \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " ACC ", 0;\n"                                   \
-                 "wgmma.mma_async.sync.aligned." SHAPE ".f32." T "." T " {" REGS "}, " DA ", " DB      \
-                 ", p, 1, 1, " TA_ ", " TB_ ";\n}\n"                                                  \
-                 : __VA_ARGS__                                                                        \
-                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
-#define SS_N(T)                                                                                       \
-    if constexpr (N == 256)                                                                           \
-        SS_ASM(T, "m64n256k16", R128, "%128", "%129", "%130", "%131", "%132", D8(0), D8(8), D8(16),   \
-               D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88), D8(96),        \
-               D8(104), D8(112), D8(120));                                                            \
-    else if constexpr (N == 192)                                                                      \
-        SS_ASM(T, "m64n192k16", R96, "%96", "%97", "%98", "%99", "%100", D8(0), D8(8), D8(16),        \
-               D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88));               \
-    else if constexpr (N == 128)                                                                      \
-        SS_ASM(T, "m64n128k16", R64, "%64", "%65", "%66", "%67", "%68", D8(0), D8(8), D8(16), D8(24), \
-               D8(32), D8(40), D8(48), D8(56));                                                       \
-    else                                                                                              \
-        SS_ASM(T, "m64n64k16", R32, "%32", "%33", "%34", "%35", "%36", D8(0), D8(8), D8(16), D8(24))
-    if constexpr (FP16) {
-        SS_N("f16");
-    } else {
-        SS_N("bf16");
-    }
-#undef SS_N
-#undef SS_ASM
-}
-
 /* O (64 x N) += P . V: P as A fragments in registers (the RS form, which has
  * no A transpose), V MN-major in shared memory (B transpose bit set). */
 template <int FP16, int N> __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const u32 (&a)[4], u64 db)
@@ -164,23 +120,17 @@ template <int FP16, int N> __device__ __forceinline__ void wgmma_rs(float (&d)[N
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
     if constexpr (N == 128) {
         if constexpr (FP16)
-            RS_ASM("f16", "m64n128k16", R64, "%64, %65, %66, %67", "%68", D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56));
+            RS_ASM("f16", "m64n128k16", GDT_WG_R64, "%64, %65, %66, %67", "%68", GDT_WG_D64);
         else
-            RS_ASM("bf16", "m64n128k16", R64, "%64, %65, %66, %67", "%68", D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56));
+            RS_ASM("bf16", "m64n128k16", GDT_WG_R64, "%64, %65, %66, %67", "%68", GDT_WG_D64);
     } else {
         if constexpr (FP16)
-            RS_ASM("f16", "m64n64k16", R32, "%32, %33, %34, %35", "%36", D8(0), D8(8), D8(16), D8(24));
+            RS_ASM("f16", "m64n64k16", GDT_WG_R32, "%32, %33, %34, %35", "%36", GDT_WG_D32);
         else
-            RS_ASM("bf16", "m64n64k16", R32, "%32, %33, %34, %35", "%36", D8(0), D8(8), D8(16), D8(24));
+            RS_ASM("bf16", "m64n64k16", GDT_WG_R32, "%32, %33, %34, %35", "%36", GDT_WG_D32);
     }
 #undef RS_ASM
 }
-#undef R128
-#undef R96
-#undef R64
-#undef R32
-#undef D8
-
 template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
 {
     u32 r;
