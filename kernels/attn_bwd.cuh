@@ -185,12 +185,7 @@ __device__ __forceinline__ void bwd_issue(const gdt_attn_params &p, const bwd_sc
 // acc[R][NQ] (K/V rows x query block) = rows of sA (warp's K or V rows) . sB^T.
 __device__ __forceinline__ void bwd_gemm_t(float (&acc)[R][NQ][4], u32 sA, u32 sB, int wrow, int lane)
 {
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int nt = 0; nt < NQ; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) acc[r][nt][e] = 0.f;
+    frag_zero(acc);
 #pragma unroll
     for (int ks = 0; ks < KS; ks++) {
         u32 a[R][4];
@@ -313,12 +308,7 @@ __device__ __forceinline__ void bwd_dq(const gdt_attn_params &p, const bwd_smem 
 {
     float acc[KQ][DTW][4];
     const u32 ds = sm.ds + buf * DS_BYTES;
-#pragma unroll
-    for (int mq = 0; mq < KQ; mq++)
-#pragma unroll
-        for (int dt = 0; dt < DTW; dt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) acc[mq][dt][e] = 0.f;
+    frag_zero(acc);
     const int c0 = warp * DTW * 8;
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; kk++) {
@@ -709,12 +699,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
     }
 
     float dk[R][DT][4], dv[R][DT][4];
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int dt = 0; dt < DT; dt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) dk[r][dt][e] = dv[r][dt][e] = 0.f;
+    frag_zero(dk);
+    frag_zero(dv);
 
     // dQ of iteration it-1 runs inside iteration it, after its first barrier
     // (which publishes dS^T(it-1)), so an iteration needs one barrier where the

@@ -375,12 +375,7 @@ struct fwd_state {
 __device__ __forceinline__ void fwd_scores(fwd_state &st, u32 (&qf)[QREG ? RM : 1][QREG ? KS : 1][4],
                                            const u16 *sQ, const u16 *sK, int wrow, int lane)
 {
-#pragma unroll
-    for (int rm = 0; rm < RM; rm++)
-#pragma unroll
-        for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) st.s[rm][nt][e] = 0.f;
+    frag_zero(st.s);
 #pragma unroll
     for (int ks = 0; ks < KS; ks++) {
         u32 a[RM][4];
