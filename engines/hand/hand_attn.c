@@ -91,16 +91,13 @@ static const char *entry_name(const gdt_facts *f, char *buf, size_t n)
     return buf;
 }
 
-static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
+static gdt_status load(gdt_compiled *c, gdt_error *e)
 {
-    const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_ATTN_CUBIN);
     const gdt_sdpa_desc *s = &c->facts.problem.u.sdpa;
     char name[64];
-    double t0 = gdt_now();
-    gdt_status st = gdt__hand_open("sdpa_fwd.hand", GDT_HAND_ATTN_CUBIN, cubin, &c->cu, e);
+    gdt_status st = gdt__hand_module("sdpa_fwd.hand", GDT_HAND_ATTN_CUBIN, &c->cu, &c->mod, e);
     if (st != GDT_STATUS_OK)
         return st;
-    GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
     GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(&c->facts, name, sizeof name)));
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                               smem_bytes(s->d)));
@@ -109,8 +106,6 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     c->cfg.gridDimZ = 1;
     c->cfg.blockDimX = WARPS * 32, c->cfg.blockDimY = c->cfg.blockDimZ = 1;
     c->cfg.sharedMemBytes = (unsigned)smem_bytes(s->d);
-    if (info)
-        info->load_seconds = gdt_now() - t0;
     return GDT_STATUS_OK;
 }
 

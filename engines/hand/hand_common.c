@@ -22,11 +22,14 @@ gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, 
     gdt_compiled *c = k->create(f, p);
     if (!c)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
-    st = k->load(c, info, e);
+    double t0 = gdt_now();
+    st = k->load(c, e);
     if (st != GDT_STATUS_OK) {
         k->destroy(c);
         return st;
     }
+    if (info)
+        info->load_seconds = gdt_now() - t0;
     *out = c;
     return GDT_STATUS_OK;
 }
@@ -47,9 +50,10 @@ void gdt__hand_compiled_free(gdt_compiled *c, const gdt_cu_api *cu, CUmodule mod
     free(c);
 }
 
-gdt_status gdt__hand_open(const char *slot, const char *path, const gdt_embedded *cubin,
-                          const gdt_cu_api **cu, gdt_error *e)
+gdt_status gdt__hand_module(const char *slot, const char *path, const gdt_cu_api **cu, CUmodule *mod,
+                            gdt_error *e)
 {
+    const gdt_embedded *cubin = gdt_embedded_find(path);
     if (!cubin || !cubin->len)
         return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: %s is not embedded in this build", slot,
                              path);
@@ -57,6 +61,7 @@ gdt_status gdt__hand_open(const char *slot, const char *path, const gdt_embedded
         return e ? e->status : GDT_STATUS_NO_DEVICE;
     /* Driver calls need a current context: the runtime's primary one. */
     GDT_CHECK_CUDA(e, cudaFree(0));
+    GDT_CHECK_CU(e, (*cu)->cuModuleLoadData(mod, cubin->data));
     return GDT_STATUS_OK;
 }
 

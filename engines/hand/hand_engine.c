@@ -377,18 +377,15 @@ static gdt_status launch_grid(gdt_compiled *c, int sms, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
+static gdt_status load(gdt_compiled *c, gdt_error *e)
 {
-    const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
     char name[64];
     int sms = 0, dev = 0, smem = SMEM_BYTES(c->config);
-    double t0 = gdt_now();
-    gdt_status st = gdt__hand_open("gemm.hand", GDT_HAND_GEMM_CUBIN, cubin, &c->cu, e);
+    gdt_status st = gdt__hand_module("gemm.hand", GDT_HAND_GEMM_CUBIN, &c->cu, &c->mod, e);
     if (st != GDT_STATUS_OK)
         return st;
     GDT_CHECK_CUDA(e, cudaGetDevice(&dev));
     GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
     GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(c, name, sizeof name)));
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                               smem));
@@ -397,12 +394,7 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
         return st;
     c->cfg.blockDimX = THREADS, c->cfg.blockDimY = c->cfg.blockDimZ = 1;
     c->cfg.sharedMemBytes = (unsigned)smem;
-    st = launch_grid(c, sms, e);
-    if (st != GDT_STATUS_OK)
-        return st;
-    if (info)
-        info->load_seconds = gdt_now() - t0;
-    return GDT_STATUS_OK;
+    return launch_grid(c, sms, e);
 }
 
 static void destroy(gdt_compiled *c)
