@@ -141,6 +141,21 @@ static int count_present(const bool *present)
     return m;
 }
 
+/* An overview figure's data file dir/dat and its cells' index (a cell a
+ * point, r->ncells + 1 at most); on failure neither is left open. */
+static gdt_status cells_open(const gdt_run *r, const char *dir, const char *dat, gdt_mfile *m, int **cells,
+                             gdt_error *e)
+{
+    *cells = malloc(sizeof **cells * (size_t)(r->ncells + 1));
+    gdt_status s = *cells ? gdt_mfile_open(m, dir, dat, e)
+                          : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/%s: out of memory", dir, dat);
+    if (s != GDT_STATUS_OK) {
+        free(*cells);
+        *cells = NULL;
+    }
+    return s;
+}
+
 /* Per cell, each kind's best plan against the best cuDNN plan: points
  * with their noise, on a linear axis fitted to the data with parity (1.0)
  * drawn. */
@@ -149,13 +164,10 @@ static gdt_status overview_figure(FILE *gp, const gdt_run *r, const char *rdir, 
     gdt_mfile m;
     bool present[GDT_FIGURE_NKINDS] = {false};
     span s = {1, 1};
-    int *cells = malloc(sizeof *cells * (size_t)(r->ncells + 1));
-    gdt_status st = cells ? gdt_mfile_open(&m, rdir, "overview.dat", e)
-                          : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/overview.dat: out of memory", rdir);
-    if (st != GDT_STATUS_OK) {
-        free(cells);
+    int *cells = NULL;
+    gdt_status st = cells_open(r, rdir, "overview.dat", &m, &cells, e);
+    if (st != GDT_STATUS_OK)
         return st;
-    }
     int n = overview_rows(m.f, r, cells, present, &s);
     if ((st = gdt_mfile_save(&m, rdir, "overview.dat", e)) != GDT_STATUS_OK || !n) {
         free(cells);
@@ -281,13 +293,10 @@ static gdt_status ceiling_figure(FILE *gp, const gdt_run *r, const char *rdir, i
     gdt_mfile m;
     if (!cl)
         return GDT_STATUS_OK;
-    int *cells = malloc(sizeof *cells * (size_t)(r->ncells + 1));
-    gdt_status s = cells ? gdt_mfile_open(&m, rdir, "overview_ceiling.dat", e)
-                         : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/overview_ceiling.dat: out of memory", rdir);
-    if (s != GDT_STATUS_OK) {
-        free(cells);
+    int *cells = NULL;
+    gdt_status s = cells_open(r, rdir, "overview_ceiling.dat", &m, &cells, e);
+    if (s != GDT_STATUS_OK)
         return s;
-    }
     int n = ceiling_rows(m.f, r, cl, cells, present, &top);
     if ((s = gdt_mfile_save(&m, rdir, "overview_ceiling.dat", e)) != GDT_STATUS_OK || !n) {
         free(cells);
