@@ -111,24 +111,32 @@ static bool parse_family(void *opts, const char *v, char *why, size_t nwhy)
     return true;
 }
 
-/* The sweep's --rounds: 0 (off) or 2 to GDT_ROUNDS_MAX, passed on as given. */
-static bool parse_rounds(void *opts, const char *v, char *why, size_t nwhy)
+/* A round count: 0 (off) or 2 to GDT_ROUNDS_MAX. */
+static bool rounds_parse(const char *v, long *r, char *why, size_t nwhy)
 {
     char *end = NULL;
-    long r = strtol(v, &end, 10);
-    if (!*v || *end || !(r == 0 || (r >= 2 && r <= GDT_ROUNDS_MAX)))
+    *r = strtol(v, &end, 10);
+    if (!*v || *end || !(*r == 0 || (*r >= 2 && *r <= GDT_ROUNDS_MAX)))
         return snprintf(why, nwhy, "expected 0 (off) or 2 to %d", GDT_ROUNDS_MAX), false;
+    return true;
+}
+
+/* The sweep's --rounds, passed on as given. */
+static bool parse_rounds(void *opts, const char *v, char *why, size_t nwhy)
+{
+    long r;
+    if (!rounds_parse(v, &r, why, nwhy))
+        return false;
     ((nightly_opts *)opts)->rounds = r ? v : NULL;
     return true;
 }
 
-/* --confirm-rounds: 0 (off: the diff's status is the night's) or 2 to GDT_ROUNDS_MAX. */
+/* --confirm-rounds (0: the diff's status is the night's). */
 static bool parse_confirm(void *opts, const char *v, char *why, size_t nwhy)
 {
-    char *end = NULL;
-    long r = strtol(v, &end, 10);
-    if (!*v || *end || !(r == 0 || (r >= 2 && r <= GDT_ROUNDS_MAX)))
-        return snprintf(why, nwhy, "expected 0 (off) or 2 to %d", GDT_ROUNDS_MAX), false;
+    long r;
+    if (!rounds_parse(v, &r, why, nwhy))
+        return false;
     ((nightly_opts *)opts)->confirm_rounds = (int)r;
     return true;
 }

@@ -20,6 +20,7 @@
 #include "gdt_cli_reproduce.h"
 #include "gdt_json.h"
 #include "gdt_markdown.h"
+#include "gdt_mfile.h"
 #include "gdt_rawh5.h"
 #include "gdt_report_figures.h"
 #include "gdt_run.h"
@@ -286,32 +287,6 @@ static void summary_banner(FILE *f, const report *r)
                    "failed\" below.\n\n", bad[GDT_DISP_INCORRECT], bad[GDT_DISP_FAILED]);
 }
 
-/* A file built in memory, then written with gdt_file_write_atomic: never
- * half-written, never written through a symlink left in its place. */
-typedef struct mfile {
-    FILE *f;
-    char *buf;
-    size_t len;
-} mfile;
-
-static gdt_status mfile_open(mfile *m, const char *name, gdt_error *e)
-{
-    m->buf = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->buf, &m->len);
-    return m->f ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
-}
-
-static gdt_status mfile_save(mfile *m, const char *dir, const char *name, gdt_error *e)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    gdt_status s = fclose(m->f) == 0 ? gdt_file_write_atomic(path, m->buf, m->len, e)
-                                     : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
-    free(m->buf);
-    return s;
-}
-
 static void summary_header(FILE *f, const report *r)
 {
     const gdt_run *run = r->run;
@@ -413,8 +388,8 @@ static void summary_ceiling(FILE *f, const report *r)
 
 static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
 {
-    mfile m;
-    gdt_status s = mfile_open(&m, "summary.md", e);
+    gdt_mfile m;
+    gdt_status s = gdt_mfile_open(&m, rdir, "summary.md", e);
     if (s != GDT_STATUS_OK)
         return s;
     summary_header(m.f, r);
@@ -427,7 +402,7 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
     gdt_clocks_markdown(m.f, r->run);
     summary_ceiling(m.f, r);
     gdt_report_figures_markdown(m.f, r->run);
-    return mfile_save(&m, rdir, "summary.md", e);
+    return gdt_mfile_save(&m, rdir, "summary.md", e);
 }
 
 /* ------------------------------------------------------- --format json|csv */

@@ -185,12 +185,7 @@ __device__ __forceinline__ void bwd_issue(const gdt_attn_params &p, const bwd_sc
 // acc[R][NQ] (K/V rows x query block) = rows of sA (warp's K or V rows) . sB^T.
 __device__ __forceinline__ void bwd_gemm_t(float (&acc)[R][NQ][4], u32 sA, u32 sB, int wrow, int lane)
 {
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int nt = 0; nt < NQ; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) acc[r][nt][e] = 0.f;
+    frag_zero(acc);
 #pragma unroll
     for (int ks = 0; ks < KS; ks++) {
         u32 a[R][4];
@@ -256,6 +251,18 @@ __device__ __forceinline__ bool bwd_dead(int qc, int jr, bwd_cut cut)
     return dead;
 }
 
+// f(r, nt, e, qc) for each of this lane's elements of an R x NQ P^T-shaped
+// tile, qc the element's query column.
+template <class F> __device__ __forceinline__ void bwd_each(int lane, F f)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int nt = 0; nt < NQ; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) f(r, nt, e, nt * 8 + (lane & 3) * 2 + (e & 1));
+}
+
 // P^T from S^T and the LSE; masked entries (tails, causal) become 0.  MASK
 // is a template argument so tiles without a cut run no mask code at all (as
 // a runtime flag, ptxas predicated ~150 compares and selects into every tile).
@@ -263,18 +270,12 @@ template <bool MASK>
 __device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse, float sl2, bwd_cut cut,
                                           int lane)
 {
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int nt = 0; nt < NQ; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
-                float pv = fast_exp2(fmaf(s[r][nt][e], sl2, -lse[qc] * LOG2E));
-                if (MASK && bwd_dead(qc, r * 16 + (lane >> 2) + (e >> 1) * 8, cut))
-                    pv = 0.f;
-                s[r][nt][e] = pv;
-            }
+    bwd_each(lane, [&](int r, int nt, int e, int qc) {
+        float pv = fast_exp2(fmaf(s[r][nt][e], sl2, -lse[qc] * LOG2E));
+        if (MASK && bwd_dead(qc, r * 16 + (lane >> 2) + (e >> 1) * 8, cut))
+            pv = 0.f;
+        s[r][nt][e] = pv;
+    });
 }
 
 // dS^T / scale = P^T * (dP^T - D), in place in dp.  The scale is applied once
@@ -282,15 +283,9 @@ __device__ __forceinline__ void bwd_probs(float (&s)[R][NQ][4], const float *lse
 __device__ __forceinline__ void bwd_dscores(float (&dp)[R][NQ][4], const float (&pt)[R][NQ][4],
                                             const float *dd, int lane)
 {
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int nt = 0; nt < NQ; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int qc = nt * 8 + (lane & 3) * 2 + (e & 1);
-                dp[r][nt][e] = pt[r][nt][e] * (dp[r][nt][e] - dd[qc]);
-            }
+    bwd_each(lane, [&](int r, int nt, int e, int qc) {
+        dp[r][nt][e] = pt[r][nt][e] * (dp[r][nt][e] - dd[qc]);
+    });
 }
 
 __device__ __forceinline__ void bwd_store_ds(u16 *sds, const float (&ds)[R][NQ][4], int wrow, int lane)
@@ -313,12 +308,7 @@ __device__ __forceinline__ void bwd_dq(const gdt_attn_params &p, const bwd_smem 
 {
     float acc[KQ][DTW][4];
     const u32 ds = sm.ds + buf * DS_BYTES;
-#pragma unroll
-    for (int mq = 0; mq < KQ; mq++)
-#pragma unroll
-        for (int dt = 0; dt < DTW; dt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) acc[mq][dt][e] = 0.f;
+    frag_zero(acc);
     const int c0 = warp * DTW * 8;
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; kk++) {
@@ -485,8 +475,8 @@ __device__ __forceinline__ void wgb_probs(float (&s)[32], float (&dp)[32], u32 l
         // Columns 8 jj + 2t and +1 of the LSE and D rows: one 8-byte load each.
         const int q0 = jj * 8 + (lane & 3) * 2;
         float l[2], d[2];
-        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(l[0]), "=f"(l[1]) : "r"(lse + q0 * 4));
-        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(d[0]), "=f"(d[1]) : "r"(dd + q0 * 4));
+        lds_f32x2(l, lse + q0 * 4);
+        lds_f32x2(d, dd + q0 * 4);
 #pragma unroll
         for (int e = 0; e < 4; e++) {
             const int v = 4 * jj + e, qc = q0 + (e & 1);
@@ -524,7 +514,7 @@ __device__ __forceinline__ void wgb_store_ds(u32 sds, const u32 (&a)[BLOCK_M / 1
         for (int e = 0; e < 4; e++) {
             const int r = row + (e & 1) * 8, c = 2 * kk + (e >> 1);
             const u32 addr = sds + r * 128 + ((c ^ (r & 7)) << 4) + (lane & 3) * 4;
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(a[kk][e]) : "memory");
+            sts_u32(addr, a[kk][e]);
         }
 }
 
@@ -617,10 +607,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_attn_bwd_main(const
         wg_fence();
 #pragma unroll
         for (int kk = 0; kk < HEAD_DIM / 16; kk++)
-            wg_ss_n64<0, 0>(s, wg_kmajor(kd, BLOCK_N, wg * 64, kk), wg_kmajor(qd, BLOCK_M, 0, kk), kk > 0);
+            wgmma_ss<GDT_FP16, 0, 0, 64>(s, wg_kmajor(kd, BLOCK_N, wg * 64, kk), wg_kmajor(qd, BLOCK_M, 0, kk), kk > 0);
 #pragma unroll
         for (int kk = 0; kk < HEAD_DIM / 16; kk++)
-            wg_ss_n64<0, 0>(dp, wg_kmajor(vd, BLOCK_N, wg * 64, kk), wg_kmajor(dod, BLOCK_M, 0, kk), kk > 0);
+            wgmma_ss<GDT_FP16, 0, 0, 64>(dp, wg_kmajor(vd, BLOCK_N, wg * 64, kk), wg_kmajor(dod, BLOCK_M, 0, kk), kk > 0);
         wg_commit();
         wg_wait<0>();
         wg_fence_acc(s);
@@ -666,7 +656,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_attn_bwd_main(const
             wg_fence();
 #pragma unroll
             for (int kk = 0; kk < BLOCK_N / 16; kk++)
-                wg_ss_n64<1, 1>(acc, wg_mnmajor(wg_desc(sm.ds, BLOCK_N * 128), BLOCK_N, kk, 0),
+                wgmma_ss<GDT_FP16, 1, 1, 64>(acc, wg_mnmajor(wg_desc(sm.ds, BLOCK_N * 128), BLOCK_N, kk, 0),
                                  wg_mnmajor(wg_desc(sm.k, BLOCK_N * 128), BLOCK_N, kk, b), kk > 0);
             wg_commit();
             wg_wait<0>();
@@ -709,12 +699,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
     }
 
     float dk[R][DT][4], dv[R][DT][4];
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int dt = 0; dt < DT; dt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) dk[r][dt][e] = dv[r][dt][e] = 0.f;
+    frag_zero(dk);
+    frag_zero(dv);
 
     // dQ of iteration it-1 runs inside iteration it, after its first barrier
     // (which publishes dS^T(it-1)), so an iteration needs one barrier where the

@@ -187,7 +187,7 @@ __device__ __forceinline__ void wg_issue_scores(float (&s)[NB][32], const wg_ctx
     for (int kk = 0; kk < HEAD_DIM / 16; kk++)
 #pragma unroll
         for (int j = 0; j < NB; j++)
-            wg_ss_n64<0, 0>(s[j], wg_kmajor(q, BLOCK_M, c.wg * 64, kk), wg_kmajor(k, BLOCK_N, j * 64, kk), kk > 0);
+            wgmma_ss<GDT_FP16, 0, 0, 64>(s[j], wg_kmajor(q, BLOCK_M, c.wg * 64, kk), wg_kmajor(k, BLOCK_N, j * 64, kk), kk > 0);
 }
 
 // O += P V of block blk, issued (not committed).
@@ -375,12 +375,7 @@ struct fwd_state {
 __device__ __forceinline__ void fwd_scores(fwd_state &st, u32 (&qf)[QREG ? RM : 1][QREG ? KS : 1][4],
                                            const u16 *sQ, const u16 *sK, int wrow, int lane)
 {
-#pragma unroll
-    for (int rm = 0; rm < RM; rm++)
-#pragma unroll
-        for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) st.s[rm][nt][e] = 0.f;
+    frag_zero(st.s);
 #pragma unroll
     for (int ks = 0; ks < KS; ks++) {
         u32 a[RM][4];

@@ -13,6 +13,17 @@
 struct __align__(16) u32x4 { u32 x, y, z, w; };
 struct __align__(16) f32x4 { float x, y, z, w; };
 
+// Zeroes an accumulator of mma.sync fragments (4 floats each).
+template <int A, int B> __device__ __forceinline__ void frag_zero(float (&x)[A][B][4])
+{
+#pragma unroll
+    for (int i = 0; i < A; i++)
+#pragma unroll
+        for (int j = 0; j < B; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) x[i][j][e] = 0.f;
+}
+
 // Mirrors gdt__attn_params in engines/nvrtc/tmpl_attention.c field for field.
 struct gdt_attn_params {
     const void *q, *k, *v;

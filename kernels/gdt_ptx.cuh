@@ -30,18 +30,28 @@ typedef unsigned int u32;
 typedef long long i64;
 typedef unsigned long long u64;
 
-__device__ __forceinline__ u32 smem_addr(const void *p)
-{
-    u32 a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
+// A wrapper that is one asm of one result y (constraint yc) and one operand
+// x (xc); undefined at the end of this header.
+#define GDT_PTX_UNARY(name, Y, yc, X, xc, text)                                                      \
+    __device__ __forceinline__ Y name(X x)                                                            \
+    {                                                                                                 \
+        Y y;                                                                                          \
+        asm(text : yc(y) : xc(x));                                                                    \
+        return y;                                                                                     \
+    }
 
-__device__ __forceinline__ float bits_f32(u32 v)
+GDT_PTX_UNARY(smem_addr, u32, "=r", const void *, "l",
+              "{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }")
+GDT_PTX_UNARY(bits_f32, float, "=f", u32, "r", "mov.b32 %0, %1;")
+
+// Two fp32 at a shared address (8-byte aligned); one 32-bit store.
+__device__ __forceinline__ void lds_f32x2(float (&v)[2], u32 addr)
 {
-    float f;
-    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(v));
-    return f;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v[0]), "=f"(v[1]) : "r"(addr));
+}
+__device__ __forceinline__ void sts_u32(u32 addr, u32 v)
+{
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
 
 // ------------------------------------------------------------------ cp.async
@@ -114,12 +124,13 @@ __device__ __forceinline__ u32 pack2(float lo, float hi)
     asm("cvt.rn." GDT_PTX_T "x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
 }
+// The fp16 in the low or the high half of x, as fp32.
+GDT_PTX_UNARY(f16_lo_f32, float, "=f", u32, "r", "{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }")
+GDT_PTX_UNARY(f16_hi_f32, float, "=f", u32, "r", "{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }")
 __device__ __forceinline__ float unpack_lo(u32 v)
 {
 #if GDT_FP16
-    float f;
-    asm("{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-    return f;
+    return f16_lo_f32(v);
 #else
     return bits_f32(v << 16);
 #endif
@@ -127,25 +138,13 @@ __device__ __forceinline__ float unpack_lo(u32 v)
 __device__ __forceinline__ float unpack_hi(u32 v)
 {
 #if GDT_FP16
-    float f;
-    asm("{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-    return f;
+    return f16_hi_f32(v);
 #else
     return bits_f32(v & 0xffff0000u);
 #endif
 }
-__device__ __forceinline__ float fast_exp2(float x)
-{
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ float fast_log2(float x)
-{
-    float y;
-    asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
+GDT_PTX_UNARY(fast_exp2, float, "=f", float, "f", "ex2.approx.ftz.f32 %0, %1;\n")
+GDT_PTX_UNARY(fast_log2, float, "=f", float, "f", "lg2.approx.ftz.f32 %0, %1;\n")
 __device__ __forceinline__ float shfl_xor(float v, int m)
 {
     float r;
@@ -213,34 +212,52 @@ template <int N> __device__ __forceinline__ void wg_fence_acc(float (&d)[N])
     for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// acc (64 x N) = A (smem) * B (smem), plus acc when acc_in != 0; TA/TB: the
-// operand is MN-major (transposed) rather than K-major.
-template <int TA, int TB>
-__device__ __forceinline__ void wg_ss_n64(float (&d)[32], u64 da, u64 db, int acc_in)
+// The accumulator operands of a wgmma asm: GDT_WG_D8(i) binds d[i .. i+7],
+// GDT_WG_R32 .. GDT_WG_R128 name the first 32 .. 128 operands (used also by
+// kernels/hand/hand_common.cuh's register-A wgmma).
+#define GDT_WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define GDT_WG_D32 GDT_WG_D8(0), GDT_WG_D8(8), GDT_WG_D8(16), GDT_WG_D8(24)
+#define GDT_WG_D64 GDT_WG_D32, GDT_WG_D8(32), GDT_WG_D8(40), GDT_WG_D8(48), GDT_WG_D8(56)
+#define GDT_WG_D96 GDT_WG_D64, GDT_WG_D8(64), GDT_WG_D8(72), GDT_WG_D8(80), GDT_WG_D8(88)
+#define GDT_WG_D128 GDT_WG_D96, GDT_WG_D8(96), GDT_WG_D8(104), GDT_WG_D8(112), GDT_WG_D8(120)
+#define GDT_WG_R32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define GDT_WG_R64 GDT_WG_R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define GDT_WG_R96 GDT_WG_R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define GDT_WG_R128 GDT_WG_R96 ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, " \
+             "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "  \
+             "%124, %125, %126, %127"
+
+// acc (64 x N) = A (smem) * B (smem), plus acc when accumulate != 0; TA/TB:
+// the operand is MN-major (transposed) rather than K-major.  FP16 (1 fp16,
+// 0 bf16): the templates pass GDT_FP16, the hand kernels (one nvcc unit for
+// both dtypes) their own.
+template <int FP16, int TA, int TB, int N>
+__device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], u64 da, u64 db, int accumulate)
 {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." GDT_PTX_T "." GDT_PTX_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(da), "l"(db), "r"(acc_in), "n"(TA), "n"(TB));
-}
-template <int TA, int TB>
-__device__ __forceinline__ void wg_ss_n128(float (&d)[64], u64 da, u64 db, int acc_in)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." GDT_PTX_T "." GDT_PTX_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %67, %68;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(da), "l"(db), "r"(acc_in), "n"(TA), "n"(TB));
-}
-template <int TA, int TB>
-__device__ __forceinline__ void wg_ss_n256(float (&d)[128], u64 da, u64 db, int acc_in)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." GDT_PTX_T "." GDT_PTX_T " "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, %131, %132;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(da), "l"(db), "r"(acc_in), "n"(TA), "n"(TB));
+    static_assert(N == 256 || N == 192 || N == 128 || N == 64, "the tile widths wgmma runs here");
+#define SS_ASM(T, SHAPE, REGS, DA, DB, ACC, TA_, TB_, ...)                                           \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " ACC ", 0;\n"                                   \
+                 "wgmma.mma_async.sync.aligned." SHAPE ".f32." T "." T " {" REGS "}, " DA ", " DB      \
+                 ", p, 1, 1, " TA_ ", " TB_ ";\n}\n"                                                  \
+                 : __VA_ARGS__                                                                        \
+                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
+#define SS_N(T)                                                                                       \
+    if constexpr (N == 256)                                                                           \
+        SS_ASM(T, "m64n256k16", GDT_WG_R128, "%128", "%129", "%130", "%131", "%132", GDT_WG_D128);     \
+    else if constexpr (N == 192)                                                                      \
+        SS_ASM(T, "m64n192k16", GDT_WG_R96, "%96", "%97", "%98", "%99", "%100", GDT_WG_D96);           \
+    else if constexpr (N == 128)                                                                      \
+        SS_ASM(T, "m64n128k16", GDT_WG_R64, "%64", "%65", "%66", "%67", "%68", GDT_WG_D64);            \
+    else                                                                                              \
+        SS_ASM(T, "m64n64k16", GDT_WG_R32, "%32", "%33", "%34", "%35", "%36", GDT_WG_D32)
+    if constexpr (FP16) {
+        SS_N("f16");
+    } else {
+        SS_N("bf16");
+    }
+#undef SS_N
+#undef SS_ASM
 }
 
 // acc (64 x 64) += A (registers) * B (smem, MN-major): A from registers is a
@@ -253,5 +270,7 @@ __device__ __forceinline__ void wg_rs_n64(float (&d)[32], const u32 (&a)[4], u64
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
 }
+
+#undef GDT_PTX_UNARY
 
 #endif

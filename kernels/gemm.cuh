@@ -288,12 +288,7 @@ __device__ __forceinline__ u64 gdt_wg_operand(u32 block, int kmajor, int kk)
 template <int TA, int TB>
 __device__ __forceinline__ void gdt_wg_mma(float (&d)[BN / 2], u64 da, u64 db)
 {
-    if constexpr (BN == 64)
-        wg_ss_n64<TA, TB>(d, da, db, 1);
-    else if constexpr (BN == 128)
-        wg_ss_n128<TA, TB>(d, da, db, 1);
-    else
-        wg_ss_n256<TA, TB>(d, da, db, 1);
+    wgmma_ss<GDT_FP16, TA, TB, BN>(d, da, db, 1);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm_params p)

@@ -8,6 +8,7 @@
 
 #include "gdt_gnuplot.h"
 #include "gdt_markdown.h"
+#include "gdt_mfile.h"
 #include "gdt_nightly_report.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
@@ -277,32 +278,6 @@ static void history_free(history *h)
     free(h->p);
 }
 
-/* ------------------------------------------------------------ files */
-
-typedef struct mfile {
-    FILE *f;
-    char *buf;
-    size_t len;
-} mfile;
-
-static gdt_status mfile_open(mfile *m, const char *dir, const char *name, gdt_error *e)
-{
-    m->buf = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->buf, &m->len);
-    return m->f ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/%s: out of memory", dir, name);
-}
-
-static gdt_status mfile_save(mfile *m, const char *dir, const char *name, gdt_error *e)
-{
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    gdt_status s = fclose(m->f) == 0 ? gdt_file_write_atomic(path, m->buf, m->len, e)
-                                     : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
-    free(m->buf);
-    return s;
-}
-
 /* A log axis when the values span more than a decade. */
 static const char *yscale(double lo, double hi)
 {
@@ -320,8 +295,8 @@ static void side_dat(FILE *f, const side *s)
 /* Row number, old time low high, new time low high ('-': no winner). */
 static gdt_status winners_dat(const rows *r, const char *dir, double *lo, double *hi, gdt_error *e)
 {
-    mfile m;
-    gdt_status s = mfile_open(&m, dir, "nightly_winners.dat", e);
+    gdt_mfile m;
+    gdt_status s = gdt_mfile_open(&m, dir, "nightly_winners.dat", e);
     if (s != GDT_STATUS_OK)
         return s;
     *lo = INFINITY, *hi = 0;
@@ -336,14 +311,14 @@ static gdt_status winners_dat(const rows *r, const char *dir, double *lo, double
         }
         fputc('\n', m.f);
     }
-    return mfile_save(&m, dir, "nightly_winners.dat", e);
+    return gdt_mfile_save(&m, dir, "nightly_winners.dat", e);
 }
 
 /* One block per series (gnuplot's index), in night order. */
 static gdt_status history_dat(const history *h, const char *dir, double *lo, double *hi, gdt_error *e)
 {
-    mfile m;
-    gdt_status s = mfile_open(&m, dir, "nightly_history.dat", e);
+    gdt_mfile m;
+    gdt_status s = gdt_mfile_open(&m, dir, "nightly_history.dat", e);
     if (s != GDT_STATUS_OK)
         return s;
     *lo = INFINITY, *hi = 0;
@@ -356,7 +331,7 @@ static gdt_status history_dat(const history *h, const char *dir, double *lo, dou
             }
         fprintf(m.f, "\n\n");
     }
-    return mfile_save(&m, dir, "nightly_history.dat", e);
+    return gdt_mfile_save(&m, dir, "nightly_history.dat", e);
 }
 
 /* ------------------------------------------------------------ script */
@@ -571,8 +546,8 @@ static void md_confirm(FILE *f, const char *json)
 static gdt_status write_md(const gdt_nightly_in *in, const rows *r, const history *h, const cJSON *diff,
                            bool winners, bool hist, bool drawn, const char *dir, gdt_error *e)
 {
-    mfile m;
-    gdt_status s = mfile_open(&m, dir, GDT_NIGHTLY_MD, e);
+    gdt_mfile m;
+    gdt_status s = gdt_mfile_open(&m, dir, GDT_NIGHTLY_MD, e);
     if (s != GDT_STATUS_OK)
         return s;
     fprintf(m.f, "# gdtune nightly %s\n\nCommitted tables ", in->date);
@@ -589,7 +564,7 @@ static gdt_status write_md(const gdt_nightly_in *in, const rows *r, const histor
     md_confirm(m.f, in->confirm_json);
     md_figures(m.f, winners, hist, drawn);
     md_series(m.f, h);
-    return mfile_save(&m, dir, GDT_NIGHTLY_MD, e);
+    return gdt_mfile_save(&m, dir, GDT_NIGHTLY_MD, e);
 }
 
 /* ------------------------------------------------------------ entry */
@@ -598,12 +573,12 @@ static gdt_status write_script(const gdt_nightly_in *in, const rows *r, const hi
                                bool *winners, bool *hist, gdt_error *e)
 {
     double wlo, whi, hlo, hhi;
-    mfile gp;
+    gdt_mfile gp;
     gdt_status s = winners_dat(r, dir, &wlo, &whi, e);
     if (s == GDT_STATUS_OK)
         s = history_dat(h, dir, &hlo, &hhi, e);
     if (s == GDT_STATUS_OK)
-        s = mfile_open(&gp, dir, "nightly.gp", e);
+        s = gdt_mfile_open(&gp, dir, "nightly.gp", e);
     if (s != GDT_STATUS_OK)
         return s;
     *winners = whi > 0; /* gnuplot refuses a plot with no point */
@@ -614,7 +589,7 @@ static gdt_status write_script(const gdt_nightly_in *in, const rows *r, const hi
         winners_plot(gp.f, in->date, wlo, whi);
     if (*hist)
         history_plot(gp.f, h, hlo, hhi);
-    return mfile_save(&gp, dir, "nightly.gp", e);
+    return gdt_mfile_save(&gp, dir, "nightly.gp", e);
 }
 
 static gdt_status draw(const char *dir, bool any, bool *drawn, gdt_error *e)

@@ -14,42 +14,12 @@
 #include "gdt_figure_style.h"
 #include "gdt_gnuplot.h"
 #include "gdt_json.h"
+#include "gdt_mfile.h"
 #include "gdt_report_figures.h"
 #include "gdt_util.h"
 
 #define LABEL_MAX 96
 #define QUOTED_MAX 1024
-
-/* A file built in memory, published with gdt_file_write_atomic. */
-typedef struct mfile {
-    FILE *f;
-    char *buf;
-    size_t len;
-} mfile;
-
-static gdt_status mfile_open(mfile *m, const char *name, gdt_error *e)
-{
-    m->buf = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->buf, &m->len);
-    return m->f ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
-}
-
-static void mfile_discard(mfile *m)
-{
-    fclose(m->f);
-    free(m->buf);
-}
-
-static gdt_status mfile_save(mfile *m, const char *dir, const char *name, gdt_error *e)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    gdt_status s = fclose(m->f) == 0 ? gdt_file_write_atomic(path, m->buf, m->len, e)
-                                     : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", path);
-    free(m->buf);
-    return s;
-}
 
 /* Text (journal text included) as one quoted gdt_gnuplot_quote string. */
 static void quotef(char out[QUOTED_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -171,23 +141,35 @@ static int count_present(const bool *present)
     return m;
 }
 
+/* An overview figure's data file dir/dat and its cells' index (a cell a
+ * point, r->ncells + 1 at most); on failure neither is left open. */
+static gdt_status cells_open(const gdt_run *r, const char *dir, const char *dat, gdt_mfile *m, int **cells,
+                             gdt_error *e)
+{
+    *cells = malloc(sizeof **cells * (size_t)(r->ncells + 1));
+    gdt_status s = *cells ? gdt_mfile_open(m, dir, dat, e)
+                          : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/%s: out of memory", dir, dat);
+    if (s != GDT_STATUS_OK) {
+        free(*cells);
+        *cells = NULL;
+    }
+    return s;
+}
+
 /* Per cell, each kind's best plan against the best cuDNN plan: points
  * with their noise, on a linear axis fitted to the data with parity (1.0)
  * drawn. */
 static gdt_status overview_figure(FILE *gp, const gdt_run *r, const char *rdir, int *figures, gdt_error *e)
 {
-    mfile m;
+    gdt_mfile m;
     bool present[GDT_FIGURE_NKINDS] = {false};
     span s = {1, 1};
-    int *cells = malloc(sizeof *cells * (size_t)(r->ncells + 1));
-    gdt_status st = cells ? mfile_open(&m, "overview.dat", e)
-                          : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/overview.dat: out of memory", rdir);
-    if (st != GDT_STATUS_OK) {
-        free(cells);
+    int *cells = NULL;
+    gdt_status st = cells_open(r, rdir, "overview.dat", &m, &cells, e);
+    if (st != GDT_STATUS_OK)
         return st;
-    }
     int n = overview_rows(m.f, r, cells, present, &s);
-    if ((st = mfile_save(&m, rdir, "overview.dat", e)) != GDT_STATUS_OK || !n) {
+    if ((st = gdt_mfile_save(&m, rdir, "overview.dat", e)) != GDT_STATUS_OK || !n) {
         free(cells);
         return st;
     }
@@ -308,18 +290,15 @@ static gdt_status ceiling_figure(FILE *gp, const gdt_run *r, const char *rdir, i
     const gdt_ceiling *cl = gdt_ceiling_find(r->arch);
     bool present[GDT_FIGURE_NKINDS] = {false};
     double top = 1;
-    mfile m;
+    gdt_mfile m;
     if (!cl)
         return GDT_STATUS_OK;
-    int *cells = malloc(sizeof *cells * (size_t)(r->ncells + 1));
-    gdt_status s = cells ? mfile_open(&m, "overview_ceiling.dat", e)
-                         : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/overview_ceiling.dat: out of memory", rdir);
-    if (s != GDT_STATUS_OK) {
-        free(cells);
+    int *cells = NULL;
+    gdt_status s = cells_open(r, rdir, "overview_ceiling.dat", &m, &cells, e);
+    if (s != GDT_STATUS_OK)
         return s;
-    }
     int n = ceiling_rows(m.f, r, cl, cells, present, &top);
-    if ((s = mfile_save(&m, rdir, "overview_ceiling.dat", e)) != GDT_STATUS_OK || !n) {
+    if ((s = gdt_mfile_save(&m, rdir, "overview_ceiling.dat", e)) != GDT_STATUS_OK || !n) {
         free(cells);
         return s;
     }
@@ -459,16 +438,16 @@ static gdt_status plans_figure(FILE *gp, const gdt_run *r, int ci, const char *r
     const gdt_run_cell *c = &r->cells[ci];
     char dat[64], svg[64], label[LABEL_MAX], title[QUOTED_MAX];
     int count[GDT_FIGURE_NKINDS], *order = malloc(sizeof *order * (size_t)(c->nplans + 1));
-    mfile m;
+    gdt_mfile m;
     snprintf(dat, sizeof dat, "cell_%03d_plans.dat", ci);
-    gdt_status s = order ? mfile_open(&m, dat, e) : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/%s: out of memory", rdir, dat);
+    gdt_status s = order ? gdt_mfile_open(&m, rdir, dat, e) : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/%s: out of memory", rdir, dat);
     if (s != GDT_STATUS_OK) {
         free(order);
         return s;
     }
     int n = ranked(c, order);
     plans_rows(m.f, c, order, n, count);
-    if ((s = mfile_save(&m, rdir, dat, e)) == GDT_STATUS_OK) {
+    if ((s = gdt_mfile_save(&m, rdir, dat, e)) == GDT_STATUS_OK) {
         gdt_cell_label(&c->spec->problem, label, sizeof label);
         snprintf(svg, sizeof svg, "cell_%03d_plans.svg", ci);
         snprintf(title, sizeof title, "%s %s (cell %d): %d verified plans, fastest first", family_word(c), label,
@@ -543,15 +522,15 @@ static gdt_status burst_figure(FILE *gp, const gdt_run *r, int ci, const char *r
     const gdt_run_cell *c = &r->cells[ci];
     int best[GDT_FIGURE_NKINDS], nbest = 0;
     char dat[64], svg[64], label[LABEL_MAX], title[QUOTED_MAX], q[QUOTED_MAX];
-    mfile m;
+    gdt_mfile m;
     for (int j = 0; j < GDT_FIGURE_NKINDS; j++)
         nbest += (best[j] = gdt_cell_best_of_kind(c, gdt_figure_kinds[j])) >= 0;
     snprintf(dat, sizeof dat, "cell_%03d_bursts.dat", ci);
-    gdt_status s = mfile_open(&m, dat, e);
+    gdt_status s = gdt_mfile_open(&m, rdir, dat, e);
     if (s != GDT_STATUS_OK)
         return s;
     burst_rows(m.f, c, best);
-    if ((s = mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK)
+    if ((s = gdt_mfile_save(&m, rdir, dat, e)) != GDT_STATUS_OK)
         return s;
     gdt_cell_label(&c->spec->problem, label, sizeof label);
     snprintf(svg, sizeof svg, "cell_%03d_bursts.svg", ci);
@@ -574,8 +553,8 @@ static gdt_status burst_figure(FILE *gp, const gdt_run *r, int ci, const char *r
 
 static gdt_status write_script(const gdt_run *r, const char *rdir, int *figures, gdt_error *e)
 {
-    mfile gp;
-    gdt_status s = mfile_open(&gp, "figures.gp", e);
+    gdt_mfile gp;
+    gdt_status s = gdt_mfile_open(&gp, rdir, "figures.gp", e);
     if (s != GDT_STATUS_OK)
         return s;
     fprintf(gp.f, "# gdtune report figures: in this folder, run: gnuplot figures.gp\n");
@@ -590,10 +569,10 @@ static gdt_status write_script(const gdt_run *r, const char *rdir, int *figures,
             s = burst_figure(gp.f, r, ci, rdir, figures, e);
     }
     if (s != GDT_STATUS_OK) {
-        mfile_discard(&gp);
+        gdt_mfile_discard(&gp);
         return s;
     }
-    return mfile_save(&gp, rdir, "figures.gp", e);
+    return gdt_mfile_save(&gp, rdir, "figures.gp", e);
 }
 
 gdt_status gdt_report_figures_write(const gdt_run *r, const char *rdir, gdt_error *e)

@@ -99,15 +99,41 @@ gdt_status gdt__cudnn_add_op(gdt__cudnn_graph *g, cudnnBackendDescriptor_t op, g
     return GDT_STATUS_OK;
 }
 
+/* An operation's descriptor and the one it carries (its mode, its
+ * compute type). */
+static gdt_status desc_pair(gdt__cudnn_graph *g, cudnnBackendDescriptorType_t inner_type,
+                            cudnnBackendDescriptor_t *inner, cudnnBackendDescriptorType_t op_type,
+                            cudnnBackendDescriptor_t *op, gdt_error *e)
+{
+    gdt_status s = gdt__cudnn_desc(g, inner_type, inner, e);
+    return s == GDT_STATUS_OK ? gdt__cudnn_desc(g, op_type, op, e) : s;
+}
+
+/* One descriptor-valued attribute of an operation; a NULL one is not set. */
+typedef struct op_input {
+    cudnnBackendAttributeName_t attr;
+    cudnnBackendDescriptor_t desc;
+} op_input;
+
+/* Sets op's inputs, finalizes op and appends it to the graph. */
+static gdt_status op_finish(gdt__cudnn_graph *g, cudnnBackendDescriptor_t op, const op_input *in,
+                            size_t n, gdt_error *e)
+{
+    for (size_t i = 0; i < n; i++)
+        if (in[i].desc)
+            SET(op, in[i].attr, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &in[i].desc);
+    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
+    return gdt__cudnn_add_op(g, op, e);
+}
+
 gdt_status gdt__cudnn_pointwise(gdt__cudnn_graph *g, cudnnPointwiseMode_t mode,
                                 cudnnDataType_t prec, int64_t axis, cudnnBackendDescriptor_t x,
                                 cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t t,
                                 cudnnBackendDescriptor_t y, gdt_error *e)
 {
     cudnnBackendDescriptor_t pw, op;
-    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, &pw, e);
-    if (s == GDT_STATUS_OK)
-        s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op, e);
+    gdt_status s = desc_pair(g, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, &pw,
+                             CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op, e);
     if (s != GDT_STATUS_OK)
         return s;
     float one = 1.0f;
@@ -116,46 +142,40 @@ gdt_status gdt__cudnn_pointwise(gdt__cudnn_graph *g, cudnnPointwiseMode_t mode,
     if (axis >= 0)
         SET(pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
     GDT_CHECK_CUDNN(e, cudnnBackendFinalize(pw));
-    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pw);
-    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-    if (b)
-        SET(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
-    if (t)
-        SET(op, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t);
-    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
     SET(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, &one);
     SET(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, &one);
-    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
-    return gdt__cudnn_add_op(g, op, e);
+    const op_input in[] = {
+        {CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, pw}, {CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x},
+        {CUDNN_ATTR_OPERATION_POINTWISE_BDESC, b},          {CUDNN_ATTR_OPERATION_POINTWISE_TDESC, t},
+        {CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y},
+    };
+    return op_finish(g, op, in, sizeof in / sizeof in[0], e);
 }
 
 gdt_status gdt__cudnn_matmul(gdt__cudnn_graph *g, cudnnBackendDescriptor_t a,
                              cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c, gdt_error *e)
 {
     cudnnBackendDescriptor_t mm, op;
-    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm, e);
-    if (s == GDT_STATUS_OK)
-        s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op, e);
+    gdt_status s = desc_pair(g, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm,
+                             CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op, e);
     if (s != GDT_STATUS_OK)
         return s;
     cudnnDataType_t comp = CUDNN_DATA_FLOAT;
     SET(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
     GDT_CHECK_CUDNN(e, cudnnBackendFinalize(mm));
-    SET(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a);
-    SET(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
-    SET(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
-    SET(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &mm);
-    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
-    return gdt__cudnn_add_op(g, op, e);
+    const op_input in[] = {
+        {CUDNN_ATTR_OPERATION_MATMUL_ADESC, a}, {CUDNN_ATTR_OPERATION_MATMUL_BDESC, b},
+        {CUDNN_ATTR_OPERATION_MATMUL_CDESC, c}, {CUDNN_ATTR_OPERATION_MATMUL_DESC, mm},
+    };
+    return op_finish(g, op, in, sizeof in / sizeof in[0], e);
 }
 
 gdt_status gdt__cudnn_reduction(gdt__cudnn_graph *g, cudnnReduceTensorOp_t rop,
                                 cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y, gdt_error *e)
 {
     cudnnBackendDescriptor_t rd, op;
-    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_REDUCTION_DESCRIPTOR, &rd, e);
-    if (s == GDT_STATUS_OK)
-        s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &op, e);
+    gdt_status s = desc_pair(g, CUDNN_BACKEND_REDUCTION_DESCRIPTOR, &rd,
+                             CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &op, e);
     if (s != GDT_STATUS_OK)
         return s;
     cudnnDataType_t comp = CUDNN_DATA_FLOAT;
@@ -164,11 +184,12 @@ gdt_status gdt__cudnn_reduction(gdt__cudnn_graph *g, cudnnReduceTensorOp_t rop,
     SET(rd, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &rop);
     SET(rd, CUDNN_ATTR_REDUCTION_IS_DETERMINISTIC, CUDNN_TYPE_BOOLEAN, 1, &det);
     GDT_CHECK_CUDNN(e, cudnnBackendFinalize(rd));
-    SET(op, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &rd);
-    SET(op, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-    SET(op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
-    return gdt__cudnn_add_op(g, op, e);
+    const op_input in[] = {
+        {CUDNN_ATTR_OPERATION_REDUCTION_DESC, rd},
+        {CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x},
+        {CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y},
+    };
+    return op_finish(g, op, in, sizeof in / sizeof in[0], e);
 }
 
 gdt_status gdt__cudnn_reshape(gdt__cudnn_graph *g, cudnnBackendDescriptor_t x,
@@ -178,68 +199,47 @@ gdt_status gdt__cudnn_reshape(gdt__cudnn_graph *g, cudnnBackendDescriptor_t x,
     gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR, &op, e);
     if (s != GDT_STATUS_OK)
         return s;
-    SET(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-    SET(op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
-    return gdt__cudnn_add_op(g, op, e);
+    const op_input in[] = {
+        {CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x},
+        {CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y},
+    };
+    return op_finish(g, op, in, sizeof in / sizeof in[0], e);
 }
 
 /* ------------------------------------------------------------ bindings */
 
-static gdt_status bind_add(gdt__cudnn_graph *g, int64_t uid, gdt__cudnn_bind **out, gdt_error *e)
+/* Appends b, a bind of the kind its fields say. */
+static gdt_status bind_add(gdt__cudnn_graph *g, gdt__cudnn_bind b, gdt_error *e)
 {
     if (g->nbinds == GDT__CUDNN_MAX_BINDS)
         return gdt_error_set(e, GDT_STATUS_INTERNAL, "cudnn: more than %d bound tensors",
                              GDT__CUDNN_MAX_BINDS);
-    *out = &g->binds[g->nbinds++];
-    memset(*out, 0, sizeof **out);
-    (*out)->uid = uid;
+    g->binds[g->nbinds++] = b;
     return GDT_STATUS_OK;
 }
 
 gdt_status gdt__cudnn_bind_operand(gdt__cudnn_graph *g, int64_t uid, gdt_operand_role r, gdt_error *e)
 {
-    gdt__cudnn_bind *b = NULL;
-    gdt_status s = bind_add(g, uid, &b, e);
-    if (s == GDT_STATUS_OK) {
-        b->kind = GDT__BIND_OPERAND;
-        b->role = (int)r;
-    }
-    return s;
+    return bind_add(g, (gdt__cudnn_bind){.uid = uid, .kind = GDT__BIND_OPERAND, .role = (int)r}, e);
 }
 
 gdt_status gdt__cudnn_bind_f32(gdt__cudnn_graph *g, int64_t uid, float v, gdt_error *e)
 {
-    gdt__cudnn_bind *b = NULL;
-    gdt_status s = bind_add(g, uid, &b, e);
-    if (s == GDT_STATUS_OK) {
-        b->kind = GDT__BIND_HOST_F32;
-        b->f32 = v;
-    }
-    return s;
+    return bind_add(g, (gdt__cudnn_bind){.uid = uid, .kind = GDT__BIND_HOST_F32, .f32 = v}, e);
 }
 
 gdt_status gdt__cudnn_bind_i32(gdt__cudnn_graph *g, int64_t uid, int32_t v, gdt_error *e)
 {
-    gdt__cudnn_bind *b = NULL;
-    gdt_status s = bind_add(g, uid, &b, e);
-    if (s == GDT_STATUS_OK) {
-        b->kind = GDT__BIND_HOST_I32;
-        b->i32 = v;
-    }
-    return s;
+    return bind_add(g, (gdt__cudnn_bind){.uid = uid, .kind = GDT__BIND_HOST_I32, .i32 = v}, e);
 }
 
 /* Scratch slices start 256-byte aligned, like cudaMalloc'd buffers. */
 gdt_status gdt__cudnn_bind_scratch(gdt__cudnn_graph *g, int64_t uid, size_t bytes, gdt_error *e)
 {
-    gdt__cudnn_bind *b = NULL;
-    gdt_status s = bind_add(g, uid, &b, e);
-    if (s == GDT_STATUS_OK) {
-        b->kind = GDT__BIND_SCRATCH;
-        b->offset = g->scratch_bytes;
+    gdt__cudnn_bind b = {.uid = uid, .kind = GDT__BIND_SCRATCH, .offset = g->scratch_bytes};
+    gdt_status s = bind_add(g, b, e);
+    if (s == GDT_STATUS_OK)
         g->scratch_bytes += (bytes + 255) & ~(size_t)255;
-    }
     return s;
 }
 

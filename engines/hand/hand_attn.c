@@ -91,16 +91,13 @@ static const char *entry_name(const gdt_facts *f, char *buf, size_t n)
     return buf;
 }
 
-static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
+static gdt_status load(gdt_compiled *c, gdt_error *e)
 {
-    const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_ATTN_CUBIN);
     const gdt_sdpa_desc *s = &c->facts.problem.u.sdpa;
     char name[64];
-    double t0 = gdt_now();
-    gdt_status st = gdt__hand_open("sdpa_fwd.hand", GDT_HAND_ATTN_CUBIN, cubin, &c->cu, e);
+    gdt_status st = gdt__hand_module("sdpa_fwd.hand", GDT_HAND_ATTN_CUBIN, &c->cu, &c->mod, e);
     if (st != GDT_STATUS_OK)
         return st;
-    GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
     GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(&c->facts, name, sizeof name)));
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                               smem_bytes(s->d)));
@@ -109,8 +106,6 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     c->cfg.gridDimZ = 1;
     c->cfg.blockDimX = WARPS * 32, c->cfg.blockDimY = c->cfg.blockDimZ = 1;
     c->cfg.sharedMemBytes = (unsigned)smem_bytes(s->d);
-    if (info)
-        info->load_seconds = gdt_now() - t0;
     return GDT_STATUS_OK;
 }
 
@@ -157,14 +152,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     return c;
 }
 
-static const gdt__hand_stages stages = {check_support, compiled_new, load, destroy};
-
-static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
-                        const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
-                        gdt_error *e)
-{
-    return gdt__hand_build(&stages, s, f, p, o, out, info, e);
-}
+GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
 static size_t workspace_size(const gdt_compiled *c)
 {
@@ -180,11 +168,8 @@ static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
     const gdt__hand_attn_map *g = &c->geo[i];
     /* The zero fill out of bounds: rows past s_q or s_kv add nothing
      * before the mask removes them. */
-    gdt_status st = gdt__hand_encode(c->cu, &c->maps[i], c->facts.dtype, 4, ptr, g->dims, g->strides,
-                                     box, e);
-    if (st == GDT_STATUS_OK)
-        c->bound[i] = ptr;
-    return st;
+    return gdt__hand_encode(c->cu, &c->maps[i], &c->bound[i], c->facts.dtype, 4, ptr, g->dims,
+                            g->strides, box, e);
 }
 
 static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,

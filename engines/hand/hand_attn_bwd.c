@@ -127,16 +127,12 @@ static gdt_status find_entries(gdt_compiled *c, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
+static gdt_status load(gdt_compiled *c, gdt_error *e)
 {
-    const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_ATTN_BWD_CUBIN);
     const gdt_sdpa_desc *s = &c->facts.problem.u.sdpa;
-    double t0 = gdt_now();
-    gdt_status st = gdt__hand_open("sdpa_bwd.hand", GDT_HAND_ATTN_BWD_CUBIN, cubin, &c->cu, e);
-    if (st != GDT_STATUS_OK)
-        return st;
-    GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
-    st = find_entries(c, e);
+    gdt_status st = gdt__hand_module("sdpa_bwd.hand", GDT_HAND_ATTN_BWD_CUBIN, &c->cu, &c->mod, e);
+    if (st == GDT_STATUS_OK)
+        st = find_entries(c, e);
     if (st != GDT_STATUS_OK)
         return st;
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn[1], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -145,8 +141,6 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
     set_grid(&c->cfg[0], (pad_rows + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
     set_grid(&c->cfg[1], s->b * s->h_kv, (s->s_kv + BLOCK_N - 1) / BLOCK_N, WARPS * 32, smem_bytes(s->d));
     set_grid(&c->cfg[2], (rows + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
-    if (info)
-        info->load_seconds = gdt_now() - t0;
     return GDT_STATUS_OK;
 }
 
@@ -198,14 +192,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     return c;
 }
 
-static const gdt__hand_stages stages = {check_support, compiled_new, load, destroy};
-
-static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
-                        const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
-                        gdt_error *e)
-{
-    return gdt__hand_build(&stages, s, f, p, o, out, info, e);
-}
+GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
 /* LSE log2 e and D, [b h_q][s_pad] fp32 each, then the fp32 dQ accumulator
  * [b h_q][s_pad][d]; s_pad is a multiple of 64, so every part and every
@@ -225,11 +212,8 @@ static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
     const gdt__hand_attn_map *g = &c->geo[i];
     /* The zero fill out of bounds: query rows past s_q carry LSE +inf and
      * give P = 0; key rows past s_kv are masked. */
-    gdt_status st = gdt__hand_encode(c->cu, &c->maps[i], c->facts.dtype, 4, ptr, g->dims, g->strides,
-                                     box, e);
-    if (st == GDT_STATUS_OK)
-        c->bound[i] = ptr;
-    return st;
+    return gdt__hand_encode(c->cu, &c->maps[i], &c->bound[i], c->facts.dtype, 4, ptr, g->dims,
+                            g->strides, box, e);
 }
 
 /* Every pointer 16-byte aligned (TMA, the bulk copies, the vector stores);

@@ -22,11 +22,14 @@ gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, 
     gdt_compiled *c = k->create(f, p);
     if (!c)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: compiled plan", s->name);
-    st = k->load(c, info, e);
+    double t0 = gdt_now();
+    st = k->load(c, e);
     if (st != GDT_STATUS_OK) {
         k->destroy(c);
         return st;
     }
+    if (info)
+        info->load_seconds = gdt_now() - t0;
     *out = c;
     return GDT_STATUS_OK;
 }
@@ -47,9 +50,10 @@ void gdt__hand_compiled_free(gdt_compiled *c, const gdt_cu_api *cu, CUmodule mod
     free(c);
 }
 
-gdt_status gdt__hand_open(const char *slot, const char *path, const gdt_embedded *cubin,
-                          const gdt_cu_api **cu, gdt_error *e)
+gdt_status gdt__hand_module(const char *slot, const char *path, const gdt_cu_api **cu, CUmodule *mod,
+                            gdt_error *e)
 {
+    const gdt_embedded *cubin = gdt_embedded_find(path);
     if (!cubin || !cubin->len)
         return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: %s is not embedded in this build", slot,
                              path);
@@ -57,6 +61,7 @@ gdt_status gdt__hand_open(const char *slot, const char *path, const gdt_embedded
         return e ? e->status : GDT_STATUS_NO_DEVICE;
     /* Driver calls need a current context: the runtime's primary one. */
     GDT_CHECK_CUDA(e, cudaFree(0));
+    GDT_CHECK_CU(e, (*cu)->cuModuleLoadData(mod, cubin->data));
     return GDT_STATUS_OK;
 }
 
@@ -113,9 +118,9 @@ int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap
     return 1;
 }
 
-gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, gdt_dtype dtype, cuuint32_t rank,
-                            void *ptr, const cuuint64_t *dims, const cuuint64_t *strides,
-                            const cuuint32_t *box, gdt_error *e)
+gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, const void **bound, gdt_dtype dtype,
+                            cuuint32_t rank, void *ptr, const cuuint64_t *dims,
+                            const cuuint64_t *strides, const cuuint32_t *box, gdt_error *e)
 {
     static const cuuint32_t unit[4] = {1, 1, 1, 1};
     CUtensorMapDataType t = dtype == GDT_DTYPE_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -124,6 +129,7 @@ gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, gdt_dtype dt
                         map, t, rank, ptr, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
                         CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    *bound = ptr;
     return GDT_STATUS_OK;
 }
 

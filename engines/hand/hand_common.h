@@ -16,15 +16,26 @@ typedef struct gdt__hand_stages {
     gdt_status (*check_support)(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e);
     gdt_compiled *(*create)(const gdt_facts *f, const gdt_plan_id *p); /* NULL: out of memory */
-    gdt_status (*load)(gdt_compiled *c, gdt_build_info *info, gdt_error *e);
+    gdt_status (*load)(gdt_compiled *c, gdt_error *e); /* build times it */
     void (*destroy)(gdt_compiled *c);
 } gdt__hand_stages;
 
 /* The engine ops' build: check_support, then (unless compile_only) create
- * and load, destroying the plan when load fails. */
+ * and load (timed into info->load_seconds), destroying the plan when load
+ * fails. */
 gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, const gdt_facts *f,
                            const gdt_plan_id *p, const gdt_build_opts *o, gdt_compiled **out,
                            gdt_build_info *info, gdt_error *e);
+
+/* Defines a slot's stages and its ops' `build`: gdt__hand_build over them. */
+#define GDT__HAND_BUILD(check_support, create, load, destroy)                                      \
+    static const gdt__hand_stages stages = {check_support, create, load, destroy};                \
+    static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,    \
+                            const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,      \
+                            gdt_error *e)                                                           \
+    {                                                                                               \
+        return gdt__hand_build(&stages, s, f, p, o, out, info, e);                                  \
+    }
 
 /* A zeroed compiled plan of `size` bytes at a 128-byte boundary (what
  * CUtensorMap wants, more than malloc promises); NULL without memory. */
@@ -32,10 +43,11 @@ gdt_compiled *gdt__hand_compiled_alloc(size_t size);
 /* Unloads mod (when loaded) and frees c. */
 void gdt__hand_compiled_free(gdt_compiled *c, const gdt_cu_api *cu, CUmodule mod);
 
-/* Checks that `slot` has the embedded cubin (found under `path`), resolves
- * the driver API into *cu and makes the runtime's primary context current. */
-gdt_status gdt__hand_open(const char *slot, const char *path, const gdt_embedded *cubin,
-                          const gdt_cu_api **cu, gdt_error *e);
+/* Checks that `slot` has the embedded cubin `path`, resolves the driver API
+ * into *cu, makes the runtime's primary context current and loads the cubin
+ * into *mod. */
+gdt_status gdt__hand_module(const char *slot, const char *path, const gdt_cu_api **cu, CUmodule *mod,
+                            gdt_error *e);
 
 /* The device and dtype a cubin serves: `family`, sm_90, bf16 or fp16, head
  * dim 64 or 128 when head_dims, and `smem` bytes of shared memory. */
@@ -52,10 +64,11 @@ int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap
                           void (*plan)(int64_t engine_id, gdt_plan_id *out));
 
 /* Encodes a tiled map of `rank` dims over ptr: unit element strides,
- * 128-byte swizzle, 256-byte L2 promotion and zero fill out of bounds. */
-gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, gdt_dtype dtype, cuuint32_t rank,
-                            void *ptr, const cuuint64_t *dims, const cuuint64_t *strides,
-                            const cuuint32_t *box, gdt_error *e);
+ * 128-byte swizzle, 256-byte L2 promotion and zero fill out of bounds;
+ * then records ptr in *bound, the pointer the map describes. */
+gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, const void **bound, gdt_dtype dtype,
+                            cuuint32_t rank, void *ptr, const cuuint64_t *dims,
+                            const cuuint64_t *strides, const cuuint32_t *box, gdt_error *e);
 
 int64_t gdt__hand_round16(int64_t bytes);
 

@@ -377,18 +377,15 @@ static gdt_status launch_grid(gdt_compiled *c, int sms, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
+static gdt_status load(gdt_compiled *c, gdt_error *e)
 {
-    const gdt_embedded *cubin = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
     char name[64];
     int sms = 0, dev = 0, smem = SMEM_BYTES(c->config);
-    double t0 = gdt_now();
-    gdt_status st = gdt__hand_open("gemm.hand", GDT_HAND_GEMM_CUBIN, cubin, &c->cu, e);
+    gdt_status st = gdt__hand_module("gemm.hand", GDT_HAND_GEMM_CUBIN, &c->cu, &c->mod, e);
     if (st != GDT_STATUS_OK)
         return st;
     GDT_CHECK_CUDA(e, cudaGetDevice(&dev));
     GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    GDT_CHECK_CU(e, c->cu->cuModuleLoadData(&c->mod, cubin->data));
     GDT_CHECK_CU(e, c->cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(c, name, sizeof name)));
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                               smem));
@@ -397,12 +394,7 @@ static gdt_status load(gdt_compiled *c, gdt_build_info *info, gdt_error *e)
         return st;
     c->cfg.blockDimX = THREADS, c->cfg.blockDimY = c->cfg.blockDimZ = 1;
     c->cfg.sharedMemBytes = (unsigned)smem;
-    st = launch_grid(c, sms, e);
-    if (st != GDT_STATUS_OK)
-        return st;
-    if (info)
-        info->load_seconds = gdt_now() - t0;
-    return GDT_STATUS_OK;
+    return launch_grid(c, sms, e);
 }
 
 static void destroy(gdt_compiled *c)
@@ -446,14 +438,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     return c;
 }
 
-static const gdt__hand_stages stages = {check_support, compiled_new, load, destroy};
-
-static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
-                        const gdt_build_opts *o, gdt_compiled **out, gdt_build_info *info,
-                        gdt_error *e)
-{
-    return gdt__hand_build(&stages, s, f, p, o, out, info, e);
-}
+GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
 static size_t workspace_size(const gdt_compiled *c) { return c->ws_bytes; }
 
@@ -462,11 +447,8 @@ static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
     const map_geometry *g = &c->geo[i];
     cuuint32_t box[3] = {g->box[0], g->box[1], 1};
     /* The zero fill out of bounds: the K tail adds nothing. */
-    gdt_status st = gdt__hand_encode(c->cu, &c->maps[i], c->facts.dtype, 3, ptr, g->dims, g->strides,
-                                     box, e);
-    if (st == GDT_STATUS_OK)
-        c->bound[i] = ptr;
-    return st;
+    return gdt__hand_encode(c->cu, &c->maps[i], &c->bound[i], c->facts.dtype, 3, ptr, g->dims,
+                            g->strides, box, e);
 }
 
 /* The pointers' TMA rules, re-encoding a map whose pointer changed. */

@@ -101,12 +101,7 @@ __device__ __forceinline__ bool warp_row(long long total, int rows_per_head, int
 template <int FP16> __device__ __forceinline__ float unpack(u32 v, int hi)
 {
     if constexpr (FP16) {
-        float f;
-        if (hi)
-            asm("{ .reg .b16 h; mov.b32 {_, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-        else
-            asm("{ .reg .b16 h; mov.b32 {h, _}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(v));
-        return f;
+        return hi ? f16_hi_f32(v) : f16_lo_f32(v);
     } else {
         return bits_f32(hi ? v & 0xffff0000u : v << 16);
     }
@@ -154,28 +149,6 @@ template <int FP16, int D> __device__ __forceinline__ void post(const gdt_hand_a
     for (int c = 2 * lane; c < D; c += 64)
         *(u32 *)(q + c) = pack2<FP16>(a[c] * p.scale, a[c + 1] * p.scale);
 }
-
-/* ------------------------------------------------------------------ wgmma */
-
-/* acc (64 x 64) = A . B from shared memory (plus acc when accumulate != 0);
- * TA, TB: the operand is MN-major rather than K-major. */
-template <int FP16, int TA, int TB>
-__device__ __forceinline__ void wgmma_ss_n64(float (&d)[32], u64 da, u64 db, int accumulate)
-{
-#define SS_ASM(T)                                                                                     \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                         \
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T " {" R32 "}, %32, %33, p, 1, 1, %35, %36;\n}\n" \
-                 : D8(0), D8(8), D8(16), D8(24)                                                       \
-                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
-    if constexpr (FP16)
-        SS_ASM("f16");
-    else
-        SS_ASM("bf16");
-#undef SS_ASM
-}
-#undef R64
-#undef R32
-#undef D8
 
 /* ------------------------------------------------------------------ state */
 
@@ -322,14 +295,6 @@ __device__ __forceinline__ void bulk_reduce_add_f32(float *dst, u32 src, u32 byt
                  : "memory");
 }
 
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-
-/* This thread's bulk groups have read their source: it may be rewritten. */
-__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
-
-/* This thread's bulk groups are complete, their writes included. */
-__device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
-
 /* The fp32 accumulator rows of query block mb of head hq. */
 template <int D>
 __device__ __forceinline__ float *dq_rows(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p, int hq, int mb)
@@ -356,10 +321,10 @@ template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, cons
             for (int r = c.lane; r < BLOCK_M; r += 32)
                 bulk_reduce_add_f32(gdq + r * D, c.base + bwd_layout<D>::DQ_AT + r * bwd_layout<D>::DQ_ROW, D * 4);
             bulk_commit();
-            bulk_wait_read();
+            bulk_wait_read<0>();
             bar_arrive(dq_empty<D>(c));
         }
-    bulk_wait();
+    bulk_wait<0>();
 }
 
 /* ------------------------------------------------------------- consumer */
@@ -375,13 +340,13 @@ __device__ __forceinline__ void scores(float (&s)[32], float (&dp)[32], const bw
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 kv = (kk >> 2) * BLOCK_N * 128 + (kk & 3) * 32, qs = (kk >> 2) * BLOCK_M * 128 + (kk & 3) * 32;
-        wgmma_ss_n64<FP16, 0, 0>(s, desc_at(kd, kv), desc_at(qd, qs), kk > 0);
+        wgmma_ss<FP16, 0, 0, 64>(s, desc_at(kd, kv), desc_at(qd, qs), kk > 0);
     }
     wg_commit(); /* S^T its own group: P^T is computed while dP^T runs */
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 kv = (kk >> 2) * BLOCK_N * 128 + (kk & 3) * 32, qs = (kk >> 2) * BLOCK_M * 128 + (kk & 3) * 32;
-        wgmma_ss_n64<FP16, 0, 0>(dp, desc_at(vd, kv), desc_at(dod, qs), kk > 0);
+        wgmma_ss<FP16, 0, 0, 64>(dp, desc_at(vd, kv), desc_at(dod, qs), kk > 0);
     }
     wg_commit();
 }
@@ -409,7 +374,7 @@ __device__ __forceinline__ void probs(float (&s)[32], u32 rows, float sl2, bwd_c
     for (int jj = 0; jj < 8; ++jj) {
         const int q0 = jj * 8 + (c.lane & 3) * 2;
         float l[2];
-        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(l[0]), "=f"(l[1]) : "r"(rows + q0 * 4));
+        lds_f32x2(l, rows + q0 * 4);
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int v = 4 * jj + e, j = c.krow + (e >> 1) * 8;
@@ -428,23 +393,11 @@ __device__ __forceinline__ void grad_s(const float (&pt)[32], float (&dp)[32], u
 #pragma unroll
     for (int jj = 0; jj < 8; ++jj) {
         float d[2];
-        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(d[0]), "=f"(d[1])
-                     : "r"(rows + 256 + (jj * 8 + (c.lane & 3) * 2) * 4));
+        lds_f32x2(d, rows + 256 + (jj * 8 + (c.lane & 3) * 2) * 4);
 #pragma unroll
         for (int e = 0; e < 4; ++e)
             dp[4 * jj + e] = pt[4 * jj + e] * (dp[4 * jj + e] - d[e & 1]);
     }
-}
-
-/* The k16 steps over the query block as A fragments: the accumulator layout
- * of columns 16 kk .. 16 kk + 15 is the m64k16 A fragment layout. */
-template <int FP16> __device__ __forceinline__ void pack_a(u32 (&a)[BLOCK_M / 16][4], const float (&x)[32])
-{
-#pragma unroll
-    for (int kk = 0; kk < BLOCK_M / 16; ++kk)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            a[kk][i] = pack2<FP16>(x[8 * kk + 2 * i], x[8 * kk + 2 * i + 1]);
 }
 
 /* dS^T into the swizzled 128 x 64 tile: word e of step kk is key row
@@ -457,7 +410,7 @@ __device__ __forceinline__ void store_ds(u32 sds, const u32 (&a)[BLOCK_M / 16][4
         for (int e = 0; e < 4; ++e) {
             const int r = c.krow + (e & 1) * 8, ch = 2 * kk + (e >> 1);
             const u32 addr = sds + r * 128 + ((ch ^ (r & 7)) << 4) + (c.lane & 3) * 4;
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(a[kk][e]) : "memory");
+            sts_u32(addr, a[kk][e]);
         }
 }
 
@@ -482,7 +435,7 @@ __device__ __forceinline__ void grad_q(float (&acc)[32], u32 sds, const bwd_ctx 
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; ++kk)
-        wgmma_ss_n64<FP16, 1, 1>(acc, desc_at(a, kk * 2048), desc_at(b, j * BLOCK_N * 128 + kk * 2048), kk > 0);
+        wgmma_ss<FP16, 1, 1, 64>(acc, desc_at(a, kk * 2048), desc_at(b, j * BLOCK_N * 128 + kk * 2048), kk > 0);
     wg_commit();
 }
 
@@ -780,7 +733,7 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
             bar_init(ds_full<D>(c, b), 256), bar_init(ds_empty<D>(c, b), 256);
         bar_init(dq_full<D>(c), 256);
         bar_init(dq_empty<D>(c), 32);
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        bar_init_fence();
     }
     __syncthreads();
     if (threadIdx.x < 128) {

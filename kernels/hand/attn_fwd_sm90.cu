@@ -61,28 +61,6 @@ __device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 b
         tma_load(dst + j * COL_BLOCK_BYTES, map, bar, 64 * j, row0, head, batch);
 }
 
-/* ---------------------------------------------------------------- wgmma */
-
-/* S (64 x 128) = Q . K^T, both K-major in shared memory; accumulate != 0
- * adds to S. */
-template <int FP16> __device__ __forceinline__ void wgmma_ss_n128(float (&d)[64], u64 da, u64 db, int accumulate)
-{
-#define SS_ASM(T)                                                                                     \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                         \
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " {" R64 "}, %64, %65, p, 1, 1, 0, 0;\n}\n" \
-                 : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56)                        \
-                 : "l"(da), "l"(db), "r"(accumulate))
-    if constexpr (FP16)
-        SS_ASM("f16");
-    else
-        SS_ASM("bf16");
-#undef SS_ASM
-}
-
-#undef R64
-#undef R32
-#undef D8
-
 /* ---------------------------------------------------------------- state */
 
 /* What one thread needs for the K/V loop; barriers 8 bytes apart from bar:
@@ -117,7 +95,7 @@ template <int FP16, int D> __device__ __forceinline__ void issue_scores(float (&
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 step = (kk >> 2) * COL_BLOCK_BYTES + (kk & 3) * 32;
-        wgmma_ss_n128<FP16>(s, desc_at(q, step), desc_at(k, step), kk > 0);
+        wgmma_ss<FP16, 0, 0, 128>(s, desc_at(q, step), desc_at(k, step), kk > 0);
     }
 }
 
@@ -203,17 +181,6 @@ template <int D> __device__ __forceinline__ void rescale(attn_rows<D> &r, const 
         r.o[v] *= alpha[(v >> 1) & 1];
 }
 
-/* P as the A fragments of the k16 steps of P V: the accumulator layout of
- * keys 16 kk .. 16 kk + 15 is the m64k16 A fragment layout. */
-template <int FP16> __device__ __forceinline__ void pack_p(u32 (&pa)[BLOCK_N / 16][4], const float (&s)[64])
-{
-#pragma unroll
-    for (int kk = 0; kk < BLOCK_N / 16; ++kk)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            pa[kk][i] = pack2<FP16>(s[8 * kk + 2 * i], s[8 * kk + 2 * i + 1]);
-}
-
 template <int D> __device__ __forceinline__ void wait_o(attn_rows<D> &r)
 {
     wg_wait<0>();
@@ -254,7 +221,7 @@ __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32
     wg_wait<0>();
     release(c, k_empty(c, 0));
     scores_to_p<D, true>(r, s, alpha, c, p, 0); /* O is still zero: nothing to rescale */
-    pack_p<FP16>(pa, s);
+    pack_a<FP16>(pa, s);
 }
 
 /* S of block blk + 1 beside P V of block blk.  Both stages are waited for
@@ -282,7 +249,7 @@ __device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 
     wait_o(r);
     release(c, v_empty(c, blk));
     rescale(r, alpha);
-    pack_p<FP16>(pa, s);
+    pack_a<FP16>(pa, s);
 }
 
 template <int FP16, int D>
@@ -443,7 +410,7 @@ __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *t
             bar_init(k_full(c, s), 1), bar_init(v_full(c, s), 1);
             bar_init(k_empty(c, s), CONSUMER_WARPS), bar_init(v_empty(c, s), CONSUMER_WARPS);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        bar_init_fence();
     }
     __syncthreads();
     if (threadIdx.x < 128) {

@@ -44,10 +44,10 @@
  * 1024-byte boundaries, which is the layout the TMA's SWIZZLE_128B writes.
  *   K-major tile of R rows: R rows of 64 K-elements (128 bytes).
  *   MN-major tile of R columns: R/64 blocks of 64 K-rows x 128 bytes. */
-/* The mbarrier wrappers, named_sync and pack2 are the ones the attention
- * kernels use (hand_common.cuh, which also brings gdt_ptx.cuh's dtype-free
- * wrappers); the 3-d TMA load and store and the n256 wgmma are this
- * kernel's own. */
+/* The mbarrier wrappers, named_sync, the bulk groups and pack2 are the ones
+ * the attention kernels use (hand_common.cuh, which also brings gdt_ptx.cuh's
+ * dtype-free wrappers and its shared-memory wgmma_ss); the 3-d TMA load and
+ * store are this kernel's own. */
 #include "hand_common.cuh"
 
 #define TILE_M 128
@@ -147,19 +147,6 @@ __device__ __forceinline__ void tma_store(const CUtensorMap *map, u32 src, int c
                  : "memory");
 }
 
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-
-/* At most N store groups still reading shared memory. */
-template <int N> __device__ __forceinline__ void bulk_wait_read()
-{
-    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-}
-
-template <int N> __device__ __forceinline__ void bulk_wait()
-{
-    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 /* -------------------------------------------------------------- cluster */
 
 __device__ __forceinline__ u32 cluster_rank()
@@ -235,113 +222,6 @@ __device__ __forceinline__ void st_async_v4(u32 addr, u32 bar, float x, float y,
                  "f"(w)
                  : "memory");
 }
-
-/* ---------------------------------------------------------------- wgmma */
-
-/* acc (64 x 256) = A . B (+ acc when accumulate != 0); TA, TB: the operand
- * is MN-major rather than K-major. */
-template <int FP16, int TA, int TB>
-__device__ __forceinline__ void wgmma_n256(float (&d)[128], u64 da, u64 db, int accumulate)
-{
-#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define WGMMA_ASM(T)                                                                                  \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                        \
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T " {"                          \
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "             \
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "   \
-                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "   \
-                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "   \
-                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "   \
-                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "   \
-                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "   \
-                 "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "     \
-                 "%123, %124, %125, %126, %127}, %128, %129, p, 1, 1, %131, %132;\n}\n"               \
-                 : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72),      \
-                   D8(80), D8(88), D8(96), D8(104), D8(112), D8(120)                                  \
-                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
-    if constexpr (FP16)
-        WGMMA_ASM("f16");
-    else
-        WGMMA_ASM("bf16");
-#undef WGMMA_ASM
-#undef D8
-}
-
-/* The same for a 64 x 128 accumulator (m64n128k16). */
-template <int FP16, int TA, int TB>
-__device__ __forceinline__ void wgmma_n128(float (&d)[64], u64 da, u64 db, int accumulate)
-{
-#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define WGMMA_ASM(T)                                                                                  \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                         \
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " {"                          \
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "             \
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "   \
-                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "   \
-                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "  \
-                 "%64, %65, p, 1, 1, %67, %68;\n}\n"                                                 \
-                 : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56)                       \
-                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
-    if constexpr (FP16)
-        WGMMA_ASM("f16");
-    else
-        WGMMA_ASM("bf16");
-#undef WGMMA_ASM
-#undef D8
-}
-
-/* The same for 64 x 192 (m64n192k16) and 64 x 64 (m64n64k16): R32 and R64
- * are hand_common.cuh's operand lists. */
-#define R96 R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
-#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define SS_ASM(T, SHAPE, REGS, DA, DB, ACC, TA_, TB_, ...)                                           \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " ACC ", 0;\n"                                   \
-                 "wgmma.mma_async.sync.aligned." SHAPE ".f32." T "." T " {" REGS "}, " DA ", " DB      \
-                 ", p, 1, 1, " TA_ ", " TB_ ";\n}\n"                                                  \
-                 : __VA_ARGS__                                                                        \
-                 : "l"(da), "l"(db), "r"(accumulate), "n"(TA), "n"(TB))
-template <int FP16, int TA, int TB>
-__device__ __forceinline__ void wgmma_n192(float (&d)[96], u64 da, u64 db, int accumulate)
-{
-#define N192(T)                                                                                       \
-    SS_ASM(T, "m64n192k16", R96, "%96", "%97", "%98", "%99", "%100", D8(0), D8(8), D8(16), D8(24),   \
-           D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88))
-    if constexpr (FP16)
-        N192("f16");
-    else
-        N192("bf16");
-#undef N192
-}
-
-template <int FP16, int TA, int TB>
-__device__ __forceinline__ void wgmma_n64(float (&d)[32], u64 da, u64 db, int accumulate)
-{
-#define N64(T) SS_ASM(T, "m64n64k16", R32, "%32", "%33", "%34", "%35", "%36", D8(0), D8(8), D8(16), D8(24))
-    if constexpr (FP16)
-        N64("f16");
-    else
-        N64("bf16");
-#undef N64
-}
-#undef SS_ASM
-#undef D8
-#undef R96
-
-template <int FP16, int TA, int TB, int BN>
-__device__ __forceinline__ void wgmma_tile(float (&d)[BN / 2], u64 da, u64 db, int accumulate)
-{
-    static_assert(BN == 256 || BN == 192 || BN == 128 || BN == 64, "the tile widths wgmma runs here");
-    if constexpr (BN == 256)
-        wgmma_n256<FP16, TA, TB>(d, da, db, accumulate);
-    else if constexpr (BN == 192)
-        wgmma_n192<FP16, TA, TB>(d, da, db, accumulate);
-    else if constexpr (BN == 128)
-        wgmma_n128<FP16, TA, TB>(d, da, db, accumulate);
-    else
-        wgmma_n64<FP16, TA, TB>(d, da, db, accumulate);
-}
-
 
 /* Descriptor of k16 step kk of an operand: a K-major tile steps 32 bytes
  * along its 128-byte rows; an MN-major tile steps 16 K-rows (2048 bytes),
@@ -517,9 +397,8 @@ __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[BN 
             int v = (blk * 8 + j8) * 4;
             u32 off = (u32)((j8 ^ (r & 7)) << 4) + (lane % 4) * 4;
             u32 lo = pack2<FP16>(acc[v], acc[v + 1]), hi = pack2<FP16>(acc[v + 2], acc[v + 3]);
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(buf + r * 128 + off), "r"(lo) : "memory");
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(buf + (r + 8) * 128 + off), "r"(hi)
-                         : "memory");
+            sts_u32(buf + r * 128 + off, lo);
+            sts_u32(buf + (r + 8) * 128 + off, hi);
         }
         fence_proxy_async(); /* st.shared before the TMA store reads it */
         named_sync(1 + w, 128);
@@ -701,7 +580,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_hand_ge
             wg_fence();
 #pragma unroll
             for (int kk = 0; kk < TILE_K / 16; ++kk)
-                wgmma_tile<FP16, A_K ? 0 : 1, B_K ? 0 : 1, BN>(
+                wgmma_ss<FP16, A_K ? 0 : 1, B_K ? 0 : 1, BN>(
                     acc, operand_desc(sa, A_K, kk), operand_desc(sb, B_K, kk), (kt - wk.kt0) | kk);
             wg_commit();
             wg_fence_acc(acc);
@@ -766,7 +645,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
             bar_init(smem + FLAG_OFFSET(BN, STAGES), 1);
             bar_init(smem + FLAG_OFFSET(BN, STAGES) + 8, 1);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        bar_init_fence();
     }
     if constexpr (PAIRED)
         cluster_sync();

@@ -1,10 +1,11 @@
 /* kernels/hand/hand_common.cuh: the device helpers the handwritten Hopper
  * kernels share (kernels/hand/attn_fwd_sm90.cu and attn_bwd_sm90.cu; the
- * GEMM, gemm_sm90.cu, takes the barriers and the pack): mbarriers, named
- * barriers, the 4-d TMA load, the register-A wgmma and the dtype-templated
- * pack.  Each includer is one nvcc
- * unit holding both dtypes, so these take the dtype as a template argument
- * FP16 (1 fp16, 0 bf16). */
+ * GEMM, gemm_sm90.cu, takes all but the 4-d TMA load and the register-A
+ * wgmma): mbarriers, named barriers, bulk groups, the 4-d TMA load, the
+ * wgmma of A in registers, and the dtype-templated packs (the wgmma of
+ * both operands in shared memory, wgmma_ss, is gdt_ptx.cuh's).  Each
+ * includer is one nvcc unit holding both dtypes, so these take the dtype
+ * as a template argument FP16 (1 fp16, 0 bf16). */
 #ifndef GDT_HAND_COMMON_CUH
 #define GDT_HAND_COMMON_CUH
 
@@ -13,7 +14,8 @@
 /* gdt_ptx.cuh binds its dtype wrappers to one GDT_FP16 per NVRTC compile;
  * this nvcc unit holds both dtypes, so it takes only the dtype-free
  * wrappers from there (shared-memory addresses, wgmma descriptors, fences,
- * exp2, shuffles) and keeps its own FP16-templated wgmma and pack2 below.
+ * exp2, shuffles, the FP16-templated shared-memory wgmma) and keeps its own
+ * FP16-templated register-A wgmma and pack2 below.
  * GDT_FP16 0 satisfies the header; nothing here uses what it binds. */
 #define GDT_FP16 0
 #include "gdt_ptx.cuh"
@@ -34,6 +36,13 @@ __device__ __forceinline__ void bar_expect_tx(u32 bar, u32 bytes)
 __device__ __forceinline__ void bar_arrive(u32 bar)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Makes the barriers' initialization visible to the cluster (and to the
+ * TMA) before any thread arrives on one. */
+__device__ __forceinline__ void bar_init_fence()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
 /* Waits for the completion of the phase of parity `parity`; on a fresh
@@ -70,6 +79,22 @@ __device__ __forceinline__ void named_arrive(int id, int threads)
 
 /* ------------------------------------------------------------------ TMA */
 
+/* Bulk groups (TMA stores, bulk reductions) of this thread. */
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+/* At most N of them still reading their shared-memory source (which may
+ * then be rewritten). */
+template <int N> __device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+/* At most N of them not complete, their writes included. */
+template <int N> __device__ __forceinline__ void bulk_wait()
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 /* Box {64 columns, 128 rows} at (column c0, row c1, head c2, batch c3). */
 __device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 bar, int c0, int c1,
                                          int c2, int c3)
@@ -80,9 +105,7 @@ __device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 ba
                  : "memory");
 }
 
-#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define R32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define R64 R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+/* ---------------------------------------------------------------- wgmma */
 
 /* O (64 x N) += P . V: P as A fragments in registers (the RS form, which has
  * no A transpose), V MN-major in shared memory (B transpose bit set). */
@@ -97,14 +120,14 @@ template <int FP16, int N> __device__ __forceinline__ void wgmma_rs(float (&d)[N
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
     if constexpr (N == 128) {
         if constexpr (FP16)
-            RS_ASM("f16", "m64n128k16", R64, "%64, %65, %66, %67", "%68", D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56));
+            RS_ASM("f16", "m64n128k16", GDT_WG_R64, "%64, %65, %66, %67", "%68", GDT_WG_D64);
         else
-            RS_ASM("bf16", "m64n128k16", R64, "%64, %65, %66, %67", "%68", D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56));
+            RS_ASM("bf16", "m64n128k16", GDT_WG_R64, "%64, %65, %66, %67", "%68", GDT_WG_D64);
     } else {
         if constexpr (FP16)
-            RS_ASM("f16", "m64n64k16", R32, "%32, %33, %34, %35", "%36", D8(0), D8(8), D8(16), D8(24));
+            RS_ASM("f16", "m64n64k16", GDT_WG_R32, "%32, %33, %34, %35", "%36", GDT_WG_D32);
         else
-            RS_ASM("bf16", "m64n64k16", R32, "%32, %33, %34, %35", "%36", D8(0), D8(8), D8(16), D8(24));
+            RS_ASM("bf16", "m64n64k16", GDT_WG_R32, "%32, %33, %34, %35", "%36", GDT_WG_D32);
     }
 #undef RS_ASM
 }
@@ -116,6 +139,19 @@ template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
     else
         asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
+}
+
+/* A 64-row accumulator of STEPS * 16 columns as the A fragments of its k16
+ * steps (P of P V, dS^T of dK): the accumulator layout of columns 16 kk ..
+ * 16 kk + 15 is the m64k16 A fragment layout. */
+template <int FP16, int STEPS>
+__device__ __forceinline__ void pack_a(u32 (&a)[STEPS][4], const float (&x)[STEPS * 8])
+{
+#pragma unroll
+    for (int kk = 0; kk < STEPS; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            a[kk][i] = pack2<FP16>(x[8 * kk + 2 * i], x[8 * kk + 2 * i + 1]);
 }
 
 /* The descriptor of an operand `bytes` past a tile's: the start address
