@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -993,6 +994,13 @@ typedef struct pcell {
     double ratio, noise;
 } pcell;
 
+/* A cell of either table by its key, its first member: qsort, bsearch. */
+_Static_assert(offsetof(tcell, key) == 0 && offsetof(pcell, key) == 0, "a cell starts with its key");
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
 typedef struct shard {
     shard_group g;
     bool has_lo, has_hi, lead, has_ratio;
@@ -1670,10 +1678,6 @@ static gdt_status read_group(const ld *l, const cJSON *sh, const char *jp, shard
     return s;
 }
 
-static int pcell_cmp(const void *a, const void *b)
-{
-    return strcmp(((const pcell *)a)->key, ((const pcell *)b)->key);
-}
 
 static gdt_status read_shard_cells(const ld *l, const cJSON *o, const char *jp, const gdt_tables *t)
 {
@@ -1690,7 +1694,7 @@ static gdt_status read_shard_cells(const ld *l, const cJSON *o, const char *jp, 
         if ((s = gdt_json_string(x, l->file, at(p, cp, i), &k, l->e))) return s;
         pcell probe;
         snprintf(probe.key, sizeof probe.key, "%s", k);
-        if (!bsearch(&probe, t->p, (size_t)t->np, sizeof *t->p, pcell_cmp))
+        if (!bsearch(&probe, t->p, (size_t)t->np, sizeof *t->p, key_cmp))
             return bad(l, p, "expected the key of a cell in /cells, got \"%s\"", k);
     }
     return GDT_STATUS_OK;
@@ -1989,30 +1993,51 @@ static gdt_status read_header(const ld *l, const cJSON *root, table_kind k, gdt_
     return s;
 }
 
-static int tcell_cmp(const void *a, const void *b)
-{
-    return strcmp(((const tcell *)a)->key, ((const tcell *)b)->key);
-}
 
-static gdt_status read_tuning(const ld *l, const cJSON *root, gdt_tables *t)
+/* A table's "cells": each read by one into an array of size-byte cells
+ * (*out, set before the first is read so that a failure frees what was
+ * read; *count the cells begun), sorted by key, a key twice refused. */
+typedef gdt_status (*cell_reader)(const ld *l, const cJSON *o, const char *jp, void *cell);
+
+static gdt_status read_cells(const ld *l, const cJSON *root, size_t size, cell_reader one, void **out,
+                             int *count)
 {
     const cJSON *a;
     int n = 0;
     jpath p;
     gdt_status s = get_array(l, root, "cells", "", &a, &n);
     if (s) return s;
-    if (!(t->t = calloc((size_t)(n ? n : 1), sizeof *t->t)))
+    char *cells = calloc((size_t)(n ? n : 1), size);
+    if (!(*out = cells))
         return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
     int i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++) {
-        t->nt = i + 1;
-        if ((s = read_tuning_cell(l, x, at(p, "/cells", i), &t->t[i]))) return s;
+        *count = i + 1;
+        if ((s = one(l, x, at(p, "/cells", i), cells + (size_t)i * size))) return s;
     }
-    qsort(t->t, (size_t)t->nt, sizeof *t->t, tcell_cmp);
-    for (i = 1; i < t->nt; i++)
-        if (!strcmp(t->t[i - 1].key, t->t[i].key))
-            return bad(l, "/cells", "cell \"%s\" appears twice", t->t[i].key);
+    qsort(cells, (size_t)*count, size, key_cmp);
+    for (i = 1; i < *count; i++)
+        if (!strcmp(cells + (size_t)(i - 1) * size, cells + (size_t)i * size))
+            return bad(l, "/cells", "cell \"%s\" appears twice", cells + (size_t)i * size);
     return GDT_STATUS_OK;
+}
+
+static gdt_status tuning_cell(const ld *l, const cJSON *o, const char *jp, void *c)
+{
+    return read_tuning_cell(l, o, jp, c);
+}
+
+static gdt_status placement_cell(const ld *l, const cJSON *o, const char *jp, void *c)
+{
+    return read_placement_cell(l, o, jp, c);
+}
+
+static gdt_status read_tuning(const ld *l, const cJSON *root, gdt_tables *t)
+{
+    void *cells = NULL;
+    gdt_status s = read_cells(l, root, sizeof *t->t, tuning_cell, &cells, &t->nt);
+    t->t = cells;
+    return s;
 }
 
 static gdt_status read_placement(const ld *l, const cJSON *root, gdt_tables *t)
@@ -2020,23 +2045,14 @@ static gdt_status read_placement(const ld *l, const cJSON *root, gdt_tables *t)
     const cJSON *a;
     int n = 0;
     jpath p;
-    gdt_status s = get_array(l, root, "cells", "", &a, &n);
+    void *cells = NULL;
+    gdt_status s = read_cells(l, root, sizeof *t->p, placement_cell, &cells, &t->np);
+    t->p = cells;
     if (s) return s;
-    if (!(t->p = calloc((size_t)(n ? n : 1), sizeof *t->p)))
-        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
-    int i = 0;
-    for (const cJSON *x = a->child; x; x = x->next, i++) {
-        t->np = i + 1;
-        if ((s = read_placement_cell(l, x, at(p, "/cells", i), &t->p[i]))) return s;
-    }
-    qsort(t->p, (size_t)t->np, sizeof *t->p, pcell_cmp);
-    for (i = 1; i < t->np; i++)
-        if (!strcmp(t->p[i - 1].key, t->p[i].key))
-            return bad(l, "/cells", "cell \"%s\" appears twice", t->p[i].key);
     if ((s = get_array(l, root, "shards", "", &a, &n))) return s;
     if (!(t->s = calloc((size_t)(n ? n : 1), sizeof *t->s)))
         return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
-    i = 0;
+    int i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++, t->ns = i)
         if ((s = read_shard(l, x, at(p, "/shards", i), t, &t->s[i]))) return s;
     return read_model(l, root, t);
@@ -2270,8 +2286,8 @@ bool gdt_tables_lookup(const gdt_tables *t, const gdt_facts *f, gdt_cell_decisio
     if (!t || !f || f->family != t->family || f->device.arch != t->arch) return false;
     tcell probe;
     gdt_problem_key(&f->problem, probe.key, sizeof probe.key);
-    const tcell *c = bsearch(&probe, t->t, (size_t)t->nt, sizeof *t->t, tcell_cmp);
-    const pcell *p = c ? bsearch(probe.key, t->p, (size_t)t->np, sizeof *t->p, pcell_cmp) : NULL;
+    const tcell *c = bsearch(&probe, t->t, (size_t)t->nt, sizeof *t->t, key_cmp);
+    const pcell *p = c ? bsearch(probe.key, t->p, (size_t)t->np, sizeof *t->p, key_cmp) : NULL;
     if (c && p) {
         out->measured = true;
         out->lead = p->lead;
@@ -2372,7 +2388,7 @@ static const tcell *swept_cell(const gdt_tables *t, const gdt_facts *f)
 {
     tcell probe;
     gdt_problem_key(&f->problem, probe.key, sizeof probe.key);
-    return bsearch(&probe, t->t, (size_t)t->nt, sizeof *t->t, tcell_cmp);
+    return bsearch(&probe, t->t, (size_t)t->nt, sizeof *t->t, key_cmp);
 }
 
 void gdt_tables_plan_time(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *id, gdt_plan_time *out)
@@ -2554,7 +2570,7 @@ static int swept_count(const gdt_tables *t, const gdt_measured_cell *cells, int 
         pcell probe;
         if (cells[i].problem.family != t->family) continue;
         gdt_problem_key(&cells[i].problem, probe.key, sizeof probe.key);
-        k += bsearch(&probe, t->p, (size_t)t->np, sizeof *t->p, pcell_cmp) != NULL;
+        k += bsearch(&probe, t->p, (size_t)t->np, sizeof *t->p, key_cmp) != NULL;
     }
     return k;
 }
