@@ -1,6 +1,7 @@
 /* Placement and tuning tables: byte-identical round trip, the noise-aware
  * ranking rule, shards for unmeasured shapes, and every loader refusal with
  * its message. */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,6 +502,34 @@ static void test_equal_metric_cells(void)
     gdt_tables_destroy(t);
 }
 
+/* A cell listed twice is refused in either table, by its key. */
+static void test_cell_twice(void)
+{
+    static const char *const kinds[] = {"gemm.tuning.json", "gemm.placement.json"};
+    for (int k = 0; k < 2; k++) {
+        char src[600], dst[600];
+        snprintf(src, sizeof src, "%s/tables/sm90/%s", GDT_TEST_DATA, kinds[k]);
+        path_of(dst, sizeof dst, "twice", kinds[k]);
+        char dir[600];
+        path_of(dir, sizeof dir, "twice", "");
+        mkdir(dir, 0700);
+        char *text = slurp(src);
+        cJSON *doc = text ? cJSON_Parse(text) : NULL;
+        cJSON *cells = cJSON_GetObjectItem(doc, "cells");
+        CHECK(cJSON_GetArraySize(cells) > 0);
+        cJSON_AddItemToArray(cells, cJSON_Duplicate(cJSON_GetArrayItem(cells, 0), true));
+        char *out = cJSON_Print(doc);
+        spit(dst, out ? out : "");
+        gdt_error e;
+        CHECK_INT(gdt_table_check_file(dst, &e), ==, GDT_STATUS_BAD_INPUT);
+        CHECK_CONTAINS(e.msg, "/cells: cell \"gemm:b1,m");
+        CHECK_CONTAINS(e.msg, "\" appears twice");
+        free(out);
+        cJSON_Delete(doc);
+        free(text);
+    }
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/gdt_test_tables.XXXXXX");
@@ -516,6 +545,7 @@ int main(void)
     test_writer_refusals();
     test_sdpa_round_trip();
     test_equal_metric_cells();
+    test_cell_twice();
     if (!gdt_test_failures && gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
     return gdt_test_result("test_tables");
 }
