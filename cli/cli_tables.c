@@ -24,7 +24,7 @@
 static const char usage_text[] =
     "usage: gdtune tables check FILE... [--cells] [--validation RUNDIR]...\n"
     "       gdtune tables emit RUNDIR... [--tables-dir DIR] [--validation RUNDIR]...\n"
-    "       gdtune tables diff OLD NEW [--family F] [--format text|json|md]\n"
+    "       gdtune tables diff OLD NEW [--family F] [--format text|json|md|csv]\n"
     "                          [--runs OLDRUN NEWRUN]   (see gdtune tables diff --help)\n"
     "\n"
     "Validates each placement or tuning table (the kind is read from its schema\n"
