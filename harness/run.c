@@ -15,42 +15,6 @@
 #include "gdt_wire.h"
 #include "gdt_worker.h"
 
-static const char *const disposition_names[] = {
-#define GDT_DISP_NAME(id, name) name,
-    GDT_DISPOSITIONS(GDT_DISP_NAME)
-#undef GDT_DISP_NAME
-};
-_Static_assert(sizeof disposition_names / sizeof *disposition_names == GDT_DISP_COUNT,
-               "one name per disposition");
-
-static const char *const record_names[] = {
-#define GDT_REC_NAME(id, name) name,
-    GDT_RECORD_TYPES(GDT_REC_NAME)
-#undef GDT_REC_NAME
-};
-_Static_assert(sizeof record_names / sizeof *record_names == GDT_REC_COUNT,
-               "one name per record type");
-
-const char *gdt_disposition_name(gdt_disposition d)
-{
-    return (unsigned)d < GDT_DISP_COUNT ? disposition_names[d] : "?";
-}
-
-bool gdt_disposition_parse(const char *s, gdt_disposition *out)
-{
-    for (int i = 0; s && i < GDT_DISP_COUNT; i++)
-        if (!strcmp(s, disposition_names[i])) {
-            *out = (gdt_disposition)i;
-            return true;
-        }
-    return false;
-}
-
-const char *gdt_record_type_name(gdt_record_type t)
-{
-    return (unsigned)t < GDT_REC_COUNT ? record_names[t] : "?";
-}
-
 /* Where a record is: "<path>:<line>". */
 typedef struct where {
     char at[4200];
@@ -498,7 +462,7 @@ static gdt_status record_type(const cJSON *rec, const where *w, gdt_record_type 
 {
     const cJSON *v = gdt_json_get(rec, "type");
     for (int i = 0; cJSON_IsString(v) && i < GDT_REC_COUNT; i++)
-        if (!strcmp(v->valuestring, record_names[i])) {
+        if (!strcmp(v->valuestring, gdt_record_type_name((gdt_record_type)i))) {
             *t = (gdt_record_type)i;
             return GDT_STATUS_OK;
         }

@@ -10,6 +10,7 @@
 #include "gdt_record.h"
 #include "gdt_metric_clock.h"
 #include "gdt_run.h"
+#include "gdt_run_write.h"
 #include "gdt_util.h"
 
 static cJSON *drop(cJSON *o)

@@ -23,6 +23,7 @@
 #include "gdt_prior.h"
 #include "gdt_race.h"
 #include "gdt_run.h"
+#include "gdt_run_write.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"

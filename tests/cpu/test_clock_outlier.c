@@ -16,6 +16,7 @@
 #include "gdt_json.h"
 #include "gdt_metric_clock.h"
 #include "gdt_run.h"
+#include "gdt_run_write.h"
 #include "gdt_util.h"
 #include "gdt_test.h"
 

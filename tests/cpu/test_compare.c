@@ -24,6 +24,7 @@
 #include "gdt_journal.h"
 #include "gdt_json.h"
 #include "gdt_run.h"
+#include "gdt_run_write.h"
 #include "gdt_util.h"
 #include "gdt_worker.h"
 #include "gdt_test.h"
