@@ -139,3 +139,28 @@ cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed)
     cJSON_AddNumberToObject(o, "untimed", untimed);
     return o;
 }
+
+int gdt_test_one_plan_worker(double noise, bool refuse_others)
+{
+    char line[65536];
+    while (fgets(line, sizeof line, stdin)) {
+        cJSON *req = cJSON_Parse(line);
+        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
+        if (op && !strcmp(op, "hello"))
+            printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,\"sm_count\":132,"
+                   "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n");
+        else if (op && !strcmp(op, "cell"))
+            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":[{\"engine_id\":0,"
+                   "\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0}]}\n");
+        else if (op && !strcmp(op, "plan"))
+            printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
+                   "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5],\"device_us\":[10],"
+                   "\"total_us\":[12],\"median_host_us\":5,\"median_device_us\":10,\"rel_spread\":%.17g}],"
+                   "\"cold_us\":[20],\"time_us\":10,\"noise\":%.17g,\"fatal\":false}\n", noise, noise);
+        else if (op && refuse_others)
+            printf("{\"op\":\"error\",\"status\":\"NOT_SUPPORTED\",\"error\":\"stand-in\",\"fatal\":false}\n");
+        fflush(stdout);
+        cJSON_Delete(req);
+    }
+    return 0;
+}

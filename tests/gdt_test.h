@@ -122,6 +122,12 @@ int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *
  * it. */
 struct cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed);
 
+/* A stand-in worker on stdin/stdout: one device ("Stand-in GPU", sm90),
+ * one verified cuDNN plan per cell at 10 us with the given noise; a request
+ * of another op gets an error reply when refuse_others, none otherwise.
+ * Returns 0 at end of input. */
+int gdt_test_one_plan_worker(double noise, bool refuse_others);
+
 /* `gunzip -c SRC > DST` without a shell; returns gunzip's exit status. */
 static inline int gdt_test_gunzip_to(const char *src, const char *dst)
 {

@@ -22,32 +22,6 @@
 
 static char out[65536];
 
-/* ------------------------------------------------ the stand-in worker */
-
-/* One device, one plan per cell, verified. */
-static int fake_worker(void)
-{
-    char line[65536];
-    while (fgets(line, sizeof line, stdin)) {
-        cJSON *req = cJSON_Parse(line);
-        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
-        if (op && !strcmp(op, "hello"))
-            printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,\"sm_count\":132,"
-                   "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n");
-        else if (op && !strcmp(op, "cell"))
-            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":[{\"engine_id\":0,"
-                   "\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0}]}\n");
-        else if (op && !strcmp(op, "plan"))
-            printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
-                   "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5],\"device_us\":[10],"
-                   "\"total_us\":[12],\"median_host_us\":5,\"median_device_us\":10,\"rel_spread\":0.01}],"
-                   "\"cold_us\":[20],\"time_us\":10,\"noise\":0.01,\"fatal\":false}\n");
-        fflush(stdout);
-        cJSON_Delete(req);
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------ helpers */
 
 /* gdtune with up to 12 arguments (NULL-terminated), stdin from `in`. */
@@ -298,7 +272,7 @@ static void test_worker_requests(const char *scratch)
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
-        return fake_worker();
+        return gdt_test_one_plan_worker(0.01, false);
     char self[PATH_MAX], scratch[] = "/tmp/gdt_cli_args_XXXXXX";
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = 0;
