@@ -130,21 +130,6 @@ static const gdt__field attempt_fields[] = {
     CELL_KEYS, RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("name", GDT__NAME),
 };
 
-/* The traced burst's main kernel (harness/gdt_cupti.h, gdt_cupti_kernel). */
-static const gdt__field cupti_kernel_fields[] = {
-    REQ("name", GDT__STR), RANGE("grid", GDT__NUMS, true, 1, INT_MAX),
-    RANGE("block", GDT__NUMS, true, 1, 1024), RANGE("cluster", GDT__NUMS, true, 0, 16),
-    RANGE("registers", GDT__INT, true, 0, 255), RANGE("smem", GDT__INT, true, 0, INT_MAX),
-    RANGE("share", GDT__NUM, true, 0, 1),
-};
-static const gdt__table cupti_kernel_table = TABLE(NULL, cupti_kernel_fields, NULL);
-static const gdt__field cupti_fields[] = {
-    RANGE("burst", GDT__INT, true, 1, GDT_BURST_MAX), REQ("kernels", GDT__NUM),
-    RANGE("kernel_us", GDT__NUM, true, 0, US), RANGE("event_us", GDT__NUM, true, 0, US),
-    RANGE("gap_us", GDT__NUM, true, -US, US), RANGE("span_us", GDT__NUM, true, 0, US),
-    SUB("kernel", GDT__OBJ, false, cupti_kernel_table), /* absent before 2026-12-02 */
-};
-static const gdt__table cupti_table = TABLE(NULL, cupti_fields, NULL);
 /* A re-measure of a clock outlier (gdt_metric_clock.h): the first
  * series' and the cell's clock, the limit, whether this series counts. */
 static const gdt__field clock_outlier_fields[] = {
@@ -153,24 +138,13 @@ static const gdt__field clock_outlier_fields[] = {
 };
 static const gdt__table clock_outlier_table = TABLE(NULL, clock_outlier_fields, NULL);
 
+/* The journal's result: its own keys, then the worker's result reply as it
+ * came (its body's rows, gdt_wire.h), then what the sweep adds. */
 static const gdt__field result_fields[] = {
     REQ("type", GDT__STR), RANGE("cell", GDT__INT, true, 0, INT_MAX),
     RANGE("plan", GDT__INT, true, 0, INT_MAX), REQ("family", GDT__NAME), REQ("name", GDT__NAME),
-    RANGE("gpu", GDT__INT, false, 0, GDT_RECORD_GPUS - 1), REQ("disposition", GDT__STR),
-    REQ("error", GDT__STR), RANGE("build_s", GDT__NUM, false, 0, CALL_S), OPT("fatal", GDT__BOOL),
-    OPT("fatal_error", GDT__STR),
-    /* relative L2 errors: any finite value (garbage outputs), null where
-     * an output held NaN or Inf */
-    RANGE("verify_err", GDT__NUMS_NULL, false, 0, DBL_MAX),
-    SUB("bursts", GDT__OBJS, false, WIRE(BURST_O)), RANGE("cold_us", GDT__NUMS, false, 0, US),
-    RANGE("median_cold_us", GDT__NUM, false, 0, US), OPT("converged", GDT__BOOL),
-    OPT("raced_out", GDT__BOOL), RANGE("measure_s", GDT__NUM, false, 0, CALL_S),
-    RANGE("time_us", GDT__NUM, false, 0, US), OPT("noise", GDT__NUM),
-    SUB("clocks", GDT__OBJ, false, WIRE(CLOCKS_O)),
-    /* newer than the first journals: absent there */
-    RANGE("race_burst", GDT__INT, false, 1, GDT_BURST_MAX), OPT("raced_late", GDT__BOOL),
-    SUB("cupti", GDT__OBJ, false, cupti_table), OPT("cupti_error", GDT__STR),
-    RANGE("heat_s", GDT__NUM, false, 0, CALL_S), OPT("heat_mhz", GDT__NUM),
+    RANGE("gpu", GDT__INT, false, 0, GDT_RECORD_GPUS - 1),
+    GDT_WIRE_RESULT_BODY(GDT__WIRE_FIELD)
     SUB("clock_outlier", GDT__OBJ, false, clock_outlier_table), /* a re-measure; absent before it */
 };
 static const gdt__field rounds_fields[] = {

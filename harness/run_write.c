@@ -12,6 +12,7 @@
 #include "gdt_run.h"
 #include "gdt_run_write.h"
 #include "gdt_util.h"
+#include "gdt_wire.h"
 
 static cJSON *drop(cJSON *o)
 {
@@ -180,16 +181,12 @@ gdt_status gdt_run_write_attempt(gdt_journal *j, int ci, const gdt_sweep_cell *c
     return put(j, GDT_REC_ATTEMPT, ok ? o : drop(o), e);
 }
 
-/* A reply's keys that are not the worker's to give: the protocol's "op"
- * and the keys the writer adds (a second one would damage the record). */
-static bool not_measured(const char *key)
+/* A key the worker measured: a row of the result reply's body (the reply's
+ * "op" and the keys the writer adds are not; a second one would damage
+ * the record). */
+static bool measured_key(const char *key)
 {
-    static const char *const own[] = {"op", "type", "cell", "plan", "family", "name", "gpu",
-                                       "clock_outlier"};
-    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
-        if (!strcmp(key, own[i]))
-            return true;
-    return false;
+    return strcmp(key, gdt__wire_key(GDT__W_RESULT_R_OP)) && gdt__wire_has(GDT__WM_RESULT_R, key);
 }
 
 /* The reply's fields in its order, the typed disposition and error in
@@ -203,7 +200,7 @@ static bool add_measured(cJSON *o, const gdt_run_result_rec *res)
     ok = ok && (cJSON_GetObjectItemCaseSensitive(m, "error") ||
                 cJSON_AddStringToObject(o, "error", res->error));
     for (const cJSON *c = m ? m->child : NULL; ok && c; c = c->next) {
-        if (!c->string || not_measured(c->string))
+        if (!c->string || !measured_key(c->string))
             continue;
         if (!strcmp(c->string, "disposition"))
             ok = cJSON_AddStringToObject(o, "disposition", disp) != NULL;

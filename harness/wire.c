@@ -1,6 +1,7 @@
 /* The worker protocol's rows (gdt_wire.h) and the few functions that read
  * and write a message's fields through them. */
 #include <assert.h>
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@
 #include "gdt_wire.h"
 
 static const gdt__field rows[GDT__W_COUNT] = {
-#define ROW(id, key, kind, req, lo, hi, def) [GDT__W_##id] = {key, kind, req, lo, hi, NULL, def},
+#define ROW(id, key, kind, req, lo, hi, def, sub) [GDT__W_##id] = GDT__WIRE_FIELD(id, key, kind, req, lo, hi, def, sub)
 #define MSG_ROWS(m, op, r) r(ROW)
     GDT_WIRE_MSG_MAP(MSG_ROWS)
     GDT_WIRE_OBJ_MAP(MSG_ROWS)
@@ -20,7 +21,7 @@ static const gdt__field rows[GDT__W_COUNT] = {
 
 /* A message's rows are consecutive ids from its "op" row, GDT__W_<m>_OP;
  * a nested object's from the first row its map names. */
-#define COUNT_ROW(id, key, kind, req, lo, hi, def) +1
+#define COUNT_ROW(id, key, kind, req, lo, hi, def, sub) +1
 #define TABLE(m, op, r) [GDT__WM_##m] = {NULL, &rows[GDT__W_##m##_OP], 0 r(COUNT_ROW), NULL},
 #define OBJ_TABLE(m, first, r) [GDT__WM_##m] = {NULL, &rows[GDT__W_##first], 0 r(COUNT_ROW), NULL},
 const gdt__table gdt__wire_tables[GDT__WM_COUNT] = {GDT_WIRE_MSG_MAP(TABLE)
@@ -146,6 +147,8 @@ gdt_status gdt__wire_keys(const gdt__table *t, const char *at, const cJSON *o, g
     }
     return GDT_STATUS_OK;
 }
+
+bool gdt__wire_has(gdt__wire_msg m, const char *key) { return row_named(gdt__wire_table(m), key); }
 
 gdt_status gdt__wire_known(gdt__wire_msg m, const char *at, const cJSON *o, gdt_error *e)
 {
