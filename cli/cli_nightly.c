@@ -690,7 +690,7 @@ static int plant_check(const nightly_opts *o)
         return fprintf(stderr, VERB ": %s\n", e.msg), 2;
     if (p.n && o->update)
         return fprintf(stderr, VERB ": --update refused: " GDT_PLANT_ENV " plants a slowdown "
-                       "(GDTUNE_ENABLE_OPT_IN=1), and a planted night never replaces the committed "
+                       "(" GDT_PLANT_GATE_ENV "=1), and a planted night never replaces the committed "
                        "tables\n"), 2;
     return -1;
 }

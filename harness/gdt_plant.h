@@ -3,8 +3,9 @@
  * (sensitivity shown, not assumed).  Off by default and never in a default
  * sweep: GDTUNE_PLANT_SLOWDOWN='PLAN=F[;PLAN=F]...' (a plan's name as
  * `gdtune plans` prints it, F a fraction in (0, GDT_PLANT_FRACTION_MAX])
- * is honoured only with GDTUNE_ENABLE_OPT_IN=1, as the opt-in test engines
- * are.  The worker's timed execute of a planted plan runs the plan once
+ * is honoured only with GDTUNE_ENABLE_PLANT=1 (its own gate: the opt-in
+ * test engines' GDTUNE_ENABLE_OPT_IN would also enable gemm.test_hang,
+ * which spends a deadline in every cell).  The worker's timed execute of a planted plan runs the plan once
  * more each time the planted fractions add up to a whole call, so the
  * timed clocks (events, host) see f extra calls per call on average (a
  * burst of b calls gets floor or ceil of b*f extra; a one-call sample is
@@ -23,6 +24,7 @@
 #include "gdtune/gdtune.h"
 
 #define GDT_PLANT_ENV "GDTUNE_PLANT_SLOWDOWN"
+#define GDT_PLANT_GATE_ENV "GDTUNE_ENABLE_PLANT"
 #define GDT_PLANT_MAX 8
 #define GDT_PLANT_FRACTION_MAX 1.0
 /* The canonical text of a full plant fits this. */
@@ -43,7 +45,7 @@ typedef struct gdt_plant {
 gdt_status gdt_plant_parse(const char *text, gdt_plant *out, gdt_error *e);
 
 /* The environment's plant: none (n = 0) when GDT_PLANT_ENV is unset or
- * empty, or when GDTUNE_ENABLE_OPT_IN is not "1" (*ignored true then, when
+ * empty, or when GDT_PLANT_GATE_ENV is not "1" (*ignored true then, when
  * given: the variable is set but has no effect).  BAD_USAGE as
  * gdt_plant_parse, the message prefixed with the variable's name. */
 gdt_status gdt_plant_from_env(gdt_plant *out, bool *ignored, gdt_error *e);

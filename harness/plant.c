@@ -76,7 +76,7 @@ gdt_status gdt_plant_parse(const char *text, gdt_plant *out, gdt_error *e)
 
 gdt_status gdt_plant_from_env(gdt_plant *out, bool *ignored, gdt_error *e)
 {
-    const char *v = getenv(GDT_PLANT_ENV), *opt = getenv("GDTUNE_ENABLE_OPT_IN");
+    const char *v = getenv(GDT_PLANT_ENV), *opt = getenv(GDT_PLANT_GATE_ENV);
     memset(out, 0, sizeof *out);
     *ignored = false;
     if (!v || !*v)

@@ -1008,7 +1008,7 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     if (strcmp(op->planted ? op->planted : "", r->planted) != 0)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "%s:1: the run was measured with planted "
                              "slowdown \"%s\" (options.planted), now \"%s\" (" GDT_PLANT_ENV
-                             " with GDTUNE_ENABLE_OPT_IN=1): resume it with the same", jr->path,
+                             " with " GDT_PLANT_GATE_ENV "=1): resume it with the same", jr->path,
                              op->planted ? op->planted : "", r->planted);
     if (op->shard_n)
         fprintf(stderr, "gdtune sweep: resuming shard %d/%d (from %s)\n", op->shard_i, op->shard_n,
@@ -1336,7 +1336,7 @@ static gdt_status plant_setup(run *r, gdt_error *e)
     if (s == GDT_STATUS_OK)
         gdt_plant_format(&p, r->planted, sizeof r->planted);
     if (ignored)
-        fprintf(stderr, "gdtune sweep: " GDT_PLANT_ENV " ignored: it takes GDTUNE_ENABLE_OPT_IN=1\n");
+        fprintf(stderr, "gdtune sweep: " GDT_PLANT_ENV " ignored: it takes " GDT_PLANT_GATE_ENV "=1\n");
     if (r->planted[0])
         fprintf(stderr, "gdtune sweep: planted slowdown %s (opt-in; journaled in the header)\n", r->planted);
     return s;

@@ -492,7 +492,8 @@ static void test_confirmation(const char *self)
 }
 
 /* The planted slowdown through the stand-in: refused with --update and
- * when malformed, ignored without GDTUNE_ENABLE_OPT_IN, else our plan
+ * when malformed, ignored without GDTUNE_ENABLE_PLANT (GDTUNE_ENABLE_OPT_IN, the
+ * test engines' gate, is not it), else our plan
  * measures 1.5x (8 -> 12 us at burst 4) and the header says so. */
 static void test_plant(const char *self)
 {
@@ -500,12 +501,16 @@ static void test_plant(const char *self)
     scratch(dir, root, tables, self);
     setenv("GDTUNE_PLANT_SLOWDOWN", "gemm.nvrtc[TILE_M=128]=0.5", 1);
     CHECK_INT(nightly(root, tables, "--confirm-rounds=0"), ==, 3); /* not enabled: no effect */
-    CHECK_CONTAINS(out, "GDTUNE_PLANT_SLOWDOWN ignored: it takes GDTUNE_ENABLE_OPT_IN=1");
+    CHECK_CONTAINS(out, "GDTUNE_PLANT_SLOWDOWN ignored: it takes GDTUNE_ENABLE_PLANT=1");
+    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1); /* the test engines' gate: not the plant's */
+    CHECK_INT(nightly(root, tables, "--confirm-rounds=0"), ==, 3);
+    CHECK_CONTAINS(out, "GDTUNE_PLANT_SLOWDOWN ignored: it takes GDTUNE_ENABLE_PLANT=1");
+    unsetenv("GDTUNE_ENABLE_OPT_IN");
     slurp(root, "runs/gemm-20261201/journal.jsonl");
     CHECK(strstr(out, "\"planted\"") == NULL);
     CHECK_CONTAINS(out, "\"time_us\":8,\"noise\":0.002,\"fatal\":false,\"type\":\"result\",\"cell\":0,\"plan\":1,");
 
-    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1);
+    setenv("GDTUNE_ENABLE_PLANT", "1", 1);
     CHECK_INT(nightly(root, tables, "--update"), ==, 2);
     CHECK_CONTAINS(out, "--update refused: GDTUNE_PLANT_SLOWDOWN plants a slowdown");
     CHECK(!present(tables, "sm90/gemm.tuning.json"));
@@ -524,7 +529,7 @@ static void test_plant(const char *self)
     CHECK_CONTAINS(out, "\"time_us\":12,\"noise\":0.002,\"fatal\":false,\"type\":\"result\",\"cell\":0,\"plan\":1,");
     CHECK_CONTAINS(out, "\"time_us\":10,\"noise\":0.002,\"fatal\":false,\"type\":\"result\",\"cell\":0,\"plan\":0,");
     unsetenv("GDTUNE_PLANT_SLOWDOWN");
-    unsetenv("GDTUNE_ENABLE_OPT_IN");
+    unsetenv("GDTUNE_ENABLE_PLANT");
     unsetenv("GDTUNE_WORKER_EXE");
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }

@@ -1,6 +1,6 @@
 /* The planted slowdown (gdt_plant.h): the spec's parser (bad specs refused
  * naming the entry and what was expected), the gate (no effect without
- * GDTUNE_ENABLE_OPT_IN=1), the lookup by plan identity, the canonical text
+ * GDTUNE_ENABLE_PLANT=1), the lookup by plan identity, the canonical text
  * and the extra executes per call. */
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +51,7 @@ static void test_gate(void)
     gdt_plant p;
     gdt_error e = {0};
     bool ignored = false;
-    unsetenv("GDTUNE_ENABLE_OPT_IN");
+    unsetenv("GDTUNE_ENABLE_PLANT");
     unsetenv(GDT_PLANT_ENV);
     CHECK_INT(gdt_plant_from_env(&p, &ignored, &e), ==, GDT_STATUS_OK);
     CHECK_INT(p.n, ==, 0);
@@ -60,10 +60,10 @@ static void test_gate(void)
     CHECK_INT(gdt_plant_from_env(&p, &ignored, &e), ==, GDT_STATUS_OK);
     CHECK_INT(p.n, ==, 0); /* not enabled: no effect */
     CHECK(ignored);
-    setenv("GDTUNE_ENABLE_OPT_IN", "yes", 1);
+    setenv("GDTUNE_ENABLE_PLANT", "yes", 1);
     CHECK_INT(gdt_plant_from_env(&p, &ignored, &e), ==, GDT_STATUS_OK);
     CHECK_INT(p.n, ==, 0);
-    setenv("GDTUNE_ENABLE_OPT_IN", "1", 1);
+    setenv("GDTUNE_ENABLE_PLANT", "1", 1);
     CHECK_INT(gdt_plant_from_env(&p, &ignored, &e), ==, GDT_STATUS_OK);
     CHECK_INT(p.n, ==, 1);
     CHECK(!ignored);
@@ -71,7 +71,7 @@ static void test_gate(void)
     CHECK_INT(gdt_plant_from_env(&p, &ignored, &e), ==, GDT_STATUS_BAD_USAGE);
     CHECK_CONTAINS(e.msg, "GDTUNE_PLANT_SLOWDOWN: entry \"cudnn.eng0=2\": expected a fraction");
     unsetenv(GDT_PLANT_ENV);
-    unsetenv("GDTUNE_ENABLE_OPT_IN");
+    unsetenv("GDTUNE_ENABLE_PLANT");
 }
 
 /* The extra executes of n calls at fraction f. */
