@@ -664,11 +664,35 @@ static int confirm(const nightly_opts *o, const char *json, char **out)
     return rc;
 }
 
+/* Said before the changes, for each family whose committed tables another
+ * device measured (the diff's provenance names device_name): what the
+ * diff finds is then the device's as well as the build's. */
+static void device_note(const nightly_opts *o, const char *json)
+{
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *set, *f;
+    cJSON_ArrayForEach(set, cJSON_GetObjectItem(doc, "provenance"))
+    {
+        cJSON_ArrayForEach(f, cJSON_GetObjectItem(set, "differences"))
+        {
+            if (strcmp(str_at(f, "field", NULL), "device_name"))
+                continue;
+            fprintf(o->format == FMT_JSON ? stderr : stdout,
+                    VERB ": %s %s: the committed tables were measured on %s, tonight's on %s: what "
+                    "the diff finds is the device's as well as the build's\n",
+                    str_at(set, "family", NULL), str_at(set, "arch", NULL), str_at(f, "old", NULL),
+                    str_at(f, "new", NULL));
+        }
+    }
+    cJSON_Delete(doc);
+}
+
 /* Steps 2b to 4 once the diff is written: the diff's status rc, or the
  * confirmation's; *confirmed says whether this night ran the rounds. */
 static int after_diff(const nightly_opts *o, const char *staging, const char *json, int rc, bool *confirmed)
 {
     char *conf = NULL;
+    device_note(o, json);
     if (rc == 3 && o->confirm_rounds)
         rc = confirm(o, json, &conf);
     *confirmed = conf != NULL;

@@ -114,8 +114,9 @@ static int fake_worker(void)
         cJSON *req = cJSON_Parse(line);
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
         if (op && !strcmp(op, "hello"))
-            printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,\"sm_count\":132,"
-                   "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n");
+            printf("{\"op\":\"hello\",\"device\":{\"name\":\"%s\",\"arch\":90,\"sm_count\":132,"
+                   "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n",
+                   getenv("FAKE_DEVICE") ? getenv("FAKE_DEVICE") : "Stand-in GPU");
         else if (op && !strcmp(op, "cell")) {
             const char *pr = cJSON_GetStringValue(cJSON_GetObjectItem(req, "problem"));
             snprintf(cell_problem, sizeof cell_problem, "%s", pr ? pr : "");
@@ -278,11 +279,19 @@ static void test_two_nights(const char *self)
     CHECK_CONTAINS(out, "\"rounds\":3,");
     CHECK_CONTAINS(out, "\"type\":\"rounds\"");
     CHECK_CONTAINS(out, "stand-in: no rounds");
+    CHECK(strstr(out, "the committed tables were measured on") == NULL); /* the same device */
+
+    /* A night on another device than the committed tables' says so first. */
+    setenv("FAKE_DEVICE", "Other GPU", 1);
+    CHECK_INT(nightly(root, tables, "--date=20261204"), ==, 0);
+    CHECK_CONTAINS(out, "gdtune nightly: gemm sm90: the committed tables were measured on Stand-in GPU, "
+                        "tonight's on Other GPU: what the diff finds is the device's as well as the build's");
+    unsetenv("FAKE_DEVICE");
 
     /* A TABLES that does not load is bad input, passed on from the diff. */
     char bad[700];
     int history = count_lines(root, "history.tsv", NULL, NULL);
-    CHECK_INT(history, ==, 9); /* the header and a line per cell per night */
+    CHECK_INT(history, ==, 11); /* the header and a line per cell per night */
     snprintf(bad, sizeof bad, "%s/sm90/gemm.tuning.json", tables);
     FILE *f = fopen(bad, "w");
     if (f) fputs("{", f), fclose(f);
