@@ -10,20 +10,12 @@
 #include <string.h>
 
 #include "gdt_family.h"
+#include "gdt_util.h"
 #include "gdtune/plan.h"
 
 /* ------------------------------------------------------------- families */
 
-#define GDT__FAMILY_NAME(name, str) str,
-static const char *const family_names[] = {GDT_FAMILY_MAP(GDT__FAMILY_NAME)};
-#undef GDT__FAMILY_NAME
-_Static_assert(sizeof family_names / sizeof family_names[0] == GDT_FAMILY_COUNT,
-               "family names and enum disagree");
-
-const char *gdt_family_name(gdt_family f)
-{
-    return (unsigned)f < GDT_FAMILY_COUNT ? family_names[f] : "unknown_family";
-}
+GDT_NAME_TABLE(GDT_FAMILY_MAP, gdt_family, GDT_FAMILY_COUNT, gdt_family_name, "unknown_family")
 
 static const gdt_family_desc *const descs[] = {
     [GDT_FAMILY_GEMM] = &gdt__family_gemm,
@@ -40,7 +32,7 @@ const gdt_family_desc *gdt__family_desc(gdt_family f)
 gdt_status gdt_family_parse(const char *s, gdt_family *out, gdt_error *e)
 {
     for (int f = 0; f < GDT_FAMILY_COUNT; f++)
-        if (s && !strcmp(s, family_names[f])) {
+        if (s && !strcmp(s, gdt_family_name_table[f])) {
             *out = (gdt_family)f;
             return GDT_STATUS_OK;
         }
@@ -355,16 +347,7 @@ double gdt_problem_flops(const gdt_problem *p)
 
 /* -------------------------------------------------------------- operands */
 
-#define GDT__OPERAND_NAME(name, str) str,
-static const char *const operand_names[] = {GDT_OPERAND_MAP(GDT__OPERAND_NAME)};
-#undef GDT__OPERAND_NAME
-_Static_assert(sizeof operand_names / sizeof operand_names[0] == GDT_OPERAND_COUNT,
-               "operand names and enum disagree");
-
-const char *gdt_operand_name(gdt_operand_role r)
-{
-    return (unsigned)r < GDT_OPERAND_COUNT ? operand_names[r] : "unknown_operand";
-}
+GDT_NAME_TABLE(GDT_OPERAND_MAP, gdt_operand_role, GDT_OPERAND_COUNT, gdt_operand_name, "unknown_operand")
 
 int gdt_family_operands(gdt_family f, gdt_operand_role roles[GDT_OPERAND_COUNT], int *noutputs)
 {

@@ -9,6 +9,17 @@
 
 #include "gdtune/gdtune.h"
 
+/* The names of an enum whose X-macro map holds X(id, "name") rows: a table
+ * indexed by the enum, checked at compile time to hold one name per value,
+ * and `const char *fn(type v)`, v's name or unknown out of range:
+ *     GDT_NAME_TABLE(GDT_FAMILY_MAP, gdt_family, GDT_FAMILY_COUNT, gdt_family_name, "unknown_family")
+ * The table is fn##_table, for a parser that walks it. */
+#define GDT__NAME_ROW(id, name) name,
+#define GDT_NAME_TABLE(map, type, count, fn, unknown)                                              \
+    static const char *const fn##_table[] = {map(GDT__NAME_ROW)};                                  \
+    _Static_assert(sizeof fn##_table / sizeof *fn##_table == (count), #fn ": one name a value");   \
+    const char *fn(type v) { return (unsigned)v < (unsigned)(count) ? fn##_table[v] : (unknown); }
+
 /* Prefixes e's message and sets its status (the message cannot be
  * formatted into itself). */
 gdt_status gdt_error_prefix(gdt_error *e, gdt_status s, const char *prefix);

@@ -14,41 +14,19 @@
 /* ------------------------------------------------ the records' vocabulary
  * (declared in gdt_run.h): dispositions and record types by name. */
 
-static const char *const disposition_names[] = {
-#define GDT_DISP_NAME(id, name) name,
-    GDT_DISPOSITIONS(GDT_DISP_NAME)
-#undef GDT_DISP_NAME
-};
-_Static_assert(sizeof disposition_names / sizeof *disposition_names == GDT_DISP_COUNT,
-               "one name per disposition");
-
-static const char *const record_names[] = {
-#define GDT_REC_NAME(id, name) name,
-    GDT_RECORD_TYPES(GDT_REC_NAME)
-#undef GDT_REC_NAME
-};
-_Static_assert(sizeof record_names / sizeof *record_names == GDT_REC_COUNT,
-               "one name per record type");
-
-const char *gdt_disposition_name(gdt_disposition d)
-{
-    return (unsigned)d < GDT_DISP_COUNT ? disposition_names[d] : "?";
-}
+GDT_NAME_TABLE(GDT_DISPOSITIONS, gdt_disposition, GDT_DISP_COUNT, gdt_disposition_name, "?")
+GDT_NAME_TABLE(GDT_RECORD_TYPES, gdt_record_type, GDT_REC_COUNT, gdt_record_type_name, "?")
 
 bool gdt_disposition_parse(const char *s, gdt_disposition *out)
 {
     for (int i = 0; s && i < GDT_DISP_COUNT; i++)
-        if (!strcmp(s, disposition_names[i])) {
+        if (!strcmp(s, gdt_disposition_name_table[i])) {
             *out = (gdt_disposition)i;
             return true;
         }
     return false;
 }
 
-const char *gdt_record_type_name(gdt_record_type t)
-{
-    return (unsigned)t < GDT_REC_COUNT ? record_names[t] : "?";
-}
 
 
 /* ------------------------------------------------------- field rows */
