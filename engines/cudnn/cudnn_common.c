@@ -99,14 +99,20 @@ gdt_status gdt__cudnn_add_op(gdt__cudnn_graph *g, cudnnBackendDescriptor_t op, g
     return GDT_STATUS_OK;
 }
 
-/* An operation's descriptor and the one it carries (its mode, its
- * compute type). */
+/* An operation's descriptor and the one it carries (its mode), that one's
+ * compute or math precision (attribute prec_attr) set to prec. */
 static gdt_status desc_pair(gdt__cudnn_graph *g, cudnnBackendDescriptorType_t inner_type,
+                            cudnnBackendAttributeName_t prec_attr, cudnnDataType_t prec,
                             cudnnBackendDescriptor_t *inner, cudnnBackendDescriptorType_t op_type,
                             cudnnBackendDescriptor_t *op, gdt_error *e)
 {
     gdt_status s = gdt__cudnn_desc(g, inner_type, inner, e);
-    return s == GDT_STATUS_OK ? gdt__cudnn_desc(g, op_type, op, e) : s;
+    if (s == GDT_STATUS_OK)
+        s = gdt__cudnn_desc(g, op_type, op, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    SET(*inner, prec_attr, CUDNN_TYPE_DATA_TYPE, 1, &prec);
+    return GDT_STATUS_OK;
 }
 
 /* One descriptor-valued attribute of an operation; a NULL one is not set. */
@@ -132,13 +138,12 @@ gdt_status gdt__cudnn_pointwise(gdt__cudnn_graph *g, cudnnPointwiseMode_t mode,
                                 cudnnBackendDescriptor_t y, gdt_error *e)
 {
     cudnnBackendDescriptor_t pw, op;
-    gdt_status s = desc_pair(g, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, &pw,
-                             CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op, e);
+    gdt_status s = desc_pair(g, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, CUDNN_ATTR_POINTWISE_MATH_PREC, prec,
+                             &pw, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op, e);
     if (s != GDT_STATUS_OK)
         return s;
     float one = 1.0f;
     SET(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
-    SET(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec);
     if (axis >= 0)
         SET(pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
     GDT_CHECK_CUDNN(e, cudnnBackendFinalize(pw));
@@ -156,12 +161,10 @@ gdt_status gdt__cudnn_matmul(gdt__cudnn_graph *g, cudnnBackendDescriptor_t a,
                              cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c, gdt_error *e)
 {
     cudnnBackendDescriptor_t mm, op;
-    gdt_status s = desc_pair(g, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm,
-                             CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op, e);
+    gdt_status s = desc_pair(g, CUDNN_BACKEND_MATMUL_DESCRIPTOR, CUDNN_ATTR_MATMUL_COMP_TYPE,
+                             CUDNN_DATA_FLOAT, &mm, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op, e);
     if (s != GDT_STATUS_OK)
         return s;
-    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
-    SET(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
     GDT_CHECK_CUDNN(e, cudnnBackendFinalize(mm));
     const op_input in[] = {
         {CUDNN_ATTR_OPERATION_MATMUL_ADESC, a}, {CUDNN_ATTR_OPERATION_MATMUL_BDESC, b},
@@ -174,13 +177,11 @@ gdt_status gdt__cudnn_reduction(gdt__cudnn_graph *g, cudnnReduceTensorOp_t rop,
                                 cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y, gdt_error *e)
 {
     cudnnBackendDescriptor_t rd, op;
-    gdt_status s = desc_pair(g, CUDNN_BACKEND_REDUCTION_DESCRIPTOR, &rd,
-                             CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &op, e);
+    gdt_status s = desc_pair(g, CUDNN_BACKEND_REDUCTION_DESCRIPTOR, CUDNN_ATTR_REDUCTION_COMP_TYPE,
+                             CUDNN_DATA_FLOAT, &rd, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &op, e);
     if (s != GDT_STATUS_OK)
         return s;
-    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
     bool det = false;
-    SET(rd, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
     SET(rd, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &rop);
     SET(rd, CUDNN_ATTR_REDUCTION_IS_DETERMINISTIC, CUDNN_TYPE_BOOLEAN, 1, &det);
     GDT_CHECK_CUDNN(e, cudnnBackendFinalize(rd));
