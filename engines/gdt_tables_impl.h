@@ -187,8 +187,13 @@ gdt_status gdt__ld_str(const gdt__ld *l, const cJSON *o, const char *key, const 
 gdt_status gdt__ld_bool(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, bool *out);
 gdt_status gdt__ld_opt_num(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, bool *has,
                            double *out);
-gdt_status gdt__ld_array(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, const cJSON **out,
-                         int *n);
+/* o[key] and its JSON path into sp. */
+gdt_status gdt__ld_sub(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, const cJSON **n,
+                       char *sp);
+/* o[key], an array of *n items, and its JSON path into ap. */
+gdt_status gdt__ld_array(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, char *ap,
+                         const cJSON **out, int *n);
+gdt_status gdt__ld_oom(const gdt__ld *l);
 gdt_status gdt__ld_names(const gdt__ld *l, const cJSON *o, const char *key, const char *jp,
                          const char *const *names, int nnames, int *out);
 gdt_status gdt__ld_text(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, char *dst, size_t cap);

@@ -10,6 +10,9 @@
 
 #include "gdt_tables_impl.h"
 
+/* The text buffer's first size, in bytes; it doubles as the text grows. */
+#define SB_FIRST_CAP 4096
+
 /* Backend entries from knob enumeration carry GDT_MODE_COUNT. */
 static const char *mode_text(gdt_mode m)
 {
@@ -26,7 +29,7 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(gdt__sb *b, const ch
         va_end(ap);
         if (w < 0) { b->oom = true; return; }
         if (b->p && b->n + (size_t)w < b->cap) { b->n += (size_t)w; return; }
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)w;
+        size_t cap = (b->cap ? b->cap * 2 : SB_FIRST_CAP) + (size_t)w;
         char *q = realloc(b->p, cap);
         if (!q) { b->oom = true; return; }
         b->p = q;
@@ -48,6 +51,19 @@ static void sb_str(gdt__sb *b, const char *s)
 /* Fixed formatting: %.6g for measured quantities, never "-0". */
 static void sb_num(gdt__sb *b, double v) { sb_printf(b, "%.6g", v == 0 ? 0.0 : v); }
 static void sb_exact(gdt__sb *b, double v) { sb_printf(b, "%.17g", v == 0 ? 0.0 : v); }
+
+/* lead (", \"key\": ") and a value: one member of an object. */
+static void sb_member_num(gdt__sb *b, const char *lead, double v)
+{
+    sb_printf(b, "%s", lead);
+    sb_num(b, v);
+}
+
+static void sb_member_str(gdt__sb *b, const char *lead, const char *s)
+{
+    sb_printf(b, "%s", lead);
+    sb_str(b, s);
+}
 
 static void sb_ints(gdt__sb *b, const int64_t *v, int n)
 {
@@ -119,29 +135,22 @@ static void emit_measured(gdt__sb *b, const gdt_measured_plan *p)
 {
     sb_printf(b, "{");
     emit_identity(b, p);
-    sb_printf(b, ", \"time_us\": ");
-    sb_num(b, p->time_us);
-    sb_printf(b, ", \"noise\": ");
-    sb_num(b, p->noise);
-    sb_printf(b, ", \"host_us\": ");
-    sb_num(b, p->host_us);
+    sb_member_num(b, ", \"time_us\": ", p->time_us);
+    sb_member_num(b, ", \"noise\": ", p->noise);
+    sb_member_num(b, ", \"host_us\": ", p->host_us);
     sb_printf(b, ", \"samples\": %d, \"untimed_position\": %d}", p->samples, p->untimed_position);
 }
 
 static void emit_provenance(gdt__sb *b, const gdt_provenance *v)
 {
-    sb_printf(b, "  \"provenance\": {\n    \"device_name\": ");
-    sb_str(b, v->device_name);
+    sb_member_str(b, "  \"provenance\": {\n    \"device_name\": ", v->device_name);
     sb_printf(b, ",\n    \"arch\": %d,\n    \"driver_version\": %d,\n    \"cuda_version\": %d,\n"
                  "    \"cudnn_version\": %d,\n    \"nvrtc_version\": %d,\n    \"gdtune_version\": ",
               v->arch, v->driver_version, v->cuda_version, v->cudnn_version, v->nvrtc_version);
     sb_str(b, v->gdtune_version);
-    sb_printf(b, ",\n    \"source_digest\": ");
-    sb_str(b, v->source_digest);
-    sb_printf(b, ",\n    \"sweep_digest\": ");
-    sb_str(b, v->sweep_digest);
-    sb_printf(b, ",\n    \"candidates_digest\": ");
-    sb_str(b, v->candidates_digest);
+    sb_member_str(b, ",\n    \"source_digest\": ", v->source_digest);
+    sb_member_str(b, ",\n    \"sweep_digest\": ", v->sweep_digest);
+    sb_member_str(b, ",\n    \"candidates_digest\": ", v->candidates_digest);
     sb_printf(b, "\n  },\n");
 }
 
@@ -213,12 +222,9 @@ static void emit_best(gdt__sb *b, const gdt_measured_cell *c, int i)
     }
     char name[GDT__PLAN_NAME_MAX];
     gdt_plan_id_format(&c->plans[i].id, name, sizeof name);
-    sb_printf(b, "{\"plan\": ");
-    sb_str(b, name);
-    sb_printf(b, ", \"time_us\": ");
-    sb_num(b, c->plans[i].time_us);
-    sb_printf(b, ", \"noise\": ");
-    sb_num(b, c->plans[i].noise);
+    sb_member_str(b, "{\"plan\": ", name);
+    sb_member_num(b, ", \"time_us\": ", c->plans[i].time_us);
+    sb_member_num(b, ", \"noise\": ", c->plans[i].noise);
     sb_printf(b, "}");
 }
 

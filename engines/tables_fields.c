@@ -65,6 +65,7 @@ void gdt__facts_for(const gdt_problem *p, int arch, gdt_facts *f)
 }
 
 const char *const gdt__lead_kind_keys[GDT__LEAD_KINDS] = {"ours", "block"};
+_Static_assert(GDT__LEAD_KINDS == 2, "gdt__lead_kind_keys names each kind of lead");
 
 int gdt__key_cmp(const void *a, const void *b)
 {

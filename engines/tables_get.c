@@ -33,7 +33,7 @@ gdt_status gdt__ld_bad(const gdt__ld *l, const char *path, const char *fmt, ...)
 }
 
 gdt_status gdt__ld_node(const gdt__ld *l, const cJSON *o, const char *key, const char *jp,
-                               const cJSON **n)
+                        const cJSON **n)
 {
     return gdt_json_require(o, key, l->file, jp, n, l->e);
 }
@@ -47,7 +47,7 @@ gdt_status gdt__ld_int(const gdt__ld *l, const cJSON *o, const char *key, const 
 }
 
 gdt_status gdt__ld_int32(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, int lo,
-                                int *out)
+                         int *out)
 {
     int64_t v;
     gdt__jpath p;
@@ -81,7 +81,7 @@ gdt_status gdt__ld_check_text(const gdt__ld *l, const char *path, const char *v)
 }
 
 gdt_status gdt__ld_str(const gdt__ld *l, const cJSON *o, const char *key, const char *jp,
-                              const char **out)
+                       const char **out)
 {
     const cJSON *n;
     gdt__jpath p;
@@ -100,7 +100,7 @@ gdt_status gdt__ld_bool(const gdt__ld *l, const cJSON *o, const char *key, const
 
 /* A number or null: *has says which. */
 gdt_status gdt__ld_opt_num(const gdt__ld *l, const cJSON *o, const char *key, const char *jp,
-                                  bool *has, double *out)
+                           bool *has, double *out)
 {
     const cJSON *n;
     gdt__jpath p;
@@ -114,20 +114,30 @@ gdt_status gdt__ld_opt_num(const gdt__ld *l, const cJSON *o, const char *key, co
     return gdt_json_number(n, l->file, p, out, l->e);
 }
 
-gdt_status gdt__ld_array(const gdt__ld *l, const cJSON *o, const char *key, const char *jp,
-                                const cJSON **out, int *n)
+gdt_status gdt__ld_sub(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, const cJSON **n,
+                       char *sp)
 {
-    gdt__jpath p;
-    gdt_status s = gdt__ld_node(l, o, key, jp, out);
+    gdt__jp_key(sp, jp, key);
+    return gdt__ld_node(l, o, key, jp, n);
+}
+
+gdt_status gdt__ld_array(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, char *ap,
+                         const cJSON **out, int *n)
+{
+    gdt_status s = gdt__ld_sub(l, o, key, jp, out, ap);
     if (s) return s;
-    if (!cJSON_IsArray(*out))
-        return gdt__ld_bad(l, gdt__jp_key(p, jp, key), "expected an array, got %s", gdt_json_type_name(*out));
+    if (!cJSON_IsArray(*out)) return gdt__ld_bad(l, ap, "expected an array, got %s", gdt_json_type_name(*out));
     *n = cJSON_GetArraySize(*out);
     return GDT_STATUS_OK;
 }
 
+gdt_status gdt__ld_oom(const gdt__ld *l)
+{
+    return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+}
+
 gdt_status gdt__ld_names(const gdt__ld *l, const cJSON *o, const char *key, const char *jp,
-                                const char *const *names, int nnames, int *out)
+                         const char *const *names, int nnames, int *out)
 {
     const char *v;
     gdt__jpath p;
@@ -145,7 +155,7 @@ gdt_status gdt__ld_names(const gdt__ld *l, const cJSON *o, const char *key, cons
 }
 
 gdt_status gdt__ld_text(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, char *dst,
-                               size_t cap)
+                        size_t cap)
 {
     const char *v;
     gdt__jpath p;
@@ -158,7 +168,7 @@ gdt_status gdt__ld_text(const gdt__ld *l, const cJSON *o, const char *key, const
 }
 
 gdt_status gdt__ld_keys(const gdt__ld *l, const cJSON *o, const char *const *keys, int n,
-                               const char *jp)
+                        const char *jp)
 {
     return gdt_json_check_keys(o, keys, n, l->file, jp, l->e);
 }
@@ -170,9 +180,8 @@ static gdt_status read_knobs(const gdt__ld *l, const cJSON *o, const char *jp, g
 {
     const cJSON *k;
     gdt__jpath kp, p;
-    gdt_status s = gdt__ld_node(l, o, "knobs", jp, &k);
+    gdt_status s = gdt__ld_sub(l, o, "knobs", jp, &k, kp);
     if (s) return s;
-    gdt__jp_key(kp, jp, "knobs");
     if (!cJSON_IsObject(k)) return gdt__ld_bad(l, kp, "expected an object, got %s", gdt_json_type_name(k));
     for (const cJSON *c = k->child; c; c = c->next) {
         int type;
@@ -211,7 +220,7 @@ static gdt_status check_engine(const gdt__ld *l, const char *jp, const gdt_plan_
 /* plan, engine_id, knobs, is_backend, mode: the name must be what
  * engine_id and knobs print as. */
 gdt_status gdt__ld_plan_id(const gdt__ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
-                                  bool *is_backend)
+                           bool *is_backend)
 {
     const char *name;
     char want[GDT__PLAN_NAME_MAX];

@@ -9,8 +9,6 @@
 #include "gdt_tables_impl.h"
 #include "gdt_tables_lookup.h"
 
-/* ================================================================ lookup */
-
 static bool in_shard(const gdt__shard *s, double metric)
 {
     return (!s->has_lo || metric >= s->lo) && (!s->has_hi || metric < s->hi);
@@ -61,7 +59,7 @@ int gdt_tables_arch(const gdt_tables *t) { return t->arch; }
 
 int gdt_tables_ncells(const gdt_tables *t) { return t ? t->nt : 0; }
 
-/* A load pairs the files cell by cell (check_pair), both sorted by key:
+/* A load pairs the files cell by cell (tables_read.c), both sorted by key:
  * index i is one cell in both. */
 bool gdt_tables_cell(const gdt_tables *t, int i, gdt_table_cell *out)
 {

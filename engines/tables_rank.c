@@ -6,8 +6,6 @@
 
 #include "gdt_tables_impl.h"
 
-/* ========================================================= ranking rule */
-
 /* The combined measured noise of two estimates (absolute: relative noise
  * times time, summed). */
 static double noise_margin(const gdt_measured_plan *a, const gdt_measured_plan *b)
@@ -104,6 +102,9 @@ int gdt__fallback_of(const gdt_measured_cell *c)
     }
     return best;
 }
+
+_Static_assert(GDT_PLAN_SIDE_COUNT == 3, "a cell's placement keeps the best plan of each side: ours, the "
+                                        "backend's and the library's");
 
 void gdt__place_cell(const gdt_measured_cell *c, gdt__placement *pl)
 {

@@ -72,9 +72,8 @@ static gdt_status get_ints(const gdt__ld *l, const cJSON *o, const char *key, co
     const cJSON *a;
     int len = 0;
     gdt__jpath p, q;
-    gdt_status s = gdt__ld_array(l, o, key, jp, &a, &len);
+    gdt_status s = gdt__ld_array(l, o, key, jp, p, &a, &len);
     if (s) return s;
-    gdt__jp_key(p, jp, key);
     if (len != n) return gdt__ld_bad(l, p, "expected %d integers, got %d", n, len);
     for (int i = 0; i < n && !s; i++)
         s = gdt_json_int(cJSON_GetArrayItem(a, i), l->file, gdt__jp_at(q, p, i), &dst[i], l->e);
@@ -159,7 +158,12 @@ static gdt_status read_problem(const gdt__ld *l, const cJSON *cell, const char *
     return GDT_STATUS_OK;
 }
 
-/* A fact as written must be the fact derived (flops within 1e-9 relative). */
+/* An EXACT fact (flops) is written with %.17g; what this release derives
+ * may differ from it in the last bits. */
+#define FACT_REL_TOL 1e-9
+
+/* A fact as written must be the fact derived (flops within FACT_REL_TOL
+ * relative). */
 static gdt_status check_fact(const gdt__ld *l, const cJSON *o, const gdt__field *fd, const char *jp,
                              const gdt_facts *f)
 {
@@ -168,7 +172,7 @@ static gdt_status check_fact(const gdt__ld *l, const cJSON *o, const gdt__field 
     if (fd->kind == GDT__FIELD_EXACT) {
         double v, want = *(const double *)((const char *)f + fd->off);
         if ((s = gdt__ld_num(l, o, fd->name, jp, &v))) return s;
-        if (fabs(v - want) > 1e-9 * fabs(want))
+        if (fabs(v - want) > FACT_REL_TOL * fabs(want))
             return gdt__ld_bad(l, gdt__jp_key(p, jp, fd->name), "expected %.17g (derived from the problem), got %.17g",
                                want, v);
         return GDT_STATUS_OK;
@@ -190,9 +194,8 @@ static gdt_status read_facts(const gdt__ld *l, const cJSON *cell, const char *jp
     const gdt_family_desc *d = gdt__family_desc(l->family);
     const cJSON *o;
     gdt__jpath fp;
-    gdt_status s = gdt__ld_node(l, cell, "facts", jp, &o);
+    gdt_status s = gdt__ld_sub(l, cell, "facts", jp, &o, fp);
     if (s) return s;
-    gdt__jp_key(fp, jp, "facts");
     s = check_fields(l, o, d->facts_fields, d->nfacts_fields, fp);
     gdt__facts_for(p, l->arch, f);
     for (int i = 0; i < d->nfacts_fields && !s; i++) s = check_fact(l, o, &d->facts_fields[i], fp, f);
@@ -203,9 +206,10 @@ static gdt_status read_identity(const gdt__ld *l, const cJSON *o, const char *jp
                                 bool *is_backend, gdt_mode *mode_out)
 {
     static const char *const modes[] = {"A", "B", "FALLBACK", "OPENSOURCE", "enumerated"};
+    _Static_assert(sizeof modes / sizeof *modes == GDT_MODE_COUNT + 1, "a name per gdt_mode, then \"enumerated\"");
     int mode = 0;
     gdt_status s = gdt__ld_plan_id(l, o, jp, id, is_backend);
-    if (!s) s = gdt__ld_names(l, o, "mode", jp, modes, 5, &mode);
+    if (!s) s = gdt__ld_names(l, o, "mode", jp, modes, GDT_MODE_COUNT + 1, &mode);
     if (!s) *mode_out = (gdt_mode)mode; /* modes[] is in gdt_mode order, "enumerated" last */
     return s;
 }
@@ -269,9 +273,8 @@ static gdt_status read_evidence(const gdt__ld *l, const cJSON *cell, const char 
     int measured;
     bool has, beyond;
     double margin;
-    gdt_status s = gdt__ld_node(l, cell, "evidence", jp, &o);
+    gdt_status s = gdt__ld_sub(l, cell, "evidence", jp, &o, ep);
     if (s) return s;
-    gdt__jp_key(ep, jp, "evidence");
     if ((s = GDT__CHECK_KEYS(l, o, keys, ep))) return s;
     if ((s = gdt__ld_int32(l, o, "measured", ep, 0, &measured))) return s;
     if (measured != c->nranked)
@@ -291,14 +294,12 @@ static gdt_status read_ranking(const gdt__ld *l, const cJSON *cell, const char *
     const cJSON *a;
     int n = 0;
     gdt__jpath rp, p;
-    gdt_status s = gdt__ld_array(l, cell, "ranking", jp, &a, &n);
+    gdt_status s = gdt__ld_array(l, cell, "ranking", jp, rp, &a, &n);
     if (s) return s;
-    gdt__jp_key(rp, jp, "ranking");
     c->ranked = calloc((size_t)(n ? n : 1), sizeof *c->ranked);
     c->is_backend = calloc((size_t)(n ? n : 1), sizeof *c->is_backend);
     c->measured = calloc((size_t)(n ? n : 1), sizeof *c->measured);
-    if (!c->ranked || !c->is_backend || !c->measured)
-        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    if (!c->ranked || !c->is_backend || !c->measured) return gdt__ld_oom(l);
     int i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++) {
         if ((s = read_ranked(l, x, gdt__jp_at(p, rp, i), &c->ranked[i], &c->is_backend[i], &c->measured[i])))
@@ -357,10 +358,9 @@ static gdt_status read_best(const gdt__ld *l, const cJSON *cell, const char *key
     const cJSON *o;
     const char *name;
     gdt__jpath p, q;
-    gdt_status s = gdt__ld_node(l, cell, key, jp, &o);
+    gdt_status s = gdt__ld_sub(l, cell, key, jp, &o, p);
     *b = (best){0};
     if (s || cJSON_IsNull(o)) return s;
-    gdt__jp_key(p, jp, key);
     s = GDT__CHECK_KEYS(l, o, keys, p);
     if (!s) s = gdt__ld_str(l, o, "plan", p, &name);
     if (!s) s = gdt__ld_num(l, o, "time_us", p, &b->t);
@@ -439,9 +439,8 @@ static gdt_status read_group(const gdt__ld *l, const cJSON *sh, const char *jp, 
     const gdt_family_desc *d = gdt__family_desc(l->family);
     const cJSON *o;
     gdt__jpath gp;
-    gdt_status s = gdt__ld_node(l, sh, "group", jp, &o);
+    gdt_status s = gdt__ld_sub(l, sh, "group", jp, &o, gp);
     if (s) return s;
-    gdt__jp_key(gp, jp, "group");
     memset(g, 0, sizeof *g);
     s = check_fields(l, o, d->group_fields, d->ngroup_fields, gp);
     for (int i = 0; i < d->ngroup_fields && !s; i++)
@@ -454,9 +453,8 @@ static gdt_status read_shard_cells(const gdt__ld *l, const cJSON *o, const char 
     const cJSON *a;
     int n = 0;
     gdt__jpath cp, p;
-    gdt_status s = gdt__ld_array(l, o, "cells", jp, &a, &n);
+    gdt_status s = gdt__ld_array(l, o, "cells", jp, cp, &a, &n);
     if (s) return s;
-    gdt__jp_key(cp, jp, "cells");
     if (n == 0) return gdt__ld_bad(l, cp, "expected at least one cell key, got an empty array");
     int i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++) {
@@ -527,11 +525,10 @@ static gdt_status read_cells(const gdt__ld *l, const cJSON *root, size_t size, c
     const cJSON *a;
     int n = 0;
     gdt__jpath p;
-    gdt_status s = gdt__ld_array(l, root, "cells", "", &a, &n);
+    gdt_status s = gdt__ld_array(l, root, "cells", "", p, &a, &n);
     if (s) return s;
     char *cells = calloc((size_t)(n ? n : 1), size);
-    if (!(*out = cells))
-        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    if (!(*out = cells)) return gdt__ld_oom(l);
     int i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++) {
         *count = i + 1;
@@ -571,9 +568,8 @@ static gdt_status read_placement(const gdt__ld *l, const cJSON *root, gdt_tables
     gdt_status s = read_cells(l, root, sizeof *t->p, placement_cell, &cells, &t->np);
     t->p = cells;
     if (s) return s;
-    if ((s = gdt__ld_array(l, root, "shards", "", &a, &n))) return s;
-    if (!(t->s = calloc((size_t)(n ? n : 1), sizeof *t->s)))
-        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    if ((s = gdt__ld_array(l, root, "shards", "", p, &a, &n))) return s;
+    if (!(t->s = calloc((size_t)(n ? n : 1), sizeof *t->s))) return gdt__ld_oom(l);
     int i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++, t->ns = i)
         if ((s = read_shard(l, x, gdt__jp_at(p, "/shards", i), t, &t->s[i]))) return s;
@@ -625,7 +621,7 @@ static gdt_status load_text(const char *path, const char *text, size_t len, int 
 }
 
 gdt_status gdt__tables_load_one(const char *path, int family, int arch, gdt__table_kind *kind, gdt_tables *t,
-                                       gdt_error *e)
+                                gdt_error *e)
 {
     char *text = NULL;
     size_t len = 0;
@@ -655,7 +651,7 @@ static gdt_status check_pair(const gdt_tables *t, const char *tuning, const char
  * says which family and arch (as `tables check` reads it), and the
  * placement file must say the same. */
 gdt_status gdt__tables_load_pair(const char *tp, const char *pp, int family, int arch, gdt_tables **out,
-                                        gdt_error *e)
+                                 gdt_error *e)
 {
     gdt_tables *t = calloc(1, sizeof *t);
     if (!t) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_tables_load: out of memory");

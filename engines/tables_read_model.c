@@ -7,8 +7,6 @@
 
 #include "gdt_tables_impl.h"
 
-/* -------------------------------------------------------------- the model */
-
 /* An array of exactly n numbers, each what `per` says ("one per feature"). */
 static gdt_status get_nums_per(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, double *dst, int n,
                                const char *per)
@@ -16,9 +14,8 @@ static gdt_status get_nums_per(const gdt__ld *l, const cJSON *o, const char *key
     const cJSON *a;
     int len = 0;
     gdt__jpath p, q;
-    gdt_status s = gdt__ld_array(l, o, key, jp, &a, &len);
+    gdt_status s = gdt__ld_array(l, o, key, jp, p, &a, &len);
     if (s) return s;
-    gdt__jp_key(p, jp, key);
     if (len != n) return gdt__ld_bad(l, p, "expected %d numbers (%s), got %d", n, per, len);
     for (int i = 0; i < n && !s; i++)
         s = gdt_json_number(cJSON_GetArrayItem(a, i), l->file, gdt__jp_at(q, p, i), &dst[i], l->e);
@@ -39,8 +36,8 @@ static gdt_status get_ratio(const gdt__ld *l, const cJSON *o, const char *key, c
     return s;
 }
 
-/* Figures of the model's picks under key (emit_figures); null only where
- * nullable (*present false then). */
+/* Figures of the model's picks under key (as tables_emit.c writes them);
+ * null only where nullable (*present false then). */
 static gdt_status read_figures(const gdt__ld *l, const cJSON *model, const char *key, const char *jp, bool nullable,
                                gdt__pred_cv *cv, bool *present)
 {
@@ -48,11 +45,10 @@ static gdt_status read_figures(const gdt__ld *l, const cJSON *model, const char 
     static const char *const fig_keys[] = {"geomean", "worst"};
     const cJSON *o, *m;
     gdt__jpath cp, mp, p;
-    gdt_status s = gdt__ld_node(l, model, key, jp, &o);
+    gdt_status s = gdt__ld_sub(l, model, key, jp, &o, cp);
     *present = false;
     memset(cv, 0, sizeof *cv);
     if (s || (nullable && cJSON_IsNull(o))) return s;
-    gdt__jp_key(cp, jp, key);
     if (!cJSON_IsObject(o))
         return gdt__ld_bad(l, cp, "expected an object%s, got %s", nullable ? " or null" : "", gdt_json_type_name(o));
     s = GDT__CHECK_KEYS(l, o, keys, cp);
@@ -61,8 +57,7 @@ static gdt_status read_figures(const gdt__ld *l, const cJSON *model, const char 
     if (!s && !(cv->err >= 0))
         return gdt__ld_bad(l, gdt__jp_key(p, cp, "median_abs_error"), "expected an error >= 0, got %g", cv->err);
     for (int i = 0; i < 2 && !s; i++) {
-        s = gdt__ld_node(l, o, keys[2 + i], cp, &m);
-        gdt__jp_key(mp, cp, keys[2 + i]);
+        s = gdt__ld_sub(l, o, keys[2 + i], cp, &m, mp);
         if (!s) s = GDT__CHECK_KEYS(l, m, fig_keys, mp);
         if (!s) s = get_ratio(l, m, "geomean", mp, &cv->geomean[i]);
         if (!s) s = get_ratio(l, m, "worst", mp, &cv->worst[i]);
@@ -82,9 +77,8 @@ static gdt_status read_interval_kind(const gdt__ld *l, const cJSON *iv, int kind
     static const char *const keys[] = {"residuals", "scale"};
     const cJSON *o;
     gdt__jpath kp, p;
-    gdt_status s = gdt__ld_node(l, iv, gdt__lead_kind_keys[kind], jp, &o);
+    gdt_status s = gdt__ld_sub(l, iv, gdt__lead_kind_keys[kind], jp, &o, kp);
     if (s) return s;
-    gdt__jp_key(kp, jp, gdt__lead_kind_keys[kind]);
     s = GDT__CHECK_KEYS(l, o, keys, kp);
     if (!s) s = gdt__ld_int32(l, o, "residuals", kp, 0, &out->n[kind]);
     if (!s) s = gdt__ld_num(l, o, "scale", kp, &out->scale[kind]);
@@ -101,9 +95,8 @@ static gdt_status read_interval(const gdt__ld *l, const cJSON *model, const char
     const cJSON *o;
     char known[128] = "";
     gdt__jpath ip, p;
-    gdt_status s = gdt__ld_node(l, model, "interval", jp, &o);
+    gdt_status s = gdt__ld_sub(l, model, "interval", jp, &o, ip);
     if (s) return s;
-    gdt__jp_key(ip, jp, "interval");
     s = GDT__CHECK_KEYS(l, o, keys, ip);
     if (!s) s = gdt__ld_num(l, o, "quantile", ip, &iv->quantile);
     if (!s && !gdt__lead_quantile_known(iv->quantile)) {
@@ -127,9 +120,8 @@ static gdt_status read_feature_names(const gdt__ld *l, const cJSON *o, const cha
     const cJSON *a;
     int n = 0;
     gdt__jpath fp, p;
-    gdt_status s = gdt__ld_array(l, o, key, jp, &a, &n);
+    gdt_status s = gdt__ld_array(l, o, key, jp, fp, &a, &n);
     if (s) return s;
-    gdt__jp_key(fp, jp, key);
     if (n != want) return gdt__ld_bad(l, fp, "expected %d features, got %d", want, n);
     for (int i = 0; i < n; i++) {
         const char *v, *name = name_of(l->family, i);
@@ -164,11 +156,9 @@ static gdt_status read_model_plans(const gdt__ld *l, const cJSON *o, const char 
     const cJSON *a;
     int n = 0;
     gdt__jpath pp, p;
-    gdt_status s = gdt__ld_array(l, o, "plans", jp, &a, &n);
+    gdt_status s = gdt__ld_array(l, o, "plans", jp, pp, &a, &n);
     if (s) return s;
-    gdt__jp_key(pp, jp, "plans");
-    if (!(m->plans = calloc((size_t)(n ? n : 1), sizeof *m->plans)))
-        return gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+    if (!(m->plans = calloc((size_t)(n ? n : 1), sizeof *m->plans))) return gdt__ld_oom(l);
     int i = 0;
     for (const cJSON *x = a->child; x; x = x->next, i++) {
         if ((s = read_model_plan(l, x, gdt__jp_at(p, pp, i), m->nfeatures, &m->plans[i]))) return s;
@@ -193,10 +183,9 @@ static gdt_status read_ratio(const gdt__ld *l, const cJSON *model, const char *j
     m->nratio = gdt__family_desc(l->family)->nratio_features;
     int nf = m->nratio > 0 ? m->nratio : m->nfeatures;
     gdt__jpath rp, p, q;
-    gdt_status s = gdt__ld_node(l, model, "ratio", jp, &o);
+    gdt_status s = gdt__ld_sub(l, model, "ratio", jp, &o, rp);
     m->has_ratio = !s && !cJSON_IsNull(o);
     if (s || !m->has_ratio) return s;
-    gdt__jp_key(rp, jp, "ratio");
     if (!cJSON_IsObject(o)) return gdt__ld_bad(l, rp, "expected an object or null, got %s", gdt_json_type_name(o));
     s = m->nratio ? GDT__CHECK_KEYS(l, o, keys_own, rp) : GDT__CHECK_KEYS(l, o, keys, rp);
     if (!s) s = gdt__ld_num(l, o, "lambda", rp, &m->ratio_lambda);
@@ -254,7 +243,7 @@ gdt_status gdt__read_model(const gdt__ld *l, const cJSON *root, gdt_tables *t)
     if (!s) s = read_model_plans(l, o, "/model", m);
     for (int i = 0; !s && i < t->np; i++) /* distances are measured to the swept cells */
         if (!gdt__predictor_anchor(m, &t->p[i].facts))
-            s = gdt_error_set(l->e, GDT_STATUS_NO_MEMORY, "%s: out of memory", l->file);
+            s = gdt__ld_oom(l);
     t->have_model = !s;
     return s;
 }
