@@ -33,9 +33,11 @@
 #include "gdt_predict.h"
 #include "gdtune/tables.h"
 
+/* A cell's key (gdt_problem_key) and a plan's name (gdt_plan_id_format). */
 #define GDT__TABLE_KEY_MAX 256
 #define GDT__PLAN_NAME_MAX 512
 
+/* The two files of a pair; each names its kind in "schema". */
 typedef enum gdt__table_kind { GDT__TABLE_TUNING, GDT__TABLE_PLACEMENT } gdt__table_kind;
 
 /* The region a placement shard describes: cells that share these derived
@@ -54,6 +56,8 @@ typedef struct gdt__placement {
     double ratio, noise;
 } gdt__placement;
 
+/* The writer's text as it grows; oom: an allocation failed and nothing is
+ * written (publish_pair refuses it). */
 typedef struct gdt__sb {
     char *p;
     size_t n, cap;
@@ -72,6 +76,8 @@ typedef struct gdt__cell_work {
     double metric;
 } gdt__cell_work;
 
+/* A tuning cell as loaded: its ranking, where the backend's block starts
+ * and its fallback. */
 typedef struct gdt__tcell {
     char key[GDT__TABLE_KEY_MAX];
     int nranked;
@@ -83,6 +89,7 @@ typedef struct gdt__tcell {
     gdt_plan_id fallback;
 } gdt__tcell;
 
+/* A placement cell as loaded. */
 typedef struct gdt__pcell {
     char key[GDT__TABLE_KEY_MAX];
     gdt_facts facts;
@@ -93,12 +100,15 @@ typedef struct gdt__pcell {
 /* A cell of either table by its key, its first member: qsort, bsearch. */
 _Static_assert(offsetof(gdt__tcell, key) == 0 && offsetof(gdt__pcell, key) == 0, "a cell starts with its key");
 
+/* A placement shard as loaded: its group's shapes with the metric in
+ * [lo, hi), each end open where has_lo or has_hi is false. */
 typedef struct gdt__shard {
     gdt__shard_group g;
     bool has_lo, has_hi, lead, has_ratio;
     double lo, hi, ratio, noise;
 } gdt__shard;
 
+/* Both files of a pair, loaded: the cells of each sorted by key. */
 struct gdt_tables {
     gdt_family family;
     int arch;

@@ -111,6 +111,19 @@ static gdt_status score_cells(const gdt__predictor *m, gdt_family f, int arch, c
     return s;
 }
 
+gdt_status gdt__model_fit(gdt_family f, int arch, const gdt__cell_work *w, int n, const gdt_measured_cell *validation,
+                          int nvalidation, gdt__predictor *m, bool *fitted, gdt__pred_cv *vcv, gdt_error *e)
+{
+    model_cells val = {0};
+    gdt_status s = GDT_STATUS_OK;
+    *fitted = false;
+    if (validation) s = model_cells_of(f, arch, validation, nvalidation, &val, e);
+    if (!s) s = fit_model(f, arch, w, n, validation ? &val : NULL, m, fitted, e);
+    model_cells_free(&val);
+    if (!s && *fitted && validation) s = score_cells(m, f, arch, validation, nvalidation, vcv, NULL, e);
+    return s;
+}
+
 bool gdt_tables_model_cv(const gdt_tables *t, gdt_model_cv *out)
 {
     memset(out, 0, sizeof *out);
@@ -223,18 +236,5 @@ gdt_status gdt_tables_validate_file(const char *placement, const gdt_measured_ce
     if (!s) s = score_cells(&t->model, t->family, t->arch, cells, n, &cv, picks, e);
     if (!s) validation_of(&cv, out), out->swept = swept_count(t, cells, n);
     gdt_tables_destroy(t);
-    return s;
-}
-
-gdt_status gdt__model_fit(gdt_family f, int arch, const gdt__cell_work *w, int n, const gdt_measured_cell *validation,
-                          int nvalidation, gdt__predictor *m, bool *fitted, gdt__pred_cv *vcv, gdt_error *e)
-{
-    model_cells val = {0};
-    gdt_status s = GDT_STATUS_OK;
-    *fitted = false;
-    if (validation) s = model_cells_of(f, arch, validation, nvalidation, &val, e);
-    if (!s) s = fit_model(f, arch, w, n, validation ? &val : NULL, m, fitted, e);
-    model_cells_free(&val);
-    if (!s && *fitted && validation) s = score_cells(m, f, arch, validation, nvalidation, vcv, NULL, e);
     return s;
 }
