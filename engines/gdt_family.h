@@ -5,7 +5,7 @@
  * --shape keys, strides, validation, canonical key, flops, operands and
  * their geometry, its facts, the JSON shape of its problem, facts and shard
  * group in the tables, and the metric that orders a shard.  The generic code
- * (engines/family.c, facts.c, tables.c) reads a family only through it. */
+ * (engines/family.c, facts.c, tables_*.c) reads a family only through it. */
 #ifndef GDT_FAMILY_H
 #define GDT_FAMILY_H
 

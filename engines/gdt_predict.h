@@ -142,6 +142,17 @@ const gdt__pred_plan *gdt__predictor_find(const gdt__predictor *p, const gdt_pla
 /* false when the model does not know the plan. */
 bool gdt__predict_time(const gdt__predictor *p, const gdt_facts *f, const gdt_plan_id *id, double *t_us);
 
+/* What the fit (predict.c) reads the model through, as its evaluation
+ * (predict_eval.c) does: plans in name order (qsort, bsearch), the
+ * features phi of (f, id) on sms SMs, the placement ratio's features of f
+ * (returns their number: gdt__predict_ratio_nf) and its terms x of phi
+ * (returns their number). */
+int gdt__pred_plan_cmp(const void *a, const void *b);
+void gdt__predict_features(gdt_family fam, const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi);
+int gdt__predict_ratio_features(const gdt__predictor *p, const gdt_facts *f, double *phi);
+int gdt__predict_ratio_nf(const gdt__predictor *p);
+int gdt__predict_ratio_terms(const gdt__predictor *p, const double *phi, double *x);
+
 /* The predicted placement ratio (best ours / best backend); false when the
  * model has none. */
 bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio);
@@ -205,26 +216,6 @@ void gdt__predict_rank(const double *t, int n, double rel, int *order);
 #define GDT__PREDICT_BLOCK_CELLS 3
 int gdt__predict_block(const gdt__predictor *p, const gdt_facts *f, double rel, const gdt_plan_id *heur, int nh,
                        gdt_plan_id *out);
-/* The planner's mode-A backend block for f: gdt__predict_block with the
- * tables' model and rel (engines/tables.c); *out malloc'd.  false when the
- * tables hold no model for f, or out of memory. */
-bool gdt__tables_backend_block(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *heur, int nh,
-                               gdt_plan_id **out, int *n);
-/* Whether ours lead the backend's block on f by the tables' model, its
- * lead rule and its interval, block_first being the heuristic's first too
- * (gdt__tables_first): ours_first our first plan, block_first the block's
- * (NULL or unknown to the model: the ratio decides).  false without a
- * model that knows ours_first. */
-bool gdt__tables_lead(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ours_first,
-                      const gdt_plan_id *block_first);
-/* Mode A's first place on f by the tables' model (gdt__predict_first):
- * ours_first our first plan, heur_first the heuristic's first as the
- * backend listed it, block_first the ranked block's first (NULL: none or
- * no backend; unknown to the model: the ratio decides).  false without a
- * model for f (out: no lead, the block as ranked). */
-bool gdt__tables_first(const gdt_tables *t, const gdt_facts *f, const gdt_plan_id *ours_first,
-                       const gdt_plan_id *heur_first, const gdt_plan_id *block_first, gdt__first *out);
-
 /* One held-out cell's picks, indices into its plans (-1: none). */
 typedef struct gdt__pred_pick {
     int ours;             /* OPENSOURCE's first plan */

@@ -11,6 +11,7 @@
 #include "gdt_engines.h"
 #include "gdt_predict.h"
 #include "gdt_prebuild.h"
+#include "gdt_tables_lookup.h"
 #include "gdt_util.h"
 #include "gdtune/plan.h"
 

@@ -1,4 +1,4 @@
-/* The plan vocabulary plan.c, tables.c and the harness name plans by
+/* The plan vocabulary plan.c, the tables and the harness name plans by
  * (gdtune/gdtune.h): heuristic mode names, the side of each engine kind
  * and its name, and the tag a plan entry carries in tables and journals. */
 #include <string.h>

@@ -11,8 +11,6 @@
 
 #include "gdt_predict.h"
 
-#define NAME_LEN 512
-
 /* Candidate blends, from one law per plan to one shared law. */
 static const double lambdas[] = {0.01, 0.1, 1, 10, 100, 10000};
 #define NLAMBDAS (int)(sizeof lambdas / sizeof lambdas[0])
@@ -38,188 +36,6 @@ void gdt__predictor_clear(gdt__predictor *p)
     free(p->plans);
     free(p->anchors);
     memset(p, 0, sizeof *p);
-}
-
-static int plan_cmp(const void *a, const void *b)
-{
-    char x[NAME_LEN], y[NAME_LEN];
-    gdt_plan_id_format(&((const gdt__pred_plan *)a)->id, x, sizeof x);
-    gdt_plan_id_format(&((const gdt__pred_plan *)b)->id, y, sizeof y);
-    return strcmp(x, y);
-}
-
-const gdt__pred_plan *gdt__predictor_find(const gdt__predictor *p, const gdt_plan_id *id)
-{
-    if (!p || !p->nplans) return NULL;
-    gdt__pred_plan probe = {.id = *id};
-    gdt_plan_id_normalize(&probe.id);
-    return bsearch(&probe, p->plans, (size_t)p->nplans, sizeof *p->plans, plan_cmp);
-}
-
-int gdt__predict_nfeatures(gdt_family f) { return gdt__family_desc(f)->nfeatures + 1; }
-
-const char *gdt__predict_feature_name(gdt_family f, int j)
-{
-    const gdt_family_desc *d = gdt__family_desc(f);
-    return j < d->nfeatures ? d->feature_names[j] : "log_flops";
-}
-
-/* The family's features count the work paid (padding and idle tails
- * included), a split-K plan's over the slices it runs; the useful flops
- * beside them let the fit tell that waste from the work itself. */
-static void features(gdt_family fam, const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi)
-{
-    const gdt_family_desc *d = gdt__family_desc(fam);
-    gdt_facts run;
-    gdt__facts_split_k(f, gdt_plan_id_knob(id, GDT_KNOB_SPLIT_K, 1), &run);
-    d->features(&run, id, sms, phi);
-    phi[d->nfeatures] = log(f->flops > 1 ? f->flops : 1);
-}
-
-double gdt__predict_rel(const gdt__predictor *p) { return p->noise * p->cv.err; }
-
-bool gdt__predict_time(const gdt__predictor *p, const gdt_facts *f, const gdt_plan_id *id, double *t_us)
-{
-    const gdt__pred_plan *pp = gdt__predictor_find(p, id);
-    if (!pp) return false;
-    double phi[GDT__PRED_FEATURES_MAX], y = pp->intercept;
-    features(f->family, f, id, p->sm_count, phi);
-    for (int j = 0; j < p->nfeatures; j++) y += (p->shared[j] + pp->slope[j]) * (phi[j] - p->center[j]);
-    *t_us = exp(y);
-    return isfinite(*t_us);
-}
-
-/* The backend's plans carry no tile knobs: its features use the defaults. */
-static const gdt_plan_id no_knobs = {.engine_id = -1};
-
-void gdt__predict_default_features(const gdt__predictor *p, const gdt_facts *f, double *phi)
-{
-    features(f->family, f, &no_knobs, p->sm_count, phi);
-}
-
-/* The placement ratio's features of f (the family's own, else the model's
- * at the backend's default tiles); returns their number. */
-static int ratio_features(const gdt__predictor *p, const gdt_facts *f, double *phi)
-{
-    double model[GDT__PRED_FEATURES_MAX];
-    if (p->nratio <= 0) {
-        features(f->family, f, &no_knobs, p->sm_count, phi);
-        return p->nfeatures;
-    }
-    features(f->family, f, &no_knobs, p->sm_count, model);
-    gdt__family_desc(f->family)->ratio_features(f, model, phi);
-    return p->nratio;
-}
-
-static int ratio_nf(const gdt__predictor *p) { return p->nratio > 0 ? p->nratio : p->nfeatures; }
-
-static double ratio_center(const gdt__predictor *p, int j) { return p->nratio > 0 ? p->ratio_center[j] : p->center[j]; }
-
-/* The placement ratio's terms of its features phi: 1, the centred
- * features, then their products two by two, each feature clamped to the
- * fitted cells' range first (a curvature is not extrapolated). */
-static int ratio_terms(const gdt__predictor *p, const double *phi, double *x)
-{
-    int nf = ratio_nf(p), n = 0;
-    double q[GDT__RATIO_NF_MAX];
-    x[n++] = 1;
-    for (int j = 0; j < nf; j++) x[n++] = phi[j] - ratio_center(p, j);
-    for (int j = 0; j < nf; j++) q[j] = fmin(fmax(phi[j], p->ratio_lo[j]), p->ratio_hi[j]) - ratio_center(p, j);
-    for (int i = 0; i < nf; i++)
-        for (int j = i; j < nf; j++) x[n++] = q[i] * q[j];
-    return n;
-}
-
-bool gdt__predict_ratio(const gdt__predictor *p, const gdt_facts *f, double *ratio)
-{
-    double phi[GDT__RATIO_NF_MAX], x[GDT__RATIO_MAX], y = 0;
-    if (!p->has_ratio) return false;
-    ratio_features(p, f, phi);
-    int n = ratio_terms(p, phi, x);
-    for (int j = 0; j < n; j++) y += p->ratio[j] * x[j];
-    *ratio = exp(y);
-    return isfinite(*ratio);
-}
-
-const char *gdt__lead_rule_name(gdt__lead_rule r)
-{
-    return r == GDT__LEAD_DIRECT ? "direct" : "ratio";
-}
-
-bool gdt__predict_lead(const gdt__predictor *p, gdt__lead_rule rule, const gdt_facts *f, double ours_us,
-                       double block_us, double rel, double *ratio)
-{
-    if (rule == GDT__LEAD_DIRECT && isfinite(ours_us) && isfinite(block_us) && block_us > 0)
-        *ratio = ours_us / block_us;
-    else if (!gdt__predict_ratio(p, f, ratio))
-        *ratio = NAN;
-    return !isnan(ours_us) && !isnan(*ratio) && gdt__predict_beats(*ratio, 1.0, rel);
-}
-
-bool gdt__predict_beats(double a, double b, double rel)
-{
-    return a < b && b - a > 0.5 * rel * (a + b);
-}
-
-void gdt__predict_rank(const double *t, int n, double rel, int *order)
-{
-    for (int i = 0; i < n; i++) order[i] = i;
-    for (int k = 0; k < n; k++) {
-        int fast = k, pick = k;
-        for (int i = k + 1; i < n; i++)
-            if (t[order[i]] < t[order[fast]]) fast = i;
-        double w = t[order[fast]];
-        for (int i = k; i < n; i++) {
-            bool q_out = gdt__predict_beats(w, t[order[pick]], rel), p_in = !gdt__predict_beats(w, t[order[i]], rel);
-            if (p_in && (q_out || order[i] < order[pick])) pick = i;
-        }
-        int x = order[k];
-        order[k] = order[pick];
-        order[pick] = x;
-    }
-}
-
-static bool block_known(const gdt__predictor *p, const gdt_plan_id *id)
-{
-    const gdt__pred_plan *pp = gdt__predictor_find(p, id);
-    return pp && pp->is_backend && pp->ncells >= GDT__PREDICT_BLOCK_CELLS;
-}
-
-static bool block_time(const gdt__predictor *p, const gdt_facts *f, const gdt_plan_id *id, double *t_us)
-{
-    return block_known(p, id) && gdt__predict_time(p, f, id, t_us);
-}
-
-static bool listed(const gdt_plan_id *v, int n, const gdt_plan_id *id)
-{
-    for (int i = 0; i < n; i++)
-        if (gdt_plan_id_equal(&v[i], id)) return true;
-    return false;
-}
-
-/* Many of the heuristic's configs were measured in one cell only: their
- * intercept is that one time, so they keep the heuristic's place. */
-int gdt__predict_block(const gdt__predictor *p, const gdt_facts *f, double rel, const gdt_plan_id *heur, int nh,
-                       gdt_plan_id *out)
-{
-    int n = 0, nk = 0, cap = nh + p->nplans;
-    for (int i = 0; i < nh; i++) out[n++] = heur[i];
-    for (int j = 0; j < p->nplans; j++)
-        if (block_known(p, &p->plans[j].id) && !listed(heur, nh, &p->plans[j].id)) out[n++] = p->plans[j].id;
-    double *t = malloc((size_t)(cap ? cap : 1) * sizeof *t);
-    int *pos = malloc((size_t)(cap ? cap : 1) * sizeof *pos), *order = malloc((size_t)(cap ? cap : 1) * sizeof *order);
-    gdt_plan_id *moved = malloc((size_t)(cap ? cap : 1) * sizeof *moved);
-    if (t && pos && order && moved) {
-        for (int i = 0; i < n; i++)
-            if (block_time(p, f, &out[i], &t[nk])) pos[nk++] = i;
-        gdt__predict_rank(t, nk, rel, order);
-        for (int k = 0; k < nk; k++) moved[k] = out[pos[order[k]]];
-        for (int k = 0; k < nk; k++) out[pos[k]] = moved[k];
-    } else {
-        n = -1;
-    }
-    free(t), free(pos), free(order), free(moved);
-    return n;
 }
 
 /* ------------------------------------------------------------------ fit */
@@ -269,7 +85,7 @@ static gdt_status gather_plans(const gdt__train_cell *c, int n, int skip, gdt__p
             }
             m->plans[j].ncells++;
         }
-    qsort(m->plans, (size_t)m->nplans, sizeof *m->plans, plan_cmp);
+    qsort(m->plans, (size_t)m->nplans, sizeof *m->plans, gdt__pred_plan_cmp);
     return GDT_STATUS_OK;
 }
 
@@ -279,7 +95,7 @@ static void set_center(const gdt__train_cell *c, int n, int skip, gdt_family fam
     int rows = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; i != skip && k < c[i].nplans; k++, rows++) {
-            features(fam, &c[i].facts, &c[i].plans[k].id, m->sm_count, phi);
+            gdt__predict_features(fam, &c[i].facts, &c[i].plans[k].id, m->sm_count, phi);
             for (int j = 0; j < m->nfeatures; j++) m->center[j] += phi[j];
         }
     for (int j = 0; j < m->nfeatures; j++) m->center[j] /= rows ? rows : 1;
@@ -309,7 +125,7 @@ static gdt_status solve_model(const gdt__train_cell *c, int n, int skip, gdt_fam
             const gdt_measured_plan *mp = &c[i].plans[k];
             int p = (int)(gdt__predictor_find(m, &mp->id) - m->plans), col[1 + 2 * GDT__PRED_FEATURES_MAX];
             double phi[GDT__PRED_FEATURES_MAX], x[1 + 2 * GDT__PRED_FEATURES_MAX];
-            features(fam, &c[i].facts, &mp->id, m->sm_count, phi);
+            gdt__predict_features(fam, &c[i].facts, &mp->id, m->sm_count, phi);
             col[0] = nf + p * per, x[0] = 1;
             for (int j = 0; j < nf; j++) {
                 col[1 + j] = j, x[1 + j] = phi[j] - m->center[j];
@@ -369,7 +185,7 @@ static void ratio_rows(const gdt__train_cell *c, int n, int skip, const gdt__pre
 {
     for (int i = 0; i < n; i++) {
         r[i].ok = i != skip && cell_log_ratio(&c[i], &r[i].y);
-        if (r[i].ok) ratio_features(m, &c[i].facts, r[i].phi);
+        if (r[i].ok) gdt__predict_ratio_features(m, &c[i].facts, r[i].phi);
     }
 }
 
@@ -378,7 +194,7 @@ static void ratio_rows(const gdt__train_cell *c, int n, int skip, const gdt__pre
  * when no row has a ratio. */
 static bool ratio_range(const ratio_row *r, int n, int leave, gdt__predictor *m)
 {
-    int nf = ratio_nf(m), k = 0;
+    int nf = gdt__predict_ratio_nf(m), k = 0;
     memset(m->ratio_center, 0, sizeof m->ratio_center);
     for (int i = 0; i < n; i++) {
         if (i == leave || !r[i].ok) continue;
@@ -400,14 +216,14 @@ static bool ratio_range(const ratio_row *r, int n, int leave, gdt__predictor *m)
  * but the intercept. */
 static void solve_ratio_rows(const ratio_row *r, int n, int leave, gdt__predictor *m)
 {
-    int nc = GDT__RATIO_TERMS(ratio_nf(m)), col[GDT__RATIO_MAX];
+    int nc = GDT__RATIO_TERMS(gdt__predict_ratio_nf(m)), col[GDT__RATIO_MAX];
     double a[GDT__RATIO_MAX * GDT__RATIO_MAX] = {0}, b[GDT__RATIO_MAX] = {0}, x[GDT__RATIO_MAX];
     m->has_ratio = ratio_range(r, n, leave, m);
     if (!m->has_ratio) return;
     for (int j = 0; j < nc; j++) col[j] = j;
     for (int i = 0; i < n; i++) {
         if (i == leave || !r[i].ok) continue;
-        ratio_terms(m, r[i].phi, x);
+        gdt__predict_ratio_terms(m, r[i].phi, x);
         accumulate(a, b, nc, col, x, nc, r[i].y);
     }
     for (int j = 0; j < nc; j++) a[j * nc + j] += j ? m->ratio_lambda : RIDGE_FLOOR;
@@ -429,7 +245,7 @@ static int ratio_errors(const ratio_row *r, int n, const gdt__predictor *m, doub
         t.ratio_lambda = rl;
         solve_ratio_rows(r, n, i, &t);
         if (!t.has_ratio) continue;
-        int k = ratio_terms(&t, r[i].phi, x);
+        int k = gdt__predict_ratio_terms(&t, r[i].phi, x);
         double y = 0;
         for (int j = 0; j < k; j++) y += t.ratio[j] * x[j];
         double p = exp(y);

@@ -14,6 +14,7 @@
 #include "facts_support.h"
 #include "gdt_emit.h"
 #include "gdt_predict.h"
+#include "gdt_tables_lookup.h"
 #include "gdt_test.h"
 #include "plan_support.h"
 #include "gdt_util.h"

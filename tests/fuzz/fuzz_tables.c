@@ -1,4 +1,4 @@
-/* libFuzzer target: both table kinds (engines/tables.c).  The loaders take
+/* libFuzzer target: both table kinds (engines/tables_read.c).  The loaders take
  * paths, so the input goes to a scratch file: first `tables check`
  * (gdt_table_check_file, the file says its kind and family); a table that
  * passes is then loaded as one half of a pair (gdt_tables_load) whose other
