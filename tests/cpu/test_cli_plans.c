@@ -131,7 +131,7 @@ static void test_plans_tables(void)
     CHECK_CONTAINS(out, "\"time_cells\":\t22");
     CHECK_CONTAINS(out, "\"engine_id\":\t20010,"); /* gemm.hand's, beside its name */
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192 --format csv", GDT_SOURCE_DIR "/tables",
-               "time_us,time_source,time_error,time_cells,time_nearest");
+               "time_us,time_source,noise,time_cells,time_nearest");
     CHECK_CONTAINS(out, ",predicted,");
     CHECK_CONTAINS(out, "index,mode,marker,name,engine_id,why,");
     /* ./tables is the default. */
