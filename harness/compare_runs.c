@@ -392,7 +392,7 @@ bool gdt_compare_versus(const gdt_side_best *side, const gdt_side_best *base, do
 {
     if (!side->result || !base->result)
         return false;
-    *ratio = base->time_us / side->time_us;
+    *ratio = side->time_us / base->time_us;
     if (noise)
         *noise = side->noise + base->noise;
     return true;
@@ -400,7 +400,7 @@ bool gdt_compare_versus(const gdt_side_best *side, const gdt_side_best *base, do
 
 bool gdt_compare_ratio(const gdt_compare_cell *c, double *ratio, double *noise)
 {
-    return gdt_compare_versus(&c->best[GDT_SIDE_GENERATED], &c->best[GDT_SIDE_HAND], ratio, noise);
+    return gdt_compare_versus(&c->best[GDT_SIDE_HAND], &c->best[GDT_SIDE_GENERATED], ratio, noise);
 }
 
 bool gdt_compare_beats(const gdt_side_best *a, const gdt_side_best *b)
