@@ -7,7 +7,7 @@
  * --vs-cudnn the mode-A cuDNN plans measured the same way, with --cupti
  * CUPTI kernel records as a second clock (cli/cli_bench_cupti.c).  With
  * --format json the same figures go into one document on stdout instead
- * (schema gdtune.bench/1, docs/commands.md, JSON output; cli/cli_bench_json.c);
+ * (schema gdtune.bench/2, docs/commands.md, JSON output; cli/cli_bench_json.c);
  * messages stay on stderr. */
 #include <math.h>
 #include <stddef.h>
@@ -446,8 +446,9 @@ static gdt_status vs_cudnn(bench *b, gdt_error *e)
                                                                                    best, b->flops)
                                                               : cJSON_CreateNull());
     else if (isfinite(best))
-        printf("\nratio: %s %.1f TFLOP/s vs best cuDNN mode-A %s %.1f TFLOP/s: %.3f (largest burst)\n",
-               b->name, tflops(b, mine), best_name, tflops(b, best), best / mine);
+        printf("\nratio: %s %.1f TFLOP/s vs best cuDNN mode-A %s %.1f TFLOP/s: %.3f (the plan's time over "
+               "cuDNN's, < 1: the plan faster; largest burst)\n",
+               b->name, tflops(b, mine), best_name, tflops(b, best), mine / best);
     return GDT_STATUS_OK;
 }
 
@@ -476,7 +477,7 @@ static gdt_status cupti_run(bench *b, gdt_error *e)
         cJSON_AddNumberToObject(o, "kernels_per_execute", c.kernels_per_call);
         cJSON_AddNumberToObject(o, "kernel_us", c.kernel_us);
         cJSON_AddNumberToObject(o, "span_us", c.span_us);
-        cJSON_AddNumberToObject(o, "events_device_us", gdt_measure_best_us(b->res, NULL));
+        cJSON_AddNumberToObject(o, "time_us", gdt_measure_best_us(b->res, NULL));
         return GDT_STATUS_OK;
     }
     printf("\ncupti (second clock, traced burst of %d x %d): %.2f kernels per execute, kernel time "
@@ -524,6 +525,7 @@ static void scan_failed(bench *b, int i, const char *msg)
     if (!b->cur) {
         cJSON_AddItemToArray(cJSON_GetObjectItem(b->doc, "plans"), b->cur = cJSON_CreateObject());
         cJSON_AddStringToObject(b->cur, "name", b->name);
+        cJSON_AddNumberToObject(b->cur, "engine_id", (double)gdt_graph_plan_at(b->g, i)->id.engine_id);
         cJSON_AddNumberToObject(b->cur, "index", i);
     }
     cJSON_AddStringToObject(b->cur, "error", msg);
@@ -562,7 +564,9 @@ static gdt_status scan(bench *b, gdt_error *e)
         return st;
     snprintf(b->name, sizeof b->name, "%s", best_name);
     if (b->doc)
-        cJSON_AddItemToObject(b->doc, "best", gdt__bench_best_json(tried, best, b->name, best_us, b->flops));
+        cJSON_AddItemToObject(b->doc, "best", gdt__bench_best_json(tried, best, b->name,
+                                                                  gdt_graph_plan_at(b->g, best)->id.engine_id,
+                                                                  best_us, b->flops));
     else
         printf("\nbest of %d: index %d %s: %.2f us/call, %.1f TFLOP/s (largest burst)\n", tried, best, b->name,
            best_us, tflops(b, best_us));
@@ -629,8 +633,9 @@ static void cleanup(bench *b)
 /* --format csv: one line per burst of every plan measured, the plans
  * benchmarked first, then --vs-cudnn's and the --floor kernel's. */
 #define BURST_COLS                                                                             \
-    {"burst", 1, "burst"}, {"host_us", 1, "host_us"}, {"device_us", 1, "device_us"},            \
-    {"total_us", 1, "total_us"}, {"tflops", 1, "tflops"}, {"spread", 1, "spread"},              \
+    {"burst", 1, "burst"}, {"median_host_us", 1, "median_host_us"},                               \
+    {"median_device_us", 1, "median_device_us"}, {"median_total_us", 1, "median_total_us"},       \
+    {"tflops", 1, "tflops"}, {"rel_spread", 1, "rel_spread"},                                     \
     {"n", 1, "n"}, {"dropped", 1, "dropped"}
 static const gdt_cli_csv_col plan_cols[] = {
     {"source", -1, "plan"}, {"plan", 0, "name"}, {"index", 0, "index"}, BURST_COLS};

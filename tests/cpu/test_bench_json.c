@@ -66,7 +66,7 @@ static void test_doc(void)
     char key[512];
     gdt_problem_key(&p, key, sizeof key);
     cJSON *doc = reparse(gdt__bench_doc(&p, &dev, 12080, 12060, 90800));
-    CHECK_JSTR(doc, "schema", "gdtune.bench/1");
+    CHECK_JSTR(doc, "schema", "gdtune.bench/2");
     CHECK_JSTR(doc, "gdtune_version", GDT_VERSION_STRING);
     CHECK_JSTR(doc, "problem.family", "gemm");
     CHECK_JSTR(doc, "problem.key", key);
@@ -148,17 +148,17 @@ static void test_measure(void)
     cJSON *o = reparse(gdt__bench_measure_json(cJSON_CreateObject(), r, &c, FLOPS));
     CHECK_INT(cJSON_GetArraySize(get(o, "bursts")), ==, 2);
     CHECK_JNUM(o, "bursts.0.burst", 1);
-    CHECK_JNUM(o, "bursts.0.host_us", 2.5);
-    CHECK_JNUM(o, "bursts.0.device_us", 8);
-    CHECK_JNUM(o, "bursts.0.total_us", 11);
+    CHECK_JNUM(o, "bursts.0.median_host_us", 2.5);
+    CHECK_JNUM(o, "bursts.0.median_device_us", 8);
+    CHECK_JNUM(o, "bursts.0.median_total_us", 11);
     CHECK_JNUM(o, "bursts.0.tflops", FLOPS / 8 / 1e6);
-    CHECK_JNUM(o, "bursts.0.spread", 0.01);
+    CHECK_JNUM(o, "bursts.0.rel_spread", 0.01);
     CHECK_JNUM(o, "bursts.0.n", 3);
     CHECK_JNUM(o, "bursts.0.dropped", 1);
     CHECK_JNUM(o, "bursts.1.burst", 8);
-    CHECK_JNUM(o, "bursts.1.device_us", 6.5);
-    CHECK(cJSON_IsNull(get(o, "bursts.1.spread"))); /* one sample: no spread, still valid JSON */
-    CHECK_JNUM(o, "cold.device_us", 21);
+    CHECK_JNUM(o, "bursts.1.median_device_us", 6.5);
+    CHECK(cJSON_IsNull(get(o, "bursts.1.rel_spread"))); /* one sample: no spread, still valid JSON */
+    CHECK_JNUM(o, "cold.median_device_us", 21);
     CHECK_JNUM(o, "cold.n", 2);
     CHECK(cJSON_IsTrue(get(o, "converged")));
     CHECK_JNUM(o, "seconds", 0.75);
@@ -177,11 +177,12 @@ static void test_measure(void)
 
 static void test_best_and_ratio(void)
 {
-    cJSON *o = reparse(gdt__bench_best_json(4, 2, "gemm.nvrtc[KERNEL_CFG=3]", 5, FLOPS));
+    cJSON *o = reparse(gdt__bench_best_json(4, 2, "gemm.nvrtc[KERNEL_CFG=3]", 20000, 5, FLOPS));
     CHECK_JNUM(o, "tried", 4);
     CHECK_JNUM(o, "index", 2);
     CHECK_JSTR(o, "name", "gemm.nvrtc[KERNEL_CFG=3]");
-    CHECK_JNUM(o, "device_us", 5);
+    CHECK_JNUM(o, "engine_id", 20000);
+    CHECK_JNUM(o, "time_us", 5);
     CHECK_JNUM(o, "tflops", FLOPS / 5 / 1e6);
     cJSON_Delete(o);
     o = reparse(gdt__bench_ratio_json("mine", 4, "cudnn.eng0", 5, FLOPS));
@@ -189,7 +190,7 @@ static void test_best_and_ratio(void)
     CHECK_JNUM(o, "plan_tflops", FLOPS / 4 / 1e6);
     CHECK_JSTR(o, "cudnn_plan", "cudnn.eng0");
     CHECK_JNUM(o, "cudnn_tflops", FLOPS / 5 / 1e6);
-    CHECK_JNUM(o, "ratio", 1.25);
+    CHECK_JNUM(o, "ratio", 0.8); /* the plan's time over cuDNN's */
     cJSON_Delete(o);
 }
 
