@@ -169,7 +169,7 @@ static cJSON *family_json(gdt_family f)
     gdt_problem_default(f, &p);
     gdt_problem_key(&p, key, sizeof key);
     cJSON_AddStringToObject(o, "family", gdt_family_name(f));
-    cJSON_AddStringToObject(o, "default_problem", key);
+    cJSON_AddStringToObject(o, "default_key", key);
     cJSON_AddItemToObject(o, "shape_keys", keys_json(f));
     cJSON_AddItemToObject(o, "engines", engines_json(f));
     return o;
@@ -245,7 +245,7 @@ static void print_text(const cJSON *doc)
 {
     const cJSON *fam, *x;
     cJSON_ArrayForEach(fam, cJSON_GetObjectItem(doc, "families")) {
-        printf("%s  (default %s)\n", s_of(fam, "family"), s_of(fam, "default_problem"));
+        printf("%s  (default %s)\n", s_of(fam, "family"), s_of(fam, "default_key"));
         print_keys(fam);
         printf("  engines (name, kind, side, arch, dtypes):\n");
         cJSON_ArrayForEach(x, cJSON_GetObjectItem(fam, "engines")) print_engine(x);

@@ -90,7 +90,7 @@ static void test_json(void)
         }
         CHECK_INT(gdt_problem_parse(f, shape, &p, NULL), ==, GDT_STATUS_OK);
         gdt_problem_key(&p, key, sizeof key);
-        CHECK_STR(key, cJSON_GetStringValue(cJSON_GetObjectItem(fam, "default_problem")));
+        CHECK_STR(key, cJSON_GetStringValue(cJSON_GetObjectItem(fam, "default_key")));
     }
     cJSON_Delete(doc);
 }
