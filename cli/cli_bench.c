@@ -275,7 +275,7 @@ static gdt_status reference(bench *b, gdt_error *e)
 }
 
 /* Pins ref_g on its nth mode-A backend entry and builds it. */
-static gdt_status build_cudnn(bench *b, int nth, char *name, size_t nname, gdt_error *e)
+static gdt_status build_cudnn(bench *b, int nth, char *name, size_t nname, int64_t *engine_id, gdt_error *e)
 {
     int seen = 0, idx = -1;
     for (int i = 0; i < gdt_graph_plan_count(b->ref_g) && idx < 0; i++) {
@@ -287,6 +287,7 @@ static gdt_status build_cudnn(bench *b, int nth, char *name, size_t nname, gdt_e
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "cuDNN lists fewer than %d mode-A plans for %s",
                              nth + 1, gdt_family_name(b->p.family));
     gdt_plan_id_format(&gdt_graph_plan_at(b->ref_g, idx)->id, name, nname);
+    *engine_id = gdt_graph_plan_at(b->ref_g, idx)->id.engine_id;
     gdt_status st = gdt_graph_select(b->ref_g, idx, e);
     return st == GDT_STATUS_OK ? gdt_trial_build(b->t, b->ref_g, NULL, NULL, e) : st;
 }
@@ -410,11 +411,13 @@ static double cudnn_plan(bench *b, int nth, gdt_measure_result *r, cJSON *rows, 
     cJSON *row = rows ? cJSON_CreateObject() : NULL; /* cJSON's adders ignore a NULL object */
     cJSON_AddItemToArray(rows, row);
     cJSON_AddNumberToObject(row, "nth", nth);
-    gdt_status st = build_cudnn(b, nth, name, nname, &pe);
+    int64_t engine_id = -1;
+    gdt_status st = build_cudnn(b, nth, name, nname, &engine_id, &pe);
     if (st != GDT_STATUS_OK && !row)
         printf("\ncuDNN mode-A plan %d: %s\n", nth, pe.msg);
     if (st == GDT_STATUS_OK) {
         cJSON_AddStringToObject(row, "name", name);
+        cJSON_AddNumberToObject(row, "engine_id", (double)engine_id);
         snprintf(what, sizeof what, "cuDNN mode-A plan %d: %s", nth, name);
         if ((st = measure_graph(b, b->ref_g, what, r, row, &pe)) != GDT_STATUS_OK && !row)
             printf("  measuring failed: %s\n", pe.msg);
