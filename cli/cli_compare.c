@@ -78,7 +78,7 @@ static const gdt_cli_option options[] = {
     {"--family", NULL, GDT_CLI_STRING, O(family), .metavar = "F",
      .help = "RUNDIR form: only cells of F (gemm, sdpa_fwd, sdpa_bwd, or sdpa)"},
     {"--format", NULL, GDT_CLI_CHOICE, O(format), .choices = formats, .def = "text",
-     .metavar = "text|json|md", .help = "RUNDIR form: text, one JSON document (gdtune.compare/1),\n"
+     .metavar = "text|json|md", .help = "RUNDIR form: text, one JSON document (gdtune.compare/2),\n"
                                         "or markdown tables"},
     GDT_CLI_OPT_SHAPE(compare_args, shape, "A/B: the problem (default: the family's default shape)"),
     {"--plan", NULL, GDT_CLI_CUSTOM, .parse = parse_plan, .metavar = "NAME",

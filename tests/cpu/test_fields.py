@@ -7,7 +7,9 @@ its rows' first cells name field paths in backquotes (`cells[].best_ours.plan`:
 without a GPU: the verbs run on the committed tables (tables/sm90) and
 journals (runs/, tests/data/journals), on a run directory rebuilt from a
 committed journal, and on two stand-in nights (test_nightly's worker); the
-bench document is assembled by test_bench_json's builders ("doc").  Every
+bench document is assembled by test_bench_json's builders ("doc").  A
+versioned document is held against the table of the schema it carries, so
+a version bumped in the code and not here fails.  Every
 emitted path (every key, nested objects and arrays included) must match a
 documented one, and every documented path must be emitted by at least one
 input, except rows marked with a dagger (U+2020): written only where these
@@ -112,8 +114,10 @@ def journal_records(path, emitted):
 def emit_all(src, exe, worker, bench_doc, tmp):
     emitted = {}
 
-    def add(doc_id, doc):
-        paths(doc, "", emitted.setdefault(doc_id, set()))
+    def add(doc):
+        """A document under its own schema string: a version bumped in the code
+        without its table here fails."""
+        paths(doc, "", emitted.setdefault(doc.get("schema", "(no schema)"), set()))
 
     def add_csv(doc_id, header):
         emitted.setdefault(doc_id, set()).update(header)
@@ -121,15 +125,15 @@ def emit_all(src, exe, worker, bench_doc, tmp):
     g = [exe]
     tables = os.path.join(src, "tables")
     # list, candidates, plans
-    add("gdtune.list/2", doc_of(g + ["list", "--format", "json"]))
+    add(doc_of(g + ["list", "--format", "json"]))
     for args in (["gemm", "--arch", "sm90"], ["gemm", "--arch", "sm80"], ["sdpa", "--arch", "sm90"],
                  ["gemm", "--shape", "m=48,n=64,k=32"]):
-        add("gdtune.candidates/2", doc_of(g + ["candidates"] + args + ["--format", "json"]))
+        add(doc_of(g + ["candidates"] + args + ["--format", "json"]))
         add_csv("csv:candidates", csv_header(g + ["candidates"] + args + ["--format", "csv"]))
     for args in (["gemm", "--shape", "m=4096"], ["gemm", "--shape", "m=2048,n=8192"],
                  ["gemm", "--shape", "m=128", "--mode", "A", "--mode", "B", "--mode", "FALLBACK"],
                  ["sdpa", "--shape", "b=2,h=8,s=1000,d=128"]):
-        add("gdtune.plans/2", doc_of(g + ["plans"] + args + ["--tables", tables, "--format", "json"]))
+        add(doc_of(g + ["plans"] + args + ["--tables", tables, "--format", "json"]))
         add_csv("csv:plans", csv_header(g + ["plans"] + args + ["--tables", tables, "--format", "csv"]))
     # report and compare on a run rebuilt from the committed GEMM sweep
     run_dir = os.path.join(tmp, "run")
@@ -138,9 +142,9 @@ def emit_all(src, exe, worker, bench_doc, tmp):
             open(os.path.join(run_dir, "journal.jsonl"), "wb") as o:
         o.write(f.read())
     env = dict(os.environ, PATH="/nonexistent")  # no gnuplot: no figures, same documents
-    add("gdtune.report/2", doc_of(g + ["report", run_dir, "--format", "json"], env=env))
+    add(doc_of(g + ["report", run_dir, "--format", "json"], env=env))
     add_csv("csv:report", csv_header(g + ["report", run_dir, "--format", "csv"], env=env))
-    add("gdtune.compare/2", doc_of(g + ["compare", run_dir, "--format", "json"], env=env))
+    add(doc_of(g + ["compare", run_dir, "--format", "json"], env=env))
     add_csv("csv:compare", csv_header(g + ["compare", run_dir, "--format", "csv"], env=env))
     # tables diff: a re-run's tables against the committed ones, with the runs' samples;
     # the frozen nightly fixture (other provenance, fewer cells) against the committed ones
@@ -153,25 +157,25 @@ def emit_all(src, exe, worker, bench_doc, tmp):
     run(g + ["tables", "emit", rerun, "--tables-dir", emitted_tables])
     for args in ([tables, emitted_tables, "--family", "gemm", "--runs", run_dir, rerun],
                  [os.path.join(src, "tests/data/nightly"), tables, "--family", "gemm"]):
-        add("gdtune.tables_diff/1", doc_of(g + ["tables", "diff"] + args + ["--format", "json"], ok=(0, 3)))
+        add(doc_of(g + ["tables", "diff"] + args + ["--format", "json"], ok=(0, 3)))
         add_csv("csv:tables_diff", csv_header(g + ["tables", "diff"] + args + ["--format", "csv"], ok=(0, 3)))
     # the committed tables
     for name in sorted(os.listdir(os.path.join(tables, "sm90"))):
         with open(os.path.join(tables, "sm90", name)) as f:
             doc = json.load(f)
         if name.endswith((".tuning.json", ".placement.json")):
-            add(doc["schema"], doc)
+            add(doc)
     # two stand-in nights: the first fills TABLES, the second holds a change in rounds
     root, night_tables = os.path.join(tmp, "root"), os.path.join(tmp, "night_tables")
     night = g + ["nightly", "--root", root, "--tables", night_tables, "--family", "gemm", "--arch", "sm90",
                  "--spec", os.path.join(src, "tests/data/sweeps/tiny_gemm.json"), "--format", "json"]
     env = dict(os.environ, GDTUNE_WORKER_EXE=worker)
-    add("gdtune.nightly/1", doc_of(night + ["--date", "20261201", "--update"], env=env, ok=(3,)))
+    add(doc_of(night + ["--date", "20261201", "--update"], env=env, ok=(3,)))
     env.update(GDT_TEST_SLOW_CELL="m=512", GDT_TEST_OURS_US="12", GDT_TEST_ROUNDS="confirm")
     second = doc_of(night + ["--date", "20261202"], env=env, ok=(3,))
-    add("gdtune.nightly/1", second)
+    add(second)
     with open(second["confirm_json"]) as f:
-        add("gdtune.confirm/1", json.load(f))
+        add(json.load(f))
     # the journals: every committed one and the nights'
     for base in ("runs", "tests/data/journals"):
         for d, _, files in os.walk(os.path.join(src, base)):
@@ -183,7 +187,7 @@ def emit_all(src, exe, worker, bench_doc, tmp):
             if name == "journal.jsonl":
                 journal_records(os.path.join(d, name), emitted)
     # bench, assembled from its builders (no GPU here)
-    add("gdtune.bench/2", doc_of([bench_doc, "doc"]))
+    add(doc_of([bench_doc, "doc"]))
     return emitted
 
 
