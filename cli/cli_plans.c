@@ -329,14 +329,15 @@ static const char *marker_why(const gdt_plan_entry *x, const target *t)
 
 static const char *const time_sources[] = {"untimed", "measured", "predicted"};
 
-/* "measured 12.8 us", "predicted 19.1 us +-6.4% from 11 cells, nearest KEY", "untimed". */
+/* "measured 12.8 us", "19.1 us predicted from cells (11 measured it, nearest KEY; noise 6.4%)",
+ * "untimed": the text of the JSON's time_us, noise, time_cells and time_nearest. */
 static void time_text(const gdt_plan_time *pt, char *buf, size_t n)
 {
     char near[512];
     if (pt->source == GDT_TIME_MEASURED)
         snprintf(buf, n, "measured %.6g us", pt->time_us);
     else if (pt->source == GDT_TIME_PREDICTED)
-        snprintf(buf, n, "%.6g us predicted from cells (%d measured it, nearest %s; error %.1f%%)",
+        snprintf(buf, n, "%.6g us predicted from cells (%d measured it, nearest %s; noise %.1f%%)",
                  pt->time_us, pt->ncells, gdt_text_escape(pt->nearest, near, sizeof near), 100 * pt->error);
     else
         snprintf(buf, n, "untimed");

@@ -119,6 +119,7 @@ static void test_plans_tables(void)
     if (!gpu) CHECK_CONTAINS(out, "  BACKEND(A)");
     CHECK(strstr(out, "  gemm.hand[") != NULL);
     CHECK_CONTAINS(out, " us predicted from cells (22 measured it, nearest gemm:b1,m");
+    CHECK_CONTAINS(out, "; noise "); /* the JSON's noise: the model's error, in the one word */
     CHECK(!strstr(out, "extrapolate")); /* bf16 row-major: the swept cells' own */
     /* fp16, and a column-major A: no swept cell has them, and the output says so */
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192,dtype=fp16", GDT_SOURCE_DIR "/tables",
