@@ -389,6 +389,7 @@ static cJSON *budget_json(const gdt_side_budget *b)
     if (b->why) {
         cJSON *w = cJSON_AddObjectToObject(o, "first_not_verified");
         cJSON_AddStringToObject(w, "plan", b->why_plan);
+        cJSON_AddNumberToObject(w, "engine_id", (double)b->why_engine_id);
         cJSON_AddStringToObject(w, "error", b->why);
     } else {
         cJSON_AddNullToObject(o, "first_not_verified");

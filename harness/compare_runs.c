@@ -305,6 +305,7 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
     if (res->disposition != GDT_DISP_VERIFIED && !b->why) {
         b->why = res->error;
         b->why_plan = rc->plan[pi].name;
+        b->why_engine_id = rc->plan[pi].id.engine_id;
     }
     if (res->disposition != GDT_DISP_VERIFIED || s == GDT_SIDE_COUNT)
         return;

@@ -44,6 +44,7 @@ typedef struct gdt_side_budget {
     int raced_out;           /* verified, measured only to a first estimate */
     const char *why;         /* the first non-verified plan's error, NULL if none */
     const char *why_plan;
+    int64_t why_engine_id;   /* its engine id */
 } gdt_side_budget;
 
 /* A side's winner: the verified plan of least time_us, its figures as the

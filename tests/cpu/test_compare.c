@@ -277,6 +277,7 @@ static void check_sides(const cJSON *c0, double flops)
     check_budget(at(g, "budget"), 5, 4, 2, 1, 1, 1);
     CHECK_CONTAINS(str(g, "budget.first_not_verified.plan"), "TILE_N=256");
     CHECK_STR(str(g, "budget.first_not_verified.error"), "shared memory 262144 bytes > 232448");
+    CHECK_INT(num(g, "budget.first_not_verified.engine_id"), ==, 20000); /* gemm.nvrtc's */
 
     CHECK_STR(str(h, "best.plan"), HAND_PLAN);
     CHECK_INT(num(h, "best.engine_id"), ==, HAND_ID);
