@@ -7,7 +7,7 @@
  * --vs-cudnn the mode-A cuDNN plans measured the same way, with --cupti
  * CUPTI kernel records as a second clock (cli/cli_bench_cupti.c).  With
  * --format json the same figures go into one document on stdout instead
- * (schema gdtune.bench/1, docs/commands.md, JSON output; cli/cli_bench_json.c);
+ * (schema gdtune.bench/2, docs/commands.md, JSON output; cli/cli_bench_json.c);
  * messages stay on stderr. */
 #include <math.h>
 #include <stddef.h>
@@ -275,7 +275,7 @@ static gdt_status reference(bench *b, gdt_error *e)
 }
 
 /* Pins ref_g on its nth mode-A backend entry and builds it. */
-static gdt_status build_cudnn(bench *b, int nth, char *name, size_t nname, gdt_error *e)
+static gdt_status build_cudnn(bench *b, int nth, char *name, size_t nname, int64_t *engine_id, gdt_error *e)
 {
     int seen = 0, idx = -1;
     for (int i = 0; i < gdt_graph_plan_count(b->ref_g) && idx < 0; i++) {
@@ -287,6 +287,7 @@ static gdt_status build_cudnn(bench *b, int nth, char *name, size_t nname, gdt_e
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "cuDNN lists fewer than %d mode-A plans for %s",
                              nth + 1, gdt_family_name(b->p.family));
     gdt_plan_id_format(&gdt_graph_plan_at(b->ref_g, idx)->id, name, nname);
+    *engine_id = gdt_graph_plan_at(b->ref_g, idx)->id.engine_id;
     gdt_status st = gdt_graph_select(b->ref_g, idx, e);
     return st == GDT_STATUS_OK ? gdt_trial_build(b->t, b->ref_g, NULL, NULL, e) : st;
 }
@@ -410,11 +411,13 @@ static double cudnn_plan(bench *b, int nth, gdt_measure_result *r, cJSON *rows, 
     cJSON *row = rows ? cJSON_CreateObject() : NULL; /* cJSON's adders ignore a NULL object */
     cJSON_AddItemToArray(rows, row);
     cJSON_AddNumberToObject(row, "nth", nth);
-    gdt_status st = build_cudnn(b, nth, name, nname, &pe);
+    int64_t engine_id = -1;
+    gdt_status st = build_cudnn(b, nth, name, nname, &engine_id, &pe);
     if (st != GDT_STATUS_OK && !row)
         printf("\ncuDNN mode-A plan %d: %s\n", nth, pe.msg);
     if (st == GDT_STATUS_OK) {
         cJSON_AddStringToObject(row, "name", name);
+        cJSON_AddNumberToObject(row, "engine_id", (double)engine_id);
         snprintf(what, sizeof what, "cuDNN mode-A plan %d: %s", nth, name);
         if ((st = measure_graph(b, b->ref_g, what, r, row, &pe)) != GDT_STATUS_OK && !row)
             printf("  measuring failed: %s\n", pe.msg);
@@ -446,8 +449,9 @@ static gdt_status vs_cudnn(bench *b, gdt_error *e)
                                                                                    best, b->flops)
                                                               : cJSON_CreateNull());
     else if (isfinite(best))
-        printf("\nratio: %s %.1f TFLOP/s vs best cuDNN mode-A %s %.1f TFLOP/s: %.3f (largest burst)\n",
-               b->name, tflops(b, mine), best_name, tflops(b, best), best / mine);
+        printf("\nratio: %s %.1f TFLOP/s vs best cuDNN mode-A %s %.1f TFLOP/s: %.3f (the plan's time over "
+               "cuDNN's, < 1: the plan faster; largest burst)\n",
+               b->name, tflops(b, mine), best_name, tflops(b, best), mine / best);
     return GDT_STATUS_OK;
 }
 
@@ -476,7 +480,7 @@ static gdt_status cupti_run(bench *b, gdt_error *e)
         cJSON_AddNumberToObject(o, "kernels_per_execute", c.kernels_per_call);
         cJSON_AddNumberToObject(o, "kernel_us", c.kernel_us);
         cJSON_AddNumberToObject(o, "span_us", c.span_us);
-        cJSON_AddNumberToObject(o, "events_device_us", gdt_measure_best_us(b->res, NULL));
+        cJSON_AddNumberToObject(o, "time_us", gdt_measure_best_us(b->res, NULL));
         return GDT_STATUS_OK;
     }
     printf("\ncupti (second clock, traced burst of %d x %d): %.2f kernels per execute, kernel time "
@@ -524,6 +528,7 @@ static void scan_failed(bench *b, int i, const char *msg)
     if (!b->cur) {
         cJSON_AddItemToArray(cJSON_GetObjectItem(b->doc, "plans"), b->cur = cJSON_CreateObject());
         cJSON_AddStringToObject(b->cur, "name", b->name);
+        cJSON_AddNumberToObject(b->cur, "engine_id", (double)gdt_graph_plan_at(b->g, i)->id.engine_id);
         cJSON_AddNumberToObject(b->cur, "index", i);
     }
     cJSON_AddStringToObject(b->cur, "error", msg);
@@ -562,7 +567,9 @@ static gdt_status scan(bench *b, gdt_error *e)
         return st;
     snprintf(b->name, sizeof b->name, "%s", best_name);
     if (b->doc)
-        cJSON_AddItemToObject(b->doc, "best", gdt__bench_best_json(tried, best, b->name, best_us, b->flops));
+        cJSON_AddItemToObject(b->doc, "best", gdt__bench_best_json(tried, best, b->name,
+                                                                  gdt_graph_plan_at(b->g, best)->id.engine_id,
+                                                                  best_us, b->flops));
     else
         printf("\nbest of %d: index %d %s: %.2f us/call, %.1f TFLOP/s (largest burst)\n", tried, best, b->name,
            best_us, tflops(b, best_us));
@@ -629,8 +636,9 @@ static void cleanup(bench *b)
 /* --format csv: one line per burst of every plan measured, the plans
  * benchmarked first, then --vs-cudnn's and the --floor kernel's. */
 #define BURST_COLS                                                                             \
-    {"burst", 1, "burst"}, {"host_us", 1, "host_us"}, {"device_us", 1, "device_us"},            \
-    {"total_us", 1, "total_us"}, {"tflops", 1, "tflops"}, {"spread", 1, "spread"},              \
+    {"burst", 1, "burst"}, {"median_host_us", 1, "median_host_us"},                               \
+    {"median_device_us", 1, "median_device_us"}, {"median_total_us", 1, "median_total_us"},       \
+    {"tflops", 1, "tflops"}, {"rel_spread", 1, "rel_spread"},                                     \
     {"n", 1, "n"}, {"dropped", 1, "dropped"}
 static const gdt_cli_csv_col plan_cols[] = {
     {"source", -1, "plan"}, {"plan", 0, "name"}, {"index", 0, "index"}, BURST_COLS};

@@ -1,4 +1,4 @@
-/* `gdtune bench --format json` (schema gdtune.bench/1, docs/commands.md: JSON
+/* `gdtune bench --format json` (schema gdtune.bench/2, docs/commands.md: JSON
  * output): the document's parts, built from the records a run fills. */
 #include <stdbool.h>
 
@@ -15,7 +15,7 @@ cJSON *gdt__bench_doc(const gdt_problem *p, const gdt_device_props *dev, int dri
     cJSON *doc = cJSON_CreateObject();
     char key[512];
     gdt_problem_key(p, key, sizeof key);
-    cJSON_AddStringToObject(doc, "schema", "gdtune.bench/1");
+    cJSON_AddStringToObject(doc, "schema", "gdtune.bench/2");
     cJSON_AddStringToObject(doc, "gdtune_version", GDT_VERSION_STRING);
     cJSON *o = cJSON_AddObjectToObject(doc, "problem");
     cJSON_AddStringToObject(o, "family", gdt_family_name(p->family));
@@ -79,11 +79,11 @@ static cJSON *burst_json(const gdt_burst_result *x, double flops)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "burst", x->burst);
-    cJSON_AddNumberToObject(o, "host_us", x->median_host_us);
-    cJSON_AddNumberToObject(o, "device_us", x->median_device_us);
-    cJSON_AddNumberToObject(o, "total_us", gdt_stats_median(x->total_us, x->n));
+    cJSON_AddNumberToObject(o, "median_host_us", x->median_host_us);
+    cJSON_AddNumberToObject(o, "median_device_us", x->median_device_us);
+    cJSON_AddNumberToObject(o, "median_total_us", gdt_stats_median(x->total_us, x->n));
     cJSON_AddNumberToObject(o, "tflops", gdt__bench_tflops(flops, x->median_device_us));
-    cJSON_AddNumberToObject(o, "spread", x->rel_spread);
+    cJSON_AddNumberToObject(o, "rel_spread", x->rel_spread);
     cJSON_AddNumberToObject(o, "n", x->n);
     cJSON_AddNumberToObject(o, "dropped", x->dropped);
     return o;
@@ -99,9 +99,9 @@ cJSON *gdt__bench_measure_json(cJSON *o, const gdt_measure_result *r, const gdt_
         cJSON_AddItemToArray(bursts, burst_json(&r->bursts[i], flops));
     if (r->ncold) {
         cJSON *k = cJSON_AddObjectToObject(o, "cold");
-        cJSON_AddNumberToObject(k, "device_us", r->median_cold_us);
+        cJSON_AddNumberToObject(k, "median_device_us", r->median_cold_us);
         cJSON_AddNumberToObject(k, "tflops", gdt__bench_tflops(flops, r->median_cold_us));
-        cJSON_AddNumberToObject(k, "spread", gdt_stats_rel_spread(r->cold_us, r->ncold));
+        cJSON_AddNumberToObject(k, "rel_spread", gdt_stats_rel_spread(r->cold_us, r->ncold));
         cJSON_AddNumberToObject(k, "n", r->ncold);
     } else {
         cJSON_AddNullToObject(o, "cold");
@@ -113,18 +113,21 @@ cJSON *gdt__bench_measure_json(cJSON *o, const gdt_measure_result *r, const gdt_
 }
 
 /* --count: the best of the plans tried (device time at the largest burst). */
-cJSON *gdt__bench_best_json(int tried, int index, const char *name, double us, double flops)
+cJSON *gdt__bench_best_json(int tried, int index, const char *name, int64_t engine_id, double us,
+                            double flops)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "tried", tried);
     cJSON_AddNumberToObject(o, "index", index);
     cJSON_AddStringToObject(o, "name", name);
-    cJSON_AddNumberToObject(o, "device_us", us);
+    cJSON_AddNumberToObject(o, "engine_id", (double)engine_id);
+    cJSON_AddNumberToObject(o, "time_us", us);
     cJSON_AddNumberToObject(o, "tflops", gdt__bench_tflops(flops, us));
     return o;
 }
 
-/* --vs-cudnn: the best cuDNN time over the plan's (> 1: the plan is faster). */
+/* --vs-cudnn: the ratio, the plan's time over the best cuDNN time (< 1:
+ * the plan is faster). */
 cJSON *gdt__bench_ratio_json(const char *mine, double mine_us, const char *best, double best_us,
                              double flops)
 {
@@ -133,6 +136,6 @@ cJSON *gdt__bench_ratio_json(const char *mine, double mine_us, const char *best,
     cJSON_AddNumberToObject(o, "plan_tflops", gdt__bench_tflops(flops, mine_us));
     cJSON_AddStringToObject(o, "cudnn_plan", best);
     cJSON_AddNumberToObject(o, "cudnn_tflops", gdt__bench_tflops(flops, best_us));
-    cJSON_AddNumberToObject(o, "ratio", best_us / mine_us);
+    cJSON_AddNumberToObject(o, "ratio", mine_us / best_us);
     return o;
 }

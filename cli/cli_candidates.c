@@ -88,6 +88,7 @@ static cJSON *row_json(const gdt_row_family *rf, const gdt_candidate *c)
     } else {
         gdt_plan_id_format(&c->id, name, sizeof name);
         cJSON_AddStringToObject(r, "plan", name);
+        cJSON_AddNumberToObject(r, "engine_id", (double)c->id.engine_id);
         if (c->duplicate_of_earlier) cJSON_AddNumberToObject(r, "duplicate_of", c->dup_of);
         cJSON_AddItemToObject(r, "bound", values_json(rf, c->bound, c->ncols));
     }
@@ -122,7 +123,7 @@ static cJSON *new_doc(int arch)
     char name[16];
     cJSON *doc = cJSON_CreateObject();
     snprintf(name, sizeof name, "sm%d", arch);
-    cJSON_AddStringToObject(doc, "schema", "gdtune.candidates/1");
+    cJSON_AddStringToObject(doc, "schema", "gdtune.candidates/2");
     cJSON_AddStringToObject(doc, "arch", name);
     cJSON_AddArrayToObject(doc, "families");
     return doc;
@@ -133,7 +134,7 @@ static cJSON *family_json(cJSON *doc, gdt_family fam, const char *key)
 {
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "family", gdt_family_name(fam));
-    cJSON_AddStringToObject(f, "problem", key);
+    cJSON_AddStringToObject(f, "key", key);
     cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "families"), f);
     return cJSON_AddArrayToObject(f, "slots");
 }
@@ -272,9 +273,10 @@ static int load_rows(const opts *o, gdt_row_table **t)
 /* --format csv: one line per row of an offered slot (a slot not offered
  * has no rows: the JSON's slots[] say why). */
 static const gdt_cli_csv_col csv_cols[] = {
-    {"family", 0, "family"}, {"problem", 0, "problem"}, {"slot", 1, "slot"},
+    {"family", 0, "family"}, {"key", 0, "key"}, {"slot", 1, "slot"},
     {"row_family", 1, "row_family"}, {"row", 2, "row"}, {"status", 2, "status"},
-    {"plan", 2, "plan"}, {"duplicate_of", 2, "duplicate_of"}, {"reason", 2, "reason"},
+    {"plan", 2, "plan"}, {"engine_id", 2, "engine_id"}, {"duplicate_of", 2, "duplicate_of"},
+    {"reason", 2, "reason"},
     {"requested", 2, "requested"}, {"bound", 2, "bound"},
 };
 static const gdt_cli_csv_view csv_view = {{"families", "slots", "rows"}, 3, csv_cols,

@@ -38,9 +38,9 @@ static const char usage_text[] =
     "RUNDIR...: per cell (matched by problem key across the run directories) the best\n"
     "generated plan (NVRTC engines), the best handwritten plan (hand engines), the\n"
     "best cuDNN plan and the best cuBLASLt plan, from the sweep's own measurements:\n"
-    "device time per call at the largest burst, and each side's throughput against\n"
-    "cuDNN's.  The ratio is generated / handwritten throughput (> 1: generated\n"
-    "faster), its noise the two plans' relative noise summed.  Also each side's budget,\n"
+    "device time per call at the largest burst, and each side's ratio to cuDNN (its\n"
+    "time over cuDNN's).  The cell's ratio is handwritten time / generated time (< 1:\n"
+    "handwritten faster), its noise the two plans' relative noise summed.  Also each side's budget,\n"
     "the winners' bound parameters by role, their errors against the reference and what\n"
     "one execute holds; the ratios go into RUNDIR/report/compare.svg (the first RUNDIR)\n"
     "when gnuplot is installed.  Runs measured with other bursts or on another device\n"
@@ -48,7 +48,7 @@ static const char usage_text[] =
     "\n"
     "FAMILY --plan A --plan B: both plans built, verified against one reference and\n"
     "measured on this GPU in interleaved rounds A, B, A, B, ...; prints both times (median\n"
-    "over the rounds), the ratio (A's throughput over B's) and its spread.\n";
+    "over the rounds), the ratio (A's time over B's, < 1: A faster) and its spread.\n";
 
 static const char *const formats[] = {"text", "json", "md", "csv", NULL};
 enum { FMT_TEXT, FMT_JSON, FMT_MD, FMT_CSV };
@@ -78,7 +78,7 @@ static const gdt_cli_option options[] = {
     {"--family", NULL, GDT_CLI_STRING, O(family), .metavar = "F",
      .help = "RUNDIR form: only cells of F (gemm, sdpa_fwd, sdpa_bwd, or sdpa)"},
     {"--format", NULL, GDT_CLI_CHOICE, O(format), .choices = formats, .def = "text",
-     .metavar = "text|json|md", .help = "RUNDIR form: text, one JSON document (gdtune.compare/1),\n"
+     .metavar = "text|json|md", .help = "RUNDIR form: text, one JSON document (gdtune.compare/2),\n"
                                         "or markdown tables"},
     GDT_CLI_OPT_SHAPE(compare_args, shape, "A/B: the problem (default: the family's default shape)"),
     {"--plan", NULL, GDT_CLI_CUSTOM, .parse = parse_plan, .metavar = "NAME",
@@ -186,9 +186,9 @@ static void header_text(FILE *f, const out *o)
     fprintf(f, "%stime: device time per call at the largest burst (%d), the median the sweep "
                "measured for one execute of the plan; noise: its relative spread\n", li,
             r->options.bursts[r->options.nbursts - 1]);
-    fprintf(f, "%sratio: generated / handwritten throughput (handwritten time over generated time): "
-               "> 1 means the generated plan is faster; its noise is the two plans' relative noise "
-               "summed; beyond noise: faster by more than both noises (the tables' rule)\n", li);
+    fprintf(f, "%sratio: handwritten time / generated time: < 1 means the handwritten plan is faster; "
+               "its noise is the two plans' relative noise summed; beyond noise: faster by more than "
+               "both noises (the tables' rule)\n", li);
     fprintf(f, "%sverify: relative L2 error against the cell's reference; below the dtype's bound "
                "it is rounding (fp32 accumulation order, bf16/fp16 outputs), never a reason to "
                "refuse\n\n", li);
@@ -219,7 +219,7 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
     char vs[48] = "";
     double r;
     if (s != GDT_SIDE_CUDNN && gdt_compare_versus(b, &x->best[GDT_SIDE_CUDNN], &r, NULL))
-        snprintf(vs, sizeof vs, ", %.3f x cuDNN's throughput", r);
+        snprintf(vs, sizeof vs, ", %.3f x cuDNN's time", r);
     snprintf(v->plan, sizeof v->plan, "%s", b->plan->name);
     snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s%s, noise %.4f%s", b->time_us, tflops(x, s), vs,
              b->noise, b->rounds      ? ", in the cell's interleaved rounds"
@@ -302,7 +302,7 @@ static void cell_text(FILE *f, const out *o, const gdt_compare_cell *x, int i)
             fprintf(f, "    budget: %s\n", v.budget);
     }
     ratio_text(x, ratio, sizeof ratio);
-    fprintf(f, "  ratio generated / handwritten: %s\n", ratio);
+    fprintf(f, "  ratio handwritten / generated time: %s\n", ratio);
     roles_out(f, x, false);
     fprintf(f, "\n");
 }
@@ -321,7 +321,7 @@ static void md_text(FILE *f, const char *s)
 static void summary_md(FILE *f, const out *o)
 {
     fprintf(f, "| cell | problem | generated | us | handwritten | us | cuDNN | us | cuBLASLt | us | "
-               "generated / handwritten (> 1: generated faster) |\n"
+               "ratio handwritten / generated time (< 1: handwritten faster) |\n"
                "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < o->c->ncells; i++) {
         const gdt_compare_cell *x = &o->c->cells[i];
@@ -358,7 +358,7 @@ static void cell_md(FILE *f, const out *o, const gdt_compare_cell *x, int i)
         fprintf(f, " |\n");
     }
     ratio_text(x, ratio, sizeof ratio);
-    fprintf(f, "\nRatio generated / handwritten: ");
+    fprintf(f, "\nRatio handwritten / generated time: ");
     md_text(f, ratio);
     fprintf(f, ".\n");
     roles_out(f, x, true);
@@ -389,6 +389,7 @@ static cJSON *budget_json(const gdt_side_budget *b)
     if (b->why) {
         cJSON *w = cJSON_AddObjectToObject(o, "first_not_verified");
         cJSON_AddStringToObject(w, "plan", b->why_plan);
+        cJSON_AddNumberToObject(w, "engine_id", (double)b->why_engine_id);
         cJSON_AddStringToObject(w, "error", b->why);
     } else {
         cJSON_AddNullToObject(o, "first_not_verified");
@@ -427,9 +428,9 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
     cJSON_AddBoolToObject(j, "rounds", b->rounds);
     cJSON_AddBoolToObject(j, "raced_out", b->raced_out);
     if (gdt_compare_versus(b, &x->best[GDT_SIDE_CUDNN], &r, NULL))
-        cJSON_AddNumberToObject(j, "vs_cudnn", r);
+        cJSON_AddNumberToObject(j, "ratio_cudnn", r);
     else
-        cJSON_AddNullToObject(j, "vs_cudnn");
+        cJSON_AddNullToObject(j, "ratio_cudnn");
     cJSON_AddItemToObject(j, "verified", verify_json(x, s));
     sc = cJSON_AddObjectToObject(j, "scope");
     cJSON_AddNumberToObject(sc, "kernels", gdt_compare_scope(b->plan, scope, sizeof scope));
@@ -534,15 +535,15 @@ static cJSON *doc_json(const out *o)
 {
     const gdt_run *r = o->c->runs[0];
     cJSON *doc = cJSON_CreateObject(), *dev, *cells = cJSON_CreateArray();
-    cJSON_AddStringToObject(doc, "schema", "gdtune.compare/1");
+    cJSON_AddStringToObject(doc, "schema", "gdtune.compare/2");
     cJSON_AddItemToObject(doc, "runs", runs_json(o->c));
     dev = cJSON_AddObjectToObject(doc, "device");
     cJSON_AddStringToObject(dev, "name", gdt_json_str_or(r->device, "name", ""));
     cJSON_AddNumberToObject(dev, "arch", r->arch);
     cJSON_AddNumberToObject(dev, "sm_count", gdt_json_num_or(r->device, "sm_count", 0));
     cJSON_AddItemToObject(doc, "bursts", cJSON_CreateIntArray(r->options.bursts, r->options.nbursts));
-    cJSON_AddStringToObject(doc, "ratio_direction", "generated / handwritten throughput (handwritten time_us / "
-                            "generated time_us): > 1 when the generated plan is faster");
+    cJSON_AddStringToObject(doc, "ratio_direction", "handwritten time_us / generated time_us: < 1 when the "
+                            "handwritten plan is faster");
     cJSON_AddItemToObject(doc, "roles", roles_json());
     for (int i = 0; i < o->c->ncells; i++)
         cJSON_AddItemToArray(cells, cell_json(o, &o->c->cells[i], i));
@@ -568,11 +569,11 @@ static gdt_status figure(out *o, gdt_error *e)
         gdt_compare_point *p = &pts[n];
         *p = (gdt_compare_point){.cell = i, .problem = &c->cells[i].problem};
         bool g = gdt_compare_ratio(&c->cells[i], &p->ratio, &p->noise);
-        bool k = gdt_compare_versus(&best[GDT_SIDE_HAND], &best[GDT_SIDE_CUDNN], &p->vs_cudnn, &p->vs_cudnn_noise);
+        bool k = gdt_compare_versus(&best[GDT_SIDE_HAND], &best[GDT_SIDE_CUDNN], &p->ratio_cudnn, &p->ratio_cudnn_noise);
         n += g || k;
     }
     snprintf(dir, sizeof dir, "%s/report", c->dirs[0]);
-    gdt_status s = asprintf(&title, "gdtune compare on %s: throughput ratios of the best plans per cell",
+    gdt_status s = asprintf(&title, "gdtune compare on %s: time ratios of the best plans per cell",
                             gdt_json_str_or(c->runs[0]->device, "name", "")) < 0
                        ? gdt_error_set(e, GDT_STATUS_NO_MEMORY, "compare: out of memory")
                        : gdt_compare_figure_write(dir, title, pts, n, &drawn, e);
@@ -593,7 +594,7 @@ static gdt_status figure(out *o, gdt_error *e)
 #define SIDE_COLS(s)                                                                              \
     {s "_plan", 0, "sides." s ".best.plan"}, {s "_time_us", 0, "sides." s ".best.time_us"},         \
         {s "_noise", 0, "sides." s ".best.noise"}, {s "_tflops", 0, "sides." s ".best.tflops"},     \
-        {s "_vs_cudnn", 0, "sides." s ".best.vs_cudnn"}
+        {s "_ratio_cudnn", 0, "sides." s ".best.ratio_cudnn"}
 static const gdt_cli_csv_col csv_cols[] = {
     {"family", 0, "family"}, {"key", 0, "key"}, {"shape", 0, "shape"}, {"reference", 0, "reference"},
     SIDE_COLS("generated"), SIDE_COLS("handwritten"), SIDE_COLS("cudnn"), SIDE_COLS("cublaslt"),
@@ -703,8 +704,8 @@ static void ab_print(const gdt_ab_opts *o, const gdt_ab_result *r)
             printf(" %.2e", r->verify_err[i][k]);
         printf(" (relative L2)\n");
     }
-    printf("ratio:     %.4f (A's throughput over B's: B's time over A's per round, median; > 1: A "
-           "faster), spread %.4f, rounds %.4f..%.4f\n", st->ratio, st->spread, st->lo, st->hi);
+    printf("ratio:     %.4f (A's time over B's per round, median; < 1: A faster), spread %.4f, "
+           "rounds %.4f..%.4f\n", st->ratio, st->spread, st->lo, st->hi);
     printf("rounds:   ");
     for (int i = 0; i < st->rounds; i++)
         printf(" %.3f/%.3f", r->a_us[i], r->b_us[i]);

@@ -23,8 +23,8 @@ static const char usage_text[] =
     "\n"
     "The families (or FAMILY: gemm, sdpa_fwd, sdpa_bwd, sdpa), each with its --shape keys\n"
     "and their defaults (what `gdtune plans`, `bench` and `sweep --shape` read), its\n"
-    "engines (name, kind: nvrtc, hand, cublaslt, test or the cudnn backend; side: OURS,\n"
-    "LIBRARY or BACKEND; arch range; dtypes; an NVRTC engine's candidate-row columns and\n"
+    "engines (name, kind: nvrtc, hand, cublaslt, test or the cudnn backend; side: ours,\n"
+    "library or backend; arch range; dtypes; an NVRTC engine's candidate-row columns and\n"
     "the knobs they bind), then every knob name a plan's name may carry.  No GPU needed.\n";
 
 typedef struct list_opts {
@@ -36,7 +36,7 @@ static const char *const list_formats[] = {"text", "json", NULL};
 
 static const gdt_cli_option options[] = {
     {"--format", NULL, GDT_CLI_CHOICE, offsetof(list_opts, format), .choices = list_formats,
-     .def = "text", .metavar = "text|json", .help = "text for people; json: one document (gdtune.list/1)"},
+     .def = "text", .metavar = "text|json", .help = "text for people; json: one document (gdtune.list/2)"},
 };
 
 static const gdt_cli_spec spec = {
@@ -130,7 +130,7 @@ static cJSON *engine_json(const char *name, double id, gdt_engine_kind kind, con
     cJSON_AddStringToObject(o, "name", name);
     cJSON_AddNumberToObject(o, "engine_id", id);
     cJSON_AddStringToObject(o, "kind", kind_names[kind]);
-    cJSON_AddStringToObject(o, "side", gdt_plan_side_name(gdt_engine_kind_side(kind)));
+    cJSON_AddStringToObject(o, "side", gdt_plan_side_label(gdt_engine_kind_side(kind)));
     cJSON_AddItemToObject(o, "sm_lo", cap ? cJSON_CreateNumber(cap->sm_lo) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "sm_hi", cap ? cJSON_CreateNumber(cap->sm_hi) : cJSON_CreateNull());
     for (int t = 0; cap && t < GDT_DTYPE_COUNT; t++)
@@ -169,7 +169,7 @@ static cJSON *family_json(gdt_family f)
     gdt_problem_default(f, &p);
     gdt_problem_key(&p, key, sizeof key);
     cJSON_AddStringToObject(o, "family", gdt_family_name(f));
-    cJSON_AddStringToObject(o, "default_problem", key);
+    cJSON_AddStringToObject(o, "default_key", key);
     cJSON_AddItemToObject(o, "shape_keys", keys_json(f));
     cJSON_AddItemToObject(o, "engines", engines_json(f));
     return o;
@@ -193,7 +193,7 @@ static cJSON *knobs_json(void)
 static cJSON *list_doc(unsigned mask)
 {
     cJSON *doc = cJSON_CreateObject(), *fams = cJSON_CreateArray();
-    cJSON_AddStringToObject(doc, "schema", "gdtune.list/1");
+    cJSON_AddStringToObject(doc, "schema", "gdtune.list/2");
     for (int f = 0; f < GDT_FAMILY_COUNT; f++)
         if (mask & (1u << f)) cJSON_AddItemToArray(fams, family_json((gdt_family)f));
     cJSON_AddItemToObject(doc, "families", fams);
@@ -245,7 +245,7 @@ static void print_text(const cJSON *doc)
 {
     const cJSON *fam, *x;
     cJSON_ArrayForEach(fam, cJSON_GetObjectItem(doc, "families")) {
-        printf("%s  (default %s)\n", s_of(fam, "family"), s_of(fam, "default_problem"));
+        printf("%s  (default %s)\n", s_of(fam, "family"), s_of(fam, "default_key"));
         print_keys(fam);
         printf("  engines (name, kind, side, arch, dtypes):\n");
         cJSON_ArrayForEach(x, cJSON_GetObjectItem(fam, "engines")) print_engine(x);

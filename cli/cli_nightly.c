@@ -812,7 +812,7 @@ static cJSON *verdict_counts(const cJSON *conf)
     int n[3] = {0, 0, 0};
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(conf, "changes"))
         for (int v = 0; v < 3; v++)
-            n[v] += !strcmp(str_at(c, "verdict", ""), gdt_confirm_verdict_name((gdt_confirm_verdict)v));
+            n[v] += !strcmp(str_at(c, "verdict", NULL), gdt_confirm_verdict_name((gdt_confirm_verdict)v));
     for (int v = 0; v < 3; v++)
         cJSON_AddNumberToObject(o, gdt_confirm_verdict_name((gdt_confirm_verdict)v), n[v]);
     return o;

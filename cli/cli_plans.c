@@ -329,14 +329,15 @@ static const char *marker_why(const gdt_plan_entry *x, const target *t)
 
 static const char *const time_sources[] = {"untimed", "measured", "predicted"};
 
-/* "measured 12.8 us", "predicted 19.1 us +-6.4% from 11 cells, nearest KEY", "untimed". */
+/* "measured 12.8 us", "19.1 us predicted from cells (11 measured it, nearest KEY; noise 6.4%)",
+ * "untimed": the text of the JSON's time_us, noise, time_cells and time_nearest. */
 static void time_text(const gdt_plan_time *pt, char *buf, size_t n)
 {
     char near[512];
     if (pt->source == GDT_TIME_MEASURED)
         snprintf(buf, n, "measured %.6g us", pt->time_us);
     else if (pt->source == GDT_TIME_PREDICTED)
-        snprintf(buf, n, "%.6g us predicted from cells (%d measured it, nearest %s; error %.1f%%)",
+        snprintf(buf, n, "%.6g us predicted from cells (%d measured it, nearest %s; noise %.1f%%)",
                  pt->time_us, pt->ncells, gdt_text_escape(pt->nearest, near, sizeof near), 100 * pt->error);
     else
         snprintf(buf, n, "untimed");
@@ -347,11 +348,9 @@ static gdt_plan_side entry_side(const gdt_plan_entry *x)
     return x->is_backend ? GDT_PLAN_SIDE_BACKEND : gdt_engine_side(NULL, x->id.engine_id);
 }
 
-/* By gdt_plan_side: what the text line says after the why, the JSON's side. */
+/* By gdt_plan_side: what the text line says after the why. */
 static const char *const side_text[] = {"", ", backend", ", library"};
-static const char *const side_json[] = {"ours", "backend", "library"};
 _Static_assert(sizeof side_text / sizeof *side_text == GDT_PLAN_SIDE_COUNT, "one text per side");
-_Static_assert(sizeof side_json / sizeof *side_json == GDT_PLAN_SIDE_COUNT, "one JSON name per side");
 
 static void print_entry(int i, const gdt_plan_entry *x, const target *t, const gdt_tables *tables,
                         const gdt_facts *f)
@@ -425,14 +424,15 @@ static int print_modes(const plans_args *a, char *buf, size_t n)
     return w;
 }
 
-/* time_us, time_source, time_error (relative), time_cells and
+/* time_us, time_source, noise (relative: the measured noise, or the
+ * model's cross-validated median error), time_cells and
  * time_nearest (predicted only); null where they do not apply. */
 static void time_json(cJSON *o, const gdt_plan_time *pt)
 {
     bool timed = pt->source != GDT_TIME_UNTIMED, predicted = pt->source == GDT_TIME_PREDICTED;
     cJSON_AddItemToObject(o, "time_us", timed ? cJSON_CreateNumber(pt->time_us) : cJSON_CreateNull());
     cJSON_AddStringToObject(o, "time_source", time_sources[pt->source]);
-    cJSON_AddItemToObject(o, "time_error", timed ? cJSON_CreateNumber(pt->error) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "noise", timed ? cJSON_CreateNumber(pt->error) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "time_cells", predicted ? cJSON_CreateNumber(pt->ncells) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "time_nearest", predicted ? cJSON_CreateString(pt->nearest) : cJSON_CreateNull());
 }
@@ -454,7 +454,7 @@ static cJSON *entry_json(int i, const gdt_plan_entry *x, const target *t, const 
     cJSON_AddNumberToObject(o, "engine_id", (double)x->id.engine_id);
     cJSON_AddStringToObject(o, "why", x->why ? x->why : "");
     cJSON_AddBoolToObject(o, "backend", x->is_backend);
-    cJSON_AddStringToObject(o, "side", side_json[entry_side(x)]);
+    cJSON_AddStringToObject(o, "side", gdt_plan_side_label(entry_side(x)));
     gdt_plan_time pt;
     gdt_tables_plan_time(tables, f, &x->id, &pt);
     time_json(o, &pt);
@@ -466,7 +466,7 @@ static void family_json(cJSON *doc, gdt_family f, const char *key, const char *n
 {
     cJSON *o = cJSON_CreateObject(), *plans = cJSON_CreateArray(), *notes = cJSON_CreateArray();
     cJSON_AddStringToObject(o, "family", gdt_family_name(f));
-    cJSON_AddStringToObject(o, "problem", key);
+    cJSON_AddStringToObject(o, "key", key);
     cJSON_AddStringToObject(o, "tables", note);
     for (int i = 0; i < gdt_graph_plan_count(g); i++)
         cJSON_AddItemToArray(plans, entry_json(i, gdt_graph_plan_at(g, i), t, tables, gdt_graph_facts(g)));
@@ -482,7 +482,7 @@ static cJSON *new_doc(const plans_args *a, const target *t)
     cJSON *doc = cJSON_CreateObject(), *modes = cJSON_CreateArray();
     char arch[16];
     snprintf(arch, sizeof arch, "sm%d", t->arch);
-    cJSON_AddStringToObject(doc, "schema", "gdtune.plans/1");
+    cJSON_AddStringToObject(doc, "schema", "gdtune.plans/2");
     cJSON_AddStringToObject(doc, "arch", arch);
     for (int i = 0; i < (a->nmodes ? a->nmodes : 1); i++)
         cJSON_AddItemToArray(modes, cJSON_CreateString(gdt_mode_name(a->nmodes ? a->modes[i] : GDT_MODE_A)));
@@ -549,11 +549,11 @@ static int load_rows(const plans_args *a, gdt_row_table **rows)
 
 /* --format csv: one line per entry of each family's list. */
 static const gdt_cli_csv_col csv_cols[] = {
-    {"family", 0, "family"}, {"problem", 0, "problem"}, {"tables", 0, "tables"},
+    {"family", 0, "family"}, {"key", 0, "key"}, {"tables", 0, "tables"},
     {"index", 1, "index"},   {"mode", 1, "mode"},       {"marker", 1, "marker"},
     {"name", 1, "name"},     {"engine_id", 1, "engine_id"}, {"why", 1, "why"},         {"backend", 1, "backend"},
     {"side", 1, "side"},     {"unexpanded", 1, "unexpanded"}, {"time_us", 1, "time_us"},     {"time_source", 1, "time_source"},
-    {"time_error", 1, "time_error"}, {"time_cells", 1, "time_cells"}, {"time_nearest", 1, "time_nearest"},
+    {"noise", 1, "noise"}, {"time_cells", 1, "time_cells"}, {"time_nearest", 1, "time_nearest"},
 };
 static const gdt_cli_csv_view csv_view = {{"families", "plans"}, 2, csv_cols,
                                           sizeof csv_cols / sizeof csv_cols[0]};

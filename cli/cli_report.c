@@ -146,7 +146,7 @@ static void summary_cells(FILE *f, const report *r)
 {
     fprintf(f, "| cell | family | shape | verified / incorrect / failed / declined / not run | "
                "top 3 converged | converged / raced out | best gdtune plan | time | best cuDNN plan | "
-               "time | TFLOP/s ours / cuDNN (> 1: ours faster) | decision | best cuBLASLt plan | "
+               "time | ratio: ours / cuDNN time (< 1: ours faster) | decision | best cuBLASLt plan | "
                "time |\n"
                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     _Static_assert(GDT_DISP_COUNT == 4, "the table's columns name four dispositions");
@@ -166,7 +166,7 @@ static void summary_cells(FILE *f, const report *r)
         side(f, c, o);
         side(f, c, b);
         if (o >= 0 && b >= 0)
-            fprintf(f, " %.3f |", c->result[b].time_us / c->result[o].time_us);
+            fprintf(f, " %.3f |", c->result[o].time_us / c->result[b].time_us);
         else
             fprintf(f, " — |");
         fprintf(f, " %s |", decision(r, c, o, b));
@@ -410,6 +410,7 @@ static gdt_status write_summary(const report *r, const char *rdir, gdt_error *e)
 /* --format csv: one line per cell of the summary. */
 static const gdt_cli_csv_col csv_cols[] = {
     {"cell", 0, "cell"},
+    {"key", 0, "key"},
     {"family", 0, "family"},
     {"shape", 0, "shape"},
     {"verified", 0, "counts.verified"},
@@ -418,9 +419,11 @@ static const gdt_cli_csv_col csv_cols[] = {
     {"declined", 0, "counts.declined"},
     {"not_run", 0, "counts.not_run"},
     {"best_ours", 0, "best_ours.plan"},
+    {"best_ours_engine_id", 0, "best_ours.engine_id"},
     {"best_ours_time_us", 0, "best_ours.time_us"},
     {"best_ours_tflops", 0, "best_ours.tflops"},
     {"best_backend", 0, "best_backend.plan"},
+    {"best_backend_engine_id", 0, "best_backend.engine_id"},
     {"best_backend_time_us", 0, "best_backend.time_us"},
     {"best_backend_tflops", 0, "best_backend.tflops"},
     {"ratio", 0, "ratio"},
@@ -433,7 +436,9 @@ static cJSON *side_json(const gdt_run_cell *c, int i)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "plan", c->plan[i].name);
+    cJSON_AddNumberToObject(o, "engine_id", (double)c->plan[i].id.engine_id);
     cJSON_AddNumberToObject(o, "time_us", c->result[i].time_us);
+    cJSON_AddNumberToObject(o, "noise", c->result[i].noise);
     cJSON_AddNumberToObject(o, "tflops", tflops(c, i));
     cJSON_AddNumberToObject(o, "host_us", c->result[i].host_us);
     return o;
@@ -444,7 +449,10 @@ static cJSON *cell_json(const gdt_run_cell *c, int ci)
     cJSON *o = cJSON_CreateObject(), *n = cJSON_CreateObject();
     int count[GDT_DISP_COUNT + 1];
     counts(c, count);
+    char key[512];
+    gdt_problem_key(&c->spec->problem, key, sizeof key);
     cJSON_AddNumberToObject(o, "cell", ci);
+    cJSON_AddStringToObject(o, "key", key);
     cJSON_AddStringToObject(o, "family", gdt_family_name(c->spec->family));
     cJSON_AddStringToObject(o, "shape", c->spec->shape);
     for (int d = 0; d < GDT_DISP_COUNT; d++)
@@ -455,7 +463,7 @@ static cJSON *cell_json(const gdt_run_cell *c, int ci)
     cJSON_AddItemToObject(o, "best_ours", side_json(c, ours));
     cJSON_AddItemToObject(o, "best_backend", side_json(c, theirs));
     if (ours >= 0 && theirs >= 0)
-        cJSON_AddNumberToObject(o, "ratio", c->result[theirs].time_us / c->result[ours].time_us);
+        cJSON_AddNumberToObject(o, "ratio", c->result[ours].time_us / c->result[theirs].time_us);
     else
         cJSON_AddNullToObject(o, "ratio");
     cJSON_AddItemToObject(o, "metric_clock", gdt_clocks_json(c));
@@ -470,7 +478,7 @@ static cJSON *summary_json(const report *r, const char *rdir)
     cJSON *doc = cJSON_CreateObject(), *cells = cJSON_CreateArray();
     snprintf(raw, sizeof raw, "%s/raw.h5", r->dir);
     snprintf(md, sizeof md, "%s/summary.md", rdir);
-    cJSON_AddStringToObject(doc, "schema", "gdtune.report/1");
+    cJSON_AddStringToObject(doc, "schema", "gdtune.report/2");
     cJSON_AddStringToObject(doc, "family", run->family);
     cJSON_AddNumberToObject(doc, "arch", run->arch);
     cJSON_AddStringToObject(doc, "device", run->dev.name);

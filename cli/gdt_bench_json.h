@@ -1,4 +1,4 @@
-/* `gdtune bench --format json` (gdtune.bench/1), built from the records a
+/* `gdtune bench --format json` (gdtune.bench/2), built from the records a
  * run fills (cli/cli_bench_json.c).  Private to the CLI (cli_bench.c)
  * and its tests. */
 #ifndef GDT_BENCH_JSON_H
@@ -24,7 +24,8 @@ cJSON *gdt__bench_verified_json(const gdt_problem *p, const char *ref_plan, bool
                                 const double *err, int nerr);
 cJSON *gdt__bench_measure_json(cJSON *o, const gdt_measure_result *r, const gdt_measure_clocks *c,
                                double flops);
-cJSON *gdt__bench_best_json(int tried, int index, const char *name, double us, double flops);
+cJSON *gdt__bench_best_json(int tried, int index, const char *name, int64_t engine_id, double us,
+                            double flops);
 cJSON *gdt__bench_ratio_json(const char *mine, double mine_us, const char *best, double best_us,
                              double flops);
 /* TFLOP/s of flops in us microseconds (0 for a time that is not positive). */

@@ -36,7 +36,9 @@ static const gdt_plan_side kind_side[] = {
 _Static_assert(sizeof kind_side / sizeof kind_side[0] == GDT_ENGINE_KIND_COUNT, "one side per engine kind");
 
 static const char *const side_names[] = {"OURS", "BACKEND", "LIBRARY"};
+static const char *const side_labels[] = {"ours", "backend", "library"};
 _Static_assert(sizeof side_names / sizeof side_names[0] == GDT_PLAN_SIDE_COUNT, "one name per side");
+_Static_assert(sizeof side_labels / sizeof side_labels[0] == GDT_PLAN_SIDE_COUNT, "one label per side");
 
 gdt_plan_side gdt_engine_kind_side(gdt_engine_kind k)
 {
@@ -58,6 +60,11 @@ gdt_plan_side gdt_engine_side(const gdt_manifest *m, int64_t engine_id)
 const char *gdt_plan_side_name(gdt_plan_side s)
 {
     return (unsigned)s < GDT_PLAN_SIDE_COUNT ? side_names[s] : "UNKNOWN_SIDE";
+}
+
+const char *gdt_plan_side_label(gdt_plan_side s)
+{
+    return (unsigned)s < GDT_PLAN_SIDE_COUNT ? side_labels[s] : "unknown_side";
 }
 
 const char *gdt_plan_entry_tag(const gdt_plan_entry *x)

@@ -58,10 +58,11 @@ void gdt_rounds_stats_compute(const double *const *us, int k, int rounds, gdt_ro
 
 void gdt_ab_stats_compute(const double *a_us, const double *b_us, int rounds, gdt_ab_stats *out)
 {
-    const double *us[2] = {a_us, b_us};
+    /* B first: the ratio of plan 1 to plan 0 is then A's time over B's */
+    const double *us[2] = {b_us, a_us};
     gdt_rounds_stats st;
     gdt_rounds_stats_compute(us, 2, rounds, &st);
-    *out = (gdt_ab_stats){.rounds = st.rounds, .a_us = st.time_us[0], .b_us = st.time_us[1],
+    *out = (gdt_ab_stats){.rounds = st.rounds, .a_us = st.time_us[1], .b_us = st.time_us[0],
                           .ratio = st.ratio[1], .spread = st.ratio_spread[1], .lo = st.lo[1],
                           .hi = st.hi[1]};
 }

@@ -305,6 +305,7 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
     if (res->disposition != GDT_DISP_VERIFIED && !b->why) {
         b->why = res->error;
         b->why_plan = rc->plan[pi].name;
+        b->why_engine_id = rc->plan[pi].id.engine_id;
     }
     if (res->disposition != GDT_DISP_VERIFIED || s == GDT_SIDE_COUNT)
         return;
@@ -392,7 +393,7 @@ bool gdt_compare_versus(const gdt_side_best *side, const gdt_side_best *base, do
 {
     if (!side->result || !base->result)
         return false;
-    *ratio = base->time_us / side->time_us;
+    *ratio = side->time_us / base->time_us;
     if (noise)
         *noise = side->noise + base->noise;
     return true;
@@ -400,7 +401,7 @@ bool gdt_compare_versus(const gdt_side_best *side, const gdt_side_best *base, do
 
 bool gdt_compare_ratio(const gdt_compare_cell *c, double *ratio, double *noise)
 {
-    return gdt_compare_versus(&c->best[GDT_SIDE_GENERATED], &c->best[GDT_SIDE_HAND], ratio, noise);
+    return gdt_compare_versus(&c->best[GDT_SIDE_HAND], &c->best[GDT_SIDE_GENERATED], ratio, noise);
 }
 
 bool gdt_compare_beats(const gdt_side_best *a, const gdt_side_best *b)

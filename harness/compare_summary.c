@@ -5,18 +5,18 @@
 #include "gdt_compare_summary.h"
 
 /* Adds one cell's pair to v: side against base (NULL when either has no
- * winner), ratio = base time / side time. */
+ * winner), ratio = side time / base time. */
 static void add(gdt_versus *v, double *logsum, const gdt_side_best *side, const gdt_side_best *base)
 {
     double r;
     if (!gdt_compare_versus(side, base, &r, NULL))
         return;
     v->cells++;
-    v->at_goal += r >= GDT_COMPARE_GOAL;
+    v->at_goal += r <= GDT_COMPARE_GOAL;
     v->beyond += gdt_compare_beats(side, base);
     *logsum += log(r);
-    v->worst = v->cells == 1 ? r : fmin(v->worst, r);
-    v->best = v->cells == 1 ? r : fmax(v->best, r);
+    v->worst = v->cells == 1 ? r : fmax(v->worst, r);
+    v->best = v->cells == 1 ? r : fmin(v->best, r);
 }
 
 static void finish(gdt_versus *v, double logsum)
@@ -28,7 +28,7 @@ static void finish(gdt_versus *v, double logsum)
 
 static void summarize(const gdt_comparison *c, gdt_family f, gdt_compare_summary *s)
 {
-    double logs[GDT_SIDE_COUNT] = {0}, gen_hand = 0;
+    double logs[GDT_SIDE_COUNT] = {0}, hand_gen = 0;
     memset(s, 0, sizeof *s);
     s->family = f;
     for (int i = 0; i < c->ncells; i++) {
@@ -36,12 +36,12 @@ static void summarize(const gdt_comparison *c, gdt_family f, gdt_compare_summary
         if (x->problem.family != f)
             continue;
         s->cells++;
-        add(&s->generated_vs_hand, &gen_hand, &x->best[GDT_SIDE_GENERATED], &x->best[GDT_SIDE_HAND]);
+        add(&s->hand_vs_generated, &hand_gen, &x->best[GDT_SIDE_HAND], &x->best[GDT_SIDE_GENERATED]);
         for (int k = 0; k < GDT_SIDE_COUNT; k++)
             if (k != GDT_SIDE_CUDNN)
                 add(&s->vs_cudnn[k], &logs[k], &x->best[k], &x->best[GDT_SIDE_CUDNN]);
     }
-    finish(&s->generated_vs_hand, gen_hand);
+    finish(&s->hand_vs_generated, hand_gen);
     for (int k = 0; k < GDT_SIDE_COUNT; k++)
         finish(&s->vs_cudnn[k], logs[k]);
 }
@@ -70,7 +70,7 @@ typedef struct row {
 static int rows_of(const gdt_compare_summary *s, row *r)
 {
     int n = 0;
-    r[n++] = (row){"generated", "handwritten", &s->generated_vs_hand};
+    r[n++] = (row){"handwritten", "generated", &s->hand_vs_generated};
     for (int k = 0; k < GDT_SIDE_COUNT; k++)
         if (k != GDT_SIDE_CUDNN)
             r[n++] = (row){gdt_side_name((gdt_side)k), "cudnn", &s->vs_cudnn[k]};
@@ -93,14 +93,15 @@ void gdt_compare_summary_print(FILE *f, const gdt_comparison *c, bool md)
 {
     gdt_compare_summary s[GDT_FAMILY_COUNT];
     int n = gdt_compare_summarize(c, s);
-    fprintf(f, md ? "\n## Across the cells\n\nratio: the other side's time over this side's (> 1: this side "
-                    "faster); at %.1f: cells where the ratio is %.1f or more; beyond noise: this side "
-                    "faster by more than both measured noises (the tables' LEAD also applies the "
-                    "spec's noise floor).\n\n| family | side | against | cells | geomean | "
-                    "worst | best | at %.1f | beyond noise |\n|---|---|---|---|---|---|---|---|---|\n"
-                  : "across the cells (ratio: the other side's time over this side's, > 1: this side "
-                    "faster; at %.1f: ratio %.1f or more; beyond: faster beyond both measured noises)\n"
-                    "  family    side        against     cells  geomean    worst     best   at %.1f   beyond\n",
+    fprintf(f, md ? "\n## Across the cells\n\nratio: this side's time over the other side's (< 1: this side "
+                    "faster; worst: the largest); at %.3g: cells where the ratio is %.3g or less (0.9 of "
+                    "the other's throughput); beyond noise: this side faster by more than both measured "
+                    "noises (the tables' LEAD also applies the spec's noise floor).\n\n| family | side | "
+                    "against | cells | geomean | worst | best | at %.3g | beyond noise |\n"
+                    "|---|---|---|---|---|---|---|---|---|\n"
+                  : "across the cells (ratio: this side's time over the other side's, < 1: this side "
+                    "faster; at %.3g: ratio %.3g or less; beyond: faster beyond both measured noises)\n"
+                    "  family    side        against     cells  geomean    worst     best  at %.3g   beyond\n",
             GDT_COMPARE_GOAL, GDT_COMPARE_GOAL, GDT_COMPARE_GOAL);
     for (int i = 0; i < n; i++) {
         row r[GDT_SIDE_COUNT + 1];

@@ -58,8 +58,8 @@ void gdt_ab_schedule(int rounds, int *order);
 typedef struct gdt_ab_stats {
     int rounds;
     double a_us, b_us;  /* median over the rounds of each plan's device time per call */
-    /* Per round, B's time over A's (A's throughput over B's: > 1 when A is
-     * faster); the median of those, the relative spread of that median
+    /* Per round, A's time over B's (the ratio, docs/fields.md: < 1 when A
+     * is faster); the median of those, the relative spread of that median
      * (gdt_stats_rel_spread) and the extremes. */
     double ratio, spread, lo, hi;
 } gdt_ab_stats;

@@ -44,6 +44,7 @@ typedef struct gdt_side_budget {
     int raced_out;           /* verified, measured only to a first estimate */
     const char *why;         /* the first non-verified plan's error, NULL if none */
     const char *why_plan;
+    int64_t why_engine_id;   /* its engine id */
 } gdt_side_budget;
 
 /* A side's winner: the verified plan of least time_us, its figures as the
@@ -97,12 +98,12 @@ gdt_status gdt_comparison_add(gdt_comparison *c, const char *dir, gdt_error *e);
 gdt_status gdt_compare_cell_match(const gdt_compare_cell *have, const char *have_dir, const char *dir,
                                   const gdt_problem *p, gdt_error *e);
 
-/* side's throughput over base's (base's time over side's: > 1 when side's
- * winner is faster) and its relative noise (the two plans' relative noise
+/* The ratio of side to base: side's winner's time over base's (< 1 when
+ * side's winner is faster, docs/fields.md) and its relative noise (the two plans' relative noise
  * summed, first order, as the tables' ratios; noise may be NULL).  False
  * unless both have a winner. */
 bool gdt_compare_versus(const gdt_side_best *side, const gdt_side_best *base, double *ratio, double *noise);
-/* The cell's generated / handwritten throughput, by gdt_compare_versus. */
+/* The cell's ratio: handwritten time / generated time, by gdt_compare_versus. */
 bool gdt_compare_ratio(const gdt_compare_cell *c, double *ratio, double *noise);
 
 /* Whether a beats b beyond their combined noise (the tables' rule: faster

@@ -93,6 +93,7 @@ static cJSON *plan_json(const gdt_run_cell *c, int i)
     cJSON *o = cJSON_CreateObject();
     bool has = gdt_metric_clock_of(c->result[i].rec, &mc);
     cJSON_AddStringToObject(o, "plan", c->plan[i].name);
+    cJSON_AddNumberToObject(o, "engine_id", (double)c->plan[i].id.engine_id);
     cJSON_AddNumberToObject(o, "time_us", c->result[i].time_us);
     if (has) {
         cJSON_AddNumberToObject(o, "median_mhz", mc.median_mhz);

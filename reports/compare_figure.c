@@ -1,12 +1,13 @@
 /* compare.svg: per cell (named by shape) the two ratios with their noise
  * as error bars, on a linear axis fitted to them, parity drawn at 1 and the
- * handwritten goal at 0.9, the legend below (gdt_compare_figure.h). */
+ * handwritten goal at 1/0.9 (0.9 of cuDNN's throughput), the legend below (gdt_compare_figure.h). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gdt_compare_figure.h"
+#include "gdt_compare_summary.h"
 #include "gdt_figure_style.h"
 #include "gdt_gnuplot.h"
 #include "gdt_util.h"
@@ -49,12 +50,12 @@ static gdt_status write_data(const char *dir, const gdt_compare_point *pts, int 
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s/compare.dat: out of memory", dir);
-    fprintf(f, "# cell, then ratio low high of: generated / handwritten throughput; handwritten / cuDNN "
-               "throughput (noise as the bar; - where a side has no winner); x\n");
+    fprintf(f, "# cell, then ratio low high of: handwritten / generated time; handwritten / cuDNN "
+               "time (noise as the bar; - where a side has no winner); x\n");
     for (int i = 0; i < n; i++) {
         fprintf(f, "%d", pts[i].cell);
         ratio_columns(f, pts[i].ratio, pts[i].noise, y);
-        ratio_columns(f, pts[i].vs_cudnn, pts[i].vs_cudnn_noise, y);
+        ratio_columns(f, pts[i].ratio_cudnn, pts[i].ratio_cudnn_noise, y);
         fprintf(f, " %d\n", i);
     }
     return publish(dir, "compare.dat", f, &text, &len, e);
@@ -76,16 +77,18 @@ static void shape_tics(FILE *f, const gdt_compare_point *pts, int n)
     fprintf(f, ")\nset xrange [-0.6:%g]\nset lmargin 18\n", n - 0.4);
 }
 
-/* Each ratio in its numerator's colour (gdt_figure_style.h). */
+/* Each ratio in its own side's colour (gdt_figure_style.h): generated
+ * against handwritten, cuDNN against handwritten. */
 static void plot_line(FILE *f)
 {
     const gdt_kind_style *gen = gdt_kind_style_of(GDT_ENGINE_NVRTC), *hand = gdt_kind_style_of(GDT_ENGINE_HAND);
     fprintf(f, "plot 'compare.dat' using ($8-0.12):2:3:4 with yerrorbars pt %d lc rgb '%s' "
-               "title 'generated / handwritten', "
+               "title 'handwritten / generated', "
                "'' using ($8+0.12):5:6:7 with yerrorbars pt %d lc rgb '%s' title 'handwritten / cuDNN (best plans)', "
                "1 with lines dt 2 lw 1.5 lc rgb 'black' title 'parity (1.0)', "
-               "0.9 with lines dt 3 lw 1.5 lc rgb '%s' title 'handwritten goal (0.9)'\n",
-            gen->point, gen->colour, hand->point, hand->colour, hand->colour);
+               "%.4g with lines dt 3 lw 1.5 lc rgb '%s' title 'handwritten goal (%.3g)'\n",
+            gen->point, gen->colour, hand->point, hand->colour, GDT_COMPARE_GOAL, hand->colour,
+            GDT_COMPARE_GOAL);
 }
 
 static gdt_status write_script(const char *dir, const char *title, const gdt_compare_point *pts, int n, yspan y,
@@ -103,7 +106,7 @@ static gdt_status write_script(const char *dir, const char *title, const gdt_com
                "set title %s noenhanced\nset key below horizontal noenhanced\nset grid\n"
                "set datafile missing '-'\nset yrange [%.4g:%.4g]\n"
                "set xlabel 'cell (shape)'\n"
-               "set ylabel 'throughput ratio (> 1: the first named faster; bars: noise)'\n",
+               "set ylabel 'ratio: time / time (under 1: the first named faster; bars: noise)'\n",
             n * 26 + 160 > 900 ? n * 26 + 160 : 900, quoted, y.lo - pad, y.hi + pad);
     shape_tics(f, pts, n);
     plot_line(f);
@@ -116,7 +119,7 @@ gdt_status gdt_compare_figure_write(const char *dir, const char *title, const gd
     *drawn = false;
     if (n <= 0)
         return GDT_STATUS_OK; /* gnuplot refuses an empty plot */
-    yspan y = {0.9, 1}; /* the goal and parity */
+    yspan y = {1, GDT_COMPARE_GOAL}; /* parity and the goal */
     gdt_status s = gdt_mkdirs(dir, e);
     if (s == GDT_STATUS_OK)
         s = write_data(dir, pts, n, &y, e);

@@ -1,6 +1,6 @@
-/* The figure of `gdtune compare`: per cell the generated / handwritten
- * throughput ratio and the handwritten / cuDNN one (the handwritten
- * engines' goal, 0.9, drawn), each with its noise, on a linear axis fitted
+/* The figure of `gdtune compare`: per cell the ratio handwritten /
+ * generated time and handwritten / cuDNN time (the handwritten engines'
+ * goal, 1/0.9, drawn), each with its noise, on a linear axis fitted
  * to the data; cells named by shape, the legend below.  Written like the
  * report's figures (gdt_gnuplot.h): the numbers in a data file, the title
  * quoted and typeset literally, the script naming only relative files. */
@@ -14,10 +14,10 @@
 typedef struct gdt_compare_point {
     int cell;          /* the cell's number in the comparison */
     const gdt_problem *problem; /* its shape, for the tic (gdt_cell_label) */
-    double ratio;      /* generated / handwritten, > 0; 0: none */
+    double ratio;      /* handwritten / generated time, > 0; 0: none */
     double noise;      /* relative */
-    double vs_cudnn;   /* handwritten / cuDNN, > 0; 0: none */
-    double vs_cudnn_noise;
+    double ratio_cudnn; /* handwritten / cuDNN time, > 0; 0: none */
+    double ratio_cudnn_noise;
 } gdt_compare_point;
 
 #define GDT_COMPARE_FIGURE "compare.svg"

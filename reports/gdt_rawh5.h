@@ -2,7 +2,7 @@
  * the durable copy; raw.h5 is built in memory and published through a
  * unique temporary, fsync and rename).
  *
- * Layout gdtune.raw/3 (docs/formats.md; h5dump and h5py read it without gdtune):
+ * Layout gdtune.raw/4 (docs/formats.md; h5dump and h5py read it without gdtune):
  *   /                      attributes: device name, UUID, arch, SM count,
  *                          clocks, driver, CUDA, cuDNN, NVRTC versions,
  *                          gdtune version, source digest, spec source,

@@ -21,7 +21,7 @@
  * strings are variable-length UTF-8, integers int64 (flags uint8 0/1),
  * measurements float64 with their unit in the name (_us, _s, _mhz) or in a
  * dataset's `units` attribute, NaN where nothing was measured. */
-#define RAW_LAYOUT "gdtune.raw/3"
+#define RAW_LAYOUT "gdtune.raw/4"
 
 /* Attributes live in the object header (64 KiB at most): longer text, such
  * as a large spec or candidate table, becomes a scalar string dataset of

@@ -128,7 +128,7 @@ static void fill_row(plan_row *w, const gdt_run_cell *c, int i)
     w->plan = w->group;
     w->name = p->name;
     w->kind = gdt_kind_style_of(gdt_cell_plan_kind(c, i))->name;
-    w->side = gdt_plan_side_name(gdt_engine_side(NULL, p->id.engine_id));
+    w->side = gdt_plan_side_label(gdt_engine_side(NULL, p->id.engine_id));
     w->tag = p->tag ? p->tag : "";
     w->engine_id = p->id.engine_id;
     w->untimed_position = p->untimed;

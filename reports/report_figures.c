@@ -65,14 +65,15 @@ static int width_for(int n) { return n * 26 + 160 > 900 ? n * 26 + 160 : 900; }
 /* The kinds set against cuDNN in the overview: every kind but cuDNN. */
 static bool overview_kind(gdt_engine_kind k) { return k != GDT_ENGINE_CUDNN; }
 
-/* Kind k's best plan's throughput over the best cuDNN plan's, with the two
- * relative noises added as the bar; false when either has none. */
+/* Kind k's best plan's time over the best cuDNN plan's (the ratio, < 1:
+ * faster than cuDNN), with the two relative noises added as the bar; false
+ * when either has none. */
 static bool ratio_to_cudnn(const gdt_run_cell *c, gdt_engine_kind k, double v[3])
 {
     int o = gdt_cell_best_of_kind(c, k), b = gdt_cell_best_of_kind(c, GDT_ENGINE_CUDNN);
     if (o < 0 || b < 0)
         return false;
-    double r = c->result[b].time_us / c->result[o].time_us, n = c->result[o].noise + c->result[b].noise;
+    double r = c->result[o].time_us / c->result[b].time_us, n = c->result[o].noise + c->result[b].noise;
     v[0] = r, v[1] = r * (1 - n), v[2] = r * (1 + n);
     return true;
 }
@@ -108,7 +109,7 @@ static int overview_rows(FILE *f, const gdt_run *r, int *cells, bool *present, s
 {
     int n = 0;
     fprintf(f, "# x, then per kind (generated, handwritten, cuDNN, cuBLASLt, test) its best plan's "
-               "throughput / the best cuDNN plan's, low, high (noise of both added; - where none)\n");
+               "time / the best cuDNN plan's, low, high (noise of both added; - where none)\n");
     for (int ci = 0; ci < r->ncells; ci++) {
         const gdt_run_cell *c = &r->cells[ci];
         if (!c->journaled || !has_overview(c))
@@ -174,10 +175,10 @@ static gdt_status overview_figure(FILE *gp, const gdt_run *r, const char *rdir, 
         return st;
     }
     begin(gp, width_for(n), 640, "overview.svg",
-          "best plan of each kind / best cuDNN plan, throughput per cell (> 1: faster than cuDNN)");
+          "best plan of each kind / best cuDNN plan, time per cell (ratio under 1: faster than cuDNN)");
     shape_tics(gp, r, cells, n);
     span_yrange(gp, s);
-    fprintf(gp, "set xlabel 'cell (shape)'\nset ylabel 'throughput / best cuDNN plan''s (bars: noise of both)'\nplot ");
+    fprintf(gp, "set xlabel 'cell (shape)'\nset ylabel 'ratio: time / best cuDNN plan''s (under 1: faster; bars: noise of both)'\nplot ");
     for (int j = 0, k = 0, mm = count_present(present); j < GDT_FIGURE_NKINDS; j++) {
         if (!present[j])
             continue;

@@ -66,7 +66,7 @@ static void test_doc(void)
     char key[512];
     gdt_problem_key(&p, key, sizeof key);
     cJSON *doc = reparse(gdt__bench_doc(&p, &dev, 12080, 12060, 90800));
-    CHECK_JSTR(doc, "schema", "gdtune.bench/1");
+    CHECK_JSTR(doc, "schema", "gdtune.bench/2");
     CHECK_JSTR(doc, "gdtune_version", GDT_VERSION_STRING);
     CHECK_JSTR(doc, "problem.family", "gemm");
     CHECK_JSTR(doc, "problem.key", key);
@@ -148,17 +148,17 @@ static void test_measure(void)
     cJSON *o = reparse(gdt__bench_measure_json(cJSON_CreateObject(), r, &c, FLOPS));
     CHECK_INT(cJSON_GetArraySize(get(o, "bursts")), ==, 2);
     CHECK_JNUM(o, "bursts.0.burst", 1);
-    CHECK_JNUM(o, "bursts.0.host_us", 2.5);
-    CHECK_JNUM(o, "bursts.0.device_us", 8);
-    CHECK_JNUM(o, "bursts.0.total_us", 11);
+    CHECK_JNUM(o, "bursts.0.median_host_us", 2.5);
+    CHECK_JNUM(o, "bursts.0.median_device_us", 8);
+    CHECK_JNUM(o, "bursts.0.median_total_us", 11);
     CHECK_JNUM(o, "bursts.0.tflops", FLOPS / 8 / 1e6);
-    CHECK_JNUM(o, "bursts.0.spread", 0.01);
+    CHECK_JNUM(o, "bursts.0.rel_spread", 0.01);
     CHECK_JNUM(o, "bursts.0.n", 3);
     CHECK_JNUM(o, "bursts.0.dropped", 1);
     CHECK_JNUM(o, "bursts.1.burst", 8);
-    CHECK_JNUM(o, "bursts.1.device_us", 6.5);
-    CHECK(cJSON_IsNull(get(o, "bursts.1.spread"))); /* one sample: no spread, still valid JSON */
-    CHECK_JNUM(o, "cold.device_us", 21);
+    CHECK_JNUM(o, "bursts.1.median_device_us", 6.5);
+    CHECK(cJSON_IsNull(get(o, "bursts.1.rel_spread"))); /* one sample: no spread, still valid JSON */
+    CHECK_JNUM(o, "cold.median_device_us", 21);
     CHECK_JNUM(o, "cold.n", 2);
     CHECK(cJSON_IsTrue(get(o, "converged")));
     CHECK_JNUM(o, "seconds", 0.75);
@@ -177,11 +177,12 @@ static void test_measure(void)
 
 static void test_best_and_ratio(void)
 {
-    cJSON *o = reparse(gdt__bench_best_json(4, 2, "gemm.nvrtc[KERNEL_CFG=3]", 5, FLOPS));
+    cJSON *o = reparse(gdt__bench_best_json(4, 2, "gemm.nvrtc[KERNEL_CFG=3]", 20000, 5, FLOPS));
     CHECK_JNUM(o, "tried", 4);
     CHECK_JNUM(o, "index", 2);
     CHECK_JSTR(o, "name", "gemm.nvrtc[KERNEL_CFG=3]");
-    CHECK_JNUM(o, "device_us", 5);
+    CHECK_JNUM(o, "engine_id", 20000);
+    CHECK_JNUM(o, "time_us", 5);
     CHECK_JNUM(o, "tflops", FLOPS / 5 / 1e6);
     cJSON_Delete(o);
     o = reparse(gdt__bench_ratio_json("mine", 4, "cudnn.eng0", 5, FLOPS));
@@ -189,7 +190,7 @@ static void test_best_and_ratio(void)
     CHECK_JNUM(o, "plan_tflops", FLOPS / 4 / 1e6);
     CHECK_JSTR(o, "cudnn_plan", "cudnn.eng0");
     CHECK_JNUM(o, "cudnn_tflops", FLOPS / 5 / 1e6);
-    CHECK_JNUM(o, "ratio", 1.25);
+    CHECK_JNUM(o, "ratio", 0.8); /* the plan's time over cuDNN's */
     cJSON_Delete(o);
 }
 
@@ -215,8 +216,52 @@ static void test_cli(void)
     CHECK(!strchr(json, '{'));
 }
 
-int main(void)
+/* `test_bench_json doc`: a whole document on stdout, assembled from the
+ * builders as cli/cli_bench.c assembles them for `--count --vs-cudnn
+ * --floor` (a plan that failed included), for tests/cpu/test_fields.py to
+ * hold against docs/fields.md without a GPU. */
+static int print_doc(void)
 {
+    gdt_problem p = small_gemm();
+    gdt_device_props dev = {.arch = 90, .sm_count = 132, .name = "Test H200"};
+    gdt_measure_clocks c = {.rated_mhz = 1980, .min_mhz = 1875, .max_mhz = 1980, .probes = 57, .threshold = 0.9};
+    gdt_measure_result *r = calloc(1, sizeof *r);
+    gdt_plan_id id;
+    gdt_error e = {0};
+    double err[1] = {1e-3};
+    if (!r || gdt_plan_id_parse("gemm.nvrtc[KERNEL_CFG=3]", &id, &e) != GDT_STATUS_OK)
+        return 1;
+    r->nbursts = 1;
+    r->bursts[0] = (gdt_burst_result){.burst = 1, .n = 2, .total_us = {10, 12}, .median_host_us = 2.5,
+                                      .median_device_us = 8, .rel_spread = 0.01};
+    r->ncold = 1, r->cold_us[0] = 20, r->median_cold_us = 20;
+    cJSON *doc = gdt__bench_doc(&p, &dev, 12080, 12060, 90800), *plans = cJSON_GetObjectItem(doc, "plans");
+    cJSON *plan = gdt__bench_plan_json(&id, 0, 2, 1.5, 0);
+    cJSON_AddItemToObject(plan, "verified", gdt__bench_verified_json(&p, "cudnn.eng0", true, err, 1));
+    cJSON_AddItemToArray(plans, gdt__bench_measure_json(plan, r, &c, FLOPS));
+    cJSON *failed = cJSON_CreateObject(); /* as scan_failed writes a plan that did not build */
+    cJSON_AddStringToObject(failed, "name", "gemm.nvrtc[KERNEL_CFG=4]");
+    cJSON_AddNumberToObject(failed, "engine_id", (double)id.engine_id);
+    cJSON_AddNumberToObject(failed, "index", 1);
+    cJSON_AddStringToObject(failed, "error", "did not build");
+    cJSON_AddItemToArray(plans, failed);
+    cJSON_AddItemToObject(doc, "best", gdt__bench_best_json(2, 0, "gemm.nvrtc[KERNEL_CFG=3]", id.engine_id, 8,
+                                                            FLOPS));
+    cJSON_AddItemToObject(doc, "ratio", gdt__bench_ratio_json("gemm.nvrtc[KERNEL_CFG=3]", 8, "cudnn.eng0", 10,
+                                                              FLOPS));
+    gdt__bench_measure_json(cJSON_AddObjectToObject(doc, "floor"), r, &c, 0);
+    char *text = cJSON_Print(doc);
+    int rc = text && puts(text) >= 0 ? 0 : 1;
+    free(text);
+    cJSON_Delete(doc);
+    free(r);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "doc"))
+        return print_doc();
     test_doc();
     test_plan();
     test_verified();

@@ -90,11 +90,11 @@ static void test_candidates(void)
                           "--arch", "sm100", NULL};
     CHECK_INT(run_json(args), ==, 0);
     cJSON *doc = one_document("candidates");
-    CHECK_STR(str(doc, "schema"), "gdtune.candidates/1");
+    CHECK_STR(str(doc, "schema"), "gdtune.candidates/2");
     CHECK_STR(str(doc, "arch"), "sm100");
     const cJSON *fam = at(doc, "families", 0), *slot = at(fam, "slots", 0);
     CHECK_STR(str(fam, "family"), "gemm");
-    CHECK_STR(str(fam, "problem"), "gemm:b1,m48,n64,k32,bf16,a=row,b=row");
+    CHECK_STR(str(fam, "key"), "gemm:b1,m48,n64,k32,bf16,a=row,b=row");
     CHECK_STR(str(slot, "slot"), "gemm.nvrtc");
     CHECK_STR(str(slot, "row_family"), "contraction");
     CHECK_STR(str(slot, "rows_from"), "tables/candidates/nvrtc.json");
@@ -135,12 +135,12 @@ static void test_plans(void)
                           "--shape", "m=4096", NULL};
     CHECK_INT(run_json(args), ==, 0);
     cJSON *doc = one_document("plans");
-    CHECK_STR(str(doc, "schema"), "gdtune.plans/1");
+    CHECK_STR(str(doc, "schema"), "gdtune.plans/2");
     CHECK_STR(str(doc, "arch"), "sm90");
     CHECK_STR(cJSON_GetStringValue(at(doc, "modes", 0)), "A");
     const cJSON *fam = at(doc, "families", 0), *p0 = at(fam, "plans", 0), *p1 = at(fam, "plans", 1);
     CHECK_STR(str(fam, "family"), "gemm");
-    CHECK_STR(str(fam, "problem"), "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row");
+    CHECK_STR(str(fam, "key"), "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row");
     CHECK_CONTAINS(str(fam, "tables"), GDT_TEST_DATA "/tables/sm90/gemm.{placement,tuning}.json");
     CHECK_INT(num(p0, "index"), ==, 0);
     CHECK_STR(str(p0, "name"), "gemm.nvrtc[STAGES=3, TILE_M=128, TILE_N=256]");
@@ -184,7 +184,7 @@ static void test_report(void)
     const char *args[] = {"report", run, "--format", "json", NULL};
     CHECK_INT(run_json(args), ==, 0);
     cJSON *doc = one_document("report");
-    CHECK_STR(str(doc, "schema"), "gdtune.report/1");
+    CHECK_STR(str(doc, "schema"), "gdtune.report/2");
     CHECK_STR(str(doc, "family"), "gemm");
     CHECK_INT(num(doc, "arch"), ==, 90);
     CHECK_STR(str(doc, "device"), "NVIDIA H200");
@@ -198,7 +198,10 @@ static void test_report(void)
     CHECK_STR(str(c, "shape"), "m=128,n=4096,k=4096,dtype=bf16");
     CHECK(!strncmp(str(ours, "plan") ? str(ours, "plan") : "", "gemm.nvrtc[", 11));
     CHECK(!strncmp(str(theirs, "plan") ? str(theirs, "plan") : "", "cudnn.", 6));
-    CHECK_NEAR(num(c, "ratio"), num(theirs, "time_us") / num(ours, "time_us"), 1e-9);
+    /* ratio: ours over the backend's time (< 1: ours faster), as in the tables */
+    CHECK_NEAR(num(c, "ratio"), num(ours, "time_us") / num(theirs, "time_us"), 1e-9);
+    CHECK_STR(str(c, "key"), "gemm:b1,m128,n4096,k4096,bf16,a=row,b=row");
+    CHECK(num(ours, "engine_id") >= 20000);
     /* The same figures as the summary.md row of that cell. */
     /* (the converged count between them is the journal's: JSON does not carry it) */
     snprintf(row, sizeof row, "| 0 | gemm | m=128,n=4096,k=4096,dtype=bf16 | %d / %d / %d / %d / %d | ",
@@ -331,7 +334,7 @@ static void test_csv(void)
     CHECK_STR(csv[0][0], "family");
     for (int r = 1; r < csv_nrows && r <= cJSON_GetArraySize(plans); r++) {
         const cJSON *x = cJSON_GetArrayItem(plans, r - 1);
-        CHECK_STR(csv[r][csv_col("problem")], "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row");
+        CHECK_STR(csv[r][csv_col("key")], "gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row");
         CHECK_STR(csv[r][csv_col("name")], str(x, "name") ? str(x, "name") : "");
         CHECK_STR(csv[r][csv_col("marker")], cJSON_IsTrue(cJSON_GetObjectItem(x, "marker")) ? "true" : "false");
         CHECK_INT(atoi(csv[r][csv_col("index")]), ==, r - 1);

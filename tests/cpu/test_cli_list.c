@@ -26,12 +26,12 @@ static void test_text(void)
     CHECK_CONTAINS(out, "    m       size    [4096]\n");
     CHECK_CONTAINS(out, "    a       major   [row]  row|col\n");
     CHECK_CONTAINS(out, "    causal  choice  [top_left]  none|top_left|bottom_right|0|1\n");
-    CHECK_CONTAINS(out, "    gemm.nvrtc      nvrtc    OURS     sm80-sm129  bf16,fp16\n"
+    CHECK_CONTAINS(out, "    gemm.nvrtc      nvrtc    ours     sm80-sm129  bf16,fp16\n"
                         "      rows contraction: BM->TILE_M BN->TILE_N");
-    CHECK_CONTAINS(out, "    gemm.cublaslt   cublaslt LIBRARY  sm80-sm129");
-    CHECK_CONTAINS(out, "    gemm.hand       hand     OURS     sm90 ");
+    CHECK_CONTAINS(out, "    gemm.cublaslt   cublaslt library  sm80-sm129");
+    CHECK_CONTAINS(out, "    gemm.hand       hand     ours     sm90 ");
     CHECK_CONTAINS(out, "opt-in (GDTUNE_ENABLE_OPT_IN=1)");
-    CHECK_CONTAINS(out, "    cudnn.eng<N>    cudnn    BACKEND  any");
+    CHECK_CONTAINS(out, "    cudnn.eng<N>    cudnn    backend  any");
     CHECK_CONTAINS(out, "knobs (in plan names, engine[KNOB=value, ...]):\n  SPLIT_K SWIZZLE");
     CHECK_INT(list("sdpa", NULL, NULL), ==, 0);
     CHECK(strstr(out, "gemm.nvrtc") == NULL);
@@ -57,13 +57,13 @@ static void test_json(void)
     CHECK_INT(list("--format", "json", NULL), ==, 0);
     cJSON *doc = cJSON_Parse(out);
     CHECK(doc != NULL);
-    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema")), "gdtune.list/1");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema")), "gdtune.list/2");
     CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "families")), ==, GDT_FAMILY_COUNT);
     const gdt_manifest *m = gdt_manifest_default();
     for (int i = 0; i < m->nslots; i++) {
         const cJSON *en = engine_in(doc, m->slots[i].name);
         CHECK(en != NULL);
-        const char *side = gdt_plan_side_name(gdt_engine_kind_side(m->slots[i].kind));
+        const char *side = gdt_plan_side_label(gdt_engine_kind_side(m->slots[i].kind));
         CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(en, "side")), side);
         CHECK_INT((long long)cJSON_GetNumberValue(cJSON_GetObjectItem(en, "engine_id")), ==,
                   (long long)gdt_engine_id(m->slots[i].family, m->slots[i].slot));
@@ -90,7 +90,7 @@ static void test_json(void)
         }
         CHECK_INT(gdt_problem_parse(f, shape, &p, NULL), ==, GDT_STATUS_OK);
         gdt_problem_key(&p, key, sizeof key);
-        CHECK_STR(key, cJSON_GetStringValue(cJSON_GetObjectItem(fam, "default_problem")));
+        CHECK_STR(key, cJSON_GetStringValue(cJSON_GetObjectItem(fam, "default_key")));
     }
     cJSON_Delete(doc);
 }

@@ -119,6 +119,7 @@ static void test_plans_tables(void)
     if (!gpu) CHECK_CONTAINS(out, "  BACKEND(A)");
     CHECK(strstr(out, "  gemm.hand[") != NULL);
     CHECK_CONTAINS(out, " us predicted from cells (22 measured it, nearest gemm:b1,m");
+    CHECK_CONTAINS(out, "; noise "); /* the JSON's noise: the model's error, in the one word */
     CHECK(!strstr(out, "extrapolate")); /* bf16 row-major: the swept cells' own */
     /* fp16, and a column-major A: no swept cell has them, and the output says so */
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192,dtype=fp16", GDT_SOURCE_DIR "/tables",
@@ -131,7 +132,7 @@ static void test_plans_tables(void)
     CHECK_CONTAINS(out, "\"time_cells\":\t22");
     CHECK_CONTAINS(out, "\"engine_id\":\t20010,"); /* gemm.hand's, beside its name */
     EXPECT_RUN(0, "plans gemm --tables %s --shape m=2048,n=8192 --format csv", GDT_SOURCE_DIR "/tables",
-               "time_us,time_source,time_error,time_cells,time_nearest");
+               "time_us,time_source,noise,time_cells,time_nearest");
     CHECK_CONTAINS(out, ",predicted,");
     CHECK_CONTAINS(out, "index,mode,marker,name,engine_id,why,");
     /* ./tables is the default. */

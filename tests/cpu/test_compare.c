@@ -267,7 +267,7 @@ static void check_sides(const cJSON *c0, double flops)
     CHECK_NEAR(num(g, "best.tflops"), flops / 16e-6 / 1e12, 1e-9);
     CHECK_NEAR(num(g, "best.noise"), 0.005, 0);
     CHECK(cJSON_IsFalse(at(g, "best.raced_out")));
-    CHECK_NEAR(num(g, "best.vs_cudnn"), 10.0 / 16.0, 1e-12);
+    CHECK_NEAR(num(g, "best.ratio_cudnn"), 16.0 / 10.0, 1e-12); /* its time over cuDNN's */
     CHECK_NEAR(num(g, "best.verified.errors.C"), 2e-3, 0);
     CHECK_NEAR(num(g, "best.verified.bound"), gdt_dtype_tolerance(GDT_DTYPE_BF16), 0);
     CHECK_STR(str(g, "best.verified.against"), "cudnn.eng0");
@@ -277,12 +277,13 @@ static void check_sides(const cJSON *c0, double flops)
     check_budget(at(g, "budget"), 5, 4, 2, 1, 1, 1);
     CHECK_CONTAINS(str(g, "budget.first_not_verified.plan"), "TILE_N=256");
     CHECK_STR(str(g, "budget.first_not_verified.error"), "shared memory 262144 bytes > 232448");
+    CHECK_INT(num(g, "budget.first_not_verified.engine_id"), ==, 20000); /* gemm.nvrtc's */
 
     CHECK_STR(str(h, "best.plan"), HAND_PLAN);
     CHECK_INT(num(h, "best.engine_id"), ==, HAND_ID);
     CHECK_NEAR(num(h, "best.time_us"), 11.0, 0);
     CHECK_NEAR(num(h, "best.verified.errors.C"), 1.5e-3, 0);
-    CHECK_NEAR(num(h, "best.vs_cudnn"), 10.0 / 11.0, 1e-12);
+    CHECK_NEAR(num(h, "best.ratio_cudnn"), 11.0 / 10.0, 1e-12);
     CHECK_INT(num(h, "best.scope.kernels"), ==, 1);
     CHECK_CONTAINS(str(h, "best.scope.text"), "gdt_hand_gemm_");
     check_budget(at(h, "budget"), 1, 1, 1, 0, 0, 0);
@@ -303,7 +304,7 @@ static void check_sides(const cJSON *c0, double flops)
     CHECK_STR(str(l, "best.plan"), LT_BEST);
     CHECK_INT(num(l, "best.engine_id"), ==, LT_ID);
     CHECK_NEAR(num(l, "best.time_us"), 8.0, 0);
-    CHECK_NEAR(num(l, "best.vs_cudnn"), 10.0 / 8.0, 1e-12);
+    CHECK_NEAR(num(l, "best.ratio_cudnn"), 8.0 / 10.0, 1e-12);
     CHECK_NEAR(num(l, "best.verified.errors.C"), 5e-4, 0);
     CHECK_INT(num(l, "best.scope.kernels"), ==, 0);
     CHECK_CONTAINS(str(l, "best.scope.text"), "one cublasLtMatmul call of gemm.cublaslt");
@@ -332,21 +333,22 @@ static void check_bound(const cJSON *bound)
     }
 }
 
-/* Across the cells, by hand from the two cells: generated / handwritten
- * 11 / 16 in cell 0 only; against cuDNN's best (10 us, then 20): generated
- * 10 / 16 and 20 / 25, handwritten 10 / 11 (at 0.9, not beyond noise),
- * cuBLASLt 10 / 8 (beyond: 2 us > 0.01 x 8 + 0.01 x 10). */
+/* Across the cells, by hand from the two cells, each ratio this side's time
+ * over the other's: handwritten / generated 11 / 16 in cell 0 only (beyond
+ * noise); against cuDNN's best (10 us, then 20): generated 16 / 10 and
+ * 25 / 20 (worst the larger), handwritten 11 / 10 (at the goal 1/0.9, not
+ * beyond noise), cuBLASLt 8 / 10 (beyond: 2 us > 0.01 x 8 + 0.01 x 10). */
 static void check_summary_json(const cJSON *s)
 {
     CHECK_INT(cJSON_GetArraySize(s), ==, 1);
     CHECK_STR(str(s, "0.family"), "gemm");
     CHECK_INT(num(s, "0.cells"), ==, 2);
-    CHECK_NEAR(num(s, "0.goal"), 0.9, 0);
+    CHECK_NEAR(num(s, "0.goal"), 1 / 0.9, 1e-12);
     static const struct { const char *side, *against; int cells; double geomean, worst, best; int goal, beyond; }
-        want[] = {{"generated", "handwritten", 1, 11.0 / 16, 11.0 / 16, 11.0 / 16, 0, 0},
-                  {"generated", "cudnn", 2, 0.70710678118654752, 10.0 / 16, 0.8, 0, 0},
-                  {"handwritten", "cudnn", 1, 10.0 / 11, 10.0 / 11, 10.0 / 11, 1, 0},
-                  {"cublaslt", "cudnn", 1, 1.25, 1.25, 1.25, 1, 1}};
+        want[] = {{"handwritten", "generated", 1, 11.0 / 16, 11.0 / 16, 11.0 / 16, 1, 1},
+                  {"generated", "cudnn", 2, 1.4142135623730951, 1.6, 1.25, 0, 0},
+                  {"handwritten", "cudnn", 1, 1.1, 1.1, 1.1, 1, 0},
+                  {"cublaslt", "cudnn", 1, 0.8, 0.8, 0.8, 1, 1}};
     const cJSON *v = at(s, "0.versus");
     CHECK_INT(cJSON_GetArraySize(v), ==, 4);
     for (int i = 0; i < 4; i++) {
@@ -377,7 +379,7 @@ static void check_rounds(const char *dir)
     CHECK(cJSON_IsTrue(at(c0, "sides.handwritten.best.rounds")));
     CHECK_STR(str(c0, "sides.cudnn.best.plan"), "cudnn.eng1[KERNEL_CFG=3]");
     CHECK_NEAR(num(c0, "sides.cudnn.best.time_us"), 10.5, 0);
-    CHECK_NEAR(num(c0, "sides.handwritten.best.vs_cudnn"), 10.5 / 10.0, 1e-12);
+    CHECK_NEAR(num(c0, "sides.handwritten.best.ratio_cudnn"), 10.0 / 10.5, 1e-12);
     CHECK_NEAR(num(c0, "sides.cublaslt.best.time_us"), 8.2, 0);
     CHECK_NEAR(num(c0, "sides.generated.best.time_us"), 16.0, 0);
     CHECK(cJSON_IsFalse(at(c0, "sides.generated.best.rounds")));
@@ -386,7 +388,7 @@ static void check_rounds(const char *dir)
     const char *text[] = {dir};
     CHECK_INT(compare(text, 1), ==, 0);
     CHECK_CONTAINS(out, "10.000 us, ");
-    CHECK_CONTAINS(out, "1.050 x cuDNN's throughput, noise 0.0030, in the cell's interleaved rounds");
+    CHECK_CONTAINS(out, "0.952 x cuDNN's time, noise 0.0030, in the cell's interleaved rounds");
 }
 
 static void check_json(const char *dir, const gdt_sweep_spec *spec)
@@ -395,7 +397,7 @@ static void check_json(const char *dir, const gdt_sweep_spec *spec)
     CHECK_INT(compare(args, 3), ==, 0);
     cJSON *doc = doc_of_output();
     const cJSON *c0 = at(doc, "cells.0"), *c1 = at(doc, "cells.1");
-    CHECK_STR(str(doc, "schema"), "gdtune.compare/1");
+    CHECK_STR(str(doc, "schema"), "gdtune.compare/2");
     CHECK_STR(str(doc, "runs.0.dir"), dir);
     CHECK_STR(str(doc, "device.name"), "Stand-in GPU's `x` @y");
     CHECK_INT(num(doc, "bursts.2"), ==, 8);
@@ -428,8 +430,8 @@ static void check_text_md(const char *dir)
 {
     const char *text[] = {dir}, *md[] = {dir, "--format", "md"};
     CHECK_INT(compare(text, 1), ==, 0);
-    CHECK_CONTAINS(out, "> 1 means the generated plan is faster");
-    CHECK_CONTAINS(out, "ratio generated / handwritten: 0.688, noise 0.015: handwritten faster beyond noise");
+    CHECK_CONTAINS(out, "< 1 means the handwritten plan is faster");
+    CHECK_CONTAINS(out, "ratio handwritten / generated time: 0.688, noise 0.015: handwritten faster beyond noise");
     CHECK_CONTAINS(out, "handwritten: no handwritten plan for this cell");
     CHECK_CONTAINS(out, "budget: 5 listed, 4 tried: 2 verified (1 raced out), 1 incorrect, 0 failed, 1 declined");
     CHECK_CONTAINS(out, "    tile_n     TILE_N          128         256\n");
@@ -441,13 +443,13 @@ static void check_text_md(const char *dir)
     /* the command that measures a side's best again, each word a shell word */
     CHECK_CONTAINS(out, "    again: gdtune bench gemm --shape m=256,n=512,k=256,dtype=bf16 --plan '" GEN_BEST "'\n");
     CHECK_CONTAINS(out, "  cublaslt: " LT_BEST "\n    8.000 us, ");
-    CHECK_CONTAINS(out, "TFLOP/s, 1.250 x cuDNN's throughput, noise 0.0100\n");
-    CHECK_CONTAINS(out, "TFLOP/s, 0.625 x cuDNN's throughput, noise 0.0050\n");
-    CHECK_CONTAINS(out, "\n  gemm      generated   cudnn           2    0.707    0.625    0.800        0        0\n"
-                        "  gemm      handwritten cudnn           1    0.909    0.909    0.909        1        0\n"
-                        "  gemm      cublaslt    cudnn           1    1.250    1.250    1.250        1        1\n");
+    CHECK_CONTAINS(out, "TFLOP/s, 0.800 x cuDNN's time, noise 0.0100\n");
+    CHECK_CONTAINS(out, "TFLOP/s, 1.600 x cuDNN's time, noise 0.0050\n");
+    CHECK_CONTAINS(out, "\n  gemm      generated   cudnn           2    1.414    1.600    1.250        0        0\n"
+                        "  gemm      handwritten cudnn           1    1.100    1.100    1.100        1        0\n"
+                        "  gemm      cublaslt    cudnn           1    0.800    0.800    0.800        1        1\n");
     CHECK_INT(compare(md, 3), ==, 0);
-    CHECK_CONTAINS(out, "| gemm | generated | handwritten | 1 | 0.688 | 0.688 | 0.688 | 0 | 0 |\n");
+    CHECK_CONTAINS(out, "| gemm | handwritten | generated | 1 | 0.688 | 0.688 | 0.688 | 1 | 1 |\n");
     CHECK_CONTAINS(out, "| 0 | `gemm:b1,m256,n512,k256,bf16,a=row,b=row` | `" GEN_BEST "` | 16.000 | `"
                         HAND_PLAN "` | 11.000 | `cudnn.eng1[KERNEL_CFG=3]` | 10.000 | `" LT_BEST "` | 8.000 | "
                         "0.688, noise 0.015: handwritten faster beyond noise |");
@@ -459,7 +461,7 @@ static void check_text_md(const char *dir)
     const char *csv[] = {dir, "--format", "csv"};
     CHECK_INT(compare(csv, 3), ==, 0);
     CHECK_CONTAINS(out, "family,key,shape,reference,generated_plan,generated_time_us,");
-    CHECK_CONTAINS(out, ",cublaslt_vs_cudnn,ratio,noise,verdict\r\n");
+    CHECK_CONTAINS(out, ",cublaslt_ratio_cudnn,ratio,noise,verdict\r\n");
     CHECK_CONTAINS(out, "gemm,\"gemm:b1,m256,n512,k256,bf16,a=row,b=row\",");
     CHECK_CONTAINS(out, "\"" GEN_BEST "\",16,");
     CHECK_CONTAINS(out, ",0.6875,");
@@ -482,15 +484,15 @@ static void check_figure(const char *dir)
     CHECK_NEAR(r, 0.6875, 1e-6);
     CHECK_NEAR(lo, 0.6875 * 0.985, 1e-6);
     CHECK_NEAR(hi, 0.6875 * 1.015, 1e-6);
-    CHECK_NEAR(k, 10.0 / 11, 1e-6); /* handwritten / cuDNN, noise 0.01 + 0.01 */
-    CHECK_NEAR(klo, 10.0 / 11 * 0.98, 1e-6);
-    CHECK_NEAR(khi, 10.0 / 11 * 1.02, 1e-6);
+    CHECK_NEAR(k, 11.0 / 10, 1e-6); /* handwritten / cuDNN time, noise 0.01 + 0.01 */
+    CHECK_NEAR(klo, 11.0 / 10 * 0.98, 1e-6);
+    CHECK_NEAR(khi, 11.0 / 10 * 1.02, 1e-6);
     CHECK(row && !strstr(row + 1, "\n1 ")); /* cell 1 has no hand plan: neither ratio */
     free(text);
     text = NULL;
     snprintf(path, sizeof path, "%s/report/compare.gp", dir);
     check_ok(gdt_file_read(path, &text, &len, &e), &e);
-    CHECK_CONTAINS(text, "set title 'gdtune compare on Stand-in GPU''s `x` @y: throughput ratios of the best "
+    CHECK_CONTAINS(text, "set title 'gdtune compare on Stand-in GPU''s `x` @y: time ratios of the best "
                          "plans per cell' noenhanced\n");
     CHECK_CONTAINS(text, "set datafile missing '-'");
     CHECK_CONTAINS(text, "title 'handwritten / cuDNN (best plans)'");
@@ -634,17 +636,18 @@ static void check_ab_host(void)
     gdt_ab_schedule(4, order);
     for (int i = 0; i < 8; i++)
         CHECK_INT(order[i], ==, i % 2);
-    /* B's time over A's per round: 1.2, 1.1, 1.3 (a drift shared by both cancels). */
+    /* A's time over B's per round (the ratio, < 1: A faster): 10/12, 20/22,
+     * 10/13 (a drift shared by both cancels). */
     double a[3] = {10, 20, 10}, b[3] = {12, 22, 13};
     gdt_ab_stats st;
     gdt_ab_stats_compute(a, b, 3, &st);
     CHECK_INT(st.rounds, ==, 3);
     CHECK_NEAR(st.a_us, 10, 0);
     CHECK_NEAR(st.b_us, 13, 0);
-    CHECK_NEAR(st.ratio, 1.2, 1e-12);
-    CHECK_NEAR(st.lo, 1.1, 1e-12);
-    CHECK_NEAR(st.hi, 1.3, 1e-12);
-    CHECK_NEAR(st.spread, 0.5 * (1.3 - 1.1) / 1.2, 1e-12);
+    CHECK_NEAR(st.ratio, 10.0 / 12, 1e-12);
+    CHECK_NEAR(st.lo, 10.0 / 13, 1e-12);
+    CHECK_NEAR(st.hi, 20.0 / 22, 1e-12);
+    CHECK_NEAR(st.spread, 0.5 * (20.0 / 22 - 10.0 / 13) / (10.0 / 12), 1e-12);
 }
 
 int main(void)

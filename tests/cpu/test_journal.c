@@ -239,7 +239,7 @@ static void test_rawh5(const char *dir)
      * integers, uint8 flags, NaN where nothing was measured, units. */
     char *d4[] = {"h5dump", "-a", "/layout", path, NULL};
     CHECK_INT(h5dump(d4, out, sizeof out), ==, 0);
-    CHECK_CONTAINS(out, "\"gdtune.raw/3\"");
+    CHECK_CONTAINS(out, "\"gdtune.raw/4\"");
     CHECK_CONTAINS(out, "CSET H5T_CSET_UTF8");
     CHECK_CONTAINS(out, "STRSIZE H5T_VARIABLE");
     char *d5[] = {"h5dump", "-A", "-g", "/gemm/cell_000/plan_000", path, NULL};

@@ -471,6 +471,8 @@ static void test_confirmation(const char *self)
     CHECK_CONTAINS(out, "/reports/20261203-gemm.confirm.json\"");
     CHECK_CONTAINS(out, "\"beyond_noise\":\t1");
     CHECK_CONTAINS(out, "\"confirmation\":\t{\n\t\t\"held\":\t0,\n\t\t\"dissolved\":\t");
+    /* counted from the confirmation's verdicts (they once read as none) */
+    CHECK(strstr(out, "\"dissolved\":\t0") == NULL);
     CHECK(strstr(out, "dissolved: ") == NULL); /* no line in the document */
     slurp(root, "reports/20261203-gemm.confirm.json");
     CHECK_CONTAINS(out, "\"schema\":\t\"gdtune.confirm/1\"");

@@ -51,8 +51,8 @@ def same(a, b):
     return (math.isnan(a) and math.isnan(b)) or a == b
 
 with h5py.File("raw.h5", "r") as f:
-    if f.attrs["layout"] != "gdtune.raw/3":
-        bad.append(f"layout: expected gdtune.raw/3, found {f.attrs['layout']}")
+    if f.attrs["layout"] != "gdtune.raw/4":
+        bad.append(f"layout: expected gdtune.raw/4, found {f.attrs['layout']}")
     cells = [f"gemm/{c}" for c in f["gemm"]]
     for path in cells:
         cell = f[path]

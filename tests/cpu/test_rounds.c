@@ -64,13 +64,14 @@ static void test_stats(void)
     CHECK(st.noise[1] > 2 * st.noise[0]);
     CHECK(st.hi[1] > 1.05 * 1.09);
     CHECK(fabs(st.lo[1] - 1.05) < 1e-12);
-    /* the A/B is the k = 2 case */
+    /* the A/B is the k = 2 case, B taken first: its ratio is A's time over B's */
     gdt_ab_stats ab;
     gdt_rounds_stats two;
-    gdt_ab_stats_compute(p0, p1, 4, &ab);
-    gdt_rounds_stats_compute(us, 2, 4, &two);
+    const double *ba[2] = {p0, p1};
+    gdt_ab_stats_compute(p1, p0, 4, &ab);
+    gdt_rounds_stats_compute(ba, 2, 4, &two);
     CHECK(ab.ratio == two.ratio[1] && ab.spread == two.ratio_spread[1]);
-    CHECK(ab.a_us == two.time_us[0] && ab.b_us == two.time_us[1]);
+    CHECK(ab.a_us == two.time_us[1] && ab.b_us == two.time_us[0]);
     CHECK(ab.lo == two.lo[1] && ab.hi == two.hi[1]);
     /* for two plans the noises sum to the ratio's spread, to first order */
     CHECK(fabs(two.noise[0] + two.noise[1] - two.ratio_spread[1]) < 0.1 * two.ratio_spread[1]);

@@ -78,14 +78,14 @@ static void test_bench_json(void)
     CHECK(doc && end && !*end);
     const cJSON *plan = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "plans"), 0);
     const cJSON *bursts = cJSON_GetObjectItem(plan, "bursts"), *b8 = cJSON_GetArrayItem(bursts, 1);
-    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema")), "gdtune.bench/1");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema")), "gdtune.bench/2");
     CHECK(cJSON_GetStringValue(cJSON_GetObjectItem(plan, "name")) != NULL);
     const cJSON *ver = cJSON_GetObjectItem(plan, "verified");
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(ver, "against")), "cudnn");
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(ver, "reference_checked_cpu")));
     CHECK_INT(cJSON_GetArraySize(bursts), ==, 2);
     CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(b8, "burst")), ==, 8);
-    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(b8, "device_us")) > 0);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(b8, "median_device_us")) > 0);
     CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(b8, "tflops")) > 0);
     cJSON_Delete(doc);
 }

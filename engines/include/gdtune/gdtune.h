@@ -353,8 +353,12 @@ gdt_plan_side gdt_engine_side(const gdt_manifest *m, int64_t engine_id);
  * kind through the manifest (NULL: the default), GDT_ENGINE_KIND_COUNT for
  * an id no slot holds. */
 gdt_engine_kind gdt_engine_kind_of(const gdt_manifest *m, int64_t engine_id);
-/* "OURS", "BACKEND", "LIBRARY". */
+/* "OURS", "BACKEND", "LIBRARY": the C names (a plan's tag in the worker
+ * protocol and the journal). */
 const char *gdt_plan_side_name(gdt_plan_side s);
+/* "ours", "backend", "library": the side as every JSON, CSV and text output
+ * names it (docs/fields.md). */
+const char *gdt_plan_side_label(gdt_plan_side s);
 /* Is the slot offered on this arch (capability row + opt-in)?  When not,
  * *why names the reason (may be NULL). */
 bool gdt_slot_offered(const gdt_manifest *m, const gdt_engine_slot *s, const gdt_facts *f,

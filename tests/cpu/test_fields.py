@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""docs/fields.md against what gdtune emits, both ways.
+
+Each document of docs/fields.md is a table after a line `<!-- fields: ID -->`;
+its rows' first cells name field paths in backquotes (`cells[].best_ours.plan`:
+`[]` an array's items, `<name>` any key).  The documents are emitted here,
+without a GPU: the verbs run on the committed tables (tables/sm90) and
+journals (runs/, tests/data/journals), on a run directory rebuilt from a
+committed journal, and on two stand-in nights (test_nightly's worker); the
+bench document is assembled by test_bench_json's builders ("doc").  A
+versioned document is held against the table of the schema it carries, so
+a version bumped in the code and not here fails.  Every
+emitted path (every key, nested objects and arrays included) must match a
+documented one, and every documented path must be emitted by at least one
+input, except rows marked with a dagger (U+2020): written only where these
+inputs cannot reach (a GPU, a failed trace).  Exit 0 when all hold, 1 naming
+each path that differs, 2 on bad usage, 77 without python3's json (never).
+
+usage: test_fields.py SOURCE_DIR GDTUNE_EXE STANDIN_WORKER BENCH_DOC_EXE
+"""
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+DAGGER = "\u2020"
+
+
+def die_usage():
+    print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+    sys.exit(2)
+
+
+# ------------------------------------------------------------ the reference
+
+def documented(md_path):
+    """{doc id: {path: optional}} from docs/fields.md."""
+    docs, cur = {}, None
+    with open(md_path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"\s*<!-- fields: (\S+) -->", line)
+            if m:
+                cur = docs.setdefault(m.group(1), {})
+                continue
+            if line.startswith("#"):
+                cur = None
+            if cur is None or not line.startswith("|"):
+                continue
+            cell = line.split("|")[1]
+            if set(cell.strip()) <= set("-: "):
+                continue
+            for path, dagger in re.findall(r"`([^`]+)`(\s*" + DAGGER + ")?", cell):
+                cur[path] = bool(dagger)
+    return docs
+
+
+def pattern(path):
+    """A documented path as a regular expression over emitted paths."""
+    out = []
+    for part in re.split(r"(<[^>]+>)", path):
+        out.append("[^.\\[\\]]+" if part.startswith("<") else re.escape(part))
+    return re.compile("^" + "".join(out) + "$")
+
+
+# ------------------------------------------------------------ what is emitted
+
+def paths(v, prefix, out):
+    """Every key path below v (arrays' items as `[]`), containers too."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            p = prefix + "." + k if prefix else k
+            out.add(p)
+            paths(x, p, out)
+    elif isinstance(v, list):
+        for x in v:
+            paths(x, prefix + "[]", out)
+
+
+def run(argv, env=None, ok=(0,), stdin=None):
+    r = subprocess.run(argv, capture_output=True, text=True, env=env, stdin=stdin)
+    if r.returncode not in ok:
+        print(f"test_fields: {' '.join(argv)}: exit {r.returncode}, expected {ok}:\n{r.stderr}{r.stdout}")
+        sys.exit(1)
+    return r.stdout
+
+
+def doc_of(argv, **kw):
+    text = run(argv, **kw)
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        print(f"test_fields: {' '.join(argv)}: stdout is not one JSON document ({e}):\n{text[:400]}")
+        sys.exit(1)
+
+
+def csv_header(argv, **kw):
+    return run(argv, **kw).splitlines()[0].split(",")  # text mode: CRLF read as one line end
+
+
+def journal_records(path, emitted):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            s = emitted.setdefault("journal:" + rec.get("type", "?"), set())
+            paths(rec, "", s)
+
+
+def emit_all(src, exe, worker, bench_doc, tmp):
+    emitted = {}
+
+    def add(doc):
+        """A document under its own schema string: a version bumped in the code
+        without its table here fails."""
+        paths(doc, "", emitted.setdefault(doc.get("schema", "(no schema)"), set()))
+
+    def add_csv(doc_id, header):
+        emitted.setdefault(doc_id, set()).update(header)
+
+    g = [exe]
+    tables = os.path.join(src, "tables")
+    # list, candidates, plans
+    add(doc_of(g + ["list", "--format", "json"]))
+    for args in (["gemm", "--arch", "sm90"], ["gemm", "--arch", "sm80"], ["sdpa", "--arch", "sm90"],
+                 ["gemm", "--shape", "m=48,n=64,k=32"]):
+        add(doc_of(g + ["candidates"] + args + ["--format", "json"]))
+        add_csv("csv:candidates", csv_header(g + ["candidates"] + args + ["--format", "csv"]))
+    for args in (["gemm", "--shape", "m=4096"], ["gemm", "--shape", "m=2048,n=8192"],
+                 ["gemm", "--shape", "m=128", "--mode", "A", "--mode", "B", "--mode", "FALLBACK"],
+                 ["sdpa", "--shape", "b=2,h=8,s=1000,d=128"]):
+        add(doc_of(g + ["plans"] + args + ["--tables", tables, "--format", "json"]))
+        add_csv("csv:plans", csv_header(g + ["plans"] + args + ["--tables", tables, "--format", "csv"]))
+    # report and compare on a run rebuilt from the committed GEMM sweep
+    run_dir = os.path.join(tmp, "run")
+    os.mkdir(run_dir)
+    with gzip.open(os.path.join(src, "runs/sm90/tables/gemm-20261203T0555Z.journal.jsonl.gz"), "rb") as f, \
+            open(os.path.join(run_dir, "journal.jsonl"), "wb") as o:
+        o.write(f.read())
+    env = dict(os.environ, PATH="/nonexistent")  # no gnuplot: no figures, same documents
+    add(doc_of(g + ["report", run_dir, "--format", "json"], env=env))
+    add_csv("csv:report", csv_header(g + ["report", run_dir, "--format", "csv"], env=env))
+    add(doc_of(g + ["compare", run_dir, "--format", "json"], env=env))
+    add_csv("csv:compare", csv_header(g + ["compare", run_dir, "--format", "csv"], env=env))
+    # tables diff: a re-run's tables against the committed ones, with the runs' samples;
+    # the frozen nightly fixture (other provenance, fewer cells) against the committed ones
+    rerun = os.path.join(tmp, "rerun")
+    os.mkdir(rerun)
+    with gzip.open(os.path.join(src, "runs/sm90/default/gemm-20261203T0559Z-rerun.journal.jsonl.gz"), "rb") as f, \
+            open(os.path.join(rerun, "journal.jsonl"), "wb") as o:
+        o.write(f.read())
+    emitted_tables = os.path.join(tmp, "rerun_tables")
+    run(g + ["tables", "emit", rerun, "--tables-dir", emitted_tables])
+    for args in ([tables, emitted_tables, "--family", "gemm", "--runs", run_dir, rerun],
+                 [os.path.join(src, "tests/data/nightly"), tables, "--family", "gemm"]):
+        add(doc_of(g + ["tables", "diff"] + args + ["--format", "json"], ok=(0, 3)))
+        add_csv("csv:tables_diff", csv_header(g + ["tables", "diff"] + args + ["--format", "csv"], ok=(0, 3)))
+    # the committed tables
+    for name in sorted(os.listdir(os.path.join(tables, "sm90"))):
+        with open(os.path.join(tables, "sm90", name)) as f:
+            doc = json.load(f)
+        if name.endswith((".tuning.json", ".placement.json")):
+            add(doc)
+    # two stand-in nights: the first fills TABLES, the second holds a change in rounds
+    root, night_tables = os.path.join(tmp, "root"), os.path.join(tmp, "night_tables")
+    night = g + ["nightly", "--root", root, "--tables", night_tables, "--family", "gemm", "--arch", "sm90",
+                 "--spec", os.path.join(src, "tests/data/sweeps/tiny_gemm.json"), "--format", "json"]
+    env = dict(os.environ, GDTUNE_WORKER_EXE=worker)
+    add(doc_of(night + ["--date", "20261201", "--update"], env=env, ok=(3,)))
+    env.update(GDT_TEST_SLOW_CELL="m=512", GDT_TEST_OURS_US="12", GDT_TEST_ROUNDS="confirm")
+    second = doc_of(night + ["--date", "20261202"], env=env, ok=(3,))
+    add(second)
+    with open(second["confirm_json"]) as f:
+        add(json.load(f))
+    # the journals: every committed one and the nights'
+    for base in ("runs", "tests/data/journals"):
+        for d, _, files in os.walk(os.path.join(src, base)):
+            for name in sorted(files):
+                if ".jsonl" in name:
+                    journal_records(os.path.join(d, name), emitted)
+    for d, _, files in os.walk(os.path.join(root, "runs")):
+        for name in files:
+            if name == "journal.jsonl":
+                journal_records(os.path.join(d, name), emitted)
+    # bench, assembled from its builders (no GPU here)
+    add(doc_of([bench_doc, "doc"]))
+    return emitted
+
+
+# ------------------------------------------------------------ the comparison
+
+def compare(docs, emitted):
+    bad = []
+    for doc_id in sorted(set(docs) | set(emitted)):
+        if doc_id not in docs:
+            bad.append(f"{doc_id}: emitted, but docs/fields.md has no <!-- fields: {doc_id} --> table")
+            continue
+        if doc_id not in emitted:
+            if not all(docs[doc_id].values()):
+                bad.append(f"{doc_id}: documented, but no input of this test emits it")
+            continue
+        pats = [(p, pattern(p), opt) for p, opt in docs[doc_id].items()]
+        seen = set()
+        for e in sorted(emitted[doc_id]):
+            hit = [p for p, rx, _ in pats if rx.match(e)]
+            if not hit:
+                bad.append(f"{doc_id}: /{e}: emitted, not documented")
+            seen.update(hit)
+        for p, _, opt in pats:
+            if p not in seen and not opt:
+                bad.append(f"{doc_id}: /{p}: documented, not emitted (mark it {DAGGER} if only a GPU or a "
+                           "failure writes it)")
+    return bad
+
+
+def main():
+    if len(sys.argv) != 5 or not os.path.isdir(sys.argv[1]):
+        die_usage()
+    src, exe, worker, bench_doc = sys.argv[1:]
+    docs = documented(os.path.join(src, "docs/fields.md"))
+    with tempfile.TemporaryDirectory(prefix="gdt_fields_") as tmp:
+        emitted = emit_all(src, exe, worker, bench_doc, tmp)
+    bad = compare(docs, emitted)
+    for b in bad:
+        print("test_fields: docs/fields.md: " + b)
+    n = sum(len(v) for v in docs.values())
+    print(f"test_fields: {len(docs)} documents, {n} documented paths, {len(bad)} differences")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
