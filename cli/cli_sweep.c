@@ -304,6 +304,8 @@ static int measure(const gdt_sweep_opts *o, char *dir, size_t ndir, gdt_emit_rep
                    gdt_run **journal, gdt_cli_sweep_outcome *out, gdt_error *e)
 {
     gdt_status s = gdt_sweep_run(o, dir, ndir, journal, emitted, e);
+    if (!dir[0] && o->resume_dir) /* stopped before it reopened the journal */
+        snprintf(dir, ndir, "%s", o->resume_dir);
     out->raw_h5 = s == GDT_STATUS_OK && gdt_rawh5_after_sweep(*journal, dir);
     out->error = s == GDT_STATUS_OK ? NULL : e->msg;
     if (s != GDT_STATUS_OK)

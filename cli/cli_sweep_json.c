@@ -4,6 +4,7 @@
  * resume, and where the tables went. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gdt_cli_summary.h"
 #include "gdt_util.h"
@@ -67,11 +68,13 @@ static void add_identity(cJSON *doc, const gdt_cli_sweep_outcome *out, const gdt
     add_str(doc, "family", r ? r->family : out->o->family);
     add_str(doc, "arch", arch);
     add_str(doc, "device", r ? r->dev.name : NULL);
-    add_str(doc, "run_dir", out->run_dir);
+    /* none when it stopped before making one */
+    add_str(doc, "run_dir", access(out->run_dir, F_OK) == 0 ? out->run_dir : NULL);
     cJSON_AddBoolToObject(doc, "resumed", out->o->resume_dir != NULL);
 }
 
-/* A stopped run's journal as --resume would read it; NULL: none to resume. */
+/* A stopped run's journal as --resume would read it; NULL: finished, or
+ * none to resume. */
 static gdt_run *stopped_journal(const gdt_cli_sweep_outcome *out)
 {
     gdt_run *r = NULL;
@@ -91,8 +94,7 @@ cJSON *gdt__cli_sweep_json(const gdt_cli_sweep_outcome *out)
     add_identity(doc, out, r);
     cJSON_AddBoolToObject(doc, "finished", out->error == NULL);
     /* the same build: --resume refuses a journal another build wrote */
-    cJSON_AddBoolToObject(doc, "resumable", out->error && stopped &&
-                                                !strcmp(stopped->source_digest, gdt__source_digest));
+    cJSON_AddBoolToObject(doc, "resumable", stopped && !strcmp(stopped->source_digest, gdt__source_digest));
     cJSON_AddNumberToObject(doc, "exit_code", out->exit_code);
     add_str(doc, "error", out->error);
     cJSON_AddNumberToObject(doc, "wall_s", out->wall_s);

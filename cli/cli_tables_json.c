@@ -13,16 +13,15 @@ static void part(char *to, size_t n, const char *from, size_t len, bool *has)
     *has = true;
 }
 
-/* "expected E, got A" (the last ", got " ends E: E may hold commas), or
- * "expected E" alone. */
+/* "expected E, got A", or "expected E" alone.  The first ", got " ends
+ * E: gdtune words E, while A quotes what the file held, which may be any
+ * text. */
 static void split_expected(const char *m, gdt_cli_error_parts *p)
 {
     if (strncmp(m, "expected ", 9))
         return;
     m += 9;
-    const char *got = NULL;
-    for (const char *g = strstr(m, ", got "); g; g = strstr(g + 1, ", got "))
-        got = g;
+    const char *got = strstr(m, ", got ");
     part(p->expected, sizeof p->expected, m, got ? (size_t)(got - m) : strlen(m), &p->has_expected);
     if (got)
         part(p->actual, sizeof p->actual, got + 6, strlen(got + 6), &p->has_actual);
