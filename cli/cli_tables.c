@@ -23,8 +23,9 @@
 #include "gdtune/tables.h"
 
 static const char usage_text[] =
-    "usage: gdtune tables check FILE... [--cells] [--validation RUNDIR]...\n"
+    "usage: gdtune tables check FILE... [--cells] [--validation RUNDIR]... [--format text|json]\n"
     "       gdtune tables emit RUNDIR... [--tables-dir DIR] [--validation RUNDIR]...\n"
+    "                          [--format text|json]\n"
     "       gdtune tables diff OLD NEW [--family F] [--format text|json|md|csv]\n"
     "                          [--runs OLDRUN NEWRUN]   (see gdtune tables diff --help)\n"
     "\n"
