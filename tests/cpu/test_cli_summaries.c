@@ -160,6 +160,22 @@ static void check_counts(const cJSON *doc, const char *run, int cells, int plans
     tally_free(&t);
 }
 
+/* report's summary.md names the command the header recorded. */
+static void check_report_invocation(const char *run, const char *tables)
+{
+    char cmd[4096], out[65536], md[PATH_MAX + 32], want[4096], *text = NULL;
+    size_t len = 0;
+    gdt_error e = {0};
+    snprintf(cmd, sizeof cmd, "%s report %s", gdt_test_exe(), run);
+    CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
+    snprintf(md, sizeof md, "%s/report/summary.md", run);
+    CHECK_INT(gdt_file_read(md, &text, &len, &e), ==, GDT_STATUS_OK);
+    snprintf(want, sizeof want, "- run as `gdtune sweep gemm --spec %s/sweeps/tiny_gemm.json --out %s --tables-dir "
+             "%s --deadline 1 --format json`\n", GDT_TEST_DATA, run, tables);
+    CHECK_CONTAINS(text ? text : "", want);
+    free(text);
+}
+
 /* The stand-in's tiny GEMM sweep, finished: exit 4 (an incorrect plan),
  * every count the journal's, the tables and raw.h5 where it says. */
 static void test_sweep_finished(const char *run, const char *tables)
@@ -197,26 +213,36 @@ static void test_sweep_finished(const char *run, const char *tables)
     check_strings(get(t.header, "argv"), inv, 13);
     tally_free(&t);
     cJSON_Delete(doc);
+    check_report_invocation(run, tables);
+}
+
+/* A copy of the file from at to, the first find in it overwritten by put
+ * (as many bytes as put has). */
+static void copy_edited(const char *from, const char *to, const char *find, const char *put)
+{
+    char *text = NULL;
+    size_t len = 0;
+    gdt_error e = {0};
+    CHECK_INT(gdt_file_read(from, &text, &len, &e), ==, GDT_STATUS_OK);
+    char *at = text ? strstr(text, find) : NULL;
+    CHECK(at != NULL && strlen(at) >= strlen(put));
+    if (at && strlen(at) >= strlen(put))
+        memcpy(at, put, strlen(put));
+    FILE *f = at ? fopen(to, "w") : NULL;
+    CHECK(f && fwrite(text, 1, len, f) == len && fclose(f) == 0);
+    free(text);
 }
 
 /* A copy of the stopped run as another build measured it: --resume refuses
  * it (exit 2), so the summary does not call it resumable. */
 static void other_build(const char *run)
 {
-    char from[PATH_MAX + 16], other[PATH_MAX], to[PATH_MAX + 16], *text = NULL;
-    size_t len = 0;
-    gdt_error e = {0};
+    char from[PATH_MAX + 16], other[PATH_MAX], to[PATH_MAX + 16];
     snprintf(from, sizeof from, "%s/journal.jsonl", run);
     snprintf(other, sizeof other, "%s/other", dir);
     snprintf(to, sizeof to, "%s/journal.jsonl", other);
-    CHECK_INT(gdt_file_read(from, &text, &len, &e), ==, GDT_STATUS_OK);
-    char *d = text ? strstr(text, "\"source_digest\":\"") : NULL;
-    CHECK(d != NULL && mkdir(other, 0700) == 0);
-    FILE *f = d ? fopen(to, "w") : NULL;
-    if (d)
-        memset(d + 17, 'f', 16);
-    CHECK(f && fwrite(text, 1, len, f) == len && fclose(f) == 0);
-    free(text);
+    CHECK_INT(mkdir(other, 0700), ==, 0);
+    copy_edited(from, to, "\"source_digest\":\"", "\"source_digest\":\"ffffffffffffffff");
     const char *args[] = {"sweep", "--resume", other, "--format", "json", NULL};
     cJSON *doc;
     CHECK_INT(run_json(args, &doc), ==, 2);
@@ -370,20 +396,11 @@ static void test_emit(const char *run)
  * pair: the bad file's verdict carries the loader's error in parts. */
 static void test_check(const char *tables)
 {
-    char good[PATH_MAX + 64], place[PATH_MAX + 64], bad[PATH_MAX + 64], *text = NULL;
-    size_t len = 0;
-    gdt_error e = {0};
+    char good[PATH_MAX + 64], place[PATH_MAX + 64], bad[PATH_MAX + 64];
     snprintf(good, sizeof good, "%s/sm90/gemm.tuning.json", tables);
     snprintf(place, sizeof place, "%s/sm90/gemm.placement.json", tables);
     snprintf(bad, sizeof bad, "%s/bad.tuning.json", dir);
-    CHECK_INT(gdt_file_read(good, &text, &len, &e), ==, GDT_STATUS_OK);
-    char *arch = text ? strstr(text, "\"arch\": \"sm90\"") : NULL;
-    CHECK(arch != NULL);
-    if (arch)
-        memcpy(strstr(arch, "sm90"), "sm80", 4);
-    FILE *f = fopen(bad, "w");
-    CHECK(f && fwrite(text, 1, len, f) == len && fclose(f) == 0);
-    free(text);
+    copy_edited(good, bad, "\"arch\": \"sm90\"", "\"arch\": \"sm80\"");
     const char *args[] = {"tables", "check", good, bad, place, "--format", "json", NULL};
     cJSON *doc;
     CHECK_INT(run_json(args, &doc), ==, 2);
