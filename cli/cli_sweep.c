@@ -48,6 +48,7 @@ typedef struct sweep_cli {
     gdt_sweep_opts o;
     int format; /* GDT_CLI_FORMAT_TEXT or _JSON */
 } sweep_cli;
+_Static_assert(offsetof(sweep_cli, o) == 0, "the options' offsets are gdt_sweep_opts'");
 
 static bool parse_shard(void *opts, const char *s, char *why, size_t nwhy)
 {
@@ -299,7 +300,7 @@ static int shard_from_env(gdt_sweep_opts *o)
 }
 
 /* Measures, then writes raw.h5; *out says what became of the run (the
- * caller frees *emitted).  Returns the exit code. */
+ * caller destroys *journal and frees *emitted).  Returns the exit code. */
 static int measure(const gdt_sweep_opts *o, char *dir, size_t ndir, gdt_emit_report *emitted,
                    gdt_run **journal, gdt_cli_sweep_outcome *out, gdt_error *e)
 {
