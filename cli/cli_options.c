@@ -10,6 +10,7 @@
 #include "gdt_cli_options.h"
 
 const char *const gdt_cli_formats[] = {"text", "json", "csv", NULL};
+const char *const gdt_cli_summary_formats[] = {"text", "json", NULL};
 
 int gdt_cli_usage_error(const char *verb, const char *fmt, ...)
 {

@@ -287,6 +287,20 @@ static void summary_banner(FILE *f, const report *r)
                    "failed\" below.\n\n", bad[GDT_DISP_INCORRECT], bad[GDT_DISP_FAILED]);
 }
 
+/* "- run as `gdtune sweep ...`": the header's argv, when the journal has
+ * one (journals before 2026-12-06 do not) and it fits. */
+static void summary_invocation(FILE *f, const gdt_run *run)
+{
+    const char *words[64];
+    char cmd[4096];
+    int n = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, run->argv)
+        if (n < 64) words[n++] = cJSON_GetStringValue(w);
+    if (n && n < 64 && gdt_cli_command_line(cmd, sizeof cmd, words, n))
+        fprintf(f, "- run as `%s`\n", cmd);
+}
+
 static void summary_header(FILE *f, const report *r)
 {
     const gdt_run *run = r->run;
@@ -299,6 +313,7 @@ static void summary_header(FILE *f, const report *r)
             d->cudnn_version, d->nvrtc_version);
     fprintf(f, "- gdtune %s, source digest %.16s, started %s\n", run->gdtune_version,
             run->source_digest, run->started);
+    summary_invocation(f, run);
     fprintf(f, "- spec %s (digest %.16s%s), candidate table digest %.16s\n\n", run->spec->source,
             run->spec->digest, run->quick ? ", quick" : "", run->candidates_digest);
     fprintf(f, "Times are device time per call at the largest burst (median) with its relative "

@@ -1,5 +1,5 @@
-/* The command line that measures one plan of one cell again
- * (gdt_cli_reproduce.h). */
+/* The command line that measures one plan of one cell again, and any
+ * command line as a shell reads it (gdt_cli_reproduce.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -30,14 +30,19 @@ static bool append_word(char *buf, size_t n, size_t *at, const char *word)
     return ok && (!quote || put(buf, n, at, "'"));
 }
 
-bool gdt_cli_reproduce(char *buf, size_t n, const char *family, const char *shape, const char *plan)
+bool gdt_cli_command_line(char *buf, size_t n, const char *const *words, int nwords)
 {
-    const char *words[] = {"gdtune", "bench", family, "--shape", shape, "--plan", plan};
     size_t at = 0;
     bool ok = n > 0;
     if (ok) buf[0] = '\0';
-    for (size_t i = 0; ok && i < sizeof words / sizeof *words; i++)
+    for (int i = 0; ok && i < nwords; i++)
         ok = append_word(buf, n, &at, words[i]);
     if (!ok && n) buf[0] = '\0';
     return ok;
+}
+
+bool gdt_cli_reproduce(char *buf, size_t n, const char *family, const char *shape, const char *plan)
+{
+    const char *words[] = {"gdtune", "bench", family, "--shape", shape, "--plan", plan};
+    return gdt_cli_command_line(buf, n, words, (int)(sizeof words / sizeof *words));
 }

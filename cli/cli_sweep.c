@@ -9,9 +9,12 @@
 
 #include "cli.h"
 #include "gdt_cli_options.h"
+#include "gdt_cli_summary.h"
+#include "gdt_emit.h"
 #include "gdt_rawh5.h"
 #include "gdt_run.h"
 #include "gdt_sweep.h"
+#include "gdt_util.h"
 
 static const char usage_text[] =
     "usage: gdtune sweep FAMILY [options]\n"
@@ -33,9 +36,19 @@ static const char footer_text[] =
     "\n"
     "exit codes: 0 success, 1 failure while running (no device, a row that does not compile),\n"
     "2 bad usage or bad input (--cupti without a working CUPTI included), 4 the run completed\n"
-    "(journal, raw.h5 and tables written) but some plan was incorrect\n";
+    "(journal, raw.h5 and tables written) but some plan was incorrect; --format json changes\n"
+    "none of them\n";
 
 #define VERB "gdtune sweep"
+
+/* The command line: the sweep's options, and how the outcome is said.  o
+ * comes first, so that the option table's offsets into gdt_sweep_opts
+ * (and the parsers' casts) hold for the whole. */
+typedef struct sweep_cli {
+    gdt_sweep_opts o;
+    int format; /* GDT_CLI_FORMAT_TEXT or _JSON */
+} sweep_cli;
+_Static_assert(offsetof(sweep_cli, o) == 0, "the options' offsets are gdt_sweep_opts'");
 
 static bool parse_shard(void *opts, const char *s, char *why, size_t nwhy)
 {
@@ -154,16 +167,25 @@ static const gdt_cli_option options[] = {
              "one at a time)"},
     {"--jobs", NULL, GDT_CLI_INT, O(jobs), .lo = 1, .hi = 64, .metavar = "N",
      .help = "compile-only threads (default: online CPUs)"},
+    GDT_CLI_OPT_SUMMARY_FORMAT(sweep_cli, format,
+                               "text: the run directory on stdout; json: one summary document\n"
+                               "(" GDT_CLI_SCHEMA_SWEEP ": counts, whether it finished or can\n"
+                               "be resumed, the tables written; docs/formats.md), printed\n"
+                               "whether the run finished or stopped; messages stay on stderr"),
 };
 #undef O
 
 static const gdt_cli_spec spec = {VERB, usage_text, footer_text, options, GDT_CLI_NOPTS(options)};
 
 /* Returns -1 to go on, else an exit code (help: 0, bad usage: 2). */
-static int parse_args(int argc, char **argv, gdt_sweep_opts *o)
+static int parse_args(int argc, char **argv, sweep_cli *c)
 {
     const char *pos[2];
-    int npos, rc = gdt_cli_parse(&spec, argc, argv, o, pos, 2, &npos);
+    gdt_sweep_opts *o = &c->o;
+    int npos, rc = gdt_cli_parse(&spec, argc, argv, c, pos, 2, &npos);
+    if (rc < 0 && c->format == GDT_CLI_FORMAT_JSON && o->compile_only)
+        return gdt_cli_usage_error(VERB, "--compile-only measures nothing: its report is text "
+                                   "(drop --format json)");
     if (rc >= 0)
         return rc;
     if (npos == 2)
@@ -277,49 +299,94 @@ static int shard_from_env(gdt_sweep_opts *o)
     return -1;
 }
 
+/* Measures, then writes raw.h5; *out says what became of the run (the
+ * caller destroys *journal and frees *emitted).  Returns the exit code. */
+static int measure(const gdt_sweep_opts *o, char *dir, size_t ndir, gdt_emit_report *emitted,
+                   gdt_run **journal, gdt_cli_sweep_outcome *out, gdt_error *e)
+{
+    gdt_status s = gdt_sweep_run(o, dir, ndir, journal, emitted, e);
+    if (!dir[0] && o->resume_dir) /* stopped before it reopened the journal */
+        snprintf(dir, ndir, "%s", o->resume_dir);
+    out->raw_h5 = s == GDT_STATUS_OK && gdt_rawh5_after_sweep(*journal, dir);
+    out->error = s == GDT_STATUS_OK ? NULL : e->msg;
+    if (s != GDT_STATUS_OK)
+        fprintf(stderr, VERB ": %s\n", e->msg);
+    /* Written and complete, but a wrong result must not pass as success in
+     * a script or a job chain. */
+    int incorrect = s == GDT_STATUS_OK ? (*journal)->counts[GDT_DISP_INCORRECT] : 0;
+    if (incorrect)
+        fprintf(stderr, VERB ": %d plan%s incorrect (journal and tables written): exit %d\n", incorrect,
+                incorrect == 1 ? "" : "s", GDT_SWEEP_EXIT_INCORRECT);
+    return incorrect ? GDT_SWEEP_EXIT_INCORRECT : gdt_status_exit_code(s);
+}
+
+/* The sweep, said as text (the run directory) or as one JSON document. */
+static int run_sweep(const sweep_cli *c)
+{
+    char dir[PATH_MAX] = "";
+    gdt_run *journal = NULL;
+    gdt_emit_report emitted = {0};
+    gdt_error e = {0};
+    gdt_cli_sweep_outcome out = {.o = &c->o, .run_dir = dir, .emitted = &emitted};
+    double t0 = gdt_now();
+    int rc = measure(&c->o, dir, sizeof dir, &emitted, &journal, &out, &e);
+    out.journal = journal;
+    out.exit_code = rc;
+    out.wall_s = gdt_now() - t0;
+    if (c->format == GDT_CLI_FORMAT_JSON) {
+        int jrc = gdt_cli_json_emit(VERB, gdt__cli_sweep_json(&out));
+        rc = jrc ? jrc : rc;
+    } else if (journal)
+        printf("%s\n", dir);
+    gdt_run_destroy(journal);
+    gdt_emit_report_free(&emitted);
+    return rc;
+}
+
+/* The invocation as given, for the journal: "gdtune", then argv (the verb
+ * first).  NULL when out of memory: not recorded. */
+static const char **invocation(int argc, char **argv)
+{
+    const char **v = calloc((size_t)argc + 2, sizeof *v);
+    if (!v)
+        return NULL;
+    v[0] = "gdtune";
+    for (int i = 0; i < argc; i++)
+        v[i + 1] = argv[i];
+    return v;
+}
+
 int gdt_cli_sweep(int argc, char **argv)
 {
-    gdt_sweep_opts o;
-    gdt_sweep_opts_default(&o);
+    sweep_cli c = {.format = GDT_CLI_FORMAT_TEXT};
+    gdt_sweep_opts *o = &c.o;
+    gdt_sweep_opts_default(o);
     /* Tests put a stand-in worker here to exercise the run loop without a
      * GPU; unset, the worker is this executable. */
-    o.worker_exe = getenv("GDTUNE_WORKER_EXE");
-    int rc = parse_args(argc, argv, &o);
+    o->worker_exe = getenv("GDTUNE_WORKER_EXE");
+    int rc = parse_args(argc, argv, &c);
     if (rc < 0)
-        rc = check_combination(&o);
+        rc = check_combination(o);
     if (rc < 0)
-        rc = shape_spec(&o);
+        rc = shape_spec(o);
     if (rc < 0)
-        rc = shard_from_env(&o);
+        rc = shard_from_env(o);
     if (rc < 0)
-        rc = check_dirs(&o);
+        rc = check_dirs(o);
     if (rc >= 0)
-        return free(o.shape_spec), rc;
-    gdt_error e = {0};
-    gdt_status s;
-    if (o.compile_only)
-        s = gdt_sweep_compile_only(&o, stdout, &e);
-    else {
-        char dir[PATH_MAX] = "";
-        gdt_run *journal = NULL;
-        s = gdt_sweep_run(&o, dir, sizeof dir, &journal, &e);
-        if (s == GDT_STATUS_OK)
-            gdt_rawh5_after_sweep(journal, dir);
-        int incorrect = s == GDT_STATUS_OK ? journal->counts[GDT_DISP_INCORRECT] : 0;
-        gdt_run_destroy(journal);
-        if (s == GDT_STATUS_OK)
-            printf("%s\n", dir);
-        /* Written and complete, but a wrong result must not pass as success
-         * in a script or a job chain. */
-        if (incorrect) {
-            fprintf(stderr, VERB ": %d plan%s incorrect (journal and tables written): exit %d\n",
-                    incorrect, incorrect == 1 ? "" : "s", GDT_SWEEP_EXIT_INCORRECT);
-            free(o.shape_spec);
-            return GDT_SWEEP_EXIT_INCORRECT;
-        }
+        return free(o->shape_spec), rc;
+    if (o->compile_only) {
+        gdt_error e = {0};
+        gdt_status s = gdt_sweep_compile_only(o, stdout, &e);
+        if (s != GDT_STATUS_OK)
+            fprintf(stderr, VERB ": %s\n", e.msg);
+        free(o->shape_spec);
+        return gdt_status_exit_code(s);
     }
-    free(o.shape_spec);
-    if (s != GDT_STATUS_OK)
-        fprintf(stderr, VERB ": %s\n", e.msg);
-    return gdt_status_exit_code(s);
+    const char **av = invocation(argc, argv);
+    o->argv = av, o->argc = av ? argc + 1 : 0;
+    rc = run_sweep(&c);
+    free(av);
+    free(o->shape_spec);
+    return rc;
 }

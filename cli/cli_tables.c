@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "gdt_cli_options.h"
+#include "gdt_cli_summary.h"
 #include "gdt_emit.h"
 #include "gdt_sweep.h"
 #include "gdt_json.h"
@@ -22,8 +23,9 @@
 #include "gdtune/tables.h"
 
 static const char usage_text[] =
-    "usage: gdtune tables check FILE... [--cells] [--validation RUNDIR]...\n"
+    "usage: gdtune tables check FILE... [--cells] [--validation RUNDIR]... [--format text|json]\n"
     "       gdtune tables emit RUNDIR... [--tables-dir DIR] [--validation RUNDIR]...\n"
+    "                          [--format text|json]\n"
     "       gdtune tables diff OLD NEW [--family F] [--format text|json|md|csv]\n"
     "                          [--runs OLDRUN NEWRUN]   (see gdtune tables diff --help)\n"
     "\n"
@@ -60,11 +62,13 @@ typedef struct validation_dirs {
 typedef struct emit_opts {
     const char *tables_dir;
     validation_dirs validation;
+    int format; /* GDT_CLI_FORMAT_TEXT or _JSON */
 } emit_opts;
 
 typedef struct check_opts {
     bool cells;
     validation_dirs validation;
+    int format;
 } check_opts;
 
 static bool add_validation(validation_dirs *v, const char *dir, char *why, size_t nwhy)
@@ -93,6 +97,10 @@ static const gdt_cli_option emit_options[] = {
      .help = "where emit and merge write the tables (default: tables)"},
     {"--validation", NULL, GDT_CLI_CUSTOM, .parse = emit_validation, .metavar = "RUNDIR",
      .help = VALIDATION_HELP " (model.validation of the placement tables)"},
+    GDT_CLI_OPT_SUMMARY_FORMAT(emit_opts, format,
+                               "json: one summary document on stdout, written or refused\n"
+                               "(" GDT_CLI_SCHEMA_EMIT ", or " GDT_CLI_SCHEMA_MERGE " for merge: the\n"
+                               "journals read, the tables written, conflicts; docs/formats.md)"),
 };
 
 static const gdt_cli_option check_options[] = {
@@ -101,6 +109,10 @@ static const gdt_cli_option check_options[] = {
              "their time over the best, and the best plans"},
     {"--validation", NULL, GDT_CLI_CUSTOM, .parse = check_validation, .metavar = "RUNDIR",
      .help = VALIDATION_HELP " (placement tables; no GPU)"},
+    GDT_CLI_OPT_SUMMARY_FORMAT(check_opts, format,
+                               "json: the verdicts in one document on stdout (" GDT_CLI_SCHEMA_CHECK ":\n"
+                               "per file ok, or the error's file, JSON path, expected and actual;\n"
+                               "docs/formats.md); every text line, --cells' included, on stderr"),
 };
 
 /* One table for all three; check has its own options. */
@@ -111,24 +123,24 @@ static const gdt_cli_spec tables_spec = {
     "without a readable tuning table (or model) beside the file\n",
     emit_options, GDT_CLI_NOPTS(emit_options)};
 
-static void print_validation(const char *label, const gdt_model_validation *v)
+static void print_validation(FILE *out, const char *label, const gdt_model_validation *v)
 {
-    printf("  %s over %d cells, median |error| of predicted times %.1f%%\n", label, v->ncells,
+    fprintf(out, "  %s over %d cells, median |error| of predicted times %.1f%%\n", label, v->ncells,
            100 * v->median_abs_error);
     static const char *const modes[] = {"A", "OPENSOURCE"};
     for (int m = 0; m < 2; m++)
-        printf("    mode %-10s first plan / best measured: geomean %.4g, worst %.4g\n", modes[m], v->geomean[m],
+        fprintf(out, "    mode %-10s first plan / best measured: geomean %.4g, worst %.4g\n", modes[m], v->geomean[m],
                v->worst[m]);
-    printf("    mode A's first slower than the backend heuristic's first beyond noise: %d of %d cells\n", v->slower,
+    fprintf(out, "    mode A's first slower than the backend heuristic's first beyond noise: %d of %d cells\n", v->slower,
            v->ncells);
 }
 
 /* The time model's leave-one-cell-out figures a placement table records. */
-static void print_model_cv(const cJSON *model)
+static void print_model_cv(FILE *out, const cJSON *model)
 {
     const cJSON *cv = model ? gdt_json_get(model, "cv") : NULL;
     if (!cv) return;
-    printf("  time model (%s, lambda %g, lead rule %s): leave-one-cell-out over %d cells, median |error| of "
+    fprintf(out, "  time model (%s, lambda %g, lead rule %s): leave-one-cell-out over %d cells, median |error| of "
            "predicted times %.1f%%\n", cJSON_GetStringValue(gdt_json_get(model, "form")),
            gdt_json_num_or(model, "lambda", 0), cJSON_GetStringValue(gdt_json_get(model, "lead")),
            (int)gdt_json_num_or(cv, "cells", 0),
@@ -136,14 +148,14 @@ static void print_model_cv(const cJSON *model)
     static const char *const modes[] = {"A", "OPENSOURCE"};
     for (int m = 0; m < 2; m++) {
         const cJSON *o = gdt_json_get(cv, modes[m]);
-        printf("    mode %-10s first plan / best measured: geomean %.4g, worst %.4g\n", modes[m],
+        fprintf(out, "    mode %-10s first plan / best measured: geomean %.4g, worst %.4g\n", modes[m],
                gdt_json_num_or(o, "geomean", 0), gdt_json_num_or(o, "worst", 0));
     }
-    printf("    mode A's first slower than the backend heuristic's first beyond noise: %d of %d cells\n",
+    fprintf(out, "    mode A's first slower than the backend heuristic's first beyond noise: %d of %d cells\n",
            (int)gdt_json_num_or(cv, "slower_than_heuristic", 0), (int)gdt_json_num_or(cv, "cells", 0));
     const cJSON *iv = gdt_json_get(model, "interval");
     const cJSON *ours = gdt_json_get(iv, "ours"), *block = gdt_json_get(iv, "block");
-    printf("  lead interval (the %g quantile of the held-out residuals, D the distance to the nearest swept cell): "
+    fprintf(out, "  lead interval (the %g quantile of the held-out residuals, D the distance to the nearest swept cell): "
            "ours ahead of the backend heuristic's first when predicted faster by more than %.1f%% x (1 + D / %.3g) "
            "(%d residuals), a backend config by more than %.1f%% x (1 + D / %.3g) (%d)\n",
            gdt_json_num_or(iv, "quantile", 0), 100 * expm1(gdt_json_num_or(ours, "scale", 0)),
@@ -158,7 +170,7 @@ static void print_model_cv(const cJSON *model)
             const cJSON *o = gdt_json_get(val, modes[m]);
             v.geomean[m] = gdt_json_num_or(o, "geomean", 0), v.worst[m] = gdt_json_num_or(o, "worst", 0);
         }
-        print_validation("validation sweep recorded at emit:", &v);
+        print_validation(out, "validation sweep recorded at emit:", &v);
     }
 }
 
@@ -181,25 +193,25 @@ static double over(const gdt_measured_plan *p, const gdt_measured_plan *best)
     return p && best ? p->time_us / best->time_us : NAN;
 }
 
-static void print_pick(const char *key, const gdt_model_pick *k)
+static void print_pick(FILE *out, const char *key, const gdt_model_pick *k)
 {
     char a[600], o[600], b[600], bo[600], h[600];
     plan_text(k->mode_a, a, sizeof a), plan_text(k->ours, o, sizeof o);
     plan_text(k->best, b, sizeof b), plan_text(k->best_ours, bo, sizeof bo);
-    printf("  %s\n", key);
-    printf("    A          %.4f  %s (%s, predicted ours / the backend's first %.3f)\n", over(k->mode_a, k->best), a,
+    fprintf(out, "  %s\n", key);
+    fprintf(out, "    A          %.4f  %s (%s, predicted ours / the backend's first %.3f)\n", over(k->mode_a, k->best), a,
            k->lead ? "ours ahead of the backend's block" : "the backend's block first", k->ratio);
     plan_text(k->heuristic, h, sizeof h);
-    printf("               predicted lead of ours over the heuristic's first %+.1f%%, interval %.1f%% at distance "
+    fprintf(out, "               predicted lead of ours over the heuristic's first %+.1f%%, interval %.1f%% at distance "
            "%.3g; heuristic's first %.4f  %s\n", 100 * expm1(k->ours_margin), 100 * expm1(k->width), k->distance,
            over(k->heuristic, k->best), h);
-    printf("    OPENSOURCE %.4f  %s\n", over(k->ours, k->best_ours), o);
-    printf("    best               %s; of ours %s\n", b, bo);
+    fprintf(out, "    OPENSOURCE %.4f  %s\n", over(k->ours, k->best_ours), o);
+    fprintf(out, "    best               %s; of ours %s\n", b, bo);
 }
 
 /* The pair's cells, held out one at a time; the pair is the placement
  * file and the tuning file beside it (or the reverse). */
-static int print_cells(const char *path)
+static int print_cells(FILE *out, const char *path)
 {
     char other[4096];
     const char *cut = strstr(path, ".placement.json"), *tcut = strstr(path, ".tuning.json");
@@ -218,16 +230,16 @@ static int print_cells(const char *path)
     double err = NAN, logsum[2] = {0, 0}, worst[2] = {1, 1};
     if (!s && !k) s = gdt_error_set(&e, GDT_STATUS_NO_MEMORY, "out of memory");
     if (!s) s = gdt_tables_model_picks(t, k, &err, &e);
-    if (!s) printf("  held out, each cell predicted by the model of the others (ratio: measured time / the "
+    if (!s) fprintf(out, "  held out, each cell predicted by the model of the others (ratio: measured time / the "
                    "cell's best, of all plans for A, of ours for OPENSOURCE):\n");
     for (int i = 0; !s && i < n; i++) {
-        print_pick(k[i].key, &k[i]);
+        print_pick(out, k[i].key, &k[i]);
         double r[2] = {over(k[i].mode_a, k[i].best), over(k[i].ours, k[i].best_ours)};
         for (int m = 0; m < 2; m++)
             if (!isnan(r[m])) logsum[m] += log(r[m]), worst[m] = fmax(worst[m], r[m]);
     }
     if (!s)
-        printf("  recomputed from the tuning table: median |error| %.1f%%, A %.4g / %.4g, OPENSOURCE %.4g / %.4g\n",
+        fprintf(out, "  recomputed from the tuning table: median |error| %.1f%%, A %.4g / %.4g, OPENSOURCE %.4g / %.4g\n",
                100 * err, exp(logsum[0] / (n ? n : 1)), worst[0], exp(logsum[1] / (n ? n : 1)), worst[1]);
     if (s) fprintf(stderr, "%s: --cells: %s\n", path, e.msg);
     free(k);
@@ -237,24 +249,24 @@ static int print_cells(const char *path)
 
 /* The summary line of a file the loader accepted: these reads cannot fail
  * in a way the loader did not already refuse. */
-static void summarize(const char *path)
+static void summarize(FILE *out, const char *path)
 {
     char *text = NULL;
     size_t len = 0;
     cJSON *root = NULL;
     gdt_error e;
     if (gdt_file_read(path, &text, &len, &e) || gdt_json_parse(text, len, path, &root, &e)) {
-        printf("%s: ok\n", path);
+        fprintf(out, "%s: ok\n", path);
         free(text);
         return;
     }
     const cJSON *schema = gdt_json_get(root, "schema"), *arch = gdt_json_get(root, "arch");
     const cJSON *family = gdt_json_get(root, "family"), *cells = gdt_json_get(root, "cells");
     const char *s = cJSON_GetStringValue(schema);
-    printf("%s: ok (%s, %s, %s, %d cells)\n", path,
+    fprintf(out, "%s: ok (%s, %s, %s, %d cells)\n", path,
            s && !strcmp(s, GDT_TABLE_SCHEMA_TUNING) ? "tuning" : "placement",
            cJSON_GetStringValue(arch), cJSON_GetStringValue(family), cJSON_GetArraySize(cells));
-    print_model_cv(gdt_json_get(root, "model"));
+    print_model_cv(out, gdt_json_get(root, "model"));
     cJSON_Delete(root);
     free(text);
 }
@@ -286,45 +298,71 @@ static int load_validation(const validation_dirs *d, validation_set *v)
 
 /* The model of a placement file scored on the validation cells of its
  * family; a tuning file has no model and is passed over. */
-static int check_validation_file(const char *path, const validation_set *v, bool cells)
+static int check_validation_file(FILE *out, const char *path, const validation_set *v, bool cells)
 {
-    gdt_model_validation out;
+    gdt_model_validation res;
     gdt_error e;
     gdt_error_clear(&e);
     if (strstr(path, ".tuning.json")) return 0;
     gdt_model_pick *k = cells ? calloc((size_t)(v->n ? v->n : 1), sizeof *k) : NULL;
     if (cells && !k) return fprintf(stderr, "gdtune tables check: out of memory\n"), 1;
-    gdt_status s = gdt_tables_validate_file(path, v->all, v->n, &out, k, &e);
+    gdt_status s = gdt_tables_validate_file(path, v->all, v->n, &res, k, &e);
     if (s) free(k);
     if (s) return fprintf(stderr, "%s: --validation: %s\n", path, e.msg), gdt_status_exit_code(s);
-    if (cells && out.ncells) printf("  validation cells, each planned as a shape no cell covers:\n");
+    if (cells && res.ncells) fprintf(out, "  validation cells, each planned as a shape no cell covers:\n");
     for (int i = 0, j = 0; cells && i < v->n; i++) {
         char key[512];
         gdt_problem_key(&v->all[i].problem, key, sizeof key);
-        if (j < out.ncells && k[j].best && v->all[i].plans <= k[j].best && k[j].best < v->all[i].plans + v->all[i].nplans)
-            print_pick(key, &k[j++]);
+        if (j < res.ncells && k[j].best && v->all[i].plans <= k[j].best && k[j].best < v->all[i].plans + v->all[i].nplans)
+            print_pick(out, key, &k[j++]);
     }
     free(k);
-    if (out.ncells == 0) return printf("  validation: no cell of this table's family in the validation runs\n"), 0;
+    if (res.ncells == 0) return fprintf(out, "  validation: no cell of this table's family in the validation runs\n"), 0;
     char label[96];
-    snprintf(label, sizeof label, "validation sweep (%d of the cells swept here, scored as unswept)", out.swept);
-    print_validation(label, &out);
+    snprintf(label, sizeof label, "validation sweep (%d of the cells swept here, scored as unswept)", res.swept);
+    print_validation(out, label, &res);
     return 0;
 }
 
-static int check_files(int n, const char *const *files, bool cells, const validation_dirs *vd)
+/* A valid file's lines (under json, on stderr: the verdict is the
+ * document's); the exit code of its --cells and --validation. */
+static int check_valid(FILE *out, const char *path, const check_opts *o, const validation_set *v)
+{
+    int rc = 0;
+    summarize(out, path);
+    if (o->cells && print_cells(out, path)) rc = 2;
+    int vrc = o->validation.n ? check_validation_file(out, path, v, o->cells) : 0;
+    return vrc ? vrc : rc;
+}
+
+/* --format json: the verdicts in one document (gdtune.tables_check/1). */
+static int check_json(cJSON *files, int bad, int rc)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", GDT_CLI_SCHEMA_CHECK);
+    cJSON_AddBoolToObject(doc, "ok", rc == 0);
+    cJSON_AddNumberToObject(doc, "exit_code", rc);
+    cJSON_AddNumberToObject(doc, "invalid", bad);
+    cJSON_AddItemToObject(doc, "files", files);
+    int jrc = gdt_cli_json_emit("gdtune tables check", files ? doc : (cJSON_Delete(doc), NULL));
+    return jrc ? jrc : rc;
+}
+
+static int check_files(int n, const char *const *files, const check_opts *o)
 {
     int bad = 0, rc = 0;
+    bool json = o->format == GDT_CLI_FORMAT_JSON;
     validation_set v;
-    if ((rc = load_validation(vd, &v))) return rc;
+    if ((rc = load_validation(&o->validation, &v))) return rc;
+    cJSON *verdicts = json ? cJSON_CreateArray() : NULL;
     for (int i = 0; i < n; i++) {
         gdt_error e;
         gdt_error_clear(&e);
-        if (gdt_table_check_file(files[i], &e) == GDT_STATUS_OK) {
-            summarize(files[i]);
-            if (cells && print_cells(files[i])) rc = 2;
-            int vrc = vd->n ? check_validation_file(files[i], &v, cells) : 0;
-            if (vrc) rc = vrc;
+        bool ok = gdt_table_check_file(files[i], &e) == GDT_STATUS_OK;
+        if (verdicts) cJSON_AddItemToArray(verdicts, gdt__cli_check_file_json(files[i], ok ? NULL : e.msg));
+        if (ok) {
+            int frc = check_valid(json ? stderr : stdout, files[i], o, &v);
+            rc = frc ? frc : rc;
             continue;
         }
         bad++;
@@ -337,7 +375,8 @@ static int check_files(int n, const char *const *files, bool cells, const valida
     if (bad) fprintf(stderr, "gdtune tables check: %d of %d files invalid\n", bad, n);
     gdt_run_cells_free(&v.by_family);
     free(v.all);
-    return bad ? 2 : rc;
+    rc = bad ? 2 : rc;
+    return json ? check_json(verdicts, bad, rc) : rc;
 }
 
 /* ------------------------------------------------- the tables directory */
@@ -404,15 +443,23 @@ static int emit(const char *verb, int argc, char **argv)
     gdt_error_clear(&e);
     gdt_status s = gdt__cli_tables_dir_check(o.tables_dir, &e);
     gdt_run_cells v = {0};
+    gdt_emit_report rep = {0};
     if (s == GDT_STATUS_OK && o.validation.n)
         s = gdt_run_cells_load(o.validation.dir, o.validation.n, &v, &e);
     if (s == GDT_STATUS_OK)
-        s = gdt_emit_dirs_validated(verb, dirs, n, o.tables_dir, o.validation.n ? &v : NULL, &e);
+        s = gdt_emit_dirs_validated(verb, dirs, n, o.tables_dir, o.validation.n ? &v : NULL, &rep, &e);
     gdt_run_cells_free(&v);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "%s: %s\n", verb, e.msg);
     free(dirs);
-    return gdt_status_exit_code(s);
+    rc = gdt_status_exit_code(s);
+    if (o.format == GDT_CLI_FORMAT_JSON) {
+        const char *schema = strcmp(verb, "gdtune merge") ? GDT_CLI_SCHEMA_EMIT : GDT_CLI_SCHEMA_MERGE;
+        int jrc = gdt_cli_json_emit(verb, gdt__cli_emit_json(schema, o.tables_dir, &rep, rc, s ? e.msg : NULL));
+        rc = jrc ? jrc : rc;
+    }
+    gdt_emit_report_free(&rep);
+    return rc;
 }
 
 /* `tables check FILE... [--cells]`. */
@@ -430,7 +477,7 @@ static int check(int argc, char **argv)
     if (rc < 0 && n == 0)
         rc = gdt_cli_usage_error(spec.verb, "no FILE given");
     if (rc < 0)
-        rc = check_files(n, files, o.cells, &o.validation);
+        rc = check_files(n, files, &o);
     free(files);
     return rc;
 }

@@ -82,6 +82,9 @@ int gdt_cli_usage_error(const char *verb, const char *fmt, ...)
 /* --format text|json|csv: the CHOICE index. */
 enum { GDT_CLI_FORMAT_TEXT, GDT_CLI_FORMAT_JSON, GDT_CLI_FORMAT_CSV };
 extern const char *const gdt_cli_formats[];
+/* --format text|json of a verb whose json is one summary document: the
+ * same indices, csv refused. */
+extern const char *const gdt_cli_summary_formats[];
 
 struct cJSON;
 /* Prints doc (NULL: it could not be built) as the one document on stdout
@@ -115,6 +118,9 @@ int gdt_cli_json_emit(const char *verb, struct cJSON *doc);
 #define GDT_CLI_OPT_SHAPE(T, field, help_)                                                      \
     {.name = "--shape", .kind = GDT_CLI_KEYVALS, .off = offsetof(T, field),                     \
      .aux = sizeof(((T *)0)->field), .metavar = "k=v,...", .help = help_}
+#define GDT_CLI_OPT_SUMMARY_FORMAT(T, field, help_)                                             \
+    {.name = "--format", .kind = GDT_CLI_CHOICE, .off = offsetof(T, field),                     \
+     .choices = gdt_cli_summary_formats, .def = "text", .metavar = "text|json", .help = help_}
 #define GDT_CLI_OPT_FORMAT(T, field)                                                            \
     {.name = "--format", .kind = GDT_CLI_CHOICE, .off = offsetof(T, field),                     \
      .choices = gdt_cli_formats, .def = "text", .metavar = "text|json|csv",                     \

@@ -11,4 +11,9 @@
 /* The command into buf; false (buf empty) when it does not fit in n. */
 bool gdt_cli_reproduce(char *buf, size_t n, const char *family, const char *shape, const char *plan);
 
+/* words[0..nwords) as one command line, each word quoted as above (`report`
+ * prints a journal header's argv so); false (buf empty) when it does not
+ * fit in n. */
+bool gdt_cli_command_line(char *buf, size_t n, const char *const *words, int nwords);
+
 #endif

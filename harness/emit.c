@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gdt_emit.h"
+#include "gdt_emit_report.h"
 #include "gdt_json.h"
 #include "gdtune/candidates.h"
 #include "gdtune/tables.h"
@@ -108,6 +109,7 @@ typedef struct merge {
     const gdt_run_cells *validation; /* a validation sweep's cells, or NULL */
     merged_run *runs;
     int nruns, cap;
+    gdt_emit_report *rep; /* what it did, for a summary; NULL: none */
 } merge;
 
 static bool grow(void **p, int cap, size_t size)
@@ -142,6 +144,15 @@ static gdt_status family_room(family_cells *fc, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* A cell two runs measured: refused, and kept as the summary's conflict. */
+static gdt_status measured_twice(const merge *m, const char *key, const char *first, const char *second,
+                                 gdt_error *e)
+{
+    gdt_status s = gdt__emit_report_conflict(m->rep, key, first, second, e);
+    return s ? s : gdt_error_set(e, GDT_STATUS_BAD_INPUT, "cell %s is measured in both %s and %s: merge "
+                                 "runs of disjoint cells (--shard)", key, first, second);
+}
+
 /* Appends the complete cells of family f in run r (the merge's last run);
  * a cell that an earlier run already gave is refused, naming both runs. */
 static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_error *e)
@@ -149,16 +160,20 @@ static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_e
     family_cells *fc = &m->fam[f];
     for (int ci = 0; ci < r->ncells; ci++) {
         const gdt_run_cell *c = &r->cells[ci];
-        if (c->spec->family != f || !cell_complete(m->verb, c))
-            continue;
         char key[512];
         gdt_problem_key(&c->spec->problem, key, sizeof key);
+        gdt_status s = GDT_STATUS_OK;
+        if (c->spec->family != f)
+            continue;
+        if (!cell_complete(m->verb, c)) {
+            if (c->plans && (s = gdt__emit_report_left_out(m->rep, key, r->path, c->nresults, c->nplans, e)))
+                return s;
+            continue;
+        }
         for (int k = 0; k < fc->n; k++)
             if (!strcmp(key, fc->keys[k]))
-                return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "cell %s is measured in both %s and "
-                                     "%s: merge runs of disjoint cells (--shard)", key,
-                                     m->runs[fc->from[k]].path, r->path);
-        gdt_status s = family_room(fc, e);
+                return measured_twice(m, key, m->runs[fc->from[k]].path, r->path, e);
+        s = family_room(fc, e);
         if (s == GDT_STATUS_OK)
             s = measured_cell(c, r->spec->noise_floor, &fc->cells[fc->n], e);
         if (s == GDT_STATUS_OK && fc->cells[fc->n].nplans > 0 &&
@@ -171,6 +186,7 @@ static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_e
             continue;
         }
         fc->from[fc->n++] = m->nruns - 1;
+        gdt__emit_report_taken(m->rep);
     }
     return GDT_STATUS_OK;
 }
@@ -181,7 +197,7 @@ static gdt_status emit_family(const merge *m, gdt_family f, const char *dir, gdt
     if (fc->n == 0) {
         fprintf(stderr, "%s: %s: no cell has a verified plan: no table written\n", m->verb,
                 gdt_family_name(f));
-        return GDT_STATUS_OK;
+        return gdt__emit_report_table(m->rep, f, 0, NULL, e);
     }
     const gdt_run_cells *v = m->validation;
     gdt_status s = v && v->n[f] > 0 ? gdt_tables_write_validated(dir, f, &m->prov, fc->cells, fc->n, v->cells[f],
@@ -190,7 +206,7 @@ static gdt_status emit_family(const merge *m, gdt_family f, const char *dir, gdt
     if (s == GDT_STATUS_OK)
         fprintf(stderr, "%s: wrote %s/%s.{tuning,placement}.json (%d cells)\n", m->verb, dir,
                 gdt_family_name(f), fc->n);
-    return s;
+    return s == GDT_STATUS_OK ? gdt__emit_report_table(m->rep, f, fc->n, dir, e) : s;
 }
 
 /* Runs merged into one set of tables must describe one measurement: the
@@ -338,7 +354,9 @@ static gdt_status remember(merge *m, const gdt_run *r, gdt_error *e)
  * is left for merge_shards to name rather than refused cell by cell. */
 static gdt_status merge_add(merge *m, const gdt_run *r, bool shards, gdt_error *e)
 {
-    gdt_status s = gdt_emit_check_candidates(r, e);
+    gdt_status s = gdt__emit_report_input(m->rep, r, e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_emit_check_candidates(r, e);
     if (s == GDT_STATUS_OK && m->nruns)
         s = same_sweep(m, r, e);
     if (s == GDT_STATUS_OK && m->nruns)
@@ -389,6 +407,13 @@ static gdt_status check_group(const merge *m, int k0, int *seen, gdt_error *e)
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s is %s of %s but %s is %s: merge the "
                                  "shards of one sweep (one --shard count)", r0->path, a, r0->family,
                                  r->path, b);
+        if (seen[r->shard_i] >= 0) {
+            char what[128];
+            snprintf(what, sizeof what, "%s of %s", b, r->family);
+            gdt_status s = gdt__emit_report_conflict(m->rep, what, m->runs[seen[r->shard_i]].path, r->path, e);
+            if (s)
+                return s;
+        }
         if (seen[r->shard_i] >= 0 && !r->shard_n)
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "every cell of %s is measured in both "
                                  "%s and %s: merge runs of disjoint cells (--shard)", r0->family,
@@ -464,9 +489,10 @@ static void merge_free(merge *m)
     free(m->runs);
 }
 
-gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir, gdt_error *e)
+gdt_status gdt_emit_runs(gdt_run *const *runs, int nruns, const char *tables_dir,
+                         gdt_emit_report *report, gdt_error *e)
 {
-    merge m = {.verb = "gdtune sweep"};
+    merge m = {.verb = "gdtune sweep", .rep = report};
     gdt_status s = nruns > 0 ? GDT_STATUS_OK
                              : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
     for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++)
@@ -521,15 +547,16 @@ gdt_status gdt_run_cells_load(const char *const *run_dirs, int nruns, gdt_run_ce
 gdt_status gdt_emit_dirs(const char *verb, const char *const *run_dirs, int nruns,
                          const char *tables_dir, gdt_error *e)
 {
-    return gdt_emit_dirs_validated(verb, run_dirs, nruns, tables_dir, NULL, e);
+    return gdt_emit_dirs_validated(verb, run_dirs, nruns, tables_dir, NULL, NULL, e);
 }
 
 /* One journal in memory at a time: each run's cells are taken and its
  * records freed before the next is read. */
 gdt_status gdt_emit_dirs_validated(const char *verb, const char *const *run_dirs, int nruns,
-                                   const char *tables_dir, const gdt_run_cells *validation, gdt_error *e)
+                                   const char *tables_dir, const gdt_run_cells *validation,
+                                   gdt_emit_report *report, gdt_error *e)
 {
-    merge m = {.verb = verb, .validation = validation};
+    merge m = {.verb = verb, .validation = validation, .rep = report};
     gdt_status s = nruns > 0 ? GDT_STATUS_OK
                              : gdt_error_set(e, GDT_STATUS_BAD_USAGE, "no run directory given");
     for (int i = 0; i < nruns && s == GDT_STATUS_OK; i++) {

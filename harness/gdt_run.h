@@ -178,6 +178,8 @@ typedef struct gdt_run {
     gdt_run_options options;
     const cJSON *prior;     /* the header's prior order (gdt_prior.h); NULL: none (null with
                                --no-prior, absent in journals before it) */
+    const cJSON *argv;      /* the header's argv: the invocation as given, an array of
+                               strings ("gdtune", "sweep", ...); NULL: not recorded (older journals) */
     gdt_sweep_spec *spec;   /* the header's spec, its cells filtered by family and shard */
     gdt_run_cell *cells;    /* spec->ncells entries, in spec order */
     int ncells;

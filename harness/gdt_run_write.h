@@ -15,6 +15,13 @@
  * would refuse) is INTERNAL naming the JSON path; either way nothing is
  * appended. */
 
+/* The gdtune invocation as given: v[0] "gdtune", v[1] the verb, then its
+ * arguments (n of them in all); v NULL: not recorded (the key left out). */
+typedef struct gdt_run_argv {
+    const char *const *v;
+    int n;
+} gdt_run_argv;
+
 /* The run header.  gdtune_version and source_digest are this build's. */
 typedef struct gdt_run_header_rec {
     const char *started;            /* UTC, "YYYY-MM-DDTHH:MM:SSZ" */
@@ -29,6 +36,7 @@ typedef struct gdt_run_header_rec {
     int ngpus;
     gdt_run_options options;
     const cJSON *prior;             /* gdt_prior_json: the prior order used, or JSON null */
+    gdt_run_argv argv;              /* what started the run (the header's argv) */
 } gdt_run_header_rec;
 
 /* A plan's result.  measured is the worker's reply (NULL when the sweep
@@ -53,9 +61,10 @@ typedef struct gdt_run_result_rec {
 } gdt_run_result_rec;
 
 gdt_status gdt_run_write_header(gdt_journal *j, const gdt_run_header_rec *h, gdt_error *e);
-/* A resumed part: when it started, how many results the journal held. */
+/* A resumed part: when it started, how many results the journal held,
+ * its lanes' GPUs and the invocation that resumed it. */
 gdt_status gdt_run_write_resume(gdt_journal *j, const char *started, int results_before,
-                                const char *const *gpus, int ngpus, gdt_error *e);
+                                const char *const *gpus, int ngpus, gdt_run_argv argv, gdt_error *e);
 /* Records about cell ci of the spec (its family, shape and problem key). */
 gdt_status gdt_run_write_cell(gdt_journal *j, int ci, const gdt_sweep_cell *c, gdt_error *e);
 gdt_status gdt_run_write_cell_error(gdt_journal *j, int ci, const gdt_sweep_cell *c,

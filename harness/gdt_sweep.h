@@ -157,6 +157,11 @@ typedef struct gdt_sweep_opts {
     int jobs;                 /* compile-only threads; 0: online CPUs */
     int gpus;                 /* workers, one per device of the first's model; 0: every device */
     const char *worker_exe;   /* NULL: /proc/self/exe */
+    /* The gdtune invocation as given ("gdtune", "sweep", ...; argc items):
+     * the header of a new run keeps it, the resume record of a resumed one
+     * (never compared with the header's); NULL: not recorded. */
+    const char *const *argv;
+    int argc;
     /* --shape (repeatable): the cells without a spec file; shape_spec is the
      * spec gdt_sweep_spec_shapes built from them (NULL: the spec file's, or
      * the embedded one, gdt_sweep_spec_of). */
@@ -176,10 +181,12 @@ void gdt_sweep_opts_default(gdt_sweep_opts *o);
  * the reports' job: the CLI writes it from that).  NO_DEVICE with the
  * user-facing message when the worker finds no device; BAD_USAGE when
  * --arch names another arch than the device's. *run_dir (may be NULL)
- * receives the run directory. */
+ * receives the run directory; *emitted (may be NULL) what the emission
+ * of the tables read and wrote (gdt_emit.h; the caller frees it). */
 struct gdt_run;
+struct gdt_emit_report;
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir,
-                         struct gdt_run **journal, gdt_error *e);
+                         struct gdt_run **journal, struct gdt_emit_report *emitted, gdt_error *e);
 
 /* --compile-only: in this process, NVRTC only.  Returns OK when every
  * surviving row compiles; NVRTC when some did not (each reported on out). */

@@ -83,11 +83,15 @@ static const gdt__field run_fields[] = {
     REQ("gpus", GDT__STRS), SUB("options", GDT__OBJ, true, options_table),
     /* null: --no-prior; absent in older journals: the untimed order */
     SUB("prior", GDT__OBJ_NULL, false, prior_table),
+    /* the gdtune invocation as given ("gdtune", "sweep", ...); absent in
+     * journals before 2026-12-06, and never compared on resume or merge */
+    OPT("argv", GDT__STRS),
 };
 
 static const gdt__field resume_fields[] = {
     REQ("type", GDT__STR), REQ("started", GDT__STR), REQ("source_digest", GDT__STR),
     RANGE("results_before", GDT__INT, true, 0, INT_MAX), REQ("gpus", GDT__STRS),
+    OPT("argv", GDT__STRS), /* the resuming invocation, as the header's; absent before it */
 };
 static const gdt__field cell_fields[] = {CELL_KEYS};
 static const gdt__field cell_error_fields[] = {CELL_KEYS, REQ("error", GDT__STR)};

@@ -115,6 +115,7 @@ static gdt_status read_header(gdt_run *r, const cJSON *h, const where *w, gdt_er
     r->header = h;
     r->prior = gdt_json_get(h, "prior");
     r->prior = cJSON_IsNull(r->prior) ? NULL : r->prior;
+    r->argv = gdt_json_get(h, "argv");
     r->device = gdt_json_get(h, "device");
     read_device(r->device, &r->dev);
     r->candidates = cJSON_GetStringValue(gdt_json_get(h, "candidates"));

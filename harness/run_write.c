@@ -76,11 +76,12 @@ static cJSON *cell_keys(gdt_record_type t, int ci, const gdt_sweep_cell *c)
     return drop(o);
 }
 
-static cJSON *gpus_json(const char *const *gpus, int n)
+/* An array of the strings v[0..n). */
+static cJSON *strings_json(const char *const *v, int n)
 {
     cJSON *a = cJSON_CreateArray();
     for (int i = 0; a && i < n; i++) {
-        cJSON *s = cJSON_CreateString(gpus[i]);
+        cJSON *s = cJSON_CreateString(v[i]);
         if (!s || !cJSON_AddItemToArray(a, s)) {
             cJSON_Delete(s);
             return drop(a);
@@ -124,20 +125,22 @@ gdt_status gdt_run_write_header(gdt_journal *j, const gdt_run_header_rec *h, gdt
               (!h->candidates || cJSON_AddStringToObject(o, "candidates", h->candidates)) &&
               cJSON_AddNumberToObject(o, "arch", h->arch) &&
               add(o, "device", cJSON_Duplicate(h->device, 1)) &&
-              add(o, "gpus", gpus_json(h->gpus, h->ngpus)) &&
+              add(o, "gpus", strings_json(h->gpus, h->ngpus)) &&
               add(o, "options", options_json(&h->options)) &&
-              add(o, "prior", h->prior ? cJSON_Duplicate(h->prior, 1) : cJSON_CreateNull());
+              add(o, "prior", h->prior ? cJSON_Duplicate(h->prior, 1) : cJSON_CreateNull()) &&
+              (!h->argv.v || add(o, "argv", strings_json(h->argv.v, h->argv.n)));
     return put(j, GDT_REC_RUN, ok ? o : drop(o), e);
 }
 
 gdt_status gdt_run_write_resume(gdt_journal *j, const char *started, int results_before,
-                                const char *const *gpus, int ngpus, gdt_error *e)
+                                const char *const *gpus, int ngpus, gdt_run_argv argv, gdt_error *e)
 {
     cJSON *o = typed(GDT_REC_RESUME);
     bool ok = o && cJSON_AddStringToObject(o, "started", started) &&
               cJSON_AddStringToObject(o, "source_digest", gdt__source_digest) &&
               cJSON_AddNumberToObject(o, "results_before", results_before) &&
-              add(o, "gpus", gpus_json(gpus, ngpus));
+              add(o, "gpus", strings_json(gpus, ngpus)) &&
+              (!argv.v || add(o, "argv", strings_json(argv.v, argv.n)));
     return put(j, GDT_REC_RESUME, ok ? o : drop(o), e);
 }
 

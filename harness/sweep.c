@@ -961,7 +961,7 @@ static gdt_status write_header(run *r, gdt_error *e)
         .started = when, .family = r->o.family, .quick = r->o.quick, .spec = r->spec,
         .candidates_digest = cand, .candidates = ct ? ct->data : NULL, /* NUL-terminated */
         .arch = r->arch, .device = r->device, .gpus = gpus, .ngpus = lane_uuids(r, gpus),
-        .options = run_options(r), .prior = prior,
+        .options = run_options(r), .prior = prior, .argv = {r->o.argv, r->o.argc},
     };
     gdt_status s = prior ? gdt_run_write_header(r->j, &h, e)
                          : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
@@ -975,7 +975,8 @@ static gdt_status write_resume(run *r, gdt_error *e)
     char when[32];
     const char *gpus[MAX_LANES];
     utc_now(when);
-    return gdt_run_write_resume(r->j, when, r->done, gpus, lane_uuids(r, gpus), e);
+    int ngpus = lane_uuids(r, gpus);
+    return gdt_run_write_resume(r->j, when, r->done, gpus, ngpus, (gdt_run_argv){r->o.argv, r->o.argc}, e);
 }
 
 /* The settings of the run being resumed: its header wins over the command
@@ -1343,7 +1344,7 @@ static gdt_status plant_setup(run *r, gdt_error *e)
 }
 
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_run **journal,
-                         gdt_error *e)
+                         gdt_emit_report *emitted, gdt_error *e)
 {
     *journal = NULL;
     run r = {.o = *o, .t0 = gdt_now(), .tty = isatty(2), .nlanes = 1, .lock_fd = -1};
@@ -1384,7 +1385,7 @@ gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir
     if (s == GDT_STATUS_OK)
         report_convergence(*journal);
     if (s == GDT_STATUS_OK)
-        s = gdt_emit_runs(journal, 1, r.o.tables_dir, e);
+        s = gdt_emit_runs(journal, 1, r.o.tables_dir, emitted, e);
     run_free(&r);
     return s;
 }

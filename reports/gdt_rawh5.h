@@ -26,7 +26,7 @@
 gdt_status gdt_rawh5_write(const gdt_run *r, const char *dir, gdt_error *e);
 /* After a sweep: <dir>/raw.h5 from its journal as the sweep left it read; a
  * failure is said on stderr, not fatal (the journal holds every sample;
- * `gdtune report` retries). */
-void gdt_rawh5_after_sweep(const gdt_run *r, const char *dir);
+ * `gdtune report` retries).  Whether it was written. */
+bool gdt_rawh5_after_sweep(const gdt_run *r, const char *dir);
 
 #endif

@@ -353,10 +353,12 @@ gdt_status gdt_rawh5_write(const gdt_run *r, const char *dir, gdt_error *e)
     return s;
 }
 
-void gdt_rawh5_after_sweep(const gdt_run *r, const char *dir)
+bool gdt_rawh5_after_sweep(const gdt_run *r, const char *dir)
 {
     gdt_error e = {0};
-    if (gdt_rawh5_write(r, dir, &e) != GDT_STATUS_OK)
-        fprintf(stderr, "gdtune sweep: raw.h5 not written: %s (the journal holds every sample; "
-                "`gdtune report %s` retries)\n", e.msg, dir);
+    if (gdt_rawh5_write(r, dir, &e) == GDT_STATUS_OK)
+        return true;
+    fprintf(stderr, "gdtune sweep: raw.h5 not written: %s (the journal holds every sample; "
+            "`gdtune report %s` retries)\n", e.msg, dir);
+    return false;
 }

@@ -1,6 +1,7 @@
-/* The command `compare` prints to measure a plan again
- * (cli/gdt_cli_reproduce.h): each word quoted only where a shell needs it,
- * and a POSIX shell reading the line back gets exactly the words. */
+/* The command `compare` prints to measure a plan again, and the journal
+ * header's argv `report` prints (cli/gdt_cli_reproduce.h): each word quoted
+ * only where a shell needs it, and a POSIX shell reading the line back gets
+ * exactly the words. */
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,18 @@ static void test_round_trip(void)
     CHECK_STR(cmd, "gdtune bench gemm --shape m=128 --plan 'a b'");
 }
 
+/* Any argv (a journal header's, in report's summary.md) reads back as its
+ * words. */
+static void test_command_line(void)
+{
+    static const char *const words[] = {"gdtune", "sweep", "gemm", "--out", "runs/a b", "--spec", "it's.json", ""};
+    char cmd[256];
+    CHECK(gdt_cli_command_line(cmd, sizeof cmd, words, 8));
+    CHECK_STR(cmd, "gdtune sweep gemm --out 'runs/a b' --spec 'it'\\''s.json' ''");
+    CHECK_INT(shell_words(cmd), ==, 0);
+    CHECK_STR(out, "[gdtune]\n[sweep]\n[gemm]\n[--out]\n[runs/a b]\n[--spec]\n[it's.json]\n[]\n");
+}
+
 static void test_too_long(void)
 {
     char cmd[40] = "x";
@@ -52,5 +65,6 @@ int main(void)
 {
     test_round_trip();
     test_too_long();
+    test_command_line();
     return gdt_test_result("test_cli_reproduce");
 }

@@ -939,7 +939,7 @@ static void test_prior(const char *self)
     start_run(dir, spec, sizeof spec, self, "256", "");
     snprintf(args, sizeof args, "--tables-dir %s/t", dir);
     snprintf(want, sizeof want, "\"prior\":{\"dir\":\"%s/t\",\"tables\":[{\"family\":\"gemm\","
-             "\"path\":\"%s/t/sm90/gemm.tuning.json\",\"note\":\"no table\"}]}}\n", dir, dir);
+             "\"path\":\"%s/t/sm90/gemm.tuning.json\",\"note\":\"no table\"}]},\"argv\":[", dir, dir);
     prior_run(dir, spec, "none", args, untimed_names, want);
     CHECK_CONTAINS(out, "gdtune sweep: prior order from ");
     CHECK_CONTAINS(out, "/t: gemm no table\n");
@@ -953,7 +953,7 @@ static void test_prior(const char *self)
     CHECK(strstr(out, "stand-in: engine 1 race_us") == NULL); /* two measured before it: no bar */
 
     snprintf(args, sizeof args, "--tables-dir %s/t --no-prior", dir);
-    prior_run(dir, spec, "off", args, untimed_names, "\"prior\":null}\n");
+    prior_run(dir, spec, "off", args, untimed_names, "\"prior\":null,\"argv\":[");
     CHECK_CONTAINS(out, "gdtune sweep: no prior order: untimed order\n");
 
     copy_tables(dir, "bad", "\"gdtune.tuning/1\"", "\"gdtune.tuning/9\"", NULL);

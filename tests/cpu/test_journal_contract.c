@@ -225,7 +225,9 @@ static void write_extremes(const char *dir, const gdt_sweep_spec *spec)
         check_ok(gdt_run_write_plans(j, 1, &spec->cells[1], plans, "cudnn.eng0", &cpu, &pb, &e), &e);
         write_results(j, &spec->cells[1], &e);
         write_rounds(j, &spec->cells[1], &e);
-        check_ok(gdt_run_write_resume(j, "2026-01-02T04:05:06Z", INT_MAX, h.gpus, 0, &e), &e);
+        /* argv: none on the header (as before the field), empty on the resume */
+        check_ok(gdt_run_write_resume(j, "2026-01-02T04:05:06Z", INT_MAX, h.gpus, 0,
+                                      (gdt_run_argv){h.gpus, 0}, &e), &e);
     }
     CHECK(j && device && plans && spec->ncells == 2);
     gdt_journal_close(j);

@@ -93,6 +93,10 @@ static const char *const golden[] = {
 static const char device_json[] = "{\"name\":\"Stand-in GPU\",\"arch\":90,\"sm_count\":132,"
                                    "\"uuid\":\"GPU-py\",\"driver_version\":13000,\"device_count\":1}";
 static const char *const gpus[] = {"GPU-py"};
+/* The invocations as given: the header's and the resume record's (a
+ * resumed sweep's differ from its header's, and are not compared). */
+static const char *const run_argv[] = {"gdtune", "sweep", "gemm", "--out", "runs/a \"b\""};
+static const char *const resume_argv[] = {"gdtune", "sweep", "--resume", "runs/a \"b\""};
 
 static void check_ok(gdt_status s, const gdt_error *e)
 {
@@ -106,7 +110,7 @@ static gdt_run_header_rec header(const gdt_sweep_spec *spec, const cJSON *device
     gdt_run_header_rec h = {
         .started = "2026-01-02T03:04:05Z", .family = "gemm", .quick = false, .spec = spec,
         .candidates_digest = "2a46b9e8", .candidates = "{\"rows\":[]}", .arch = 90,
-        .device = device, .gpus = gpus, .ngpus = 1,
+        .device = device, .gpus = gpus, .ngpus = 1, .argv = {run_argv, 5},
         .options = {.bursts = {1, 2, 8}, .nbursts = 3, .target_rel = 0.01, .max_plan_seconds = 0.5,
                     .deadline = 2, .knob_cap = 1, .shard_i = 0, .shard_n = 0, .race = true},
     };
@@ -128,7 +132,8 @@ static void check_header_line(const char *line, const gdt_sweep_spec *spec)
                  "\"2a46b9e8\",\"candidates\":\"{\\\"rows\\\":[]}\",\"arch\":90,\"device\":%s,"
                  "\"gpus\":[\"GPU-py\"],\"options\":{\"bursts\":[1,2,8],\"target_rel\":0.01,"
                  "\"max_plan_seconds\":0.5,\"deadline\":2,\"cudnn_knob_cap\":1,\"shard_i\":0,"
-                 "\"shard_n\":0,\"race\":true},\"prior\":null}", GDT_VERSION_STRING, gdt__source_digest, s, spec->digest, t,
+                 "\"shard_n\":0,\"race\":true},\"prior\":null,\"argv\":[\"gdtune\",\"sweep\",\"gemm\","
+                 "\"--out\",\"runs/a \\\"b\\\"\"]}", GDT_VERSION_STRING, gdt__source_digest, s, spec->digest, t,
                  device_json);
         CHECK_STR(line, want);
     }
@@ -174,7 +179,7 @@ static void write_journal(const char *dir, const gdt_sweep_spec *spec)
     check_ok(gdt_run_write_cell(j, 1, &spec->cells[1], &e), &e);
     check_ok(gdt_run_write_plans(j, 1, &spec->cells[1], plans, "cudnn.eng0", &cpu, NULL, &e), &e);
     write_results(j, &spec->cells[1], &e);
-    check_ok(gdt_run_write_resume(j, "2026-01-02T04:05:06Z", 4, gpus, 1, &e), &e);
+    check_ok(gdt_run_write_resume(j, "2026-01-02T04:05:06Z", 4, gpus, 1, (gdt_run_argv){resume_argv, 4}, &e), &e);
 done:
     gdt_journal_close(j);
     cJSON_Delete(device);
@@ -194,9 +199,10 @@ static void check_bytes(const char *dir, const gdt_sweep_spec *spec)
         check_header_line(l.line[0], spec);
         for (int i = 0; i < ngolden; i++)
             CHECK_STR(l.line[i + 1], golden[i]);
-        char want[256];
+        char want[512];
         snprintf(want, sizeof want, "{\"type\":\"resume\",\"started\":\"2026-01-02T04:05:06Z\","
-                 "\"source_digest\":\"%s\",\"results_before\":4,\"gpus\":[\"GPU-py\"]}",
+                 "\"source_digest\":\"%s\",\"results_before\":4,\"gpus\":[\"GPU-py\"],"
+                 "\"argv\":[\"gdtune\",\"sweep\",\"--resume\",\"runs/a \\\"b\\\"\"]}",
                  gdt__source_digest);
         CHECK_STR(l.line[ngolden + 1], want);
     }
@@ -223,6 +229,10 @@ static void check_header(const gdt_run *r)
     CHECK(r->options.race);
     CHECK_STR(r->options.shard_source, "");
     CHECK_INT(r->ncells, ==, 2);
+    /* the header's argv, not the resume record's */
+    CHECK_INT(cJSON_GetArraySize(r->argv), ==, 5);
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetArrayItem(r->argv, 2)), "gemm");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetArrayItem(r->argv, 4)), "runs/a \"b\"");
 }
 
 static void check_cells(const gdt_run *r)
@@ -345,7 +355,7 @@ static void test_shard_source(const char *dir, const gdt_sweep_spec *spec)
     check_ok(gdt_journal_read(path, &l, &e), &e);
     CHECK_CONTAINS(l.n ? l.line[0] : "", "\"cudnn_knob_cap\":1,\"shard_i\":1,\"shard_n\":2,"
                    "\"shard_source\":\"SLURM job array: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 "
-                   "SLURM_ARRAY_TASK_COUNT=2\",\"race\":true},\"prior\":null}");
+                   "SLURM_ARRAY_TASK_COUNT=2\",\"race\":true},\"prior\":null,");
     gdt_journal_lines_free(&l);
     check_ok(gdt_run_load(dir, &r, &e), &e);
     if (r) {

@@ -145,7 +145,7 @@ static void ranking_of(const char *dir, const gdt_run_cell *c, char names[2][320
 static void emit_to(gdt_run *r, const char *dir)
 {
     gdt_error e = {0};
-    gdt_status s = gdt_emit_runs(&r, 1, dir, &e);
+    gdt_status s = gdt_emit_runs(&r, 1, dir, NULL, &e);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "emit: %s\n", e.msg);
     CHECK_INT(s, ==, GDT_STATUS_OK);

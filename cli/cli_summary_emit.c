@@ -1,0 +1,132 @@
+/* What an emission read and wrote (gdt_emit_report) as the JSON of the
+ * `tables emit`, `merge` and `sweep` summaries (gdt_cli_summary.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gdt_cli_summary.h"
+#include "gdt_json.h"
+#include "gdt_util.h"
+
+cJSON *gdt__cli_read_json(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    cJSON *doc = NULL;
+    gdt_error e = {0};
+    if (gdt_file_read(path, &text, &len, &e) == GDT_STATUS_OK)
+        gdt_json_parse(text, len, path, &doc, &e);
+    free(text);
+    return doc;
+}
+
+/* o's key copied into to (JSON null where o has none). */
+static void copy_key(cJSON *to, const cJSON *o, const char *key)
+{
+    const cJSON *v = gdt_json_get(o, key);
+    cJSON_AddItemToObject(to, key, v ? cJSON_Duplicate(v, true) : cJSON_CreateNull());
+}
+
+cJSON *gdt__cli_table_model_json(const char *path)
+{
+    static const char *const keys[] = {"form", "lambda", "lead", "cv", "interval", "validation"};
+    cJSON *doc = path ? gdt__cli_read_json(path) : NULL;
+    const cJSON *model = gdt_json_get(doc, "model");
+    cJSON *o = cJSON_IsObject(model) ? cJSON_CreateObject() : cJSON_CreateNull();
+    for (size_t i = 0; cJSON_IsObject(model) && i < sizeof keys / sizeof *keys; i++)
+        copy_key(o, model, keys[i]);
+    cJSON_Delete(doc);
+    return o;
+}
+
+static void add_str_or_null(cJSON *o, const char *key, const char *s)
+{
+    if (s)
+        cJSON_AddStringToObject(o, key, s);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *table_json(const gdt_emit_table *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "family", gdt_family_name(t->family));
+    cJSON_AddNumberToObject(o, "cells", t->cells);
+    cJSON_AddStringToObject(o, "tuning", t->tuning);
+    cJSON_AddStringToObject(o, "placement", t->placement);
+    cJSON_AddItemToObject(o, "model", gdt__cli_table_model_json(t->placement));
+    return o;
+}
+
+static cJSON *left_out_json(const gdt_emit_left_out *l)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "key", l->key);
+    cJSON_AddStringToObject(o, "journal", l->path);
+    cJSON_AddNumberToObject(o, "results", l->results);
+    cJSON_AddNumberToObject(o, "plans", l->plans);
+    return o;
+}
+
+bool gdt__cli_emit_tables_json(cJSON *doc, const gdt_emit_report *rep)
+{
+    cJSON *tables = cJSON_AddArrayToObject(doc, "tables"), *none = cJSON_AddArrayToObject(doc, "not_written");
+    cJSON *left = cJSON_AddArrayToObject(doc, "left_out");
+    for (int i = 0; rep && i < rep->ntables; i++) {
+        const gdt_emit_table *t = &rep->tables[i];
+        cJSON_AddItemToArray(t->tuning ? tables : none,
+                             t->tuning ? table_json(t) : cJSON_CreateString(gdt_family_name(t->family)));
+    }
+    for (int i = 0; rep && i < rep->nleft_out; i++)
+        cJSON_AddItemToArray(left, left_out_json(&rep->left_out[i]));
+    return tables && none && left;
+}
+
+static cJSON *input_json(const gdt_emit_input *in)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "journal", in->path);
+    cJSON_AddStringToObject(o, "family", in->family);
+    cJSON_AddNumberToObject(o, "shard_i", in->shard_i);
+    cJSON_AddNumberToObject(o, "shard_n", in->shard_n);
+    cJSON_AddNumberToObject(o, "cells", in->cells);
+    cJSON_AddNumberToObject(o, "cells_complete", in->complete);
+    cJSON_AddNumberToObject(o, "cells_merged", in->taken);
+    cJSON_AddNumberToObject(o, "results", in->results);
+    return o;
+}
+
+static cJSON *conflict_json(const gdt_emit_conflict *c)
+{
+    cJSON *o = cJSON_CreateObject(), *runs = cJSON_AddArrayToObject(o, "journals");
+    cJSON_AddStringToObject(o, "what", c->what);
+    cJSON_AddItemToArray(runs, cJSON_CreateString(c->first));
+    cJSON_AddItemToArray(runs, cJSON_CreateString(c->second));
+    return o;
+}
+
+cJSON *gdt__cli_emit_json(const char *schema, const char *tables_dir, const gdt_emit_report *rep,
+                          int exit_code, const char *error)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", schema);
+    cJSON_AddBoolToObject(doc, "ok", exit_code == 0);
+    cJSON_AddNumberToObject(doc, "exit_code", exit_code);
+    add_str_or_null(doc, "error", error);
+    cJSON_AddStringToObject(doc, "tables_dir", tables_dir ? tables_dir : "tables");
+    cJSON *inputs = cJSON_AddArrayToObject(doc, "inputs"), *conflicts;
+    int cells = 0, results = 0;
+    for (int i = 0; i < rep->ninputs; i++) {
+        cJSON_AddItemToArray(inputs, input_json(&rep->inputs[i]));
+        cells += rep->inputs[i].taken;
+        results += rep->inputs[i].results;
+    }
+    cJSON_AddNumberToObject(doc, "cells", cells);
+    cJSON_AddNumberToObject(doc, "results", results);
+    bool ok = gdt__cli_emit_tables_json(doc, rep) && (conflicts = cJSON_AddArrayToObject(doc, "conflicts"));
+    for (int i = 0; ok && i < rep->nconflicts; i++)
+        cJSON_AddItemToArray(conflicts, conflict_json(&rep->conflicts[i]));
+    if (ok && inputs)
+        return doc;
+    cJSON_Delete(doc);
+    return NULL;
+}
