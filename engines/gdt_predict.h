@@ -27,8 +27,10 @@
     (GDT__RATIO_FEATURES_MAX > GDT__PRED_FEATURES_MAX ? GDT__RATIO_FEATURES_MAX : GDT__PRED_FEATURES_MAX)
 #define GDT__RATIO_MAX GDT__RATIO_TERMS(GDT__RATIO_NF_MAX)
 
+#define GDT__PRED_NAME_MAX 512
 typedef struct gdt__pred_plan {
     gdt_plan_id id;
+    char name[GDT__PRED_NAME_MAX]; /* id's name (gdt__pred_plan_named): the plans' order and key */
     bool is_backend;
     int ncells; /* cells it was measured in */
     double intercept;
@@ -36,6 +38,9 @@ typedef struct gdt__pred_plan {
 } gdt__pred_plan;
 
 /* Leave-one-cell-out figures: [0] mode A, [1] OPENSOURCE. */
+/* Sets pp's id, normalized, and its name from it. */
+void gdt__pred_plan_named(gdt__pred_plan *pp, const gdt_plan_id *id);
+
 typedef struct gdt__pred_cv {
     int ncells;
     double err; /* median |predicted / measured - 1| over the held-out plans */

@@ -78,8 +78,7 @@ static gdt_status gather_plans(const gdt__train_cell *c, int n, int skip, gdt__p
             int j = 0;
             while (j < m->nplans && !gdt_plan_id_equal(&m->plans[j].id, &c[i].plans[k].id)) j++;
             if (j == m->nplans) {
-                m->plans[j].id = c[i].plans[k].id;
-                gdt_plan_id_normalize(&m->plans[j].id);
+                gdt__pred_plan_named(&m->plans[j], &c[i].plans[k].id);
                 m->plans[j].is_backend = c[i].plans[k].is_backend;
                 m->nplans++;
             }

@@ -9,21 +9,26 @@
 
 #include "gdt_predict.h"
 
-#define NAME_LEN 512
 
+void gdt__pred_plan_named(gdt__pred_plan *pp, const gdt_plan_id *id)
+{
+    pp->id = *id;
+    gdt_plan_id_normalize(&pp->id);
+    gdt_plan_id_format(&pp->id, pp->name, sizeof pp->name);
+}
+
+/* By name, formatted once per plan: the fit looks plans up for every
+ * measured time of every fold. */
 int gdt__pred_plan_cmp(const void *a, const void *b)
 {
-    char x[NAME_LEN], y[NAME_LEN];
-    gdt_plan_id_format(&((const gdt__pred_plan *)a)->id, x, sizeof x);
-    gdt_plan_id_format(&((const gdt__pred_plan *)b)->id, y, sizeof y);
-    return strcmp(x, y);
+    return strcmp(((const gdt__pred_plan *)a)->name, ((const gdt__pred_plan *)b)->name);
 }
 
 const gdt__pred_plan *gdt__predictor_find(const gdt__predictor *p, const gdt_plan_id *id)
 {
     if (!p || !p->nplans) return NULL;
-    gdt__pred_plan probe = {.id = *id};
-    gdt_plan_id_normalize(&probe.id);
+    gdt__pred_plan probe;
+    gdt__pred_plan_named(&probe, id);
     return bsearch(&probe, p->plans, (size_t)p->nplans, sizeof *p->plans, gdt__pred_plan_cmp);
 }
 

@@ -144,6 +144,7 @@ static gdt_status read_model_plan(const gdt__ld *l, const cJSON *o, const char *
     static const char *const keys[] = {"plan", "engine_id", "knobs", "is_backend", "cells", "intercept", "slope"};
     gdt_status s = GDT__CHECK_KEYS(l, o, keys, jp);
     if (!s) s = gdt__ld_plan_id(l, o, jp, &pp->id, &pp->is_backend);
+    if (!s) gdt__pred_plan_named(pp, &pp->id);
     if (!s) s = gdt__ld_int32(l, o, "cells", jp, 1, &pp->ncells);
     if (!s) s = gdt__ld_num(l, o, "intercept", jp, &pp->intercept);
     if (!s) s = get_nums(l, o, "slope", jp, pp->slope, nf);
@@ -163,9 +164,7 @@ static gdt_status read_model_plans(const gdt__ld *l, const cJSON *o, const char 
     for (const cJSON *x = a->child; x; x = x->next, i++) {
         if ((s = read_model_plan(l, x, gdt__jp_at(p, pp, i), m->nfeatures, &m->plans[i]))) return s;
         m->nplans = i + 1;
-        char prev[GDT__PLAN_NAME_MAX] = "", cur[GDT__PLAN_NAME_MAX];
-        gdt_plan_id_format(&m->plans[i].id, cur, sizeof cur);
-        if (i > 0) gdt_plan_id_format(&m->plans[i - 1].id, prev, sizeof prev);
+        const char *cur = m->plans[i].name, *prev = i > 0 ? m->plans[i - 1].name : "";
         if (i > 0 && strcmp(prev, cur) >= 0)
             return gdt__ld_bad(l, gdt__jp_key(p, gdt__jp_at(p, pp, i), "plan"),
                                "expected plans sorted by name, each once: \"%s\" follows \"%s\"", cur, prev);
