@@ -20,7 +20,7 @@
 #include "gdt_predict.h"
 #include "hand_common.h"
 
-/* What kernels/hand/gemm_sm90.cu is compiled for: keep the two in step. */
+/* What kernels/gdt_gemm_sm90.cuh is built for: keep the two in step. */
 enum { TILE_M = 128, TILE_K = 64, GROUP_M = 8, THREADS = 384 };
 /* Its shared memory for a configuration: the ring, four 64 x 64 output
  * blocks, the barriers, the split-K flag word or the DSMEM reduction's two
@@ -76,7 +76,7 @@ static const hand_config configs[] = {
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
 _Static_assert(NCONFIGS <= GDT_FIXED_PLANS_MAX, "the planner takes at most GDT_FIXED_PLANS_MAX");
 
-/* Mirrors struct gdt_hand_gemm_params in kernels/hand/gemm_sm90.cu. */
+/* Mirrors struct gdt_gemm_tma_params in kernels/gdt_gemm_sm90.cuh. */
 typedef struct gdt_hand_gemm_params {
     int m, n, k, batch;
     int tiles_m, tiles_n;
