@@ -10,13 +10,15 @@
  * (1 fp16, 0 bf16), so one nvcc unit can hold both dtypes.
  *
  * Under NVRTC there is no cuda.h: CUtensorMap is declared as what the
- * driver's encoder writes, 128 opaque bytes at a 64-byte boundary, which is
- * all a kernel needs to take one as a __grid_constant__ parameter. */
+ * driver's encoder writes, 128 opaque bytes, aligned as cuda.h (CUDA 13)
+ * aligns it, to 128 bytes (PTX needs 64 for a tensor-map parameter; the
+ * same alignment as nvcc's keeps the parameter offsets, so the NVRTC and
+ * nvcc builds of one configuration are the same SASS). */
 #ifndef GDT_SM90_CUH
 #define GDT_SM90_CUH
 
 #ifdef __CUDACC_RTC__
-typedef struct __align__(64) CUtensorMap_st {
+typedef struct __align__(128) CUtensorMap_st {
     unsigned long long opaque[16];
 } CUtensorMap;
 #else

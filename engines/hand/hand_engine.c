@@ -97,6 +97,8 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
         gdt_plan_id_set_knob(out, GDT_KNOB_REDUCTION_MODE, REDUCTION_DSMEM);
 }
 
+const char *gdt__hand_gemm_config_entry(int i) { return configs[i].entry; }
+
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out)
 {
     gdt__hand_gemm_config_plan(0, engine_id, out);

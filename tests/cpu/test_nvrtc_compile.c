@@ -94,7 +94,7 @@ static void test_default_rows(void)
 static gdt_plan_id gemm_plan(const int64_t *row)
 {
     gdt_plan_id id = {.engine_id = gdt_engine_id(GDT_FAMILY_GEMM, gemm_slot()->slot)};
-    for (int i = 0; i < gdt__rows_contraction.ncols; i++)
+    for (int i = 0; i < gdt__row_family_required(&gdt__rows_contraction); i++)
         gdt_plan_id_set_knob(&id, gdt__rows_contraction.cols[i].knob, row[i]);
     return id;
 }
