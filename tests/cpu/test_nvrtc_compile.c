@@ -25,12 +25,7 @@ static const gdt_engine_slot *gemm_slot(void)
 
 static void facts_for(const char *shape, int arch, gdt_facts *f)
 {
-    gdt_problem p;
-    gdt_device_props d;
-    gdt_error e = {0};
-    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
-    CHECK(gdt_arch_limits(arch, &d));
-    gdt_facts_analyze(&p, &d, f);
+    gdt_test_facts(GDT_FAMILY_GEMM, shape, arch, f);
 }
 
 static gdt_status build_only(const gdt_facts *f, const gdt_plan_id *id, const char *cache,

@@ -95,27 +95,6 @@ static gdt_status build_hand(const gdt_facts *f, int i, gdt_compiled **c, gdt_er
     return build(hand_slot(), f, &id, c, e);
 }
 
-/* The output of the first mode-A cuDNN plan that builds. */
-static gdt_status run_cudnn(const gdt_facts *f, gdt_buffers *b, gdt_outputs *out, gdt_error *e)
-{
-    gdt_plan_entry *l = NULL;
-    int n = 0;
-    gdt_status st = gdt_cudnn_backend()->list(NULL, f, GDT_MODE_A, &l, &n, e);
-    for (int i = 0; st == GDT_STATUS_OK && i < n; i++) {
-        gdt_compiled *c = NULL;
-        gdt_build_opts o = {.device = dev};
-        gdt_build_info info;
-        if (gdt__cudnn_ops.build(NULL, f, &l[i].id, &o, &c, &info, e) != GDT_STATUS_OK)
-            continue;
-        st = hand_test_run_built(&gdt__cudnn_ops, c, b, 1, out, e);
-        gdt__cudnn_ops.destroy(c);
-        free(l);
-        return st;
-    }
-    free(l);
-    return st == GDT_STATUS_OK ? gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "no cuDNN plan builds")
-                               : st;
-}
 
 /* got equals what hand configuration i writes on the same buffers. */
 static gdt_status same_as_hand(int i, const gdt_facts *f, gdt_buffers *b, const gdt_outputs *got,
@@ -183,19 +162,9 @@ static bool run_case(int ci)
     gdt_outputs cud = {0}, ref = {0};
     gdt_plan_id plans[MAX_ROWS];
     gdt_error e = {0};
-    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, cases[ci], &p, &e);
-    if (st == GDT_STATUS_OK) {
-        gdt_facts_analyze(&p, &dev, &f);
-        st = gdt_buffers_create(&p, 4321 + (uint64_t)ci, &b, &e);
-    }
-    if (st == GDT_STATUS_OK)
-        st = run_cudnn(&f, b, &cud, &e);
-    bool small = st == GDT_STATUS_OK && f.flops <= REFERENCE_MAX_FLOPS;
-    if (small)
-        st = gdt_reference_cpu(b, REFERENCE_MAX_FLOPS, &ref, &e);
-    if (st != GDT_STATUS_OK)
-        printf("%s: FAILED: %s\n", cases[ci], e.msg);
-    CHECK_INT(st, ==, GDT_STATUS_OK);
+    bool small = false;
+    gdt_status st = hand_test_gemm_case(cases[ci], 4321 + (uint64_t)ci, &dev, REFERENCE_MAX_FLOPS,
+                                        &p, &f, &b, &cud, &ref, &small, &e);
     int n = st == GDT_STATUS_OK ? tma_plans(&f, plans, ci == 0) : 0;
     CHECK(st != GDT_STATUS_OK || n >= GDT_HAND_GEMM_CONFIGS);
     for (int i = 0; st == GDT_STATUS_OK && i < n; i++)
