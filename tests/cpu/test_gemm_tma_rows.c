@@ -1,10 +1,12 @@
 /* The contraction rows' PIPE=1 column (the TMA GEMM, kernels/gdt_gemm_sm90.cuh)
- * on the CPU: each of gemm.hand's fixed configurations is a default row
- * whose NVRTC build is the nvcc build's kernel byte for byte (the .text of
- * gdt_gemm against the hand cubin's entry); each row rule rejects its row
- * with its reason and passes the row that keeps it; the optional columns
- * leave 8-column rows and their plan names as they were; the template
- * binds what the columns name. */
+ * on the CPU: every staged PIPE=1 row (tests/data/candidates/gemm_tma.json,
+ * outside the default table until it runs on the H200) compiles for sm_90a;
+ * each of gemm.hand's fixed configurations is one of them, and its NVRTC
+ * build is the nvcc build's kernel byte for byte (the .text of gdt_gemm
+ * against the hand cubin's entry); each row rule rejects its row with its
+ * reason and passes the row that keeps it; the optional columns leave
+ * 8-column rows and their plan names as they were; the template binds what
+ * the columns name. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,8 @@
 #include "hand/gdt_hand.h"
 #include "nvrtc/gdt_gemm.h"
 #include "nvrtc/gdt_nvrtc.h"
+
+#define STAGED GDT_TEST_DATA "/candidates/gemm_tma.json"
 
 static const gdt_engine_slot *slot(const char *name)
 {
@@ -28,7 +32,8 @@ static void facts_for(const char *shape, int arch, gdt_facts *f)
     gdt_test_facts(GDT_FAMILY_GEMM, shape, arch, f);
 }
 
-/* The rows of `json` (a contraction family) materialized for shape on arch. */
+/* The rows of `json` (a contraction family; NULL: the default rows with
+ * the staged file's in place of theirs) materialized for shape on arch. */
 static gdt_candidate *materialize(const char *json, const char *shape, int arch, int *n)
 {
     gdt_row_table *t = NULL;
@@ -39,6 +44,8 @@ static gdt_candidate *materialize(const char *json, const char *shape, int arch,
     *n = 0;
     gdt_status st = json ? gdt_rows_load_text(json, strlen(json), "rows.json", &t, &e)
                          : gdt_rows_load_default(&t, &e);
+    if (st == GDT_STATUS_OK && !json)
+        st = gdt_rows_override(t, STAGED, &e);
     if (st != GDT_STATUS_OK)
         fprintf(stderr, "%s\n", e.msg);
     CHECK_INT(st, ==, GDT_STATUS_OK);
@@ -98,9 +105,10 @@ static bool in_defaults(const gdt_candidate *c, int n, const gdt_plan_id *p)
     return false;
 }
 
-/* Each hand configuration is a default row, and at bf16 with A K-major and
+/* Each hand configuration is a staged row, and at bf16 with A K-major and
  * B MN-major (row-major A and B: the entries' _km) the NVRTC cubin's
- * kernel is the hand cubin's entry, byte for byte. */
+ * kernel is the hand cubin's entry, byte for byte; every staged row
+ * binds and compiles. */
 static void test_hand_configs_are_rows(void)
 {
     const gdt_embedded *hand = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
@@ -117,7 +125,7 @@ static void test_hand_configs_are_rows(void)
         size_t len = 0, na = 0, nb = 0;
         gdt_plan_id_format(&p, name, sizeof name);
         if (!in_defaults(c, n, &p))
-            fprintf(stderr, "hand configuration %d: %s is not a default row\n", i, name);
+            fprintf(stderr, "hand configuration %d: %s is not a staged row\n", i, name);
         CHECK(in_defaults(c, n, &p));
         gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_gemm, &f, &p, 90, &cubin, &len, NULL, &e);
         if (st != GDT_STATUS_OK)
@@ -132,6 +140,19 @@ static void test_hand_configs_are_rows(void)
             fprintf(stderr, "%s: .text.gdt_gemm (%zu bytes) differs from %s (%zu bytes)\n", name,
                     na, entry, nb);
         CHECK(same);
+        free(cubin);
+    }
+    CHECK_INT(n, ==, 16);
+    for (int i = 0; i < n; i++) {
+        void *cubin = NULL;
+        size_t len = 0;
+        CHECK(!c[i].rejected && c[i].requested[GDT_GEMM_PIPE] == GDT_GEMM_PIPE_TMA);
+        if (c[i].rejected)
+            fprintf(stderr, "staged row %d rejected: %s\n", i, c[i].reason);
+        gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_gemm, &f, &c[i].id, 90, &cubin, &len, NULL, &e);
+        if (st != GDT_STATUS_OK)
+            fprintf(stderr, "staged row %d: %s\n", i, e.msg);
+        CHECK_INT(st, ==, GDT_STATUS_OK);
         free(cubin);
     }
     free(c);

@@ -1,5 +1,7 @@
 /* The NVRTC GEMM's PIPE=1 rows (kernels/gdt_gemm_sm90.cuh through
- * kernels/gemm.cuh) on the device.  Every default PIPE=1 row that binds for
+ * kernels/gemm.cuh) on the device: the staged rows of
+ * tests/data/candidates/gemm_tma.json (or of the file GDT_TEST_TUNING_CONFIG
+ * names), not yet in the default table.  Every PIPE=1 row that binds for
  * a case (tails on M, N and K, batched, all four row/col-major layouts,
  * bf16 and fp16, more tiles than SMs, small M with long K for the splits,
  * K shorter than the splits) matches the first mode-A cuDNN plan and, on
@@ -33,6 +35,7 @@ static const char *const cases[] = {
 #define REFERENCE_MAX_FLOPS 2e9
 #define BURST_CALLS 64
 #define MAX_ROWS 64
+#define STAGED GDT_TEST_DATA "/candidates/gemm_tma.json"
 
 static const hand_test test = {"test_nvrtc_gemm_tma", "gemm.nvrtc", GDT_FAMILY_GEMM, cases, NCASES};
 static const hand_test hand = {"test_nvrtc_gemm_tma", "gemm.hand", GDT_FAMILY_GEMM, cases, NCASES};
@@ -41,7 +44,7 @@ static gdt_device_props dev;
 static const gdt_engine_slot *nvrtc_slot(void) { return hand_test_slot(&test); }
 static const gdt_engine_slot *hand_slot(void) { return hand_test_slot(&hand); }
 
-/* The default rows' PIPE=1 plans that bind for f (rejected ones printed
+/* The staged rows' PIPE=1 plans that bind for f (rejected ones printed
  * once with their reason when `say`); returns the count. */
 static int tma_plans(const gdt_facts *f, gdt_plan_id *out, bool say)
 {
@@ -49,7 +52,9 @@ static int tma_plans(const gdt_facts *f, gdt_plan_id *out, bool say)
     gdt_candidate *c = NULL;
     gdt_error e = {0};
     int n = 0, k = 0;
+    const char *rows = getenv("GDT_TEST_TUNING_CONFIG");
     CHECK_INT(gdt_rows_load_default(&t, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_rows_override(t, rows && *rows ? rows : STAGED, &e), ==, GDT_STATUS_OK);
     CHECK_INT(gdt_candidates_materialize(t, nvrtc_slot(), f, &c, &n, &e), ==, GDT_STATUS_OK);
     for (int i = 0; i < n && k < MAX_ROWS; i++) {
         if (c[i].requested[GDT_GEMM_PIPE] != GDT_GEMM_PIPE_TMA || c[i].duplicate_of_earlier)
