@@ -348,6 +348,16 @@ gdt_status gdt_rows_override(gdt_row_table *t, const char *path, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* The columns of row v up to its last one that is not an optional column
+ * at its absent value: the row as its shortest form writes it, so that a
+ * column added as optional leaves the digests of the rows of before. */
+static int row_written(const gdt_row_family *rf, const int64_t *v)
+{
+    int last = rf->ncols, need = gdt__row_family_required(rf);
+    while (last > need && v[last - 1] == rf->cols[last - 1].absent) last--;
+    return last;
+}
+
 void gdt_rows_digest(const gdt_row_table *t, char out[65])
 {
     size_t cap = 64, n = 0;
@@ -363,10 +373,12 @@ void gdt_rows_digest(const gdt_row_table *t, char out[65])
         if (!f->present) continue;
         int nc = row_families[i]->ncols;
         n += (size_t)snprintf(buf + n, cap - n, "%s:", row_families[i]->name);
-        for (int r = 0; r < f->nrows; r++)
-            for (int c = 0; c < nc; c++)
-                n += (size_t)snprintf(buf + n, cap - n, "%" PRId64 "%c", f->v[(size_t)r * nc + c],
-                                      c + 1 < nc ? ',' : ';');
+        for (int r = 0; r < f->nrows; r++) {
+            const int64_t *v = f->v + (size_t)r * nc;
+            int last = row_written(row_families[i], v);
+            for (int c = 0; c < last; c++)
+                n += (size_t)snprintf(buf + n, cap - n, "%" PRId64 "%c", v[c], c + 1 < last ? ',' : ';');
+        }
         n += (size_t)snprintf(buf + n, cap - n, "\n");
     }
     gdt_digest_hex(buf, n, out);
