@@ -136,6 +136,26 @@ static inline gdt_status hand_test_run_cudnn(const gdt_device_props *dev, const 
                                : st;
 }
 
+/* A bench shape's problem, facts and buffers (filled from seed 7); false,
+ * with the reason printed, when they cannot be made. */
+static inline bool hand_test_bench_buffers(const char *shape, const gdt_device_props *dev,
+                                           gdt_problem *p, gdt_facts *f, gdt_buffers **b)
+{
+    gdt_error e = {0};
+    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, p, &e);
+    *b = NULL;
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(p, dev, f);
+        st = gdt_buffers_create(p, 7, b, &e);
+    }
+    if (st != GDT_STATUS_OK) {
+        printf("bench %s: %s\n", shape, e.msg);
+        gdt_buffers_destroy(*b);
+        *b = NULL;
+    }
+    return st == GDT_STATUS_OK;
+}
+
 /* A GEMM case: its problem, facts, buffers (filled from seed), cuDNN's
  * output and, when its flops are at most ref_max, the fp64 reference's in
  * ref (left empty otherwise: *small false). */

@@ -299,16 +299,8 @@ static void bench(const char *shape)
     gdt_buffers *b = NULL;
     gdt_error e = {0};
     char name[256];
-    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e);
-    if (st == GDT_STATUS_OK) {
-        gdt_facts_analyze(&p, &dev, &f);
-        st = gdt_buffers_create(&p, 7, &b, &e);
-    }
-    if (st != GDT_STATUS_OK) {
-        printf("bench %s: %s\n", shape, e.msg);
-        gdt_buffers_destroy(b);
+    if (!hand_test_bench_buffers(shape, &dev, &p, &f, &b))
         return;
-    }
     double best = best_cudnn(shape, &f, b);
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
         gdt_compiled *c = NULL;

@@ -197,16 +197,8 @@ static void bench(const char *shape)
     gdt_error e = {0};
     double best_gen = INFINITY, best_hand = INFINITY, hand_us[GDT_HAND_GEMM_CONFIGS];
     char name[512];
-    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e);
-    if (st == GDT_STATUS_OK) {
-        gdt_facts_analyze(&p, &dev, &f);
-        st = gdt_buffers_create(&p, 7, &b, &e);
-    }
-    if (st != GDT_STATUS_OK) {
-        printf("bench %s: %s\n", shape, e.msg);
-        gdt_buffers_destroy(b);
+    if (!hand_test_bench_buffers(shape, &dev, &p, &f, &b))
         return;
-    }
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
         gdt_compiled *c = NULL;
         hand_us[i] = build_hand(&f, i, &c, &e) == GDT_STATUS_OK ? time_plan(hand_slot(), c, b, &e) : NAN;
