@@ -32,6 +32,13 @@ const gdt_row_family *gdt__row_family_at(int i)
     return i >= 0 && i < NFAM ? row_families[i] : NULL;
 }
 
+int gdt__row_family_required(const gdt_row_family *rf)
+{
+    int n = rf->ncols;
+    while (n > 0 && rf->cols[n - 1].optional) n--;
+    return n;
+}
+
 static int family_index(const char *name)
 {
     for (int i = 0; name && i < NFAM; i++)
@@ -117,6 +124,18 @@ static gdt_status append_column(gdt_error *e, gdt_status st, const char *col)
     return st;
 }
 
+/* "8 columns", or with optional columns "8 to 12 columns (from PIPE on optional)". */
+static const char *column_count(const gdt_row_family *rf, char *buf, size_t n)
+{
+    int need = gdt__row_family_required(rf);
+    if (need == rf->ncols)
+        snprintf(buf, n, "%d columns", rf->ncols);
+    else
+        snprintf(buf, n, "%d to %d columns (from %s on optional)", need, rf->ncols,
+                 rf->cols[need].name);
+    return buf;
+}
+
 static gdt_status read_row(const gdt_row_family *rf, const cJSON *row, const char *file,
                            const char *path, int64_t *out, gdt_error *e)
 {
@@ -127,10 +146,13 @@ static gdt_status read_row(const gdt_row_family *rf, const cJSON *row, const cha
                              "%s: %s: expected a row (array of %d integers), got %s", file, path,
                              rf->ncols, got);
     }
-    int n = cJSON_GetArraySize(row);
-    if (n != rf->ncols)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected %d columns, got %d", file,
-                             path, rf->ncols, n);
+    int n = cJSON_GetArraySize(row), need = gdt__row_family_required(rf);
+    char count[96];
+    if (n < need || n > rf->ncols)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected %s, got %d", file, path,
+                             column_count(rf, count, sizeof count), n);
+    for (int c = n; c < rf->ncols; c++)
+        out[c] = rf->cols[c].absent;
     int c = 0;
     for (const cJSON *cell = row->child; cell; cell = cell->next, c++) {
         char cp[600];
@@ -181,7 +203,7 @@ static gdt_status check_duplicates(const int64_t *v, int nrows, int ncols, const
 static gdt_status read_family(const gdt_row_family *rf, const cJSON *arr, const char *file,
                               const char *path, fam_rows *out, gdt_error *e)
 {
-    char got[96];
+    char got[96], count[96];
     if (!cJSON_IsArray(arr)) {
         gdt_json_describe(arr, got, sizeof got);
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected an array of rows, got %s",
@@ -190,8 +212,8 @@ static gdt_status read_family(const gdt_row_family *rf, const cJSON *arr, const 
     int n = cJSON_GetArraySize(arr);
     if (n == 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT,
-                             "%s: %s: empty family: expected at least one row of %d columns, got 0",
-                             file, path, rf->ncols);
+                             "%s: %s: empty family: expected at least one row of %s, got 0",
+                             file, path, column_count(rf, count, sizeof count));
     int64_t *v = malloc((size_t)n * (size_t)rf->ncols * sizeof *v);
     if (!v) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: %s: out of memory", file, path);
     int i = 0;
@@ -326,6 +348,16 @@ gdt_status gdt_rows_override(gdt_row_table *t, const char *path, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* The columns of row v up to its last one that is not an optional column
+ * at its absent value: the row as its shortest form writes it, so that a
+ * column added as optional leaves the digests of the rows of before. */
+static int row_written(const gdt_row_family *rf, const int64_t *v)
+{
+    int last = rf->ncols, need = gdt__row_family_required(rf);
+    while (last > need && v[last - 1] == rf->cols[last - 1].absent) last--;
+    return last;
+}
+
 void gdt_rows_digest(const gdt_row_table *t, char out[65])
 {
     size_t cap = 64, n = 0;
@@ -341,10 +373,12 @@ void gdt_rows_digest(const gdt_row_table *t, char out[65])
         if (!f->present) continue;
         int nc = row_families[i]->ncols;
         n += (size_t)snprintf(buf + n, cap - n, "%s:", row_families[i]->name);
-        for (int r = 0; r < f->nrows; r++)
-            for (int c = 0; c < nc; c++)
-                n += (size_t)snprintf(buf + n, cap - n, "%" PRId64 "%c", f->v[(size_t)r * nc + c],
-                                      c + 1 < nc ? ',' : ';');
+        for (int r = 0; r < f->nrows; r++) {
+            const int64_t *v = f->v + (size_t)r * nc;
+            int last = row_written(row_families[i], v);
+            for (int c = 0; c < last; c++)
+                n += (size_t)snprintf(buf + n, cap - n, "%" PRId64 "%c", v[c], c + 1 < last ? ',' : ';');
+        }
         n += (size_t)snprintf(buf + n, cap - n, "\n");
     }
     gdt_digest_hex(buf, n, out);
@@ -413,7 +447,9 @@ static void bind_row(const gdt_row_family *rf, const int64_t *row, const gdt_eng
         return;
     }
     c->id.engine_id = gdt_engine_id(slot->family, slot->slot);
-    for (int k = 0; k < rf->ncols; k++) gdt_plan_id_set_knob(&c->id, rf->cols[k].knob, c->bound[k]);
+    for (int k = 0; k < rf->ncols; k++)
+        if (!rf->cols[k].optional || c->bound[k] != rf->cols[k].absent)
+            gdt_plan_id_set_knob(&c->id, rf->cols[k].knob, c->bound[k]);
 }
 
 typedef struct plan_ref {

@@ -21,6 +21,13 @@ typedef struct gdt_column {
     int knob;               /* knob type the bound value is recorded under */
     const char *binds;      /* what it binds in the kernel */
     int problem_axis;       /* which problem extent caps the request (see gdt_row_axis), or -1 */
+    /* An optional column: a row may end before it (and every column after
+     * it, all optional too), which means `absent`; a bound value equal to
+     * `absent` is not recorded in the plan identity, and a plan without
+     * the knob reads `absent`.  So a column added to a schema leaves the
+     * rows and plan names of before as they were. */
+    bool optional;
+    int64_t absent;
 } gdt_column;
 
 /* Problem extents a column's request may be capped by (to the next power of
@@ -43,6 +50,8 @@ typedef struct gdt_row_family {
 const gdt_row_family *gdt__row_family_find(const char *name);
 int gdt__row_family_count(void);
 const gdt_row_family *gdt__row_family_at(int i);
+/* The columns every row of rf writes: those before its trailing optional ones. */
+int gdt__row_family_required(const gdt_row_family *rf);
 
 extern const gdt_row_family gdt__rows_contraction;   /* engines/rows_contraction.c */
 extern const gdt_row_family gdt__rows_attention_fwd; /* engines/rows_attention.c */

@@ -21,19 +21,19 @@ static const int64_t mma_bwd[] = {0, 1};
 enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_ATTN_STAGES,
        A_MMA = GDT_ATTN_MMA, A_COUNT = GDT_ATTN_NCOLS };
 static const gdt_column fwd_cols[A_COUNT] = {
-    {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ},
-    {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV},
-    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1},
-    {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "K/V shared-memory stages", -1},
+    {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ, false, 0},
+    {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV, false, 0},
+    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1, false, 0},
+    {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "K/V shared-memory stages", -1, false, 0},
     {"MMA", GDT_COL_ENUM, D(mma), GDT_KNOB_MMA,
-     "0: ldmatrix + mma.sync, 1: wgmma (sm_90a), 2: wgmma with S of the next block beside P V", -1},
+     "0: ldmatrix + mma.sync, 1: wgmma (sm_90a), 2: wgmma with S of the next block beside P V", -1, false, 0},
 };
 static const gdt_column bwd_cols[A_COUNT] = {
-    {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ},
-    {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per CTA", GDT_AXIS_SKV},
-    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the K/V rows)", -1},
-    {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "Q/dO shared-memory stages", -1},
-    {"MMA", GDT_COL_ENUM, D(mma_bwd), GDT_KNOB_MMA, "0: ldmatrix + mma.sync, 1: wgmma (sm_90a)", -1},
+    {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ, false, 0},
+    {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per CTA", GDT_AXIS_SKV, false, 0},
+    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the K/V rows)", -1, false, 0},
+    {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "Q/dO shared-memory stages", -1, false, 0},
+    {"MMA", GDT_COL_ENUM, D(mma_bwd), GDT_KNOB_MMA, "0: ldmatrix + mma.sync, 1: wgmma (sm_90a)", -1, false, 0},
 };
 #undef D
 

@@ -9,22 +9,39 @@
 #include "nvrtc/gdt_gemm.h"
 
 static const int64_t tile_mn[] = {16, 32, 64, 128, 256};
+static const int64_t tile_n[] = {16, 32, 64, 128, 192, 256}; /* 192: PIPE=1's wgmma n192 */
 static const int64_t tile_k[] = {16, 32, 64, 128};
 static const int64_t warps[] = {1, 2, 4, 8};
 static const int64_t stages[] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const int64_t group[] = {1, 2, 4, 8, 16, 32};
 static const int64_t boolean[] = {0, 1};
+static const int64_t pipes[] = {GDT_GEMM_PIPE_CTA, GDT_GEMM_PIPE_TMA};
+static const int64_t splits[] = {1, 2, 4, 8};
+static const int64_t clusters[] = {GDT_GEMM_CLUSTER_1X1X1, GDT_GEMM_CLUSTER_1X2X1};
+static const int64_t reductions[] = {GDT_GEMM_REDUCE_WORKSPACE, GDT_GEMM_REDUCE_DSMEM};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 static const gdt_column cols[GDT_GEMM_NCOLS] = {
-    {"BM", GDT_COL_INT, D(tile_mn), GDT_KNOB_TILE_M, "CTA tile rows (M)", GDT_AXIS_M},
-    {"BN", GDT_COL_INT, D(tile_mn), GDT_KNOB_TILE_N, "CTA tile columns (N)", GDT_AXIS_N},
-    {"BK", GDT_COL_INT, D(tile_k), GDT_KNOB_TILEK, "reduction chunk per stage (K)", GDT_AXIS_K},
-    {"WARPS_M", GDT_COL_INT, D(warps), GDT_KNOB_WARPS_M, "warps along M (MMA=1: 4 per warpgroup)", -1},
-    {"WARPS_N", GDT_COL_INT, D(warps), GDT_KNOB_WARPS_N, "warps along N (MMA=1: 1)", -1},
-    {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "shared-memory pipeline stages", -1},
-    {"GROUP_M", GDT_COL_INT, D(group), GDT_KNOB_GROUP_M, "tile-order group (CTA rows per swizzle band)", -1},
-    {"MMA", GDT_COL_BOOL, D(boolean), GDT_KNOB_MMA, "0: ldmatrix + mma.sync, 1: wgmma (sm_90a)", -1},
+    {"BM", GDT_COL_INT, D(tile_mn), GDT_KNOB_TILE_M, "CTA tile rows (M)", GDT_AXIS_M, false, 0},
+    {"BN", GDT_COL_INT, D(tile_n), GDT_KNOB_TILE_N, "CTA tile columns (N)", GDT_AXIS_N, false, 0},
+    {"BK", GDT_COL_INT, D(tile_k), GDT_KNOB_TILEK, "reduction chunk per stage (K)", GDT_AXIS_K, false, 0},
+    {"WARPS_M", GDT_COL_INT, D(warps), GDT_KNOB_WARPS_M, "warps along M (MMA=1: 4 per warpgroup)", -1, false, 0},
+    {"WARPS_N", GDT_COL_INT, D(warps), GDT_KNOB_WARPS_N, "warps along N (MMA=1: 1)", -1, false, 0},
+    {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "shared-memory pipeline stages", -1, false, 0},
+    {"GROUP_M", GDT_COL_INT, D(group), GDT_KNOB_GROUP_M, "tile-order group (CTA rows per swizzle band)", -1, false, 0},
+    {"MMA", GDT_COL_BOOL, D(boolean), GDT_KNOB_MMA, "0: ldmatrix + mma.sync, 1: wgmma (sm_90a)", -1, false, 0},
+    /* Optional: a row may end at MMA (PIPE=0, no split, no cluster), and
+     * those values are not recorded in the plan's name. */
+    {"PIPE", GDT_COL_ENUM, D(pipes), GDT_KNOB_PIPE,
+     "0: CTA-wide cp.async pipeline (gemm.cuh), 1: TMA producer warp, mbarrier ring, two consumer "
+     "warpgroups, persistent (gdt_gemm_sm90.cuh, sm_90a)", -1, true, GDT_GEMM_PIPE_CTA},
+    {"SPLIT_K", GDT_COL_INT, D(splits), GDT_KNOB_SPLIT_K, "PIPE=1: ranges of K per tile", -1, true, 1},
+    {"CLUSTER_SHAPE", GDT_COL_ENUM, D(clusters), GDT_KNOB_CLUSTER_SHAPE,
+     "PIPE=1: 2 (1x1x1) one CTA, 5 (1x2x1) two CTAs along N sharing A by multicast", -1, true,
+     GDT_GEMM_CLUSTER_1X1X1},
+    {"REDUCTION_MODE", GDT_COL_ENUM, D(reductions), GDT_KNOB_REDUCTION_MODE,
+     "PIPE=1 split-K: 0 through the workspace, 1 two splits of a tile as a cluster summed in "
+     "distributed shared memory", -1, true, GDT_GEMM_REDUCE_WORKSPACE},
 };
 #undef D
 
@@ -82,10 +99,86 @@ static bool bind_wgmma(const int64_t *r, const gdt_facts *f, const gdt_device_pr
     return true;
 }
 
+/* PIPE=1's split and cluster columns, as the kernel's entries take them. */
+static bool bind_tma_split(const int64_t *r, char *why, size_t n)
+{
+    int64_t split = r[GDT_GEMM_SPLIT_K], cl = r[GDT_GEMM_CLUSTER_SHAPE], bn = r[GDT_GEMM_BN];
+    if (r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_DSMEM &&
+        (split != 2 || bn != 64 || cl != GDT_GEMM_CLUSTER_1X1X1))
+        REJECT("PIPE=1: REDUCTION_MODE=1 (the two splits of a tile a cluster summing in distributed "
+               "shared memory) takes SPLIT_K=2, BN=64 (the 64 x BN fp32 message fits a consumer's "
+               "output blocks) and CLUSTER_SHAPE=2, got SPLIT_K=%lld, BN=%lld, CLUSTER_SHAPE=%lld",
+               LL(split), LL(bn), LL(cl));
+    if (cl == GDT_GEMM_CLUSTER_1X2X1 && split != 1)
+        REJECT("PIPE=1: CLUSTER_SHAPE=5 (two CTAs along N) with SPLIT_K=%lld: a cluster is along N "
+               "or along K, never both", LL(split));
+    if (split > 1 && bn == 256)
+        REJECT("PIPE=1: SPLIT_K=%lld with BN=256: the split-K epilogue of a 128 x 256 tile spills "
+               "(engines/hand/README.md)", LL(split));
+    return true;
+}
+
+/* The TMA pipeline (kernels/gdt_gemm_sm90.cuh): 128 x BN x 64 tiles, a
+ * producer warpgroup and two consumer warpgroups of wgmma (384 threads),
+ * sm_90a.  Its tile is 128 x 64 along M and K whatever the problem (TMA
+ * zero-fills past M and K), so BM and BK are bound to 128 and 64 here,
+ * undoing the projection's cap for small M or K.  The operands must be
+ * what TMA describes (engines/gemm_tma.c). */
+static bool bind_tma(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why,
+                     size_t n)
+{
+    const gdt_gemm_desc *g = &f->problem.u.gemm;
+    int64_t bn = r[GDT_GEMM_BN];
+    gdt_gemm_tma_config c;
+    gdt_gemm_tma_map geo[3];
+    char reason[200];
+    if (lim->arch != 90)
+        REJECT("PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm%d", lim->arch);
+    if (r[GDT_GEMM_MMA] != 1 || r[GDT_GEMM_WARPS_M] != 8 || r[GDT_GEMM_WARPS_N] != 1)
+        REJECT("PIPE=1 takes MMA=1, WARPS_M=8 and WARPS_N=1 (two consumer warpgroups of wgmma "
+               "beside the producer warpgroup: 384 threads), got MMA=%lld, WARPS %lldx%lld",
+               LL(r[GDT_GEMM_MMA]), LL(r[GDT_GEMM_WARPS_M]), LL(r[GDT_GEMM_WARPS_N]));
+    r[GDT_GEMM_BM] = GDT_GEMM_TMA_TILE_M, r[GDT_GEMM_BK] = GDT_GEMM_TMA_TILE_K;
+    if (bn != 64 && bn != 128 && bn != 192 && bn != 256)
+        REJECT("PIPE=1 takes BN 64, 128, 192 or 256 (the wgmma N, in 64-column output blocks), "
+               "got BN=%lld", LL(bn));
+    if (r[GDT_GEMM_STAGES] < 2)
+        REJECT("PIPE=1: STAGES=%lld, the ring frees a stage one K tile late and needs at least 2",
+               LL(r[GDT_GEMM_STAGES]));
+    if (!bind_tma_split(r, why, n))
+        return false;
+    gdt__gemm_tma_config_of(r, &c);
+    if (!gdt__gemm_tma_sizes_ok(g, &c, reason, sizeof reason) ||
+        !gdt__gemm_tma_layout(g, &c, geo, reason, sizeof reason))
+        REJECT("PIPE=1: %s", reason);
+    return true;
+}
+
+/* PIPE=0 rows leave the TMA pipeline's columns at their absent values. */
+static bool bind_cta(const int64_t *r, char *why, size_t n)
+{
+    if (r[GDT_GEMM_SPLIT_K] != 1 || r[GDT_GEMM_CLUSTER_SHAPE] != GDT_GEMM_CLUSTER_1X1X1 ||
+        r[GDT_GEMM_REDUCTION_MODE] != GDT_GEMM_REDUCE_WORKSPACE)
+        REJECT("PIPE=0 has no split-K or cluster: SPLIT_K, CLUSTER_SHAPE and REDUCTION_MODE are "
+               "PIPE=1's (PIPE=0 takes 1, 2, 0), got %lld, %lld, %lld", LL(r[GDT_GEMM_SPLIT_K]),
+               LL(r[GDT_GEMM_CLUSTER_SHAPE]), LL(r[GDT_GEMM_REDUCTION_MODE]));
+    return true;
+}
+
+static bool bind_kind(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why,
+                      size_t n)
+{
+    if (r[GDT_GEMM_PIPE] == GDT_GEMM_PIPE_TMA)
+        return bind_tma(r, f, lim, why, n);
+    if (!bind_cta(r, why, n))
+        return false;
+    return r[GDT_GEMM_MMA] == 1 ? bind_wgmma(r, f, lim, why, n) : bind_mma_sync(r, why, n);
+}
+
 static bool bind(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
     const gdt_gemm_desc *g = &f->problem.u.gemm;
-    int64_t threads = gdt__gemm_threads(r), smem = gdt__gemm_smem_bytes(r, f);
+    int64_t threads = gdt__gemm_threads(r), smem;
     int64_t tiles = ((g->m + r[GDT_GEMM_BM] - 1) / r[GDT_GEMM_BM]) *
                     ((g->n + r[GDT_GEMM_BN] - 1) / r[GDT_GEMM_BN]);
     if (f->dtype != GDT_DTYPE_BF16 && f->dtype != GDT_DTYPE_FP16)
@@ -96,8 +189,9 @@ static bool bind(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, ch
     if (g->batch > 65535 || tiles > INT_MAX || g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
         REJECT("grid of %lld tiles x batch %lld (or an extent above 2^31) exceeds the launch limits",
                LL(tiles), LL(g->batch));
-    if (!(r[GDT_GEMM_MMA] == 1 ? bind_wgmma(r, f, lim, why, n) : bind_mma_sync(r, why, n)))
+    if (!bind_kind(r, f, lim, why, n))
         return false;
+    smem = gdt__gemm_smem_bytes(r, f); /* after bind_kind, which binds PIPE=1's BM and BK */
     if (smem > lim->smem_per_block)
         REJECT("shared memory %lld bytes exceeds %lld on sm%d", LL(smem),
                LL(lim->smem_per_block), lim->arch);

@@ -4,6 +4,7 @@
  * that row or of the problem's layout, passed as -D:
  *
  *   BM BN BK WARPS_M WARPS_N STAGES GROUP_M MMA   the contraction row
+ *   PIPE SPLIT_K CLUSTER_SHAPE REDUCTION_MODE     its optional columns
  *   GDT_FP16          0: bf16, 1: fp16
  *   A_KMAJOR B_KMAJOR 1 when the operand's K axis has unit stride
  *   A_VEC B_VEC       1 when 16-byte chunks along the unit-stride axis are
@@ -19,7 +20,27 @@
  *
  * MMA=0: cp.async multi-stage pipeline, ldmatrix, mma.sync m16n8k16 (sm80+).
  * MMA=1: cp.async into 128-byte-swizzled shared memory read by wgmma
- *        m64nBNk16 (sm_90a); one or two warpgroups stacked along M. */
+ *        m64nBNk16 (sm_90a); one or two warpgroups stacked along M.
+ * PIPE=1: the Hopper structure of kernels/gdt_gemm_sm90.cuh (the hand
+ *        engine's GEMM, one source): a TMA producer warp feeding an
+ *        mbarrier ring of STAGES, two consumer warpgroups (setmaxnreg
+ *        40/232) of 128 x BN x 64 wgmma, a persistent grouped raster of
+ *        GROUP_M bands, a TMA-store epilogue; SPLIT_K ranges of K through
+ *        the workspace, or (REDUCTION_MODE=1) two splits of a tile as a
+ *        cluster summed in distributed shared memory; CLUSTER_SHAPE=5
+ *        pairs of CTAs along N sharing A by multicast.  Its parameters are
+ *        tensor maps (engines/gemm_tma.c), not gdt_gemm_params. */
+
+#if PIPE == 1
+
+#define G90_GROUP_M GROUP_M
+#include "gdt_gemm_sm90.cuh"
+
+GDT_GEMM_SM90_ENTRY(gdt_gemm, GDT_FP16, A_KMAJOR, B_KMAJOR, BN,
+                    (REDUCTION_MODE == 1 ? SPLIT_PAIR : SPLIT_K > 1 ? SPLIT_WS : SPLIT_NONE),
+                    STAGES, (CLUSTER_SHAPE == 5))
+
+#else
 
 #include "gdt_ptx.cuh"
 
@@ -369,3 +390,4 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) gdt_gemm(const gdt_gemm
     }
 }
 #endif
+#endif /* PIPE */

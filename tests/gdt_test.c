@@ -164,3 +164,14 @@ int gdt_test_one_plan_worker(double noise, bool refuse_others)
     }
     return 0;
 }
+
+void gdt_test_facts(gdt_family family, const char *shape, int arch, gdt_facts *f)
+{
+    gdt_problem p;
+    gdt_device_props dev;
+    gdt_error e = {0};
+    memset(f, 0, sizeof *f);
+    CHECK_INT(gdt_problem_parse(family, shape, &p, &e), ==, GDT_STATUS_OK);
+    CHECK(gdt_arch_limits(arch, &dev));
+    gdt_facts_analyze(&p, &dev, f);
+}

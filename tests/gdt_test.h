@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gdtune/gdtune.h"
+
 extern int gdt_test_failures;
 
 #define GDT_TEST_SKIP 77
@@ -69,6 +71,11 @@ extern int gdt_test_failures;
             gdt_test_failures++;                                                    \
         }                                                                           \
     } while (0)
+
+/* The facts of a problem of `family` given as shape keys ("m=128,n=4096")
+ * on the per-arch table's device of `arch` (90: sm90); a bad shape or arch
+ * fails the test. */
+void gdt_test_facts(gdt_family family, const char *shape, int arch, gdt_facts *f);
 
 /* Returns the process exit code for the test's result. */
 int gdt_test_result(const char *name);

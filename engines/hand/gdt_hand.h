@@ -21,6 +21,10 @@
  * REDUCTION_MODE=1 to SPLIT_K=2: the two splits of a tile are a cluster
  * of two CTAs summing through distributed shared memory. */
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
+/* The prefix of configuration i's entries in the cubin ("gdt_hand_gemm_n128";
+ * an entry adds _bf16 or _fp16 and the layouts, e.g. _km: A K-major, B
+ * MN-major). */
+const char *gdt__hand_gemm_config_entry(int i);
 /* Configuration 0. */
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out);
 /* Every configuration for a GEMM problem, in the order to try them

@@ -212,7 +212,7 @@ static gdt_status encode(gdt_compiled *c, int i, void *ptr, gdt_error *e)
     const gdt__hand_attn_map *g = &c->geo[i];
     /* The zero fill out of bounds: query rows past s_q carry LSE +inf and
      * give P = 0; key rows past s_kv are masked. */
-    return gdt__hand_encode(c->cu, &c->maps[i], &c->bound[i], c->facts.dtype, 4, ptr, g->dims,
+    return gdt__tma_encode(c->cu, &c->maps[i], &c->bound[i], c->facts.dtype, 4, ptr, g->dims,
                             g->strides, box, e);
 }
 

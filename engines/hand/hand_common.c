@@ -1,6 +1,6 @@
 /* The parts of the hand engine's slots that are the same in each
  * (engines/hand/hand_common.h): one copy, so the three slots decline,
- * build, load and encode alike. */
+ * build and load alike. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,22 +118,6 @@ int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap
     return 1;
 }
 
-gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, const void **bound, gdt_dtype dtype,
-                            cuuint32_t rank, void *ptr, const cuuint64_t *dims,
-                            const cuuint64_t *strides, const cuuint32_t *box, gdt_error *e)
-{
-    static const cuuint32_t unit[4] = {1, 1, 1, 1};
-    CUtensorMapDataType t = dtype == GDT_DTYPE_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                    : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    GDT_CHECK_CU(e, cu->cuTensorMapEncodeTiled(
-                        map, t, rank, ptr, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-    *bound = ptr;
-    return GDT_STATUS_OK;
-}
-
-int64_t gdt__hand_round16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
 
 /* A stride over an extent of 1 is never used; TMA still wants a 16-byte
  * multiple there, so it gets one. */
@@ -144,7 +128,7 @@ static void attn_geometry(const int64_t ext[4], const int64_t st[4], gdt__hand_a
         g->dims[i] = (cuuint64_t)ext[3 - i];
     for (int i = 0; i < 3; i++) {
         int64_t axis = 2 - i; /* s, h, b */
-        g->strides[i] = (cuuint64_t)(ext[axis] == 1 ? gdt__hand_round16(below) : st[axis] * 2);
+        g->strides[i] = (cuuint64_t)(ext[axis] == 1 ? gdt__tma_round16(below) : st[axis] * 2);
         below = (int64_t)g->strides[i] * ext[axis];
     }
 }

@@ -1,14 +1,15 @@
 /* What the hand engine's slots (engines/hand/hand_engine.c, hand_attn.c,
  * hand_attn_bwd.c) share: the build skeleton, the cubin's module, the
- * compiled plan's allocation and release, the target and knob checks, the
- * tensor-map encoding and, for the two attention slots, the [b, h, s, d]
- * maps and their checks.  Each slot defines its own struct gdt_compiled;
+ * compiled plan's allocation and release, the target and knob checks
+ * and, for the two attention slots, the [b, h, s, d] maps and their
+ * checks (the tensor-map encoder is engines/gdt_tma.h's).  Each slot defines its own struct gdt_compiled;
  * these take its parts as arguments.  Private to engines/hand. */
 #ifndef GDT_HAND_COMMON_H
 #define GDT_HAND_COMMON_H
 
 #include "gdt_cuda.h"
 #include "gdt_engines.h"
+#include "gdt_tma.h"
 #include "gdt_util.h"
 
 /* The stages build runs, the slot's own. */
@@ -63,14 +64,6 @@ bool gdt__hand_knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p,
 int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap,
                           void (*plan)(int64_t engine_id, gdt_plan_id *out));
 
-/* Encodes a tiled map of `rank` dims over ptr: unit element strides,
- * 128-byte swizzle, 256-byte L2 promotion and zero fill out of bounds;
- * then records ptr in *bound, the pointer the map describes. */
-gdt_status gdt__hand_encode(const gdt_cu_api *cu, CUtensorMap *map, const void **bound, gdt_dtype dtype,
-                            cuuint32_t rank, void *ptr, const cuuint64_t *dims,
-                            const cuuint64_t *strides, const cuuint32_t *box, gdt_error *e);
-
-int64_t gdt__hand_round16(int64_t bytes);
 
 /* One attention tensor map over [b, h, s, d]: dims d first, three byte
  * strides. */

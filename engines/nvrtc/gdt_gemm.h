@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gdt_gemm_tma.h"
 #include "gdtune/gdtune.h"
 
 /* Columns of a contraction row, in schema order. */
@@ -20,8 +21,25 @@ enum {
     GDT_GEMM_STAGES,
     GDT_GEMM_GROUP_M,
     GDT_GEMM_MMA,
+    /* Optional (rows of before end at MMA): the Hopper TMA pipeline's. */
+    GDT_GEMM_PIPE,
+    GDT_GEMM_SPLIT_K,
+    GDT_GEMM_CLUSTER_SHAPE,
+    GDT_GEMM_REDUCTION_MODE,
     GDT_GEMM_NCOLS
 };
+
+/* PIPE's values: 0 the CTA-wide cp.async (MMA=0) or wgmma (MMA=1) kernel of
+ * kernels/gemm.cuh, 1 the TMA producer, mbarrier ring and two consumer
+ * warpgroups of kernels/gdt_gemm_sm90.cuh. */
+enum { GDT_GEMM_PIPE_CTA = 0, GDT_GEMM_PIPE_TMA = 1 };
+/* CLUSTER_SHAPE's values, cuBLASLt's ids as in every engine: 1x1x1 and
+ * 1x2x1 (two CTAs along N sharing A by multicast). */
+enum { GDT_GEMM_CLUSTER_1X1X1 = 2, GDT_GEMM_CLUSTER_1X2X1 = 5 };
+/* REDUCTION_MODE's values for the TMA pipeline's split-K: 0 through the
+ * workspace, 1 the two splits of a tile as a cluster summed through
+ * distributed shared memory (gemm.hand's meaning of the knob). */
+enum { GDT_GEMM_REDUCE_WORKSPACE = 0, GDT_GEMM_REDUCE_DSMEM = 1 };
 
 /* How kernels/gemm.cuh sees the problem's operands (its -D layout flags). */
 typedef struct gdt_gemm_layout {
@@ -32,6 +50,9 @@ typedef struct gdt_gemm_layout {
 } gdt_gemm_layout;
 
 void gdt__gemm_layout(const gdt_facts *f, gdt_gemm_layout *out);
+
+/* The TMA pipeline's configuration a bound PIPE=1 row names. */
+void gdt__gemm_tma_config_of(const int64_t *row, gdt_gemm_tma_config *out);
 
 /* Threads per CTA of a bound row. */
 int64_t gdt__gemm_threads(const int64_t *row);

@@ -7,6 +7,7 @@
 #ifndef GDT_NVRTC_H
 #define GDT_NVRTC_H
 
+#include "gdt_cuda.h"
 #include "gdt_rows.h"
 #include "gdtune/plan.h"
 
@@ -44,9 +45,17 @@ typedef struct gdt_nvrtc_template {
     int (*defines)(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max);
     /* Launch geometry of kernel i. */
     void (*launch)(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_launch *out);
-    /* Parameters of kernel i. */
+    /* Parameters of kernel i; state: what prepare made for it (NULL without). */
     gdt_status (*args)(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
-                       void *workspace, gdt_nvrtc_args *out, gdt_error *e);
+                       void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e);
+    /* After kernel i's load (cfg holds launch()'s geometry): the plan's own
+     * launch state in *state (tensor maps, counters, a cluster), which may
+     * change cfg (a persistent grid, the cluster attribute).  May be NULL;
+     * a *state it leaves NULL is none. */
+    gdt_status (*prepare)(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_cu_api *cu,
+                          CUfunction fn, CUlaunchConfig *cfg, void **state, gdt_error *e);
+    /* Frees what prepare made (a state it returned, never NULL). */
+    void (*release)(void *state);
     /* Workspace bytes the plan needs (accumulators, scratch); may be NULL. */
     size_t (*workspace)(const gdt_facts *f, const gdt_plan_id *p);
     /* Extra check_support rules beyond the row legality; may be NULL. */

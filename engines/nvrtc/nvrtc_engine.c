@@ -21,6 +21,7 @@ struct gdt_compiled {
     CUmodule mod;
     CUfunction fn[GDT_NVRTC_MAX_KERNELS];
     CUlaunchConfig cfg[GDT_NVRTC_MAX_KERNELS];
+    void *state[GDT_NVRTC_MAX_KERNELS]; /* the template's prepare, per kernel */
     size_t need[GDT_OPERAND_COUNT];
     size_t workspace;
     gdt_nvrtc_args args; /* scratch of execute: a compiled plan runs on one thread */
@@ -40,7 +41,8 @@ static gdt_status plan_row(const gdt_engine_slot *s, const gdt_row_family *rf, c
 {
     char name[512];
     for (int i = 0; i < rf->ncols; i++) {
-        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, INT64_MIN);
+        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob,
+                                  rf->cols[i].optional ? rf->cols[i].absent : INT64_MIN);
         if (row[i] != INT64_MIN)
             continue;
         gdt_plan_id_format(p, name, sizeof name);
@@ -101,7 +103,9 @@ static gdt_status load_kernel(gdt_compiled *c, int i, gdt_error *e)
     g->gridDimX = l.grid[0], g->gridDimY = l.grid[1], g->gridDimZ = l.grid[2];
     g->blockDimX = l.block[0], g->blockDimY = l.block[1], g->blockDimZ = l.block[2];
     g->sharedMemBytes = l.smem_bytes;
-    return GDT_STATUS_OK;
+    if (!c->t->prepare)
+        return GDT_STATUS_OK;
+    return c->t->prepare(&c->facts, &c->plan, i, c->cu, c->fn[i], g, &c->state[i], e);
 }
 
 static gdt_status load(gdt_compiled *c, const void *cubin, gdt_build_info *info, gdt_error *e)
@@ -132,6 +136,9 @@ static void destroy(gdt_compiled *c)
 {
     if (!c)
         return;
+    for (int i = 0; i < GDT_NVRTC_MAX_KERNELS; i++)
+        if (c->state[i] && c->t->release)
+            c->t->release(c->state[i]);
     if (c->mod && c->cu)
         c->cu->cuModuleUnload(c->mod);
     free(c);
@@ -184,7 +191,7 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: workspace of %zu bytes, plan needs %zu",
                              c->t->source, ws_bytes, c->workspace);
     for (int i = 0; i < c->t->nkernels; i++) {
-        gdt_status st = c->t->args(&c->facts, &c->plan, i, ops, ws, &c->args, e);
+        gdt_status st = c->t->args(&c->facts, &c->plan, i, ops, ws, c->state[i], &c->args, e);
         if (st != GDT_STATUS_OK)
             return st;
         c->cfg[i].hStream = (CUstream)stream;

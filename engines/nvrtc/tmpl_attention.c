@@ -188,8 +188,9 @@ static void common_params(const gdt_facts *f, const gdt_operands *ops, gdt__attn
 }
 
 static gdt_status fwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
-                           void *workspace, gdt_nvrtc_args *out, gdt_error *e)
+                           void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e)
 {
+    (void)state;
     static const gdt_operand_role roles[] = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V,
                                              GDT_OPERAND_O};
     gdt__attn_params k;
@@ -201,8 +202,9 @@ static gdt_status fwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, cons
 }
 
 static gdt_status bwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
-                           void *workspace, gdt_nvrtc_args *out, gdt_error *e)
+                           void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e)
 {
+    (void)state;
     static const gdt_operand_role roles[] = {GDT_OPERAND_Q,  GDT_OPERAND_K,  GDT_OPERAND_V,
                                              GDT_OPERAND_O,  GDT_OPERAND_DO, GDT_OPERAND_DQ,
                                              GDT_OPERAND_DK, GDT_OPERAND_DV};

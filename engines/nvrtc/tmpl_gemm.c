@@ -1,7 +1,11 @@
 /* The GEMM template (kernels/gemm.cuh) as the NVRTC engine sees it: the
  * compile-time constants of one contraction row and problem layout, the
- * launch geometry, and the kernel's one parameter block. */
+ * launch geometry, and the kernel's parameters: one parameter block for
+ * PIPE=0, or for PIPE=1 (kernels/gdt_gemm_sm90.cuh) the tensor maps,
+ * counters, persistent grid and cluster of engines/gemm_tma.c, the host
+ * side the hand engine's gemm.hand launches the same kernel with. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gdt_gemm.h"
@@ -44,8 +48,22 @@ void gdt__gemm_layout(const gdt_facts *f, gdt_gemm_layout *out)
                   (g->batch == 1 || sc[0] % 2 == 0);
 }
 
+void gdt__gemm_tma_config_of(const int64_t *r, gdt_gemm_tma_config *out)
+{
+    bool dsmem = r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_DSMEM;
+    out->tile_n = (int)r[GDT_GEMM_BN];
+    out->split_k = (int)r[GDT_GEMM_SPLIT_K];
+    out->stages = (int)r[GDT_GEMM_STAGES];
+    out->cluster_n = r[GDT_GEMM_CLUSTER_SHAPE] == GDT_GEMM_CLUSTER_1X2X1 ? 2 : 1;
+    out->cluster_k = dsmem ? 2 : 1;
+}
+
+static bool tma(const int64_t *r) { return r[GDT_GEMM_PIPE] == GDT_GEMM_PIPE_TMA; }
+
 int64_t gdt__gemm_threads(const int64_t *r)
 {
+    if (tma(r))
+        return GDT_GEMM_TMA_THREADS;
     return r[GDT_GEMM_WARPS_M] * r[GDT_GEMM_WARPS_N] * 32;
 }
 
@@ -53,6 +71,11 @@ int64_t gdt__gemm_smem_bytes(const int64_t *r, const gdt_facts *f)
 {
     int64_t bm = r[GDT_GEMM_BM], bn = r[GDT_GEMM_BN], bk = r[GDT_GEMM_BK];
     int64_t st = r[GDT_GEMM_STAGES];
+    gdt_gemm_tma_config c;
+    if (tma(r)) {
+        gdt__gemm_tma_config_of(r, &c);
+        return gdt__gemm_tma_smem_bytes(&c);
+    }
     if (r[GDT_GEMM_MMA] == 1) /* swizzled tiles plus 1024 bytes to align the atoms */
         return st * (bm + bn) * bk * 2 + 1024;
     gdt_gemm_layout l;
@@ -67,17 +90,20 @@ static void plan_row(const gdt_plan_id *p, int64_t *row)
 {
     const gdt_row_family *rf = &gdt__rows_contraction;
     for (int i = 0; i < rf->ncols && i < GDT_GEMM_NCOLS; i++)
-        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, 0);
+        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, rf->cols[i].optional ? rf->cols[i].absent : 0);
 }
 
 static int defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
     static const char *const row_names[GDT_GEMM_NCOLS] = {
-        "BM", "BN", "BK", "WARPS_M", "WARPS_N", "STAGES", "GROUP_M", "MMA"};
+        "BM", "BN", "BK", "WARPS_M", "WARPS_N", "STAGES", "GROUP_M", "MMA",
+        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE"};
     int64_t row[GDT_GEMM_NCOLS];
     gdt_gemm_layout l;
     plan_row(p, row);
     gdt__gemm_layout(f, &l);
+    if (tma(row)) /* the entry gemm.hand would take for these strides */
+        gdt__gemm_tma_majors(&f->problem.u.gemm, &l.a_kmajor, &l.b_kmajor);
     gdt_nvrtc_define all[] = {
         {"GDT_FP16", f->dtype == GDT_DTYPE_FP16},
         {"A_KMAJOR", l.a_kmajor}, {"B_KMAJOR", l.b_kmajor},
@@ -101,6 +127,14 @@ static void launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_la
     (void)i;
     plan_row(p, row);
     memset(out, 0, sizeof *out);
+    if (tma(row)) { /* prepare sets the persistent grid and the cluster */
+        gdt_gemm_tma_config c;
+        gdt__gemm_tma_config_of(row, &c);
+        out->grid[0] = out->grid[1] = out->grid[2] = 1;
+        out->block[0] = GDT_GEMM_TMA_THREADS, out->block[1] = out->block[2] = 1;
+        out->smem_bytes = (unsigned)gdt__gemm_tma_smem_bytes(&c);
+        return;
+    }
     out->grid[0] = (unsigned)(ceil_div(g->m, row[GDT_GEMM_BM]) * ceil_div(g->n, row[GDT_GEMM_BN]));
     out->grid[1] = (unsigned)g->batch;
     out->grid[2] = 1;
@@ -127,10 +161,34 @@ static gdt_status check_alignment(const gdt_facts *f, const gdt_operands *ops, g
     return GDT_STATUS_OK;
 }
 
+/* PIPE=1: the maps (re-encoded when a pointer changed), the parameters
+ * and the counters stay in the plan's state, which outlives the launch;
+ * the workspace pointer is copied.  The engine checked the workspace's
+ * size against workspace(), gdt__gemm_tma_bind checks its alignment. */
+static gdt_status tma_args(const gdt_facts *f, const gdt_operands *ops, void *workspace,
+                           gdt_gemm_tma *t, gdt_nvrtc_args *out, gdt_error *e)
+{
+    void *a[6];
+    gdt_status st = gdt__gemm_tma_bind(t, f, ops, &workspace, t->ws_bytes, a, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    out->nargs = 0;
+    out->used = 0;
+    if (!gdt_nvrtc_arg(out, &workspace, sizeof workspace))
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "tmpl_gemm: no room for the workspace pointer");
+    void *ws_arg = out->args[0];
+    out->args[0] = a[0], out->args[1] = a[1], out->args[2] = a[2], out->args[3] = a[3];
+    out->args[4] = ws_arg, out->args[5] = a[5];
+    out->nargs = 6;
+    return GDT_STATUS_OK;
+}
+
 static gdt_status args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
-                       void *workspace, gdt_nvrtc_args *out, gdt_error *e)
+                       void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e)
 {
     const gdt_gemm_desc *g = &f->problem.u.gemm;
+    if (state)
+        return tma_args(f, ops, workspace, state, out, e);
     gdt_gemm_params k = {
         ops->ptr[GDT_OPERAND_A], ops->ptr[GDT_OPERAND_B], ops->ptr[GDT_OPERAND_C],
         g->a_stride[0], g->a_stride[1], g->a_stride[2],
@@ -154,6 +212,46 @@ static gdt_status args(const gdt_facts *f, const gdt_plan_id *p, int i, const gd
     return GDT_STATUS_OK;
 }
 
+/* PIPE=1: the launch state gemm.hand keeps too (engines/gemm_tma.c), at a
+ * 128-byte boundary for the maps. */
+static gdt_status prepare(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_cu_api *cu,
+                          CUfunction fn, CUlaunchConfig *cfg, void **state, gdt_error *e)
+{
+    int64_t row[GDT_GEMM_NCOLS];
+    gdt_gemm_tma_config c;
+    (void)i;
+    plan_row(p, row);
+    *state = NULL;
+    if (!tma(row))
+        return GDT_STATUS_OK;
+    gdt__gemm_tma_config_of(row, &c);
+    size_t bytes = (sizeof(gdt_gemm_tma) + 127) / 128 * 128;
+    gdt_gemm_tma *t = aligned_alloc(128, bytes);
+    if (!t)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gemm.nvrtc: launch state");
+    memset(t, 0, bytes);
+    *state = t;
+    gdt__gemm_tma_init(t, "gemm.nvrtc", f, &c);
+    return gdt__gemm_tma_load(t, cu, fn, cfg, e);
+}
+
+static void release(void *state)
+{
+    gdt__gemm_tma_release(state);
+    free(state);
+}
+
+static size_t workspace(const gdt_facts *f, const gdt_plan_id *p)
+{
+    int64_t row[GDT_GEMM_NCOLS];
+    gdt_gemm_tma_config c;
+    plan_row(p, row);
+    if (!tma(row))
+        return 0;
+    gdt__gemm_tma_config_of(row, &c);
+    return gdt__gemm_tma_workspace(&c, &f->problem.u.gemm);
+}
+
 const gdt_nvrtc_template gdt__tmpl_gemm = {
     .rows = &gdt__rows_contraction,
     .source = "kernels/gemm.cuh",
@@ -162,6 +260,8 @@ const gdt_nvrtc_template gdt__tmpl_gemm = {
     .defines = defines,
     .launch = launch,
     .args = args,
-    .workspace = NULL,
+    .workspace = workspace,
     .check = NULL,
+    .prepare = prepare,
+    .release = release,
 };

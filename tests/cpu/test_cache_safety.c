@@ -55,7 +55,7 @@ static void setup(void)
     CHECK(gdt_arch_limits(90, &d));
     gdt_facts_analyze(&p, &d, &facts);
     plan = (gdt_plan_id){.engine_id = s ? gdt_engine_id(GDT_FAMILY_GEMM, s->slot) : 0};
-    for (int i = 0; i < gdt__rows_contraction.ncols; i++)
+    for (int i = 0; i < gdt__row_family_required(&gdt__rows_contraction); i++)
         gdt_plan_id_set_knob(&plan, gdt__rows_contraction.cols[i].knob, row[i]);
     CHECK_INT(gdt__nvrtc_options(&gdt__tmpl_gemm, &facts, &plan, 90, &o, &e), ==, GDT_STATUS_OK);
     CHECK_INT(gdt__nvrtc_key(&gdt__tmpl_gemm, &o, 90, &key, &e), ==, GDT_STATUS_OK);

@@ -16,12 +16,7 @@ static const gdt_engine_slot *hand_slot(void)
 
 static void facts_for(const char *shape, int arch, gdt_facts *f)
 {
-    gdt_problem p;
-    gdt_device_props dev;
-    gdt_error e = {0};
-    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
-    CHECK(gdt_arch_limits(arch, &dev));
-    gdt_facts_analyze(&p, &dev, f);
+    gdt_test_facts(GDT_FAMILY_GEMM, shape, arch, f);
 }
 
 static void test_slot(void)

@@ -25,12 +25,7 @@ static const gdt_engine_slot *gemm_slot(void)
 
 static void facts_for(const char *shape, int arch, gdt_facts *f)
 {
-    gdt_problem p;
-    gdt_device_props d;
-    gdt_error e = {0};
-    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
-    CHECK(gdt_arch_limits(arch, &d));
-    gdt_facts_analyze(&p, &d, f);
+    gdt_test_facts(GDT_FAMILY_GEMM, shape, arch, f);
 }
 
 static gdt_status build_only(const gdt_facts *f, const gdt_plan_id *id, const char *cache,
@@ -94,7 +89,7 @@ static void test_default_rows(void)
 static gdt_plan_id gemm_plan(const int64_t *row)
 {
     gdt_plan_id id = {.engine_id = gdt_engine_id(GDT_FAMILY_GEMM, gemm_slot()->slot)};
-    for (int i = 0; i < gdt__rows_contraction.ncols; i++)
+    for (int i = 0; i < gdt__row_family_required(&gdt__rows_contraction); i++)
         gdt_plan_id_set_knob(&id, gdt__rows_contraction.cols[i].knob, row[i]);
     return id;
 }

@@ -113,6 +113,75 @@ static inline gdt_status hand_test_run_built(const gdt_engine_ops *ops, gdt_comp
     return st == GDT_STATUS_OK ? gdt_outputs_read(b, out, e) : st;
 }
 
+/* The output of the first mode-A cuDNN plan that builds for f on dev. */
+static inline gdt_status hand_test_run_cudnn(const gdt_device_props *dev, const gdt_facts *f,
+                                             gdt_buffers *b, gdt_outputs *out, gdt_error *e)
+{
+    gdt_plan_entry *l = NULL;
+    int n = 0;
+    gdt_status st = gdt_cudnn_backend()->list(NULL, f, GDT_MODE_A, &l, &n, e);
+    for (int i = 0; st == GDT_STATUS_OK && i < n; i++) {
+        gdt_compiled *c = NULL;
+        gdt_build_opts o = {.device = *dev};
+        gdt_build_info info;
+        if (gdt__cudnn_ops.build(NULL, f, &l[i].id, &o, &c, &info, e) != GDT_STATUS_OK)
+            continue;
+        st = hand_test_run_built(&gdt__cudnn_ops, c, b, 1, out, e);
+        gdt__cudnn_ops.destroy(c);
+        free(l);
+        return st;
+    }
+    free(l);
+    return st == GDT_STATUS_OK ? gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "no cuDNN plan builds")
+                               : st;
+}
+
+/* A bench shape's problem, facts and buffers (filled from seed 7); false,
+ * with the reason printed, when they cannot be made. */
+static inline bool hand_test_bench_buffers(const char *shape, const gdt_device_props *dev,
+                                           gdt_problem *p, gdt_facts *f, gdt_buffers **b)
+{
+    gdt_error e = {0};
+    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, p, &e);
+    *b = NULL;
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(p, dev, f);
+        st = gdt_buffers_create(p, 7, b, &e);
+    }
+    if (st != GDT_STATUS_OK) {
+        printf("bench %s: %s\n", shape, e.msg);
+        gdt_buffers_destroy(*b);
+        *b = NULL;
+    }
+    return st == GDT_STATUS_OK;
+}
+
+/* A GEMM case: its problem, facts, buffers (filled from seed), cuDNN's
+ * output and, when its flops are at most ref_max, the fp64 reference's in
+ * ref (left empty otherwise: *small false). */
+static inline gdt_status hand_test_gemm_case(const char *shape, uint64_t seed,
+                                             const gdt_device_props *dev, double ref_max,
+                                             gdt_problem *p, gdt_facts *f, gdt_buffers **b,
+                                             gdt_outputs *cud, gdt_outputs *ref, bool *small,
+                                             gdt_error *e)
+{
+    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, p, e);
+    *small = false;
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(p, dev, f);
+        st = gdt_buffers_create(p, seed, b, e);
+    }
+    if (st == GDT_STATUS_OK)
+        st = hand_test_run_cudnn(dev, f, *b, cud, e);
+    *small = st == GDT_STATUS_OK && f->flops <= ref_max;
+    if (*small)
+        st = gdt_reference_cpu(*b, ref_max, ref, e);
+    if (st != GDT_STATUS_OK)
+        printf("%s: FAILED: %s\n", shape, e->msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    return st;
+}
+
 static inline double hand_test_tflops(const gdt_facts *f, double us)
 {
     return f->flops / (us * 1e-6) / 1e12;

@@ -69,26 +69,9 @@ static const char *config_name(int i, char *buf, size_t n)
     return buf;
 }
 
-/* The output of the first mode-A cuDNN plan that builds. */
 static gdt_status run_cudnn(const gdt_facts *f, gdt_buffers *b, gdt_outputs *out, gdt_error *e)
 {
-    gdt_plan_entry *l = NULL;
-    int n = 0;
-    gdt_status st = gdt_cudnn_backend()->list(NULL, f, GDT_MODE_A, &l, &n, e);
-    for (int i = 0; st == GDT_STATUS_OK && i < n; i++) {
-        gdt_compiled *c = NULL;
-        gdt_build_opts o = {.device = dev};
-        gdt_build_info info;
-        if (gdt__cudnn_ops.build(NULL, f, &l[i].id, &o, &c, &info, e) != GDT_STATUS_OK)
-            continue;
-        st = hand_test_run_built(&gdt__cudnn_ops, c, b, 1, out, e);
-        gdt__cudnn_ops.destroy(c);
-        free(l);
-        return st;
-    }
-    free(l);
-    return st == GDT_STATUS_OK ? gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "no cuDNN plan builds")
-                               : st;
+    return hand_test_run_cudnn(&dev, f, b, out, e);
 }
 
 static void test_refusal(gdt_compiled *c, gdt_buffers *b)
@@ -211,19 +194,9 @@ static bool run_case(int ci)
     gdt_buffers *b = NULL;
     gdt_outputs cud = {0}, ref = {0};
     gdt_error e = {0};
-    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, cases[ci], &p, &e);
-    if (st == GDT_STATUS_OK) {
-        gdt_facts_analyze(&p, &dev, &f);
-        st = gdt_buffers_create(&p, 4321 + (uint64_t)ci, &b, &e);
-    }
-    if (st == GDT_STATUS_OK)
-        st = run_cudnn(&f, b, &cud, &e);
-    bool small = st == GDT_STATUS_OK && f.flops <= REFERENCE_MAX_FLOPS;
-    if (small)
-        st = gdt_reference_cpu(b, REFERENCE_MAX_FLOPS, &ref, &e);
-    if (st != GDT_STATUS_OK)
-        printf("%s: FAILED: %s\n", cases[ci], e.msg);
-    CHECK_INT(st, ==, GDT_STATUS_OK);
+    bool small = false;
+    gdt_status st = hand_test_gemm_case(cases[ci], 4321 + (uint64_t)ci, &dev, REFERENCE_MAX_FLOPS,
+                                        &p, &f, &b, &cud, &ref, &small, &e);
     for (int i = 0; st == GDT_STATUS_OK && i < GDT_HAND_GEMM_CONFIGS; i++)
         st = run_config(ci, i, &p, &f, b, &cud, small ? &ref : NULL);
     if (st == GDT_STATUS_OK)
@@ -326,16 +299,8 @@ static void bench(const char *shape)
     gdt_buffers *b = NULL;
     gdt_error e = {0};
     char name[256];
-    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e);
-    if (st == GDT_STATUS_OK) {
-        gdt_facts_analyze(&p, &dev, &f);
-        st = gdt_buffers_create(&p, 7, &b, &e);
-    }
-    if (st != GDT_STATUS_OK) {
-        printf("bench %s: %s\n", shape, e.msg);
-        gdt_buffers_destroy(b);
+    if (!hand_test_bench_buffers(shape, &dev, &p, &f, &b))
         return;
-    }
     double best = best_cudnn(shape, &f, b);
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
         gdt_compiled *c = NULL;

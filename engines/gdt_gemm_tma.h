@@ -1,0 +1,108 @@
+/* The host side of the Hopper TMA GEMM (kernels/gdt_gemm_sm90.cuh), one
+ * copy for both engines that launch it: the hand engine's fixed
+ * configurations (engines/hand/hand_engine.c, nvcc-built cubin) and the
+ * NVRTC GEMM's PIPE=1 rows (engines/nvrtc/tmpl_gemm.c).  A configuration's
+ * shared memory, work units and workspace; the three tensor maps and what
+ * TMA cannot describe; the split-K arrival counters; the persistent grid
+ * and its cluster; the kernel's arguments.  Private to libgdtune. */
+#ifndef GDT_GEMM_TMA_H
+#define GDT_GEMM_TMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gdt_cuda.h"
+#include "gdt_util.h"
+#include "gdtune/plan.h"
+
+/* What kernels/gdt_gemm_sm90.cuh is built for: keep the two in step. */
+enum { GDT_GEMM_TMA_TILE_M = 128, GDT_GEMM_TMA_TILE_K = 64, GDT_GEMM_TMA_THREADS = 384 };
+
+/* One configuration: tiles of 128 x tile_n, split_k ranges of K per tile
+ * (through the workspace, or with cluster_k 2 the two splits of a tile as
+ * a cluster summed in distributed shared memory), a ring of `stages`,
+ * cluster_n 2 for clusters of two CTAs along N sharing A.  A cluster is
+ * along N or along K, never both. */
+typedef struct gdt_gemm_tma_config {
+    int tile_n, split_k, stages, cluster_n, cluster_k;
+} gdt_gemm_tma_config;
+
+/* Mirrors struct gdt_gemm_tma_params in kernels/gdt_gemm_sm90.cuh. */
+typedef struct gdt_gemm_tma_params {
+    int m, n, k, batch;
+    int tiles_m, tiles_n;
+    int splits;
+} gdt_gemm_tma_params;
+
+/* One tensor map: three dims (unit-stride axis first, then the other
+ * matrix axis, then batch), two byte strides and the box. */
+typedef struct gdt_gemm_tma_map {
+    cuuint64_t dims[3], strides[2];
+    cuuint32_t box[2];
+} gdt_gemm_tma_map;
+
+/* A built plan's launch state.  maps come first for their 64-byte
+ * alignment: the holder allocates this at a 128-byte boundary. */
+typedef struct gdt_gemm_tma {
+    CUtensorMap maps[3]; /* A, B, C */
+    const void *bound[3]; /* the pointers the maps describe */
+    gdt_gemm_tma_map geo[3];
+    gdt_gemm_tma_params params;
+    gdt_gemm_tma_config config;
+    gdt_dtype dtype;
+    int64_t units;       /* work units, one CTA's each */
+    size_t ws_bytes;
+    size_t ncounters;    /* split-K through the workspace: one per tile */
+    unsigned *counters;  /* device memory, zero between launches */
+    const gdt_cu_api *cu;
+    const char *who;     /* the slot, for messages */
+    CUlaunchAttribute cluster; /* the launch's attrs, for a cluster configuration */
+} gdt_gemm_tma;
+
+/* Dynamic shared memory of a configuration: the ring, four 64 x 64 output
+ * blocks, the barriers, the split-K flag word or the DSMEM reduction's two
+ * barriers, and 1024 bytes of slack to align the swizzle atoms. */
+int gdt__gemm_tma_smem_bytes(const gdt_gemm_tma_config *c);
+
+/* The splits a configuration makes of each tile (at most one per K tile;
+ * a cluster of splits always has both CTAs) and its work units. */
+int64_t gdt__gemm_tma_splits(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g);
+int64_t gdt__gemm_tma_units(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g);
+
+/* Which entry serves the problem's layouts: A K-major when its K axis has
+ * unit stride, B K-major when its N axis has not. */
+void gdt__gemm_tma_majors(const gdt_gemm_desc *g, bool *a_kmajor, bool *b_kmajor);
+
+/* The three maps of a problem, or why TMA cannot describe an operand. */
+bool gdt__gemm_tma_layout(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c,
+                          gdt_gemm_tma_map geo[3], char *why, size_t n);
+
+/* The kernel's 32-bit indexing, or why not. */
+bool gdt__gemm_tma_sizes_ok(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c, char *why,
+                            size_t n);
+
+/* Workspace bytes a configuration needs for a problem: the fp32 partials
+ * of a split through the workspace, [split][batch][m][tiles_n * tile_n]. */
+size_t gdt__gemm_tma_workspace(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g);
+
+/* For a problem gdt__gemm_tma_layout accepted: geometry, parameters,
+ * workspace and counter counts.  who: the slot's name, for messages. */
+void gdt__gemm_tma_init(gdt_gemm_tma *t, const char *who, const gdt_facts *f,
+                        const gdt_gemm_tma_config *c);
+
+/* After the module's load: fn's shared memory, the counters (zeroed once),
+ * and cfg's block, shared memory, persistent grid and cluster. */
+gdt_status gdt__gemm_tma_load(gdt_gemm_tma *t, const gdt_cu_api *cu, CUfunction fn,
+                              CUlaunchConfig *cfg, gdt_error *e);
+
+/* Frees the counters. */
+void gdt__gemm_tma_release(gdt_gemm_tma *t);
+
+/* Before a launch: the workspace and the pointers' TMA rules, re-encoding
+ * a map whose pointer changed; then the kernel's six arguments into args
+ * (pointing into t and at *ws). */
+gdt_status gdt__gemm_tma_bind(gdt_gemm_tma *t, const gdt_facts *f, const gdt_operands *ops,
+                              void **ws, size_t ws_bytes, void *args[6], gdt_error *e);
+
+#endif

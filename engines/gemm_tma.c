@@ -1,0 +1,262 @@
+/* The host side of the Hopper TMA GEMM (engines/gdt_gemm_tma.h): what the
+ * hand engine's gemm.hand and the NVRTC engine's PIPE=1 rows both do
+ * before and at a launch of kernels/gdt_gemm_sm90.cuh. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gdt_gemm_tma.h"
+#include "gdt_tma.h"
+
+enum { TILE_M = GDT_GEMM_TMA_TILE_M, TILE_K = GDT_GEMM_TMA_TILE_K };
+
+int gdt__gemm_tma_smem_bytes(const gdt_gemm_tma_config *c)
+{
+    return c->stages * (TILE_M + c->tile_n) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * c->stages + 16 +
+           1024;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t gdt__gemm_tma_splits(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g)
+{
+    int64_t ktiles = ceil_div(g->k, TILE_K);
+    return c->cluster_k > 1 ? c->cluster_k : c->split_k < ktiles ? c->split_k : ktiles;
+}
+
+/* Tiles times splits.  A cluster along N walks pairs of tiles, so an odd
+ * column count gets one more (a CTA past N that loads A for its partner). */
+int64_t gdt__gemm_tma_units(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g)
+{
+    int64_t cols = ceil_div(ceil_div(g->n, c->tile_n), c->cluster_n) * c->cluster_n;
+    int64_t tiles = ceil_div(g->m, TILE_M) * cols * g->batch;
+    return tiles * gdt__gemm_tma_splits(c, g);
+}
+
+void gdt__gemm_tma_majors(const gdt_gemm_desc *g, bool *a_kmajor, bool *b_kmajor)
+{
+    *a_kmajor = g->a_stride[2] == 1;
+    *b_kmajor = g->b_stride[2] != 1;
+}
+
+/* A stride over an extent of 1 is never used; TMA still wants a 16-byte
+ * multiple there, so it gets one. */
+static int64_t stride_bytes(int64_t stride, int64_t extent, int64_t fallback)
+{
+    return extent == 1 ? gdt__tma_round16(fallback) : stride * 2;
+}
+
+/* The operand's tensor map: its unit-stride axis u (extent eu), its other
+ * axis o (extent eo, stride so) and the batch (stride sb). */
+static void geometry(int64_t eu, int64_t eo, int64_t so, int64_t batch, int64_t sb,
+                     uint32_t box_o, gdt_gemm_tma_map *g)
+{
+    g->dims[0] = (cuuint64_t)eu, g->dims[1] = (cuuint64_t)eo, g->dims[2] = (cuuint64_t)batch;
+    g->strides[0] = (cuuint64_t)stride_bytes(so, eo, eu * 2);
+    g->strides[1] = (cuuint64_t)stride_bytes(sb, batch, (int64_t)g->strides[0] * eo);
+    g->box[0] = 64, g->box[1] = box_o;
+}
+
+/* A is K-major when its K axis has unit stride, else MN-major; B MN-major
+ * when its N axis has, else K-major; C must be row-major.  In a cluster
+ * each CTA loads 64 of A's 128 rows (MN-major A is loaded 64 rows a box
+ * anyway). */
+bool gdt__gemm_tma_layout(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c,
+                          gdt_gemm_tma_map geo[3], char *why, size_t n)
+{
+    const int64_t *sa = g->a_stride, *sb = g->b_stride, *sc = g->c_stride;
+    if (sa[2] == 1)
+        geometry(g->k, g->m, sa[1], g->batch, sa[0], (uint32_t)(TILE_M / c->cluster_n), &geo[0]);
+    else if (sa[1] == 1)
+        geometry(g->m, g->k, sa[2], g->batch, sa[0], 64, &geo[0]);
+    else
+        return snprintf(why, n, "operand A: no unit stride (strides %" PRId64 ", %" PRId64
+                        ", %" PRId64 ")", sa[0], sa[1], sa[2]), false;
+    if (sb[2] == 1)
+        geometry(g->n, g->k, sb[1], g->batch, sb[0], 64, &geo[1]);
+    else if (sb[1] == 1)
+        geometry(g->k, g->n, sb[2], g->batch, sb[0], (uint32_t)c->tile_n, &geo[1]);
+    else
+        return snprintf(why, n, "operand B: no unit stride (strides %" PRId64 ", %" PRId64
+                        ", %" PRId64 ")", sb[0], sb[1], sb[2]), false;
+    if (sc[2] != 1)
+        return snprintf(why, n, "operand C: not row-major (stride %" PRId64 " along n; the TMA "
+                        "store writes rows)", sc[2]), false;
+    geometry(g->n, g->m, sc[1], g->batch, sc[0], 64, &geo[2]);
+    static const char *const names[3] = {"A", "B", "C"};
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 2; i++)
+            if (geo[r].strides[i] % 16 || geo[r].strides[i] >= (1ull << 40))
+                return snprintf(why, n, "operand %s: %s stride of %llu bytes is not a multiple "
+                                "of 16 below 2^40, as TMA needs", names[r],
+                                i ? "batch" : "leading", (unsigned long long)geo[r].strides[i]),
+                       false;
+    return true;
+}
+
+bool gdt__gemm_tma_sizes_ok(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c, char *why,
+                            size_t n)
+{
+    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || gdt__gemm_tma_units(c, g) > INT_MAX)
+        return snprintf(why, n, "m %" PRId64 ", n %" PRId64 ", k %" PRId64 ", batch %" PRId64
+                        ": the kernel indexes tiles and coordinates with 32-bit integers",
+                        g->m, g->n, g->k, g->batch), false;
+    return true;
+}
+
+/* Split through the workspace: split_k > 1 outside a cluster of splits. */
+static bool through_workspace(const gdt_gemm_tma_config *c)
+{
+    return c->split_k > 1 && c->cluster_k == 1;
+}
+
+size_t gdt__gemm_tma_workspace(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g)
+{
+    if (!through_workspace(c))
+        return 0;
+    int64_t tiles_n = ceil_div(g->n, c->tile_n);
+    return (size_t)gdt__gemm_tma_splits(c, g) * (size_t)(g->batch * g->m) *
+           (size_t)(tiles_n * c->tile_n) * sizeof(float);
+}
+
+void gdt__gemm_tma_init(gdt_gemm_tma *t, const char *who, const gdt_facts *f,
+                        const gdt_gemm_tma_config *c)
+{
+    const gdt_gemm_desc *g = &f->problem.u.gemm;
+    char why[8];
+    int64_t tiles_n = ceil_div(g->n, c->tile_n), ktiles = ceil_div(g->k, TILE_K);
+    t->who = who;
+    t->config = *c;
+    t->dtype = f->dtype;
+    gdt__gemm_tma_layout(g, c, t->geo, why, sizeof why); /* the caller's checks accepted it */
+    t->params = (gdt_gemm_tma_params){(int)g->m, (int)g->n, (int)g->k, (int)g->batch,
+                                      (int)ceil_div(g->m, TILE_M), (int)tiles_n,
+                                      (int)(c->split_k < ktiles ? c->split_k : ktiles)};
+    t->units = gdt__gemm_tma_units(c, g);
+    t->ws_bytes = gdt__gemm_tma_workspace(c, g);
+    t->ncounters = through_workspace(c) ? (size_t)(t->params.tiles_m * tiles_n * g->batch) : 0;
+}
+
+/* A split-K plan's arrival counters, zeroed once here; the kernel's last
+ * unit of each tile sets its counter back to zero, so they stay zero
+ * between launches.  They belong to the plan, not to the caller's
+ * workspace, because callers share one workspace among plans (a sweep's
+ * buffers, the tests'), so counters there would need a memset in every
+ * execute.  The price is that a plan must not run concurrently with
+ * itself (engines/hand/README.md); the synchronize makes the zeros land
+ * before an execute on any stream. */
+static gdt_status counters_new(gdt_gemm_tma *t, gdt_error *e)
+{
+    if (!t->ncounters)
+        return GDT_STATUS_OK;
+    size_t bytes = t->ncounters * sizeof *t->counters;
+    GDT_CHECK_CUDA(e, cudaMalloc((void **)&t->counters, bytes));
+    GDT_CHECK_CUDA(e, cudaMemsetAsync(t->counters, 0, bytes, 0));
+    GDT_CHECK_CUDA(e, cudaStreamSynchronize(0));
+    return GDT_STATUS_OK;
+}
+
+/* The persistent grid: at most one CTA per SM and per unit; a cluster
+ * configuration (along N or along K) launches whole clusters, (2, 1, 1)
+ * each, along grid x (the kernel pairs blockIdx.x 2i and 2i + 1), and no
+ * more of them than the driver says can be resident at once
+ * (cuOccupancyMaxActiveClusters for this function, block and shared
+ * memory): a cluster past those would wait for a resident one to exit, a
+ * second wave that doubles the kernel's time.  cfg's block and shared
+ * memory must be set. */
+static gdt_status launch_grid(gdt_gemm_tma *t, CUfunction fn, CUlaunchConfig *cfg, int sms,
+                              gdt_error *e)
+{
+    int64_t per = t->config.cluster_n * t->config.cluster_k;
+    int64_t clusters = t->units / per < sms / per ? t->units / per : sms / per;
+    cfg->gridDimX = (unsigned)(clusters * per);
+    cfg->gridDimY = cfg->gridDimZ = 1;
+    if (per == 1)
+        return GDT_STATUS_OK;
+    t->cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    t->cluster.value.clusterDim.x = (unsigned)per;
+    t->cluster.value.clusterDim.y = t->cluster.value.clusterDim.z = 1;
+    cfg->attrs = &t->cluster;
+    cfg->numAttrs = 1;
+    int resident = 0;
+    GDT_CHECK_CU(e, t->cu->cuOccupancyMaxActiveClusters(&resident, fn, cfg));
+    if (resident < 1)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "%s: no cluster of %d CTAs of %u bytes of shared memory fits "
+                             "on this device", t->who, (int)per, cfg->sharedMemBytes);
+    if (clusters > resident)
+        cfg->gridDimX = (unsigned)(resident * per);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__gemm_tma_load(gdt_gemm_tma *t, const gdt_cu_api *cu, CUfunction fn,
+                              CUlaunchConfig *cfg, gdt_error *e)
+{
+    int sms = 0, dev = 0, smem = gdt__gemm_tma_smem_bytes(&t->config);
+    t->cu = cu;
+    GDT_CHECK_CUDA(e, cudaGetDevice(&dev));
+    GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    GDT_CHECK_CU(e, cu->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           smem));
+    gdt_status st = counters_new(t, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    cfg->blockDimX = GDT_GEMM_TMA_THREADS, cfg->blockDimY = cfg->blockDimZ = 1;
+    cfg->sharedMemBytes = (unsigned)smem;
+    return launch_grid(t, fn, cfg, sms, e);
+}
+
+void gdt__gemm_tma_release(gdt_gemm_tma *t)
+{
+    if (t->counters)
+        cudaFree(t->counters);
+    t->counters = NULL;
+}
+
+static gdt_status encode(gdt_gemm_tma *t, int i, void *ptr, gdt_error *e)
+{
+    const gdt_gemm_tma_map *g = &t->geo[i];
+    cuuint32_t box[3] = {g->box[0], g->box[1], 1};
+    /* The zero fill out of bounds: the K tail adds nothing. */
+    return gdt__tma_encode(t->cu, &t->maps[i], &t->bound[i], t->dtype, 3, ptr, g->dims, g->strides,
+                           box, e);
+}
+
+/* A split-K plan's workspace: the caller's, sized by ws_bytes, and 16-byte
+ * aligned (the partials go out and come back as float2). */
+static gdt_status workspace_ok(const gdt_gemm_tma *t, const void *ws, size_t ws_bytes, gdt_error *e)
+{
+    if (!t->ws_bytes)
+        return GDT_STATUS_OK;
+    if (!ws || ws_bytes < t->ws_bytes)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: workspace: expected %zu bytes, "
+                             "got %zu", t->who, t->ws_bytes, ws ? ws_bytes : 0);
+    if ((uintptr_t)ws % 16)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: workspace: pointer %p is not "
+                             "16-byte aligned", t->who, ws);
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__gemm_tma_bind(gdt_gemm_tma *t, const gdt_facts *f, const gdt_operands *ops,
+                              void **ws, size_t ws_bytes, void *args[6], gdt_error *e)
+{
+    static const gdt_operand_role roles[3] = {GDT_OPERAND_A, GDT_OPERAND_B, GDT_OPERAND_C};
+    gdt_status st = workspace_ok(t, *ws, ws_bytes, e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_operands_check(&f->problem, ops, e);
+    for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++) {
+        void *ptr = ops->ptr[roles[i]];
+        if ((uintptr_t)ptr % 16)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: operand %s: pointer %p is "
+                                 "not 16-byte aligned, as TMA requires", t->who,
+                                 gdt_operand_name(roles[i]), ptr);
+        if (ptr != t->bound[i])
+            st = encode(t, i, ptr, e);
+    }
+    if (st != GDT_STATUS_OK)
+        return st;
+    args[0] = &t->maps[0], args[1] = &t->maps[1], args[2] = &t->maps[2];
+    args[3] = &t->params, args[4] = ws, args[5] = &t->counters;
+    return GDT_STATUS_OK;
+}

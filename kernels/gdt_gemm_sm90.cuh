@@ -1,0 +1,593 @@
+/* kernels/gdt_gemm_sm90.cuh: the Hopper GEMM, one source for both sides.
+ * C[b, m, n] = A[b, m, k] . B[b, k, n], bf16 or fp16 in and out, fp32
+ * accumulate.  nvcc builds its fixed configurations ahead of time
+ * (kernels/hand/gemm_sm90.cu, the `hand` engine's gemm.hand); NVRTC builds
+ * the configuration a contraction row with PIPE=1 binds (kernels/gemm.cuh,
+ * gemm.nvrtc).  Its parameters are template arguments of gemm_sm90 (dtype,
+ * operand layouts, TN, SPL, NST, CL, below) and one macro, G90_GROUP_M (8
+ * unless the includer defines it).  Identifiers are chosen not to meet the
+ * NVRTC row's -D names (BN, STAGES, GROUP_M, ...).  The host side that
+ * builds its tensor maps, grid and cluster is engines/gemm_tma.c, shared by
+ * both engines.
+ *
+ * Tiles of 128 x TN x 64 (TN 256, 192, 128 or 64), a shared-memory ring of
+ * NST stages, 384 threads.  Warpgroup 0 is the producer: one thread issues the TMA
+ * loads of A and B into the ring (full barrier per stage, completed by the
+ * copies' byte count); warpgroups 1 and 2 are the consumers: each runs
+ * wgmma m64nBNk16 on its 64-row half of the tile and releases a stage
+ * (empty barrier, one arrival per consumer warp) once its wgmma has read it.
+ * The grid is persistent (at most one CTA per SM), walking the tiles of
+ * every batch in a grouped raster (GROUP_M tile rows share a band so that
+ * neighbouring CTAs reuse B from L2).  The epilogue converts the
+ * accumulators, writes 64 x 64 blocks into 128-byte-swizzled shared memory
+ * and stores each with a TMA store, which clips at M and N; TMA loads
+ * zero-fill outside M, N and K, so every tail is exact.
+ *
+ * Split-K (SPL = SPLIT_WS): a work unit is one tile and one of p.splits
+ * contiguous ranges of K tiles; its consumers write the fp32 partial
+ * straight from the fragments to the workspace and count the unit in at
+ * the tile's counter.  The unit that completes the count sums the splits in
+ * split order (so the result does not depend on which CTA finished last),
+ * stores C through the same epilogue and sets the counter back to zero, so
+ * the counters are zero again for the next launch.
+ *
+ * Split-K in a cluster (SPL = SPLIT_PAIR): the two splits of a tile are
+ * the two CTAs of a cluster, which run them side by side and reduce
+ * through distributed shared memory: each CTA's consumer of one 64-row
+ * half sends its fp32 accumulators to the partner, whose consumer of the
+ * same half adds them and stores C.  No workspace, no counter, no GPU-scope
+ * fence (pair_reduce).
+ *
+ * Clusters (CL): two CTAs along N share A.  Each loads one
+ * 64-row half of A with a multicast TMA into the same stage of both CTAs
+ * and its own B; a stage is released to both producers only when both
+ * CTAs' consumers are done with it.  The barriers and the schedule are in
+ * the tables and comments below (BARRIERS, work_at).
+ *
+ * Layouts: A and B are K-major (unit stride along K) or MN-major; the
+ * tensor maps are built for the layout and wgmma reads either through its
+ * transpose bits.  Every operand is 128-byte-swizzled in shared memory:
+ * 16-byte chunk c of 128-byte row r at chunk c ^ (r % 8), atoms on
+ * 1024-byte boundaries, which is the layout the TMA's SWIZZLE_128B writes.
+ *   K-major tile of R rows: R rows of 64 K-elements (128 bytes).
+ *   MN-major tile of R columns: R/64 blocks of 64 K-rows x 128 bytes. */
+#ifndef GDT_GEMM_SM90_CUH
+#define GDT_GEMM_SM90_CUH
+
+#include "gdt_sm90.cuh"
+
+#define G90_TILE_M 128
+#define G90_TILE_K 64
+/* Tile rows per band of the grouped raster (tile_at). */
+#ifndef G90_GROUP_M
+#define G90_GROUP_M 8
+#endif
+#define G90_THREADS 384
+
+#define G90_A_STAGE_BYTES (G90_TILE_M * G90_TILE_K * 2)
+#define G90_B_STAGE_BYTES(TN) ((TN) * G90_TILE_K * 2)
+#define G90_C_BLOCK_BYTES (64 * 64 * 2)
+/* NST: the ring's stages, a template parameter (4, or 6 and 8 where the
+ * ring still fits: engines/hand/hand_engine.c's SMEM_BYTES). */
+#define G90_C_OFFSET(TN, NST) ((NST) * (G90_A_STAGE_BYTES + G90_B_STAGE_BYTES(TN)))
+#define G90_BAR_OFFSET(TN, NST) (G90_C_OFFSET(TN, NST) + 4 * G90_C_BLOCK_BYTES) /* two blocks per consumer */
+#define G90_FLAG_OFFSET(TN, NST) (G90_BAR_OFFSET(TN, NST) + 16 * (NST))      /* after the full and empty barriers */
+#define G90_CONSUMER_WARPS 8
+#define G90_CONSUMERS_BAR 3 /* named barrier of the 256 consumer threads (1 and 2: one consumer) */
+#define G90_A_HALF_BYTES (G90_A_STAGE_BYTES / 2) /* 64 rows of A: one CTA's multicast in a cluster */
+
+/* SPL, an entry's split-K: none; units anywhere in the grid, partials
+ * through the workspace, the tile's last unit summing them (SPLIT_WS); or
+ * the two splits of a tile as a cluster of two CTAs along K, summed
+ * through distributed shared memory (SPLIT_PAIR). */
+enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2 };
+
+/* BARRIERS, per stage s (it = the stage's use count, the same in both CTAs
+ * of a cluster; round = it / NST, phase parity round & 1):
+ *
+ *   barrier    count                 arrivals                         completes when
+ *   full[s]    1                     own producer's arrive.expect_tx  A (both halves in a cluster) and
+ *                                    of A + its own B bytes           own B landed: the TMA's bytes
+ *   empty[s]   8 (G90_CONSUMER_WARPS)    lane 0 of each own consumer      both consumers read the stage
+ *              16 in a cluster       warp; in a cluster, each warp    both CTAs' consumers read it
+ *                                    of both CTAs arrives at both     (either producer then writes
+ *                                    CTAs' empty[s]                   A into both CTAs' stage)
+ *
+ * and in a SPLIT_PAIR cluster, per CTA (j = the CTA's unit count, the same
+ * in both CTAs; phase parity j & 1):
+ *
+ *   recv_full  1                     thread 0 of the partner's        the partner's half of unit
+ *                                    sending consumer's arrive.       j's partial is in this CTA:
+ *                                    expect_tx of the message's       the bytes of its 128 threads'
+ *                                    bytes (64 x TN x 4)              st.async completed
+ *   recv_empty 1                     thread 0 of the partner's        the partner read this CTA's
+ *                                    summing consumer, after its      message of unit j: its buffer
+ *                                    128 threads' reads, release      may take unit j + 1's
+ *                                    .cluster
+ *
+ * Consumers wait full[s] for parity round & 1; the producer waits empty[s]
+ * for (round & 1) ^ 1, which the fresh barrier passes in round 0.  The
+ * sender of a SPLIT_PAIR cluster waits recv_empty for (j & 1) ^ 1 before it
+ * writes unit j, the summing consumer recv_full for j & 1, both with
+ * acquire.cluster, so each buffer holds at most one message.  In a
+ * cluster the partner's half of A may land on full[s] before this
+ * producer's expect_tx (the tx count goes below zero; the phase still
+ * waits for the one arrival), but never a round early: the partner writes
+ * stage s of round r + 1 only after this CTA's consumers released round r,
+ * that is after full[s] round r completed.  Named barriers: 1 and 2 the
+ * epilogue of one consumer (128 threads), G90_CONSUMERS_BAR both (256).  A
+ * cluster syncs all 768 threads after the barriers' init (the partner's
+ * must exist before a multicast or remote arrival reaches them) and before
+ * exit (a CTA's shared memory must outlive the partner's last arrival). */
+
+/* Mirrored field for field by gdt_gemm_tma_params in engines/hand/hand_engine.c. */
+struct gdt_gemm_tma_params {
+    int m, n, k, batch;
+    int tiles_m, tiles_n;
+    int splits; /* K ranges per tile (SPLIT_WS entries only), at most the K tiles */
+};
+
+/* Descriptor of k16 step kk of an operand: a K-major tile steps 32 bytes
+ * along its 128-byte rows; an MN-major tile steps 16 K-rows (2048 bytes),
+ * its 64-element MN blocks 64 x 128 bytes apart (LBO). */
+__device__ __forceinline__ u64 operand_desc(u32 tile, int kmajor, int kk)
+{
+    return kmajor ? wg_desc(tile + kk * 32, 16) : wg_desc(tile + kk * 2048, 64 * 128);
+}
+
+/* ------------------------------------------------------------- schedule */
+
+struct tile_coord {
+    int b, m0, n0;
+};
+
+/* Grouped raster within a batch: G90_GROUP_M tile rows walked column by
+ * column, over `cols` columns `width` wide. */
+__device__ __forceinline__ tile_coord tile_at(const gdt_gemm_tma_params &p, int t, int cols,
+                                              int width)
+{
+    int per_batch = p.tiles_m * cols;
+    int b = t / per_batch, r = t % per_batch;
+    int in_group = G90_GROUP_M * cols;
+    int first_m = (r / in_group) * G90_GROUP_M;
+    int size_m = p.tiles_m - first_m < G90_GROUP_M ? p.tiles_m - first_m : G90_GROUP_M;
+    int tm = first_m + (r % in_group) % size_m, tn = (r % in_group) / size_m;
+    return {b, tm * G90_TILE_M, tn * width};
+}
+
+/* The tiles a grid walks: p.tiles_n columns of TN, or in a cluster
+ * (tiles_n + 1) / 2 columns of 2 TN, one pair of tiles each, the CTA of
+ * rank r taking the pair's tile r.  Both CTAs thus get the same rows of A,
+ * and with an odd tiles_n the last pair's second tile lies past N (a
+ * ghost: it loads its half of A for the partner and stores nothing). */
+template <int TN, bool CL> __device__ __forceinline__ int walked_tiles(const gdt_gemm_tma_params &p)
+{
+    return p.tiles_m * (CL ? (p.tiles_n + 1) / 2 : p.tiles_n) * p.batch;
+}
+
+template <int TN, bool CL>
+__device__ __forceinline__ tile_coord unit_tile(const gdt_gemm_tma_params &p, int t)
+{
+    if constexpr (!CL)
+        return tile_at(p, t, p.tiles_n, TN);
+    tile_coord c = tile_at(p, t, (p.tiles_n + 1) / 2, 2 * TN);
+    c.n0 += (int)cluster_rank() * TN;
+    return c;
+}
+
+/* The unit of a grid (one CTA) or of a cluster (both CTAs, in lockstep:
+ * the same units, so the same K ranges and stage counts along N, or the
+ * same tiles in both splits along K) to start at, and the stride of the
+ * walk. */
+template <bool PAIRED> __device__ __forceinline__ int first_unit()
+{
+    return PAIRED ? (int)blockIdx.x / 2 : (int)blockIdx.x;
+}
+
+template <bool PAIRED> __device__ __forceinline__ int unit_stride()
+{
+    return PAIRED ? (int)gridDim.x / 2 : (int)gridDim.x;
+}
+
+/* One work unit: a tile, and the K tiles [kt0, kt1) of its split.  Every
+ * tile of split s comes before those of split s + 1, so the CTAs running
+ * at once share A and walk B in the raster's order; the host keeps
+ * p.splits at most the K tiles, so no range is empty.  `tile` (split
+ * units only) is the index of the tile's counter: its raster position, or in a cluster
+ * (where positions are pairs) (b * tiles_m + row) * tiles_n + column, so
+ * that the host's tiles_m * tiles_n * batch counters serve both. */
+struct work_unit {
+    tile_coord c;
+    int kt0, kt1, split, tile;
+};
+
+/* ntiles: walked_tiles, so that the two CTAs of a cluster, given the same
+ * u, get the same split and K range.  In a SPLIT_PAIR cluster u is a tile
+ * and the CTA's rank its split, of two whatever p.splits says: with one K
+ * tile, split 1's range is empty (pair_reduce still sends its zeros). */
+template <int TN, int SPL, bool CL>
+__device__ __forceinline__ work_unit work_at(const gdt_gemm_tma_params &p, int u, int ntiles,
+                                             int ktiles)
+{
+    if constexpr (SPL == SPLIT_NONE)
+        return {unit_tile<TN, CL>(p, u), 0, ktiles, 0, 0};
+    if constexpr (SPL == SPLIT_PAIR) {
+        int s = (int)cluster_rank(), half = (ktiles + 1) / 2;
+        return {unit_tile<TN, false>(p, u), s ? half : 0, s ? ktiles : half, s, 0};
+    }
+    int s = u / ntiles, base = ktiles / p.splits, rem = ktiles % p.splits;
+    int kt0 = s * base + (s < rem ? s : rem);
+    tile_coord c = unit_tile<TN, CL>(p, u % ntiles);
+    int tile = CL ? (c.b * p.tiles_m + c.m0 / G90_TILE_M) * p.tiles_n + c.n0 / TN : u % ntiles;
+    return {c, kt0, kt0 + base + (s < rem ? 1 : 0), s, tile};
+}
+
+/* ------------------------------------------------------------- producer */
+
+/* Stage A at sa: the whole tile, or in a cluster this CTA's 64-row half
+ * (rank r: rows m0 + 64 r, at sa + r G90_A_HALF_BYTES in either layout) into
+ * both CTAs, so that each CTA's full barrier gets both halves' bytes. */
+template <int A_K, bool CL>
+__device__ __forceinline__ void load_a(u32 sa, const CUtensorMap *ta, u32 fb, const tile_coord &c,
+                                       int k0)
+{
+    if constexpr (CL) {
+        int r = (int)cluster_rank();
+        if constexpr (A_K)
+            tma_load_multicast(sa + r * G90_A_HALF_BYTES, ta, fb, k0, c.m0 + 64 * r, c.b);
+        else
+            tma_load_multicast(sa + r * G90_A_HALF_BYTES, ta, fb, c.m0 + 64 * r, k0, c.b);
+    } else if constexpr (A_K)
+        tma_load(sa, ta, fb, k0, c.m0, c.b);
+    else
+        for (int j = 0; j < G90_TILE_M / 64; ++j)
+            tma_load(sa + j * 8192, ta, fb, c.m0 + 64 * j, k0, c.b);
+}
+
+template <int A_K, int B_K, int TN, int SPL, int NST, bool CL>
+__device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap *tb,
+                                        const gdt_gemm_tma_params &p, u32 smem, u32 full,
+                                        u32 empty, int ktiles, int ntiles, int nunits)
+{
+    constexpr bool PAIRED = CL || SPL == SPLIT_PAIR;
+    int it = 0;
+    for (int u = first_unit<PAIRED>(); u < nunits; u += unit_stride<PAIRED>()) {
+        work_unit wk = work_at<TN, SPL, CL>(p, u, ntiles, ktiles);
+        /* A ghost loads no B: its consumers' wgmma reads stale B, harmlessly. */
+        bool ghost = CL && wk.c.n0 >= p.n;
+        for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
+            int s = it % NST;
+            u32 round = (u32)(it / NST);
+            bar_wait(empty + 8 * s, (round & 1) ^ 1);
+            u32 fb = full + 8 * s, sa = smem + s * G90_A_STAGE_BYTES;
+            u32 sb = smem + NST * G90_A_STAGE_BYTES + s * G90_B_STAGE_BYTES(TN);
+            int k0 = kt * G90_TILE_K;
+            /* The full box counts even where it is zero-filled. */
+            bar_expect_tx(fb, G90_A_STAGE_BYTES + (ghost ? 0 : G90_B_STAGE_BYTES(TN)));
+            load_a<A_K, CL>(sa, ta, fb, wk.c, k0);
+            if (ghost)
+                continue;
+            if constexpr (B_K)
+                tma_load(sb, tb, fb, k0, wk.c.n0, wk.c.b);
+            else
+                for (int j = 0; j < TN / 64; ++j)
+                    tma_load(sb + j * 8192, tb, fb, wk.c.n0 + 64 * j, k0, wk.c.b);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- consumer */
+
+/* The 64 x TN accumulator of warpgroup w, as 64 x 64 blocks through two
+ * swizzled buffers, each stored by TMA.  Fragment layout of m64nNk16:
+ * d[4j + i] is row warp*16 + lane/4 + 8*(i/2), column 8j + 2*(lane%4) + i%2.
+ * The buffers alternate over the consumer's whole run of stores (`stores`),
+ * not per tile: with an odd number of blocks a tile (TN 64 or 192) the next
+ * tile's first block would otherwise take the buffer still being stored. */
+template <int FP16, int TN>
+__device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[TN / 2], u32 cbuf,
+                                         int w, tile_coord c, int &stores)
+{
+    int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    int r = warp * 16 + lane / 4;
+#pragma unroll
+    for (int blk = 0; blk < TN / 64; ++blk, ++stores) {
+        u32 buf = cbuf + (stores & 1) * G90_C_BLOCK_BYTES;
+        if (tid == 0)
+            bulk_wait_read<1>(); /* the store two blocks back read this buffer */
+        named_sync(1 + w, 128);
+#pragma unroll
+        for (int j8 = 0; j8 < 8; ++j8) {
+            int v = (blk * 8 + j8) * 4;
+            u32 off = (u32)((j8 ^ (r & 7)) << 4) + (lane % 4) * 4;
+            u32 lo = pack2<FP16>(acc[v], acc[v + 1]), hi = pack2<FP16>(acc[v + 2], acc[v + 3]);
+            sts_u32(buf + r * 128 + off, lo);
+            sts_u32(buf + (r + 8) * 128 + off, hi);
+        }
+        fence_proxy_async(); /* st.shared before the TMA store reads it */
+        named_sync(1 + w, 128);
+        if (tid == 0) {
+            tma_store(tc, buf, c.n0 + 64 * blk, c.m0 + 64 * w, c.b);
+            bulk_commit();
+        }
+    }
+}
+
+/* Where this thread's fragment row h (0: rows d[4j], d[4j + 1]; 1: the
+ * other two) of warpgroup w's part of split s's partial lies in the
+ * workspace, [split][batch][m][tiles_n * TN] fp32; NULL past M.  The
+ * workspace is tiles_n * TN wide, so no column is checked. */
+template <int TN>
+__device__ __forceinline__ float *partial_row(float *ws, int w, int s, int h, const tile_coord &c,
+                                              const gdt_gemm_tma_params &p)
+{
+    int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    int r = c.m0 + 64 * w + warp * 16 + lane / 4 + 8 * h;
+    size_t np = (size_t)p.tiles_n * TN;
+    if (r >= p.m)
+        return nullptr;
+    return ws + (((size_t)s * p.batch + c.b) * p.m + r) * np + c.n0 + 2 * (lane % 4);
+}
+
+/* A split's fp32 partial of warpgroup w's 64 rows, from the fragments
+ * (layout as above) to the workspace. */
+template <int TN>
+__device__ __forceinline__ void store_partial(float *ws, const float (&acc)[TN / 2], int w,
+                                              const work_unit &wk, const gdt_gemm_tma_params &p)
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+        if (float *row = partial_row<TN>(ws, w, wk.split, h, wk.c, p))
+#pragma unroll
+            for (int j = 0; j < TN / 8; ++j)
+                *(float2 *)(row + 8 * j) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+}
+
+/* acc += split s's partial.  ld.global.cg: other CTAs wrote it during this
+ * launch, so it is read from L2, never from a stale L1 line. */
+template <int TN>
+__device__ __forceinline__ void add_partial(float *ws, float (&acc)[TN / 2], int w, int s,
+                                            const work_unit &wk, const gdt_gemm_tma_params &p)
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+        if (const float *row = partial_row<TN>(ws, w, s, h, wk.c, p))
+#pragma unroll
+            for (int j = 0; j < TN / 8; ++j) {
+                float2 v = __ldcg((const float2 *)(row + 8 * j));
+                acc[4 * j + 2 * h] += v.x, acc[4 * j + 2 * h + 1] += v.y;
+            }
+}
+
+/* The tile's sum p0 + p1 + ... in split order, into the last unit's acc,
+ * which holds its own partial.  p0 + p1 is the same sum whichever of the
+ * two holds its own (addition commutes), so splits 0 and 1 keep theirs and
+ * read one partial fewer; a later split's own has to wait its turn in the
+ * order, so that unit starts over from split 0 and reads its own back. */
+template <int TN>
+__device__ __forceinline__ void sum_splits(float *ws, float (&acc)[TN / 2], int w,
+                                           const work_unit &wk, const gdt_gemm_tma_params &p)
+{
+    int s = 2;
+    if (wk.split >= 2) {
+#pragma unroll
+        for (int i = 0; i < TN / 2; ++i)
+            acc[i] = 0.f;
+        s = 0;
+    } else if (p.splits > 1)
+        add_partial<TN>(ws, acc, w, 1 - wk.split, wk, p);
+    for (; s < p.splits; ++s)
+        add_partial<TN>(ws, acc, w, s, wk, p);
+}
+
+/* Counts a unit in at its tile's counter, after both consumers stored their
+ * partials; true for the unit that completes the count, which resets the
+ * counter (every split has counted, so nothing else touches it in this
+ * launch, and the next launch finds it zero).  The fence before the count
+ * publishes each thread's partial GPU-wide, the one after it orders the
+ * last unit's reads of the others' partials after their counts.  The flag
+ * word in shared memory carries the answer to both consumers. */
+__device__ __forceinline__ bool last_split(unsigned *counter, u32 flag, int splits)
+{
+    __threadfence();
+    named_sync(G90_CONSUMERS_BAR, 256);
+    if (threadIdx.x == 128) {
+        u32 last = atomicAdd(counter, 1u) == (unsigned)splits - 1;
+        if (last)
+            *counter = 0;
+        __threadfence();
+        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(flag), "r"(last) : "memory");
+    }
+    named_sync(G90_CONSUMERS_BAR, 256);
+    u32 last;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(last) : "r"(flag) : "memory");
+    return last != 0;
+}
+
+/* SPLIT_PAIR's reduction.  CTA rank r holds split r of the tile; its
+ * consumer w == r sums rows 64 r to 64 r + 63 and stores them, its other
+ * consumer sends its 64 rows to the partner, whose consumer of those rows
+ * sums them: each CTA moves half a partial and stores half the tile.  The
+ * message (64 x TN fp32) goes by st.async, each store counting its bytes
+ * on the partner's recv_full, into the partner's buffer recv, the output
+ * blocks of its sending consumer, which stores nothing; float4 v of
+ * thread t at (v * 128 + t) * 16, the fragment order both ends share, so a
+ * warp's 16-byte accesses are contiguous.  The sum is p0 + p1 on either
+ * side (addition commutes), so C does not depend on who sums.  j: the
+ * CTA's unit count, the phase (BARRIERS).  True for the consumer that
+ * stores. */
+template <int TN>
+__device__ __forceinline__ bool pair_reduce(float (&acc)[TN / 2], u32 recv, u32 recv_full,
+                                            u32 recv_empty, int w, int j)
+{
+    static_assert(TN * 64 * 4 <= 2 * G90_C_BLOCK_BYTES, "the message fits a consumer's output blocks");
+    int tid = (int)threadIdx.x % 128;
+    u32 rank = cluster_rank(), parity = (u32)j & 1;
+    if (w != (int)rank) {
+        bar_wait_acquire_cluster(recv_empty, parity ^ 1); /* the partner read the last one */
+        u32 dst = cluster_map(recv, rank ^ 1), bar = cluster_map(recv_full, rank ^ 1);
+        if (tid == 0) /* the phase's one arrival; bytes landing first leave it pending */
+            bar_expect_tx_remote(bar, TN * 64 * 4);
+#pragma unroll
+        for (int v = 0; v < TN / 8; ++v)
+            st_async_v4(dst + (v * 128 + tid) * 16, bar, acc[4 * v], acc[4 * v + 1], acc[4 * v + 2],
+                        acc[4 * v + 3]);
+        return false;
+    }
+    bar_wait_acquire_cluster(recv_full, parity);
+#pragma unroll
+    for (int v = 0; v < TN / 8; ++v) {
+        float x, y, z, t;
+        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=f"(x), "=f"(y), "=f"(z), "=f"(t)
+                     : "r"(recv + (v * 128 + tid) * 16)
+                     : "memory");
+        acc[4 * v] += x, acc[4 * v + 1] += y, acc[4 * v + 2] += z, acc[4 * v + 3] += t;
+    }
+    named_sync(1 + w, 128);
+    if (tid == 0)
+        bar_arrive_remote(cluster_map(recv_empty, rank ^ 1));
+    return true;
+}
+
+/* A consumer warp's release of a stage: to its own producer, or in a
+ * cluster to both, since either writes half of A into this stage. */
+template <bool CL> __device__ __forceinline__ void release(u32 bar)
+{
+    if constexpr (CL) {
+        bar_arrive_cluster(bar, 0);
+        bar_arrive_cluster(bar, 1);
+    } else
+        bar_arrive(bar);
+}
+
+template <int FP16, int A_K, int B_K, int TN, int SPL, int NST, bool CL>
+__device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tma_params &p,
+                                        float *ws, unsigned *counters, u32 smem, u32 full,
+                                        u32 empty, int ktiles, int ntiles, int nunits)
+{
+    constexpr bool PAIRED = CL || SPL == SPLIT_PAIR;
+    int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
+    u32 cbuf = smem + G90_C_OFFSET(TN, NST) + w * 2 * G90_C_BLOCK_BYTES;
+    float acc[TN / 2];
+#pragma unroll
+    for (int i = 0; i < TN / 2; ++i)
+        acc[i] = 0.f;
+    int it = 0, stores = 0, j = 0;
+    for (int u = first_unit<PAIRED>(); u < nunits; u += unit_stride<PAIRED>(), ++j) {
+        work_unit wk = work_at<TN, SPL, CL>(p, u, ntiles, ktiles);
+        for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
+            int s = it % NST;
+            bar_wait(full + 8 * s, (u32)(it / NST) & 1);
+            u32 sa = smem + s * G90_A_STAGE_BYTES + (A_K ? w * 64 * 128 : w * 8192);
+            u32 sb = smem + NST * G90_A_STAGE_BYTES + s * G90_B_STAGE_BYTES(TN);
+            wg_fence();
+#pragma unroll
+            for (int kk = 0; kk < G90_TILE_K / 16; ++kk)
+                wgmma_ss<FP16, A_K ? 0 : 1, B_K ? 0 : 1, TN>(
+                    acc, operand_desc(sa, A_K, kk), operand_desc(sb, B_K, kk), (kt - wk.kt0) | kk);
+            wg_commit();
+            wg_fence_acc(acc);
+            if (kt > wk.kt0) {
+                wg_wait<1>(); /* the previous stage's wgmma is done reading */
+                wg_fence_acc(acc);
+                if (lane == 0)
+                    release<CL>(empty + 8 * ((it - 1) % NST));
+            }
+        }
+        wg_wait<0>();
+        wg_fence_acc(acc);
+        if (SPL == SPLIT_PAIR && wk.kt0 == wk.kt1) {
+#pragma unroll
+            for (int i = 0; i < TN / 2; ++i)
+                acc[i] = 0.f; /* split 1 of one K tile: nothing loaded, nothing to release */
+        } else if (lane == 0)
+            release<CL>(empty + 8 * ((it - 1) % NST));
+        if (CL && wk.c.n0 >= p.n)
+            continue; /* a ghost: no tile to store, no counter to count at */
+        if constexpr (SPL == SPLIT_WS) {
+            store_partial<TN>(ws, acc, w, wk, p);
+            if (!last_split(counters + wk.tile, smem + G90_FLAG_OFFSET(TN, NST), p.splits))
+                continue;
+            sum_splits<TN>(ws, acc, w, wk, p);
+        }
+        if constexpr (SPL == SPLIT_PAIR) {
+            u32 recv_full = smem + G90_FLAG_OFFSET(TN, NST);
+            if (!pair_reduce<TN>(acc, smem + G90_C_OFFSET(TN, NST) + (1 - w) * 2 * G90_C_BLOCK_BYTES,
+                                 recv_full, recv_full + 8, w, j))
+                continue;
+        }
+        epilogue<FP16, TN>(tc, acc, cbuf, w, wk.c, stores);
+    }
+    if ((int)threadIdx.x % 128 == 0)
+        bulk_wait<0>(); /* shared memory stays valid until the last store is done */
+}
+
+template <int FP16, int A_K, int B_K, int TN, int SPL, int NST, bool CL>
+__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
+                                     const CUtensorMap *tc, const gdt_gemm_tma_params &p,
+                                     float *ws, unsigned *counters)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
+     * bytes of slack for this. */
+    u32 smem = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    u32 full = smem + G90_BAR_OFFSET(TN, NST), empty = full + 8 * NST;
+    int ktiles = (p.k + G90_TILE_K - 1) / G90_TILE_K, ntiles = walked_tiles<TN, CL>(p);
+    int nunits = SPL == SPLIT_WS ? ntiles * p.splits : ntiles;
+    constexpr bool PAIRED = CL || SPL == SPLIT_PAIR;
+    if (PAIRED && cluster_size() != 2)
+        __trap(); /* launched without its cluster: the partner's barriers do not exist */
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < NST; ++s) {
+            bar_init(full + 8 * s, 1);
+            bar_init(empty + 8 * s, CL ? 2 * G90_CONSUMER_WARPS : G90_CONSUMER_WARPS);
+        }
+        if constexpr (SPL == SPLIT_PAIR) { /* recv_full, recv_empty: SPLIT_WS's flag word */
+            bar_init(smem + G90_FLAG_OFFSET(TN, NST), 1);
+            bar_init(smem + G90_FLAG_OFFSET(TN, NST) + 8, 1);
+        }
+        bar_init_fence();
+    }
+    if constexpr (PAIRED)
+        cluster_sync();
+    else
+        __syncthreads();
+    if (threadIdx.x < 128) {
+        regs_dec<40>();
+        if (threadIdx.x == 0)
+            produce<A_K, B_K, TN, SPL, NST, CL>(ta, tb, p, smem, full, empty, ktiles,
+                                                          ntiles, nunits);
+    } else {
+        regs_inc<232>();
+        consume<FP16, A_K, B_K, TN, SPL, NST, CL>(tc, p, ws, counters, smem, full, empty,
+                                                            ktiles, ntiles, nunits);
+    }
+    /* Lanes 1 to 31 of warp 0 skipped the producer's loop: they wait for
+     * lane 0 at the warp's barrier, so that the warp reaches the cluster's
+     * converged.  SPLIT_PAIR: the partner's summing consumer arrives at
+     * this CTA's recv_empty after this CTA's consumers are done. */
+    if constexpr (PAIRED) {
+        __syncwarp();
+        cluster_sync();
+    }
+}
+
+
+/* ---------------------------------------------------------------- entry */
+
+/* One kernel entry: `name` for the dtype fp16 (1 fp16, 0 bf16), operand
+ * layouts ak and bk (1: K-major), and the configuration (tn, split, nst,
+ * cl).  The launch: 384 threads, the shared memory of
+ * gdt__gemm_tma_smem_bytes (engines/gdt_gemm_tma.h), and in a cluster
+ * configuration (cl, or split SPLIT_PAIR) clusters of (2, 1, 1). */
+#define GDT_GEMM_SM90_ENTRY(name, fp16, ak, bk, tn, split, nst, cl)                                 \
+    extern "C" __global__ void __launch_bounds__(G90_THREADS, 1)                                    \
+        name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
+             const __grid_constant__ CUtensorMap tc, const gdt_gemm_tma_params p, float *ws,        \
+             unsigned *counters)                                                                    \
+    {                                                                                               \
+        gemm<fp16, ak, bk, tn, split, nst, cl>(&ta, &tb, &tc, p, ws, counters);                     \
+    }
+
+#endif

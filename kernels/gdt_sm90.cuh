@@ -1,0 +1,249 @@
+/* kernels/gdt_sm90.cuh: the Hopper building blocks that the handwritten
+ * kernels (kernels/hand/, nvcc) and the NVRTC templates share: the tensor
+ * map type, mbarriers, named barriers, bulk groups, TMA loads and stores,
+ * the cluster's rank, barrier and remote arrivals, st.async, and the
+ * dtype-templated pack2.  One copy of each wrapper: the hand kernels take it
+ * through hand_common.cuh, the TMA GEMM (gdt_gemm_sm90.cuh) directly.
+ *
+ * The includer defines GDT_FP16 before (gdt_ptx.cuh needs it); nothing here
+ * uses what it binds: these take the dtype as a template argument FP16
+ * (1 fp16, 0 bf16), so one nvcc unit can hold both dtypes.
+ *
+ * Under NVRTC there is no cuda.h: CUtensorMap is declared as what the
+ * driver's encoder writes, 128 opaque bytes, aligned as cuda.h (CUDA 13)
+ * aligns it, to 128 bytes (PTX needs 64 for a tensor-map parameter; the
+ * same alignment as nvcc's keeps the parameter offsets, so the NVRTC and
+ * nvcc builds of one configuration are the same SASS). */
+#ifndef GDT_SM90_CUH
+#define GDT_SM90_CUH
+
+#ifdef __CUDACC_RTC__
+typedef struct __align__(128) CUtensorMap_st {
+    unsigned long long opaque[16];
+} CUtensorMap;
+#else
+#include <cuda.h>
+#endif
+
+#include "gdt_ptx.cuh"
+
+/* ------------------------------------------------------------- mbarrier */
+
+__device__ __forceinline__ void bar_init(u32 bar, u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void bar_expect_tx(u32 bar, u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bar_arrive(u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Makes the barriers' initialization visible to the cluster (and to the
+ * TMA) before any thread arrives on one. */
+__device__ __forceinline__ void bar_init_fence()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/* Waits for the completion of the phase of parity `parity`; on a fresh
+ * barrier parity 1 names the phase before the first, already complete.
+ * SEM: the wait's semantics, "" for the default (acquire at CTA scope). */
+#define BAR_WAIT_ASM(SEM)                                                                           \
+    asm volatile("{\n.reg .pred done;\nwait:\n"                                                     \
+                 "mbarrier.try_wait.parity" SEM ".shared::cta.b64 done, [%0], %1;\n"                \
+                 "@!done bra wait;\n}\n" ::"r"(bar),                                                \
+                 "r"(parity)                                                                        \
+                 : "memory")
+
+__device__ __forceinline__ void bar_wait(u32 bar, u32 parity) { BAR_WAIT_ASM(""); }
+
+/* The same, acquiring at cluster scope what another CTA's arrival released
+ * (mbarrier.arrive.release.cluster on this barrier). */
+__device__ __forceinline__ void bar_wait_acquire_cluster(u32 bar, u32 parity)
+{
+    BAR_WAIT_ASM(".acquire.cluster");
+}
+#undef BAR_WAIT_ASM
+
+/* Named barriers of the two consumers' turns: bar.sync waits for `threads`
+ * arrivals, its own warpgroup's and the other's bar.arrive. */
+__device__ __forceinline__ void named_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void named_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* ------------------------------------------------------------------ TMA */
+
+/* Bulk groups (TMA stores, bulk reductions) of this thread. */
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+/* At most N of them still reading their shared-memory source (which may
+ * then be rewritten). */
+template <int N> __device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+/* At most N of them not complete, their writes included. */
+template <int N> __device__ __forceinline__ void bulk_wait()
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* A 3-d box at (c0, c1, c2) into this CTA's shared memory at dst, its bytes
+ * completing on the barrier at bar (the GEMM's operands: unit-stride axis,
+ * other axis, batch). */
+__device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 bar, int c0, int c1,
+                                         int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* tma_load's box into both CTAs of the cluster, at the same offset dst in
+ * each, completing its bytes on each one's barrier at offset bar. */
+__device__ __forceinline__ void tma_load_multicast(u32 dst, const CUtensorMap *map, u32 bar, int c0,
+                                                   int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"((unsigned short)0x3)
+                 : "memory");
+}
+
+/* Box {64 columns, 128 rows} at (column c0, row c1, head c2, batch c3): the
+ * attention kernels' [b, h, s, d] operands. */
+__device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 bar, int c0, int c1,
+                                         int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+/* A 3-d box from shared memory at src to (c0, c1, c2), in this thread's
+ * bulk group; the map clips it at the tensor's edges. */
+__device__ __forceinline__ void tma_store(const CUtensorMap *map, u32 src, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+                 ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* -------------------------------------------------------------- cluster */
+
+__device__ __forceinline__ u32 cluster_rank()
+{
+    u32 r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ u32 cluster_size()
+{
+    u32 r;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+    return r;
+}
+
+/* Every thread of both CTAs: what each wrote before is visible to all after. */
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/* One arrival at the barrier at offset bar in CTA `rank` of the cluster
+ * (this CTA's own included).  Release at CTA scope, the default, as
+ * CUTLASS's ClusterBarrier::arrive: what it orders is this warp's wgmma
+ * reads of the stage, already complete (wgmma.wait_group), before the
+ * producer's TMA overwrites it.  A .release.cluster here fences every
+ * arrival at cluster scope: on the H200 that made each K tile take
+ * about 1.1 us whatever the tile (0.44 us one CTA at 128 x 128). */
+__device__ __forceinline__ void bar_arrive_cluster(u32 bar, u32 rank)
+{
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+
+/* The address of this CTA's shared-memory offset addr in CTA `rank`. */
+__device__ __forceinline__ u32 cluster_map(u32 addr, u32 rank)
+{
+    u32 r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+}
+
+/* One arrival at another CTA's barrier (remote: from cluster_map),
+ * releasing at cluster scope what this thread, and through a named barrier
+ * before it its whole warpgroup, read before; the partner waits with
+ * bar_wait_acquire_cluster. */
+__device__ __forceinline__ void bar_arrive_remote(u32 remote)
+{
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                 : "memory");
+}
+
+/* One arrival at another CTA's barrier (remote) that also expects `bytes`
+ * of st_async_v4 to land there. */
+__device__ __forceinline__ void bar_expect_tx_remote(u32 remote, u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%0], %1;\n"
+                 ::"r"(remote), "r"(bytes)
+                 : "memory");
+}
+
+/* 16 bytes into another CTA's shared memory at addr, completing their
+ * byte count on its barrier at bar (both from cluster_map): what that
+ * barrier's waiters read once its phase completes. */
+__device__ __forceinline__ void st_async_v4(u32 addr, u32 bar, float x, float y, float z, float w)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32"
+                 " [%0], {%2, %3, %4, %5}, [%1];\n" ::"r"(addr), "r"(bar), "f"(x), "f"(y), "f"(z),
+                 "f"(w)
+                 : "memory");
+}
+
+/* ------------------------------------------------------------ registers */
+
+/* The producer warpgroup gives registers up, the consumers take them:
+ * setmaxnreg with the count as an immediate. */
+template <int N> __device__ __forceinline__ void regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+template <int N> __device__ __forceinline__ void regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+/* ---------------------------------------------------------------- packs */
+
+template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
+{
+    u32 r;
+    if constexpr (FP16)
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    else
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+#endif

@@ -1,0 +1,327 @@
+/* The contraction rows' PIPE=1 column (the TMA GEMM, kernels/gdt_gemm_sm90.cuh)
+ * on the CPU: every staged PIPE=1 row (tests/data/candidates/gemm_tma.json,
+ * outside the default table until it runs on the H200) compiles for sm_90a;
+ * each of gemm.hand's fixed configurations is one of them, and its NVRTC
+ * build is the nvcc build's kernel byte for byte (the .text of gdt_gemm
+ * against the hand cubin's entry); each row rule rejects its row with its
+ * reason and passes the row that keeps it; the optional columns leave
+ * 8-column rows and their plan names as they were; the template binds what
+ * the columns name. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdt_engines.h"
+#include "gdt_rows.h"
+#include "gdt_test.h"
+#include "gdt_util.h"
+#include "hand/gdt_hand.h"
+#include "nvrtc/gdt_gemm.h"
+#include "nvrtc/gdt_nvrtc.h"
+
+#define STAGED GDT_TEST_DATA "/candidates/gemm_tma.json"
+
+static const gdt_engine_slot *slot(const char *name)
+{
+    const gdt_engine_slot *s = gdt_manifest_find_name(gdt_manifest_default(), name);
+    CHECK(s != NULL);
+    return s;
+}
+
+static void facts_for(const char *shape, int arch, gdt_facts *f)
+{
+    gdt_test_facts(GDT_FAMILY_GEMM, shape, arch, f);
+}
+
+/* The rows of `json` (a contraction family; NULL: the default rows with
+ * the staged file's in place of theirs) materialized for shape on arch. */
+static gdt_candidate *materialize(const char *json, const char *shape, int arch, int *n)
+{
+    gdt_row_table *t = NULL;
+    gdt_candidate *c = NULL;
+    gdt_error e = {0};
+    gdt_facts f;
+    facts_for(shape, arch, &f);
+    *n = 0;
+    gdt_status st = json ? gdt_rows_load_text(json, strlen(json), "rows.json", &t, &e)
+                         : gdt_rows_load_default(&t, &e);
+    if (st == GDT_STATUS_OK && !json)
+        st = gdt_rows_override(t, STAGED, &e);
+    if (st != GDT_STATUS_OK)
+        fprintf(stderr, "%s\n", e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    if (st == GDT_STATUS_OK)
+        CHECK_INT(gdt_candidates_materialize(t, slot("gemm.nvrtc"), &f, &c, n, &e), ==,
+                  GDT_STATUS_OK);
+    gdt_rows_destroy(t);
+    return c;
+}
+
+/* ------------------------------------------------------------ ELF .text */
+
+/* The bytes of section `name` in an ELF64 image; NULL when absent. */
+static const unsigned char *section(const void *img, size_t len, const char *name, size_t *size)
+{
+    const unsigned char *b = img;
+    uint64_t shoff;
+    uint16_t entsize, num, strndx;
+    if (len < 64)
+        return NULL;
+    memcpy(&shoff, b + 0x28, 8), memcpy(&entsize, b + 0x3a, 2);
+    memcpy(&num, b + 0x3c, 2), memcpy(&strndx, b + 0x3e, 2);
+    if (shoff + (uint64_t)num * entsize > len || strndx >= num)
+        return NULL;
+    uint64_t stroff;
+    memcpy(&stroff, b + shoff + (size_t)strndx * entsize + 0x18, 8);
+    for (int i = 0; i < num; i++) {
+        const unsigned char *h = b + shoff + (size_t)i * entsize;
+        uint32_t nm;
+        uint64_t off, sz;
+        memcpy(&nm, h, 4), memcpy(&off, h + 0x18, 8), memcpy(&sz, h + 0x20, 8);
+        if (stroff + nm < len && !strcmp((const char *)b + stroff + nm, name) && off + sz <= len) {
+            *size = (size_t)sz;
+            return b + off;
+        }
+    }
+    return NULL;
+}
+
+/* The NVRTC plan of hand configuration i: its knobs, and the TMA row's. */
+static gdt_plan_id nvrtc_plan_of(int i)
+{
+    gdt_plan_id p;
+    gdt__hand_gemm_config_plan(i, gdt_engine_id(GDT_FAMILY_GEMM, slot("gemm.nvrtc")->slot), &p);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_WARPS_M, 8);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_WARPS_N, 1);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_MMA, 1);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, 1);
+    return p;
+}
+
+static bool in_defaults(const gdt_candidate *c, int n, const gdt_plan_id *p)
+{
+    for (int i = 0; i < n; i++)
+        if (!c[i].rejected && gdt_plan_id_equal(&c[i].id, p))
+            return true;
+    return false;
+}
+
+/* Each hand configuration is a staged row, and at bf16 with A K-major and
+ * B MN-major (row-major A and B: the entries' _km) the NVRTC cubin's
+ * kernel is the hand cubin's entry, byte for byte; every staged row
+ * binds and compiles. */
+static void test_hand_configs_are_rows(void)
+{
+    const gdt_embedded *hand = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
+    gdt_facts f;
+    gdt_error e = {0};
+    int n = 0;
+    gdt_candidate *c = materialize(NULL, "m=4096,n=4096,k=4096", 90, &n);
+    CHECK(hand != NULL);
+    facts_for("m=4096,n=4096,k=4096", 90, &f);
+    for (int i = 0; hand && i < GDT_HAND_GEMM_CONFIGS; i++) {
+        gdt_plan_id p = nvrtc_plan_of(i);
+        char name[512], entry[128];
+        void *cubin = NULL;
+        size_t len = 0, na = 0, nb = 0;
+        gdt_plan_id_format(&p, name, sizeof name);
+        if (!in_defaults(c, n, &p))
+            fprintf(stderr, "hand configuration %d: %s is not a staged row\n", i, name);
+        CHECK(in_defaults(c, n, &p));
+        gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_gemm, &f, &p, 90, &cubin, &len, NULL, &e);
+        if (st != GDT_STATUS_OK)
+            fprintf(stderr, "%s: %s\n", name, e.msg);
+        CHECK_INT(st, ==, GDT_STATUS_OK);
+        snprintf(entry, sizeof entry, ".text.%s_bf16_km", gdt__hand_gemm_config_entry(i));
+        const unsigned char *a = cubin ? section(cubin, len, ".text.gdt_gemm", &na) : NULL;
+        const unsigned char *b = section(hand->data, hand->len, entry, &nb);
+        CHECK(a != NULL && b != NULL);
+        bool same = a && b && na == nb && !memcmp(a, b, na);
+        if (!same)
+            fprintf(stderr, "%s: .text.gdt_gemm (%zu bytes) differs from %s (%zu bytes)\n", name,
+                    na, entry, nb);
+        CHECK(same);
+        free(cubin);
+    }
+    CHECK_INT(n, ==, 16);
+    for (int i = 0; i < n; i++) {
+        void *cubin = NULL;
+        size_t len = 0;
+        CHECK(!c[i].rejected && c[i].requested[GDT_GEMM_PIPE] == GDT_GEMM_PIPE_TMA);
+        if (c[i].rejected)
+            fprintf(stderr, "staged row %d rejected: %s\n", i, c[i].reason);
+        gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_gemm, &f, &c[i].id, 90, &cubin, &len, NULL, &e);
+        if (st != GDT_STATUS_OK)
+            fprintf(stderr, "staged row %d: %s\n", i, e.msg);
+        CHECK_INT(st, ==, GDT_STATUS_OK);
+        free(cubin);
+    }
+    free(c);
+}
+
+/* One rule: the row that breaks it is rejected with `reason`; `kept`,
+ * which differs in the rule's column, is accepted. */
+typedef struct rule_case {
+    const char *broken, *kept, *reason;
+    const char *shape;
+    int arch;
+} rule_case;
+
+static void test_rules(void)
+{
+    static const rule_case cases[] = {
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1]",
+         "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm100", NULL, 100},
+        {"[128, 128, 64, 4, 1, 4, 8, 1, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1]",
+         "PIPE=1 takes MMA=1, WARPS_M=8 and WARPS_N=1", NULL, 90},
+        {"[128, 128, 64, 8, 1, 4, 8, 0, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1]",
+         "got MMA=0, WARPS 8x1", NULL, 90},
+        {"[128, 32, 64, 8, 1, 4, 8, 1, 1]", "[128, 64, 64, 8, 1, 4, 8, 1, 1]",
+         "PIPE=1 takes BN 64, 128, 192 or 256", NULL, 90},
+        {"[128, 128, 64, 8, 1, 1, 8, 1, 1]", "[128, 128, 64, 8, 1, 2, 8, 1, 1]",
+         "PIPE=1: STAGES=1, the ring frees a stage one K tile late", NULL, 90},
+        {"[128, 128, 64, 8, 1, 7, 8, 1, 1]", "[128, 128, 64, 8, 1, 6, 8, 1, 1]",
+         "shared memory 263296 bytes exceeds 232448 on sm90", NULL, 90},
+        {"[128, 64, 64, 8, 1, 8, 8, 1, 1, 4, 2, 1]", "[128, 64, 64, 8, 1, 8, 8, 1, 1, 2, 2, 1]",
+         "REDUCTION_MODE=1 (the two splits of a tile a cluster", NULL, 90},
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 2, 2, 1]", "[128, 64, 64, 8, 1, 4, 8, 1, 1, 2, 2, 1]",
+         "takes SPLIT_K=2, BN=64", NULL, 90},
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 2, 5]", "[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 5]",
+         "CLUSTER_SHAPE=5 (two CTAs along N) with SPLIT_K=2", NULL, 90},
+        {"[128, 256, 64, 8, 1, 4, 8, 1, 1, 2]", "[128, 192, 64, 8, 1, 4, 8, 1, 1, 2]",
+         "SPLIT_K=2 with BN=256: the split-K epilogue", NULL, 90},
+        {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 2]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1]",
+         "PIPE=0 has no split-K or cluster", NULL, 90},
+        /* Problem rules: C column-major... is not a shape key; a leading
+         * stride TMA cannot take is (A row-major, K = 100: 200 bytes). */
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1]",
+         "PIPE=1: operand A: leading stride of 200 bytes is not a multiple of 16", "m=256,n=256,k=100",
+         90},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const rule_case *k = &cases[i];
+        const char *shape = k->shape ? k->shape : "m=4096,n=4096,k=4096";
+        char json[256];
+        int n = 0;
+        snprintf(json, sizeof json, "{\"nvrtc\": {\"contraction\": [%s]}}", k->broken);
+        gdt_candidate *c = materialize(json, shape, k->arch, &n);
+        CHECK(n == 1 && c[0].rejected);
+        if (n == 1)
+            CHECK_CONTAINS(c[0].reason, k->reason);
+        free(c);
+        if (!strcmp(k->broken, k->kept)) /* a rule of the target or the problem */
+            continue;
+        snprintf(json, sizeof json, "{\"nvrtc\": {\"contraction\": [%s]}}", k->kept);
+        c = materialize(json, shape, k->arch, &n);
+        CHECK(n == 1 && !c[0].rejected);
+        if (n == 1 && c[0].rejected)
+            fprintf(stderr, "kept row %s: %s\n", k->kept, c[0].reason);
+        free(c);
+    }
+}
+
+/* BM and BK are the kernel's 128 and 64 whatever M and K project them to;
+ * the row still passes and its plan names them. */
+static void test_small_problem(void)
+{
+    int n = 0;
+    gdt_candidate *c = materialize("{\"nvrtc\": {\"contraction\": [[128, 128, 64, 8, 1, 4, 8, 1, 1]]}}",
+                                   "m=48,n=4096,k=40", 90, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    if (n == 1) {
+        CHECK_INT(gdt_plan_id_knob(&c[0].id, GDT_KNOB_TILE_M, -1), ==, 128);
+        CHECK_INT(gdt_plan_id_knob(&c[0].id, GDT_KNOB_TILEK, -1), ==, 64);
+    }
+    free(c);
+}
+
+/* An 8-column row reads the optional columns' absent values and its plan
+ * names none of them; a 12-column row with those values is the same plan,
+ * so the two in one table are a duplicate; a 7-column row is short. */
+static void test_optional_columns(void)
+{
+    static const char *const rows[2] = {"[128, 128, 64, 4, 1, 4, 8, 1]",
+                                        "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0]"};
+    gdt_plan_id id[2];
+    char json[256];
+    for (int r = 0; r < 2; r++) {
+        int n = 0;
+        snprintf(json, sizeof json, "{\"nvrtc\": {\"contraction\": [%s]}}", rows[r]);
+        gdt_candidate *c = materialize(json, "m=4096,n=4096,k=4096", 90, &n);
+        CHECK_INT(n, ==, 1);
+        if (n == 1) {
+            CHECK_INT(c[0].bound[GDT_GEMM_PIPE], ==, 0);
+            CHECK_INT(c[0].bound[GDT_GEMM_SPLIT_K], ==, 1);
+            CHECK_INT(c[0].bound[GDT_GEMM_CLUSTER_SHAPE], ==, 2);
+            CHECK_INT(c[0].bound[GDT_GEMM_REDUCTION_MODE], ==, 0);
+            CHECK_INT(c[0].id.nknobs, ==, 8);
+            id[r] = c[0].id;
+        }
+        free(c);
+    }
+    CHECK(gdt_plan_id_equal(&id[0], &id[1]));
+    gdt_row_table *t = NULL;
+    gdt_error e = {0};
+    snprintf(json, sizeof json, "{\"nvrtc\": {\"contraction\": [%s, %s]}}", rows[0], rows[1]);
+    CHECK_INT(gdt_rows_load_text(json, strlen(json), "rows.json", &t, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "rows.json: /nvrtc/contraction/1: duplicate row (same as /nvrtc/contraction/0)");
+    /* The digest journals record: a row's shortest form, as before the
+     * optional columns (so the committed journals still resume and emit). */
+    char got[65], want[65];
+    const char *form = "contraction:128,128,64,4,1,4,8,1;\n";
+    snprintf(json, sizeof json, "{\"nvrtc\": {\"contraction\": [%s]}}", rows[1]);
+    CHECK_INT(gdt_rows_load_text(json, strlen(json), "rows.json", &t, &e), ==, GDT_STATUS_OK);
+    gdt_rows_digest(t, got);
+    gdt_rows_destroy(t);
+    gdt_digest_hex(form, strlen(form), want);
+    CHECK_STR(got, want);
+    const char *short_row = "{\"nvrtc\": {\"contraction\": [[128, 128, 64, 4, 1, 4, 8]]}}";
+    CHECK_INT(gdt_rows_load_text(short_row, strlen(short_row), "rows.json", &t, &e), ==,
+              GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "expected 8 to 12 columns (from PIPE on optional), got 7");
+}
+
+/* What the template binds for a PIPE=1 plan: its defines, the launch of
+ * 384 threads and the ring's shared memory, the workspace of its splits. */
+static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char *name)
+{
+    gdt_nvrtc_define d[GDT_NVRTC_MAX_DEFINES];
+    int n = gdt__tmpl_gemm.defines(f, p, d, GDT_NVRTC_MAX_DEFINES);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(d[i].name, name))
+            return d[i].value;
+    return -1;
+}
+
+static void test_template_binds(void)
+{
+    gdt_facts f;
+    gdt_nvrtc_launch l;
+    facts_for("m=128,n=4096,k=4096", 90, &f);
+    gdt_plan_id p = nvrtc_plan_of(11); /* 128 x 64, two splits in a DSMEM pair, 8 stages */
+    CHECK_INT(define_of(&f, &p, "PIPE"), ==, 1);
+    CHECK_INT(define_of(&f, &p, "BN"), ==, 64);
+    CHECK_INT(define_of(&f, &p, "STAGES"), ==, 8);
+    CHECK_INT(define_of(&f, &p, "SPLIT_K"), ==, 2);
+    CHECK_INT(define_of(&f, &p, "REDUCTION_MODE"), ==, 1);
+    CHECK_INT(define_of(&f, &p, "CLUSTER_SHAPE"), ==, 2);
+    CHECK_INT(define_of(&f, &p, "A_KMAJOR"), ==, 1);
+    CHECK_INT(define_of(&f, &p, "B_KMAJOR"), ==, 0);
+    gdt__tmpl_gemm.launch(&f, &p, 0, &l);
+    CHECK_INT(l.block[0], ==, 384);
+    CHECK_INT(l.smem_bytes, ==, 8 * (128 + 64) * 64 * 2 + 4 * 64 * 64 * 2 + 16 * 8 + 16 + 1024);
+    CHECK_INT(gdt__tmpl_gemm.workspace(&f, &p), ==, 0); /* the pair sums in shared memory */
+    p = nvrtc_plan_of(3);                                  /* 128 x 128, four splits */
+    CHECK_INT((long long)gdt__tmpl_gemm.workspace(&f, &p), ==, 4LL * 128 * 4096 * 4);
+    p = nvrtc_plan_of(10); /* clusters along N */
+    CHECK_INT(define_of(&f, &p, "CLUSTER_SHAPE"), ==, 5);
+}
+
+int main(void)
+{
+    test_optional_columns();
+    test_rules();
+    test_small_problem();
+    test_template_binds();
+    test_hand_configs_are_rows();
+    return gdt_test_result("test_gemm_tma_rows");
+}

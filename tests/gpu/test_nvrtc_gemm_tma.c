@@ -1,0 +1,271 @@
+/* The NVRTC GEMM's PIPE=1 rows (kernels/gdt_gemm_sm90.cuh through
+ * kernels/gemm.cuh) on the device: the staged rows of
+ * tests/data/candidates/gemm_tma.json (or of the file GDT_TEST_TUNING_CONFIG
+ * names), not yet in the default table.  Every PIPE=1 row that binds for
+ * a case (tails on M, N and K, batched, all four row/col-major layouts,
+ * bf16 and fp16, more tiles than SMs, small M with long K for the splits,
+ * K shorter than the splits) matches the first mode-A cuDNN plan and, on
+ * small shapes, the fp64 CPU reference, outputs poisoned first; a split
+ * row runs twice (its counters must come back to zero); and a row that is
+ * one of gemm.hand's fixed configurations writes exactly what that
+ * configuration writes, element for element (the same kernel, built by
+ * NVRTC at run time instead of nvcc ahead of time).  Rejected rows print
+ * their reason.  Then figures, not asserted: on the default sweep's GEMM
+ * shapes each PIPE=1 row against the gemm.hand configuration it coincides
+ * with (generated / handwritten, both timed alike: median of 25 bursts of
+ * 64 calls), and the best of each side.  Returns 77 without a device; on
+ * another arch it checks that every PIPE=1 row is rejected for sm_90a. */
+#include "hand_test.h"
+#include "gdt_rows.h"
+#include "nvrtc/gdt_gemm.h"
+
+static const char *const cases[] = {
+    "m=200,n=328,k=136",
+    "m=264,n=200,k=72,a=col",
+    "m=136,n=264,k=40,b=col,dtype=fp16",
+    "m=200,n=136,k=200,a=col,b=col,dtype=fp16",
+    "batch=3,m=72,n=264,k=136",
+    "m=2056,n=4104,k=520",                          /* 289 tiles: several per CTA */
+    "batch=3,m=1032,n=1288,k=264,a=col,dtype=fp16", /* 162 tiles over three batches */
+    "m=1,n=264,k=8200",                             /* small M, long K: the splits */
+    "m=128,n=264,k=7176,a=col,b=col,dtype=fp16",
+    "m=8,n=136,k=72",                               /* two K tiles: fewer than most splits */
+};
+#define NCASES (int)(sizeof cases / sizeof cases[0])
+#define REFERENCE_MAX_FLOPS 2e9
+#define BURST_CALLS 64
+#define MAX_ROWS 64
+#define STAGED GDT_TEST_DATA "/candidates/gemm_tma.json"
+
+static const hand_test test = {"test_nvrtc_gemm_tma", "gemm.nvrtc", GDT_FAMILY_GEMM, cases, NCASES};
+static const hand_test hand = {"test_nvrtc_gemm_tma", "gemm.hand", GDT_FAMILY_GEMM, cases, NCASES};
+static gdt_device_props dev;
+
+static const gdt_engine_slot *nvrtc_slot(void) { return hand_test_slot(&test); }
+static const gdt_engine_slot *hand_slot(void) { return hand_test_slot(&hand); }
+
+/* The staged rows' PIPE=1 plans that bind for f (rejected ones printed
+ * once with their reason when `say`); returns the count. */
+static int tma_plans(const gdt_facts *f, gdt_plan_id *out, bool say)
+{
+    gdt_row_table *t = NULL;
+    gdt_candidate *c = NULL;
+    gdt_error e = {0};
+    int n = 0, k = 0;
+    const char *rows = getenv("GDT_TEST_TUNING_CONFIG");
+    CHECK_INT(gdt_rows_load_default(&t, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_rows_override(t, rows && *rows ? rows : STAGED, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_candidates_materialize(t, nvrtc_slot(), f, &c, &n, &e), ==, GDT_STATUS_OK);
+    for (int i = 0; i < n && k < MAX_ROWS; i++) {
+        if (c[i].requested[GDT_GEMM_PIPE] != GDT_GEMM_PIPE_TMA || c[i].duplicate_of_earlier)
+            continue;
+        if (c[i].rejected && say)
+            printf("  row %d rejected: %s\n", i, c[i].reason);
+        if (!c[i].rejected)
+            out[k++] = c[i].id;
+    }
+    free(c);
+    gdt_rows_destroy(t);
+    return k;
+}
+
+/* The gemm.hand configuration a PIPE=1 plan is, or -1. */
+static int hand_twin(const gdt_plan_id *p)
+{
+    for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        gdt_plan_id h;
+        gdt__hand_gemm_config_plan(i, p->engine_id, &h);
+        gdt_plan_id_set_knob(&h, GDT_KNOB_WARPS_M, 8);
+        gdt_plan_id_set_knob(&h, GDT_KNOB_WARPS_N, 1);
+        gdt_plan_id_set_knob(&h, GDT_KNOB_MMA, 1);
+        gdt_plan_id_set_knob(&h, GDT_KNOB_PIPE, 1);
+        if (gdt_plan_id_equal(&h, p))
+            return i;
+    }
+    return -1;
+}
+
+static gdt_status build(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
+                        gdt_compiled **c, gdt_error *e)
+{
+    gdt_build_opts o = {.device = dev};
+    gdt_build_info info;
+    return s->ops->build(s, f, p, &o, c, &info, e);
+}
+
+static gdt_status build_hand(const gdt_facts *f, int i, gdt_compiled **c, gdt_error *e)
+{
+    gdt_plan_id id;
+    gdt__hand_gemm_config_plan(i, gdt_engine_id(GDT_FAMILY_GEMM, hand_slot()->slot), &id);
+    return build(hand_slot(), f, &id, c, e);
+}
+
+
+/* got equals what hand configuration i writes on the same buffers. */
+static gdt_status same_as_hand(int i, const gdt_facts *f, gdt_buffers *b, const gdt_outputs *got,
+                               gdt_error *e)
+{
+    gdt_compiled *c = NULL;
+    gdt_outputs h = {0};
+    gdt_status st = build_hand(f, i, &c, e);
+    if (st == GDT_STATUS_OK)
+        st = hand_test_run_built(hand_slot()->ops, c, b, 1, &h, e);
+    hand_slot()->ops->destroy(c);
+    size_t at = 0, n = got->count[0];
+    while (st == GDT_STATUS_OK && at < n && got->data[0][at] == h.data[0][at])
+        at++;
+    if (st == GDT_STATUS_OK && at < n)
+        st = gdt_error_set(e, GDT_STATUS_INCORRECT, "element %zu of C is %g, gemm.hand "
+                           "configuration %d wrote %g", at, got->data[0][at], i, h.data[0][at]);
+    gdt_outputs_free(&h);
+    return st;
+}
+
+/* One PIPE=1 plan on a case: against cuDNN, the reference, itself run
+ * twice, and its hand twin. */
+static gdt_status run_row(int ci, const gdt_plan_id *p, const gdt_problem *pr, const gdt_facts *f,
+                          gdt_buffers *b, const gdt_outputs *cud, const gdt_outputs *ref)
+{
+    gdt_compiled *c = NULL;
+    gdt_outputs got = {0}, again = {0};
+    gdt_error e = {0};
+    double err[4] = {0}, err_ref[4] = {0};
+    char name[512];
+    int twin = hand_twin(p);
+    gdt_plan_id_format(p, name, sizeof name);
+    gdt_status st = build(nvrtc_slot(), f, p, &c, &e);
+    if (st == GDT_STATUS_OK)
+        st = hand_test_run_built(nvrtc_slot()->ops, c, b, 1, &got, &e);
+    if (st == GDT_STATUS_OK)
+        st = gdt_outputs_compare(pr, &got, cud, err, &e);
+    if (st == GDT_STATUS_OK && ref)
+        st = gdt_outputs_compare(pr, &got, ref, err_ref, &e);
+    if (st == GDT_STATUS_OK && nvrtc_slot()->ops->workspace_size(c)) /* the counters reset */
+        st = hand_test_run_built(nvrtc_slot()->ops, c, b, 1, &again, &e);
+    if (st == GDT_STATUS_OK && again.count[0])
+        st = gdt_outputs_compare(pr, &again, cud, err, &e);
+    if (st == GDT_STATUS_OK && twin >= 0)
+        st = same_as_hand(twin, f, b, &got, &e);
+    if (st == GDT_STATUS_OK)
+        printf("%s %s: verified, rel L2 %.2e against cuDNN%s%s\n", cases[ci], name, err[0],
+               ref ? ", and the fp64 reference" : "", twin >= 0 ? ", the same C as gemm.hand" : "");
+    else
+        printf("%s %s: FAILED: %s\n", cases[ci], name, e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    nvrtc_slot()->ops->destroy(c);
+    gdt_outputs_free(&got);
+    gdt_outputs_free(&again);
+    return st;
+}
+
+/* One case, every PIPE=1 row; false when the context may be poisoned. */
+static bool run_case(int ci)
+{
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *b = NULL;
+    gdt_outputs cud = {0}, ref = {0};
+    gdt_plan_id plans[MAX_ROWS];
+    gdt_error e = {0};
+    bool small = false;
+    gdt_status st = hand_test_gemm_case(cases[ci], 4321 + (uint64_t)ci, &dev, REFERENCE_MAX_FLOPS,
+                                        &p, &f, &b, &cud, &ref, &small, &e);
+    int n = st == GDT_STATUS_OK ? tma_plans(&f, plans, ci == 0) : 0;
+    CHECK(st != GDT_STATUS_OK || n >= GDT_HAND_GEMM_CONFIGS);
+    for (int i = 0; st == GDT_STATUS_OK && i < n; i++)
+        st = run_row(ci, &plans[i], &p, &f, b, &cud, small ? &ref : NULL);
+    gdt_outputs_free(&cud);
+    gdt_outputs_free(&ref);
+    gdt_buffers_destroy(b);
+    return cudaGetLastError() == cudaSuccess && st != GDT_STATUS_CUDA;
+}
+
+static double time_plan(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b, gdt_error *e)
+{
+    if (gdt_buffers_reserve_workspace(b, s->ops->workspace_size(c), e) != GDT_STATUS_OK)
+        return NAN;
+    return hand_median_us(s->ops, c, b, BURST_CALLS);
+}
+
+/* Printed, not asserted: each PIPE=1 row, its hand twin, the best of each. */
+static void bench(const char *shape)
+{
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *b = NULL;
+    gdt_plan_id plans[MAX_ROWS];
+    gdt_error e = {0};
+    double best_gen = INFINITY, best_hand = INFINITY, hand_us[GDT_HAND_GEMM_CONFIGS];
+    char name[512];
+    if (!hand_test_bench_buffers(shape, &dev, &p, &f, &b))
+        return;
+    for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        gdt_compiled *c = NULL;
+        hand_us[i] = build_hand(&f, i, &c, &e) == GDT_STATUS_OK ? time_plan(hand_slot(), c, b, &e) : NAN;
+        hand_slot()->ops->destroy(c);
+        if (hand_us[i] < best_hand)
+            best_hand = hand_us[i];
+    }
+    int n = tma_plans(&f, plans, false);
+    for (int i = 0; i < n; i++) {
+        gdt_compiled *c = NULL;
+        int twin = hand_twin(&plans[i]);
+        gdt_plan_id_format(&plans[i], name, sizeof name);
+        double t = build(nvrtc_slot(), &f, &plans[i], &c, &e) == GDT_STATUS_OK
+                       ? time_plan(nvrtc_slot(), c, b, &e) : NAN;
+        nvrtc_slot()->ops->destroy(c);
+        if (t < best_gen)
+            best_gen = t;
+        if (twin >= 0)
+            printf("figure %s: %s %.2f us %.1f TFLOP/s, gemm.hand configuration %d %.2f us, "
+                   "generated / handwritten %.3f\n", shape, name, t, hand_test_tflops(&f, t), twin,
+                   hand_us[twin], hand_us[twin] / t);
+        else
+            printf("figure %s: %s %.2f us %.1f TFLOP/s (no hand twin)\n", shape, name, t,
+                   hand_test_tflops(&f, t));
+    }
+    printf("figure %s: best PIPE=1 row %.2f us, best gemm.hand %.2f us, generated / handwritten "
+           "%.3f (median of %d bursts of %d)\n", shape, best_gen, best_hand, best_hand / best_gen,
+           HAND_ATTN_TIMED_RUNS, BURST_CALLS);
+    gdt_buffers_destroy(b);
+}
+
+/* sweeps/gemm.json's cells of the 2026-12 default sweep that the hand
+ * README names, and 4096^3. */
+static const char *const bench_shapes[] = {"m=4096,n=4096,k=4096", "m=128,n=4096,k=4096",
+                                           "m=128,n=14336,k=4096", "m=128,n=4096,k=14336",
+                                           "m=256,n=6144,k=4096",  "m=512,n=14336,k=4096",
+                                           "m=2048,n=4096,k=4096"};
+
+/* Not sm90: every PIPE=1 row is rejected, naming sm_90a. */
+static int other_arch(void)
+{
+    gdt_facts f;
+    gdt_plan_id plans[MAX_ROWS];
+    gdt_problem p;
+    gdt_error e = {0};
+    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, cases[0], &p, &e), ==, GDT_STATUS_OK);
+    gdt_facts_analyze(&p, &dev, &f);
+    CHECK_INT(tma_plans(&f, plans, true), ==, 0);
+    return gdt_test_result("test_nvrtc_gemm_tma");
+}
+
+int main(void)
+{
+    hand_watch_start("test_nvrtc_gemm_tma");
+    if (!hand_test_device(&test, &dev))
+        return GDT_TEST_SKIP;
+    if (dev.arch != 90)
+        return other_arch();
+    for (int i = 0; i < NCASES; i++) {
+        hand_watch(cases[i]);
+        if (!run_case(i))
+            return gdt_test_result("test_nvrtc_gemm_tma"); /* the context may be poisoned */
+    }
+    for (size_t i = 0; i < sizeof bench_shapes / sizeof bench_shapes[0]; i++) {
+        hand_watch(bench_shapes[i]);
+        bench(bench_shapes[i]);
+    }
+    alarm(0);
+    return gdt_test_result("test_nvrtc_gemm_tma");
+}
