@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "gdt_measure.h"
-#include "gdt_sweep.h"
+#include "gdt_limits.h"
 #include "gdt_trial.h"
 #include "gdtune/gdtune.h"
 

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 
 #include "gdt_measure.h"
-#include "gdt_sweep.h"
+#include "gdt_limits.h"
 #include "gdtune/gdtune.h"
 
 typedef struct gdt_race_mark {

@@ -26,7 +26,8 @@
 
 #include "gdt_journal.h"
 #include "gdt_measure.h"
-#include "gdt_sweep.h"
+#include "gdt_limits.h"
+#include "gdt_spec.h"
 #include "gdtune/gdtune.h"
 #include "gdtune/tables.h"
 

@@ -1,5 +1,5 @@
-/* The sweep: spec loading and cells (spec.c), the run loop through the
- * worker (sweep.c), and the compile-only check (compile_only.c).  Private to the
+/* The sweep: spec loading and cells (spec.c, gdt_spec.h), the run loop
+ * through the worker (sweep.c), and the compile-only check (compile_only.c).  Private to the
  * harness; `gdtune sweep` (cli_sweep.c) is its command line.  This process
  * never touches the CUDA runtime: the worker does (compile-only uses NVRTC
  * alone). */
@@ -9,110 +9,26 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "gdt_limits.h"
 #include "gdt_measure.h"
+#include "gdt_spec.h"
 #include "gdtune/gdtune.h"
 
 #define GDT_SWEEP_SCHEMA "gdtune.sweep/1"
 
-/* The ranges of the sweep settings, one set for the command line, the spec
- * and a resumed run's journal header. */
-#define GDT_BURST_MAX 4096
-#define GDT_TARGET_REL_MIN 1e-5
-#define GDT_TARGET_REL_MAX 0.5
-#define GDT_NOISE_FLOOR_MAX 0.5
-#define GDT_PLAN_SECONDS_MIN 0.01
-#define GDT_PLAN_SECONDS_MAX 3600.0
-#define GDT_DEADLINE_MIN 1.0
-#define GDT_DEADLINE_MAX 86400.0
-#define GDT_KNOB_CAP_MAX 1000
-/* --cudnn-knob-cap where neither the command line nor the spec sets it. */
-#define GDT_KNOB_CAP_DEFAULT 8
 /* --shape: at most this many in one sweep. */
 #define GDT_SWEEP_SHAPES_MAX 16
 /* --gpus: at most this many workers, one per device. */
 #define GDT_GPUS_MAX 16
-/* build_threads: threads that build a cell's cuDNN plans before its
- * measurements (gdt_graph_prebuild); 0 or 1: each plan when measured. */
-#define GDT_BUILD_THREADS_MAX 64
 /* The default's ceiling: one less than the online CPUs up to this many
  * (the cuDNN plans that take a second to finalize compile kernels, and a
  * prebuild overlaps nothing). */
 #define GDT_BUILD_THREADS_DEFAULT 16
-#define GDT_SHARDS_MAX 100000
 #define GDT_SHARD_SOURCE_MAX 512
-/* --rounds (and `compare --rounds`): interleaved rounds of a cell's best
- * plans, at most GDT_ROUNDS_PLANS_MAX of them (the sweep takes its
- * GDT_ROUNDS_TOP fastest measured in full and each engine kind's fastest). */
-#define GDT_ROUNDS_MAX 100
-#define GDT_ROUNDS_PLANS_MAX 8
-#define GDT_ROUNDS_TOP 3
-
-/* A racing sweep's contenders (plans not raced out): their largest burst,
- * the metric, may take GDT_CONTENDER_FACTOR x max_plan_seconds to reach
- * target_rel (gdt_measure_opts.contender_seconds). */
-#define GDT_CONTENDER_FACTOR 2.0
 
 /* `gdtune sweep`'s exit code when the run completed (journal and tables
  * written) but some plan was incorrect. */
 #define GDT_SWEEP_EXIT_INCORRECT 4
-
-/* One point of the grid: a family and the shape text gdt_problem_parse
- * reads ("m=128,n=4096,k=4096,dtype=bf16"). */
-typedef struct gdt_sweep_cell {
-    gdt_family family;
-    char shape[256];
-    gdt_problem problem;
-} gdt_sweep_cell;
-
-typedef struct gdt_sweep_spec {
-    char source[PATH_MAX];  /* "sweeps/gemm.json" (embedded) or the --spec path */
-    char digest[65];        /* of the spec text */
-    char *text;             /* the spec as read (NUL-terminated) */
-    unsigned families;      /* 1u << gdt_family */
-    gdt_sweep_cell *cells;
-    int ncells;
-    bool quick;
-    /* Settings the spec carries; 0 where it says nothing (defaults apply). */
-    int bursts[GDT_MAX_BURSTS];
-    int nbursts;
-    double target_rel, max_plan_seconds;
-    /* The least relative noise the tables give a measured time (emit.c):
-     * the run-to-run spread of this machine, which a run's own confidence
-     * interval does not see. */
-    double noise_floor;
-    /* The largest burst run back to back for this long before a contender's
-     * metric series (gdt_measure_opts.heat_seconds); 0: none. */
-    double heat_seconds;
-    /* The longest sample a cell's metric may take: its largest burst is the
-     * largest whose sample fits this at the time per call of the cell's
-     * first plan measured in full (gdt_measure_opts.metric_sample_s; the
-     * sweep, sweep.c: cell_bursts); 0: every burst, always. */
-    double metric_sample_s;
-    int knob_cap;
-    /* Threads that build a cell's cuDNN plans before its measurements;
-     * -1: unset (gdt_sweep_build_threads' default). */
-    int build_threads;
-} gdt_sweep_spec;
-
-/* The spec's build_threads, or when unset min(8, online CPUs - 1): one core
- * stays for the worker's own thread and the parent.  0 or 1: serial. */
-int gdt_sweep_build_threads(const gdt_sweep_spec *sp);
-
-/* Parses a spec (strict: unknown fields, wrong types, empty axes, values a
- * problem refuses, each named with file and JSON path).  With quick the
- * "quick" subset's grid and settings replace the full grid's. */
-gdt_status gdt_sweep_spec_parse(const char *text, size_t len, const char *file, bool quick,
-                                gdt_sweep_spec **out, gdt_error *e);
-/* The embedded default for a family argument ("gemm", "sdpa", "sdpa_fwd",
- * "sdpa_bwd": the SDPA families share sweeps/sdpa.json) or a --spec file.
- * Cells of families the argument does not name are dropped. */
-gdt_status gdt_sweep_spec_load(const char *family_arg, const char *path, bool quick,
-                               gdt_sweep_spec **out, gdt_error *e);
-void gdt_sweep_spec_destroy(gdt_sweep_spec *s);
-/* The text of the spec gdt_sweep_spec_load reads (path NULL: the embedded
- * one) and its name (malloc'd text, NUL-terminated). */
-gdt_status gdt__sweep_spec_text(const char *family_arg, const char *path, char **text, size_t *len,
-                                char *name, size_t nname, gdt_error *e);
 
 /* `gdtune sweep FAMILY --shape ...` (spec_shape.c): a spec whose one grid
  * is the product of the shapes' keys, each "k=v,..." where v is a value, a
@@ -198,9 +114,6 @@ gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error 
  * plans than top: all of them). */
 struct gdt_run_cell;
 int gdt_sweep_top_converged(const struct gdt_run_cell *c, int top, int *converged);
-
-/* Keeps cells whose index i satisfies i % n == k (deterministic shard). */
-void gdt_sweep_spec_shard(gdt_sweep_spec *s, int k, int n);
 
 /* --shard auto (shard_auto.c): I and N from the environment of the scheduler
  * that started this process: a SLURM job array (SLURM_ARRAY_TASK_ID, N from

@@ -15,17 +15,17 @@
 
 #include <cjson/cJSON.h>
 
+#include "gdt_limits.h"
 #include "gdt_measure.h"
-#include "gdt_sweep.h"
 #include "gdtune/gdtune.h"
 
 /* X(ID, key, kind, required, lo, hi, default, sub): the rows of each message,
  * a message's rows together.  Ranges are what the command line and the
- * sweep spec allow (gdt_sweep.h), so no value outside them reaches a
+ * sweep spec allow (gdt_limits.h), so no value outside them reaches a
  * measurement; a default is what the worker takes for an absent field
  * (0 where it keeps gdt_measure_opts_default's value); sub is the nested
  * object's rows (a name of GDT_WIRE_OBJ_MAP) or NOSUB. */
-/* The kinds are gdt_record.h's (GDT__STR, ...): the rows expand in wire.c
+/* The kinds are gdt_table.h's (GDT__STR, ...): the rows expand in wire.c
  * alone, so that a file may include this beside engines/gdt_family.h,
  * whose gdt__field is another type. */
 #define GDT_WIRE_BIG 9007199254740991.0 /* 2^53 - 1: JSON's exact integers */
@@ -90,7 +90,7 @@
     X(CELL_R_PREBUILD_S, "prebuild_s", GDT__NUM, false, 0, GDT_WIRE_BIG, 0, NOSUB)
 /* A plan's result: its "op", then what the journal's result record takes
  * from it as it came (record.c adds the record's own keys to these rows).
- * Ranges in gdt_record.h's terms: GDT_RECORD_US a time per call in
+ * Ranges in gdt_limits.h's terms: GDT_RECORD_US a time per call in
  * microseconds, GDT_RECORD_CALL_S the seconds of one call. */
 #define GDT_WIRE_RESULT_REP(X)                                                                     \
     X(RESULT_R_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                          \
@@ -131,7 +131,7 @@
 /* Objects nested in replies, which the journal keeps as the worker sent
  * them: these rows are the journal's tables of them too (record.c), so
  * what the worker writes is what the journal's reader takes.  Ranges in
- * gdt_record.h's terms (GDT_RECORD_US: a time per call in microseconds). */
+ * gdt_limits.h's terms (GDT_RECORD_US: a time per call in microseconds). */
 #define GDT_WIRE_DEVICE_OBJ(X)                                                                     \
     X(DEVICE_NAME, "name", GDT__NAME, true, 0, GDT_WIRE_BIG, 0, NOSUB)                                    \
     X(DEVICE_ARCH, "arch", GDT__INT, true, 10, 9999, 0, NOSUB)                                            \
@@ -231,7 +231,7 @@ typedef enum gdt__wire_field {
     GDT__W_COUNT
 } gdt__wire_field;
 
-/* A row as gdt_record.h's gdt__field, for the two files that hold the rows
+/* A row as gdt_table.h's gdt__field, for the two files that hold the rows
  * as tables: wire.c (every message) and record.c (the journal's result
  * record, which is the result reply's body). */
 #define GDT__WIRE_SUB_NOSUB NULL
@@ -243,8 +243,8 @@ typedef enum gdt__wire_field {
 #define GDT__WIRE_FIELD(id, key, kind, req, lo, hi, def, sub)                                      \
     {key, kind, req, lo, hi, GDT__WIRE_SUB_##sub, def},
 
-/* Message or nested object m's rows (a gdt_record.h table; as an array,
- * gdt__wire_tables in gdt_record.h) and a message's "op" value (NULL for
+/* Message or nested object m's rows (a gdt_table.h table; as an array,
+ * gdt__wire_tables in gdt_table.h) and a message's "op" value (NULL for
  * a nested object). */
 const struct gdt__table *gdt__wire_table(gdt__wire_msg m);
 const char *gdt__wire_op(gdt__wire_msg m);
@@ -275,7 +275,7 @@ const char *gdt__wire_str(const cJSON *o, gdt__wire_field f); /* NULL: absent or
 gdt_status gdt__wire_known(gdt__wire_msg m, const char *at, const cJSON *o, gdt_error *e);
 /* key is a row of m. */
 bool gdt__wire_has(gdt__wire_msg m, const char *key);
-/* The same against any gdt_record.h table t. */
+/* The same against any gdt_table.h table t. */
 gdt_status gdt__wire_keys(const struct gdt__table *t, const char *at, const cJSON *o, gdt_error *e);
 
 /* An optional integer or number field of o in its row's range: *out keeps

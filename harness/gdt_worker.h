@@ -1,8 +1,8 @@
-/* The parent side of worker isolation.  The process that runs a sweep never
- * creates a CUDA context: it spawns `gdtune worker` (the process that owns
- * the GPU), talks to it in JSON lines over its stdin and stdout, and kills
- * (SIGKILL) and respawns it when it dies or overruns a deadline.  Private to
- * the harness.
+/* Worker isolation (the parent's calls: gdt_worker_proto.h).  The process
+ * that runs a sweep never creates a CUDA context: it spawns `gdtune worker`
+ * (the process that owns the GPU), talks to it in JSON lines over its stdin
+ * and stdout, and kills (SIGKILL) and respawns it when it dies or overruns
+ * a deadline.  Private to the harness.
  *
  * Protocol (one JSON object per line each way; every reply has "op"; each
  * message's fields, with their kinds, ranges and defaults, are the rows of
@@ -54,38 +54,8 @@
 
 #include <stdbool.h>
 
+#include "gdt_worker_proto.h"
 #include "gdtune/gdtune.h"
-
-typedef struct gdt_worker gdt_worker;
-
-/* Spawns `exe worker` (exe: NULL for /proc/self/exe). */
-gdt_status gdt_worker_spawn(const char *exe, gdt_worker **out, gdt_error *e);
-/* The same for the gpu-th visible device (counted within the sweep's own
- * CUDA_VISIBLE_DEVICES when set): the worker sees that one device only.
- * gpu < 0 is gdt_worker_spawn.  Safe to call from several threads. */
-gdt_status gdt_worker_spawn_gpu(const char *exe, int gpu, gdt_worker **out, gdt_error *e);
-
-/* Sends one request line and waits at most deadline_s seconds for one reply
- * line (*reply malloc'd).  When the worker dies first: FAULT, naming the
- * signal or exit status; past the deadline it is killed: TIMEOUT, "deadline
- * exceeded after N s".  After either the worker is gone (gdt_worker_alive is
- * false) and gdt_worker_respawn brings a fresh one. */
-gdt_status gdt_worker_call(gdt_worker *w, const char *request, double deadline_s, char **reply,
-                           gdt_error *e);
-bool gdt_worker_alive(const gdt_worker *w);
-/* Reaps whatever is left of the worker (killing it when needed) and starts a
- * new one.  *count of spawns so far via gdt_worker_spawn_count. */
-gdt_status gdt_worker_respawn(gdt_worker *w, gdt_error *e);
-int gdt_worker_spawn_count(const gdt_worker *w);
-/* Asks the worker to quit, kills it after a short grace period. */
-void gdt_worker_destroy(gdt_worker *w);
-
-/* A plan identity on the wire and in the journal:
- * {"engine_id":N,"knobs":[[type,value],...]}.  Both sides use these. */
-struct cJSON;
-struct cJSON *gdt__plan_id_json(const gdt_plan_id *id);
-/* BAD_INPUT naming the field when o is not such an object. */
-gdt_status gdt__plan_id_from_json(const struct cJSON *o, gdt_plan_id *id, gdt_error *e);
 
 /* What the clock probe saw, as the worker's results and bench's JSON carry
  * it: {"rated_mhz", "min_mhz", "max_mhz", "probes", "threshold"}. */

@@ -9,7 +9,7 @@
 #include "gdt_record.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"
-#include "gdt_worker.h"
+#include "gdt_worker_proto.h"
 
 /* ------------------------------------------------ the records' vocabulary
  * (declared in gdt_run.h): dispositions and record types by name. */

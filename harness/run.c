@@ -13,7 +13,7 @@
 #include "gdt_run.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"
-#include "gdt_worker.h"
+#include "gdt_worker_proto.h"
 
 /* Where a record is: "<path>:<line>". */
 typedef struct where {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gdt_json.h"
+#include "gdt_spec.h"
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 

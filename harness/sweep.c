@@ -27,7 +27,7 @@
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"
-#include "gdt_worker.h"
+#include "gdt_worker_proto.h"
 #include "gdtune/candidates.h"
 
 /* -------------------------------------------------------------- run */

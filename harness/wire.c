@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "gdt_json.h"
-#include "gdt_record.h"
+#include "gdt_table.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"
 

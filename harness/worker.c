@@ -18,7 +18,7 @@
 #include "gdt_json.h"
 #include "gdt_measure.h"
 #include "gdt_plant.h"
-#include "gdt_sweep.h"
+#include "gdt_limits.h"
 #include "gdt_trial.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"
@@ -55,7 +55,7 @@ static cJSON *error_reply(const gdt_error *e)
 
 /* The parent is another gdtune, but a request is still input: every field
  * is read strictly, in the ranges the command line and the sweep spec allow
- * (gdt_sweep.h), so that no value outside them reaches a measurement. */
+ * (gdt_limits.h), so that no value outside them reaches a measurement. */
 #define REQUEST "worker request"
 
 /* Optional "bursts": 1 to GDT_MAX_BURSTS increasing sizes in

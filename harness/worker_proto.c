@@ -15,7 +15,7 @@
 
 #include "gdt_json.h"
 #include "gdt_util.h"
-#include "gdt_worker.h"
+#include "gdt_worker_proto.h"
 
 extern char **environ;
 
