@@ -6,8 +6,10 @@ its rows' first cells name field paths in backquotes (`cells[].best_ours.plan`:
 `[]` an array's items, `<name>` any key).  The documents are emitted here,
 without a GPU: the verbs run on the committed tables (tables/sm90) and
 journals (runs/, tests/data/journals), on a run directory rebuilt from a
-committed journal, and on two stand-in nights (test_nightly's worker); the
-bench document is assembled by test_bench_json's builders ("doc").  A
+committed journal, and on two stand-in nights (test_nightly's worker);
+the summaries of sweep, merge, tables emit and tables check on sweeps of
+that stand-in (finished, cut short, resumed, sharded), committed runs and
+tables, and one table made invalid; the bench document is assembled by test_bench_json's builders ("doc").  A
 versioned document is held against the table of the schema it carries, so
 a version bumped in the code and not here fails.  Every
 emitted path (every key, nested objects and arrays included) must match a
@@ -206,11 +208,7 @@ def emit_all(src, exe, worker, bench_doc, tmp):
         add(doc_of(g + ["plans"] + args + ["--tables", tables, "--format", "json"]))
         add_csv("csv:plans", csv_header(g + ["plans"] + args + ["--tables", tables, "--format", "csv"]))
     # report and compare on a run rebuilt from the committed GEMM sweep
-    run_dir = os.path.join(tmp, "run")
-    os.mkdir(run_dir)
-    with gzip.open(os.path.join(src, "runs/sm90/tables/gemm-20261203T0555Z.journal.jsonl.gz"), "rb") as f, \
-            open(os.path.join(run_dir, "journal.jsonl"), "wb") as o:
-        o.write(f.read())
+    run_dir = unpack(src, "runs/sm90/tables/gemm-20261203T0555Z.journal.jsonl.gz", os.path.join(tmp, "run"))
     env = dict(os.environ, PATH="/nonexistent")  # no gnuplot: no figures, same documents
     add(doc_of(g + ["report", run_dir, "--format", "json"], env=env))
     add_csv("csv:report", csv_header(g + ["report", run_dir, "--format", "csv"], env=env))
@@ -218,11 +216,7 @@ def emit_all(src, exe, worker, bench_doc, tmp):
     add_csv("csv:compare", csv_header(g + ["compare", run_dir, "--format", "csv"], env=env))
     # tables diff: a re-run's tables against the committed ones, with the runs' samples;
     # the frozen nightly fixture (other provenance, fewer cells) against the committed ones
-    rerun = os.path.join(tmp, "rerun")
-    os.mkdir(rerun)
-    with gzip.open(os.path.join(src, "runs/sm90/default/gemm-20261203T0559Z-rerun.journal.jsonl.gz"), "rb") as f, \
-            open(os.path.join(rerun, "journal.jsonl"), "wb") as o:
-        o.write(f.read())
+    rerun = unpack(src, "runs/sm90/default/gemm-20261203T0559Z-rerun.journal.jsonl.gz", os.path.join(tmp, "rerun"))
     emitted_tables = os.path.join(tmp, "rerun_tables")
     add(doc_of(g + ["tables", "emit", rerun, "--tables-dir", emitted_tables, "--format", "json"]))
     for args in ([tables, emitted_tables, "--family", "gemm", "--runs", run_dir, rerun],
