@@ -6,8 +6,10 @@ its rows' first cells name field paths in backquotes (`cells[].best_ours.plan`:
 `[]` an array's items, `<name>` any key).  The documents are emitted here,
 without a GPU: the verbs run on the committed tables (tables/sm90) and
 journals (runs/, tests/data/journals), on a run directory rebuilt from a
-committed journal, and on two stand-in nights (test_nightly's worker); the
-bench document is assembled by test_bench_json's builders ("doc").  A
+committed journal, and on two stand-in nights (test_nightly's worker);
+the summaries of sweep, merge, tables emit and tables check on sweeps of
+that stand-in (finished, cut short, resumed, sharded), committed runs and
+tables, and one table made invalid; the bench document is assembled by test_bench_json's builders ("doc").  A
 versioned document is held against the table of the schema it carries, so
 a version bumped in the code and not here fails.  Every
 emitted path (every key, nested objects and arrays included) must match a
@@ -111,6 +113,76 @@ def journal_records(path, emitted):
             paths(rec, "", s)
 
 
+def unpack(src, journal_gz, run_dir):
+    """A committed journal as RUN_DIR/journal.jsonl: a run directory."""
+    os.mkdir(run_dir)
+    with gzip.open(os.path.join(src, journal_gz), "rb") as f, \
+            open(os.path.join(run_dir, "journal.jsonl"), "wb") as o:
+        o.write(f.read())
+    return run_dir
+
+
+def copy_cut(run_dir, to):
+    """RUN_DIR's journal up to its first result, as TO's: a sweep killed there."""
+    os.mkdir(to)
+    with open(os.path.join(run_dir, "journal.jsonl")) as f:
+        lines = f.readlines()
+    first = next(i for i, line in enumerate(lines) if '"type":"result"' in line)
+    with open(os.path.join(to, "journal.jsonl"), "w") as o:
+        o.writelines(lines[:first + 1])
+    return to
+
+
+def sweep_summaries(src, g, worker, tmp, add):
+    """The stand-in's tiny GEMM sweep: finished; cut after its first result
+    (emit leaves the cell out), resumed without a worker (stopped,
+    resumable) and with it (finished, a resume record); two shards.  The
+    run directories, for their journals."""
+    env = dict(os.environ, GDTUNE_WORKER_EXE=worker)
+    gone = dict(os.environ, GDTUNE_WORKER_EXE="/nonexistent/gdtune-worker")
+    tabs = os.path.join(tmp, "sweep_tables")
+    sweep = g + ["sweep", "gemm", "--spec", os.path.join(src, "tests/data/sweeps/tiny_gemm.json"),
+                 "--tables-dir", tabs, "--deadline", "1", "--format", "json"]
+    whole = os.path.join(tmp, "sweep")
+    add(doc_of(sweep + ["--out", whole], env=env))
+    cut = copy_cut(whole, os.path.join(tmp, "sweep_cut"))
+    add(doc_of(g + ["tables", "emit", cut, "--tables-dir", os.path.join(tmp, "cut_tables"), "--format", "json"]))
+    resume = g + ["sweep", "--resume", cut, "--tables-dir", tabs, "--format", "json"]
+    add(doc_of(resume, env=gone, ok=(1,)))
+    add(doc_of(resume, env=env))
+    shards = [os.path.join(tmp, f"shard{i}") for i in range(2)]
+    for i, d in enumerate(shards):
+        add(doc_of(sweep + ["--out", d, "--shard", f"{i}/2"], env=env))
+    return [whole, cut] + shards
+
+
+def summaries(src, g, worker, tmp, add):
+    """sweep, merge, tables emit and tables check as JSON: merge of two
+    shards, the second cut short (a cell left out), of one shard twice
+    (refused: a conflict), of a small committed
+    run with a validation run (a time model); check of the committed tables
+    and of one whose arch is wrong (the error's parts).  The stand-in sweeps'
+    run directories."""
+    runs = sweep_summaries(src, g, worker, tmp, add)
+    merged = os.path.join(tmp, "merged")
+    cut = copy_cut(runs[3], os.path.join(tmp, "shard1_cut"))
+    add(doc_of(g + ["merge", runs[2], cut, "--tables-dir", merged, "--format", "json"]))
+    for verb in (["merge"], ["tables", "emit"]):
+        add(doc_of(g + verb + [runs[3], runs[3], "--tables-dir", merged, "--format", "json"], ok=(2,)))
+    heat = [unpack(src, f"runs/sm90/heat/sdpa_fwd-heat{n}.journal.jsonl.gz", os.path.join(tmp, f"heat{n}"))
+            for n in (2, 0)]
+    for verb in (["merge"], ["tables", "emit"]):
+        add(doc_of(g + verb + [heat[0], "--validation", heat[1], "--tables-dir", os.path.join(tmp, "heat_tables"),
+                               "--format", "json"]))
+    committed = os.path.join(src, "tables/sm90")
+    files = [os.path.join(committed, n) for n in sorted(os.listdir(committed)) if not n.endswith(".pair.json")]
+    bad = os.path.join(tmp, "bad.tuning.json")
+    with open(os.path.join(committed, "gemm.tuning.json")) as f, open(bad, "x") as o:
+        o.write(f.read().replace('"arch": "sm90"', '"arch": "sm80"', 1))
+    add(doc_of(g + ["tables", "check"] + files + [bad, "--format", "json"], ok=(2,)))
+    return runs
+
+
 def emit_all(src, exe, worker, bench_doc, tmp):
     emitted = {}
 
@@ -136,11 +208,7 @@ def emit_all(src, exe, worker, bench_doc, tmp):
         add(doc_of(g + ["plans"] + args + ["--tables", tables, "--format", "json"]))
         add_csv("csv:plans", csv_header(g + ["plans"] + args + ["--tables", tables, "--format", "csv"]))
     # report and compare on a run rebuilt from the committed GEMM sweep
-    run_dir = os.path.join(tmp, "run")
-    os.mkdir(run_dir)
-    with gzip.open(os.path.join(src, "runs/sm90/tables/gemm-20261203T0555Z.journal.jsonl.gz"), "rb") as f, \
-            open(os.path.join(run_dir, "journal.jsonl"), "wb") as o:
-        o.write(f.read())
+    run_dir = unpack(src, "runs/sm90/tables/gemm-20261203T0555Z.journal.jsonl.gz", os.path.join(tmp, "run"))
     env = dict(os.environ, PATH="/nonexistent")  # no gnuplot: no figures, same documents
     add(doc_of(g + ["report", run_dir, "--format", "json"], env=env))
     add_csv("csv:report", csv_header(g + ["report", run_dir, "--format", "csv"], env=env))
@@ -148,13 +216,9 @@ def emit_all(src, exe, worker, bench_doc, tmp):
     add_csv("csv:compare", csv_header(g + ["compare", run_dir, "--format", "csv"], env=env))
     # tables diff: a re-run's tables against the committed ones, with the runs' samples;
     # the frozen nightly fixture (other provenance, fewer cells) against the committed ones
-    rerun = os.path.join(tmp, "rerun")
-    os.mkdir(rerun)
-    with gzip.open(os.path.join(src, "runs/sm90/default/gemm-20261203T0559Z-rerun.journal.jsonl.gz"), "rb") as f, \
-            open(os.path.join(rerun, "journal.jsonl"), "wb") as o:
-        o.write(f.read())
+    rerun = unpack(src, "runs/sm90/default/gemm-20261203T0559Z-rerun.journal.jsonl.gz", os.path.join(tmp, "rerun"))
     emitted_tables = os.path.join(tmp, "rerun_tables")
-    run(g + ["tables", "emit", rerun, "--tables-dir", emitted_tables])
+    add(doc_of(g + ["tables", "emit", rerun, "--tables-dir", emitted_tables, "--format", "json"]))
     for args in ([tables, emitted_tables, "--family", "gemm", "--runs", run_dir, rerun],
                  [os.path.join(src, "tests/data/nightly"), tables, "--family", "gemm"]):
         add(doc_of(g + ["tables", "diff"] + args + ["--format", "json"], ok=(0, 3)))
@@ -176,16 +240,19 @@ def emit_all(src, exe, worker, bench_doc, tmp):
     add(second)
     with open(second["confirm_json"]) as f:
         add(json.load(f))
-    # the journals: every committed one and the nights'
+    # the summaries of sweep, merge, tables emit and tables check
+    runs = summaries(src, g, worker, tmp, add)
+    # the journals: every committed one, the nights' and the stand-in sweeps'
     for base in ("runs", "tests/data/journals"):
         for d, _, files in os.walk(os.path.join(src, base)):
             for name in sorted(files):
                 if ".jsonl" in name:
                     journal_records(os.path.join(d, name), emitted)
-    for d, _, files in os.walk(os.path.join(root, "runs")):
-        for name in files:
-            if name == "journal.jsonl":
-                journal_records(os.path.join(d, name), emitted)
+    for top in [os.path.join(root, "runs")] + runs:
+        for d, _, files in os.walk(top):
+            for name in files:
+                if name == "journal.jsonl":
+                    journal_records(os.path.join(d, name), emitted)
     # bench, assembled from its builders (no GPU here)
     add(doc_of([bench_doc, "doc"]))
     return emitted
