@@ -30,15 +30,14 @@ static gdt__predictor model_of(const known *k, int n)
 {
     gdt__predictor p = {.sm_count = 132, .nfeatures = gdt__predict_nfeatures(GDT_FAMILY_GEMM), .nplans = n};
     p.plans = calloc((size_t)n, sizeof *p.plans);
-    for (int i = 0; i < n; i++)
-        p.plans[i] = (gdt__pred_plan){.id = k[i].id, .is_backend = true, .ncells = k[i].ncells, .intercept = log(k[i].us)};
+    for (int i = 0; i < n; i++) {
+        p.plans[i] = (gdt__pred_plan){.is_backend = true, .ncells = k[i].ncells, .intercept = log(k[i].us)};
+        gdt__pred_plan_named(&p.plans[i], &k[i].id);
+    }
     /* sorted by name, as the fit leaves them */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0; j--) {
-            char a[256], b[256];
-            gdt_plan_id_format(&p.plans[j - 1].id, a, sizeof a);
-            gdt_plan_id_format(&p.plans[j].id, b, sizeof b);
-            if (strcmp(a, b) <= 0) break;
+            if (strcmp(p.plans[j - 1].name, p.plans[j].name) <= 0) break;
             gdt__pred_plan x = p.plans[j];
             p.plans[j] = p.plans[j - 1], p.plans[j - 1] = x;
         }

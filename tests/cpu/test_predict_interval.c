@@ -137,14 +137,13 @@ static void test_score(void)
         {.id = be(3, 1), .is_backend = true, .mode = GDT_MODE_A, .untimed_position = 0, .time_us = 10, .noise = 0.01}};
     c.plans = mp, c.nplans = 2;
     gdt__predictor p = bare_model(&c.facts, 0.05, 0.05);
-    gdt__pred_plan plans[2] = {{.id = mp[1].id, .is_backend = true, .ncells = 5, .intercept = log(10)},
-                               {.id = mp[0].id, .ncells = 5, .intercept = log(8)}};
-    gdt_plan_id_normalize(&plans[0].id), gdt_plan_id_normalize(&plans[1].id);
+    gdt__pred_plan plans[2] = {{.is_backend = true, .ncells = 5, .intercept = log(10)},
+                               {.ncells = 5, .intercept = log(8)}};
+    gdt__pred_plan_named(&plans[0], &mp[1].id), gdt__pred_plan_named(&plans[1], &mp[0].id);
     p.plans = malloc(sizeof plans), p.nplans = 2;
     memcpy(p.plans, plans, sizeof plans);
-    char a[256], b[256]; /* sorted by name, as the fit leaves them */
-    gdt_plan_id_format(&p.plans[0].id, a, sizeof a), gdt_plan_id_format(&p.plans[1].id, b, sizeof b);
-    if (strcmp(a, b) > 0) p.plans[0] = plans[1], p.plans[1] = plans[0];
+    /* sorted by name, as the fit leaves them */
+    if (strcmp(p.plans[0].name, p.plans[1].name) > 0) p.plans[0] = plans[1], p.plans[1] = plans[0];
     CHECK(gdt__predictor_find(&p, &mp[0].id) && gdt__predictor_find(&p, &mp[1].id));
     CHECK_INT(gdt__predictor_score(&p, &c, 1, &pk, &cv, &e), ==, GDT_STATUS_OK);
     CHECK(pk.lead && pk.mode_a == 0 && pk.heuristic == 1);
