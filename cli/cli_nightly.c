@@ -664,26 +664,44 @@ static int confirm(const nightly_opts *o, const char *json, char **out)
     return rc;
 }
 
-/* Said before the changes, for each family whose committed tables another
- * device measured (the diff's provenance names device_name): what the
- * diff finds is then the device's as well as the build's. */
-static void device_note(const nightly_opts *o, const char *json)
+/* The families whose committed tables another device measured (the diff
+ * doc's provenance names device_name), as [{family, arch, old, new}]. */
+static cJSON *device_changes(const cJSON *diff)
 {
-    cJSON *doc = cJSON_Parse(json);
+    cJSON *a = cJSON_CreateArray();
     const cJSON *set, *f;
-    cJSON_ArrayForEach(set, cJSON_GetObjectItem(doc, "provenance"))
+    cJSON_ArrayForEach(set, cJSON_GetObjectItem(diff, "provenance"))
     {
         cJSON_ArrayForEach(f, cJSON_GetObjectItem(set, "differences"))
         {
             if (strcmp(str_at(f, "field", NULL), "device_name"))
                 continue;
-            fprintf(o->format == FMT_JSON ? stderr : stdout,
-                    VERB ": %s %s: the committed tables were measured on %s, tonight's on %s: what "
-                    "the diff finds is the device's as well as the build's\n",
-                    str_at(set, "family", NULL), str_at(set, "arch", NULL), str_at(f, "old", NULL),
-                    str_at(f, "new", NULL));
+            cJSON *c = cJSON_CreateObject();
+            cJSON_AddStringToObject(c, "family", str_at(set, "family", NULL));
+            cJSON_AddStringToObject(c, "arch", str_at(set, "arch", NULL));
+            cJSON_AddStringToObject(c, "old", str_at(f, "old", NULL));
+            cJSON_AddStringToObject(c, "new", str_at(f, "new", NULL));
+            cJSON_AddItemToArray(a, c);
         }
     }
+    return a;
+}
+
+/* Said before the changes, per such family: what the diff finds is then
+ * the device's as well as the build's. */
+static void device_note(const nightly_opts *o, const char *json)
+{
+    cJSON *doc = cJSON_Parse(json), *changes = device_changes(doc);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, changes)
+    {
+        fprintf(o->format == FMT_JSON ? stderr : stdout,
+                VERB ": %s %s: the committed tables were measured on %s, tonight's on %s: what "
+                "the diff finds is the device's as well as the build's\n",
+                str_at(c, "family", NULL), str_at(c, "arch", NULL), str_at(c, "old", NULL),
+                str_at(c, "new", NULL));
+    }
+    cJSON_Delete(changes);
     cJSON_Delete(doc);
 }
 
@@ -850,6 +868,7 @@ static int summary_emit(const nightly_opts *o, const char *staging, const char *
     cJSON *diff = read_json(json), *conf = confirmed ? read_json(conf_path) : NULL;
     const cJSON *sum = cJSON_GetObjectItem(diff, "summary");
     cJSON_AddItemToObject(doc, "diff", sum ? cJSON_Duplicate(sum, true) : cJSON_CreateNull());
+    cJSON_AddItemToObject(doc, "device_changed", device_changes(diff));
     cJSON_AddItemToObject(doc, "confirmation", verdict_counts(conf));
     cJSON_Delete(diff);
     cJSON_Delete(conf);

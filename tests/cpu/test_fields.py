@@ -235,7 +235,8 @@ def emit_all(src, exe, worker, bench_doc, tmp):
                  "--spec", os.path.join(src, "tests/data/sweeps/tiny_gemm.json"), "--format", "json"]
     env = dict(os.environ, GDTUNE_WORKER_EXE=worker)
     add(doc_of(night + ["--date", "20261201", "--update"], env=env, ok=(3,)))
-    env.update(GDT_TEST_SLOW_CELL="m=512", GDT_TEST_OURS_US="12", GDT_TEST_ROUNDS="confirm")
+    env.update(GDT_TEST_SLOW_CELL="m=512", GDT_TEST_OURS_US="12", GDT_TEST_ROUNDS="confirm",
+               FAKE_DEVICE="Other GPU")  # another device than the first night's: device_changed
     second = doc_of(night + ["--date", "20261202"], env=env, ok=(3,))
     add(second)
     with open(second["confirm_json"]) as f:

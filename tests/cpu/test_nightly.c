@@ -286,12 +286,15 @@ static void test_two_nights(const char *self)
     CHECK_INT(nightly(root, tables, "--date=20261204"), ==, 0);
     CHECK_CONTAINS(out, "gdtune nightly: gemm sm90: the committed tables were measured on Stand-in GPU, "
                         "tonight's on Other GPU: what the diff finds is the device's as well as the build's");
+    CHECK_INT(nightly2(root, tables, "--date=20261204", "--format=json"), ==, 0); /* resumed: nothing measured */
+    CHECK_CONTAINS(out, "\"device_changed\":\t[{\n\t\t\t\"family\":\t\"gemm\",\n\t\t\t\"arch\":\t\"sm90\",\n"
+                        "\t\t\t\"old\":\t\"Stand-in GPU\",\n\t\t\t\"new\":\t\"Other GPU\"");
     unsetenv("FAKE_DEVICE");
 
     /* A TABLES that does not load is bad input, passed on from the diff. */
     char bad[700];
     int history = count_lines(root, "history.tsv", NULL, NULL);
-    CHECK_INT(history, ==, 11); /* the header and a line per cell per night */
+    CHECK_INT(history, ==, 13); /* the header and a line per cell per night */
     snprintf(bad, sizeof bad, "%s/sm90/gemm.tuning.json", tables);
     FILE *f = fopen(bad, "w");
     if (f) fputs("{", f), fclose(f);
