@@ -810,18 +810,6 @@ static int lock_root(const nightly_opts *o)
 }
 
 /* The JSON document at path, NULL when there is none or it does not parse. */
-static cJSON *read_json(const char *path)
-{
-    char *text = NULL;
-    size_t len = 0;
-    gdt_error e = {0};
-    if (!exists(path) || gdt_file_read(path, &text, &len, &e) != GDT_STATUS_OK)
-        return NULL;
-    cJSON *doc = cJSON_ParseWithLength(text, len);
-    free(text);
-    return doc;
-}
-
 /* The confirmation's verdicts counted, from its JSON (NULL: no rounds). */
 static cJSON *verdict_counts(const cJSON *conf)
 {
@@ -838,8 +826,7 @@ static cJSON *verdict_counts(const cJSON *conf)
 
 static void add_path(cJSON *o, const char *key, const char *path)
 {
-    if (exists(path)) cJSON_AddStringToObject(o, key, path);
-    else cJSON_AddNullToObject(o, key);
+    gdt_cli_json_add_text(o, key, exists(path) ? path : NULL);
 }
 
 /* --format json: the night in one document (gdtune.nightly/1) on stdout;
@@ -865,7 +852,7 @@ static int summary_emit(const nightly_opts *o, const char *staging, const char *
     snprintf(path, sizeof path, "%s/history.tsv", o->root);
     add_path(doc, "history", path);
     cJSON_AddBoolToObject(doc, "updated", o->update && rc != GDT_SWEEP_EXIT_INCORRECT);
-    cJSON *diff = read_json(json), *conf = confirmed ? read_json(conf_path) : NULL;
+    cJSON *diff = gdt_cli_json_read(json), *conf = confirmed ? gdt_cli_json_read(conf_path) : NULL;
     const cJSON *sum = cJSON_GetObjectItem(diff, "summary");
     cJSON_AddItemToObject(doc, "diff", sum ? cJSON_Duplicate(sum, true) : cJSON_CreateNull());
     cJSON_AddItemToObject(doc, "device_changed", device_changes(diff));

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "gdt_cli_options.h"
+#include "gdt_json.h"
+#include "gdt_util.h"
 
 const char *const gdt_cli_formats[] = {"text", "json", "csv", NULL};
 const char *const gdt_cli_summary_formats[] = {"text", "json", NULL};
@@ -307,6 +309,26 @@ void gdt_cli_help(const gdt_cli_spec *s, FILE *out)
 }
 
 /* ------------------------------------------------------------ --format json */
+
+void gdt_cli_json_add_text(cJSON *o, const char *key, const char *s)
+{
+    if (s)
+        cJSON_AddStringToObject(o, key, s);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+cJSON *gdt_cli_json_read(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    cJSON *doc = NULL;
+    gdt_error e = {0};
+    if (gdt_file_read(path, &text, &len, &e) == GDT_STATUS_OK)
+        gdt_json_parse(text, len, path, &doc, &e);
+    free(text);
+    return doc;
+}
 
 int gdt_cli_json_emit(const char *verb, struct cJSON *doc)
 {

@@ -7,18 +7,6 @@
 #include "gdt_json.h"
 #include "gdt_util.h"
 
-cJSON *gdt__cli_read_json(const char *path)
-{
-    char *text = NULL;
-    size_t len = 0;
-    cJSON *doc = NULL;
-    gdt_error e = {0};
-    if (gdt_file_read(path, &text, &len, &e) == GDT_STATUS_OK)
-        gdt_json_parse(text, len, path, &doc, &e);
-    free(text);
-    return doc;
-}
-
 /* o's key copied into to (JSON null where o has none). */
 static void copy_key(cJSON *to, const cJSON *o, const char *key)
 {
@@ -29,21 +17,13 @@ static void copy_key(cJSON *to, const cJSON *o, const char *key)
 cJSON *gdt__cli_table_model_json(const char *path)
 {
     static const char *const keys[] = {"form", "lambda", "lead", "cv", "interval", "validation"};
-    cJSON *doc = path ? gdt__cli_read_json(path) : NULL;
+    cJSON *doc = path ? gdt_cli_json_read(path) : NULL;
     const cJSON *model = gdt_json_get(doc, "model");
     cJSON *o = cJSON_IsObject(model) ? cJSON_CreateObject() : cJSON_CreateNull();
     for (size_t i = 0; cJSON_IsObject(model) && i < sizeof keys / sizeof *keys; i++)
         copy_key(o, model, keys[i]);
     cJSON_Delete(doc);
     return o;
-}
-
-static void add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s)
-        cJSON_AddStringToObject(o, key, s);
-    else
-        cJSON_AddNullToObject(o, key);
 }
 
 static cJSON *table_json(const gdt_emit_table *t)
@@ -111,7 +91,7 @@ cJSON *gdt__cli_emit_json(const char *schema, const char *tables_dir, const gdt_
     cJSON_AddStringToObject(doc, "schema", schema);
     cJSON_AddBoolToObject(doc, "ok", exit_code == 0);
     cJSON_AddNumberToObject(doc, "exit_code", exit_code);
-    add_str_or_null(doc, "error", error);
+    gdt_cli_json_add_text(doc, "error", error);
     cJSON_AddStringToObject(doc, "tables_dir", tables_dir ? tables_dir : "tables");
     cJSON *inputs = cJSON_AddArrayToObject(doc, "inputs"), *conflicts;
     int cells = 0, results = 0;

@@ -51,12 +51,10 @@ static void add_counts(cJSON *doc, const gdt_run *r)
     cJSON_AddNumberToObject(c, "not_run", n.not_run);
 }
 
+/* An empty string is unknown too: null. */
 static void add_str(cJSON *o, const char *key, const char *s)
 {
-    if (s && *s)
-        cJSON_AddStringToObject(o, key, s);
-    else
-        cJSON_AddNullToObject(o, key);
+    gdt_cli_json_add_text(o, key, s && *s ? s : NULL);
 }
 
 /* Who the run is: its header's when there is one, else the command line's. */

@@ -46,10 +46,7 @@ void gdt__cli_error_split(const char *msg, const char *file, gdt_cli_error_parts
 
 static void add_part(cJSON *o, const char *key, const char *v, bool has)
 {
-    if (has)
-        cJSON_AddStringToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
+    gdt_cli_json_add_text(o, key, has ? v : NULL);
 }
 
 static cJSON *error_json(const char *path, const char *msg)
@@ -68,7 +65,7 @@ static cJSON *error_json(const char *path, const char *msg)
 /* What a valid table says of itself: kind, arch, family, cells. */
 static void add_identity(cJSON *o, const char *path)
 {
-    cJSON *doc = gdt__cli_read_json(path);
+    cJSON *doc = gdt_cli_json_read(path);
     const char *schema = gdt_json_str_or(doc, "schema", NULL), *arch = gdt_json_str_or(doc, "arch", NULL);
     const char *family = gdt_json_str_or(doc, "family", NULL);
     add_part(o, "kind", schema && !strcmp(schema, GDT_TABLE_SCHEMA_TUNING) ? "tuning" : "placement", doc != NULL);

@@ -90,6 +90,10 @@ struct cJSON;
 /* Prints doc (NULL: it could not be built) as the one document on stdout
  * and deletes it; returns the exit code (1: out of memory). */
 int gdt_cli_json_emit(const char *verb, struct cJSON *doc);
+/* o's key as the string s, JSON null when s is NULL. */
+void gdt_cli_json_add_text(struct cJSON *o, const char *key, const char *s);
+/* The JSON document at path, NULL when it does not read or parse. */
+struct cJSON *gdt_cli_json_read(const char *path);
 
 /* ----------------------------------------- settings shared by verbs */
 

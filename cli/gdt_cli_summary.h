@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gdt_cli_options.h"
 #include "gdt_emit.h"
 #include "gdt_run.h"
 #include "gdt_sweep.h"
@@ -20,9 +21,6 @@
 #define GDT_CLI_SCHEMA_CHECK "gdtune.tables_check/1"
 
 /* ------------------------------------------------ emission (cli_summary_emit.c) */
-
-/* The JSON document at path, NULL when it does not read or parse. */
-cJSON *gdt__cli_read_json(const char *path);
 
 /* Adds what rep wrote and left out to doc: "tables" (each written family:
  * family, cells, tuning, placement, model), "not_written" (families with
