@@ -8,8 +8,10 @@
  *
  *   gdt_hand_attn_bwd_pre_*   one warp per query row of the padded
  *                             [b, h_q, s_pad] space (s_pad = s_q rounded up
- *                             to 64): D = rowsum(dO * O), the LSE times
- *                             log2 e, and a zeroed fp32 dQ row.  Padding rows
+ *                             to 64): D = rowsum(dO * O) (O and dO read
+ *                             16 bytes a lane, summed in the order of the
+ *                             former 4-byte loads: lane_share), the LSE
+ *                             times log2 e, and a zeroed fp32 dQ row.  Padding rows
  *                             (and rows whose LSE is not finite) get D = 0
  *                             and LSE +inf, so their P is exactly 0.
  *   gdt_hand_attn_bwd_*       one CTA per (batch, kv head, 128 key rows),
@@ -107,25 +109,62 @@ template <int FP16> __device__ __forceinline__ float unpack(u32 v, int hi)
     }
 }
 
+/* Pair products of 8 columns, as the 4-byte-a-lane loop formed them:
+ * x0 y0 + x1 y1 with the product of the high halves rounded first. */
+template <int FP16> __device__ __forceinline__ void pair_products(float (&pv)[4], uint4 a, uint4 b)
+{
+    const u32 x[4] = {a.x, a.y, a.z, a.w}, y[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        pv[j] = __fmaf_rn(unpack<FP16>(x[j], 0), unpack<FP16>(y[j], 0),
+                          __fmul_rn(unpack<FP16>(x[j], 1), unpack<FP16>(y[j], 1)));
+}
+
+/* Lane k's share of rowsum(dO * O) in the order the 4-byte-a-lane loop
+ * summed it, so that D stays bit for bit: 0 + pair k, then (d 128) + pair
+ * k + 32, where pair p (columns 2p, 2p + 1) is slot p % 4 of lane p / 4
+ * after the 16-byte loads.  Round r: lane l offers its slot (r + 2 (l / 8))
+ * % 4, so pair k reaches lane k in round k % 4 from lane k / 4 and pair
+ * k + 32 in round (k + 2) % 4 from lane k / 4 + 8: four shuffles. */
+template <int D> __device__ __forceinline__ float lane_share(const float (&pv)[4], int lane)
+{
+    const int half = D / 64 > 1 ? (lane >> 3) & 1 : 0;
+    float lo = 0.f, hi = 0.f;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        const int s = (r + 2 * half) & 3;
+        const float offer = s == 0 ? pv[0] : s == 1 ? pv[1] : s == 2 ? pv[2] : pv[3];
+        const bool first = r == (lane & 3);
+        const float got = shfl_idx(offer, (lane >> 2) + (first ? 0 : 8));
+        if (first)
+            lo = got;
+        else if (r == ((lane + 2) & 3))
+            hi = got;
+    }
+    const float sum = __fadd_rn(0.f, lo);
+    return D / 64 > 1 ? __fadd_rn(sum, hi) : sum;
+}
+
 template <int FP16, int D> __device__ __forceinline__ void pre(const gdt_hand_attn_bwd_params &p)
 {
+    static_assert(D / 8 <= 16, "lane_share takes the row's pairs from lanes 0 .. 15");
     const int lane = threadIdx.x & 31;
     long long r;
     int bi, hq, i;
     if (!warp_row((long long)p.b * p.h_q * p.s_pad, p.s_pad, p.h_q, &r, &bi, &hq, &i))
         return;
-    float sum = 0.f;
+    float pv[4] = {0.f, 0.f, 0.f, 0.f};
     const float lse = i < p.s_q ? p.lse[((long long)bi * p.h_q + hq) * p.s_q + i] : 0.f;
-    if (i < p.s_q) {
+    if (i < p.s_q && lane < D / 8) {
+        /* 16 bytes a lane: O's strides are 16-byte multiples, its pointers
+         * 16-byte aligned (the host's check_pointers), dO shares them. */
         const long long off = bi * p.o_s[0] + hq * p.o_s[1] + i * p.o_s[2];
         const u16 *o = (const u16 *)p.o + off, *g = (const u16 *)p.dout + off;
-        for (int c = 2 * lane; c < D; c += 64) {
-            const u32 a = *(const u32 *)(o + c), b = *(const u32 *)(g + c);
-            sum += unpack<FP16>(a, 0) * unpack<FP16>(b, 0) + unpack<FP16>(a, 1) * unpack<FP16>(b, 1);
-        }
+        pair_products<FP16>(pv, *(const uint4 *)(o + 8 * lane), *(const uint4 *)(g + 8 * lane));
     }
     for (int c = 4 * lane; c < D; c += 128)
         *(float4 *)(p.dq_acc + r * D + c) = make_float4(0.f, 0.f, 0.f, 0.f);
+    float sum = lane_share<D>(pv, lane);
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1)
         sum += shfl_xor(sum, m);

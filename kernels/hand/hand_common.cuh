@@ -57,6 +57,16 @@ __device__ __forceinline__ void pack_a(u32 (&a)[STEPS][4], const float (&x)[STEP
             a[kk][i] = pack2<FP16>(x[8 * kk + 2 * i], x[8 * kk + 2 * i + 1]);
 }
 
+/* ------------------------------------------------------------- shuffles */
+
+/* Lane src's v (shfl.sync.idx over the full warp). */
+__device__ __forceinline__ float shfl_idx(float v, int src)
+{
+    float r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;\n" : "=f"(r) : "f"(v), "r"(src));
+    return r;
+}
+
 /* The descriptor of an operand `bytes` past a tile's: the start address
  * field is address >> 4 and shared addresses stay below 2^18. */
 __device__ __forceinline__ u64 desc_at(u64 desc, u32 bytes) { return desc + (bytes >> 4); }
