@@ -32,15 +32,15 @@ static const gdt_knob bwd_knobs[] = {
 };
 
 /* Its shared memory: K and V (128 rows x d), STAGES x (Q, dO) of 64 rows,
- * two 128 x 64 dS^T tiles, the fp32 dQ tile (64 rows of d, each padded by
- * 16 bytes; reserved at d 64 too, where the kernel adds dQ from registers
- * and leaves it unused), STAGES x 512 bytes of LSE and D rows, the
- * barriers (K/V, the stage ring, the dS^T ring and the dQ tile's pair), and
- * 1024 bytes of slack to align the swizzle atoms. */
+ * two 128 x 64 dS^T tiles, the two consumers' fp32 dQ slices (64 x 64
+ * each; reserved at d 64 too, where the kernel adds dQ from registers and
+ * leaves them unused), STAGES x 512 bytes of LSE and D rows, the barriers
+ * (K/V, the stage ring, the dS^T ring and a dQ slice pair per consumer),
+ * and 1024 bytes of slack to align the swizzle atoms. */
 static int smem_bytes(int64_t d)
 {
     return (int)(2 * BLOCK_N * d * 2 + STAGES * 2 * BLOCK_M * d * 2 + 2 * BLOCK_N * BLOCK_M * 2 +
-                 BLOCK_M * (d * 4 + 16) + STAGES * 512 + 8 * (1 + 2 * STAGES + 4 + 2) + 1024);
+                 2 * BLOCK_M * 64 * 4 + STAGES * 512 + 8 * (1 + 2 * STAGES + 4 + 4) + 1024);
 }
 
 /* Mirrors struct gdt_hand_attn_bwd_params in kernels/hand/attn_bwd_sm90.cu. */
@@ -77,7 +77,7 @@ void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out)
 
 static int64_t padded_rows(int64_t s_q) { return (s_q + BLOCK_M - 1) / BLOCK_M * BLOCK_M; }
 
-/* pre runs over b*h_q*s_pad rows, post over b*h_q*s_q, ROW_WARPS a CTA;
+/* pre runs over b*h_q*s_pad rows, post over b*h_q*s_pad/2 row pairs, ROW_WARPS a CTA;
  * main over b*h_kv x ceil(s_kv/128); rows and their products are 32-bit
  * inside the kernels where they index within one head. */
 static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
@@ -137,10 +137,10 @@ static gdt_status load(gdt_compiled *c, gdt_error *e)
         return st;
     GDT_CHECK_CU(e, c->cu->cuFuncSetAttribute(c->fn[1], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                               smem_bytes(s->d)));
-    int64_t pad_rows = s->b * s->h_q * padded_rows(s->s_q), rows = s->b * s->h_q * s->s_q;
+    int64_t pad_rows = s->b * s->h_q * padded_rows(s->s_q), pairs = pad_rows / 2;
     set_grid(&c->cfg[0], (pad_rows + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
     set_grid(&c->cfg[1], s->b * s->h_kv, (s->s_kv + BLOCK_N - 1) / BLOCK_N, WARPS * 32, smem_bytes(s->d));
-    set_grid(&c->cfg[2], (rows + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
+    set_grid(&c->cfg[2], (pairs + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
     return GDT_STATUS_OK;
 }
 

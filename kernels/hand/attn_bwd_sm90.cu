@@ -17,8 +17,9 @@
  *   gdt_hand_attn_bwd_*       one CTA per (batch, kv head, 128 key rows),
  *                             384 threads, started a few heads at a time
  *                             (schedule); see below.
- *   gdt_hand_attn_bwd_post_*  one warp per query row: dQ = scale times the
- *                             accumulator, to the io dtype.
+ *   gdt_hand_attn_bwd_post_*  one warp per pair of query rows i, i + 8:
+ *                             dQ = scale times the accumulator (blocked at
+ *                             d 128, DQ_CHUNK), to the io dtype.
  *
  * The main kernel is KV-block parallel.  Warpgroup 0 gives its registers
  * away (setmaxnreg.dec); one of its threads loads K and V once (TMA, 128
@@ -37,14 +38,16 @@
  * MN-major A, K an MN-major B) is issued one block late, between the next
  * block's dV and dK, so the consumers never wait for each other in step,
  * and added while that dK runs (iteration has the barrier invariant).  At
- * d 128 its result goes to an fp32 dQ tile in shared memory, and a second
- * warp of warpgroup 0 adds the tile into the fp32 accumulator with one bulk
- * reduce-add per row (cp.reduce.async.bulk .add.f32), behind its own full
- * and empty mbarriers (both consumers take every block's turn at the tile,
- * see dq_turn), so no consumer waits on global atomics.  At d 64 the
- * consumer adds it from registers (red.global.add.v4.f32): there the
- * writer's drain of one tile a block, not the GEMMs, set the block's
- * period (dq_from_regs).
+ * d 128, FA3's form: consumer w stages its chunk into its own 16 KB dQ
+ * slice in shared memory, in the accumulator's order (DQ_CHUNK: the fp32
+ * accumulator keeps each block's chunks contiguous, blocked, and the post
+ * kernel undoes that), and its writer, one thread of warp 1 + w of
+ * warpgroup 0, adds the whole slice into the accumulator with one bulk
+ * reduce-add (cp.reduce.async.bulk .add.f32, 16 KB), behind the slice's own
+ * full and empty mbarriers (128 arrivals / 1), so no consumer waits on
+ * global atomics or on the other consumer's dQ.  At d 64 the consumer adds
+ * it from registers (red.global.add.v4.f32, rows in query order; why:
+ * dq_from_regs).
  *
  * Masks: rows past s_q are zero-filled by the TMA and carry LSE +inf, so
  * they need none; key blocks that cross s_kv or (causal) a diagonal are
@@ -87,6 +90,20 @@ struct gdt_hand_attn_bwd_params {
 static_assert(sizeof(gdt_hand_attn_bwd_params) == 216, "must match engines/hand/hand_attn_bwd.c");
 
 /* ------------------------------------------------------------- pre / post */
+
+/* How dQ reaches the fp32 accumulator, per head dim.  At d 128 through the
+ * consumers' dQ slices, one bulk reduce-add of 16 KB a slice by each
+ * consumer's writer thread, into the blocked accumulator (DQ_CHUNK).  At
+ * d 64 from registers (red.global.add.v4.f32, no slice, no writer, rows in
+ * query order): with the former single dQ tile, drained by 64 per-row bulk
+ * reduces from one warp, the block's period could not be shorter than that
+ * drain, which does not halve with d (the 20:17Z sweep timed 2.8 us a
+ * 64-row block at d 64 and 3.1 at d 128, engines/hand/README.md).  The
+ * slices would serve d 64 too (each consumer every other block: dq_use),
+ * but that form is not measured there; making this false for d 64 is the
+ * whole change (the post kernel and the slices' barriers follow it). */
+template <int D> __host__ __device__ constexpr bool dq_from_regs() { return D == 64; }
+
 
 /* Warp's row r of [b, h_q, rows_per_head]: its (batch, head) and row. */
 __device__ __forceinline__ bool warp_row(long long total, int rows_per_head, int h_q, long long *r, int *bi,
@@ -163,7 +180,7 @@ template <int FP16, int D> __device__ __forceinline__ void pre(const gdt_hand_at
         pair_products<FP16>(pv, *(const uint4 *)(o + 8 * lane), *(const uint4 *)(g + 8 * lane));
     }
     for (int c = 4 * lane; c < D; c += 128)
-        *(float4 *)(p.dq_acc + r * D + c) = make_float4(0.f, 0.f, 0.f, 0.f);
+        stg_zero4(p.dq_acc + r * D + c);
     float sum = lane_share<D>(pv, lane);
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1)
@@ -176,44 +193,84 @@ template <int FP16, int D> __device__ __forceinline__ void pre(const gdt_hand_at
     }
 }
 
+/* Where the accumulator keeps dQ: at d 128 (the dQ slices, not
+ * dq_from_regs) each query block's 64 x d fp32 is d/64 chunks of 64 x 64
+ * columns, 16 KB each, in the wgmma accumulator's order, so that a
+ * consumer's chunk is one contiguous range for one bulk reduce-add:
+ * element v (0 .. 31) of thread T (0 .. 127) of the consumer warpgroup at
+ * float 512 (v >> 2) + 4 T + (v & 3) of the chunk, which is query row
+ * 16 (T / 32) + (T % 32) / 4 + 8 ((v >> 1) & 1), column
+ * 8 (v >> 2) + 2 (T % 4) + (v & 1) (stage_dq writes it, post reads it).  At
+ * d 64 (dq_from_regs) rows of d in query order (add_dq). */
+#define DQ_CHUNK (BLOCK_M * 64)   /* floats of a 64 x 64 dQ chunk */
+#define DQ_QUAD (DQ_CHUNK / 8)    /* floats between elements v and v + 4 */
+
+/* A warp per pair of query rows i, i + 8 of a 64-row block (pair g of the
+ * block: rows 16 (g / 8) + g % 8 and 8 below), as one accumulator thread
+ * group holds them: dQ = scale times the accumulator, to the io dtype.
+ * Lane l takes columns 2 l, 2 l + 1 of each 64-column chunk: in the blocked
+ * layout one float4 (both rows) at 512 (l / 4) + 4 (4 g + l % 4), 64-byte
+ * runs of four lanes. */
 template <int FP16, int D> __device__ __forceinline__ void post(const gdt_hand_attn_bwd_params &p)
 {
     const int lane = threadIdx.x & 31;
     long long r;
-    int bi, hq, i;
-    if (!warp_row((long long)p.b * p.h_q * p.s_q, p.s_q, p.h_q, &r, &bi, &hq, &i))
+    int bi, hq, pair;
+    if (!warp_row((long long)p.b * p.h_q * (p.s_pad / 2), p.s_pad / 2, p.h_q, &r, &bi, &hq, &pair))
         return;
-    const float *a = p.dq_acc + (((long long)bi * p.h_q + hq) * p.s_pad + i) * D;
-    u16 *q = (u16 *)p.dq + bi * p.q_s[0] + hq * p.q_s[1] + i * p.q_s[2];
-    for (int c = 2 * lane; c < D; c += 64)
-        *(u32 *)(q + c) = pack2<FP16>(a[c] * p.scale, a[c + 1] * p.scale);
+    const int mb = pair / 32, g = pair % 32, i = (g / 8) * 16 + g % 8, i0 = mb * BLOCK_M + i;
+    if (i0 >= p.s_q)
+        return;
+    const bool two = i0 + 8 < p.s_q;
+    const float *a = p.dq_acc + (((long long)bi * p.h_q + hq) * p.s_pad + mb * BLOCK_M) * D;
+    u16 *q0 = (u16 *)p.dq + bi * p.q_s[0] + hq * p.q_s[1] + i0 * p.q_s[2], *q1 = q0 + 8 * p.q_s[2];
+#pragma unroll
+    for (int j = 0; j < D / 64; ++j) {
+        const int col = 64 * j + 2 * lane;
+        float4 x;
+        if constexpr (dq_from_regs<D>()) {
+            const float2 u = *(const float2 *)(a + i * D + col), w = *(const float2 *)(a + (i + 8) * D + col);
+            x = make_float4(u.x, u.y, w.x, w.y);
+        } else {
+            x = *(const float4 *)(a + j * DQ_CHUNK + (lane / 4) * DQ_QUAD + 4 * (4 * g + lane % 4));
+        }
+        *(u32 *)(q0 + col) = pack2<FP16>(x.x * p.scale, x.y * p.scale);
+        if (two)
+            *(u32 *)(q1 + col) = pack2<FP16>(x.z * p.scale, x.w * p.scale);
+    }
 }
 
 /* ------------------------------------------------------------------ state */
 
 /* Shared memory from the 1024-aligned base: K, V, STAGES x (Q, dO), two
- * dS^T tiles, the dQ tile, STAGES x (LSE, D rows of 64 floats), then the
- * barriers 8 bytes apart: K/V full, full x STAGES, empty x STAGES, dS full
- * x 2, dS empty x 2, dQ full, dQ empty.  The dQ tile is 64 fp32 rows of d,
- * DQ_ROW bytes apart: the 16 bytes past each row shift the next by four
- * banks, so the 8 rows of a warp's stores do not share banks (stage_dq);
- * the writer warp reduces it row by row.  At d 64 (dq_from_regs) the tile
- * and its barriers go unused but keep their place, so that this layout and
- * the host's smem_bytes stay one formula for both head dims (the CTA's
- * 168 registers a thread, not its shared memory, hold it to one per SM).
- * Offsets, not addresses, so that a consumer keeps one base register across
- * its loop. */
+ * dS^T tiles, the two dQ slices, STAGES x (LSE, D rows of 64 floats), then
+ * the barriers 8 bytes apart: K/V full, full x STAGES, empty x STAGES, dS
+ * full x 2, dS empty x 2, dQ full x 2, dQ empty x 2 (one pair per
+ * consumer).  dQ slice w is consumer w's 64 x 64 fp32 chunk of a block in
+ * the accumulator's blocked order (DQ_CHUNK), 16 KB that one bulk
+ * reduce-add takes whole; a warp's 16-byte stores are 512 contiguous bytes
+ * (stage_dq).  At d 64 (dq_from_regs) the slices and their barriers go
+ * unused but keep their place, so that this layout and the host's
+ * smem_bytes stay one formula for both head dims (the CTA's 168 registers
+ * a thread, not its shared memory, hold it to one per SM).  Offsets, not
+ * addresses, so that a consumer keeps one base register across its loop. */
 template <int D> struct bwd_layout {
     static constexpr u32 KV = BLOCK_N * D * 2; /* the K or the V tile */
     static constexpr u32 Q = BLOCK_M * D * 2;  /* a Q or a dO tile */
     static constexpr u32 DS = BLOCK_N * BLOCK_M * 2;
-    static constexpr u32 DQ_ROW = D * 4 + 16;
+    static constexpr u32 DQ_SLICE = DQ_CHUNK * 4;
     static constexpr u32 V_AT = KV, Q_AT = 2 * KV, DS_AT = Q_AT + STAGES * 2 * Q, DQ_AT = DS_AT + 2 * DS;
-    static constexpr u32 ROW_AT = DQ_AT + BLOCK_M * DQ_ROW, BAR_AT = ROW_AT + STAGES * 512;
+    static constexpr u32 ROW_AT = DQ_AT + 2 * DQ_SLICE, BAR_AT = ROW_AT + STAGES * 512;
     static constexpr u32 DS_FULL_AT = BAR_AT + 8 + 16 * STAGES, DS_EMPTY_AT = DS_FULL_AT + 16;
-    static constexpr u32 DQ_FULL_AT = DS_EMPTY_AT + 16, DQ_EMPTY_AT = DQ_FULL_AT + 8;
-    static constexpr u32 BYTES = DQ_EMPTY_AT + 8;
+    static constexpr u32 DQ_FULL_AT = DS_EMPTY_AT + 16, DQ_EMPTY_AT = DQ_FULL_AT + 16;
+    static constexpr u32 BYTES = DQ_EMPTY_AT + 16;
 };
+/* The launch adds 1024 bytes of slack for the alignment (attn_bwd); 227 KB
+ * is sm_90's most dynamic shared memory a CTA. */
+static_assert(bwd_layout<128>::BYTES + 1024 <= 227 * 1024 && bwd_layout<64>::BYTES + 1024 <= 227 * 1024,
+              "the backward's shared memory exceeds sm_90's 227 KB a CTA");
+static_assert(bwd_layout<128>::DQ_AT % 16 == 0 && bwd_layout<128>::DQ_SLICE % 16 == 0,
+              "a bulk reduce-add takes 16-byte aligned sources of 16-byte multiples");
 
 struct bwd_ctx {
     u32 base;     /* K's tile */
@@ -231,15 +288,6 @@ template <int D> __device__ __forceinline__ bool dq_mine(const bwd_ctx &c, int i
 }
 template <int D> __device__ __forceinline__ int dq_chunk(const bwd_ctx &c) { return D / 64 > 1 ? c.w : 0; }
 
-/* How dQ reaches the fp32 accumulator, per head dim.  At d 128 through the
- * dQ tile and the writer warp's bulk reduce-adds.  At d 64 from registers
- * (red.global.add.v4.f32, no tile, no writer): with one tile the block's
- * period cannot be shorter than the writer's drain of the block before
- * (its 64 per-row bulk reduces leave one warp through a lane-by-lane
- * waterfall, then it waits for them to read the tile), which does not halve
- * with d: the 20:17Z sweep timed 2.8 us a 64-row block at d 64 and 3.1 at
- * d 128, where d 64 has half the FLOPs (engines/hand/README.md). */
-template <int D> __host__ __device__ constexpr bool dq_from_regs() { return D == 64; }
 
 template <int D> __device__ __forceinline__ u32 kv_full(const bwd_ctx &c) { return c.base + bwd_layout<D>::BAR_AT; }
 template <int D> __device__ __forceinline__ u32 full(const bwd_ctx &c, int it)
@@ -260,10 +308,16 @@ template <int D> __device__ __forceinline__ u32 ds_empty(const bwd_ctx &c, int i
 {
     return c.base + bwd_layout<D>::DS_EMPTY_AT + 8 * (it & 1);
 }
-/* The dQ tile's turn taken by every consumer thread (256 arrivals, see
- * dq_turn) / its reduction has read it (32, the writer warp's lanes). */
-template <int D> __device__ __forceinline__ u32 dq_full(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_FULL_AT; }
-template <int D> __device__ __forceinline__ u32 dq_empty(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_EMPTY_AT; }
+/* Consumer w's dQ slice staged (128 arrivals, its threads) / read by its
+ * bulk reduce-add (1, its writer thread): a pair per consumer, so neither
+ * consumer's dQ waits for the other's. */
+template <int D> __device__ __forceinline__ u32 dq_full(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_FULL_AT + 8 * c.w; }
+template <int D> __device__ __forceinline__ u32 dq_empty(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_EMPTY_AT + 8 * c.w; }
+template <int D> __device__ __forceinline__ u32 dq_slice(const bwd_ctx &c) { return c.base + bwd_layout<D>::DQ_AT + c.w * bwd_layout<D>::DQ_SLICE; }
+/* Block it's place among the blocks whose dQ this consumer computes: the
+ * count of its slice's uses before it, which the consumer and its writer
+ * both keep (every block at d 128, every other one at d 64). */
+template <int D> __device__ __forceinline__ int dq_use(int it) { return D / 64 > 1 ? it : it / 2; }
 /* The parity of use it of a two-slot ring: the stages and the dS^T tiles. */
 static_assert(STAGES == 2, "the stage ring and the dS^T ring share phase()");
 __device__ __forceinline__ u32 phase(int it) { return (u32)(it / 2) & 1; }
@@ -334,18 +388,20 @@ __device__ __forceinline__ void bulk_reduce_add_f32(float *dst, u32 src, u32 byt
                  : "memory");
 }
 
-/* The fp32 accumulator rows of query block mb of head hq. */
+/* The fp32 accumulator of query block mb of head hq: 64 rows of d, in
+ * query order at d 64, as d/64 blocked chunks at d 128 (DQ_CHUNK). */
 template <int D>
 __device__ __forceinline__ float *dq_rows(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p, int hq, int mb)
 {
     return p.dq_acc + (((long long)c.bi * p.h_q + hq) * p.s_pad + mb * BLOCK_M) * D;
 }
 
-/* The writer warp, where the dQ tile is used (not dq_from_regs): for each
- * query block in the consumers' order, once its dQ tile is staged, one bulk
- * reduce-add per row into the accumulator (two rows a lane); its lanes free
- * the tile when their reductions have read it, and wait for all of them to
- * land before the kernel ends. */
+/* Consumer c.w's writer, a thread of warp 1 + c.w, where the dQ slices are
+ * used (not dq_from_regs): for each query block whose dQ that consumer
+ * computes, in its order, once the slice is staged, one bulk reduce-add of
+ * the whole 16 KB into the block's chunk of the accumulator (contiguous in
+ * the blocked layout, DQ_CHUNK); the slice is freed once the reduction has
+ * read it, and all of them land before the kernel ends. */
 template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
 {
     int it = 0;
@@ -354,11 +410,11 @@ template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, cons
     for (int hq = c.hk * p.group; hq < (c.hk + 1) * p.group; ++hq)
 #pragma unroll 1
         for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it) {
-            float *gdq = dq_rows<D>(c, p, hq, mb);
-            bar_wait(dq_full<D>(c), (u32)it & 1);
-#pragma unroll
-            for (int r = c.lane; r < BLOCK_M; r += 32)
-                bulk_reduce_add_f32(gdq + r * D, c.base + bwd_layout<D>::DQ_AT + r * bwd_layout<D>::DQ_ROW, D * 4);
+            if (!dq_mine<D>(c, it))
+                continue;
+            bar_wait(dq_full<D>(c), (u32)dq_use<D>(it) & 1);
+            bulk_reduce_add_f32(dq_rows<D>(c, p, hq, mb) + dq_chunk<D>(c) * DQ_CHUNK, dq_slice<D>(c),
+                                bwd_layout<D>::DQ_SLICE);
             bulk_commit();
             bulk_wait_read<0>();
             bar_arrive(dq_empty<D>(c));
@@ -478,27 +534,27 @@ __device__ __forceinline__ void grad_q(float (&acc)[32], u32 sds, const bwd_ctx 
     wg_commit();
 }
 
-/* Elements v, v + 1 of a dQ chunk and the pairs after them, at immediate
- * offsets from one address register (a loop over v would give 16 addresses
- * that the compiler hoists out of the block loop, and spills). */
-template <int D, int V> __device__ __forceinline__ void stage_pairs(const float (&acc)[32], u32 row)
+/* Elements 4 k .. 4 k + 3 of a dQ chunk and the quads after them, at
+ * immediate offsets from one address register (a loop over k would give 8
+ * addresses that the compiler hoists out of the block loop). */
+template <int K> __device__ __forceinline__ void stage_quads(const float (&acc)[32], u32 at)
 {
-    if constexpr (V < 32) {
-        asm volatile("st.shared.v2.f32 [%0+%3], {%1, %2};\n" ::"r"(row), "f"(acc[V]), "f"(acc[V + 1]),
-                     "n"(((V >> 1) & 1) * 8 * bwd_layout<D>::DQ_ROW + (V >> 2) * 32)
+    if constexpr (K < 8) {
+        asm volatile("st.shared.v4.f32 [%0+%5], {%1, %2, %3, %4};\n" ::"r"(at), "f"(acc[4 * K]),
+                     "f"(acc[4 * K + 1]), "f"(acc[4 * K + 2]), "f"(acc[4 * K + 3]), "n"(K * DQ_QUAD * 4)
                      : "memory");
-        stage_pairs<D, V + 2>(acc, row);
+        stage_quads<K + 1>(acc, at);
     }
 }
 
-/* Chunk j into the dQ tile: element v is query row 16 w + g + 8 ((v >> 1) & 1),
- * column 64 j + 8 (v >> 2) + 2 t + (v & 1).  With rows DQ_ROW apart a
- * warp's 8-byte stores land in banks 4 g + 2 t (mod 32), two lanes a bank
- * pair: two wavefronts, the least for 256 bytes. */
-template <int D> __device__ __forceinline__ void stage_dq(const float (&acc)[32], const bwd_ctx &c, int j)
+/* This consumer's chunk into its dQ slice in the blocked order (DQ_CHUNK):
+ * thread T's elements 4 k .. 4 k + 3 at float DQ_QUAD k + 4 T, so that a
+ * warp's 16-byte stores fill 512 contiguous bytes, four wavefronts, the
+ * least for 512 bytes. */
+template <int D> __device__ __forceinline__ void stage_dq(const float (&acc)[32], const bwd_ctx &c)
 {
-    const int w = (c.krow - c.w * 64) / 16, i = w * 16 + (c.lane >> 2);
-    stage_pairs<D, 0>(acc, c.base + bwd_layout<D>::DQ_AT + i * bwd_layout<D>::DQ_ROW + (j * 64 + (c.lane & 3) * 2) * 4);
+    const int t = (c.krow - c.w * 64) / 16 * 32 + c.lane;
+    stage_quads<0>(acc, dq_slice<D>(c) + t * 16);
 }
 
 /* At d 64 (dq_from_regs) the chunk added into the accumulator rows gdq of
@@ -534,52 +590,31 @@ template <int FP16, int D> __device__ __forceinline__ void dq_issue(float (&acc)
     grad_q<FP16>(acc, ds_tile<D>(c, it), c, dq_chunk<D>(c));
 }
 
-/* Block it's turn at the dQ tile (d 128): its dS^T tile freed for block it + 2,
- * then the wait until the writer warp has read block it - 1's dQ tile.
- * Every consumer thread takes every block's turn and arrives on dq_full for
- * it, staging a chunk or not (were d 64 to use the tile, as it did until
- * dq_from_regs, only one consumer would stage): a parity
- * wait tells the phase in progress only from the one before it.  A d 64
- * consumer that waited only for its own blocks' turns could come to block
- * it while the drain of its block it - 2 still ran, take that phase's
- * parity for block it - 1's drain done, and rewrite the tile under the
- * reduction; the writer's and the consumers' phases then drift apart and
- * the CTA hangs. */
-template <int D> __device__ __forceinline__ void dq_turn(const bwd_ctx &c, int it)
-{
-    bar_arrive(ds_empty<D>(c, it));
-    bar_wait(dq_empty<D>(c), ((u32)it & 1) ^ 1);
-}
-
-/* After the wait for dQ of block it: its dS^T tile freed, then the chunk
- * into the dQ tile at block it's turn, or at d 64 added into the
- * accumulator rows gdq of block it. */
+/* After the wait for dQ of block it: its dS^T tile freed, then, where the
+ * slices are used, the wait until this consumer's writer has read its slice
+ * of the block before (dq_use), the chunk staged into the slice and the
+ * writer signalled; at d 64 (dq_from_regs) added into the accumulator rows
+ * gdq of block it instead.  The slice's pair of barriers is this
+ * consumer's and its writer's alone, both counting only the blocks whose
+ * dQ this consumer computes, so a parity wait here is never two phases
+ * behind: the writer's next arrival needs this consumer's next staging. */
 template <int D> __device__ __forceinline__ void dq_finish(float (&acc)[32], const bwd_ctx &c, int it, float *gdq)
 {
     wg_fence_acc(acc);
+    bar_arrive(ds_empty<D>(c, it));
     if constexpr (dq_from_regs<D>()) {
-        bar_arrive(ds_empty<D>(c, it));
         add_dq<D>(acc, c, gdq);
     } else {
-        dq_turn<D>(c, it);
-        stage_dq<D>(acc, c, dq_chunk<D>(c));
+        bar_wait(dq_empty<D>(c), ((u32)dq_use<D>(it) & 1) ^ 1);
+        stage_dq<D>(acc, c);
         fence_proxy_async();
         bar_arrive(dq_full<D>(c));
     }
 }
 
 /* Block it by a consumer that does not compute its dQ (at d 64): its dS^T
- * tile freed, and where the dQ tile is used the block's turn at it,
- * nothing staged (no dQ tile at d 64 today: dq_from_regs). */
-template <int D> __device__ __forceinline__ void dq_skip(const bwd_ctx &c, int it)
-{
-    if constexpr (dq_from_regs<D>()) {
-        bar_arrive(ds_empty<D>(c, it));
-    } else {
-        dq_turn<D>(c, it);
-        bar_arrive(dq_full<D>(c));
-    }
-}
+ * tile freed; its slice and writer are not involved. */
+template <int D> __device__ __forceinline__ void dq_skip(const bwd_ctx &c, int it) { bar_arrive(ds_empty<D>(c, it)); }
 
 /* The dQ of block it (its dS^T complete) by the consumers that compute it;
  * at d 64 the other only frees the dS^T tile (dq_skip). */
@@ -622,24 +657,26 @@ __device__ __forceinline__ void finish_block(float (&dk)[D / 2], float (&dv)[D /
  *     wrote its half a block ago, so neither waits for the other in step,
  *     and dV is on the tensor cores meanwhile.
  *   - While dQ and dK run, this thread stores block it's dS^T; once dV and
- *     dQ are done (wait_group 1) it takes block it - 1's turn at the dQ
- *     tile and stages the chunk while dK still runs, so the staging stores,
- *     their proxy fence and the wait for the writer warp are off the path
- *     between one block's last wgmma and the next block's first (at d 64
- *     it frees the dS^T tile and issues the chunk's red.global adds there).
+ *     dQ are done (wait_group 1) it frees that dS^T tile and stages block
+ *     it - 1's chunk into its dQ slice while dK still runs, so the staging
+ *     stores, their proxy fence and the wait for its writer are off the
+ *     path between one block's last wgmma and the next block's first (at
+ *     d 64 it issues the chunk's red.global adds there instead).
  * acc lives in one branch only: a value that may be undefined on a path
  * would stay live around the loop and cost the registers wgmma needs.
  *
  * The barrier invariant (engines/hand/README.md): each wait here, for full(it),
- * ds_full(it - 1), ds_empty(it) and, at d 128, dq_empty (the drain of block
- * it - 2), is met by arrivals both consumers make in blocks before it (stage
- * it - 2 released, dS^T of it - 1 stored, tiles of it - 2 freed and turns of
- * it - 2 taken, in block it - 1), so the consumers never wait for each other
- * within a block, and no parity wait can see a phase two ahead: each
- * barrier's next phase needs an arrival the waiter makes after its wait.
- * At d 64 (dq_from_regs) the dQ tile's pair is not used: the waits are
- * full(it), ds_full(it - 1) and ds_empty(it), the same arrivals meet them,
- * and the red.global adds wait for nothing. */
+ * ds_full(it - 1), ds_empty(it) and, at d 128, this consumer's dq_empty
+ * (its writer's read of its slice of block it - 2), is met by arrivals made
+ * in blocks before it (stage it - 2 released by both consumers, dS^T of
+ * it - 1 stored by both, tiles of it - 2 freed by both in block it - 1, and
+ * this consumer's own slice of it - 2 staged in block it - 1, which is all
+ * its writer waits for), so the consumers never wait for each other within
+ * a block, and no parity wait can see a phase two ahead: each barrier's
+ * next phase needs an arrival the waiter makes after its wait.  At d 64
+ * (dq_from_regs) the slices' pairs are not used: the waits are full(it),
+ * ds_full(it - 1) and ds_empty(it), the same arrivals meet them, and the
+ * red.global adds wait for nothing. */
 template <int FP16, int D>
 __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2], const bwd_ctx &c,
                                           const gdt_hand_attn_bwd_params &p, int it, int m0, float *gdq_prev)
@@ -770,17 +807,18 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
             bar_init(full<D>(c, s), 1), bar_init(empty<D>(c, s), CONSUMER_WARPS);
         for (int b = 0; b < 2; ++b)
             bar_init(ds_full<D>(c, b), 256), bar_init(ds_empty<D>(c, b), 256);
-        bar_init(dq_full<D>(c), 256);
-        bar_init(dq_empty<D>(c), 32);
+        for (c.w = 0; c.w < 2; ++c.w)
+            bar_init(dq_full<D>(c), 128), bar_init(dq_empty<D>(c), 1);
         bar_init_fence();
     }
     __syncthreads();
     if (threadIdx.x < 128) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
         c.lane = (int)threadIdx.x & 31;
+        c.w = (int)threadIdx.x / 32 - 1; /* warps 1 and 2: the writers of consumers 0 and 1 */
         if (threadIdx.x == 0)
             produce<D>(c, p, tq, tk, tv, tdo);
-        else if (threadIdx.x / 32 == 1 && !dq_from_regs<D>())
+        else if (c.lane == 0 && (c.w == 0 || c.w == 1) && !dq_from_regs<D>())
             drain_dq<D>(c, p);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
