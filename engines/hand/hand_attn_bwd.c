@@ -8,9 +8,10 @@
  * encodes the Q, K, V and dO tensor maps (again only when the pointers
  * change) and launches three kernels on the caller's stream: the
  * preprocess (D, LSE log2 e, dQ accumulator zeroed), the KV-block-parallel
- * main kernel (its dQ added into the accumulator by bulk reductions from
- * shared memory at d 128, by red.global.add from registers at d 64), and
- * the postprocess (dQ to the io dtype). */
+ * main kernel (its dQ added into the accumulator by one 16 KB bulk
+ * reduction per consumer and query block from shared memory at d 128, by
+ * red.global.add from registers at d 64), and the postprocess (dQ to the
+ * io dtype). */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -194,9 +195,12 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 
 GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
-/* LSE log2 e and D, [b h_q][s_pad] fp32 each, then the fp32 dQ accumulator
- * [b h_q][s_pad][d]; s_pad is a multiple of 64, so every part and every
- * block's 256-byte rows of LSE and D start 256-byte aligned. */
+/* LSE log2 e and D, [b h_q][s_pad] fp32 each, then the fp32 dQ accumulator,
+ * s_pad * d a (batch, query head): rows in query order at d 64, blocked at
+ * d 128 (per 64-row block its 64 x 64 chunks, each contiguous for one bulk
+ * reduce-add; kernels/hand/attn_bwd_sm90.cu, DQ_CHUNK); s_pad is a multiple
+ * of 64, so every part, every block's 256-byte rows of LSE and D and every
+ * 16 KB chunk start 256-byte aligned. */
 static size_t workspace_bytes(const gdt_sdpa_desc *s)
 {
     return (size_t)(s->b * s->h_q * padded_rows(s->s_q) * (2 + s->d) * 4);
