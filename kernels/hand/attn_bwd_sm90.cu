@@ -102,7 +102,7 @@ static_assert(sizeof(gdt_hand_attn_bwd_params) == 216, "must match engines/hand/
  * slices would serve d 64 too (each consumer every other block: dq_use),
  * but that form is not measured there; making this false for d 64 is the
  * whole change (the post kernel and the slices' barriers follow it). */
-template <int D> __host__ __device__ constexpr bool dq_from_regs() { return D == 64; }
+template <int D> __host__ __device__ constexpr bool dq_from_regs() { return false; }
 
 
 /* Warp's row r of [b, h_q, rows_per_head]: its (batch, head) and row. */
