@@ -269,17 +269,4 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
     return GDT_STATUS_OK;
 }
 
-static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
-{
-    (void)f;
-    return gdt__hand_fixed_plans(slot, out, cap, gdt__hand_attn_bwd_plan);
-}
-
-const gdt_engine_ops gdt__hand_attn_bwd_ops = {
-    .check_support = check_support,
-    .build = build,
-    .workspace_size = workspace_size,
-    .execute = execute,
-    .destroy = destroy,
-    .fixed_plans = fixed_plans,
-};
+GDT__HAND_FIXED_OPS(gdt__hand_attn_bwd_ops, gdt__hand_attn_bwd_plan);
