@@ -140,9 +140,8 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     if (!c)
         return NULL;
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
-    char why[8];
     c->facts = *f;
-    gdt__hand_attn_layout(s, 3, true, c->geo, why, sizeof why); /* check_support accepted it */
+    gdt__hand_attn_geometry(&attn_spec, f, c->geo);
     c->params = (gdt_hand_attn_params){
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
         .s_q = (int)s->s_q, .s_kv = (int)s->s_kv, .h_q = (int)s->h_q,

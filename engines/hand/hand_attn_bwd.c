@@ -178,9 +178,8 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     if (!c)
         return NULL;
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
-    char why[8];
     c->facts = *f;
-    gdt__hand_attn_layout(s, NMAPS, false, c->geo, why, sizeof why); /* check_support accepted it */
+    gdt__hand_attn_geometry(&bwd_spec, f, c->geo);
     gdt_hand_attn_bwd_params *k = &c->params;
     copy3(k->q_s, s->q_stride), copy3(k->k_s, s->k_stride);
     copy3(k->v_s, s->v_stride), copy3(k->o_s, s->o_stride);

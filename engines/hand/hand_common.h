@@ -111,5 +111,8 @@ typedef struct gdt__hand_attn_spec {
 
 gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
                                 const gdt_facts *f, const gdt_plan_id *p, gdt_error *e);
+/* The maps of f's tensors as k lays them out into geo: a plan's, which
+ * check_support accepted. */
+void gdt__hand_attn_geometry(const gdt__hand_attn_spec *k, const gdt_facts *f, gdt__hand_attn_map *geo);
 
 #endif
