@@ -5,6 +5,7 @@
 
 #include "gdt_cli_summary.h"
 #include "gdt_json.h"
+#include "gdt_json_rows.h"
 #include "gdt_util.h"
 
 /* o's key copied into to (JSON null where o has none). */
@@ -26,26 +27,27 @@ cJSON *gdt__cli_table_model_json(const char *path)
     return o;
 }
 
+static const gdt_json_row table_rows[] = {
+    GDT_JSON_ROW(gdt_emit_table, "cells", cells),
+    GDT_JSON_ROW(gdt_emit_table, "tuning", tuning),
+    GDT_JSON_ROW(gdt_emit_table, "placement", placement),
+};
+
 static cJSON *table_json(const gdt_emit_table *t)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "family", gdt_family_name(t->family));
-    cJSON_AddNumberToObject(o, "cells", t->cells);
-    cJSON_AddStringToObject(o, "tuning", t->tuning);
-    cJSON_AddStringToObject(o, "placement", t->placement);
+    gdt_json_rows_add(o, t, table_rows, GDT_JSON_ROWS_N(table_rows));
     cJSON_AddItemToObject(o, "model", gdt__cli_table_model_json(t->placement));
     return o;
 }
 
-static cJSON *left_out_json(const gdt_emit_left_out *l)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "key", l->key);
-    cJSON_AddStringToObject(o, "journal", l->path);
-    cJSON_AddNumberToObject(o, "results", l->results);
-    cJSON_AddNumberToObject(o, "plans", l->plans);
-    return o;
-}
+static const gdt_json_row left_out_rows[] = {
+    GDT_JSON_ROW(gdt_emit_left_out, "key", key),
+    GDT_JSON_ROW(gdt_emit_left_out, "journal", path),
+    GDT_JSON_ROW(gdt_emit_left_out, "results", results),
+    GDT_JSON_ROW(gdt_emit_left_out, "plans", plans),
+};
 
 bool gdt__cli_emit_tables_json(cJSON *doc, const gdt_emit_report *rep)
 {
@@ -57,23 +59,21 @@ bool gdt__cli_emit_tables_json(cJSON *doc, const gdt_emit_report *rep)
                              t->tuning ? table_json(t) : cJSON_CreateString(gdt_family_name(t->family)));
     }
     for (int i = 0; rep && i < rep->nleft_out; i++)
-        cJSON_AddItemToArray(left, left_out_json(&rep->left_out[i]));
+        cJSON_AddItemToArray(left, gdt_json_rows_object(&rep->left_out[i], left_out_rows,
+                                                        GDT_JSON_ROWS_N(left_out_rows)));
     return tables && none && left;
 }
 
-static cJSON *input_json(const gdt_emit_input *in)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "journal", in->path);
-    cJSON_AddStringToObject(o, "family", in->family);
-    cJSON_AddNumberToObject(o, "shard_i", in->shard_i);
-    cJSON_AddNumberToObject(o, "shard_n", in->shard_n);
-    cJSON_AddNumberToObject(o, "cells", in->cells);
-    cJSON_AddNumberToObject(o, "cells_complete", in->complete);
-    cJSON_AddNumberToObject(o, "cells_merged", in->taken);
-    cJSON_AddNumberToObject(o, "results", in->results);
-    return o;
-}
+static const gdt_json_row input_rows[] = {
+    GDT_JSON_ROW(gdt_emit_input, "journal", path),
+    GDT_JSON_ROW(gdt_emit_input, "family", family),
+    GDT_JSON_ROW(gdt_emit_input, "shard_i", shard_i),
+    GDT_JSON_ROW(gdt_emit_input, "shard_n", shard_n),
+    GDT_JSON_ROW(gdt_emit_input, "cells", cells),
+    GDT_JSON_ROW(gdt_emit_input, "cells_complete", complete),
+    GDT_JSON_ROW(gdt_emit_input, "cells_merged", taken),
+    GDT_JSON_ROW(gdt_emit_input, "results", results),
+};
 
 static cJSON *conflict_json(const gdt_emit_conflict *c)
 {
@@ -96,7 +96,7 @@ cJSON *gdt__cli_emit_json(const char *schema, const char *tables_dir, const gdt_
     cJSON *inputs = cJSON_AddArrayToObject(doc, "inputs"), *conflicts;
     int cells = 0, results = 0;
     for (int i = 0; i < rep->ninputs; i++) {
-        cJSON_AddItemToArray(inputs, input_json(&rep->inputs[i]));
+        cJSON_AddItemToArray(inputs, gdt_json_rows_object(&rep->inputs[i], input_rows, GDT_JSON_ROWS_N(input_rows)));
         cells += rep->inputs[i].taken;
         results += rep->inputs[i].results;
     }

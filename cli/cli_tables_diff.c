@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
+#include "gdt_json_rows.h"
 #include "gdt_tables_diff.h"
 
 static const char diff_verb[] = "gdtune tables diff";
@@ -665,43 +666,48 @@ static void add_num_or_null(cJSON *o, const char *k, bool has, double v)
     else cJSON_AddNullToObject(o, k);
 }
 
+static const gdt_json_row pick_names[] = {
+    GDT_JSON_TEXT(gdt_diff_pick, "old", old_name),
+    GDT_JSON_TEXT(gdt_diff_pick, "new", new_name),
+    GDT_JSON_ROW(gdt_diff_pick, "changed", changed),
+};
+static const gdt_json_row pick_ahead[] = {
+    GDT_JSON_NUM_IF(gdt_diff_pick, "old_ahead", old_ahead, has_ahead),
+    GDT_JSON_NUM_IF(gdt_diff_pick, "new_ahead", new_ahead, has_ahead),
+};
+
 static cJSON *json_pick(const gdt_diff_pick *k, const char *value_name)
 {
     char ok[64], nk[64];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "old", k->old_name);
-    cJSON_AddStringToObject(o, "new", k->new_name);
-    cJSON_AddBoolToObject(o, "changed", k->changed);
+    cJSON *o = gdt_json_rows_object(k, pick_names, GDT_JSON_ROWS_N(pick_names));
     cJSON_AddBoolToObject(o, "beyond_noise", k->changed && k->beyond);
     add_num_or_null(o, "gap", k->has_gap, k->gap);
     snprintf(ok, sizeof ok, "old_%s", value_name);
     snprintf(nk, sizeof nk, "new_%s", value_name);
     add_num_or_null(o, ok, k->has_values, k->old_value);
     add_num_or_null(o, nk, k->has_values, k->new_value);
-    add_num_or_null(o, "old_ahead", k->has_ahead, k->old_ahead);
-    add_num_or_null(o, "new_ahead", k->has_ahead, k->new_ahead);
+    gdt_json_rows_add(o, k, pick_ahead, GDT_JSON_ROWS_N(pick_ahead));
     return o;
 }
 
 /* A cost: fractions (0.008: 0.8%), null where unknown. */
-static cJSON *json_cost(const gdt_diff_cost *k)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "plan", k->plan);
-    cJSON_AddStringToObject(o, "base", k->base);
-    cJSON_AddBoolToObject(o, "applies", k->applies);
-    cJSON_AddBoolToObject(o, "measured", k->has);
-    add_num_or_null(o, "us", k->has, k->us);
-    add_num_or_null(o, "base_us", k->applies, k->base_us);
-    add_num_or_null(o, "value", k->has, k->value);
-    cJSON_AddNumberToObject(o, "accepted", k->accepted);
-    add_num_or_null(o, "excess", k->has, k->excess);
-    add_num_or_null(o, "noise", k->has, k->noise);
-    cJSON_AddNumberToObject(o, "floor", k->floor);
-    cJSON_AddBoolToObject(o, "beyond_noise", k->beyond);
-    cJSON_AddBoolToObject(o, "faster", k->faster);
-    return o;
-}
+static const gdt_json_row cost_rows[] = {
+    GDT_JSON_TEXT(gdt_diff_cost, "plan", plan),
+    GDT_JSON_TEXT(gdt_diff_cost, "base", base),
+    GDT_JSON_ROW(gdt_diff_cost, "applies", applies),
+    GDT_JSON_ROW(gdt_diff_cost, "measured", has),
+    GDT_JSON_NUM_IF(gdt_diff_cost, "us", us, has),
+    GDT_JSON_NUM_IF(gdt_diff_cost, "base_us", base_us, applies),
+    GDT_JSON_NUM_IF(gdt_diff_cost, "value", value, has),
+    GDT_JSON_ROW(gdt_diff_cost, "accepted", accepted),
+    GDT_JSON_NUM_IF(gdt_diff_cost, "excess", excess, has),
+    GDT_JSON_NUM_IF(gdt_diff_cost, "noise", noise, has),
+    GDT_JSON_ROW(gdt_diff_cost, "floor", floor),
+    GDT_JSON_ROW(gdt_diff_cost, "beyond_noise", beyond),
+    GDT_JSON_ROW(gdt_diff_cost, "faster", faster),
+};
+
+static cJSON *json_cost(const gdt_diff_cost *k) { return gdt_json_rows_object(k, cost_rows, GDT_JSON_ROWS_N(cost_rows)); }
 
 static cJSON *json_regret(const gdt_diff_cell *c)
 {
@@ -737,27 +743,25 @@ static cJSON *json_moves(const gdt_diff_cell *c)
     return a;
 }
 
-/* A median clock, null where the journal had none. */
-static cJSON *clock_json(double mhz) { return mhz > 0 ? cJSON_CreateNumber(mhz) : cJSON_CreateNull(); }
+/* A test; a median clock is null where the journal had none. */
+static const gdt_json_row test_rows[] = {
+    GDT_JSON_TEXT(gdt_diff_test, "plan", plan),
+    GDT_JSON_ROW(gdt_diff_test, "u", u),
+    GDT_JSON_ROW(gdt_diff_test, "p", p),
+    GDT_JSON_ROW(gdt_diff_test, "n_old", n_old),
+    GDT_JSON_ROW(gdt_diff_test, "n_new", n_new),
+    GDT_JSON_ROW(gdt_diff_test, "burst_old", burst_old),
+    GDT_JSON_ROW(gdt_diff_test, "burst_new", burst_new),
+    GDT_JSON_POSITIVE(gdt_diff_test, "median_mhz_old", mhz_old),
+    GDT_JSON_POSITIVE(gdt_diff_test, "median_mhz_new", mhz_new),
+};
 
 static cJSON *json_tests(const gdt_diff_cell *c)
 {
     if (!c->tested) return cJSON_CreateNull();
     cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < c->ntests; i++) {
-        const gdt_diff_test *t = &c->tests[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "plan", t->plan);
-        cJSON_AddNumberToObject(o, "u", t->u);
-        cJSON_AddNumberToObject(o, "p", t->p);
-        cJSON_AddNumberToObject(o, "n_old", t->n_old);
-        cJSON_AddNumberToObject(o, "n_new", t->n_new);
-        cJSON_AddNumberToObject(o, "burst_old", t->burst_old);
-        cJSON_AddNumberToObject(o, "burst_new", t->burst_new);
-        cJSON_AddItemToObject(o, "median_mhz_old", clock_json(t->mhz_old));
-        cJSON_AddItemToObject(o, "median_mhz_new", clock_json(t->mhz_new));
-        cJSON_AddItemToArray(a, o);
-    }
+    for (int i = 0; i < c->ntests; i++)
+        cJSON_AddItemToArray(a, gdt_json_rows_object(&c->tests[i], test_rows, GDT_JSON_ROWS_N(test_rows)));
     return a;
 }
 

@@ -203,6 +203,24 @@ gdt_status gdt__ld_sub(const gdt__ld *l, const cJSON *o, const char *key, const 
 /* o[key], an array of *n items, and its JSON path into ap. */
 gdt_status gdt__ld_array(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, char *ap,
                          const cJSON **out, int *n);
+/* Item i of an array (x, at JSON path jp) read by the caller's reader:
+ * into recs' record i, for gdt__ld_records. */
+typedef gdt_status (*gdt__ld_item)(const gdt__ld *l, const cJSON *x, const char *jp, void *recs, int i, void *ctx);
+/* one(l, item, its path, recs, i, ctx) for each item of the array a (at
+ * ap), in order, until one fails; *count (unless NULL) is the items
+ * begun. */
+gdt_status gdt__ld_items(const gdt__ld *l, const cJSON *a, const char *ap, gdt__ld_item one, void *recs, void *ctx,
+                         int *count);
+/* o[key], an array (its path into ap), read into *out: a zeroed array of
+ * one size-byte record an item (room for one when empty), set before the
+ * first item is read, each read by one; *count is the records begun, so
+ * that a failure frees what was read. */
+gdt_status gdt__ld_records(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, char *ap, size_t size,
+                           gdt__ld_item one, void *ctx, void **out, int *count);
+/* o[key], an array of exactly n items ("expected <n> <what>, got <len>"
+ * else), each read by one into recs (gdt__ld_items). */
+gdt_status gdt__ld_fixed(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, int n, const char *what,
+                         gdt__ld_item one, void *recs, void *ctx);
 gdt_status gdt__ld_oom(const gdt__ld *l);
 gdt_status gdt__ld_names(const gdt__ld *l, const cJSON *o, const char *key, const char *jp,
                          const char *const *names, int nnames, int *out);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gdt_tables_impl.h"
@@ -129,6 +130,42 @@ gdt_status gdt__ld_array(const gdt__ld *l, const cJSON *o, const char *key, cons
     if (!cJSON_IsArray(*out)) return gdt__ld_bad(l, ap, "expected an array, got %s", gdt_json_type_name(*out));
     *n = cJSON_GetArraySize(*out);
     return GDT_STATUS_OK;
+}
+
+gdt_status gdt__ld_items(const gdt__ld *l, const cJSON *a, const char *ap, gdt__ld_item one, void *recs, void *ctx,
+                         int *count)
+{
+    gdt__jpath p;
+    int i = 0;
+    for (const cJSON *x = a->child; x; x = x->next, i++) {
+        if (count) *count = i + 1;
+        gdt_status s = one(l, x, gdt__jp_at(p, ap, i), recs, i, ctx);
+        if (s) return s;
+    }
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt__ld_records(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, char *ap, size_t size,
+                           gdt__ld_item one, void *ctx, void **out, int *count)
+{
+    const cJSON *a;
+    int n = 0;
+    gdt_status s = gdt__ld_array(l, o, key, jp, ap, &a, &n);
+    if (s) return s;
+    if (!(*out = calloc((size_t)(n ? n : 1), size))) return gdt__ld_oom(l);
+    return gdt__ld_items(l, a, ap, one, *out, ctx, count);
+}
+
+gdt_status gdt__ld_fixed(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, int n, const char *what,
+                         gdt__ld_item one, void *recs, void *ctx)
+{
+    const cJSON *a;
+    int len = 0;
+    gdt__jpath p;
+    gdt_status s = gdt__ld_array(l, o, key, jp, p, &a, &len);
+    if (s) return s;
+    if (len != n) return gdt__ld_bad(l, p, "expected %d %s, got %d", n, what, len);
+    return gdt__ld_items(l, a, p, one, recs, ctx, NULL);
 }
 
 gdt_status gdt__ld_oom(const gdt__ld *l)

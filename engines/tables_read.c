@@ -66,18 +66,16 @@ static gdt_status read_provenance(const gdt__ld *l, const cJSON *o, const char *
 
 /* ---------------------------------------------------------------- problem */
 
+static gdt_status int_item(const gdt__ld *l, const cJSON *x, const char *jp, void *dst, int i, void *ctx)
+{
+    (void)ctx;
+    return gdt_json_int(x, l->file, jp, (int64_t *)dst + i, l->e);
+}
+
 static gdt_status get_ints(const gdt__ld *l, const cJSON *o, const char *key, const char *jp,
                            int64_t *dst, int n)
 {
-    const cJSON *a;
-    int len = 0;
-    gdt__jpath p, q;
-    gdt_status s = gdt__ld_array(l, o, key, jp, p, &a, &len);
-    if (s) return s;
-    if (len != n) return gdt__ld_bad(l, p, "expected %d integers, got %d", n, len);
-    for (int i = 0; i < n && !s; i++)
-        s = gdt_json_int(cJSON_GetArrayItem(a, i), l->file, gdt__jp_at(q, p, i), &dst[i], l->e);
-    return s;
+    return gdt__ld_fixed(l, o, key, jp, n, "integers", int_item, dst, NULL);
 }
 
 static gdt_status check_fields(const gdt__ld *l, const cJSON *o, const gdt__field *fields, int n,
@@ -289,27 +287,29 @@ static gdt_status read_evidence(const gdt__ld *l, const cJSON *cell, const char 
     return gdt__ld_bool(l, o, "beyond_noise", ep, &beyond);
 }
 
+/* Ranking entry i into the cell's (cell) arrays; rp: the ranking's path. */
+static gdt_status ranked_item(const gdt__ld *l, const cJSON *x, const char *jp, void *cell, int i, void *rp)
+{
+    gdt__tcell *c = cell;
+    gdt_status s = read_ranked(l, x, jp, &c->ranked[i], &c->is_backend[i], &c->measured[i]);
+    for (int j = 0; j < i && !s; j++)
+        if (gdt_plan_id_equal(&c->ranked[j], &c->ranked[i]))
+            return gdt__ld_bad(l, jp, "plan ranked twice (also at %s/%d)", (const char *)rp, j);
+    return s;
+}
+
 static gdt_status read_ranking(const gdt__ld *l, const cJSON *cell, const char *jp, gdt__tcell *c)
 {
     const cJSON *a;
     int n = 0;
-    gdt__jpath rp, p;
+    gdt__jpath rp;
     gdt_status s = gdt__ld_array(l, cell, "ranking", jp, rp, &a, &n);
     if (s) return s;
     c->ranked = calloc((size_t)(n ? n : 1), sizeof *c->ranked);
     c->is_backend = calloc((size_t)(n ? n : 1), sizeof *c->is_backend);
     c->measured = calloc((size_t)(n ? n : 1), sizeof *c->measured);
     if (!c->ranked || !c->is_backend || !c->measured) return gdt__ld_oom(l);
-    int i = 0;
-    for (const cJSON *x = a->child; x; x = x->next, i++) {
-        if ((s = read_ranked(l, x, gdt__jp_at(p, rp, i), &c->ranked[i], &c->is_backend[i], &c->measured[i])))
-            return s;
-        c->nranked = i + 1;
-        for (int j = 0; j < i; j++)
-            if (gdt_plan_id_equal(&c->ranked[j], &c->ranked[i]))
-                return gdt__ld_bad(l, p, "plan ranked twice (also at %s/%d)", rp, j);
-    }
-    return GDT_STATUS_OK;
+    return gdt__ld_items(l, a, rp, ranked_item, c, rp, &c->nranked);
 }
 
 static gdt_status read_tuning_cell(const gdt__ld *l, const cJSON *o, const char *jp, gdt__tcell *c)
@@ -515,40 +515,38 @@ static gdt_status read_header(const gdt__ld *l, const cJSON *root, gdt__table_ki
 }
 
 /* A table's "cells": each read by one into an array of size-byte cells
- * (*out, set before the first is read so that a failure frees what was
- * read; *count the cells begun), sorted by key, a key twice refused. */
-typedef gdt_status (*cell_reader)(const gdt__ld *l, const cJSON *o, const char *jp, void *cell);
-
-static gdt_status read_cells(const gdt__ld *l, const cJSON *root, size_t size, cell_reader one, void **out,
+ * (gdt__ld_records: *out, *count the cells begun), sorted by key, a key
+ * twice refused. */
+static gdt_status read_cells(const gdt__ld *l, const cJSON *root, size_t size, gdt__ld_item one, void **out,
                              int *count)
 {
-    const cJSON *a;
-    int n = 0;
     gdt__jpath p;
-    gdt_status s = gdt__ld_array(l, root, "cells", "", p, &a, &n);
+    gdt_status s = gdt__ld_records(l, root, "cells", "", p, size, one, NULL, out, count);
     if (s) return s;
-    char *cells = calloc((size_t)(n ? n : 1), size);
-    if (!(*out = cells)) return gdt__ld_oom(l);
-    int i = 0;
-    for (const cJSON *x = a->child; x; x = x->next, i++) {
-        *count = i + 1;
-        if ((s = one(l, x, gdt__jp_at(p, "/cells", i), cells + (size_t)i * size))) return s;
-    }
+    char *cells = *out;
     qsort(cells, (size_t)*count, size, gdt__key_cmp);
-    for (i = 1; i < *count; i++)
+    for (int i = 1; i < *count; i++)
         if (!strcmp(cells + (size_t)(i - 1) * size, cells + (size_t)i * size))
             return gdt__ld_bad(l, "/cells", "cell \"%s\" appears twice", cells + (size_t)i * size);
     return GDT_STATUS_OK;
 }
 
-static gdt_status tuning_cell(const gdt__ld *l, const cJSON *o, const char *jp, void *c)
+static gdt_status tuning_cell(const gdt__ld *l, const cJSON *o, const char *jp, void *cells, int i, void *ctx)
 {
-    return read_tuning_cell(l, o, jp, c);
+    (void)ctx;
+    return read_tuning_cell(l, o, jp, (gdt__tcell *)cells + i);
 }
 
-static gdt_status placement_cell(const gdt__ld *l, const cJSON *o, const char *jp, void *c)
+static gdt_status placement_cell(const gdt__ld *l, const cJSON *o, const char *jp, void *cells, int i, void *ctx)
 {
-    return read_placement_cell(l, o, jp, c);
+    (void)ctx;
+    return read_placement_cell(l, o, jp, (gdt__pcell *)cells + i);
+}
+
+/* Shard i; t: the tables, whose cells its keys must name. */
+static gdt_status shard_item(const gdt__ld *l, const cJSON *o, const char *jp, void *shards, int i, void *t)
+{
+    return read_shard(l, o, jp, t, (gdt__shard *)shards + i);
 }
 
 static gdt_status read_tuning(const gdt__ld *l, const cJSON *root, gdt_tables *t)
@@ -561,18 +559,14 @@ static gdt_status read_tuning(const gdt__ld *l, const cJSON *root, gdt_tables *t
 
 static gdt_status read_placement(const gdt__ld *l, const cJSON *root, gdt_tables *t)
 {
-    const cJSON *a;
-    int n = 0;
     gdt__jpath p;
-    void *cells = NULL;
+    void *cells = NULL, *shards = NULL;
     gdt_status s = read_cells(l, root, sizeof *t->p, placement_cell, &cells, &t->np);
     t->p = cells;
     if (s) return s;
-    if ((s = gdt__ld_array(l, root, "shards", "", p, &a, &n))) return s;
-    if (!(t->s = calloc((size_t)(n ? n : 1), sizeof *t->s))) return gdt__ld_oom(l);
-    int i = 0;
-    for (const cJSON *x = a->child; x; x = x->next, i++, t->ns = i)
-        if ((s = read_shard(l, x, gdt__jp_at(p, "/shards", i), t, &t->s[i]))) return s;
+    s = gdt__ld_records(l, root, "shards", "", p, sizeof *t->s, shard_item, t, &shards, &t->ns);
+    t->s = shards;
+    if (s) return s;
     return gdt__read_model(l, root, t);
 }
 

@@ -8,18 +8,18 @@
 #include "gdt_tables_impl.h"
 
 /* An array of exactly n numbers, each what `per` says ("one per feature"). */
+static gdt_status num_item(const gdt__ld *l, const cJSON *x, const char *jp, void *dst, int i, void *ctx)
+{
+    (void)ctx;
+    return gdt_json_number(x, l->file, jp, (double *)dst + i, l->e);
+}
+
 static gdt_status get_nums_per(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, double *dst, int n,
                                const char *per)
 {
-    const cJSON *a;
-    int len = 0;
-    gdt__jpath p, q;
-    gdt_status s = gdt__ld_array(l, o, key, jp, p, &a, &len);
-    if (s) return s;
-    if (len != n) return gdt__ld_bad(l, p, "expected %d numbers (%s), got %d", n, per, len);
-    for (int i = 0; i < n && !s; i++)
-        s = gdt_json_number(cJSON_GetArrayItem(a, i), l->file, gdt__jp_at(q, p, i), &dst[i], l->e);
-    return s;
+    char what[128];
+    snprintf(what, sizeof what, "numbers (%s)", per);
+    return gdt__ld_fixed(l, o, key, jp, n, what, num_item, dst, NULL);
 }
 
 static gdt_status get_nums(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, double *dst, int n)
@@ -113,23 +113,27 @@ static gdt_status read_interval(const gdt__ld *l, const cJSON *model, const char
     return s;
 }
 
+/* A family's name of feature i. */
+typedef struct feature_names {
+    const char *(*name_of)(gdt_family f, int i);
+} feature_names;
+
+static gdt_status feature_item(const gdt__ld *l, const cJSON *x, const char *jp, void *recs, int i, void *names)
+{
+    (void)recs;
+    const char *v, *name = ((const feature_names *)names)->name_of(l->family, i);
+    gdt_status s = gdt_json_string(x, l->file, jp, &v, l->e);
+    if (!s && strcmp(v, name))
+        return gdt__ld_bad(l, jp, "expected \"%s\" (this release's feature %d), got \"%s\"", name, i, v);
+    return s;
+}
+
 /* o[key]: exactly the n names name(l->family, i), in order. */
 static gdt_status read_feature_names(const gdt__ld *l, const cJSON *o, const char *key, const char *jp, int want,
                                      const char *(*name_of)(gdt_family, int))
 {
-    const cJSON *a;
-    int n = 0;
-    gdt__jpath fp, p;
-    gdt_status s = gdt__ld_array(l, o, key, jp, fp, &a, &n);
-    if (s) return s;
-    if (n != want) return gdt__ld_bad(l, fp, "expected %d features, got %d", want, n);
-    for (int i = 0; i < n; i++) {
-        const char *v, *name = name_of(l->family, i);
-        if ((s = gdt_json_string(cJSON_GetArrayItem(a, i), l->file, gdt__jp_at(p, fp, i), &v, l->e))) return s;
-        if (strcmp(v, name))
-            return gdt__ld_bad(l, p, "expected \"%s\" (this release's feature %d), got \"%s\"", name, i, v);
-    }
-    return GDT_STATUS_OK;
+    feature_names names = {name_of};
+    return gdt__ld_fixed(l, o, key, jp, want, "features", feature_item, NULL, &names);
 }
 
 static gdt_status read_features(const gdt__ld *l, const cJSON *o, const char *jp)
@@ -151,25 +155,27 @@ static gdt_status read_model_plan(const gdt__ld *l, const cJSON *o, const char *
     return s;
 }
 
-/* Plans sorted by name, each once: the lookup bisects them. */
+/* Plan i, after plan i - 1 by name (the lookup bisects them); m: the model. */
+static gdt_status model_plan(const gdt__ld *l, const cJSON *x, const char *jp, void *plans, int i, void *m)
+{
+    gdt__pred_plan *v = plans;
+    gdt__jpath p;
+    gdt_status s = read_model_plan(l, x, jp, ((const gdt__predictor *)m)->nfeatures, &v[i]);
+    const char *cur = v[i].name, *prev = i > 0 ? v[i - 1].name : "";
+    if (!s && i > 0 && strcmp(prev, cur) >= 0)
+        return gdt__ld_bad(l, gdt__jp_key(p, jp, "plan"), "expected plans sorted by name, each once: \"%s\" follows \"%s\"",
+                           cur, prev);
+    return s;
+}
+
+/* Plans sorted by name, each once. */
 static gdt_status read_model_plans(const gdt__ld *l, const cJSON *o, const char *jp, gdt__predictor *m)
 {
-    const cJSON *a;
-    int n = 0;
-    gdt__jpath pp, p;
-    gdt_status s = gdt__ld_array(l, o, "plans", jp, pp, &a, &n);
-    if (s) return s;
-    if (!(m->plans = calloc((size_t)(n ? n : 1), sizeof *m->plans))) return gdt__ld_oom(l);
-    int i = 0;
-    for (const cJSON *x = a->child; x; x = x->next, i++) {
-        if ((s = read_model_plan(l, x, gdt__jp_at(p, pp, i), m->nfeatures, &m->plans[i]))) return s;
-        m->nplans = i + 1;
-        const char *cur = m->plans[i].name, *prev = i > 0 ? m->plans[i - 1].name : "";
-        if (i > 0 && strcmp(prev, cur) >= 0)
-            return gdt__ld_bad(l, gdt__jp_key(p, gdt__jp_at(p, pp, i), "plan"),
-                               "expected plans sorted by name, each once: \"%s\" follows \"%s\"", cur, prev);
-    }
-    return GDT_STATUS_OK;
+    gdt__jpath pp;
+    void *plans = NULL;
+    gdt_status s = gdt__ld_records(l, o, "plans", jp, pp, sizeof *m->plans, model_plan, m, &plans, &m->nplans);
+    m->plans = plans;
+    return s;
 }
 
 /* The placement ratio (null: none): its parts and a range lo <= hi per

@@ -428,23 +428,6 @@ static gdt_status keep_device(gdt_verifier *v, const gdt_buffers *b, int i, gdt_
     return GDT_STATUS_OK;
 }
 
-gdt_status gdt_verifier_create_device(const gdt_buffers *b, gdt_verifier **out, gdt_error *e)
-{
-    *out = NULL;
-    gdt_verifier *v = NULL;
-    gdt_status st = verifier_alloc(b, &v, e);
-    if (st == GDT_STATUS_OK)
-        st = drain(e);
-    for (int i = 0; st == GDT_STATUS_OK && i < v->n; i++)
-        st = keep_device(v, b, i, e);
-    if (st != GDT_STATUS_OK) {
-        gdt_verifier_destroy(v);
-        return st;
-    }
-    *out = v;
-    return GDT_STATUS_OK;
-}
-
 static gdt_status keep_logical(gdt_verifier *v, const gdt_outputs *ref, int i, gdt_error *e)
 {
     int g = find_role(ref, v->role[i]);
@@ -461,20 +444,35 @@ static gdt_status keep_logical(gdt_verifier *v, const gdt_outputs *ref, int i, g
     return GDT_STATUS_OK;
 }
 
-gdt_status gdt_verifier_create(const gdt_buffers *b, const gdt_outputs *ref, gdt_verifier **out,
-                               gdt_error *e)
+/* A verifier of b's outputs, each output's reference kept from the device
+ * (device: b's outputs as they are once the device drains) or from ref. */
+static gdt_status verifier_make(const gdt_buffers *b, bool device, const gdt_outputs *ref, gdt_verifier **out,
+                                gdt_error *e)
 {
     *out = NULL;
     gdt_verifier *v = NULL;
     gdt_status st = verifier_alloc(b, &v, e);
+    if (st == GDT_STATUS_OK && device)
+        st = drain(e);
     for (int i = 0; st == GDT_STATUS_OK && i < v->n; i++)
-        st = keep_logical(v, ref, i, e);
+        st = device ? keep_device(v, b, i, e) : keep_logical(v, ref, i, e);
     if (st != GDT_STATUS_OK) {
         gdt_verifier_destroy(v);
         return st;
     }
     *out = v;
     return GDT_STATUS_OK;
+}
+
+gdt_status gdt_verifier_create_device(const gdt_buffers *b, gdt_verifier **out, gdt_error *e)
+{
+    return verifier_make(b, true, NULL, out, e);
+}
+
+gdt_status gdt_verifier_create(const gdt_buffers *b, const gdt_outputs *ref, gdt_verifier **out,
+                               gdt_error *e)
+{
+    return verifier_make(b, false, ref, out, e);
 }
 
 /* The device-format reference is read at b's stride offsets: b's outputs

@@ -8,6 +8,7 @@
 #include "gdt_ab.h"
 #include "gdt_confirm.h"
 #include "gdt_json.h"
+#include "gdt_json_rows.h"
 #include "gdtune/tables.h"
 
 #define WHERE "tables diff JSON"
@@ -196,28 +197,37 @@ int gdt_confirm_exit(const gdt_confirm *c)
 
 /* ------------------------------------------------------------ output */
 
+static const gdt_json_row change_rows[] = {
+    GDT_JSON_TEXT(gdt_confirm_change, "family", family),
+    GDT_JSON_TEXT(gdt_confirm_change, "arch", arch),
+    GDT_JSON_TEXT(gdt_confirm_change, "key", key),
+    GDT_JSON_ROW(gdt_confirm_change, "what", what),
+    GDT_JSON_TEXT(gdt_confirm_change, "old", old_choice),
+    GDT_JSON_TEXT(gdt_confirm_change, "new", new_choice),
+    GDT_JSON_TEXT(gdt_confirm_change, "old_plan", old_plan),
+    GDT_JSON_TEXT(gdt_confirm_change, "new_plan", new_plan),
+};
+/* What the rounds measured (all but an unconfirmed change). */
+static const gdt_json_row rounds_rows[] = {
+    GDT_JSON_ROW(gdt_confirm_change, "rounds", rounds),
+    GDT_JSON_ROW(gdt_confirm_change, "old_us", old_us),
+    GDT_JSON_ROW(gdt_confirm_change, "new_us", new_us),
+    GDT_JSON_ROW(gdt_confirm_change, "old_noise", old_noise),
+    GDT_JSON_ROW(gdt_confirm_change, "new_noise", new_noise),
+    GDT_JSON_ROW(gdt_confirm_change, "ratio", ratio),
+    GDT_JSON_ROW(gdt_confirm_change, "lo", lo),
+    GDT_JSON_ROW(gdt_confirm_change, "hi", hi),
+    GDT_JSON_ROW(gdt_confirm_change, "accepted", accepted),
+};
+
 static cJSON *change_json(const gdt_confirm_change *c)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "family", c->family);
-    cJSON_AddStringToObject(o, "arch", c->arch);
-    cJSON_AddStringToObject(o, "key", c->key);
-    cJSON_AddStringToObject(o, "what", c->what);
-    cJSON_AddStringToObject(o, "old", c->old_choice);
-    cJSON_AddStringToObject(o, "new", c->new_choice);
-    cJSON_AddStringToObject(o, "old_plan", c->old_plan);
-    cJSON_AddStringToObject(o, "new_plan", c->new_plan);
+    cJSON *o = gdt_json_rows_object(c, change_rows, GDT_JSON_ROWS_N(change_rows));
     cJSON_AddStringToObject(o, "verdict", gdt_confirm_verdict_name(c->verdict));
-    if (c->verdict == GDT_CONFIRM_UNCONFIRMED) {
+    if (c->verdict == GDT_CONFIRM_UNCONFIRMED)
         cJSON_AddStringToObject(o, "why", c->why);
-        return o;
-    }
-    const char *keys[] = {"old_us", "new_us", "old_noise", "new_noise", "ratio", "lo", "hi", "accepted"};
-    const double vals[] = {c->old_us, c->new_us, c->old_noise, c->new_noise, c->ratio, c->lo, c->hi,
-                           c->accepted};
-    cJSON_AddNumberToObject(o, "rounds", c->rounds);
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        cJSON_AddNumberToObject(o, keys[i], vals[i]);
+    else
+        gdt_json_rows_add(o, c, rounds_rows, GDT_JSON_ROWS_N(rounds_rows));
     return o;
 }
 

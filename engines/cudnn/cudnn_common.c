@@ -115,19 +115,78 @@ static gdt_status desc_pair(gdt__cudnn_graph *g, cudnnBackendDescriptorType_t in
     return GDT_STATUS_OK;
 }
 
-/* One descriptor-valued attribute of an operation; a NULL one is not set. */
+/* An operation kind: its descriptor and, where it carries a mode
+ * descriptor (has_mode), that one's type, its precision attribute and the
+ * operation's attribute that takes it. */
+typedef struct op_kind {
+    cudnnBackendDescriptorType_t op_type;
+    bool has_mode;
+    cudnnBackendDescriptorType_t mode_type;
+    cudnnBackendAttributeName_t prec_attr, mode_attr;
+} op_kind;
+
+static const op_kind pointwise_kind = {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, true,
+                                       CUDNN_BACKEND_POINTWISE_DESCRIPTOR, CUDNN_ATTR_POINTWISE_MATH_PREC,
+                                       CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR};
+static const op_kind matmul_kind = {CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, true,
+                                    CUDNN_BACKEND_MATMUL_DESCRIPTOR, CUDNN_ATTR_MATMUL_COMP_TYPE,
+                                    CUDNN_ATTR_OPERATION_MATMUL_DESC};
+static const op_kind reduction_kind = {CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, true,
+                                       CUDNN_BACKEND_REDUCTION_DESCRIPTOR, CUDNN_ATTR_REDUCTION_COMP_TYPE,
+                                       CUDNN_ATTR_OPERATION_REDUCTION_DESC};
+static const op_kind reshape_kind = {.op_type = CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR};
+
+/* n values of one attribute of a descriptor. */
+typedef struct attr_value {
+    cudnnBackendAttributeName_t attr;
+    cudnnBackendAttributeType_t type;
+    int64_t n;
+    const void *p;
+} attr_value;
+
+/* A list of attribute values (NULL, 0: none). */
+typedef struct attr_list {
+    const attr_value *v;
+    size_t n;
+} attr_list;
+
+#define ATTRS(...) ((attr_list){(const attr_value[]){__VA_ARGS__}, sizeof((attr_value[]){__VA_ARGS__}) / sizeof(attr_value)})
+
+/* One descriptor-valued attribute of an operation; a NULL one is not set.
+ * The kind's mode attribute (desc NULL) takes the mode descriptor: where
+ * it stands in the list is the order it is set in. */
 typedef struct op_input {
     cudnnBackendAttributeName_t attr;
     cudnnBackendDescriptor_t desc;
 } op_input;
 
-/* Sets op's inputs, finalizes op and appends it to the graph. */
-static gdt_status op_finish(gdt__cudnn_graph *g, cudnnBackendDescriptor_t op, const op_input *in,
-                            size_t n, gdt_error *e)
+static gdt_status set_attrs(cudnnBackendDescriptor_t d, attr_list a, gdt_error *e)
 {
-    for (size_t i = 0; i < n; i++)
-        if (in[i].desc)
-            SET(op, in[i].attr, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &in[i].desc);
+    for (size_t i = 0; i < a.n; i++)
+        SET(d, a.v[i].attr, a.v[i].type, a.v[i].n, a.v[i].p);
+    return GDT_STATUS_OK;
+}
+
+/* Appends an operation of kind k to the graph: its mode descriptor (the
+ * precision prec, then the mode's attributes, finalized), then the
+ * operation's own attributes and its n inputs, finalized. */
+static gdt_status add_op(gdt__cudnn_graph *g, const op_kind *k, cudnnDataType_t prec, attr_list mode_attrs,
+                         attr_list op_attrs, const op_input *in, size_t n, gdt_error *e)
+{
+    cudnnBackendDescriptor_t mode = NULL, op;
+    gdt_status s = k->has_mode ? desc_pair(g, k->mode_type, k->prec_attr, prec, &mode, k->op_type, &op, e)
+                               : gdt__cudnn_desc(g, k->op_type, &op, e);
+    if (s == GDT_STATUS_OK && k->has_mode && (s = set_attrs(mode, mode_attrs, e)) == GDT_STATUS_OK)
+        GDT_CHECK_CUDNN(e, cudnnBackendFinalize(mode));
+    if (s == GDT_STATUS_OK)
+        s = set_attrs(op, op_attrs, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    for (size_t i = 0; i < n; i++) {
+        cudnnBackendDescriptor_t d = k->has_mode && in[i].attr == k->mode_attr ? mode : in[i].desc;
+        if (d)
+            SET(op, in[i].attr, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d);
+    }
     GDT_CHECK_CUDNN(e, cudnnBackendFinalize(op));
     return gdt__cudnn_add_op(g, op, e);
 }
@@ -137,74 +196,56 @@ gdt_status gdt__cudnn_pointwise(gdt__cudnn_graph *g, cudnnPointwiseMode_t mode,
                                 cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t t,
                                 cudnnBackendDescriptor_t y, gdt_error *e)
 {
-    cudnnBackendDescriptor_t pw, op;
-    gdt_status s = desc_pair(g, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, CUDNN_ATTR_POINTWISE_MATH_PREC, prec,
-                             &pw, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op, e);
-    if (s != GDT_STATUS_OK)
-        return s;
     float one = 1.0f;
-    SET(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
-    if (axis >= 0)
-        SET(pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
-    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(pw));
-    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, &one);
-    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, &one);
+    attr_list mode_attrs = ATTRS({CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode},
+                                 {CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis});
+    if (axis < 0)
+        mode_attrs.n = 1;
     const op_input in[] = {
-        {CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, pw}, {CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x},
-        {CUDNN_ATTR_OPERATION_POINTWISE_BDESC, b},          {CUDNN_ATTR_OPERATION_POINTWISE_TDESC, t},
+        {CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, NULL}, {CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x},
+        {CUDNN_ATTR_OPERATION_POINTWISE_BDESC, b},             {CUDNN_ATTR_OPERATION_POINTWISE_TDESC, t},
         {CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y},
     };
-    return op_finish(g, op, in, sizeof in / sizeof in[0], e);
+    return add_op(g, &pointwise_kind, prec, mode_attrs,
+                  ATTRS({CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, &one},
+                        {CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, &one}),
+                  in, sizeof in / sizeof in[0], e);
 }
 
 gdt_status gdt__cudnn_matmul(gdt__cudnn_graph *g, cudnnBackendDescriptor_t a,
                              cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c, gdt_error *e)
 {
-    cudnnBackendDescriptor_t mm, op;
-    gdt_status s = desc_pair(g, CUDNN_BACKEND_MATMUL_DESCRIPTOR, CUDNN_ATTR_MATMUL_COMP_TYPE,
-                             CUDNN_DATA_FLOAT, &mm, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(mm));
     const op_input in[] = {
         {CUDNN_ATTR_OPERATION_MATMUL_ADESC, a}, {CUDNN_ATTR_OPERATION_MATMUL_BDESC, b},
-        {CUDNN_ATTR_OPERATION_MATMUL_CDESC, c}, {CUDNN_ATTR_OPERATION_MATMUL_DESC, mm},
+        {CUDNN_ATTR_OPERATION_MATMUL_CDESC, c}, {CUDNN_ATTR_OPERATION_MATMUL_DESC, NULL},
     };
-    return op_finish(g, op, in, sizeof in / sizeof in[0], e);
+    return add_op(g, &matmul_kind, CUDNN_DATA_FLOAT, (attr_list){0}, (attr_list){0}, in, sizeof in / sizeof in[0], e);
 }
 
 gdt_status gdt__cudnn_reduction(gdt__cudnn_graph *g, cudnnReduceTensorOp_t rop,
                                 cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y, gdt_error *e)
 {
-    cudnnBackendDescriptor_t rd, op;
-    gdt_status s = desc_pair(g, CUDNN_BACKEND_REDUCTION_DESCRIPTOR, CUDNN_ATTR_REDUCTION_COMP_TYPE,
-                             CUDNN_DATA_FLOAT, &rd, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &op, e);
-    if (s != GDT_STATUS_OK)
-        return s;
     bool det = false;
-    SET(rd, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &rop);
-    SET(rd, CUDNN_ATTR_REDUCTION_IS_DETERMINISTIC, CUDNN_TYPE_BOOLEAN, 1, &det);
-    GDT_CHECK_CUDNN(e, cudnnBackendFinalize(rd));
     const op_input in[] = {
-        {CUDNN_ATTR_OPERATION_REDUCTION_DESC, rd},
+        {CUDNN_ATTR_OPERATION_REDUCTION_DESC, NULL},
         {CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x},
         {CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y},
     };
-    return op_finish(g, op, in, sizeof in / sizeof in[0], e);
+    return add_op(g, &reduction_kind, CUDNN_DATA_FLOAT,
+                  ATTRS({CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &rop},
+                        {CUDNN_ATTR_REDUCTION_IS_DETERMINISTIC, CUDNN_TYPE_BOOLEAN, 1, &det}),
+                  (attr_list){0}, in, sizeof in / sizeof in[0], e);
 }
 
 gdt_status gdt__cudnn_reshape(gdt__cudnn_graph *g, cudnnBackendDescriptor_t x,
                               cudnnBackendDescriptor_t y, gdt_error *e)
 {
-    cudnnBackendDescriptor_t op;
-    gdt_status s = gdt__cudnn_desc(g, CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR, &op, e);
-    if (s != GDT_STATUS_OK)
-        return s;
     const op_input in[] = {
         {CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x},
         {CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y},
     };
-    return op_finish(g, op, in, sizeof in / sizeof in[0], e);
+    return add_op(g, &reshape_kind, CUDNN_DATA_FLOAT, (attr_list){0}, (attr_list){0}, in,
+                  sizeof in / sizeof in[0], e);
 }
 
 /* ------------------------------------------------------------ bindings */

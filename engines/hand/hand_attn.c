@@ -140,9 +140,8 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     if (!c)
         return NULL;
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
-    char why[8];
     c->facts = *f;
-    gdt__hand_attn_layout(s, 3, true, c->geo, why, sizeof why); /* check_support accepted it */
+    gdt__hand_attn_geometry(&attn_spec, f, c->geo);
     c->params = (gdt_hand_attn_params){
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
         .s_q = (int)s->s_q, .s_kv = (int)s->s_kv, .h_q = (int)s->h_q,
@@ -199,17 +198,4 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
     return GDT_STATUS_OK;
 }
 
-static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
-{
-    (void)f;
-    return gdt__hand_fixed_plans(slot, out, cap, gdt__hand_attn_plan);
-}
-
-const gdt_engine_ops gdt__hand_attn_ops = {
-    .check_support = check_support,
-    .build = build,
-    .workspace_size = workspace_size,
-    .execute = execute,
-    .destroy = destroy,
-    .fixed_plans = fixed_plans,
-};
+GDT__HAND_FIXED_OPS(gdt__hand_attn_ops, gdt__hand_attn_plan);

@@ -179,9 +179,8 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     if (!c)
         return NULL;
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
-    char why[8];
     c->facts = *f;
-    gdt__hand_attn_layout(s, NMAPS, false, c->geo, why, sizeof why); /* check_support accepted it */
+    gdt__hand_attn_geometry(&bwd_spec, f, c->geo);
     gdt_hand_attn_bwd_params *k = &c->params;
     copy3(k->q_s, s->q_stride), copy3(k->k_s, s->k_stride);
     copy3(k->v_s, s->v_stride), copy3(k->o_s, s->o_stride);
@@ -273,17 +272,4 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
     return GDT_STATUS_OK;
 }
 
-static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
-{
-    (void)f;
-    return gdt__hand_fixed_plans(slot, out, cap, gdt__hand_attn_bwd_plan);
-}
-
-const gdt_engine_ops gdt__hand_attn_bwd_ops = {
-    .check_support = check_support,
-    .build = build,
-    .workspace_size = workspace_size,
-    .execute = execute,
-    .destroy = destroy,
-    .fixed_plans = fixed_plans,
-};
+GDT__HAND_FIXED_OPS(gdt__hand_attn_bwd_ops, gdt__hand_attn_bwd_plan);

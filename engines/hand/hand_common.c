@@ -173,3 +173,9 @@ gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_s
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", what);
     return GDT_STATUS_OK;
 }
+
+void gdt__hand_attn_geometry(const gdt__hand_attn_spec *k, const gdt_facts *f, gdt__hand_attn_map *geo)
+{
+    char why[8];
+    gdt__hand_attn_layout(&f->problem.u.sdpa, k->nmaps, k->o_pairs, geo, why, sizeof why);
+}

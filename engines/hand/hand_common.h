@@ -38,6 +38,19 @@ gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, 
         return gdt__hand_build(&stages, s, f, p, o, out, info, e);                                  \
     }
 
+/* Defines a slot's ops table `name` over the slot's check_support, build
+ * (GDT__HAND_BUILD), workspace_size, execute, destroy and fixed_plans: every
+ * hand slot has all six under these names. */
+#define GDT__HAND_OPS(name)                                                                        \
+    const gdt_engine_ops name = {                                                                   \
+        .check_support = check_support,                                                             \
+        .build = build,                                                                             \
+        .workspace_size = workspace_size,                                                           \
+        .execute = execute,                                                                         \
+        .destroy = destroy,                                                                         \
+        .fixed_plans = fixed_plans,                                                                 \
+    }
+
 /* A zeroed compiled plan of `size` bytes at a 128-byte boundary (what
  * CUtensorMap wants, more than malloc promises); NULL without memory. */
 gdt_compiled *gdt__hand_compiled_alloc(size_t size);
@@ -63,6 +76,15 @@ bool gdt__hand_knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p,
 /* The ops' fixed_plans of a fixed-configuration slot: plan() once. */
 int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap,
                           void (*plan)(int64_t engine_id, gdt_plan_id *out));
+/* Defines a fixed-configuration slot's fixed_plans (gdt__hand_fixed_plans
+ * over plan) and its ops table `name` (GDT__HAND_OPS). */
+#define GDT__HAND_FIXED_OPS(name, plan)                                                            \
+    static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap) \
+    {                                                                                               \
+        (void)f;                                                                                    \
+        return gdt__hand_fixed_plans(slot, out, cap, plan);                                         \
+    }                                                                                               \
+    GDT__HAND_OPS(name)
 
 
 /* One attention tensor map over [b, h, s, d]: dims d first, three byte
@@ -89,5 +111,8 @@ typedef struct gdt__hand_attn_spec {
 
 gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
                                 const gdt_facts *f, const gdt_plan_id *p, gdt_error *e);
+/* The maps of f's tensors as k lays them out into geo: a plan's, which
+ * check_support accepted. */
+void gdt__hand_attn_geometry(const gdt__hand_attn_spec *k, const gdt_facts *f, gdt__hand_attn_map *geo);
 
 #endif

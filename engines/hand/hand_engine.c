@@ -272,11 +272,4 @@ static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan
     return gdt__hand_gemm_plans(f, gdt_engine_id(slot->family, slot->slot), out);
 }
 
-const gdt_engine_ops gdt__hand_gemm_ops = {
-    .check_support = check_support,
-    .build = build,
-    .workspace_size = workspace_size,
-    .execute = execute,
-    .destroy = destroy,
-    .fixed_plans = fixed_plans,
-};
+GDT__HAND_OPS(gdt__hand_gemm_ops);

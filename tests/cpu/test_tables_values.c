@@ -3,7 +3,8 @@
  * file, the JSON path, the expected and the actual value: a noise below 0,
  * a time that is 0 or negative, a ratio that contradicts the stored times
  * (or is there when a side is missing), a control character in a device or
- * plan name, an evidence winner that is not the ranking's first plan.
+ * plan name, an evidence winner that is not the ranking's first plan, a
+ * plan ranked twice, the model's plans out of name order.
  * Every committed table still loads. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -133,6 +134,22 @@ static void runner_up_dropped(cJSON *t, cJSON *p)
     cJSON_ReplaceItemInObject(at(cell(t, 0), "evidence"), "runner_up", cJSON_CreateNull());
 }
 
+static void ranked_twice(cJSON *t, cJSON *p)
+{
+    (void)p;
+    cJSON *r = at(cell(t, 0), "ranking");
+    cJSON_ReplaceItemInArray(r, 1, cJSON_Duplicate(cJSON_GetArrayItem(r, 0), true));
+}
+
+static void model_plans_swapped(cJSON *t, cJSON *p)
+{
+    (void)t;
+    cJSON *plans = at(at(p, "model"), "plans");
+    cJSON *first = cJSON_Duplicate(cJSON_GetArrayItem(plans, 0), true);
+    cJSON_ReplaceItemInArray(plans, 0, cJSON_Duplicate(cJSON_GetArrayItem(plans, 1), true));
+    cJSON_ReplaceItemInArray(plans, 1, first);
+}
+
 /* ------------------------------------------------------------ the cases */
 
 typedef struct refusal {
@@ -161,6 +178,9 @@ static const refusal refusals[] = {
                                "CUSTOM_OPTION=1, STAGES=35, TILE_SIZE=20]\" (ranking/0), got \"cudnn.eng4[KERNEL_CFG=2]\""},
     {key_esc, "tuning", "/provenance/x\\x1b[2Jy: unknown field \"x\\x1b[2Jy\" (expected one of: device_name"},
     {runner_up_dropped, "tuning", "/cells/0/evidence/runner_up: expected \"cudnn.eng4[KERNEL_CFG=2]\" (ranking/1), got null"},
+    {ranked_twice, "tuning", "/cells/0/ranking/1: plan ranked twice (also at /cells/0/ranking/0)"},
+    {model_plans_swapped, "placement", "/model/plans/1/plan: expected plans sorted by name, each once: "
+                                       "\"cudnn.eng0\" follows \"cudnn.eng0[KERNEL_CFG=0]\""},
 };
 
 static void test_refusals(void)
