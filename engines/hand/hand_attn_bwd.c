@@ -8,10 +8,9 @@
  * encodes the Q, K, V and dO tensor maps (again only when the pointers
  * change) and launches three kernels on the caller's stream: the
  * preprocess (D, LSE log2 e, dQ accumulator zeroed), the KV-block-parallel
- * main kernel (its dQ added into the accumulator by one 16 KB bulk
- * reduction per consumer and query block from shared memory at d 128, by
- * red.global.add from registers at d 64), and the postprocess (dQ to the
- * io dtype). */
+ * main kernel (its dQ added into the accumulator from shared memory by one
+ * 16 KB bulk reduction per 64-column chunk and query block, each consumer
+ * its own), and the postprocess (dQ to the io dtype). */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -34,8 +33,7 @@ static const gdt_knob bwd_knobs[] = {
 
 /* Its shared memory: K and V (128 rows x d), STAGES x (Q, dO) of 64 rows,
  * two 128 x 64 dS^T tiles, the two consumers' fp32 dQ slices (64 x 64
- * each; reserved at d 64 too, where the kernel adds dQ from registers and
- * leaves them unused), STAGES x 512 bytes of LSE and D rows, the barriers
+ * each), STAGES x 512 bytes of LSE and D rows, the barriers
  * (K/V, the stage ring, the dS^T ring and a dQ slice pair per consumer),
  * and 1024 bytes of slack to align the swizzle atoms. */
 static int smem_bytes(int64_t d)
@@ -195,9 +193,9 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
 /* LSE log2 e and D, [b h_q][s_pad] fp32 each, then the fp32 dQ accumulator,
- * s_pad * d a (batch, query head): rows in query order at d 64, blocked at
- * d 128 (per 64-row block its 64 x 64 chunks, each contiguous for one bulk
- * reduce-add; kernels/hand/attn_bwd_sm90.cu, DQ_CHUNK); s_pad is a multiple
+ * s_pad * d a (batch, query head), blocked: per 64-row block its d/64
+ * chunks of 64 x 64, each contiguous for one bulk reduce-add
+ * (kernels/hand/attn_bwd_sm90.cu, DQ_CHUNK); s_pad is a multiple
  * of 64, so every part, every block's 256-byte rows of LSE and D and every
  * 16 KB chunk start 256-byte aligned. */
 static size_t workspace_bytes(const gdt_sdpa_desc *s)

@@ -18,8 +18,8 @@
  *                             384 threads, started a few heads at a time
  *                             (schedule); see below.
  *   gdt_hand_attn_bwd_post_*  one warp per pair of query rows i, i + 8:
- *                             dQ = scale times the accumulator (blocked at
- *                             d 128, DQ_CHUNK), to the io dtype.
+ *                             dQ = scale times the accumulator (blocked,
+ *                             DQ_CHUNK), to the io dtype.
  *
  * The main kernel is KV-block parallel.  Warpgroup 0 gives its registers
  * away (setmaxnreg.dec); one of its threads loads K and V once (TMA, 128
@@ -37,17 +37,15 @@
  * of d (chunk j on consumer j; at d 64 block k's on consumer k % 2; dS^T an
  * MN-major A, K an MN-major B) is issued one block late, between the next
  * block's dV and dK, so the consumers never wait for each other in step,
- * and added while that dK runs (iteration has the barrier invariant).  At
- * d 128, FA3's form: consumer w stages its chunk into its own 16 KB dQ
- * slice in shared memory, in the accumulator's order (DQ_CHUNK: the fp32
- * accumulator keeps each block's chunks contiguous, blocked, and the post
- * kernel undoes that), and its writer, one thread of warp 1 + w of
- * warpgroup 0, adds the whole slice into the accumulator with one bulk
- * reduce-add (cp.reduce.async.bulk .add.f32, 16 KB), behind the slice's own
- * full and empty mbarriers (128 arrivals / 1), so no consumer waits on
- * global atomics or on the other consumer's dQ.  At d 64 the consumer adds
- * it from registers (red.global.add.v4.f32, rows in query order; why:
- * dq_from_regs).
+ * and leaves while that dK runs (iteration has the barrier invariant), in
+ * FA3's form at both head dims: consumer w stages its chunk into its own
+ * 16 KB dQ slice in shared memory, in the accumulator's order (DQ_CHUNK:
+ * the fp32 accumulator keeps each block's chunks contiguous, blocked, and
+ * the post kernel undoes that), and its writer, one thread of warp 1 + w
+ * of warpgroup 0, adds the whole slice into the accumulator with one bulk
+ * reduce-add (cp.reduce.async.bulk .add.f32, 16 KB), behind the slice's
+ * own full and empty mbarriers (128 arrivals / 1), so no consumer waits on
+ * global atomics or on the other consumer's dQ.
  *
  * Masks: rows past s_q are zero-filled by the TMA and carry LSE +inf, so
  * they need none; key blocks that cross s_kv or (causal) a diagonal are
@@ -90,20 +88,6 @@ struct gdt_hand_attn_bwd_params {
 static_assert(sizeof(gdt_hand_attn_bwd_params) == 216, "must match engines/hand/hand_attn_bwd.c");
 
 /* ------------------------------------------------------------- pre / post */
-
-/* How dQ reaches the fp32 accumulator, per head dim.  At d 128 through the
- * consumers' dQ slices, one bulk reduce-add of 16 KB a slice by each
- * consumer's writer thread, into the blocked accumulator (DQ_CHUNK).  At
- * d 64 from registers (red.global.add.v4.f32, no slice, no writer, rows in
- * query order): with the former single dQ tile, drained by 64 per-row bulk
- * reduces from one warp, the block's period could not be shorter than that
- * drain, which does not halve with d (the 20:17Z sweep timed 2.8 us a
- * 64-row block at d 64 and 3.1 at d 128, engines/hand/README.md).  The
- * slices would serve d 64 too (each consumer every other block: dq_use),
- * but that form is not measured there; making this false for d 64 is the
- * whole change (the post kernel and the slices' barriers follow it). */
-template <int D> __host__ __device__ constexpr bool dq_from_regs() { return false; }
-
 
 /* Warp's row r of [b, h_q, rows_per_head]: its (batch, head) and row. */
 __device__ __forceinline__ bool warp_row(long long total, int rows_per_head, int h_q, long long *r, int *bi,
@@ -193,15 +177,13 @@ template <int FP16, int D> __device__ __forceinline__ void pre(const gdt_hand_at
     }
 }
 
-/* Where the accumulator keeps dQ: at d 128 (the dQ slices, not
- * dq_from_regs) each query block's 64 x d fp32 is d/64 chunks of 64 x 64
- * columns, 16 KB each, in the wgmma accumulator's order, so that a
- * consumer's chunk is one contiguous range for one bulk reduce-add:
- * element v (0 .. 31) of thread T (0 .. 127) of the consumer warpgroup at
- * float 512 (v >> 2) + 4 T + (v & 3) of the chunk, which is query row
- * 16 (T / 32) + (T % 32) / 4 + 8 ((v >> 1) & 1), column
- * 8 (v >> 2) + 2 (T % 4) + (v & 1) (stage_dq writes it, post reads it).  At
- * d 64 (dq_from_regs) rows of d in query order (add_dq). */
+/* Where the accumulator keeps dQ: each query block's 64 x d fp32 is d/64
+ * chunks of 64 x 64 columns, 16 KB each, in the wgmma accumulator's order,
+ * so that a consumer's chunk is one contiguous range for one bulk
+ * reduce-add: element v (0 .. 31) of thread T (0 .. 127) of the consumer
+ * warpgroup at float 512 (v >> 2) + 4 T + (v & 3) of the chunk, which is
+ * query row 16 (T / 32) + (T % 32) / 4 + 8 ((v >> 1) & 1), column
+ * 8 (v >> 2) + 2 (T % 4) + (v & 1) (stage_dq writes it, post reads it). */
 #define DQ_CHUNK (BLOCK_M * 64)   /* floats of a 64 x 64 dQ chunk */
 #define DQ_QUAD (DQ_CHUNK / 8)    /* floats between elements v and v + 4 */
 
@@ -227,13 +209,7 @@ template <int FP16, int D> __device__ __forceinline__ void post(const gdt_hand_a
 #pragma unroll
     for (int j = 0; j < D / 64; ++j) {
         const int col = 64 * j + 2 * lane;
-        float4 x;
-        if constexpr (dq_from_regs<D>()) {
-            const float2 u = *(const float2 *)(a + i * D + col), w = *(const float2 *)(a + (i + 8) * D + col);
-            x = make_float4(u.x, u.y, w.x, w.y);
-        } else {
-            x = *(const float4 *)(a + j * DQ_CHUNK + (lane / 4) * DQ_QUAD + 4 * (4 * g + lane % 4));
-        }
+        const float4 x = *(const float4 *)(a + j * DQ_CHUNK + (lane / 4) * DQ_QUAD + 4 * (4 * g + lane % 4));
         *(u32 *)(q0 + col) = pack2<FP16>(x.x * p.scale, x.y * p.scale);
         if (two)
             *(u32 *)(q1 + col) = pack2<FP16>(x.z * p.scale, x.w * p.scale);
@@ -249,11 +225,9 @@ template <int FP16, int D> __device__ __forceinline__ void post(const gdt_hand_a
  * consumer).  dQ slice w is consumer w's 64 x 64 fp32 chunk of a block in
  * the accumulator's blocked order (DQ_CHUNK), 16 KB that one bulk
  * reduce-add takes whole; a warp's 16-byte stores are 512 contiguous bytes
- * (stage_dq).  At d 64 (dq_from_regs) the slices and their barriers go
- * unused but keep their place, so that this layout and the host's
- * smem_bytes stay one formula for both head dims (the CTA's 168 registers
- * a thread, not its shared memory, hold it to one per SM).  Offsets, not
- * addresses, so that a consumer keeps one base register across its loop. */
+ * (stage_dq).  At d 64 each consumer uses its slice every other block
+ * (dq_mine).  Offsets, not addresses, so that a consumer keeps one base
+ * register across its loop. */
 template <int D> struct bwd_layout {
     static constexpr u32 KV = BLOCK_N * D * 2; /* the K or the V tile */
     static constexpr u32 Q = BLOCK_M * D * 2;  /* a Q or a dO tile */
@@ -269,7 +243,7 @@ template <int D> struct bwd_layout {
  * is sm_90's most dynamic shared memory a CTA. */
 static_assert(bwd_layout<128>::BYTES + 1024 <= 227 * 1024 && bwd_layout<64>::BYTES + 1024 <= 227 * 1024,
               "the backward's shared memory exceeds sm_90's 227 KB a CTA");
-static_assert(bwd_layout<128>::DQ_AT % 16 == 0 && bwd_layout<128>::DQ_SLICE % 16 == 0,
+static_assert(bwd_layout<64>::DQ_AT % 16 == 0 && bwd_layout<128>::DQ_AT % 16 == 0 && bwd_layout<64>::DQ_SLICE % 16 == 0,
               "a bulk reduce-add takes 16-byte aligned sources of 16-byte multiples");
 
 struct bwd_ctx {
@@ -388,20 +362,20 @@ __device__ __forceinline__ void bulk_reduce_add_f32(float *dst, u32 src, u32 byt
                  : "memory");
 }
 
-/* The fp32 accumulator of query block mb of head hq: 64 rows of d, in
- * query order at d 64, as d/64 blocked chunks at d 128 (DQ_CHUNK). */
+/* The fp32 accumulator of query block mb of head hq: 64 rows of d as d/64
+ * blocked chunks (DQ_CHUNK). */
 template <int D>
 __device__ __forceinline__ float *dq_rows(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p, int hq, int mb)
 {
     return p.dq_acc + (((long long)c.bi * p.h_q + hq) * p.s_pad + mb * BLOCK_M) * D;
 }
 
-/* Consumer c.w's writer, a thread of warp 1 + c.w, where the dQ slices are
- * used (not dq_from_regs): for each query block whose dQ that consumer
- * computes, in its order, once the slice is staged, one bulk reduce-add of
- * the whole 16 KB into the block's chunk of the accumulator (contiguous in
- * the blocked layout, DQ_CHUNK); the slice is freed once the reduction has
- * read it, and all of them land before the kernel ends. */
+/* Consumer c.w's writer, a thread of warp 1 + c.w: for each query block
+ * whose dQ that consumer computes, in its order, once the slice is staged,
+ * one bulk reduce-add of the whole 16 KB into the block's chunk of the
+ * accumulator (contiguous in the blocked layout, DQ_CHUNK); the slice is
+ * freed once the reduction has read it, and all of them land before the
+ * kernel ends. */
 template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
 {
     int it = 0;
@@ -557,24 +531,6 @@ template <int D> __device__ __forceinline__ void stage_dq(const float (&acc)[32]
     stage_quads<0>(acc, dq_slice<D>(c) + t * 16);
 }
 
-/* At d 64 (dq_from_regs) the chunk added into the accumulator rows gdq of
- * its block from registers: element v is query row 16 w + g + 8 ((v >> 1)
- * & 1), column 8 (v >> 2) + 2 t + (v & 1); lanes t and t ^ 1 swap halves,
- * so that each lane adds 4 consecutive columns of one row, 8
- * red.global.add.v4.f32 a thread (the kernel's first dQ path, 6f0a3b7). */
-template <int D> __device__ __forceinline__ void add_dq(const float (&acc)[32], const bwd_ctx &c, float *gdq)
-{
-    const bool odd = c.lane & 1;
-    const int w = (c.krow - c.w * 64) / 16, i = w * 16 + (c.lane >> 2) + (odd ? 8 : 0);
-    float *row = gdq + i * D + (c.lane & 2) * 2;
-#pragma unroll
-    for (int jj = 0; jj < 8; ++jj) {
-        const float *x = &acc[4 * jj];
-        const float r0 = shfl_xor(odd ? x[0] : x[2], 1), r1 = shfl_xor(odd ? x[1] : x[3], 1);
-        red_add4(row + jj * 8, odd ? r0 : x[0], odd ? r1 : x[1], odd ? x[2] : r0, odd ? x[3] : r1);
-    }
-}
-
 /* Released by each consumer warp once its warpgroup's wgmma has read the stage. */
 __device__ __forceinline__ void release(const bwd_ctx &c, u32 bar)
 {
@@ -590,26 +546,21 @@ template <int FP16, int D> __device__ __forceinline__ void dq_issue(float (&acc)
     grad_q<FP16>(acc, ds_tile<D>(c, it), c, dq_chunk<D>(c));
 }
 
-/* After the wait for dQ of block it: its dS^T tile freed, then, where the
- * slices are used, the wait until this consumer's writer has read its slice
- * of the block before (dq_use), the chunk staged into the slice and the
- * writer signalled; at d 64 (dq_from_regs) added into the accumulator rows
- * gdq of block it instead.  The slice's pair of barriers is this
+/* After the wait for dQ of block it: its dS^T tile freed, the wait until
+ * this consumer's writer has read its slice of this consumer's block before
+ * (dq_use), the chunk staged into the slice and the writer signalled.  The
+ * slice's pair of barriers is this
  * consumer's and its writer's alone, both counting only the blocks whose
  * dQ this consumer computes, so a parity wait here is never two phases
  * behind: the writer's next arrival needs this consumer's next staging. */
-template <int D> __device__ __forceinline__ void dq_finish(float (&acc)[32], const bwd_ctx &c, int it, float *gdq)
+template <int D> __device__ __forceinline__ void dq_finish(float (&acc)[32], const bwd_ctx &c, int it)
 {
     wg_fence_acc(acc);
     bar_arrive(ds_empty<D>(c, it));
-    if constexpr (dq_from_regs<D>()) {
-        add_dq<D>(acc, c, gdq);
-    } else {
-        bar_wait(dq_empty<D>(c), ((u32)dq_use<D>(it) & 1) ^ 1);
-        stage_dq<D>(acc, c);
-        fence_proxy_async();
-        bar_arrive(dq_full<D>(c));
-    }
+    bar_wait(dq_empty<D>(c), ((u32)dq_use<D>(it) & 1) ^ 1);
+    stage_dq<D>(acc, c);
+    fence_proxy_async();
+    bar_arrive(dq_full<D>(c));
 }
 
 /* Block it by a consumer that does not compute its dQ (at d 64): its dS^T
@@ -618,13 +569,13 @@ template <int D> __device__ __forceinline__ void dq_skip(const bwd_ctx &c, int i
 
 /* The dQ of block it (its dS^T complete) by the consumers that compute it;
  * at d 64 the other only frees the dS^T tile (dq_skip). */
-template <int FP16, int D> __device__ __forceinline__ void dq_last(const bwd_ctx &c, int it, float *gdq)
+template <int FP16, int D> __device__ __forceinline__ void dq_last(const bwd_ctx &c, int it)
 {
     if (dq_mine<D>(c, it)) {
         float acc[32];
         dq_issue<FP16, D>(acc, c, it);
         wg_wait<0>();
-        dq_finish<D>(acc, c, it, gdq);
+        dq_finish<D>(acc, c, it);
     } else {
         dq_skip<D>(c, it);
     }
@@ -660,26 +611,24 @@ __device__ __forceinline__ void finish_block(float (&dk)[D / 2], float (&dv)[D /
  *     dQ are done (wait_group 1) it frees that dS^T tile and stages block
  *     it - 1's chunk into its dQ slice while dK still runs, so the staging
  *     stores, their proxy fence and the wait for its writer are off the
- *     path between one block's last wgmma and the next block's first (at
- *     d 64 it issues the chunk's red.global adds there instead).
+ *     path between one block's last wgmma and the next block's first.
  * acc lives in one branch only: a value that may be undefined on a path
  * would stay live around the loop and cost the registers wgmma needs.
  *
  * The barrier invariant (engines/hand/README.md): each wait here, for full(it),
- * ds_full(it - 1), ds_empty(it) and, at d 128, this consumer's dq_empty
- * (its writer's read of its slice of block it - 2), is met by arrivals made
- * in blocks before it (stage it - 2 released by both consumers, dS^T of
- * it - 1 stored by both, tiles of it - 2 freed by both in block it - 1, and
- * this consumer's own slice of it - 2 staged in block it - 1, which is all
- * its writer waits for), so the consumers never wait for each other within
- * a block, and no parity wait can see a phase two ahead: each barrier's
- * next phase needs an arrival the waiter makes after its wait.  At d 64
- * (dq_from_regs) the slices' pairs are not used: the waits are full(it),
- * ds_full(it - 1) and ds_empty(it), the same arrivals meet them, and the
- * red.global adds wait for nothing. */
+ * ds_full(it - 1), ds_empty(it) and, where this consumer computes dQ of
+ * block it - 1, its dq_empty (its writer's read of its slice of its block
+ * before: it - 2 at d 128, it - 3 at d 64), is met by arrivals made in
+ * blocks before it (stage it - 2 released by both consumers, dS^T of it - 1
+ * stored by both, tiles of it - 2 freed by both in block it - 1, and this
+ * consumer's own slice of that earlier block staged in an earlier
+ * iteration, which is all its writer waits for), so the consumers never
+ * wait for each other within a block, and no parity wait can see a phase
+ * two ahead: each barrier's next phase needs an arrival the waiter makes
+ * after its wait. */
 template <int FP16, int D>
 __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2], const bwd_ctx &c,
-                                          const gdt_hand_attn_bwd_params &p, int it, int m0, float *gdq_prev)
+                                          const gdt_hand_attn_bwd_params &p, int it, int m0)
 {
     const u32 q = q_tile<D>(c, it);
     float s[32], dp[32];
@@ -709,7 +658,7 @@ __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2]
         wg_commit();
         store_block_ds<D>(da, c, it);
         wg_wait<1>();
-        dq_finish<D>(acc, c, it - 1, gdq_prev);
+        dq_finish<D>(acc, c, it - 1);
         finish_block<D>(dk, dv, c, it);
     } else {
         wg_fence(); /* none written since the last, but ptxas wants one in each branch (else C7520) */
@@ -751,14 +700,11 @@ template <int FP16, int D> __device__ __forceinline__ void consume(const bwd_ctx
         dk[v] = dv[v] = 0.f;
     bar_wait(kv_full<D>(c), 0);
     int it = 0;
-    float *prev = nullptr; /* block it - 1's accumulator rows, for dq_from_regs */
     for (int g = 0; g < p.group; ++g)
-        for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it) {
-            iteration<FP16, D>(dk, dv, c, p, it, mb * BLOCK_M, prev);
-            prev = dq_rows<D>(c, p, c.hk * p.group + g, mb);
-        }
+        for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it)
+            iteration<FP16, D>(dk, dv, c, p, it, mb * BLOCK_M);
     if (it > 0)
-        dq_last<FP16, D>(c, it - 1, prev);
+        dq_last<FP16, D>(c, it - 1);
     store_kv<FP16, D>(dk, dv, c, p);
 }
 
@@ -818,7 +764,7 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
         c.w = (int)threadIdx.x / 32 - 1; /* warps 1 and 2: the writers of consumers 0 and 1 */
         if (threadIdx.x == 0)
             produce<D>(c, p, tq, tk, tv, tdo);
-        else if (c.lane == 0 && (c.w == 0 || c.w == 1) && !dq_from_regs<D>())
+        else if (c.lane == 0 && (c.w == 0 || c.w == 1))
             drain_dq<D>(c, p);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));

@@ -5,14 +5,17 @@
  * dtype's bound, outputs poisoned first and the plan executed twice (the
  * second run must clear the dQ accumulator the first one left); the max
  * error over the largest reference magnitude is printed beside it.
- * b4 h32 s4096 bf16 at d 128 and at d 64 (the two dQ paths: d 128 through
- * the shared-memory tile and the writer warp's bulk reduces, d 64 by
- * red.global.add from registers), causal and then without a mask, matches
- * the first mode-A cuDNN backward plan the same way.  A misaligned pointer
- * and a missing workspace are refused at execute.  Then for each of those four shapes a
- * figure, not asserted: its time (all three kernels), median of 25
- * event-timed runs after a warm-up, and TFLOP/s by the family's flop count,
- * beside the cuDNN plan's.  Each case and each large shape runs under a
+ * b4 h32 s4096 bf16 at d 128 and at d 64 (the one dQ path at both: each
+ * consumer's 64 x 64 chunk staged in its own shared slice and added by its
+ * writer thread's 16 KB bulk reduce, both consumers every block at d 128,
+ * one each on alternate blocks at d 64), causal and then without a mask,
+ * matches the first mode-A cuDNN backward plan the same way.  A misaligned
+ * pointer and a missing workspace are refused at execute.  Then for each of
+ * those four shapes a figure, not asserted: its time (all three kernels),
+ * median of 25 event-timed runs after a warm-up, and TFLOP/s by the
+ * family's flop count, beside the cuDNN plan's (one H100, 2026-12-06, hand
+ * / cuDNN: d 128 causal 1.15-1.19, none 1.02-1.08; d 64 causal 1.00, none
+ * 0.94-0.96).  Each case and each large shape runs under a
  * watchdog: a hung kernel fails the test within HAND_WATCHDOG_S seconds instead
  * of blocking the device.  Returns 77 without a device; on another arch it
  * checks the decline. */
