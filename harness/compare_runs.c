@@ -276,7 +276,8 @@ static gdt_compare_cell *new_cell(gdt_comparison *c, const gdt_run_cell *rc, int
 
 static void take_verify_err(gdt_side_best *b)
 {
-    b->nerr = b->result->nerr;
+    int cap = (int)(sizeof b->verify_err / sizeof *b->verify_err);
+    b->nerr = b->result->nerr < cap ? b->result->nerr : cap;
     for (int i = 0; i < b->nerr; i++)
         b->verify_err[i] = b->result->verify_err[i];
 }
