@@ -23,6 +23,10 @@ const cJSON *gdt_result_largest_burst(const cJSON *result);
  * before per-sample clocks, a GPU whose probe reads none). */
 bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out);
 
+/* The same of a journaled result, typed (gdt_run.h). */
+struct gdt_run_result;
+bool gdt_run_metric_clock(const struct gdt_run_result *res, gdt_metric_clock *out);
+
 /* ------------------------------------------------------ clock outliers
  *
  * Under the power cap a plan's series may run at a much lower SM clock
