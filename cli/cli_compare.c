@@ -24,7 +24,6 @@
 #include "gdt_compare_runs.h"
 #include "gdt_compare_summary.h"
 #include "gdt_cuda.h"
-#include "gdt_json.h"
 #include "gdtune/plan.h"
 
 #define VERB "gdtune compare"
@@ -181,8 +180,7 @@ static void header_text(FILE *f, const out *o)
     for (int i = 0; i < c->nruns; i++)
         fprintf(f, "%srun %s: %s, started %s, gdtune %s\n", li, c->dirs[i], c->runs[i]->family,
                 c->runs[i]->started, c->runs[i]->gdtune_version);
-    fprintf(f, "%sdevice: %s (sm%d, %d SMs)\n", li, gdt_json_str_or(r->device, "name", ""), r->arch,
-            (int)gdt_json_num_or(r->device, "sm_count", 0));
+    fprintf(f, "%sdevice: %s (sm%d, %d SMs)\n", li, r->dev.name, r->arch, r->dev.sm_count);
     fprintf(f, "%stime: device time per call at the largest burst (%d), the median the sweep "
                "measured for one execute of the plan; noise: its relative spread\n", li,
             r->options.bursts[r->options.nbursts - 1]);
@@ -410,6 +408,32 @@ static cJSON *verify_json(const gdt_compare_cell *x, gdt_side s)
     return o;
 }
 
+/* The --cupti trace as journaled (null without one), from the typed
+ * result, its keys in the record's order. */
+static cJSON *traced_json(const gdt_run_traced *t)
+{
+    if (!t->recorded)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "burst", t->burst);
+    cJSON_AddNumberToObject(o, "kernels", t->kernels);
+    cJSON_AddNumberToObject(o, "kernel_us", t->kernel_us);
+    cJSON_AddNumberToObject(o, "event_us", t->event_us);
+    cJSON_AddNumberToObject(o, "gap_us", t->gap_us);
+    cJSON_AddNumberToObject(o, "span_us", t->span_us);
+    if (!t->kernel)
+        return o;
+    cJSON *k = cJSON_AddObjectToObject(o, "kernel");
+    cJSON_AddStringToObject(k, "name", t->kernel);
+    cJSON_AddItemToObject(k, "grid", cJSON_CreateIntArray(t->grid, 3));
+    cJSON_AddItemToObject(k, "block", cJSON_CreateIntArray(t->block, 3));
+    cJSON_AddItemToObject(k, "cluster", cJSON_CreateIntArray(t->cluster, 3));
+    cJSON_AddNumberToObject(k, "registers", t->registers);
+    cJSON_AddNumberToObject(k, "smem", t->smem);
+    cJSON_AddNumberToObject(k, "share", t->share);
+    return o;
+}
+
 static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
 {
     const gdt_side_best *b = &x->best[s];
@@ -435,9 +459,7 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
     sc = cJSON_AddObjectToObject(j, "scope");
     cJSON_AddNumberToObject(sc, "kernels", gdt_compare_scope(b->plan, scope, sizeof scope));
     cJSON_AddStringToObject(sc, "text", scope);
-    /* the --cupti trace as journaled (null without one) */
-    const cJSON *cupti = gdt_json_get(b->result->rec, "cupti");
-    cJSON_AddItemToObject(sc, "traced", cupti ? cJSON_Duplicate(cupti, true) : cJSON_CreateNull());
+    cJSON_AddItemToObject(sc, "traced", traced_json(&b->result->traced));
     return j;
 }
 
@@ -538,9 +560,9 @@ static cJSON *doc_json(const out *o)
     cJSON_AddStringToObject(doc, "schema", "gdtune.compare/2");
     cJSON_AddItemToObject(doc, "runs", runs_json(o->c));
     dev = cJSON_AddObjectToObject(doc, "device");
-    cJSON_AddStringToObject(dev, "name", gdt_json_str_or(r->device, "name", ""));
+    cJSON_AddStringToObject(dev, "name", r->dev.name);
     cJSON_AddNumberToObject(dev, "arch", r->arch);
-    cJSON_AddNumberToObject(dev, "sm_count", gdt_json_num_or(r->device, "sm_count", 0));
+    cJSON_AddNumberToObject(dev, "sm_count", r->dev.sm_count);
     cJSON_AddItemToObject(doc, "bursts", cJSON_CreateIntArray(r->options.bursts, r->options.nbursts));
     cJSON_AddStringToObject(doc, "ratio_direction", "handwritten time_us / generated time_us: < 1 when the "
                             "handwritten plan is faster");
@@ -574,7 +596,7 @@ static gdt_status figure(out *o, gdt_error *e)
     }
     snprintf(dir, sizeof dir, "%s/report", c->dirs[0]);
     gdt_status s = asprintf(&title, "gdtune compare on %s: time ratios of the best plans per cell",
-                            gdt_json_str_or(c->runs[0]->device, "name", "")) < 0
+                            c->runs[0]->dev.name) < 0
                        ? gdt_error_set(e, GDT_STATUS_NO_MEMORY, "compare: out of memory")
                        : gdt_compare_figure_write(dir, title, pts, n, &drawn, e);
     if (s == GDT_STATUS_OK && drawn)
