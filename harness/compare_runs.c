@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "gdt_compare_runs.h"
-#include "gdt_json.h"
 #include "nvrtc/gdt_nvrtc.h"
 
 static const struct {
@@ -298,7 +297,7 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
     gdt_side_budget *b = &x->budget[s];
     const gdt_run_result *res = &rc->result[pi];
     b->listed++;
-    if (!res->rec)
+    if (!res->journaled)
         return;
     b->tried++;
     b->counts[res->disposition]++;
@@ -325,7 +324,7 @@ static gdt_status add_cells(gdt_comparison *c, int run, const char *dir, gdt_err
     for (int ci = 0; ci < r->ncells; ci++) {
         const gdt_run_cell *rc = &r->cells[ci];
         char key[512];
-        if (!rc->plans || !(c->families & (1u << rc->spec->family)))
+        if (!rc->listed || !(c->families & (1u << rc->spec->family)))
             continue;
         gdt_problem_key(&rc->spec->problem, key, sizeof key);
         gdt_compare_cell *x = find_cell(c, key);
