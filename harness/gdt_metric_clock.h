@@ -60,6 +60,8 @@ typedef struct gdt_series_clock {
 
 /* A journaled result's or a worker reply's series. */
 gdt_series_clock gdt_series_clock_of(const cJSON *result);
+/* The same of a result the journal's reader typed (gdt_run.h). */
+gdt_series_clock gdt_run_series_clock(const struct gdt_run_result *res);
 
 /* Per kind, the median of the n series' clocks above 0; 0 where none. */
 void gdt_cell_clocks(const gdt_series_clock *s, int n, double cell_mhz[GDT_SERIES_KINDS]);

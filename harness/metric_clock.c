@@ -86,6 +86,15 @@ gdt_series_clock gdt_series_clock_of(const cJSON *result)
     return s;
 }
 
+gdt_series_clock gdt_run_series_clock(const struct gdt_run_result *res)
+{
+    gdt_series_clock s = {res->raced_out && !res->raced_late ? GDT_SERIES_ESTIMATE : GDT_SERIES_METRIC, 0};
+    gdt_metric_clock mc;
+    if (res->journaled && res->disposition == GDT_DISP_VERIFIED && gdt_run_metric_clock(res, &mc))
+        s.mhz = mc.median_mhz;
+    return s;
+}
+
 void gdt_cell_clocks(const gdt_series_clock *s, int n, double cell_mhz[GDT_SERIES_KINDS])
 {
     double *mhz = malloc(sizeof *mhz * (size_t)(n > 0 ? n : 1));
