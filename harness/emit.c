@@ -249,7 +249,7 @@ static gdt_status remember_header(merge *m, const gdt_run *r, gdt_error *e)
         if (s != GDT_STATUS_OK)
             return s;
     }
-    prior_digests(&r->prior_order, m->prior, sizeof m->prior);
+    prior_digests(&r->prior, m->prior, sizeof m->prior);
     return GDT_STATUS_OK;
 }
 
@@ -275,7 +275,7 @@ static gdt_status same_header(const merge *m, const gdt_run *b, gdt_error *e)
                              "merge shards of one sweep (one build, candidate rows, driver and "
                              "measurement options)", b->path, same_fields[i], want, m->runs[0].path, got);
     }
-    prior_digests(&b->prior_order, prior, sizeof prior);
+    prior_digests(&b->prior, prior, sizeof prior);
     if (strcmp(prior, m->prior)) /* shards swept one after the other may read the first's tables */
         fprintf(stderr, "%s: warning: %s:1: /prior: the prior tables %s, but %s in %s:1: the order "
                 "plans were raced in differs, not what they measured\n", m->verb, b->path, prior,

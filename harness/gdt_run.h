@@ -15,15 +15,18 @@
  * the last record is BAD_INPUT "journal.jsonl:LINE: /json/path: expected
  * ..., got ...".  Only the last record may be torn (it does not parse:
  * a write cut short); it is left out and reported in torn_bytes, never
- * removed here.  Private to the harness and reports. */
+ * removed here.
+ *
+ * What the records hold comes out typed (gdt_run_result, gdt_run_rounds,
+ * gdt_run_plan, gdt_run_device, gdt_run_prior, ...), read once here after
+ * each record's checks: no reader outside run.c sees a record's JSON.
+ * Private to the harness and reports. */
 #ifndef GDT_RUN_H
 #define GDT_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <cjson/cJSON.h>
 
 #include "gdt_journal.h"
 #include "gdt_measure.h"
@@ -73,7 +76,6 @@ const char *gdt_record_type_name(gdt_record_type t);
 
 /* One plan of a cell's list, as journaled. */
 typedef struct gdt_run_plan {
-    const cJSON *json;      /* the plan object (engine_id, knobs, name, ...) */
     gdt_plan_id id;
     const char *name, *tag; /* tag: A, B, FALLBACK, KNOB, OURS or LIBRARY */
     bool backend;
@@ -119,7 +121,6 @@ typedef struct gdt_run_clocks {
  * is the record's, read once by run.c after the record's table and rule
  * passed; nothing outside the codec reads the record itself. */
 typedef struct gdt_run_result {
-    const cJSON *rec;
     bool journaled;         /* the plan has this result record */
     int line;
     gdt_disposition disposition;
@@ -148,10 +149,9 @@ typedef struct gdt_run_result {
 } gdt_run_result;
 
 /* A cell's rounds record (--rounds): its top plans measured again together
- * in interleaved rounds, after the cell's last result.  rec is NULL when
+ * in interleaved rounds, after the cell's last result.  journaled is false when
  * the cell has none. */
 typedef struct gdt_run_rounds {
-    const cJSON *rec;
     bool journaled;         /* the cell has its rounds record */
     int line;
     int plans[GDT_ROUNDS_PLANS_MAX], nplans; /* indices in the cell's list, fastest first */
@@ -165,7 +165,6 @@ typedef struct gdt_run_cell {
     bool journaled;         /* its cell record was read */
     int line;               /* of the cell record */
     const gdt_sweep_cell *spec; /* the spec's cell: family, shape, problem */
-    const cJSON *plans;     /* the plans array as journaled, NULL until listed */
     bool listed;            /* its plans record was read (plan, result, other) */
     const char *reference;  /* the plans record's reference plan ("" if none) */
     double prebuild_s;      /* the plans record's prebuild wall time (0: none, or not journaled) */
@@ -174,7 +173,7 @@ typedef struct gdt_run_cell {
     gdt_run_result *result; /* nplans entries: the series that counts */
     /* nplans entries: of a plan measured again for its clock (a result
      * record with clock_outlier, gdt_metric_clock.h), the series that does
-     * not count; rec NULL where the plan was measured once. */
+     * not count; journaled false where the plan was measured once. */
     gdt_run_result *other;
     int nplans, nresults;
     const char *error;      /* its cell_error, NULL if none */
@@ -226,34 +225,27 @@ typedef struct gdt_run_prior {
 
 typedef struct gdt_run {
     char path[4096];        /* the journal file */
-    const cJSON *header;    /* the run record */
     const char *family;     /* the FAMILY argument it swept ("gemm", "sdpa", ...) */
     const char *source_digest, *candidates_digest, *started, *gdtune_version;
     const char *spec_source, *spec_digest, *spec_text; /* the header's spec as journaled */
     bool quick;
     int arch;
-    const cJSON *device;    /* name, arch, uuid, versions, ... */
-    gdt_run_device dev;     /* what of it the readers take, typed */
+    gdt_run_device dev;     /* the header's device, typed */
     const char *candidates; /* the candidate table's text; NULL: not kept (older journals) */
     gdt_run_options options;
-    gdt_run_prior prior_order; /* the header's prior, typed */
+    gdt_run_prior prior; /* the header's prior, typed */
     /* The header's argv, the invocation as given ("gdtune", "sweep", ...);
      * argc 0: not recorded (journals before 2026-12-06). */
     const char *const *args;
     int argc;
-    const cJSON *prior;     /* the header's prior order (gdt_prior.h); NULL: none (null with
-                               --no-prior, absent in journals before it) */
-    const cJSON *argv;      /* the header's argv: the invocation as given, an array of
-                               strings ("gdtune", "sweep", ...); NULL: not recorded (older journals) */
     gdt_sweep_spec *spec;   /* the header's spec, its cells filtered by family and shard */
     gdt_run_cell *cells;    /* spec->ncells entries, in spec order */
     int ncells;
     int results, counts[GDT_DISP_COUNT];
     gdt_journal_tail tail;  /* where the whole records end; a torn record left out */
-    cJSON **records;        /* every record read, owned */
-    int nrecords;
-    void **owned;           /* the typed fields' arrays, owned */
-    int nowned, owned_cap;
+    /* Every record read and the typed fields' arrays, owned; private to
+     * run.c (the typed fields' strings point into the records). */
+    struct gdt_run_store *store;
 } gdt_run;
 
 /* Reads and checks <dir>/journal.jsonl.  NOT_FOUND-like failures (no such

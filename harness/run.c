@@ -44,19 +44,31 @@ static double num_nan(const cJSON *v)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* What the run owns and no reader outside run.c sees: the records as
+ * parsed (the typed fields' strings point into them) and the typed
+ * fields' arrays. */
+struct gdt_run_store {
+    cJSON **records;
+    int nrecords;
+    const cJSON *header; /* records[0], the run record */
+    void **owned;
+    int nowned, cap;
+};
+
 /* n bytes (zeroed) the run owns until gdt_run_destroy; NULL: out of memory. */
 static void *own(gdt_run *r, size_t n)
 {
-    if (r->nowned == r->owned_cap) {
-        int cap = r->owned_cap ? 2 * r->owned_cap : 64;
-        void **q = realloc(r->owned, sizeof *q * (size_t)cap);
+    struct gdt_run_store *st = r->store;
+    if (st->nowned == st->cap) {
+        int cap = st->cap ? 2 * st->cap : 64;
+        void **q = realloc(st->owned, sizeof *q * (size_t)cap);
         if (!q)
             return NULL;
-        r->owned = q, r->owned_cap = cap;
+        st->owned = q, st->cap = cap;
     }
     void *p = calloc(1, n ? n : 1);
     if (p)
-        r->owned[r->nowned++] = p;
+        st->owned[st->nowned++] = p;
     return p;
 }
 
@@ -152,13 +164,13 @@ static void read_options(const cJSON *op, gdt_run_options *o)
  * shard). */
 static gdt_status header_spec(gdt_run *r, const where *w, gdt_error *e)
 {
-    const char *spec = str(r->header, "spec");
+    const char *spec = str(r->store->header, "spec");
     char sub[GDT_ERROR_MAX];
     unsigned mask = 0;
     gdt_error pe = {0};
     if (gdt_family_parse_set(r->family, &mask, &pe) != GDT_STATUS_OK)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /family: %s", w->at, pe.msg);
-    if (gdt_sweep_spec_parse(spec, strlen(spec), str(r->header, "spec_source"), r->quick, &r->spec,
+    if (gdt_sweep_spec_parse(spec, strlen(spec), str(r->store->header, "spec_source"), r->quick, &r->spec,
                              &pe) != GDT_STATUS_OK) {
         snprintf(sub, sizeof sub, "%s", pe.msg);
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /spec: %s", w->at, sub);
@@ -187,15 +199,11 @@ static gdt_status read_header(gdt_run *r, const cJSON *h, const where *w, gdt_er
     if (s != GDT_STATUS_OK)
         return s;
     read_options(gdt_json_get(h, "options"), &r->options);
-    r->header = h;
-    r->prior = gdt_json_get(h, "prior");
-    r->prior = cJSON_IsNull(r->prior) ? NULL : r->prior;
-    read_prior(r->prior, &r->prior_order);
-    r->argv = gdt_json_get(h, "argv");
-    if (!read_argv(r, r->argv))
+    r->store->header = h;
+    read_prior(gdt_json_get(h, "prior"), &r->prior);
+    if (!read_argv(r, gdt_json_get(h, "argv")))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
-    r->device = gdt_json_get(h, "device");
-    read_device(r->device, &r->dev);
+    read_device(gdt_json_get(h, "device"), &r->dev);
     r->candidates = cJSON_GetStringValue(gdt_json_get(h, "candidates"));
     r->family = str(h, "family");
     r->source_digest = str(h, "source_digest");
@@ -300,7 +308,6 @@ static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_
     memset(p, 0, sizeof *p);
     gdt__plan_id_from_json(o, &p->id, NULL);
     gdt_engine_id_decode(p->id.engine_id, &backend, &f, &slot, NULL);
-    p->json = o;
     p->name = str(o, "name");
     gdt_status s = check_plan_name(w, jp, p, e);
     if (s != GDT_STATUS_OK)
@@ -321,7 +328,7 @@ static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_err
     gdt_status s = record_cell(r, rec, w, &c, e);
     if (s != GDT_STATUS_OK)
         return s;
-    if (c->plans)
+    if (c->listed)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plans: cell %d has its plan list "
                              "already", w->at, num_int(rec, "cell", 0));
     const cJSON *pl = gdt_json_get(rec, "plans"), *o;
@@ -340,7 +347,6 @@ static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_err
         if ((s = read_plan(w, jp, o, c->spec->family, &c->plan[i++], e)) != GDT_STATUS_OK)
             return s;
     }
-    c->plans = pl;
     c->listed = true;
     c->nplans = n;
     c->reference = str(rec, "reference");
@@ -358,7 +364,7 @@ static gdt_status record_plan(gdt_run *r, const cJSON *rec, const where *w, gdt_
         return s;
     gdt_run_cell *c = *cell;
     int pi = num_int(rec, "plan", -1);
-    if (!c->plans)
+    if (!c->listed)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plan: a %s record for cell %d before "
                              "its plans record", w->at, str(rec, "type"), num_int(rec, "cell", 0));
     if (pi >= c->nplans) {
@@ -505,7 +511,6 @@ static gdt_status read_result(gdt_run *r, const cJSON *rec, const where *w, int 
     read_clocks(rec, &res->clocks);
     if (!read_arrays(r, rec, res))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
-    res->rec = rec;
     res->journaled = true;
     res->line = line;
     res->error = str(rec, "error");
@@ -521,13 +526,13 @@ static gdt_status on_again(gdt_run *r, gdt_run_cell *c, int pi, const cJSON *rec
     gdt_run_result *first = &c->result[pi], again = {.again = true};
     const cJSON *co = gdt_json_get(rec, "clock_outlier");
     int ci = num_int(rec, "cell", 0); /* co's fields: checked with the record's (record.c) */
-    if (!first->rec || first->disposition != GDT_DISP_VERIFIED)
+    if (!first->journaled || first->disposition != GDT_DISP_VERIFIED)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
                              "of cell %d, which has no verified result before it", w->at, pi, ci);
-    if (c->rounds.rec)
+    if (c->rounds.journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
                              "of cell %d after the cell's rounds (line %d)", w->at, pi, ci, c->rounds.line);
-    if (c->other[pi].rec)
+    if (c->other[pi].journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: plan %d of cell %d was "
                              "re-measured already (line %d)", w->at, pi, ci,
                              (first->again ? first : &c->other[pi])->line);
@@ -555,7 +560,7 @@ static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int li
     if (gdt_json_get(rec, "clock_outlier"))
         return on_again(r, c, pi, rec, w, line, e);
     gdt_run_result *res = &c->result[pi];
-    if (res->rec)
+    if (res->journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plan: plan %d of cell %d has a result "
                              "already (line %d)", w->at, pi, num_int(rec, "cell", 0), res->line);
     if ((s = read_result(r, rec, w, line, res, e)) != GDT_STATUS_OK)
@@ -603,7 +608,7 @@ static gdt_status on_rounds(gdt_run *r, const cJSON *rec, const where *w, int li
     if (s != GDT_STATUS_OK)
         return s;
     gdt_run_rounds *ro = &c->rounds;
-    if (ro->rec)
+    if (ro->journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cell: cell %d has a rounds record "
                              "already (line %d)", w->at, num_int(rec, "cell", 0), ro->line);
     if (!gdt_run_cell_complete(c))
@@ -614,7 +619,6 @@ static gdt_status on_rounds(gdt_run *r, const cJSON *rec, const where *w, int li
     ro->error = str(rec, "error");
     if ((s = rounds_plans(c, rec, w, ro, e)) != GDT_STATUS_OK)
         return s;
-    ro->rec = rec;
     ro->journaled = true;
     ro->measure_s = num_nan(gdt_json_get(rec, "measure_s"));
     ro->line = line;
@@ -674,12 +678,13 @@ static gdt_status build(gdt_run *r, gdt_journal_lines *l, gdt_error *e)
     if (l->n == 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: expected the run header ({\"type\": "
                              "\"run\", ...}), got %s", r->path, l->tail.torn_bytes ? "a torn record" : "an empty journal");
-    if (!(r->records = calloc((size_t)l->n, sizeof *r->records)))
+    struct gdt_run_store *st = r->store;
+    if (!(st->records = calloc((size_t)l->n, sizeof *st->records)))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", r->path);
     for (int i = 0; i < l->n; i++) {
-        r->records[r->nrecords++] = l->rec[i];
+        st->records[st->nrecords++] = l->rec[i];
         l->rec[i] = NULL;
-        gdt_status s = on_record(r, r->records[i], i + 1, e);
+        gdt_status s = on_record(r, st->records[i], i + 1, e);
         if (s != GDT_STATUS_OK)
             return s;
     }
@@ -700,11 +705,21 @@ static gdt_status load_lines(gdt_run *r, gdt_journal_lines *l, gdt_status s, gdt
     return GDT_STATUS_OK;
 }
 
+static gdt_run *run_new(void)
+{
+    gdt_run *r = calloc(1, sizeof *r);
+    if (r && !(r->store = calloc(1, sizeof *r->store))) {
+        free(r);
+        r = NULL;
+    }
+    return r;
+}
+
 gdt_status gdt_run_parse(const char *text, size_t len, const char *name, gdt_run **out,
                          gdt_error *e)
 {
     *out = NULL;
-    gdt_run *r = calloc(1, sizeof *r);
+    gdt_run *r = run_new();
     if (!r)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
     snprintf(r->path, sizeof r->path, "%s", name);
@@ -721,7 +736,7 @@ gdt_status gdt_run_load(const char *dir, gdt_run **out, gdt_error *e)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: expected a run directory (written by "
                              "`gdtune sweep --out`), got %s", dir,
                              stat(dir, &st) != 0 ? "no such directory" : "a file that is not a directory");
-    gdt_run *r = calloc(1, sizeof *r);
+    gdt_run *r = run_new();
     if (!r)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", dir);
     snprintf(r->path, sizeof r->path, "%s/%s", dir, GDT_JOURNAL_NAME);
@@ -757,18 +772,22 @@ void gdt_run_destroy(gdt_run *r)
     }
     free(r->cells);
     gdt_sweep_spec_destroy(r->spec);
-    for (int i = 0; i < r->nrecords; i++)
-        cJSON_Delete(r->records[i]);
-    free(r->records);
-    for (int i = 0; i < r->nowned; i++)
-        free(r->owned[i]);
-    free(r->owned);
+    struct gdt_run_store *st = r->store;
+    for (int i = 0; st && i < st->nrecords; i++)
+        cJSON_Delete(st->records[i]);
+    for (int i = 0; st && i < st->nowned; i++)
+        free(st->owned[i]);
+    if (st) {
+        free(st->records);
+        free(st->owned);
+    }
+    free(st);
     free(r);
 }
 
 bool gdt_run_cell_complete(const gdt_run_cell *c)
 {
-    return c->plans && c->nresults == c->nplans;
+    return c->listed && c->nresults == c->nplans;
 }
 
 const gdt_run_result *gdt_run_first_series(const gdt_run_cell *c, int pi)
@@ -780,7 +799,7 @@ bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double
 {
     const gdt_run_rounds *ro = &c->rounds;
     *time_us = c->result[pi].time_us, *noise = c->result[pi].noise;
-    for (int i = 0; ro->rec && !ro->error[0] && i < ro->nplans; i++)
+    for (int i = 0; ro->journaled && !ro->error[0] && i < ro->nplans; i++)
         if (ro->plans[i] == pi) {
             *time_us = ro->time_us[i], *noise = ro->noise[i];
             return true;
@@ -824,7 +843,7 @@ static const cJSON *at_pointer(const cJSON *o, const char *ptr)
 
 gdt_status gdt_run_header_value(const gdt_run *r, const char *pointer, char **json, gdt_error *e)
 {
-    const cJSON *v = at_pointer(r->header, pointer);
+    const cJSON *v = r->store ? at_pointer(r->store->header, pointer) : NULL;
     *json = v ? cJSON_PrintUnformatted(v) : NULL;
     if (v && !*json)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s:1: %s: out of memory", r->path, pointer);

@@ -1132,7 +1132,7 @@ static gdt_status load_resume(run *r, gdt_error *e)
     if (s == GDT_STATUS_OK)
         s = same_build(r, jr->path, e);
     if (s == GDT_STATUS_OK) /* the header's prior, before replay orders the cells */
-        s = gdt_prior_reload(&jr->prior_order, jr->arch, &r->prior, e);
+        s = gdt_prior_reload(&jr->prior, jr->arch, &r->prior, e);
     if (s == GDT_STATUS_OK && !(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     if (s == GDT_STATUS_OK)

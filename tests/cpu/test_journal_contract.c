@@ -276,7 +276,7 @@ static void check_typed_header(const gdt_run *r)
 {
     char *v = NULL, *absent = NULL;
     gdt_error e = {0};
-    CHECK(r->argc == 0 && !r->prior_order.recorded && r->dev.l2_bytes == 0);
+    CHECK(r->argc == 0 && !r->prior.recorded && r->dev.l2_bytes == 0);
     CHECK(!strcmp(r->spec_source, r->spec->source) && !strcmp(r->spec_digest, r->spec->digest));
     check_ok(gdt_run_header_value(r, "/options/bursts", &v, &e), &e);
     check_ok(gdt_run_header_value(r, "/options/planted", &absent, &e), &e);
