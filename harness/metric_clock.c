@@ -10,7 +10,8 @@
 #include "gdt_run.h"
 #include "gdt_wire.h"
 
-const cJSON *gdt_result_largest_burst(const cJSON *result)
+/* The reply's burst of the largest size (the metric's), NULL when none. */
+static const cJSON *largest_burst(const cJSON *result)
 {
     const cJSON *best = NULL, *b;
     cJSON_ArrayForEach(b, gdt__wire_get(result, GDT__W_RESULT_R_BURSTS))
@@ -50,7 +51,7 @@ bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out)
     double mhz[GDT_MAX_SAMPLES];
     int n = 0;
     const cJSON *v;
-    cJSON_ArrayForEach(v, gdt__wire_get(gdt_result_largest_burst(result), GDT__W_BURST_CLOCK_MHZ))
+    cJSON_ArrayForEach(v, gdt__wire_get(largest_burst(result), GDT__W_BURST_CLOCK_MHZ))
         if (cJSON_IsNumber(v) && v->valuedouble > 0 && n < GDT_MAX_SAMPLES)
             mhz[n++] = v->valuedouble;
     return clock_of(mhz, n, gdt__wire_num_or(gdt__wire_get(result, GDT__W_RESULT_R_CLOCKS), GDT__W_CLOCKS_RATED_MHZ, 0),
