@@ -408,32 +408,6 @@ static cJSON *verify_json(const gdt_compare_cell *x, gdt_side s)
     return o;
 }
 
-/* The --cupti trace as journaled (null without one), from the typed
- * result, its keys in the record's order. */
-static cJSON *traced_json(const gdt_run_traced *t)
-{
-    if (!t->recorded)
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "burst", t->burst);
-    cJSON_AddNumberToObject(o, "kernels", t->kernels);
-    cJSON_AddNumberToObject(o, "kernel_us", t->kernel_us);
-    cJSON_AddNumberToObject(o, "event_us", t->event_us);
-    cJSON_AddNumberToObject(o, "gap_us", t->gap_us);
-    cJSON_AddNumberToObject(o, "span_us", t->span_us);
-    if (!t->kernel)
-        return o;
-    cJSON *k = cJSON_AddObjectToObject(o, "kernel");
-    cJSON_AddStringToObject(k, "name", t->kernel);
-    cJSON_AddItemToObject(k, "grid", cJSON_CreateIntArray(t->grid, 3));
-    cJSON_AddItemToObject(k, "block", cJSON_CreateIntArray(t->block, 3));
-    cJSON_AddItemToObject(k, "cluster", cJSON_CreateIntArray(t->cluster, 3));
-    cJSON_AddNumberToObject(k, "registers", t->registers);
-    cJSON_AddNumberToObject(k, "smem", t->smem);
-    cJSON_AddNumberToObject(k, "share", t->share);
-    return o;
-}
-
 static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
 {
     const gdt_side_best *b = &x->best[s];
@@ -459,7 +433,8 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
     sc = cJSON_AddObjectToObject(j, "scope");
     cJSON_AddNumberToObject(sc, "kernels", gdt_compare_scope(b->plan, scope, sizeof scope));
     cJSON_AddStringToObject(sc, "text", scope);
-    cJSON_AddItemToObject(sc, "traced", traced_json(&b->result->traced));
+    const gdt_run_traced *t = &b->result->traced; /* the --cupti trace as journaled, null without one */
+    cJSON_AddItemToObject(sc, "traced", t->recorded ? gdt_cupti_json(t->burst, &t->c) : cJSON_CreateNull());
     return j;
 }
 

@@ -134,20 +134,20 @@ static void dims_text(const int *v, char *buf, size_t n)
 
 bool gdt_compare_traced(const gdt_run_result *r, char *buf, size_t n)
 {
-    const gdt_run_traced *t = r ? &r->traced : NULL;
+    const gdt_cupti_burst *t = r ? &r->traced.c : NULL;
     buf[0] = '\0';
-    if (!t || !t->kernel)
+    if (!t || !t->main.name[0])
         return false;
     char grid[48], cluster[64] = "";
-    dims_text(t->grid, grid, sizeof grid);
-    if (t->cluster[0] > 0) {
+    dims_text(t->main.grid, grid, sizeof grid);
+    if (t->main.cluster[0] > 0) {
         char d[48];
-        dims_text(t->cluster, d, sizeof d);
+        dims_text(t->main.cluster, d, sizeof d);
         snprintf(cluster, sizeof cluster, ", clusters of %s", d);
     }
     snprintf(buf, n, "traced (CUPTI, a burst of %d): %.3g kernel%s per call, %.0f%% of the kernel "
-             "time in %s (grid %s%s)", t->burst, t->kernels, t->kernels == 1 ? "" : "s",
-             100 * t->share, t->kernel, grid, cluster);
+             "time in %s (grid %s%s)", r->traced.burst, t->kernels, t->kernels == 1 ? "" : "s",
+             100 * t->main.share, t->main.name, grid, cluster);
     return true;
 }
 

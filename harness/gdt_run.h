@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gdt_cupti.h"
 #include "gdt_journal.h"
 #include "gdt_measure.h"
 #include "gdt_limits.h"
@@ -83,20 +84,14 @@ typedef struct gdt_run_plan {
 } gdt_run_plan;
 
 /* A result's traced burst (--cupti: gdt_cupti.h) as its record holds it;
- * recorded false: no trace (the record has no cupti object).  kernel NULL:
- * no main kernel recorded (no trace, or one from before 2026-12-02), the
- * kernel's figures then unset. */
+ * recorded false: no trace (the record has no cupti object).  c.main.name
+ * "": no main kernel recorded (no trace, or one from before 2026-12-02),
+ * its figures then 0; a name is cut at GDT_CUPTI_NAME_MAX - 1 bytes, as
+ * the tracer cuts it. */
 typedef struct gdt_run_traced {
     bool recorded;          /* the record has a cupti object */
     int burst;              /* the traced burst's size */
-    double kernels;         /* kernels per call */
-    double kernel_us, event_us, gap_us, span_us; /* the burst's figures per call */
-    const char *kernel;     /* the main kernel's name */
-    double share;           /* its share of the kernel time, 0..1 */
-    int grid[3];            /* its launch grid, 1 where not recorded */
-    int block[3];           /* its block shape */
-    int cluster[3];         /* its cluster shape; cluster[0] 0: no clusters */
-    int registers, smem;    /* per thread, per block (bytes) */
+    gdt_cupti_burst c;      /* its figures per call and main kernel (calls unset) */
 } gdt_run_traced;
 
 /* One burst of a result as journaled (gdt_wire.h's burst object): the

@@ -430,14 +430,11 @@ static bool read_bursts(gdt_run *r, const cJSON *rec, gdt_run_result *res)
     return true;
 }
 
-/* n numbers of the array a into v, def where an item is missing or not a
- * number (the record's table checked each item's range, not the count). */
-static void read_dims(const cJSON *a, int *v, int n, int def)
+/* n numbers of the array a into v (the record's rule: 3 numbers). */
+static void read_dims(const cJSON *a, int *v, int n)
 {
-    for (int i = 0; i < n; i++) {
-        const cJSON *x = cJSON_GetArrayItem(a, i);
-        v[i] = cJSON_IsNumber(x) ? (int)x->valuedouble : def;
-    }
+    for (int i = 0; i < n; i++)
+        v[i] = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(a, i));
 }
 
 /* The traced burst, its table and rule passed (the kernel's grid, block
@@ -445,23 +442,24 @@ static void read_dims(const cJSON *a, int *v, int n, int def)
 static void read_traced(const cJSON *rec, gdt_run_traced *t)
 {
     const cJSON *c = gdt__wire_get(rec, GDT__W_RESULT_R_CUPTI), *k = gdt__wire_get(c, GDT__W_CUPTI_KERNEL);
+    gdt_cupti_kernel *m = &t->c.main;
     memset(t, 0, sizeof *t);
     t->recorded = c != NULL;
     t->burst = (int)gdt__wire_num_or(c, GDT__W_CUPTI_BURST, 0);
-    t->kernels = gdt__wire_num_or(c, GDT__W_CUPTI_KERNELS, 0);
-    t->kernel_us = gdt__wire_num_or(c, GDT__W_CUPTI_KERNEL_US, 0);
-    t->event_us = gdt__wire_num_or(c, GDT__W_CUPTI_EVENT_US, 0);
-    t->gap_us = gdt__wire_num_or(c, GDT__W_CUPTI_GAP_US, 0);
-    t->span_us = gdt__wire_num_or(c, GDT__W_CUPTI_SPAN_US, 0);
+    t->c.kernels = gdt__wire_num_or(c, GDT__W_CUPTI_KERNELS, 0);
+    t->c.kernel_us = gdt__wire_num_or(c, GDT__W_CUPTI_KERNEL_US, 0);
+    t->c.event_us = gdt__wire_num_or(c, GDT__W_CUPTI_EVENT_US, 0);
+    t->c.gap_us = gdt__wire_num_or(c, GDT__W_CUPTI_GAP_US, 0);
+    t->c.span_us = gdt__wire_num_or(c, GDT__W_CUPTI_SPAN_US, 0);
     if (!k)
         return;
-    t->kernel = gdt__wire_str(k, GDT__W_CUPTI_K_NAME);
-    t->share = gdt__wire_num_or(k, GDT__W_CUPTI_K_SHARE, 0);
-    t->registers = (int)gdt__wire_num_or(k, GDT__W_CUPTI_K_REGISTERS, 0);
-    t->smem = (int)gdt__wire_num_or(k, GDT__W_CUPTI_K_SMEM, 0);
-    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_GRID), t->grid, 3, 1);
-    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_BLOCK), t->block, 3, 1);
-    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_CLUSTER), t->cluster, 3, 0);
+    snprintf(m->name, sizeof m->name, "%s", gdt__wire_str(k, GDT__W_CUPTI_K_NAME));
+    m->share = gdt__wire_num_or(k, GDT__W_CUPTI_K_SHARE, 0);
+    m->registers = (int)gdt__wire_num_or(k, GDT__W_CUPTI_K_REGISTERS, 0);
+    m->smem = (int)gdt__wire_num_or(k, GDT__W_CUPTI_K_SMEM, 0);
+    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_GRID), m->grid, 3);
+    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_BLOCK), m->block, 3);
+    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_CLUSTER), m->cluster, 3);
 }
 
 /* The clock probe's figures (NaN where left out). */

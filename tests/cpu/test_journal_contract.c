@@ -261,9 +261,10 @@ static void check_typed_results(const gdt_run_cell *c)
     CHECK(empty->has_verify_err && empty->nerr == 0 && empty->nbursts == 2 && empty->bursts[1].ndevice == 0);
     CHECK(top->clocks.recorded && top->clocks.rated_mhz == 1980 && top->clocks.max_mhz == 3000);
     const gdt_run_traced *t = &top->traced;
-    CHECK(t->recorded && t->burst == GDT_BURST_MAX && t->kernel && !strcmp(t->kernel, "sm90_xmma_gemm"));
-    CHECK(t->grid[0] == INT_MAX && t->block[0] == 1024 && t->cluster[0] == 16 && t->registers == 255);
-    CHECK(t->smem == INT_MAX && t->gap_us == -HOUR_US && t->span_us == HOUR_US && t->share == 1);
+    const gdt_cupti_kernel *k = &t->c.main;
+    CHECK(t->recorded && t->burst == GDT_BURST_MAX && !strcmp(k->name, "sm90_xmma_gemm"));
+    CHECK(k->grid[0] == INT_MAX && k->block[0] == 1024 && k->cluster[0] == 16 && k->registers == 255);
+    CHECK(k->smem == INT_MAX && t->c.gap_us == -HOUR_US && t->c.span_us == HOUR_US && k->share == 1);
     CHECK(none->journaled && none->disposition == GDT_DISP_FAILED && isnan(none->build_s));
     CHECK(isnan(none->heat_s) && isnan(none->clocks.min_mhz) && !none->clocks.recorded);
     CHECK(!none->has_verify_err && none->nbursts == 0 && !none->cold_us && !none->traced.recorded);
