@@ -164,13 +164,13 @@ static void read_options(const cJSON *op, gdt_run_options *o)
  * shard). */
 static gdt_status header_spec(gdt_run *r, const where *w, gdt_error *e)
 {
-    const char *spec = str(r->store->header, "spec");
+    const char *spec = r->spec_text;
     char sub[GDT_ERROR_MAX];
     unsigned mask = 0;
     gdt_error pe = {0};
     if (gdt_family_parse_set(r->family, &mask, &pe) != GDT_STATUS_OK)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /family: %s", w->at, pe.msg);
-    if (gdt_sweep_spec_parse(spec, strlen(spec), str(r->store->header, "spec_source"), r->quick, &r->spec,
+    if (gdt_sweep_spec_parse(spec, strlen(spec), r->spec_source, r->quick, &r->spec,
                              &pe) != GDT_STATUS_OK) {
         snprintf(sub, sizeof sub, "%s", pe.msg);
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /spec: %s", w->at, sub);
