@@ -24,7 +24,6 @@
 #include "gdt_compare_runs.h"
 #include "gdt_compare_summary.h"
 #include "gdt_cuda.h"
-#include "gdt_json.h"
 #include "gdtune/plan.h"
 
 #define VERB "gdtune compare"
@@ -181,8 +180,7 @@ static void header_text(FILE *f, const out *o)
     for (int i = 0; i < c->nruns; i++)
         fprintf(f, "%srun %s: %s, started %s, gdtune %s\n", li, c->dirs[i], c->runs[i]->family,
                 c->runs[i]->started, c->runs[i]->gdtune_version);
-    fprintf(f, "%sdevice: %s (sm%d, %d SMs)\n", li, gdt_json_str_or(r->device, "name", ""), r->arch,
-            (int)gdt_json_num_or(r->device, "sm_count", 0));
+    fprintf(f, "%sdevice: %s (sm%d, %d SMs)\n", li, r->dev.name, r->arch, r->dev.sm_count);
     fprintf(f, "%stime: device time per call at the largest burst (%d), the median the sweep "
                "measured for one execute of the plan; noise: its relative spread\n", li,
             r->options.bursts[r->options.nbursts - 1]);
@@ -435,9 +433,8 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
     sc = cJSON_AddObjectToObject(j, "scope");
     cJSON_AddNumberToObject(sc, "kernels", gdt_compare_scope(b->plan, scope, sizeof scope));
     cJSON_AddStringToObject(sc, "text", scope);
-    /* the --cupti trace as journaled (null without one) */
-    const cJSON *cupti = gdt_json_get(b->result->rec, "cupti");
-    cJSON_AddItemToObject(sc, "traced", cupti ? cJSON_Duplicate(cupti, true) : cJSON_CreateNull());
+    const gdt_run_traced *t = &b->result->traced; /* the --cupti trace as journaled, null without one */
+    cJSON_AddItemToObject(sc, "traced", t->recorded ? gdt_cupti_json(t->burst, &t->c) : cJSON_CreateNull());
     return j;
 }
 
@@ -538,9 +535,9 @@ static cJSON *doc_json(const out *o)
     cJSON_AddStringToObject(doc, "schema", "gdtune.compare/2");
     cJSON_AddItemToObject(doc, "runs", runs_json(o->c));
     dev = cJSON_AddObjectToObject(doc, "device");
-    cJSON_AddStringToObject(dev, "name", gdt_json_str_or(r->device, "name", ""));
+    cJSON_AddStringToObject(dev, "name", r->dev.name);
     cJSON_AddNumberToObject(dev, "arch", r->arch);
-    cJSON_AddNumberToObject(dev, "sm_count", gdt_json_num_or(r->device, "sm_count", 0));
+    cJSON_AddNumberToObject(dev, "sm_count", r->dev.sm_count);
     cJSON_AddItemToObject(doc, "bursts", cJSON_CreateIntArray(r->options.bursts, r->options.nbursts));
     cJSON_AddStringToObject(doc, "ratio_direction", "handwritten time_us / generated time_us: < 1 when the "
                             "handwritten plan is faster");
@@ -574,7 +571,7 @@ static gdt_status figure(out *o, gdt_error *e)
     }
     snprintf(dir, sizeof dir, "%s/report", c->dirs[0]);
     gdt_status s = asprintf(&title, "gdtune compare on %s: time ratios of the best plans per cell",
-                            gdt_json_str_or(c->runs[0]->device, "name", "")) < 0
+                            c->runs[0]->dev.name) < 0
                        ? gdt_error_set(e, GDT_STATUS_NO_MEMORY, "compare: out of memory")
                        : gdt_compare_figure_write(dir, title, pts, n, &drawn, e);
     if (s == GDT_STATUS_OK && drawn)

@@ -18,7 +18,6 @@
 #include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_cli_reproduce.h"
-#include "gdt_json.h"
 #include "gdt_markdown.h"
 #include "gdt_mfile.h"
 #include "gdt_rawh5.h"
@@ -69,7 +68,7 @@ static void counts(const gdt_run_cell *c, int n[GDT_DISP_COUNT + 1])
 {
     memset(n, 0, sizeof(int) * (GDT_DISP_COUNT + 1));
     for (int i = 0; i < c->nplans; i++)
-        n[c->result[i].rec ? c->result[i].disposition : GDT_DISP_COUNT]++;
+        n[c->result[i].journaled ? c->result[i].disposition : GDT_DISP_COUNT]++;
 }
 
 static bool converged(const gdt_run_cell *c, int i)
@@ -209,7 +208,7 @@ static void summary_failures(FILE *f, const report *r)
         const gdt_run_cell *c = &r->run->cells[ci];
         for (int i = 0; i < c->nplans; i++) {
             gdt_disposition d = c->result[i].disposition;
-            if (!c->result[i].rec || (d != GDT_DISP_INCORRECT && d != GDT_DISP_FAILED))
+            if (!c->result[i].journaled || (d != GDT_DISP_INCORRECT && d != GDT_DISP_FAILED))
                 continue;
             char err[2048];
             fprintf(f, "- cell %d ", ci);
@@ -246,7 +245,7 @@ static void summary_declines(FILE *f, const report *r)
     for (int ci = 0; ci < r->run->ncells; ci++) {
         const gdt_run_cell *c = &r->run->cells[ci];
         for (int i = 0; i < c->nplans; i++) {
-            if (!c->result[i].rec || c->result[i].disposition != GDT_DISP_DECLINED)
+            if (!c->result[i].journaled || c->result[i].disposition != GDT_DISP_DECLINED)
                 continue;
             const char *why = reason_of(c->result[i].error, c->plan[i].name);
             int k = 0;
@@ -291,13 +290,9 @@ static void summary_banner(FILE *f, const report *r)
  * one (journals before 2026-12-06 do not) and it fits. */
 static void summary_invocation(FILE *f, const gdt_run *run)
 {
-    const char *words[64];
     char cmd[4096];
-    int n = 0;
-    const cJSON *w;
-    cJSON_ArrayForEach(w, run->argv)
-        if (n < 64) words[n++] = cJSON_GetStringValue(w);
-    if (n && n < 64 && gdt_cli_command_line(cmd, sizeof cmd, words, n))
+    if (run->argc && run->argc < 64 &&
+        gdt_cli_command_line(cmd, sizeof cmd, run->args, run->argc))
         fprintf(f, "- run as `%s`\n", cmd);
 }
 
@@ -341,7 +336,7 @@ static void summary_budget(FILE *f, const report *r)
 /* A cell with a verified plan of ours or of the backend: the ceiling table's rows. */
 static bool has_plans_figure(const gdt_run_cell *c)
 {
-    return c->plans && (best(c, GDT_PLAN_SIDE_OURS) >= 0 || best(c, GDT_PLAN_SIDE_BACKEND) >= 0);
+    return c->listed && (best(c, GDT_PLAN_SIDE_OURS) >= 0 || best(c, GDT_PLAN_SIDE_BACKEND) >= 0);
 }
 
 static double side_fraction(const gdt_run_cell *c, int i, const gdt_roofline *rl)

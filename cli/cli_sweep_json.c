@@ -23,7 +23,7 @@ static plan_counts count_plans(const gdt_run *r)
         n.skipped += c->error != NULL;
         n.plans += c->nplans;
         for (int pi = 0; pi < c->nplans; pi++) {
-            if (c->result[pi].rec)
+            if (c->result[pi].journaled)
                 n.disp[c->result[pi].disposition]++;
             else
                 n.not_run++;

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "gdt_compare_runs.h"
-#include "gdt_json.h"
 #include "nvrtc/gdt_nvrtc.h"
 
 static const struct {
@@ -135,20 +134,20 @@ static void dims_text(const int *v, char *buf, size_t n)
 
 bool gdt_compare_traced(const gdt_run_result *r, char *buf, size_t n)
 {
-    const gdt_run_traced *t = r ? &r->traced : NULL;
+    const gdt_cupti_burst *t = r ? &r->traced.c : NULL;
     buf[0] = '\0';
-    if (!t || !t->kernel)
+    if (!t || !t->main.name[0])
         return false;
     char grid[48], cluster[64] = "";
-    dims_text(t->grid, grid, sizeof grid);
-    if (t->cluster[0] > 0) {
+    dims_text(t->main.grid, grid, sizeof grid);
+    if (t->main.cluster[0] > 0) {
         char d[48];
-        dims_text(t->cluster, d, sizeof d);
+        dims_text(t->main.cluster, d, sizeof d);
         snprintf(cluster, sizeof cluster, ", clusters of %s", d);
     }
     snprintf(buf, n, "traced (CUPTI, a burst of %d): %.3g kernel%s per call, %.0f%% of the kernel "
-             "time in %s (grid %s%s)", t->burst, t->kernels, t->kernels == 1 ? "" : "s",
-             100 * t->share, t->kernel, grid, cluster);
+             "time in %s (grid %s%s)", r->traced.burst, t->kernels, t->kernels == 1 ? "" : "s",
+             100 * t->main.share, t->main.name, grid, cluster);
     return true;
 }
 
@@ -276,7 +275,8 @@ static gdt_compare_cell *new_cell(gdt_comparison *c, const gdt_run_cell *rc, int
 
 static void take_verify_err(gdt_side_best *b)
 {
-    b->nerr = b->result->nerr;
+    int cap = (int)(sizeof b->verify_err / sizeof *b->verify_err);
+    b->nerr = b->result->nerr < cap ? b->result->nerr : cap;
     for (int i = 0; i < b->nerr; i++)
         b->verify_err[i] = b->result->verify_err[i];
 }
@@ -297,7 +297,7 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
     gdt_side_budget *b = &x->budget[s];
     const gdt_run_result *res = &rc->result[pi];
     b->listed++;
-    if (!res->rec)
+    if (!res->journaled)
         return;
     b->tried++;
     b->counts[res->disposition]++;
@@ -324,7 +324,7 @@ static gdt_status add_cells(gdt_comparison *c, int run, const char *dir, gdt_err
     for (int ci = 0; ci < r->ncells; ci++) {
         const gdt_run_cell *rc = &r->cells[ci];
         char key[512];
-        if (!rc->plans || !(c->families & (1u << rc->spec->family)))
+        if (!rc->listed || !(c->families & (1u << rc->spec->family)))
             continue;
         gdt_problem_key(&rc->spec->problem, key, sizeof key);
         gdt_compare_cell *x = find_cell(c, key);

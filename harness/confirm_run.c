@@ -11,7 +11,6 @@
 #include "gdt_confirm_run.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
-#include "gdt_metric_clock.h"
 #include "gdt_run.h"
 #include "gdt_wire.h"
 #include "gdt_worker.h"
@@ -99,9 +98,9 @@ static int run_cell_of(const gdt_run *jr, const char *fam, const char *key)
 static int cell_burst(const gdt_run *jr, const gdt_run_cell *c)
 {
     for (int i = 0; i < c->nplans; i++) {
-        const cJSON *b = c->result[i].rec ? gdt_result_largest_burst(c->result[i].rec) : NULL;
-        if (b && gdt_json_num_or(b, "burst", 0) >= 1)
-            return (int)gdt_json_num_or(b, "burst", 0);
+        const gdt_run_burst *b = gdt_run_largest_burst(&c->result[i]);
+        if (b && b->burst >= 1)
+            return b->burst;
     }
     return jr->options.nbursts ? jr->options.bursts[jr->options.nbursts - 1] : 1;
 }

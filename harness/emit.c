@@ -9,7 +9,6 @@
 
 #include "gdt_emit.h"
 #include "gdt_emit_report.h"
-#include "gdt_json.h"
 #include "gdtune/candidates.h"
 #include "gdtune/tables.h"
 
@@ -62,7 +61,7 @@ static void provenance(const gdt_run *r, gdt_provenance *p)
  * a cell cut short by a killed sweep would rank a partial list. */
 static bool cell_complete(const char *verb, const gdt_run_cell *c)
 {
-    if (c->plans && !gdt_run_cell_complete(c))
+    if (c->listed && !gdt_run_cell_complete(c))
         fprintf(stderr, "%s: %s: %d of %d plans have a result: cell left out of the "
                 "tables\n", verb, c->spec->shape, c->nresults, c->nplans);
     return gdt_run_cell_complete(c);
@@ -100,7 +99,7 @@ static const char *const same_fields[] = {
 
 typedef struct merge {
     const char *verb;    /* "gdtune sweep", "gdtune merge", ...: its messages' prefix */
-    cJSON *same[NSAME];  /* the first run's values of same_fields (NULL: absent) */
+    char *same[NSAME];   /* the first run's values of same_fields as JSON text (NULL: absent) */
     char prior[1024];    /* the first run's prior tables' digests (prior_digests) */
     gdt_provenance prov; /* the first run's: the tables name it */
     char device[128], spec_source[PATH_MAX], spec_digest[65];
@@ -166,7 +165,7 @@ static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_e
         if (c->spec->family != f)
             continue;
         if (!cell_complete(m->verb, c)) {
-            if (c->plans && (s = gdt__emit_report_left_out(m->rep, key, r->path, c->nresults, c->nplans, e)))
+            if (c->listed && (s = gdt__emit_report_left_out(m->rep, key, r->path, c->nresults, c->nplans, e)))
                 return s;
             continue;
         }
@@ -226,47 +225,31 @@ static gdt_status same_sweep(const merge *m, const gdt_run *b, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
-/* The value at a JSON pointer of one or two levels ("/options/rounds"). */
-static const cJSON *at_pointer(const cJSON *o, const char *ptr)
-{
-    char key[64];
-    for (const char *p = ptr; o && *p == '/';) {
-        size_t n = strcspn(p + 1, "/");
-        snprintf(key, sizeof key, "%.*s", (int)n, p + 1);
-        o = gdt_json_get(o, key);
-        p += n + 1;
-    }
-    return o;
-}
-
 /* The prior order's tables as their digests ("gemm a1b2...; sdpa_fwd ..."),
  * "none" without a prior: where each shard read them may differ, what they
  * held may not. */
-static void prior_digests(const cJSON *header, char *out, size_t n)
+static void prior_digests(const gdt_run_prior *p, char *out, size_t n)
 {
-    const cJSON *prior = gdt_json_get(header, "prior"), *t;
-    snprintf(out, n, "%s", prior && !cJSON_IsNull(prior) ? "" : "none");
-    cJSON_ArrayForEach(t, gdt_json_get(prior, "tables"))
-        append(out, n, "%s%s %s", *out ? "; " : "", gdt_json_str_or(t, "family", "?"),
-               gdt_json_str_or(t, "sha256", "(no digest)"));
+    snprintf(out, n, "%s", p->recorded ? "" : "none");
+    for (int i = 0; i < p->ntables; i++)
+        append(out, n, "%s%s %s", *out ? "; " : "", gdt_family_name(p->tables[i].family),
+               p->tables[i].sha256 ? p->tables[i].sha256 : "(no digest)");
 }
 
 /* A value for a message: its JSON, cut short, or "absent". */
-static void value_text(const cJSON *v, char *out, size_t n)
+static void value_text(const char *v, char *out, size_t n)
 {
-    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
-    snprintf(out, n, "%.80s%s", text ? text : "absent", text && strlen(text) > 80 ? "..." : "");
-    free(text);
+    snprintf(out, n, "%.80s%s", v ? v : "absent", v && strlen(v) > 80 ? "..." : "");
 }
 
 static gdt_status remember_header(merge *m, const gdt_run *r, gdt_error *e)
 {
     for (int i = 0; i < NSAME; i++) {
-        const cJSON *v = at_pointer(r->header, same_fields[i]);
-        if (v && !(m->same[i] = cJSON_Duplicate(v, 1)))
-            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "emit: out of memory");
+        gdt_status s = gdt_run_header_value(r, same_fields[i], &m->same[i], e);
+        if (s != GDT_STATUS_OK)
+            return s;
     }
-    prior_digests(r->header, m->prior, sizeof m->prior);
+    prior_digests(&r->prior, m->prior, sizeof m->prior);
     return GDT_STATUS_OK;
 }
 
@@ -278,16 +261,21 @@ static gdt_status same_header(const merge *m, const gdt_run *b, gdt_error *e)
 {
     char want[128], got[128], prior[1024];
     for (int i = 0; i < NSAME; i++) {
-        const cJSON *v = at_pointer(b->header, same_fields[i]);
-        if ((!v && !m->same[i]) || (v && m->same[i] && cJSON_Compare(v, m->same[i], 1)))
-            continue;
+        char *v = NULL;
+        gdt_status s = gdt_run_header_value(b, same_fields[i], &v, e);
+        if (s != GDT_STATUS_OK)
+            return s;
+        bool same = v && m->same[i] ? !strcmp(v, m->same[i]) : !v && !m->same[i];
         value_text(m->same[i], want, sizeof want);
         value_text(v, got, sizeof got);
+        free(v);
+        if (same)
+            continue;
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: %s: expected %s (as in %s:1), got %s: "
                              "merge shards of one sweep (one build, candidate rows, driver and "
                              "measurement options)", b->path, same_fields[i], want, m->runs[0].path, got);
     }
-    prior_digests(b->header, prior, sizeof prior);
+    prior_digests(&b->prior, prior, sizeof prior);
     if (strcmp(prior, m->prior)) /* shards swept one after the other may read the first's tables */
         fprintf(stderr, "%s: warning: %s:1: /prior: the prior tables %s, but %s in %s:1: the order "
                 "plans were raced in differs, not what they measured\n", m->verb, b->path, prior,
@@ -472,7 +460,7 @@ static gdt_status merge_write(const merge *m, const char *tables_dir, gdt_error 
 static void merge_free(merge *m)
 {
     for (int i = 0; i < NSAME; i++)
-        cJSON_Delete(m->same[i]);
+        free(m->same[i]);
     for (int f = 0; f < GDT_FAMILY_COUNT; f++) {
         for (int i = 0; i < m->fam[f].n; i++) {
             free(m->fam[f].cells[i].plans);

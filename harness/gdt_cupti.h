@@ -43,4 +43,11 @@ gdt_status gdt_cupti_check(gdt_error *e);
 gdt_status gdt_cupti_trace(const gdt_exec_fn *fn, void *stream, long calls, gdt_cupti_burst *out,
                            gdt_error *e);
 
+/* The traced burst of `burst` calls as JSON (cupti_json.c): burst, kernels,
+ * kernel_us, event_us, gap_us, span_us, and kernel {name, grid, block,
+ * cluster, registers, smem, share} when c->main has a name; what the
+ * worker replies and `compare` shows.  NULL only out of memory. */
+struct cJSON;
+struct cJSON *gdt_cupti_json(int burst, const gdt_cupti_burst *c);
+
 #endif

@@ -1,8 +1,8 @@
-/* The SM clock a journaled result's metric was measured at (metric_clock.c):
- * what the probe read after each kept sample of its largest burst
- * (`clock_mhz`).  Shared by the report's "SM clock of the metric" and
- * `tables diff --runs`; and the sweep's clock outliers, below.  Private to
- * the harness and reports. */
+/* The SM clock a result's metric was measured at (metric_clock.c): what
+ * the probe read after each kept sample of its largest burst (`clock_mhz`),
+ * of a worker's reply (the sweep's clock outliers, below) or of a result
+ * the journal's reader typed (the report's "SM clock of the metric",
+ * `tables diff --runs`).  Private to the harness and reports. */
 #ifndef GDT_METRIC_CLOCK_H
 #define GDT_METRIC_CLOCK_H
 
@@ -16,12 +16,13 @@ typedef struct gdt_metric_clock {
     double rated_mhz; /* the result's clocks.rated_mhz, 0 when absent */
 } gdt_metric_clock;
 
-/* The result's burst of the largest size (the metric's), NULL when none. */
-const cJSON *gdt_result_largest_burst(const cJSON *result);
-
 /* false when the result records no clock for its largest burst (journals
  * before per-sample clocks, a GPU whose probe reads none). */
 bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out);
+
+/* The same of a journaled result, typed (gdt_run.h). */
+struct gdt_run_result;
+bool gdt_run_metric_clock(const struct gdt_run_result *res, gdt_metric_clock *out);
 
 /* ------------------------------------------------------ clock outliers
  *
@@ -56,6 +57,8 @@ typedef struct gdt_series_clock {
 
 /* A journaled result's or a worker reply's series. */
 gdt_series_clock gdt_series_clock_of(const cJSON *result);
+/* The same of a result the journal's reader typed (gdt_run.h). */
+gdt_series_clock gdt_run_series_clock(const struct gdt_run_result *res);
 
 /* Per kind, the median of the n series' clocks above 0; 0 where none. */
 void gdt_cell_clocks(const gdt_series_clock *s, int n, double cell_mhz[GDT_SERIES_KINDS]);

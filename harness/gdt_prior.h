@@ -24,12 +24,14 @@ typedef struct gdt_prior gdt_prior;
 gdt_status gdt_prior_load(const char *dir, unsigned families, int arch, gdt_prior **out,
                           gdt_error *e);
 
-/* The prior a run header recorded (gdt_prior_json), for --resume: each
- * table it used is loaded again and must still have the recorded sha256;
- * one missing or changed is left out with a warning.  A NULL or JSON null
- * header is no prior: *out NULL.  BAD_INPUT when header is not what
- * gdt_prior_json writes (the journal's reader checks it first). */
-gdt_status gdt_prior_reload(const cJSON *header, int arch, gdt_prior **out, gdt_error *e);
+/* The prior a run header recorded (gdt_prior_json), as the journal's
+ * reader typed it (gdt_run.h), for --resume: each table it used is loaded
+ * again and must still have the recorded sha256; one missing or changed is
+ * left out with a warning.  None recorded (JSON null, or absent) is no
+ * prior: *out NULL.  NO_MEMORY only. */
+struct gdt_run_prior;
+gdt_status gdt_prior_reload(const struct gdt_run_prior *recorded, int arch, gdt_prior **out,
+                            gdt_error *e);
 
 void gdt_prior_destroy(gdt_prior *p);
 

@@ -1,14 +1,17 @@
 /* The SM clock of a journaled result's metric, and clock outliers
  * (gdt_metric_clock.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gdt_json.h"
 #include "gdt_measure.h"
 #include "gdt_metric_clock.h"
+#include "gdt_run.h"
 #include "gdt_wire.h"
 
-const cJSON *gdt_result_largest_burst(const cJSON *result)
+/* The reply's burst of the largest size (the metric's), NULL when none. */
+static const cJSON *largest_burst(const cJSON *result)
 {
     const cJSON *best = NULL, *b;
     cJSON_ArrayForEach(b, gdt__wire_get(result, GDT__W_RESULT_R_BURSTS))
@@ -30,21 +33,40 @@ static double median(double *x, int n)
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
-bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out)
+/* The figures of the n clocks read (above 0) and the rated clock; false
+ * when none was read. */
+static bool clock_of(double *mhz, int n, double rated_mhz, gdt_metric_clock *out)
 {
-    double mhz[GDT_MAX_SAMPLES];
-    int n = 0;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, gdt__wire_get(gdt_result_largest_burst(result), GDT__W_BURST_CLOCK_MHZ))
-        if (cJSON_IsNumber(v) && v->valuedouble > 0 && n < GDT_MAX_SAMPLES)
-            mhz[n++] = v->valuedouble;
     if (n == 0)
         return false;
     out->samples = n;
     out->median_mhz = median(mhz, n);
     out->min_mhz = mhz[0], out->max_mhz = mhz[n - 1];
-    out->rated_mhz = gdt__wire_num_or(gdt__wire_get(result, GDT__W_RESULT_R_CLOCKS), GDT__W_CLOCKS_RATED_MHZ, 0);
+    out->rated_mhz = rated_mhz;
     return true;
+}
+
+bool gdt_metric_clock_of(const cJSON *result, gdt_metric_clock *out)
+{
+    double mhz[GDT_MAX_SAMPLES];
+    int n = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, gdt__wire_get(largest_burst(result), GDT__W_BURST_CLOCK_MHZ))
+        if (cJSON_IsNumber(v) && v->valuedouble > 0 && n < GDT_MAX_SAMPLES)
+            mhz[n++] = v->valuedouble;
+    return clock_of(mhz, n, gdt__wire_num_or(gdt__wire_get(result, GDT__W_RESULT_R_CLOCKS), GDT__W_CLOCKS_RATED_MHZ, 0),
+                    out);
+}
+
+bool gdt_run_metric_clock(const gdt_run_result *res, gdt_metric_clock *out)
+{
+    const gdt_run_burst *b = gdt_run_largest_burst(res);
+    double mhz[GDT_MAX_SAMPLES];
+    int n = 0;
+    for (int i = 0; b && b->clock_mhz && i < b->nclock; i++)
+        if (b->clock_mhz[i] > 0 && n < GDT_MAX_SAMPLES)
+            mhz[n++] = b->clock_mhz[i];
+    return clock_of(mhz, n, isnan(res->clocks.rated_mhz) ? 0 : res->clocks.rated_mhz, out);
 }
 
 /* ------------------------------------------------------ clock outliers */
@@ -61,6 +83,15 @@ gdt_series_clock gdt_series_clock_of(const cJSON *result)
     gdt_series_clock s = {estimate ? GDT_SERIES_ESTIMATE : GDT_SERIES_METRIC, 0};
     gdt_metric_clock mc;
     if (verified(result) && gdt_metric_clock_of(result, &mc))
+        s.mhz = mc.median_mhz;
+    return s;
+}
+
+gdt_series_clock gdt_run_series_clock(const struct gdt_run_result *res)
+{
+    gdt_series_clock s = {res->raced_out && !res->raced_late ? GDT_SERIES_ESTIMATE : GDT_SERIES_METRIC, 0};
+    gdt_metric_clock mc;
+    if (res->journaled && res->disposition == GDT_DISP_VERIFIED && gdt_run_metric_clock(res, &mc))
         s.mhz = mc.median_mhz;
     return s;
 }

@@ -6,6 +6,7 @@
 
 #include "gdt_json.h"
 #include "gdt_prior.h"
+#include "gdt_run.h"
 #include "gdt_util.h"
 #include "gdtune/tables.h"
 
@@ -95,55 +96,38 @@ gdt_status gdt_prior_load(const char *dir, unsigned families, int arch, gdt_prio
     return GDT_STATUS_OK;
 }
 
-static gdt_status bad_header(const char *jp, gdt_error *e)
-{
-    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "journal header: %s: expected what "
-                         "gdt_prior_json writes", jp);
-}
-
-/* One entry of the header's tables: used again only when it was used then
+/* One table of the recorded prior: used again only when it was used then
  * and its file still has the digest recorded. */
-static gdt_status reload_table(gdt_prior *p, const cJSON *entry, int arch, gdt_error *e)
+static void reload_table(gdt_prior *p, const gdt_run_prior_table *rt, int arch)
 {
-    gdt_family f;
-    const char *want = gdt_json_str_or(entry, "sha256", NULL);
-    if (gdt_family_parse(gdt_json_str_or(entry, "family", ""), &f, NULL) != GDT_STATUS_OK)
-        return bad_header("/prior/tables/family", e);
     prior_table *pt = &p->tab[p->n++];
-    if (!want) { /* not used then: not now either */
-        pt->family = f;
-        snprintf(pt->path, sizeof pt->path, "%s", gdt_json_str_or(entry, "path", ""));
-        snprintf(pt->note, sizeof pt->note, "%s", gdt_json_str_or(entry, "note", ""));
-        return GDT_STATUS_OK;
+    if (!rt->sha256) { /* not used then: not now either */
+        pt->family = rt->family;
+        snprintf(pt->path, sizeof pt->path, "%s", rt->path);
+        snprintf(pt->note, sizeof pt->note, "%s", rt->note);
+        return;
     }
-    load_table(p->dir, f, arch, pt);
-    if (!pt->t || !strcmp(pt->sha256, want))
-        return GDT_STATUS_OK;
+    load_table(p->dir, rt->family, arch, pt);
+    if (!pt->t || !strcmp(pt->sha256, rt->sha256))
+        return;
     char now[65];
     memcpy(now, pt->sha256, sizeof now);
     snprintf(pt->note, sizeof pt->note, "changed since the run started (sha256 %.16s, the header "
-             "recorded %.16s)", now, want);
+             "recorded %.16s)", now, rt->sha256);
     drop(pt);
-    return GDT_STATUS_OK;
 }
 
-gdt_status gdt_prior_reload(const cJSON *header, int arch, gdt_prior **out, gdt_error *e)
+gdt_status gdt_prior_reload(const gdt_run_prior *recorded, int arch, gdt_prior **out, gdt_error *e)
 {
-    const cJSON *tables = gdt_json_get(header, "tables"), *entry;
     *out = NULL;
-    if (!header || cJSON_IsNull(header))
+    if (!recorded->recorded)
         return GDT_STATUS_OK;
-    if (!cJSON_IsString(gdt_json_get(header, "dir")) || !cJSON_IsArray(tables) ||
-        cJSON_GetArraySize(tables) > GDT_FAMILY_COUNT)
-        return bad_header("/prior", e);
-    gdt_prior *p = *out = prior_new(gdt_json_str_or(header, "dir", ""));
+    gdt_prior *p = *out = prior_new(recorded->dir);
     if (!p)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "prior: out of memory");
-    gdt_status s = GDT_STATUS_OK;
-    cJSON_ArrayForEach(entry, tables)
-        if (s == GDT_STATUS_OK)
-            s = reload_table(p, entry, arch, e);
-    return s;
+    for (int i = 0; i < recorded->ntables && i < GDT_FAMILY_COUNT; i++)
+        reload_table(p, &recorded->tables[i], arch);
+    return GDT_STATUS_OK;
 }
 
 void gdt_prior_destroy(gdt_prior *p)

@@ -431,12 +431,31 @@ static gdt_status plan_rule(const char *at, const char *jp, const cJSON *o, gdt_
     return GDT_STATUS_OK;
 }
 
+/* The traced main kernel's grid, block and cluster are 3 numbers each, x,
+ * y and z, as the tracer writes them (gdt_cupti_kernel). */
+static gdt_status kernel_dims(const char *at, const cJSON *o, gdt_error *e)
+{
+    static const char *const dims[] = {"grid", "block", "cluster"};
+    const cJSON *k = gdt_json_get(gdt_json_get(o, "cupti"), "kernel");
+    for (size_t i = 0; k && i < sizeof dims / sizeof *dims; i++) {
+        char jk[64];
+        const cJSON *a = gdt_json_get(k, dims[i]);
+        snprintf(jk, sizeof jk, "/cupti/kernel/%s", dims[i]);
+        if (cJSON_GetArraySize(a) != 3)
+            return gdt__record_wrong(at, jk, "3 numbers (x, y, z)", a, e);
+    }
+    return GDT_STATUS_OK;
+}
+
 /* A known disposition; a verified result carries its measurement: bursts,
- * a time above 0 and its noise. */
+ * a time above 0 and its noise; a traced kernel its 3 dimensions. */
 static gdt_status result_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
 {
     (void)jp;
     gdt_disposition d;
+    gdt_status s = kernel_dims(at, o, e);
+    if (s != GDT_STATUS_OK)
+        return s;
     if (!gdt_disposition_parse(str(o, "disposition"), &d))
         return gdt__record_wrong(at, "/disposition", "one of verified, incorrect, failed, declined",
                                  gdt_json_get(o, "disposition"), e);

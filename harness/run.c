@@ -37,6 +37,56 @@ static int num_int(const cJSON *o, const char *key, int def)
     return (int)gdt_json_num_or(o, key, def);
 }
 
+/* A number the record may leave out: NaN when it does (nothing measured
+ * must not read as 0). */
+static double num_nan(const cJSON *v)
+{
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* What the run owns and no reader outside run.c sees: the records as
+ * parsed (the typed fields' strings point into them) and the typed
+ * fields' arrays. */
+struct gdt_run_store {
+    cJSON **records;
+    int nrecords;
+    const cJSON *header; /* records[0], the run record */
+    void **owned;
+    int nowned, cap;
+};
+
+/* n bytes (zeroed) the run owns until gdt_run_destroy; NULL: out of memory. */
+static void *own(gdt_run *r, size_t n)
+{
+    struct gdt_run_store *st = r->store;
+    if (st->nowned == st->cap) {
+        int cap = st->cap ? 2 * st->cap : 64;
+        void **q = realloc(st->owned, sizeof *q * (size_t)cap);
+        if (!q)
+            return NULL;
+        st->owned = q, st->cap = cap;
+    }
+    void *p = calloc(1, n ? n : 1);
+    if (p)
+        st->owned[st->nowned++] = p;
+    return p;
+}
+
+/* The numbers of the array a (null as NaN: an output that held NaN or Inf)
+ * into an array the run owns; false: out of memory. */
+static bool read_nums(gdt_run *r, const cJSON *a, const double **out, int *n)
+{
+    const cJSON *x;
+    int k = 0;
+    double *v = own(r, sizeof *v * (size_t)cJSON_GetArraySize(a));
+    if (!v)
+        return false;
+    cJSON_ArrayForEach(x, a)
+        v[k++] = num_nan(x);
+    *out = v, *n = k;
+    return true;
+}
+
 /* ------------------------------------------------------------ header */
 
 /* The device's name and versions: "" and 0 where the header left one out
@@ -51,6 +101,43 @@ static void read_device(const cJSON *d, gdt_run_device *v)
     v->cuda_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_CUDA_VERSION, 0);
     v->cudnn_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_CUDNN_VERSION, 0);
     v->nvrtc_version = (int)gdt__wire_num_or(d, GDT__W_DEVICE_NVRTC_VERSION, 0);
+    v->l2_bytes = (int64_t)gdt__wire_num_or(d, GDT__W_DEVICE_L2_BYTES, 0);
+    v->sm_clock_khz = (int64_t)gdt__wire_num_or(d, GDT__W_DEVICE_SM_CLOCK_KHZ, 0);
+    v->mem_clock_khz = (int64_t)gdt__wire_num_or(d, GDT__W_DEVICE_MEM_CLOCK_KHZ, 0);
+}
+
+/* The header's prior order, its table and rules passed (at most one table
+ * per family, each family known, sha256 or note). */
+static void read_prior(const cJSON *p, gdt_run_prior *v)
+{
+    const cJSON *t;
+    memset(v, 0, sizeof *v);
+    if (!p || cJSON_IsNull(p))
+        return;
+    v->recorded = true;
+    v->dir = str(p, "dir");
+    cJSON_ArrayForEach(t, gdt_json_get(p, "tables"))
+    {
+        gdt_run_prior_table *pt = &v->tables[v->ntables++];
+        gdt_family_parse(str(t, "family"), &pt->family, NULL);
+        pt->path = str(t, "path");
+        pt->sha256 = gdt_json_str_or(t, "sha256", NULL);
+        pt->note = str(t, "note");
+    }
+}
+
+/* The header's argv as strings the run owns the array of. */
+static bool read_argv(gdt_run *r, const cJSON *a)
+{
+    const cJSON *w;
+    const char **v = own(r, sizeof *v * (size_t)cJSON_GetArraySize(a));
+    if (!v)
+        return false;
+    r->argc = 0;
+    cJSON_ArrayForEach(w, a)
+        v[r->argc++] = cJSON_GetStringValue(w);
+    r->args = v;
+    return true;
 }
 
 /* The header's settings, its table and rule passed. */
@@ -77,13 +164,13 @@ static void read_options(const cJSON *op, gdt_run_options *o)
  * shard). */
 static gdt_status header_spec(gdt_run *r, const where *w, gdt_error *e)
 {
-    const char *spec = str(r->header, "spec");
+    const char *spec = r->spec_text;
     char sub[GDT_ERROR_MAX];
     unsigned mask = 0;
     gdt_error pe = {0};
     if (gdt_family_parse_set(r->family, &mask, &pe) != GDT_STATUS_OK)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /family: %s", w->at, pe.msg);
-    if (gdt_sweep_spec_parse(spec, strlen(spec), str(r->header, "spec_source"), r->quick, &r->spec,
+    if (gdt_sweep_spec_parse(spec, strlen(spec), r->spec_source, r->quick, &r->spec,
                              &pe) != GDT_STATUS_OK) {
         snprintf(sub, sizeof sub, "%s", pe.msg);
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /spec: %s", w->at, sub);
@@ -112,18 +199,20 @@ static gdt_status read_header(gdt_run *r, const cJSON *h, const where *w, gdt_er
     if (s != GDT_STATUS_OK)
         return s;
     read_options(gdt_json_get(h, "options"), &r->options);
-    r->header = h;
-    r->prior = gdt_json_get(h, "prior");
-    r->prior = cJSON_IsNull(r->prior) ? NULL : r->prior;
-    r->argv = gdt_json_get(h, "argv");
-    r->device = gdt_json_get(h, "device");
-    read_device(r->device, &r->dev);
+    r->store->header = h;
+    read_prior(gdt_json_get(h, "prior"), &r->prior);
+    if (!read_argv(r, gdt_json_get(h, "argv")))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
+    read_device(gdt_json_get(h, "device"), &r->dev);
     r->candidates = cJSON_GetStringValue(gdt_json_get(h, "candidates"));
     r->family = str(h, "family");
     r->source_digest = str(h, "source_digest");
     r->candidates_digest = str(h, "candidates_digest");
     r->started = str(h, "started");
     r->gdtune_version = str(h, "gdtune_version");
+    r->spec_source = str(h, "spec_source");
+    r->spec_digest = str(h, "spec_digest");
+    r->spec_text = str(h, "spec");
     r->quick = cJSON_IsTrue(gdt_json_get(h, "quick"));
     r->arch = num_int(h, "arch", 0);
     return header_spec(r, w, e);
@@ -199,6 +288,14 @@ static gdt_status check_plan_name(const where *w, const char *jp, const gdt_run_
                          "knobs print as), got \"%.300s\"", w->at, jn, want, p->name);
 }
 
+/* A result nothing was read into: no record, NaN for what it would have
+ * measured. */
+static gdt_run_result no_result(void)
+{
+    return (gdt_run_result){.build_s = NAN, .measure_s = NAN, .heat_s = NAN, .heat_mhz = NAN,
+                            .clocks = {false, NAN, NAN, NAN}};
+}
+
 /* One plan object, its table and rule passed: an engine of the cell's
  * family (a backend engine is of every family). */
 static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_family fam,
@@ -211,7 +308,6 @@ static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_
     memset(p, 0, sizeof *p);
     gdt__plan_id_from_json(o, &p->id, NULL);
     gdt_engine_id_decode(p->id.engine_id, &backend, &f, &slot, NULL);
-    p->json = o;
     p->name = str(o, "name");
     gdt_status s = check_plan_name(w, jp, p, e);
     if (s != GDT_STATUS_OK)
@@ -232,7 +328,7 @@ static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_err
     gdt_status s = record_cell(r, rec, w, &c, e);
     if (s != GDT_STATUS_OK)
         return s;
-    if (c->plans)
+    if (c->listed)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plans: cell %d has its plan list "
                              "already", w->at, num_int(rec, "cell", 0));
     const cJSON *pl = gdt_json_get(rec, "plans"), *o;
@@ -242,6 +338,8 @@ static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_err
     c->other = calloc((size_t)n + 1, sizeof *c->other);
     if (!c->plan || !c->result || !c->other)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
+    for (int k = 0; k < n; k++)
+        c->result[k] = c->other[k] = no_result();
     cJSON_ArrayForEach(o, pl)
     {
         char jp[64];
@@ -249,7 +347,7 @@ static gdt_status on_plans(gdt_run *r, const cJSON *rec, const where *w, gdt_err
         if ((s = read_plan(w, jp, o, c->spec->family, &c->plan[i++], e)) != GDT_STATUS_OK)
             return s;
     }
-    c->plans = pl;
+    c->listed = true;
     c->nplans = n;
     c->reference = str(rec, "reference");
     c->prebuild_s = gdt_json_num_or(rec, "prebuild_s", 0);
@@ -266,7 +364,7 @@ static gdt_status record_plan(gdt_run *r, const cJSON *rec, const where *w, gdt_
         return s;
     gdt_run_cell *c = *cell;
     int pi = num_int(rec, "plan", -1);
-    if (!c->plans)
+    if (!c->listed)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plan: a %s record for cell %d before "
                              "its plans record", w->at, str(rec, "type"), num_int(rec, "cell", 0));
     if (pi >= c->nplans) {
@@ -302,56 +400,120 @@ static void read_measurement(const cJSON *rec, gdt_run_result *res)
     res->samples = cJSON_GetArraySize(gdt__wire_get(last, GDT__W_BURST_DEVICE_US));
 }
 
-/* n numbers of the array a into v, def where an item is missing or not a
- * number (the record's table checked each item's range, not the count). */
-static void read_dims(const cJSON *a, int *v, int n, int def)
+/* One burst object, its table passed (burst, host_us, device_us and
+ * total_us required). */
+static bool read_burst(gdt_run *r, const cJSON *b, gdt_run_burst *t)
 {
-    for (int i = 0; i < n; i++) {
-        const cJSON *x = cJSON_GetArrayItem(a, i);
-        v[i] = cJSON_IsNumber(x) ? (int)x->valuedouble : def;
-    }
+    const cJSON *cm = gdt__wire_get(b, GDT__W_BURST_CLOCK_MHZ);
+    t->burst = (int)gdt__wire_num_or(b, GDT__W_BURST_BURST, 0);
+    t->dropped = (int)gdt__wire_num_or(b, GDT__W_BURST_DROPPED, 0);
+    t->median_host_us = num_nan(gdt__wire_get(b, GDT__W_BURST_MEDIAN_HOST_US));
+    t->median_device_us = num_nan(gdt__wire_get(b, GDT__W_BURST_MEDIAN_DEVICE_US));
+    t->rel_spread = num_nan(gdt__wire_get(b, GDT__W_BURST_REL_SPREAD));
+    return read_nums(r, gdt__wire_get(b, GDT__W_BURST_HOST_US), &t->host_us, &t->nhost) &&
+           read_nums(r, gdt__wire_get(b, GDT__W_BURST_DEVICE_US), &t->device_us, &t->ndevice) &&
+           read_nums(r, gdt__wire_get(b, GDT__W_BURST_TOTAL_US), &t->total_us, &t->ntotal) &&
+           (!cm || read_nums(r, cm, &t->clock_mhz, &t->nclock));
 }
 
+static bool read_bursts(gdt_run *r, const cJSON *rec, gdt_run_result *res)
+{
+    const cJSON *a = gdt__wire_get(rec, GDT__W_RESULT_R_BURSTS), *b;
+    gdt_run_burst *t = own(r, sizeof *t * (size_t)cJSON_GetArraySize(a));
+    if (!t)
+        return false;
+    res->nbursts = 0;
+    cJSON_ArrayForEach(b, a)
+        if (!read_burst(r, b, &t[res->nbursts++]))
+            return false;
+    res->bursts = t;
+    return true;
+}
+
+/* n numbers of the array a into v (the record's rule: 3 numbers). */
+static void read_dims(const cJSON *a, int *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        v[i] = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(a, i));
+}
+
+/* The traced burst, its table and rule passed (the kernel's grid, block
+ * and cluster 3 numbers each). */
 static void read_traced(const cJSON *rec, gdt_run_traced *t)
 {
-    const cJSON *c = gdt_json_get(rec, "cupti"), *k = gdt_json_get(c, "kernel");
+    const cJSON *c = gdt__wire_get(rec, GDT__W_RESULT_R_CUPTI), *k = gdt__wire_get(c, GDT__W_CUPTI_KERNEL);
+    gdt_cupti_kernel *m = &t->c.main;
     memset(t, 0, sizeof *t);
+    t->recorded = c != NULL;
+    t->burst = (int)gdt__wire_num_or(c, GDT__W_CUPTI_BURST, 0);
+    t->c.kernels = gdt__wire_num_or(c, GDT__W_CUPTI_KERNELS, 0);
+    t->c.kernel_us = gdt__wire_num_or(c, GDT__W_CUPTI_KERNEL_US, 0);
+    t->c.event_us = gdt__wire_num_or(c, GDT__W_CUPTI_EVENT_US, 0);
+    t->c.gap_us = gdt__wire_num_or(c, GDT__W_CUPTI_GAP_US, 0);
+    t->c.span_us = gdt__wire_num_or(c, GDT__W_CUPTI_SPAN_US, 0);
     if (!k)
         return;
-    t->burst = (int)gdt_json_num_or(c, "burst", 0);
-    t->kernels = gdt_json_num_or(c, "kernels", 0);
-    t->kernel = str(k, "name");
-    t->share = gdt_json_num_or(k, "share", 0);
-    read_dims(gdt_json_get(k, "grid"), t->grid, 3, 1);
-    read_dims(gdt_json_get(k, "cluster"), t->cluster, 3, 1);
-    const cJSON *c0 = cJSON_GetArrayItem(gdt_json_get(k, "cluster"), 0);
-    t->cluster[0] = cJSON_IsNumber(c0) ? (int)c0->valuedouble : 0;
+    snprintf(m->name, sizeof m->name, "%s", gdt__wire_str(k, GDT__W_CUPTI_K_NAME));
+    m->share = gdt__wire_num_or(k, GDT__W_CUPTI_K_SHARE, 0);
+    m->registers = (int)gdt__wire_num_or(k, GDT__W_CUPTI_K_REGISTERS, 0);
+    m->smem = (int)gdt__wire_num_or(k, GDT__W_CUPTI_K_SMEM, 0);
+    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_GRID), m->grid, 3);
+    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_BLOCK), m->block, 3);
+    read_dims(gdt__wire_get(k, GDT__W_CUPTI_K_CLUSTER), m->cluster, 3);
 }
 
-/* The relative errors; null (an output that held NaN or Inf) as NaN. */
-static void read_verify_err(const cJSON *rec, gdt_run_result *res)
+/* The clock probe's figures (NaN where left out). */
+static void read_clocks(const cJSON *rec, gdt_run_clocks *c)
 {
-    const cJSON *v;
-    res->nerr = 0;
-    cJSON_ArrayForEach(v, gdt_json_get(rec, "verify_err"))
-        if (res->nerr < 4)
-            res->verify_err[res->nerr++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    const cJSON *o = gdt__wire_get(rec, GDT__W_RESULT_R_CLOCKS);
+    c->recorded = o != NULL;
+    c->rated_mhz = num_nan(gdt__wire_get(o, GDT__W_CLOCKS_RATED_MHZ));
+    c->min_mhz = num_nan(gdt__wire_get(o, GDT__W_CLOCKS_MIN_MHZ));
+    c->max_mhz = num_nan(gdt__wire_get(o, GDT__W_CLOCKS_MAX_MHZ));
+}
+
+/* The arrays of a result: its relative errors (null, an output that held
+ * NaN or Inf, as NaN), bursts and cold times. */
+static bool read_arrays(gdt_run *r, const cJSON *rec, gdt_run_result *res)
+{
+    const cJSON *err = gdt__wire_get(rec, GDT__W_RESULT_R_VERIFY_ERR);
+    const cJSON *cold = gdt__wire_get(rec, GDT__W_RESULT_R_COLD_US);
+    res->has_verify_err = err != NULL;
+    return read_nums(r, err, &res->verify_err, &res->nerr) && read_bursts(r, rec, res) &&
+           (!cold || read_nums(r, cold, &res->cold_us, &res->ncold));
+}
+
+static double opt_num(const cJSON *rec, gdt__wire_field id)
+{
+    return num_nan(gdt__wire_get(rec, id));
 }
 
 /* A result record's disposition and measurement into res (its fields and
  * rule were checked with the record, record.c). */
-static void read_result(const cJSON *rec, int line, gdt_run_result *res)
+static gdt_status read_result(gdt_run *r, const cJSON *rec, const where *w, int line,
+                              gdt_run_result *res, gdt_error *e)
 {
+    bool again = res->again;
+    *res = no_result();
+    res->again = again;
     gdt_disposition_parse(str(rec, "disposition"), &res->disposition);
     if (res->disposition == GDT_DISP_VERIFIED)
         read_measurement(rec, res);
-    res->raced_out = cJSON_IsTrue(gdt_json_get(rec, "raced_out"));
-    res->converged = cJSON_IsTrue(gdt_json_get(rec, "converged"));
-    read_verify_err(rec, res);
-    read_traced(rec, &res->traced);
-    res->rec = rec;
+    res->raced_out = gdt__wire_true(rec, GDT__W_RESULT_R_RACED_OUT);
+    res->raced_late = gdt__wire_true(rec, GDT__W_RESULT_R_RACED_LATE);
+    res->converged = gdt__wire_true(rec, GDT__W_RESULT_R_CONVERGED);
+    res->build_s = opt_num(rec, GDT__W_RESULT_R_BUILD_S);
+    res->measure_s = opt_num(rec, GDT__W_RESULT_R_MEASURE_S);
+    res->heat_s = opt_num(rec, GDT__W_RESULT_R_HEAT_S);
+    res->heat_mhz = opt_num(rec, GDT__W_RESULT_R_HEAT_MHZ);
+    read_clocks(rec, &res->clocks);
+    if (!read_arrays(r, rec, res))
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", w->at);
+    res->journaled = true;
     res->line = line;
     res->error = str(rec, "error");
+    read_traced(rec, &res->traced);
+    return GDT_STATUS_OK;
 }
 
 /* A plan's second series (clock_outlier): once, after its verified result
@@ -362,17 +524,19 @@ static gdt_status on_again(gdt_run *r, gdt_run_cell *c, int pi, const cJSON *rec
     gdt_run_result *first = &c->result[pi], again = {.again = true};
     const cJSON *co = gdt_json_get(rec, "clock_outlier");
     int ci = num_int(rec, "cell", 0); /* co's fields: checked with the record's (record.c) */
-    if (!first->rec || first->disposition != GDT_DISP_VERIFIED)
+    if (!first->journaled || first->disposition != GDT_DISP_VERIFIED)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
                              "of cell %d, which has no verified result before it", w->at, pi, ci);
-    if (c->rounds.rec)
+    if (c->rounds.journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: a re-measure of plan %d "
                              "of cell %d after the cell's rounds (line %d)", w->at, pi, ci, c->rounds.line);
-    if (c->other[pi].rec)
+    if (c->other[pi].journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /clock_outlier: plan %d of cell %d was "
                              "re-measured already (line %d)", w->at, pi, ci,
                              (first->again ? first : &c->other[pi])->line);
-    read_result(rec, line, &again);
+    gdt_status s = read_result(r, rec, w, line, &again, e);
+    if (s != GDT_STATUS_OK)
+        return s;
     if (!cJSON_IsTrue(gdt_json_get(co, "counts"))) {
         c->other[pi] = again;
         return GDT_STATUS_OK;
@@ -394,10 +558,11 @@ static gdt_status on_result(gdt_run *r, const cJSON *rec, const where *w, int li
     if (gdt_json_get(rec, "clock_outlier"))
         return on_again(r, c, pi, rec, w, line, e);
     gdt_run_result *res = &c->result[pi];
-    if (res->rec)
+    if (res->journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plan: plan %d of cell %d has a result "
                              "already (line %d)", w->at, pi, num_int(rec, "cell", 0), res->line);
-    read_result(rec, line, res);
+    if ((s = read_result(r, rec, w, line, res, e)) != GDT_STATUS_OK)
+        return s;
     c->nresults++;
     r->results++;
     r->counts[res->disposition]++;
@@ -424,7 +589,7 @@ static gdt_status rounds_plans(const gdt_run_cell *c, const cJSON *rec, const wh
         if (v >= c->nplans)
             return wrong(w, jp, expected, x, e);
         const gdt_run_result *res = &c->result[(int)v];
-        if (res->disposition != GDT_DISP_VERIFIED || cJSON_IsTrue(gdt_json_get(res->rec, "raced_out")))
+        if (res->disposition != GDT_DISP_VERIFIED || res->raced_out)
             return wrong(w, jp, "a plan measured in full (verified, not raced out)", x, e);
         int i = ro->nplans++;
         ro->plans[i] = (int)v;
@@ -441,7 +606,7 @@ static gdt_status on_rounds(gdt_run *r, const cJSON *rec, const where *w, int li
     if (s != GDT_STATUS_OK)
         return s;
     gdt_run_rounds *ro = &c->rounds;
-    if (ro->rec)
+    if (ro->journaled)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /cell: cell %d has a rounds record "
                              "already (line %d)", w->at, num_int(rec, "cell", 0), ro->line);
     if (!gdt_run_cell_complete(c))
@@ -452,7 +617,8 @@ static gdt_status on_rounds(gdt_run *r, const cJSON *rec, const where *w, int li
     ro->error = str(rec, "error");
     if ((s = rounds_plans(c, rec, w, ro, e)) != GDT_STATUS_OK)
         return s;
-    ro->rec = rec;
+    ro->journaled = true;
+    ro->measure_s = num_nan(gdt_json_get(rec, "measure_s"));
     ro->line = line;
     return GDT_STATUS_OK;
 }
@@ -510,12 +676,13 @@ static gdt_status build(gdt_run *r, gdt_journal_lines *l, gdt_error *e)
     if (l->n == 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s:1: expected the run header ({\"type\": "
                              "\"run\", ...}), got %s", r->path, l->tail.torn_bytes ? "a torn record" : "an empty journal");
-    if (!(r->records = calloc((size_t)l->n, sizeof *r->records)))
+    struct gdt_run_store *st = r->store;
+    if (!(st->records = calloc((size_t)l->n, sizeof *st->records)))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", r->path);
     for (int i = 0; i < l->n; i++) {
-        r->records[r->nrecords++] = l->rec[i];
+        st->records[st->nrecords++] = l->rec[i];
         l->rec[i] = NULL;
-        gdt_status s = on_record(r, r->records[i], i + 1, e);
+        gdt_status s = on_record(r, st->records[i], i + 1, e);
         if (s != GDT_STATUS_OK)
             return s;
     }
@@ -536,11 +703,21 @@ static gdt_status load_lines(gdt_run *r, gdt_journal_lines *l, gdt_status s, gdt
     return GDT_STATUS_OK;
 }
 
+static gdt_run *run_new(void)
+{
+    gdt_run *r = calloc(1, sizeof *r);
+    if (r && !(r->store = calloc(1, sizeof *r->store))) {
+        free(r);
+        r = NULL;
+    }
+    return r;
+}
+
 gdt_status gdt_run_parse(const char *text, size_t len, const char *name, gdt_run **out,
                          gdt_error *e)
 {
     *out = NULL;
-    gdt_run *r = calloc(1, sizeof *r);
+    gdt_run *r = run_new();
     if (!r)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", name);
     snprintf(r->path, sizeof r->path, "%s", name);
@@ -557,7 +734,7 @@ gdt_status gdt_run_load(const char *dir, gdt_run **out, gdt_error *e)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: expected a run directory (written by "
                              "`gdtune sweep --out`), got %s", dir,
                              stat(dir, &st) != 0 ? "no such directory" : "a file that is not a directory");
-    gdt_run *r = calloc(1, sizeof *r);
+    gdt_run *r = run_new();
     if (!r)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s: out of memory", dir);
     snprintf(r->path, sizeof r->path, "%s/%s", dir, GDT_JOURNAL_NAME);
@@ -593,15 +770,22 @@ void gdt_run_destroy(gdt_run *r)
     }
     free(r->cells);
     gdt_sweep_spec_destroy(r->spec);
-    for (int i = 0; i < r->nrecords; i++)
-        cJSON_Delete(r->records[i]);
-    free(r->records);
+    struct gdt_run_store *st = r->store;
+    for (int i = 0; st && i < st->nrecords; i++)
+        cJSON_Delete(st->records[i]);
+    for (int i = 0; st && i < st->nowned; i++)
+        free(st->owned[i]);
+    if (st) {
+        free(st->records);
+        free(st->owned);
+    }
+    free(st);
     free(r);
 }
 
 bool gdt_run_cell_complete(const gdt_run_cell *c)
 {
-    return c->plans && c->nresults == c->nplans;
+    return c->listed && c->nresults == c->nplans;
 }
 
 const gdt_run_result *gdt_run_first_series(const gdt_run_cell *c, int pi)
@@ -613,7 +797,7 @@ bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double
 {
     const gdt_run_rounds *ro = &c->rounds;
     *time_us = c->result[pi].time_us, *noise = c->result[pi].noise;
-    for (int i = 0; ro->rec && !ro->error[0] && i < ro->nplans; i++)
+    for (int i = 0; ro->journaled && !ro->error[0] && i < ro->nplans; i++)
         if (ro->plans[i] == pi) {
             *time_us = ro->time_us[i], *noise = ro->noise[i];
             return true;
@@ -631,4 +815,35 @@ gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double fl
     if (m.noise < floor)
         m.noise = floor;
     return m;
+}
+
+const gdt_run_burst *gdt_run_largest_burst(const gdt_run_result *res)
+{
+    const gdt_run_burst *best = NULL;
+    for (int i = 0; i < res->nbursts; i++)
+        if (!best || res->bursts[i].burst > best->burst)
+            best = &res->bursts[i];
+    return best;
+}
+
+/* The value at a JSON pointer of one or two levels ("/options/rounds"). */
+static const cJSON *at_pointer(const cJSON *o, const char *ptr)
+{
+    char key[64];
+    for (const char *p = ptr; o && *p == '/';) {
+        size_t n = strcspn(p + 1, "/");
+        snprintf(key, sizeof key, "%.*s", (int)n, p + 1);
+        o = gdt_json_get(o, key);
+        p += n + 1;
+    }
+    return o;
+}
+
+gdt_status gdt_run_header_value(const gdt_run *r, const char *pointer, char **json, gdt_error *e)
+{
+    const cJSON *v = r->store ? at_pointer(r->store->header, pointer) : NULL;
+    *json = v ? cJSON_PrintUnformatted(v) : NULL;
+    if (v && !*json)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "%s:1: %s: out of memory", r->path, pointer);
+    return GDT_STATUS_OK;
 }

@@ -309,32 +309,65 @@ static gdt_engine_kind plan_kind(const cJSON *plan)
     return gdt_engine_kind_of(NULL, (int64_t)gdt_json_num_or(plan, "engine_id", 0));
 }
 
+/* What racing, the rounds' candidates and the clock check take of a
+ * series: a worker's reply (as the sweep journals it) or a result the
+ * journal's reader typed (--resume). */
+typedef struct series_view {
+    gdt_disposition d;
+    bool raced_out;
+    double time_us, noise;
+    double sizes[GDT_MAX_BURSTS + 1]; /* its bursts' sizes in order; one more: too many */
+    int nsizes;
+    gdt_series_clock clock;
+} series_view;
+
+static series_view reply_view(gdt_disposition d, const cJSON *measured)
+{
+    series_view v = {.d = d, .raced_out = gdt__wire_true(measured, GDT__W_RESULT_R_RACED_OUT),
+                     .time_us = gdt__wire_num_or(measured, GDT__W_RESULT_R_TIME_US, 0),
+                     .noise = gdt__wire_num_or(measured, GDT__W_RESULT_R_NOISE, 0),
+                     .clock = gdt_series_clock_of(measured)};
+    const cJSON *b;
+    cJSON_ArrayForEach(b, gdt__wire_get(measured, GDT__W_RESULT_R_BURSTS))
+        if (v.nsizes <= GDT_MAX_BURSTS)
+            v.sizes[v.nsizes++] = gdt__wire_num_or(b, GDT__W_BURST_BURST, 0);
+    return v;
+}
+
+static series_view result_view(const gdt_run_result *res)
+{
+    series_view v = {.d = res->disposition, .raced_out = res->raced_out, .time_us = res->time_us,
+                     .noise = res->noise, .clock = gdt_run_series_clock(res)};
+    for (int i = 0; i < res->nbursts && v.nsizes <= GDT_MAX_BURSTS; i++)
+        v.sizes[v.nsizes++] = res->bursts[i].burst;
+    return v;
+}
+
 /* The cell's bursts from its first plan measured in full (cell_bursts):
  * left unset when they are not 1 to GDT_MAX_BURSTS increasing sizes. */
-static void fix_bursts(run_cell *rc, const cJSON *bursts)
+static void fix_bursts(run_cell *rc, const series_view *v)
 {
-    const cJSON *b;
-    cJSON_ArrayForEach(b, bursts)
-    {
-        double v = gdt__wire_num_or(b, GDT__W_BURST_BURST, 0);
-        if (rc->nbursts == GDT_MAX_BURSTS || !(v >= 1 && v <= GDT_BURST_MAX) ||
-            (rc->nbursts && v <= rc->bursts[rc->nbursts - 1])) {
+    for (int i = 0; i < v->nsizes; i++) {
+        double b = v->sizes[i];
+        if (rc->nbursts == GDT_MAX_BURSTS || !(b >= 1 && b <= GDT_BURST_MAX) ||
+            (rc->nbursts && b <= rc->bursts[rc->nbursts - 1])) {
             rc->nbursts = 0;
             return;
         }
-        rc->bursts[rc->nbursts++] = (int)v;
+        rc->bursts[rc->nbursts++] = (int)b;
     }
 }
 
 /* Racing's bars and the rounds' candidates: a plan measured in full joins
  * them. */
-static void note_best(run_cell *rc, int pi, gdt_disposition d, const cJSON *measured)
+static void note_best(run_cell *rc, int pi, const series_view *v)
 {
-    if (d != GDT_DISP_VERIFIED || gdt__wire_true(measured, GDT__W_RESULT_R_RACED_OUT))
+    if (v->d != GDT_DISP_VERIFIED || v->raced_out)
         return;
-    fix_bursts(rc, rc->nbursts ? NULL : gdt__wire_get(measured, GDT__W_RESULT_R_BURSTS));
-    rc->full_us[pi] = gdt__wire_num_or(measured, GDT__W_RESULT_R_TIME_US, 0);
-    rc->series[pi].full_noise = gdt__wire_num_or(measured, GDT__W_RESULT_R_NOISE, 0);
+    if (!rc->nbursts)
+        fix_bursts(rc, v);
+    rc->full_us[pi] = v->time_us;
+    rc->series[pi].full_noise = v->noise;
     gdt_race_note(&rc->race, plan_kind(cJSON_GetArrayItem(rc->plans, pi)), rc->full_us[pi],
                   rc->series[pi].full_noise);
 }
@@ -351,18 +384,18 @@ static void marks_without(const run_cell *rc, int skip, gdt_race_marks *m)
 }
 
 /* A plan's first series: what its clock outlier check reads. */
-static void note_first(run_cell *rc, int pi, const cJSON *measured)
+static void note_first(run_cell *rc, int pi, const series_view *v)
 {
-    rc->series[pi].first = gdt_series_clock_of(measured);
-    rc->series[pi].first_us = gdt__wire_num_or(measured, GDT__W_RESULT_R_TIME_US, 0);
+    rc->series[pi].first = v->clock;
+    rc->series[pi].first_us = v->time_us;
 }
 
 /* A plan's re-measure that counts replaces its first series in racing's
  * marks and the rounds' candidates. */
-static void note_again(run_cell *rc, int pi, gdt_disposition d, const cJSON *measured)
+static void note_again(run_cell *rc, int pi, const series_view *v)
 {
     rc->full_us[pi] = 0;
-    note_best(rc, pi, d, measured);
+    note_best(rc, pi, v);
     marks_without(rc, -1, &rc->race);
 }
 
@@ -469,13 +502,15 @@ static void note_result(run *r, int ci, int pi, const gdt_run_result_rec *res)
         if (res->clock_outlier->counts) {
             count_by(r, GDT_DISP_VERIFIED, -1); /* a plan re-measured was verified */
             count(r, res->disposition);
-            note_again(rc, pi, res->disposition, res->measured);
+            series_view v = reply_view(res->disposition, res->measured);
+            note_again(rc, pi, &v);
         }
         return;
     }
+    series_view v = reply_view(res->disposition, res->measured);
     rc->has_result[pi] = true;
-    note_first(rc, pi, res->measured);
-    note_best(rc, pi, res->disposition, res->measured);
+    note_first(rc, pi, &v);
+    note_best(rc, pi, &v);
     count(r, res->disposition);
     r->session_plans++;
 }
@@ -1021,26 +1056,48 @@ static gdt_status resume_settings(run *r, gdt_run *jr, gdt_error *e)
     return GDT_STATUS_OK;
 }
 
+/* The cell's plan list as the sweep sends its plans to workers, from the
+ * journal's typed plans: what the worker listed (identity, name, side,
+ * tag, untimed position).  NULL: out of memory. */
+static cJSON *plans_of(const gdt_run_cell *c)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int pi = 0; a && pi < c->nplans; pi++) {
+        const gdt_run_plan *p = &c->plan[pi];
+        cJSON *o = gdt__plan_id_json(&p->id);
+        bool ok = o && cJSON_AddStringToObject(o, "name", p->name) &&
+                  cJSON_AddBoolToObject(o, "backend", p->backend) && cJSON_AddStringToObject(o, "tag", p->tag) &&
+                  cJSON_AddNumberToObject(o, "untimed", p->untimed) && cJSON_AddItemToArray(a, o);
+        if (!ok) {
+            cJSON_Delete(o);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 /* The journal's cells, plan lists and results as the run's state. */
 static gdt_status replay(run *r, const gdt_run *jr, gdt_error *e)
 {
     for (int ci = 0; ci < jr->ncells; ci++) {
         const gdt_run_cell *c = &jr->cells[ci];
         r->cells[ci].journaled = c->journaled;
-        r->cells[ci].rounds_done = c->rounds.rec != NULL;
-        if (!c->plans)
+        r->cells[ci].rounds_done = c->rounds.journaled;
+        if (!c->listed)
             continue;
-        cJSON *plans = cJSON_Duplicate(c->plans, 1);
+        cJSON *plans = plans_of(c);
         gdt_status s = plans ? set_plans(r, ci, plans, NULL, e)
                              : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
         for (int pi = 0; s == GDT_STATUS_OK && pi < c->nplans; pi++) {
-            if (!c->result[pi].rec)
+            if (!c->result[pi].journaled)
                 continue;
+            series_view first = result_view(gdt_run_first_series(c, pi)), counts = result_view(&c->result[pi]);
             r->cells[ci].has_result[pi] = true;
-            r->cells[ci].series[pi].again = c->other[pi].rec != NULL;
+            r->cells[ci].series[pi].again = c->other[pi].journaled;
             count(r, c->result[pi].disposition);
-            note_first(&r->cells[ci], pi, gdt_run_first_series(c, pi)->rec);
-            note_best(&r->cells[ci], pi, c->result[pi].disposition, c->result[pi].rec);
+            note_first(&r->cells[ci], pi, &first);
+            note_best(&r->cells[ci], pi, &counts);
         }
         if (s != GDT_STATUS_OK)
             return s;
@@ -1075,7 +1132,7 @@ static gdt_status load_resume(run *r, gdt_error *e)
     if (s == GDT_STATUS_OK)
         s = same_build(r, jr->path, e);
     if (s == GDT_STATUS_OK) /* the header's prior, before replay orders the cells */
-        s = gdt_prior_reload(jr->prior, jr->arch, &r->prior, e);
+        s = gdt_prior_reload(&jr->prior, jr->arch, &r->prior, e);
     if (s == GDT_STATUS_OK && !(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
         s = gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     if (s == GDT_STATUS_OK)
@@ -1297,7 +1354,7 @@ static int next_fastest(const gdt_run_cell *c, int after)
     int best = -1;
     for (int pi = 0; pi < c->nplans; pi++) {
         const gdt_run_result *x = &c->result[pi];
-        if (!x->rec || x->disposition != GDT_DISP_VERIFIED)
+        if (!x->journaled || x->disposition != GDT_DISP_VERIFIED)
             continue;
         if (after >= 0 && (x->time_us < c->result[after].time_us ||
                            (x->time_us == c->result[after].time_us && pi <= after)))

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gdt_json.h"
 #include "gdt_metric_clock.h"
 #include "gdt_rank_test.h"
 #include "gdt_tables_diff.h"
@@ -503,7 +502,7 @@ static int verified_plan(const gdt_run_cell *c, const char *plan)
         gdt_plan_id id = c->plan[i].id;
         gdt_plan_id_normalize(&id);
         gdt_plan_id_format(&id, name, sizeof name);
-        if (!strcmp(name, plan) && c->result[i].rec && c->result[i].disposition == GDT_DISP_VERIFIED)
+        if (!strcmp(name, plan) && c->result[i].journaled && c->result[i].disposition == GDT_DISP_VERIFIED)
             return i;
     }
     return -1;
@@ -512,43 +511,32 @@ static int verified_plan(const gdt_run_cell *c, const char *plan)
 /* The device-time samples of the named plan at the journal's largest
  * burst and their median clock (0: none); false when it has no verified
  * result there. */
-static bool samples_of(const gdt_run_cell *c, const char *plan, const cJSON **vals, int *burst, double *mhz)
+static bool samples_of(const gdt_run_cell *c, const char *plan, const double **vals, int *n, int *burst,
+                       double *mhz)
 {
     int i = verified_plan(c, plan);
     if (i < 0) return false;
-    const cJSON *last = gdt_result_largest_burst(c->result[i].rec);
+    const gdt_run_burst *last = gdt_run_largest_burst(&c->result[i]);
     gdt_metric_clock mc;
-    *vals = gdt_json_get(last, "device_us");
-    *burst = (int)gdt_json_num_or(last, "burst", 0);
-    *mhz = gdt_metric_clock_of(c->result[i].rec, &mc) ? mc.median_mhz : 0;
-    return cJSON_IsArray(*vals) && cJSON_GetArraySize(*vals) > 0;
-}
-
-static double *numbers(const cJSON *a, int *n)
-{
-    *n = cJSON_GetArraySize(a);
-    double *v = malloc((size_t)*n * sizeof *v);
-    int i = 0;
-    for (const cJSON *x = a->child; v && x; x = x->next) v[i++] = x->valuedouble;
-    return v;
+    *vals = last ? last->device_us : NULL;
+    *n = last ? last->ndevice : 0;
+    *burst = last ? last->burst : 0;
+    *mhz = gdt_run_metric_clock(&c->result[i], &mc) ? mc.median_mhz : 0;
+    return *n > 0;
 }
 
 static gdt_status test_plan(gdt_diff_cell *d, const char *plan, const gdt_run_cell *oc,
                             const gdt_run_cell *nc, gdt_error *e)
 {
-    const cJSON *ov, *nv;
+    const double *a, *b;
     gdt_diff_test t = {.u = 0};
     for (int i = 0; i < d->ntests; i++)
         if (!strcmp(d->tests[i].plan, plan)) return GDT_STATUS_OK;
-    if (!samples_of(oc, plan, &ov, &t.burst_old, &t.mhz_old) ||
-        !samples_of(nc, plan, &nv, &t.burst_new, &t.mhz_new))
+    if (!samples_of(oc, plan, &a, &t.n_old, &t.burst_old, &t.mhz_old) ||
+        !samples_of(nc, plan, &b, &t.n_new, &t.burst_new, &t.mhz_new))
         return GDT_STATUS_OK;
-    double *a = numbers(ov, &t.n_old), *b = numbers(nv, &t.n_new);
     gdt_rank_test r;
-    gdt_status s = a && b ? gdt_rank_test_mann_whitney(a, t.n_old, b, t.n_new, &r, e)
-                          : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables diff: out of memory");
-    free(a);
-    free(b);
+    gdt_status s = gdt_rank_test_mann_whitney(a, t.n_old, b, t.n_new, &r, e);
     gdt_diff_test *v = s ? NULL : realloc(d->tests, (size_t)(d->ntests + 1) * sizeof *v);
     if (s || !v) return s ? s : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "tables diff: out of memory");
     snprintf(t.plan, sizeof t.plan, "%s", plan);

@@ -395,20 +395,6 @@ static gdt_status exec_plan(void *ctx, void *stream, gdt_error *e)
     return gdt_trial_execute(w->cell, w->g, e);
 }
 
-/* The traced burst's main kernel: its name and launch shape. */
-static cJSON *kernel_json(const gdt_cupti_kernel *k)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", k->name);
-    cJSON_AddItemToObject(o, "grid", cJSON_CreateIntArray(k->grid, 3));
-    cJSON_AddItemToObject(o, "block", cJSON_CreateIntArray(k->block, 3));
-    cJSON_AddItemToObject(o, "cluster", cJSON_CreateIntArray(k->cluster, 3));
-    cJSON_AddNumberToObject(o, "registers", k->registers);
-    cJSON_AddNumberToObject(o, "smem", k->smem);
-    cJSON_AddNumberToObject(o, "share", k->share);
-    return o;
-}
-
 /* One traced burst of `burst` calls, apart from the timed ones: CUPTI's
  * kernel durations beside the event time, per call, and the kernel that
  * took most of them. */
@@ -419,16 +405,7 @@ static gdt_status trace_plan(worker *w, int burst, cJSON *r, gdt_error *e)
     gdt_status s = gdt_cupti_trace(&fn, w->cell->stream, burst, &c, e);
     if (s != GDT_STATUS_OK)
         return s;
-    cJSON *o = cJSON_CreateObject();
-    gdt__wire_add(r, GDT__W_RESULT_R_CUPTI, o);
-    cJSON_AddNumberToObject(o, "burst", burst);
-    cJSON_AddNumberToObject(o, "kernels", c.kernels);
-    cJSON_AddNumberToObject(o, "kernel_us", c.kernel_us);
-    cJSON_AddNumberToObject(o, "event_us", c.event_us);
-    cJSON_AddNumberToObject(o, "gap_us", c.gap_us);
-    cJSON_AddNumberToObject(o, "span_us", c.span_us);
-    if (c.main.name[0])
-        cJSON_AddItemToObject(o, "kernel", kernel_json(&c.main));
+    gdt__wire_add(r, GDT__W_RESULT_R_CUPTI, gdt_cupti_json(burst, &c));
     return GDT_STATUS_OK;
 }
 

@@ -2,10 +2,10 @@
  * journaled per plan, so a reviewer can see what racing saved and what
  * builds cost without a script over the journal; what they leave out is
  * said in the section's note. */
+#include <math.h>
 #include <string.h>
 
 #include "gdt_budget.h"
-#include "gdt_json.h"
 
 /* The table's names of each side, and the JSON's (the report's other keys
  * say backend for cuDNN: best_backend). */
@@ -27,9 +27,10 @@ static const struct {
 };
 _Static_assert(sizeof kinds / sizeof kinds[0] == GDT_BUDGET_KIND_COUNT, "one name per kind");
 
-static bool flag(const cJSON *rec, const char *key)
+/* A journaled number, 0 where the record left it out (NaN). */
+static double seconds(double s)
 {
-    return cJSON_IsTrue(cJSON_GetObjectItem(rec, key));
+    return isnan(s) ? 0 : s;
 }
 
 /* raced_late comes with raced_out (harness/measure.c run_all), so it is
@@ -42,19 +43,19 @@ static gdt_budget_kind kind_of(const gdt_run_result *res)
     case GDT_DISP_FAILED: return GDT_BUDGET_FAILED;
     default: break;
     }
-    if (flag(res->rec, "raced_late"))
+    if (res->raced_late)
         return GDT_BUDGET_RACED_LATE;
-    if (flag(res->rec, "raced_out"))
+    if (res->raced_out)
         return GDT_BUDGET_RACED_OUT;
-    return flag(res->rec, "converged") ? GDT_BUDGET_CONVERGED : GDT_BUDGET_NOT_CONVERGED;
+    return res->converged ? GDT_BUDGET_CONVERGED : GDT_BUDGET_NOT_CONVERGED;
 }
 
-static void add(gdt_budget_row *row, int plans, const cJSON *rec)
+static void add(gdt_budget_row *row, int plans, const gdt_run_result *res)
 {
     row->plans += plans;
-    row->measure_s += gdt_json_num_or(rec, "measure_s", 0);
-    row->build_s += gdt_json_num_or(rec, "build_s", 0);
-    row->heat_s += gdt_json_num_or(rec, "heat_s", 0);
+    row->measure_s += seconds(res->measure_s);
+    row->build_s += seconds(res->build_s);
+    row->heat_s += seconds(res->heat_s);
 }
 
 static void add_cell(gdt_budget *b, const gdt_run_cell *c)
@@ -62,13 +63,14 @@ static void add_cell(gdt_budget *b, const gdt_run_cell *c)
     for (int i = 0; i < c->nplans; i++) {
         const gdt_run_result *res = &c->result[i];
         gdt_budget_row *side = b->by[gdt_engine_side(NULL, c->plan[i].id.engine_id)];
-        if (res->rec)
-            add(&side[kind_of(res)], 1, res->rec);
-        if (c->other[i].rec) /* re-measured for its clock: the series that does not count, its time */
-            add(&side[kind_of(&c->other[i])], 0, c->other[i].rec);
+        if (res->journaled)
+            add(&side[kind_of(res)], 1, res);
+        if (c->other[i].journaled) /* re-measured for its clock: the series that does not count, its time */
+            add(&side[kind_of(&c->other[i])], 0, &c->other[i]);
     }
-    if (c->rounds.rec) {
-        add(&b->rounds, c->rounds.nplans, c->rounds.rec);
+    if (c->rounds.journaled) { /* a rounds record journals its measure_s alone */
+        b->rounds.plans += c->rounds.nplans;
+        b->rounds.measure_s += seconds(c->rounds.measure_s);
         b->rounds_records++;
     }
     if (c->prebuilt > 0 || c->prebuild_s > 0) {

@@ -1,17 +1,15 @@
 /* A cell's fastest verified plans (gdt_cell_top.h). */
-#include <cjson/cJSON.h>
-
 #include "gdt_cell_top.h"
 
 const gdt_run_result *gdt_cell_verified(const gdt_run_cell *c, int i)
 {
     const gdt_run_result *res = &c->result[i];
-    return res->rec && res->disposition == GDT_DISP_VERIFIED ? res : NULL;
+    return res->journaled && res->disposition == GDT_DISP_VERIFIED ? res : NULL;
 }
 
 static bool raced_out(const gdt_run_cell *c, int i)
 {
-    return cJSON_IsTrue(cJSON_GetObjectItem(c->result[i].rec, "raced_out"));
+    return c->result[i].raced_out;
 }
 
 int gdt_cell_top3(const gdt_run_cell *c, bool full, int out[3])

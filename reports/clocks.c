@@ -21,7 +21,7 @@ bool gdt_clock_gap(const gdt_run_cell *c, const int *plans, int n, double *gap)
     int known = 0;
     for (int t = 0; t < n; t++) {
         gdt_metric_clock mc;
-        if (!gdt_metric_clock_of(c->result[plans[t]].rec, &mc))
+        if (!gdt_run_metric_clock(&c->result[plans[t]], &mc))
             continue;
         known++;
         lo = fmin(lo, mc.median_mhz), hi = fmax(hi, mc.median_mhz);
@@ -36,7 +36,7 @@ static void plan_cell(FILE *f, const gdt_run_cell *c, int i)
     fputc(' ', f);
     gdt_md_code(f, c->plan[i].name);
     fprintf(f, " %.2f us", c->result[i].time_us);
-    if (gdt_metric_clock_of(c->result[i].rec, &mc))
+    if (gdt_run_metric_clock(&c->result[i], &mc))
         fprintf(f, " at %.0f MHz (%.0f-%.0f)", mc.median_mhz, mc.min_mhz, mc.max_mhz);
     else
         fprintf(f, ", no clock");
@@ -91,7 +91,7 @@ static cJSON *plan_json(const gdt_run_cell *c, int i)
 {
     gdt_metric_clock mc;
     cJSON *o = cJSON_CreateObject();
-    bool has = gdt_metric_clock_of(c->result[i].rec, &mc);
+    bool has = gdt_run_metric_clock(&c->result[i], &mc);
     cJSON_AddStringToObject(o, "plan", c->plan[i].name);
     cJSON_AddNumberToObject(o, "engine_id", (double)c->plan[i].id.engine_id);
     cJSON_AddNumberToObject(o, "time_us", c->result[i].time_us);

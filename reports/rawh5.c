@@ -1,7 +1,6 @@
 /* raw.h5 from the journal: every sample per family/cell/plan and burst,
  * plus provenance, built in memory and published as one file (unique
  * temporary, fsync, rename). */
-#include <cjson/cJSON.h>
 #include <hdf5.h>
 #include <limits.h>
 #include <math.h>
@@ -11,7 +10,6 @@
 #include <string.h>
 
 #include "gdt_run.h"
-#include "gdt_json.h"
 #include "gdt_rawh5.h"
 #include "gdt_rawh5_plans.h"
 #include "gdt_util.h"
@@ -84,28 +82,10 @@ static bool attr_flag(hid_t obj, const char *name, bool v)
     return attr_typed(obj, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, &x);
 }
 
-/* A JSON number as float64, NaN when absent or not a number: a value
- * nothing measured must not read as 0. */
-static double num_or_nan_item(const cJSON *n)
+/* A float64 dataset from n numbers (none too; NaN where nothing was
+ * measured), with its unit. */
+static bool dataset(hid_t parent, const char *name, const double *v, int n, const char *units)
 {
-    return cJSON_IsNumber(n) ? n->valuedouble : NAN;
-}
-
-static double num_or_nan(const cJSON *o, const char *key)
-{
-    return num_or_nan_item(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
-/* A float64 dataset from a JSON array of numbers (empty arrays too), with
- * its unit. */
-static bool dataset(hid_t parent, const char *name, const cJSON *arr, const char *units)
-{
-    int n = cJSON_GetArraySize(arr);
-    double *v = malloc(sizeof *v * (size_t)(n + 1));
-    if (!v)
-        return false;
-    for (int i = 0; i < n; i++)
-        v[i] = num_or_nan_item(cJSON_GetArrayItem(arr, i)); /* null (verify_err): not finite */
     hsize_t dims[1] = {(hsize_t)n};
     hid_t sp = H5Screate_simple(1, dims, NULL);
     hid_t d = H5Dcreate2(parent, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -114,7 +94,6 @@ static bool dataset(hid_t parent, const char *name, const cJSON *arr, const char
     if (d >= 0)
         H5Dclose(d);
     H5Sclose(sp);
-    free(v);
     return ok;
 }
 
@@ -138,24 +117,31 @@ static hid_t group(hid_t parent, const char *name)
     return g;
 }
 
-static bool provenance(hid_t f, const cJSON *h)
+/* The header's device and run as file attributes ("" and 0 where the
+ * journal left one out). */
+static bool provenance(hid_t f, const gdt_run *r)
 {
-    const cJSON *d = cJSON_GetObjectItem(h, "device");
-    static const char *const dev_str[] = {"name", "uuid"};
-    static const char *const dev_int[] = {"arch", "sm_count", "l2_bytes", "sm_clock_khz",
-                                          "mem_clock_khz", "driver_version", "cuda_version",
-                                          "cudnn_version", "nvrtc_version"};
-    static const char *const run_str[] = {"gdtune_version", "source_digest", "started", "family",
-                                          "spec_source", "spec_digest", "spec", "candidates_digest",
-                                          "candidates"};
-    bool ok = attr_str(f, "layout", RAW_LAYOUT);
-    char name[64];
-    for (size_t i = 0; i < sizeof dev_str / sizeof *dev_str; i++)
-        ok &= attr_str(f, (snprintf(name, sizeof name, "device_%s", dev_str[i]), name), gdt_json_str_or(d, dev_str[i], ""));
+    const gdt_run_device *d = &r->dev;
+    const struct {
+        const char *name;
+        int64_t v;
+    } dev_int[] = {{"arch", d->arch}, {"sm_count", d->sm_count}, {"l2_bytes", d->l2_bytes},
+                   {"sm_clock_khz", d->sm_clock_khz}, {"mem_clock_khz", d->mem_clock_khz},
+                   {"driver_version", d->driver_version}, {"cuda_version", d->cuda_version},
+                   {"cudnn_version", d->cudnn_version}, {"nvrtc_version", d->nvrtc_version}};
+    const struct {
+        const char *name, *v;
+    } run_str[] = {{"gdtune_version", r->gdtune_version}, {"source_digest", r->source_digest},
+                   {"started", r->started}, {"family", r->family}, {"spec_source", r->spec_source},
+                   {"spec_digest", r->spec_digest}, {"spec", r->spec_text},
+                   {"candidates_digest", r->candidates_digest},
+                   {"candidates", r->candidates ? r->candidates : ""}};
+    bool ok = attr_str(f, "layout", RAW_LAYOUT) && attr_str(f, "device_name", d->name) &&
+              attr_str(f, "device_uuid", d->uuid);
     for (size_t i = 0; i < sizeof dev_int / sizeof *dev_int; i++)
-        ok &= attr_i64(f, dev_int[i], (int64_t)gdt_json_num_or(d, dev_int[i], 0));
+        ok &= attr_i64(f, dev_int[i].name, dev_int[i].v);
     for (size_t i = 0; i < sizeof run_str / sizeof *run_str; i++)
-        ok &= attr_str(f, run_str[i], gdt_json_str_or(h, run_str[i], ""));
+        ok &= attr_str(f, run_str[i].name, run_str[i].v);
     return ok;
 }
 
@@ -179,7 +165,7 @@ static bool plan_attrs(hid_t g, const gdt_run_plan *p)
 }
 
 /* verify_err: one relative L2 error per output, in the family's order. */
-static bool verify_data(hid_t g, gdt_family fam, const cJSON *err)
+static bool verify_data(hid_t g, gdt_family fam, const gdt_run_result *res)
 {
     gdt_operand_role roles[GDT_OPERAND_COUNT];
     int nout = gdt_family_outputs(fam, roles);
@@ -188,59 +174,54 @@ static bool verify_data(hid_t g, gdt_family fam, const cJSON *err)
         at += snprintf(names + at, sizeof names - (size_t)at, "%s%s", i ? " " : "",
                        gdt_operand_name(roles[i]));
     hid_t d = -1;
-    bool ok = dataset(g, "verify_err", err, "relative L2 error") &&
+    bool ok = dataset(g, "verify_err", res->verify_err, res->nerr, "relative L2 error") &&
               (d = H5Dopen2(g, "verify_err", H5P_DEFAULT)) >= 0 && attr_str(d, "operands", names);
     if (d >= 0)
         H5Dclose(d);
     return ok;
 }
 
-static bool burst_data(hid_t g, const cJSON *b)
+static bool burst_data(hid_t g, const gdt_run_burst *b)
 {
     char name[64];
-    snprintf(name, sizeof name, "burst_%d", (int)gdt_json_num_or(b, "burst", 0));
+    snprintf(name, sizeof name, "burst_%d", b->burst);
     hid_t bg = group(g, name);
-    const cJSON *cm = cJSON_GetObjectItem(b, "clock_mhz"); /* absent in older journals */
-    bool ok = bg >= 0 && attr_i64(bg, "burst", (int64_t)gdt_json_num_or(b, "burst", 0)) &&
-              attr_i64(bg, "n", cJSON_GetArraySize(cJSON_GetObjectItem(b, "device_us"))) &&
-              attr_i64(bg, "dropped", (int64_t)gdt_json_num_or(b, "dropped", 0)) &&
-              dataset(bg, "host_us", cJSON_GetObjectItem(b, "host_us"), "us per call (host enqueue)") &&
-              dataset(bg, "device_us", cJSON_GetObjectItem(b, "device_us"), "us per call (device, events)") &&
-              dataset(bg, "total_us", cJSON_GetObjectItem(b, "total_us"), "us per call (wall, to drain)") &&
-              (!cm || dataset(bg, "clock_mhz", cm, "MHz (the SM clock the probe read after the sample)")) &&
-              attr_f64(bg, "median_device_us", num_or_nan(b, "median_device_us")) &&
-              attr_f64(bg, "median_host_us", num_or_nan(b, "median_host_us")) &&
-              attr_f64(bg, "rel_spread", num_or_nan(b, "rel_spread"));
+    bool ok = bg >= 0 && attr_i64(bg, "burst", b->burst) && attr_i64(bg, "n", b->ndevice) &&
+              attr_i64(bg, "dropped", b->dropped) &&
+              dataset(bg, "host_us", b->host_us, b->nhost, "us per call (host enqueue)") &&
+              dataset(bg, "device_us", b->device_us, b->ndevice, "us per call (device, events)") &&
+              dataset(bg, "total_us", b->total_us, b->ntotal, "us per call (wall, to drain)") &&
+              (!b->clock_mhz || /* absent in older journals */
+               dataset(bg, "clock_mhz", b->clock_mhz, b->nclock, "MHz (the SM clock the probe read after the sample)")) &&
+              attr_f64(bg, "median_device_us", b->median_device_us) &&
+              attr_f64(bg, "median_host_us", b->median_host_us) && attr_f64(bg, "rel_spread", b->rel_spread);
     if (bg >= 0)
         H5Gclose(bg);
     return ok;
 }
 
-/* A plan's result; a plan with none is disposition "not_run", NaN times. */
-static bool result_data(hid_t g, gdt_family fam, const cJSON *res)
+/* A plan's result; a plan with none is disposition "not_run", NaN times
+ * (the typed result's, gdt_run.h). */
+static bool result_data(hid_t g, gdt_family fam, const gdt_run_result *res)
 {
-    bool verified = res && !strcmp(gdt_json_str_or(res, "disposition", ""), "verified");
-    bool ok = attr_str(g, "disposition", res ? gdt_json_str_or(res, "disposition", "") : "not_run") &&
-              attr_str(g, "error", res ? gdt_json_str_or(res, "error", "") : "") &&
-              attr_f64(g, "build_s", num_or_nan(res, "build_s")) &&
-              attr_f64(g, "time_us", verified ? num_or_nan(res, "time_us") : NAN) &&
-              attr_f64(g, "noise", verified ? num_or_nan(res, "noise") : NAN) &&
-              attr_flag(g, "converged", cJSON_IsTrue(cJSON_GetObjectItem(res, "converged"))) &&
-              attr_flag(g, "raced_out", cJSON_IsTrue(cJSON_GetObjectItem(res, "raced_out"))) &&
-              attr_flag(g, "raced_late", cJSON_IsTrue(cJSON_GetObjectItem(res, "raced_late"))) &&
-              attr_f64(g, "heat_s", num_or_nan(res, "heat_s")) &&
-              attr_f64(g, "heat_mhz", num_or_nan(res, "heat_mhz"));
-    const cJSON *b, *err = cJSON_GetObjectItem(res, "verify_err");
-    if (ok && err)
-        ok = verify_data(g, fam, err);
-    cJSON_ArrayForEach(b, cJSON_GetObjectItem(res, "bursts")) ok &= burst_data(g, b);
-    if (cJSON_GetObjectItem(res, "cold_us"))
-        ok &= dataset(g, "cold_us", cJSON_GetObjectItem(res, "cold_us"), "us per call (device, L2 flushed)");
-    const cJSON *clk = cJSON_GetObjectItem(res, "clocks");
-    if (clk) /* what the clock probe saw while this plan was measured */
-        ok &= attr_f64(g, "sm_clock_rated_mhz", num_or_nan(clk, "rated_mhz")) &&
-              attr_f64(g, "sm_clock_min_mhz", num_or_nan(clk, "min_mhz")) &&
-              attr_f64(g, "sm_clock_max_mhz", num_or_nan(clk, "max_mhz"));
+    bool run = res->journaled, verified = run && res->disposition == GDT_DISP_VERIFIED;
+    bool ok = attr_str(g, "disposition", run ? gdt_disposition_name(res->disposition) : "not_run") &&
+              attr_str(g, "error", run ? res->error : "") && attr_f64(g, "build_s", res->build_s) &&
+              attr_f64(g, "time_us", verified ? res->time_us : NAN) &&
+              attr_f64(g, "noise", verified ? res->noise : NAN) &&
+              attr_flag(g, "converged", res->converged) && attr_flag(g, "raced_out", res->raced_out) &&
+              attr_flag(g, "raced_late", res->raced_late) && attr_f64(g, "heat_s", res->heat_s) &&
+              attr_f64(g, "heat_mhz", res->heat_mhz);
+    if (ok && res->has_verify_err)
+        ok = verify_data(g, fam, res);
+    for (int i = 0; i < res->nbursts; i++)
+        ok &= burst_data(g, &res->bursts[i]);
+    if (res->cold_us)
+        ok &= dataset(g, "cold_us", res->cold_us, res->ncold, "us per call (device, L2 flushed)");
+    if (res->clocks.recorded) /* what the clock probe saw while this plan was measured */
+        ok &= attr_f64(g, "sm_clock_rated_mhz", res->clocks.rated_mhz) &&
+              attr_f64(g, "sm_clock_min_mhz", res->clocks.min_mhz) &&
+              attr_f64(g, "sm_clock_max_mhz", res->clocks.max_mhz);
     return ok;
 }
 
@@ -250,7 +231,7 @@ static bool plan_group(hid_t c, const gdt_run_cell *cell, int pi)
     snprintf(name, sizeof name, "plan_%03d", pi);
     hid_t g = group(c, name);
     bool ok = g >= 0 && plan_attrs(g, &cell->plan[pi]) &&
-              result_data(g, cell->spec->family, cell->result[pi].rec);
+              result_data(g, cell->spec->family, &cell->result[pi]);
     if (g >= 0)
         H5Gclose(g);
     return ok;
@@ -266,7 +247,7 @@ static bool cell_group(hid_t f, const gdt_run_cell *cell, int ci)
     hid_t c = fam >= 0 ? group(fam, name) : -1;
     gdt_problem_key(&cell->spec->problem, key, sizeof key);
     bool ok = c >= 0 && attr_str(c, "shape", cell->spec->shape) && attr_str(c, "key", key) &&
-              attr_i64(c, "cell", ci) && (!cell->plans || attr_str(c, "reference", cell->reference)) &&
+              attr_i64(c, "cell", ci) && (!cell->listed || attr_str(c, "reference", cell->reference)) &&
               gdt_rawh5_plans_write(c, cell);
     for (int pi = 0; ok && pi < cell->nplans; pi++)
         ok = plan_group(c, cell, pi);
@@ -280,7 +261,7 @@ static bool cell_group(hid_t f, const gdt_run_cell *cell, int ci)
 /* Every cell the journal holds; *bad: the line of the one that failed. */
 static bool write_run(hid_t f, const gdt_run *r, int *bad_line)
 {
-    if (!provenance(f, r->header)) {
+    if (!provenance(f, r)) {
         *bad_line = 1;
         return false;
     }

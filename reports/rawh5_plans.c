@@ -1,7 +1,6 @@
 /* The per-cell table of plans of raw.h5 (gdt_rawh5_plans.h).  The columns
  * are one table (name, offset, type) that builds both the in-memory and
  * the file's compound type, so a column is declared once. */
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,7 +8,6 @@
 #include <string.h>
 
 #include "gdt_figure_style.h"
-#include "gdt_json.h"
 #include "gdt_rawh5_plans.h"
 
 /* Fields in the table's column order: H5Tpack lays the file's columns out
@@ -56,27 +54,22 @@ static const col cols[] = {
     COL(backend, COL_U8),        COL(error, COL_STR),
 };
 
-static double num_or_nan(const cJSON *o, const char *key)
-{
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(n) ? n->valuedouble : NAN;
-}
-
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* The median of an array's numbers; NaN when it holds none. */
-static double median(const cJSON *arr)
+/* The median of n numbers (NaN ones left out); NaN when there are none. */
+static double median(const double *x, int cap)
 {
-    int n = 0, cap = cJSON_GetArraySize(arr);
+    int n = 0;
     double *v = cap > 0 ? malloc(sizeof *v * (size_t)cap) : NULL, m = NAN;
-    const cJSON *x;
     if (!v)
         return NAN;
-    cJSON_ArrayForEach(x, arr) if (cJSON_IsNumber(x)) v[n++] = x->valuedouble;
+    for (int i = 0; i < cap; i++)
+        if (!isnan(x[i]))
+            v[n++] = x[i];
     if (n) {
         qsort(v, (size_t)n, sizeof *v, by_value);
         m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -86,39 +79,36 @@ static double median(const cJSON *arr)
 }
 
 /* The largest of verify_err's numbers; NaN when none (or absent). */
-static double max_of(const cJSON *arr)
+static double max_of(const double *x, int n)
 {
     double m = NAN;
-    const cJSON *x;
-    cJSON_ArrayForEach(x, arr) if (cJSON_IsNumber(x)) m = isnan(m) ? x->valuedouble : fmax(m, x->valuedouble);
+    for (int i = 0; i < n; i++)
+        if (!isnan(x[i]))
+            m = isnan(m) ? x[i] : fmax(m, x[i]);
     return m;
 }
 
-static bool flag(const cJSON *rec, const char *key) { return cJSON_IsTrue(cJSON_GetObjectItem(rec, key)); }
-
-/* The measurement columns from the result record (NULL: not run). */
+/* The measurement columns from the typed result (not journaled: not run). */
 static void result_columns(plan_row *w, const gdt_run_result *r)
 {
-    const cJSON *rec = r->rec, *bursts = cJSON_GetObjectItem(rec, "bursts");
-    const cJSON *last = cJSON_GetArrayItem(bursts, cJSON_GetArraySize(bursts) - 1);
-    const cJSON *clk = cJSON_GetObjectItem(rec, "clocks");
-    bool verified = rec && r->disposition == GDT_DISP_VERIFIED;
-    w->disposition = rec ? gdt_disposition_name(r->disposition) : "not_run";
-    w->error = rec && r->error ? r->error : "";
+    const gdt_run_burst *last = r->nbursts ? &r->bursts[r->nbursts - 1] : NULL;
+    bool verified = r->journaled && r->disposition == GDT_DISP_VERIFIED;
+    w->disposition = r->journaled ? gdt_disposition_name(r->disposition) : "not_run";
+    w->error = r->journaled && r->error ? r->error : "";
     w->time_us = verified ? r->time_us : NAN;
     w->noise = verified ? r->noise : NAN;
-    w->bursts = cJSON_GetArraySize(bursts);
-    w->burst = last ? (int64_t)gdt_json_num_or(last, "burst", 0) : 0;
-    w->samples = last ? cJSON_GetArraySize(cJSON_GetObjectItem(last, "device_us")) : 0;
+    w->bursts = r->nbursts;
+    w->burst = last ? last->burst : 0;
+    w->samples = last ? last->ndevice : 0;
     w->host_us = r->host_us > 0 ? r->host_us : NAN;
-    w->clock_mhz = median(cJSON_GetObjectItem(last, "clock_mhz"));
-    w->sm_clock_min_mhz = num_or_nan(clk, "min_mhz");
-    w->sm_clock_max_mhz = num_or_nan(clk, "max_mhz");
-    w->converged = flag(rec, "converged"), w->raced_out = flag(rec, "raced_out"), w->raced_late = flag(rec, "raced_late");
-    w->build_s = num_or_nan(rec, "build_s");
-    w->heat_s = num_or_nan(rec, "heat_s");
-    w->heat_mhz = num_or_nan(rec, "heat_mhz");
-    w->verify_err_max = max_of(cJSON_GetObjectItem(rec, "verify_err"));
+    w->clock_mhz = last && last->clock_mhz ? median(last->clock_mhz, last->nclock) : NAN;
+    w->sm_clock_min_mhz = r->clocks.min_mhz;
+    w->sm_clock_max_mhz = r->clocks.max_mhz;
+    w->converged = r->converged, w->raced_out = r->raced_out, w->raced_late = r->raced_late;
+    w->build_s = r->build_s;
+    w->heat_s = r->heat_s;
+    w->heat_mhz = r->heat_mhz;
+    w->verify_err_max = max_of(r->verify_err, r->nerr);
 }
 
 static void fill_row(plan_row *w, const gdt_run_cell *c, int i)

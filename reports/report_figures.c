@@ -1,7 +1,6 @@
 /* `gdtune report`'s figures (gdt_report_figures.h, docs/figures.md).  One
  * script, figures.gp, draws them all; each figure starts with `reset` so
  * that nothing one sets leaks into the next. */
-#include <cjson/cJSON.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,7 +12,6 @@
 #include "gdt_ceiling.h"
 #include "gdt_figure_style.h"
 #include "gdt_gnuplot.h"
-#include "gdt_json.h"
 #include "gdt_mfile.h"
 #include "gdt_report_figures.h"
 #include "gdt_util.h"
@@ -210,7 +208,7 @@ static bool ceiling_fraction(const gdt_run_cell *c, gdt_engine_kind k, const gdt
 
 static bool has_plans(const gdt_run_cell *c)
 {
-    if (!c->journaled || !c->plans)
+    if (!c->journaled || !c->listed)
         return false;
     for (int i = 0; i < c->nplans; i++)
         if (gdt_cell_verified(c, i))
@@ -472,10 +470,16 @@ static bool has_burst_curve(const gdt_run_cell *c)
 {
     for (int j = 0; j < GDT_FIGURE_NKINDS; j++) {
         int i = gdt_cell_best_of_kind(c, gdt_figure_kinds[j]);
-        if (i >= 0 && cJSON_GetArraySize(cJSON_GetObjectItem(c->result[i].rec, "bursts")) > 1)
+        if (i >= 0 && c->result[i].nbursts > 1)
             return true;
     }
     return false;
+}
+
+/* A median the burst left out (NaN) as 0, as the figures' data had it. */
+static double or0(double v)
+{
+    return isnan(v) ? 0 : v;
 }
 
 /* One block per kind with a verified plan: its best plan's bursts (burst,
@@ -484,14 +488,14 @@ static void burst_rows(FILE *f, const gdt_run_cell *c, const int *best)
 {
     fprintf(f, "# one block per kind's best plan: burst, host us, device us, low, high (rel_spread)\n");
     for (int j = 0; j < GDT_FIGURE_NKINDS; j++) {
-        const cJSON *b;
         if (best[j] < 0)
             continue;
-        cJSON_ArrayForEach(b, cJSON_GetObjectItem(c->result[best[j]].rec, "bursts"))
-        {
-            double dev = gdt_json_num_or(b, "median_device_us", 0), sp = gdt_json_num_or(b, "rel_spread", 0);
-            fprintf(f, "%d %.6g %.6g %.6g %.6g\n", (int)gdt_json_num_or(b, "burst", 0),
-                    gdt_json_num_or(b, "median_host_us", 0), dev, dev * (1 - sp), dev * (1 + sp));
+        const gdt_run_result *res = &c->result[best[j]];
+        for (int k = 0; k < res->nbursts; k++) {
+            const gdt_run_burst *b = &res->bursts[k];
+            double dev = or0(b->median_device_us), sp = or0(b->rel_spread);
+            fprintf(f, "%d %.6g %.6g %.6g %.6g\n", b->burst, or0(b->median_host_us), dev, dev * (1 - sp),
+                    dev * (1 + sp));
         }
         fprintf(f, "\n\n");
     }

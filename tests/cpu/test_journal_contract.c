@@ -236,6 +236,56 @@ static void write_extremes(const char *dir, const gdt_sweep_spec *spec)
     cJSON_Delete(null);
 }
 
+/* The typed result fields hold what the records hold: every optional
+ * field present (plan 0), empty arrays (plan 1), none (plan 9, failed by
+ * the sweep: NaN and NULL, never 0). */
+static void check_typed_results(const gdt_run_cell *c)
+{
+    const gdt_run_result *top = &c->result[0], *empty = &c->result[1], *none = &c->result[9];
+    CHECK(top->journaled && top->raced_late && !top->converged && empty->converged);
+    CHECK_NEAR(top->build_s, HOURS_S, 0);
+    CHECK_NEAR(top->measure_s, HOURS_S, 0);
+    CHECK_NEAR(top->heat_mhz, 1980, 0);
+    CHECK_INT(top->nerr, ==, 3);
+    CHECK_NEAR(top->verify_err[0], 1e300, 0);
+    CHECK_INT(top->nbursts, ==, 2);
+    if (top->nbursts == 2) {
+        const gdt_run_burst *b = &top->bursts[0];
+        CHECK(b->burst == 1 && b->nhost == 64 && b->ndevice == 64 && b->ntotal == 64 && b->nclock == 64);
+        CHECK(b->dropped == INT_MAX && b->device_us[1] == HOUR_US && b->clock_mhz[0] == 1e-3);
+        CHECK_NEAR(b->median_device_us, HOUR_US, 0);
+        CHECK_NEAR(b->rel_spread, 1e6, 0);
+        CHECK(gdt_run_largest_burst(top) == &top->bursts[1] && top->bursts[1].ndevice == 3);
+    }
+    CHECK(top->cold_us && top->ncold == 1 && empty->cold_us && empty->ncold == 0);
+    CHECK(empty->has_verify_err && empty->nerr == 0 && empty->nbursts == 2 && empty->bursts[1].ndevice == 0);
+    CHECK(top->clocks.recorded && top->clocks.rated_mhz == 1980 && top->clocks.max_mhz == 3000);
+    const gdt_run_traced *t = &top->traced;
+    const gdt_cupti_kernel *k = &t->c.main;
+    CHECK(t->recorded && t->burst == GDT_BURST_MAX && !strcmp(k->name, "sm90_xmma_gemm"));
+    CHECK(k->grid[0] == INT_MAX && k->block[0] == 1024 && k->cluster[0] == 16 && k->registers == 255);
+    CHECK(k->smem == INT_MAX && t->c.gap_us == -HOUR_US && t->c.span_us == HOUR_US && k->share == 1);
+    CHECK(none->journaled && none->disposition == GDT_DISP_FAILED && isnan(none->build_s));
+    CHECK(isnan(none->heat_s) && isnan(none->clocks.min_mhz) && !none->clocks.recorded);
+    CHECK(!none->has_verify_err && none->nbursts == 0 && !none->cold_us && !none->traced.recorded);
+    CHECK(!gdt_run_largest_burst(none));
+}
+
+/* The typed header: no argv (as before the field), a null prior, the
+ * device's left-out figures 0, a value by JSON pointer. */
+static void check_typed_header(const gdt_run *r)
+{
+    char *v = NULL, *absent = NULL;
+    gdt_error e = {0};
+    CHECK(r->argc == 0 && !r->prior.recorded && r->dev.l2_bytes == 0);
+    CHECK(!strcmp(r->spec_source, r->spec->source) && !strcmp(r->spec_digest, r->spec->digest));
+    check_ok(gdt_run_header_value(r, "/options/bursts", &v, &e), &e);
+    check_ok(gdt_run_header_value(r, "/options/planted", &absent, &e), &e);
+    CHECK_STR(v ? v : "", "[1,2,4,8,16,64,1024,4096]");
+    CHECK(!absent);
+    free(v);
+}
+
 static void check_extremes(const char *dir)
 {
     gdt_run *r = NULL;
@@ -250,12 +300,16 @@ static void check_extremes(const char *dir)
     CHECK_INT(r->results, ==, NPLANS);
     CHECK_INT(r->counts[GDT_DISP_VERIFIED], ==, 8);
     CHECK_NEAR(c->result[0].time_us, HOUR_US, 0);
-    CHECK_NEAR(gdt_json_num_or(c->result[0].rec, "heat_s", 0), HEAT_S, 0);
-    CHECK_NEAR(gdt_json_num_or(c->result[1].rec, "heat_s", 0), 2.018, 0);
+    CHECK_NEAR(c->result[0].heat_s, HEAT_S, 0);
+    CHECK_NEAR(c->result[1].heat_s, 2.018, 0);
     CHECK_NEAR(c->prebuild_s, 900, 0);
-    CHECK(cJSON_IsNull(cJSON_GetArrayItem(gdt_json_get(c->result[8].rec, "verify_err"), 0)));
+    CHECK(c->result[8].has_verify_err && c->result[8].nerr == 2 && isnan(c->result[8].verify_err[0]));
     CHECK_INT(c->rounds.nplans, ==, GDT_ROUNDS_PLANS_MAX);
     CHECK_INT(c->rounds.rounds, ==, GDT_ROUNDS_MAX);
+    CHECK(c->rounds.journaled);
+    CHECK_NEAR(c->rounds.measure_s, GDT_ROUNDS_PLANS_MAX * HOURS_S, 0);
+    check_typed_results(c);
+    check_typed_header(r);
     gdt_run_destroy(r);
 }
 
@@ -288,6 +342,22 @@ static void check_refused(gdt_journal *j, const char *dir, const char *key, doub
     cJSON_Delete(rep);
 }
 
+/* A traced kernel's grid of 2 numbers: the writer refuses it, the reader
+ * would (gdt_run_traced holds x, y and z). */
+static void check_refused_dims(gdt_journal *j, const char *dir)
+{
+    cJSON *rep = full_reply(0);
+    cJSON *k = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "cupti"), "kernel");
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(k, "grid"), 2);
+    gdt_run_result_rec res = result_rec(0, GDT_DISP_VERIFIED, rep);
+    gdt_error e = {0};
+    int before = journal_lines(dir);
+    CHECK_INT(gdt_run_write_result(j, &res, &e), ==, GDT_STATUS_INTERNAL);
+    CHECK_CONTAINS(e.msg, "/cupti/kernel/grid: expected 3 numbers (x, y, z), got ");
+    CHECK_INT(journal_lines(dir), ==, before);
+    cJSON_Delete(rep);
+}
+
 static void test_writer_refuses(const char *dir, const gdt_sweep_spec *spec)
 {
     gdt_journal *j = NULL;
@@ -305,6 +375,7 @@ static void test_writer_refuses(const char *dir, const gdt_sweep_spec *spec)
         check_refused(j, dir, "time_us", 0, "/time_us: expected a time above 0 us");
         check_refused(j, dir, "race_burst", GDT_BURST_MAX + 1, "/race_burst: expected a value in [1, 4096]");
         check_refused(j, dir, "measure_s", INFINITY, "/measure_s: expected a value in [0, 86400]");
+        check_refused_dims(j, dir);
     }
     gdt_journal_close(j);
     cJSON_Delete(device);
@@ -323,7 +394,7 @@ static void test_committed_overshoot(void)
         check_ok(gdt_run_parse(text, len, "heat_overshoot.journal.jsonl", &r, &e), &e);
     CHECK(r && r->results == 1);
     if (r && r->ncells)
-        CHECK_NEAR(gdt_json_num_or(r->cells[0].result[0].rec, "heat_s", 0), 2.018, 0);
+        CHECK_NEAR(r->cells[0].result[0].heat_s, 2.018, 0);
     gdt_run_destroy(r);
     free(text);
 }
@@ -378,7 +449,7 @@ static void test_plan_index_bound(const char *dir)
     CHECK_CONTAINS(e.msg, "/journal.jsonl:4: /plan: expected a plan index below 44 (the cell's "
                           "plans), got number 44");
     check_ok(gdt_run_load(below, &r, &e), &e);
-    CHECK(r && r->cells[0].result[43].rec && r->results == 1);
+    CHECK(r && r->cells[0].result[43].journaled && r->results == 1);
     gdt_run_destroy(r);
     char *report_at[] = {GDTUNE_EXE, "report", at_count, NULL}, *report_below[] = {GDTUNE_EXE, "report", below, NULL};
     CHECK_INT(gdt_test_spawn(report_at, NULL, out, sizeof out), ==, 2);

@@ -122,14 +122,14 @@ static int top3_by_hand(const gdt_run_cell *c, int *conv)
             bool taken = false;
             for (int k = 0; k < n; k++)
                 taken = taken || pick[k] == pi;
-            if (c->result[pi].rec && c->result[pi].disposition == GDT_DISP_VERIFIED && !taken &&
+            if (c->result[pi].journaled && c->result[pi].disposition == GDT_DISP_VERIFIED && !taken &&
                 (b < 0 || c->result[pi].time_us < c->result[b].time_us))
                 b = pi;
         }
         if (b < 0)
             break;
         pick[n] = b;
-        *conv += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->result[b].rec, "converged"));
+        *conv += c->result[b].converged;
     }
     return n;
 }

@@ -28,15 +28,29 @@ typedef struct cell_fixture {
     gdt_sweep_cell spec;
     gdt_run_plan plan[4];
     gdt_run_result res[4];
+    gdt_run_burst bursts[4][2];
+    double mhz[4][2][8];
     gdt_run_cell cell;
 } cell_fixture;
 
-static void add(cell_fixture *f, const char *name, double t, bool raced, const char *clocks)
+/* The same as the run reads it (gdt_run.h): bursts 1 and 64 with their
+ * clocks, the rated clock. */
+static void add(cell_fixture *f, const char *name, double t, bool raced, const char *clocks64)
 {
-    int i = f->cell.nplans++;
+    int i = f->cell.nplans++, n = 0;
     f->plan[i].name = name;
-    f->res[i] = (gdt_run_result){.rec = result(t, raced, clocks), .disposition = GDT_DISP_VERIFIED,
-                                 .time_us = t};
+    f->mhz[i][0][0] = 1000;
+    for (char *p = (char *)clocks64, *end; n < 8; p = end + (*end == ',')) {
+        double v = strtod(p, &end);
+        if (end == p)
+            break;
+        f->mhz[i][1][n++] = v;
+    }
+    f->bursts[i][0] = (gdt_run_burst){.burst = 1, .clock_mhz = f->mhz[i][0], .nclock = 1};
+    f->bursts[i][1] = (gdt_run_burst){.burst = 64, .clock_mhz = f->mhz[i][1], .nclock = n};
+    f->res[i] = (gdt_run_result){.journaled = true, .disposition = GDT_DISP_VERIFIED, .time_us = t,
+                                 .raced_out = raced, .clocks = {true, 1980, NAN, NAN},
+                                 .bursts = f->bursts[i], .nbursts = 2};
 }
 
 static void init(cell_fixture *f, const char *shape)
@@ -49,8 +63,7 @@ static void init(cell_fixture *f, const char *shape)
 
 static void release(cell_fixture *f)
 {
-    for (int i = 0; i < f->cell.nplans; i++)
-        cJSON_Delete((cJSON *)f->res[i].rec);
+    (void)f; /* nothing allocated */
 }
 
 static void test_metric_clock(void)
@@ -70,6 +83,17 @@ static void test_metric_clock(void)
     r = cJSON_Parse("{\"disposition\":\"verified\"}");
     CHECK(!gdt_metric_clock_of(r, &mc));
     cJSON_Delete(r);
+    cell_fixture f; /* the same of the typed result */
+    init(&f, "m=1");
+    add(&f, "p", 10, false, "1979, 0, 1694, 1700, 1710");
+    add(&f, "q", 10, false, "0, 0");
+    CHECK(gdt_run_metric_clock(&f.res[0], &mc));
+    CHECK_INT(mc.samples, ==, 4);
+    CHECK_NEAR(mc.median_mhz, 1705, 1e-9);
+    CHECK_NEAR(mc.rated_mhz, 1980, 1e-9);
+    CHECK(!gdt_run_metric_clock(&f.res[1], &mc));
+    f.res[0].nbursts = 0;
+    CHECK(!gdt_run_metric_clock(&f.res[0], &mc));
 }
 
 static void test_section(void)
