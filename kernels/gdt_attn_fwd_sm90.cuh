@@ -6,8 +6,10 @@
  * kernels/attn_fwd.cuh: O strided like Q, LSE packed [b, h_q, s_q].  nvcc
  * builds its entries ahead of time (kernels/hand/attn_fwd_sm90.cu, the
  * `hand` engine's sdpa_fwd.hand, host side engines/hand/hand_attn.c);
- * NVRTC can compile the same text (no toolkit header: gdt_sm90.cuh
- * declares CUtensorMap under NVRTC).  Its parameters are the entry's
+ * NVRTC compiles the same text as kernels/attn_fwd.cuh's PIPE=1 (no
+ * toolkit header: gdt_sm90.cuh declares CUtensorMap under NVRTC), and
+ * tests/cpu/test_attn_fwd_tma_nvrtc.c checks that each entry's two builds
+ * are the same bytes.  Its parameters are the entry's
  * template arguments (dtype, head dim); the fixed sizes below are macros
  * named AF90_*, clear of the attention rows' -D names (BLOCK_M, STAGES,
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
