@@ -10,6 +10,22 @@
 // 1 top-left, 2 bottom-right), MMA (0 mma.sync; 1 and 2 wgmma on sm_90a,
 // below, 2 with the next block's S beside P V).
 // The types and the parameter block are in gdt_attn.cuh, the PTX helpers in gdt_ptx.cuh.
+//
+// PIPE=1: the Hopper structure of kernels/gdt_attn_fwd_sm90.cuh (the hand
+// engine's forward, one source) at GDT_FP16 and HEAD_DIM: a TMA producer
+// warp feeding K and V rings of mbarriers, two ping-pong consumer
+// warpgroups (setmaxnreg 24/240) with the softmax beside the next Q K^T.
+// No row binds it yet (tmpl_attention.c passes no PIPE; issue 37's next
+// step); tests/cpu/test_attn_fwd_tma_nvrtc.c compiles it and checks each
+// entry is the hand cubin's, byte for byte.
+
+#if PIPE == 1
+
+#include "gdt_attn_fwd_sm90.cuh"
+
+GDT_ATTN_FWD_SM90_ENTRY(gdt_attn_fwd, GDT_FP16, HEAD_DIM)
+
+#else
 
 #if !defined(HEAD_DIM) || !defined(MMA)
 #error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, GDT_FP16, CAUSAL and MMA are bound by the plan"
@@ -585,3 +601,5 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_fwd(const gdt_att
     fwd_store(st, p, bi, hq, m0 + wrow, lane);
 }
 #endif // MMA
+
+#endif // PIPE

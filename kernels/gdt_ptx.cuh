@@ -193,6 +193,11 @@ __device__ __forceinline__ u64 wg_desc(u32 addr, u32 lbo)
     return (u64)((addr & 0x3FFFF) >> 4) | ((u64)((lbo & 0x3FFFF) >> 4) << 16) |
            ((u64)(1024 >> 4) << 32) | (1ull << 62);
 }
+// Operands at a constant byte offset from a tile's descriptor: the start
+// address field is (address & 0x3FFFF) >> 4 and shared addresses stay below
+// 2^18, so offset/16 added to the descriptor describes the offset address.
+// One add per wgmma, and no per-step descriptor kept live across a loop.
+__device__ __forceinline__ u64 wg_at(u64 desc, u32 byte_offset) { return desc + (byte_offset >> 4); }
 
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -214,7 +219,7 @@ template <int N> __device__ __forceinline__ void wg_fence_acc(float (&d)[N])
 
 // The accumulator operands of a wgmma asm: GDT_WG_D8(i) binds d[i .. i+7],
 // GDT_WG_R32 .. GDT_WG_R128 name the first 32 .. 128 operands (used also by
-// kernels/hand/hand_common.cuh's register-A wgmma).
+// kernels/gdt_sm90.cuh's register-A wgmma).
 #define GDT_WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define GDT_WG_D32 GDT_WG_D8(0), GDT_WG_D8(8), GDT_WG_D8(16), GDT_WG_D8(24)
 #define GDT_WG_D64 GDT_WG_D32, GDT_WG_D8(32), GDT_WG_D8(40), GDT_WG_D8(48), GDT_WG_D8(56)

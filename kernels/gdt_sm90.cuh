@@ -1,9 +1,11 @@
 /* kernels/gdt_sm90.cuh: the Hopper building blocks that the handwritten
  * kernels (kernels/hand/, nvcc) and the NVRTC templates share: the tensor
  * map type, mbarriers, named barriers, bulk groups, TMA loads and stores,
- * the cluster's rank, barrier and remote arrivals, st.async, and the
- * dtype-templated pack2.  One copy of each wrapper: the hand kernels take it
- * through hand_common.cuh, the TMA GEMM (gdt_gemm_sm90.cuh) directly.
+ * the cluster's rank, barrier and remote arrivals, st.async, setmaxnreg,
+ * the dtype-templated pack2, and the wgmma with A in registers and its A
+ * fragments (the attention kernels' P V).  One copy of each wrapper: the
+ * hand kernels take it through hand_common.cuh, the Hopper GEMM and
+ * attention forward (gdt_gemm_sm90.cuh, gdt_attn_fwd_sm90.cuh) directly.
  *
  * The includer defines GDT_FP16 before (gdt_ptx.cuh needs it); nothing here
  * uses what it binds: these take the dtype as a template argument FP16
@@ -244,6 +246,45 @@ template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
     else
         asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
+}
+
+/* ------------------------------------------------------ wgmma, A in registers */
+
+/* O (64 x N) += P . V: P as A fragments in registers (the RS form, which has
+ * no A transpose), V MN-major in shared memory (B transpose bit set). */
+template <int FP16, int N> __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const u32 (&a)[4], u64 db)
+{
+    static_assert(N == 64 || N == 128, "O is 64 or 128 columns wide");
+#define RS_ASM(T, SHAPE, REGS, A0, B, ...)                                                            \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                           \
+                 "wgmma.mma_async.sync.aligned." SHAPE ".f32." T "." T " {" REGS "}, {" A0 "}, " B     \
+                 ", p, 1, 1, 1;\n}\n"                                                                 \
+                 : __VA_ARGS__                                                                         \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
+    if constexpr (N == 128) {
+        if constexpr (FP16)
+            RS_ASM("f16", "m64n128k16", GDT_WG_R64, "%64, %65, %66, %67", "%68", GDT_WG_D64);
+        else
+            RS_ASM("bf16", "m64n128k16", GDT_WG_R64, "%64, %65, %66, %67", "%68", GDT_WG_D64);
+    } else {
+        if constexpr (FP16)
+            RS_ASM("f16", "m64n64k16", GDT_WG_R32, "%32, %33, %34, %35", "%36", GDT_WG_D32);
+        else
+            RS_ASM("bf16", "m64n64k16", GDT_WG_R32, "%32, %33, %34, %35", "%36", GDT_WG_D32);
+    }
+#undef RS_ASM
+}
+/* A 64-row accumulator of STEPS * 16 columns as the A fragments of its k16
+ * steps (P of P V, dS^T of dK): the accumulator layout of columns 16 kk ..
+ * 16 kk + 15 is the m64k16 A fragment layout. */
+template <int FP16, int STEPS>
+__device__ __forceinline__ void pack_a(u32 (&a)[STEPS][4], const float (&x)[STEPS * 8])
+{
+#pragma unroll
+    for (int kk = 0; kk < STEPS; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            a[kk][i] = pack2<FP16>(x[8 * kk + 2 * i], x[8 * kk + 2 * i + 1]);
 }
 
 #endif

@@ -12,11 +12,7 @@
 #ifndef GDT_WGMMA_CUH
 #define GDT_WGMMA_CUH
 
-// Operands at a constant byte offset from a tile's descriptor: the start
-// address field is (address & 0x3FFFF) >> 4 and shared addresses stay below
-// 2^18, so offset/16 added to the descriptor describes the offset address.
-// One add per wgmma, and no per-step descriptor kept live across a loop.
-__device__ __forceinline__ u64 wg_at(u64 desc, u32 byte_offset) { return desc + (byte_offset >> 4); }
+// wg_at (an operand at a byte offset from a tile's descriptor) is gdt_ptx.cuh's.
 
 // K-major operand: rows row0.. of a ROWS-row tile, k16 step kk along the
 // 64-column blocks of d.

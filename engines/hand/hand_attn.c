@@ -1,7 +1,8 @@
 /* The hand engine's attention forward (slot sdpa_fwd.hand):
- * kernels/hand/attn_fwd_sm90.cu, built by nvcc for sm_90a and embedded as
- * a cubin.  One configuration (the knobs below); check_support declines,
- * with the reason, every problem the kernel cannot run exactly: another
+ * kernels/hand/attn_fwd_sm90.cu (the entries of kernels/gdt_attn_fwd_sm90.cuh),
+ * built by nvcc for sm_90a and embedded as a cubin.  One configuration
+ * (the knobs below); check_support declines, with the reason, every
+ * problem the kernel cannot run exactly: another
  * arch, dtype, head dim or configuration, a tensor without a unit stride
  * along d, strides TMA cannot describe (16-byte multiples below 2^40) and
  * sizes past the kernel's 32-bit indexing.  build loads the cubin; execute
@@ -18,7 +19,7 @@
 #include "gdt_hand.h"
 #include "hand_common.h"
 
-/* What kernels/hand/attn_fwd_sm90.cu is compiled for: keep the two in step.
+/* What kernels/gdt_attn_fwd_sm90.cuh is compiled for: keep the two in step.
  * MMA=2 is the attention templates' word for S of block j+1 issued beside
  * P V of block j; the two consumer warpgroups also take turns (ping-pong). */
 enum { BLOCK_M = 128, BLOCK_N = 128, STAGES = 2, WARPS = 12, MMA = 2, GRID_Y_MAX = 65535 };
@@ -32,7 +33,7 @@ static const gdt_knob attn_knobs[] = {
  * barriers, and 1024 bytes of slack to align the swizzle atoms. */
 static int smem_bytes(int64_t d) { return (int)((1 + 2 * STAGES) * 128 * d * 2 + 128 + 1024); }
 
-/* Mirrors struct gdt_hand_attn_params in kernels/hand/attn_fwd_sm90.cu. */
+/* Mirrors struct gdt_hand_attn_params in kernels/gdt_attn_fwd_sm90.cuh. */
 typedef struct gdt_hand_attn_params {
     void *o;
     float *lse;
@@ -42,7 +43,7 @@ typedef struct gdt_hand_attn_params {
     float scale_log2;
     int section;
 } gdt_hand_attn_params;
-_Static_assert(sizeof(gdt_hand_attn_params) == 72, "must match kernels/hand/attn_fwd_sm90.cu");
+_Static_assert(sizeof(gdt_hand_attn_params) == 72, "must match kernels/gdt_attn_fwd_sm90.cuh");
 
 struct gdt_compiled {
     CUtensorMap maps[3]; /* Q, K, V: first, for their 128-byte alignment */
@@ -116,7 +117,7 @@ static void destroy(gdt_compiled *c)
 }
 
 /* The kernel starts its CTAs section by section, each section every query
- * tile of `section` consecutive query heads (kernels/hand/attn_fwd_sm90.cu,
+ * tile of `section` consecutive query heads (kernels/gdt_attn_fwd_sm90.cuh,
  * schedule), so that the CTAs in flight share their heads' K and V in L2.
  * A kv head's K and V, 4 s_kv d bytes, are held to SECTION_BYTES a section:
  * a third of the H200's 50 MB L2, since about two sections' heads are in

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_support.h"
 #include "gdt_engines.h"
 #include "gdt_rows.h"
 #include "gdt_test.h"
@@ -54,35 +55,6 @@ static gdt_candidate *materialize(const char *json, const char *shape, int arch,
                   GDT_STATUS_OK);
     gdt_rows_destroy(t);
     return c;
-}
-
-/* ------------------------------------------------------------ ELF .text */
-
-/* The bytes of section `name` in an ELF64 image; NULL when absent. */
-static const unsigned char *section(const void *img, size_t len, const char *name, size_t *size)
-{
-    const unsigned char *b = img;
-    uint64_t shoff;
-    uint16_t entsize, num, strndx;
-    if (len < 64)
-        return NULL;
-    memcpy(&shoff, b + 0x28, 8), memcpy(&entsize, b + 0x3a, 2);
-    memcpy(&num, b + 0x3c, 2), memcpy(&strndx, b + 0x3e, 2);
-    if (shoff + (uint64_t)num * entsize > len || strndx >= num)
-        return NULL;
-    uint64_t stroff;
-    memcpy(&stroff, b + shoff + (size_t)strndx * entsize + 0x18, 8);
-    for (int i = 0; i < num; i++) {
-        const unsigned char *h = b + shoff + (size_t)i * entsize;
-        uint32_t nm;
-        uint64_t off, sz;
-        memcpy(&nm, h, 4), memcpy(&off, h + 0x18, 8), memcpy(&sz, h + 0x20, 8);
-        if (stroff + nm < len && !strcmp((const char *)b + stroff + nm, name) && off + sz <= len) {
-            *size = (size_t)sz;
-            return b + off;
-        }
-    }
-    return NULL;
 }
 
 /* The NVRTC plan of hand configuration i: its knobs, and the TMA row's. */
@@ -132,8 +104,8 @@ static void test_hand_configs_are_rows(void)
             fprintf(stderr, "%s: %s\n", name, e.msg);
         CHECK_INT(st, ==, GDT_STATUS_OK);
         snprintf(entry, sizeof entry, ".text.%s_bf16_km", gdt__hand_gemm_config_entry(i));
-        const unsigned char *a = cubin ? section(cubin, len, ".text.gdt_gemm", &na) : NULL;
-        const unsigned char *b = section(hand->data, hand->len, entry, &nb);
+        const unsigned char *a = cubin ? elf_section(cubin, len, ".text.gdt_gemm", &na) : NULL;
+        const unsigned char *b = elf_section(hand->data, hand->len, entry, &nb);
         CHECK(a != NULL && b != NULL);
         bool same = a && b && na == nb && !memcmp(a, b, na);
         if (!same)

@@ -1,0 +1,452 @@
+/* kernels/gdt_attn_fwd_sm90.cuh: the Hopper attention forward,
+ * FlashAttention-3 style, one source for both sides.  O = softmax(scale
+ * Q K^T + mask) V and the natural-log log-sum-exp per query row, bf16 or
+ * fp16 in and out, fp32 accumulate, head dim 64 or 128, causal none /
+ * top-left / bottom-right, GQA.  The same outputs in the same layout as
+ * kernels/attn_fwd.cuh: O strided like Q, LSE packed [b, h_q, s_q].  nvcc
+ * builds its entries ahead of time (kernels/hand/attn_fwd_sm90.cu, the
+ * `hand` engine's sdpa_fwd.hand, host side engines/hand/hand_attn.c);
+ * NVRTC compiles the same text as kernels/attn_fwd.cuh's PIPE=1 (no
+ * toolkit header: gdt_sm90.cuh declares CUtensorMap under NVRTC), and
+ * tests/cpu/test_attn_fwd_tma_nvrtc.c checks that each entry's two builds
+ * are the same bytes.  Its parameters are the entry's
+ * template arguments (dtype, head dim); the fixed sizes below are macros
+ * named AF90_*, clear of the attention rows' -D names (BLOCK_M, STAGES,
+ * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
+ * nothing here uses what it binds.
+ *
+ * One CTA per (batch, query head, 128 query rows), 384 threads, started a
+ * few heads at a time, the longest causal tiles first (schedule).  Warpgroup 0
+ * gives its registers away (setmaxnreg.dec); one of its threads issues the
+ * TMA loads: the Q tile once, then the K and V blocks (128 keys each) into
+ * two rings of two stages, each stage behind a full barrier (the copies'
+ * byte count) and an empty barrier (one arrival per consumer warp).
+ * Warpgroups 1 and 2 are the consumers (setmaxnreg.inc), 64 query rows each:
+ * S = Q K^T by wgmma with both operands in shared memory, the online softmax
+ * in registers (exp2, the scale folded into log2 e), P converted in
+ * registers and O += P V by wgmma taking P from registers and V MN-major
+ * from shared memory.  Block j+1's S is issued beside block j's P V, so the
+ * softmax of one block overlaps the other's GEMM; and the two consumers take
+ * turns issuing their GEMMs (named barriers), so one's softmax overlaps the
+ * other's GEMMs.  Causal: blocks past the tile's last diagonal are never
+ * loaded, only the blocks that cross a diagonal or the key tail are masked.
+ *
+ * Tiles are 128 rows x d in 128-byte-swizzled shared memory, as the TMA's
+ * SWIZZLE_128B writes them: d/64 column blocks of 128 rows x 128 bytes
+ * (16 KB each), 16-byte chunk c of row r at chunk c ^ (r % 8).  Q and K are
+ * the K-major operands of Q K^T; V, keys by d, is the MN-major B of P V.
+ * Rows past s_q or s_kv are zero-filled by the TMA. */
+#ifndef GDT_ATTN_FWD_SM90_CUH
+#define GDT_ATTN_FWD_SM90_CUH
+
+#include "gdt_sm90.cuh"
+
+#define AF90_BLOCK_M 128
+#define AF90_BLOCK_N 128
+#define AF90_STAGES 2
+#define AF90_THREADS 384
+#define AF90_CONSUMER_WARPS 8
+#define AF90_COL_BLOCK_BYTES (128 * 128) /* 128 rows of one 64-element column block */
+
+/* Mirrored field for field by gdt_hand_attn_params in engines/hand/hand_attn.c. */
+struct gdt_hand_attn_params {
+    void *o;
+    float *lse;
+    long long o_s[3]; /* O's batch, head and row strides, elements */
+    int s_q, s_kv, h_q, group;
+    int causal; /* 0 none, 1 top-left, 2 bottom-right */
+    float scale_log2;
+    int section; /* query heads per section of the launch order (schedule), a multiple of group */
+};
+static_assert(sizeof(gdt_hand_attn_params) == 72, "must match engines/hand/hand_attn.c");
+
+/* A 128-row tile from row0 of (head, batch), column block by column block;
+ * the full box counts toward the barrier even where it is zero-filled. */
+template <int D>
+__device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 bar, int row0, int head,
+                                          int batch)
+{
+    bar_expect_tx(bar, D / 64 * AF90_COL_BLOCK_BYTES);
+#pragma unroll
+    for (int j = 0; j < D / 64; ++j)
+        tma_load(dst + j * AF90_COL_BLOCK_BYTES, map, bar, 64 * j, row0, head, batch);
+}
+
+/* ---------------------------------------------------------------- state */
+
+/* What one thread needs for the K/V loop; barriers 8 bytes apart from bar:
+ * Q full, K full x2, V full x2, K empty x2, V empty x2. */
+struct attn_ctx {
+    u32 sQ, sK, sV, bar;
+    int w, lane;       /* consumer warpgroup (0, 1), lane */
+    int wrow;          /* this thread's first query row; the second is wrow + 8 */
+    int nblocks, first_masked, off;
+};
+
+__device__ __forceinline__ u32 q_full(const attn_ctx &c) { return c.bar; }
+__device__ __forceinline__ u32 k_full(const attn_ctx &c, int blk) { return c.bar + 8 + 8 * (blk & 1); }
+__device__ __forceinline__ u32 v_full(const attn_ctx &c, int blk) { return c.bar + 24 + 8 * (blk & 1); }
+__device__ __forceinline__ u32 k_empty(const attn_ctx &c, int blk) { return c.bar + 40 + 8 * (blk & 1); }
+__device__ __forceinline__ u32 v_empty(const attn_ctx &c, int blk) { return c.bar + 56 + 8 * (blk & 1); }
+__device__ __forceinline__ u32 phase(int blk) { return (u32)(blk / AF90_STAGES) & 1; }
+
+/* Accumulator fragment of m64nNk16: element v of this thread is at row
+ * wrow + 8 ((v >> 1) & 1), column 8 (v >> 2) + 2 (lane % 4) + (v & 1). */
+template <int D> struct attn_rows {
+    float o[D / 2];
+    float m[2], l[2];
+};
+
+/* ------------------------------------------------------------- consumer */
+
+template <int FP16, int D> __device__ __forceinline__ void issue_scores(float (&s)[64], const attn_ctx &c, int blk)
+{
+    const u64 q = wg_desc(c.sQ + c.w * 64 * 128, 16);
+    const u64 k = wg_desc(c.sK + (blk & 1) * (D / 64) * AF90_COL_BLOCK_BYTES, 16);
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+        const u32 step = (kk >> 2) * AF90_COL_BLOCK_BYTES + (kk & 3) * 32;
+        wgmma_ss<FP16, 0, 0, 128>(s, wg_at(q, step), wg_at(k, step), kk > 0);
+    }
+}
+
+/* V's 64-column blocks are AF90_COL_BLOCK_BYTES apart (LBO); a k16 step is 16
+ * key rows, two 8-row groups of 1024 bytes (SBO). */
+template <int FP16, int D>
+__device__ __forceinline__ void issue_pv(attn_rows<D> &r, const u32 (&pa)[AF90_BLOCK_N / 16][4], const attn_ctx &c,
+                                         int blk)
+{
+    const u64 v = wg_desc(c.sV + (blk & 1) * (D / 64) * AF90_COL_BLOCK_BYTES, AF90_COL_BLOCK_BYTES);
+#pragma unroll
+    for (int kk = 0; kk < AF90_BLOCK_N / 16; ++kk)
+        wgmma_rs<FP16, D>(r.o, pa[kk], wg_at(v, kk * 2048));
+}
+
+/* Keys past s_kv or (causal) past a row's diagonal get -inf: past lim[h],
+ * the last live key of row half h relative to n0 + 2 (lane % 4), clamped so
+ * that the compare against an element's constant offset stays 32-bit. */
+__device__ __forceinline__ void mask(float (&s)[64], const attn_ctx &c, const gdt_hand_attn_params &p, int n0)
+{
+    int lim[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        long long last = p.s_kv - 1;
+        if (p.causal && (long long)c.wrow + 8 * h + c.off < last)
+            last = (long long)c.wrow + 8 * h + c.off;
+        last -= n0 + (c.lane & 3) * 2;
+        lim[h] = (int)(last < -1 ? -1 : last > AF90_BLOCK_N ? AF90_BLOCK_N : last);
+    }
+#pragma unroll
+    for (int v = 0; v < 64; ++v)
+        if ((v >> 2) * 8 + (v & 1) > lim[(v >> 1) & 1])
+            s[v] = neg_inf();
+}
+
+/* Online softmax over one block: new running max and l, the scores become P
+ * (unnormalized), alpha[h] the factor O's rows take once no wgmma writes O. */
+template <int D>
+__device__ __forceinline__ void softmax(attn_rows<D> &r, float (&s)[64], float sl2, float (&alpha)[2])
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float mx = r.m[h];
+#pragma unroll
+        for (int g = 0; g < 16; ++g)
+            mx = fmaxf(mx, fmaxf(s[4 * g + 2 * h], s[4 * g + 2 * h + 1]));
+        mx = fmaxf(mx, shfl_xor(mx, 1));
+        mx = fmaxf(mx, shfl_xor(mx, 2));
+        /* A row with nothing visible yet keeps max -inf: subtract 0, not -inf. */
+        const float ms = mx == neg_inf() ? 0.f : mx * sl2;
+        alpha[h] = fast_exp2(r.m[h] * sl2 - ms);
+        r.m[h] = mx;
+        float sum = 0.f;
+#pragma unroll
+        for (int g = 0; g < 16; ++g)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const float pv = fast_exp2(fmaf(s[4 * g + 2 * h + e], sl2, -ms));
+                s[4 * g + 2 * h + e] = pv;
+                sum += pv;
+            }
+        r.l[h] = r.l[h] * alpha[h] + sum;
+    }
+}
+
+/* The scores of block blk, landed, to P; MASKED for the blocks that may
+ * cross a diagonal or the key tail.  A compile-time choice, not a branch:
+ * a branch here splits the loop body, and ptxas then puts P V's wait at
+ * the join, before the whole softmax, which is the overlap lost. */
+template <int D, bool MASKED>
+__device__ __forceinline__ void scores_to_p(attn_rows<D> &r, float (&s)[64], float (&alpha)[2], const attn_ctx &c,
+                                            const gdt_hand_attn_params &p, int blk)
+{
+    wg_fence_acc(s);
+    if constexpr (MASKED)
+        mask(s, c, p, blk * AF90_BLOCK_N);
+    softmax(r, s, p.scale_log2, alpha);
+}
+
+template <int D> __device__ __forceinline__ void rescale(attn_rows<D> &r, const float (&alpha)[2])
+{
+#pragma unroll
+    for (int v = 0; v < D / 2; ++v)
+        r.o[v] *= alpha[(v >> 1) & 1];
+}
+
+template <int D> __device__ __forceinline__ void wait_o(attn_rows<D> &r)
+{
+    wg_wait<0>();
+    wg_fence_acc(r.o);
+}
+
+/* Released by each consumer warp once its warpgroup's wgmma has read it. */
+__device__ __forceinline__ void release(const attn_ctx &c, u32 bar)
+{
+    if (c.lane == 0)
+        bar_arrive(bar);
+}
+
+/* Turn i of consumer w: wait for the other's GEMMs to be issued (consumer 0
+ * goes first: consumer 1 arrives for it once at the start). */
+__device__ __forceinline__ void turn_begin(const attn_ctx &c) { named_sync(1 + c.w, 256); }
+
+/* Hands the turn over; consumer 1's last hand-over would wait for nobody. */
+__device__ __forceinline__ void turn_end(const attn_ctx &c, int i)
+{
+    if (warp_any(!(c.w == 1 && i == c.nblocks - 1)))
+        named_arrive(2 - c.w, 256);
+}
+
+/* Block 0's S and its softmax, before the loop; masked whatever it holds
+ * (the mask is exact, so this costs one pass and no branch). */
+template <int FP16, int D>
+__device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[AF90_BLOCK_N / 16][4],
+                                            const attn_ctx &c, const gdt_hand_attn_params &p)
+{
+    float alpha[2];
+    bar_wait(k_full(c, 0), 0);
+    turn_begin(c);
+    wg_fence();
+    issue_scores<FP16, D>(s, c, 0);
+    wg_commit();
+    turn_end(c, 0);
+    wg_wait<0>();
+    release(c, k_empty(c, 0));
+    scores_to_p<D, true>(r, s, alpha, c, p, 0); /* O is still zero: nothing to rescale */
+    pack_a<FP16>(pa, s);
+}
+
+/* S of block blk + 1 beside P V of block blk.  Both stages are waited for
+ * before the one wgmma.fence: a wait between the fence and P V is a loop
+ * ptxas does not see the fence across, and it would inject another
+ * (C7519).  V of blk was requested before K of blk + 1, so this rarely
+ * waits longer. */
+template <int FP16, int D, bool MASKED>
+__device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[AF90_BLOCK_N / 16][4],
+                                           const attn_ctx &c, const gdt_hand_attn_params &p, int blk)
+{
+    float alpha[2];
+    bar_wait(k_full(c, blk + 1), phase(blk + 1));
+    bar_wait(v_full(c, blk), phase(blk));
+    turn_begin(c);
+    wg_fence();
+    issue_scores<FP16, D>(s, c, blk + 1);
+    wg_commit();
+    issue_pv<FP16, D>(r, pa, c, blk);
+    wg_commit();
+    turn_end(c, blk + 1);
+    wg_wait<1>();
+    release(c, k_empty(c, blk + 1));
+    scores_to_p<D, MASKED>(r, s, alpha, c, p, blk + 1);
+    wait_o(r);
+    release(c, v_empty(c, blk));
+    rescale(r, alpha);
+    pack_a<FP16>(pa, s);
+}
+
+template <int FP16, int D>
+__device__ __forceinline__ void last_pv(attn_rows<D> &r, const u32 (&pa)[AF90_BLOCK_N / 16][4], const attn_ctx &c,
+                                        int blk)
+{
+    bar_wait(v_full(c, blk), phase(blk));
+    wg_fence();
+    issue_pv<FP16, D>(r, pa, c, blk);
+    wg_commit();
+    wait_o(r);
+    release(c, v_empty(c, blk));
+}
+
+/* O / l into O's rows, LSE = (m scale log2 e + log2 l) ln 2 into the packed
+ * [b, h_q, s_q] statistics; rows past s_q are not written. */
+template <int FP16, int D>
+__device__ __forceinline__ void store(const attn_rows<D> &r, const gdt_hand_attn_params &p, int bi, int hq,
+                                      const attn_ctx &c)
+{
+    u16 *o = (u16 *)p.o + bi * p.o_s[0] + hq * p.o_s[1];
+    float *lse = p.lse + ((long long)bi * p.h_q + hq) * p.s_q;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float l = r.l[h];
+        l += shfl_xor(l, 1);
+        l += shfl_xor(l, 2);
+        const int i = c.wrow + 8 * h;
+        if (i >= p.s_q)
+            continue;
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        u16 *row = o + i * p.o_s[2] + (c.lane & 3) * 2;
+#pragma unroll
+        for (int g = 0; g < D / 8; ++g)
+            *(u32 *)(row + 8 * g) = pack2<FP16>(r.o[4 * g + 2 * h] * inv, r.o[4 * g + 2 * h + 1] * inv);
+        if ((c.lane & 3) == 0)
+            lse[i] = l > 0.f ? (r.m[h] * p.scale_log2 + fast_log2(l)) * 0.69314718056f : neg_inf();
+    }
+}
+
+template <int FP16, int D>
+__device__ __forceinline__ void consume(const attn_ctx &c, const gdt_hand_attn_params &p, int bi, int hq)
+{
+    attn_rows<D> r;
+    float s[64];
+    u32 pa[AF90_BLOCK_N / 16][4];
+#pragma unroll
+    for (int v = 0; v < D / 2; ++v)
+        r.o[v] = 0.f;
+    r.m[0] = r.m[1] = neg_inf();
+    r.l[0] = r.l[1] = 0.f;
+    if (c.w == 1)
+        named_arrive(1, 256); /* consumer 0 takes the first turn */
+    bar_wait(q_full(c), 0);
+    if (c.nblocks > 0) {
+        first_block<FP16, D>(r, s, pa, c, p);
+        /* first_masked is the same for the whole CTA: no warpgroup splits. */
+        const int unmasked = c.first_masked < c.nblocks ? c.first_masked : c.nblocks;
+        int blk = 0;
+        for (; blk + 1 < unmasked; ++blk)
+            next_block<FP16, D, false>(r, s, pa, c, p, blk);
+        for (; blk + 1 < c.nblocks; ++blk)
+            next_block<FP16, D, true>(r, s, pa, c, p, blk);
+        last_pv<FP16, D>(r, pa, c, c.nblocks - 1);
+    }
+    store<FP16, D>(r, p, bi, hq, c);
+}
+
+/* ------------------------------------------------------------- producer */
+
+template <int D>
+__device__ __forceinline__ void produce(const attn_ctx &c, const CUtensorMap *tq, const CUtensorMap *tk,
+                                        const CUtensorMap *tv, int m0, int bi, int hq, int hk)
+{
+    load_tile<D>(c.sQ, tq, q_full(c), m0, hq, bi);
+    for (int blk = 0; blk < c.nblocks; ++blk) {
+        const u32 stage = (blk & 1) * (D / 64) * AF90_COL_BLOCK_BYTES;
+        bar_wait(k_empty(c, blk), phase(blk) ^ 1);
+        load_tile<D>(c.sK + stage, tk, k_full(c, blk), blk * AF90_BLOCK_N, hk, bi);
+        bar_wait(v_empty(c, blk), phase(blk) ^ 1);
+        load_tile<D>(c.sV + stage, tv, v_full(c, blk), blk * AF90_BLOCK_N, hk, bi);
+    }
+}
+
+/* ---------------------------------------------------------------- entry */
+
+/* The key blocks of query tile m0: up to the tile's last diagonal (causal),
+ * and the first of them that needs the mask. */
+__device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params &p, int m0)
+{
+    c.off = p.causal == 2 ? p.s_kv - p.s_q : 0;
+    long long end = p.s_kv;
+    if (p.causal && (long long)m0 + AF90_BLOCK_M + c.off < end)
+        end = (long long)m0 + AF90_BLOCK_M + c.off;
+    c.nblocks = end <= 0 ? 0 : (int)((end + AF90_BLOCK_N - 1) / AF90_BLOCK_N);
+    int first = p.s_kv / AF90_BLOCK_N; /* the key tail */
+    if (p.causal) {
+        /* Block j is unmasked when its last key is at or before the diagonal of row m0. */
+        const long long diag = ((long long)m0 + c.off + 1) / AF90_BLOCK_N;
+        first = diag < first ? (int)diag : first;
+    }
+    c.first_masked = first;
+}
+
+/* This CTA's (batch, query head) and first query row.  The grid is b*h_q by
+ * query tiles and the hardware starts CTAs in linear order (x fastest), but
+ * that is not the work's order: CTA L takes section L / (section * tiles), a
+ * run of p.section consecutive query heads (whole GQA groups, so the heads
+ * of a kv head sit together), and within it the tiles longest first, the
+ * section's heads fastest.  The CTAs in flight then cover a few heads, whose
+ * K and V stay in L2 for all their tiles, instead of one tile of ~132
+ * heads each streaming its own K and V from HBM.  The last section may be
+ * short. */
+struct attn_tile {
+    int bi, hq, m0;
+};
+
+template <typename I> __device__ __forceinline__ attn_tile schedule_in(const gdt_hand_attn_params &p)
+{
+    const I heads = gridDim.x, tiles = gridDim.y, section = (I)p.section;
+    const I cta = (I)blockIdx.y * heads + blockIdx.x;
+    const I full = section * tiles;      /* CTAs in a whole section */
+    const I first = cta / full * section; /* the section's first head */
+    const I width = heads - first < section ? heads - first : section;
+    const I r = cta % full, tile = r / width;
+    const int head = (int)(first + r % width); /* batch * h_q + query head */
+    attn_tile t;
+    t.bi = head / p.h_q, t.hq = head % p.h_q;
+    t.m0 = (int)(tiles - 1 - tile) * AF90_BLOCK_M; /* the longest causal tiles first */
+    return t;
+}
+
+/* 32-bit division is a few instructions inline, 64-bit a called routine:
+ * the wide form only for grids past 2^32 CTAs. */
+__device__ __forceinline__ attn_tile schedule(const gdt_hand_attn_params &p)
+{
+    if ((unsigned long long)gridDim.x * gridDim.y <= 0xffffffffull)
+        return schedule_in<unsigned>(p);
+    return schedule_in<unsigned long long>(p);
+}
+
+template <int FP16, int D>
+__device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *tk, const CUtensorMap *tv,
+                                     const gdt_hand_attn_params &p)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    constexpr u32 TILE = (D / 64) * AF90_COL_BLOCK_BYTES;
+    attn_ctx c;
+    /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
+     * bytes of slack for this. */
+    c.sQ = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    c.sK = c.sQ + TILE, c.sV = c.sK + AF90_STAGES * TILE, c.bar = c.sV + AF90_STAGES * TILE;
+    const attn_tile tile = schedule(p);
+    const int bi = tile.bi, hq = tile.hq, m0 = tile.m0;
+    kv_range(c, p, m0);
+    if (threadIdx.x == 0) {
+        bar_init(q_full(c), 1);
+        for (int s = 0; s < AF90_STAGES; ++s) {
+            bar_init(k_full(c, s), 1), bar_init(v_full(c, s), 1);
+            bar_init(k_empty(c, s), AF90_CONSUMER_WARPS), bar_init(v_empty(c, s), AF90_CONSUMER_WARPS);
+        }
+        bar_init_fence();
+    }
+    __syncthreads();
+    if (threadIdx.x < 128) {
+        regs_dec<24>();
+        if (threadIdx.x == 0)
+            produce<D>(c, tq, tk, tv, m0, bi, hq, hq / p.group);
+    } else {
+        regs_inc<240>();
+        const int t = (int)threadIdx.x - 128;
+        c.w = t / 128, c.lane = t % 32;
+        c.wrow = m0 + t / 32 * 16 + c.lane / 4; /* warp t/32 of the two consumers owns 16 rows */
+        consume<FP16, D>(c, p, bi, hq);
+    }
+}
+
+/* An entry of dtype fp16 (1 fp16, 0 bf16) and head dim d, named name
+ * (kernels/hand/attn_fwd_sm90.cu names the hand engine's four). */
+#define GDT_ATTN_FWD_SM90_ENTRY(name, fp16, d)                                                      \
+    extern "C" __global__ void __launch_bounds__(AF90_THREADS, 1)                                   \
+        name(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,        \
+             const __grid_constant__ CUtensorMap tv, const gdt_hand_attn_params p)                  \
+    {                                                                                               \
+        attn<fp16, d>(&tq, &tk, &tv, p);                                                            \
+    }
+
+#endif
