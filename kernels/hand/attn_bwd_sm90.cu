@@ -409,13 +409,13 @@ __device__ __forceinline__ void scores(float (&s)[32], float (&dp)[32], const bw
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 kv = (kk >> 2) * BLOCK_N * 128 + (kk & 3) * 32, qs = (kk >> 2) * BLOCK_M * 128 + (kk & 3) * 32;
-        wgmma_ss<FP16, 0, 0, 64>(s, desc_at(kd, kv), desc_at(qd, qs), kk > 0);
+        wgmma_ss<FP16, 0, 0, 64>(s, wg_at(kd, kv), wg_at(qd, qs), kk > 0);
     }
     wg_commit(); /* S^T its own group: P^T is computed while dP^T runs */
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 kv = (kk >> 2) * BLOCK_N * 128 + (kk & 3) * 32, qs = (kk >> 2) * BLOCK_M * 128 + (kk & 3) * 32;
-        wgmma_ss<FP16, 0, 0, 64>(dp, desc_at(vd, kv), desc_at(dod, qs), kk > 0);
+        wgmma_ss<FP16, 0, 0, 64>(dp, wg_at(vd, kv), wg_at(dod, qs), kk > 0);
     }
     wg_commit();
 }
@@ -492,7 +492,7 @@ __device__ __forceinline__ void grad_kv(float (&acc)[D / 2], const u32 (&a)[BLOC
     const u64 b = wg_desc(t, BLOCK_M * 128);
 #pragma unroll
     for (int kk = 0; kk < BLOCK_M / 16; ++kk)
-        wgmma_rs<FP16, D>(acc, a[kk], desc_at(b, kk * 2048));
+        wgmma_rs<FP16, D>(acc, a[kk], wg_at(b, kk * 2048));
 }
 
 /* dQ chunk j (64 query rows x 64 columns of d) = dS K over the CTA's 128
@@ -504,7 +504,7 @@ __device__ __forceinline__ void grad_q(float (&acc)[32], u32 sds, const bwd_ctx 
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; ++kk)
-        wgmma_ss<FP16, 1, 1, 64>(acc, desc_at(a, kk * 2048), desc_at(b, j * BLOCK_N * 128 + kk * 2048), kk > 0);
+        wgmma_ss<FP16, 1, 1, 64>(acc, wg_at(a, kk * 2048), wg_at(b, j * BLOCK_N * 128 + kk * 2048), kk > 0);
     wg_commit();
 }
 

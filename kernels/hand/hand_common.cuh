@@ -37,8 +37,4 @@ __device__ __forceinline__ void stg_zero4(float *p)
     asm volatile("st.global.v4.f32 [%0], {%1, %1, %1, %1};\n" ::"l"(p), "f"(0.f) : "memory");
 }
 
-/* The descriptor of an operand `bytes` past a tile's: the start address
- * field is address >> 4 and shared addresses stay below 2^18. */
-__device__ __forceinline__ u64 desc_at(u64 desc, u32 bytes) { return desc + (bytes >> 4); }
-
 #endif
