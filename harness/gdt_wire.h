@@ -120,13 +120,18 @@
     X(RESULT_R_CUPTI_ERROR, "cupti_error", GDT__STR, false, 0, 0, 0, NOSUB)                        \
     X(RESULT_R_HEAT_S, "heat_s", GDT__NUM, false, 0, GDT_RECORD_CALL_S, 0, NOSUB)                  \
     X(RESULT_R_HEAT_MHZ, "heat_mhz", GDT__NUM, false, 0, GDT_WIRE_BIG, 0, NOSUB)
+/* The rounds' reply: its "op", the figures the journal's rounds record
+ * takes as they came (record.c: there absent when the rounds failed, so
+ * req is the message's), and the call's seconds (the record's measure_s). */
 #define GDT_WIRE_ROUNDS_REP(X)                                                                     \
-    X(ROUNDS_R_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                                 \
-    X(ROUNDS_R_TIME_US, "time_us", GDT__NUMS, true, 0, GDT_WIRE_BIG, 0, NOSUB)                            \
-    X(ROUNDS_R_NOISE, "noise", GDT__NUMS, true, -GDT_WIRE_BIG, GDT_WIRE_BIG, 0, NOSUB)                    \
-    X(ROUNDS_R_RATIOS, "ratios", GDT__NUMS, true, 0, GDT_WIRE_BIG, 0, NOSUB)                              \
-    X(ROUNDS_R_ROUND_US, "round_us", GDT__ARR, true, 0, 0, 0, NOSUB)                                      \
-    X(ROUNDS_R_SECONDS, "seconds", GDT__NUM, true, 0, GDT_WIRE_BIG, 0, NOSUB)
+    X(ROUNDS_R_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                          \
+    GDT_WIRE_ROUNDS_BODY(X, true)                                                                  \
+    X(ROUNDS_R_SECONDS, "seconds", GDT__NUM, true, 0, GDT_RECORD_ROUNDS_S, 0, NOSUB)
+#define GDT_WIRE_ROUNDS_BODY(X, req)                                                               \
+    X(ROUNDS_R_TIME_US, "time_us", GDT__NUMS, req, 0, GDT_RECORD_US, 0, NOSUB)                     \
+    X(ROUNDS_R_NOISE, "noise", GDT__NUMS, req, 0, GDT_WIRE_BIG, 0, NOSUB)                          \
+    X(ROUNDS_R_RATIOS, "ratios", GDT__NUMS, req, 0, GDT_WIRE_BIG, 0, NOSUB)                        \
+    X(ROUNDS_R_ROUND_US, "round_us", GDT__ARR, req, 0, 0, 0, NOSUB)
 
 /* Objects nested in replies, which the journal keeps as the worker sent
  * them: these rows are the journal's tables of them too (record.c), so

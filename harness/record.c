@@ -132,8 +132,8 @@ static const gdt__field result_fields[] = {
 static const gdt__field rounds_fields[] = {
     CELL_KEYS, RANGE("plans", GDT__NUMS, true, 0, INT_MAX),
     RANGE("rounds", GDT__INT, true, 2, GDT_ROUNDS_MAX), REQ("error", GDT__STR),
-    RANGE("time_us", GDT__NUMS, false, 0, US), OPT("noise", GDT__NUMS), OPT("ratios", GDT__NUMS),
-    OPT("round_us", GDT__ARR), RANGE("measure_s", GDT__NUM, false, 0, GDT_RECORD_ROUNDS_S),
+    GDT_WIRE_ROUNDS_BODY(GDT__WIRE_FIELD, false) /* the worker's reply as it came */
+    RANGE("measure_s", GDT__NUM, false, 0, GDT_RECORD_ROUNDS_S),
     RANGE("gpu", GDT__INT, false, 0, GDT_RECORD_GPUS - 1),
 };
 

@@ -3,7 +3,8 @@
  * format pinned here, so a key renamed in the rows fails), reads back
  * through them, and a key they do not know is refused by name; a result
  * reply's top level holds only keys the journal's result record takes,
- * since the sweep journals the reply as it came. */
+ * since the sweep journals the reply as it came; a rounds reply's figures
+ * are the journal's rounds record's, key, kind and range. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,36 @@ static void test_result_reply_journals(void)
     cJSON_Delete(o);
 }
 
+static const gdt__field *field_of(const gdt__table *t, const char *key)
+{
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->f[i].key, key))
+            return &t->f[i];
+    return NULL;
+}
+
+/* The sweep journals a rounds reply's figures as they came (the call's
+ * "seconds" as measure_s): each must be a field of the journal's rounds
+ * record of the same kind and range, or a reply the worker may send is one
+ * the journal's reader refuses (or the reader takes what no worker sends). */
+static void test_rounds_reply_journals(void)
+{
+    const gdt__table *rep = gdt__wire_table(GDT__WM_ROUNDS_R), *rec = gdt__record_table(GDT_REC_ROUNDS);
+    for (int i = 1; i < rep->n; i++) {
+        const char *key = strcmp(rep->f[i].key, "seconds") ? rep->f[i].key : "measure_s";
+        const gdt__field *r = field_of(rec, key);
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        if (r->kind != rep->f[i].kind || r->lo != rep->f[i].lo || r->hi != rep->f[i].hi) {
+            fprintf(stderr, "rounds: \"%s\" is kind %d [%g, %g] in the reply, %d [%g, %g] in the record\n",
+                    rep->f[i].key, rep->f[i].kind, rep->f[i].lo, rep->f[i].hi, r->kind, r->lo, r->hi);
+            gdt_test_failures++;
+        }
+        CHECK(!r->required); /* absent from a record whose rounds failed */
+    }
+}
+
 /* The worker's clocks object, as it writes it, is one the journal takes. */
 static void test_clocks_object(void)
 {
@@ -149,6 +180,7 @@ int main(void)
     test_refusals();
     test_tables();
     test_result_reply_journals();
+    test_rounds_reply_journals();
     test_clocks_object();
     return gdt_test_result("test_worker_wire");
 }
