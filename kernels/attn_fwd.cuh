@@ -15,9 +15,10 @@
 // engine's forward, one source) at GDT_FP16 and HEAD_DIM: a TMA producer
 // warp feeding K and V rings of mbarriers, two ping-pong consumer
 // warpgroups (setmaxnreg 24/240) with the softmax beside the next Q K^T.
-// No row binds it yet (tmpl_attention.c passes no PIPE; issue 37's next
-// step); tests/cpu/test_attn_fwd_tma_nvrtc.c compiles it and checks each
-// entry is the hand cubin's, byte for byte.
+// An attention_fwd row with PIPE=1 binds it (tmpl_attention.c then passes
+// PIPE, GDT_FP16 and HEAD_DIM only, and launches it as sdpa_fwd.hand does,
+// engines/attn_fwd_tma.c); tests/cpu/test_attn_fwd_tma_rows.c compiles the
+// staged row and checks each entry is the hand cubin's, byte for byte.
 
 #if PIPE == 1
 

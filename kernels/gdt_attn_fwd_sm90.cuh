@@ -5,11 +5,12 @@
  * top-left / bottom-right, GQA.  The same outputs in the same layout as
  * kernels/attn_fwd.cuh: O strided like Q, LSE packed [b, h_q, s_q].  nvcc
  * builds its entries ahead of time (kernels/hand/attn_fwd_sm90.cu, the
- * `hand` engine's sdpa_fwd.hand, host side engines/hand/hand_attn.c);
- * NVRTC compiles the same text as kernels/attn_fwd.cuh's PIPE=1 (no
- * toolkit header: gdt_sm90.cuh declares CUtensorMap under NVRTC), and
- * tests/cpu/test_attn_fwd_tma_nvrtc.c checks that each entry's two builds
- * are the same bytes.  Its parameters are the entry's
+ * `hand` engine's sdpa_fwd.hand); NVRTC compiles the same text as
+ * kernels/attn_fwd.cuh's PIPE=1 for the attention_fwd rows with PIPE=1
+ * (no toolkit header: gdt_sm90.cuh declares CUtensorMap under NVRTC), and
+ * tests/cpu/test_attn_fwd_tma_rows.c checks that each entry's two builds
+ * are the same bytes.  Both launch it through one host side,
+ * engines/attn_fwd_tma.c.  Its parameters are the entry's
  * template arguments (dtype, head dim); the fixed sizes below are macros
  * named AF90_*, clear of the attention rows' -D names (BLOCK_M, STAGES,
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
@@ -48,7 +49,7 @@
 #define AF90_CONSUMER_WARPS 8
 #define AF90_COL_BLOCK_BYTES (128 * 128) /* 128 rows of one 64-element column block */
 
-/* Mirrored field for field by gdt_hand_attn_params in engines/hand/hand_attn.c. */
+/* Mirrored field for field by gdt_attn_fwd_tma_params in engines/gdt_attn_fwd_tma.h. */
 struct gdt_hand_attn_params {
     void *o;
     float *lse;
@@ -58,7 +59,7 @@ struct gdt_hand_attn_params {
     float scale_log2;
     int section; /* query heads per section of the launch order (schedule), a multiple of group */
 };
-static_assert(sizeof(gdt_hand_attn_params) == 72, "must match engines/hand/hand_attn.c");
+static_assert(sizeof(gdt_hand_attn_params) == 72, "must match engines/gdt_attn_fwd_tma.h");
 
 /* A 128-row tile from row0 of (head, batch), column block by column block;
  * the full box counts toward the barrier even where it is zero-filled. */

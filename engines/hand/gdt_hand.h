@@ -39,7 +39,7 @@ int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out
 
 /* engines/hand/hand_attn.c: the handwritten attention forward
  * (sdpa_fwd.hand), one fixed configuration of the nvcc-built
- * kernels/hand/attn_fwd_sm90.cu. */
+ * kernels/hand/attn_fwd_sm90.cu; its host side is engines/attn_fwd_tma.c. */
 extern const gdt_engine_ops gdt__hand_attn_ops;
 
 /* The fixed configuration of sdpa_fwd.hand as knobs: TILE_M, TILE_N

@@ -159,15 +159,19 @@ bool gdt__hand_attn_layout(const gdt_sdpa_desc *s, int nmaps, bool o_pairs, gdt_
     return true;
 }
 
+bool gdt__hand_attn_ok(const gdt__hand_attn_spec *k, const gdt_facts *f, char *why, size_t n)
+{
+    gdt__hand_attn_map geo[4];
+    const gdt_sdpa_desc *sd = &f->problem.u.sdpa;
+    return gdt__hand_target_ok(f, k->family, true, k->smem_bytes(sd->d), why, n) &&
+           k->sizes_ok(sd, why, n) && gdt__hand_attn_layout(sd, k->nmaps, k->o_pairs, geo, why, n);
+}
+
 gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
                                 const gdt_facts *f, const gdt_plan_id *p, gdt_error *e)
 {
     char why[512] = "", what[1024];
-    gdt__hand_attn_map geo[4];
-    const gdt_sdpa_desc *sd = &f->problem.u.sdpa;
-    if (!gdt__hand_target_ok(f, k->family, true, k->smem_bytes(sd->d), why, sizeof why) ||
-        !k->sizes_ok(sd, why, sizeof why) ||
-        !gdt__hand_attn_layout(sd, k->nmaps, k->o_pairs, geo, why, sizeof why))
+    if (!gdt__hand_attn_ok(k, f, why, sizeof why))
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
     if (!gdt__hand_knobs_ok(s, p, k->plan, what, sizeof what))
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", what);

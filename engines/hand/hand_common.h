@@ -3,7 +3,9 @@
  * compiled plan's allocation and release, the target and knob checks
  * and, for the two attention slots, the [b, h, s, d] maps and their
  * checks (the tensor-map encoder is engines/gdt_tma.h's).  Each slot defines its own struct gdt_compiled;
- * these take its parts as arguments.  Private to engines/hand. */
+ * these take its parts as arguments.  Private to engines/hand, and to
+ * engines/attn_fwd_tma.c, the attention forward's host side that the
+ * NVRTC engine's PIPE=1 rows share with sdpa_fwd.hand. */
 #ifndef GDT_HAND_COMMON_H
 #define GDT_HAND_COMMON_H
 
@@ -109,6 +111,10 @@ typedef struct gdt__hand_attn_spec {
     void (*plan)(int64_t engine_id, gdt_plan_id *out);
 } gdt__hand_attn_spec;
 
+/* Whether the slot's kernel runs f (target, sizes, maps), or why not: its
+ * check_support less the plan's knobs (also the NVRTC attention forward's
+ * PIPE=1 rows' rule, engines/attn_fwd_tma.c). */
+bool gdt__hand_attn_ok(const gdt__hand_attn_spec *k, const gdt_facts *f, char *why, size_t n);
 gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
                                 const gdt_facts *f, const gdt_plan_id *p, gdt_error *e);
 /* The maps of f's tensors as k lays them out into geo: a plan's, which

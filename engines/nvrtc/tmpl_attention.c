@@ -2,11 +2,16 @@
  * as the NVRTC engine sees them: the compile-time constants of one
  * attention row and problem, the launch geometry of each kernel, the one
  * parameter block they share, the backward's workspace (D and the fp32 dQ
- * accumulator), and the support rules beyond row legality. */
+ * accumulator), and the support rules beyond row legality.  A forward row
+ * with PIPE=1 (kernels/gdt_attn_fwd_sm90.cuh) takes instead the tensor
+ * maps, parameters and grid of engines/attn_fwd_tma.c, the host side the
+ * hand engine's sdpa_fwd.hand launches the same kernel with. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gdt_attention.h"
+#include "gdt_attn_fwd_tma.h"
 #include "gdt_nvrtc.h"
 #include "gdt_rows.h"
 
@@ -32,9 +37,12 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per smem row (LDS, LDQ) */
 
 /* Q tile + STAGES x (K, V) tiles: padded rows (mma.sync), or swizzled ones
- * plus 1024 bytes to align the swizzle atoms (MMA 1 and 2, wgmma). */
+ * plus 1024 bytes to align the swizzle atoms (MMA 1 and 2, wgmma); PIPE=1
+ * the Hopper kernel's. */
 int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 {
+    if (r[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA)
+        return gdt__attn_fwd_tma_smem_bytes(d);
     int64_t rows = r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN];
     return r[GDT_ATTN_MMA] >= 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
 }
@@ -52,10 +60,34 @@ int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
 
 static int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
+/* A backward row (no PIPE column) reads PIPE=0. */
 static void plan_row(const gdt_row_family *rf, const gdt_plan_id *p, int64_t *row)
 {
+    memset(row, 0, sizeof(int64_t) * GDT_ATTN_NCOLS);
     for (int i = 0; i < rf->ncols && i < GDT_ATTN_NCOLS; i++)
-        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, 0);
+        row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, rf->cols[i].optional ? rf->cols[i].absent : 0);
+}
+
+static bool fwd_tma(const gdt_plan_id *p)
+{
+    int64_t row[GDT_ATTN_NCOLS];
+    plan_row(&gdt__rows_attention_fwd, p, row);
+    return row[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA;
+}
+
+/* PIPE=1: what names sdpa_fwd.hand's entry (kernels/attn_fwd.cuh's PIPE
+ * branch takes nothing else; the mask is a kernel parameter). */
+static int fwd_tma_defines(const gdt_facts *f, gdt_nvrtc_define *out, int max)
+{
+    const gdt_nvrtc_define all[] = {
+        {"PIPE", GDT_ATTN_PIPE_TMA},
+        {"GDT_FP16", f->dtype == GDT_DTYPE_FP16},
+        {"HEAD_DIM", f->problem.u.sdpa.d},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
+        out[n++] = all[i];
+    return n;
 }
 
 static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_id *p,
@@ -82,6 +114,8 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
 
 static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
+    if (fwd_tma(p))
+        return fwd_tma_defines(f, out, max);
     return defines(&gdt__rows_attention_fwd, f, p, out, max);
 }
 
@@ -187,10 +221,27 @@ static void common_params(const gdt_facts *f, const gdt_operands *ops, gdt__attn
     k->scale_log2 = (float)(s->scale * M_LOG2E);
 }
 
+/* PIPE=1: the maps (re-encoded when a pointer changed) and the parameters
+ * stay in the plan's state, which outlives the launch. */
+static gdt_status fwd_tma_args(const gdt_facts *f, const gdt_operands *ops, gdt_attn_fwd_tma *t,
+                               gdt_nvrtc_args *out, gdt_error *e)
+{
+    void *a[4];
+    gdt_status st = gdt__attn_fwd_tma_bind(t, f, ops, a, e);
+    if (st != GDT_STATUS_OK)
+        return st;
+    out->used = 0;
+    for (int i = 0; i < 4; i++)
+        out->args[i] = a[i];
+    out->nargs = 4;
+    return GDT_STATUS_OK;
+}
+
 static gdt_status fwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
                            void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e)
 {
-    (void)state;
+    if (state)
+        return fwd_tma_args(f, ops, state, out, e);
     static const gdt_operand_role roles[] = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V,
                                              GDT_OPERAND_O};
     gdt__attn_params k;
@@ -258,10 +309,14 @@ static gdt_status common_check(const gdt_facts *f, gdt_error *e)
     return strides_ok(s, e);
 }
 
+/* PIPE=1: the row rules ran sdpa_fwd.hand's checks (rows_attention.c), no
+ * more and no fewer. */
 static gdt_status fwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error *e)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t bm = gdt_plan_id_knob(p, GDT_KNOB_TILE_M, 0);
+    if (fwd_tma(p))
+        return GDT_STATUS_OK;
     gdt_status st = common_check(f, e);
     if (st) return st;
     if (ceil_div(s->s_q, bm) > GRID_YZ_MAX || s->b * s->h_q > INT32_MAX)
@@ -284,6 +339,28 @@ static gdt_status bwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error 
     return GDT_STATUS_OK;
 }
 
+/* PIPE=1: the launch state sdpa_fwd.hand keeps too (engines/attn_fwd_tma.c),
+ * at a 128-byte boundary for the maps; its load sets the same shared
+ * memory and grid launch() gave. */
+static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_cu_api *cu,
+                              CUfunction fn, CUlaunchConfig *cfg, void **state, gdt_error *e)
+{
+    (void)i;
+    *state = NULL;
+    if (!fwd_tma(p))
+        return GDT_STATUS_OK;
+    size_t bytes = (sizeof(gdt_attn_fwd_tma) + 127) / 128 * 128;
+    gdt_attn_fwd_tma *t = aligned_alloc(128, bytes);
+    if (!t)
+        return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
+    memset(t, 0, bytes);
+    *state = t;
+    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f);
+    return gdt__attn_fwd_tma_load(t, cu, fn, f, cfg, e);
+}
+
+static void fwd_release(void *state) { free(state); }
+
 const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
     .rows = &gdt__rows_attention_fwd,
     .source = "kernels/attn_fwd.cuh",
@@ -294,6 +371,8 @@ const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
     .args = fwd_args,
     .workspace = NULL,
     .check = fwd_check,
+    .prepare = fwd_prepare,
+    .release = fwd_release,
 };
 
 const gdt_nvrtc_template gdt__tmpl_attn_bwd = {

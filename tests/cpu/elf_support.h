@@ -1,6 +1,6 @@
 /* The bytes of one section of an ELF64 image (a cubin): what the tests
  * that compare an NVRTC build's kernel with the hand cubin's entry
- * (test_gemm_tma_rows, test_attn_fwd_tma_nvrtc) read.  Only included,
+ * (test_gemm_tma_rows, test_attn_fwd_tma_rows) read.  Only included,
  * never built alone. */
 #ifndef ELF_SUPPORT_H
 #define ELF_SUPPORT_H

@@ -1,0 +1,128 @@
+/* The host side of the Hopper attention forward (engines/gdt_attn_fwd_tma.h):
+ * what the hand engine's sdpa_fwd.hand and the NVRTC engine's PIPE=1
+ * attention rows both do before and at a launch of
+ * kernels/gdt_attn_fwd_sm90.cuh. */
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gdt_attn_fwd_tma.h"
+#include "gdt_tma.h"
+#include "hand/gdt_hand.h"
+
+enum { BLOCK_M = GDT_ATTN_FWD_TMA_BLOCK_M, BLOCK_N = GDT_ATTN_FWD_TMA_BLOCK_N,
+       STAGES = GDT_ATTN_FWD_TMA_STAGES, GRID_Y_MAX = 65535 };
+
+_Static_assert(sizeof(gdt_attn_fwd_tma_params) == 72, "must match kernels/gdt_attn_fwd_sm90.cuh");
+
+int gdt__attn_fwd_tma_smem_bytes(int64_t d)
+{
+    return (int)((1 + 2 * STAGES) * 128 * d * 2 + 128 + 1024);
+}
+
+static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
+{
+    int64_t tiles = (s->s_q + BLOCK_M - 1) / BLOCK_M;
+    if (s->s_q > INT_MAX - BLOCK_M || s->s_kv > INT_MAX - BLOCK_N || s->b * s->h_q > INT_MAX ||
+        tiles > GRID_Y_MAX)
+        return snprintf(why, n, "b %" PRId64 ", h_q %" PRId64 ", s_q %" PRId64 ", s_kv %" PRId64
+                        ": the grid is b*h_q x ceil(s_q/128) (at most 2^31-1 x 65535) and rows "
+                        "are 32-bit", s->b, s->h_q, s->s_q, s->s_kv), false;
+    return true;
+}
+
+/* O is written by 4-byte stores: its strides must be even. */
+const gdt__hand_attn_spec gdt__attn_fwd_tma_spec = {
+    .family = GDT_FAMILY_SDPA_FWD, .nmaps = 3, .o_pairs = true,
+    .smem_bytes = gdt__attn_fwd_tma_smem_bytes, .sizes_ok = sizes_ok, .plan = gdt__hand_attn_plan,
+};
+
+bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n)
+{
+    return gdt__hand_attn_ok(&gdt__attn_fwd_tma_spec, f, why, n);
+}
+
+/* The kernel starts its CTAs section by section, each section every query
+ * tile of `section` consecutive query heads (kernels/gdt_attn_fwd_sm90.cuh,
+ * schedule), so that the CTAs in flight share their heads' K and V in L2.
+ * A kv head's K and V, 4 s_kv d bytes, are held to SECTION_BYTES a section:
+ * a third of the H200's 50 MB L2, since about two sections' heads are in
+ * flight where one's short causal tiles finish beside the next one's long
+ * ones.  Whole GQA groups, a power of two of kv heads (the usual head counts
+ * then split into equal sections); at b4 h32 s4096 d128, 8 heads of 2 MiB,
+ * 256 CTAs a section. */
+#define SECTION_BYTES (16 << 20)
+static int section_heads(const gdt_sdpa_desc *s)
+{
+    int64_t pairs = s->b * s->h_kv, fit = SECTION_BYTES / (4 * s->s_kv * s->d), n = 1;
+    while (n * 2 <= fit && n * 2 <= pairs)
+        n *= 2;
+    return (int)(n * (s->h_q / s->h_kv));
+}
+
+void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    t->who = who;
+    t->dtype = f->dtype;
+    gdt__hand_attn_geometry(&gdt__attn_fwd_tma_spec, f, t->geo);
+    t->params = (gdt_attn_fwd_tma_params){
+        .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
+        .s_q = (int)s->s_q, .s_kv = (int)s->s_kv, .h_q = (int)s->h_q,
+        .group = (int)(s->h_q / s->h_kv), .causal = (int)s->causal,
+        .scale_log2 = (float)(s->scale * M_LOG2E), .section = section_heads(s),
+    };
+}
+
+gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
+                                  const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e)
+{
+    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    int smem = gdt__attn_fwd_tma_smem_bytes(s->d);
+    t->cu = cu;
+    GDT_CHECK_CU(e, cu->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
+    cfg->gridDimX = (unsigned)(s->b * s->h_q);
+    cfg->gridDimY = (unsigned)((s->s_q + BLOCK_M - 1) / BLOCK_M);
+    cfg->gridDimZ = 1;
+    cfg->blockDimX = GDT_ATTN_FWD_TMA_WARPS * 32, cfg->blockDimY = cfg->blockDimZ = 1;
+    cfg->sharedMemBytes = (unsigned)smem;
+    return GDT_STATUS_OK;
+}
+
+/* Box: 64 elements of d (128 bytes, the widest the 128-byte swizzle
+ * takes) by 128 rows; the kernel loads d/64 boxes per tile. */
+static gdt_status encode(gdt_attn_fwd_tma *t, int i, void *ptr, gdt_error *e)
+{
+    static const cuuint32_t box[4] = {64, 128, 1, 1};
+    const gdt__hand_attn_map *g = &t->geo[i];
+    /* The zero fill out of bounds: rows past s_q or s_kv add nothing
+     * before the mask removes them. */
+    return gdt__tma_encode(t->cu, &t->maps[i], &t->bound[i], t->dtype, 4, ptr, g->dims, g->strides,
+                           box, e);
+}
+
+gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const gdt_operands *ops,
+                                  void *args[4], gdt_error *e)
+{
+    static const gdt_operand_role roles[4] = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V,
+                                              GDT_OPERAND_O};
+    gdt_status st = gdt_operands_check(&f->problem, ops, e);
+    for (int i = 0; i < 4 && st == GDT_STATUS_OK; i++) {
+        void *ptr = ops->ptr[roles[i]];
+        if ((uintptr_t)ptr % 16)
+            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: operand %s: pointer %p "
+                                 "is not 16-byte aligned, as TMA (Q, K, V) and "
+                                 "the stores (O) require", t->who,
+                                 gdt_operand_name(roles[i]), ptr);
+        if (i < 3 && ptr != t->bound[i])
+            st = encode(t, i, ptr, e);
+    }
+    if (st != GDT_STATUS_OK)
+        return st;
+    t->params.o = ops->ptr[GDT_OPERAND_O];
+    t->params.lse = ops->ptr[GDT_OPERAND_STATS];
+    args[0] = &t->maps[0], args[1] = &t->maps[1], args[2] = &t->maps[2], args[3] = &t->params;
+    return GDT_STATUS_OK;
+}

@@ -1,0 +1,84 @@
+/* The host side of the Hopper attention forward (kernels/gdt_attn_fwd_sm90.cuh),
+ * one copy for both engines that launch it: the hand engine's sdpa_fwd.hand
+ * (engines/hand/hand_attn.c, nvcc-built cubin) and the NVRTC attention
+ * forward's PIPE=1 rows (engines/nvrtc/tmpl_attention.c).  The one
+ * configuration, its shared memory, what the kernel supports (the checks
+ * of sdpa_fwd.hand's check_support, less its knobs), the parameters and
+ * head sections, the Q, K, V tensor maps, the grid and the kernel's
+ * arguments.  Private to libgdtune. */
+#ifndef GDT_ATTN_FWD_TMA_H
+#define GDT_ATTN_FWD_TMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gdt_cuda.h"
+#include "gdt_util.h"
+#include "hand/hand_common.h"
+
+/* What kernels/gdt_attn_fwd_sm90.cuh is compiled for: keep the two in step.
+ * A producer warpgroup and two consumer warpgroups (12 warps); MMA=2 is
+ * the attention rows' word for S of block j+1 issued beside P V of block
+ * j; the two consumer warpgroups also take turns (ping-pong). */
+enum {
+    GDT_ATTN_FWD_TMA_BLOCK_M = 128,
+    GDT_ATTN_FWD_TMA_BLOCK_N = 128,
+    GDT_ATTN_FWD_TMA_STAGES = 2,
+    GDT_ATTN_FWD_TMA_WARPS = 12,
+    GDT_ATTN_FWD_TMA_MMA = 2,
+};
+
+/* Mirrors struct gdt_hand_attn_params in kernels/gdt_attn_fwd_sm90.cuh. */
+typedef struct gdt_attn_fwd_tma_params {
+    void *o;
+    float *lse;
+    long long o_s[3];
+    int s_q, s_kv, h_q, group;
+    int causal;
+    float scale_log2;
+    int section;
+} gdt_attn_fwd_tma_params;
+
+/* A built plan's launch state.  maps come first for their 64-byte
+ * alignment: the holder allocates this at a 128-byte boundary. */
+typedef struct gdt_attn_fwd_tma {
+    CUtensorMap maps[3]; /* Q, K, V */
+    const void *bound[3]; /* the pointers the maps describe */
+    gdt__hand_attn_map geo[3];
+    gdt_attn_fwd_tma_params params;
+    gdt_dtype dtype;
+    const gdt_cu_api *cu;
+    const char *who; /* the slot, for messages */
+} gdt_attn_fwd_tma;
+
+/* What sdpa_fwd.hand's check_support takes (engines/hand/hand_common.h):
+ * the family, maps, shared memory, sizes and the hand engine's plan. */
+extern const gdt__hand_attn_spec gdt__attn_fwd_tma_spec;
+
+/* Dynamic shared memory at head dim d: Q, two stages of K and of V (128
+ * rows x d each), the barriers, and 1024 bytes of slack to align the
+ * swizzle atoms. */
+int gdt__attn_fwd_tma_smem_bytes(int64_t d);
+
+/* Whether the kernel runs f exactly (target, dtype, head dim, shared
+ * memory, 32-bit sizes, what TMA describes), or why not: sdpa_fwd.hand's
+ * checks but its plan's. */
+bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n);
+
+/* For a problem gdt__attn_fwd_tma_supported accepted: the maps' geometry
+ * and the parameters.  who: the slot's name, for messages. */
+void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f);
+
+/* After the module's load: fn's shared memory and cfg's grid (one CTA per
+ * batch x query head, 128 query rows), block and shared memory. */
+gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
+                                  const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e);
+
+/* Before a launch: the operands and their 16-byte alignment, re-encoding
+ * a map whose pointer changed; then the kernel's four arguments into args
+ * (pointing into t). */
+gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const gdt_operands *ops,
+                                  void *args[4], gdt_error *e);
+
+#endif
