@@ -130,13 +130,13 @@ static void test_row_rules(void)
 {
     char why[256];
     const char *s128 = "b=1,h=4,s=4096,d=128", *s64 = "b=1,h=4,s=4096,d=64";
-    int64_t r1[] = {64, 64, 8, 2, 0}; /* 8 warps cannot split 64 query rows: 4 do */
+    int64_t r1[GDT_ATTN_NCOLS] = {64, 64, 8, 2, 0}; /* 8 warps cannot split 64 query rows: 4 do */
     CHECK(bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r1, why));
     CHECK_INT(r1[GDT_ATTN_WARPS], ==, 4);
-    int64_t r2[] = {256, 64, 4, 2, 0}; /* 4 m16 tiles per warp: O and S overflow the registers */
+    int64_t r2[GDT_ATTN_NCOLS] = {256, 64, 4, 2, 0}; /* 4 m16 tiles per warp: O and S overflow the registers */
     CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 90, r2, why));
     CHECK_CONTAINS(why, "live fp32 values per thread");
-    int64_t r3[] = {128, 256, 8, 4, 0}; /* (128 + 2*4*256) * 136 * 2 bytes */
+    int64_t r3[GDT_ATTN_NCOLS] = {128, 256, 8, 4, 0}; /* (128 + 2*4*256) * 136 * 2 bytes */
     CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 80, r3, why));
     CHECK_CONTAINS(why, "shared memory 591872 bytes exceeds");
     CHECK_CONTAINS(why, "on sm80");
@@ -146,7 +146,7 @@ static void test_row_rules(void)
     int64_t r5[] = {64, 128, 8, 2, 0};
     CHECK(bind_row(&gdt__rows_attention_bwd, GDT_FAMILY_SDPA_BWD, s128, 90, r5, why));
     CHECK_INT(gdt__attn_bwd_smem(r5, 128), ==, (2 * 128 * 136 + 2 * 2 * 64 * 136 + 128 * 72) * 2 + 8 * 2 * 64);
-    int64_t r6[] = {64, 64, 4, 2, 0};
+    int64_t r6[GDT_ATTN_NCOLS] = {64, 64, 4, 2, 0};
     CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, "b=1,h=4,s=256,d=72", 90, r6, why));
     CHECK_CONTAINS(why, "head dim 72: the templates need a multiple of 16 up to 256");
 }
@@ -192,7 +192,7 @@ static void test_wgmma_row_rules(void)
         {{128, 64, 8, 3, 2}, 256, 90, "MMA=2: 176 live values per thread (O, S, P) exceed 160"},
     };
     check_rules(GDT_FAMILY_SDPA_FWD, cases, sizeof cases / sizeof cases[0]);
-    int64_t r1[] = {128, 128, 8, 2, 1};
+    int64_t r1[GDT_ATTN_NCOLS] = {128, 128, 8, 2, 1};
     CHECK_INT(gdt__attn_fwd_smem(r1, 128), ==, (128 + 2 * 2 * 128) * 128 * 2 + 1024);
 }
 
