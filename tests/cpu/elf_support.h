@@ -5,9 +5,13 @@
 #ifndef ELF_SUPPORT_H
 #define ELF_SUPPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "gdt_util.h"
 
 /* The bytes of section `name` in an ELF64 image; NULL when absent. */
 static inline const unsigned char *elf_section(const void *img, size_t len, const char *name,
@@ -35,6 +39,25 @@ static inline const unsigned char *elf_section(const void *img, size_t len, cons
         }
     }
     return NULL;
+}
+
+/* Whether section `text` of the NVRTC build (cubin, len; NULL: none) is
+ * section `entry` of the embedded hand cubin, byte for byte; what is
+ * missing or differs is printed, naming `what`. */
+static inline bool elf_same_text(const void *cubin, size_t len, const char *text,
+                                 const gdt_embedded *hand, const char *entry, const char *what)
+{
+    size_t na = 0, nb = 0;
+    const unsigned char *a = cubin ? elf_section(cubin, len, text, &na) : NULL;
+    const unsigned char *b = elf_section(hand->data, hand->len, entry, &nb);
+    if (!a || !b) {
+        fprintf(stderr, "%s: no section %s\n", what, a ? entry : text);
+        return false;
+    }
+    if (na == nb && !memcmp(a, b, na))
+        return true;
+    fprintf(stderr, "%s: %s (%zu bytes) differs from %s (%zu bytes)\n", what, text, na, entry, nb);
+    return false;
 }
 
 #endif

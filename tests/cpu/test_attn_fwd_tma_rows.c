@@ -21,6 +21,7 @@
 #include "hand/gdt_hand.h"
 #include "nvrtc/gdt_attention.h"
 #include "nvrtc/gdt_nvrtc.h"
+#include "rows_support.h"
 
 #define STAGED GDT_TEST_DATA "/candidates/attn_fwd_tma.json"
 #define SHAPE "b=4,h=32,s=4096,d=128,causal=top_left"
@@ -36,22 +37,7 @@ static const gdt_engine_slot *slot(const char *name)
  * the staged file's in place of theirs) materialized for f. */
 static gdt_candidate *materialize(const char *json, const gdt_facts *f, int *n)
 {
-    gdt_row_table *t = NULL;
-    gdt_candidate *c = NULL;
-    gdt_error e = {0};
-    *n = 0;
-    gdt_status st = json ? gdt_rows_load_text(json, strlen(json), "rows.json", &t, &e)
-                         : gdt_rows_load_default(&t, &e);
-    if (st == GDT_STATUS_OK && !json)
-        st = gdt_rows_override(t, STAGED, &e);
-    if (st != GDT_STATUS_OK)
-        fprintf(stderr, "%s\n", e.msg);
-    CHECK_INT(st, ==, GDT_STATUS_OK);
-    if (st == GDT_STATUS_OK)
-        CHECK_INT(gdt_candidates_materialize(t, slot("sdpa_fwd.nvrtc"), f, &c, n, &e), ==,
-                  GDT_STATUS_OK);
-    gdt_rows_destroy(t);
-    return c;
+    return rows_candidates(json, STAGED, slot("sdpa_fwd.nvrtc"), f, n);
 }
 
 static void facts_for(const char *shape, int arch, gdt_facts *f)
@@ -90,7 +76,7 @@ static void test_staged_row_is_hand_kernel(void)
         gdt_error e = {0};
         char entry[128];
         void *cubin = NULL;
-        size_t len = 0, na = 0, nb = 0;
+        size_t len = 0;
         int n = 0;
         facts_for(ENTRIES[i].shape, 90, &f);
         gdt_candidate *c = materialize(NULL, &f, &n);
@@ -109,14 +95,7 @@ static void test_staged_row_is_hand_kernel(void)
         CHECK_INT(st, ==, GDT_STATUS_OK);
         snprintf(entry, sizeof entry, ".text.gdt_hand_attn_fwd_%s_d%lld", ENTRIES[i].dtype,
                  (long long)f.problem.u.sdpa.d);
-        const unsigned char *a = cubin ? elf_section(cubin, len, ".text.gdt_attn_fwd", &na) : NULL;
-        const unsigned char *b = elf_section(hand->data, hand->len, entry, &nb);
-        CHECK(a != NULL && b != NULL);
-        bool same = a && b && na == nb && !memcmp(a, b, na);
-        if (a && b && !same)
-            fprintf(stderr, "%s: .text.gdt_attn_fwd (%zu bytes) differs from %s (%zu bytes)\n",
-                    ENTRIES[i].shape, na, entry, nb);
-        CHECK(same);
+        CHECK(elf_same_text(cubin, len, ".text.gdt_attn_fwd", hand, entry, ENTRIES[i].shape));
         free(cubin);
         free(c);
     }
@@ -231,13 +210,7 @@ static void test_optional_column(void)
 
 static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char *name, int *count)
 {
-    gdt_nvrtc_define d[GDT_NVRTC_MAX_DEFINES];
-    int n = gdt__tmpl_attn_fwd.defines(f, p, d, GDT_NVRTC_MAX_DEFINES);
-    *count = n;
-    for (int i = 0; i < n; i++)
-        if (!strcmp(d[i].name, name))
-            return d[i].value;
-    return -1;
+    return rows_define_of(&gdt__tmpl_attn_fwd, f, p, name, count);
 }
 
 /* PIPE=1 binds PIPE, GDT_FP16 and HEAD_DIM only, launches sdpa_fwd.hand's

@@ -18,6 +18,7 @@
 #include "hand/gdt_hand.h"
 #include "nvrtc/gdt_gemm.h"
 #include "nvrtc/gdt_nvrtc.h"
+#include "rows_support.h"
 
 #define STAGED GDT_TEST_DATA "/candidates/gemm_tma.json"
 
@@ -37,24 +38,9 @@ static void facts_for(const char *shape, int arch, gdt_facts *f)
  * the staged file's in place of theirs) materialized for shape on arch. */
 static gdt_candidate *materialize(const char *json, const char *shape, int arch, int *n)
 {
-    gdt_row_table *t = NULL;
-    gdt_candidate *c = NULL;
-    gdt_error e = {0};
     gdt_facts f;
     facts_for(shape, arch, &f);
-    *n = 0;
-    gdt_status st = json ? gdt_rows_load_text(json, strlen(json), "rows.json", &t, &e)
-                         : gdt_rows_load_default(&t, &e);
-    if (st == GDT_STATUS_OK && !json)
-        st = gdt_rows_override(t, STAGED, &e);
-    if (st != GDT_STATUS_OK)
-        fprintf(stderr, "%s\n", e.msg);
-    CHECK_INT(st, ==, GDT_STATUS_OK);
-    if (st == GDT_STATUS_OK)
-        CHECK_INT(gdt_candidates_materialize(t, slot("gemm.nvrtc"), &f, &c, n, &e), ==,
-                  GDT_STATUS_OK);
-    gdt_rows_destroy(t);
-    return c;
+    return rows_candidates(json, STAGED, slot("gemm.nvrtc"), &f, n);
 }
 
 /* The NVRTC plan of hand configuration i: its knobs, and the TMA row's. */
@@ -94,7 +80,7 @@ static void test_hand_configs_are_rows(void)
         gdt_plan_id p = nvrtc_plan_of(i);
         char name[512], entry[128];
         void *cubin = NULL;
-        size_t len = 0, na = 0, nb = 0;
+        size_t len = 0;
         gdt_plan_id_format(&p, name, sizeof name);
         if (!in_defaults(c, n, &p))
             fprintf(stderr, "hand configuration %d: %s is not a staged row\n", i, name);
@@ -104,14 +90,7 @@ static void test_hand_configs_are_rows(void)
             fprintf(stderr, "%s: %s\n", name, e.msg);
         CHECK_INT(st, ==, GDT_STATUS_OK);
         snprintf(entry, sizeof entry, ".text.%s_bf16_km", gdt__hand_gemm_config_entry(i));
-        const unsigned char *a = cubin ? elf_section(cubin, len, ".text.gdt_gemm", &na) : NULL;
-        const unsigned char *b = elf_section(hand->data, hand->len, entry, &nb);
-        CHECK(a != NULL && b != NULL);
-        bool same = a && b && na == nb && !memcmp(a, b, na);
-        if (!same)
-            fprintf(stderr, "%s: .text.gdt_gemm (%zu bytes) differs from %s (%zu bytes)\n", name,
-                    na, entry, nb);
-        CHECK(same);
+        CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
     CHECK_INT(n, ==, 16);
@@ -256,12 +235,7 @@ static void test_optional_columns(void)
  * 384 threads and the ring's shared memory, the workspace of its splits. */
 static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char *name)
 {
-    gdt_nvrtc_define d[GDT_NVRTC_MAX_DEFINES];
-    int n = gdt__tmpl_gemm.defines(f, p, d, GDT_NVRTC_MAX_DEFINES);
-    for (int i = 0; i < n; i++)
-        if (!strcmp(d[i].name, name))
-            return d[i].value;
-    return -1;
+    return rows_define_of(&gdt__tmpl_gemm, f, p, name, NULL);
 }
 
 static void test_template_binds(void)

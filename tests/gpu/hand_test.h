@@ -232,6 +232,21 @@ static inline gdt_compiled *hand_attn_build_cudnn(const gdt_device_props *dev, c
     return c;
 }
 
+/* The forward's refusal (a hand_attn_test's refusal, engines/attn_fwd_tma.c's
+ * rule for both slots that launch the Hopper forward): a K pointer off 16
+ * bytes is refused before any launch, naming the slot. */
+static inline void hand_attn_fwd_refusal(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b)
+{
+    gdt_operands ops = b->ops;
+    gdt_error e = {0};
+    char want[128];
+    ops.ptr[GDT_OPERAND_K] = (char *)ops.ptr[GDT_OPERAND_K] + 8;
+    CHECK_INT(s->ops->execute(c, &ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
+    snprintf(want, sizeof want, "%s: operand K: pointer", s->name);
+    CHECK_CONTAINS(e.msg, want);
+    CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
+}
+
 /* Max |got - ref| over max |ref| of output i; infinities that agree (an
  * LSE of a row with no visible key) count as equal. */
 static inline double hand_attn_max_rel(const gdt_outputs *got, const gdt_outputs *ref, int i)

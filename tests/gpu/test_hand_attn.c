@@ -30,16 +30,6 @@ static const char *const cases[] = {
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
-static void test_refusal(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b)
-{
-    gdt_operands ops = b->ops;
-    gdt_error e = {0};
-    ops.ptr[GDT_OPERAND_K] = (char *)ops.ptr[GDT_OPERAND_K] + 8; /* refused before any launch */
-    CHECK_INT(s->ops->execute(c, &ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "sdpa_fwd.hand: operand K: pointer");
-    CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
-}
-
 static const char *const outputs[] = {"O", "LSE"};
 
 static const hand_attn_test test = {
@@ -49,7 +39,7 @@ static const hand_attn_test test = {
     .outputs = outputs,
     .noutputs = 2,
     .large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=top_left",
-    .refusal = test_refusal,
+    .refusal = hand_attn_fwd_refusal,
 };
 
 /* Every case and the large shape, each under the watchdog. */

@@ -39,15 +39,6 @@ static void row_plan(int64_t engine_id, gdt_plan_id *out)
     gdt_plan_id_set_knob(out, GDT_KNOB_PIPE, GDT_ATTN_PIPE_TMA);
 }
 
-static void test_refusal(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b)
-{
-    gdt_operands ops = b->ops;
-    gdt_error e = {0};
-    ops.ptr[GDT_OPERAND_K] = (char *)ops.ptr[GDT_OPERAND_K] + 8; /* refused before any launch */
-    CHECK_INT(s->ops->execute(c, &ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "sdpa_fwd.nvrtc: operand K: pointer");
-}
-
 static const hand_attn_test test = {
     .base = {NAME, "sdpa_fwd.nvrtc", GDT_FAMILY_SDPA_FWD, cases, NCASES},
     .plan = row_plan,
@@ -55,7 +46,7 @@ static const hand_attn_test test = {
     .outputs = outputs,
     .noutputs = 2,
     .large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=top_left",
-    .refusal = test_refusal,
+    .refusal = hand_attn_fwd_refusal,
 };
 static const hand_attn_test hand = {
     .base = {NAME, "sdpa_fwd.hand", GDT_FAMILY_SDPA_FWD, cases, NCASES},

@@ -1,0 +1,53 @@
+/* What the CPU tests of the templates' staged PIPE=1 rows
+ * (test_gemm_tma_rows, test_attn_fwd_tma_rows) share: a rows file's
+ * candidates for a slot and problem, and the value a template's defines
+ * give one name.  Only included, never built alone. */
+#ifndef ROWS_SUPPORT_H
+#define ROWS_SUPPORT_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gdt_engines.h"
+#include "gdt_rows.h"
+#include "gdt_test.h"
+#include "nvrtc/gdt_nvrtc.h"
+
+/* The rows of `json` (NULL: the default rows with those of the file
+ * `staged` in place of theirs) materialized for slot s and f; *n of them. */
+static inline gdt_candidate *rows_candidates(const char *json, const char *staged,
+                                             const gdt_engine_slot *s, const gdt_facts *f, int *n)
+{
+    gdt_row_table *t = NULL;
+    gdt_candidate *c = NULL;
+    gdt_error e = {0};
+    *n = 0;
+    gdt_status st = json ? gdt_rows_load_text(json, strlen(json), "rows.json", &t, &e)
+                         : gdt_rows_load_default(&t, &e);
+    if (st == GDT_STATUS_OK && !json)
+        st = gdt_rows_override(t, staged, &e);
+    if (st != GDT_STATUS_OK)
+        fprintf(stderr, "%s\n", e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    if (st == GDT_STATUS_OK)
+        CHECK_INT(gdt_candidates_materialize(t, s, f, &c, n, &e), ==, GDT_STATUS_OK);
+    gdt_rows_destroy(t);
+    return c;
+}
+
+/* The value template t's defines give `name` for plan p on f, or -1 when
+ * they give it none; *count (when not NULL): how many they give. */
+static inline long long rows_define_of(const gdt_nvrtc_template *t, const gdt_facts *f,
+                                       const gdt_plan_id *p, const char *name, int *count)
+{
+    gdt_nvrtc_define d[GDT_NVRTC_MAX_DEFINES];
+    int n = t->defines(f, p, d, GDT_NVRTC_MAX_DEFINES);
+    if (count)
+        *count = n;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(d[i].name, name))
+            return d[i].value;
+    return -1;
+}
+
+#endif
