@@ -101,15 +101,6 @@ static void test_staged_row_is_hand_kernel(void)
     }
 }
 
-/* One rule: the row that breaks it is rejected with `reason`; `kept`,
- * which differs in the rule's column, is accepted.  A NULL kept: a rule of
- * the target or the problem, whose row passes at SHAPE on sm90. */
-typedef struct rule_case {
-    const char *broken, *kept, *reason;
-    const char *shape;
-    int arch;
-} rule_case;
-
 static void check_row(const char *row, const gdt_facts *f, const char *reason)
 {
     char json[256];

@@ -109,14 +109,6 @@ static void test_hand_configs_are_rows(void)
     free(c);
 }
 
-/* One rule: the row that breaks it is rejected with `reason`; `kept`,
- * which differs in the rule's column, is accepted. */
-typedef struct rule_case {
-    const char *broken, *kept, *reason;
-    const char *shape;
-    int arch;
-} rule_case;
-
 static void test_rules(void)
 {
     static const rule_case cases[] = {

@@ -14,8 +14,8 @@
  * alike: median of 25 single executes).  Returns 77 without a device; on
  * another arch it checks that the row is rejected for sm_90a. */
 #include "hand_test.h"
-#include "gdt_rows.h"
 #include "nvrtc/gdt_attention.h"
+#include "rows_support.h"
 
 static const char *const cases[] = {
     "b=2,h_q=32,h_kv=8,s_q=200,s_kv=333,d=64,causal=bottom_right,dtype=fp16",
@@ -59,18 +59,12 @@ static const hand_attn_test hand = {
 static bool staged_row_ok(const gdt_facts *f, char *reason, size_t n)
 {
     const gdt_engine_slot *s = hand_test_slot(&test.base);
-    const char *rows = getenv("GDT_TEST_TUNING_CONFIG");
-    gdt_row_table *t = NULL;
-    gdt_candidate *c = NULL;
-    gdt_error e = {0};
     gdt_plan_id want;
     bool ok = false;
     int k = 0;
     snprintf(reason, n, "no PIPE=1 row");
     row_plan(gdt_engine_id(GDT_FAMILY_SDPA_FWD, s->slot), &want);
-    CHECK_INT(gdt_rows_load_default(&t, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(gdt_rows_override(t, rows && *rows ? rows : STAGED, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(gdt_candidates_materialize(t, s, f, &c, &k, &e), ==, GDT_STATUS_OK);
+    gdt_candidate *c = rows_staged_candidates(STAGED, s, f, &k);
     for (int i = 0; i < k; i++) {
         if (c[i].requested[GDT_ATTN_PIPE] != GDT_ATTN_PIPE_TMA)
             continue;
@@ -80,7 +74,6 @@ static bool staged_row_ok(const gdt_facts *f, char *reason, size_t n)
             ok = gdt_plan_id_equal(&c[i].id, &want);
     }
     free(c);
-    gdt_rows_destroy(t);
     return ok;
 }
 

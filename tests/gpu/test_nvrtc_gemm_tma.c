@@ -16,8 +16,8 @@
  * 64 calls), and the best of each side.  Returns 77 without a device; on
  * another arch it checks that every PIPE=1 row is rejected for sm_90a. */
 #include "hand_test.h"
-#include "gdt_rows.h"
 #include "nvrtc/gdt_gemm.h"
+#include "rows_support.h"
 
 static const char *const cases[] = {
     "m=200,n=328,k=136",
@@ -48,14 +48,8 @@ static const gdt_engine_slot *hand_slot(void) { return hand_test_slot(&hand); }
  * once with their reason when `say`); returns the count. */
 static int tma_plans(const gdt_facts *f, gdt_plan_id *out, bool say)
 {
-    gdt_row_table *t = NULL;
-    gdt_candidate *c = NULL;
-    gdt_error e = {0};
     int n = 0, k = 0;
-    const char *rows = getenv("GDT_TEST_TUNING_CONFIG");
-    CHECK_INT(gdt_rows_load_default(&t, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(gdt_rows_override(t, rows && *rows ? rows : STAGED, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(gdt_candidates_materialize(t, nvrtc_slot(), f, &c, &n, &e), ==, GDT_STATUS_OK);
+    gdt_candidate *c = rows_staged_candidates(STAGED, nvrtc_slot(), f, &n);
     for (int i = 0; i < n && k < MAX_ROWS; i++) {
         if (c[i].requested[GDT_GEMM_PIPE] != GDT_GEMM_PIPE_TMA || c[i].duplicate_of_earlier)
             continue;
@@ -65,7 +59,6 @@ static int tma_plans(const gdt_facts *f, gdt_plan_id *out, bool say)
             out[k++] = c[i].id;
     }
     free(c);
-    gdt_rows_destroy(t);
     return k;
 }
 

@@ -1,11 +1,14 @@
-/* What the CPU tests of the templates' staged PIPE=1 rows
- * (test_gemm_tma_rows, test_attn_fwd_tma_rows) share: a rows file's
- * candidates for a slot and problem, and the value a template's defines
- * give one name.  Only included, never built alone. */
+/* What the tests of the templates' PIPE=1 rows share (on the CPU
+ * test_gemm_tma_rows and test_attn_fwd_tma_rows, on the device
+ * test_nvrtc_gemm_tma and test_nvrtc_attn_fwd_tma): a rows file's
+ * candidates for a slot and problem, the staged rows' (or those of the file
+ * GDT_TEST_TUNING_CONFIG names), a rule's case, and the value a template's
+ * defines give one name.  Only included, never built alone. */
 #ifndef ROWS_SUPPORT_H
 #define ROWS_SUPPORT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gdt_engines.h"
@@ -34,6 +37,24 @@ static inline gdt_candidate *rows_candidates(const char *json, const char *stage
     gdt_rows_destroy(t);
     return c;
 }
+
+/* The default rows with those of the file GDT_TEST_TUNING_CONFIG names in
+ * place of theirs (else those of `staged`), materialized for s and f. */
+static inline gdt_candidate *rows_staged_candidates(const char *staged, const gdt_engine_slot *s,
+                                                    const gdt_facts *f, int *n)
+{
+    const char *rows = getenv("GDT_TEST_TUNING_CONFIG");
+    return rows_candidates(NULL, rows && *rows ? rows : staged, s, f, n);
+}
+
+/* One rule: the row that breaks it is rejected with `reason`; `kept`,
+ * which differs in the rule's column, is accepted (NULL: a rule of the
+ * target or the problem, whose row passes at the test's shape on sm90). */
+typedef struct rule_case {
+    const char *broken, *kept, *reason;
+    const char *shape;
+    int arch;
+} rule_case;
 
 /* The value template t's defines give `name` for plan p on f, or -1 when
  * they give it none; *count (when not NULL): how many they give. */
