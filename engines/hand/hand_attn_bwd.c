@@ -10,7 +10,8 @@
  * preprocess (D, LSE log2 e, dQ accumulator zeroed), the KV-block-parallel
  * main kernel (its dQ added into the accumulator from shared memory by one
  * 16 KB bulk reduction per 64-column chunk and query block, each consumer
- * its own), and the postprocess (dQ to the io dtype). */
+ * its own), and the postprocess (dQ to the io dtype), the last two by
+ * programmatic dependent launch (load). */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -67,6 +68,7 @@ struct gdt_compiled {
     CUmodule mod;
     CUfunction fn[3]; /* pre, main, post */
     CUlaunchConfig cfg[3];
+    CUlaunchAttribute pdl; /* main's and post's launch attribute (load) */
 };
 
 void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out)
@@ -140,6 +142,13 @@ static gdt_status load(gdt_compiled *c, gdt_error *e)
     set_grid(&c->cfg[0], (pad_rows + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
     set_grid(&c->cfg[1], s->b * s->h_kv, (s->s_kv + BLOCK_N - 1) / BLOCK_N, WARPS * 32, smem_bytes(s->d));
     set_grid(&c->cfg[2], (pairs + ROW_WARPS - 1) / ROW_WARPS, 1, ROW_WARPS * 32, 0);
+    /* Programmatic dependent launch: main's CTAs start as pre's last ones
+     * run and post's as main's do (their first waits are the kernels'
+     * grid_dep_wait); pre starts as any launch, after what came before. */
+    c->pdl.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    c->pdl.value.programmaticStreamSerializationAllowed = 1;
+    for (int i = 1; i < 3; i++)
+        c->cfg[i].attrs = &c->pdl, c->cfg[i].numAttrs = 1;
     return GDT_STATUS_OK;
 }
 

@@ -21,6 +21,13 @@
  *                             dQ = scale times the accumulator (blocked,
  *                             DQ_CHUNK), to the io dtype.
  *
+ * The host launches main and post by programmatic dependent launch: pre and
+ * main let the next kernel's CTAs start at once (grid_dep_launch), and only
+ * the threads that touch the kernel before's output wait for it
+ * (grid_dep_wait): main's producer before its first LSE and D rows (after
+ * K, V and the first Q and dO, the caller's), its writers before their
+ * first reduce-add into the zeroed accumulator, and all of post.
+ *
  * The main kernel is KV-block parallel.  Warpgroup 0 gives its registers
  * away (setmaxnreg.dec); one of its threads loads K and V once (TMA, 128
  * rows), then for every query head of the GQA group and every 64-row query
@@ -149,6 +156,7 @@ template <int D> __device__ __forceinline__ float lane_share(const float (&pv)[4
 template <int FP16, int D> __device__ __forceinline__ void pre(const gdt_hand_attn_bwd_params &p)
 {
     static_assert(D / 8 <= 16, "lane_share takes the row's pairs from lanes 0 .. 15");
+    grid_dep_launch(); /* the main kernel's CTAs may start as this one's last ones run */
     const int lane = threadIdx.x & 31;
     long long r;
     int bi, hq, i;
@@ -195,6 +203,7 @@ template <int FP16, int D> __device__ __forceinline__ void pre(const gdt_hand_at
  * runs of four lanes. */
 template <int FP16, int D> __device__ __forceinline__ void post(const gdt_hand_attn_bwd_params &p)
 {
+    grid_dep_wait(); /* the main kernel's reduce-adds complete and visible */
     const int lane = threadIdx.x & 31;
     long long r;
     int bi, hq, pair;
@@ -346,6 +355,8 @@ __device__ __forceinline__ void produce(const bwd_ctx &c, const gdt_hand_attn_bw
             bar_expect_tx(full<D>(c, it), 2 * bwd_layout<D>::Q + 512);
             load_tile<D>(q, tq, full<D>(c, it), BLOCK_M, mb * BLOCK_M, hq, c.bi);
             load_tile<D>(q + bwd_layout<D>::Q, tdo, full<D>(c, it), BLOCK_M, mb * BLOCK_M, hq, c.bi);
+            if (it == 0)
+                grid_dep_wait(); /* pre's LSE and D rows (K, V, Q and dO are the caller's) */
             bulk_load(v, p.lse2 + row, 256, full<D>(c, it));
             bulk_load(v + 256, p.dd + row, 256, full<D>(c, it));
         }
@@ -378,6 +389,7 @@ __device__ __forceinline__ float *dq_rows(const bwd_ctx &c, const gdt_hand_attn_
  * kernel ends. */
 template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
 {
+    grid_dep_wait(); /* pre's zeroed accumulator */
     int it = 0;
     /* Not unrolled: in PRODUCER_REGS registers an unrolled loop spills. */
 #pragma unroll 1
@@ -746,6 +758,7 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
      * bytes of slack for this. */
     c.base = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    grid_dep_launch(); /* post's CTAs may start as this kernel's last ones run */
     schedule(c, p);
     if (threadIdx.x == 0) {
         bar_init(kv_full<D>(c), 1);

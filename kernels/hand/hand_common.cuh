@@ -37,4 +37,18 @@ __device__ __forceinline__ void stg_zero4(float *p)
     asm volatile("st.global.v4.f32 [%0], {%1, %1, %1, %1};\n" ::"l"(p), "f"(0.f) : "memory");
 }
 
+/* ------------------------------------------------------ dependent launch */
+
+/* Programmatic dependent launch (sm_90).  A kernel launched with
+ * CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION may start once
+ * every CTA of the kernel before it on the stream has run grid_dep_launch
+ * (once a CTA is enough) or exited, so its CTAs can start, and do what
+ * does not depend on that kernel, while that kernel's last ones run; each
+ * of its threads that touches what that kernel writes must first run
+ * grid_dep_wait, which returns once that kernel has completed and its
+ * memory operations are visible.  Both are no-ops in a kernel launched
+ * without the attribute. */
+__device__ __forceinline__ void grid_dep_launch() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
+__device__ __forceinline__ void grid_dep_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
 #endif
