@@ -16,13 +16,16 @@
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
  * nothing here uses what it binds.
  *
- * One CTA per (batch, query head, 128 query rows), 384 threads, started a
- * few heads at a time, the longest causal tiles first (schedule).  Warpgroup 0
- * gives its registers away (setmaxnreg.dec); one of its threads issues the
- * TMA loads: the Q tile once, then the K and V blocks (128 keys each) into
- * two rings of two stages, each stage behind a full barrier (the copies'
- * byte count) and an empty barrier (one arrival per consumer warp).
- * Warpgroups 1 and 2 are the consumers (setmaxnreg.inc), 64 query rows each:
+ * A tile is (batch, query head, 128 query rows).  The grid is persistent:
+ * at most as many CTAs as are resident at once (one per SM: 384 threads at
+ * 168 registers), CTA i walking tiles i, i + gridDim.x, ... of one linear
+ * order (schedule): a few heads at a time, the longest causal tiles first.
+ * Warpgroup 0 gives its registers away (setmaxnreg.dec); one
+ * of its threads issues the TMA loads, tile after tile: the Q tile, then
+ * the K and V blocks (128 keys each) into two rings of two stages, each
+ * stage behind a full barrier (the copies' byte count) and an empty barrier
+ * (one arrival per consumer warp).  Warpgroups 1 and 2 are the consumers
+ * (setmaxnreg.inc), 64 query rows of each tile each:
  * S = Q K^T by wgmma with both operands in shared memory, the online softmax
  * in registers (exp2, the scale folded into log2 e), P converted in
  * registers and O += P V by wgmma taking P from registers and V MN-major
@@ -31,6 +34,50 @@
  * turns issuing their GEMMs (named barriers), so one's softmax overlaps the
  * other's GEMMs.  Causal: blocks past the tile's last diagonal are never
  * loaded, only the blocks that cross a diagonal or the key tail are masked.
+ * Across tiles nothing drains: the Q buffer has an empty barrier that the
+ * consumers arrive on after a tile's last Q K^T, so the next tile's Q and
+ * first K and V blocks load while they finish that tile's softmax, P V and
+ * O / LSE stores, and the turns run on from one tile into the next.
+ *
+ * BARRIERS (every count and phase below is per CTA; n is the CTA's n-th
+ * tile, 0-based; a tile of nb key blocks uses ring slots R .. R + nb - 1,
+ * R the blocks of the CTA's earlier tiles; slot g is stage g % 2 and the
+ * (g / 2)-th use of that stage, phase parity (g / 2) % 2).  A wait for
+ * parity P returns once the phase of parity P has completed; on a fresh
+ * barrier parity 1 passes at once.
+ *   Q full   (count 1 + tx): the producer's expect_tx and the TMA bytes of
+ *            tile n's Q complete phase n; each consumer thread waits parity
+ *            n % 2 before the tile.
+ *   Q empty  (count 8, one per consumer warp): each consumer warp arrives
+ *            once per tile, after the wgmma of the tile's last Q K^T has
+ *            completed (first_block when nb is 1, else next_block of block
+ *            nb - 2; at once when nb is 0), completing phase n; the
+ *            producer waits parity (n % 2) ^ 1 before loading tile n's Q
+ *            (tile 0 passes, tile n >= 1 waits for phase n - 1).
+ *   K full / V full [stage] (count 1 + tx): the producer's expect_tx and the
+ *            TMA bytes of slot g complete phase g / 2 of its stage; the
+ *            consumers wait parity (g / 2) % 2.
+ *   K empty / V empty [stage] (count 8): each consumer warp arrives once per
+ *            slot, K once its S has completed, V once its P V has; the
+ *            producer waits parity ((g / 2) % 2) ^ 1 before loading slot g
+ *            (slots 0 and 1 pass, slot g >= 2 waits for the release of
+ *            slot g - 2).
+ *   Named 1 and 2 (256 threads: one consumer's bar.sync, the other's
+ *            bar.arrive): consumer w's turn is bar.sync 1 + w, its hand-over
+ *            bar.arrive 2 - w, one turn per key block of every tile (S of
+ *            block 0 alone; S of j + 1 and P V of j).  Consumer 1 arrives on
+ *            1 once at the start, so consumer 0 goes first; the turns
+ *            alternate 0, 1, 0, 1 over all the CTA's tiles (both take nb
+ *            turns per tile, nb the same for both); consumer 0 ends with one
+ *            more bar.sync 1 that takes consumer 1's last hand-over, so
+ *            each barrier has as many arrivals as syncs.  Neither barrier
+ *            ever holds two arrivals of one consumer: consumer 1's k-th
+ *            arrival on 1 follows its bar.sync 2 of turn k - 1, which
+ *            needed consumer 0's hand-over after consumer 0's bar.sync 1 of
+ *            turn k - 1; and the same for 0 on 2.
+ * The producer never waits for what only its later loads give: it waits Q
+ * empty of tile n - 1 after issuing every load of tile n - 1, and the
+ * consumers' last Q K^T of tile n - 1 needs only those.
  *
  * Tiles are 128 rows x d in 128-byte-swizzled shared memory, as the TMA's
  * SWIZZLE_128B writes them: d/64 column blocks of 128 rows x 128 bytes
@@ -334,8 +381,8 @@ __device__ __forceinline__ void store(const attn_rows<D> &r, const gdt_hand_attn
 }
 
 /* One tile, its Q landed: every key block, then O and LSE.  A tile with no
- * key block (bottom-right, rows before the first key) takes no turn and
- * releases Q at once; its rows get O = 0 and LSE = -inf. */
+ * key block (none today: bottom-right needs s_q <= s_kv) would take no turn
+ * and release Q at once, its rows getting O = 0 and LSE = -inf. */
 template <int FP16, int D>
 __device__ __forceinline__ void consume_tile(const attn_ctx &c, const gdt_hand_attn_params &p, int bi, int hq)
 {
