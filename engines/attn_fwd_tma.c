@@ -13,22 +13,24 @@
 #include "hand/gdt_hand.h"
 
 enum { BLOCK_M = GDT_ATTN_FWD_TMA_BLOCK_M, BLOCK_N = GDT_ATTN_FWD_TMA_BLOCK_N,
-       STAGES = GDT_ATTN_FWD_TMA_STAGES, GRID_Y_MAX = 65535 };
+       STAGES = GDT_ATTN_FWD_TMA_STAGES };
 
-_Static_assert(sizeof(gdt_attn_fwd_tma_params) == 72, "must match kernels/gdt_attn_fwd_sm90.cuh");
+_Static_assert(sizeof(gdt_attn_fwd_tma_params) == 80, "must match kernels/gdt_attn_fwd_sm90.cuh");
 
 int gdt__attn_fwd_tma_smem_bytes(int64_t d)
 {
     return (int)((1 + 2 * STAGES) * 128 * d * 2 + 128 + 1024);
 }
 
+/* The kernel's tile index is 32-bit: b*h_q*ceil(s_q/128) tiles at most
+ * 2^31-1 (b*h_q, and the rows, each below 2^31 with it). */
 static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
 {
     int64_t tiles = (s->s_q + BLOCK_M - 1) / BLOCK_M;
     if (s->s_q > INT_MAX - BLOCK_M || s->s_kv > INT_MAX - BLOCK_N || s->b * s->h_q > INT_MAX ||
-        tiles > GRID_Y_MAX)
+        s->b * s->h_q > INT_MAX / (tiles > 0 ? tiles : 1))
         return snprintf(why, n, "b %" PRId64 ", h_q %" PRId64 ", s_q %" PRId64 ", s_kv %" PRId64
-                        ": the grid is b*h_q x ceil(s_q/128) (at most 2^31-1 x 65535) and rows "
+                        ": the tiles, b*h_q x ceil(s_q/128), are at most 2^31-1 and rows "
                         "are 32-bit", s->b, s->h_q, s->s_q, s->s_kv), false;
     return true;
 }
@@ -73,20 +75,33 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
         .s_q = (int)s->s_q, .s_kv = (int)s->s_kv, .h_q = (int)s->h_q,
         .group = (int)(s->h_q / s->h_kv), .causal = (int)s->causal,
         .scale_log2 = (float)(s->scale * M_LOG2E), .section = section_heads(s),
+        .heads = (int)(s->b * s->h_q), .tiles = (int)((s->s_q + BLOCK_M - 1) / BLOCK_M),
     };
+}
+
+unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm)
+{
+    int64_t tiles = (int64_t)p->heads * p->tiles, resident = (int64_t)sms * per_sm;
+    return (unsigned)(tiles < resident ? tiles : resident);
 }
 
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
                                   const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
-    int smem = gdt__attn_fwd_tma_smem_bytes(s->d);
+    int smem = gdt__attn_fwd_tma_smem_bytes(s->d), threads = GDT_ATTN_FWD_TMA_WARPS * 32;
+    int sms = 0, dev = 0, per_sm = 0;
     t->cu = cu;
     GDT_CHECK_CU(e, cu->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
-    cfg->gridDimX = (unsigned)(s->b * s->h_q);
-    cfg->gridDimY = (unsigned)((s->s_q + BLOCK_M - 1) / BLOCK_M);
-    cfg->gridDimZ = 1;
-    cfg->blockDimX = GDT_ATTN_FWD_TMA_WARPS * 32, cfg->blockDimY = cfg->blockDimZ = 1;
+    GDT_CHECK_CUDA(e, cudaGetDevice(&dev));
+    GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    GDT_CHECK_CU(e, cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, (size_t)smem));
+    if (per_sm < 1)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: no CTA of %d threads and %d bytes "
+                             "of shared memory fits on an SM of this device", t->who, threads, smem);
+    cfg->gridDimX = gdt__attn_fwd_tma_grid(&t->params, sms, per_sm);
+    cfg->gridDimY = cfg->gridDimZ = 1;
+    cfg->blockDimX = (unsigned)threads, cfg->blockDimY = cfg->blockDimZ = 1;
     cfg->sharedMemBytes = (unsigned)smem;
     return GDT_STATUS_OK;
 }

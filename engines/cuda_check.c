@@ -65,6 +65,8 @@ static void cu_init(void)
         {"cuFuncGetAttribute", (void **)&cu_api.cuFuncGetAttribute},
         {"cuLaunchKernelEx", (void **)&cu_api.cuLaunchKernelEx},
         {"cuOccupancyMaxActiveClusters", (void **)&cu_api.cuOccupancyMaxActiveClusters},
+        {"cuOccupancyMaxActiveBlocksPerMultiprocessor",
+         (void **)&cu_api.cuOccupancyMaxActiveBlocksPerMultiprocessor},
         {"cuLaunchKernel", (void **)&cu_api.cuLaunchKernel},
         {"cuTensorMapEncodeTiled", (void **)&cu_api.cuTensorMapEncodeTiled},
     };

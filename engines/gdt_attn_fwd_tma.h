@@ -38,6 +38,7 @@ typedef struct gdt_attn_fwd_tma_params {
     int causal;
     float scale_log2;
     int section;
+    int heads, tiles; /* b * h_q, query tiles per head */
 } gdt_attn_fwd_tma_params;
 
 /* A built plan's launch state.  maps come first for their 64-byte
@@ -70,10 +71,15 @@ bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n);
  * and the parameters.  who: the slot's name, for messages. */
 void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f);
 
-/* After the module's load: fn's shared memory and cfg's grid (one CTA per
- * batch x query head, 128 query rows), block and shared memory. */
+/* After the module's load: fn's shared memory and cfg's persistent grid
+ * (gdt__attn_fwd_tma_grid over this device's SMs and fn's CTAs per SM),
+ * block and shared memory. */
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
                                   const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e);
+
+/* The persistent grid's CTAs: one per tile (params' heads x tiles) up to
+ * as many as are resident at once, sms x per_sm. */
+unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm);
 
 /* Before a launch: the operands and their 16-byte alignment, re-encoding
  * a map whose pointer changed; then the kernel's four arguments into args

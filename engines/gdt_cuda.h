@@ -43,6 +43,7 @@ typedef struct gdt_cu_api {
     CUresult (*cuFuncGetAttribute)(int *, CUfunction_attribute, CUfunction);
     CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
     CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
+    CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void **, void **);
     /* Host-side only (no device work): the hand engine's TMA descriptors. */

@@ -16,13 +16,16 @@
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
  * nothing here uses what it binds.
  *
- * One CTA per (batch, query head, 128 query rows), 384 threads, started a
- * few heads at a time, the longest causal tiles first (schedule).  Warpgroup 0
- * gives its registers away (setmaxnreg.dec); one of its threads issues the
- * TMA loads: the Q tile once, then the K and V blocks (128 keys each) into
- * two rings of two stages, each stage behind a full barrier (the copies'
- * byte count) and an empty barrier (one arrival per consumer warp).
- * Warpgroups 1 and 2 are the consumers (setmaxnreg.inc), 64 query rows each:
+ * A tile is (batch, query head, 128 query rows).  The grid is persistent:
+ * at most as many CTAs as are resident at once (one per SM: 384 threads at
+ * 168 registers), CTA i walking tiles i, i + gridDim.x, ... of one linear
+ * order (schedule): a few heads at a time, the longest causal tiles first.
+ * Warpgroup 0 gives its registers away (setmaxnreg.dec); one
+ * of its threads issues the TMA loads, tile after tile: the Q tile, then
+ * the K and V blocks (128 keys each) into two rings of two stages, each
+ * stage behind a full barrier (the copies' byte count) and an empty barrier
+ * (one arrival per consumer warp).  Warpgroups 1 and 2 are the consumers
+ * (setmaxnreg.inc), 64 query rows of each tile each:
  * S = Q K^T by wgmma with both operands in shared memory, the online softmax
  * in registers (exp2, the scale folded into log2 e), P converted in
  * registers and O += P V by wgmma taking P from registers and V MN-major
@@ -31,6 +34,50 @@
  * turns issuing their GEMMs (named barriers), so one's softmax overlaps the
  * other's GEMMs.  Causal: blocks past the tile's last diagonal are never
  * loaded, only the blocks that cross a diagonal or the key tail are masked.
+ * Across tiles nothing drains: the Q buffer has an empty barrier that the
+ * consumers arrive on after a tile's last Q K^T, so the next tile's Q and
+ * first K and V blocks load while they finish that tile's softmax, P V and
+ * O / LSE stores, and the turns run on from one tile into the next.
+ *
+ * BARRIERS (every count and phase below is per CTA; n is the CTA's n-th
+ * tile, 0-based; a tile of nb key blocks uses ring slots R .. R + nb - 1,
+ * R the blocks of the CTA's earlier tiles; slot g is stage g % 2 and the
+ * (g / 2)-th use of that stage, phase parity (g / 2) % 2).  A wait for
+ * parity P returns once the phase of parity P has completed; on a fresh
+ * barrier parity 1 passes at once.
+ *   Q full   (count 1 + tx): the producer's expect_tx and the TMA bytes of
+ *            tile n's Q complete phase n; each consumer thread waits parity
+ *            n % 2 before the tile.
+ *   Q empty  (count 8, one per consumer warp): each consumer warp arrives
+ *            once per tile, after the wgmma of the tile's last Q K^T has
+ *            completed (first_block when nb is 1, else next_block of block
+ *            nb - 2; at once when nb is 0), completing phase n; the
+ *            producer waits parity (n % 2) ^ 1 before loading tile n's Q
+ *            (tile 0 passes, tile n >= 1 waits for phase n - 1).
+ *   K full / V full [stage] (count 1 + tx): the producer's expect_tx and the
+ *            TMA bytes of slot g complete phase g / 2 of its stage; the
+ *            consumers wait parity (g / 2) % 2.
+ *   K empty / V empty [stage] (count 8): each consumer warp arrives once per
+ *            slot, K once its S has completed, V once its P V has; the
+ *            producer waits parity ((g / 2) % 2) ^ 1 before loading slot g
+ *            (slots 0 and 1 pass, slot g >= 2 waits for the release of
+ *            slot g - 2).
+ *   Named 1 and 2 (256 threads: one consumer's bar.sync, the other's
+ *            bar.arrive): consumer w's turn is bar.sync 1 + w, its hand-over
+ *            bar.arrive 2 - w, one turn per key block of every tile (S of
+ *            block 0 alone; S of j + 1 and P V of j).  Consumer 1 arrives on
+ *            1 once at the start, so consumer 0 goes first; the turns
+ *            alternate 0, 1, 0, 1 over all the CTA's tiles (both take nb
+ *            turns per tile, nb the same for both); consumer 0 ends with one
+ *            more bar.sync 1 that takes consumer 1's last hand-over, so
+ *            each barrier has as many arrivals as syncs.  Neither barrier
+ *            ever holds two arrivals of one consumer: consumer 1's k-th
+ *            arrival on 1 follows its bar.sync 2 of turn k - 1, which
+ *            needed consumer 0's hand-over after consumer 0's bar.sync 1 of
+ *            turn k - 1; and the same for 0 on 2.
+ * The producer never waits for what only its later loads give: it waits Q
+ * empty of tile n - 1 after issuing every load of tile n - 1, and the
+ * consumers' last Q K^T of tile n - 1 needs only those.
  *
  * Tiles are 128 rows x d in 128-byte-swizzled shared memory, as the TMA's
  * SWIZZLE_128B writes them: d/64 column blocks of 128 rows x 128 bytes
@@ -57,9 +104,10 @@ struct gdt_hand_attn_params {
     int s_q, s_kv, h_q, group;
     int causal; /* 0 none, 1 top-left, 2 bottom-right */
     float scale_log2;
-    int section; /* query heads per section of the launch order (schedule), a multiple of group */
+    int section; /* query heads per section of the tile order (schedule), a multiple of group */
+    int heads, tiles; /* b * h_q, and query tiles per head: the CTAs walk heads * tiles tiles */
 };
-static_assert(sizeof(gdt_hand_attn_params) == 72, "must match engines/gdt_attn_fwd_tma.h");
+static_assert(sizeof(gdt_hand_attn_params) == 80, "must match engines/gdt_attn_fwd_tma.h");
 
 /* A 128-row tile from row0 of (head, batch), column block by column block;
  * the full box counts toward the barrier even where it is zero-filled. */
@@ -75,21 +123,34 @@ __device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 b
 
 /* ---------------------------------------------------------------- state */
 
-/* What one thread needs for the K/V loop; barriers 8 bytes apart from bar:
- * Q full, K full x2, V full x2, K empty x2, V empty x2. */
+/* What one thread needs for the K/V loop of the current tile; barriers 8
+ * bytes apart from bar: Q full, K full x2, V full x2, K empty x2, V empty x2,
+ * Q empty (BARRIERS in the header comment). */
 struct attn_ctx {
     u32 sQ, sK, sV, bar;
+    u32 ring;          /* the ring slot of the tile's key block 0: blocks loaded before it, all tiles */
     int w, lane;       /* consumer warpgroup (0, 1), lane */
     int wrow;          /* this thread's first query row; the second is wrow + 8 */
     int nblocks, first_masked, off;
 };
 
+/* Key block blk of the tile is ring slot ring + blk: stage slot % 2, and the
+ * slot / 2-th use of that stage, so its barriers' phase parity (slot / 2) % 2.
+ * Unsigned: the slot wraps at 2^32, a multiple of 4, with the same stage and parity. */
+__device__ __forceinline__ u32 slot(const attn_ctx &c, int blk) { return c.ring + (u32)blk; }
 __device__ __forceinline__ u32 q_full(const attn_ctx &c) { return c.bar; }
-__device__ __forceinline__ u32 k_full(const attn_ctx &c, int blk) { return c.bar + 8 + 8 * (blk & 1); }
-__device__ __forceinline__ u32 v_full(const attn_ctx &c, int blk) { return c.bar + 24 + 8 * (blk & 1); }
-__device__ __forceinline__ u32 k_empty(const attn_ctx &c, int blk) { return c.bar + 40 + 8 * (blk & 1); }
-__device__ __forceinline__ u32 v_empty(const attn_ctx &c, int blk) { return c.bar + 56 + 8 * (blk & 1); }
-__device__ __forceinline__ u32 phase(int blk) { return (u32)(blk / AF90_STAGES) & 1; }
+__device__ __forceinline__ u32 k_full(const attn_ctx &c, int blk) { return c.bar + 8 + 8 * (slot(c, blk) & 1); }
+__device__ __forceinline__ u32 v_full(const attn_ctx &c, int blk) { return c.bar + 24 + 8 * (slot(c, blk) & 1); }
+__device__ __forceinline__ u32 k_empty(const attn_ctx &c, int blk) { return c.bar + 40 + 8 * (slot(c, blk) & 1); }
+__device__ __forceinline__ u32 v_empty(const attn_ctx &c, int blk) { return c.bar + 56 + 8 * (slot(c, blk) & 1); }
+__device__ __forceinline__ u32 q_empty(const attn_ctx &c) { return c.bar + 72; }
+__device__ __forceinline__ u32 phase(const attn_ctx &c, int blk) { return (slot(c, blk) / AF90_STAGES) & 1; }
+
+/* The byte offset of block blk's stage in the K and V rings. */
+template <int D> __device__ __forceinline__ u32 stage_at(const attn_ctx &c, int blk)
+{
+    return (slot(c, blk) & 1) * (D / 64) * AF90_COL_BLOCK_BYTES;
+}
 
 /* Accumulator fragment of m64nNk16: element v of this thread is at row
  * wrow + 8 ((v >> 1) & 1), column 8 (v >> 2) + 2 (lane % 4) + (v & 1). */
@@ -103,7 +164,7 @@ template <int D> struct attn_rows {
 template <int FP16, int D> __device__ __forceinline__ void issue_scores(float (&s)[64], const attn_ctx &c, int blk)
 {
     const u64 q = wg_desc(c.sQ + c.w * 64 * 128, 16);
-    const u64 k = wg_desc(c.sK + (blk & 1) * (D / 64) * AF90_COL_BLOCK_BYTES, 16);
+    const u64 k = wg_desc(c.sK + stage_at<D>(c, blk), 16);
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 step = (kk >> 2) * AF90_COL_BLOCK_BYTES + (kk & 3) * 32;
@@ -117,7 +178,7 @@ template <int FP16, int D>
 __device__ __forceinline__ void issue_pv(attn_rows<D> &r, const u32 (&pa)[AF90_BLOCK_N / 16][4], const attn_ctx &c,
                                          int blk)
 {
-    const u64 v = wg_desc(c.sV + (blk & 1) * (D / 64) * AF90_COL_BLOCK_BYTES, AF90_COL_BLOCK_BYTES);
+    const u64 v = wg_desc(c.sV + stage_at<D>(c, blk), AF90_COL_BLOCK_BYTES);
 #pragma unroll
     for (int kk = 0; kk < AF90_BLOCK_N / 16; ++kk)
         wgmma_rs<FP16, D>(r.o, pa[kk], wg_at(v, kk * 2048));
@@ -200,22 +261,36 @@ template <int D> __device__ __forceinline__ void wait_o(attn_rows<D> &r)
     wg_fence_acc(r.o);
 }
 
-/* Released by each consumer warp once its warpgroup's wgmma has read it. */
-__device__ __forceinline__ void release(const attn_ctx &c, u32 bar)
+/* Released by each consumer warp once its warpgroup's wgmma has read it;
+ * only where `now` (the Q tile after the tile's last Q K^T). */
+__device__ __forceinline__ void release(const attn_ctx &c, u32 bar, bool now = true)
 {
-    if (c.lane == 0)
+    if (c.lane == 0 && now)
         bar_arrive(bar);
 }
 
-/* Turn i of consumer w: wait for the other's GEMMs to be issued (consumer 0
- * goes first: consumer 1 arrives for it once at the start). */
+/* A turn of consumer w: wait for the other's GEMMs to be issued (consumer 0
+ * goes first: consumer 1 arrives for it once at the kernel's start, and
+ * consumer 0 takes that last hand-over at its end, turns_close).  The turns
+ * run on across tiles: each consumer takes one per key block of every tile. */
 __device__ __forceinline__ void turn_begin(const attn_ctx &c) { named_sync(1 + c.w, 256); }
 
-/* Hands the turn over; consumer 1's last hand-over would wait for nobody. */
-__device__ __forceinline__ void turn_end(const attn_ctx &c, int i)
+/* Hands the turn over, the last block of a tile's too: the other consumer's
+ * next turn may be its first of the next tile. */
+__device__ __forceinline__ void turn_end(const attn_ctx &c) { named_arrive(2 - c.w, 256); }
+
+__device__ __forceinline__ void turns_open(const attn_ctx &c)
 {
-    if (warp_any(!(c.w == 1 && i == c.nblocks - 1)))
-        named_arrive(2 - c.w, 256);
+    if (c.w == 1)
+        named_arrive(1, 256);
+}
+
+/* Consumer 0 takes consumer 1's last hand-over, so no arrival is left
+ * pending on barrier 1 at the CTA's exit. */
+__device__ __forceinline__ void turns_close(const attn_ctx &c)
+{
+    if (c.w == 0)
+        named_sync(1, 256);
 }
 
 /* Block 0's S and its softmax, before the loop; masked whatever it holds
@@ -225,14 +300,15 @@ __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32
                                             const attn_ctx &c, const gdt_hand_attn_params &p)
 {
     float alpha[2];
-    bar_wait(k_full(c, 0), 0);
+    bar_wait(k_full(c, 0), phase(c, 0));
     turn_begin(c);
     wg_fence();
     issue_scores<FP16, D>(s, c, 0);
     wg_commit();
-    turn_end(c, 0);
+    turn_end(c);
     wg_wait<0>();
     release(c, k_empty(c, 0));
+    release(c, q_empty(c), c.nblocks == 1); /* the tile's last Q K^T */
     scores_to_p<D, true>(r, s, alpha, c, p, 0); /* O is still zero: nothing to rescale */
     pack_a<FP16>(pa, s);
 }
@@ -247,17 +323,18 @@ __device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 
                                            const attn_ctx &c, const gdt_hand_attn_params &p, int blk)
 {
     float alpha[2];
-    bar_wait(k_full(c, blk + 1), phase(blk + 1));
-    bar_wait(v_full(c, blk), phase(blk));
+    bar_wait(k_full(c, blk + 1), phase(c, blk + 1));
+    bar_wait(v_full(c, blk), phase(c, blk));
     turn_begin(c);
     wg_fence();
     issue_scores<FP16, D>(s, c, blk + 1);
     wg_commit();
     issue_pv<FP16, D>(r, pa, c, blk);
     wg_commit();
-    turn_end(c, blk + 1);
+    turn_end(c);
     wg_wait<1>();
     release(c, k_empty(c, blk + 1));
+    release(c, q_empty(c), blk + 2 == c.nblocks); /* the tile's last Q K^T */
     scores_to_p<D, MASKED>(r, s, alpha, c, p, blk + 1);
     wait_o(r);
     release(c, v_empty(c, blk));
@@ -269,7 +346,7 @@ template <int FP16, int D>
 __device__ __forceinline__ void last_pv(attn_rows<D> &r, const u32 (&pa)[AF90_BLOCK_N / 16][4], const attn_ctx &c,
                                         int blk)
 {
-    bar_wait(v_full(c, blk), phase(blk));
+    bar_wait(v_full(c, blk), phase(c, blk));
     wg_fence();
     issue_pv<FP16, D>(r, pa, c, blk);
     wg_commit();
@@ -303,8 +380,11 @@ __device__ __forceinline__ void store(const attn_rows<D> &r, const gdt_hand_attn
     }
 }
 
+/* One tile, its Q landed: every key block, then O and LSE.  A tile with no
+ * key block (none today: bottom-right needs s_q <= s_kv) would take no turn
+ * and release Q at once, its rows getting O = 0 and LSE = -inf. */
 template <int FP16, int D>
-__device__ __forceinline__ void consume(const attn_ctx &c, const gdt_hand_attn_params &p, int bi, int hq)
+__device__ __forceinline__ void consume_tile(const attn_ctx &c, const gdt_hand_attn_params &p, int bi, int hq)
 {
     attn_rows<D> r;
     float s[64];
@@ -314,12 +394,11 @@ __device__ __forceinline__ void consume(const attn_ctx &c, const gdt_hand_attn_p
         r.o[v] = 0.f;
     r.m[0] = r.m[1] = neg_inf();
     r.l[0] = r.l[1] = 0.f;
-    if (c.w == 1)
-        named_arrive(1, 256); /* consumer 0 takes the first turn */
-    bar_wait(q_full(c), 0);
-    if (c.nblocks > 0) {
+    if (c.nblocks == 0) {
+        release(c, q_empty(c));
+    } else {
         first_block<FP16, D>(r, s, pa, c, p);
-        /* first_masked is the same for the whole CTA: no warpgroup splits. */
+        /* first_masked is the same for the whole tile: no warpgroup splits. */
         const int unmasked = c.first_masked < c.nblocks ? c.first_masked : c.nblocks;
         int blk = 0;
         for (; blk + 1 < unmasked; ++blk)
@@ -331,23 +410,7 @@ __device__ __forceinline__ void consume(const attn_ctx &c, const gdt_hand_attn_p
     store<FP16, D>(r, p, bi, hq, c);
 }
 
-/* ------------------------------------------------------------- producer */
-
-template <int D>
-__device__ __forceinline__ void produce(const attn_ctx &c, const CUtensorMap *tq, const CUtensorMap *tk,
-                                        const CUtensorMap *tv, int m0, int bi, int hq, int hk)
-{
-    load_tile<D>(c.sQ, tq, q_full(c), m0, hq, bi);
-    for (int blk = 0; blk < c.nblocks; ++blk) {
-        const u32 stage = (blk & 1) * (D / 64) * AF90_COL_BLOCK_BYTES;
-        bar_wait(k_empty(c, blk), phase(blk) ^ 1);
-        load_tile<D>(c.sK + stage, tk, k_full(c, blk), blk * AF90_BLOCK_N, hk, bi);
-        bar_wait(v_empty(c, blk), phase(blk) ^ 1);
-        load_tile<D>(c.sV + stage, tv, v_full(c, blk), blk * AF90_BLOCK_N, hk, bi);
-    }
-}
-
-/* ---------------------------------------------------------------- entry */
+/* ------------------------------------------------------------- schedule */
 
 /* The key blocks of query tile m0: up to the tile's last diagonal (causal),
  * and the first of them that needs the mask. */
@@ -367,27 +430,29 @@ __device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params
     c.first_masked = first;
 }
 
-/* This CTA's (batch, query head) and first query row.  The grid is b*h_q by
- * query tiles and the hardware starts CTAs in linear order (x fastest), but
- * that is not the work's order: CTA L takes section L / (section * tiles), a
- * run of p.section consecutive query heads (whole GQA groups, so the heads
- * of a kv head sit together), and within it the tiles longest first, the
- * section's heads fastest.  The CTAs in flight then cover a few heads, whose
- * K and V stay in L2 for all their tiles, instead of one tile of ~132
- * heads each streaming its own K and V from HBM.  The last section may be
- * short. */
+/* Tile L's (batch, query head) and first query row.  The grid is persistent
+ * and CTA i takes tiles i, i + gridDim.x, ... (tiles_walk), so the tiles in
+ * flight at a time are a window of consecutive L.  Tile L lies in section
+ * L / (section * tiles), a run of p.section consecutive query heads (whole
+ * GQA groups, so the heads of a kv head sit together), and within it the
+ * tiles go longest first, the section's heads fastest.  The tiles in flight
+ * then cover a few heads, whose K and V stay in L2 for all their tiles,
+ * instead of one tile of ~132 heads each streaming its own K and V from
+ * HBM.  The last section may be short. */
 struct attn_tile {
     int bi, hq, m0;
 };
 
-template <typename I> __device__ __forceinline__ attn_tile schedule_in(const gdt_hand_attn_params &p)
+/* 32-bit throughout: the host refuses more than 2^31 - 1 tiles (a 64-bit
+ * division is a called routine, and the producer's 24 registers would spill
+ * around it). */
+__device__ __forceinline__ attn_tile schedule(const gdt_hand_attn_params &p, u32 L)
 {
-    const I heads = gridDim.x, tiles = gridDim.y, section = (I)p.section;
-    const I cta = (I)blockIdx.y * heads + blockIdx.x;
-    const I full = section * tiles;      /* CTAs in a whole section */
-    const I first = cta / full * section; /* the section's first head */
-    const I width = heads - first < section ? heads - first : section;
-    const I r = cta % full, tile = r / width;
+    const u32 heads = (u32)p.heads, tiles = (u32)p.tiles, section = (u32)p.section;
+    const u32 full = section * tiles;      /* tiles in a whole section */
+    const u32 first = L / full * section; /* the section's first head */
+    const u32 width = heads - first < section ? heads - first : section;
+    const u32 r = L % full, tile = r / width;
     const int head = (int)(first + r % width); /* batch * h_q + query head */
     attn_tile t;
     t.bi = head / p.h_q, t.hq = head % p.h_q;
@@ -395,14 +460,64 @@ template <typename I> __device__ __forceinline__ attn_tile schedule_in(const gdt
     return t;
 }
 
-/* 32-bit division is a few instructions inline, 64-bit a called routine:
- * the wide form only for grids past 2^32 CTAs. */
-__device__ __forceinline__ attn_tile schedule(const gdt_hand_attn_params &p)
+/* The producer's and the consumers' walk over this CTA's tiles, the same
+ * for both: fn(tile, n) for its n-th tile, c's key range set to the tile's
+ * and c.ring to the ring slot of its block 0, advanced past its blocks after. */
+template <typename F> __device__ __forceinline__ void tiles_walk(attn_ctx &c, const gdt_hand_attn_params &p, F fn)
 {
-    if ((unsigned long long)gridDim.x * gridDim.y <= 0xffffffffull)
-        return schedule_in<unsigned>(p);
-    return schedule_in<unsigned long long>(p);
+    const u32 total = (u32)p.heads * (u32)p.tiles;
+    u32 n = 0;
+    c.ring = 0;
+    for (u32 L = blockIdx.x; L < total; L += gridDim.x, ++n) {
+        const attn_tile t = schedule(p, L);
+        kv_range(c, p, t.m0);
+        fn(t, n);
+        c.ring += (u32)c.nblocks;
+    }
 }
+
+/* ------------------------------------------------------------- producer */
+
+/* Per tile: Q once the consumers released the last tile's (Q empty), then
+ * the K and V blocks into the rings, each stage once its empty barrier says
+ * the consumers are done with its last use.  The wait for Q empty comes
+ * after the last tile's last V: the next tile's Q and first K and V land
+ * while the consumers finish the last tile's softmax, P V and stores. */
+template <int D>
+__device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, const CUtensorMap *tk,
+                                        const CUtensorMap *tv, const gdt_hand_attn_params &p)
+{
+    tiles_walk(c, p, [&](const attn_tile &t, u32 n) {
+        const int hk = t.hq / p.group;
+        bar_wait(q_empty(c), (n & 1) ^ 1);
+        load_tile<D>(c.sQ, tq, q_full(c), t.m0, t.hq, t.bi);
+#pragma unroll 1 /* unrolled, the loop needs more than the producer's 24 registers */
+        for (int blk = 0; blk < c.nblocks; ++blk) {
+            bar_wait(k_empty(c, blk), phase(c, blk) ^ 1);
+            load_tile<D>(c.sK + stage_at<D>(c, blk), tk, k_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
+            bar_wait(v_empty(c, blk), phase(c, blk) ^ 1);
+            load_tile<D>(c.sV + stage_at<D>(c, blk), tv, v_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
+        }
+    });
+}
+
+/* ------------------------------------------------------------- consumer */
+
+/* Consumer thread ct (0..255) over this CTA's tiles: warp ct/32 of the two
+ * consumers owns 16 rows of each. */
+template <int FP16, int D>
+__device__ __forceinline__ void consume(attn_ctx &c, const gdt_hand_attn_params &p, int ct)
+{
+    turns_open(c);
+    tiles_walk(c, p, [&](const attn_tile &t, u32 n) {
+        c.wrow = t.m0 + ct / 32 * 16 + c.lane / 4;
+        bar_wait(q_full(c), n & 1);
+        consume_tile<FP16, D>(c, p, t.bi, t.hq);
+    });
+    turns_close(c);
+}
+
+/* ---------------------------------------------------------------- entry */
 
 template <int FP16, int D>
 __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *tk, const CUtensorMap *tv,
@@ -415,11 +530,10 @@ __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *t
      * bytes of slack for this. */
     c.sQ = (smem_addr(smem_raw) + 1023u) & ~1023u;
     c.sK = c.sQ + TILE, c.sV = c.sK + AF90_STAGES * TILE, c.bar = c.sV + AF90_STAGES * TILE;
-    const attn_tile tile = schedule(p);
-    const int bi = tile.bi, hq = tile.hq, m0 = tile.m0;
-    kv_range(c, p, m0);
     if (threadIdx.x == 0) {
         bar_init(q_full(c), 1);
+        bar_init(q_empty(c), AF90_CONSUMER_WARPS);
+        c.ring = 0;
         for (int s = 0; s < AF90_STAGES; ++s) {
             bar_init(k_full(c, s), 1), bar_init(v_full(c, s), 1);
             bar_init(k_empty(c, s), AF90_CONSUMER_WARPS), bar_init(v_empty(c, s), AF90_CONSUMER_WARPS);
@@ -430,13 +544,12 @@ __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *t
     if (threadIdx.x < 128) {
         regs_dec<24>();
         if (threadIdx.x == 0)
-            produce<D>(c, tq, tk, tv, m0, bi, hq, hq / p.group);
+            produce<D>(c, tq, tk, tv, p);
     } else {
         regs_inc<240>();
-        const int t = (int)threadIdx.x - 128;
-        c.w = t / 128, c.lane = t % 32;
-        c.wrow = m0 + t / 32 * 16 + c.lane / 4; /* warp t/32 of the two consumers owns 16 rows */
-        consume<FP16, D>(c, p, bi, hq);
+        const int ct = (int)threadIdx.x - 128;
+        c.w = ct / 128, c.lane = ct % 32;
+        consume<FP16, D>(c, p, ct);
     }
 }
 

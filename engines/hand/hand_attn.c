@@ -7,8 +7,8 @@
  * along d, strides TMA cannot describe (16-byte multiples below 2^40) and
  * sizes past the kernel's 32-bit indexing.  build loads the cubin; execute
  * encodes the Q, K and V tensor maps (again only when the pointers change)
- * and launches one CTA per (batch, query head, 128 query rows), in sections
- * of a few heads.  The host side of all that is engines/attn_fwd_tma.c,
+ * and launches the persistent grid, whose CTAs walk the (batch, query head,
+ * 128 query rows) tiles in sections of a few heads.  The host side of all that is engines/attn_fwd_tma.c,
  * which the NVRTC attention forward's PIPE=1 rows launch the same kernel
  * with. */
 #include <inttypes.h>

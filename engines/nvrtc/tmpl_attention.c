@@ -132,15 +132,18 @@ static void set_launch(gdt_nvrtc_launch *out, int64_t gx, int64_t gy, int64_t th
     out->smem_bytes = (unsigned)smem;
 }
 
-/* One CTA per (batch * query head, BLOCK_M query rows). */
+/* One CTA per (batch * query head, BLOCK_M query rows); PIPE=1 one CTA
+ * here, since fwd_prepare sets the persistent grid (it needs the device's
+ * SMs). */
 static void fwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_launch *out)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t row[GDT_ATTN_NCOLS];
     (void)i;
     plan_row(&gdt__rows_attention_fwd, p, row);
-    set_launch(out, s->b * s->h_q, ceil_div(s->s_q, row[GDT_ATTN_BM]), row[GDT_ATTN_WARPS] * 32,
-               gdt__attn_fwd_smem(row, s->d));
+    bool tma = fwd_tma(p);
+    set_launch(out, tma ? 1 : s->b * s->h_q, tma ? 1 : ceil_div(s->s_q, row[GDT_ATTN_BM]),
+               row[GDT_ATTN_WARPS] * 32, gdt__attn_fwd_smem(row, s->d));
 }
 
 /* kernels/attn_bwd.cuh reads %dynamic_smem_size: given room for a second
@@ -341,7 +344,7 @@ static gdt_status bwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error 
 
 /* PIPE=1: the launch state sdpa_fwd.hand keeps too (engines/attn_fwd_tma.c),
  * at a 128-byte boundary for the maps; its load sets the same shared
- * memory and grid launch() gave. */
+ * memory launch() gave, and the persistent grid. */
 static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_cu_api *cu,
                               CUfunction fn, CUlaunchConfig *cfg, void **state, gdt_error *e)
 {

@@ -132,8 +132,8 @@ static void test_rules(void)
         /* sdpa_fwd.hand's checks (engines/attn_fwd_tma.c). */
         {"[128, 128, 12, 2, 2, 1]", NULL, "PIPE=1: head dim 192: 64 and 128 only",
          "b=1,h=4,s=512,d=192", 90},
-        {"[128, 128, 12, 2, 2, 1]", NULL, "PIPE=1: b 1, h_q 1, s_q 8388608",
-         "b=1,h=1,s_q=8388608,s_kv=128,d=64", 90},
+        {"[128, 128, 12, 2, 2, 1]", NULL, "PIPE=1: b 65536, h_q 256, s_q 16384",
+         "b=65536,h=256,s_q=16384,s_kv=128,d=64", 90},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const rule_case *k = &cases[i];
@@ -205,8 +205,9 @@ static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char 
 }
 
 /* PIPE=1 binds PIPE, GDT_FP16 and HEAD_DIM only, launches sdpa_fwd.hand's
- * grid, block and shared memory, and takes its launch state; PIPE=0 binds
- * no PIPE and takes none. */
+ * block and shared memory, leaves the grid (one CTA) to prepare's
+ * persistent one, and takes its launch state; PIPE=0 binds no PIPE, launches
+ * a CTA per 128 query rows and takes no state. */
 static void test_template_binds(void)
 {
     gdt_facts f;
@@ -220,14 +221,17 @@ static void test_template_binds(void)
     CHECK_INT(define_of(&f, &p, "GDT_FP16", &n), ==, 1);
     CHECK_INT(define_of(&f, &p, "HEAD_DIM", &n), ==, 64);
     gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
-    CHECK_INT(l.grid[0], ==, 16);
-    CHECK_INT(l.grid[1], ==, 8);
+    CHECK_INT(l.grid[0], ==, 1);
+    CHECK_INT(l.grid[1], ==, 1);
     CHECK_INT(l.block[0], ==, 384);
     CHECK_INT(l.smem_bytes, ==, 5 * 128 * 64 * 2 + 128 + 1024);
     CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64));
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &p, &e), ==, GDT_STATUS_OK);
     gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
     CHECK_INT(define_of(&f, &p, "PIPE", &n), ==, -1);
+    gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
+    CHECK_INT(l.grid[0], ==, 16);
+    CHECK_INT(l.grid[1], ==, 8);
     CHECK(gdt__tmpl_attn_fwd.prepare != NULL && gdt__tmpl_attn_fwd.release != NULL);
     void *state = &state;
     CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, NULL, NULL, NULL, &state, &e), ==,

@@ -3,9 +3,11 @@
  * and fp16, d 64 and 128, BSHD and BHSD) and what it declines with the
  * reason (another arch, also by the capability row; head dim 96; another
  * knob set; a d stride that is not 1; a row stride TMA cannot describe; an
- * odd O stride). */
+ * odd O stride; more than 2^31-1 tiles); the persistent grid's tile count
+ * and size (engines/attn_fwd_tma.c). */
 #include <stdlib.h>
 
+#include "gdt_attn_fwd_tma.h"
 #include "hand_support.h"
 
 static const gdt_engine_slot *slot(void)
@@ -60,6 +62,32 @@ static void test_declines(const gdt_plan_id *fixed)
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.o_stride[2] = 65;
     hand_expect_decline(s, &f, fixed, "operand O: stride[2] = 65 is odd");
+    /* 2^24 heads of 128 query tiles are 2^31 tiles, one too many; 127 fit. */
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=65536,h=256,s_q=16384,s_kv=128,d=64", 90, &f);
+    hand_expect_decline(s, &f, fixed, "the tiles, b*h_q x ceil(s_q/128), are at most 2^31-1");
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=65536,h=256,s_q=16256,s_kv=128,d=64", 90, &f);
+    gdt_error e;
+    CHECK_INT(hand_support(s, &f, fixed, &e), ==, GDT_STATUS_OK);
+}
+
+/* The kernel walks heads x tiles tiles (b*h_q, ceil(s_q/128)) with one CTA
+ * per tile up to the CTAs resident at once (SMs x CTAs per SM). */
+static void test_grid(void)
+{
+    static gdt_attn_fwd_tma t; /* static: its maps' 128-byte alignment */
+    gdt_facts f;
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=3,h_q=32,h_kv=8,s_q=333,s_kv=200,d=64,causal=top_left", 90,
+               &f);
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
+    CHECK_INT(t.params.heads, ==, 96);
+    CHECK_INT(t.params.tiles, ==, 3);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 3), ==, 288);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 66, 2), ==, 132);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h_q=2,h_kv=1,s_q=1,s_kv=333,d=128", 90, &f);
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
+    CHECK_INT(t.params.tiles, ==, 1);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 2);
 }
 
 int main(void)
@@ -68,5 +96,6 @@ int main(void)
     test_identity(&fixed);
     test_accepts(&fixed);
     test_declines(&fixed);
+    test_grid();
     return gdt_test_result("test_hand_attn_support");
 }

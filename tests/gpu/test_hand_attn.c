@@ -1,6 +1,7 @@
 /* The hand engine's attention forward on the device: every case (head dims
  * 64 and 128; causal none, top-left and bottom-right; GQA 32/8, 8/2 and
- * MHA; s_q != s_kv with tails; BSHD and BHSD; bf16 and fp16) matches the
+ * MHA; s_q != s_kv with tails; BSHD and BHSD; bf16 and fp16; grids of one
+ * tile per CTA and of several, the persistent walk) matches the
  * fp64 CPU reference, O and LSE by relative L2 error under the dtype's
  * bound, outputs poisoned first; the max error over the largest reference
  * magnitude is printed beside it.  b4 h32 s4096 d128 bf16 causal matches the
@@ -27,6 +28,13 @@ static const char *const cases[] = {
     "b=2,h_q=32,h_kv=8,s=1024,d=64,causal=top_left",              /* the rings wrap several times */
     "b=1,h_q=4,h_kv=4,s_q=200,s_kv=1333,d=128,causal=bottom_right,dtype=fp16", /* two masked blocks */
     "b=2,h_q=4,h_kv=4,s=777,d=128,causal=none,dtype=fp16,layout=bhsd",
+    /* More tiles than a 132-SM grid: each CTA walks two or more tiles of
+     * different lengths, the rings, turns and Q buffer carried across them;
+     * sections of 64 heads, the last one short (96 heads). */
+    "b=3,h_q=32,h_kv=8,s_q=333,s_kv=200,d=64,causal=top_left,dtype=fp16",
+    "b=5,h_q=32,h_kv=8,s=200,d=64,causal=none",
+    "b=2,h_q=16,h_kv=4,s=777,d=128,causal=bottom_right",
+    "b=4,h_q=16,h_kv=16,s_q=300,s_kv=777,d=128,causal=bottom_right,dtype=fp16,layout=bhsd",
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
