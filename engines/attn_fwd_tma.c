@@ -79,9 +79,20 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
     };
 }
 
+/* Causal tiles of more key blocks than this get one CTA each, in the
+ * hardware's order: their lengths run from 1 to s_kv / 128 blocks, and the
+ * static walk i, i + gridDim.x, ... balances them worse than CTAs taken as
+ * SMs free up.  On an H100 (docs/results/2026-12-06.md, the fifth session's
+ * forward sweeps) the persistent grid cost 5% and 13% at s8192 causal d128
+ * (64 blocks) and gained 4-13% at s2048 causal (16), 11-28% at s512. */
+enum { PERSISTENT_CAUSAL_BLOCKS_MAX = 32 };
+
 unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm)
 {
     int64_t tiles = (int64_t)p->heads * p->tiles, resident = (int64_t)sms * per_sm;
+    int64_t blocks = ((int64_t)p->s_kv + BLOCK_N - 1) / BLOCK_N;
+    if (p->causal != 0 && blocks > PERSISTENT_CAUSAL_BLOCKS_MAX)
+        return (unsigned)tiles;
     return (unsigned)(tiles < resident ? tiles : resident);
 }
 

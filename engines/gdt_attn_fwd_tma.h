@@ -78,7 +78,9 @@ gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUf
                                   const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e);
 
 /* The persistent grid's CTAs: one per tile (params' heads x tiles) up to
- * as many as are resident at once, sms x per_sm. */
+ * as many as are resident at once, sms x per_sm; one per tile, all of them,
+ * for causal masks over more than 32 key blocks (the hardware then hands
+ * the uneven tiles to SMs as they free up). */
 unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm);
 
 /* Before a launch: the operands and their 16-byte alignment, re-encoding

@@ -88,6 +88,16 @@ static void test_grid(void)
     gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
     CHECK_INT(t.params.tiles, ==, 1);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 2);
+    /* Causal over more than 32 key blocks: one CTA per tile; 32 blocks, or no mask: persistent. */
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=4097,s_kv=4097,d=128,causal=bottom_right", 90, &f);
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 64 * 33);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=4096,s_kv=4096,d=128,causal=top_left", 90, &f);
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=8192,s_kv=8192,d=128,causal=none", 90, &f);
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
 }
 
 int main(void)
