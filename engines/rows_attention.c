@@ -1,6 +1,8 @@
 /* The `attention_fwd` and `attention_bwd` structural families: complete rows
  * for the flash-attention templates (kernels/attn_fwd.cuh, attn_bwd.cuh).
- * The head dimension is fixed by the problem and never a column.
+ * The head dimension is fixed by the problem and never a column.  Both
+ * have an optional PIPE column: 1 is the hand engine's Hopper kernel of
+ * that direction in its one configuration (bind_tma).
  *
  * bind() mirrors the kernels' real resource use: the shared-memory layouts
  * (rows padded by 16 bytes, see LDS / LDQ in the kernels) and the fp32

@@ -378,6 +378,17 @@ static gdt_status bwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error 
     return GDT_STATUS_OK;
 }
 
+/* A PIPE=1 launch state of `size` bytes, zeroed, at a 128-byte boundary
+ * for its tensor maps; NULL without memory. */
+static void *launch_state(size_t size)
+{
+    size_t bytes = (size + 127) / 128 * 128;
+    void *t = aligned_alloc(128, bytes);
+    if (t)
+        memset(t, 0, bytes);
+    return t;
+}
+
 /* PIPE=1: the launch state sdpa_fwd.hand keeps too (engines/attn_fwd_tma.c),
  * at a 128-byte boundary for the maps; its load sets the same shared
  * memory and grid launch() gave. */
@@ -388,11 +399,9 @@ static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
     *state = NULL;
     if (!fwd_tma(p))
         return GDT_STATUS_OK;
-    size_t bytes = (sizeof(gdt_attn_fwd_tma) + 127) / 128 * 128;
-    gdt_attn_fwd_tma *t = aligned_alloc(128, bytes);
+    gdt_attn_fwd_tma *t = launch_state(sizeof *t);
     if (!t)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
-    memset(t, 0, bytes);
     *state = t;
     gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f);
     return gdt__attn_fwd_tma_load(t, cu, fn, f, cfg, e);
@@ -414,11 +423,9 @@ static gdt_status bwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
         return gdt_error_set(e, GDT_STATUS_INTERNAL, "sdpa_bwd.nvrtc: kernel %d finds no launch "
                              "state from kernel 0", i);
     if (i == 0) {
-        size_t bytes = (sizeof(gdt_attn_bwd_tma) + 127) / 128 * 128;
-        gdt_attn_bwd_tma *t = aligned_alloc(128, bytes);
+        gdt_attn_bwd_tma *t = launch_state(sizeof *t);
         if (!t)
             return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_bwd.nvrtc: launch state");
-        memset(t, 0, bytes);
         *state = t;
         gdt__attn_bwd_tma_init(t, "sdpa_bwd.nvrtc", f);
     }

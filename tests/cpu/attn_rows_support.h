@@ -38,6 +38,12 @@ typedef struct attn_rows_entry {
     const char *dtype, *shape;
 } attn_rows_entry;
 
+/* f for a shape of the direction's family on sm<arch>. */
+static inline void attn_rows_facts(const attn_rows *k, const char *shape, int arch, gdt_facts *f)
+{
+    gdt_test_facts(k->family, shape, arch, f);
+}
+
 static inline const gdt_engine_slot *attn_rows_slot(const attn_rows *k)
 {
     const gdt_engine_slot *s = gdt_manifest_find_name(gdt_manifest_default(), k->slot);
@@ -93,6 +99,25 @@ static inline void attn_rows_rules(const attn_rows *k, const rule_case *cases, s
         gdt_test_facts(k->family, shape, 90, &f);
         attn_rows_check(k, r->kept ? r->kept : r->broken, &f, NULL);
     }
+}
+
+/* The PIPE=1 row on a problem shorter than its tiles (b1 h2 s_q 40 s_kv
+ * 24 d64): kept, BLOCK_M and BLOCK_N the kernel's bm and bn whatever s_q
+ * and s_kv project them to, and its plan names them. */
+static inline void attn_rows_short_problem(const attn_rows *k, const char *row, int64_t bm, int64_t bn)
+{
+    char json[256];
+    gdt_facts f;
+    int n = 0;
+    attn_rows_facts(k, "b=1,h=2,s_q=40,s_kv=24,d=64", 90, &f);
+    snprintf(json, sizeof json, "{\"nvrtc\": {\"%s\": [%s]}}", k->rows, row);
+    gdt_candidate *c = attn_rows_materialize(k, json, &f, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    if (n == 1) {
+        CHECK_INT(gdt_plan_id_knob(&c[0].id, GDT_KNOB_TILE_M, -1), ==, bm);
+        CHECK_INT(gdt_plan_id_knob(&c[0].id, GDT_KNOB_TILE_N, -1), ==, bn);
+    }
+    free(c);
 }
 
 /* A row ending at MMA (row5) reads PIPE=0 and its plan names no PIPE; the

@@ -33,11 +33,6 @@ static const attn_rows bwd = {
     .hand_entries = {"gdt_hand_attn_bwd_pre", "gdt_hand_attn_bwd", "gdt_hand_attn_bwd_post"},
 };
 
-static void facts_for(const char *shape, int arch, gdt_facts *f)
-{
-    gdt_test_facts(GDT_FAMILY_SDPA_BWD, shape, arch, f);
-}
-
 /* sdpa_bwd.hand's entries (kernels/hand/attn_bwd_sm90.cu), three kernels each. */
 static const attn_rows_entry ENTRIES[] = {
     {"bf16", "b=2,h_q=32,h_kv=8,s=1024,d=64,causal=top_left"},
@@ -65,28 +60,12 @@ static void test_rules(void)
     attn_rows_rules(&bwd, cases, sizeof cases / sizeof cases[0], SHAPE);
     /* fp32 (the facts' dtype); a K batch stride TMA cannot describe. */
     gdt_facts f;
-    facts_for(SHAPE, 90, &f);
+    attn_rows_facts(&bwd, SHAPE, 90, &f);
     f.dtype = GDT_DTYPE_FP32;
     attn_rows_check(&bwd, ROW, &f, "PIPE=1: dtype fp32: bf16 and fp16 only");
-    facts_for("b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    attn_rows_facts(&bwd, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.k_stride[0] = 4 * 200 * 64 + 4;
     attn_rows_check(&bwd, ROW, &f, "PIPE=1: operand K: stride of 102408 bytes along b");
-}
-
-/* BLOCK_M and BLOCK_N are the kernel's 64 and 128 whatever s_q and s_kv
- * project them to; the row still passes and its plan names them. */
-static void test_short_problem(void)
-{
-    gdt_facts f;
-    int n = 0;
-    facts_for("b=1,h=2,s_q=40,s_kv=24,d=64", 90, &f);
-    gdt_candidate *c = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [" ROW "]}}", &f, &n);
-    CHECK(n == 1 && !c[0].rejected);
-    if (n == 1) {
-        CHECK_INT(gdt_plan_id_knob(&c[0].id, GDT_KNOB_TILE_M, -1), ==, 64);
-        CHECK_INT(gdt_plan_id_knob(&c[0].id, GDT_KNOB_TILE_N, -1), ==, 128);
-    }
-    free(c);
 }
 
 /* b2 h8 s1000 d64: s_pad 1024, 16384 padded rows. */
@@ -102,7 +81,7 @@ static void test_template_binds(void)
     gdt_nvrtc_launch l;
     gdt_error e = {0};
     int n = 0;
-    facts_for("b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
+    attn_rows_facts(&bwd, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
     gdt_plan_id p = attn_rows_hand_plan(&bwd);
     CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &p, "PIPE", &n), ==, 1);
     CHECK_INT(n, ==, 3);
@@ -167,7 +146,7 @@ static void test_launch_state(void)
     gdt_error e = {0};
     gdt_nvrtc_args a;
     gdt_operands ops = {0};
-    facts_for("b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
+    attn_rows_facts(&bwd, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
     gdt_plan_id p = attn_rows_hand_plan(&bwd);
     gdt_attn_bwd_tma *t = prepared(&f, &p, cfg);
     for (int r = 0; r < GDT_OPERAND_COUNT; r++)
@@ -197,7 +176,7 @@ int main(void)
 {
     attn_rows_optional_column(&bwd, "[64, 128, 8, 2, 1]", "[64, 128, 8, 2, 1, 0]", SHAPE);
     test_rules();
-    test_short_problem();
+    attn_rows_short_problem(&bwd, ROW, 64, 128);
     test_template_binds();
     test_launch_state();
     attn_rows_staged_is_hand(&bwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);

@@ -30,11 +30,6 @@ static const attn_rows fwd = {
     .hand_entries = {"gdt_hand_attn_fwd"},
 };
 
-static void facts_for(const char *shape, int arch, gdt_facts *f)
-{
-    gdt_test_facts(GDT_FAMILY_SDPA_FWD, shape, arch, f);
-}
-
 /* sdpa_fwd.hand's entries (kernels/hand/attn_fwd_sm90.cu). */
 static const attn_rows_entry ENTRIES[] = {
     {"bf16", "b=4,h=32,s=4096,d=64"},
@@ -72,32 +67,15 @@ static void test_rules(void)
     /* fp32 (no shape key: the facts' dtype); what TMA cannot describe: an
      * odd stride of O (4-byte stores) and a K batch stride off 16 bytes. */
     gdt_facts f;
-    facts_for(SHAPE, 90, &f);
+    attn_rows_facts(&fwd, SHAPE, 90, &f);
     f.dtype = GDT_DTYPE_FP32;
     check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: dtype fp32: bf16 and fp16 only");
-    facts_for("b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    attn_rows_facts(&fwd, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.o_stride[1] = 200 * 64 + 1;
     check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: operand O: stride[1] = 12801 is odd");
-    facts_for("b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
+    attn_rows_facts(&fwd, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.k_stride[0] = 4 * 200 * 64 + 4;
     check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: operand K: stride of 102408 bytes along b");
-}
-
-/* BLOCK_M and BLOCK_N are the kernel's 128 whatever s_q and s_kv project
- * them to; the row still passes and its plan names them. */
-static void test_short_problem(void)
-{
-    gdt_facts f;
-    int n = 0;
-    facts_for("b=1,h=2,s_q=40,s_kv=24,d=64", 90, &f);
-    gdt_candidate *c = attn_rows_materialize(&fwd, "{\"nvrtc\": {\"attention_fwd\": [[128, 128, 12, 2, 2, 1]]}}",
-                                             &f, &n);
-    CHECK(n == 1 && !c[0].rejected);
-    if (n == 1) {
-        CHECK_INT(gdt_plan_id_knob(&c[0].id, GDT_KNOB_TILE_M, -1), ==, 128);
-        CHECK_INT(gdt_plan_id_knob(&c[0].id, GDT_KNOB_TILE_N, -1), ==, 128);
-    }
-    free(c);
 }
 
 static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char *name, int *count)
@@ -114,7 +92,7 @@ static void test_template_binds(void)
     gdt_nvrtc_launch l;
     gdt_error e = {0};
     int n = 0;
-    facts_for("b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
+    attn_rows_facts(&fwd, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
     gdt_plan_id p = attn_rows_hand_plan(&fwd);
     CHECK_INT(define_of(&f, &p, "PIPE", &n), ==, 1);
     CHECK_INT(n, ==, 3);
@@ -140,7 +118,7 @@ int main(void)
 {
     attn_rows_optional_column(&fwd, "[128, 128, 8, 3, 2]", "[128, 128, 8, 3, 2, 0]", SHAPE);
     test_rules();
-    test_short_problem();
+    attn_rows_short_problem(&fwd, "[128, 128, 12, 2, 2, 1]", 128, 128);
     test_template_binds();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_fwd_tma_rows");
