@@ -1,6 +1,8 @@
 /* The `attention_fwd` and `attention_bwd` structural families: complete rows
  * for the flash-attention templates (kernels/attn_fwd.cuh, attn_bwd.cuh).
- * The head dimension is fixed by the problem and never a column.
+ * The head dimension is fixed by the problem and never a column.  Both
+ * have an optional PIPE column: 1 is the hand engine's Hopper kernel of
+ * that direction in its one configuration (bind_tma).
  *
  * bind() mirrors the kernels' real resource use: the shared-memory layouts
  * (rows padded by 16 bytes, see LDS / LDQ in the kernels) and the fp32
@@ -8,13 +10,13 @@
  * the register file without heavy spilling. */
 #include <stdio.h>
 
+#include "gdt_attn_bwd_tma.h"
 #include "gdt_attn_fwd_tma.h"
 #include "gdt_rows.h"
 #include "nvrtc/gdt_attention.h"
 
 static const int64_t tile[] = {16, 32, 64, 128, 256};
-static const int64_t warps[] = {1, 2, 4, 8, 16};
-static const int64_t warps_fwd[] = {1, 2, 4, 8, 12, 16}; /* 12: PIPE=1's three warpgroups */
+static const int64_t warps[] = {1, 2, 4, 8, 12, 16}; /* 12: PIPE=1's three warpgroups */
 static const int64_t stages[] = {1, 2, 3, 4};
 static const int64_t mma[] = {0, 1, 2};
 static const int64_t mma_bwd[] = {0, 1};
@@ -26,7 +28,7 @@ enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_
 static const gdt_column fwd_cols[A_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ, false, 0},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV, false, 0},
-    {"WARPS", GDT_COL_INT, D(warps_fwd), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1, false, 0},
+    {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1, false, 0},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "K/V shared-memory stages", -1, false, 0},
     {"MMA", GDT_COL_ENUM, D(mma), GDT_KNOB_MMA,
      "0: ldmatrix + mma.sync, 1: wgmma (sm_90a), 2: wgmma with S of the next block beside P V", -1, false, 0},
@@ -37,12 +39,17 @@ static const gdt_column fwd_cols[A_COUNT] = {
      "consumer warpgroups (gdt_attn_fwd_sm90.cuh, sdpa_fwd.hand's kernel, sm_90a)", -1, true,
      GDT_ATTN_PIPE_CTA},
 };
-static const gdt_column bwd_cols[A_PIPE] = {
+static const gdt_column bwd_cols[A_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ, false, 0},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per CTA", GDT_AXIS_SKV, false, 0},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the K/V rows)", -1, false, 0},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "Q/dO shared-memory stages", -1, false, 0},
     {"MMA", GDT_COL_ENUM, D(mma_bwd), GDT_KNOB_MMA, "0: ldmatrix + mma.sync, 1: wgmma (sm_90a)", -1, false, 0},
+    /* Optional, as the forward's. */
+    {"PIPE", GDT_COL_ENUM, D(pipes), GDT_KNOB_PIPE,
+     "0: CTA-wide cp.async ring (attn_bwd.cuh), 1: TMA producer thread, mbarrier Q/dO ring, two "
+     "consumer warpgroups holding dK and dV, dQ by bulk reduce-adds, programmatic dependent launch "
+     "(gdt_attn_bwd_sm90.cuh, sdpa_bwd.hand's kernels, sm_90a)", -1, true, GDT_ATTN_PIPE_CTA},
 };
 #undef D
 
@@ -121,29 +128,54 @@ static bool bind_fwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *
     return true;
 }
 
-/* PIPE=1: sdpa_fwd.hand's kernel (kernels/gdt_attn_fwd_sm90.cuh) in its one
- * configuration, on the problems its check_support takes
- * (engines/attn_fwd_tma.c).  Its tiles are 128 x 128 whatever the
- * problem (TMA zero-fills past s_q and s_kv), so BLOCK_M and BLOCK_N are
- * bound to 128 here, undoing the projection's cap for short sequences. */
-static bool bind_fwd_tma(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why,
-                         size_t n)
+/* PIPE=1 of either direction: a hand slot's kernel in its one
+ * configuration, on the problems its check_support takes. */
+typedef struct tma_config {
+    const char *slot;
+    int64_t bm, bn, warps, stages, mma;
+    bool (*supported)(const gdt_facts *f, char *why, size_t n);
+} tma_config;
+
+/* sdpa_fwd.hand's kernel (kernels/gdt_attn_fwd_sm90.cuh, engines/attn_fwd_tma.c). */
+static const tma_config fwd_tma = {
+    "sdpa_fwd.hand", GDT_ATTN_FWD_TMA_BLOCK_M, GDT_ATTN_FWD_TMA_BLOCK_N, GDT_ATTN_FWD_TMA_WARPS,
+    GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_MMA, gdt__attn_fwd_tma_supported,
+};
+/* sdpa_bwd.hand's kernels (kernels/gdt_attn_bwd_sm90.cuh, engines/attn_bwd_tma.c). */
+static const tma_config bwd_tma = {
+    "sdpa_bwd.hand", GDT_ATTN_BWD_TMA_BLOCK_M, GDT_ATTN_BWD_TMA_BLOCK_N, GDT_ATTN_BWD_TMA_WARPS,
+    GDT_ATTN_BWD_TMA_STAGES, GDT_ATTN_BWD_TMA_MMA, gdt__attn_bwd_tma_supported,
+};
+
+/* Its tiles are fixed whatever the problem (TMA zero-fills past s_q and
+ * s_kv), so BLOCK_M and BLOCK_N are bound to them here, undoing the
+ * projection's cap for short sequences. */
+static bool bind_tma(int64_t *r, const tma_config *k, const gdt_facts *f, const gdt_device_props *lim,
+                     char *why, size_t n)
 {
     char reason[512];
     if (lim->arch != 90)
         return snprintf(why, n, "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target "
                         "is sm%d", lim->arch), false;
-    r[A_BM] = GDT_ATTN_FWD_TMA_BLOCK_M, r[A_BN] = GDT_ATTN_FWD_TMA_BLOCK_N;
-    if (r[A_W] != GDT_ATTN_FWD_TMA_WARPS || r[A_ST] != GDT_ATTN_FWD_TMA_STAGES ||
-        r[A_MMA] != GDT_ATTN_FWD_TMA_MMA)
-        return snprintf(why, n, "PIPE=1 is sdpa_fwd.hand's one configuration: BLOCK_M=%d, "
-                        "BLOCK_N=%d, WARPS=%d (a producer and two consumer warpgroups), STAGES=%d, "
-                        "MMA=%d, got WARPS=%lld, STAGES=%lld, MMA=%lld", GDT_ATTN_FWD_TMA_BLOCK_M,
-                        GDT_ATTN_FWD_TMA_BLOCK_N, GDT_ATTN_FWD_TMA_WARPS, GDT_ATTN_FWD_TMA_STAGES,
-                        GDT_ATTN_FWD_TMA_MMA, (long long)r[A_W], (long long)r[A_ST],
+    r[A_BM] = k->bm, r[A_BN] = k->bn;
+    if (r[A_W] != k->warps || r[A_ST] != k->stages || r[A_MMA] != k->mma)
+        return snprintf(why, n, "PIPE=1 is %s's one configuration: BLOCK_M=%lld, BLOCK_N=%lld, "
+                        "WARPS=%lld (a producer and two consumer warpgroups), STAGES=%lld, MMA=%lld, "
+                        "got WARPS=%lld, STAGES=%lld, MMA=%lld", k->slot, (long long)k->bm,
+                        (long long)k->bn, (long long)k->warps, (long long)k->stages,
+                        (long long)k->mma, (long long)r[A_W], (long long)r[A_ST],
                         (long long)r[A_MMA]), false;
-    if (!gdt__attn_fwd_tma_supported(f, reason, sizeof reason))
+    if (!k->supported(f, reason, sizeof reason))
         return snprintf(why, n, "PIPE=1: %s", reason), false;
+    return true;
+}
+
+/* PIPE=0 takes powers of two; 12 warps are PIPE=1's. */
+static bool pipe0_warps(const int64_t *r, char *why, size_t n)
+{
+    if (r[A_W] == GDT_ATTN_FWD_TMA_WARPS || r[A_W] == GDT_ATTN_BWD_TMA_WARPS)
+        return snprintf(why, n, "WARPS=%lld is PIPE=1's (a producer and two consumer warpgroups); "
+                        "PIPE=0 takes a power of two", (long long)r[A_W]), false;
     return true;
 }
 
@@ -152,13 +184,12 @@ static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
 {
     int64_t d = f->problem.u.sdpa.d;
     if (r[A_PIPE] == GDT_ATTN_PIPE_TMA) {
-        if (!bind_fwd_tma(r, f, lim, why, n))
+        if (!bind_tma(r, &fwd_tma, f, lim, why, n))
             return false;
         return common(r, gdt__attn_fwd_smem(r, d), f, lim, why, n);
     }
-    if (r[A_W] == GDT_ATTN_FWD_TMA_WARPS)
-        return snprintf(why, n, "WARPS=%d is PIPE=1's (a producer and two consumer warpgroups); "
-                        "PIPE=0 takes a power of two", GDT_ATTN_FWD_TMA_WARPS), false;
+    if (!pipe0_warps(r, why, n))
+        return false;
     fit_warps(r, r[A_BM]);
     if (!(r[A_MMA] >= 1 ? bind_fwd_wgmma(r, d, lim, why, n) : bind_fwd_mma_sync(r, d, why, n)))
         return false;
@@ -216,6 +247,13 @@ static bool bind_bwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *
 static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
     int64_t d = f->problem.u.sdpa.d;
+    if (r[A_PIPE] == GDT_ATTN_PIPE_TMA) {
+        if (!bind_tma(r, &bwd_tma, f, lim, why, n))
+            return false;
+        return common(r, gdt__attn_bwd_smem(r, d), f, lim, why, n);
+    }
+    if (!pipe0_warps(r, why, n))
+        return false;
     fit_warps(r, r[A_BN]);
     if (!(r[A_MMA] == 1 ? bind_bwd_wgmma(r, d, lim, why, n) : bind_bwd_mma_sync(r, d, why, n)))
         return false;
@@ -223,4 +261,4 @@ static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
 }
 
 const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_COUNT, bind_fwd};
-const gdt_row_family gdt__rows_attention_bwd = {"attention_bwd", bwd_cols, A_PIPE, bind_bwd};
+const gdt_row_family gdt__rows_attention_bwd = {"attention_bwd", bwd_cols, A_COUNT, bind_bwd};

@@ -17,6 +17,25 @@
 // Bound by the plan: HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, GDT_FP16,
 // CAUSAL (0 none, 1 top-left, 2 bottom-right).  Operand strides: dO as O,
 // dQ as Q, dK as K, dV as V.
+//
+// PIPE=1: the Hopper structure of kernels/gdt_attn_bwd_sm90.cuh (the hand
+// engine's backward, one source) at GDT_FP16 and HEAD_DIM, its three
+// kernels under the names above: a TMA producer thread feeding a Q/dO ring
+// of mbarriers, two consumer warpgroups (setmaxnreg 24/240) holding dK and
+// dV, dQ added by bulk reduce-adds from shared memory, main and post by
+// programmatic dependent launch.  An attention_bwd row with PIPE=1 binds it
+// (tmpl_attention.c then passes PIPE, GDT_FP16 and HEAD_DIM only, and
+// launches it as sdpa_bwd.hand does, engines/attn_bwd_tma.c);
+// tests/cpu/test_attn_bwd_tma_rows.c compiles the staged row and checks
+// each of its three kernels is the hand cubin's entry, byte for byte.
+
+#if PIPE == 1
+
+#include "gdt_attn_bwd_sm90.cuh"
+
+GDT_ATTN_BWD_SM90_ENTRIES(gdt_attn_bwd_pre, gdt_attn_bwd_main, gdt_attn_bwd_post, GDT_FP16, HEAD_DIM)
+
+#else
 
 #ifndef HEAD_DIM
 #error "HEAD_DIM, BLOCK_M, BLOCK_N, WARPS, STAGES, GDT_FP16 and CAUSAL are bound by the plan"
@@ -757,3 +776,5 @@ extern "C" __global__ void __launch_bounds__(THREADS) gdt_attn_bwd_main(const gd
     bwd_store_kv(p, sc, dk, dv, wrow, lane);
 }
 #endif // MMA
+
+#endif // PIPE

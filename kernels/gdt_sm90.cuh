@@ -2,10 +2,12 @@
  * kernels (kernels/hand/, nvcc) and the NVRTC templates share: the tensor
  * map type, mbarriers, named barriers, bulk groups, TMA loads and stores,
  * the cluster's rank, barrier and remote arrivals, st.async, setmaxnreg,
- * the dtype-templated pack2, and the wgmma with A in registers and its A
- * fragments (the attention kernels' P V).  One copy of each wrapper: the
- * hand kernels take it through hand_common.cuh, the Hopper GEMM and
- * attention forward (gdt_gemm_sm90.cuh, gdt_attn_fwd_sm90.cuh) directly.
+ * the dtype-templated pack2, the wgmma with A in registers and its A
+ * fragments (the attention kernels' P V), shfl_idx, a 16-byte store of
+ * zeros and the programmatic dependent launch's two controls.  One copy of
+ * each wrapper: the hand kernels take it through hand_common.cuh, the
+ * Hopper GEMM and attention (gdt_gemm_sm90.cuh, gdt_attn_fwd_sm90.cuh,
+ * gdt_attn_bwd_sm90.cuh) directly.
  *
  * The includer defines GDT_FP16 before (gdt_ptx.cuh needs it); nothing here
  * uses what it binds: these take the dtype as a template argument FP16
@@ -286,5 +288,38 @@ __device__ __forceinline__ void pack_a(u32 (&a)[STEPS][4], const float (&x)[STEP
         for (int i = 0; i < 4; ++i)
             a[kk][i] = pack2<FP16>(x[8 * kk + 2 * i], x[8 * kk + 2 * i + 1]);
 }
+
+/* ------------------------------------------------------------- shuffles */
+
+/* Lane src's v (shfl.sync.idx over the full warp). */
+__device__ __forceinline__ float shfl_idx(float v, int src)
+{
+    float r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;\n" : "=f"(r) : "f"(v), "r"(src));
+    return r;
+}
+
+/* ---------------------------------------------------------------- stores */
+
+/* Four zero floats at p (16-byte aligned) in one 16-byte store: nvcc may
+ * split a float4 store of zeros into two 8-byte ones. */
+__device__ __forceinline__ void stg_zero4(float *p)
+{
+    asm volatile("st.global.v4.f32 [%0], {%1, %1, %1, %1};\n" ::"l"(p), "f"(0.f) : "memory");
+}
+
+/* ------------------------------------------------------ dependent launch */
+
+/* Programmatic dependent launch (sm_90).  A kernel launched with
+ * CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION may start once
+ * every CTA of the kernel before it on the stream has run grid_dep_launch
+ * (once a CTA is enough) or exited, so its CTAs can start, and do what
+ * does not depend on that kernel, while that kernel's last ones run; each
+ * of its threads that touches what that kernel writes must first run
+ * grid_dep_wait, which returns once that kernel has completed and its
+ * memory operations are visible.  Both are no-ops in a kernel launched
+ * without the attribute. */
+__device__ __forceinline__ void grid_dep_launch() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
+__device__ __forceinline__ void grid_dep_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
 
 #endif

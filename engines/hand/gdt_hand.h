@@ -53,7 +53,8 @@ void gdt__hand_attn_plan(int64_t engine_id, gdt_plan_id *out);
 /* engines/hand/hand_attn_bwd.c: the handwritten attention backward
  * (sdpa_bwd.hand), one fixed configuration of the nvcc-built
  * kernels/hand/attn_bwd_sm90.cu: three kernels a plan, its workspace D, the
- * LSE in base 2 and the fp32 dQ accumulator. */
+ * LSE in base 2 and the fp32 dQ accumulator; its host side is
+ * engines/attn_bwd_tma.c. */
 extern const gdt_engine_ops gdt__hand_attn_bwd_ops;
 
 /* The fixed configuration of sdpa_bwd.hand as knobs: TILE_M (query rows

@@ -4,8 +4,9 @@
  * and, for the two attention slots, the [b, h, s, d] maps and their
  * checks (the tensor-map encoder is engines/gdt_tma.h's).  Each slot defines its own struct gdt_compiled;
  * these take its parts as arguments.  Private to engines/hand, and to
- * engines/attn_fwd_tma.c, the attention forward's host side that the
- * NVRTC engine's PIPE=1 rows share with sdpa_fwd.hand. */
+ * engines/attn_fwd_tma.c and attn_bwd_tma.c, the attention forward's and
+ * backward's host sides that the NVRTC engine's PIPE=1 rows share with
+ * sdpa_fwd.hand and sdpa_bwd.hand. */
 #ifndef GDT_HAND_COMMON_H
 #define GDT_HAND_COMMON_H
 
@@ -112,8 +113,8 @@ typedef struct gdt__hand_attn_spec {
 } gdt__hand_attn_spec;
 
 /* Whether the slot's kernel runs f (target, sizes, maps), or why not: its
- * check_support less the plan's knobs (also the NVRTC attention forward's
- * PIPE=1 rows' rule, engines/attn_fwd_tma.c). */
+ * check_support less the plan's knobs (also the NVRTC attention rows'
+ * PIPE=1 rule, engines/attn_fwd_tma.c and attn_bwd_tma.c). */
 bool gdt__hand_attn_ok(const gdt__hand_attn_spec *k, const gdt_facts *f, char *why, size_t n);
 gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
                                 const gdt_facts *f, const gdt_plan_id *p, gdt_error *e);

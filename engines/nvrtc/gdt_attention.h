@@ -7,19 +7,19 @@
 #include <stdint.h>
 
 /* Columns of an attention_fwd / attention_bwd row, in schema order.  PIPE
- * is the forward's alone (optional, absent 0): attention_bwd rows have
- * GDT_ATTN_PIPE columns. */
+ * is optional in both (absent 0). */
 enum { GDT_ATTN_BM, GDT_ATTN_BN, GDT_ATTN_WARPS, GDT_ATTN_STAGES, GDT_ATTN_MMA, GDT_ATTN_PIPE,
        GDT_ATTN_NCOLS };
 
-/* The forward's PIPE column: 0 the template's own (kernels/attn_fwd.cuh),
- * 1 the Hopper structure of kernels/gdt_attn_fwd_sm90.cuh, sdpa_fwd.hand's
- * kernel (engines/attn_fwd_tma.c). */
+/* The PIPE column: 0 the template's own (kernels/attn_fwd.cuh,
+ * attn_bwd.cuh), 1 the Hopper structure of kernels/gdt_attn_fwd_sm90.cuh
+ * (sdpa_fwd.hand's kernel, engines/attn_fwd_tma.c) or
+ * kernels/gdt_attn_bwd_sm90.cuh (sdpa_bwd.hand's, engines/attn_bwd_tma.c). */
 enum { GDT_ATTN_PIPE_CTA = 0, GDT_ATTN_PIPE_TMA = 1 };
 
 /* Dynamic shared memory (bytes) kernels/attn_fwd.cuh and the main kernel of
- * kernels/attn_bwd.cuh ask for with a bound row and head dim d (a forward
- * row has GDT_ATTN_NCOLS columns, a backward one GDT_ATTN_PIPE).  Defined in
+ * kernels/attn_bwd.cuh ask for with a bound row (GDT_ATTN_NCOLS columns)
+ * and head dim d.  Defined in
  * tmpl_attention.c: the row rules calling them is also what links the
  * templates into every binary (the engine only references them weakly). */
 int64_t gdt__attn_fwd_smem(const int64_t *row, int64_t d);

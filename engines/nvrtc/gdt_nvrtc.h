@@ -51,7 +51,9 @@ typedef struct gdt_nvrtc_template {
     /* After kernel i's load (cfg holds launch()'s geometry): the plan's own
      * launch state in *state (tensor maps, counters, a cluster), which may
      * change cfg (a persistent grid, the cluster attribute).  May be NULL;
-     * a *state it leaves NULL is none. */
+     * a *state it leaves NULL is none.  *state holds on entry kernel i-1's
+     * state (NULL for kernel 0): kernels that share one state leave it
+     * there, and the engine releases it once. */
     gdt_status (*prepare)(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_cu_api *cu,
                           CUfunction fn, CUlaunchConfig *cfg, void **state, gdt_error *e);
     /* Frees what prepare made (a state it returned, never NULL). */

@@ -105,6 +105,8 @@ static gdt_status load_kernel(gdt_compiled *c, int i, gdt_error *e)
     g->sharedMemBytes = l.smem_bytes;
     if (!c->t->prepare)
         return GDT_STATUS_OK;
+    /* A template whose kernels share one state keeps the one before's. */
+    c->state[i] = i > 0 ? c->state[i - 1] : NULL;
     return c->t->prepare(&c->facts, &c->plan, i, c->cu, c->fn[i], g, &c->state[i], e);
 }
 
@@ -136,8 +138,9 @@ static void destroy(gdt_compiled *c)
 {
     if (!c)
         return;
+    /* A state shared by consecutive kernels is released once. */
     for (int i = 0; i < GDT_NVRTC_MAX_KERNELS; i++)
-        if (c->state[i] && c->t->release)
+        if (c->state[i] && c->t->release && (i == 0 || c->state[i] != c->state[i - 1]))
             c->t->release(c->state[i]);
     if (c->mod && c->cu)
         c->cu->cuModuleUnload(c->mod);

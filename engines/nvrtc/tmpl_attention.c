@@ -5,12 +5,15 @@
  * accumulator), and the support rules beyond row legality.  A forward row
  * with PIPE=1 (kernels/gdt_attn_fwd_sm90.cuh) takes instead the tensor
  * maps, parameters and grid of engines/attn_fwd_tma.c, the host side the
- * hand engine's sdpa_fwd.hand launches the same kernel with. */
+ * hand engine's sdpa_fwd.hand launches the same kernel with; a backward
+ * row with PIPE=1 (kernels/gdt_attn_bwd_sm90.cuh) those of
+ * engines/attn_bwd_tma.c, sdpa_bwd.hand's, for its three kernels. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gdt_attention.h"
+#include "gdt_attn_bwd_tma.h"
 #include "gdt_attn_fwd_tma.h"
 #include "gdt_nvrtc.h"
 #include "gdt_rows.h"
@@ -49,9 +52,11 @@ int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 
 /* K, V tiles + STAGES x (Q, dO) tiles + the dS^T tile + STAGES x (LSE, D)
  * rows: padded rows (mma.sync), or swizzled ones plus 1024 bytes to align
- * the swizzle atoms (MMA=1, wgmma). */
+ * the swizzle atoms (MMA=1, wgmma); PIPE=1 the Hopper kernel's. */
 int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
 {
+    if (r[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA)
+        return gdt__attn_bwd_tma_smem_bytes(d);
     int64_t bm = r[GDT_ATTN_BM], bn = r[GDT_ATTN_BN], st = r[GDT_ATTN_STAGES];
     if (r[GDT_ATTN_MMA] == 1)
         return (2 * bn * d + 2 * st * bm * d + bn * bm) * 2 + 8 * st * bm + 1024;
@@ -60,7 +65,7 @@ int64_t gdt__attn_bwd_smem(const int64_t *r, int64_t d)
 
 static int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
 
-/* A backward row (no PIPE column) reads PIPE=0. */
+/* A row without a PIPE column reads PIPE=0. */
 static void plan_row(const gdt_row_family *rf, const gdt_plan_id *p, int64_t *row)
 {
     memset(row, 0, sizeof(int64_t) * GDT_ATTN_NCOLS);
@@ -68,16 +73,20 @@ static void plan_row(const gdt_row_family *rf, const gdt_plan_id *p, int64_t *ro
         row[i] = gdt_plan_id_knob(p, rf->cols[i].knob, rf->cols[i].optional ? rf->cols[i].absent : 0);
 }
 
-static bool fwd_tma(const gdt_plan_id *p)
+static bool pipe_tma(const gdt_row_family *rf, const gdt_plan_id *p)
 {
     int64_t row[GDT_ATTN_NCOLS];
-    plan_row(&gdt__rows_attention_fwd, p, row);
+    plan_row(rf, p, row);
     return row[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA;
 }
 
-/* PIPE=1: what names sdpa_fwd.hand's entry (kernels/attn_fwd.cuh's PIPE
- * branch takes nothing else; the mask is a kernel parameter). */
-static int fwd_tma_defines(const gdt_facts *f, gdt_nvrtc_define *out, int max)
+static bool fwd_tma(const gdt_plan_id *p) { return pipe_tma(&gdt__rows_attention_fwd, p); }
+static bool bwd_tma(const gdt_plan_id *p) { return pipe_tma(&gdt__rows_attention_bwd, p); }
+
+/* PIPE=1: what names the hand slot's entries (the PIPE branch of
+ * kernels/attn_fwd.cuh and attn_bwd.cuh takes nothing else; the mask is a
+ * kernel parameter). */
+static int tma_defines(const gdt_facts *f, gdt_nvrtc_define *out, int max)
 {
     const gdt_nvrtc_define all[] = {
         {"PIPE", GDT_ATTN_PIPE_TMA},
@@ -115,12 +124,14 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
 static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
     if (fwd_tma(p))
-        return fwd_tma_defines(f, out, max);
+        return tma_defines(f, out, max);
     return defines(&gdt__rows_attention_fwd, f, p, out, max);
 }
 
 static int bwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
+    if (bwd_tma(p))
+        return tma_defines(f, out, max);
     return defines(&gdt__rows_attention_bwd, f, p, out, max);
 }
 
@@ -163,25 +174,31 @@ static int64_t bwd_main_smem(const gdt_facts *f, const int64_t *row)
 }
 
 /* pre and post: one warp per query row; main: one CTA per (batch * kv head,
- * BLOCK_N key/value rows). */
+ * BLOCK_N key/value rows).  PIPE=1: sdpa_bwd.hand's three launches. */
 static void bwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_launch *out)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t row[GDT_ATTN_NCOLS];
     plan_row(&gdt__rows_attention_bwd, p, row);
-    if (i == 1)
+    if (row[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA) {
+        CUlaunchConfig g;
+        gdt__attn_bwd_tma_geometry(s, i, &g);
+        set_launch(out, g.gridDimX, g.gridDimY, g.blockDimX, g.sharedMemBytes);
+    } else if (i == 1)
         set_launch(out, s->b * s->h_kv, ceil_div(s->s_kv, row[GDT_ATTN_BN]),
                    row[GDT_ATTN_WARPS] * 32, bwd_main_smem(f, row));
     else
         set_launch(out, ceil_div(s->b * s->h_q * s->s_q, ROW_WARPS), 1, ROW_WARPS * 32, 0);
 }
 
-/* Backward workspace: D (fp32 per query row), then the fp32 dQ accumulator. */
+/* Backward workspace: D (fp32 per query row), then the fp32 dQ
+ * accumulator; PIPE=1 sdpa_bwd.hand's. */
 static size_t bwd_workspace(const gdt_facts *f, const gdt_plan_id *p)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t rows = s->b * s->h_q * s->s_q;
-    (void)p;
+    if (bwd_tma(p))
+        return gdt__attn_bwd_tma_workspace(s);
     return (size_t)(align256(rows * 4) + rows * s->d * 4);
 }
 
@@ -255,10 +272,30 @@ static gdt_status fwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, cons
     return pack(&k, out, e);
 }
 
+/* PIPE=1: the three kernels share one launch state (bwd_prepare); the
+ * first one's arguments check and bind every operand and the workspace,
+ * so a refusal comes before any launch. */
+static gdt_status bwd_tma_args(const gdt_facts *f, int i, const gdt_operands *ops, void *workspace,
+                               gdt_attn_bwd_tma *t, gdt_nvrtc_args *out, gdt_error *e)
+{
+    void *a[5];
+    gdt_status st = i == 0 ? gdt__attn_bwd_tma_bind(t, f, ops, workspace,
+                                                    gdt__attn_bwd_tma_workspace(&f->problem.u.sdpa), e)
+                           : GDT_STATUS_OK;
+    if (st != GDT_STATUS_OK)
+        return st;
+    out->used = 0;
+    out->nargs = gdt__attn_bwd_tma_args(t, i, a);
+    for (int k = 0; k < out->nargs; k++)
+        out->args[k] = a[k];
+    return GDT_STATUS_OK;
+}
+
 static gdt_status bwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
                            void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e)
 {
-    (void)state;
+    if (state)
+        return bwd_tma_args(f, i, ops, workspace, state, out, e);
     static const gdt_operand_role roles[] = {GDT_OPERAND_Q,  GDT_OPERAND_K,  GDT_OPERAND_V,
                                              GDT_OPERAND_O,  GDT_OPERAND_DO, GDT_OPERAND_DQ,
                                              GDT_OPERAND_DK, GDT_OPERAND_DV};
@@ -333,6 +370,8 @@ static gdt_status bwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error 
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t bn = gdt_plan_id_knob(p, GDT_KNOB_TILE_N, 0);
+    if (bwd_tma(p)) /* as the forward's: the row rules ran sdpa_bwd.hand's checks */
+        return GDT_STATUS_OK;
     gdt_status st = common_check(f, e);
     if (st) return st;
     if (ceil_div(s->s_kv, bn) > GRID_YZ_MAX || ceil_div(s->b * s->h_q * s->s_q, ROW_WARPS) > INT32_MAX)
@@ -340,6 +379,17 @@ static gdt_status bwd_check(const gdt_facts *f, const gdt_plan_id *p, gdt_error 
                              "blocks or %lld query rows exceeds the launch limits",
                              (long long)ceil_div(s->s_kv, bn), (long long)(s->b * s->h_q * s->s_q));
     return GDT_STATUS_OK;
+}
+
+/* A PIPE=1 launch state of `size` bytes, zeroed, at a 128-byte boundary
+ * for its tensor maps; NULL without memory. */
+static void *launch_state(size_t size)
+{
+    size_t bytes = (size + 127) / 128 * 128;
+    void *t = aligned_alloc(128, bytes);
+    if (t)
+        memset(t, 0, bytes);
+    return t;
 }
 
 /* PIPE=1: the launch state sdpa_fwd.hand keeps too (engines/attn_fwd_tma.c),
@@ -352,17 +402,40 @@ static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
     *state = NULL;
     if (!fwd_tma(p))
         return GDT_STATUS_OK;
-    size_t bytes = (sizeof(gdt_attn_fwd_tma) + 127) / 128 * 128;
-    gdt_attn_fwd_tma *t = aligned_alloc(128, bytes);
+    gdt_attn_fwd_tma *t = launch_state(sizeof *t);
     if (!t)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
-    memset(t, 0, bytes);
     *state = t;
     gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f);
     return gdt__attn_fwd_tma_load(t, cu, fn, f, cfg, e);
 }
 
-static void fwd_release(void *state) { free(state); }
+/* PIPE=1: one launch state for the three kernels, sdpa_bwd.hand's
+ * (engines/attn_bwd_tma.c): made at kernel 0, and kernels 1 and 2 find it
+ * in *state (the engine hands each kernel's prepare the state of the one
+ * before); its load sets each kernel's grid, shared memory and, for main
+ * and post, the programmatic dependent launch. */
+static gdt_status bwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_cu_api *cu,
+                              CUfunction fn, CUlaunchConfig *cfg, void **state, gdt_error *e)
+{
+    if (!bwd_tma(p)) {
+        *state = NULL;
+        return GDT_STATUS_OK;
+    }
+    if (i > 0 && !*state)
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "sdpa_bwd.nvrtc: kernel %d finds no launch "
+                             "state from kernel 0", i);
+    if (i == 0) {
+        gdt_attn_bwd_tma *t = launch_state(sizeof *t);
+        if (!t)
+            return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_bwd.nvrtc: launch state");
+        *state = t;
+        gdt__attn_bwd_tma_init(t, "sdpa_bwd.nvrtc", f);
+    }
+    return gdt__attn_bwd_tma_load(*state, cu, i, fn, f, cfg, e);
+}
+
+static void tma_release(void *state) { free(state); }
 
 const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
     .rows = &gdt__rows_attention_fwd,
@@ -375,7 +448,7 @@ const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
     .workspace = NULL,
     .check = fwd_check,
     .prepare = fwd_prepare,
-    .release = fwd_release,
+    .release = tma_release,
 };
 
 const gdt_nvrtc_template gdt__tmpl_attn_bwd = {
@@ -388,4 +461,6 @@ const gdt_nvrtc_template gdt__tmpl_attn_bwd = {
     .args = bwd_args,
     .workspace = bwd_workspace,
     .check = bwd_check,
+    .prepare = bwd_prepare,
+    .release = tma_release,
 };

@@ -140,10 +140,10 @@ static void test_row_rules(void)
     CHECK(!bind_row(&gdt__rows_attention_fwd, GDT_FAMILY_SDPA_FWD, s128, 80, r3, why));
     CHECK_CONTAINS(why, "shared memory 591872 bytes exceeds");
     CHECK_CONTAINS(why, "on sm80");
-    int64_t r4[] = {64, 256, 16, 2, 0}; /* dQ columns: d/8 = 8 over 16 warps */
+    int64_t r4[GDT_ATTN_NCOLS] = {64, 256, 16, 2, 0}; /* dQ columns: d/8 = 8 over 16 warps */
     CHECK(!bind_row(&gdt__rows_attention_bwd, GDT_FAMILY_SDPA_BWD, s64, 90, r4, why));
     CHECK_CONTAINS(why, "d/8 = 8 columns of dQ do not split over 16 warps");
-    int64_t r5[] = {64, 128, 8, 2, 0};
+    int64_t r5[GDT_ATTN_NCOLS] = {64, 128, 8, 2, 0};
     CHECK(bind_row(&gdt__rows_attention_bwd, GDT_FAMILY_SDPA_BWD, s128, 90, r5, why));
     CHECK_INT(gdt__attn_bwd_smem(r5, 128), ==, (2 * 128 * 136 + 2 * 2 * 64 * 136 + 128 * 72) * 2 + 8 * 2 * 64);
     int64_t r6[GDT_ATTN_NCOLS] = {64, 64, 4, 2, 0};
@@ -280,7 +280,7 @@ static void test_wgmma_bwd_rows(void)
         {{64, 128, 8, 1, 1}, 128, 90, "MMA=1: STAGES=1, the Q/dO ring needs at least 2"},
     };
     check_rules(GDT_FAMILY_SDPA_BWD, cases, sizeof cases / sizeof cases[0]);
-    int64_t r1[] = {64, 128, 8, 2, 1};
+    int64_t r1[GDT_ATTN_NCOLS] = {64, 128, 8, 2, 1};
     CHECK_INT(gdt__attn_bwd_smem(r1, 128), ==, (2 * 128 * 128 + 2 * 2 * 64 * 128 + 128 * 64) * 2 + 8 * 2 * 64 + 1024);
 }
 

@@ -136,13 +136,13 @@ static inline gdt_status hand_test_run_cudnn(const gdt_device_props *dev, const 
                                : st;
 }
 
-/* A bench shape's problem, facts and buffers (filled from seed 7); false,
- * with the reason printed, when they cannot be made. */
-static inline bool hand_test_bench_buffers(const char *shape, const gdt_device_props *dev,
+/* A bench shape of family fam: its problem, facts and buffers (filled from
+ * seed 7); false, with the reason printed, when they cannot be made. */
+static inline bool hand_test_bench_buffers(gdt_family fam, const char *shape, const gdt_device_props *dev,
                                            gdt_problem *p, gdt_facts *f, gdt_buffers **b)
 {
     gdt_error e = {0};
-    gdt_status st = gdt_problem_parse(GDT_FAMILY_GEMM, shape, p, &e);
+    gdt_status st = gdt_problem_parse(fam, shape, p, &e);
     *b = NULL;
     if (st == GDT_STATUS_OK) {
         gdt_facts_analyze(p, dev, f);
@@ -245,6 +245,26 @@ static inline void hand_attn_fwd_refusal(const gdt_engine_slot *s, gdt_compiled 
     snprintf(want, sizeof want, "%s: operand K: pointer", s->name);
     CHECK_CONTAINS(e.msg, want);
     CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
+}
+
+/* The backward's refusal (a hand_attn_test's refusal, engines/attn_bwd_tma.c's
+ * rule for both slots that launch the Hopper backward): a dO pointer off 16
+ * bytes is refused before any launch, naming the slot, and so is a missing
+ * workspace. */
+static inline void hand_attn_bwd_refusal(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b)
+{
+    gdt_operands ops = b->ops;
+    gdt_error e = {0};
+    char want[128];
+    ops.ptr[GDT_OPERAND_DO] = (char *)ops.ptr[GDT_OPERAND_DO] + 8;
+    CHECK_INT(s->ops->execute(c, &ops, b->workspace, b->workspace_bytes, NULL, &e), ==,
+              GDT_STATUS_BAD_INPUT);
+    snprintf(want, sizeof want, "%s: operand dO: pointer", s->name);
+    CHECK_CONTAINS(e.msg, want);
+    CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
+    memset(&e, 0, sizeof e);
+    CHECK_INT(s->ops->execute(c, &b->ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "workspace");
 }
 
 /* Max |got - ref| over max |ref| of output i; infinities that agree (an

@@ -299,7 +299,7 @@ static void bench(const char *shape)
     gdt_buffers *b = NULL;
     gdt_error e = {0};
     char name[256];
-    if (!hand_test_bench_buffers(shape, &dev, &p, &f, &b))
+    if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
     double best = best_cudnn(shape, &f, b);
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {

@@ -43,20 +43,6 @@ static const char *const cases[] = {
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
-static void test_refusal(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b)
-{
-    gdt_operands ops = b->ops;
-    gdt_error e = {0};
-    ops.ptr[GDT_OPERAND_DO] = (char *)ops.ptr[GDT_OPERAND_DO] + 8; /* refused before any launch */
-    CHECK_INT(s->ops->execute(c, &ops, b->workspace, b->workspace_bytes, NULL, &e), ==,
-              GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "sdpa_bwd.hand: operand dO: pointer");
-    CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
-    memset(&e, 0, sizeof e);
-    CHECK_INT(s->ops->execute(c, &b->ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "sdpa_bwd.hand: workspace");
-}
-
 static const char *const outputs[] = {"dQ", "dK", "dV"};
 
 /* Two runs of the hand plan: the second must clear the dQ accumulator the
@@ -68,7 +54,7 @@ static const hand_attn_test test = {
     .outputs = outputs,
     .noutputs = 3,
     .large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=top_left",
-    .refusal = test_refusal,
+    .refusal = hand_attn_bwd_refusal,
 };
 
 /* Every case and the large shape (d 128 causal), then d 128 without a mask

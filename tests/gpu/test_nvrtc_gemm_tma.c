@@ -190,7 +190,7 @@ static void bench(const char *shape)
     gdt_error e = {0};
     double best_gen = INFINITY, best_hand = INFINITY, hand_us[GDT_HAND_GEMM_CONFIGS];
     char name[512];
-    if (!hand_test_bench_buffers(shape, &dev, &p, &f, &b))
+    if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
         gdt_compiled *c = NULL;
