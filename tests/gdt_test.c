@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gdt_plan_json.h"
 #include "gdt_test.h"
 #include "gdt_worker.h"
 
@@ -132,8 +133,7 @@ cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed)
     CHECK_INT(s, ==, GDT_STATUS_OK);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "%s\n", e.msg);
-    cJSON *o = gdt__plan_id_json(&id);
-    cJSON_AddStringToObject(o, "name", name);
+    cJSON *o = gdt_plan_json(&id);
     cJSON_AddBoolToObject(o, "backend", id.engine_id < GDT_ENGINE_ID_BACKEND_END);
     cJSON_AddStringToObject(o, "tag", tag);
     cJSON_AddNumberToObject(o, "untimed", untimed);
@@ -150,8 +150,8 @@ int gdt_test_one_plan_worker(double noise, bool refuse_others)
             printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,\"sm_count\":132,"
                    "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n");
         else if (op && !strcmp(op, "cell"))
-            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":[{\"engine_id\":0,"
-                   "\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0}]}\n");
+            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":[{\"plan\":\"cudnn.eng0\",\"engine_id\":0,"
+                   "\"knobs\":{},\"backend\":true,\"tag\":\"A\",\"untimed\":0}]}\n");
         else if (op && !strcmp(op, "plan"))
             printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
                    "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5],\"device_us\":[10],"

@@ -53,9 +53,9 @@ static cJSON *plans_json(void)
         char name[32];
         snprintf(name, sizeof name, "cudnn.eng%d", i);
         cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "plan", name);
         cJSON_AddNumberToObject(p, "engine_id", i);
-        cJSON_AddArrayToObject(p, "knobs");
-        cJSON_AddStringToObject(p, "name", name);
+        cJSON_AddObjectToObject(p, "knobs");
         cJSON_AddBoolToObject(p, "backend", true);
         cJSON_AddStringToObject(p, "tag", i ? "B" : "A");
         cJSON_AddNumberToObject(p, "untimed", INT_MAX - i); /* a position past the list: legal */
@@ -481,7 +481,7 @@ static int fake_worker(void)
             if (family) { /* a named sdpa_fwd engine in a gemm cell */
                 cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "engine_id",
                                           cJSON_CreateNumber(GDT_ENGINE_ID_RESERVED_END + GDT_FAMILY_BLOCK));
-                cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "name", cJSON_CreateString("sdpa_fwd.nvrtc"));
+                cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "plan", cJSON_CreateString("sdpa_fwd.nvrtc"));
             }
             cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "backend", cJSON_CreateBool(!family));
             while (cJSON_GetArraySize(plans) > 2)
