@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gdt_json.h"
@@ -32,16 +33,15 @@ static void put(out *o, const char *fmt, ...)
     if (k > 0) o->len += k;
 }
 
-/* A JSON string: '"' and '\' escaped, control characters as \u00XX. */
+/* A JSON string as cJSON quotes it (names and knob names are plain
+ * identifiers: nothing to escape but in theory). */
 static void put_str(out *o, const char *s)
 {
-    put(o, "\"");
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') put(o, "\\%c", *c);
-        else if (*c < 0x20) put(o, "\\u%04x", *c);
-        else put(o, "%c", *c);
-    }
-    put(o, "\"");
+    cJSON *j = cJSON_CreateString(s);
+    char *t = j ? cJSON_PrintUnformatted(j) : NULL;
+    put(o, "%s", t ? t : "\"\"");
+    free(t);
+    cJSON_Delete(j);
 }
 
 int gdt_plan_json_print(const gdt_plan_id *id, char *buf, size_t n)
