@@ -405,8 +405,9 @@ static gdt_status run_rule(const char *at, const char *jp, const cJSON *o, gdt_e
     return GDT_STATUS_OK;
 }
 
-/* A plan's tag is one the planner gives, and its identity decodes to an
- * engine of its backend-ness (the cell's family is the reader's check). */
+/* A plan's tag is one the planner gives, and its identity (either spelling,
+ * gdt_plan_json.h) reads to an engine of its backend-ness (the cell's
+ * family is the reader's check). */
 static gdt_status plan_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
 {
     /* LIBRARY is newer than the others: journals written before it tag a
@@ -420,15 +421,13 @@ static gdt_status plan_rule(const char *at, const char *jp, const cJSON *o, gdt_
     if (i == sizeof tags / sizeof *tags)
         return gdt__record_wrong(at, jk, "one of A, B, FALLBACK, KNOB, OURS, LIBRARY", tag, e);
     gdt_plan_id id;
-    gdt_error pe = {0};
     if (gdt_plan_json_read(o, at, jp, true, &id, NULL, e) != GDT_STATUS_OK)
-        return GDT_STATUS_BAD_INPUT;
+        return GDT_STATUS_BAD_INPUT; /* its engine_id decodes once read */
     bool backend;
     gdt_family f;
     int slot;
     member(jp, o, "engine_id", jk, sizeof jk);
-    if (gdt_engine_id_decode(id.engine_id, &backend, &f, &slot, &pe) != GDT_STATUS_OK)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", at, jk, pe.msg);
+    gdt_engine_id_decode(id.engine_id, &backend, &f, &slot, NULL);
     if (backend != cJSON_IsTrue(gdt_json_get(o, "backend")))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: engine %lld is not a%s engine", at,
                              jk, (long long)id.engine_id, backend ? " gdtune" : " backend");
