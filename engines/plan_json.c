@@ -91,15 +91,15 @@ static gdt_status bad(gdt_error *e, const char *at, const char *jp, const char *
     return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", at, *p ? p : "/", what);
 }
 
-static gdt_status add_knob(gdt_plan_id *id, int type, int64_t v, const char *at, const char *jp,
-                           const char *key, gdt_error *e)
+/* One knob more, jp naming where it was read. */
+static gdt_status add_knob(gdt_plan_id *id, int type, int64_t v, const char *at, const char *jp, gdt_error *e)
 {
     for (int i = 0; i < id->nknobs; i++)
         if (id->knobs[i].type == type)
-            return bad(e, at, jp, key, "expected each knob once, got %s twice",
+            return bad(e, at, jp, NULL, "expected each knob once, got %s twice",
                        gdt_knob_name(type) ? gdt_knob_name(type) : "a knob");
     if (id->nknobs >= GDT_MAX_KNOBS)
-        return bad(e, at, jp, key, "expected at most %d knobs", GDT_MAX_KNOBS);
+        return bad(e, at, jp, NULL, "expected at most %d knobs", GDT_MAX_KNOBS);
     id->knobs[id->nknobs].type = type;
     id->knobs[id->nknobs++].value = v;
     return GDT_STATUS_OK;
@@ -118,7 +118,7 @@ static gdt_status knobs_by_name(const cJSON *k, const char *at, const char *kp, 
         if (gdt_knob_parse(c->string, &type, &ke))
             return bad(e, at, p, NULL, "%s", ke.msg);
         gdt_status s = gdt_json_int(c, at, p, &v, e);
-        if (!s) s = add_knob(id, type, v, at, p, NULL, e);
+        if (!s) s = add_knob(id, type, v, at, p, e);
         if (s) return s;
     }
     return GDT_STATUS_OK;
@@ -139,7 +139,7 @@ static gdt_status knobs_by_type(const cJSON *k, const char *at, const char *kp, 
             gdt_json_describe(kv, got, sizeof got);
             return bad(e, at, p, NULL, "expected [type, value] integers, got %s", got);
         }
-        gdt_status s = add_knob(id, (int)t, v, at, p, NULL, e);
+        gdt_status s = add_knob(id, (int)t, v, at, p, e);
         if (s) return s;
     }
     return GDT_STATUS_OK;
