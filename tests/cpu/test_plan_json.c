@@ -2,8 +2,8 @@
  * back it is the same plan; the older journal spelling is read only where
  * allowed; a name that disagrees with its knobs, an unknown knob name, a
  * knob twice are refused naming the place, expected and actual; and a
- * committed journal respelled in the current spelling emits the same
- * tables byte for byte. */
+ * committed journal respelled in the current spelling gives the same
+ * tables, compare and report byte for byte. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,15 +128,16 @@ static void test_refusals(void)
               "t.json: /plans/3: expected a plan object {\"plan\", \"engine_id\", \"knobs\"}, got array of 1");
 }
 
-/* tables emit RUN --tables-dir OUT; the output, exit status checked 0. */
-static void emit(const char *run, const char *out)
+/* gdtune ARGS...: its output (stdout and stderr), malloc'd; exit 0 checked. */
+static char *gdtune(const char *verb, const char *a1, const char *a2, const char *a3, const char *a4)
 {
-    char *argv[] = {(char *)gdt_test_exe(), "tables", "emit", (char *)run, "--tables-dir", (char *)out, NULL};
-    char msg[8192];
-    int rc = gdt_test_spawn(argv, NULL, msg, sizeof msg);
+    char *argv[] = {(char *)gdt_test_exe(), (char *)verb, (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
+    char *out = malloc(1 << 20);
+    int rc = out ? gdt_test_spawn(argv, NULL, out, 1 << 20) : -1;
     CHECK_INT(rc, ==, 0);
-    if (rc)
-        fprintf(stderr, "%s\n", msg);
+    if (rc && out)
+        fprintf(stderr, "gdtune %s: %s\n", verb, out);
+    return out;
 }
 
 static char *slurp(const char *path)
@@ -154,38 +155,51 @@ static char *slurp(const char *path)
     return buf;
 }
 
-/* A committed journal (the older spelling) and the same run respelled:
- * identical tables. */
-static void test_respelled_journal_emits_the_same(void)
+/* What a run directory gives: its tables (emitted into dir/t-<tag>), and
+ * compare's and report's documents. */
+typedef struct {
+    char *tables[2], *compare, *report;
+} outputs;
+
+static void outputs_of(const char *run, const char *dir, const char *tag, outputs *o)
 {
-    char dir[] = "/tmp/gdt_test_plan_json_XXXXXX", path[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
-    CHECK(mkdtemp(dir) != NULL);
-    const char *run[2] = {"old", "new"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, run[i]);
-        CHECK_INT(mkdir(path, 0700), ==, 0);
-        snprintf(path, sizeof path, "%s/%s/journal.jsonl", dir, run[i]);
-        CHECK_INT(gdt_test_gunzip_to(JOURNAL_GZ, path), ==, 0);
+    static const char *const files[] = {"gemm.tuning.json", "gemm.placement.json"};
+    char t[1024], path[PATH_MAX];
+    snprintf(t, sizeof t, "%s/t-%s", dir, tag);
+    free(gdtune("tables", "emit", run, "--tables-dir", t));
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/sm90/%s", t, files[k]);
+        o->tables[k] = slurp(path);
+        CHECK(o->tables[k] && o->tables[k][0] == '{');
     }
+    o->compare = gdtune("compare", run, "--format", "json", NULL);
+    o->report = gdtune("report", run, "--format", "json", NULL);
+}
+
+/* A committed journal (the older spelling) and the same run respelled in
+ * place: the same tables, compare and report, byte for byte. */
+static void test_respelled_journal_gives_the_same(void)
+{
+    char dir[] = "/tmp/gdt_test_plan_json_XXXXXX", run[1024], path[PATH_MAX];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(run, sizeof run, "%s/run", dir);
+    CHECK_INT(mkdir(run, 0700), ==, 0);
+    snprintf(path, sizeof path, "%s/journal.jsonl", run);
+    CHECK_INT(gdt_test_gunzip_to(JOURNAL_GZ, path), ==, 0);
     char *before = slurp(path);
     CHECK(before && strstr(before, "\"knobs\":[[") && !strstr(before, "\"plan\":\"gemm."));
+    outputs a, b;
+    outputs_of(run, dir, "old", &a);
     CHECK_INT(gdt_test_journal_respell(path, false), >, 100);
     char *after = slurp(path);
     CHECK(after && !strstr(after, "\"knobs\":[[") && strstr(after, "\"plan\":\"gemm.nvrtc["));
-    for (int i = 0; i < 2; i++) {
-        snprintf(a, sizeof a, "%s/%s", dir, run[i]);
-        snprintf(b, sizeof b, "%s/t-%s", dir, run[i]);
-        emit(a, b);
-    }
-    static const char *const files[] = {"gemm.tuning.json", "gemm.placement.json"};
-    for (int k = 0; k < 2; k++) {
-        snprintf(a, sizeof a, "%s/t-old/sm90/%s", dir, files[k]);
-        snprintf(b, sizeof b, "%s/t-new/sm90/%s", dir, files[k]);
-        char *ta = slurp(a), *tb = slurp(b);
-        CHECK(ta && tb && ta[0]);
-        CHECK(ta && tb && !strcmp(ta, tb));
-        free(ta);
-        free(tb);
+    outputs_of(run, dir, "new", &b);
+    char *const x[] = {a.tables[0], a.tables[1], a.compare, a.report};
+    char *const y[] = {b.tables[0], b.tables[1], b.compare, b.report};
+    for (int k = 0; k < 4; k++) {
+        CHECK(x[k] && y[k] && !strcmp(x[k], y[k]));
+        free(x[k]);
+        free(y[k]);
     }
     free(before);
     free(after);
@@ -197,6 +211,6 @@ int main(void)
     test_round_trip();
     test_old_spelling();
     test_refusals();
-    test_respelled_journal_emits_the_same();
+    test_respelled_journal_gives_the_same();
     return gdt_test_result("test_plan_json");
 }
