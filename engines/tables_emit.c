@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdt_plan_json.h"
 #include "gdt_tables_impl.h"
 
 /* The text buffer's first size, in bytes; it doubles as the text grows. */
@@ -114,15 +115,9 @@ static void emit_facts(gdt__sb *b, const gdt_facts *f)
  * a ranked entry and of the FALLBACK entry. */
 static void emit_plan_id(gdt__sb *b, const gdt_plan_id *id, bool is_backend)
 {
-    char name[GDT__PLAN_NAME_MAX];
-    gdt_plan_id_format(id, name, sizeof name);
-    sb_printf(b, "\"plan\": ");
-    sb_str(b, name);
-    sb_printf(b, ", \"engine_id\": %" PRId64 ", \"knobs\": {", id->engine_id);
-    for (int k = 0; k < id->nknobs; k++)
-        sb_printf(b, "%s\"%s\": %" PRId64, k ? ", " : "", gdt_knob_name(id->knobs[k].type),
-                  id->knobs[k].value);
-    sb_printf(b, "}, \"is_backend\": %s", is_backend ? "true" : "false");
+    char text[2 * GDT__PLAN_NAME_MAX];
+    gdt_plan_json_print(id, text, sizeof text);
+    sb_printf(b, "%s, \"is_backend\": %s", text, is_backend ? "true" : "false");
 }
 
 static void emit_identity(gdt__sb *b, const gdt_measured_plan *p)

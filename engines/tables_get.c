@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdt_plan_json.h"
 #include "gdt_tables_impl.h"
 #include "gdt_util.h"
 
@@ -213,27 +214,6 @@ gdt_status gdt__ld_keys(const gdt__ld *l, const cJSON *o, const char *const *key
 
 /* ------------------------------------------------------------ plan entries */
 
-static gdt_status read_knobs(const gdt__ld *l, const cJSON *o, const char *jp, gdt_plan_id *id)
-{
-    const cJSON *k;
-    gdt__jpath kp, p;
-    gdt_status s = gdt__ld_sub(l, o, "knobs", jp, &k, kp);
-    if (s) return s;
-    if (!cJSON_IsObject(k)) return gdt__ld_bad(l, kp, "expected an object, got %s", gdt_json_type_name(k));
-    for (const cJSON *c = k->child; c; c = c->next) {
-        int type;
-        int64_t v;
-        gdt_error ke;
-        gdt_error_clear(&ke);
-        gdt__jp_key(p, kp, c->string);
-        if (gdt_knob_parse(c->string, &type, &ke)) return gdt__ld_bad(l, p, "%s", ke.msg);
-        if ((s = gdt_json_int(c, l->file, p, &v, l->e))) return s;
-        if (id->nknobs >= GDT_MAX_KNOBS || !gdt_plan_id_set_knob(id, type, v))
-            return gdt__ld_bad(l, kp, "expected at most %d knobs", GDT_MAX_KNOBS);
-    }
-    return GDT_STATUS_OK;
-}
-
 static gdt_status check_engine(const gdt__ld *l, const char *jp, const gdt_plan_id *id, bool is_backend)
 {
     bool backend = false;
@@ -254,25 +234,11 @@ static gdt_status check_engine(const gdt__ld *l, const char *jp, const gdt_plan_
     return GDT_STATUS_OK;
 }
 
-/* plan, engine_id, knobs, is_backend, mode: the name must be what
- * engine_id and knobs print as. */
+/* plan, engine_id, knobs (the one spelling, gdt_plan_json.h), is_backend. */
 gdt_status gdt__ld_plan_id(const gdt__ld *l, const cJSON *o, const char *jp, gdt_plan_id *id,
                            bool *is_backend)
 {
-    const char *name;
-    char want[GDT__PLAN_NAME_MAX];
-    gdt__jpath p;
-    memset(id, 0, sizeof *id);
-    gdt_status s = gdt__ld_str(l, o, "plan", jp, &name);
-    if (!s) s = gdt__ld_int(l, o, "engine_id", jp, &id->engine_id);
-    if (!s) s = read_knobs(l, o, jp, id);
+    gdt_status s = gdt_plan_json_read(o, l->file, jp, false, id, NULL, l->e);
     if (!s) s = gdt__ld_bool(l, o, "is_backend", jp, is_backend);
-    if (!s) s = check_engine(l, jp, id, *is_backend);
-    if (s) return s;
-    gdt_plan_id_normalize(id);
-    gdt_plan_id_format(id, want, sizeof want);
-    if (strcmp(want, name))
-        return gdt__ld_bad(l, gdt__jp_key(p, jp, "plan"), "expected \"%s\" (engine_id and knobs), got \"%s\"", want,
-                           name);
-    return GDT_STATUS_OK;
+    return s ? s : check_engine(l, jp, id, *is_backend);
 }

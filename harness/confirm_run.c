@@ -11,6 +11,7 @@
 #include "gdt_confirm_run.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
+#include "gdt_plan_json.h"
 #include "gdt_run.h"
 #include "gdt_wire.h"
 #include "gdt_worker.h"
@@ -247,7 +248,7 @@ static cJSON *rounds_req(const gdt_run *jr, const cell_rounds *cr)
     for (int i = 0; i < cr->k; i++) {
         gdt_plan_id id;
         if (gdt_plan_id_parse(cr->name[i], &id, NULL) == GDT_STATUS_OK)
-            cJSON_AddItemToArray(plans, gdt__plan_id_json(&id));
+            cJSON_AddItemToArray(plans, gdt_plan_json(&id));
     }
     gdt__wire_add_num(req, GDT__W_ROUNDS_ROUNDS, cr->rounds);
     gdt__wire_add(req, GDT__W_ROUNDS_BURSTS, cJSON_CreateIntArray(&cr->burst, 1));

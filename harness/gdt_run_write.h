@@ -76,7 +76,9 @@ typedef struct gdt_run_prebuild {
     double seconds;
 } gdt_run_prebuild;
 
-/* plans: the worker's list, copied through; reference: the reference
+/* plans: the worker's list, copied through (each identity written by the
+ * codec, gdt_plan_json.h, and checked by the sweep when it came: a list in
+ * another spelling never reaches here); reference: the reference
  * plan's name, reference_cpu: whether the fp64 CPU reference checked it,
  * prebuild: the cell's prebuild (each NULL where the worker did not say:
  * left out). */

@@ -24,6 +24,7 @@ typedef enum gdt__kind {
     GDT__NUMS,      /* an array of numbers, each in [lo, hi] */
     GDT__NUMS_NULL, /* the same, null allowed (a figure that is not finite) */
     GDT__STRS,      /* an array of strings */
+    GDT__ANY,       /* any value (a rule checks it) */
     GDT__KIND_COUNT
 } gdt__kind;
 

@@ -45,8 +45,9 @@
  *      median of its per-round time over the first plan's, and each round's
  *      time: gdt_ab.h)
  *   {"op":"quit"}                       -> (exits)
- * plan = {"name":S,"engine_id":N,"knobs":[[type,value],...],"backend":bool,"tag":"A"|"B"|
- *         "FALLBACK"|"KNOB"|"OURS","untimed":N}
+ * plan = {"plan":S,"engine_id":N,"knobs":{KNOB:value,...}} (engines/gdt_plan_json.h: the
+ *        identity as the journal and the tables spell it), and in the cell's list
+ *        also "backend":bool,"tag":"A"|"B"|"FALLBACK"|"KNOB"|"OURS"|"LIBRARY","untimed":N
  * A reply with "fatal":true means the worker's context is poisoned: it exits
  * after replying and the parent respawns it. */
 #ifndef GDT_WORKER_H

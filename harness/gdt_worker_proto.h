@@ -33,11 +33,4 @@ int gdt_worker_spawn_count(const gdt_worker *w);
 /* Asks the worker to quit, kills it after a short grace period. */
 void gdt_worker_destroy(gdt_worker *w);
 
-/* A plan identity on the wire and in the journal:
- * {"engine_id":N,"knobs":[[type,value],...]}.  Both sides use these. */
-struct cJSON;
-struct cJSON *gdt__plan_id_json(const gdt_plan_id *id);
-/* BAD_INPUT naming the field when o is not such an object. */
-gdt_status gdt__plan_id_from_json(const struct cJSON *o, gdt_plan_id *id, gdt_error *e);
-
 #endif

@@ -196,7 +196,7 @@ static bool find_cell(const gdt_prior *p, gdt_family f, const char *key, gdt_tab
 static int find_plan(const cJSON *plans, const int *order, int from, int n, const char *name)
 {
     for (int k = from; k < n; k++)
-        if (!strcmp(gdt_json_str_or(cJSON_GetArrayItem(plans, order[k]), "name", ""), name))
+        if (!strcmp(gdt_json_str_or(cJSON_GetArrayItem(plans, order[k]), "plan", ""), name))
             return k;
     return -1;
 }

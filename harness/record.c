@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gdt_json.h"
+#include "gdt_plan_json.h"
 #include "gdt_record.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"
@@ -97,8 +98,10 @@ static const gdt__field cell_fields[] = {CELL_KEYS};
 static const gdt__field cell_error_fields[] = {CELL_KEYS, REQ("error", GDT__STR)};
 
 static const gdt__field plan_fields[] = {
-    RANGE("engine_id", GDT__INT, true, 0, INT_MAX), REQ("knobs", GDT__ARR), REQ("name", GDT__NAME),
-    REQ("backend", GDT__BOOL), REQ("tag", GDT__STR), RANGE("untimed", GDT__INT, true, 0, INT_MAX),
+    /* the identity (gdt_plan_json.h): "plan" and a knobs object, or in
+     * journals before 2026-12-06 "name" and a knobs array; the rule reads it */
+    OPT("plan", GDT__NAME), RANGE("engine_id", GDT__INT, true, 0, INT_MAX), REQ("knobs", GDT__ANY),
+    OPT("name", GDT__NAME), REQ("backend", GDT__BOOL), REQ("tag", GDT__STR), RANGE("untimed", GDT__INT, true, 0, INT_MAX),
 };
 static const gdt__table plan_table = TABLE(NULL, plan_fields, plan_rule);
 static const gdt__field plans_fields[] = {
@@ -169,7 +172,7 @@ static const char *kind_name(gdt__kind k)
     static const char *const n[GDT__KIND_COUNT] = {
         "a string", "a name without control characters", "an integer", "a number", "a boolean", "an object", "an object or null",
         "an array", "an array", "an array of numbers", "an array of numbers or nulls",
-        "an array of strings"};
+        "an array of strings", "a value"};
     return n[k];
 }
 
@@ -242,6 +245,7 @@ static gdt_status check_value(const char *at, const char *jp, const gdt__field *
             return gdt__record_wrong(at, jp, kind_name(f->kind), v, e);
         return check_name(at, jp, v->valuestring, e);
     case GDT__BOOL: ok = cJSON_IsBool(v); break;
+    case GDT__ANY: return GDT_STATUS_OK;
     case GDT__OBJ:
     case GDT__OBJ_NULL:
         if (f->kind == GDT__OBJ_NULL && cJSON_IsNull(v))
@@ -401,8 +405,9 @@ static gdt_status run_rule(const char *at, const char *jp, const cJSON *o, gdt_e
     return GDT_STATUS_OK;
 }
 
-/* A plan's tag is one the planner gives, and its identity decodes to an
- * engine of its backend-ness (the cell's family is the reader's check). */
+/* A plan's tag is one the planner gives, and its identity (either spelling,
+ * gdt_plan_json.h) reads to an engine of its backend-ness (the cell's
+ * family is the reader's check). */
 static gdt_status plan_rule(const char *at, const char *jp, const cJSON *o, gdt_error *e)
 {
     /* LIBRARY is newer than the others: journals written before it tag a
@@ -416,15 +421,13 @@ static gdt_status plan_rule(const char *at, const char *jp, const cJSON *o, gdt_
     if (i == sizeof tags / sizeof *tags)
         return gdt__record_wrong(at, jk, "one of A, B, FALLBACK, KNOB, OURS, LIBRARY", tag, e);
     gdt_plan_id id;
-    gdt_error pe = {0};
-    if (gdt__plan_id_from_json(o, &id, &pe) != GDT_STATUS_OK)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", at, jp, pe.msg);
+    if (gdt_plan_json_read(o, at, jp, true, &id, NULL, e) != GDT_STATUS_OK)
+        return GDT_STATUS_BAD_INPUT; /* its engine_id decodes once read */
     bool backend;
     gdt_family f;
     int slot;
     member(jp, o, "engine_id", jk, sizeof jk);
-    if (gdt_engine_id_decode(id.engine_id, &backend, &f, &slot, &pe) != GDT_STATUS_OK)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: %s", at, jk, pe.msg);
+    gdt_engine_id_decode(id.engine_id, &backend, &f, &slot, NULL);
     if (backend != cJSON_IsTrue(gdt_json_get(o, "backend")))
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: engine %lld is not a%s engine", at,
                              jk, (long long)id.engine_id, backend ? " gdtune" : " backend");

@@ -9,6 +9,7 @@
 
 #include "gdt_journal.h"
 #include "gdt_json.h"
+#include "gdt_plan_json.h"
 #include "gdt_record.h"
 #include "gdt_run.h"
 #include "gdt_util.h"
@@ -275,19 +276,6 @@ static gdt_status on_cell_error(gdt_run *r, const cJSON *rec, const where *w, gd
 
 /* ------------------------------------------------------------- plans */
 
-/* A plan's name is what its engine_id and knobs print as: the name is
- * what reports show and records name the plan by. */
-static gdt_status check_plan_name(const where *w, const char *jp, const gdt_run_plan *p, gdt_error *e)
-{
-    char want[1024], jn[256];
-    gdt_plan_id_format(&p->id, want, sizeof want);
-    if (!strcmp(want, p->name))
-        return GDT_STATUS_OK;
-    gdt_json_path_key(jn, sizeof jn, jp, "name");
-    return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected \"%s\" (what engine_id and "
-                         "knobs print as), got \"%.300s\"", w->at, jn, want, p->name);
-}
-
 /* A result nothing was read into: no record, NaN for what it would have
  * measured. */
 static gdt_run_result no_result(void)
@@ -306,12 +294,10 @@ static gdt_status read_plan(const where *w, const char *jp, const cJSON *o, gdt_
     gdt_family f;
     int slot;
     memset(p, 0, sizeof *p);
-    gdt__plan_id_from_json(o, &p->id, NULL);
-    gdt_engine_id_decode(p->id.engine_id, &backend, &f, &slot, NULL);
-    p->name = str(o, "name");
-    gdt_status s = check_plan_name(w, jp, p, e);
+    gdt_status s = gdt_plan_json_read(o, w->at, jp, true, &p->id, &p->name, e);
     if (s != GDT_STATUS_OK)
         return s;
+    gdt_engine_id_decode(p->id.engine_id, &backend, &f, &slot, NULL);
     p->tag = str(o, "tag");
     p->backend = backend;
     p->untimed = num_int(o, "untimed", 0);

@@ -17,6 +17,7 @@
 #include "gdt_emit.h"
 #include "gdt_journal.h"
 #include "gdt_json.h"
+#include "gdt_plan_json.h"
 #include "gdt_plant.h"
 #include "gdt_lock.h"
 #include "gdt_metric_clock.h"
@@ -415,9 +416,30 @@ static const gdt_run_prebuild *reply_prebuild(const cJSON *rep, gdt_run_prebuild
     return out;
 }
 
+/* The worker's list: an array, each entry's identity in the one spelling
+ * (gdt_plan_json.h), as the journal takes it. */
+static gdt_status check_plans(const cJSON *plans, gdt_error *e)
+{
+    int i = 0;
+    if (!cJSON_IsArray(plans))
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker reply: /plans: expected an array");
+    for (const cJSON *x = plans->child; x; x = x->next, i++) {
+        char jp[64];
+        gdt_plan_id id;
+        gdt_json_path_index(jp, sizeof jp, "/plans", i);
+        if (gdt_plan_json_read(x, "worker reply", jp, false, &id, NULL, e) != GDT_STATUS_OK)
+            return GDT_STATUS_BAD_INPUT;
+    }
+    return GDT_STATUS_OK;
+}
+
 static gdt_status set_plans(run *r, int ci, cJSON *plans, const cJSON *rep, gdt_error *e)
 {
     run_cell *rc = &r->cells[ci];
+    if (check_plans(plans, e) != GDT_STATUS_OK) {
+        cJSON_Delete(plans);
+        return GDT_STATUS_BAD_INPUT;
+    }
     bool *has = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *has);
     double *full = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *full);
     plan_series *series = calloc((size_t)cJSON_GetArraySize(plans) + 1, sizeof *series);
@@ -489,7 +511,7 @@ static gdt_status prepare(run *r, lane *ln, int ci, gdt_error *e)
 
 static const char *plan_name(const run *r, int ci, int pi)
 {
-    return gdt_json_str_or(cJSON_GetArrayItem(r->cells[ci].plans, pi), "name", "");
+    return gdt_json_str_or(cJSON_GetArrayItem(r->cells[ci].plans, pi), "plan", "");
 }
 
 /* A journaled result into the run's state: a plan's first result, or its
@@ -1064,9 +1086,8 @@ static cJSON *plans_of(const gdt_run_cell *c)
     cJSON *a = cJSON_CreateArray();
     for (int pi = 0; a && pi < c->nplans; pi++) {
         const gdt_run_plan *p = &c->plan[pi];
-        cJSON *o = gdt__plan_id_json(&p->id);
-        bool ok = o && cJSON_AddStringToObject(o, "name", p->name) &&
-                  cJSON_AddBoolToObject(o, "backend", p->backend) && cJSON_AddStringToObject(o, "tag", p->tag) &&
+        cJSON *o = gdt_plan_json(&p->id);
+        bool ok = o && cJSON_AddBoolToObject(o, "backend", p->backend) && cJSON_AddStringToObject(o, "tag", p->tag) &&
                   cJSON_AddNumberToObject(o, "untimed", p->untimed) && cJSON_AddItemToArray(a, o);
         if (!ok) {
             cJSON_Delete(o);

@@ -16,6 +16,7 @@
 #include "gdt_cupti.h"
 #include "gdt_engines.h"
 #include "gdt_json.h"
+#include "gdt_plan_json.h"
 #include "gdt_measure.h"
 #include "gdt_plant.h"
 #include "gdt_limits.h"
@@ -100,12 +101,7 @@ static gdt_status request_bursts(const cJSON *req, gdt__wire_field f, gdt_measur
 /* One entry of the cell's list as the parent journals it. */
 static cJSON *entry_json(const gdt_plan_entry *x)
 {
-    gdt_plan_id id = x->id;
-    char name[320];
-    gdt_plan_id_normalize(&id);
-    gdt_plan_id_format(&id, name, sizeof name);
-    cJSON *o = gdt__plan_id_json(&id);
-    cJSON_AddStringToObject(o, "name", name);
+    cJSON *o = gdt_plan_json(&x->id);
     cJSON_AddBoolToObject(o, "backend", x->is_backend);
     cJSON_AddStringToObject(o, "tag", gdt_plan_entry_tag(x));
     cJSON_AddNumberToObject(o, "untimed", x->untimed);
@@ -460,7 +456,7 @@ static gdt_status build_plan(worker *w, const cJSON *req, double *build_s, gdt_e
     gdt_plan_id id;
     if (!w->cell)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "worker: plan before cell");
-    gdt_status s = gdt__plan_id_from_json(gdt__wire_get(req, GDT__W_PLAN_PLAN), &id, e);
+    gdt_status s = gdt_plan_json_read(gdt__wire_get(req, GDT__W_PLAN_PLAN), REQUEST, "/plan", false, &id, NULL, e);
     if (s == GDT_STATUS_OK)
         s = gdt_graph_replay(w->g, &id, e);
     if (s == GDT_STATUS_OK)
@@ -529,10 +525,10 @@ static gdt_status rounds_plans(const cJSON *req, rounds_opts *q, gdt_error *e)
     int i = 0;
     cJSON_ArrayForEach(x, pl)
     {
-        gdt_error pe = {0};
-        if (gdt__plan_id_from_json(x, &q->id[i], &pe) != GDT_STATUS_OK)
-            return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /plans/%d: %s", REQUEST, i, pe.msg);
-        i++;
+        char jp[64];
+        gdt_json_path_index(jp, sizeof jp, "/plans", i);
+        if (gdt_plan_json_read(x, REQUEST, jp, false, &q->id[i++], NULL, e) != GDT_STATUS_OK)
+            return GDT_STATUS_BAD_INPUT;
     }
     return GDT_STATUS_OK;
 }

@@ -1,4 +1,6 @@
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -6,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gdt_plan_json.h"
 #include "gdt_test.h"
 #include "gdt_worker.h"
 
@@ -132,12 +135,91 @@ cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed)
     CHECK_INT(s, ==, GDT_STATUS_OK);
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "%s\n", e.msg);
-    cJSON *o = gdt__plan_id_json(&id);
-    cJSON_AddStringToObject(o, "name", name);
+    cJSON *o = gdt_plan_json(&id);
     cJSON_AddBoolToObject(o, "backend", id.engine_id < GDT_ENGINE_ID_BACKEND_END);
     cJSON_AddStringToObject(o, "tag", tag);
     cJSON_AddNumberToObject(o, "untimed", untimed);
     return o;
+}
+
+/* One plan object in the spelling asked, its other members kept. */
+static cJSON *respell_plan(const cJSON *p, bool old)
+{
+    gdt_plan_id id;
+    const char *name;
+    if (gdt_plan_json_read(p, "respell", "", true, &id, &name, NULL) != GDT_STATUS_OK)
+        return NULL;
+    cJSON *o = old ? cJSON_CreateObject() : gdt_plan_json(&id);
+    if (old) {
+        cJSON_AddNumberToObject(o, "engine_id", (double)id.engine_id);
+        cJSON *k = cJSON_AddArrayToObject(o, "knobs");
+        for (int i = 0; i < id.nknobs; i++) {
+            cJSON *kv = cJSON_CreateArray();
+            cJSON_AddItemToArray(kv, cJSON_CreateNumber(id.knobs[i].type));
+            cJSON_AddItemToArray(kv, cJSON_CreateNumber((double)id.knobs[i].value));
+            cJSON_AddItemToArray(k, kv);
+        }
+        cJSON_AddStringToObject(o, "name", name);
+    }
+    static const char *const identity[] = {"plan", "name", "engine_id", "knobs"};
+    for (const cJSON *c = p->child; c; c = c->next) {
+        bool own = false;
+        for (size_t i = 0; i < sizeof identity / sizeof *identity; i++)
+            own = own || !strcmp(c->string, identity[i]);
+        if (!own)
+            cJSON_AddItemToObject(o, c->string, cJSON_Duplicate(c, 1));
+    }
+    return o;
+}
+
+/* One journal line respelled into f (its plans counted in *n). */
+static void respell_line(FILE *f, const char *line, size_t len, bool nl, bool old, int *n)
+{
+    char *copy = strndup(line, len);
+    cJSON *rec = copy && strstr(copy, "\"type\":\"plans\"") ? cJSON_Parse(copy) : NULL;
+    cJSON *plans = cJSON_GetObjectItem(rec, "plans");
+    char *text = NULL;
+    for (int i = 0; cJSON_IsArray(plans) && i < cJSON_GetArraySize(plans); i++) {
+        cJSON *q = respell_plan(cJSON_GetArrayItem(plans, i), old);
+        if (q) {
+            cJSON_ReplaceItemInArray(plans, i, q);
+            (*n)++;
+        }
+    }
+    if (rec)
+        text = cJSON_PrintUnformatted(rec);
+    fputs(text ? text : copy ? copy : "", f);
+    if (nl)
+        fputc('\n', f);
+    free(text);
+    cJSON_Delete(rec);
+    free(copy);
+}
+
+int gdt_test_journal_respell(const char *path, bool old)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    if (!f)
+        return -1;
+    for (size_t k = 1; k;) {
+        if (len + 65536 > cap && !(buf = realloc(buf, cap = 2 * cap + 65536)))
+            return fclose(f), -1;
+        len += k = fread(buf + len, 1, cap - len, f);
+    }
+    fclose(f);
+    if (!(f = fopen(path, "wb")))
+        return free(buf), -1;
+    int n = 0;
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(buf + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - buf) : len;
+        respell_line(f, buf + at, end - at, nl != NULL, old, &n);
+        at = end + 1;
+    }
+    free(buf);
+    return fclose(f) == 0 ? n : -1;
 }
 
 int gdt_test_one_plan_worker(double noise, bool refuse_others)
@@ -150,8 +232,8 @@ int gdt_test_one_plan_worker(double noise, bool refuse_others)
             printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,\"sm_count\":132,"
                    "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n");
         else if (op && !strcmp(op, "cell"))
-            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":[{\"engine_id\":0,"
-                   "\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0}]}\n");
+            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":[{\"plan\":\"cudnn.eng0\",\"engine_id\":0,"
+                   "\"knobs\":{},\"backend\":true,\"tag\":\"A\",\"untimed\":0}]}\n");
         else if (op && !strcmp(op, "plan"))
             printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"build_s\":0.1,"
                    "\"verify_err\":[0.001],\"bursts\":[{\"burst\":1,\"host_us\":[5],\"device_us\":[10],"

@@ -125,9 +125,16 @@ int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *
 
 /* A synthetic journal's plan object for the plan named name (its engine id
  * and knobs parsed from the name; a name that does not parse fails the
- * test): engine_id, knobs, name, backend, tag, untimed.  The caller owns
+ * test): plan, engine_id, knobs, backend, tag, untimed.  The caller owns
  * it. */
 struct cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed);
+
+/* Rewrites the plans records of the journal at path with every plan's
+ * identity in the older spelling ({"engine_id", "knobs": [[type, value]],
+ * "name"}, old) or the current one (gdt_plan_json.h), the other members
+ * and records as they were (a line that does not parse, a torn last one,
+ * is kept).  Returns the plans respelled, -1 on an I/O error. */
+int gdt_test_journal_respell(const char *path, bool old);
 
 /* A stand-in worker on stdin/stdout: one device ("Stand-in GPU", sm90),
  * one verified cuDNN plan per cell at 10 us with the given noise; a request

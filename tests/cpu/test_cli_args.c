@@ -228,17 +228,17 @@ static void test_worker_requests(const char *scratch)
 {
     static const char requests[] =
         "{\"op\":\"hello\"}\n"
-        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"bursts\":[0,-4]}\n"
-        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"bursts\":[1e12]}\n"
-        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"bursts\":[4,1]}\n"
-        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"target_rel\":99}\n"
-        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"max_seconds\":-1}\n"
-        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"bursts\":[]}\n"
-        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"metric_sample_s\":11}\n"
+        "{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}},\"bursts\":[0,-4]}\n"
+        "{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}},\"bursts\":[1e12]}\n"
+        "{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}},\"bursts\":[4,1]}\n"
+        "{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}},\"target_rel\":99}\n"
+        "{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}},\"max_seconds\":-1}\n"
+        "{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}},\"bursts\":[]}\n"
+        "{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}},\"metric_sample_s\":11}\n"
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"knob_cap\":1e12}\n"
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"build_threads\":65}\n"
         "{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\",\"build_threads\":\"8\"}\n"
-        "{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]},\"target_rell\":0.005}\n"
+        "{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}},\"target_rell\":0.005}\n"
         "{\"op\":\"quit\"}\n";
     static const char *const replies[] = {
         "{\"op\":\"error\",\"status\":\"BAD_INPUT\",\"error\":\"worker request: /bursts/0: expected "

@@ -30,12 +30,12 @@
  * engine 1 (backend, B) is incorrect; engine 2 poisons the context (a fatal
  * reply, then the worker exits); 20090 kills the worker; 20091 hangs. */
 static const char fake_plans[] =
-    "[{\"engine_id\":0,\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
-    "{\"engine_id\":1,\"knobs\":[],\"name\":\"cudnn.eng1\",\"backend\":true,\"tag\":\"B\",\"untimed\":1},"
-    "{\"engine_id\":20090,\"knobs\":[],\"name\":\"gemm.test_fault\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":2},"
-    "{\"engine_id\":20091,\"knobs\":[],\"name\":\"gemm.test_hang\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":3},"
-    "{\"engine_id\":2,\"knobs\":[],\"name\":\"cudnn.eng2\",\"backend\":true,\"tag\":\"FALLBACK\",\"untimed\":5},"
-    "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":4}]";
+    "[{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{},\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
+    "{\"plan\":\"cudnn.eng1\",\"engine_id\":1,\"knobs\":{},\"backend\":true,\"tag\":\"B\",\"untimed\":1},"
+    "{\"plan\":\"gemm.test_fault\",\"engine_id\":20090,\"knobs\":{},\"backend\":false,\"tag\":\"OURS\",\"untimed\":2},"
+    "{\"plan\":\"gemm.test_hang\",\"engine_id\":20091,\"knobs\":{},\"backend\":false,\"tag\":\"OURS\",\"untimed\":3},"
+    "{\"plan\":\"cudnn.eng2\",\"engine_id\":2,\"knobs\":{},\"backend\":true,\"tag\":\"FALLBACK\",\"untimed\":5},"
+    "{\"plan\":\"gemm.nvrtc[TILE_M=128]\",\"engine_id\":20000,\"knobs\":{\"TILE_M\":128},\"backend\":false,\"tag\":\"OURS\",\"untimed\":4}]";
 
 /* With GDT_FAKE_CLOCK_MARK (a path), every sample's SM clock is 1500 MHz
  * but for ours the first time (the path does not exist yet: made then, so
@@ -292,7 +292,7 @@ static void test_worker_protocol(void)
 {
     static const char requests[] =
         "garbage\n{\"op\":\"frob\"}\n{\"op\":\"cell\",\"family\":\"gemm\",\"problem\":\"m=64\"}"
-        "\n{\"op\":\"plan\",\"plan\":{\"engine_id\":0,\"knobs\":[]}}\n{\"op\":\"hello\"}\n"
+        "\n{\"op\":\"plan\",\"plan\":{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{}}}\n{\"op\":\"hello\"}\n"
         "{\"op\":\"quit\"}\n{\"op\":\"hello\"}\n";
     char dir[] = "/tmp/gdt_cli_worker_XXXXXX", in[600], replies[600], ignored[4096];
     CHECK(mkdtemp(dir) != NULL);
@@ -549,8 +549,12 @@ static void test_run_loop(const char *self)
         fprintf(stderr, "%s\n", out);
 
     /* Killed after its first result, with a torn record: resume runs every
-     * other plan once and the first never again. */
+     * other plan once and the first never again.  Its plan list respelled
+     * as journals before 2026-12-06 wrote it ({"name", "knobs": [[type,
+     * value]]}): resume and emission read that spelling too. */
     int keep = cut_after_first_result(run);
+    snprintf(path, sizeof path, "%s/journal.jsonl", run);
+    CHECK_INT(gdt_test_journal_respell(path, true), ==, 6);
     snprintf(args, sizeof args, "%s tables emit %s --tables-dir %s/te", GDTUNE_EXE, run, dir);
     CHECK_INT(gdt_test_run(args, out, sizeof out), ==, 0);
     CHECK_CONTAINS(out, "m=256,n=512,k=256,dtype=bf16: 1 of 6 plans have a result: cell left out");

@@ -121,9 +121,9 @@ static void test_counts(void)
 /* ------------------------------------------------------------ journal */
 
 static const char plans_json[] =
-    "[{\"engine_id\":0,\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
-    "{\"engine_id\":1,\"knobs\":[],\"name\":\"cudnn.eng1\",\"backend\":true,\"tag\":\"B\",\"untimed\":1},"
-    "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,"
+    "[{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{},\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
+    "{\"plan\":\"cudnn.eng1\",\"engine_id\":1,\"knobs\":{},\"backend\":true,\"tag\":\"B\",\"untimed\":1},"
+    "{\"plan\":\"gemm.nvrtc[TILE_M=128]\",\"engine_id\":20000,\"knobs\":{\"TILE_M\":128},\"backend\":false,"
     "\"tag\":\"OURS\",\"untimed\":2}]";
 static const char *const names[] = {"cudnn.eng0", "cudnn.eng1", "gemm.nvrtc[TILE_M=128]"};
 static const char *const gpus[] = {"GPU-x"};

@@ -53,9 +53,9 @@ static cJSON *plans_json(void)
         char name[32];
         snprintf(name, sizeof name, "cudnn.eng%d", i);
         cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "plan", name);
         cJSON_AddNumberToObject(p, "engine_id", i);
-        cJSON_AddArrayToObject(p, "knobs");
-        cJSON_AddStringToObject(p, "name", name);
+        cJSON_AddObjectToObject(p, "knobs");
         cJSON_AddBoolToObject(p, "backend", true);
         cJSON_AddStringToObject(p, "tag", i ? "B" : "A");
         cJSON_AddNumberToObject(p, "untimed", INT_MAX - i); /* a position past the list: legal */
@@ -462,11 +462,13 @@ static void test_plan_index_bound(const char *dir)
 /* GDT_CONTRACT_MODE: "extreme" (every plan's reply at the writer's top),
  * "refused" (heat_s -1: the writer refuses it), "family" (the plan list
  * holds an sdpa_fwd engine: the writer takes each record, the journal
- * does not read back). */
+ * does not read back), "old" (the plan list in the journals' spelling
+ * before 2026-12-06: the wire takes the current one alone). */
 static int fake_worker(void)
 {
     const char *mode = getenv("GDT_CONTRACT_MODE");
     bool family = mode && !strcmp(mode, "family"), refused = mode && !strcmp(mode, "refused");
+    bool old = mode && !strcmp(mode, "old");
     char line[65536];
     while (fgets(line, sizeof line, stdin)) {
         cJSON *req = cJSON_Parse(line), *rep = NULL;
@@ -481,11 +483,16 @@ static int fake_worker(void)
             if (family) { /* a named sdpa_fwd engine in a gemm cell */
                 cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "engine_id",
                                           cJSON_CreateNumber(GDT_ENGINE_ID_RESERVED_END + GDT_FAMILY_BLOCK));
-                cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "name", cJSON_CreateString("sdpa_fwd.nvrtc"));
+                cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "plan", cJSON_CreateString("sdpa_fwd.nvrtc"));
             }
             cJSON_ReplaceItemInObject(cJSON_GetArrayItem(plans, 1), "backend", cJSON_CreateBool(!family));
             while (cJSON_GetArraySize(plans) > 2)
                 cJSON_DeleteItemFromArray(plans, 2);
+            if (old) { /* cudnn.eng1 as {"engine_id":1,"knobs":[],"name":"cudnn.eng1",...} */
+                cJSON *p1 = cJSON_GetArrayItem(plans, 1);
+                cJSON_AddItemToObject(p1, "name", cJSON_DetachItemFromObject(p1, "plan"));
+                cJSON_ReplaceItemInObject(p1, "knobs", cJSON_CreateArray());
+            }
             cJSON_AddItemToObject(rep, "plans", plans);
         } else if (op && !strcmp(op, "plan")) {
             rep = full_reply(0);
@@ -543,6 +550,8 @@ static void test_sweep(const char *self, const char *dir)
     CHECK_CONTAINS(out, "the run's own journal does not read back through the strict reader: ");
     CHECK_CONTAINS(out, "/journal.jsonl:3: /plans/1/engine_id: engine 20100 is not a gdtune engine "
                         "of family gemm");
+    CHECK_INT(sweep_with(self, dir, "old", out, sizeof out), ==, 2);
+    CHECK_CONTAINS(out, "gdtune sweep: worker reply: /plans/1/plan: expected a string, got missing");
     if (gdt_test_failures)
         fprintf(stderr, "%s\n", out);
 }

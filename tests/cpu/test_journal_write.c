@@ -26,10 +26,10 @@
               "\"key\":\"gemm:b1,m512,n512,k256,bf16,a=row,b=row\""
 
 static const char plans_json[] =
-    "[{\"engine_id\":0,\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
-    "{\"engine_id\":1,\"knobs\":[],\"name\":\"cudnn.eng1\",\"backend\":true,\"tag\":\"B\",\"untimed\":1},"
-    "{\"engine_id\":2,\"knobs\":[],\"name\":\"cudnn.eng2\",\"backend\":true,\"tag\":\"FALLBACK\",\"untimed\":2},"
-    "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,"
+    "[{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{},\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
+    "{\"plan\":\"cudnn.eng1\",\"engine_id\":1,\"knobs\":{},\"backend\":true,\"tag\":\"B\",\"untimed\":1},"
+    "{\"plan\":\"cudnn.eng2\",\"engine_id\":2,\"knobs\":{},\"backend\":true,\"tag\":\"FALLBACK\",\"untimed\":2},"
+    "{\"plan\":\"gemm.nvrtc[TILE_M=128]\",\"engine_id\":20000,\"knobs\":{\"TILE_M\":128},\"backend\":false,"
     "\"tag\":\"OURS\",\"untimed\":3}]";
 
 static const char *const plan_names[] = {"cudnn.eng0", "cudnn.eng1", "cudnn.eng2",
@@ -62,11 +62,11 @@ static const char *const golden[] = {
     "{\"type\":\"cell_error\"," CELL0 ",\"error\":\"no reference: stand-in refuses "
     "m=256,n=512,k=256,dtype=bf16\"}",
     "{\"type\":\"cell\"," CELL1 "}",
-    "{\"type\":\"plans\"," CELL1 ",\"plans\":[{\"engine_id\":0,\"knobs\":[],\"name\":\"cudnn.eng0\","
-    "\"backend\":true,\"tag\":\"A\",\"untimed\":0},{\"engine_id\":1,\"knobs\":[],\"name\":\"cudnn.eng1\","
-    "\"backend\":true,\"tag\":\"B\",\"untimed\":1},{\"engine_id\":2,\"knobs\":[],\"name\":\"cudnn.eng2\","
-    "\"backend\":true,\"tag\":\"FALLBACK\",\"untimed\":2},{\"engine_id\":20000,\"knobs\":[[40,128]],"
-    "\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,\"tag\":\"OURS\",\"untimed\":3}],"
+    "{\"type\":\"plans\"," CELL1 ",\"plans\":[{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{},"
+    "\"backend\":true,\"tag\":\"A\",\"untimed\":0},{\"plan\":\"cudnn.eng1\",\"engine_id\":1,\"knobs\":{},"
+    "\"backend\":true,\"tag\":\"B\",\"untimed\":1},{\"plan\":\"cudnn.eng2\",\"engine_id\":2,\"knobs\":{},"
+    "\"backend\":true,\"tag\":\"FALLBACK\",\"untimed\":2},{\"plan\":\"gemm.nvrtc[TILE_M=128]\","
+    "\"engine_id\":20000,\"knobs\":{\"TILE_M\":128},\"backend\":false,\"tag\":\"OURS\",\"untimed\":3}],"
     "\"reference\":\"cudnn.eng0\",\"reference_cpu\":true}",
     "{\"type\":\"attempt\"," CELL1 ",\"plan\":0,\"name\":\"cudnn.eng0\"}",
     "{\"verify_err\":[0.00123,1e-07],\"bursts\":[{\"burst\":1,\"host_us\":[5.125,6],\"device_us\":"

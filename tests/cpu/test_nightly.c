@@ -21,6 +21,7 @@
 
 #include "gdt_plant.h"
 #include "gdt_lock.h"
+#include "gdt_plan_json.h"
 #include "gdt_test.h"
 #include "gdt_worker.h"
 
@@ -28,8 +29,8 @@
 
 /* Two plans per cell, both verified: cuDNN engine 0 at 10 us, ours at 8. */
 static const char fake_plans[] =
-    "[{\"engine_id\":0,\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
-    "{\"engine_id\":20000,\"knobs\":[[40,128]],\"name\":\"gemm.nvrtc[TILE_M=128]\",\"backend\":false,"
+    "[{\"plan\":\"cudnn.eng0\",\"engine_id\":0,\"knobs\":{},\"backend\":true,\"tag\":\"A\",\"untimed\":0},"
+    "{\"plan\":\"gemm.nvrtc[TILE_M=128]\",\"engine_id\":20000,\"knobs\":{\"TILE_M\":128},\"backend\":false,"
     "\"tag\":\"OURS\",\"untimed\":1}]";
 
 /* The stand-in's current cell (its "problem"), for GDT_TEST_SLOW_CELL. */
@@ -49,7 +50,7 @@ static double ours_us(void)
 static double burst_us(const gdt_plant *p, const cJSON *plan, double t, int b)
 {
     gdt_plan_id id;
-    double f = gdt__plan_id_from_json(plan, &id, NULL) == GDT_STATUS_OK ? gdt_plant_fraction(p, &id) : 0;
+    double f = gdt_plan_json_read(plan, "plan", "", false, &id, NULL, NULL) == GDT_STATUS_OK ? gdt_plant_fraction(p, &id) : 0;
     double carry = 0, total = 0;
     for (int i = 0; i < b; i++)
         total += t * (1 + gdt_plant_extra(f, &carry));

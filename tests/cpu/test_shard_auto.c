@@ -161,8 +161,8 @@ static int fake_worker(void)
             printf("{\"op\":\"hello\",\"device\":{\"name\":\"Stand-in GPU\",\"arch\":90,"
                    "\"uuid\":\"GPU-stand-in\",\"device_count\":1}}\n");
         else if (strstr(line, "\"op\":\"cell\""))
-            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":[{\"engine_id\":0,"
-                   "\"knobs\":[],\"name\":\"cudnn.eng0\",\"backend\":true,\"tag\":\"A\","
+            printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":[{\"plan\":\"cudnn.eng0\",\"engine_id\":0,"
+                   "\"knobs\":{},\"backend\":true,\"tag\":\"A\","
                    "\"untimed\":0}]}\n");
         else
             printf("{\"op\":\"result\",\"disposition\":\"verified\",\"error\":\"\",\"bursts\":"

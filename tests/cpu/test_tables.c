@@ -336,7 +336,7 @@ static void test_refusals(void)
            "/cells/0/ranking/0/engine_id: engine id 15000: in the reserved band");
     refuse("gemm.tuning.json", "\"plan\": \"cudnn.eng7[KERNEL_CFG=1]\"",
            "\"plan\": \"cudnn.eng7[KERNEL_CFG=2]\"",
-           "/plan: expected \"cudnn.eng7[KERNEL_CFG=1]\" (engine_id and knobs)");
+           "/plan: expected \"cudnn.eng7[KERNEL_CFG=1]\" (what engine_id and knobs print as), got \"cudnn.eng7[KERNEL_CFG=2]\"");
     refuse("gemm.tuning.json", "\"KERNEL_CFG\": 1", "\"NO_SUCH_KNOB\": 1", "/knobs/NO_SUCH_KNOB");
     refuse2("gemm.tuning.json", "\"cudnn_version\": 91900", "\"cudnn_version\": 91400",
             "/provenance: expected the provenance of its pair", NULL);

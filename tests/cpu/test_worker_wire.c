@@ -20,7 +20,7 @@
 
 /* The request a sweep sends for a raced plan, as the wire carries it. */
 static const char plan_line[] =
-    "{\"op\":\"plan\",\"plan\":{\"engine_id\":20000,\"knobs\":[[40,128]]},\"target_rel\":0.005,"
+    "{\"op\":\"plan\",\"plan\":{\"plan\":\"gemm.nvrtc[TILE_M=128]\",\"engine_id\":20000,\"knobs\":{\"TILE_M\":128}},\"target_rel\":0.005,"
     "\"max_seconds\":2,\"bursts\":[1,4,16,64],\"metric_sample_s\":0.5,\"race_us\":12.5,"
     "\"race_noise\":0.01,\"race_margin\":0.02,\"contender_seconds\":6,\"cupti\":true,"
     "\"heat_s\":0.25}";
@@ -30,7 +30,7 @@ static cJSON *plan_request(void)
     static const int bursts[] = {1, 4, 16, 64};
     cJSON *req = gdt__wire_new(GDT__WM_PLAN);
     gdt__wire_add(req, GDT__W_PLAN_PLAN,
-                  cJSON_Parse("{\"engine_id\":20000,\"knobs\":[[40,128]]}"));
+                  cJSON_Parse("{\"plan\":\"gemm.nvrtc[TILE_M=128]\",\"engine_id\":20000,\"knobs\":{\"TILE_M\":128}}"));
     gdt__wire_add_num(req, GDT__W_PLAN_TARGET_REL, 0.005);
     gdt__wire_add_num(req, GDT__W_PLAN_MAX_SECONDS, 2.0);
     gdt__wire_add(req, GDT__W_PLAN_BURSTS, cJSON_CreateIntArray(bursts, 4));
