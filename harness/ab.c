@@ -7,6 +7,7 @@
 #include "gdt_ab.h"
 #include "gdt_cuda.h"
 #include "gdt_engines.h"
+#include "gdt_plant.h"
 #include "gdt_trial.h"
 #include "gdtune/plan.h"
 
@@ -109,6 +110,7 @@ typedef struct ab {
     gdt_device_props dev;
     gdt_trial *t;
     gdt_graph *ref, *g[2];
+    gdt_plant plant; /* GDTUNE_PLANT_SLOWDOWN, opt-in (gdt_plant.h): timed as the worker times it */
 } ab;
 
 /* Plan i replayed by name, built, and verified against the reference. */
@@ -123,7 +125,7 @@ static gdt_status prepare(ab *x, int i, gdt_ab_result *out, gdt_error *e)
     if (s == GDT_STATUS_OK && (s = gdt_trial_verify(x->t, x->g[i], out->verify_err[i], &nerr, &pe)))
         return gdt_error_set(e, s, "plan %c %s: %s", 'A' + i, x->o->plan[i], pe.msg);
     out->nerr = nerr;
-    return s;
+    return s == GDT_STATUS_OK ? gdt_trial_slow(x->t, x->g[i], gdt_plant_fraction(&x->plant, &id), e) : s;
 }
 
 static gdt_status rounds(ab *x, gdt_ab_result *out, gdt_error *e)
@@ -138,7 +140,14 @@ static gdt_status rounds(ab *x, gdt_ab_result *out, gdt_error *e)
 
 static gdt_status run(ab *x, gdt_ab_result *out, gdt_error *e)
 {
-    gdt_status s = gdt__device_props(0, &x->dev, e);
+    bool ignored = false;
+    char planted[GDT_PLANT_TEXT];
+    gdt_status s = gdt_plant_from_env(&x->plant, &ignored, e);
+    gdt_plant_format(&x->plant, planted, sizeof planted);
+    if (s == GDT_STATUS_OK && planted[0])
+        fprintf(stderr, "gdtune compare: planted slowdown %s (opt-in)\n", planted);
+    if (s == GDT_STATUS_OK)
+        s = gdt__device_props(0, &x->dev, e);
     if (s == GDT_STATUS_OK)
         s = gdt_trial_create(&x->o->problem, &x->dev, x->o->seed, "gdtune compare", &x->t, e);
     if (s == GDT_STATUS_OK)

@@ -1,7 +1,9 @@
 /* The SM clock probe (gdt_measure.h): one thread spins on clock64 for a
  * fixed number of SM cycles and reads %globaltimer (nanoseconds) around the
  * spin.  Cycles over nanoseconds is the clock the SM ran at just then, which
- * is what a throttled sample needs to be recognised by. */
+ * is what a throttled sample needs to be recognised by.  Its module also
+ * holds a bare spin of a given number of cycles: a planted slowdown's delay
+ * after each timed call (gdt_plant.h). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +26,17 @@ static const char probe_src[] =
     "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t1));\n"
     "    out[0] = t1 - t0;\n"
     "    out[1] = (unsigned long long)(c - c0);\n"
+    "}\n"
+    "extern \"C\" __global__ void gdt_clock_spin(long long cycles)\n"
+    "{\n"
+    "    long long c0, c;\n"
+    "    asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(c0));\n"
+    "    do { asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(c)); } while (c - c0 < cycles);\n"
     "}\n";
 
 struct gdt_clock_probe {
     CUmodule module;
-    CUfunction fn;
+    CUfunction fn, spin;
     unsigned long long *dev;   /* [ns, cycles] */
     unsigned long long *host;  /* pinned */
     double rated_mhz;
@@ -111,6 +119,7 @@ static gdt_status probe_init(gdt_clock_probe *p, gdt_error *e)
     if (st != GDT_STATUS_OK)
         return st;
     GDT_CHECK_CU(e, cu->cuModuleGetFunction(&p->fn, p->module, "gdt_clock_probe"));
+    GDT_CHECK_CU(e, cu->cuModuleGetFunction(&p->spin, p->module, "gdt_clock_spin"));
     GDT_CHECK_CUDA(e, cudaMalloc((void **)&p->dev, 2 * sizeof *p->dev));
     GDT_CHECK_CUDA(e, cudaMallocHost((void **)&p->host, 2 * sizeof *p->host));
     return GDT_STATUS_OK;
@@ -157,6 +166,16 @@ gdt_status gdt_clock_probe_read(gdt_clock_probe *p, void *stream, double *mhz, g
                                       (cudaStream_t)stream));
     GDT_CHECK_CUDA(e, cudaStreamSynchronize((cudaStream_t)stream));
     *mhz = p->host[0] ? (double)p->host[1] / (double)p->host[0] * 1000.0 : 0.0;
+    return GDT_STATUS_OK;
+}
+
+gdt_status gdt_clock_probe_spin(gdt_clock_probe *p, long long cycles, void *stream, gdt_error *e)
+{
+    const gdt_cu_api *cu = gdt_cu(e);
+    if (!cu)
+        return e ? e->status : GDT_STATUS_NO_DEVICE;
+    void *args[] = {&cycles};
+    GDT_CHECK_CU(e, cu->cuLaunchKernel(p->spin, 1, 1, 1, 1, 1, 1, 0, (CUstream)stream, args, NULL));
     return GDT_STATUS_OK;
 }
 

@@ -219,6 +219,8 @@ gdt_status gdt_clock_probe_create(gdt_clock_probe **out, gdt_error *e);
 void gdt_clock_probe_destroy(gdt_clock_probe *p);
 /* Launches the probe on stream, waits for it, and returns the SM clock. */
 gdt_status gdt_clock_probe_read(gdt_clock_probe *p, void *stream, double *mhz, gdt_error *e);
+/* Launches, without waiting, one thread that spins for cycles SM cycles. */
+gdt_status gdt_clock_probe_spin(gdt_clock_probe *p, long long cycles, void *stream, gdt_error *e);
 double gdt_clock_probe_rated_mhz(const gdt_clock_probe *p);
 /* Compiles one self-contained CUDA source to a cubin for sm_<arch> with
  * NVRTC (malloc'd); NVRTC status with the compiler log otherwise.  Used by

@@ -5,11 +5,15 @@
  * `gdtune plans` prints it, F a fraction in (0, GDT_PLANT_FRACTION_MAX])
  * is honoured only with GDTUNE_ENABLE_PLANT=1 (its own gate: the opt-in
  * test engines' GDTUNE_ENABLE_OPT_IN would also enable gemm.test_hang,
- * which spends a deadline in every cell).  The worker's timed execute of a planted plan runs the plan once
- * more each time the planted fractions add up to a whole call, so the
- * timed clocks (events, host) see f extra calls per call on average (a
- * burst of b calls gets floor or ceil of b*f extra; a one-call sample is
- * either 1x or 2x).  Verification and a --cupti traced burst are never
+ * which spends a deadline in every cell).  After each timed call of a
+ * planted plan the worker launches a spin of a number of SM cycles
+ * calibrated on that plan, the first time it is measured (its time per
+ * call, the spin's launch, the SM clock), so that every
+ * call runs 1 + f times as long, whatever the burst (whole extra executes
+ * could not: at f = 0.1 a burst of 4 got one extra call in four samples
+ * of ten and a round's median none).  A plan that the spin's own launch
+ * slows by more than f is slowed by that launch alone (the worker says by
+ * how much on stderr).  Verification and a --cupti traced burst are never
  * slowed.  A sweep
  * records the slowdown in its journal header (options.planted), refuses to
  * resume a run under another one, and `gdtune nightly --update` refuses a
@@ -56,9 +60,10 @@ double gdt_plant_fraction(const gdt_plant *p, const gdt_plan_id *id);
 /* "PLAN=F;PLAN=F" in the order given, the names normalized ("" when none). */
 void gdt_plant_format(const gdt_plant *p, char *buf, size_t n);
 
-/* One timed call of a plan slowed by fraction: *carry (0 at the start of
- * a measurement) gains fraction; returns how many extra executes the call
- * runs (the whole calls carried), *carry keeping the rest. */
-int gdt_plant_extra(double fraction, double *carry);
+/* The spin, in SM cycles, after each call of a plan of plain_us that slows
+ * it by fraction: what fraction adds beyond launch_us (a spin of 0 cycles
+ * of its own, back to back), at mhz (the SM clock just measured).  0 when
+ * the launch alone adds fraction or more. */
+long long gdt_plant_spin_cycles(double fraction, double plain_us, double launch_us, double mhz);
 
 #endif

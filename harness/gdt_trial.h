@@ -41,11 +41,14 @@ typedef struct gdt_trial {
     char ref_name[400];        /* the backend plan's name, or "cpu-fp64" */
     bool ref_is_cpu;           /* the fp64 CPU reference itself */
     bool ref_cpu_checked;      /* a backend reference that agreed with the CPU's */
-    /* Planted slowdowns (gdt_plant.h): gdt_trial_measure of slow_g[i] runs
-     * it slow_f[i] more often (gdt_trial_slow). */
+    /* Planted slowdowns (gdt_plant.h): gdt_trial_measure of slow_g[i]
+     * follows each call with a spin of slow_cycles[i] SM cycles (-1: not yet
+     * calibrated), which makes it slow_f[i] slower (gdt_trial_slow). */
     const gdt_graph *slow_g[GDT_TRIAL_SLOW_MAX];
     double slow_f[GDT_TRIAL_SLOW_MAX];
+    long long slow_cycles[GDT_TRIAL_SLOW_MAX];
     int nslow;
+    gdt_clock_probe *spin; /* the spin's kernel, made at the first planted measurement */
 } gdt_trial;
 
 gdt_status gdt_trial_create(const gdt_problem *p, const gdt_device_props *dev, uint64_t seed,
@@ -83,8 +86,9 @@ gdt_status gdt_trial_execute(gdt_trial *t, gdt_graph *g, gdt_error *e);
 gdt_status gdt_trial_measure(gdt_trial *t, gdt_graph *g, const gdt_measure_opts *o,
                              gdt_measure_result *r, gdt_measure_clocks *clocks, gdt_error *e);
 
-/* Plants a slowdown of fraction on g's timed executes (gdt_plant_extra per
- * call of gdt_trial_measure; verification is never slowed); 0 removes it.
+/* Plants a slowdown of fraction on g's timed executes (a spin after each
+ * call of gdt_trial_measure, calibrated on g's plan at its first
+ * measurement; verification is never slowed); 0 removes it.
  * Call it for a graph before it is destroyed or rebuilt as another plan.
  * INTERNAL when GDT_TRIAL_SLOW_MAX graphs are slowed already. */
 gdt_status gdt_trial_slow(gdt_trial *t, const gdt_graph *g, double fraction, gdt_error *e);

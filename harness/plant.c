@@ -112,14 +112,10 @@ void gdt_plant_format(const gdt_plant *p, char *buf, size_t n)
     }
 }
 
-int gdt_plant_extra(double fraction, double *carry)
+long long gdt_plant_spin_cycles(double fraction, double plain_us, double launch_us, double mhz)
 {
-    if (!(fraction > 0))
+    double want_us = fraction * plain_us - launch_us; /* what the spin's cycles must add */
+    if (!(fraction > 0) || !(mhz > 0) || !(want_us > 0))
         return 0;
-    *carry += fraction;
-    double whole = floor(*carry + 1e-9); /* 20 calls of 0.05 make one, not 0.9999 */
-    *carry -= whole;
-    if (*carry < 0)
-        *carry = 0;
-    return (int)whole;
+    return llround(want_us * mhz);
 }

@@ -246,7 +246,7 @@ static CUresult fake_get_function(CUfunction *f, CUmodule m, const char *name)
 {
     (void)m;
     *f = (CUfunction)&sim;
-    return strcmp(name, "gdt_clock_probe") ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+    return strcmp(name, "gdt_clock_probe") && strcmp(name, "gdt_clock_spin") ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
 }
 static CUresult fake_error_name(CUresult r, const char **s) { (void)r; *s = "CUDA_ERROR_SIMULATED"; return CUDA_SUCCESS; }
 /* The probe: writes [ns, cycles] for the script's clock into out. */

@@ -44,17 +44,14 @@ static double ours_us(void)
     return slow && us && strstr(cell_problem, slow) ? atof(us) : 8.0;
 }
 
-/* A burst of b calls of a plan of t us through the planted slowdown, as
- * the worker's timed execute runs it (gdt_plant_extra per call): the time
- * per call. */
-static double burst_us(const gdt_plant *p, const cJSON *plan, double t, int b)
+/* A plan of t us through the planted slowdown, as the worker's timed
+ * execute runs it (a spin after each call, calibrated to the fraction):
+ * the time per call. */
+static double planted_us(const gdt_plant *p, const cJSON *plan, double t)
 {
     gdt_plan_id id;
     double f = gdt_plan_json_read(plan, "plan", "", false, &id, NULL, NULL) == GDT_STATUS_OK ? gdt_plant_fraction(p, &id) : 0;
-    double carry = 0, total = 0;
-    for (int i = 0; i < b; i++)
-        total += t * (1 + gdt_plant_extra(f, &carry));
-    return total / b;
+    return t * (1 + f);
 }
 
 /* GDT_TEST_INCORRECT=1: our plan fails verification; GDT_TEST_HANG=1: our
@@ -65,7 +62,7 @@ static void fake_result(const gdt_plant *p, const cJSON *plan)
     const char *hang = getenv("GDT_TEST_HANG");
     while (engine != 0 && hang && !strcmp(hang, "1"))
         sleep(600);
-    double t = engine == 0 ? 10.0 : ours_us(), t1 = burst_us(p, plan, t, 1), t4 = burst_us(p, plan, t, 4);
+    double t = engine == 0 ? 10.0 : ours_us(), t1 = planted_us(p, plan, t), t4 = t1;
     const char *bad = getenv("GDT_TEST_INCORRECT");
     const char *disp = engine != 0 && bad && !strcmp(bad, "1") ? "incorrect" : "verified";
     printf("{\"op\":\"result\",\"disposition\":\"%s\",\"error\":\"\",\"build_s\":0.1,"
@@ -77,11 +74,12 @@ static void fake_result(const gdt_plant *p, const cJSON *plan)
 }
 
 /* GDT_TEST_ROUNDS: "confirm" measures the cell as its plan requests do
- * (ours at ours_us()), "dissolve" measures ours at 7.9 us (the committed
+ * (ours at ours_us(), planted slowdowns included, as the worker's rounds
+ * have them), "dissolve" measures ours at 7.9 us (the committed
  * tables' 8: the night's slow series was a one-off) against the backend's
  * 10; unset: the rounds are refused.  Each round varies by a
  * few parts in a thousand. */
-static void fake_rounds(const cJSON *req)
+static void fake_rounds(const gdt_plant *pl, const cJSON *req)
 {
     const char *mode = getenv("GDT_TEST_ROUNDS");
     const cJSON *p, *plans = cJSON_GetObjectItem(req, "plans");
@@ -95,7 +93,7 @@ static void fake_rounds(const cJSON *req)
     printf("{\"op\":\"rounds\",\"round_us\":[");
     cJSON_ArrayForEach(p, plans) {
         bool ours = cJSON_GetNumberValue(cJSON_GetObjectItem(p, "engine_id")) != 0;
-        double t = !ours ? 10.0 : !strcmp(mode, "dissolve") ? 7.9 : ours_us();
+        double t = planted_us(pl, p, !ours ? 10.0 : !strcmp(mode, "dissolve") ? 7.9 : ours_us());
         printf("%s[", i++ ? "," : "");
         for (int r = 0; r < rounds; r++)
             printf("%s%g", r ? "," : "", t * (1 + 0.002 * ((r + i) % 3)));
@@ -123,7 +121,7 @@ static int fake_worker(void)
             snprintf(cell_problem, sizeof cell_problem, "%s", pr ? pr : "");
             printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s}\n", fake_plans);
         } else if (op && !strcmp(op, "rounds"))
-            fake_rounds(req);
+            fake_rounds(&plant, req);
         else if (op && !strcmp(op, "plan"))
             fake_result(&plant, cJSON_GetObjectItem(req, "plan"));
         fflush(stdout);
@@ -543,6 +541,17 @@ static void test_plant(const char *self)
     CHECK_CONTAINS(out, "\"planted\":\"gemm.nvrtc[TILE_M=128]=0.5\"");
     CHECK_CONTAINS(out, "\"time_us\":12,\"noise\":0.002,\"fatal\":false,\"type\":\"result\",\"cell\":0,\"plan\":1,");
     CHECK_CONTAINS(out, "\"time_us\":10,\"noise\":0.002,\"fatal\":false,\"type\":\"result\",\"cell\":0,\"plan\":0,");
+    /* Rounds that measure the planted plan as the worker does (slowed
+     * too) hold the changes: the plant is a change, not a slow series. */
+    char base[700];
+    snprintf(base, sizeof base, "%s/staging/20261201", root); /* the unplanted night's tables */
+    CHECK(present(base, "sm90/gemm.tuning.json"));
+    setenv("GDT_TEST_ROUNDS", "confirm", 1);
+    CHECK_INT(nightly(root, base, "--date=20261203"), ==, 3);
+    CHECK_CONTAINS(out, "held: " M512 " winner: gemm.nvrtc[TILE_M=128] -> cudnn.eng0 (rounds: cudnn.eng0 10");
+    CHECK_CONTAINS(out, "gemm.nvrtc[TILE_M=128] 12");
+    CHECK(strstr(out, "dissolved: ") == NULL);
+    unsetenv("GDT_TEST_ROUNDS");
     unsetenv("GDTUNE_PLANT_SLOWDOWN");
     unsetenv("GDTUNE_ENABLE_PLANT");
     unsetenv("GDTUNE_WORKER_EXE");

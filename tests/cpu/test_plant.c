@@ -74,30 +74,26 @@ static void test_gate(void)
     unsetenv("GDTUNE_ENABLE_PLANT");
 }
 
-/* The extra executes of n calls at fraction f. */
-static int extras(double f, int n)
+/* The spin's cycles: a plan of 100 us, a spin launch of 2 us, at 1000 MHz. */
+static void test_spin_cycles(void)
 {
-    double carry = 0;
-    int x = 0;
-    for (int i = 0; i < n; i++)
-        x += gdt_plant_extra(f, &carry);
-    return x;
-}
-
-static void test_extra(void)
-{
-    CHECK_INT(extras(0.05, 100), ==, 5);
-    CHECK_INT(extras(0.05, 20), ==, 1); /* twenty 0.05s make one call, rounding aside */
-    CHECK_INT(extras(0.1, 64), ==, 6);
-    CHECK_INT(extras(0.03, 64), ==, 1);
-    CHECK_INT(extras(1.0, 7), ==, 7);
-    CHECK_INT(extras(0, 1000), ==, 0);
+    /* 10%: the spin adds 10 us, of which the launch is 2: 8 us of cycles */
+    CHECK_INT(gdt_plant_spin_cycles(0.10, 100, 2, 1000), ==, 8000);
+    CHECK_INT(gdt_plant_spin_cycles(0.03, 100, 2, 1000), ==, 1000);
+    CHECK_INT(gdt_plant_spin_cycles(0.10, 100, 2, 1980), ==, 15840); /* the clock scales them */
+    CHECK_INT(gdt_plant_spin_cycles(0.10, 3000, 2, 1000), ==, 298000);
+    /* the launch alone adds 2%: a 1% or 2% plant gets no cycles, the launch only */
+    CHECK_INT(gdt_plant_spin_cycles(0.01, 100, 2, 1000), ==, 0);
+    CHECK_INT(gdt_plant_spin_cycles(0.02, 100, 2, 1000), ==, 0);
+    /* no fraction, no clock: none */
+    CHECK_INT(gdt_plant_spin_cycles(0, 100, 2, 1000), ==, 0);
+    CHECK_INT(gdt_plant_spin_cycles(0.10, 100, 2, 0), ==, 0);
 }
 
 int main(void)
 {
     test_parse();
     test_gate();
-    test_extra();
+    test_spin_cycles();
     return gdt_test_result("test_plant");
 }
