@@ -87,14 +87,9 @@ static const gdt_cli_option options[] = {
     {"--mode", NULL, GDT_CLI_CUSTOM, .parse = parse_mode, .metavar = "M",
      .help = "the mode block the list is planned with: A (default), B, FALLBACK,\n"
              "or OPENSOURCE (gdtune engines only: index 0 is the first of ours)"},
-    GDT_CLI_OPT_BURSTS(bench_args, mo.bursts, mo.nbursts, " (default " GDT_DEFAULT_TEXT(GDT_BURSTS_DEFAULT) ";\n"
-                       "the sweep's limits)"),
-    GDT_CLI_OPT_PLAN_SECONDS(bench_args, mo.max_seconds, "--max-seconds",
-                             "measurement cap per plan (default "
-                             GDT_DEFAULT_TEXT(GDT_PLAN_SECONDS_DEFAULT) ")"),
-    GDT_CLI_OPT_TARGET_REL(bench_args, mo.target_rel, "--target",
-                           "relative spread to stop at (default "
-                           GDT_DEFAULT_TEXT(GDT_TARGET_REL_DEFAULT) ")"),
+    GDT_CLI_OPTS_MEASURE(bench_args,
+                         " (default " GDT_DEFAULT_TEXT(GDT_BURSTS_DEFAULT) ";\nthe sweep's limits)",
+                         "measurement cap per plan", "relative spread to stop at"),
     {"--seed", NULL, GDT_CLI_INT64, O(seed), .lo = 1, .hi = 1e15, .def = "1", .metavar = "N",
      .help = "input seed (default 1)"},
     {"--cold", NULL, GDT_CLI_FLAG, O(mo.cold),

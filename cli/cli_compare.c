@@ -84,13 +84,9 @@ static const gdt_cli_option options[] = {
      .help = "A/B: a plan by name, given twice (A, then B)"},
     {"--rounds", NULL, GDT_CLI_INT, O(rounds), .lo = 2, .hi = GDT_AB_ROUNDS_MAX, .metavar = "N",
      .help = "A/B: rounds of A then B (default 6)"},
-    GDT_CLI_OPT_BURSTS(compare_args, mo.bursts, mo.nbursts, "\n(A/B; default " GDT_DEFAULT_TEXT(GDT_BURSTS_DEFAULT) ")"),
-    GDT_CLI_OPT_PLAN_SECONDS(compare_args, mo.max_seconds, "--max-seconds",
-                             "A/B: measurement cap per plan and round (default "
-                             GDT_DEFAULT_TEXT(GDT_PLAN_SECONDS_DEFAULT) ")"),
-    GDT_CLI_OPT_TARGET_REL(compare_args, mo.target_rel, "--target",
-                           "A/B: relative spread to stop a measurement at (default "
-                           GDT_DEFAULT_TEXT(GDT_TARGET_REL_DEFAULT) ")"),
+    GDT_CLI_OPTS_MEASURE(compare_args, "\n(A/B; default " GDT_DEFAULT_TEXT(GDT_BURSTS_DEFAULT) ")",
+                         "A/B: measurement cap per plan and round",
+                         "A/B: relative spread to stop a measurement at"),
     {"--seed", NULL, GDT_CLI_INT64, O(seed), .lo = 1, .hi = 1e15, .metavar = "N",
      .help = "A/B: input seed (default 1)"},
 };

@@ -113,6 +113,16 @@ struct cJSON *gdt_cli_json_read(const char *path);
     {.name = "--max-plan-seconds", .alias = alias_, .kind = GDT_CLI_DOUBLE,                     \
      .off = offsetof(T, field), .lo = GDT_PLAN_SECONDS_MIN, .hi = GDT_PLAN_SECONDS_MAX,         \
      .metavar = "S", .help = help_}
+/* The measurement settings of a verb that measures through T's
+ * gdt_measure_opts `mo` (bench, compare's A/B): --bursts, and
+ * --max-plan-seconds and --target-rel under their short aliases
+ * --max-seconds and --target, each help text followed by its default. */
+#define GDT_CLI_OPTS_MEASURE(T, bursts_help, seconds_help, target_help)                        \
+    GDT_CLI_OPT_BURSTS(T, mo.bursts, mo.nbursts, bursts_help),                                \
+    GDT_CLI_OPT_PLAN_SECONDS(T, mo.max_seconds, "--max-seconds",                              \
+                             seconds_help " (default " GDT_DEFAULT_TEXT(GDT_PLAN_SECONDS_DEFAULT) ")"), \
+    GDT_CLI_OPT_TARGET_REL(T, mo.target_rel, "--target",                                      \
+                           target_help " (default " GDT_DEFAULT_TEXT(GDT_TARGET_REL_DEFAULT) ")")
 #define GDT_CLI_OPT_DEADLINE(T, field, help_)                                                   \
     {.name = "--deadline", .kind = GDT_CLI_DOUBLE, .off = offsetof(T, field),                   \
      .lo = GDT_DEADLINE_MIN, .hi = GDT_DEADLINE_MAX, .metavar = "S", .help = help_}

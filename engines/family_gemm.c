@@ -113,9 +113,9 @@ static const gdt__field gemm_problem_fields[] = {
     GDT__FIELD_ROW("n", INT, G(n)),
     GDT__FIELD_ROW("k", INT, G(k)),
     GDT__FIELD_ROW("dtype", DTYPE, G(dtype)),
-    {.name = "a_stride", .kind = GDT__FIELD_INTS, .off = G(a_stride), .n = 3},
-    {.name = "b_stride", .kind = GDT__FIELD_INTS, .off = G(b_stride), .n = 3},
-    {.name = "c_stride", .kind = GDT__FIELD_INTS, .off = G(c_stride), .n = 3},
+    GDT__FIELD_INTS_ROW("a_stride", G(a_stride), 3),
+    GDT__FIELD_INTS_ROW("b_stride", G(b_stride), 3),
+    GDT__FIELD_INTS_ROW("c_stride", G(c_stride), 3),
 };
 #undef G
 

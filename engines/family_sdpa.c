@@ -198,13 +198,13 @@ static const gdt__field sdpa_problem_fields[] = {
     GDT__FIELD_ROW("s_kv", INT, S(s_kv)),
     GDT__FIELD_ROW("d", INT, S(d)),
     GDT__FIELD_ROW("dtype", DTYPE, S(dtype)),
-    {.name = "causal", .kind = GDT__FIELD_NAME, .off = S(causal), .n = 3, .names = gdt__causal_names},
-    {.name = "layout", .kind = GDT__FIELD_NAME, .off = S(layout), .n = 2, .names = gdt__layout_names},
+    GDT__FIELD_NAME_ROW("causal", S(causal), gdt__causal_names),
+    GDT__FIELD_NAME_ROW("layout", S(layout), gdt__layout_names),
     GDT__FIELD_ROW("scale", EXACT, S(scale)),
-    {.name = "q_stride", .kind = GDT__FIELD_INTS, .off = S(q_stride), .n = 4},
-    {.name = "k_stride", .kind = GDT__FIELD_INTS, .off = S(k_stride), .n = 4},
-    {.name = "v_stride", .kind = GDT__FIELD_INTS, .off = S(v_stride), .n = 4},
-    {.name = "o_stride", .kind = GDT__FIELD_INTS, .off = S(o_stride), .n = 4},
+    GDT__FIELD_INTS_ROW("q_stride", S(q_stride), 4),
+    GDT__FIELD_INTS_ROW("k_stride", S(k_stride), 4),
+    GDT__FIELD_INTS_ROW("v_stride", S(v_stride), 4),
+    GDT__FIELD_INTS_ROW("o_stride", S(o_stride), 4),
 };
 #undef S
 
@@ -222,7 +222,7 @@ static const gdt__field sdpa_facts_fields[] = {
  * query tiles (the work a forward or backward kernel spreads over SMs). */
 static const gdt__field sdpa_group_fields[] = {
     GDT__FIELD_ROW("dtype", DTYPE, 0),
-    {.name = "causal", .kind = GDT__FIELD_NAME, .off = 0, .n = 3, .names = gdt__causal_names},
+    GDT__FIELD_NAME_ROW("causal", 0, gdt__causal_names),
     GDT__FIELD_ROW("d", INT, 0),
     GDT__FIELD_ROW("gqa", BOOL, 0),
 };

@@ -82,6 +82,12 @@ typedef struct gdt__field {
 /* Rows of the tables above, their optional members zero. */
 #define GDT__KEY_ROW(key, kind_, a, b) {.name = key, .kind = GDT__KEY_##kind_, .off = {a, b}}
 #define GDT__FIELD_ROW(key, kind_, offset) {.name = key, .kind = GDT__FIELD_##kind_, .off = offset}
+/* An INTS field of n integers, and a NAME field whose count is its names
+ * array's length. */
+#define GDT__FIELD_INTS_ROW(key, offset, n_) {.name = key, .kind = GDT__FIELD_INTS, .off = offset, .n = n_}
+#define GDT__FIELD_NAME_ROW(key, offset, names_)                                                   \
+    {.name = key, .kind = GDT__FIELD_NAME, .off = offset, .n = (int)(sizeof names_ / sizeof names_[0]), \
+     .names = names_}
 
 /* ----------------------------------------------------------- descriptor */
 

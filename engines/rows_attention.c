@@ -179,23 +179,6 @@ static bool pipe0_warps(const int64_t *r, char *why, size_t n)
     return true;
 }
 
-/* Shared memory: gdt__attn_fwd_smem, beside the template. */
-static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
-{
-    int64_t d = f->problem.u.sdpa.d;
-    if (r[A_PIPE] == GDT_ATTN_PIPE_TMA) {
-        if (!bind_tma(r, &fwd_tma, f, lim, why, n))
-            return false;
-        return common(r, gdt__attn_fwd_smem(r, d), f, lim, why, n);
-    }
-    if (!pipe0_warps(r, why, n))
-        return false;
-    fit_warps(r, r[A_BM]);
-    if (!(r[A_MMA] >= 1 ? bind_fwd_wgmma(r, d, lim, why, n) : bind_fwd_mma_sync(r, d, why, n)))
-        return false;
-    return common(r, gdt__attn_fwd_smem(r, d), f, lim, why, n);
-}
-
 /* Backward, mma.sync: per thread dK, dV, S^T, dP^T and the dQ partial. */
 static bool bind_bwd_mma_sync(const int64_t *r, int64_t d, char *why, size_t n)
 {
@@ -243,21 +226,49 @@ static bool bind_bwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *
     return true;
 }
 
-/* Shared memory: gdt__attn_bwd_smem, beside the template. */
-static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
+/* What the directions' binds do differently: PIPE=1's configuration,
+ * the rows WARPS split (the query rows forward, the K/V rows backward), the
+ * PIPE=0 kernels' register rules (MMA 0: mma.sync, else wgmma; the
+ * backward's MMA column stops at 1) and the shared memory
+ * (gdt__attn_*_smem, beside the templates). */
+typedef struct attn_dir {
+    const tma_config *tma;
+    int split;
+    bool (*mma_sync)(const int64_t *r, int64_t d, char *why, size_t n);
+    bool (*wgmma)(const int64_t *r, int64_t d, const gdt_device_props *lim, char *why, size_t n);
+    int64_t (*smem)(const int64_t *row, int64_t d);
+} attn_dir;
+
+static const attn_dir fwd = {&fwd_tma, A_BM, bind_fwd_mma_sync, bind_fwd_wgmma, gdt__attn_fwd_smem};
+static const attn_dir bwd = {&bwd_tma, A_BN, bind_bwd_mma_sync, bind_bwd_wgmma, gdt__attn_bwd_smem};
+
+/* PIPE=0: the CTA-wide kernels of attn_fwd.cuh and attn_bwd.cuh. */
+static bool bind_cta(const attn_dir *k, int64_t *r, int64_t d, const gdt_device_props *lim, char *why,
+                     size_t n)
 {
-    int64_t d = f->problem.u.sdpa.d;
-    if (r[A_PIPE] == GDT_ATTN_PIPE_TMA) {
-        if (!bind_tma(r, &bwd_tma, f, lim, why, n))
-            return false;
-        return common(r, gdt__attn_bwd_smem(r, d), f, lim, why, n);
-    }
     if (!pipe0_warps(r, why, n))
         return false;
-    fit_warps(r, r[A_BN]);
-    if (!(r[A_MMA] == 1 ? bind_bwd_wgmma(r, d, lim, why, n) : bind_bwd_mma_sync(r, d, why, n)))
-        return false;
-    return common(r, gdt__attn_bwd_smem(r, d), f, lim, why, n);
+    fit_warps(r, r[k->split]);
+    return r[A_MMA] >= 1 ? k->wgmma(r, d, lim, why, n) : k->mma_sync(r, d, why, n);
+}
+
+static bool bind(const attn_dir *k, int64_t *r, const gdt_facts *f, const gdt_device_props *lim,
+                 char *why, size_t n)
+{
+    int64_t d = f->problem.u.sdpa.d;
+    bool ok = r[A_PIPE] == GDT_ATTN_PIPE_TMA ? bind_tma(r, k->tma, f, lim, why, n)
+                                             : bind_cta(k, r, d, lim, why, n);
+    return ok && common(r, k->smem(r, d), f, lim, why, n);
+}
+
+static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
+{
+    return bind(&fwd, r, f, lim, why, n);
+}
+
+static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
+{
+    return bind(&bwd, r, f, lim, why, n);
 }
 
 const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_COUNT, bind_fwd};

@@ -29,11 +29,14 @@
  * alone, so that a file may include this beside engines/gdt_family.h,
  * whose gdt__field is another type. */
 #define GDT_WIRE_BIG 9007199254740991.0 /* 2^53 - 1: JSON's exact integers */
+/* Every message's first row: its "op", whose value is the message's own
+ * (GDT_WIRE_MSG_MAP). */
+#define GDT_WIRE_OP(X, m) X(m##_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)
 #define GDT_WIRE_HELLO_REQ(X)                                                                      \
-    X(HELLO_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                                    \
+    GDT_WIRE_OP(X, HELLO)                                                                                 \
     X(HELLO_CUPTI, "cupti", GDT__BOOL, false, 0, 0, 0, NOSUB)
 #define GDT_WIRE_CELL_REQ(X)                                                                       \
-    X(CELL_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                                     \
+    GDT_WIRE_OP(X, CELL)                                                                                  \
     X(CELL_FAMILY, "family", GDT__STR, true, 0, 0, 0, NOSUB)                                              \
     X(CELL_PROBLEM, "problem", GDT__STR, true, 0, 0, 0, NOSUB)                                            \
     X(CELL_SEED, "seed", GDT__INT, false, 1, GDT_WIRE_BIG, 1, NOSUB)                                      \
@@ -42,7 +45,7 @@
     /* absent (an older parent): every plan built when measured */                                \
     X(CELL_BUILD_THREADS, "build_threads", GDT__INT, false, 0, GDT_BUILD_THREADS_MAX, 0, NOSUB)
 #define GDT_WIRE_PLAN_REQ(X)                                                                       \
-    X(PLAN_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                                     \
+    GDT_WIRE_OP(X, PLAN)                                                                                  \
     X(PLAN_PLAN, "plan", GDT__OBJ, true, 0, 0, 0, NOSUB)                                                  \
     X(PLAN_BURSTS, "bursts", GDT__NUMS, false, 1, GDT_BURST_MAX, 0, NOSUB)                                \
     X(PLAN_TARGET_REL, "target_rel", GDT__NUM, false, GDT_TARGET_REL_MIN, GDT_TARGET_REL_MAX, 0, NOSUB)   \
@@ -61,27 +64,27 @@
     /* the metric's longest sample (absent: every burst) */                                       \
     X(PLAN_METRIC_SAMPLE_S, "metric_sample_s", GDT__NUM, false, 0, GDT_METRIC_SAMPLE_MAX, 0, NOSUB)
 #define GDT_WIRE_ROUNDS_REQ(X)                                                                     \
-    X(ROUNDS_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                                   \
+    GDT_WIRE_OP(X, ROUNDS)                                                                                \
     X(ROUNDS_PLANS, "plans", GDT__ARR, true, 0, 0, 0, NOSUB)                                              \
     X(ROUNDS_ROUNDS, "rounds", GDT__INT, true, 2, GDT_ROUNDS_MAX, 0, NOSUB)                               \
     X(ROUNDS_BURSTS, "bursts", GDT__NUMS, false, 1, GDT_BURST_MAX, 0, NOSUB)                              \
     X(ROUNDS_MAX_SECONDS, "max_seconds", GDT__NUM, false, GDT_PLAN_SECONDS_MIN,                    \
       GDT_PLAN_SECONDS_MAX, 0, NOSUB)
-#define GDT_WIRE_QUIT_REQ(X) X(QUIT_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)
+#define GDT_WIRE_QUIT_REQ(X) GDT_WIRE_OP(X, QUIT)
 
 /* Replies: their top level. */
 #define GDT_WIRE_ERROR_REP(X)                                                                      \
-    X(ERROR_R_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                                    \
+    GDT_WIRE_OP(X, ERROR_R)                                                                                 \
     X(ERROR_R_STATUS, "status", GDT__NAME, true, 0, 0, 0, NOSUB)                                            \
     X(ERROR_R_ERROR, "error", GDT__STR, true, 0, 0, 0, NOSUB)                                               \
     X(ERROR_R_FATAL, "fatal", GDT__BOOL, false, 0, 0, 0, NOSUB)
 #define GDT_WIRE_HELLO_REP(X)                                                                      \
-    X(HELLO_R_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                                  \
+    GDT_WIRE_OP(X, HELLO_R)                                                                               \
     X(HELLO_R_DEVICE, "device", GDT__OBJ_NULL, true, 0, 0, 0, DEVICE_O)                                      \
     X(HELLO_R_ERROR, "error", GDT__STR, false, 0, 0, 0, NOSUB)                                            \
     X(HELLO_R_CUPTI_ERROR, "cupti_error", GDT__STR, false, 0, 0, 0, NOSUB)
 #define GDT_WIRE_CELL_REP(X)                                                                       \
-    X(CELL_R_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                                   \
+    GDT_WIRE_OP(X, CELL_R)                                                                                \
     X(CELL_R_PLANS, "plans", GDT__ARR, true, 0, 0, 0, NOSUB)                                              \
     X(CELL_R_REFERENCE, "reference", GDT__STR, true, 0, 0, 0, NOSUB)                                      \
     X(CELL_R_REFERENCE_CPU, "reference_cpu", GDT__BOOL, false, 0, 0, 0, NOSUB)                            \
@@ -93,7 +96,7 @@
  * Ranges in gdt_limits.h's terms: GDT_RECORD_US a time per call in
  * microseconds, GDT_RECORD_CALL_S the seconds of one call. */
 #define GDT_WIRE_RESULT_REP(X)                                                                     \
-    X(RESULT_R_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                          \
+    GDT_WIRE_OP(X, RESULT_R)                                                                       \
     GDT_WIRE_RESULT_BODY(X)
 #define GDT_WIRE_RESULT_BODY(X)                                                                    \
     X(RESULT_R_DISPOSITION, "disposition", GDT__STR, true, 0, 0, 0, NOSUB)                         \
@@ -124,7 +127,7 @@
  * takes as they came (record.c: there absent when the rounds failed, so
  * req is the message's), and the call's seconds (the record's measure_s). */
 #define GDT_WIRE_ROUNDS_REP(X)                                                                     \
-    X(ROUNDS_R_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)                                          \
+    GDT_WIRE_OP(X, ROUNDS_R)                                                                       \
     GDT_WIRE_ROUNDS_BODY(X, true)                                                                  \
     X(ROUNDS_R_SECONDS, "seconds", GDT__NUM, true, 0, GDT_RECORD_ROUNDS_S, 0, NOSUB)
 #define GDT_WIRE_ROUNDS_BODY(X, req)                                                               \

@@ -26,19 +26,9 @@
  * the same name. */
 #define ATTR_TEXT_MAX 60000
 
-static hid_t utf8_type(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
 static bool attr_str(hid_t obj, const char *name, const char *value)
 {
-    hid_t t = utf8_type(), sp = H5Screate(H5S_SCALAR);
+    hid_t t = gdt__rawh5_utf8_type(), sp = H5Screate(H5S_SCALAR);
     bool big = strlen(value) > ATTR_TEXT_MAX;
     hid_t a = t < 0 || sp < 0 ? -1
               : big           ? H5Dcreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)

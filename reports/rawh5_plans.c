@@ -10,21 +10,29 @@
 #include "gdt_figure_style.h"
 #include "gdt_rawh5_plans.h"
 
-/* Fields in the table's column order: H5Tpack lays the file's columns out
- * by offset. */
+/* The columns, X(field, type), in the order a DataFrame shows them
+ * (docs/formats.md, "The plans table"): they declare both the row's fields
+ * and the table's columns, so the struct's order is the columns' order and
+ * H5Tpack, which lays the file's columns out by offset, keeps it. */
+#define PLAN_COLS(X)                                                                               \
+    X(plan, STR) X(name, STR) X(kind, STR) X(side, STR) X(tag, STR) X(engine_id, I64)              \
+    X(disposition, STR) X(time_us, F64) X(noise, F64) X(samples, I64) X(burst, I64)               \
+    X(bursts, I64) X(host_us, F64) X(clock_mhz, F64) X(sm_clock_min_mhz, F64)                      \
+    X(sm_clock_max_mhz, F64) X(converged, U8) X(raced_out, U8) X(raced_late, U8) X(build_s, F64)  \
+    X(heat_s, F64) X(heat_mhz, F64) X(verify_err_max, F64) X(untimed_position, I64)               \
+    X(backend, U8) X(error, STR)
+
+/* Each column type's C type: strings variable-length, flags 0/1. */
+typedef const char *col_STR;
+typedef int64_t col_I64;
+typedef double col_F64;
+typedef uint8_t col_U8;
+
 typedef struct plan_row {
-    const char *plan, *name, *kind, *side, *tag;
-    int64_t engine_id;
-    const char *disposition;
-    double time_us, noise;
-    int64_t samples, burst, bursts;
-    double host_us, clock_mhz, sm_clock_min_mhz, sm_clock_max_mhz;
-    uint8_t converged, raced_out, raced_late;
-    double build_s, heat_s, heat_mhz, verify_err_max;
-    int64_t untimed_position;
-    uint8_t backend;
-    const char *error;
-    char group[16];
+#define FIELD(field, type) col_##type field;
+    PLAN_COLS(FIELD)
+#undef FIELD
+    char group[16]; /* the plan's own name, plan_NNN, which `plan` points at */
 } plan_row;
 
 typedef enum col_type { COL_STR, COL_I64, COL_F64, COL_U8 } col_type;
@@ -35,23 +43,10 @@ typedef struct col {
     col_type type;
 } col;
 
-#define COL(field, type) {#field, offsetof(plan_row, field), type}
-
-/* In the order a DataFrame shows them (docs/formats.md, "The plans table"). */
 static const col cols[] = {
-    COL(plan, COL_STR),          COL(name, COL_STR),
-    COL(kind, COL_STR),          COL(side, COL_STR),
-    COL(tag, COL_STR),           COL(engine_id, COL_I64),
-    COL(disposition, COL_STR),   COL(time_us, COL_F64),
-    COL(noise, COL_F64),         COL(samples, COL_I64),
-    COL(burst, COL_I64),         COL(bursts, COL_I64),
-    COL(host_us, COL_F64),       COL(clock_mhz, COL_F64),
-    COL(sm_clock_min_mhz, COL_F64), COL(sm_clock_max_mhz, COL_F64),
-    COL(converged, COL_U8),      COL(raced_out, COL_U8),
-    COL(raced_late, COL_U8),     COL(build_s, COL_F64),
-    COL(heat_s, COL_F64),        COL(heat_mhz, COL_F64),
-    COL(verify_err_max, COL_F64), COL(untimed_position, COL_I64),
-    COL(backend, COL_U8),        COL(error, COL_STR),
+#define COL(field, type) {#field, offsetof(plan_row, field), COL_##type},
+    PLAN_COLS(COL)
+#undef COL
 };
 
 static int by_value(const void *a, const void *b)
@@ -145,19 +140,9 @@ static hid_t row_type(hid_t str, bool packed)
     return t;
 }
 
-static hid_t utf8_string(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
 static bool write_rows(hid_t g, const plan_row *rows, int n)
 {
-    hid_t str = utf8_string();
+    hid_t str = gdt__rawh5_utf8_type();
     hid_t mem = str >= 0 ? row_type(str, false) : -1, file = str >= 0 ? row_type(str, true) : -1;
     hsize_t dims[1] = {(hsize_t)n};
     hid_t sp = H5Screate_simple(1, dims, NULL);
