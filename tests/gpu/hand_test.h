@@ -351,7 +351,8 @@ static inline double hand_median_us(const gdt_engine_ops *ops, gdt_compiled *c, 
     float ms[HAND_ATTN_TIMED_RUNS];
     cudaEvent_t ev[2];
     gdt_error e = {0};
-    gdt_status st = GDT_STATUS_OK;
+    /* the plan's workspace: a figure's buffers are fresh (the backward's row printed nan without) */
+    gdt_status st = gdt_buffers_reserve_workspace(b, ops->workspace_size(c), &e);
     cudaEventCreate(&ev[0]);
     cudaEventCreate(&ev[1]);
     for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++)
