@@ -31,6 +31,7 @@ typedef struct opts {
     const char *journals[GDT_CLI_CANDIDATES_MAX_JOURNALS]; /* --journal, in order */
     int njournals;
     double within_pct; /* --within; < 0: the first journal's noise floor */
+    bool among_rows;   /* --among-rows */
     cJSON *doc;       /* --format json or csv: the document being built */
 } opts;
 
@@ -38,7 +39,7 @@ static const char usage_text[] =
     "usage: " VERB " FAMILY [--tuning-config FILE] [--shape k=v,...] [--arch smXY]\n"
     "                         [--format text|json|csv]\n"
     "       " VERB " FAMILY --journal RUN [--journal RUN...] [--within PCT]\n"
-    "                         [--tuning-config FILE] [--format text|json|csv]\n\n"
+    "                         [--among-rows] [--tuning-config FILE] [--format text|json|csv]\n\n"
     "Prints, for each offered NVRTC engine slot of FAMILY, every candidate row as the\n"
     "plan it binds (with the values actually bound, and what was requested where\n"
     "projection changed a value), each duplicate with the row it duplicates, and each\n"
@@ -86,6 +87,11 @@ static const gdt_cli_option options[] = {
     {"--within", NULL, GDT_CLI_DOUBLE, offsetof(opts, within_pct), .lo = 0, .hi = 100, .metavar = "PCT",
      .help = "with --journal: the margin over the best generated plan, in\n"
              "percent (default the first journal's noise floor, 2% today)"},
+    {"--among-rows", NULL, GDT_CLI_FLAG, offsetof(opts, among_rows),
+     .help = "with --journal: a cell's best generated plan is the best of\n"
+             "the plans the rows bind there (how a set of rows, e.g. one\n"
+             "template form's in --tuning-config, fares among itself),\n"
+             "not of every NVRTC plan the cell measured"},
     GDT_CLI_OPT_FORMAT(opts, format),
 };
 
@@ -103,8 +109,8 @@ static int parse_args(int argc, char **argv, opts *o)
     if (o->njournals && (o->shape[0] || o->arch))
         return gdt_cli_usage_error(VERB, "--journal takes each cell's problem and the journal's arch "
                                    "(expected no --shape or --arch with it)");
-    if (!o->njournals && o->within_pct >= 0)
-        return gdt_cli_usage_error(VERB, "--within needs --journal");
+    if (!o->njournals && (o->within_pct >= 0 || o->among_rows))
+        return gdt_cli_usage_error(VERB, "%s needs --journal", o->among_rows ? "--among-rows" : "--within");
     return -1;
 }
 
@@ -340,7 +346,8 @@ int gdt_cli_candidates(int argc, char **argv)
     gdt_row_table *t;
     if ((rc = load_rows(&o, &t))) return rc;
     if (o.njournals) {
-        gdt_cli_wins_args a = {t, o.tuning_config, mask, o.journals, o.njournals, o.within_pct, o.format};
+        gdt_cli_wins_args a = {t, o.tuning_config, mask, o.journals, o.njournals, o.within_pct,
+                               o.among_rows, o.format};
         rc = gdt__cli_candidates_wins(&a);
         gdt_rows_destroy(t);
         return rc;

@@ -192,7 +192,7 @@ static int run_slot(const gdt_cli_wins_args *a, const runs *rs, const gdt_engine
     gdt_error e = {0};
     gdt_candidate *c = NULL;
     int n = 0, rc = rows_as_written(a->rows, slot, &c, &n);
-    gdt_status s = rc ? GDT_STATUS_OK : gdt_row_wins_init(&w, a->rows, rf, within, &e);
+    gdt_status s = rc ? GDT_STATUS_OK : gdt_row_wins_init(&w, a->rows, rf, within, a->among_rows, &e);
     if (rc)
         return rc;
     for (int i = 0; i < rs->n && s == GDT_STATUS_OK; i++)
@@ -223,6 +223,7 @@ static cJSON *new_doc(const gdt_cli_wins_args *a, double within)
     cJSON *doc = cJSON_CreateObject(), *j = cJSON_CreateArray();
     cJSON_AddStringToObject(doc, "schema", "gdtune.candidates.wins/1");
     cJSON_AddNumberToObject(doc, "within", within);
+    cJSON_AddBoolToObject(doc, "among_rows", a->among_rows);
     for (int i = 0; i < a->njournals; i++)
         cJSON_AddItemToArray(j, cJSON_CreateString(a->journals[i]));
     cJSON_AddItemToObject(doc, "journals", j);
@@ -243,7 +244,8 @@ int gdt__cli_candidates_wins(const gdt_cli_wins_args *a)
                                          : "the first journal's spec sets no noise floor";
     cJSON *doc = a->format != GDT_CLI_FORMAT_TEXT ? new_doc(a, within) : NULL;
     if (!doc)
-        printf("within %.3g%% (%s), %d journal%s\n", within * 100, why, rs.n, rs.n == 1 ? "" : "s");
+        printf("within %.3g%% (%s), %d journal%s; best generated: %s\n", within * 100, why, rs.n,
+               rs.n == 1 ? "" : "s", a->among_rows ? "of these rows' plans" : "of every NVRTC plan");
     const gdt_manifest *m = gdt_manifest_default();
     for (int i = 0; i < gdt_manifest_count(m) && !rc; i++) {
         const gdt_engine_slot *s = gdt_manifest_slot(m, i);

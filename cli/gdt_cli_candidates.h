@@ -16,6 +16,7 @@ typedef struct gdt_cli_wins_args {
     const char *const *journals;/* run directories */
     int njournals;
     double within_pct;          /* < 0: the first journal's noise floor */
+    bool among_rows;            /* --among-rows: the best generated plan of the rows given */
     int format;                 /* GDT_CLI_FORMAT_* */
 } gdt_cli_wins_args;
 

@@ -46,6 +46,11 @@ typedef struct gdt_row_win {
 typedef struct gdt_row_wins {
     const char *row_family; /* "contraction", "attention_fwd", "attention_bwd" */
     double within;          /* a fraction: 0.02 for 2% */
+    /* true: "the best generated plan" of a cell is the best of the plans
+     * these rows bind there (how the rows fare among themselves: a
+     * template form's rows alone, as an arch without the others gets
+     * them); false: of every NVRTC plan the cell measured. */
+    bool among_rows;
     gdt_row_win *rows;      /* one per row of the family, in row order */
     int nrows;
     int cells;              /* journal cells of the slot's family read */
@@ -56,7 +61,7 @@ typedef struct gdt_row_wins {
 /* Sets up w for row_family's rows in t (w->rows calloc'd).  NO_MEMORY, or
  * BAD_INPUT when t has no such family. */
 gdt_status gdt_row_wins_init(gdt_row_wins *w, const gdt_row_table *t, const char *row_family,
-                             double within, gdt_error *e);
+                             double within, bool among_rows, gdt_error *e);
 /* Adds the cells of run r whose family an NVRTC slot of w's row family
  * serves. */
 gdt_status gdt_row_wins_add(gdt_row_wins *w, const gdt_row_table *t, const gdt_run *r, gdt_error *e);

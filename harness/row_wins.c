@@ -16,9 +16,9 @@ const char *gdt_row_verdict_name(gdt_row_verdict v)
 }
 
 gdt_status gdt_row_wins_init(gdt_row_wins *w, const gdt_row_table *t, const char *row_family,
-                             double within, gdt_error *e)
+                             double within, bool among_rows, gdt_error *e)
 {
-    *w = (gdt_row_wins){.row_family = row_family, .within = within};
+    *w = (gdt_row_wins){.row_family = row_family, .within = within, .among_rows = among_rows};
     int n = gdt_rows_count(t, row_family);
     if (n <= 0)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "candidate rows: no rows of structural family %s "
@@ -97,6 +97,19 @@ static int find_plan(const gdt_run_cell *c, const gdt_plan_id *id)
     return -1;
 }
 
+/* The best time of the plans the materialized rows bind in the cell. */
+static double rows_best(const gdt_run_cell *c, const gdt_candidate *cand, int n)
+{
+    double best = INFINITY;
+    for (int i = 0; i < n; i++) {
+        int pi = cand[i].rejected ? -1 : find_plan(c, &cand[i].id);
+        double t = pi >= 0 ? verified_time(c, pi) : NAN;
+        if (!isnan(t))
+            best = fmin(best, t);
+    }
+    return best;
+}
+
 /* One row's plan pi in a cell with those bests. */
 static void score(gdt_row_wins *w, gdt_row_win *row, const gdt_run_cell *c, int pi, double gen, double all)
 {
@@ -133,6 +146,8 @@ static gdt_status add_cell(gdt_row_wins *w, const gdt_row_table *t, const gdt_en
         return s;
     double gen, all;
     cell_bests(c, &gen, &all);
+    if (w->among_rows)
+        gen = rows_best(c, cand, n);
     w->cells++;
     for (int pi = 0; pi < c->nplans; pi++) {
         if (c->plan[pi].backend || c->plan[pi].id.engine_id != gdt_engine_slot_id(slot))

@@ -9,9 +9,12 @@
  *
  * Row 0: best twice, within the cell's best once (cell 1); row 1 within
  * the best generated once, best ratio 1.01; row 2 dominated, best ratio
- * 1.05.  --within 6 makes row 2 "within" in cell 1; the JSON, CSV and
- * text forms; the refusals (--shape with --journal, --within alone, a
- * run directory twice, a missing journal). */
+ * 1.05.  --within 6 makes row 2 "within" in cell 1.  --among-rows with
+ * rows 1 and 2 alone (wins_rows_12.json): the best of their plans is the
+ * reference, so row 2 is the best in cell 1 and row 1 in cell 0.  The
+ * JSON, CSV and text forms; the refusals (--shape with --journal,
+ * --within or --among-rows alone, a run directory twice, a missing
+ * journal). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@
 #include "gdtune/candidates.h"
 
 #define ROWS GDT_TEST_DATA "/candidates/wins_rows.json"
+#define ROWS_12 GDT_TEST_DATA "/candidates/wins_rows_12.json"
 
 static const double times[2][4] = {{10.0, 10.1, 11.0, 9.0}, {20.0, 25.0, 21.0, 30.0}};
 static char out[1 << 16];
@@ -133,6 +137,15 @@ static int candidates(const char *const *args, int n)
     return gdt_test_spawn(argv, NULL, out, sizeof out);
 }
 
+/* The same over ROWS_12 (rows 1 and 2 of ROWS). */
+static int candidates_12(const char *const *args, int n)
+{
+    char *argv[16] = {(char *)gdt_test_exe(), "candidates", "gemm", "--tuning-config", ROWS_12};
+    for (int i = 0; i < n && i < 10; i++)
+        argv[i + 5] = (char *)args[i];
+    return gdt_test_spawn(argv, NULL, out, sizeof out);
+}
+
 static const cJSON *row_of(const cJSON *doc, int i)
 {
     const cJSON *f = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "families"), 0);
@@ -195,11 +208,35 @@ static void check_json(const char *dir)
     cJSON_Delete(doc);
 }
 
+static void check_among_rows(const char *dir)
+{
+    const char *args[] = {"--journal", dir, "--among-rows", "--format", "json"};
+    CHECK_INT(candidates_12(args, 5), ==, 0);
+    cJSON *doc = cJSON_Parse(out);
+    CHECK(doc != NULL);
+    if (doc) {
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(doc, "among_rows")));
+        /* cell 0: 10.1 best of {10.1, 11.0}; cell 1: 21.0 best of {25.0, 21.0} */
+        check_row(doc, 0, 1, 1, 0, 1.0, "best");
+        check_row(doc, 1, 1, 1, 0, 1.0, "best");
+    }
+    cJSON_Delete(doc);
+    const char *all[] = {"--journal", dir, "--format", "json"}; /* every NVRTC plan: row 0's too */
+    CHECK_INT(candidates_12(all, 4), ==, 0);
+    doc = cJSON_Parse(out);
+    CHECK(doc != NULL);
+    if (doc) {
+        CHECK(cJSON_IsFalse(cJSON_GetObjectItem(doc, "among_rows")));
+        check_row(doc, 1, 0, 0, 0, 21.0 / 20.0, "dominated");
+    }
+    cJSON_Delete(doc);
+}
+
 static void check_text_csv(const char *dir)
 {
     const char *text[] = {"--journal", dir};
     CHECK_INT(candidates(text, 2), ==, 0);
-    CHECK(strstr(out, "within 2% (the first journal's spec sets no noise floor), 1 journal") != NULL);
+    CHECK(strstr(out, "within 2% (the first journal's spec sets no noise floor), 1 journal; best generated: of every NVRTC plan\n") != NULL);
     CHECK(strstr(out, "contraction: 1 best, 1 within, 1 dominated, 0 unmeasured; dominated rows: 2\n") != NULL);
     const char *csv[] = {"--journal", dir, "--format", "csv"};
     CHECK_INT(candidates(csv, 4), ==, 0);
@@ -216,6 +253,9 @@ static void check_refusals(const char *dir)
     const char *alone[] = {"--within", "3"};
     CHECK_INT(candidates(alone, 2), ==, 2);
     CHECK(strstr(out, "--within needs --journal") != NULL);
+    const char *among[] = {"--among-rows"};
+    CHECK_INT(candidates(among, 1), ==, 2);
+    CHECK(strstr(out, "--among-rows needs --journal") != NULL);
     const char *twice[] = {"--journal", dir, "--journal", dir};
     CHECK_INT(candidates(twice, 4), ==, 2);
     CHECK(strstr(out, "the run directory again") != NULL);
@@ -237,6 +277,7 @@ int main(void)
         snprintf(dir, sizeof dir, "%s/run", root);
         write_run(dir, spec, t);
         check_json(dir);
+        check_among_rows(dir);
         check_text_csv(dir);
         check_refusals(dir);
     }
