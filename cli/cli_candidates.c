@@ -22,7 +22,6 @@
 #include "gdtune/candidates.h"
 
 #define VERB GDT_CLI_CANDIDATES_VERB
-#define DEFAULT_ROWS "tables/candidates/nvrtc.json"
 
 typedef struct opts {
     const char *family, *tuning_config, *arch;
@@ -227,16 +226,6 @@ static void print_slot(const gdt_row_family *rf, const gdt_engine_slot *s, const
     }
     printf("%s: %d rows: %d plans, %d duplicates, %d rejected\n", gdt_engine_slot_name(s), n, plans,
            dups, rejected);
-}
-
-/* Where a family's rows came from: the override replaces named families only. */
-const char *gdt__cli_rows_source(const char *tuning_config, const char *row_family)
-{
-    gdt_row_table *ov;
-    if (!tuning_config || gdt_rows_load_file(tuning_config, &ov, NULL)) return DEFAULT_ROWS;
-    bool named = gdt_rows_count(ov, row_family) > 0;
-    gdt_rows_destroy(ov);
-    return named ? tuning_config : DEFAULT_ROWS;
 }
 
 static void not_offered(cJSON *slots, const gdt_engine_slot *s, const char *why)

@@ -21,7 +21,7 @@ typedef struct gdt_cli_wins_args {
 } gdt_cli_wins_args;
 
 /* Where a row family's rows come from: tuning_config when it names the
- * family, else the default table's path. */
+ * family, else the default table's path (cli/cli_rows_source.c). */
 const char *gdt__cli_rows_source(const char *tuning_config, const char *row_family);
 /* The per-row tallies of every NVRTC row family the families serve; the
  * exit code. */
