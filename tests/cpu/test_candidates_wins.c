@@ -14,7 +14,9 @@
  * reference, so row 2 is the best in cell 1 and row 1 in cell 0.  The
  * JSON, CSV and text forms; the refusals (--shape with --journal,
  * --within or --among-rows alone, a run directory twice, a missing
- * journal). */
+ * journal).  Last, the rows pruned from the defaults stay loadable:
+ * tests/data/candidates/before_prune.json (the default rows before the
+ * prune) is a valid --tuning-config holding every default row and more. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -264,6 +266,56 @@ static void check_refusals(const char *dir)
     CHECK(strstr(out, "/nonexistent/gdt_wins") != NULL);
 }
 
+/* ------------------------------------------------------------ the prune */
+
+static cJSON *read_json(const char *path)
+{
+    static char buf[1 << 16];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    cJSON *doc = cJSON_Parse(buf);
+    if (!doc)
+        fprintf(stderr, "  %s: not JSON\n", path);
+    return doc;
+}
+
+static bool holds_row(const cJSON *rows, const cJSON *row)
+{
+    for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next)
+        if (cJSON_Compare(r, row, true))
+            return true;
+    return false;
+}
+
+static void check_before_prune(void)
+{
+    static const char *const families[] = {"contraction", "attention_fwd", "attention_bwd"};
+    const char *before_path = GDT_TEST_DATA "/candidates/before_prune.json";
+    gdt_row_table *t = NULL;
+    gdt_error e = {0};
+    check_ok(gdt_rows_load_file(before_path, &t, &e), &e);
+    gdt_rows_destroy(t);
+    cJSON *now = read_json(GDT_SOURCE_DIR "/tables/candidates/nvrtc.json"), *before = read_json(before_path);
+    for (int f = 0; now && before && f < 3; f++) {
+        const cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(now, "nvrtc"), families[f]);
+        const cJSON *b = cJSON_GetObjectItem(cJSON_GetObjectItem(before, "nvrtc"), families[f]);
+        CHECK_INT(cJSON_GetArraySize(b), >, cJSON_GetArraySize(a));
+        for (const cJSON *r = a ? a->child : NULL; r; r = r->next)
+            if (!holds_row(b, r)) {
+                char *txt = cJSON_PrintUnformatted(r);
+                fprintf(stderr, "  %s row %s: not in %s\n", families[f], txt ? txt : "?", before_path);
+                CHECK(false);
+                free(txt);
+            }
+    }
+    CHECK(now && before);
+    cJSON_Delete(now);
+    cJSON_Delete(before);
+}
+
 int main(void)
 {
     char root[] = "/tmp/gdt_wins_XXXXXX", dir[600];
@@ -282,6 +334,7 @@ int main(void)
         check_refusals(dir);
     }
     CHECK(spec && spec->ncells == 2);
+    check_before_prune();
     gdt_rows_destroy(t);
     gdt_sweep_spec_destroy(spec);
     if (!gdt_test_failures)
