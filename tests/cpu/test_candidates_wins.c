@@ -107,26 +107,14 @@ static void write_cell(gdt_journal *j, const gdt_row_table *t, int ci, const gdt
 
 static void write_run(const char *dir, const gdt_sweep_spec *spec, const gdt_row_table *t)
 {
-    gdt_journal *j = NULL;
-    gdt_error e = {0};
-    cJSON *device = cJSON_CreateObject();
-    const char *gpus[] = {"GPU-synthetic"};
-    cJSON_AddStringToObject(device, "name", "Stand-in GPU");
-    cJSON_AddNumberToObject(device, "arch", 90);
-    gdt_run_header_rec h = {
-        .started = "2026-12-06T10:00:00Z", .family = "gemm", .spec = spec, .candidates_digest = "0",
-        .arch = 90, .device = device, .gpus = gpus, .ngpus = 1,
-        .options = {.bursts = {1, 4}, .nbursts = 2, .target_rel = 0.02, .max_plan_seconds = 0.2,
-                    .knob_cap = 1, .race = true},
-    };
-    check_ok(gdt_journal_open(dir, false, &j, &e), &e);
+    gdt_run_options o = {.bursts = {1, 4}, .nbursts = 2, .target_rel = 0.02, .max_plan_seconds = 0.2,
+                         .knob_cap = 1, .race = true};
+    gdt_journal *j = gdt_test_journal_begin(dir, spec, "Stand-in GPU", "2026-12-06T10:00:00Z", &o);
     if (j) {
-        check_ok(gdt_run_write_header(j, &h, &e), &e);
         write_cell(j, t, 0, &spec->cells[0]);
         write_cell(j, t, 1, &spec->cells[1]);
     }
     gdt_journal_close(j);
-    cJSON_Delete(device);
 }
 
 /* ------------------------------------------------------------ running */
