@@ -1,9 +1,12 @@
 /* gdtune candidates FAMILY [--tuning-config FILE] [--shape k=v,...] [--arch smXY]
  *                         [--format text|json|csv]
+ * gdtune candidates FAMILY --journal RUN... [--within PCT] [--tuning-config FILE]
  *
  * Shows what the candidate rows bind for one problem: for each offered NVRTC
  * slot of the family, every row as a plan (with the values actually bound),
- * a duplicate of an earlier row, or a rejection with its reason. */
+ * a duplicate of an earlier row, or a rejection with its reason.  With
+ * --journal, which rows earn their place in the journals' cells instead
+ * (cli/cli_candidates_wins.c). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,29 +15,56 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "gdt_cli_candidates.h"
 #include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_rows.h"
 #include "gdtune/candidates.h"
 
-#define VERB "gdtune candidates"
-#define DEFAULT_ROWS "tables/candidates/nvrtc.json"
+#define VERB GDT_CLI_CANDIDATES_VERB
 
 typedef struct opts {
     const char *family, *tuning_config, *arch;
     char shape[1024]; /* merged --shape; "" for the family's defaults */
     int format;
+    const char *journals[GDT_CLI_CANDIDATES_MAX_JOURNALS]; /* --journal, in order */
+    int njournals;
+    double within_pct; /* --within; < 0: the first journal's noise floor */
+    bool among_rows;   /* --among-rows */
     cJSON *doc;       /* --format json or csv: the document being built */
 } opts;
 
 static const char usage_text[] =
     "usage: " VERB " FAMILY [--tuning-config FILE] [--shape k=v,...] [--arch smXY]\n"
-    "                         [--format text|json|csv]\n\n"
+    "                         [--format text|json|csv]\n"
+    "       " VERB " FAMILY --journal RUN [--journal RUN...] [--within PCT]\n"
+    "                         [--among-rows] [--tuning-config FILE] [--format text|json|csv]\n\n"
     "Prints, for each offered NVRTC engine slot of FAMILY, every candidate row as the\n"
     "plan it binds (with the values actually bound, and what was requested where\n"
     "projection changed a value), each duplicate with the row it duplicates, and each\n"
     "rejected row with its reason; then the counts.  FAMILY is gemm, sdpa_fwd, sdpa_bwd,\n"
-    "or sdpa (both SDPA families).\n";
+    "or sdpa (both SDPA families).\n\n"
+    "With --journal: which rows earn their place.  Each row is materialized for every\n"
+    "cell of the sweep journals (RUN/journal.jsonl) and matched to the NVRTC plan with\n"
+    "the knob values it binds; per row: cells where its plan was listed, where it has a\n"
+    "verified time (measured), where it is the best generated plan (best), within PCT\n"
+    "of the best generated plan (~gen) and of the cell's best plan of any engine\n"
+    "(~cell), its least time over the best generated (best/gen), its plans' mean wall\n"
+    "seconds (build, heat, measure), and a verdict: best, within, dominated (measured,\n"
+    "never within PCT of the best generated plan) or unmeasured.  A cell of two\n"
+    "journals counts twice.\n";
+
+/* --journal RUN: repeatable, in order. */
+static bool parse_journal(void *opts_, const char *value, char *why, size_t nwhy)
+{
+    opts *o = opts_;
+    if (o->njournals >= GDT_CLI_CANDIDATES_MAX_JOURNALS) {
+        snprintf(why, nwhy, "expected at most %d run directories", GDT_CLI_CANDIDATES_MAX_JOURNALS);
+        return false;
+    }
+    o->journals[o->njournals++] = value;
+    return true;
+}
 
 static const gdt_cli_option options[] = {
     {"--tuning-config", NULL, GDT_CLI_STRING, offsetof(opts, tuning_config), .metavar = "FILE",
@@ -50,6 +80,17 @@ static const gdt_cli_option options[] = {
     {"--arch", NULL, GDT_CLI_STRING, offsetof(opts, arch), .metavar = "smXY",
      .help = "target architecture for the resource rules (default sm90;\n"
              "known: sm80, sm86, sm87, sm89, sm90, sm100, sm120)"},
+    {"--journal", NULL, GDT_CLI_CUSTOM, .parse = parse_journal, .metavar = "RUN",
+     .help = "a sweep's run directory (RUN/journal.jsonl); repeatable: show\n"
+             "which rows earn their place in its cells instead"},
+    {"--within", NULL, GDT_CLI_DOUBLE, offsetof(opts, within_pct), .lo = 0, .hi = 100, .metavar = "PCT",
+     .help = "with --journal: the margin over the best generated plan, in\n"
+             "percent (default the first journal's noise floor, 2% today)"},
+    {"--among-rows", NULL, GDT_CLI_FLAG, offsetof(opts, among_rows),
+     .help = "with --journal: a cell's best generated plan is the best of\n"
+             "the plans the rows bind there (how a set of rows, e.g. one\n"
+             "template form's in --tuning-config, fares among itself),\n"
+             "not of every NVRTC plan the cell measured"},
     GDT_CLI_OPT_FORMAT(opts, format),
 };
 
@@ -60,9 +101,15 @@ static const gdt_cli_spec spec = {
 /* Returns -1 to go on, or the exit code. */
 static int parse_args(int argc, char **argv, opts *o)
 {
+    o->within_pct = -1;
     int npos, rc = gdt_cli_parse(&spec, argc, argv, o, &o->family, 1, &npos);
     if (rc >= 0) return rc;
     if (!o->family) return gdt_cli_usage_error(VERB, "missing FAMILY (gemm, sdpa_fwd, sdpa_bwd or sdpa)");
+    if (o->njournals && (o->shape[0] || o->arch))
+        return gdt_cli_usage_error(VERB, "--journal takes each cell's problem and the journal's arch "
+                                   "(expected no --shape or --arch with it)");
+    if (!o->njournals && (o->within_pct >= 0 || o->among_rows))
+        return gdt_cli_usage_error(VERB, "%s needs --journal", o->among_rows ? "--among-rows" : "--within");
     return -1;
 }
 
@@ -181,16 +228,6 @@ static void print_slot(const gdt_row_family *rf, const gdt_engine_slot *s, const
            dups, rejected);
 }
 
-/* Where a family's rows came from: the override replaces named families only. */
-static const char *rows_source(const opts *o, const char *row_family)
-{
-    gdt_row_table *ov;
-    if (!o->tuning_config || gdt_rows_load_file(o->tuning_config, &ov, NULL)) return DEFAULT_ROWS;
-    bool named = gdt_rows_count(ov, row_family) > 0;
-    gdt_rows_destroy(ov);
-    return named ? o->tuning_config : DEFAULT_ROWS;
-}
-
 static void not_offered(cJSON *slots, const gdt_engine_slot *s, const char *why)
 {
     if (!slots) {
@@ -224,10 +261,10 @@ static int run_slot(const gdt_row_table *t, const gdt_engine_slot *s, const gdt_
         return gdt_status_exit_code(st);
     }
     if (slots) {
-        slot_json(slots, rf, s, rows_source(o, row_family), c, n);
+        slot_json(slots, rf, s, gdt__cli_rows_source(o->tuning_config, row_family), c, n);
     } else {
         printf("%s: row family %s, %d rows from %s\n", gdt_engine_slot_name(s), row_family, n,
-               rows_source(o, row_family));
+               gdt__cli_rows_source(o->tuning_config, row_family));
         if (rf) print_slot(rf, s, c, n);
     }
     free(c);
@@ -297,6 +334,13 @@ int gdt_cli_candidates(int argc, char **argv)
                                    "sm90, sm100, sm120)", o.arch);
     gdt_row_table *t;
     if ((rc = load_rows(&o, &t))) return rc;
+    if (o.njournals) {
+        gdt_cli_wins_args a = {t, o.tuning_config, mask, o.journals, o.njournals, o.within_pct,
+                               o.among_rows, o.format};
+        rc = gdt__cli_candidates_wins(&a);
+        gdt_rows_destroy(t);
+        return rc;
+    }
     if (o.format != GDT_CLI_FORMAT_TEXT) o.doc = new_doc(arch);
     for (int f = 0; f < GDT_FAMILY_COUNT && !rc; f++)
         if (mask & (1u << f)) rc = run_family(t, (gdt_family)f, &o, arch);

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "gdt_plan_json.h"
+#include "gdt_run_write.h"
 #include "gdt_test.h"
 #include "gdt_worker.h"
 
@@ -256,4 +257,30 @@ void gdt_test_facts(gdt_family family, const char *shape, int arch, gdt_facts *f
     CHECK_INT(gdt_problem_parse(family, shape, &p, &e), ==, GDT_STATUS_OK);
     CHECK(gdt_arch_limits(arch, &dev));
     gdt_facts_analyze(&p, &dev, f);
+}
+
+gdt_journal *gdt_test_journal_begin(const char *dir, const gdt_sweep_spec *spec, const char *device,
+                                    const char *started, const gdt_run_options *options)
+{
+    gdt_journal *j = NULL;
+    gdt_error e = {0};
+    cJSON *dev = cJSON_CreateObject();
+    const char *gpus[] = {"GPU-synthetic"};
+    cJSON_AddStringToObject(dev, "name", device);
+    cJSON_AddNumberToObject(dev, "arch", 90);
+    cJSON_AddNumberToObject(dev, "sm_count", 132);
+    gdt_run_header_rec h = {.started = started, .family = "gemm", .spec = spec, .candidates_digest = "0",
+                            .arch = 90, .device = dev, .gpus = gpus, .ngpus = 1, .options = *options};
+    gdt_status s = gdt_journal_open(dir, false, &j, &e);
+    if (s == GDT_STATUS_OK)
+        s = gdt_run_write_header(j, &h, &e);
+    if (s != GDT_STATUS_OK)
+        fprintf(stderr, "  %s: %s\n", dir, e.msg);
+    CHECK_INT(s, ==, GDT_STATUS_OK);
+    cJSON_Delete(dev);
+    if (s != GDT_STATUS_OK && j) {
+        gdt_journal_close(j);
+        j = NULL;
+    }
+    return j;
 }

@@ -129,6 +129,18 @@ int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *
  * it. */
 struct cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed);
 
+/* A synthetic GEMM sweep's journal opened in dir (created) with its run
+ * header written: the spec, arch 90, one GPU "GPU-synthetic", a device
+ * object {name: device, arch: 90, sm_count: 132}, `started` and the
+ * options given.  NULL (the test failed) when either step fails; close
+ * it with gdt_journal_close. */
+struct gdt_journal;
+struct gdt_sweep_spec;
+struct gdt_run_options;
+struct gdt_journal *gdt_test_journal_begin(const char *dir, const struct gdt_sweep_spec *spec,
+                                           const char *device, const char *started,
+                                           const struct gdt_run_options *options);
+
 /* Rewrites the plans records of the journal at path with every plan's
  * identity in the older spelling ({"engine_id", "knobs": [[type, value]],
  * "name"}, old) or the current one (gdt_plan_json.h), the other members

@@ -171,22 +171,10 @@ static void write_rounds(gdt_journal *j, const gdt_sweep_cell *c)
 
 static void write_run(const char *dir, const gdt_sweep_spec *spec, const run_desc *d)
 {
-    gdt_journal *j = NULL;
-    gdt_error e = {0};
-    cJSON *device = cJSON_CreateObject();
-    const char *gpus[] = {"GPU-synthetic"};
-    cJSON_AddStringToObject(device, "name", d->device);
-    cJSON_AddNumberToObject(device, "arch", 90);
-    cJSON_AddNumberToObject(device, "sm_count", 132);
-    gdt_run_header_rec h = {
-        .started = "2026-12-02T10:00:00Z", .family = "gemm", .spec = spec, .candidates_digest = "0",
-        .arch = 90, .device = device, .gpus = gpus, .ngpus = 1,
-        .options = {.bursts = {1, 2, 8}, .nbursts = d->nbursts, .target_rel = 0.01,
-                    .max_plan_seconds = 0.5, .knob_cap = 1, .race = true},
-    };
-    check_ok(gdt_journal_open(dir, false, &j, &e), &e);
+    gdt_run_options o = {.bursts = {1, 2, 8}, .nbursts = d->nbursts, .target_rel = 0.01,
+                         .max_plan_seconds = 0.5, .knob_cap = 1, .race = true};
+    gdt_journal *j = gdt_test_journal_begin(dir, spec, d->device, "2026-12-02T10:00:00Z", &o);
     if (j) {
-        check_ok(gdt_run_write_header(j, &h, &e), &e);
         write_cell(j, 0, &spec->cells[0], d->c0, d->nc0);
         if (d->rounds)
             write_rounds(j, &spec->cells[0]);
@@ -194,7 +182,6 @@ static void write_run(const char *dir, const gdt_sweep_spec *spec, const run_des
             write_cell(j, 1, &spec->cells[1], cell1, (int)(sizeof cell1 / sizeof *cell1));
     }
     gdt_journal_close(j);
-    cJSON_Delete(device);
 }
 
 /* ------------------------------------------------------------ running */

@@ -213,6 +213,8 @@ def emit_all(src, exe, worker, bench_doc, tmp):
     add(doc_of(g + ["report", run_dir, "--format", "json"], env=env))
     add_csv("csv:report", csv_header(g + ["report", run_dir, "--format", "csv"], env=env))
     add(doc_of(g + ["compare", run_dir, "--format", "json"], env=env))
+    add(doc_of(g + ["candidates", "gemm", "--journal", run_dir, "--format", "json"]))
+    add_csv("csv:candidates_wins", csv_header(g + ["candidates", "gemm", "--journal", run_dir, "--format", "csv"]))
     add_csv("csv:compare", csv_header(g + ["compare", run_dir, "--format", "csv"], env=env))
     # tables diff: a re-run's tables against the committed ones, with the runs' samples;
     # the frozen nightly fixture (other provenance, fewer cells) against the committed ones

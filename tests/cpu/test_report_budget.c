@@ -275,27 +275,14 @@ static void write_rounds(gdt_journal *j, const gdt_sweep_cell *c)
 
 static void write_run(const char *dir, const gdt_sweep_spec *spec)
 {
-    gdt_journal *j = NULL;
-    gdt_error e = {0};
-    cJSON *device = cJSON_CreateObject();
-    const char *gpus[] = {"GPU-synthetic"};
-    cJSON_AddStringToObject(device, "name", "Stand-in GPU");
-    cJSON_AddNumberToObject(device, "arch", 90);
-    cJSON_AddNumberToObject(device, "sm_count", 132);
-    gdt_run_header_rec h = {
-        .started = "2026-12-02T10:00:00Z", .family = "gemm", .spec = spec, .candidates_digest = "0",
-        .arch = 90, .device = device, .gpus = gpus, .ngpus = 1,
-        .options = {.bursts = {8}, .nbursts = 1, .target_rel = 0.01, .max_plan_seconds = 0.5,
-                    .knob_cap = 1, .race = true, .rounds = 3},
-    };
-    check_ok(gdt_journal_open(dir, false, &j, &e), &e);
+    gdt_run_options o = {.bursts = {8}, .nbursts = 1, .target_rel = 0.01, .max_plan_seconds = 0.5,
+                         .knob_cap = 1, .race = true, .rounds = 3};
+    gdt_journal *j = gdt_test_journal_begin(dir, spec, "Stand-in GPU", "2026-12-02T10:00:00Z", &o);
     if (j) {
-        check_ok(gdt_run_write_header(j, &h, &e), &e);
         write_results(j, &spec->cells[0]);
         write_rounds(j, &spec->cells[0]);
     }
     gdt_journal_close(j);
-    cJSON_Delete(device);
 }
 
 static void test_synthetic(const char *root)

@@ -1,7 +1,8 @@
 /* The NVRTC GEMM's PIPE=1 rows (kernels/gdt_gemm_sm90.cuh through
  * kernels/gemm.cuh) on the device: the staged rows of
  * tests/data/candidates/gemm_tma.json (or of the file GDT_TEST_TUNING_CONFIG
- * names), the same sixteen as the default table's.  Every PIPE=1 row that binds for
+ * names): all sixteen, the nine the default table keeps since the prune of
+ * 2026-12-06 among them (tables/candidates/README.md).  Every PIPE=1 row that binds for
  * a case (tails on M, N and K, batched, all four row/col-major layouts,
  * bf16 and fp16, more tiles than SMs, small M with long K for the splits,
  * K shorter than the splits) matches the first mode-A cuDNN plan and, on
