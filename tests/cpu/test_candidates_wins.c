@@ -15,8 +15,9 @@
  * JSON, CSV and text forms; the refusals (--shape with --journal,
  * --within or --among-rows alone, a run directory twice, a missing
  * journal).  Last, the rows pruned from the defaults stay loadable:
- * tests/data/candidates/before_prune.json (the default rows before the
- * prune) is a valid --tuning-config holding every default row and more. */
+ * tests/data/candidates/all_rows.json (the default rows before the
+ * prune and every row added since) is a valid --tuning-config holding
+ * every default row and more. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -281,7 +282,7 @@ static bool holds_row(const cJSON *rows, const cJSON *row)
 static void check_before_prune(void)
 {
     static const char *const families[] = {"contraction", "attention_fwd", "attention_bwd"};
-    const char *before_path = GDT_TEST_DATA "/candidates/before_prune.json";
+    const char *before_path = GDT_TEST_DATA "/candidates/all_rows.json";
     gdt_row_table *t = NULL;
     gdt_error e = {0};
     check_ok(gdt_rows_load_file(before_path, &t, &e), &e);
