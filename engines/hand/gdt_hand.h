@@ -10,7 +10,7 @@
 #define GDT_HAND_GEMM_CUBIN "kernels/hand/gemm_sm90.cubin"
 
 /* How many fixed configurations gemm.hand has. */
-#define GDT_HAND_GEMM_CONFIGS 12
+#define GDT_HAND_GEMM_CONFIGS 14
 
 /* Configuration i (0 <= i < GDT_HAND_GEMM_CONFIGS) of gemm.hand as knobs:
  * TILE_M, TILE_N, TILEK, STAGES, GROUP_M (the raster's band of tile rows)
@@ -19,7 +19,9 @@
  * adds CLUSTER_SHAPE=5 (cuBLASLt's id of 1x2x1): clusters of two CTAs
  * along N sharing A by a multicast TMA.  Configuration 11 adds
  * REDUCTION_MODE=1 to SPLIT_K=2: the two splits of a tile are a cluster
- * of two CTAs summing through distributed shared memory. */
+ * of two CTAs summing through distributed shared memory.  Configurations
+ * 12 (128 x 256, STAGES=3) and 13 (128 x 64 unsplit, STAGES=8) are the
+ * twins of two default PIPE=1 rows. */
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 /* The prefix of configuration i's entries in the cubin ("gdt_hand_gemm_n128";
  * an entry adds _bf16 or _fp16 and the layouts, e.g. _km: A K-major, B

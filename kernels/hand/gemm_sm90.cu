@@ -46,3 +46,8 @@ GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_c2_, 256, SPLIT_NONE, 4, true)
  * distributed shared memory (pair_reduce): m = 128, n = k = 4096 without
  * the workspace's stores, fence, counter and reads (README). */
 GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_dsmem_s8_, 64, SPLIT_PAIR, 8, false)
+/* The twins of two default PIPE=1 rows (README): 128 x 256 with a 3-stage
+ * ring (181312 bytes of shared memory) and 128 x 64 unsplit with the
+ * 8-stage ring of the split forms above (230544 bytes). */
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_s3_, 256, SPLIT_NONE, 3, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_s8_, 64, SPLIT_NONE, 8, false)

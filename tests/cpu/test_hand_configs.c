@@ -27,6 +27,8 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
     "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
     "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+    "gemm.hand[GROUP_M=8, STAGES=3, TILEK=64, TILE_M=128, TILE_N=256]",
+    "gemm.hand[GROUP_M=8, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -111,6 +113,14 @@ static void test_decline(void)
         "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=128]",
         "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
         "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+        /* next to the two row twins (12, 13): another ring, a split, a
+         * cluster, another tile */
+        "gemm.hand[GROUP_M=8, STAGES=2, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[GROUP_M=8, STAGES=3, TILEK=64, TILE_M=128, TILE_N=192]",
+        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=3, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[GROUP_M=8, STAGES=6, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -159,19 +169,28 @@ static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS]
  * The 128 x 256 cluster (10) ties its one-CTA twin (0) where the tile
  * columns are even and follows it by table order; m=1536, n=2816: 12 x 11
  * tiles of 128 x 256 fill the 132 SMs once, but the cluster walks 12 x 12
- * (a ghost column), two waves. */
+ * (a ghost column), two waves.
+ * The two row twins are last in the table: 128 x 256 with 3 stages (12)
+ * ties configuration 0 everywhere and sorts after it and after the other
+ * ties (1, 7, 10 at 4096^3); 128 x 64 unsplit with 8 stages (13) is one
+ * wave of 64 K tiles at 64 columns (4096) where its 128 tiles fill the
+ * SMs: first at m=256, n=k=4096 (the split-K forms need two waves there:
+ * 11 is 2 x 34 x 64, 4352), after 1 and 7 where it ties them (m=512: 256
+ * tiles, two waves, 8192), and first where K is one tile (a tie at 64
+ * with 6 and 9, which run unsplit there, and no split of its own). */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", (const int[]){11, 6, 9, 3, 8, 2, 4, 5, 1, 7, 0, 10});
-    check_order("m=128,n=4096,k=14336", (const int[]){11, 6, 9, 3, 8, 4, 2, 5, 1, 7, 0, 10});
-    check_order("m=1,n=4096,k=4096", (const int[]){11, 6, 9, 3, 8, 2, 4, 5, 1, 7, 0, 10});
-    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 11, 2, 6, 9, 3, 8, 5, 0, 10, 4});
-    check_order("m=256,n=6144,k=4096", (const int[]){11, 5, 6, 9, 1, 7, 2, 3, 8, 0, 10, 4});
-    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 11, 2, 6, 9, 3, 8, 5, 0, 10, 4});
-    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 10, 11, 2, 6, 9, 5, 3, 8, 4});
-    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 10, 11, 2, 6, 9, 5, 3, 8, 4});
-    check_order("m=128,n=4096,k=64", (const int[]){6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10});
-    check_order("m=1536,n=2816,k=4096", (const int[]){0, 1, 7, 11, 2, 6, 9, 5, 3, 8, 10, 4});
+    check_order("m=128,n=4096,k=4096", (const int[]){11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12});
+    check_order("m=128,n=4096,k=14336", (const int[]){11, 6, 9, 3, 8, 4, 13, 2, 5, 1, 7, 0, 10, 12});
+    check_order("m=1,n=4096,k=4096", (const int[]){11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12});
+    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4});
+    check_order("m=256,n=6144,k=4096", (const int[]){11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4});
+    check_order("m=256,n=4096,k=4096", (const int[]){13, 11, 2, 6, 9, 3, 8, 5, 1, 7, 4, 0, 10, 12});
+    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4});
+    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4});
+    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4});
+    check_order("m=128,n=4096,k=64", (const int[]){13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12});
+    check_order("m=1536,n=2816,k=4096", (const int[]){0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4});
 }
 
 int main(void)

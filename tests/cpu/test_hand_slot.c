@@ -162,6 +162,9 @@ static void test_cubin(void)
     /* the splits summed in a cluster (configuration 11), first and last layout */
     CHECK(memmem(x->data, x->len, "gdt_hand_gemm_n64_splitk_dsmem_s8_bf16_kk", 41) != NULL);
     CHECK(memmem(x->data, x->len, "gdt_hand_gemm_n64_splitk_dsmem_s8_fp16_mm", 41) != NULL);
+    /* the two twins of default rows (configurations 12 and 13) */
+    CHECK(memmem(x->data, x->len, "gdt_hand_gemm_s3_bf16_kk", 24) != NULL);
+    CHECK(memmem(x->data, x->len, "gdt_hand_gemm_n64_s8_fp16_mm", 28) != NULL);
 }
 
 int main(void)
