@@ -279,7 +279,7 @@ static bool holds_row(const cJSON *rows, const cJSON *row)
     return false;
 }
 
-static void check_before_prune(void)
+static void check_all_rows(void)
 {
     static const char *const families[] = {"contraction", "attention_fwd", "attention_bwd"};
     const char *before_path = GDT_TEST_DATA "/candidates/all_rows.json";
@@ -323,7 +323,7 @@ int main(void)
         check_refusals(dir);
     }
     CHECK(spec && spec->ncells == 2);
-    check_before_prune();
+    check_all_rows();
     gdt_rows_destroy(t);
     gdt_sweep_spec_destroy(spec);
     if (!gdt_test_failures)

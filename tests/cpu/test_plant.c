@@ -1,7 +1,7 @@
 /* The planted slowdown (gdt_plant.h): the spec's parser (bad specs refused
  * naming the entry and what was expected), the gate (no effect without
  * GDTUNE_ENABLE_PLANT=1), the lookup by plan identity, the canonical text
- * and the extra executes per call. */
+ * and the spin's cycles per call. */
 #include <stdlib.h>
 #include <string.h>
 
