@@ -1,7 +1,7 @@
 /* The attention_bwd rows' PIPE=1 column (sdpa_bwd.hand's three kernels,
  * kernels/gdt_attn_bwd_sm90.cuh) on the CPU: the staged row
- * (tests/data/candidates/attn_bwd_tma.json, outside the default table
- * until it runs on the H200) binds to sdpa_bwd.hand's plan and PIPE=1 at
+ * (tests/data/candidates/attn_bwd_tma.json, also a default row since
+ * it ran on an H100) binds to sdpa_bwd.hand's plan and PIPE=1 at
  * each of the hand entries' dtype and head dim, and its NVRTC build through
  * the real template (kernels/attn_bwd.cuh, tmpl_attention.c's defines) has
  * the nvcc-built hand cubin's three entries byte for byte (the .text of

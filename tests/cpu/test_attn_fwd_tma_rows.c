@@ -1,7 +1,7 @@
 /* The attention_fwd rows' PIPE=1 column (sdpa_fwd.hand's kernel,
  * kernels/gdt_attn_fwd_sm90.cuh) on the CPU: the staged row
- * (tests/data/candidates/attn_fwd_tma.json, outside the default table
- * until it runs on the H200) binds to sdpa_fwd.hand's plan and PIPE=1 at
+ * (tests/data/candidates/attn_fwd_tma.json, also a default row since
+ * it ran on an H100) binds to sdpa_fwd.hand's plan and PIPE=1 at
  * each of the hand entries' dtype and head dim, and its NVRTC build through
  * the real template (kernels/attn_fwd.cuh, tmpl_attention.c's defines) is
  * the nvcc-built hand cubin's entry byte for byte (the .text of
