@@ -79,6 +79,7 @@ static cJSON *measured(double t)
     cJSON_AddNumberToObject(o, "time_us", t);
     cJSON_AddNumberToObject(o, "noise", 0.005);
     cJSON_AddNumberToObject(o, "measure_s", 0.25);
+    cJSON_AddNumberToObject(o, "heat_s", 0.1); /* part of measure_s, not beside it */
     cJSON_AddStringToObject(o, "disposition", "verified");
     cJSON_AddStringToObject(o, "error", "");
     return o;
