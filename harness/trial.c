@@ -164,99 +164,69 @@ gdt_status gdt_trial_slow(gdt_trial *t, const gdt_graph *g, double fraction, gdt
     return GDT_STATUS_OK;
 }
 
-/* ------------------------------------------------ a planted slowdown's spin */
-
-typedef struct spin_timer {
-    gdt_trial *t;
-    gdt_graph *g;
-    cudaEvent_t a, b;
-    int n; /* calls a series */
-} spin_timer;
-
-/* The time a call of n back-to-back executes of the plan (plan true), or
- * of spins of 0 cycles (false), the best of three series. */
-static gdt_status per_call_us(spin_timer *x, bool plan, double *us, gdt_error *e)
-{
-    cudaStream_t st = (cudaStream_t)x->t->stream;
-    *us = INFINITY;
-    for (int r = 0; r < 3; r++) {
-        float ms = 0;
-        GDT_CHECK_CUDA(e, cudaEventRecord(x->a, st));
-        for (int i = 0; i < x->n; i++) {
-            gdt_status s = plan ? execute(x->t, x->g, st, e) : gdt_clock_probe_spin(x->t->spin, 0, st, e);
-            if (s != GDT_STATUS_OK)
-                return s;
-        }
-        GDT_CHECK_CUDA(e, cudaEventRecord(x->b, st));
-        GDT_CHECK_CUDA(e, cudaEventSynchronize(x->b));
-        GDT_CHECK_CUDA(e, cudaEventElapsedTime(&ms, x->a, x->b));
-        *us = fmin(*us, 1000.0 * ms / x->n);
-    }
-    return GDT_STATUS_OK;
-}
-
-/* The spin that slows the plan by fraction (gdt_plant_spin_cycles): the
- * plan's time per call (series of at least 1 ms), the SM clock right after
- * it and the launch of an empty spin, back to back; stderr says what was
- * found.  (A spin timed after the plan, against the plan alone, takes the
- * difference of two noisy times: on an H100 the 3% and 10% it aimed at
- * came out between -2% and +22%.) */
-static gdt_status spin_calibrate(spin_timer *x, double fraction, long long *cycles, gdt_error *e)
-{
-    double plain = 0, launch = 0, mhz = 0;
-    gdt_status s = per_call_us(x, true, &plain, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    x->n = plain > 0 ? (int)fmin(256, fmax(8, ceil(1000.0 / plain))) : 256;
-    s = per_call_us(x, true, &plain, e);
-    if (s == GDT_STATUS_OK)
-        s = gdt_clock_probe_read(x->t->spin, x->t->stream, &mhz, e);
-    x->n = 256;
-    if (s == GDT_STATUS_OK)
-        s = per_call_us(x, false, &launch, e);
-    if (s != GDT_STATUS_OK)
-        return s;
-    *cycles = gdt_plant_spin_cycles(fraction, plain, launch, mhz);
-    fprintf(stderr, "%s: planted slowdown %.3g on a plan of %.3f us a call: a spin of %lld cycles after "
-            "each call (%.0f MHz; its launch alone %.3f us: x%.4f)\n", x->t->who, fraction, plain, *cycles,
-            mhz, launch, plain > 0 ? 1 + (launch + (double)*cycles / fmax(mhz, 1)) / plain : 0.0);
-    return s;
-}
-
-/* The spin of slowed graph i, calibrated the first time it is measured. */
-static gdt_status spin_of(gdt_trial *t, int i, gdt_graph *g, gdt_error *e)
-{
-    if (t->slow_cycles[i] >= 0)
-        return GDT_STATUS_OK;
-    gdt_status s = t->spin ? GDT_STATUS_OK : gdt_clock_probe_create(&t->spin, e);
-    spin_timer x = {t, g, NULL, NULL, 8};
-    if (s != GDT_STATUS_OK)
-        return s;
-    GDT_CHECK_CUDA(e, cudaEventCreate(&x.a));
-    cudaError_t r = cudaEventCreate(&x.b);
-    s = r == cudaSuccess ? spin_calibrate(&x, t->slow_f[i], &t->slow_cycles[i], e)
-                         : gdt__fail_cuda(e, r, "cudaEventCreate(&x.b)", __FILE__, __LINE__);
-    cudaEventDestroy(x.a);
-    if (x.b)
-        cudaEventDestroy(x.b);
-    return s;
-}
-
 /* Trial state: every sample starts from the same buffer contents. */
 static gdt_status restore_once(void *ctx, void *stream, gdt_error *e)
 {
     return gdt_buffers_restore(((exec_ctx *)ctx)->t->buf, stream, e);
 }
 
+/* ------------------------------------------------ a planted slowdown's spin */
+
+/* An empty spin (0 cycles): what the spin's launch alone costs a call. */
+static gdt_status spin_once(void *ctx, void *stream, gdt_error *e)
+{
+    return gdt_clock_probe_spin(((exec_ctx *)ctx)->t->spin, 0, stream, e);
+}
+
+/* The spin that slows g's plan by fraction (gdt_plant_spin_cycles): the
+ * plan's time per call and an empty spin's, each measured as every plan is
+ * (gdt_measure_trials with the measurement's options), and the SM clock
+ * just after; stderr says what was found.  (A spin timed after the plan,
+ * against the plan alone, takes the difference of two noisy times: on an
+ * H100 the 3% and 10% it aimed at came out between -2% and +22%.) */
+static gdt_status spin_calibrate(gdt_trial *t, gdt_graph *g, const gdt_measure_opts *mo, double fraction,
+                                 long long *cycles, gdt_error *e)
+{
+    exec_ctx x = {t, g, -1};
+    gdt_exec_fn plan = {exec_once, &x}, empty = {spin_once, &x}, restore = {restore_once, &x};
+    gdt_measure_result *r = calloc(1, sizeof *r);
+    double plain = 0, launch = 0, mhz = 0;
+    gdt_status s = r ? gdt_buffers_restore(t->buf, t->stream, e)
+                     : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "trial: out of memory");
+    if (s == GDT_STATUS_OK && (s = gdt_measure_trials(&plan, &restore, t->stream, mo, r, NULL, e)) == GDT_STATUS_OK)
+        plain = gdt_measure_best_us(r, NULL);
+    if (s == GDT_STATUS_OK && (s = gdt_measure_trials(&empty, NULL, t->stream, mo, r, NULL, e)) == GDT_STATUS_OK)
+        launch = gdt_measure_best_us(r, NULL);
+    if (s == GDT_STATUS_OK)
+        s = gdt_clock_probe_read(t->spin, t->stream, &mhz, e);
+    free(r);
+    if (s != GDT_STATUS_OK)
+        return s;
+    *cycles = gdt_plant_spin_cycles(fraction, plain, launch, mhz);
+    fprintf(stderr, "%s: planted slowdown %.3g on a plan of %.3f us a call: a spin of %lld cycles after "
+            "each call (%.0f MHz; its launch alone %.3f us: x%.4f)\n", t->who, fraction, plain, *cycles,
+            mhz, launch, plain > 0 ? 1 + (launch + (double)*cycles / fmax(mhz, 1)) / plain : 0.0);
+    return GDT_STATUS_OK;
+}
+
+/* The spin of slowed graph i, calibrated the first time it is measured. */
+static gdt_status spin_of(gdt_trial *t, int i, gdt_graph *g, const gdt_measure_opts *mo, gdt_error *e)
+{
+    if (t->slow_cycles[i] >= 0)
+        return GDT_STATUS_OK;
+    gdt_status s = t->spin ? GDT_STATUS_OK : gdt_clock_probe_create(&t->spin, e);
+    return s == GDT_STATUS_OK ? spin_calibrate(t, g, mo, t->slow_f[i], &t->slow_cycles[i], e) : s;
+}
+
 gdt_status gdt_trial_measure(gdt_trial *t, gdt_graph *g, const gdt_measure_opts *o,
                              gdt_measure_result *r, gdt_measure_clocks *clocks, gdt_error *e)
 {
     int si = slow_index(t, g);
-    gdt_status s = si >= 0 ? spin_of(t, si, g, e) : GDT_STATUS_OK;
-    exec_ctx x = {t, g, si >= 0 ? t->slow_cycles[si] : -1};
-    gdt_exec_fn fn = {exec_once, &x}, restore = {restore_once, &x};
     gdt_measure_opts mo = *o;
     mo.l2_bytes = (size_t)t->dev.l2_bytes;
+    gdt_status s = si >= 0 ? spin_of(t, si, g, &mo, e) : GDT_STATUS_OK;
+    exec_ctx x = {t, g, si >= 0 ? t->slow_cycles[si] : -1};
+    gdt_exec_fn fn = {exec_once, &x}, restore = {restore_once, &x};
     if (s == GDT_STATUS_OK)
         s = gdt_buffers_restore(t->buf, t->stream, e);
     return s == GDT_STATUS_OK ? gdt_measure_trials(&fn, &restore, t->stream, &mo, r, clocks, e) : s;
