@@ -140,12 +140,8 @@ static gdt_status rounds(ab *x, gdt_ab_result *out, gdt_error *e)
 
 static gdt_status run(ab *x, gdt_ab_result *out, gdt_error *e)
 {
-    bool ignored = false;
     char planted[GDT_PLANT_TEXT];
-    gdt_status s = gdt_plant_from_env(&x->plant, &ignored, e);
-    gdt_plant_format(&x->plant, planted, sizeof planted);
-    if (s == GDT_STATUS_OK && planted[0])
-        fprintf(stderr, "gdtune compare: planted slowdown %s (opt-in)\n", planted);
+    gdt_status s = gdt_plant_announce("gdtune compare", "", &x->plant, planted, sizeof planted, e);
     if (s == GDT_STATUS_OK)
         s = gdt__device_props(0, &x->dev, e);
     if (s == GDT_STATUS_OK)

@@ -54,6 +54,13 @@ gdt_status gdt_plant_parse(const char *text, gdt_plant *out, gdt_error *e);
  * gdt_plant_parse, the message prefixed with the variable's name. */
 gdt_status gdt_plant_from_env(gdt_plant *out, bool *ignored, gdt_error *e);
 
+/* gdt_plant_from_env for a verb: the plant into *out and its canonical
+ * text into text ("" when none), and on stderr, prefixed by who, that the
+ * variable was ignored (no gate) or what is planted (with "(opt-in" and
+ * note, e.g. "; journaled in the header", then ")"). */
+gdt_status gdt_plant_announce(const char *who, const char *note, gdt_plant *out, char *text, size_t n,
+                              gdt_error *e);
+
 /* The fraction planted on id; 0 when p is NULL or does not name it. */
 double gdt_plant_fraction(const gdt_plant *p, const gdt_plan_id *id);
 

@@ -112,6 +112,21 @@ void gdt_plant_format(const gdt_plant *p, char *buf, size_t n)
     }
 }
 
+gdt_status gdt_plant_announce(const char *who, const char *note, gdt_plant *out, char *text, size_t n,
+                              gdt_error *e)
+{
+    bool ignored = false;
+    gdt_status s = gdt_plant_from_env(out, &ignored, e);
+    text[0] = '\0';
+    if (s == GDT_STATUS_OK)
+        gdt_plant_format(out, text, n);
+    if (ignored)
+        fprintf(stderr, "%s: " GDT_PLANT_ENV " ignored: it takes " GDT_PLANT_GATE_ENV "=1\n", who);
+    if (text[0])
+        fprintf(stderr, "%s: planted slowdown %s (opt-in%s)\n", who, text, note);
+    return s;
+}
+
 long long gdt_plant_spin_cycles(double fraction, double plain_us, double launch_us, double mhz)
 {
     double want_us = fraction * plain_us - launch_us; /* what the spin's cycles must add */

@@ -1410,15 +1410,7 @@ static void report_convergence(const gdt_run *j)
 static gdt_status plant_setup(run *r, gdt_error *e)
 {
     gdt_plant p;
-    bool ignored;
-    gdt_status s = gdt_plant_from_env(&p, &ignored, e);
-    if (s == GDT_STATUS_OK)
-        gdt_plant_format(&p, r->planted, sizeof r->planted);
-    if (ignored)
-        fprintf(stderr, "gdtune sweep: " GDT_PLANT_ENV " ignored: it takes " GDT_PLANT_GATE_ENV "=1\n");
-    if (r->planted[0])
-        fprintf(stderr, "gdtune sweep: planted slowdown %s (opt-in; journaled in the header)\n", r->planted);
-    return s;
+    return gdt_plant_announce("gdtune sweep", "; journaled in the header", &p, r->planted, sizeof r->planted, e);
 }
 
 gdt_status gdt_sweep_run(const gdt_sweep_opts *o, char *run_dir, size_t nrun_dir, gdt_run **journal,
