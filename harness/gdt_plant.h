@@ -68,9 +68,9 @@ double gdt_plant_fraction(const gdt_plant *p, const gdt_plan_id *id);
 void gdt_plant_format(const gdt_plant *p, char *buf, size_t n);
 
 /* The spin, in SM cycles, after each call of a plan of plain_us that slows
- * it by fraction: what fraction adds beyond launch_us (a spin of 0 cycles
- * of its own, back to back), at mhz (the SM clock just measured).  0 when
- * the launch alone adds fraction or more. */
+ * it by fraction: what fraction adds beyond launch_us (what the spin's
+ * launch costs behind the plan, harness/trial.c), at mhz (the SM clock just
+ * measured).  0 when the launch alone adds fraction or more. */
 long long gdt_plant_spin_cycles(double fraction, double plain_us, double launch_us, double mhz);
 
 #endif
