@@ -172,13 +172,18 @@ static gdt_status restore_once(void *ctx, void *stream, gdt_error *e)
 
 /* ------------------------------------------------ a planted slowdown's spin */
 
-/* The plan's best time per call over a burst, measured as every plan is
- * (gdt_measure_trials with the measurement's options), x's spin after each
- * call (none when x->spin < 0). */
-static gdt_status best_us(exec_ctx *x, const gdt_measure_opts *mo, gdt_measure_result *r, double *us,
-                          gdt_error *e)
+/* An empty spin (0 cycles): its launch alone. */
+static gdt_status spin_once(void *ctx, void *stream, gdt_error *e)
 {
-    gdt_exec_fn fn = {exec_once, x}, restore = {restore_once, x};
+    return gdt_clock_probe_spin(((exec_ctx *)ctx)->t->spin, 0, stream, e);
+}
+
+/* fn's best time per call, measured as every plan is (gdt_measure_trials
+ * with the measurement's options), the trial's buffers restored first. */
+static gdt_status best_us(exec_ctx *x, gdt_exec_fn fn, const gdt_measure_opts *mo, gdt_measure_result *r,
+                          double *us, gdt_error *e)
+{
+    gdt_exec_fn restore = {restore_once, x};
     gdt_status s = gdt_buffers_restore(x->t->buf, x->t->stream, e);
     if (s == GDT_STATUS_OK && (s = gdt_measure_trials(&fn, &restore, x->t->stream, mo, r, NULL, e)) == GDT_STATUS_OK)
         *us = gdt_measure_best_us(r, NULL);
@@ -188,30 +193,37 @@ static gdt_status best_us(exec_ctx *x, const gdt_measure_opts *mo, gdt_measure_r
 /* The spin that slows g's plan by fraction (gdt_plant_spin_cycles), in one
  * correction: the plan alone (plain), then with a first spin of
  * fraction * plain at the SM clock; what that call took beyond the plan and
- * the spin's own cycles is the spin's launch as it costs behind the plan
- * (on an H100 about 1 us behind a 45 us plan, where an empty spin alone
- * measures 3.5 us: subtracting that planted 5.7% for 10%), and the final
- * spin leaves it out.  stderr says what was found. */
+ * the spin's own cycles is the spin's launch as it costs behind the plan,
+ * and the final spin leaves it out.  That difference of two times is held
+ * to [0, an empty spin launched alone]: behind a plan a launch costs no
+ * more than alone.  (On an H100 an empty spin alone measured 3.5 us, 1 to
+ * 2 us behind a 45 us plan, where subtracting the 3.5 planted 5.7% for 10%;
+ * behind a 340 us plan whose times spread by 10%, the difference came out
+ * 25 us, which planted 4% for 10%.)  stderr says what was found. */
 static gdt_status spin_calibrate(gdt_trial *t, gdt_graph *g, const gdt_measure_opts *mo, double fraction,
                                  long long *cycles, gdt_error *e)
 {
     exec_ctx x = {t, g, -1};
+    gdt_exec_fn plan = {exec_once, &x}, empty = {spin_once, &x};
     gdt_measure_result *r = calloc(1, sizeof *r);
-    double plain = 0, first = 0, mhz = 0, launch = 0;
-    gdt_status s = r ? best_us(&x, mo, r, &plain, e) : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "trial: out of memory");
+    double plain = 0, first = 0, alone = 0, mhz = 0;
+    gdt_status s = r ? best_us(&x, plan, mo, r, &plain, e) : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "trial: out of memory");
     if (s == GDT_STATUS_OK)
         s = gdt_clock_probe_read(t->spin, t->stream, &mhz, e);
     x.spin = gdt_plant_spin_cycles(fraction, plain, 0, mhz);
     if (s == GDT_STATUS_OK)
-        s = best_us(&x, mo, r, &first, e);
+        s = best_us(&x, plan, mo, r, &first, e);
+    if (s == GDT_STATUS_OK)
+        s = best_us(&x, empty, mo, r, &alone, e);
     free(r);
     if (s != GDT_STATUS_OK)
         return s;
-    launch = fmax(0, first - plain - (double)x.spin / fmax(mhz, 1));
+    double launch = fmin(fmax(0, first - plain - (double)x.spin / fmax(mhz, 1)), alone);
     *cycles = gdt_plant_spin_cycles(fraction, plain, launch, mhz);
     fprintf(stderr, "%s: planted slowdown %.3g on a plan of %.3f us a call: a spin of %lld cycles after "
-            "each call (%.0f MHz; its launch behind the plan %.3f us: x%.4f)\n", t->who, fraction, plain,
-            *cycles, mhz, launch, plain > 0 ? 1 + (launch + (double)*cycles / fmax(mhz, 1)) / plain : 0.0);
+            "each call (%.0f MHz; its launch behind the plan %.3f us, alone %.3f: x%.4f)\n", t->who, fraction,
+            plain, *cycles, mhz, launch, alone,
+            plain > 0 ? 1 + (launch + (double)*cycles / fmax(mhz, 1)) / plain : 0.0);
     return GDT_STATUS_OK;
 }
 
