@@ -15,7 +15,7 @@
 enum { BLOCK_M = GDT_ATTN_FWD_TMA_BLOCK_M, BLOCK_N = GDT_ATTN_FWD_TMA_BLOCK_N,
        STAGES = GDT_ATTN_FWD_TMA_STAGES };
 
-_Static_assert(sizeof(gdt_attn_fwd_tma_params) == 80, "must match kernels/gdt_attn_fwd_sm90.cuh");
+_Static_assert(sizeof(gdt_attn_fwd_tma_params) == 88, "must match kernels/gdt_attn_fwd_sm90.cuh");
 
 int gdt__attn_fwd_tma_smem_bytes(int64_t d)
 {
@@ -79,22 +79,19 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
     };
 }
 
-/* Causal tiles of more key blocks than this get one CTA each, in the
- * hardware's order: their lengths run from 1 to s_kv / 128 blocks, and the
- * static walk i, i + gridDim.x, ... balances them worse than CTAs taken as
- * SMs free up.  On an H100 (docs/results/2026-12-06.md, the fifth session's
- * forward sweeps) the persistent grid cost 5% and 13% at s8192 causal d128
- * (64 blocks) and gained 4-13% at s2048 causal (16), 11-28% at s512. */
-enum { PERSISTENT_CAUSAL_BLOCKS_MAX = 32 };
-
+/* Every tile count takes the persistent grid: the CTAs draw their tiles from
+ * the workspace's counter as they free up, so uneven causal tiles balance as
+ * under the hardware's dispatch of one CTA per tile.  (Until the counter, a
+ * static walk i, i + gridDim.x, ... cost 5% and 13% at s8192 causal d128 on
+ * an H100, docs/results/2026-12-06.md, and causal masks over 32 key blocks
+ * took one CTA per tile.) */
 unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm)
 {
     int64_t tiles = (int64_t)p->heads * p->tiles, resident = (int64_t)sms * per_sm;
-    int64_t blocks = ((int64_t)p->s_kv + BLOCK_N - 1) / BLOCK_N;
-    if (p->causal != 0 && blocks > PERSISTENT_CAUSAL_BLOCKS_MAX)
-        return (unsigned)tiles;
     return (unsigned)(tiles < resident ? tiles : resident);
 }
+
+size_t gdt__attn_fwd_tma_workspace(void) { return 2 * sizeof(unsigned); }
 
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
                                   const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e)
@@ -129,8 +126,30 @@ static gdt_status encode(gdt_attn_fwd_tma *t, int i, void *ptr, gdt_error *e)
                            box, e);
 }
 
+/* The counters must be zero at the launch.  The kernel leaves them zero,
+ * so they are zeroed here only where the workspace is not the one this
+ * plan zeroed last: the caller's first workspace, or another one.  What
+ * else the caller runs on the same workspace between two launches must
+ * leave its first gdt__attn_fwd_tma_workspace() bytes zero (the harness
+ * zeroes the whole workspace before each sample, and a new plan's first
+ * execute zeroes its own). */
+static gdt_status counters(gdt_attn_fwd_tma *t, void *ws, size_t ws_bytes, void *stream, gdt_error *e)
+{
+    size_t need = gdt__attn_fwd_tma_workspace();
+    if (!ws || ws_bytes < need || (uintptr_t)ws % 4)
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: workspace %p of %zu bytes, expected %zu "
+                             "bytes at a 4-byte aligned address (the tile counters)", t->who, ws,
+                             ws_bytes, need);
+    if (ws != t->zeroed) {
+        GDT_CHECK_CUDA(e, cudaMemsetAsync(ws, 0, need, (cudaStream_t)stream));
+        t->zeroed = ws;
+    }
+    t->params.sched = ws;
+    return GDT_STATUS_OK;
+}
+
 gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const gdt_operands *ops,
-                                  void *args[4], gdt_error *e)
+                                  void *ws, size_t ws_bytes, void *stream, void *args[4], gdt_error *e)
 {
     static const gdt_operand_role roles[4] = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V,
                                               GDT_OPERAND_O};
@@ -145,6 +164,8 @@ gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const
         if (i < 3 && ptr != t->bound[i])
             st = encode(t, i, ptr, e);
     }
+    if (st == GDT_STATUS_OK)
+        st = counters(t, ws, ws_bytes, stream, e);
     if (st != GDT_STATUS_OK)
         return st;
     t->params.o = ops->ptr[GDT_OPERAND_O];

@@ -33,6 +33,7 @@ enum {
 typedef struct gdt_attn_fwd_tma_params {
     void *o;
     float *lse;
+    unsigned *sched; /* the workspace's two counters */
     long long o_s[3];
     int s_q, s_kv, h_q, group;
     int causal;
@@ -48,6 +49,7 @@ typedef struct gdt_attn_fwd_tma {
     const void *bound[3]; /* the pointers the maps describe */
     gdt__hand_attn_map geo[3];
     gdt_attn_fwd_tma_params params;
+    const void *zeroed; /* the workspace whose counters this plan last zeroed (bind) */
     gdt_dtype dtype;
     const gdt_cu_api *cu;
     const char *who; /* the slot, for messages */
@@ -58,8 +60,8 @@ typedef struct gdt_attn_fwd_tma {
 extern const gdt__hand_attn_spec gdt__attn_fwd_tma_spec;
 
 /* Dynamic shared memory at head dim d: Q, two stages of K and of V (128
- * rows x d each), the barriers, and 1024 bytes of slack to align the
- * swizzle atoms. */
+ * rows x d each), the barriers and the tile slot (84 of 128 bytes), and
+ * 1024 bytes of slack to align the swizzle atoms. */
 int gdt__attn_fwd_tma_smem_bytes(int64_t d);
 
 /* Whether the kernel runs f exactly (target, dtype, head dim, shared
@@ -78,15 +80,22 @@ gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUf
                                   const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e);
 
 /* The persistent grid's CTAs: one per tile (params' heads x tiles) up to
- * as many as are resident at once, sms x per_sm; one per tile, all of them,
- * for causal masks over more than 32 key blocks (the hardware then hands
- * the uneven tiles to SMs as they free up). */
+ * as many as are resident at once, sms x per_sm; each CTA takes its next
+ * tile from the workspace's counter as it frees up. */
 unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm);
 
-/* Before a launch: the operands and their 16-byte alignment, re-encoding
- * a map whose pointer changed; then the kernel's four arguments into args
- * (pointing into t). */
+/* The workspace: the tile scheduler's two 32-bit counters (tiles fetched,
+ * CTAs done), zero at each launch: the kernel's last CTA sets them back,
+ * and bind zeroes them on the stream whenever the workspace is not the
+ * one it zeroed last. */
+size_t gdt__attn_fwd_tma_workspace(void);
+
+/* Before a launch: the operands and their 16-byte alignment, the workspace
+ * (present, gdt__attn_fwd_tma_workspace() bytes, 4-byte aligned) and its
+ * counters zeroed on stream where it changed, re-encoding a map whose
+ * pointer changed; then the kernel's four arguments into args (pointing
+ * into t). */
 gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const gdt_operands *ops,
-                                  void *args[4], gdt_error *e);
+                                  void *ws, size_t ws_bytes, void *stream, void *args[4], gdt_error *e);
 
 #endif

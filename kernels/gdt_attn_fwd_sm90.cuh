@@ -16,11 +16,14 @@
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
  * nothing here uses what it binds.
  *
- * A tile is (batch, query head, 128 query rows).  The grid is persistent:
- * at most as many CTAs as are resident at once (one per SM: 384 threads at
- * 168 registers), CTA i walking tiles i, i + gridDim.x, ... of one linear
- * order (schedule): a few heads at a time, the longest causal tiles first.
- * Warpgroup 0 gives its registers away (setmaxnreg.dec); one
+ * A tile is (batch, query head, 128 query rows).  The grid is persistent
+ * and its schedule dynamic: at most as many CTAs as are resident at once
+ * (one per SM: 384 threads at 168 registers), CTA i starting on tile i of
+ * one linear order (schedule: a few heads at a time, the longest causal
+ * tiles first) and drawing each next tile from a counter in global memory
+ * (the plan's workspace) as it frees up, so that uneven causal tiles
+ * balance over the SMs as under the hardware's dispatch of one CTA per
+ * tile.  Warpgroup 0 gives its registers away (setmaxnreg.dec); one
  * of its threads issues the TMA loads, tile after tile: the Q tile, then
  * the K and V blocks (128 keys each) into two rings of two stages, each
  * stage behind a full barrier (the copies' byte count) and an empty barrier
@@ -47,7 +50,8 @@
  * barrier parity 1 passes at once.
  *   Q full   (count 1 + tx): the producer's expect_tx and the TMA bytes of
  *            tile n's Q complete phase n; each consumer thread waits parity
- *            n % 2 before the tile.
+ *            n % 2 before the tile.  Past the CTA's last tile (N tiles),
+ *            the producer's plain arrive (no bytes) completes phase N.
  *   Q empty  (count 8, one per consumer warp): each consumer warp arrives
  *            once per tile, after the wgmma of the tile's last Q K^T has
  *            completed (first_block when nb is 1, else next_block of block
@@ -79,6 +83,35 @@
  * empty of tile n - 1 after issuing every load of tile n - 1, and the
  * consumers' last Q K^T of tile n - 1 needs only those.
  *
+ * TILE SLOT (one 32-bit word of shared memory past the barriers).  Which
+ * tile is the CTA's n-th: the producer writes its index L into the slot
+ * after its wait on Q empty for tile n (phase n - 1; tile 0 passes) and
+ * before its arrival on Q full for tile n (expect_tx, or the plain arrive
+ * past the last tile, with an L >= the tile count: the end).  Each consumer
+ * thread reads the slot right after its Q full wait for tile n, keeps
+ * (bi, hq, m0) in registers and reads it again only after its next Q full.
+ * The arrival releases the write and the wait acquires it; the next write
+ * waits for Q empty of tile n, whose eight arrivals each follow their
+ * warp's read (every lane reads before the warp's first wgmma of the tile;
+ * at once where nb is 0), so no consumer reads a slot rewritten under it.
+ * On the end each consumer leaves its loop (consumer 0 then closes the
+ * turns); nothing arrives on Q empty for it.
+ *
+ * COUNTERS (the workspace: two 32-bit words, zero at each launch).  Tile i
+ * of the grid's first gridDim.x is CTA i's; the producer draws its next
+ * one, once its current tile's Q is requested, as atomicAdd(tiles
+ * fetched, 1) + gridDim.x, until it draws one >= the tile count (so the
+ * count ends at the tile count).  Then it fences, adds 1 to CTAs done,
+ * and the one that completes that count (gridDim.x - 1 before its add:
+ * every CTA's last draw is in) fences and stores zero into both.  The
+ * host zeroes them where the workspace is not the one it zeroed last
+ * (engines/attn_fwd_tma.c).  A throwaway model of this protocol with
+ * random interleavings of several CTAs' threads, their TMA completions and
+ * three launches in a row found no deadlock, no slot or buffer rewritten
+ * before its readers were done, every tile run once per launch and both
+ * counters zero after each (an early slot write, an early read, a reset by
+ * the first CTA done and a missing end arrival each fail it).
+ *
  * Tiles are 128 rows x d in 128-byte-swizzled shared memory, as the TMA's
  * SWIZZLE_128B writes them: d/64 column blocks of 128 rows x 128 bytes
  * (16 KB each), 16-byte chunk c of row r at chunk c ^ (r % 8).  Q and K are
@@ -100,6 +133,7 @@
 struct gdt_hand_attn_params {
     void *o;
     float *lse;
+    unsigned *sched; /* the workspace: tiles fetched, CTAs done (next_tile, plan_end); zero at launch */
     long long o_s[3]; /* O's batch, head and row strides, elements */
     int s_q, s_kv, h_q, group;
     int causal; /* 0 none, 1 top-left, 2 bottom-right */
@@ -107,7 +141,7 @@ struct gdt_hand_attn_params {
     int section; /* query heads per section of the tile order (schedule), a multiple of group */
     int heads, tiles; /* b * h_q, and query tiles per head: the CTAs walk heads * tiles tiles */
 };
-static_assert(sizeof(gdt_hand_attn_params) == 80, "must match engines/gdt_attn_fwd_tma.h");
+static_assert(sizeof(gdt_hand_attn_params) == 88, "must match engines/gdt_attn_fwd_tma.h");
 
 /* A 128-row tile from row0 of (head, batch), column block by column block;
  * the full box counts toward the barrier even where it is zero-filled. */
@@ -431,14 +465,16 @@ __device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params
 }
 
 /* Tile L's (batch, query head) and first query row.  The grid is persistent
- * and CTA i takes tiles i, i + gridDim.x, ... (tiles_walk), so the tiles in
- * flight at a time are a window of consecutive L.  Tile L lies in section
- * L / (section * tiles), a run of p.section consecutive query heads (whole
- * GQA groups, so the heads of a kv head sit together), and within it the
- * tiles go longest first, the section's heads fastest.  The tiles in flight
- * then cover a few heads, whose K and V stay in L2 for all their tiles,
- * instead of one tile of ~132 heads each streaming its own K and V from
- * HBM.  The last section may be short. */
+ * and dynamic: each CTA starts on tile blockIdx.x and takes its next tile
+ * from a global counter as it frees up (next_tile), so the tiles in flight
+ * at a time are a window of consecutive L, and a CTA that drew short tiles
+ * takes more of them.  Tile L lies in section L / (section * tiles), a run
+ * of p.section consecutive query heads (whole GQA groups, so the heads of a
+ * kv head sit together), and within it the tiles go longest first, the
+ * section's heads fastest.  The tiles in flight then cover a few heads,
+ * whose K and V stay in L2 for all their tiles, instead of one tile of ~132
+ * heads each streaming its own K and V from HBM.  The last section may be
+ * short. */
 struct attn_tile {
     int bi, hq, m0;
 };
@@ -460,19 +496,40 @@ __device__ __forceinline__ attn_tile schedule(const gdt_hand_attn_params &p, u32
     return t;
 }
 
-/* The producer's and the consumers' walk over this CTA's tiles, the same
- * for both: fn(tile, n) for its n-th tile, c's key range set to the tile's
- * and c.ring to the ring slot of its block 0, advanced past its blocks after. */
-template <typename F> __device__ __forceinline__ void tiles_walk(attn_ctx &c, const gdt_hand_attn_params &p, F fn)
+__device__ __forceinline__ u32 total_tiles(const gdt_hand_attn_params &p) { return (u32)p.heads * (u32)p.tiles; }
+
+/* The tile slot: one word of shared memory past the barriers (the launch's
+ * 128 bytes hold them), the index of the CTA's tile n, or one >=
+ * total_tiles (the end), written by the producer before its arrival on Q
+ * full for that tile (TILE SLOT in the header comment). */
+__device__ __forceinline__ u32 tile_slot(const attn_ctx &c) { return c.bar + 80; }
+
+__device__ __forceinline__ u32 tile_read(const attn_ctx &c)
 {
-    const u32 total = (u32)p.heads * (u32)p.tiles;
-    u32 n = 0;
-    c.ring = 0;
-    for (u32 L = blockIdx.x; L < total; L += gridDim.x, ++n) {
-        const attn_tile t = schedule(p, L);
-        kv_range(c, p, t.m0);
-        fn(t, n);
-        c.ring += (u32)c.nblocks;
+    u32 v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(tile_slot(c)) : "memory");
+    return v;
+}
+
+/* The next tile of this CTA: the counter's count before the add, past the
+ * grid's first tiles.  Each CTA fetches until it draws one >= total_tiles,
+ * so after a launch the counter holds total_tiles (plan_end resets it).
+ * Past 2^32 it cannot wrap: tiles <= 2^31 - 1 and the grid <= tiles. */
+__device__ __forceinline__ u32 next_tile(const gdt_hand_attn_params &p)
+{
+    return atomicAdd(p.sched, 1u) + gridDim.x;
+}
+
+/* The producer of the last CTA to draw its end sets both counters back to
+ * zero for the next launch.  Each producer's fence orders its last fetch
+ * before its count of CTAs done; the last one's fence orders every fetch
+ * before its stores (fence-fence synchronization through the done count). */
+__device__ __forceinline__ void plan_end(const gdt_hand_attn_params &p)
+{
+    __threadfence();
+    if (atomicAdd(p.sched + 1, 1u) == gridDim.x - 1) {
+        __threadfence();
+        p.sched[0] = 0u, p.sched[1] = 0u;
     }
 }
 
@@ -482,15 +539,29 @@ template <typename F> __device__ __forceinline__ void tiles_walk(attn_ctx &c, co
  * the K and V blocks into the rings, each stage once its empty barrier says
  * the consumers are done with its last use.  The wait for Q empty comes
  * after the last tile's last V: the next tile's Q and first K and V land
- * while the consumers finish the last tile's softmax, P V and stores. */
+ * while the consumers finish the last tile's softmax, P V and stores.  The
+ * next tile is fetched as soon as this one's Q is requested, so the atomic's
+ * round trip overlaps the K and V loads; its index goes to the tile slot
+ * once Q empty says every consumer has read this one's. */
 template <int D>
 __device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, const CUtensorMap *tk,
                                         const CUtensorMap *tv, const gdt_hand_attn_params &p)
 {
-    tiles_walk(c, p, [&](const attn_tile &t, u32 n) {
-        const int hk = t.hq / p.group;
+    const u32 total = total_tiles(p);
+    u32 L = blockIdx.x;
+    c.ring = 0;
+    for (u32 n = 0;; ++n) {
         bar_wait(q_empty(c), (n & 1) ^ 1);
+        sts_u32(tile_slot(c), L);
+        if (L >= total) {
+            bar_arrive(q_full(c)); /* no bytes: the phase completes with the end in the slot */
+            break;
+        }
+        const attn_tile t = schedule(p, L);
+        const int hk = t.hq / p.group;
+        kv_range(c, p, t.m0);
         load_tile<D>(c.sQ, tq, q_full(c), t.m0, t.hq, t.bi);
+        L = next_tile(p);
 #pragma unroll 1 /* unrolled, the loop needs more than the producer's 24 registers */
         for (int blk = 0; blk < c.nblocks; ++blk) {
             bar_wait(k_empty(c, blk), phase(c, blk) ^ 1);
@@ -498,22 +569,33 @@ __device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, cons
             bar_wait(v_empty(c, blk), phase(c, blk) ^ 1);
             load_tile<D>(c.sV + stage_at<D>(c, blk), tv, v_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
         }
-    });
+        c.ring += (u32)c.nblocks;
+    }
+    plan_end(p);
 }
 
 /* ------------------------------------------------------------- consumer */
 
-/* Consumer thread ct (0..255) over this CTA's tiles: warp ct/32 of the two
- * consumers owns 16 rows of each. */
+/* Consumer thread ct (0..255) over this CTA's tiles, each read from the
+ * tile slot right after its Q full: warp ct/32 of the two consumers owns
+ * 16 rows of each.  The end in the slot ends the walk. */
 template <int FP16, int D>
 __device__ __forceinline__ void consume(attn_ctx &c, const gdt_hand_attn_params &p, int ct)
 {
+    const u32 total = total_tiles(p);
     turns_open(c);
-    tiles_walk(c, p, [&](const attn_tile &t, u32 n) {
-        c.wrow = t.m0 + ct / 32 * 16 + c.lane / 4;
+    c.ring = 0;
+    for (u32 n = 0;; ++n) {
         bar_wait(q_full(c), n & 1);
+        const u32 L = tile_read(c);
+        if (L >= total)
+            break;
+        const attn_tile t = schedule(p, L);
+        kv_range(c, p, t.m0);
+        c.wrow = t.m0 + ct / 32 * 16 + c.lane / 4;
         consume_tile<FP16, D>(c, p, t.bi, t.hq);
-    });
+        c.ring += (u32)c.nblocks;
+    }
     turns_close(c);
 }
 

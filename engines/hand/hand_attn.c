@@ -7,8 +7,9 @@
  * along d, strides TMA cannot describe (16-byte multiples below 2^40) and
  * sizes past the kernel's 32-bit indexing.  build loads the cubin; execute
  * encodes the Q, K and V tensor maps (again only when the pointers change)
- * and launches the persistent grid, whose CTAs walk the (batch, query head,
- * 128 query rows) tiles in sections of a few heads.  The host side of all that is engines/attn_fwd_tma.c,
+ * and launches the persistent grid, whose CTAs take the (batch, query head,
+ * 128 query rows) tiles, in sections of a few heads, from a counter in the
+ * workspace (8 bytes) as they free up.  The host side of all that is engines/attn_fwd_tma.c,
  * which the NVRTC attention forward's PIPE=1 rows launch the same kernel
  * with. */
 #include <inttypes.h>
@@ -81,18 +82,18 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 
 GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
+/* The tile scheduler's counters (engines/attn_fwd_tma.c). */
 static size_t workspace_size(const gdt_compiled *c)
 {
     (void)c;
-    return 0;
+    return gdt__attn_fwd_tma_workspace();
 }
 
 static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
                           void *stream, gdt_error *e)
 {
     void *args[4];
-    (void)ws, (void)ws_bytes;
-    gdt_status st = gdt__attn_fwd_tma_bind(&c->t, &c->facts, ops, args, e);
+    gdt_status st = gdt__attn_fwd_tma_bind(&c->t, &c->facts, ops, ws, ws_bytes, stream, args, e);
     if (st != GDT_STATUS_OK)
         return st;
     c->cfg.hStream = (CUstream)stream;

@@ -8,7 +8,9 @@
  * gdt_attn_fwd against .text.gdt_hand_attn_fwd_*); each row rule rejects
  * its row with its reason and passes the row that keeps it; 5-column rows
  * and their plan names stay as they were; the template binds and launches
- * what sdpa_fwd.hand does. */
+ * what sdpa_fwd.hand does, with its workspace (the tile counters): refused
+ * when missing or misaligned, zeroed on the launch's stream exactly when it
+ * is not the workspace the plan zeroed last. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +80,89 @@ static void test_rules(void)
     check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: operand K: stride of 102408 bytes along b");
 }
 
+/* cudaMemsetAsync stands in for the runtime's (the CPU tests have no
+ * device): each call recorded. */
+static struct {
+    int calls;
+    void *ptr;
+    int value;
+    size_t bytes;
+    cudaStream_t stream;
+} memsets;
+
+cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
+{
+    memsets.calls++, memsets.ptr = p, memsets.value = v, memsets.bytes = n, memsets.stream = s;
+    return cudaSuccess;
+}
+
+static CUresult fake_encode(CUtensorMap *m, CUtensorMapDataType t, cuuint32_t r, void *p, const cuuint64_t *d,
+                            const cuuint64_t *s, const cuuint32_t *b, const cuuint32_t *u,
+                            CUtensorMapInterleave i, CUtensorMapSwizzle w, CUtensorMapL2promotion l,
+                            CUtensorMapFloatOOBfill o)
+{
+    (void)m, (void)t, (void)r, (void)p, (void)d, (void)s, (void)b, (void)u, (void)i, (void)w, (void)l, (void)o;
+    return CUDA_SUCCESS;
+}
+
+/* One PIPE=1 launch's arguments on workspace ws and stream s: the status,
+ * and how many memsets it made. */
+static gdt_status args_on(const gdt_facts *f, const gdt_plan_id *p, gdt_attn_fwd_tma *t, void *ws, void *s,
+                          int *made, gdt_error *e)
+{
+    static _Alignas(16) char op[64];
+    gdt_operands ops = {0};
+    gdt_nvrtc_args a;
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++)
+        ops.ptr[r] = op, ops.bytes[r] = SIZE_MAX;
+    int before = memsets.calls;
+    gdt_status st = gdt__tmpl_attn_fwd.args(f, p, 0, &ops, ws, s, t, &a, e);
+    *made = memsets.calls - before;
+    if (st == GDT_STATUS_OK)
+        CHECK(a.nargs == 4 && a.args[0] == &t->maps[0] && a.args[3] == &t->params && t->params.sched == ws);
+    return st;
+}
+
+/* The workspace: the two counters of the tile scheduler for PIPE=1, none
+ * for PIPE=0; PIPE=1's arguments refuse a missing or misaligned one and
+ * zero it, 8 bytes on the launch's stream, at its first use and whenever it
+ * is not the one zeroed last (the kernel leaves it zero after each launch). */
+static void test_workspace(void)
+{
+    static _Alignas(16) unsigned ws[2][4];
+    static const gdt_cu_api cu = {.cuTensorMapEncodeTiled = fake_encode};
+    static gdt_attn_fwd_tma t; /* static: its maps' 128-byte alignment */
+    void *s1 = (void *)0x51, *s2 = (void *)0x52;
+    gdt_facts f;
+    gdt_error e = {0};
+    int made = 0;
+    attn_rows_facts(&fwd, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
+    gdt_plan_id p = attn_rows_hand_plan(&fwd);
+    CHECK_INT(gdt__tmpl_attn_fwd.workspace(&f, &p), ==, 2 * sizeof(unsigned));
+    CHECK_INT(gdt__attn_fwd_tma_workspace(), ==, 8);
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.nvrtc", &f);
+    t.cu = &cu;
+    CHECK_INT(args_on(&f, &p, &t, NULL, s1, &made, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "sdpa_fwd.nvrtc: workspace (nil) of 8 bytes, expected 8 bytes at a 4-byte "
+                          "aligned address (the tile counters)");
+    CHECK_INT(args_on(&f, &p, &t, (char *)ws[0] + 2, s1, &made, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "expected 8 bytes at a 4-byte aligned address");
+    CHECK_INT(made, ==, 0);
+    CHECK_INT(args_on(&f, &p, &t, ws[0], s1, &made, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(made, ==, 1);
+    CHECK(memsets.ptr == ws[0] && memsets.value == 0 && memsets.bytes == 8 && memsets.stream == s1);
+    CHECK_INT(args_on(&f, &p, &t, ws[0], s2, &made, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(made, ==, 0);
+    CHECK_INT(args_on(&f, &p, &t, ws[1], s2, &made, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(made, ==, 1);
+    CHECK(memsets.ptr == ws[1] && memsets.stream == s2);
+    CHECK_INT(args_on(&f, &p, &t, ws[0], s1, &made, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(made, ==, 1);
+    CHECK(memsets.ptr == ws[0]);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
+    CHECK_INT(gdt__tmpl_attn_fwd.workspace(&f, &p), ==, 0);
+}
+
 static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char *name, int *count)
 {
     return rows_define_of(&gdt__tmpl_attn_fwd, f, p, name, count);
@@ -124,6 +209,7 @@ int main(void)
     test_rules();
     attn_rows_short_problem(&fwd, "[128, 128, 12, 2, 2, 1]", 128, 128);
     test_template_binds();
+    test_workspace();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_fwd_tma_rows");
 }

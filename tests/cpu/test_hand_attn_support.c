@@ -4,7 +4,7 @@
  * reason (another arch, also by the capability row; head dim 96; another
  * knob set; a d stride that is not 1; a row stride TMA cannot describe; an
  * odd O stride; more than 2^31-1 tiles); the persistent grid's tile count
- * and size (engines/attn_fwd_tma.c). */
+ * and size, and the workspace of its tile counters (engines/attn_fwd_tma.c). */
 #include <stdlib.h>
 
 #include "gdt_attn_fwd_tma.h"
@@ -71,7 +71,8 @@ static void test_declines(const gdt_plan_id *fixed)
 }
 
 /* The kernel walks heads x tiles tiles (b*h_q, ceil(s_q/128)) with one CTA
- * per tile up to the CTAs resident at once (SMs x CTAs per SM). */
+ * per tile up to the CTAs resident at once (SMs x CTAs per SM), under every
+ * mask: the CTAs draw their tiles from a counter as they free up. */
 static void test_grid(void)
 {
     static gdt_attn_fwd_tma t; /* static: its maps' 128-byte alignment */
@@ -88,16 +89,27 @@ static void test_grid(void)
     gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
     CHECK_INT(t.params.tiles, ==, 1);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 2);
-    /* Causal over more than 32 key blocks: one CTA per tile; 32 blocks, or no mask: persistent. */
+    /* Causal over 33 and 64 key blocks (one CTA per tile until the counter), 32, no mask. */
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=4097,s_kv=4097,d=128,causal=bottom_right", 90, &f);
     gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
-    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 64 * 33);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h=32,s=8192,d=128,causal=top_left", 90, &f);
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
+    CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=4096,s_kv=4096,d=128,causal=top_left", 90, &f);
     gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=8192,s_kv=8192,d=128,causal=none", 90, &f);
     gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
+}
+
+/* The slot's workspace: the tile scheduler's two 32-bit counters, whatever
+ * the problem (its size needs nothing built, so no plan is). */
+static void test_workspace(void)
+{
+    CHECK_INT(slot()->ops->workspace_size(NULL), ==, 2 * sizeof(unsigned));
+    CHECK_INT(gdt__attn_fwd_tma_workspace(), ==, 8);
 }
 
 int main(void)
@@ -107,5 +119,6 @@ int main(void)
     test_accepts(&fixed);
     test_declines(&fixed);
     test_grid();
+    test_workspace();
     return gdt_test_result("test_hand_attn_support");
 }
