@@ -97,17 +97,18 @@ static inline int hand_test_other_arch(const hand_test *t, const gdt_device_prop
     return gdt_test_result(t->name);
 }
 
-/* Poisons the outputs, executes one built plan `runs` times and reads what
- * it wrote. */
+/* Executes one built plan `runs` times, each on poisoned outputs (so the
+ * last run alone must write them all), and reads what it wrote. */
 static inline gdt_status hand_test_run_built(const gdt_engine_ops *ops, gdt_compiled *c,
                                              gdt_buffers *b, int runs, gdt_outputs *out,
                                              gdt_error *e)
 {
     gdt_status st = gdt_buffers_reserve_workspace(b, ops->workspace_size(c) + 1, e);
-    if (st == GDT_STATUS_OK)
+    for (int r = 0; r < runs && st == GDT_STATUS_OK; r++) {
         st = gdt_buffers_poison(b, NULL, e);
-    for (int r = 0; r < runs && st == GDT_STATUS_OK; r++)
-        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, e);
+        if (st == GDT_STATUS_OK)
+            st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, e);
+    }
     if (st == GDT_STATUS_OK && cudaDeviceSynchronize() != cudaSuccess)
         st = gdt_error_set(e, GDT_STATUS_CUDA, "kernel: %s", cudaGetErrorString(cudaGetLastError()));
     return st == GDT_STATUS_OK ? gdt_outputs_read(b, out, e) : st;
@@ -234,7 +235,8 @@ static inline gdt_compiled *hand_attn_build_cudnn(const gdt_device_props *dev, c
 
 /* The forward's refusal (a hand_attn_test's refusal, engines/attn_fwd_tma.c's
  * rule for both slots that launch the Hopper forward): a K pointer off 16
- * bytes is refused before any launch, naming the slot. */
+ * bytes is refused before any launch, naming the slot, and so is a missing
+ * workspace (the tile counters). */
 static inline void hand_attn_fwd_refusal(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b)
 {
     gdt_operands ops = b->ops;
@@ -245,6 +247,9 @@ static inline void hand_attn_fwd_refusal(const gdt_engine_slot *s, gdt_compiled 
     snprintf(want, sizeof want, "%s: operand K: pointer", s->name);
     CHECK_CONTAINS(e.msg, want);
     CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
+    memset(&e, 0, sizeof e);
+    CHECK_INT(s->ops->execute(c, &b->ops, NULL, 0, NULL, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "workspace");
 }
 
 /* The backward's refusal (a hand_attn_test's refusal, engines/attn_bwd_tma.c's

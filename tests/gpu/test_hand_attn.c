@@ -3,10 +3,11 @@
  * MHA; s_q != s_kv with tails; BSHD and BHSD; bf16 and fp16; grids of one
  * tile per CTA and of several, the persistent walk) matches the
  * fp64 CPU reference, O and LSE by relative L2 error under the dtype's
- * bound, outputs poisoned first; the max error over the largest reference
+ * bound, on the second of two runs, outputs poisoned before each (the tile
+ * counters must be back at zero after the first); the max error over the largest reference
  * magnitude is printed beside it.  b4 h32 s4096 d128 bf16 causal matches the
  * first mode-A cuDNN plan the same way.  A misaligned pointer is refused at
- * execute.  Then a figure, not asserted: that shape's time, median of 25
+ * execute, and so is a missing workspace.  Then a figure, not asserted: that shape's time, median of 25
  * event-timed runs after a warm-up, and TFLOP/s by the family's causal flop
  * count, beside the cuDNN plan's.  Every case and the large shape run
  * under a watchdog: a hung kernel fails the test within HAND_WATCHDOG_S seconds
@@ -43,7 +44,7 @@ static const char *const outputs[] = {"O", "LSE"};
 static const hand_attn_test test = {
     .base = {"test_hand_attn", "sdpa_fwd.hand", GDT_FAMILY_SDPA_FWD, cases, NCASES},
     .plan = gdt__hand_attn_plan,
-    .runs = 1,
+    .runs = 2, /* the second on the counters the first left: zero, or tiles go missing */
     .outputs = outputs,
     .noutputs = 2,
     .large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=top_left",
