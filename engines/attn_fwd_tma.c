@@ -69,6 +69,7 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     t->who = who;
     t->dtype = f->dtype;
+    t->zeroed = NULL; /* no workspace zeroed yet: the first bind zeroes its counters */
     gdt__hand_attn_geometry(&gdt__attn_fwd_tma_spec, f, t->geo);
     t->params = (gdt_attn_fwd_tma_params){
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
