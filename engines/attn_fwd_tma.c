@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gdt_attn_fwd_tma.h"
+#include "gdt_plan_counters.h"
 #include "gdt_tma.h"
 #include "hand/gdt_hand.h"
 
@@ -69,7 +70,6 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     t->who = who;
     t->dtype = f->dtype;
-    t->zeroed = NULL; /* no workspace zeroed yet: the first bind zeroes its counters */
     gdt__hand_attn_geometry(&gdt__attn_fwd_tma_spec, f, t->geo);
     t->params = (gdt_attn_fwd_tma_params){
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
@@ -81,7 +81,7 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
 }
 
 /* Every tile count takes the persistent grid: the CTAs draw their tiles from
- * the workspace's counter as they free up, so uneven causal tiles balance as
+ * the plan's counter as they free up, so uneven causal tiles balance as
  * under the hardware's dispatch of one CTA per tile.  (Until the counter, a
  * static walk i, i + gridDim.x, ... cost 5% and 13% at s8192 causal d128 on
  * an H100, docs/results/2026-12-06.md, and causal masks over 32 key blocks
@@ -91,8 +91,6 @@ unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int p
     int64_t tiles = (int64_t)p->heads * p->tiles, resident = (int64_t)sms * per_sm;
     return (unsigned)(tiles < resident ? tiles : resident);
 }
-
-size_t gdt__attn_fwd_tma_workspace(void) { return 2 * sizeof(unsigned); }
 
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
                                   const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e)
@@ -112,8 +110,11 @@ gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUf
     cfg->gridDimY = cfg->gridDimZ = 1;
     cfg->blockDimX = (unsigned)threads, cfg->blockDimY = cfg->blockDimZ = 1;
     cfg->sharedMemBytes = (unsigned)smem;
-    return GDT_STATUS_OK;
+    /* The kernel's last CTA sets them back to zero. */
+    return gdt__plan_counters_new(&t->params.sched, GDT_ATTN_FWD_TMA_COUNTERS, e);
 }
+
+void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t) { gdt__plan_counters_free(&t->params.sched); }
 
 /* Box: 64 elements of d (128 bytes, the widest the 128-byte swizzle
  * takes) by 128 rows; the kernel loads d/64 boxes per tile. */
@@ -127,30 +128,8 @@ static gdt_status encode(gdt_attn_fwd_tma *t, int i, void *ptr, gdt_error *e)
                            box, e);
 }
 
-/* The counters must be zero at the launch.  The kernel leaves them zero,
- * so they are zeroed here only where the workspace is not the one this
- * plan zeroed last: the caller's first workspace, or another one.  What
- * else the caller runs on the same workspace between two launches must
- * leave its first gdt__attn_fwd_tma_workspace() bytes zero (the harness
- * zeroes the whole workspace before each sample, and a new plan's first
- * execute zeroes its own). */
-static gdt_status counters(gdt_attn_fwd_tma *t, void *ws, size_t ws_bytes, void *stream, gdt_error *e)
-{
-    size_t need = gdt__attn_fwd_tma_workspace();
-    if (!ws || ws_bytes < need || (uintptr_t)ws % 4)
-        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: workspace %p of %zu bytes, expected %zu "
-                             "bytes at a 4-byte aligned address (the tile counters)", t->who, ws,
-                             ws_bytes, need);
-    if (ws != t->zeroed) {
-        GDT_CHECK_CUDA(e, cudaMemsetAsync(ws, 0, need, (cudaStream_t)stream));
-        t->zeroed = ws;
-    }
-    t->params.sched = ws;
-    return GDT_STATUS_OK;
-}
-
 gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const gdt_operands *ops,
-                                  void *ws, size_t ws_bytes, void *stream, void *args[4], gdt_error *e)
+                                  void *args[4], gdt_error *e)
 {
     static const gdt_operand_role roles[4] = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V,
                                               GDT_OPERAND_O};
@@ -165,8 +144,6 @@ gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const
         if (i < 3 && ptr != t->bound[i])
             st = encode(t, i, ptr, e);
     }
-    if (st == GDT_STATUS_OK)
-        st = counters(t, ws, ws_bytes, stream, e);
     if (st != GDT_STATUS_OK)
         return st;
     t->params.o = ops->ptr[GDT_OPERAND_O];

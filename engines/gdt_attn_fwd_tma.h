@@ -27,13 +27,14 @@ enum {
     GDT_ATTN_FWD_TMA_STAGES = 2,
     GDT_ATTN_FWD_TMA_WARPS = 12,
     GDT_ATTN_FWD_TMA_MMA = 2,
+    GDT_ATTN_FWD_TMA_COUNTERS = 2, /* the tile scheduler's: tiles fetched, CTAs done */
 };
 
 /* Mirrors struct gdt_hand_attn_params in kernels/gdt_attn_fwd_sm90.cuh. */
 typedef struct gdt_attn_fwd_tma_params {
     void *o;
     float *lse;
-    unsigned *sched; /* the workspace's two counters */
+    unsigned *sched; /* the plan's GDT_ATTN_FWD_TMA_COUNTERS counters (device memory, load) */
     long long o_s[3];
     int s_q, s_kv, h_q, group;
     int causal;
@@ -49,7 +50,6 @@ typedef struct gdt_attn_fwd_tma {
     const void *bound[3]; /* the pointers the maps describe */
     gdt__hand_attn_map geo[3];
     gdt_attn_fwd_tma_params params;
-    const void *zeroed; /* the workspace whose counters this plan last zeroed (bind) */
     gdt_dtype dtype;
     const gdt_cu_api *cu;
     const char *who; /* the slot, for messages */
@@ -73,29 +73,27 @@ bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n);
  * and the parameters.  who: the slot's name, for messages. */
 void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f);
 
-/* After the module's load: fn's shared memory and cfg's persistent grid
+/* After the module's load: fn's shared memory, cfg's persistent grid
  * (gdt__attn_fwd_tma_grid over this device's SMs and fn's CTAs per SM),
- * block and shared memory. */
+ * block and shared memory, and the tile scheduler's counters in
+ * params.sched: device memory the plan owns, zeroed once here
+ * (engines/gdt_plan_counters.h); the kernel's last CTA sets them back to
+ * zero, so they are zero at each launch. */
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
                                   const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e);
 
 /* The persistent grid's CTAs: one per tile (params' heads x tiles) up to
  * as many as are resident at once, sms x per_sm; each CTA takes its next
- * tile from the workspace's counter as it frees up. */
+ * tile from the plan's counter as it frees up. */
 unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm);
 
-/* The workspace: the tile scheduler's two 32-bit counters (tiles fetched,
- * CTAs done), zero at each launch: the kernel's last CTA sets them back,
- * and bind zeroes them on the stream whenever the workspace is not the
- * one it zeroed last. */
-size_t gdt__attn_fwd_tma_workspace(void);
+/* Frees the counters. */
+void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t);
 
-/* Before a launch: the operands and their 16-byte alignment, the workspace
- * (present, gdt__attn_fwd_tma_workspace() bytes, 4-byte aligned) and its
- * counters zeroed on stream where it changed, re-encoding a map whose
- * pointer changed; then the kernel's four arguments into args (pointing
- * into t). */
+/* Before a launch: the operands and their 16-byte alignment, re-encoding
+ * a map whose pointer changed; then the kernel's four arguments into args
+ * (pointing into t). */
 gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const gdt_operands *ops,
-                                  void *ws, size_t ws_bytes, void *stream, void *args[4], gdt_error *e);
+                                  void *args[4], gdt_error *e);
 
 #endif

@@ -8,8 +8,8 @@
  * sizes past the kernel's 32-bit indexing.  build loads the cubin; execute
  * encodes the Q, K and V tensor maps (again only when the pointers change)
  * and launches the persistent grid, whose CTAs take the (batch, query head,
- * 128 query rows) tiles, in sections of a few heads, from a counter in the
- * workspace (8 bytes) as they free up.  The host side of all that is engines/attn_fwd_tma.c,
+ * 128 query rows) tiles, in sections of a few heads, from a counter the
+ * plan owns (allocated by build, freed by destroy) as they free up.  The host side of all that is engines/attn_fwd_tma.c,
  * which the NVRTC attention forward's PIPE=1 rows launch the same kernel
  * with. */
 #include <inttypes.h>
@@ -65,8 +65,10 @@ static gdt_status load(gdt_compiled *c, gdt_error *e)
 
 static void destroy(gdt_compiled *c)
 {
-    if (c)
-        gdt__hand_compiled_free(c, c->t.cu, c->mod);
+    if (!c)
+        return;
+    gdt__attn_fwd_tma_release(&c->t);
+    gdt__hand_compiled_free(c, c->t.cu, c->mod);
 }
 
 static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
@@ -82,18 +84,19 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 
 GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
-/* The tile scheduler's counters (engines/attn_fwd_tma.c). */
+/* None: the tile scheduler's counters are the plan's (engines/attn_fwd_tma.c). */
 static size_t workspace_size(const gdt_compiled *c)
 {
     (void)c;
-    return gdt__attn_fwd_tma_workspace();
+    return 0;
 }
 
 static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
                           void *stream, gdt_error *e)
 {
     void *args[4];
-    gdt_status st = gdt__attn_fwd_tma_bind(&c->t, &c->facts, ops, ws, ws_bytes, stream, args, e);
+    (void)ws, (void)ws_bytes;
+    gdt_status st = gdt__attn_fwd_tma_bind(&c->t, &c->facts, ops, args, e);
     if (st != GDT_STATUS_OK)
         return st;
     c->cfg.hStream = (CUstream)stream;

@@ -45,11 +45,9 @@ typedef struct gdt_nvrtc_template {
     int (*defines)(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max);
     /* Launch geometry of kernel i. */
     void (*launch)(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_launch *out);
-    /* Parameters of kernel i; state: what prepare made for it (NULL without);
-     * stream: the launch's, for work the parameters need before it (the
-     * attention forward's PIPE=1 counters, zeroed in a new workspace). */
+    /* Parameters of kernel i; state: what prepare made for it (NULL without). */
     gdt_status (*args)(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
-                       void *workspace, void *stream, void *state, gdt_nvrtc_args *out, gdt_error *e);
+                       void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e);
     /* After kernel i's load (cfg holds launch()'s geometry): the plan's own
      * launch state in *state (tensor maps, counters, a cluster), which may
      * change cfg (a persistent grid, the cluster attribute).  May be NULL;

@@ -194,7 +194,7 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: workspace of %zu bytes, plan needs %zu",
                              c->t->source, ws_bytes, c->workspace);
     for (int i = 0; i < c->t->nkernels; i++) {
-        gdt_status st = c->t->args(&c->facts, &c->plan, i, ops, ws, stream, c->state[i], &c->args, e);
+        gdt_status st = c->t->args(&c->facts, &c->plan, i, ops, ws, c->state[i], &c->args, e);
         if (st != GDT_STATUS_OK)
             return st;
         c->cfg[i].hStream = (CUstream)stream;

@@ -4,9 +4,8 @@
  * parameter block they share, the backward's workspace (D and the fp32 dQ
  * accumulator), and the support rules beyond row legality.  A forward row
  * with PIPE=1 (kernels/gdt_attn_fwd_sm90.cuh) takes instead the tensor
- * maps, parameters, grid and workspace (the tile counters) of
- * engines/attn_fwd_tma.c, the host side the hand engine's sdpa_fwd.hand
- * launches the same kernel with; a backward
+ * maps, parameters, grid and tile counters of engines/attn_fwd_tma.c, the
+ * host side the hand engine's sdpa_fwd.hand launches the same kernel with; a backward
  * row with PIPE=1 (kernels/gdt_attn_bwd_sm90.cuh) those of
  * engines/attn_bwd_tma.c, sdpa_bwd.hand's, for its three kernels. */
 #include <math.h>
@@ -192,13 +191,6 @@ static void bwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrt
         set_launch(out, ceil_div(s->b * s->h_q * s->s_q, ROW_WARPS), 1, ROW_WARPS * 32, 0);
 }
 
-/* Forward workspace: none; PIPE=1 sdpa_fwd.hand's, the tile counters. */
-static size_t fwd_workspace(const gdt_facts *f, const gdt_plan_id *p)
-{
-    (void)f;
-    return fwd_tma(p) ? gdt__attn_fwd_tma_workspace() : 0;
-}
-
 /* Backward workspace: D (fp32 per query row), then the fp32 dQ
  * accumulator; PIPE=1 sdpa_bwd.hand's. */
 static size_t bwd_workspace(const gdt_facts *f, const gdt_plan_id *p)
@@ -250,15 +242,12 @@ static void common_params(const gdt_facts *f, const gdt_operands *ops, gdt__attn
 }
 
 /* PIPE=1: the maps (re-encoded when a pointer changed) and the parameters
- * stay in the plan's state, which outlives the launch; the workspace holds
- * the tile counters, zeroed on the stream where it changed.  The engine
- * checked its size against fwd_workspace. */
-static gdt_status fwd_tma_args(const gdt_facts *f, const gdt_operands *ops, void *workspace, void *stream,
-                               gdt_attn_fwd_tma *t, gdt_nvrtc_args *out, gdt_error *e)
+ * stay in the plan's state, which outlives the launch. */
+static gdt_status fwd_tma_args(const gdt_facts *f, const gdt_operands *ops, gdt_attn_fwd_tma *t,
+                               gdt_nvrtc_args *out, gdt_error *e)
 {
     void *a[4];
-    gdt_status st = gdt__attn_fwd_tma_bind(t, f, ops, workspace, gdt__attn_fwd_tma_workspace(), stream,
-                                           a, e);
+    gdt_status st = gdt__attn_fwd_tma_bind(t, f, ops, a, e);
     if (st != GDT_STATUS_OK)
         return st;
     out->used = 0;
@@ -269,14 +258,14 @@ static gdt_status fwd_tma_args(const gdt_facts *f, const gdt_operands *ops, void
 }
 
 static gdt_status fwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
-                           void *workspace, void *stream, void *state, gdt_nvrtc_args *out, gdt_error *e)
+                           void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e)
 {
     if (state)
-        return fwd_tma_args(f, ops, workspace, stream, state, out, e);
+        return fwd_tma_args(f, ops, state, out, e);
     static const gdt_operand_role roles[] = {GDT_OPERAND_Q, GDT_OPERAND_K, GDT_OPERAND_V,
                                              GDT_OPERAND_O};
     gdt__attn_params k;
-    (void)p, (void)i, (void)workspace, (void)stream;
+    (void)p, (void)i, (void)workspace;
     gdt_status st = aligned(ops, roles, 4, e);
     if (st) return st;
     common_params(f, ops, &k);
@@ -303,9 +292,8 @@ static gdt_status bwd_tma_args(const gdt_facts *f, int i, const gdt_operands *op
 }
 
 static gdt_status bwd_args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
-                           void *workspace, void *stream, void *state, gdt_nvrtc_args *out, gdt_error *e)
+                           void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e)
 {
-    (void)stream;
     if (state)
         return bwd_tma_args(f, i, ops, workspace, state, out, e);
     static const gdt_operand_role roles[] = {GDT_OPERAND_Q,  GDT_OPERAND_K,  GDT_OPERAND_V,
@@ -406,7 +394,8 @@ static void *launch_state(size_t size)
 
 /* PIPE=1: the launch state sdpa_fwd.hand keeps too (engines/attn_fwd_tma.c),
  * at a 128-byte boundary for the maps; its load sets the same shared
- * memory launch() gave, and the persistent grid. */
+ * memory launch() gave and the persistent grid, and allocates the tile
+ * counters (zeroed once; fwd_release frees them). */
 static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_cu_api *cu,
                               CUfunction fn, CUlaunchConfig *cfg, void **state, gdt_error *e)
 {
@@ -449,6 +438,13 @@ static gdt_status bwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
 
 static void tma_release(void *state) { free(state); }
 
+/* PIPE=1: the forward's launch state and its tile counters. */
+static void fwd_release(void *state)
+{
+    gdt__attn_fwd_tma_release(state);
+    free(state);
+}
+
 const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
     .rows = &gdt__rows_attention_fwd,
     .source = "kernels/attn_fwd.cuh",
@@ -457,10 +453,10 @@ const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
     .defines = fwd_defines,
     .launch = fwd_launch,
     .args = fwd_args,
-    .workspace = fwd_workspace,
+    .workspace = NULL,
     .check = fwd_check,
     .prepare = fwd_prepare,
-    .release = tma_release,
+    .release = fwd_release,
 };
 
 const gdt_nvrtc_template gdt__tmpl_attn_bwd = {

@@ -184,10 +184,9 @@ static gdt_status tma_args(const gdt_facts *f, const gdt_operands *ops, void *wo
 }
 
 static gdt_status args(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_operands *ops,
-                       void *workspace, void *stream, void *state, gdt_nvrtc_args *out, gdt_error *e)
+                       void *workspace, void *state, gdt_nvrtc_args *out, gdt_error *e)
 {
     const gdt_gemm_desc *g = &f->problem.u.gemm;
-    (void)stream;
     if (state)
         return tma_args(f, ops, workspace, state, out, e);
     gdt_gemm_params k = {

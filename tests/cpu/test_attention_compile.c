@@ -256,12 +256,12 @@ static void test_geometry(void)
 
     for (int r = 0; r < GDT_OPERAND_COUNT; r++)
         ops.ptr[r] = fake;
-    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &bwd, 1, &ops, NULL, NULL, NULL, &a, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &bwd, 1, &ops, NULL, NULL, &a, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "sdpa_bwd needs a workspace of");
-    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &bwd, 1, &ops, fake, NULL, NULL, &a, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &bwd, 1, &ops, fake, NULL, &a, &e), ==, GDT_STATUS_OK);
     CHECK_INT(a.nargs, ==, 1);
     ops.ptr[GDT_OPERAND_DK] = fake + 2;
-    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &bwd, 1, &ops, fake, NULL, NULL, &a, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &bwd, 1, &ops, fake, NULL, &a, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "operand dK at");
     CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
 }

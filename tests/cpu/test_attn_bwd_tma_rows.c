@@ -152,16 +152,16 @@ static void test_launch_state(void)
     for (int r = 0; r < GDT_OPERAND_COUNT; r++)
         ops.ptr[r] = fake, ops.bytes[r] = SIZE_MAX;
     ops.ptr[GDT_OPERAND_DO] = fake + 8;
-    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &p, 0, &ops, fake, NULL, t, &a, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &p, 0, &ops, fake, t, &a, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "sdpa_bwd.nvrtc: operand dO: pointer");
     CHECK_CONTAINS(e.msg, "is not 16-byte aligned");
     ops.ptr[GDT_OPERAND_DO] = fake;
-    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &p, 0, &ops, NULL, NULL, t, &a, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &p, 0, &ops, NULL, t, &a, &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "sdpa_bwd.nvrtc: workspace (nil) of 4325376 bytes, expected 4325376 bytes");
-    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &p, 1, &ops, fake, NULL, t, &a, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &p, 1, &ops, fake, t, &a, &e), ==, GDT_STATUS_OK);
     CHECK_INT(a.nargs, ==, 5);
     CHECK(a.args[0] == &t->maps[0] && a.args[3] == &t->maps[3] && a.args[4] == &t->params);
-    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &p, 2, &ops, fake, NULL, t, &a, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &p, 2, &ops, fake, t, &a, &e), ==, GDT_STATUS_OK);
     CHECK(a.nargs == 1 && a.args[0] == &t->params);
     CHECK_INT(t->params.s_pad, ==, 1024);
     CHECK_INT(t->params.group, ==, 1);

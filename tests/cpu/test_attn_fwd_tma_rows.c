@@ -8,9 +8,8 @@
  * gdt_attn_fwd against .text.gdt_hand_attn_fwd_*); each row rule rejects
  * its row with its reason and passes the row that keeps it; 5-column rows
  * and their plan names stay as they were; the template binds and launches
- * what sdpa_fwd.hand does, with its workspace (the tile counters): refused
- * when missing or misaligned, zeroed on the launch's stream exactly when it
- * is not the workspace the plan zeroed last. */
+ * what sdpa_fwd.hand does, with the tile counters the plan owns (allocated
+ * and zeroed once by prepare, freed by release, no workspace). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,19 +79,64 @@ static void test_rules(void)
     check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: operand K: stride of 102408 bytes along b");
 }
 
-/* cudaMemsetAsync stands in for the runtime's (the CPU tests have no
- * device): each call recorded. */
+/* The runtime's calls the tile counters make stand in here (the CPU tests
+ * have no device), each recorded in order: 'a' cudaMalloc, 'm'
+ * cudaMemsetAsync, 's' cudaStreamSynchronize, 'f' cudaFree. */
 static struct {
-    int calls;
-    void *ptr;
+    char calls[16];
+    int n;
+    void *ptr; /* the last call's */
     int value;
     size_t bytes;
     cudaStream_t stream;
-} memsets;
+    cudaError_t fail_memset;
+} rt;
+static _Alignas(16) unsigned device_counters[2];
+
+static void rt_call(char c, void *p)
+{
+    if (rt.n < (int)sizeof rt.calls - 1)
+        rt.calls[rt.n++] = c;
+    rt.ptr = p;
+}
+
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+    *p = device_counters, rt.bytes = n;
+    rt_call('a', *p);
+    return cudaSuccess;
+}
 
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
 {
-    memsets.calls++, memsets.ptr = p, memsets.value = v, memsets.bytes = n, memsets.stream = s;
+    rt_call('m', p);
+    rt.value = v, rt.bytes = n, rt.stream = s;
+    return rt.fail_memset;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    rt_call('s', NULL);
+    rt.stream = s;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p)
+{
+    rt_call('f', p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *d)
+{
+    *d = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
+{
+    (void)a, (void)d;
+    *v = 132;
     return cudaSuccess;
 }
 
@@ -105,62 +149,90 @@ static CUresult fake_encode(CUtensorMap *m, CUtensorMapDataType t, cuuint32_t r,
     return CUDA_SUCCESS;
 }
 
-/* One PIPE=1 launch's arguments on workspace ws and stream s: the status,
- * and how many memsets it made. */
-static gdt_status args_on(const gdt_facts *f, const gdt_plan_id *p, gdt_attn_fwd_tma *t, void *ws, void *s,
-                          int *made, gdt_error *e)
+static CUresult fake_attribute(CUfunction f, CUfunction_attribute a, int v)
+{
+    (void)f, (void)a, (void)v;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_occupancy(int *n, CUfunction f, int threads, size_t smem)
+{
+    (void)f, (void)threads, (void)smem;
+    *n = 1;
+    return CUDA_SUCCESS;
+}
+
+static const gdt_cu_api fake_cu = {.cuTensorMapEncodeTiled = fake_encode,
+                                   .cuFuncSetAttribute = fake_attribute,
+                                   .cuOccupancyMaxActiveBlocksPerMultiprocessor = fake_occupancy};
+
+/* One PIPE=1 launch's arguments without a workspace: the status, and the
+ * runtime calls it made. */
+static gdt_status args_on(const gdt_facts *f, const gdt_plan_id *p, gdt_attn_fwd_tma *t, int *made,
+                          gdt_error *e)
 {
     static _Alignas(16) char op[64];
     gdt_operands ops = {0};
     gdt_nvrtc_args a;
     for (int r = 0; r < GDT_OPERAND_COUNT; r++)
         ops.ptr[r] = op, ops.bytes[r] = SIZE_MAX;
-    int before = memsets.calls;
-    gdt_status st = gdt__tmpl_attn_fwd.args(f, p, 0, &ops, ws, s, t, &a, e);
-    *made = memsets.calls - before;
+    int before = rt.n;
+    gdt_status st = gdt__tmpl_attn_fwd.args(f, p, 0, &ops, NULL, t, &a, e);
+    *made = rt.n - before;
     if (st == GDT_STATUS_OK)
-        CHECK(a.nargs == 4 && a.args[0] == &t->maps[0] && a.args[3] == &t->params && t->params.sched == ws);
+        CHECK(a.nargs == 4 && a.args[0] == &t->maps[0] && a.args[3] == &t->params);
     return st;
 }
 
-/* The workspace: the two counters of the tile scheduler for PIPE=1, none
- * for PIPE=0; PIPE=1's arguments refuse a missing or misaligned one and
- * zero it, 8 bytes on the launch's stream, at its first use and whenever it
- * is not the one zeroed last (the kernel leaves it zero after each launch). */
-static void test_workspace(void)
+/* The tile scheduler's two counters are the plan's, as gemm.hand's split-K
+ * counters are (engines/gdt_plan_counters.h): PIPE=1's prepare allocates
+ * them, 8 bytes, zeroes them on the default stream and synchronizes, its
+ * launches take them with no workspace (none reported, for either PIPE) and
+ * no runtime call, and release frees them; a failed zeroing fails prepare
+ * and release still frees them. */
+static void test_counters(void)
 {
-    static _Alignas(16) unsigned ws[2][4];
-    static const gdt_cu_api cu = {.cuTensorMapEncodeTiled = fake_encode};
-    static gdt_attn_fwd_tma t; /* static: its maps' 128-byte alignment */
-    void *s1 = (void *)0x51, *s2 = (void *)0x52;
     gdt_facts f;
     gdt_error e = {0};
-    int made = 0;
+    CUlaunchConfig cfg = {0};
+    void *state = NULL;
+    int made = -1;
     attn_rows_facts(&fwd, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
     gdt_plan_id p = attn_rows_hand_plan(&fwd);
-    CHECK_INT(gdt__tmpl_attn_fwd.workspace(&f, &p), ==, 2 * sizeof(unsigned));
-    CHECK_INT(gdt__attn_fwd_tma_workspace(), ==, 8);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.nvrtc", &f);
-    t.cu = &cu;
-    CHECK_INT(args_on(&f, &p, &t, NULL, s1, &made, &e), ==, GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "sdpa_fwd.nvrtc: workspace (nil) of 8 bytes, expected 8 bytes at a 4-byte "
-                          "aligned address (the tile counters)");
-    CHECK_INT(args_on(&f, &p, &t, (char *)ws[0] + 2, s1, &made, &e), ==, GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "expected 8 bytes at a 4-byte aligned address");
+    CHECK(gdt__tmpl_attn_fwd.workspace == NULL);
+    memset(&rt, 0, sizeof rt);
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
+    CHECK(state != NULL);
+    CHECK_STR(rt.calls, "ams");
+    CHECK(rt.value == 0 && rt.bytes == 2 * sizeof(unsigned) && rt.stream == 0);
+    CHECK_INT(cfg.gridDimX, ==, 128); /* 16 heads x 8 tiles, below 132 SMs x 1 */
+    gdt_attn_fwd_tma *t = state;
+    CHECK(t->params.sched == device_counters);
+    CHECK_INT(args_on(&f, &p, t, &made, &e), ==, GDT_STATUS_OK);
     CHECK_INT(made, ==, 0);
-    CHECK_INT(args_on(&f, &p, &t, ws[0], s1, &made, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(made, ==, 1);
-    CHECK(memsets.ptr == ws[0] && memsets.value == 0 && memsets.bytes == 8 && memsets.stream == s1);
-    CHECK_INT(args_on(&f, &p, &t, ws[0], s2, &made, &e), ==, GDT_STATUS_OK);
+    CHECK(t->params.sched == device_counters);
+    CHECK_INT(args_on(&f, &p, t, &made, &e), ==, GDT_STATUS_OK);
     CHECK_INT(made, ==, 0);
-    CHECK_INT(args_on(&f, &p, &t, ws[1], s2, &made, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(made, ==, 1);
-    CHECK(memsets.ptr == ws[1] && memsets.stream == s2);
-    CHECK_INT(args_on(&f, &p, &t, ws[0], s1, &made, &e), ==, GDT_STATUS_OK);
-    CHECK_INT(made, ==, 1);
-    CHECK(memsets.ptr == ws[0]);
+    gdt__tmpl_attn_fwd.release(state);
+    CHECK_STR(rt.calls, "amsf");
+    CHECK(rt.ptr == device_counters);
+
+    memset(&rt, 0, sizeof rt);
+    rt.fail_memset = cudaErrorInvalidValue;
+    state = NULL;
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_CUDA);
+    CHECK_CONTAINS(e.msg, "cudaMemsetAsync");
+    CHECK(state != NULL);
+    if (state)
+        gdt__tmpl_attn_fwd.release(state);
+    CHECK_STR(rt.calls, "amf");
+
     gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
-    CHECK_INT(gdt__tmpl_attn_fwd.workspace(&f, &p), ==, 0);
+    memset(&rt, 0, sizeof rt);
+    state = &state;
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
+    CHECK(state == NULL);
+    CHECK_STR(rt.calls, "");
 }
 
 static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char *name, int *count)
@@ -209,7 +281,7 @@ int main(void)
     test_rules();
     attn_rows_short_problem(&fwd, "[128, 128, 12, 2, 2, 1]", 128, 128);
     test_template_binds();
-    test_workspace();
+    test_counters();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_fwd_tma_rows");
 }
