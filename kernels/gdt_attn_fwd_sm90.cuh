@@ -21,7 +21,7 @@
  * (one per SM: 384 threads at 168 registers), CTA i starting on tile i of
  * one linear order (schedule: a few heads at a time, the longest causal
  * tiles first) and drawing each next tile from a counter in global memory
- * (the plan's workspace) as it frees up, so that uneven causal tiles
+ * (two counters the plan owns) as it frees up, so that uneven causal tiles
  * balance over the SMs as under the hardware's dispatch of one CTA per
  * tile.  Warpgroup 0 gives its registers away (setmaxnreg.dec); one
  * of its threads issues the TMA loads, tile after tile: the Q tile, then
@@ -97,20 +97,21 @@
  * On the end each consumer leaves its loop (consumer 0 then closes the
  * turns); nothing arrives on Q empty for it.
  *
- * COUNTERS (the workspace: two 32-bit words, zero at each launch).  Tile i
+ * COUNTERS (two 32-bit words the plan owns, zero at each launch).  Tile i
  * of the grid's first gridDim.x is CTA i's; the producer draws its next
  * one, once its current tile's Q is requested, as atomicAdd(tiles
  * fetched, 1) + gridDim.x, until it draws one >= the tile count (so the
  * count ends at the tile count).  Then it fences, adds 1 to CTAs done,
  * and the one that completes that count (gridDim.x - 1 before its add:
  * every CTA's last draw is in) fences and stores zero into both.  The
- * host zeroes them where the workspace is not the one it zeroed last
- * (engines/attn_fwd_tma.c).  A throwaway model of this protocol with
- * random interleavings of several CTAs' threads, their TMA completions and
- * three launches in a row found no deadlock, no slot or buffer rewritten
- * before its readers were done, every tile run once per launch and both
- * counters zero after each (an early slot write, an early read, a reset by
- * the first CTA done and a missing end arrival each fail it).
+ * host allocates and zeroes them once, when the plan's launch state is
+ * loaded (engines/attn_fwd_tma.c, engines/gdt_plan_counters.h).  A
+ * throwaway model of this protocol with random interleavings of several
+ * CTAs' threads, their TMA completions and three launches in a row found
+ * no deadlock, no slot or buffer rewritten before its readers were done,
+ * every tile run once per launch and both counters zero after each (an
+ * early slot write, an early read, a reset by the first CTA done and a
+ * missing end arrival each fail it).
  *
  * Tiles are 128 rows x d in 128-byte-swizzled shared memory, as the TMA's
  * SWIZZLE_128B writes them: d/64 column blocks of 128 rows x 128 bytes
@@ -133,7 +134,7 @@
 struct gdt_hand_attn_params {
     void *o;
     float *lse;
-    unsigned *sched; /* the workspace: tiles fetched, CTAs done (next_tile, plan_end); zero at launch */
+    unsigned *sched; /* the plan's: tiles fetched, CTAs done (next_tile, plan_end); zero at launch */
     long long o_s[3]; /* O's batch, head and row strides, elements */
     int s_q, s_kv, h_q, group;
     int causal; /* 0 none, 1 top-left, 2 bottom-right */

@@ -88,7 +88,7 @@ static struct {
     void *ptr; /* the last call's */
     int value;
     size_t bytes;
-    cudaStream_t stream;
+    cudaStream_t stream, memset_stream;
     cudaError_t fail_memset;
 } rt;
 static _Alignas(16) unsigned device_counters[2];
@@ -110,7 +110,7 @@ cudaError_t cudaMalloc(void **p, size_t n)
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
 {
     rt_call('m', p);
-    rt.value = v, rt.bytes = n, rt.stream = s;
+    rt.value = v, rt.bytes = n, rt.memset_stream = s;
     return rt.fail_memset;
 }
 
@@ -204,7 +204,7 @@ static void test_counters(void)
     CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
     CHECK(state != NULL);
     CHECK_STR(rt.calls, "ams");
-    CHECK(rt.value == 0 && rt.bytes == 2 * sizeof(unsigned) && rt.stream == 0);
+    CHECK(rt.value == 0 && rt.bytes == 2 * sizeof(unsigned) && rt.memset_stream == 0 && rt.stream == 0);
     CHECK_INT(cfg.gridDimX, ==, 128); /* 16 heads x 8 tiles, below 132 SMs x 1 */
     gdt_attn_fwd_tma *t = state;
     CHECK(t->params.sched == device_counters);
