@@ -114,7 +114,10 @@ gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUf
     return gdt__plan_counters_new(&t->params.sched, GDT_ATTN_FWD_TMA_COUNTERS, e);
 }
 
-void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t) { gdt__plan_counters_free(&t->params.sched); }
+void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t)
+{
+    gdt__plan_counters_free(&t->params.sched);
+}
 
 /* Box: 64 elements of d (128 bytes, the widest the 128-byte swizzle
  * takes) by 128 rows; the kernel loads d/64 boxes per tile. */

@@ -191,7 +191,10 @@ gdt_status gdt__gemm_tma_load(gdt_gemm_tma *t, const gdt_cu_api *cu, CUfunction 
     return launch_grid(t, fn, cfg, sms, e);
 }
 
-void gdt__gemm_tma_release(gdt_gemm_tma *t) { gdt__plan_counters_free(&t->counters); }
+void gdt__gemm_tma_release(gdt_gemm_tma *t)
+{
+    gdt__plan_counters_free(&t->counters);
+}
 
 static gdt_status encode(gdt_gemm_tma *t, int i, void *ptr, gdt_error *e)
 {
