@@ -45,7 +45,7 @@ static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per
 int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 {
     if (r[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA)
-        return gdt__attn_fwd_tma_smem_bytes(d);
+        return gdt__attn_fwd_tma_smem_bytes(d, GDT_ATTN_FWD_TMA_CONSUMERS);
     int64_t rows = r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN];
     return r[GDT_ATTN_MMA] >= 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
 }
@@ -407,8 +407,8 @@ static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
     if (!t)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
     *state = t;
-    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f);
-    return gdt__attn_fwd_tma_load(t, cu, fn, f, cfg, e);
+    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f, GDT_ATTN_FWD_TMA_CONSUMERS);
+    return gdt__attn_fwd_tma_load(t, cu, fn, cfg, e);
 }
 
 /* PIPE=1: one launch state for the three kernels, sdpa_bwd.hand's

@@ -261,7 +261,7 @@ static void test_template_binds(void)
     CHECK_INT(l.grid[1], ==, 1);
     CHECK_INT(l.block[0], ==, 384);
     CHECK_INT(l.smem_bytes, ==, 5 * 128 * 64 * 2 + 128 + 1024);
-    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64));
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_CONSUMERS));
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &p, &e), ==, GDT_STATUS_OK);
     gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
     CHECK_INT(define_of(&f, &p, "PIPE", &n), ==, -1);
