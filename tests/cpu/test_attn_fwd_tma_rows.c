@@ -2,14 +2,17 @@
  * kernels/gdt_attn_fwd_sm90.cuh) on the CPU: the staged row
  * (tests/data/candidates/attn_fwd_tma.json, outside the default table
  * until it runs on the H200) binds to sdpa_fwd.hand's plan and PIPE=1 at
- * each of the hand entries' dtype and head dim, and its NVRTC build through
- * the real template (kernels/attn_fwd.cuh, tmpl_attention.c's defines) is
- * the nvcc-built hand cubin's entry byte for byte (the .text of
- * gdt_attn_fwd against .text.gdt_hand_attn_fwd_*); each row rule rejects
- * its row with its reason and passes the row that keeps it; 5-column rows
- * and their plan names stay as they were; the template binds and launches
- * what sdpa_fwd.hand does, with the tile counters the plan owns (allocated
- * and zeroed once by prepare, freed by release, no workspace). */
+ * each of the two-consumer hand entries' dtype and head dim, and its NVRTC
+ * build through the real template (kernels/attn_fwd.cuh, tmpl_attention.c's
+ * defines) is the nvcc-built hand cubin's entry byte for byte (the .text of
+ * gdt_attn_fwd against .text.gdt_hand_attn_fwd_*; the three-consumer
+ * _m192 entries sdpa_fwd.hand runs at d64 have no row: PIPE=1 keeps 128-row
+ * tiles at d64, so a sweep measures the two side by side); each row rule
+ * rejects its row with its reason and passes the row that keeps it;
+ * 5-column rows and their plan names stay as they were; the template binds
+ * and launches what the two-consumer entries take (384 threads and their
+ * shared memory), with the tile counters the plan owns (allocated and
+ * zeroed once by prepare, freed by release, no workspace). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +34,7 @@ static const attn_rows fwd = {
     .hand_entries = {"gdt_hand_attn_fwd"},
 };
 
-/* sdpa_fwd.hand's entries (kernels/hand/attn_fwd_sm90.cu). */
+/* sdpa_fwd.hand's two-consumer entries (kernels/hand/attn_fwd_sm90.cu). */
 static const attn_rows_entry ENTRIES[] = {
     {"bf16", "b=4,h=32,s=4096,d=64"},
     {"bf16", SHAPE},
@@ -240,8 +243,9 @@ static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char 
     return rows_define_of(&gdt__tmpl_attn_fwd, f, p, name, count);
 }
 
-/* PIPE=1 binds PIPE, GDT_FP16 and HEAD_DIM only, launches sdpa_fwd.hand's
- * block and shared memory, leaves the grid (one CTA) to prepare's
+/* PIPE=1 binds PIPE, GDT_FP16 and HEAD_DIM only, launches the two-consumer
+ * entries' block and shared memory (sdpa_fwd.hand's at d128; at d64 it
+ * runs three consumers), leaves the grid (one CTA) to prepare's
  * persistent one, and takes its launch state; PIPE=0 binds no PIPE, launches
  * a CTA per 128 query rows and takes no state. */
 static void test_template_binds(void)
