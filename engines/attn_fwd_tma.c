@@ -28,7 +28,8 @@ int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s)
     return s->d == 64 ? GDT_ATTN_FWD_TMA_WIDE : GDT_ATTN_FWD_TMA_CONSUMERS;
 }
 
-/* What check_support compares with the device's: sdpa_fwd.hand's. */
+/* What check_support compares with the device's: sdpa_fwd.hand's (its
+ * rule reads the head dim alone). */
 static int hand_smem_bytes(int64_t d)
 {
     gdt_sdpa_desc s = {.d = d};
@@ -36,9 +37,9 @@ static int hand_smem_bytes(int64_t d)
 }
 
 /* The kernel's tile index is 32-bit: b*h_q*ceil(s_q/128) tiles at most
- * 2^31-1 (b*h_q, and the rows past the last tile of either height, each
- * below 2^31 with it); 128 rows are the smaller tile's, so it holds for
- * both. */
+ * 2^31-1 (128 rows, the smaller tile, so 192-row tiles are fewer), and
+ * its rows too: s_q plus a 192-row tile, s_kv plus a 128-key block, and
+ * b*h_q below 2^31. */
 static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
 {
     int64_t tiles = (s->s_q + BLOCK_M - 1) / BLOCK_M;

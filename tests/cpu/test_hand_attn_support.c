@@ -73,6 +73,11 @@ static void test_declines(const gdt_plan_id *fixed)
     test_facts(GDT_FAMILY_SDPA_FWD, "b=65536,h=256,s_q=16256,s_kv=128,d=64", 90, &f);
     gdt_error e;
     CHECK_INT(hand_support(s, &f, fixed, &e), ==, GDT_STATUS_OK);
+    /* Rows: s_q plus one 192-row tile stays below 2^31 (the last tile's m0 + 192). */
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h=1,s_q=2147483456,s_kv=128,d=64", 90, &f);
+    hand_expect_decline(s, &f, fixed, "s_q 2147483456, s_kv 128: the tiles");
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h=1,s_q=2147483455,s_kv=128,d=64", 90, &f);
+    CHECK_INT(hand_support(s, &f, fixed, &e), ==, GDT_STATUS_OK);
 }
 
 /* sdpa_fwd.hand's launch state for a shape, as its build makes it. */
