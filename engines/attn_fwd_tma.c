@@ -9,25 +9,42 @@
 #include <string.h>
 
 #include "gdt_attn_fwd_tma.h"
+#include "gdt_plan_counters.h"
 #include "gdt_tma.h"
 #include "hand/gdt_hand.h"
 
 enum { BLOCK_M = GDT_ATTN_FWD_TMA_BLOCK_M, BLOCK_N = GDT_ATTN_FWD_TMA_BLOCK_N,
        STAGES = GDT_ATTN_FWD_TMA_STAGES };
 
-_Static_assert(sizeof(gdt_attn_fwd_tma_params) == 80, "must match kernels/gdt_attn_fwd_sm90.cuh");
+_Static_assert(sizeof(gdt_attn_fwd_tma_params) == 88, "must match kernels/gdt_attn_fwd_sm90.cuh");
 
-int gdt__attn_fwd_tma_smem_bytes(int64_t d)
+int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers)
 {
-    return (int)((1 + 2 * STAGES) * 128 * d * 2 + 128 + 1024);
+    return (int)((64 * consumers + 2 * STAGES * 128) * d * 2 + 128 + 1024);
+}
+
+int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s)
+{
+    return s->d == 64 ? GDT_ATTN_FWD_TMA_WIDE : GDT_ATTN_FWD_TMA_CONSUMERS;
+}
+
+/* What check_support compares with the device's: sdpa_fwd.hand's (its
+ * rule reads the head dim alone). */
+static int hand_smem_bytes(int64_t d)
+{
+    gdt_sdpa_desc s = {.d = d};
+    return gdt__attn_fwd_tma_smem_bytes(d, gdt__attn_fwd_tma_hand_consumers(&s));
 }
 
 /* The kernel's tile index is 32-bit: b*h_q*ceil(s_q/128) tiles at most
- * 2^31-1 (b*h_q, and the rows, each below 2^31 with it). */
+ * 2^31-1 (128 rows, the smaller tile, so 192-row tiles are fewer), and
+ * its rows too: s_q plus a 192-row tile, s_kv plus a 128-key block, and
+ * b*h_q below 2^31. */
 static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
 {
     int64_t tiles = (s->s_q + BLOCK_M - 1) / BLOCK_M;
-    if (s->s_q > INT_MAX - BLOCK_M || s->s_kv > INT_MAX - BLOCK_N || s->b * s->h_q > INT_MAX ||
+    if (s->s_q > INT_MAX - 64 * GDT_ATTN_FWD_TMA_WIDE || s->s_kv > INT_MAX - BLOCK_N ||
+        s->b * s->h_q > INT_MAX ||
         s->b * s->h_q > INT_MAX / (tiles > 0 ? tiles : 1))
         return snprintf(why, n, "b %" PRId64 ", h_q %" PRId64 ", s_q %" PRId64 ", s_kv %" PRId64
                         ": the tiles, b*h_q x ceil(s_q/128), are at most 2^31-1 and rows "
@@ -38,7 +55,7 @@ static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
 /* O is written by 4-byte stores: its strides must be even. */
 const gdt__hand_attn_spec gdt__attn_fwd_tma_spec = {
     .family = GDT_FAMILY_SDPA_FWD, .nmaps = 3, .o_pairs = true,
-    .smem_bytes = gdt__attn_fwd_tma_smem_bytes, .sizes_ok = sizes_ok, .plan = gdt__hand_attn_plan,
+    .smem_bytes = hand_smem_bytes, .sizes_ok = sizes_ok, .plan = gdt__hand_attn_plan,
 };
 
 bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n)
@@ -64,43 +81,41 @@ static int section_heads(const gdt_sdpa_desc *s)
     return (int)(n * (s->h_q / s->h_kv));
 }
 
-void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f)
+void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
+    const int block_m = 64 * consumers;
     t->who = who;
     t->dtype = f->dtype;
+    t->consumers = consumers;
+    t->threads = 128 * (consumers + 1);
+    t->smem_bytes = gdt__attn_fwd_tma_smem_bytes(s->d, consumers);
     gdt__hand_attn_geometry(&gdt__attn_fwd_tma_spec, f, t->geo);
     t->params = (gdt_attn_fwd_tma_params){
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
         .s_q = (int)s->s_q, .s_kv = (int)s->s_kv, .h_q = (int)s->h_q,
         .group = (int)(s->h_q / s->h_kv), .causal = (int)s->causal,
         .scale_log2 = (float)(s->scale * M_LOG2E), .section = section_heads(s),
-        .heads = (int)(s->b * s->h_q), .tiles = (int)((s->s_q + BLOCK_M - 1) / BLOCK_M),
+        .heads = (int)(s->b * s->h_q), .tiles = (int)((s->s_q + block_m - 1) / block_m),
     };
 }
 
-/* Causal tiles of more key blocks than this get one CTA each, in the
- * hardware's order: their lengths run from 1 to s_kv / 128 blocks, and the
- * static walk i, i + gridDim.x, ... balances them worse than CTAs taken as
- * SMs free up.  On an H100 (docs/results/2026-12-06.md, the fifth session's
- * forward sweeps) the persistent grid cost 5% and 13% at s8192 causal d128
- * (64 blocks) and gained 4-13% at s2048 causal (16), 11-28% at s512. */
-enum { PERSISTENT_CAUSAL_BLOCKS_MAX = 32 };
-
+/* Every tile count takes the persistent grid: the CTAs draw their tiles from
+ * the plan's counter as they free up, so uneven causal tiles balance as
+ * under the hardware's dispatch of one CTA per tile.  (Until the counter, a
+ * static walk i, i + gridDim.x, ... cost 5% and 13% at s8192 causal d128 on
+ * an H100, docs/results/2026-12-06.md, and causal masks over 32 key blocks
+ * took one CTA per tile.) */
 unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm)
 {
     int64_t tiles = (int64_t)p->heads * p->tiles, resident = (int64_t)sms * per_sm;
-    int64_t blocks = ((int64_t)p->s_kv + BLOCK_N - 1) / BLOCK_N;
-    if (p->causal != 0 && blocks > PERSISTENT_CAUSAL_BLOCKS_MAX)
-        return (unsigned)tiles;
     return (unsigned)(tiles < resident ? tiles : resident);
 }
 
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
-                                  const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e)
+                                  CUlaunchConfig *cfg, gdt_error *e)
 {
-    const gdt_sdpa_desc *s = &f->problem.u.sdpa;
-    int smem = gdt__attn_fwd_tma_smem_bytes(s->d), threads = GDT_ATTN_FWD_TMA_WARPS * 32;
+    int smem = t->smem_bytes, threads = t->threads;
     int sms = 0, dev = 0, per_sm = 0;
     t->cu = cu;
     GDT_CHECK_CU(e, cu->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
@@ -114,14 +129,21 @@ gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUf
     cfg->gridDimY = cfg->gridDimZ = 1;
     cfg->blockDimX = (unsigned)threads, cfg->blockDimY = cfg->blockDimZ = 1;
     cfg->sharedMemBytes = (unsigned)smem;
-    return GDT_STATUS_OK;
+    /* The kernel's last CTA sets them back to zero. */
+    return gdt__plan_counters_new(&t->params.sched, GDT_ATTN_FWD_TMA_COUNTERS, e);
+}
+
+void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t)
+{
+    gdt__plan_counters_free(&t->params.sched);
 }
 
 /* Box: 64 elements of d (128 bytes, the widest the 128-byte swizzle
- * takes) by 128 rows; the kernel loads d/64 boxes per tile. */
+ * takes) by a tile's rows, 128 for K and V, 64 a consumer for Q; the
+ * kernel loads d/64 boxes per tile, and its barriers expect their bytes. */
 static gdt_status encode(gdt_attn_fwd_tma *t, int i, void *ptr, gdt_error *e)
 {
-    static const cuuint32_t box[4] = {64, 128, 1, 1};
+    const cuuint32_t box[4] = {64, i == 0 ? 64u * (cuuint32_t)t->consumers : (cuuint32_t)BLOCK_N, 1, 1};
     const gdt__hand_attn_map *g = &t->geo[i];
     /* The zero fill out of bounds: rows past s_q or s_kv add nothing
      * before the mask removes them. */

@@ -18,21 +18,29 @@
 #include "hand/hand_common.h"
 
 /* What kernels/gdt_attn_fwd_sm90.cuh is compiled for: keep the two in step.
- * A producer warpgroup and two consumer warpgroups (12 warps); MMA=2 is
- * the attention rows' word for S of block j+1 issued beside P V of block
- * j; the two consumer warpgroups also take turns (ping-pong). */
+ * A producer warpgroup and two consumer warpgroups (12 warps, 128 query
+ * rows a tile: the attention rows' PIPE=1 and sdpa_fwd.hand's plan knobs);
+ * MMA=2 is the attention rows' word for S of block j+1 issued beside P V
+ * of block j; the consumer warpgroups also take turns (ping-pong).  At d64
+ * sdpa_fwd.hand runs three consumers instead (WIDE: 16 warps, 192 query
+ * rows a tile, gdt__attn_fwd_tma_hand_consumers); each consumer has 64
+ * rows. */
 enum {
     GDT_ATTN_FWD_TMA_BLOCK_M = 128,
     GDT_ATTN_FWD_TMA_BLOCK_N = 128,
     GDT_ATTN_FWD_TMA_STAGES = 2,
     GDT_ATTN_FWD_TMA_WARPS = 12,
     GDT_ATTN_FWD_TMA_MMA = 2,
+    GDT_ATTN_FWD_TMA_COUNTERS = 2, /* the tile scheduler's: tiles fetched, CTAs done */
+    GDT_ATTN_FWD_TMA_CONSUMERS = 2, /* consumer warpgroups of the configuration above */
+    GDT_ATTN_FWD_TMA_WIDE = 3,      /* consumer warpgroups of the d64 one */
 };
 
 /* Mirrors struct gdt_hand_attn_params in kernels/gdt_attn_fwd_sm90.cuh. */
 typedef struct gdt_attn_fwd_tma_params {
     void *o;
     float *lse;
+    unsigned *sched; /* the plan's GDT_ATTN_FWD_TMA_COUNTERS counters (device memory, load) */
     long long o_s[3];
     int s_q, s_kv, h_q, group;
     int causal;
@@ -48,6 +56,8 @@ typedef struct gdt_attn_fwd_tma {
     const void *bound[3]; /* the pointers the maps describe */
     gdt__hand_attn_map geo[3];
     gdt_attn_fwd_tma_params params;
+    int consumers; /* consumer warpgroups: GDT_ATTN_FWD_TMA_CONSUMERS or _WIDE */
+    int threads, smem_bytes; /* the launch's block and dynamic shared memory */
     gdt_dtype dtype;
     const gdt_cu_api *cu;
     const char *who; /* the slot, for messages */
@@ -57,35 +67,51 @@ typedef struct gdt_attn_fwd_tma {
  * the family, maps, shared memory, sizes and the hand engine's plan. */
 extern const gdt__hand_attn_spec gdt__attn_fwd_tma_spec;
 
-/* Dynamic shared memory at head dim d: Q, two stages of K and of V (128
- * rows x d each), the barriers, and 1024 bytes of slack to align the
- * swizzle atoms. */
-int gdt__attn_fwd_tma_smem_bytes(int64_t d);
+/* Dynamic shared memory at head dim d with `consumers` consumer
+ * warpgroups: Q (64 rows a consumer x d), two stages of K and of V (128
+ * rows x d each), the barriers and the tile slot (84 of 128 bytes), and
+ * 1024 bytes of slack to align the swizzle atoms. */
+int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers);
+
+/* sdpa_fwd.hand's consumer warpgroups for s: GDT_ATTN_FWD_TMA_WIDE at d64
+ * (192-row tiles, FlashAttention-3's at d64), GDT_ATTN_FWD_TMA_CONSUMERS
+ * at d128 (three consumers there would need more than their 160
+ * registers). */
+int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s);
 
 /* Whether the kernel runs f exactly (target, dtype, head dim, shared
  * memory, 32-bit sizes, what TMA describes), or why not: sdpa_fwd.hand's
  * checks but its plan's. */
 bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n);
 
-/* For a problem gdt__attn_fwd_tma_supported accepted: the maps' geometry
- * and the parameters.  who: the slot's name, for messages. */
-void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f);
+/* For a problem gdt__attn_fwd_tma_supported accepted, launched with
+ * `consumers` consumer warpgroups (the entry's, GDT_ATTN_FWD_TMA_CONSUMERS
+ * or, at d64, _WIDE): the maps' geometry, the parameters (query tiles of
+ * 64 x consumers rows), the block and shared memory.  who: the slot's
+ * name, for messages. */
+void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers);
 
-/* After the module's load: fn's shared memory and cfg's persistent grid
+/* After the module's load: fn's shared memory (t's), cfg's persistent grid
  * (gdt__attn_fwd_tma_grid over this device's SMs and fn's CTAs per SM),
- * block and shared memory. */
+ * block and shared memory, and the tile scheduler's counters in
+ * params.sched: device memory the plan owns, zeroed once here
+ * (engines/gdt_plan_counters.h); the kernel's last CTA sets them back to
+ * zero, so they are zero at each launch. */
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
-                                  const gdt_facts *f, CUlaunchConfig *cfg, gdt_error *e);
+                                  CUlaunchConfig *cfg, gdt_error *e);
 
 /* The persistent grid's CTAs: one per tile (params' heads x tiles) up to
- * as many as are resident at once, sms x per_sm; one per tile, all of them,
- * for causal masks over more than 32 key blocks (the hardware then hands
- * the uneven tiles to SMs as they free up). */
+ * as many as are resident at once, sms x per_sm; each CTA takes its next
+ * tile from the plan's counter as it frees up. */
 unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int per_sm);
 
+/* Frees the counters. */
+void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t);
+
 /* Before a launch: the operands and their 16-byte alignment, re-encoding
- * a map whose pointer changed; then the kernel's four arguments into args
- * (pointing into t). */
+ * a map whose pointer changed (boxes of 64 elements of d by 128 rows, Q's
+ * by 64 x consumers rows: one tile); then the kernel's four arguments into
+ * args (pointing into t). */
 gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const gdt_operands *ops,
                                   void *args[4], gdt_error *e);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gdt_gemm_tma.h"
+#include "gdt_plan_counters.h"
 #include "gdt_tma.h"
 
 enum { TILE_M = GDT_GEMM_TMA_TILE_M, TILE_K = GDT_GEMM_TMA_TILE_K };
@@ -138,25 +139,6 @@ void gdt__gemm_tma_init(gdt_gemm_tma *t, const char *who, const gdt_facts *f,
     t->ncounters = through_workspace(c) ? (size_t)(t->params.tiles_m * tiles_n * g->batch) : 0;
 }
 
-/* A split-K plan's arrival counters, zeroed once here; the kernel's last
- * unit of each tile sets its counter back to zero, so they stay zero
- * between launches.  They belong to the plan, not to the caller's
- * workspace, because callers share one workspace among plans (a sweep's
- * buffers, the tests'), so counters there would need a memset in every
- * execute.  The price is that a plan must not run concurrently with
- * itself (engines/hand/README.md); the synchronize makes the zeros land
- * before an execute on any stream. */
-static gdt_status counters_new(gdt_gemm_tma *t, gdt_error *e)
-{
-    if (!t->ncounters)
-        return GDT_STATUS_OK;
-    size_t bytes = t->ncounters * sizeof *t->counters;
-    GDT_CHECK_CUDA(e, cudaMalloc((void **)&t->counters, bytes));
-    GDT_CHECK_CUDA(e, cudaMemsetAsync(t->counters, 0, bytes, 0));
-    GDT_CHECK_CUDA(e, cudaStreamSynchronize(0));
-    return GDT_STATUS_OK;
-}
-
 /* The persistent grid: at most one CTA per SM and per unit; a cluster
  * configuration (along N or along K) launches whole clusters, (2, 1, 1)
  * each, along grid x (the kernel pairs blockIdx.x 2i and 2i + 1), and no
@@ -199,7 +181,9 @@ gdt_status gdt__gemm_tma_load(gdt_gemm_tma *t, const gdt_cu_api *cu, CUfunction 
     GDT_CHECK_CUDA(e, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     GDT_CHECK_CU(e, cu->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                            smem));
-    gdt_status st = counters_new(t, e);
+    /* A split-K plan's arrival counters (engines/gdt_plan_counters.h); the
+     * kernel's last unit of each tile sets its counter back to zero. */
+    gdt_status st = gdt__plan_counters_new(&t->counters, t->ncounters, e);
     if (st != GDT_STATUS_OK)
         return st;
     cfg->blockDimX = GDT_GEMM_TMA_THREADS, cfg->blockDimY = cfg->blockDimZ = 1;
@@ -209,9 +193,7 @@ gdt_status gdt__gemm_tma_load(gdt_gemm_tma *t, const gdt_cu_api *cu, CUfunction 
 
 void gdt__gemm_tma_release(gdt_gemm_tma *t)
 {
-    if (t->counters)
-        cudaFree(t->counters);
-    t->counters = NULL;
+    gdt__plan_counters_free(&t->counters);
 }
 
 static gdt_status encode(gdt_gemm_tma *t, int i, void *ptr, gdt_error *e)

@@ -24,7 +24,7 @@
 
 #include "gdt_attn_fwd_sm90.cuh"
 
-GDT_ATTN_FWD_SM90_ENTRY(gdt_attn_fwd, GDT_FP16, HEAD_DIM)
+GDT_ATTN_FWD_SM90_ENTRY(gdt_attn_fwd, GDT_FP16, HEAD_DIM, 2)
 
 #else
 

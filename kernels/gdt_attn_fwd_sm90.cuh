@@ -11,28 +11,35 @@
  * tests/cpu/test_attn_fwd_tma_rows.c checks that each entry's two builds
  * are the same bytes.  Both launch it through one host side,
  * engines/attn_fwd_tma.c.  Its parameters are the entry's
- * template arguments (dtype, head dim); the fixed sizes below are macros
+ * template arguments (dtype, head dim, NC the consumer warpgroups: 2, or 3
+ * at d64); the fixed sizes below are macros
  * named AF90_*, clear of the attention rows' -D names (BLOCK_M, STAGES,
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
  * nothing here uses what it binds.
  *
- * A tile is (batch, query head, 128 query rows).  The grid is persistent:
- * at most as many CTAs as are resident at once (one per SM: 384 threads at
- * 168 registers), CTA i walking tiles i, i + gridDim.x, ... of one linear
- * order (schedule): a few heads at a time, the longest causal tiles first.
- * Warpgroup 0 gives its registers away (setmaxnreg.dec); one
+ * A tile is (batch, query head, BM = 64 NC query rows: 128, or 192 at
+ * d64, FlashAttention-3's tile there: a 128-row tile gives each key block
+ * only two m64n128k64 S GEMMs).  The grid is persistent and its schedule
+ * dynamic: at most as many CTAs as are resident at once (one per SM: 384
+ * threads at 168 registers, or 512 at 128), CTA i starting on tile i of
+ * one linear order (schedule: a few heads at a time, the longest causal
+ * tiles first) and drawing each next tile from a counter in global memory
+ * (two counters the plan owns) as it frees up, so that uneven causal tiles
+ * balance over the SMs as under the hardware's dispatch of one CTA per
+ * tile.  Warpgroup 0 gives its registers away (setmaxnreg.dec); one
  * of its threads issues the TMA loads, tile after tile: the Q tile, then
  * the K and V blocks (128 keys each) into two rings of two stages, each
  * stage behind a full barrier (the copies' byte count) and an empty barrier
- * (one arrival per consumer warp).  Warpgroups 1 and 2 are the consumers
- * (setmaxnreg.inc), 64 query rows of each tile each:
+ * (one arrival per consumer warp).  Warpgroups 1 .. NC are the consumers
+ * (setmaxnreg.inc: 24/240 of two, 32/160 of three, FA3's), 64 query rows
+ * of each tile each:
  * S = Q K^T by wgmma with both operands in shared memory, the online softmax
  * in registers (exp2, the scale folded into log2 e), P converted in
  * registers and O += P V by wgmma taking P from registers and V MN-major
  * from shared memory.  Block j+1's S is issued beside block j's P V, so the
- * softmax of one block overlaps the other's GEMM; and the two consumers take
- * turns issuing their GEMMs (named barriers), so one's softmax overlaps the
- * other's GEMMs.  Causal: blocks past the tile's last diagonal are never
+ * softmax of one block overlaps the other's GEMM; and the consumers take
+ * turns issuing their GEMMs (named barriers, a ring), so one's softmax
+ * overlaps the others' GEMMs.  Causal: blocks past the tile's last diagonal are never
  * loaded, only the blocks that cross a diagonal or the key tail are masked.
  * Across tiles nothing drains: the Q buffer has an empty barrier that the
  * consumers arrive on after a tile's last Q K^T, so the next tile's Q and
@@ -47,8 +54,9 @@
  * barrier parity 1 passes at once.
  *   Q full   (count 1 + tx): the producer's expect_tx and the TMA bytes of
  *            tile n's Q complete phase n; each consumer thread waits parity
- *            n % 2 before the tile.
- *   Q empty  (count 8, one per consumer warp): each consumer warp arrives
+ *            n % 2 before the tile.  Past the CTA's last tile (N tiles),
+ *            the producer's plain arrive (no bytes) completes phase N.
+ *   Q empty  (count 4 NC, one per consumer warp): each consumer warp arrives
  *            once per tile, after the wgmma of the tile's last Q K^T has
  *            completed (first_block when nb is 1, else next_block of block
  *            nb - 2; at once when nb is 0), completing phase n; the
@@ -57,31 +65,73 @@
  *   K full / V full [stage] (count 1 + tx): the producer's expect_tx and the
  *            TMA bytes of slot g complete phase g / 2 of its stage; the
  *            consumers wait parity (g / 2) % 2.
- *   K empty / V empty [stage] (count 8): each consumer warp arrives once per
+ *   K empty / V empty [stage] (count 4 NC): each consumer warp arrives once per
  *            slot, K once its S has completed, V once its P V has; the
  *            producer waits parity ((g / 2) % 2) ^ 1 before loading slot g
  *            (slots 0 and 1 pass, slot g >= 2 waits for the release of
  *            slot g - 2).
- *   Named 1 and 2 (256 threads: one consumer's bar.sync, the other's
- *            bar.arrive): consumer w's turn is bar.sync 1 + w, its hand-over
- *            bar.arrive 2 - w, one turn per key block of every tile (S of
- *            block 0 alone; S of j + 1 and P V of j).  Consumer 1 arrives on
- *            1 once at the start, so consumer 0 goes first; the turns
- *            alternate 0, 1, 0, 1 over all the CTA's tiles (both take nb
- *            turns per tile, nb the same for both); consumer 0 ends with one
- *            more bar.sync 1 that takes consumer 1's last hand-over, so
- *            each barrier has as many arrivals as syncs.  Neither barrier
- *            ever holds two arrivals of one consumer: consumer 1's k-th
- *            arrival on 1 follows its bar.sync 2 of turn k - 1, which
- *            needed consumer 0's hand-over after consumer 0's bar.sync 1 of
- *            turn k - 1; and the same for 0 on 2.
+ *   Named 1 .. NC (256 threads: its consumer's bar.sync, the previous
+ *            consumer's bar.arrive): consumer w's turn is bar.sync 1 + w,
+ *            its hand-over bar.arrive on the next consumer's, 1 + (w + 1) %
+ *            NC (2 - w of two), one turn per key block of every tile (S of
+ *            block 0 alone; S of j + 1 and P V of j).  Consumer NC - 1
+ *            arrives on 1 once at the start, so consumer 0 goes first; the
+ *            turns go round the ring 0, 1, .., NC - 1, 0, ... over all the
+ *            CTA's tiles (each takes nb turns per tile, nb the same for
+ *            all); consumer 0 ends with one more bar.sync 1 that takes
+ *            consumer NC - 1's last hand-over, so each barrier has as many
+ *            arrivals as syncs, all of one consumer.  No barrier ever holds
+ *            two arrivals of one consumer: the turns are one sequence (turn
+ *            t + 1 starts after turn t's hand-over), and consumer w - 1's
+ *            arrival after its turn k + 1 follows consumer w's bar.sync of
+ *            turn k, NC - 1 turns earlier (the start's arrival on 1 is
+ *            consumer 0's turn 0's).
  * The producer never waits for what only its later loads give: it waits Q
  * empty of tile n - 1 after issuing every load of tile n - 1, and the
  * consumers' last Q K^T of tile n - 1 needs only those.
  *
- * Tiles are 128 rows x d in 128-byte-swizzled shared memory, as the TMA's
- * SWIZZLE_128B writes them: d/64 column blocks of 128 rows x 128 bytes
- * (16 KB each), 16-byte chunk c of row r at chunk c ^ (r % 8).  Q and K are
+ * TILE SLOT (one 32-bit word of shared memory past the barriers).  Which
+ * tile is the CTA's n-th: the producer writes its index L into the slot
+ * after its wait on Q empty for tile n (phase n - 1; tile 0 passes) and
+ * before its arrival on Q full for tile n (expect_tx, or the plain arrive
+ * past the last tile, with an L >= the tile count: the end).  Each consumer
+ * thread reads the slot right after its Q full wait for tile n, keeps
+ * (bi, hq, m0) in registers and reads it again only after its next Q full.
+ * The arrival releases the write and the wait acquires it; the next write
+ * waits for Q empty of tile n, whose 4 NC arrivals each follow their
+ * warp's read (every lane reads before the warp's first wgmma of the tile;
+ * at once where nb is 0), so no consumer reads a slot rewritten under it.
+ * On the end each consumer leaves its loop (consumer 0 then closes the
+ * turns); nothing arrives on Q empty for it.
+ *
+ * COUNTERS (two 32-bit words the plan owns, zero at each launch).  Tile i
+ * of the grid's first gridDim.x is CTA i's; the producer draws its next
+ * one, once its current tile's Q is requested, as atomicAdd(tiles
+ * fetched, 1) + gridDim.x, until it draws one >= the tile count (so the
+ * count ends at the tile count).  Then it fences, adds 1 to CTAs done,
+ * and the one that completes that count (gridDim.x - 1 before its add:
+ * every CTA's last draw is in) fences and stores zero into both.  The
+ * host allocates and zeroes them once, when the plan's launch state is
+ * loaded (engines/attn_fwd_tma.c, engines/gdt_plan_counters.h).  A
+ * throwaway model of this protocol with random interleavings of several
+ * CTAs' threads, their TMA completions and three launches in a row found
+ * no deadlock, no slot or buffer rewritten before its readers were done,
+ * every tile run once per launch and both counters zero after each (an
+ * early slot write, an early read, a reset by the first CTA done and a
+ * missing end arrival each fail it).  A second model, of the warps of NC =
+ * 2 and 3 consumers (every wait checked to pass on the phase it means,
+ * every named-barrier completion four syncing warps of its consumer and
+ * four arriving warps of the previous one, the turns one at a time in ring
+ * order, no TMA into a buffer being read, the slot as written, each tile
+ * once, counters zero, every barrier at rest at exit) passed 500 random
+ * shapes and grids of three launches each; counts of 8 with three
+ * consumers, a hand-over out of the ring, the opening arrival by another
+ * consumer, no closing sync and an early Q release each fail it.
+ *
+ * Tiles are 128 rows x d (K, V) or BM rows x d (Q) in 128-byte-swizzled
+ * shared memory, as the TMA's SWIZZLE_128B writes them: d/64 column blocks
+ * of 128 (BM) rows x 128 bytes (16 KB; 24 KB for Q at BM 192), 16-byte
+ * chunk c of row r at chunk c ^ (r % 8).  Q and K are
  * the K-major operands of Q K^T; V, keys by d, is the MN-major B of P V.
  * Rows past s_q or s_kv are zero-filled by the TMA. */
 #ifndef GDT_ATTN_FWD_SM90_CUH
@@ -89,17 +139,24 @@
 
 #include "gdt_sm90.cuh"
 
-#define AF90_BLOCK_M 128
 #define AF90_BLOCK_N 128
 #define AF90_STAGES 2
-#define AF90_THREADS 384
-#define AF90_CONSUMER_WARPS 8
-#define AF90_COL_BLOCK_BYTES (128 * 128) /* 128 rows of one 64-element column block */
+#define AF90_COL_BLOCK_BYTES (128 * 128) /* 128 rows of one 64-element column block: a K or V stage's */
+/* Per NC, the consumer warpgroups (2, or 3 at d64): 64 query rows each, a
+ * producer warpgroup beside them, and the registers setmaxnreg moves
+ * (128 x dec + 128 NC x inc <= 65536; 168 is what ptxas gives 384
+ * threads, 128 what it gives 512). */
+#define AF90_BLOCK_M(nc) (64 * (nc))
+#define AF90_THREADS(nc) (128 * ((nc) + 1))
+#define AF90_CONSUMER_WARPS(nc) (4 * (nc))
+#define AF90_REGS_DEC(nc) ((nc) == 2 ? 24 : 32)
+#define AF90_REGS_INC(nc) ((nc) == 2 ? 240 : 160)
 
 /* Mirrored field for field by gdt_attn_fwd_tma_params in engines/gdt_attn_fwd_tma.h. */
 struct gdt_hand_attn_params {
     void *o;
     float *lse;
+    unsigned *sched; /* the plan's: tiles fetched, CTAs done (next_tile, plan_end); zero at launch */
     long long o_s[3]; /* O's batch, head and row strides, elements */
     int s_q, s_kv, h_q, group;
     int causal; /* 0 none, 1 top-left, 2 bottom-right */
@@ -107,18 +164,19 @@ struct gdt_hand_attn_params {
     int section; /* query heads per section of the tile order (schedule), a multiple of group */
     int heads, tiles; /* b * h_q, and query tiles per head: the CTAs walk heads * tiles tiles */
 };
-static_assert(sizeof(gdt_hand_attn_params) == 80, "must match engines/gdt_attn_fwd_tma.h");
+static_assert(sizeof(gdt_hand_attn_params) == 88, "must match engines/gdt_attn_fwd_tma.h");
 
-/* A 128-row tile from row0 of (head, batch), column block by column block;
- * the full box counts toward the barrier even where it is zero-filled. */
-template <int D>
+/* A tile of ROWS rows (the map's box) from row0 of (head, batch), column
+ * block by column block (ROWS x 128 bytes each); the full box counts
+ * toward the barrier even where it is zero-filled. */
+template <int D, int ROWS = 128>
 __device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 bar, int row0, int head,
                                           int batch)
 {
-    bar_expect_tx(bar, D / 64 * AF90_COL_BLOCK_BYTES);
+    bar_expect_tx(bar, D / 64 * ROWS * 128);
 #pragma unroll
     for (int j = 0; j < D / 64; ++j)
-        tma_load(dst + j * AF90_COL_BLOCK_BYTES, map, bar, 64 * j, row0, head, batch);
+        tma_load(dst + j * ROWS * 128, map, bar, 64 * j, row0, head, batch);
 }
 
 /* ---------------------------------------------------------------- state */
@@ -129,7 +187,7 @@ __device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 b
 struct attn_ctx {
     u32 sQ, sK, sV, bar;
     u32 ring;          /* the ring slot of the tile's key block 0: blocks loaded before it, all tiles */
-    int w, lane;       /* consumer warpgroup (0, 1), lane */
+    int w, lane;       /* consumer warpgroup (0 .. NC - 1), lane */
     int wrow;          /* this thread's first query row; the second is wrow + 8 */
     int nblocks, first_masked, off;
 };
@@ -161,14 +219,17 @@ template <int D> struct attn_rows {
 
 /* ------------------------------------------------------------- consumer */
 
-template <int FP16, int D> __device__ __forceinline__ void issue_scores(float (&s)[64], const attn_ctx &c, int blk)
+/* Q's column blocks are AF90_BLOCK_M(NC) rows of 128 bytes, K's 128. */
+template <int FP16, int D, int NC>
+__device__ __forceinline__ void issue_scores(float (&s)[64], const attn_ctx &c, int blk)
 {
     const u64 q = wg_desc(c.sQ + c.w * 64 * 128, 16);
     const u64 k = wg_desc(c.sK + stage_at<D>(c, blk), 16);
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
-        const u32 step = (kk >> 2) * AF90_COL_BLOCK_BYTES + (kk & 3) * 32;
-        wgmma_ss<FP16, 0, 0, 128>(s, wg_at(q, step), wg_at(k, step), kk > 0);
+        const u32 qstep = (kk >> 2) * AF90_BLOCK_M(NC) * 128 + (kk & 3) * 32;
+        const u32 kstep = (kk >> 2) * AF90_COL_BLOCK_BYTES + (kk & 3) * 32;
+        wgmma_ss<FP16, 0, 0, 128>(s, wg_at(q, qstep), wg_at(k, kstep), kk > 0);
     }
 }
 
@@ -269,24 +330,39 @@ __device__ __forceinline__ void release(const attn_ctx &c, u32 bar, bool now = t
         bar_arrive(bar);
 }
 
-/* A turn of consumer w: wait for the other's GEMMs to be issued (consumer 0
- * goes first: consumer 1 arrives for it once at the kernel's start, and
- * consumer 0 takes that last hand-over at its end, turns_close).  The turns
- * run on across tiles: each consumer takes one per key block of every tile. */
+/* A turn of consumer w: wait on its own barrier, 1 + w, for the previous
+ * consumer's GEMMs to be issued.  The turns go round a ring, 0, 1, .., NC -
+ * 1, 0, ...: consumer 0 goes first (the last consumer arrives for it once
+ * at the kernel's start, and consumer 0 takes that last hand-over at its
+ * end, turns_close).  The turns run on across tiles: each consumer takes
+ * one per key block of every tile. */
 __device__ __forceinline__ void turn_begin(const attn_ctx &c) { named_sync(1 + c.w, 256); }
 
-/* Hands the turn over, the last block of a tile's too: the other consumer's
- * next turn may be its first of the next tile. */
-__device__ __forceinline__ void turn_end(const attn_ctx &c) { named_arrive(2 - c.w, 256); }
-
-__device__ __forceinline__ void turns_open(const attn_ctx &c)
+/* The next consumer's barrier: 2 - w of two (the same numbers, spelled as
+ * they were), 1 + (w + 1) % NC of more. */
+template <int NC> __device__ __forceinline__ int turn_next(const attn_ctx &c)
 {
-    if (c.w == 1)
+    if constexpr (NC == 2)
+        return 2 - c.w;
+    else
+        return c.w == NC - 1 ? 1 : c.w + 2;
+}
+
+/* Hands the turn over, the last block of a tile's too: the next consumer's
+ * next turn may be its first of the next tile. */
+template <int NC> __device__ __forceinline__ void turn_end(const attn_ctx &c)
+{
+    named_arrive(turn_next<NC>(c), 256);
+}
+
+template <int NC> __device__ __forceinline__ void turns_open(const attn_ctx &c)
+{
+    if (c.w == NC - 1)
         named_arrive(1, 256);
 }
 
-/* Consumer 0 takes consumer 1's last hand-over, so no arrival is left
- * pending on barrier 1 at the CTA's exit. */
+/* Consumer 0 takes the last consumer's last hand-over, so no arrival is
+ * left pending on barrier 1 at the CTA's exit. */
 __device__ __forceinline__ void turns_close(const attn_ctx &c)
 {
     if (c.w == 0)
@@ -295,7 +371,7 @@ __device__ __forceinline__ void turns_close(const attn_ctx &c)
 
 /* Block 0's S and its softmax, before the loop; masked whatever it holds
  * (the mask is exact, so this costs one pass and no branch). */
-template <int FP16, int D>
+template <int FP16, int D, int NC>
 __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[AF90_BLOCK_N / 16][4],
                                             const attn_ctx &c, const gdt_hand_attn_params &p)
 {
@@ -303,9 +379,9 @@ __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32
     bar_wait(k_full(c, 0), phase(c, 0));
     turn_begin(c);
     wg_fence();
-    issue_scores<FP16, D>(s, c, 0);
+    issue_scores<FP16, D, NC>(s, c, 0);
     wg_commit();
-    turn_end(c);
+    turn_end<NC>(c);
     wg_wait<0>();
     release(c, k_empty(c, 0));
     release(c, q_empty(c), c.nblocks == 1); /* the tile's last Q K^T */
@@ -318,7 +394,7 @@ __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32
  * ptxas does not see the fence across, and it would inject another
  * (C7519).  V of blk was requested before K of blk + 1, so this rarely
  * waits longer. */
-template <int FP16, int D, bool MASKED>
+template <int FP16, int D, int NC, bool MASKED>
 __device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[AF90_BLOCK_N / 16][4],
                                            const attn_ctx &c, const gdt_hand_attn_params &p, int blk)
 {
@@ -327,11 +403,11 @@ __device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 
     bar_wait(v_full(c, blk), phase(c, blk));
     turn_begin(c);
     wg_fence();
-    issue_scores<FP16, D>(s, c, blk + 1);
+    issue_scores<FP16, D, NC>(s, c, blk + 1);
     wg_commit();
     issue_pv<FP16, D>(r, pa, c, blk);
     wg_commit();
-    turn_end(c);
+    turn_end<NC>(c);
     wg_wait<1>();
     release(c, k_empty(c, blk + 1));
     release(c, q_empty(c), blk + 2 == c.nblocks); /* the tile's last Q K^T */
@@ -383,7 +459,7 @@ __device__ __forceinline__ void store(const attn_rows<D> &r, const gdt_hand_attn
 /* One tile, its Q landed: every key block, then O and LSE.  A tile with no
  * key block (none today: bottom-right needs s_q <= s_kv) would take no turn
  * and release Q at once, its rows getting O = 0 and LSE = -inf. */
-template <int FP16, int D>
+template <int FP16, int D, int NC>
 __device__ __forceinline__ void consume_tile(const attn_ctx &c, const gdt_hand_attn_params &p, int bi, int hq)
 {
     attn_rows<D> r;
@@ -397,14 +473,14 @@ __device__ __forceinline__ void consume_tile(const attn_ctx &c, const gdt_hand_a
     if (c.nblocks == 0) {
         release(c, q_empty(c));
     } else {
-        first_block<FP16, D>(r, s, pa, c, p);
+        first_block<FP16, D, NC>(r, s, pa, c, p);
         /* first_masked is the same for the whole tile: no warpgroup splits. */
         const int unmasked = c.first_masked < c.nblocks ? c.first_masked : c.nblocks;
         int blk = 0;
         for (; blk + 1 < unmasked; ++blk)
-            next_block<FP16, D, false>(r, s, pa, c, p, blk);
+            next_block<FP16, D, NC, false>(r, s, pa, c, p, blk);
         for (; blk + 1 < c.nblocks; ++blk)
-            next_block<FP16, D, true>(r, s, pa, c, p, blk);
+            next_block<FP16, D, NC, true>(r, s, pa, c, p, blk);
         last_pv<FP16, D>(r, pa, c, c.nblocks - 1);
     }
     store<FP16, D>(r, p, bi, hq, c);
@@ -412,14 +488,14 @@ __device__ __forceinline__ void consume_tile(const attn_ctx &c, const gdt_hand_a
 
 /* ------------------------------------------------------------- schedule */
 
-/* The key blocks of query tile m0: up to the tile's last diagonal (causal),
- * and the first of them that needs the mask. */
-__device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params &p, int m0)
+/* The key blocks of query tile m0 (BM rows): up to the tile's last
+ * diagonal (causal), and the first of them that needs the mask. */
+template <int BM> __device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params &p, int m0)
 {
     c.off = p.causal == 2 ? p.s_kv - p.s_q : 0;
     long long end = p.s_kv;
-    if (p.causal && (long long)m0 + AF90_BLOCK_M + c.off < end)
-        end = (long long)m0 + AF90_BLOCK_M + c.off;
+    if (p.causal && (long long)m0 + BM + c.off < end)
+        end = (long long)m0 + BM + c.off;
     c.nblocks = end <= 0 ? 0 : (int)((end + AF90_BLOCK_N - 1) / AF90_BLOCK_N);
     int first = p.s_kv / AF90_BLOCK_N; /* the key tail */
     if (p.causal) {
@@ -431,14 +507,16 @@ __device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params
 }
 
 /* Tile L's (batch, query head) and first query row.  The grid is persistent
- * and CTA i takes tiles i, i + gridDim.x, ... (tiles_walk), so the tiles in
- * flight at a time are a window of consecutive L.  Tile L lies in section
- * L / (section * tiles), a run of p.section consecutive query heads (whole
- * GQA groups, so the heads of a kv head sit together), and within it the
- * tiles go longest first, the section's heads fastest.  The tiles in flight
- * then cover a few heads, whose K and V stay in L2 for all their tiles,
- * instead of one tile of ~132 heads each streaming its own K and V from
- * HBM.  The last section may be short. */
+ * and dynamic: each CTA starts on tile blockIdx.x and takes its next tile
+ * from a global counter as it frees up (next_tile), so the tiles in flight
+ * at a time are a window of consecutive L, and a CTA that drew short tiles
+ * takes more of them.  Tile L lies in section L / (section * tiles), a run
+ * of p.section consecutive query heads (whole GQA groups, so the heads of a
+ * kv head sit together), and within it the tiles go longest first, the
+ * section's heads fastest.  The tiles in flight then cover a few heads,
+ * whose K and V stay in L2 for all their tiles, instead of one tile of ~132
+ * heads each streaming its own K and V from HBM.  The last section may be
+ * short. */
 struct attn_tile {
     int bi, hq, m0;
 };
@@ -446,7 +524,7 @@ struct attn_tile {
 /* 32-bit throughout: the host refuses more than 2^31 - 1 tiles (a 64-bit
  * division is a called routine, and the producer's 24 registers would spill
  * around it). */
-__device__ __forceinline__ attn_tile schedule(const gdt_hand_attn_params &p, u32 L)
+template <int BM> __device__ __forceinline__ attn_tile schedule(const gdt_hand_attn_params &p, u32 L)
 {
     const u32 heads = (u32)p.heads, tiles = (u32)p.tiles, section = (u32)p.section;
     const u32 full = section * tiles;      /* tiles in a whole section */
@@ -456,23 +534,44 @@ __device__ __forceinline__ attn_tile schedule(const gdt_hand_attn_params &p, u32
     const int head = (int)(first + r % width); /* batch * h_q + query head */
     attn_tile t;
     t.bi = head / p.h_q, t.hq = head % p.h_q;
-    t.m0 = (int)(tiles - 1 - tile) * AF90_BLOCK_M; /* the longest causal tiles first */
+    t.m0 = (int)(tiles - 1 - tile) * BM; /* the longest causal tiles first */
     return t;
 }
 
-/* The producer's and the consumers' walk over this CTA's tiles, the same
- * for both: fn(tile, n) for its n-th tile, c's key range set to the tile's
- * and c.ring to the ring slot of its block 0, advanced past its blocks after. */
-template <typename F> __device__ __forceinline__ void tiles_walk(attn_ctx &c, const gdt_hand_attn_params &p, F fn)
+__device__ __forceinline__ u32 total_tiles(const gdt_hand_attn_params &p) { return (u32)p.heads * (u32)p.tiles; }
+
+/* The tile slot: one word of shared memory past the barriers (the launch's
+ * 128 bytes hold them), the index of the CTA's tile n, or one >=
+ * total_tiles (the end), written by the producer before its arrival on Q
+ * full for that tile (TILE SLOT in the header comment). */
+__device__ __forceinline__ u32 tile_slot(const attn_ctx &c) { return c.bar + 80; }
+
+__device__ __forceinline__ u32 tile_read(const attn_ctx &c)
 {
-    const u32 total = (u32)p.heads * (u32)p.tiles;
-    u32 n = 0;
-    c.ring = 0;
-    for (u32 L = blockIdx.x; L < total; L += gridDim.x, ++n) {
-        const attn_tile t = schedule(p, L);
-        kv_range(c, p, t.m0);
-        fn(t, n);
-        c.ring += (u32)c.nblocks;
+    u32 v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(tile_slot(c)) : "memory");
+    return v;
+}
+
+/* The next tile of this CTA: the counter's count before the add, past the
+ * grid's first tiles.  Each CTA fetches until it draws one >= total_tiles,
+ * so after a launch the counter holds total_tiles (plan_end resets it).
+ * Past 2^32 it cannot wrap: tiles <= 2^31 - 1 and the grid <= tiles. */
+__device__ __forceinline__ u32 next_tile(const gdt_hand_attn_params &p)
+{
+    return atomicAdd(p.sched, 1u) + gridDim.x;
+}
+
+/* The producer of the last CTA to draw its end sets both counters back to
+ * zero for the next launch.  Each producer's fence orders its last fetch
+ * before its count of CTAs done; the last one's fence orders every fetch
+ * before its stores (fence-fence synchronization through the done count). */
+__device__ __forceinline__ void plan_end(const gdt_hand_attn_params &p)
+{
+    __threadfence();
+    if (atomicAdd(p.sched + 1, 1u) == gridDim.x - 1) {
+        __threadfence();
+        p.sched[0] = 0u, p.sched[1] = 0u;
     }
 }
 
@@ -482,15 +581,29 @@ template <typename F> __device__ __forceinline__ void tiles_walk(attn_ctx &c, co
  * the K and V blocks into the rings, each stage once its empty barrier says
  * the consumers are done with its last use.  The wait for Q empty comes
  * after the last tile's last V: the next tile's Q and first K and V land
- * while the consumers finish the last tile's softmax, P V and stores. */
-template <int D>
+ * while the consumers finish the last tile's softmax, P V and stores.  The
+ * next tile is fetched as soon as this one's Q is requested, so the atomic's
+ * round trip overlaps the K and V loads; its index goes to the tile slot
+ * once Q empty says every consumer has read this one's. */
+template <int D, int NC>
 __device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, const CUtensorMap *tk,
                                         const CUtensorMap *tv, const gdt_hand_attn_params &p)
 {
-    tiles_walk(c, p, [&](const attn_tile &t, u32 n) {
-        const int hk = t.hq / p.group;
+    const u32 total = total_tiles(p);
+    u32 L = blockIdx.x;
+    c.ring = 0;
+    for (u32 n = 0;; ++n) {
         bar_wait(q_empty(c), (n & 1) ^ 1);
-        load_tile<D>(c.sQ, tq, q_full(c), t.m0, t.hq, t.bi);
+        sts_u32(tile_slot(c), L);
+        if (L >= total) {
+            bar_arrive(q_full(c)); /* no bytes: the phase completes with the end in the slot */
+            break;
+        }
+        const attn_tile t = schedule<AF90_BLOCK_M(NC)>(p, L);
+        const int hk = t.hq / p.group;
+        kv_range<AF90_BLOCK_M(NC)>(c, p, t.m0);
+        load_tile<D, AF90_BLOCK_M(NC)>(c.sQ, tq, q_full(c), t.m0, t.hq, t.bi);
+        L = next_tile(p);
 #pragma unroll 1 /* unrolled, the loop needs more than the producer's 24 registers */
         for (int blk = 0; blk < c.nblocks; ++blk) {
             bar_wait(k_empty(c, blk), phase(c, blk) ^ 1);
@@ -498,69 +611,84 @@ __device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, cons
             bar_wait(v_empty(c, blk), phase(c, blk) ^ 1);
             load_tile<D>(c.sV + stage_at<D>(c, blk), tv, v_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
         }
-    });
+        c.ring += (u32)c.nblocks;
+    }
+    plan_end(p);
 }
 
 /* ------------------------------------------------------------- consumer */
 
-/* Consumer thread ct (0..255) over this CTA's tiles: warp ct/32 of the two
- * consumers owns 16 rows of each. */
-template <int FP16, int D>
+/* Consumer thread ct (0 .. 128 NC - 1) over this CTA's tiles, each read
+ * from the tile slot right after its Q full: warp ct/32 of the consumers
+ * owns 16 rows of each.  The end in the slot ends the walk. */
+template <int FP16, int D, int NC>
 __device__ __forceinline__ void consume(attn_ctx &c, const gdt_hand_attn_params &p, int ct)
 {
-    turns_open(c);
-    tiles_walk(c, p, [&](const attn_tile &t, u32 n) {
-        c.wrow = t.m0 + ct / 32 * 16 + c.lane / 4;
+    const u32 total = total_tiles(p);
+    turns_open<NC>(c);
+    c.ring = 0;
+    for (u32 n = 0;; ++n) {
         bar_wait(q_full(c), n & 1);
-        consume_tile<FP16, D>(c, p, t.bi, t.hq);
-    });
+        const u32 L = tile_read(c);
+        if (L >= total)
+            break;
+        const attn_tile t = schedule<AF90_BLOCK_M(NC)>(p, L);
+        kv_range<AF90_BLOCK_M(NC)>(c, p, t.m0);
+        c.wrow = t.m0 + ct / 32 * 16 + c.lane / 4;
+        consume_tile<FP16, D, NC>(c, p, t.bi, t.hq);
+        c.ring += (u32)c.nblocks;
+    }
     turns_close(c);
 }
 
 /* ---------------------------------------------------------------- entry */
 
-template <int FP16, int D>
+/* NC consumer warpgroups: 2 (128-row tiles, d64 or d128) or 3 (192-row
+ * tiles, d64 only: at d128 O, S and P would take more than 160 registers). */
+template <int FP16, int D, int NC>
 __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *tk, const CUtensorMap *tv,
                                      const gdt_hand_attn_params &p)
 {
+    static_assert(NC == 2 || (NC == 3 && D == 64), "two consumers, or three at d64");
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    constexpr u32 TILE = (D / 64) * AF90_COL_BLOCK_BYTES;
+    constexpr u32 TILE = (D / 64) * AF90_COL_BLOCK_BYTES, QTILE = (D / 64) * AF90_BLOCK_M(NC) * 128;
     attn_ctx c;
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
      * bytes of slack for this. */
     c.sQ = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    c.sK = c.sQ + TILE, c.sV = c.sK + AF90_STAGES * TILE, c.bar = c.sV + AF90_STAGES * TILE;
+    c.sK = c.sQ + QTILE, c.sV = c.sK + AF90_STAGES * TILE, c.bar = c.sV + AF90_STAGES * TILE;
     if (threadIdx.x == 0) {
         bar_init(q_full(c), 1);
-        bar_init(q_empty(c), AF90_CONSUMER_WARPS);
+        bar_init(q_empty(c), AF90_CONSUMER_WARPS(NC));
         c.ring = 0;
         for (int s = 0; s < AF90_STAGES; ++s) {
             bar_init(k_full(c, s), 1), bar_init(v_full(c, s), 1);
-            bar_init(k_empty(c, s), AF90_CONSUMER_WARPS), bar_init(v_empty(c, s), AF90_CONSUMER_WARPS);
+            bar_init(k_empty(c, s), AF90_CONSUMER_WARPS(NC)), bar_init(v_empty(c, s), AF90_CONSUMER_WARPS(NC));
         }
         bar_init_fence();
     }
     __syncthreads();
     if (threadIdx.x < 128) {
-        regs_dec<24>();
+        regs_dec<AF90_REGS_DEC(NC)>();
         if (threadIdx.x == 0)
-            produce<D>(c, tq, tk, tv, p);
+            produce<D, NC>(c, tq, tk, tv, p);
     } else {
-        regs_inc<240>();
+        regs_inc<AF90_REGS_INC(NC)>();
         const int ct = (int)threadIdx.x - 128;
         c.w = ct / 128, c.lane = ct % 32;
-        consume<FP16, D>(c, p, ct);
+        consume<FP16, D, NC>(c, p, ct);
     }
 }
 
-/* An entry of dtype fp16 (1 fp16, 0 bf16) and head dim d, named name
- * (kernels/hand/attn_fwd_sm90.cu names the hand engine's four). */
-#define GDT_ATTN_FWD_SM90_ENTRY(name, fp16, d)                                                      \
-    extern "C" __global__ void __launch_bounds__(AF90_THREADS, 1)                                   \
+/* An entry of dtype fp16 (1 fp16, 0 bf16), head dim d and nc consumer
+ * warpgroups, named name (kernels/hand/attn_fwd_sm90.cu names the hand
+ * engine's six). */
+#define GDT_ATTN_FWD_SM90_ENTRY(name, fp16, d, nc)                                                  \
+    extern "C" __global__ void __launch_bounds__(AF90_THREADS(nc), 1)                               \
         name(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,        \
              const __grid_constant__ CUtensorMap tv, const gdt_hand_attn_params p)                  \
     {                                                                                               \
-        attn<fp16, d>(&tq, &tk, &tv, p);                                                            \
+        attn<fp16, d, nc>(&tq, &tk, &tv, p);                                                        \
     }
 
 #endif

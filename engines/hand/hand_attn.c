@@ -1,14 +1,17 @@
 /* The hand engine's attention forward (slot sdpa_fwd.hand):
  * kernels/hand/attn_fwd_sm90.cu (the entries of kernels/gdt_attn_fwd_sm90.cuh),
- * built by nvcc for sm_90a and embedded as a cubin.  One configuration
- * (the knobs below); check_support declines, with the reason, every
+ * built by nvcc for sm_90a and embedded as a cubin.  One plan (the knobs
+ * below, d128's configuration; at d64 the entry of three consumer
+ * warpgroups and 192-row tiles, gdt__attn_fwd_tma_hand_consumers);
+ * check_support declines, with the reason, every
  * problem the kernel cannot run exactly: another
  * arch, dtype, head dim or configuration, a tensor without a unit stride
  * along d, strides TMA cannot describe (16-byte multiples below 2^40) and
  * sizes past the kernel's 32-bit indexing.  build loads the cubin; execute
  * encodes the Q, K and V tensor maps (again only when the pointers change)
- * and launches the persistent grid, whose CTAs walk the (batch, query head,
- * 128 query rows) tiles in sections of a few heads.  The host side of all that is engines/attn_fwd_tma.c,
+ * and launches the persistent grid, whose CTAs take the (batch, query head,
+ * 128 query rows) tiles, in sections of a few heads, from a counter the
+ * plan owns (allocated by build, freed by destroy) as they free up.  The host side of all that is engines/attn_fwd_tma.c,
  * which the NVRTC attention forward's PIPE=1 rows launch the same kernel
  * with. */
 #include <inttypes.h>
@@ -43,10 +46,11 @@ static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, co
     return gdt__hand_attn_check(&gdt__attn_fwd_tma_spec, s, f, p, e);
 }
 
-static const char *entry_name(const gdt_facts *f, char *buf, size_t n)
+const char *gdt__hand_attn_entry(const gdt_facts *f, char *buf, size_t n)
 {
-    snprintf(buf, n, "gdt_hand_attn_fwd_%s_d%" PRId64, f->dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16",
-             f->problem.u.sdpa.d);
+    const bool wide = gdt__attn_fwd_tma_hand_consumers(&f->problem.u.sdpa) == GDT_ATTN_FWD_TMA_WIDE;
+    snprintf(buf, n, "gdt_hand_attn_fwd_%s_d%" PRId64 "%s", f->dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16",
+             f->problem.u.sdpa.d, wide ? "_m192" : "");
     return buf;
 }
 
@@ -58,14 +62,16 @@ static gdt_status load(gdt_compiled *c, gdt_error *e)
     c->t.cu = cu;
     if (st != GDT_STATUS_OK)
         return st;
-    GDT_CHECK_CU(e, cu->cuModuleGetFunction(&c->fn, c->mod, entry_name(&c->facts, name, sizeof name)));
-    return gdt__attn_fwd_tma_load(&c->t, cu, c->fn, &c->facts, &c->cfg, e);
+    GDT_CHECK_CU(e, cu->cuModuleGetFunction(&c->fn, c->mod, gdt__hand_attn_entry(&c->facts, name, sizeof name)));
+    return gdt__attn_fwd_tma_load(&c->t, cu, c->fn, &c->cfg, e);
 }
 
 static void destroy(gdt_compiled *c)
 {
-    if (c)
-        gdt__hand_compiled_free(c, c->t.cu, c->mod);
+    if (!c)
+        return;
+    gdt__attn_fwd_tma_release(&c->t);
+    gdt__hand_compiled_free(c, c->t.cu, c->mod);
 }
 
 static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
@@ -75,12 +81,13 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     if (!c)
         return NULL;
     c->facts = *f;
-    gdt__attn_fwd_tma_init(&c->t, "sdpa_fwd.hand", f);
+    gdt__attn_fwd_tma_init(&c->t, "sdpa_fwd.hand", f, gdt__attn_fwd_tma_hand_consumers(&f->problem.u.sdpa));
     return c;
 }
 
 GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
 
+/* None: the tile scheduler's counters are the plan's (engines/attn_fwd_tma.c). */
 static size_t workspace_size(const gdt_compiled *c)
 {
     (void)c;

@@ -4,8 +4,8 @@
  * parameter block they share, the backward's workspace (D and the fp32 dQ
  * accumulator), and the support rules beyond row legality.  A forward row
  * with PIPE=1 (kernels/gdt_attn_fwd_sm90.cuh) takes instead the tensor
- * maps, parameters and grid of engines/attn_fwd_tma.c, the host side the
- * hand engine's sdpa_fwd.hand launches the same kernel with; a backward
+ * maps, parameters, grid and tile counters of engines/attn_fwd_tma.c, the
+ * host side the hand engine's sdpa_fwd.hand launches the same kernel with; a backward
  * row with PIPE=1 (kernels/gdt_attn_bwd_sm90.cuh) those of
  * engines/attn_bwd_tma.c, sdpa_bwd.hand's, for its three kernels. */
 #include <math.h>
@@ -45,7 +45,7 @@ static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per
 int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 {
     if (r[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA)
-        return gdt__attn_fwd_tma_smem_bytes(d);
+        return gdt__attn_fwd_tma_smem_bytes(d, GDT_ATTN_FWD_TMA_CONSUMERS);
     int64_t rows = r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN];
     return r[GDT_ATTN_MMA] >= 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
 }
@@ -394,7 +394,8 @@ static void *launch_state(size_t size)
 
 /* PIPE=1: the launch state sdpa_fwd.hand keeps too (engines/attn_fwd_tma.c),
  * at a 128-byte boundary for the maps; its load sets the same shared
- * memory launch() gave, and the persistent grid. */
+ * memory launch() gave and the persistent grid, and allocates the tile
+ * counters (zeroed once; fwd_release frees them). */
 static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, const gdt_cu_api *cu,
                               CUfunction fn, CUlaunchConfig *cfg, void **state, gdt_error *e)
 {
@@ -406,8 +407,8 @@ static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
     if (!t)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
     *state = t;
-    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f);
-    return gdt__attn_fwd_tma_load(t, cu, fn, f, cfg, e);
+    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f, GDT_ATTN_FWD_TMA_CONSUMERS);
+    return gdt__attn_fwd_tma_load(t, cu, fn, cfg, e);
 }
 
 /* PIPE=1: one launch state for the three kernels, sdpa_bwd.hand's
@@ -437,6 +438,13 @@ static gdt_status bwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
 
 static void tma_release(void *state) { free(state); }
 
+/* PIPE=1: the forward's launch state and its tile counters. */
+static void fwd_release(void *state)
+{
+    gdt__attn_fwd_tma_release(state);
+    free(state);
+}
+
 const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
     .rows = &gdt__rows_attention_fwd,
     .source = "kernels/attn_fwd.cuh",
@@ -448,7 +456,7 @@ const gdt_nvrtc_template gdt__tmpl_attn_fwd = {
     .workspace = NULL,
     .check = fwd_check,
     .prepare = fwd_prepare,
-    .release = tma_release,
+    .release = fwd_release,
 };
 
 const gdt_nvrtc_template gdt__tmpl_attn_bwd = {

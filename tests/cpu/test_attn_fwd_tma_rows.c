@@ -2,13 +2,17 @@
  * kernels/gdt_attn_fwd_sm90.cuh) on the CPU: the staged row
  * (tests/data/candidates/attn_fwd_tma.json, also a default row since
  * it ran on an H100) binds to sdpa_fwd.hand's plan and PIPE=1 at
- * each of the hand entries' dtype and head dim, and its NVRTC build through
- * the real template (kernels/attn_fwd.cuh, tmpl_attention.c's defines) is
- * the nvcc-built hand cubin's entry byte for byte (the .text of
- * gdt_attn_fwd against .text.gdt_hand_attn_fwd_*); each row rule rejects
- * its row with its reason and passes the row that keeps it; 5-column rows
- * and their plan names stay as they were; the template binds and launches
- * what sdpa_fwd.hand does. */
+ * each of the two-consumer hand entries' dtype and head dim, and its NVRTC
+ * build through the real template (kernels/attn_fwd.cuh, tmpl_attention.c's
+ * defines) is the nvcc-built hand cubin's entry byte for byte (the .text of
+ * gdt_attn_fwd against .text.gdt_hand_attn_fwd_*; the three-consumer
+ * _m192 entries sdpa_fwd.hand runs at d64 have no row: PIPE=1 keeps 128-row
+ * tiles at d64, so a sweep measures the two side by side); each row rule
+ * rejects its row with its reason and passes the row that keeps it;
+ * 5-column rows and their plan names stay as they were; the template binds
+ * and launches what the two-consumer entries take (384 threads and their
+ * shared memory), with the tile counters the plan owns (allocated and
+ * zeroed once by prepare, freed by release, no workspace). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +34,7 @@ static const attn_rows fwd = {
     .hand_entries = {"gdt_hand_attn_fwd"},
 };
 
-/* sdpa_fwd.hand's entries (kernels/hand/attn_fwd_sm90.cu). */
+/* sdpa_fwd.hand's two-consumer entries (kernels/hand/attn_fwd_sm90.cu). */
 static const attn_rows_entry ENTRIES[] = {
     {"bf16", "b=4,h=32,s=4096,d=64"},
     {"bf16", SHAPE},
@@ -78,13 +82,170 @@ static void test_rules(void)
     check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: operand K: stride of 102408 bytes along b");
 }
 
+/* The runtime's calls the tile counters make stand in here (the CPU tests
+ * have no device), each recorded in order: 'a' cudaMalloc, 'm'
+ * cudaMemsetAsync, 's' cudaStreamSynchronize, 'f' cudaFree. */
+static struct {
+    char calls[16];
+    int n;
+    void *ptr; /* the last call's */
+    int value;
+    size_t bytes;
+    cudaStream_t stream, memset_stream;
+    cudaError_t fail_memset;
+} rt;
+static _Alignas(16) unsigned device_counters[2];
+
+static void rt_call(char c, void *p)
+{
+    if (rt.n < (int)sizeof rt.calls - 1)
+        rt.calls[rt.n++] = c;
+    rt.ptr = p;
+}
+
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+    *p = device_counters, rt.bytes = n;
+    rt_call('a', *p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
+{
+    rt_call('m', p);
+    rt.value = v, rt.bytes = n, rt.memset_stream = s;
+    return rt.fail_memset;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    rt_call('s', NULL);
+    rt.stream = s;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p)
+{
+    rt_call('f', p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *d)
+{
+    *d = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
+{
+    (void)a, (void)d;
+    *v = 132;
+    return cudaSuccess;
+}
+
+static CUresult fake_encode(CUtensorMap *m, CUtensorMapDataType t, cuuint32_t r, void *p, const cuuint64_t *d,
+                            const cuuint64_t *s, const cuuint32_t *b, const cuuint32_t *u,
+                            CUtensorMapInterleave i, CUtensorMapSwizzle w, CUtensorMapL2promotion l,
+                            CUtensorMapFloatOOBfill o)
+{
+    (void)m, (void)t, (void)r, (void)p, (void)d, (void)s, (void)b, (void)u, (void)i, (void)w, (void)l, (void)o;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_attribute(CUfunction f, CUfunction_attribute a, int v)
+{
+    (void)f, (void)a, (void)v;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_occupancy(int *n, CUfunction f, int threads, size_t smem)
+{
+    (void)f, (void)threads, (void)smem;
+    *n = 1;
+    return CUDA_SUCCESS;
+}
+
+static const gdt_cu_api fake_cu = {.cuTensorMapEncodeTiled = fake_encode,
+                                   .cuFuncSetAttribute = fake_attribute,
+                                   .cuOccupancyMaxActiveBlocksPerMultiprocessor = fake_occupancy};
+
+/* One PIPE=1 launch's arguments without a workspace: the status, and the
+ * runtime calls it made. */
+static gdt_status args_on(const gdt_facts *f, const gdt_plan_id *p, gdt_attn_fwd_tma *t, int *made,
+                          gdt_error *e)
+{
+    static _Alignas(16) char op[64];
+    gdt_operands ops = {0};
+    gdt_nvrtc_args a;
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++)
+        ops.ptr[r] = op, ops.bytes[r] = SIZE_MAX;
+    int before = rt.n;
+    gdt_status st = gdt__tmpl_attn_fwd.args(f, p, 0, &ops, NULL, t, &a, e);
+    *made = rt.n - before;
+    if (st == GDT_STATUS_OK)
+        CHECK(a.nargs == 4 && a.args[0] == &t->maps[0] && a.args[3] == &t->params);
+    return st;
+}
+
+/* The tile scheduler's two counters are the plan's, as gemm.hand's split-K
+ * counters are (engines/gdt_plan_counters.h): PIPE=1's prepare allocates
+ * them, 8 bytes, zeroes them on the default stream and synchronizes, its
+ * launches take them with no workspace (none reported, for either PIPE) and
+ * no runtime call, and release frees them; a failed zeroing fails prepare
+ * and release still frees them. */
+static void test_counters(void)
+{
+    gdt_facts f;
+    gdt_error e = {0};
+    CUlaunchConfig cfg = {0};
+    void *state = NULL;
+    int made = -1;
+    attn_rows_facts(&fwd, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
+    gdt_plan_id p = attn_rows_hand_plan(&fwd);
+    CHECK(gdt__tmpl_attn_fwd.workspace == NULL);
+    memset(&rt, 0, sizeof rt);
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
+    CHECK(state != NULL);
+    CHECK_STR(rt.calls, "ams");
+    CHECK(rt.value == 0 && rt.bytes == 2 * sizeof(unsigned) && rt.memset_stream == 0 && rt.stream == 0);
+    CHECK_INT(cfg.gridDimX, ==, 128); /* 16 heads x 8 tiles, below 132 SMs x 1 */
+    gdt_attn_fwd_tma *t = state;
+    CHECK(t->params.sched == device_counters);
+    CHECK_INT(args_on(&f, &p, t, &made, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(made, ==, 0);
+    CHECK(t->params.sched == device_counters);
+    CHECK_INT(args_on(&f, &p, t, &made, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(made, ==, 0);
+    gdt__tmpl_attn_fwd.release(state);
+    CHECK_STR(rt.calls, "amsf");
+    CHECK(rt.ptr == device_counters);
+
+    memset(&rt, 0, sizeof rt);
+    rt.fail_memset = cudaErrorInvalidValue;
+    state = NULL;
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_CUDA);
+    CHECK_CONTAINS(e.msg, "cudaMemsetAsync");
+    CHECK(state != NULL);
+    if (state)
+        gdt__tmpl_attn_fwd.release(state);
+    CHECK_STR(rt.calls, "amf");
+
+    gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
+    memset(&rt, 0, sizeof rt);
+    state = &state;
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
+    CHECK(state == NULL);
+    CHECK_STR(rt.calls, "");
+}
+
 static long long define_of(const gdt_facts *f, const gdt_plan_id *p, const char *name, int *count)
 {
     return rows_define_of(&gdt__tmpl_attn_fwd, f, p, name, count);
 }
 
-/* PIPE=1 binds PIPE, GDT_FP16 and HEAD_DIM only, launches sdpa_fwd.hand's
- * block and shared memory, leaves the grid (one CTA) to prepare's
+/* PIPE=1 binds PIPE, GDT_FP16 and HEAD_DIM only, launches the two-consumer
+ * entries' block and shared memory (sdpa_fwd.hand's at d128; at d64 it
+ * runs three consumers), leaves the grid (one CTA) to prepare's
  * persistent one, and takes its launch state; PIPE=0 binds no PIPE, launches
  * a CTA per 128 query rows and takes no state. */
 static void test_template_binds(void)
@@ -104,7 +265,7 @@ static void test_template_binds(void)
     CHECK_INT(l.grid[1], ==, 1);
     CHECK_INT(l.block[0], ==, 384);
     CHECK_INT(l.smem_bytes, ==, 5 * 128 * 64 * 2 + 128 + 1024);
-    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64));
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_CONSUMERS));
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &p, &e), ==, GDT_STATUS_OK);
     gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
     CHECK_INT(define_of(&f, &p, "PIPE", &n), ==, -1);
@@ -124,6 +285,7 @@ int main(void)
     test_rules();
     attn_rows_short_problem(&fwd, "[128, 128, 12, 2, 2, 1]", 128, 128);
     test_template_binds();
+    test_counters();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_fwd_tma_rows");
 }

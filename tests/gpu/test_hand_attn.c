@@ -1,12 +1,14 @@
 /* The hand engine's attention forward on the device: every case (head dims
  * 64 and 128; causal none, top-left and bottom-right; GQA 32/8, 8/2 and
  * MHA; s_q != s_kv with tails; BSHD and BHSD; bf16 and fp16; grids of one
- * tile per CTA and of several, the persistent walk) matches the
+ * tile per CTA and of several, the persistent walk; at d64 the entries of
+ * three consumer warpgroups and 192-row tiles) matches the
  * fp64 CPU reference, O and LSE by relative L2 error under the dtype's
- * bound, outputs poisoned first; the max error over the largest reference
- * magnitude is printed beside it.  b4 h32 s4096 d128 bf16 causal matches the
- * first mode-A cuDNN plan the same way.  A misaligned pointer is refused at
- * execute.  Then a figure, not asserted: that shape's time, median of 25
+ * bound, on the second of two runs, outputs poisoned before each (the tile
+ * counters the plan owns must be back at zero after the first); the max
+ * error over the largest reference magnitude is printed beside it.  b4 h32
+ * s4096 d128 bf16 causal matches the first mode-A cuDNN plan the same way.
+ * A misaligned pointer is refused at execute.  Then a figure, not asserted: that shape's time, median of 25
  * event-timed runs after a warm-up, and TFLOP/s by the family's causal flop
  * count, beside the cuDNN plan's.  Every case and the large shape run
  * under a watchdog: a hung kernel fails the test within HAND_WATCHDOG_S seconds
@@ -35,6 +37,11 @@ static const char *const cases[] = {
     "b=5,h_q=32,h_kv=8,s=200,d=64,causal=none",
     "b=2,h_q=16,h_kv=4,s=777,d=128,causal=bottom_right",
     "b=4,h_q=16,h_kv=16,s_q=300,s_kv=777,d=128,causal=bottom_right,dtype=fp16,layout=bhsd",
+    /* d64 runs 192-row tiles (three consumers): a bf16 bottom-right walk of
+     * several tiles a CTA with a query tail of 124 rows and a key tail, and
+     * tiles of 192 rows whose diagonals cross 128-key blocks mid-block. */
+    "b=3,h_q=16,h_kv=4,s_q=700,s_kv=1000,d=64,causal=bottom_right",
+    "b=2,h_q=4,h_kv=4,s=384,d=64,causal=top_left,dtype=fp16",
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -43,7 +50,7 @@ static const char *const outputs[] = {"O", "LSE"};
 static const hand_attn_test test = {
     .base = {"test_hand_attn", "sdpa_fwd.hand", GDT_FAMILY_SDPA_FWD, cases, NCASES},
     .plan = gdt__hand_attn_plan,
-    .runs = 1,
+    .runs = 2, /* the second on the counters the first left: zero, or tiles go missing */
     .outputs = outputs,
     .noutputs = 2,
     .large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=top_left",

@@ -45,8 +45,8 @@ static const char *const cases[] = {
 
 static const char *const outputs[] = {"dQ", "dK", "dV"};
 
-/* Two runs of the hand plan: the second must clear the dQ accumulator the
- * first one left. */
+/* Two runs of the hand plan, outputs poisoned before each: the second must
+ * clear the dQ accumulator the first one left. */
 static const hand_attn_test test = {
     .base = {"test_hand_attn_bwd", "sdpa_bwd.hand", GDT_FAMILY_SDPA_BWD, cases, NCASES},
     .plan = gdt__hand_attn_bwd_plan,

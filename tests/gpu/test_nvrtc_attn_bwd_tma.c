@@ -59,6 +59,6 @@ static const hand_attn_test hand = {
 int main(void)
 {
     /* dK and dV (outputs 1 and 2) bit for bit, dQ within the bound. */
-    static const hand_row_test k = {&test, &hand, GDT_TEST_DATA "/candidates/attn_bwd_tma.json", 0x6};
+    static const hand_row_test k = {&test, &hand, GDT_TEST_DATA "/candidates/attn_bwd_tma.json", 0x6, 0};
     return hand_row_main(&k);
 }
