@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_json_rows.h"
 #include "gdt_tables_diff.h"
+#include "gdt_util.h"
 
 static const char diff_verb[] = "gdtune tables diff";
 
@@ -108,18 +108,6 @@ typedef struct side {
     bool is_file;
 } side;
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static gdt_status keep(side *sd, gdt_tables *t, gdt_error *e)
 {
     if (sd->n == MAX_SETS) {
@@ -134,7 +122,7 @@ static gdt_status keep(side *sd, gdt_tables *t, gdt_error *e)
 /* One pair named by its files: both absent is no table, one absent bad. */
 static gdt_status load_named(side *sd, const char *tp, const char *pp, gdt_error *e)
 {
-    bool ht = is_file(tp), hp = is_file(pp);
+    bool ht = gdt_path_is_file(tp), hp = gdt_path_is_file(pp);
     gdt_tables *t = NULL;
     if (!ht && !hp) return GDT_STATUS_OK;
     if (!ht || !hp)
@@ -203,7 +191,7 @@ static gdt_status arch_dirs(const side *sd, char **names, int *n, gdt_error *e)
         char sub[4096];
         int arch, kind = gdt_arch_dir_kind(de->d_name, &arch);
         snprintf(sub, sizeof sub, "%s/%s", sd->path, de->d_name);
-        if (kind == 0 || !is_dir(sub)) continue;
+        if (kind == 0 || !gdt_path_is_dir(sub)) continue;
         if (kind < 0)
             s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables diff: %s: expected a folder named "
                               "sm<major*10+minor> (like sm90), as the tables loader reads them, got "
@@ -240,7 +228,7 @@ static gdt_status load_dir(side *sd, unsigned mask, gdt_error *e)
 
 static gdt_status load_side(side *sd, unsigned mask, gdt_error *e)
 {
-    gdt_status s = is_dir(sd->path) ? load_dir(sd, mask, e) : load_file(sd, e);
+    gdt_status s = gdt_path_is_dir(sd->path) ? load_dir(sd, mask, e) : load_file(sd, e);
     if (!s && sd->n == 0)
         s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: no tables there (expected DIR/sm<arch>/"
                           "<family>.{tuning,placement}.json, DIR/sm<arch>, or one table file)",
