@@ -452,8 +452,8 @@ static void text_tests(const gdt_diff_cell *c)
         const gdt_diff_test *t = &c->tests[i];
         printf("  %-12s %s: U = %g, p = %.3g (%d old vs %d new samples, bursts %d/%d", i ? "" : "samples",
                t->plan, t->u, t->p, t->n_old, t->n_new, t->burst_old, t->burst_new);
-        if (t->mhz_old > 0 && t->mhz_new > 0)
-            printf(", median clock %.0f / %.0f MHz", t->mhz_old, t->mhz_new);
+        if (t->median_mhz_old > 0 && t->median_mhz_new > 0)
+            printf(", median clock %.0f / %.0f MHz", t->median_mhz_old, t->median_mhz_new);
         printf(")\n");
     }
 }
@@ -598,8 +598,8 @@ static void md_tests(const gdt_tables_diff *d)
             any = true;
             printf("| `%s` | `%s` | %g | %.3g | %d | %d | ", d->cells[i].key, t->plan, t->u, t->p, t->n_old,
                    t->n_new);
-            printf(t->mhz_old > 0 ? "%.0f | " : "— | ", t->mhz_old);
-            printf(t->mhz_new > 0 ? "%.0f |\n" : "— |\n", t->mhz_new);
+            printf(t->median_mhz_old > 0 ? "%.0f | " : "— | ", t->median_mhz_old);
+            printf(t->median_mhz_new > 0 ? "%.0f |\n" : "— |\n", t->median_mhz_new);
         }
 }
 
@@ -657,11 +657,11 @@ static void add_num_or_null(cJSON *o, const char *k, bool has, double v)
 static const gdt_json_row pick_names[] = {
     GDT_JSON_TEXT(gdt_diff_pick, "old", old_name),
     GDT_JSON_TEXT(gdt_diff_pick, "new", new_name),
-    GDT_JSON_ROW(gdt_diff_pick, "changed", changed),
+    GDT_JSON_FIELD(gdt_diff_pick, changed),
 };
 static const gdt_json_row pick_ahead[] = {
-    GDT_JSON_NUM_IF(gdt_diff_pick, "old_ahead", old_ahead, has_ahead),
-    GDT_JSON_NUM_IF(gdt_diff_pick, "new_ahead", new_ahead, has_ahead),
+    GDT_JSON_FIELD_IF(gdt_diff_pick, old_ahead, has_ahead),
+    GDT_JSON_FIELD_IF(gdt_diff_pick, new_ahead, has_ahead),
 };
 
 static cJSON *json_pick(const gdt_diff_pick *k, const char *value_name)
@@ -680,19 +680,19 @@ static cJSON *json_pick(const gdt_diff_pick *k, const char *value_name)
 
 /* A cost: fractions (0.008: 0.8%), null where unknown. */
 static const gdt_json_row cost_rows[] = {
-    GDT_JSON_TEXT(gdt_diff_cost, "plan", plan),
-    GDT_JSON_TEXT(gdt_diff_cost, "base", base),
-    GDT_JSON_ROW(gdt_diff_cost, "applies", applies),
+    GDT_JSON_FIELD_TEXT(gdt_diff_cost, plan),
+    GDT_JSON_FIELD_TEXT(gdt_diff_cost, base),
+    GDT_JSON_FIELD(gdt_diff_cost, applies),
     GDT_JSON_ROW(gdt_diff_cost, "measured", has),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "us", us, has),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "base_us", base_us, applies),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "value", value, has),
-    GDT_JSON_ROW(gdt_diff_cost, "accepted", accepted),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "excess", excess, has),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "noise", noise, has),
-    GDT_JSON_ROW(gdt_diff_cost, "floor", floor),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, us, has),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, base_us, applies),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, value, has),
+    GDT_JSON_FIELD(gdt_diff_cost, accepted),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, excess, has),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, noise, has),
+    GDT_JSON_FIELD(gdt_diff_cost, floor),
     GDT_JSON_ROW(gdt_diff_cost, "beyond_noise", beyond),
-    GDT_JSON_ROW(gdt_diff_cost, "faster", faster),
+    GDT_JSON_FIELD(gdt_diff_cost, faster),
 };
 
 static cJSON *json_cost(const gdt_diff_cost *k) { return gdt_json_rows_object(k, cost_rows, GDT_JSON_ROWS_N(cost_rows)); }
@@ -733,15 +733,15 @@ static cJSON *json_moves(const gdt_diff_cell *c)
 
 /* A test; a median clock is null where the journal had none. */
 static const gdt_json_row test_rows[] = {
-    GDT_JSON_TEXT(gdt_diff_test, "plan", plan),
-    GDT_JSON_ROW(gdt_diff_test, "u", u),
-    GDT_JSON_ROW(gdt_diff_test, "p", p),
-    GDT_JSON_ROW(gdt_diff_test, "n_old", n_old),
-    GDT_JSON_ROW(gdt_diff_test, "n_new", n_new),
-    GDT_JSON_ROW(gdt_diff_test, "burst_old", burst_old),
-    GDT_JSON_ROW(gdt_diff_test, "burst_new", burst_new),
-    GDT_JSON_POSITIVE(gdt_diff_test, "median_mhz_old", mhz_old),
-    GDT_JSON_POSITIVE(gdt_diff_test, "median_mhz_new", mhz_new),
+    GDT_JSON_FIELD_TEXT(gdt_diff_test, plan),
+    GDT_JSON_FIELD(gdt_diff_test, u),
+    GDT_JSON_FIELD(gdt_diff_test, p),
+    GDT_JSON_FIELD(gdt_diff_test, n_old),
+    GDT_JSON_FIELD(gdt_diff_test, n_new),
+    GDT_JSON_FIELD(gdt_diff_test, burst_old),
+    GDT_JSON_FIELD(gdt_diff_test, burst_new),
+    GDT_JSON_FIELD_POSITIVE(gdt_diff_test, median_mhz_old),
+    GDT_JSON_FIELD_POSITIVE(gdt_diff_test, median_mhz_new),
 };
 
 static cJSON *json_tests(const gdt_diff_cell *c)
