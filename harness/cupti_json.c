@@ -13,6 +13,15 @@ static const gdt_json_row kernel_rows[] = {
     GDT_JSON_FIELD(gdt_cupti_kernel, share),
 };
 
+/* The burst's figures, per call. */
+static const gdt_json_row burst_rows[] = {
+    GDT_JSON_FIELD(gdt_cupti_burst, kernels),
+    GDT_JSON_FIELD(gdt_cupti_burst, kernel_us),
+    GDT_JSON_FIELD(gdt_cupti_burst, event_us),
+    GDT_JSON_FIELD(gdt_cupti_burst, gap_us),
+    GDT_JSON_FIELD(gdt_cupti_burst, span_us),
+};
+
 /* The traced burst's main kernel: its name and launch shape. */
 static cJSON *kernel_json(const gdt_cupti_kernel *k)
 {
@@ -24,15 +33,6 @@ static cJSON *kernel_json(const gdt_cupti_kernel *k)
     gdt_json_rows_add(o, k, kernel_rows, GDT_JSON_ROWS_N(kernel_rows));
     return o;
 }
-
-/* The burst's figures, per call. */
-static const gdt_json_row burst_rows[] = {
-    GDT_JSON_FIELD(gdt_cupti_burst, kernels),
-    GDT_JSON_FIELD(gdt_cupti_burst, kernel_us),
-    GDT_JSON_FIELD(gdt_cupti_burst, event_us),
-    GDT_JSON_FIELD(gdt_cupti_burst, gap_us),
-    GDT_JSON_FIELD(gdt_cupti_burst, span_us),
-};
 
 cJSON *gdt_cupti_json(int burst, const gdt_cupti_burst *c)
 {
