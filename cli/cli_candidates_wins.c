@@ -16,6 +16,7 @@
 #include "gdt_cli_candidates.h"
 #include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
+#include "gdt_json_rows.h"
 #include "gdt_row_wins.h"
 #include "gdt_rows.h"
 
@@ -89,6 +90,18 @@ static void number_or_null(cJSON *o, const char *key, double v)
         cJSON_AddNumberToObject(o, key, v);
 }
 
+/* A row's counts of cells, its best ratio (null: never measured) and its
+ * seconds. */
+static const gdt_json_row win_rows[] = {
+    GDT_JSON_FIELD(gdt_row_win, listed),
+    GDT_JSON_FIELD(gdt_row_win, measured),
+    GDT_JSON_FIELD(gdt_row_win, best),
+    GDT_JSON_FIELD(gdt_row_win, within_generated),
+    GDT_JSON_FIELD(gdt_row_win, within_cell),
+    GDT_JSON_FINITE(gdt_row_win, "best_ratio", best_ratio),
+    GDT_JSON_FIELD(gdt_row_win, seconds),
+};
+
 static cJSON *row_json(const gdt_row_win *w, const gdt_candidate *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -96,13 +109,7 @@ static cJSON *row_json(const gdt_row_win *w, const gdt_candidate *c)
     values_text(c->requested, c->ncols, v, sizeof v);
     cJSON_AddNumberToObject(o, "row", w->row);
     cJSON_AddStringToObject(o, "values", v);
-    cJSON_AddNumberToObject(o, "listed", w->listed);
-    cJSON_AddNumberToObject(o, "measured", w->measured);
-    cJSON_AddNumberToObject(o, "best", w->best);
-    cJSON_AddNumberToObject(o, "within_generated", w->within_generated);
-    cJSON_AddNumberToObject(o, "within_cell", w->within_cell);
-    number_or_null(o, "best_ratio", w->best_ratio);
-    cJSON_AddNumberToObject(o, "seconds", w->seconds);
+    gdt_json_rows_add(o, w, win_rows, GDT_JSON_ROWS_N(win_rows));
     number_or_null(o, "seconds_per_plan", per_plan(w));
     cJSON_AddStringToObject(o, "verdict", gdt_row_verdict_name(gdt_row_wins_verdict(w)));
     return o;

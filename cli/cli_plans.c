@@ -82,12 +82,6 @@ static const gdt_cli_spec spec = {
 
 static const char *shape_arg(const plans_args *a) { return a->shape[0] ? a->shape : NULL; }
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* What can be judged without the device is judged before it is asked
  * anything: the arch, the shape of every family named, --tables. */
 static int check_args(plans_args *a)
@@ -101,7 +95,7 @@ static int check_args(plans_args *a)
     for (int f = 0; f < GDT_FAMILY_COUNT; f++)
         if ((a->families & (1u << f)) && gdt_problem_parse((gdt_family)f, shape_arg(a), &p, &e))
             return fprintf(stderr, VERB ": %s\n", e.msg), 2;
-    if (a->tables && access(a->tables, F_OK) == 0 && !is_dir(a->tables))
+    if (a->tables && access(a->tables, F_OK) == 0 && !gdt_path_is_dir(a->tables))
         return gdt_cli_usage_error(VERB, "--tables %s: Not a directory (expected the tables root)",
                                    a->tables);
     return 0;
@@ -230,7 +224,7 @@ static bool say_place(void *ctx, const char *dir, const char *origin)
         snprintf(why, sizeof why, "not a folder");
     } else if (stat(dir, &st) == 0) {
         snprintf(file, sizeof file, "%s/sm%d/%s.placement.json", dir, u->arch, gdt_family_name(u->f));
-        if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
+        if (gdt_path_is_file(file))
             snprintf(why, sizeof why, "its tables were refused (see the warning above)");
         else
             snprintf(why, sizeof why, "holds no sm%d/%s.placement.json", u->arch, gdt_family_name(u->f));
@@ -272,7 +266,7 @@ static gdt_tables *load_tables(const plans_args *a, gdt_family f, int arch, char
     }
     const char *dir = a->tables;
     gdt_text_escape(realpath(dir, abs) ? abs : dir, shown, sizeof shown);
-    if (!is_dir(a->tables))
+    if (!gdt_path_is_dir(a->tables))
         fprintf(stderr, VERB ": warning: --tables %s: not a directory\n", shown);
     gdt_status s = gdt_tables_load(dir, f, arch, &t, &e);
     if (s == GDT_STATUS_OK) snprintf(note, n, "%s/sm%d/%s.{placement,tuning}.json", shown, arch, gdt_family_name(f));

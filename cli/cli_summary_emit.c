@@ -28,9 +28,9 @@ cJSON *gdt__cli_table_model_json(const char *path)
 }
 
 static const gdt_json_row table_rows[] = {
-    GDT_JSON_ROW(gdt_emit_table, "cells", cells),
-    GDT_JSON_ROW(gdt_emit_table, "tuning", tuning),
-    GDT_JSON_ROW(gdt_emit_table, "placement", placement),
+    GDT_JSON_FIELD(gdt_emit_table, cells),
+    GDT_JSON_FIELD(gdt_emit_table, tuning),
+    GDT_JSON_FIELD(gdt_emit_table, placement),
 };
 
 static cJSON *table_json(const gdt_emit_table *t)
@@ -43,10 +43,10 @@ static cJSON *table_json(const gdt_emit_table *t)
 }
 
 static const gdt_json_row left_out_rows[] = {
-    GDT_JSON_ROW(gdt_emit_left_out, "key", key),
+    GDT_JSON_FIELD(gdt_emit_left_out, key),
     GDT_JSON_ROW(gdt_emit_left_out, "journal", path),
-    GDT_JSON_ROW(gdt_emit_left_out, "results", results),
-    GDT_JSON_ROW(gdt_emit_left_out, "plans", plans),
+    GDT_JSON_FIELD(gdt_emit_left_out, results),
+    GDT_JSON_FIELD(gdt_emit_left_out, plans),
 };
 
 bool gdt__cli_emit_tables_json(cJSON *doc, const gdt_emit_report *rep)
@@ -66,13 +66,13 @@ bool gdt__cli_emit_tables_json(cJSON *doc, const gdt_emit_report *rep)
 
 static const gdt_json_row input_rows[] = {
     GDT_JSON_ROW(gdt_emit_input, "journal", path),
-    GDT_JSON_ROW(gdt_emit_input, "family", family),
-    GDT_JSON_ROW(gdt_emit_input, "shard_i", shard_i),
-    GDT_JSON_ROW(gdt_emit_input, "shard_n", shard_n),
-    GDT_JSON_ROW(gdt_emit_input, "cells", cells),
-    GDT_JSON_ROW(gdt_emit_input, "cells_complete", complete),
-    GDT_JSON_ROW(gdt_emit_input, "cells_merged", taken),
-    GDT_JSON_ROW(gdt_emit_input, "results", results),
+    GDT_JSON_FIELD(gdt_emit_input, family),
+    GDT_JSON_FIELD(gdt_emit_input, shard_i),
+    GDT_JSON_FIELD(gdt_emit_input, shard_n),
+    GDT_JSON_FIELD(gdt_emit_input, cells),
+    GDT_JSON_FIELD(gdt_emit_input, cells_complete),
+    GDT_JSON_FIELD(gdt_emit_input, cells_merged),
+    GDT_JSON_FIELD(gdt_emit_input, results),
 };
 
 static cJSON *conflict_json(const gdt_emit_conflict *c)
@@ -97,7 +97,7 @@ cJSON *gdt__cli_emit_json(const char *schema, const char *tables_dir, const gdt_
     int cells = 0, results = 0;
     for (int i = 0; i < rep->ninputs; i++) {
         cJSON_AddItemToArray(inputs, gdt_json_rows_object(&rep->inputs[i], input_rows, GDT_JSON_ROWS_N(input_rows)));
-        cells += rep->inputs[i].taken;
+        cells += rep->inputs[i].cells_merged;
         results += rep->inputs[i].results;
     }
     cJSON_AddNumberToObject(doc, "cells", cells);

@@ -111,8 +111,7 @@ static const gdt_cli_option options[] = {
      .help = "continue a killed sweep with its recorded settings: plans with a\n"
              "result are not run again (--deadline and --tables-dir may change);\n"
              "refused for a journal written by another gdtune build"},
-    {"--tables-dir", NULL, GDT_CLI_DIR, O(tables_dir), .metavar = "DIR",
-     .help = "where tables go (default: tables)"},
+    GDT_CLI_OPT_TABLES_DIR(gdt_sweep_opts, tables_dir, "where tables go (default: tables)"),
     {"--prior", NULL, GDT_CLI_DIR, O(prior_dir), .metavar = "DIR",
      .help = "measure each cell's plans first in the order DIR's tuning table\n"
              "(DIR/sm<arch>/<family>.tuning.json) ranked them, then the rest in\n"

@@ -93,8 +93,7 @@ static bool check_validation(void *opts, const char *v, char *why, size_t nwhy)
     "repeatable: the time model's picks on its cells, scored by its measured times"
 
 static const gdt_cli_option emit_options[] = {
-    {"--tables-dir", NULL, GDT_CLI_DIR, offsetof(emit_opts, tables_dir), .metavar = "DIR",
-     .help = "where emit and merge write the tables (default: tables)"},
+    GDT_CLI_OPT_TABLES_DIR(emit_opts, tables_dir, "where emit and merge write the tables (default: tables)"),
     {"--validation", NULL, GDT_CLI_CUSTOM, .parse = emit_validation, .metavar = "RUNDIR",
      .help = VALIDATION_HELP " (model.validation of the placement tables)"},
     GDT_CLI_OPT_SUMMARY_FORMAT(emit_opts, format,

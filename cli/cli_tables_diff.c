@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "gdt_cli_csv.h"
 #include "gdt_cli_options.h"
 #include "gdt_json_rows.h"
 #include "gdt_tables_diff.h"
+#include "gdt_util.h"
 
 static const char diff_verb[] = "gdtune tables diff";
 
@@ -108,18 +108,6 @@ typedef struct side {
     bool is_file;
 } side;
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static gdt_status keep(side *sd, gdt_tables *t, gdt_error *e)
 {
     if (sd->n == MAX_SETS) {
@@ -134,7 +122,7 @@ static gdt_status keep(side *sd, gdt_tables *t, gdt_error *e)
 /* One pair named by its files: both absent is no table, one absent bad. */
 static gdt_status load_named(side *sd, const char *tp, const char *pp, gdt_error *e)
 {
-    bool ht = is_file(tp), hp = is_file(pp);
+    bool ht = gdt_path_is_file(tp), hp = gdt_path_is_file(pp);
     gdt_tables *t = NULL;
     if (!ht && !hp) return GDT_STATUS_OK;
     if (!ht || !hp)
@@ -203,7 +191,7 @@ static gdt_status arch_dirs(const side *sd, char **names, int *n, gdt_error *e)
         char sub[4096];
         int arch, kind = gdt_arch_dir_kind(de->d_name, &arch);
         snprintf(sub, sizeof sub, "%s/%s", sd->path, de->d_name);
-        if (kind == 0 || !is_dir(sub)) continue;
+        if (kind == 0 || !gdt_path_is_dir(sub)) continue;
         if (kind < 0)
             s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "tables diff: %s: expected a folder named "
                               "sm<major*10+minor> (like sm90), as the tables loader reads them, got "
@@ -240,7 +228,7 @@ static gdt_status load_dir(side *sd, unsigned mask, gdt_error *e)
 
 static gdt_status load_side(side *sd, unsigned mask, gdt_error *e)
 {
-    gdt_status s = is_dir(sd->path) ? load_dir(sd, mask, e) : load_file(sd, e);
+    gdt_status s = gdt_path_is_dir(sd->path) ? load_dir(sd, mask, e) : load_file(sd, e);
     if (!s && sd->n == 0)
         s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: no tables there (expected DIR/sm<arch>/"
                           "<family>.{tuning,placement}.json, DIR/sm<arch>, or one table file)",
@@ -464,8 +452,8 @@ static void text_tests(const gdt_diff_cell *c)
         const gdt_diff_test *t = &c->tests[i];
         printf("  %-12s %s: U = %g, p = %.3g (%d old vs %d new samples, bursts %d/%d", i ? "" : "samples",
                t->plan, t->u, t->p, t->n_old, t->n_new, t->burst_old, t->burst_new);
-        if (t->mhz_old > 0 && t->mhz_new > 0)
-            printf(", median clock %.0f / %.0f MHz", t->mhz_old, t->mhz_new);
+        if (t->median_mhz_old > 0 && t->median_mhz_new > 0)
+            printf(", median clock %.0f / %.0f MHz", t->median_mhz_old, t->median_mhz_new);
         printf(")\n");
     }
 }
@@ -610,8 +598,8 @@ static void md_tests(const gdt_tables_diff *d)
             any = true;
             printf("| `%s` | `%s` | %g | %.3g | %d | %d | ", d->cells[i].key, t->plan, t->u, t->p, t->n_old,
                    t->n_new);
-            printf(t->mhz_old > 0 ? "%.0f | " : "— | ", t->mhz_old);
-            printf(t->mhz_new > 0 ? "%.0f |\n" : "— |\n", t->mhz_new);
+            printf(t->median_mhz_old > 0 ? "%.0f | " : "— | ", t->median_mhz_old);
+            printf(t->median_mhz_new > 0 ? "%.0f |\n" : "— |\n", t->median_mhz_new);
         }
 }
 
@@ -669,11 +657,11 @@ static void add_num_or_null(cJSON *o, const char *k, bool has, double v)
 static const gdt_json_row pick_names[] = {
     GDT_JSON_TEXT(gdt_diff_pick, "old", old_name),
     GDT_JSON_TEXT(gdt_diff_pick, "new", new_name),
-    GDT_JSON_ROW(gdt_diff_pick, "changed", changed),
+    GDT_JSON_FIELD(gdt_diff_pick, changed),
 };
 static const gdt_json_row pick_ahead[] = {
-    GDT_JSON_NUM_IF(gdt_diff_pick, "old_ahead", old_ahead, has_ahead),
-    GDT_JSON_NUM_IF(gdt_diff_pick, "new_ahead", new_ahead, has_ahead),
+    GDT_JSON_FIELD_IF(gdt_diff_pick, old_ahead, has_ahead),
+    GDT_JSON_FIELD_IF(gdt_diff_pick, new_ahead, has_ahead),
 };
 
 static cJSON *json_pick(const gdt_diff_pick *k, const char *value_name)
@@ -692,19 +680,19 @@ static cJSON *json_pick(const gdt_diff_pick *k, const char *value_name)
 
 /* A cost: fractions (0.008: 0.8%), null where unknown. */
 static const gdt_json_row cost_rows[] = {
-    GDT_JSON_TEXT(gdt_diff_cost, "plan", plan),
-    GDT_JSON_TEXT(gdt_diff_cost, "base", base),
-    GDT_JSON_ROW(gdt_diff_cost, "applies", applies),
+    GDT_JSON_FIELD_TEXT(gdt_diff_cost, plan),
+    GDT_JSON_FIELD_TEXT(gdt_diff_cost, base),
+    GDT_JSON_FIELD(gdt_diff_cost, applies),
     GDT_JSON_ROW(gdt_diff_cost, "measured", has),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "us", us, has),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "base_us", base_us, applies),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "value", value, has),
-    GDT_JSON_ROW(gdt_diff_cost, "accepted", accepted),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "excess", excess, has),
-    GDT_JSON_NUM_IF(gdt_diff_cost, "noise", noise, has),
-    GDT_JSON_ROW(gdt_diff_cost, "floor", floor),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, us, has),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, base_us, applies),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, value, has),
+    GDT_JSON_FIELD(gdt_diff_cost, accepted),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, excess, has),
+    GDT_JSON_FIELD_IF(gdt_diff_cost, noise, has),
+    GDT_JSON_FIELD(gdt_diff_cost, floor),
     GDT_JSON_ROW(gdt_diff_cost, "beyond_noise", beyond),
-    GDT_JSON_ROW(gdt_diff_cost, "faster", faster),
+    GDT_JSON_FIELD(gdt_diff_cost, faster),
 };
 
 static cJSON *json_cost(const gdt_diff_cost *k) { return gdt_json_rows_object(k, cost_rows, GDT_JSON_ROWS_N(cost_rows)); }
@@ -745,15 +733,15 @@ static cJSON *json_moves(const gdt_diff_cell *c)
 
 /* A test; a median clock is null where the journal had none. */
 static const gdt_json_row test_rows[] = {
-    GDT_JSON_TEXT(gdt_diff_test, "plan", plan),
-    GDT_JSON_ROW(gdt_diff_test, "u", u),
-    GDT_JSON_ROW(gdt_diff_test, "p", p),
-    GDT_JSON_ROW(gdt_diff_test, "n_old", n_old),
-    GDT_JSON_ROW(gdt_diff_test, "n_new", n_new),
-    GDT_JSON_ROW(gdt_diff_test, "burst_old", burst_old),
-    GDT_JSON_ROW(gdt_diff_test, "burst_new", burst_new),
-    GDT_JSON_POSITIVE(gdt_diff_test, "median_mhz_old", mhz_old),
-    GDT_JSON_POSITIVE(gdt_diff_test, "median_mhz_new", mhz_new),
+    GDT_JSON_FIELD_TEXT(gdt_diff_test, plan),
+    GDT_JSON_FIELD(gdt_diff_test, u),
+    GDT_JSON_FIELD(gdt_diff_test, p),
+    GDT_JSON_FIELD(gdt_diff_test, n_old),
+    GDT_JSON_FIELD(gdt_diff_test, n_new),
+    GDT_JSON_FIELD(gdt_diff_test, burst_old),
+    GDT_JSON_FIELD(gdt_diff_test, burst_new),
+    GDT_JSON_FIELD_POSITIVE(gdt_diff_test, median_mhz_old),
+    GDT_JSON_FIELD_POSITIVE(gdt_diff_test, median_mhz_new),
 };
 
 static cJSON *json_tests(const gdt_diff_cell *c)

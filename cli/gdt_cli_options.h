@@ -126,6 +126,9 @@ struct cJSON *gdt_cli_json_read(const char *path);
 #define GDT_CLI_OPT_DEADLINE(T, field, help_)                                                   \
     {.name = "--deadline", .kind = GDT_CLI_DOUBLE, .off = offsetof(T, field),                   \
      .lo = GDT_DEADLINE_MIN, .hi = GDT_DEADLINE_MAX, .metavar = "S", .help = help_}
+#define GDT_CLI_OPT_TABLES_DIR(T, field, help_)                                                 \
+    {.name = "--tables-dir", .kind = GDT_CLI_DIR, .off = offsetof(T, field), .metavar = "DIR",    \
+     .help = help_}
 #define GDT_CLI_OPT_GPUS(T, field, help_)                                                       \
     {.name = "--gpus", .kind = GDT_CLI_INT, .off = offsetof(T, field), .lo = 1,                 \
      .hi = GDT_GPUS_MAX, .metavar = "N", .help = help_}

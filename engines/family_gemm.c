@@ -22,17 +22,20 @@ static void gemm_defaults(gdt_problem *p)
 }
 
 #define G(f) offsetof(gdt_problem, u.gemm.f)
+/* A key that sets the one member of its name. */
+#define KEY(kind, m) GDT__KEY_ROW(#m, kind, G(m), G(m))
 #define MAJOR(key, f) {.name = key, .kind = GDT__KEY_MAJOR, .off = {G(f), G(f)}, .names = majors, .nnames = 2}
 static const gdt__shape_key gemm_keys[] = {
-    GDT__KEY_ROW("batch", DIM, G(batch), G(batch)),
-    GDT__KEY_ROW("m", DIM, G(m), G(m)),
-    GDT__KEY_ROW("n", DIM, G(n), G(n)),
-    GDT__KEY_ROW("k", DIM, G(k), G(k)),
-    GDT__KEY_ROW("dtype", DTYPE, G(dtype), G(dtype)),
+    KEY(DIM, batch),
+    KEY(DIM, m),
+    KEY(DIM, n),
+    KEY(DIM, k),
+    KEY(DTYPE, dtype),
     MAJOR("a", a_stride),
     MAJOR("b", b_stride),
 };
 #undef MAJOR
+#undef KEY
 
 /* set_strides reads the current layout back from the strides before
  * recomputing them; a fresh mark (0, 0 on the last two axes) is row-major. */
@@ -107,34 +110,37 @@ static void gemm_facts(const gdt_problem *p, gdt_facts *f)
     f->aligned16 = (lda * el) % 16 == 0 && (ldb * el) % 16 == 0 && (ldc * el) % 16 == 0;
 }
 
+/* Each field keyed by its member's name (engines/gdt_family.h). */
+#define FIELD(kind, m) GDT__PROBLEM_ROW(gemm, kind, m)
+#define INTS(m) GDT__PROBLEM_INTS_ROW(gemm, m)
 static const gdt__field gemm_problem_fields[] = {
-    GDT__FIELD_ROW("batch", INT, G(batch)),
-    GDT__FIELD_ROW("m", INT, G(m)),
-    GDT__FIELD_ROW("n", INT, G(n)),
-    GDT__FIELD_ROW("k", INT, G(k)),
-    GDT__FIELD_ROW("dtype", DTYPE, G(dtype)),
-    GDT__FIELD_INTS_ROW("a_stride", G(a_stride), 3),
-    GDT__FIELD_INTS_ROW("b_stride", G(b_stride), 3),
-    GDT__FIELD_INTS_ROW("c_stride", G(c_stride), 3),
+    FIELD(INT, batch),
+    FIELD(INT, m),
+    FIELD(INT, n),
+    FIELD(INT, k),
+    FIELD(DTYPE, dtype),
+    INTS(a_stride),
+    INTS(b_stride),
+    INTS(c_stride),
 };
+#undef FIELD
+#undef INTS
 #undef G
 
-#define F(f) offsetof(gdt_facts, f)
 static const gdt__field gemm_facts_fields[] = {
-    GDT__FIELD_ROW("flops", EXACT, F(flops)),
-    GDT__FIELD_ROW("a_row_major", BOOL, F(a_row_major)),
-    GDT__FIELD_ROW("b_row_major", BOOL, F(b_row_major)),
-    GDT__FIELD_ROW("c_row_major", BOOL, F(c_row_major)),
-    GDT__FIELD_ROW("aligned16", BOOL, F(aligned16)),
+    GDT__FACT_ROW(EXACT, flops),
+    GDT__FACT_ROW(BOOL, a_row_major),
+    GDT__FACT_ROW(BOOL, b_row_major),
+    GDT__FACT_ROW(BOOL, c_row_major),
+    GDT__FACT_ROW(BOOL, aligned16),
 };
-#undef F
 
 /* Cells of one dtype and one set of majors, ordered by flops. */
 static const gdt__field gemm_group_fields[] = {
-    GDT__FIELD_ROW("dtype", DTYPE, 0),
-    GDT__FIELD_ROW("a_row_major", BOOL, 0),
-    GDT__FIELD_ROW("b_row_major", BOOL, 0),
-    GDT__FIELD_ROW("c_row_major", BOOL, 0),
+    GDT__GROUP_ROW("dtype", DTYPE),
+    GDT__GROUP_ROW("a_row_major", BOOL),
+    GDT__GROUP_ROW("b_row_major", BOOL),
+    GDT__GROUP_ROW("c_row_major", BOOL),
 };
 
 static void gemm_group(const gdt_facts *f, int64_t v[GDT__GROUP_MAX])

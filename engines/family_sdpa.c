@@ -34,22 +34,25 @@ static void sdpa_defaults(gdt_problem *p)
 }
 
 #define S(f) offsetof(gdt_problem, u.sdpa.f)
+/* A key that sets the one member of its name. */
+#define KEY(kind, m) GDT__KEY_ROW(#m, kind, S(m), S(m))
 static const gdt__shape_key sdpa_keys[] = {
-    GDT__KEY_ROW("b", DIM, S(b), S(b)),
+    KEY(DIM, b),
     GDT__KEY_ROW("h", DIM, S(h_q), S(h_kv)),
-    GDT__KEY_ROW("h_q", DIM, S(h_q), S(h_q)),
-    GDT__KEY_ROW("h_kv", DIM, S(h_kv), S(h_kv)),
+    KEY(DIM, h_q),
+    KEY(DIM, h_kv),
     GDT__KEY_ROW("s", DIM, S(s_q), S(s_kv)),
-    GDT__KEY_ROW("s_q", DIM, S(s_q), S(s_q)),
-    GDT__KEY_ROW("s_kv", DIM, S(s_kv), S(s_kv)),
-    GDT__KEY_ROW("d", DIM, S(d), S(d)),
-    GDT__KEY_ROW("dtype", DTYPE, S(dtype), S(dtype)),
+    KEY(DIM, s_q),
+    KEY(DIM, s_kv),
+    KEY(DIM, d),
+    KEY(DTYPE, dtype),
     {.name = "causal", .kind = GDT__KEY_CHOICE, .off = {S(causal), S(causal)}, .names = gdt__causal_names,
      .nnames = 3, .aliases = causal_aliases, .naliases = 2},
     {.name = "layout", .kind = GDT__KEY_CHOICE, .off = {S(layout), S(layout)}, .names = gdt__layout_names,
      .nnames = 2},
-    GDT__KEY_ROW("scale", NUMBER, S(scale), S(scale)),
+    KEY(NUMBER, scale),
 };
+#undef KEY
 #define NKEYS (int)(sizeof sdpa_keys / sizeof sdpa_keys[0])
 
 /* The scale follows d unless the shape names it. */
@@ -190,41 +193,44 @@ static void sdpa_facts(const gdt_problem *p, gdt_facts *f)
     f->kv_tokens = s->b * s->s_kv;
 }
 
+/* Each field keyed by its member's name (engines/gdt_family.h). */
+#define FIELD(kind, m) GDT__PROBLEM_ROW(sdpa, kind, m)
+#define INTS(m) GDT__PROBLEM_INTS_ROW(sdpa, m)
 static const gdt__field sdpa_problem_fields[] = {
-    GDT__FIELD_ROW("b", INT, S(b)),
-    GDT__FIELD_ROW("h_q", INT, S(h_q)),
-    GDT__FIELD_ROW("h_kv", INT, S(h_kv)),
-    GDT__FIELD_ROW("s_q", INT, S(s_q)),
-    GDT__FIELD_ROW("s_kv", INT, S(s_kv)),
-    GDT__FIELD_ROW("d", INT, S(d)),
-    GDT__FIELD_ROW("dtype", DTYPE, S(dtype)),
-    GDT__FIELD_NAME_ROW("causal", S(causal), gdt__causal_names),
-    GDT__FIELD_NAME_ROW("layout", S(layout), gdt__layout_names),
-    GDT__FIELD_ROW("scale", EXACT, S(scale)),
-    GDT__FIELD_INTS_ROW("q_stride", S(q_stride), 4),
-    GDT__FIELD_INTS_ROW("k_stride", S(k_stride), 4),
-    GDT__FIELD_INTS_ROW("v_stride", S(v_stride), 4),
-    GDT__FIELD_INTS_ROW("o_stride", S(o_stride), 4),
+    FIELD(INT, b),
+    FIELD(INT, h_q),
+    FIELD(INT, h_kv),
+    FIELD(INT, s_q),
+    FIELD(INT, s_kv),
+    FIELD(INT, d),
+    FIELD(DTYPE, dtype),
+    GDT__PROBLEM_NAME_ROW(sdpa, causal, gdt__causal_names),
+    GDT__PROBLEM_NAME_ROW(sdpa, layout, gdt__layout_names),
+    FIELD(EXACT, scale),
+    INTS(q_stride),
+    INTS(k_stride),
+    INTS(v_stride),
+    INTS(o_stride),
 };
+#undef FIELD
+#undef INTS
 #undef S
 
-#define F(f) offsetof(gdt_facts, f)
 static const gdt__field sdpa_facts_fields[] = {
-    GDT__FIELD_ROW("flops", EXACT, F(flops)),
-    GDT__FIELD_ROW("gqa_ratio", INT, F(gqa_ratio)),
-    GDT__FIELD_ROW("q_tiles128", INT, F(q_tiles128)),
-    GDT__FIELD_ROW("kv_units", INT, F(kv_units)),
-    GDT__FIELD_ROW("kv_tokens", INT, F(kv_tokens)),
+    GDT__FACT_ROW(EXACT, flops),
+    GDT__FACT_ROW(INT, gqa_ratio),
+    GDT__FACT_ROW(INT, q_tiles128),
+    GDT__FACT_ROW(INT, kv_units),
+    GDT__FACT_ROW(INT, kv_tokens),
 };
-#undef F
 
 /* Cells of one dtype, mask, head size and GQA-or-not, ordered by 128-row
  * query tiles (the work a forward or backward kernel spreads over SMs). */
 static const gdt__field sdpa_group_fields[] = {
-    GDT__FIELD_ROW("dtype", DTYPE, 0),
+    GDT__GROUP_ROW("dtype", DTYPE),
     GDT__FIELD_NAME_ROW("causal", 0, gdt__causal_names),
-    GDT__FIELD_ROW("d", INT, 0),
-    GDT__FIELD_ROW("gqa", BOOL, 0),
+    GDT__GROUP_ROW("d", INT),
+    GDT__GROUP_ROW("gqa", BOOL),
 };
 
 static void sdpa_group(const gdt_facts *f, int64_t v[GDT__GROUP_MAX])

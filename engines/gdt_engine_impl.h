@@ -47,6 +47,13 @@ typedef struct gdt_engine_ops {
     bool build_thread_safe;
 } gdt_engine_ops;
 
+/* The members every engine sets, over its static functions of the same
+ * names; an ops table adds its optional members after them:
+ *     const gdt_engine_ops gdt__nvrtc_ops = {GDT_ENGINE_OPS_NAMED}; */
+#define GDT_ENGINE_OPS_NAMED                                                                       \
+    .check_support = check_support, .build = build, .workspace_size = workspace_size,             \
+    .execute = execute, .destroy = destroy
+
 /* The most fixed configurations one slot may list. */
 #define GDT_FIXED_PLANS_MAX 16
 

@@ -89,6 +89,18 @@ typedef struct gdt__field {
     {.name = key, .kind = GDT__FIELD_NAME, .off = offset, .n = (int)(sizeof names_ / sizeof names_[0]), \
      .names = names_}
 
+/* Rows keyed by their member's name, so that the key and the member are one
+ * spelling: member m of gdt_problem's u.fam (an INTS one as long as the
+ * member's array, a NAME one over names_) and member m of gdt_facts. */
+#define GDT__PROBLEM_ROW(fam, kind_, m) GDT__FIELD_ROW(#m, kind_, offsetof(gdt_problem, u.fam.m))
+#define GDT__PROBLEM_INTS_ROW(fam, m)                                                              \
+    GDT__FIELD_INTS_ROW(#m, offsetof(gdt_problem, u.fam.m),                                        \
+                        (int)(sizeof((gdt_problem *)0)->u.fam.m / sizeof((gdt_problem *)0)->u.fam.m[0]))
+#define GDT__PROBLEM_NAME_ROW(fam, m, names_) GDT__FIELD_NAME_ROW(#m, offsetof(gdt_problem, u.fam.m), names_)
+#define GDT__FACT_ROW(kind_, m) GDT__FIELD_ROW(#m, kind_, offsetof(gdt_facts, m))
+/* A shard group's field: a key and a kind, no member. */
+#define GDT__GROUP_ROW(key, kind_) GDT__FIELD_ROW(key, kind_, 0)
+
 /* ----------------------------------------------------------- descriptor */
 
 typedef struct gdt_family_desc {

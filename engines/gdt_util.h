@@ -20,6 +20,13 @@
     _Static_assert(sizeof fn##_table / sizeof *fn##_table == (count), #fn ": one name a value");   \
     const char *fn(type v) { return (unsigned)v < (unsigned)(count) ? fn##_table[v] : (unknown); }
 
+/* A create's last step, after its init: hands obj to *out when st is
+ * GDT_STATUS_OK, else destroys it; returns st (read twice: pass a variable).
+ *     st = init(t, e);
+ *     return GDT_CREATED(st, t, gdt_trial_destroy, out); */
+#define GDT_CREATED(st, obj, destroy, out)                                                         \
+    ((st) == GDT_STATUS_OK ? (*(out) = (obj), (st)) : ((destroy)(obj), (st)))
+
 /* Prefixes e's message and sets its status (the message cannot be
  * formatted into itself). */
 gdt_status gdt_error_prefix(gdt_error *e, gdt_status s, const char *prefix);
@@ -91,6 +98,9 @@ bool gdt_temp_name_of(const char *base, const char *name);
  * any other name.
  * gdt_publish_commit calls it for each file it publishes. */
 void gdt_temps_clean(const char *path);
+/* Whether path names a folder, or a regular file (stat: through a link). */
+bool gdt_path_is_dir(const char *path);
+bool gdt_path_is_file(const char *path);
 /* mkdir -p (folders it creates get 0755, or mode, less the umask) */
 gdt_status gdt_mkdirs(const char *path, gdt_error *e);
 gdt_status gdt_mkdirs_mode(const char *path, mode_t mode, gdt_error *e);

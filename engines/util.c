@@ -106,6 +106,18 @@ static int read_all(int fd, char **data, size_t *len)
     return 0;
 }
 
+bool gdt_path_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool gdt_path_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* What st is, for a message that refuses it. */
 static const char *file_kind(const struct stat *st)
 {

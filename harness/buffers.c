@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gdt_cuda.h"
+#include "gdt_util.h"
 #include "gdt_verify.h"
 
 /* ---------------------------------------------------------- geometry */
@@ -211,12 +212,8 @@ gdt_status gdt_buffers_create(const gdt_problem *p, uint64_t seed, gdt_buffers *
     if (!b)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "buffers: out of host memory");
     b->problem = *p;
-    if ((st = buffers_init(b, seed, e)) != GDT_STATUS_OK) {
-        gdt_buffers_destroy(b);
-        return st;
-    }
-    *out = b;
-    return GDT_STATUS_OK;
+    st = buffers_init(b, seed, e);
+    return GDT_CREATED(st, b, gdt_buffers_destroy, out);
 }
 
 void gdt_buffers_destroy(gdt_buffers *b)

@@ -10,6 +10,7 @@
 
 #include "gdt_cuda.h"
 #include "gdt_measure.h"
+#include "gdt_util.h"
 
 /* About 50 us at 2 GHz: long enough that %globaltimer's microsecond-scale
  * update granularity costs under 2%. */
@@ -132,12 +133,7 @@ gdt_status gdt_clock_probe_create(gdt_clock_probe **out, gdt_error *e)
     if (!p)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "clock probe: out of host memory");
     gdt_status st = probe_init(p, e);
-    if (st != GDT_STATUS_OK) {
-        gdt_clock_probe_destroy(p);
-        return st;
-    }
-    *out = p;
-    return GDT_STATUS_OK;
+    return GDT_CREATED(st, p, gdt_clock_probe_destroy, out);
 }
 
 void gdt_clock_probe_destroy(gdt_clock_probe *p)

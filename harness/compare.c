@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gdt_cuda.h"
+#include "gdt_util.h"
 #include "gdt_verify.h"
 
 void gdt_outputs_free(gdt_outputs *o)
@@ -456,12 +457,7 @@ static gdt_status verifier_make(const gdt_buffers *b, bool device, const gdt_out
         st = drain(e);
     for (int i = 0; st == GDT_STATUS_OK && i < v->n; i++)
         st = device ? keep_device(v, b, i, e) : keep_logical(v, ref, i, e);
-    if (st != GDT_STATUS_OK) {
-        gdt_verifier_destroy(v);
-        return st;
-    }
-    *out = v;
-    return GDT_STATUS_OK;
+    return GDT_CREATED(st, v, gdt_verifier_destroy, out);
 }
 
 gdt_status gdt_verifier_create_device(const gdt_buffers *b, gdt_verifier **out, gdt_error *e)

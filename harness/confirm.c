@@ -198,26 +198,26 @@ int gdt_confirm_exit(const gdt_confirm *c)
 /* ------------------------------------------------------------ output */
 
 static const gdt_json_row change_rows[] = {
-    GDT_JSON_TEXT(gdt_confirm_change, "family", family),
-    GDT_JSON_TEXT(gdt_confirm_change, "arch", arch),
-    GDT_JSON_TEXT(gdt_confirm_change, "key", key),
-    GDT_JSON_ROW(gdt_confirm_change, "what", what),
+    GDT_JSON_FIELD_TEXT(gdt_confirm_change, family),
+    GDT_JSON_FIELD_TEXT(gdt_confirm_change, arch),
+    GDT_JSON_FIELD_TEXT(gdt_confirm_change, key),
+    GDT_JSON_FIELD(gdt_confirm_change, what),
     GDT_JSON_TEXT(gdt_confirm_change, "old", old_choice),
     GDT_JSON_TEXT(gdt_confirm_change, "new", new_choice),
-    GDT_JSON_TEXT(gdt_confirm_change, "old_plan", old_plan),
-    GDT_JSON_TEXT(gdt_confirm_change, "new_plan", new_plan),
+    GDT_JSON_FIELD_TEXT(gdt_confirm_change, old_plan),
+    GDT_JSON_FIELD_TEXT(gdt_confirm_change, new_plan),
 };
 /* What the rounds measured (all but an unconfirmed change). */
 static const gdt_json_row rounds_rows[] = {
-    GDT_JSON_ROW(gdt_confirm_change, "rounds", rounds),
-    GDT_JSON_ROW(gdt_confirm_change, "old_us", old_us),
-    GDT_JSON_ROW(gdt_confirm_change, "new_us", new_us),
-    GDT_JSON_ROW(gdt_confirm_change, "old_noise", old_noise),
-    GDT_JSON_ROW(gdt_confirm_change, "new_noise", new_noise),
-    GDT_JSON_ROW(gdt_confirm_change, "ratio", ratio),
-    GDT_JSON_ROW(gdt_confirm_change, "lo", lo),
-    GDT_JSON_ROW(gdt_confirm_change, "hi", hi),
-    GDT_JSON_ROW(gdt_confirm_change, "accepted", accepted),
+    GDT_JSON_FIELD(gdt_confirm_change, rounds),
+    GDT_JSON_FIELD(gdt_confirm_change, old_us),
+    GDT_JSON_FIELD(gdt_confirm_change, new_us),
+    GDT_JSON_FIELD(gdt_confirm_change, old_noise),
+    GDT_JSON_FIELD(gdt_confirm_change, new_noise),
+    GDT_JSON_FIELD(gdt_confirm_change, ratio),
+    GDT_JSON_FIELD(gdt_confirm_change, lo),
+    GDT_JSON_FIELD(gdt_confirm_change, hi),
+    GDT_JSON_FIELD(gdt_confirm_change, accepted),
 };
 
 static cJSON *change_json(const gdt_confirm_change *c)

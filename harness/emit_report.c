@@ -34,7 +34,7 @@ gdt_status gdt__emit_report_input(gdt_emit_report *rep, const gdt_run *r, gdt_er
                            .shard_i = r->options.shard_i, .shard_n = r->options.shard_n,
                            .cells = r->ncells, .results = r->results};
     for (int ci = 0; ci < r->ncells; ci++)
-        in->complete += gdt_run_cell_complete(&r->cells[ci]);
+        in->cells_complete += gdt_run_cell_complete(&r->cells[ci]);
     rep->ninputs++;
     return in->path && in->family ? GDT_STATUS_OK : no_memory(e);
 }
@@ -42,7 +42,7 @@ gdt_status gdt__emit_report_input(gdt_emit_report *rep, const gdt_run *r, gdt_er
 void gdt__emit_report_taken(gdt_emit_report *rep)
 {
     if (rep && rep->ninputs)
-        rep->inputs[rep->ninputs - 1].taken++;
+        rep->inputs[rep->ninputs - 1].cells_merged++;
 }
 
 gdt_status gdt__emit_report_left_out(gdt_emit_report *rep, const char *key, const char *path, int results,

@@ -21,8 +21,8 @@ typedef struct gdt_emit_input {
     char *family;        /* the FAMILY argument it swept */
     int shard_i, shard_n;
     int cells;           /* the cells of its spec and shard */
-    int complete;        /* those whose plans all have a result */
-    int taken;           /* of them, those that entered the tables (a verified plan) */
+    int cells_complete;  /* those whose plans all have a result */
+    int cells_merged;    /* of them, those that entered the tables (a verified plan) */
     int results;         /* its result records */
 } gdt_emit_input;
 

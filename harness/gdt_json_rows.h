@@ -19,6 +19,7 @@ typedef enum gdt_json_row_kind {
     GDT_JSON_ROW_BOOL,     /* a bool */
     GDT_JSON_ROW_NUM_IF,   /* a double: a number where the bool at `when` is true and it is finite, else null */
     GDT_JSON_ROW_POSITIVE, /* a double: a number above 0, else null (0: unknown) */
+    GDT_JSON_ROW_FINITE,   /* a double: a number where finite, else null */
 } gdt_json_row_kind;
 
 typedef struct gdt_json_row {
@@ -40,6 +41,15 @@ typedef struct gdt_json_row {
     {key, _Generic(&((T *)0)->m, double *: _Generic(&((T *)0)->flag, bool *: GDT_JSON_ROW_NUM_IF)), \
      offsetof(T, m), offsetof(T, flag)}
 #define GDT_JSON_POSITIVE(T, key, m) {key, _Generic(&((T *)0)->m, double *: GDT_JSON_ROW_POSITIVE), offsetof(T, m), 0}
+
+/* A double: a number where finite, else null (NaN: unknown). */
+#define GDT_JSON_FINITE(T, key, m) {key, _Generic(&((T *)0)->m, double *: GDT_JSON_ROW_FINITE), offsetof(T, m), 0}
+/* The rows above keyed by their member's name, so that the key and the
+ * member are one spelling. */
+#define GDT_JSON_FIELD(T, m) GDT_JSON_ROW(T, #m, m)
+#define GDT_JSON_FIELD_TEXT(T, m) GDT_JSON_TEXT(T, #m, m)
+#define GDT_JSON_FIELD_IF(T, m, flag) GDT_JSON_NUM_IF(T, #m, m, flag)
+#define GDT_JSON_FIELD_POSITIVE(T, m) GDT_JSON_POSITIVE(T, #m, m)
 
 /* Adds rows[0 .. n-1] of rec to the object o, in order. */
 void gdt_json_rows_add(cJSON *o, const void *rec, const gdt_json_row *rows, size_t n);

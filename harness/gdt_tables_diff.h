@@ -126,7 +126,7 @@ typedef struct gdt_diff_test {
     /* The median SM clock of each side's samples (gdt_metric_clock.h), 0
      * where its journal has none: a change between plans or runs measured at
      * clocks far apart may be the power cap's, not the kernels'. */
-    double mhz_old, mhz_new;
+    double median_mhz_old, median_mhz_new;
 } gdt_diff_test;
 
 typedef enum gdt_diff_status {

@@ -20,6 +20,10 @@ static cJSON *row_value(const char *rec, const gdt_json_row *r)
         double v = *(const double *)at;
         return v > 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull();
     }
+    case GDT_JSON_ROW_FINITE: {
+        double v = *(const double *)at;
+        return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+    }
     }
     return NULL;
 }

@@ -681,12 +681,7 @@ static gdt_status load_lines(gdt_run *r, gdt_journal_lines *l, gdt_status s, gdt
     if (s == GDT_STATUS_OK)
         s = build(r, l, e);
     gdt_journal_lines_free(l);
-    if (s != GDT_STATUS_OK) {
-        gdt_run_destroy(r);
-        return s;
-    }
-    *out = r;
-    return GDT_STATUS_OK;
+    return GDT_CREATED(s, r, gdt_run_destroy, out);
 }
 
 static gdt_run *run_new(void)

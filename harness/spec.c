@@ -347,12 +347,7 @@ gdt_status gdt_sweep_spec_parse(const char *text, size_t len, const char *file, 
     if (s == GDT_STATUS_OK)
         s = parse_root(sp, root, file, quick, e);
     cJSON_Delete(root);
-    if (s != GDT_STATUS_OK) {
-        gdt_sweep_spec_destroy(sp);
-        return s;
-    }
-    *out = sp;
-    return GDT_STATUS_OK;
+    return GDT_CREATED(s, sp, gdt_sweep_spec_destroy, out);
 }
 
 static gdt_status spec_text(const char *family_arg, const char *path, char **text, size_t *len,

@@ -532,8 +532,8 @@ static gdt_status test_plan(gdt_diff_cell *d, const char *plan, const gdt_run_ce
     gdt_diff_test t = {.u = 0};
     for (int i = 0; i < d->ntests; i++)
         if (!strcmp(d->tests[i].plan, plan)) return GDT_STATUS_OK;
-    if (!samples_of(oc, plan, &a, &t.n_old, &t.burst_old, &t.mhz_old) ||
-        !samples_of(nc, plan, &b, &t.n_new, &t.burst_new, &t.mhz_new))
+    if (!samples_of(oc, plan, &a, &t.n_old, &t.burst_old, &t.median_mhz_old) ||
+        !samples_of(nc, plan, &b, &t.n_new, &t.burst_new, &t.median_mhz_new))
         return GDT_STATUS_OK;
     gdt_rank_test r;
     gdt_status s = gdt_rank_test_mann_whitney(a, t.n_old, b, t.n_new, &r, e);

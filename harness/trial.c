@@ -35,12 +35,7 @@ gdt_status gdt_trial_create(const gdt_problem *p, const gdt_device_props *dev, u
     gdt_status s = make_stream(t, e);
     if (s == GDT_STATUS_OK)
         s = gdt_buffers_create(p, seed, &t->buf, e);
-    if (s != GDT_STATUS_OK) {
-        gdt_trial_destroy(t);
-        return s;
-    }
-    *out = t;
-    return GDT_STATUS_OK;
+    return GDT_CREATED(s, t, gdt_trial_destroy, out);
 }
 
 void gdt_trial_destroy(gdt_trial *t)

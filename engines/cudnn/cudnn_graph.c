@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "cudnn/gdt_cudnn.h"
+#include "gdt_util.h"
 
 #define SET(d, attr, type, n, p) GDT_CHECK_CUDNN(e, cudnnBackendSetAttribute((d), (attr), (type), (n), (p)))
 
@@ -48,10 +49,5 @@ gdt_status gdt__cudnn_graph_create(const gdt_problem *p, int form, cudnnHandle_t
     gdt_status s = lower(g, p, form, e);
     if (s == GDT_STATUS_OK)
         s = graph_finalize(g, h, e);
-    if (s != GDT_STATUS_OK) {
-        gdt__cudnn_graph_destroy(g);
-        return s;
-    }
-    *out = g;
-    return GDT_STATUS_OK;
+    return GDT_CREATED(s, g, gdt__cudnn_graph_destroy, out);
 }

@@ -21,11 +21,7 @@
 #include "gdt_hand.h"
 #include "hand_common.h"
 
-static const gdt_knob attn_knobs[] = {
-    {GDT_KNOB_TILE_M, GDT_ATTN_FWD_TMA_BLOCK_M}, {GDT_KNOB_TILE_N, GDT_ATTN_FWD_TMA_BLOCK_N},
-    {GDT_KNOB_STAGES, GDT_ATTN_FWD_TMA_STAGES},  {GDT_KNOB_WARPS, GDT_ATTN_FWD_TMA_WARPS},
-    {GDT_KNOB_MMA, GDT_ATTN_FWD_TMA_MMA},
-};
+static const gdt_knob attn_knobs[] = {GDT__HAND_ATTN_KNOBS(GDT_ATTN_FWD_TMA)};
 
 struct gdt_compiled {
     gdt_attn_fwd_tma t; /* first, for its maps' 128-byte alignment */

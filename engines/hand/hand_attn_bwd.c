@@ -22,11 +22,7 @@
 #include "gdt_hand.h"
 #include "hand_common.h"
 
-static const gdt_knob bwd_knobs[] = {
-    {GDT_KNOB_TILE_M, GDT_ATTN_BWD_TMA_BLOCK_M}, {GDT_KNOB_TILE_N, GDT_ATTN_BWD_TMA_BLOCK_N},
-    {GDT_KNOB_STAGES, GDT_ATTN_BWD_TMA_STAGES},  {GDT_KNOB_WARPS, GDT_ATTN_BWD_TMA_WARPS},
-    {GDT_KNOB_MMA, GDT_ATTN_BWD_TMA_MMA},
-};
+static const gdt_knob bwd_knobs[] = {GDT__HAND_ATTN_KNOBS(GDT_ATTN_BWD_TMA)};
 
 struct gdt_compiled {
     gdt_attn_bwd_tma t; /* first, for its maps' 128-byte alignment */
@@ -65,24 +61,7 @@ static gdt_status load(gdt_compiled *c, gdt_error *e)
     return st;
 }
 
-static void destroy(gdt_compiled *c)
-{
-    if (c)
-        gdt__hand_compiled_free(c, c->t.cu, c->mod);
-}
-
-static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
-{
-    (void)p;
-    gdt_compiled *c = gdt__hand_compiled_alloc(sizeof(gdt_compiled));
-    if (!c)
-        return NULL;
-    c->facts = *f;
-    gdt__attn_bwd_tma_init(&c->t, "sdpa_bwd.hand", f);
-    return c;
-}
-
-GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
+GDT__HAND_ATTN_BUILD("sdpa_bwd.hand", gdt__attn_bwd_tma_init)
 
 static size_t workspace_size(const gdt_compiled *c) { return gdt__attn_bwd_tma_workspace(&c->facts.problem.u.sdpa); }
 

@@ -41,18 +41,40 @@ gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, 
         return gdt__hand_build(&stages, s, f, p, o, out, info, e);                                  \
     }
 
+/* The knobs of an attention slot's one configuration, TILE_M, TILE_N,
+ * STAGES, WARPS and MMA, from its host side's constants P##_BLOCK_M,
+ * P##_BLOCK_N, P##_STAGES, P##_WARPS and P##_MMA (P: GDT_ATTN_FWD_TMA or
+ * GDT_ATTN_BWD_TMA, engines/gdt_attn_fwd_tma.h and gdt_attn_bwd_tma.h). */
+#define GDT__HAND_ATTN_KNOBS(P)                                                                    \
+    {GDT_KNOB_TILE_M, P##_BLOCK_M}, {GDT_KNOB_TILE_N, P##_BLOCK_N}, {GDT_KNOB_STAGES, P##_STAGES}, \
+        {GDT_KNOB_WARPS, P##_WARPS}, {GDT_KNOB_MMA, P##_MMA}
+
+/* Defines an attention slot's destroy, its create (the plan's facts, then
+ * init(&c->t, slot, f): gdt__attn_fwd_tma_init or gdt__attn_bwd_tma_init)
+ * and its build (GDT__HAND_BUILD over the slot's check_support and load),
+ * for a struct gdt_compiled that holds the host side t, facts and mod. */
+#define GDT__HAND_ATTN_BUILD(slot, init)                                                           \
+    static void destroy(gdt_compiled *c)                                                            \
+    {                                                                                               \
+        if (c)                                                                                      \
+            gdt__hand_compiled_free(c, c->t.cu, c->mod);                                            \
+    }                                                                                               \
+    static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)                     \
+    {                                                                                               \
+        (void)p;                                                                                    \
+        gdt_compiled *c = gdt__hand_compiled_alloc(sizeof(gdt_compiled));                          \
+        if (!c)                                                                                     \
+            return NULL;                                                                            \
+        c->facts = *f;                                                                              \
+        init(&c->t, slot, f);                                                                       \
+        return c;                                                                                   \
+    }                                                                                               \
+    GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
+
 /* Defines a slot's ops table `name` over the slot's check_support, build
  * (GDT__HAND_BUILD), workspace_size, execute, destroy and fixed_plans: every
  * hand slot has all six under these names. */
-#define GDT__HAND_OPS(name)                                                                        \
-    const gdt_engine_ops name = {                                                                   \
-        .check_support = check_support,                                                             \
-        .build = build,                                                                             \
-        .workspace_size = workspace_size,                                                           \
-        .execute = execute,                                                                         \
-        .destroy = destroy,                                                                         \
-        .fixed_plans = fixed_plans,                                                                 \
-    }
+#define GDT__HAND_OPS(name) const gdt_engine_ops name = {GDT_ENGINE_OPS_NAMED, .fixed_plans = fixed_plans}
 
 /* A zeroed compiled plan of `size` bytes at a 128-byte boundary (what
  * CUtensorMap wants, more than malloc promises); NULL without memory. */

@@ -203,10 +203,4 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
     return GDT_STATUS_OK;
 }
 
-const gdt_engine_ops gdt__nvrtc_ops = {
-    .check_support = check_support,
-    .build = build,
-    .workspace_size = workspace_size,
-    .execute = execute,
-    .destroy = destroy,
-};
+const gdt_engine_ops gdt__nvrtc_ops = {GDT_ENGINE_OPS_NAMED};

@@ -1,6 +1,7 @@
 /* A record's JSON object from its rows (gdt_json_rows.h): each kind's
  * value, members in the rows' order, a NULL string left out, a number
- * behind a false flag or not finite null, a clock of 0 (unknown) null. */
+ * behind a false flag or not finite null, a clock of 0 (unknown) null; the
+ * FIELD rows keyed by their member's name. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -11,15 +12,16 @@ typedef struct rec {
     const char *what;
     char name[8];
     int n;
-    double x, y, mhz;
+    double x, y, mhz, ratio;
     bool has, on;
 } rec;
 
+/* Keyed rows and rows keyed by the member's name (GDT_JSON_FIELD...). */
 static const gdt_json_row rows[] = {
-    GDT_JSON_ROW(rec, "what", what),   GDT_JSON_TEXT(rec, "name", name),
+    GDT_JSON_FIELD(rec, what),         GDT_JSON_FIELD_TEXT(rec, name),
     GDT_JSON_ROW(rec, "n", n),         GDT_JSON_ROW(rec, "x", x),
-    GDT_JSON_ROW(rec, "on", on),       GDT_JSON_NUM_IF(rec, "y", y, has),
-    GDT_JSON_POSITIVE(rec, "mhz", mhz),
+    GDT_JSON_ROW(rec, "on", on),       GDT_JSON_FIELD_IF(rec, y, has),
+    GDT_JSON_FIELD_POSITIVE(rec, mhz), GDT_JSON_FINITE(rec, "best", ratio),
 };
 
 /* rec's object as compact JSON text. */
@@ -34,14 +36,17 @@ static void check_text(const rec *r, const char *want)
 
 int main(void)
 {
-    rec r = {.what = "winner", .name = "ours.a", .n = 3, .x = 1.5, .y = 2.25, .mhz = 1980, .has = true, .on = true};
-    check_text(&r, "{\"what\":\"winner\",\"name\":\"ours.a\",\"n\":3,\"x\":1.5,\"on\":true,\"y\":2.25,\"mhz\":1980}");
-    r = (rec){.name = "", .y = 2.25, .has = false};
-    check_text(&r, "{\"name\":\"\",\"n\":0,\"x\":0,\"on\":false,\"y\":null,\"mhz\":null}");
-    r = (rec){.what = "w", .y = INFINITY, .has = true, .mhz = -1};
-    check_text(&r, "{\"what\":\"w\",\"name\":\"\",\"n\":0,\"x\":0,\"on\":false,\"y\":null,\"mhz\":null}");
+    rec r = {.what = "winner", .name = "ours.a", .n = 3, .x = 1.5, .y = 2.25, .mhz = 1980, .ratio = 1.25,
+             .has = true, .on = true};
+    check_text(&r, "{\"what\":\"winner\",\"name\":\"ours.a\",\"n\":3,\"x\":1.5,\"on\":true,\"y\":2.25,\"mhz\":1980,"
+                   "\"best\":1.25}");
+    r = (rec){.name = "", .y = 2.25, .has = false, .ratio = NAN};
+    check_text(&r, "{\"name\":\"\",\"n\":0,\"x\":0,\"on\":false,\"y\":null,\"mhz\":null,\"best\":null}");
+    r = (rec){.what = "w", .y = INFINITY, .has = true, .mhz = -1, .ratio = -INFINITY};
+    check_text(&r, "{\"what\":\"w\",\"name\":\"\",\"n\":0,\"x\":0,\"on\":false,\"y\":null,\"mhz\":null,\"best\":null}");
     cJSON *t = gdt_json_rows_object(&r, rows, GDT_JSON_ROWS_N(rows));
     CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(t, "y"))); /* a null, not an inf printed as null */
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(t, "best")));
     cJSON_Delete(t);
 
     /* rows added after members already there */

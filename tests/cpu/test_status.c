@@ -110,11 +110,52 @@ static void test_files(void)
     CHECK(gdt_embedded_find(NULL) == NULL);
 }
 
+/* GDT_CREATED: an OK init hands the object over untouched; a failed one
+ * destroys it once, leaves *out alone and returns the init's status. */
+static int destroyed;
+static void count_destroy(int *obj)
+{
+    (void)obj;
+    destroyed++;
+}
+
+static void test_created(void)
+{
+    int obj = 7, *out = NULL;
+    gdt_status st = GDT_STATUS_OK;
+    CHECK_INT(GDT_CREATED(st, &obj, count_destroy, &out), ==, GDT_STATUS_OK);
+    CHECK(out == &obj);
+    CHECK_INT(destroyed, ==, 0);
+    out = NULL;
+    st = GDT_STATUS_CUDA;
+    CHECK_INT(GDT_CREATED(st, &obj, count_destroy, &out), ==, GDT_STATUS_CUDA);
+    CHECK(out == NULL);
+    CHECK_INT(destroyed, ==, 1);
+}
+
+/* gdt_path_is_dir and gdt_path_is_file tell a folder, a file and nothing apart. */
+static void test_path_kinds(void)
+{
+    char dir[128], file[256];
+    gdt_error e;
+    snprintf(dir, sizeof dir, "/tmp/gdt_test_status_kinds_%ld", (long)getpid());
+    snprintf(file, sizeof file, "%s/f", dir);
+    CHECK(!gdt_path_is_dir(dir) && !gdt_path_is_file(dir));
+    CHECK_INT(gdt_mkdirs(dir, &e), ==, 0);
+    CHECK_INT(gdt_file_write_atomic(file, "x", 1, &e), ==, 0);
+    CHECK(gdt_path_is_dir(dir) && !gdt_path_is_file(dir));
+    CHECK(gdt_path_is_file(file) && !gdt_path_is_dir(file));
+    CHECK(!gdt_path_is_file("/dev/null"));
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 int main(void)
 {
     test_names();
     test_error_record();
     test_sha256();
     test_files();
+    test_created();
+    test_path_kinds();
     return gdt_test_result("test_status");
 }
