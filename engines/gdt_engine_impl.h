@@ -48,7 +48,7 @@ typedef struct gdt_engine_ops {
 } gdt_engine_ops;
 
 /* The most fixed configurations one slot may list. */
-#define GDT_FIXED_PLANS_MAX 16
+#define GDT_FIXED_PLANS_MAX 24
 
 /* Capability row: what a slot can serve.  Judged against facts. */
 typedef struct gdt_capability {
