@@ -67,12 +67,7 @@ static int tma_plans(const gdt_facts *f, gdt_plan_id *out, bool say)
 static int hand_twin(const gdt_plan_id *p)
 {
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
-        gdt_plan_id h;
-        gdt__hand_gemm_config_plan(i, p->engine_id, &h);
-        gdt_plan_id_set_knob(&h, GDT_KNOB_WARPS_M, 8);
-        gdt_plan_id_set_knob(&h, GDT_KNOB_WARPS_N, 1);
-        gdt_plan_id_set_knob(&h, GDT_KNOB_MMA, 1);
-        gdt_plan_id_set_knob(&h, GDT_KNOB_PIPE, 1);
+        gdt_plan_id h = rows_hand_twin(i, p->engine_id);
         if (gdt_plan_id_equal(&h, p))
             return i;
     }
