@@ -45,7 +45,7 @@
  * the tables and comments below (BARRIERS, work_at).
  *
  * Consumers (NC): two warpgroups (tiles of 128 x TN, 384 threads) or one
- * (64 x TN, 256 threads, no setmaxnreg: 255 registers a thread anyway).
+ * (64 x TN, 256 threads, no setmaxnreg: up to 255 registers a thread).
  *
  * Swap-AB (SW), for decode-sized M: the kernel runs C^T = B^T . A^T, so
  * the problem's N fills the wgmma's 64-row M side and M (at most TN, 16,
@@ -621,8 +621,9 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
         cluster_sync();
     else
         __syncthreads();
-    /* Two consumers take 232 registers each from the producer's; one has
-     * 255 at 256 threads without asking. */
+    /* Two consumers take 232 registers each from the producer's; one
+     * consumer asks for none: at 256 threads a thread may have 255, and
+     * ptxas gives the one-consumer entries 78 to 108. */
     if (threadIdx.x < 128) {
         if constexpr (NC == 2)
             regs_dec<40>();

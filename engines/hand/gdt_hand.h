@@ -33,11 +33,12 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 const char *gdt__hand_gemm_config_entry(int i);
 /* Configuration 0. */
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out);
-/* Every configuration for a GEMM problem, in the order to try them
+/* The configurations for a GEMM problem, in the order to try them
  * untimed: the smallest makespan on the device's SMs first (waves of work
  * units, tiles times splits, times the largest unit), then the fewer
- * splits, then table order.  Fills out[GDT_HAND_GEMM_CONFIGS]; returns the
- * count. */
+ * splits, then table order.  Every configuration, except the swap-AB ones
+ * (14 to 18) where m > 64.  Fills out[GDT_HAND_GEMM_CONFIGS] at most;
+ * returns the count. */
 int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out);
 
 /* The embedded cubin of kernels/hand/attn_fwd_sm90.cu (sm_90a). */

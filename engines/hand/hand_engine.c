@@ -162,25 +162,36 @@ static int64_t config_makespan(const gdt_gemm_tma_config *c, const gdt_gemm_desc
     return ceil_div(gdt__gemm_tma_units(c, g), sms) * unit * c->tile_n * c->consumers / 2;
 }
 
+/* The swap-AB configurations are listed for decode-sized M only, where
+ * they are meant to pay (issue 38: M at or below the wgmma's 64-row side);
+ * check_support still takes them by name at any M. */
+enum { SWAB_LISTED_MAX_M = 64 };
+
+static bool listed(const hand_config *c, const gdt_gemm_desc *g)
+{
+    return !c->k.swap_ab || g->m <= SWAB_LISTED_MAX_M;
+}
+
 /* Untimed order: the smallest makespan first; among equals the fewer
  * splits (less partial traffic), then table order (larger tiles first). */
 int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out)
 {
     int sms = f->device.sm_count > 0 ? f->device.sm_count : gdt__predict_sm_count(f->device.arch);
-    int order[NCONFIGS];
+    int order[NCONFIGS], n = 0;
     int64_t cost[NCONFIGS];
     for (int i = 0; i < NCONFIGS; i++)
-        order[i] = i, cost[i] = config_makespan(&configs[i].k, &f->problem.u.gemm, sms);
-    for (int i = 1; i < NCONFIGS; i++) /* insertion sort: stable, so ties keep table order */
+        if (listed(&configs[i], &f->problem.u.gemm))
+            order[n] = i, cost[i] = config_makespan(&configs[i].k, &f->problem.u.gemm, sms), n++;
+    for (int i = 1; i < n; i++) /* insertion sort: stable, so ties keep table order */
         for (int j = i; j > 0; j--) {
             int a = order[j], b = order[j - 1];
             if (cost[a] > cost[b] || (cost[a] == cost[b] && configs[a].k.split_k >= configs[b].k.split_k))
                 break;
             order[j] = b, order[j - 1] = a;
         }
-    for (int i = 0; i < NCONFIGS; i++)
+    for (int i = 0; i < n; i++)
         gdt__hand_gemm_config_plan(order[i], engine_id, &out[i]);
-    return NCONFIGS;
+    return n;
 }
 
 /* Every fixed configuration's name, for the decline of any other. */
