@@ -173,6 +173,18 @@ static void test_swab_layouts(void)
     }
 }
 
+/* The conservative pick's measure: a plan's tile area, none for swap-AB
+ * (unmeasured), so that FALLBACK never takes one of 14 to 18. */
+static void test_tile_area(void)
+{
+    for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        gdt_plan_id id;
+        gdt__hand_gemm_config_plan(i, HAND_ID, &id);
+        int64_t area = gdt_plan_id_knob(&id, GDT_KNOB_TILE_M, 0) * gdt_plan_id_knob(&id, GDT_KNOB_TILE_N, 0);
+        CHECK_INT(gdt__plan_tile_area(&id), ==, i >= 14 ? INT64_MAX : area);
+    }
+}
+
 /* The untimed order for a shape, as indices into names[]: n of them. */
 static void check_order_n(const char *shape, const int *want, int n)
 {
@@ -256,6 +268,7 @@ int main(void)
     test_round_trip();
     test_decline();
     test_swab_layouts();
+    test_tile_area();
     test_order();
     return gdt_test_result("test_hand_configs");
 }
