@@ -36,8 +36,8 @@ void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out);
 /* The configurations for a GEMM problem, in the order to try them
  * untimed: the smallest makespan on the device's SMs first (waves of work
  * units, tiles times splits, times the largest unit), then the fewer
- * splits, then table order.  Every configuration, except the swap-AB ones
- * (14 to 18) where m > 64.  Fills out[GDT_HAND_GEMM_CONFIGS] at most;
+ * splits, then table order.  Every configuration, except a swap-AB one
+ * (14 to 18) where m exceeds its TILE_M (one tile of M).  Fills out[GDT_HAND_GEMM_CONFIGS] at most;
  * returns the count. */
 int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out);
 

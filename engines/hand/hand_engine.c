@@ -162,14 +162,12 @@ static int64_t config_makespan(const gdt_gemm_tma_config *c, const gdt_gemm_desc
     return ceil_div(gdt__gemm_tma_units(c, g), sms) * unit * c->tile_n * c->consumers / 2;
 }
 
-/* The swap-AB configurations are listed for decode-sized M only, where
- * they are meant to pay (issue 38: M at or below the wgmma's 64-row side);
- * check_support still takes them by name at any M. */
-enum { SWAB_LISTED_MAX_M = 64 };
-
+/* A swap-AB configuration is listed where M is one tile of it (m at most
+ * its 16, 32 or 64 rows: decode-sized M, where it is meant to pay, and B
+ * is read once); check_support still takes it by name at any M. */
 static bool listed(const hand_config *c, const gdt_gemm_desc *g)
 {
-    return !c->k.swap_ab || g->m <= SWAB_LISTED_MAX_M;
+    return !c->k.swap_ab || g->m <= c->k.tile_n;
 }
 
 /* Untimed order: the smallest makespan first; among equals the fewer

@@ -234,17 +234,17 @@ static void check_order_n(const char *shape, const int *want, int n)
  * 11 is 2 x 34 x 64, 4352), after 1 and 7 where it ties them (m=512: 256
  * tiles, two waves, 8192), and first where K is one tile (a tie at 64
  * with 6 and 9, which run unsplit there, and no split of its own).
- * The swap-AB configurations (14 to 18) are listed only where m <= 64
- * (m=65: the fourteen) and count a tile's area / 128: M's 16, 32 or 64
+ * A swap-AB configuration (14 to 18) is listed only where m is at most
+ * its TILE_M (m=33: not 16 and 17; m=65: the fourteen) and counts a tile's area / 128: M's 16, 32 or 64
  * rows by 64 of N a consumer.  m=1 and m=16 (one tile row of M): 64 tiles
  * of N in two splits fill 128 SMs once, 34 K tiles at 8, 16 and 32
  * columns for 16, 32 and 64 rows of M (17, 16, 15: 272, 544, 1088), then
  * two consumers in four splits (18: 128 units of 24 at 64, 1536), then 64
  * unsplit (14: 64 x 32, 2048), ahead of the cluster of splits (2176).
- * m=64, n=14336: 224 tiles of N by 4, 2 or 1 of M; in two splits 14
- * waves of 34 at 8 columns (17) and 7 at 16 (16) tie (3808, table order),
- * then 14 unsplit (2 waves of 64 at 32: 4096), 15 (4 waves of 34 at 32:
- * 4352), 18 (4 waves of 24 at 64: 6144), all ahead of 128 x 128 (8192). */
+ * m=64, n=14336: 224 tiles of N; 14 unsplit (2 waves of 64 at 32: 4096),
+ * 15 (448 units, 4 waves of 34 at 32: 4352), 18 (4 waves of 24 at 64:
+ * 6144), all ahead of 128 x 128 (8192).  m=33, n=4096: 15 (one wave of
+ * 34 at 32: 1088), 18 (1536), 14 (2048), then the cluster of splits. */
 static void test_order(void)
 {
     check_order("m=128,n=4096,k=4096", 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
@@ -259,7 +259,9 @@ static void test_order(void)
     check_order("m=128,n=4096,k=64", 13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12);
     check_order("m=1536,n=2816,k=4096", 0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4);
     check_order("m=16,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
-    check_order("m=64,n=14336,k=4096", 16, 17, 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
+    check_order("m=64,n=14336,k=4096", 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
+    check_order("m=33,n=4096,k=4096", 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
+    check_order("m=17,n=4096,k=4096", 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
     check_order("m=65,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
 }
 
