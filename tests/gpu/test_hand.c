@@ -107,8 +107,9 @@ static void test_refusal(gdt_compiled *c, gdt_buffers *b)
  * clusters, have no workspace).  Configuration 11, the same tile and ring
  * with the splits summed in a cluster. */
 enum { SPLIT_S8 = 9, SPLIT_DSMEM = 11 };
-/* The swap-AB configurations are the last, from 14 (engines/hand/gdt_hand.h). */
-enum { SWAB_FIRST = 14 };
+/* The swap-AB configurations are the last, from 14 (engines/hand/gdt_hand.h);
+ * 15 is 64 x 64 of C^T in two splits. */
+enum { SWAB_FIRST = 14, SWAB_SPLIT = 15 };
 
 /* A split-K plan without the workspace it reported. */
 static void test_no_workspace(gdt_compiled *c, gdt_buffers *b)
@@ -285,7 +286,8 @@ static void sized_plan_free(sized_plan *s)
 }
 
 /* Configuration 9 (128 x 64, two splits, the 8-stage ring) built for 3
- * tiles and for 1105 (2210 units: 17 rounds of the grid), both alive,
+ * tiles and for 1105 (2210 units: 17 rounds of the grid), and 15 (swap-AB
+ * 64 x 64 tiles of C^T in two splits: 3 tiles and 2145), both alive,
  * executed small, large, small, large on poisoned outputs: right each time
  * only if each plan counts on counters of its own size. */
 static void test_counters_per_plan(int i)
@@ -403,6 +405,9 @@ int main(void)
     }
     hand_watch("the counters per plan");
     test_counters_per_plan(SPLIT_S8);
+    if (cudaGetLastError() != cudaSuccess)
+        return gdt_test_result("test_hand");
+    test_counters_per_plan(SWAB_SPLIT); /* the counters of C^T's tiles */
     if (cudaGetLastError() != cudaSuccess)
         return gdt_test_result("test_hand");
     for (size_t i = 0; i < sizeof bench_shapes / sizeof bench_shapes[0]; i++) {
