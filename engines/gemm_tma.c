@@ -245,7 +245,8 @@ gdt_status gdt__gemm_tma_load(gdt_gemm_tma *t, const gdt_cu_api *cu, CUfunction 
     gdt_status st = counters_new(t, e);
     if (st != GDT_STATUS_OK)
         return st;
-    cfg->blockDimX = (unsigned)gdt__gemm_tma_threads(&t->config), cfg->blockDimY = cfg->blockDimZ = 1;
+    cfg->blockDimX = (unsigned)gdt__gemm_tma_threads(&t->config);
+    cfg->blockDimY = cfg->blockDimZ = 1;
     cfg->sharedMemBytes = (unsigned)smem;
     return launch_grid(t, fn, cfg, sms, e);
 }

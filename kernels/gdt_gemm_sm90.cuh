@@ -86,8 +86,10 @@
 /* NST: the ring's stages, a template parameter (4, or 6 and 8 where the
  * ring still fits: engines/gemm_tma.c's gdt__gemm_tma_smem_bytes). */
 #define G90_C_OFFSET(TM, TN, NST) ((NST) * (G90_A_STAGE_BYTES(TM) + G90_B_STAGE_BYTES(TN)))
-#define G90_BAR_OFFSET(TM, TN, NST) (G90_C_OFFSET(TM, TN, NST) + (TM) / 32 * G90_C_BLOCK_BYTES) /* two blocks per consumer */
-#define G90_FLAG_OFFSET(TM, TN, NST) (G90_BAR_OFFSET(TM, TN, NST) + 16 * (NST)) /* after the full and empty barriers */
+/* The barriers after two output blocks a consumer, the flag word after the
+ * full and empty barriers. */
+#define G90_BAR_OFFSET(TM, TN, NST) (G90_C_OFFSET(TM, TN, NST) + (TM) / 32 * G90_C_BLOCK_BYTES)
+#define G90_FLAG_OFFSET(TM, TN, NST) (G90_BAR_OFFSET(TM, TN, NST) + 16 * (NST))
 #define G90_CONSUMERS_BAR 3 /* named barrier of all consumer threads (1 and 2: one consumer) */
 #define G90_A_HALF_BYTES (G90_A_STAGE_BYTES(G90_TILE_M) / 2) /* 64 rows of A: one CTA's multicast in a cluster */
 
@@ -562,7 +564,8 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
             continue; /* a ghost: no tile to store, no counter to count at */
         if constexpr (SPL == SPLIT_WS) {
             store_partial<TN>(ws, acc, w, wk, p);
-            if (!last_split<TM / 64>(counters + wk.tile, smem + G90_FLAG_OFFSET(TM, TN, NST), p.splits))
+            u32 flag = smem + G90_FLAG_OFFSET(TM, TN, NST);
+            if (!last_split<TM / 64>(counters + wk.tile, flag, p.splits))
                 continue;
             sum_splits<TN>(ws, acc, w, wk, p);
         }
