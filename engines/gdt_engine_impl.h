@@ -55,7 +55,7 @@ typedef struct gdt_engine_ops {
     .execute = execute, .destroy = destroy
 
 /* The most fixed configurations one slot may list. */
-#define GDT_FIXED_PLANS_MAX 16
+#define GDT_FIXED_PLANS_MAX 24
 
 /* Capability row: what a slot can serve.  Judged against facts. */
 typedef struct gdt_capability {

@@ -28,6 +28,13 @@ gdt_status gdt_cudnn_enumerate(const gdt_facts *f, int cap_per_engine, gdt_plan_
 /* cudnnGetVersion(), 0 when the library cannot be loaded. */
 int gdt_cudnn_runtime_version(void);
 
+/* engines/plan_names.c: what one of our plans asks of the device, for the
+ * conservative (FALLBACK) pick: its tile area, TILE_M x TILE_N; INT64_MAX
+ * without both knobs, and for a swap-AB plan (SWAP_AB=1), whose small
+ * TILE_M sits on the MMA's N side beside 64-row MMA tiles of N and which
+ * no GPU has measured yet (gemm.hand 14 to 18, engines/hand/README.md). */
+int64_t gdt__plan_tile_area(const gdt_plan_id *id);
+
 /* A library engine (kind GDT_ENGINE_CUBLASLT) proposes its own plans: they
  * come from the library's heuristic and enumeration on the device, not from
  * candidate rows.  Such a slot's ops point at the `ops` member (the first)

@@ -16,16 +16,23 @@
 #include "gdt_util.h"
 #include "gdtune/plan.h"
 
-/* What kernels/gdt_gemm_sm90.cuh is built for: keep the two in step. */
-enum { GDT_GEMM_TMA_TILE_M = 128, GDT_GEMM_TMA_TILE_K = 64, GDT_GEMM_TMA_THREADS = 384 };
+/* What kernels/gdt_gemm_sm90.cuh is built for: keep the two in step.
+ * TILE_M: the tile rows of two consumer warpgroups (64 each). */
+enum { GDT_GEMM_TMA_TILE_M = 128, GDT_GEMM_TMA_TILE_K = 64 };
 
-/* One configuration: tiles of 128 x tile_n, split_k ranges of K per tile
- * (through the workspace, or with cluster_k 2 the two splits of a tile as
- * a cluster summed in distributed shared memory), a ring of `stages`,
- * cluster_n 2 for clusters of two CTAs along N sharing A.  A cluster is
- * along N or along K, never both. */
+/* One configuration: tiles of (64 consumers) x tile_n on the wgmma's M
+ * and N sides, split_k ranges of K per tile (through the workspace, or
+ * with cluster_k 2 the two splits of a tile as a cluster summed in
+ * distributed shared memory), a ring of `stages`, cluster_n 2 for
+ * clusters of two CTAs along N sharing A.  A cluster is along N or along
+ * K, never both, and takes two consumers.  swap_ab: the kernel runs
+ * C^T = B^T . A^T, so that the problem's N is the wgmma's M side and M
+ * (tile_n 16, 32 or 64 of it a tile) its N side: the tile is tile_n rows of
+ * C by 64 consumers columns; no cluster. */
 typedef struct gdt_gemm_tma_config {
     int tile_n, split_k, stages, cluster_n, cluster_k;
+    int consumers; /* consumer warpgroups, 1 or 2 */
+    bool swap_ab;
 } gdt_gemm_tma_config;
 
 /* Mirrors struct gdt_gemm_tma_params in kernels/gdt_gemm_sm90.cuh. */
@@ -60,8 +67,15 @@ typedef struct gdt_gemm_tma {
     CUlaunchAttribute cluster; /* the launch's attrs, for a cluster configuration */
 } gdt_gemm_tma;
 
-/* Dynamic shared memory of a configuration: the ring, four 64 x 64 output
- * blocks, the barriers, the split-K flag word or the DSMEM reduction's two
+/* Threads of a configuration's CTA: a producer warpgroup and the consumers. */
+int gdt__gemm_tma_threads(const gdt_gemm_tma_config *c);
+
+/* The problem's M and N as the kernel walks them: exchanged under swap-AB. */
+void gdt__gemm_tma_extents(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int64_t *m,
+                           int64_t *n);
+
+/* Dynamic shared memory of a configuration: the ring, two 64 x 64 output
+ * blocks a consumer, the barriers, the split-K flag word or the DSMEM reduction's two
  * barriers, and 1024 bytes of slack to align the swizzle atoms. */
 int gdt__gemm_tma_smem_bytes(const gdt_gemm_tma_config *c);
 
@@ -71,10 +85,13 @@ int64_t gdt__gemm_tma_splits(const gdt_gemm_tma_config *c, const gdt_gemm_desc *
 int64_t gdt__gemm_tma_units(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g);
 
 /* Which entry serves the problem's layouts: A K-major when its K axis has
- * unit stride, B K-major when its N axis has not. */
+ * unit stride, B K-major when its N axis has not (the problem's operands,
+ * under swap-AB too). */
 void gdt__gemm_tma_majors(const gdt_gemm_desc *g, bool *a_kmajor, bool *b_kmajor);
 
-/* The three maps of a problem, or why TMA cannot describe an operand. */
+/* The three maps of a problem, in the kernel's order (its wgmma's A side,
+ * B side, then C: B's map first under swap-AB), or why TMA cannot describe
+ * an operand or the kernel cannot take its layout. */
 bool gdt__gemm_tma_layout(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c,
                           gdt_gemm_tma_map geo[3], char *why, size_t n);
 
@@ -83,7 +100,8 @@ bool gdt__gemm_tma_sizes_ok(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c
                             size_t n);
 
 /* Workspace bytes a configuration needs for a problem: the fp32 partials
- * of a split through the workspace, [split][batch][m][tiles_n * tile_n]. */
+ * of a split through the workspace, [split][batch][m][tiles_n * tile_n]
+ * with the kernel's m and n (gdt__gemm_tma_extents). */
 size_t gdt__gemm_tma_workspace(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g);
 
 /* For a problem gdt__gemm_tma_layout accepted: geometry, parameters,

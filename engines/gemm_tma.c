@@ -10,12 +10,24 @@
 #include "gdt_plan_counters.h"
 #include "gdt_tma.h"
 
-enum { TILE_M = GDT_GEMM_TMA_TILE_M, TILE_K = GDT_GEMM_TMA_TILE_K };
+enum { TILE_K = GDT_GEMM_TMA_TILE_K };
+
+/* The tile's rows on the wgmma's M side: 64 a consumer warpgroup. */
+static int tile_m(const gdt_gemm_tma_config *c) { return 64 * c->consumers; }
+
+int gdt__gemm_tma_threads(const gdt_gemm_tma_config *c) { return 128 * (1 + c->consumers); }
+
+void gdt__gemm_tma_extents(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int64_t *m,
+                           int64_t *n)
+{
+    *m = c->swap_ab ? g->n : g->m;
+    *n = c->swap_ab ? g->m : g->n;
+}
 
 int gdt__gemm_tma_smem_bytes(const gdt_gemm_tma_config *c)
 {
-    return c->stages * (TILE_M + c->tile_n) * TILE_K * 2 + 4 * 64 * 64 * 2 + 16 * c->stages + 16 +
-           1024;
+    return c->stages * (tile_m(c) + c->tile_n) * TILE_K * 2 + 2 * c->consumers * 64 * 64 * 2 +
+           16 * c->stages + 16 + 1024;
 }
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -30,8 +42,10 @@ int64_t gdt__gemm_tma_splits(const gdt_gemm_tma_config *c, const gdt_gemm_desc *
  * column count gets one more (a CTA past N that loads A for its partner). */
 int64_t gdt__gemm_tma_units(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g)
 {
-    int64_t cols = ceil_div(ceil_div(g->n, c->tile_n), c->cluster_n) * c->cluster_n;
-    int64_t tiles = ceil_div(g->m, TILE_M) * cols * g->batch;
+    int64_t m, n;
+    gdt__gemm_tma_extents(c, g, &m, &n);
+    int64_t cols = ceil_div(ceil_div(n, c->tile_n), c->cluster_n) * c->cluster_n;
+    int64_t tiles = ceil_div(m, tile_m(c)) * cols * g->batch;
     return tiles * gdt__gemm_tma_splits(c, g);
 }
 
@@ -59,38 +73,63 @@ static void geometry(int64_t eu, int64_t eo, int64_t so, int64_t batch, int64_t 
     g->box[0] = 64, g->box[1] = box_o;
 }
 
+/* An operand of MN extent `mn` (M for A, N for B) by K, strides s_mn,
+ * s_k and s_b: K-major, rows of 64 K-elements, box_rows of them a box;
+ * else MN-major, 64 K-rows of 64 MN-elements a box. */
+static void operand(bool kmajor, int64_t mn, int64_t k, int64_t s_mn, int64_t s_k, int64_t batch,
+                    int64_t s_b, uint32_t box_rows, gdt_gemm_tma_map *g)
+{
+    if (kmajor)
+        geometry(k, mn, s_mn, batch, s_b, box_rows, g);
+    else
+        geometry(mn, k, s_k, batch, s_b, 64, g);
+}
+
 /* A is K-major when its K axis has unit stride, else MN-major; B MN-major
  * when its N axis has, else K-major; C must be row-major.  In a cluster
- * each CTA loads 64 of A's 128 rows (MN-major A is loaded 64 rows a box
- * anyway). */
-bool gdt__gemm_tma_layout(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c,
-                          gdt_gemm_tma_map geo[3], char *why, size_t n)
+ * each CTA loads 64 of A's rows (MN-major A is loaded 64 rows a box
+ * anyway).  Under swap-AB B is the wgmma's A side (tile_m rows of N a
+ * box), A its B side (tile_n rows of M), and C is stored tile_n rows a box. */
+static bool unit_strides(const gdt_gemm_desc *g, char *why, size_t n)
 {
     const int64_t *sa = g->a_stride, *sb = g->b_stride, *sc = g->c_stride;
-    if (sa[2] == 1)
-        geometry(g->k, g->m, sa[1], g->batch, sa[0], (uint32_t)(TILE_M / c->cluster_n), &geo[0]);
-    else if (sa[1] == 1)
-        geometry(g->m, g->k, sa[2], g->batch, sa[0], 64, &geo[0]);
-    else
+    if (sa[2] != 1 && sa[1] != 1)
         return snprintf(why, n, "operand A: no unit stride (strides %" PRId64 ", %" PRId64
                         ", %" PRId64 ")", sa[0], sa[1], sa[2]), false;
-    if (sb[2] == 1)
-        geometry(g->n, g->k, sb[1], g->batch, sb[0], 64, &geo[1]);
-    else if (sb[1] == 1)
-        geometry(g->k, g->n, sb[2], g->batch, sb[0], (uint32_t)c->tile_n, &geo[1]);
-    else
+    if (sb[2] != 1 && sb[1] != 1)
         return snprintf(why, n, "operand B: no unit stride (strides %" PRId64 ", %" PRId64
                         ", %" PRId64 ")", sb[0], sb[1], sb[2]), false;
     if (sc[2] != 1)
         return snprintf(why, n, "operand C: not row-major (stride %" PRId64 " along n; the TMA "
                         "store writes rows)", sc[2]), false;
-    geometry(g->n, g->m, sc[1], g->batch, sc[0], 64, &geo[2]);
-    static const char *const names[3] = {"A", "B", "C"};
+    return true;
+}
+
+bool gdt__gemm_tma_layout(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c,
+                          gdt_gemm_tma_map geo[3], char *why, size_t n)
+{
+    const int64_t *sa = g->a_stride, *sb = g->b_stride, *sc = g->c_stride;
+    bool ak, bk, sw = c->swap_ab;
+    gdt_gemm_tma_map a, b;
+    if (!unit_strides(g, why, n))
+        return false;
+    gdt__gemm_tma_majors(g, &ak, &bk);
+    if (sw && !ak && c->tile_n % 64)
+        return snprintf(why, n, "operand A: MN-major (unit stride along M) under swap-AB takes "
+                        "a tile of 64 rows of M (its boxes are 64 columns wide), got %d",
+                        c->tile_n), false;
+    operand(ak, g->m, g->k, sa[1], sa[2], g->batch, sa[0],
+            (uint32_t)(sw ? c->tile_n : tile_m(c) / c->cluster_n), &a);
+    operand(bk, g->n, g->k, sb[2], sb[1], g->batch, sb[0], (uint32_t)(sw ? tile_m(c) : c->tile_n),
+            &b);
+    geo[0] = sw ? b : a, geo[1] = sw ? a : b;
+    geometry(g->n, g->m, sc[1], g->batch, sc[0], (uint32_t)(sw ? c->tile_n : 64), &geo[2]);
+    static const char *const names[2][3] = {{"A", "B", "C"}, {"B", "A", "C"}};
     for (int r = 0; r < 3; r++)
         for (int i = 0; i < 2; i++)
             if (geo[r].strides[i] % 16 || geo[r].strides[i] >= (1ull << 40))
                 return snprintf(why, n, "operand %s: %s stride of %llu bytes is not a multiple "
-                                "of 16 below 2^40, as TMA needs", names[r],
+                                "of 16 below 2^40, as TMA needs", names[sw][r],
                                 i ? "batch" : "leading", (unsigned long long)geo[r].strides[i]),
                        false;
     return true;
@@ -116,9 +155,10 @@ size_t gdt__gemm_tma_workspace(const gdt_gemm_tma_config *c, const gdt_gemm_desc
 {
     if (!through_workspace(c))
         return 0;
-    int64_t tiles_n = ceil_div(g->n, c->tile_n);
-    return (size_t)gdt__gemm_tma_splits(c, g) * (size_t)(g->batch * g->m) *
-           (size_t)(tiles_n * c->tile_n) * sizeof(float);
+    int64_t m, n;
+    gdt__gemm_tma_extents(c, g, &m, &n);
+    return (size_t)gdt__gemm_tma_splits(c, g) * (size_t)(g->batch * m) *
+           (size_t)(ceil_div(n, c->tile_n) * c->tile_n) * sizeof(float);
 }
 
 void gdt__gemm_tma_init(gdt_gemm_tma *t, const char *who, const gdt_facts *f,
@@ -126,13 +166,16 @@ void gdt__gemm_tma_init(gdt_gemm_tma *t, const char *who, const gdt_facts *f,
 {
     const gdt_gemm_desc *g = &f->problem.u.gemm;
     char why[8];
-    int64_t tiles_n = ceil_div(g->n, c->tile_n), ktiles = ceil_div(g->k, TILE_K);
+    int64_t m, n, ktiles = ceil_div(g->k, TILE_K);
+    gdt__gemm_tma_extents(c, g, &m, &n);
+    int64_t tiles_n = ceil_div(n, c->tile_n);
     t->who = who;
     t->config = *c;
     t->dtype = f->dtype;
     gdt__gemm_tma_layout(g, c, t->geo, why, sizeof why); /* the caller's checks accepted it */
-    t->params = (gdt_gemm_tma_params){(int)g->m, (int)g->n, (int)g->k, (int)g->batch,
-                                      (int)ceil_div(g->m, TILE_M), (int)tiles_n,
+    /* The kernel's problem: under swap-AB, C^T's (m and n exchanged). */
+    t->params = (gdt_gemm_tma_params){(int)m, (int)n, (int)g->k, (int)g->batch,
+                                      (int)ceil_div(m, tile_m(c)), (int)tiles_n,
                                       (int)(c->split_k < ktiles ? c->split_k : ktiles)};
     t->units = gdt__gemm_tma_units(c, g);
     t->ws_bytes = gdt__gemm_tma_workspace(c, g);
@@ -186,7 +229,8 @@ gdt_status gdt__gemm_tma_load(gdt_gemm_tma *t, const gdt_cu_api *cu, CUfunction 
     gdt_status st = gdt__plan_counters_new(&t->counters, t->ncounters, e);
     if (st != GDT_STATUS_OK)
         return st;
-    cfg->blockDimX = GDT_GEMM_TMA_THREADS, cfg->blockDimY = cfg->blockDimZ = 1;
+    cfg->blockDimX = (unsigned)gdt__gemm_tma_threads(&t->config);
+    cfg->blockDimY = cfg->blockDimZ = 1;
     cfg->sharedMemBytes = (unsigned)smem;
     return launch_grid(t, fn, cfg, sms, e);
 }
@@ -223,7 +267,10 @@ static gdt_status workspace_ok(const gdt_gemm_tma *t, const void *ws, size_t ws_
 gdt_status gdt__gemm_tma_bind(gdt_gemm_tma *t, const gdt_facts *f, const gdt_operands *ops,
                               void **ws, size_t ws_bytes, void *args[6], gdt_error *e)
 {
-    static const gdt_operand_role roles[3] = {GDT_OPERAND_A, GDT_OPERAND_B, GDT_OPERAND_C};
+    /* The maps' order: the kernel's A side, B side, C (B first under swap-AB). */
+    static const gdt_operand_role order[2][3] = {{GDT_OPERAND_A, GDT_OPERAND_B, GDT_OPERAND_C},
+                                                 {GDT_OPERAND_B, GDT_OPERAND_A, GDT_OPERAND_C}};
+    const gdt_operand_role *roles = order[t->config.swap_ab];
     gdt_status st = workspace_ok(t, *ws, ws_bytes, e);
     if (st == GDT_STATUS_OK)
         st = gdt_operands_check(&f->problem, ops, e);

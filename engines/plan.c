@@ -184,19 +184,15 @@ static gdt_status slot_rows(planning *pl, const gdt_engine_slot *s, const gdt_fa
     return GDT_STATUS_OK;
 }
 
-static int64_t tile_area(const gdt_plan_id *id)
-{
-    int64_t m = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, -1), n = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, -1);
-    return (m > 0 && n > 0) ? m * n : INT64_MAX;
-}
-
-/* The surviving candidate asking least of the device: smallest tile area,
- * ties by row order (a plan without tile knobs asks an unknown amount). */
+/* The surviving candidate asking least of the device: smallest tile area
+ * (gdt__plan_tile_area), ties by row order (a plan without tile knobs asks
+ * an unknown amount). */
 static int most_conservative(const elist *ours)
 {
     int best = -1;
     for (int i = 0; i < ours->n; i++)
-        if (best < 0 || tile_area(&ours->v[i].id) < tile_area(&ours->v[best].id)) best = i;
+        if (best < 0 || gdt__plan_tile_area(&ours->v[i].id) < gdt__plan_tile_area(&ours->v[best].id))
+            best = i;
     return best;
 }
 

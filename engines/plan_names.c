@@ -1,6 +1,8 @@
 /* The plan vocabulary plan.c, the tables and the harness name plans by
  * (gdtune/gdtune.h): heuristic mode names, the side of each engine kind
- * and its name, and the tag a plan entry carries in tables and journals. */
+ * and its name, the tag a plan entry carries in tables and journals, and
+ * the tile area of the conservative pick. */
+#include <stdint.h>
 #include <string.h>
 
 #include "gdt_engines.h"
@@ -71,4 +73,14 @@ const char *gdt_plan_entry_tag(const gdt_plan_entry *x)
 {
     if (!x->is_backend) return gdt_plan_side_name(gdt_engine_side(NULL, x->id.engine_id));
     return (unsigned)x->mode < GDT_MODE_COUNT ? gdt_mode_name(x->mode) : "KNOB";
+}
+
+/* ------------------------------------------------------- conservative */
+
+int64_t gdt__plan_tile_area(const gdt_plan_id *id)
+{
+    int64_t m = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, -1), n = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, -1);
+    if (gdt_plan_id_knob(id, GDT_KNOB_SWAP_AB, 0) == 1)
+        return INT64_MAX;
+    return (m > 0 && n > 0) ? m * n : INT64_MAX;
 }

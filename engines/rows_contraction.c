@@ -19,6 +19,7 @@ static const int64_t pipes[] = {GDT_GEMM_PIPE_CTA, GDT_GEMM_PIPE_TMA};
 static const int64_t splits[] = {1, 2, 4, 8};
 static const int64_t clusters[] = {GDT_GEMM_CLUSTER_1X1X1, GDT_GEMM_CLUSTER_1X2X1};
 static const int64_t reductions[] = {GDT_GEMM_REDUCE_WORKSPACE, GDT_GEMM_REDUCE_DSMEM};
+static const int64_t swaps[] = {GDT_GEMM_SWAP_NONE, GDT_GEMM_SWAP_AB_ON};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 static const gdt_column cols[GDT_GEMM_NCOLS] = {
@@ -42,6 +43,10 @@ static const gdt_column cols[GDT_GEMM_NCOLS] = {
     {"REDUCTION_MODE", GDT_COL_ENUM, D(reductions), GDT_KNOB_REDUCTION_MODE,
      "PIPE=1 split-K: 0 through the workspace, 1 two splits of a tile as a cluster summed in "
      "distributed shared memory", -1, true, GDT_GEMM_REDUCE_WORKSPACE},
+    {"SWAP_AB", GDT_COL_BOOL, D(swaps), GDT_KNOB_SWAP_AB,
+     "PIPE=1: 1 swap-AB for decode-sized M, C^T = B^T . A^T: BM rows of M (16, 32 or 64) on the "
+     "wgmma's N side, WARPS_N / 4 consumer warpgroups of 64 rows of N (BN) on its M side", -1, true,
+     GDT_GEMM_SWAP_NONE},
 };
 #undef D
 
@@ -118,6 +123,47 @@ static bool bind_tma_split(const int64_t *r, char *why, size_t n)
     return true;
 }
 
+/* Swap-AB's tile: BM rows of M are the wgmma's N (16, 32 or 64: a
+ * consumer stores its 64 x BM accumulator as one output block), one or two
+ * consumer warpgroups stacked along N (WARPS_N 4 or 8, WARPS_M 1), 64 rows
+ * of N each (BN = 16 WARPS_N); no cluster and no pair of splits (both
+ * pair two consumers of 64 rows of M).  BM is the projection's, capped by
+ * M: the tile follows a decode-sized M down to 16. */
+static bool bind_swab(const int64_t *r, char *why, size_t n)
+{
+    int64_t bm = r[GDT_GEMM_BM], bn = r[GDT_GEMM_BN], wn = r[GDT_GEMM_WARPS_N];
+    if (r[GDT_GEMM_MMA] != 1 || r[GDT_GEMM_WARPS_M] != 1 || (wn != 4 && wn != 8))
+        REJECT("PIPE=1 SWAP_AB=1 takes MMA=1, WARPS_M=1 and WARPS_N 4 or 8 (one or two consumer "
+               "warpgroups stacked along N), got MMA=%lld, WARPS %lldx%lld", LL(r[GDT_GEMM_MMA]),
+               LL(r[GDT_GEMM_WARPS_M]), LL(wn));
+    if (bn != 16 * wn)
+        REJECT("PIPE=1 SWAP_AB=1: BN=%lld, expected 64 rows of N a consumer warpgroup (BN = 16 x "
+               "WARPS_N = %lld)", LL(bn), LL(16 * wn));
+    if (bm != 16 && bm != 32 && bm != 64)
+        REJECT("PIPE=1 SWAP_AB=1 takes BM 16, 32 or 64 (the wgmma N, one output block), got "
+               "BM=%lld", LL(bm));
+    if (r[GDT_GEMM_CLUSTER_SHAPE] != GDT_GEMM_CLUSTER_1X1X1 ||
+        r[GDT_GEMM_REDUCTION_MODE] != GDT_GEMM_REDUCE_WORKSPACE)
+        REJECT("PIPE=1 SWAP_AB=1 has no cluster: CLUSTER_SHAPE=2 and REDUCTION_MODE=0, got %lld, "
+               "%lld", LL(r[GDT_GEMM_CLUSTER_SHAPE]), LL(r[GDT_GEMM_REDUCTION_MODE]));
+    return true;
+}
+
+/* The non-swapped tile: two consumer warpgroups of 64 rows of M. */
+static bool bind_tma_tile(int64_t *r, char *why, size_t n)
+{
+    int64_t bn = r[GDT_GEMM_BN];
+    if (r[GDT_GEMM_MMA] != 1 || r[GDT_GEMM_WARPS_M] != 8 || r[GDT_GEMM_WARPS_N] != 1)
+        REJECT("PIPE=1 takes MMA=1, WARPS_M=8 and WARPS_N=1 (two consumer warpgroups of wgmma "
+               "beside the producer warpgroup: 384 threads), got MMA=%lld, WARPS %lldx%lld",
+               LL(r[GDT_GEMM_MMA]), LL(r[GDT_GEMM_WARPS_M]), LL(r[GDT_GEMM_WARPS_N]));
+    r[GDT_GEMM_BM] = GDT_GEMM_TMA_TILE_M;
+    if (bn != 64 && bn != 128 && bn != 192 && bn != 256)
+        REJECT("PIPE=1 takes BN 64, 128, 192 or 256 (the wgmma N, in 64-column output blocks), "
+               "got BN=%lld", LL(bn));
+    return bind_tma_split(r, why, n);
+}
+
 /* The TMA pipeline (kernels/gdt_gemm_sm90.cuh): 128 x BN x 64 tiles, a
  * producer warpgroup and two consumer warpgroups of wgmma (384 threads),
  * sm_90a.  Its tile is 128 x 64 along M and K whatever the problem (TMA
@@ -128,25 +174,18 @@ static bool bind_tma(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
                      size_t n)
 {
     const gdt_gemm_desc *g = &f->problem.u.gemm;
-    int64_t bn = r[GDT_GEMM_BN];
     gdt_gemm_tma_config c;
     gdt_gemm_tma_map geo[3];
     char reason[200];
     if (lim->arch != 90)
         REJECT("PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm%d", lim->arch);
-    if (r[GDT_GEMM_MMA] != 1 || r[GDT_GEMM_WARPS_M] != 8 || r[GDT_GEMM_WARPS_N] != 1)
-        REJECT("PIPE=1 takes MMA=1, WARPS_M=8 and WARPS_N=1 (two consumer warpgroups of wgmma "
-               "beside the producer warpgroup: 384 threads), got MMA=%lld, WARPS %lldx%lld",
-               LL(r[GDT_GEMM_MMA]), LL(r[GDT_GEMM_WARPS_M]), LL(r[GDT_GEMM_WARPS_N]));
-    r[GDT_GEMM_BM] = GDT_GEMM_TMA_TILE_M, r[GDT_GEMM_BK] = GDT_GEMM_TMA_TILE_K;
-    if (bn != 64 && bn != 128 && bn != 192 && bn != 256)
-        REJECT("PIPE=1 takes BN 64, 128, 192 or 256 (the wgmma N, in 64-column output blocks), "
-               "got BN=%lld", LL(bn));
+    r[GDT_GEMM_BK] = GDT_GEMM_TMA_TILE_K;
+    if (r[GDT_GEMM_SWAP_AB] == GDT_GEMM_SWAP_AB_ON ? !bind_swab(r, why, n)
+                                                   : !bind_tma_tile(r, why, n))
+        return false;
     if (r[GDT_GEMM_STAGES] < 2)
         REJECT("PIPE=1: STAGES=%lld, the ring frees a stage one K tile late and needs at least 2",
                LL(r[GDT_GEMM_STAGES]));
-    if (!bind_tma_split(r, why, n))
-        return false;
     gdt__gemm_tma_config_of(r, &c);
     if (!gdt__gemm_tma_sizes_ok(g, &c, reason, sizeof reason) ||
         !gdt__gemm_tma_layout(g, &c, geo, reason, sizeof reason))
@@ -162,6 +201,9 @@ static bool bind_cta(const int64_t *r, char *why, size_t n)
         REJECT("PIPE=0 has no split-K or cluster: SPLIT_K, CLUSTER_SHAPE and REDUCTION_MODE are "
                "PIPE=1's (PIPE=0 takes 1, 2, 0), got %lld, %lld, %lld", LL(r[GDT_GEMM_SPLIT_K]),
                LL(r[GDT_GEMM_CLUSTER_SHAPE]), LL(r[GDT_GEMM_REDUCTION_MODE]));
+    if (r[GDT_GEMM_SWAP_AB] != GDT_GEMM_SWAP_NONE)
+        REJECT("PIPE=0 has no swap-AB: SWAP_AB is PIPE=1's (PIPE=0 takes 0), got %lld",
+               LL(r[GDT_GEMM_SWAP_AB]));
     return true;
 }
 

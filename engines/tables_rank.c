@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gdt_engines.h"
 #include "gdt_tables_impl.h"
 
 /* The combined measured noise of two estimates (absolute: relative noise
@@ -75,12 +76,6 @@ gdt_plan_side gdt_measured_side(const gdt_measured_plan *p)
     return p->is_backend ? GDT_PLAN_SIDE_BACKEND : gdt_engine_side(NULL, p->id.engine_id);
 }
 
-static int64_t tile_area(const gdt_plan_id *id)
-{
-    int64_t m = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, -1), n = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, -1);
-    return (m > 0 && n > 0) ? m * n : INT64_MAX;
-}
-
 /* The backend's FALLBACK plan when one was measured; else our most
  * conservative plan (smallest tile area, ties by untimed position). */
 int gdt__fallback_of(const gdt_measured_cell *c)
@@ -97,7 +92,7 @@ int gdt__fallback_of(const gdt_measured_cell *c)
         const gdt_measured_plan *p = &c->plans[i];
         if (gdt_measured_side(p) != GDT_PLAN_SIDE_OURS) continue;
         if (best < 0) { best = i; continue; }
-        int64_t a = tile_area(&p->id), b = tile_area(&c->plans[best].id);
+        int64_t a = gdt__plan_tile_area(&p->id), b = gdt__plan_tile_area(&c->plans[best].id);
         if (a < b || (a == b && p->untimed_position < c->plans[best].untimed_position)) best = i;
     }
     return best;

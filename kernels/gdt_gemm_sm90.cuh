@@ -3,9 +3,9 @@
  * accumulate.  nvcc builds its fixed configurations ahead of time
  * (kernels/hand/gemm_sm90.cu, the `hand` engine's gemm.hand); NVRTC builds
  * the configuration a contraction row with PIPE=1 binds (kernels/gemm.cuh,
- * gemm.nvrtc).  Its parameters are template arguments of gemm_sm90 (dtype,
- * operand layouts, TN, SPL, NST, CL, below) and one macro, G90_GROUP_M (8
- * unless the includer defines it).  Identifiers are chosen not to meet the
+ * gemm.nvrtc).  Its parameters are template arguments of gemm (dtype,
+ * operand layouts, TN, SPL, NST, CL, NC, SW, below) and one macro,
+ * G90_GROUP_M (8 unless the includer defines it).  Identifiers are chosen not to meet the
  * NVRTC row's -D names (BN, STAGES, GROUP_M, ...).  The host side that
  * builds its tensor maps, grid and cluster is engines/gemm_tma.c, shared by
  * both engines.
@@ -44,6 +44,19 @@
  * CTAs' consumers are done with it.  The barriers and the schedule are in
  * the tables and comments below (BARRIERS, work_at).
  *
+ * Consumers (NC): two warpgroups (tiles of 128 x TN, 384 threads) or one
+ * (64 x TN, 256 threads, no setmaxnreg: up to 255 registers a thread).
+ *
+ * Swap-AB (SW), for decode-sized M: the kernel runs C^T = B^T . A^T, so
+ * the problem's N fills the wgmma's 64-row M side and M (at most TN, 16,
+ * 32 or 64) its N side.  The host passes B's map as ta, A's as tb and the
+ * parameters of the swapped problem (m and n exchanged), so the raster,
+ * the ring, split-K and its workspace run unchanged on C^T; only the
+ * epilogue differs (epilogue_swab): it transposes the 64 x TN accumulator
+ * of C^T through shared memory into TN rows of C and stores them with C's
+ * own map (box 64 x TN).  No cluster, no pair of splits.  An MN-major A
+ * (the wgmma's B side) needs TN = 64: its boxes are 64 columns wide.
+ *
  * Layouts: A and B are K-major (unit stride along K) or MN-major; the
  * tensor maps are built for the layout and wgmma reads either through its
  * transpose bits.  Every operand is 128-byte-swizzled in shared memory:
@@ -62,19 +75,23 @@
 #ifndef G90_GROUP_M
 #define G90_GROUP_M 8
 #endif
-#define G90_THREADS 384
+/* A producer warpgroup and NC consumer warpgroups. */
+#define G90_THREADS(NC) (128 * (1 + (NC)))
 
-#define G90_A_STAGE_BYTES (G90_TILE_M * G90_TILE_K * 2)
+/* TM: the tile's rows on the wgmma's M side, 64 per consumer warpgroup
+ * (NC of them: 128 with two, 64 with one). */
+#define G90_A_STAGE_BYTES(TM) ((TM) * G90_TILE_K * 2)
 #define G90_B_STAGE_BYTES(TN) ((TN) * G90_TILE_K * 2)
 #define G90_C_BLOCK_BYTES (64 * 64 * 2)
 /* NST: the ring's stages, a template parameter (4, or 6 and 8 where the
- * ring still fits: engines/hand/hand_engine.c's SMEM_BYTES). */
-#define G90_C_OFFSET(TN, NST) ((NST) * (G90_A_STAGE_BYTES + G90_B_STAGE_BYTES(TN)))
-#define G90_BAR_OFFSET(TN, NST) (G90_C_OFFSET(TN, NST) + 4 * G90_C_BLOCK_BYTES) /* two blocks per consumer */
-#define G90_FLAG_OFFSET(TN, NST) (G90_BAR_OFFSET(TN, NST) + 16 * (NST))      /* after the full and empty barriers */
-#define G90_CONSUMER_WARPS 8
-#define G90_CONSUMERS_BAR 3 /* named barrier of the 256 consumer threads (1 and 2: one consumer) */
-#define G90_A_HALF_BYTES (G90_A_STAGE_BYTES / 2) /* 64 rows of A: one CTA's multicast in a cluster */
+ * ring still fits: engines/gemm_tma.c's gdt__gemm_tma_smem_bytes). */
+#define G90_C_OFFSET(TM, TN, NST) ((NST) * (G90_A_STAGE_BYTES(TM) + G90_B_STAGE_BYTES(TN)))
+/* The barriers after two output blocks a consumer, the flag word after the
+ * full and empty barriers. */
+#define G90_BAR_OFFSET(TM, TN, NST) (G90_C_OFFSET(TM, TN, NST) + (TM) / 32 * G90_C_BLOCK_BYTES)
+#define G90_FLAG_OFFSET(TM, TN, NST) (G90_BAR_OFFSET(TM, TN, NST) + 16 * (NST))
+#define G90_CONSUMERS_BAR 3 /* named barrier of all consumer threads (1 and 2: one consumer) */
+#define G90_A_HALF_BYTES (G90_A_STAGE_BYTES(G90_TILE_M) / 2) /* 64 rows of A: one CTA's multicast in a cluster */
 
 /* SPL, an entry's split-K: none; units anywhere in the grid, partials
  * through the workspace, the tile's last unit summing them (SPLIT_WS); or
@@ -88,7 +105,7 @@ enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2 };
  *   barrier    count                 arrivals                         completes when
  *   full[s]    1                     own producer's arrive.expect_tx  A (both halves in a cluster) and
  *                                    of A + its own B bytes           own B landed: the TMA's bytes
- *   empty[s]   8 (G90_CONSUMER_WARPS)    lane 0 of each own consumer      both consumers read the stage
+ *   empty[s]   4 NC (consumer warps) lane 0 of each own consumer      the consumers read the stage
  *              16 in a cluster       warp; in a cluster, each warp    both CTAs' consumers read it
  *                                    of both CTAs arrives at both     (either producer then writes
  *                                    CTAs' empty[s]                   A into both CTAs' stage)
@@ -141,10 +158,10 @@ struct tile_coord {
     int b, m0, n0;
 };
 
-/* Grouped raster within a batch: G90_GROUP_M tile rows walked column by
- * column, over `cols` columns `width` wide. */
+/* Grouped raster within a batch: G90_GROUP_M tile rows (`rows` high)
+ * walked column by column, over `cols` columns `width` wide. */
 __device__ __forceinline__ tile_coord tile_at(const gdt_gemm_tma_params &p, int t, int cols,
-                                              int width)
+                                              int width, int rows)
 {
     int per_batch = p.tiles_m * cols;
     int b = t / per_batch, r = t % per_batch;
@@ -152,7 +169,7 @@ __device__ __forceinline__ tile_coord tile_at(const gdt_gemm_tma_params &p, int 
     int first_m = (r / in_group) * G90_GROUP_M;
     int size_m = p.tiles_m - first_m < G90_GROUP_M ? p.tiles_m - first_m : G90_GROUP_M;
     int tm = first_m + (r % in_group) % size_m, tn = (r % in_group) / size_m;
-    return {b, tm * G90_TILE_M, tn * width};
+    return {b, tm * rows, tn * width};
 }
 
 /* The tiles a grid walks: p.tiles_n columns of TN, or in a cluster
@@ -165,12 +182,12 @@ template <int TN, bool CL> __device__ __forceinline__ int walked_tiles(const gdt
     return p.tiles_m * (CL ? (p.tiles_n + 1) / 2 : p.tiles_n) * p.batch;
 }
 
-template <int TN, bool CL>
+template <int TM, int TN, bool CL>
 __device__ __forceinline__ tile_coord unit_tile(const gdt_gemm_tma_params &p, int t)
 {
     if constexpr (!CL)
-        return tile_at(p, t, p.tiles_n, TN);
-    tile_coord c = tile_at(p, t, (p.tiles_n + 1) / 2, 2 * TN);
+        return tile_at(p, t, p.tiles_n, TN, TM);
+    tile_coord c = tile_at(p, t, (p.tiles_n + 1) / 2, 2 * TN, TM);
     c.n0 += (int)cluster_rank() * TN;
     return c;
 }
@@ -205,20 +222,20 @@ struct work_unit {
  * u, get the same split and K range.  In a SPLIT_PAIR cluster u is a tile
  * and the CTA's rank its split, of two whatever p.splits says: with one K
  * tile, split 1's range is empty (pair_reduce still sends its zeros). */
-template <int TN, int SPL, bool CL>
+template <int TM, int TN, int SPL, bool CL>
 __device__ __forceinline__ work_unit work_at(const gdt_gemm_tma_params &p, int u, int ntiles,
                                              int ktiles)
 {
     if constexpr (SPL == SPLIT_NONE)
-        return {unit_tile<TN, CL>(p, u), 0, ktiles, 0, 0};
+        return {unit_tile<TM, TN, CL>(p, u), 0, ktiles, 0, 0};
     if constexpr (SPL == SPLIT_PAIR) {
         int s = (int)cluster_rank(), half = (ktiles + 1) / 2;
-        return {unit_tile<TN, false>(p, u), s ? half : 0, s ? ktiles : half, s, 0};
+        return {unit_tile<TM, TN, false>(p, u), s ? half : 0, s ? ktiles : half, s, 0};
     }
     int s = u / ntiles, base = ktiles / p.splits, rem = ktiles % p.splits;
     int kt0 = s * base + (s < rem ? s : rem);
-    tile_coord c = unit_tile<TN, CL>(p, u % ntiles);
-    int tile = CL ? (c.b * p.tiles_m + c.m0 / G90_TILE_M) * p.tiles_n + c.n0 / TN : u % ntiles;
+    tile_coord c = unit_tile<TM, TN, CL>(p, u % ntiles);
+    int tile = CL ? (c.b * p.tiles_m + c.m0 / TM) * p.tiles_n + c.n0 / TN : u % ntiles;
     return {c, kt0, kt0 + base + (s < rem ? 1 : 0), s, tile};
 }
 
@@ -227,7 +244,7 @@ __device__ __forceinline__ work_unit work_at(const gdt_gemm_tma_params &p, int u
 /* Stage A at sa: the whole tile, or in a cluster this CTA's 64-row half
  * (rank r: rows m0 + 64 r, at sa + r G90_A_HALF_BYTES in either layout) into
  * both CTAs, so that each CTA's full barrier gets both halves' bytes. */
-template <int A_K, bool CL>
+template <int A_K, int TM, bool CL>
 __device__ __forceinline__ void load_a(u32 sa, const CUtensorMap *ta, u32 fb, const tile_coord &c,
                                        int k0)
 {
@@ -240,11 +257,11 @@ __device__ __forceinline__ void load_a(u32 sa, const CUtensorMap *ta, u32 fb, co
     } else if constexpr (A_K)
         tma_load(sa, ta, fb, k0, c.m0, c.b);
     else
-        for (int j = 0; j < G90_TILE_M / 64; ++j)
+        for (int j = 0; j < TM / 64; ++j)
             tma_load(sa + j * 8192, ta, fb, c.m0 + 64 * j, k0, c.b);
 }
 
-template <int A_K, int B_K, int TN, int SPL, int NST, bool CL>
+template <int A_K, int B_K, int TM, int TN, int SPL, int NST, bool CL>
 __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap *tb,
                                         const gdt_gemm_tma_params &p, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
@@ -252,19 +269,19 @@ __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap
     constexpr bool PAIRED = CL || SPL == SPLIT_PAIR;
     int it = 0;
     for (int u = first_unit<PAIRED>(); u < nunits; u += unit_stride<PAIRED>()) {
-        work_unit wk = work_at<TN, SPL, CL>(p, u, ntiles, ktiles);
+        work_unit wk = work_at<TM, TN, SPL, CL>(p, u, ntiles, ktiles);
         /* A ghost loads no B: its consumers' wgmma reads stale B, harmlessly. */
         bool ghost = CL && wk.c.n0 >= p.n;
         for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
             int s = it % NST;
             u32 round = (u32)(it / NST);
             bar_wait(empty + 8 * s, (round & 1) ^ 1);
-            u32 fb = full + 8 * s, sa = smem + s * G90_A_STAGE_BYTES;
-            u32 sb = smem + NST * G90_A_STAGE_BYTES + s * G90_B_STAGE_BYTES(TN);
+            u32 fb = full + 8 * s, sa = smem + s * G90_A_STAGE_BYTES(TM);
+            u32 sb = smem + NST * G90_A_STAGE_BYTES(TM) + s * G90_B_STAGE_BYTES(TN);
             int k0 = kt * G90_TILE_K;
             /* The full box counts even where it is zero-filled. */
-            bar_expect_tx(fb, G90_A_STAGE_BYTES + (ghost ? 0 : G90_B_STAGE_BYTES(TN)));
-            load_a<A_K, CL>(sa, ta, fb, wk.c, k0);
+            bar_expect_tx(fb, G90_A_STAGE_BYTES(TM) + (ghost ? 0 : G90_B_STAGE_BYTES(TN)));
+            load_a<A_K, TM, CL>(sa, ta, fb, wk.c, k0);
             if (ghost)
                 continue;
             if constexpr (B_K)
@@ -311,6 +328,45 @@ __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[TN 
             bulk_commit();
         }
     }
+}
+
+/* The swap-AB epilogue (SW): the accumulator is a 64 x TN tile of C^T,
+ * rows along the problem's N (the kernel's M side), columns along its M.
+ * C is row-major, so warpgroup w writes the tile's transpose, TN rows of
+ * 64 columns (128 bytes, one swizzled row each: the layout of the normal
+ * epilogue's blocks, TN rows high), and stores it with the C map's
+ * 64 x TN box at column c.m0 + 64 w, row c.n0: the store clips at N and M.
+ * The fragment's pair d[4j + 2h], d[4j + 2h + 1] is two C rows of one
+ * column; lanes l and l ^ 4 hold neighbouring columns, so each sends the
+ * other one value and stores two neighbouring columns of one row as one
+ * 32-bit word: the lane of even lane / 4 row 8j + 2 (l % 4), the other the
+ * row after it. */
+template <int FP16, int TN>
+__device__ __forceinline__ void epilogue_swab(const CUtensorMap *tc, const float (&acc)[TN / 2],
+                                              u32 cbuf, int w, tile_coord c, int &stores)
+{
+    int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32, odd = (lane >> 2) & 1;
+    u32 buf = cbuf + (stores & 1) * G90_C_BLOCK_BYTES;
+    if (tid == 0)
+        bulk_wait_read<1>(); /* the store two tiles back read this buffer */
+    named_sync(1 + w, 128);
+#pragma unroll
+    for (int j = 0; j < TN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+            float got = shfl_xor(odd ? v0 : v1, 4);
+            int row = 8 * j + 2 * (lane % 4) + odd, col = warp * 16 + ((lane >> 2) & ~1) + 8 * h;
+            u32 off = (u32)(row * 128 + (((col >> 3) ^ (row & 7)) << 4) + (col & 7) * 2);
+            sts_u32(buf + off, odd ? pack2<FP16>(got, v1) : pack2<FP16>(v0, got));
+        }
+    fence_proxy_async(); /* st.shared before the TMA store reads it */
+    named_sync(1 + w, 128);
+    if (tid == 0) {
+        tma_store(tc, buf, c.m0 + 64 * w, c.n0, c.b);
+        bulk_commit();
+    }
+    ++stores;
 }
 
 /* Where this thread's fragment row h (0: rows d[4j], d[4j + 1]; 1: the
@@ -387,10 +443,11 @@ __device__ __forceinline__ void sum_splits(float *ws, float (&acc)[TN / 2], int 
  * publishes each thread's partial GPU-wide, the one after it orders the
  * last unit's reads of the others' partials after their counts.  The flag
  * word in shared memory carries the answer to both consumers. */
+template <int NC>
 __device__ __forceinline__ bool last_split(unsigned *counter, u32 flag, int splits)
 {
     __threadfence();
-    named_sync(G90_CONSUMERS_BAR, 256);
+    named_sync(G90_CONSUMERS_BAR, 128 * NC);
     if (threadIdx.x == 128) {
         u32 last = atomicAdd(counter, 1u) == (unsigned)splits - 1;
         if (last)
@@ -398,7 +455,7 @@ __device__ __forceinline__ bool last_split(unsigned *counter, u32 flag, int spli
         __threadfence();
         asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(flag), "r"(last) : "memory");
     }
-    named_sync(G90_CONSUMERS_BAR, 256);
+    named_sync(G90_CONSUMERS_BAR, 128 * NC);
     u32 last;
     asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(last) : "r"(flag) : "memory");
     return last != 0;
@@ -461,26 +518,26 @@ template <bool CL> __device__ __forceinline__ void release(u32 bar)
         bar_arrive(bar);
 }
 
-template <int FP16, int A_K, int B_K, int TN, int SPL, int NST, bool CL>
+template <int FP16, int A_K, int B_K, int TM, int TN, int SPL, int NST, bool CL, bool SW>
 __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tma_params &p,
                                         float *ws, unsigned *counters, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
 {
     constexpr bool PAIRED = CL || SPL == SPLIT_PAIR;
     int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
-    u32 cbuf = smem + G90_C_OFFSET(TN, NST) + w * 2 * G90_C_BLOCK_BYTES;
+    u32 cbuf = smem + G90_C_OFFSET(TM, TN, NST) + w * 2 * G90_C_BLOCK_BYTES;
     float acc[TN / 2];
 #pragma unroll
     for (int i = 0; i < TN / 2; ++i)
         acc[i] = 0.f;
     int it = 0, stores = 0, j = 0;
     for (int u = first_unit<PAIRED>(); u < nunits; u += unit_stride<PAIRED>(), ++j) {
-        work_unit wk = work_at<TN, SPL, CL>(p, u, ntiles, ktiles);
+        work_unit wk = work_at<TM, TN, SPL, CL>(p, u, ntiles, ktiles);
         for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
             int s = it % NST;
             bar_wait(full + 8 * s, (u32)(it / NST) & 1);
-            u32 sa = smem + s * G90_A_STAGE_BYTES + (A_K ? w * 64 * 128 : w * 8192);
-            u32 sb = smem + NST * G90_A_STAGE_BYTES + s * G90_B_STAGE_BYTES(TN);
+            u32 sa = smem + s * G90_A_STAGE_BYTES(TM) + (A_K ? w * 64 * 128 : w * 8192);
+            u32 sb = smem + NST * G90_A_STAGE_BYTES(TM) + s * G90_B_STAGE_BYTES(TN);
             wg_fence();
 #pragma unroll
             for (int kk = 0; kk < G90_TILE_K / 16; ++kk)
@@ -507,32 +564,46 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
             continue; /* a ghost: no tile to store, no counter to count at */
         if constexpr (SPL == SPLIT_WS) {
             store_partial<TN>(ws, acc, w, wk, p);
-            if (!last_split(counters + wk.tile, smem + G90_FLAG_OFFSET(TN, NST), p.splits))
+            u32 flag = smem + G90_FLAG_OFFSET(TM, TN, NST);
+            if (!last_split<TM / 64>(counters + wk.tile, flag, p.splits))
                 continue;
             sum_splits<TN>(ws, acc, w, wk, p);
         }
         if constexpr (SPL == SPLIT_PAIR) {
-            u32 recv_full = smem + G90_FLAG_OFFSET(TN, NST);
-            if (!pair_reduce<TN>(acc, smem + G90_C_OFFSET(TN, NST) + (1 - w) * 2 * G90_C_BLOCK_BYTES,
+            u32 recv_full = smem + G90_FLAG_OFFSET(TM, TN, NST);
+            if (!pair_reduce<TN>(acc, smem + G90_C_OFFSET(TM, TN, NST) + (1 - w) * 2 * G90_C_BLOCK_BYTES,
                                  recv_full, recv_full + 8, w, j))
                 continue;
         }
-        epilogue<FP16, TN>(tc, acc, cbuf, w, wk.c, stores);
+        if constexpr (SW)
+            epilogue_swab<FP16, TN>(tc, acc, cbuf, w, wk.c, stores);
+        else
+            epilogue<FP16, TN>(tc, acc, cbuf, w, wk.c, stores);
     }
     if ((int)threadIdx.x % 128 == 0)
         bulk_wait<0>(); /* shared memory stays valid until the last store is done */
 }
 
-template <int FP16, int A_K, int B_K, int TN, int SPL, int NST, bool CL>
+/* A_K, B_K: the problem's layouts.  SW (swap-AB) runs the problem
+ * C^T = B^T . A^T: B is the wgmma's A side (TM rows of N), A its B side
+ * (TN columns of M), p is the swapped problem's (m and n exchanged: the
+ * host's gdt__gemm_tma_init) and only the epilogue writes C as it is. */
+template <int FP16, int A_K, int B_K, int TN, int SPL, int NST, bool CL, int NC, bool SW>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
                                      const CUtensorMap *tc, const gdt_gemm_tma_params &p,
                                      float *ws, unsigned *counters)
 {
+    constexpr int TM = 64 * NC, KA = SW ? B_K : A_K, KB = SW ? A_K : B_K;
+    static_assert(NC == 2 || (NC == 1 && !CL && SPL != SPLIT_PAIR),
+                  "one consumer: no cluster (each CTA multicasts half of two consumers' rows)");
+    static_assert(!SW || (!CL && SPL != SPLIT_PAIR && TN <= 64), "swap-AB: TN (M's tile) of at "
+                  "most 64, one output block a consumer, no cluster");
+    static_assert(KB || TN % 64 == 0, "an MN-major wgmma B side loads 64-column boxes");
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
      * bytes of slack for this. */
     u32 smem = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    u32 full = smem + G90_BAR_OFFSET(TN, NST), empty = full + 8 * NST;
+    u32 full = smem + G90_BAR_OFFSET(TM, TN, NST), empty = full + 8 * NST;
     int ktiles = (p.k + G90_TILE_K - 1) / G90_TILE_K, ntiles = walked_tiles<TN, CL>(p);
     int nunits = SPL == SPLIT_WS ? ntiles * p.splits : ntiles;
     constexpr bool PAIRED = CL || SPL == SPLIT_PAIR;
@@ -541,11 +612,11 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     if (threadIdx.x == 0) {
         for (int s = 0; s < NST; ++s) {
             bar_init(full + 8 * s, 1);
-            bar_init(empty + 8 * s, CL ? 2 * G90_CONSUMER_WARPS : G90_CONSUMER_WARPS);
+            bar_init(empty + 8 * s, (CL ? 2 : 1) * 4 * NC); /* every consumer warp */
         }
         if constexpr (SPL == SPLIT_PAIR) { /* recv_full, recv_empty: SPLIT_WS's flag word */
-            bar_init(smem + G90_FLAG_OFFSET(TN, NST), 1);
-            bar_init(smem + G90_FLAG_OFFSET(TN, NST) + 8, 1);
+            bar_init(smem + G90_FLAG_OFFSET(TM, TN, NST), 1);
+            bar_init(smem + G90_FLAG_OFFSET(TM, TN, NST) + 8, 1);
         }
         bar_init_fence();
     }
@@ -553,15 +624,20 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
         cluster_sync();
     else
         __syncthreads();
+    /* Two consumers take 232 registers each from the producer's; one
+     * consumer asks for none: at 256 threads a thread may have 255, and
+     * ptxas gives the one-consumer entries 78 to 108. */
     if (threadIdx.x < 128) {
-        regs_dec<40>();
+        if constexpr (NC == 2)
+            regs_dec<40>();
         if (threadIdx.x == 0)
-            produce<A_K, B_K, TN, SPL, NST, CL>(ta, tb, p, smem, full, empty, ktiles,
-                                                          ntiles, nunits);
+            produce<KA, KB, TM, TN, SPL, NST, CL>(ta, tb, p, smem, full, empty, ktiles, ntiles,
+                                                  nunits);
     } else {
-        regs_inc<232>();
-        consume<FP16, A_K, B_K, TN, SPL, NST, CL>(tc, p, ws, counters, smem, full, empty,
-                                                            ktiles, ntiles, nunits);
+        if constexpr (NC == 2)
+            regs_inc<232>();
+        consume<FP16, KA, KB, TM, TN, SPL, NST, CL, SW>(tc, p, ws, counters, smem, full, empty,
+                                                         ktiles, ntiles, nunits);
     }
     /* Lanes 1 to 31 of warp 0 skipped the producer's loop: they wait for
      * lane 0 at the warp's barrier, so that the warp reaches the cluster's
@@ -576,18 +652,23 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
 
 /* ---------------------------------------------------------------- entry */
 
-/* One kernel entry: `name` for the dtype fp16 (1 fp16, 0 bf16), operand
- * layouts ak and bk (1: K-major), and the configuration (tn, split, nst,
- * cl).  The launch: 384 threads, the shared memory of
- * gdt__gemm_tma_smem_bytes (engines/gdt_gemm_tma.h), and in a cluster
- * configuration (cl, or split SPLIT_PAIR) clusters of (2, 1, 1). */
-#define GDT_GEMM_SM90_ENTRY(name, fp16, ak, bk, tn, split, nst, cl)                                 \
-    extern "C" __global__ void __launch_bounds__(G90_THREADS, 1)                                    \
+/* One kernel entry: `name` for the dtype fp16 (1 fp16, 0 bf16), the
+ * problem's operand layouts ak and bk (1: K-major), and the configuration
+ * (tn, split, nst, cl, nc consumer warpgroups, sw swap-AB).  The launch:
+ * G90_THREADS(nc) threads, the shared memory of gdt__gemm_tma_smem_bytes
+ * (engines/gdt_gemm_tma.h), and in a cluster configuration (cl, or split
+ * SPLIT_PAIR) clusters of (2, 1, 1). */
+#define GDT_GEMM_SM90_KERNEL(name, fp16, ak, bk, tn, split, nst, cl, nc, sw)                        \
+    extern "C" __global__ void __launch_bounds__(G90_THREADS(nc), 1)                                \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
              const __grid_constant__ CUtensorMap tc, const gdt_gemm_tma_params p, float *ws,        \
              unsigned *counters)                                                                    \
     {                                                                                               \
-        gemm<fp16, ak, bk, tn, split, nst, cl>(&ta, &tb, &tc, p, ws, counters);                     \
+        gemm<fp16, ak, bk, tn, split, nst, cl, nc, sw>(&ta, &tb, &tc, p, ws, counters);             \
     }
+
+/* The 128 x tn tile of two consumers, without swap-AB. */
+#define GDT_GEMM_SM90_ENTRY(name, fp16, ak, bk, tn, split, nst, cl)                                 \
+    GDT_GEMM_SM90_KERNEL(name, fp16, ak, bk, tn, split, nst, cl, 2, false)
 
 #endif

@@ -5,6 +5,7 @@
  *
  *   BM BN BK WARPS_M WARPS_N STAGES GROUP_M MMA   the contraction row
  *   PIPE SPLIT_K CLUSTER_SHAPE REDUCTION_MODE     its optional columns
+ *   SWAP_AB
  *   GDT_FP16          0: bf16, 1: fp16
  *   A_KMAJOR B_KMAJOR 1 when the operand's K axis has unit stride
  *   A_VEC B_VEC       1 when 16-byte chunks along the unit-stride axis are
@@ -28,17 +29,22 @@
  *        GROUP_M bands, a TMA-store epilogue; SPLIT_K ranges of K through
  *        the workspace, or (REDUCTION_MODE=1) two splits of a tile as a
  *        cluster summed in distributed shared memory; CLUSTER_SHAPE=5
- *        pairs of CTAs along N sharing A by multicast.  Its parameters are
- *        tensor maps (engines/gemm_tma.c), not gdt_gemm_params. */
+ *        pairs of CTAs along N sharing A by multicast; SWAP_AB=1 the
+ *        swap-AB form for decode-sized M (C^T = B^T . A^T: BM rows of M
+ *        on the wgmma's N side, BN / 64 consumer warpgroups along N).
+ *        Its parameters are tensor maps (engines/gemm_tma.c), not
+ *        gdt_gemm_params. */
 
 #if PIPE == 1
 
 #define G90_GROUP_M GROUP_M
 #include "gdt_gemm_sm90.cuh"
 
-GDT_GEMM_SM90_ENTRY(gdt_gemm, GDT_FP16, A_KMAJOR, B_KMAJOR, BN,
-                    (REDUCTION_MODE == 1 ? SPLIT_PAIR : SPLIT_K > 1 ? SPLIT_WS : SPLIT_NONE),
-                    STAGES, (CLUSTER_SHAPE == 5))
+/* SWAP_AB=1: BM rows of M are the wgmma's N side, BN / 64 consumer
+ * warpgroups of 64 rows of N its M side (engines/rows_contraction.c). */
+GDT_GEMM_SM90_KERNEL(gdt_gemm, GDT_FP16, A_KMAJOR, B_KMAJOR, (SWAP_AB ? BM : BN),
+                     (REDUCTION_MODE == 1 ? SPLIT_PAIR : SPLIT_K > 1 ? SPLIT_WS : SPLIT_NONE),
+                     STAGES, (CLUSTER_SHAPE == 5), (SWAP_AB ? BN / 64 : 2), (SWAP_AB == 1))
 
 #else
 

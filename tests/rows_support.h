@@ -2,8 +2,8 @@
  * test_gemm_tma_rows and test_attn_fwd_tma_rows, on the device
  * test_nvrtc_gemm_tma and test_nvrtc_attn_fwd_tma): a rows file's
  * candidates for a slot and problem, the staged rows' (or those of the file
- * GDT_TEST_TUNING_CONFIG names), a rule's case, and the value a template's
- * defines give one name.  Only included, never built alone. */
+ * GDT_TEST_TUNING_CONFIG names), a rule's case, the value a template's
+ * defines give one name, and the PIPE=1 plan of a gemm.hand configuration.  Only included, never built alone. */
 #ifndef ROWS_SUPPORT_H
 #define ROWS_SUPPORT_H
 
@@ -14,6 +14,7 @@
 #include "gdt_engines.h"
 #include "gdt_rows.h"
 #include "gdt_test.h"
+#include "hand/gdt_hand.h"
 #include "nvrtc/gdt_nvrtc.h"
 
 /* The rows of `json` (NULL: the default rows with those of the file
@@ -69,6 +70,22 @@ static inline long long rows_define_of(const gdt_nvrtc_template *t, const gdt_fa
         if (!strcmp(d[i].name, name))
             return d[i].value;
     return -1;
+}
+
+/* The NVRTC plan (engine_id: gemm.nvrtc's) of gemm.hand configuration i
+ * (engines/hand/gdt_hand.h declares gdt__hand_gemm_config_plan): its knobs
+ * and the PIPE=1 row's warps, two consumer warpgroups along M, or under
+ * SWAP_AB=1 TILE_N / 64 of them along N. */
+static inline gdt_plan_id rows_hand_twin(int i, int64_t engine_id)
+{
+    gdt_plan_id p;
+    gdt__hand_gemm_config_plan(i, engine_id, &p);
+    bool swap = gdt_plan_id_knob(&p, GDT_KNOB_SWAP_AB, 0) == 1;
+    gdt_plan_id_set_knob(&p, GDT_KNOB_WARPS_M, swap ? 1 : 8);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_WARPS_N, swap ? gdt_plan_id_knob(&p, GDT_KNOB_TILE_N, 0) / 16 : 1);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_MMA, 1);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, 1);
+    return p;
 }
 
 #endif

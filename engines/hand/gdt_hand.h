@@ -10,7 +10,7 @@
 #define GDT_HAND_GEMM_CUBIN "kernels/hand/gemm_sm90.cubin"
 
 /* How many fixed configurations gemm.hand has. */
-#define GDT_HAND_GEMM_CONFIGS 14
+#define GDT_HAND_GEMM_CONFIGS 19
 
 /* Configuration i (0 <= i < GDT_HAND_GEMM_CONFIGS) of gemm.hand as knobs:
  * TILE_M, TILE_N, TILEK, STAGES, GROUP_M (the raster's band of tile rows)
@@ -21,7 +21,11 @@
  * REDUCTION_MODE=1 to SPLIT_K=2: the two splits of a tile are a cluster
  * of two CTAs summing through distributed shared memory.  Configurations
  * 12 (128 x 256, STAGES=3) and 13 (128 x 64 unsplit, STAGES=8) are the
- * twins of two default PIPE=1 rows. */
+ * twins of two default PIPE=1 rows.  Configurations 14 to 18 add
+ * SWAP_AB=1: swap-AB for decode-sized M (C^T = B^T . A^T), TILE_M 64, 32
+ * or 16 rows of M on the wgmma's N side and TILE_N 64 (one consumer
+ * warpgroup) or 128 (two) of N on its M side; 14 unsplit, 15 to 17 in two
+ * splits, 18 in four.  With TILE_M below 64 they take A K-major only. */
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 /* The prefix of configuration i's entries in the cubin ("gdt_hand_gemm_n128";
  * an entry adds _bf16 or _fp16 and the layouts, e.g. _km: A K-major, B
@@ -29,11 +33,12 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 const char *gdt__hand_gemm_config_entry(int i);
 /* Configuration 0. */
 void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out);
-/* Every configuration for a GEMM problem, in the order to try them
+/* The configurations for a GEMM problem, in the order to try them
  * untimed: the smallest makespan on the device's SMs first (waves of work
  * units, tiles times splits, times the largest unit), then the fewer
- * splits, then table order.  Fills out[GDT_HAND_GEMM_CONFIGS]; returns the
- * count. */
+ * splits, then table order.  Every configuration, except a swap-AB one
+ * (14 to 18) where m exceeds its TILE_M (one tile of M).  Fills out[GDT_HAND_GEMM_CONFIGS] at most;
+ * returns the count. */
 int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out);
 
 /* The embedded cubin of kernels/hand/attn_fwd_sm90.cu (sm_90a). */

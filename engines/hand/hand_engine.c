@@ -23,7 +23,7 @@
 #include "gdt_predict.h"
 #include "hand_common.h"
 
-enum { TILE_M = GDT_GEMM_TMA_TILE_M, TILE_K = GDT_GEMM_TMA_TILE_K, GROUP_M = 8 };
+enum { TILE_K = GDT_GEMM_TMA_TILE_K, GROUP_M = 8 };
 
 /* The CLUSTER_SHAPE knob's values are cublasLtClusterShape_t's in every
  * engine; this is its 1x2x1: one CTA along M, two along N. */
@@ -42,29 +42,29 @@ enum { REDUCTION_DSMEM = 1 };
  * each tile as a cluster, summed in shared memory: no workspace, no
  * counters.  A cluster is along N or along K, never both. */
 typedef struct hand_config {
-    gdt_gemm_tma_config k; /* tile_n, split_k, stages, cluster_n, cluster_k */
+    gdt_gemm_tma_config k; /* tile_n, split_k, stages, cluster_n, cluster_k, consumers, swap_ab */
     const char *entry;     /* the prefix of its entries in the .cu */
 } hand_config;
 
 static const hand_config configs[] = {
-    {{256, 1, 4, 1, 1}, "gdt_hand_gemm"},
-    {{128, 1, 4, 1, 1}, "gdt_hand_gemm_n128"},
-    {{128, 2, 4, 1, 1}, "gdt_hand_gemm_n128_splitk"},
-    {{128, 4, 4, 1, 1}, "gdt_hand_gemm_n128_splitk"},
-    {{128, 8, 4, 1, 1}, "gdt_hand_gemm_n128_splitk"},
-    {{192, 2, 4, 1, 1}, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 units */
-    {{64, 2, 4, 1, 1}, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 units */
+    {{256, 1, 4, 1, 1, 2, false}, "gdt_hand_gemm"},
+    {{128, 1, 4, 1, 1, 2, false}, "gdt_hand_gemm_n128"},
+    {{128, 2, 4, 1, 1, 2, false}, "gdt_hand_gemm_n128_splitk"},
+    {{128, 4, 4, 1, 1, 2, false}, "gdt_hand_gemm_n128_splitk"},
+    {{128, 8, 4, 1, 1, 2, false}, "gdt_hand_gemm_n128_splitk"},
+    {{192, 2, 4, 1, 1, 2, false}, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 units */
+    {{64, 2, 4, 1, 1, 2, false}, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 units */
     /* Deeper rings for the small-M cells, which wait on loads (README):
      * twice the bytes in flight per SM. */
-    {{128, 1, 6, 1, 1}, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
-    {{128, 4, 6, 1, 1}, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
-    {{64, 2, 8, 1, 1}, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
+    {{128, 1, 6, 1, 1, 2, false}, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
+    {{128, 4, 6, 1, 1, 2, false}, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
+    {{64, 2, 8, 1, 1, 2, false}, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
     /* 128 x 256 in clusters of two along N sharing A (multicast): a
      * third less from L2 a stage; m = 2048, n = k = 4096 (README). */
-    {{256, 1, 4, 2, 1}, "gdt_hand_gemm_c2"},
+    {{256, 1, 4, 2, 1, 2, false}, "gdt_hand_gemm_c2"},
     /* 128 x 64 in two splits, 8 stages, the splits summed in a cluster:
      * m = 128, n = k = 4096 without the workspace's round trip (README). */
-    {{64, 2, 8, 1, 2}, "gdt_hand_gemm_n64_splitk_dsmem_s8"},
+    {{64, 2, 8, 1, 2, 2, false}, "gdt_hand_gemm_n64_splitk_dsmem_s8"},
     /* Twins of the two default PIPE=1 rows that had none (README): 128 x
      * 256 with 3 stages (4096^3) and 128 x 64 unsplit with 8, which beat
      * every configuration above at m = 256, n = k = 4096 on an H100.
@@ -72,8 +72,18 @@ static const hand_config configs[] = {
      * the makespan counts neither stages nor narrow tiles' cost, so where
      * they tie with others the measured ones keep their place in the
      * untimed order. */
-    {{256, 1, 3, 1, 1}, "gdt_hand_gemm_s3"},
-    {{64, 1, 8, 1, 1}, "gdt_hand_gemm_n64_s8"},
+    {{256, 1, 3, 1, 1, 2, false}, "gdt_hand_gemm_s3"},
+    {{64, 1, 8, 1, 1, 2, false}, "gdt_hand_gemm_n64_s8"},
+    /* Swap-AB for decode-sized M (README): C^T = B^T . A^T, N on the
+     * wgmma's 64-row M side, the tile tile_n rows of M (TILE_M) by 64 a
+     * consumer of N (TILE_N).  One consumer (64 x 64 tiles of C^T: 64 of
+     * them at n = 4096), unsplit and in two splits, at 64, 32 and 16 rows
+     * of M; two consumers (128 of N) in four splits.  Not run on a GPU yet. */
+    {{64, 1, 8, 1, 1, 1, true}, "gdt_hand_gemm_swab_m64_s8"},
+    {{64, 2, 8, 1, 1, 1, true}, "gdt_hand_gemm_swab_m64_splitk_s8"},
+    {{32, 2, 8, 1, 1, 1, true}, "gdt_hand_gemm_swab_m32_splitk_s8"},
+    {{16, 2, 8, 1, 1, 1, true}, "gdt_hand_gemm_swab_m16_splitk_s8"},
+    {{64, 4, 6, 1, 1, 2, true}, "gdt_hand_gemm_swab_m64_n128_splitk_s6"},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
@@ -93,8 +103,10 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
     const gdt_gemm_tma_config *c = &configs[i].k;
     memset(out, 0, sizeof *out);
     out->engine_id = engine_id;
-    gdt_plan_id_set_knob(out, GDT_KNOB_TILE_M, TILE_M);
-    gdt_plan_id_set_knob(out, GDT_KNOB_TILE_N, c->tile_n);
+    /* TILE_M and TILE_N: the tile along the problem's M and N, which
+     * swap-AB puts on the wgmma's N and M sides. */
+    gdt_plan_id_set_knob(out, GDT_KNOB_TILE_M, c->swap_ab ? c->tile_n : 64 * c->consumers);
+    gdt_plan_id_set_knob(out, GDT_KNOB_TILE_N, c->swap_ab ? 64 * c->consumers : c->tile_n);
     gdt_plan_id_set_knob(out, GDT_KNOB_TILEK, TILE_K);
     gdt_plan_id_set_knob(out, GDT_KNOB_STAGES, c->stages);
     gdt_plan_id_set_knob(out, GDT_KNOB_GROUP_M, GROUP_M);
@@ -104,6 +116,8 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
         gdt_plan_id_set_knob(out, GDT_KNOB_CLUSTER_SHAPE, CLUSTER_SHAPE_1X2X1);
     if (c->cluster_k == 2)
         gdt_plan_id_set_knob(out, GDT_KNOB_REDUCTION_MODE, REDUCTION_DSMEM);
+    if (c->swap_ab)
+        gdt_plan_id_set_knob(out, GDT_KNOB_SWAP_AB, 1);
 }
 
 const char *gdt__hand_gemm_config_entry(int i) { return configs[i].entry; }
@@ -130,8 +144,10 @@ static int config_index(const gdt_plan_id *p)
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* What the busiest SM does under config i, in K tiles times columns (every
- * tile has TILE_M rows): the waves of work units times the largest unit.
+/* What the busiest SM does under config i, in K tiles times columns of a
+ * 128-row tile (a tile's area / 128: tile_n, or under swap-AB tile_n rows
+ * of M by 64 consumers of N): the waves of work units times the largest
+ * unit.
  * A part-filled wave costs as much as a full one, which is what favours
  * splitting a grid of too few tiles; a split unit also writes its fp32
  * partial and the tile's last unit reads them all back, each about two K
@@ -143,7 +159,15 @@ static int64_t config_makespan(const gdt_gemm_tma_config *c, const gdt_gemm_desc
     int64_t ktiles = ceil_div(g->k, TILE_K), splits = gdt__gemm_tma_splits(c, g);
     int64_t per_split = splits == 1 ? 0 : c->cluster_k > 1 ? 1 : 2;
     int64_t unit = ceil_div(ktiles, splits) + per_split * splits;
-    return ceil_div(gdt__gemm_tma_units(c, g), sms) * unit * c->tile_n;
+    return ceil_div(gdt__gemm_tma_units(c, g), sms) * unit * c->tile_n * c->consumers / 2;
+}
+
+/* A swap-AB configuration is listed where M is one tile of it (m at most
+ * its 16, 32 or 64 rows: decode-sized M, where it is meant to pay, and B
+ * is read once); check_support still takes it by name at any M. */
+static bool listed(const hand_config *c, const gdt_gemm_desc *g)
+{
+    return !c->k.swap_ab || g->m <= c->k.tile_n;
 }
 
 /* Untimed order: the smallest makespan first; among equals the fewer
@@ -151,20 +175,21 @@ static int64_t config_makespan(const gdt_gemm_tma_config *c, const gdt_gemm_desc
 int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out)
 {
     int sms = f->device.sm_count > 0 ? f->device.sm_count : gdt__predict_sm_count(f->device.arch);
-    int order[NCONFIGS];
+    int order[NCONFIGS], n = 0;
     int64_t cost[NCONFIGS];
     for (int i = 0; i < NCONFIGS; i++)
-        order[i] = i, cost[i] = config_makespan(&configs[i].k, &f->problem.u.gemm, sms);
-    for (int i = 1; i < NCONFIGS; i++) /* insertion sort: stable, so ties keep table order */
+        if (listed(&configs[i], &f->problem.u.gemm))
+            order[n] = i, cost[i] = config_makespan(&configs[i].k, &f->problem.u.gemm, sms), n++;
+    for (int i = 1; i < n; i++) /* insertion sort: stable, so ties keep table order */
         for (int j = i; j > 0; j--) {
             int a = order[j], b = order[j - 1];
             if (cost[a] > cost[b] || (cost[a] == cost[b] && configs[a].k.split_k >= configs[b].k.split_k))
                 break;
             order[j] = b, order[j - 1] = a;
         }
-    for (int i = 0; i < NCONFIGS; i++)
+    for (int i = 0; i < n; i++)
         gdt__hand_gemm_config_plan(order[i], engine_id, &out[i]);
-    return NCONFIGS;
+    return n;
 }
 
 /* Every fixed configuration's name, for the decline of any other. */
@@ -183,7 +208,7 @@ static void configs_list(int64_t engine_id, char *buf, size_t n)
 
 static gdt_status decline_knobs(const gdt_engine_slot *s, const gdt_plan_id *p, gdt_error *e)
 {
-    char got[256], fixed[1536];
+    char got[256], fixed[GDT_ERROR_MAX];
     gdt_plan_id_format(p, got, sizeof got);
     configs_list(p->engine_id, fixed, sizeof fixed);
     return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,

@@ -26,6 +26,7 @@ enum {
     GDT_GEMM_SPLIT_K,
     GDT_GEMM_CLUSTER_SHAPE,
     GDT_GEMM_REDUCTION_MODE,
+    GDT_GEMM_SWAP_AB,
     GDT_GEMM_NCOLS
 };
 
@@ -40,6 +41,11 @@ enum { GDT_GEMM_CLUSTER_1X1X1 = 2, GDT_GEMM_CLUSTER_1X2X1 = 5 };
  * workspace, 1 the two splits of a tile as a cluster summed through
  * distributed shared memory (gemm.hand's meaning of the knob). */
 enum { GDT_GEMM_REDUCE_WORKSPACE = 0, GDT_GEMM_REDUCE_DSMEM = 1 };
+
+/* SWAP_AB's values for the TMA pipeline: 0 C = A . B, 1 C^T = B^T . A^T
+ * (BM rows of M on the wgmma's N side, BN of N on its M side, 64 a
+ * consumer warpgroup). */
+enum { GDT_GEMM_SWAP_NONE = 0, GDT_GEMM_SWAP_AB_ON = 1 };
 
 /* How kernels/gemm.cuh sees the problem's operands (its -D layout flags). */
 typedef struct gdt_gemm_layout {

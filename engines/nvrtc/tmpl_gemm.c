@@ -51,19 +51,26 @@ void gdt__gemm_layout(const gdt_facts *f, gdt_gemm_layout *out)
 void gdt__gemm_tma_config_of(const int64_t *r, gdt_gemm_tma_config *out)
 {
     bool dsmem = r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_DSMEM;
-    out->tile_n = (int)r[GDT_GEMM_BN];
+    bool swap = r[GDT_GEMM_SWAP_AB] == GDT_GEMM_SWAP_AB_ON;
+    /* Under swap-AB BM (M) is the wgmma's N side, BN (N) its M side. */
+    out->tile_n = (int)r[swap ? GDT_GEMM_BM : GDT_GEMM_BN];
     out->split_k = (int)r[GDT_GEMM_SPLIT_K];
     out->stages = (int)r[GDT_GEMM_STAGES];
     out->cluster_n = r[GDT_GEMM_CLUSTER_SHAPE] == GDT_GEMM_CLUSTER_1X2X1 ? 2 : 1;
     out->cluster_k = dsmem ? 2 : 1;
+    out->consumers = swap ? (int)(r[GDT_GEMM_BN] / 64) : 2;
+    out->swap_ab = swap;
 }
 
 static bool tma(const int64_t *r) { return r[GDT_GEMM_PIPE] == GDT_GEMM_PIPE_TMA; }
 
 int64_t gdt__gemm_threads(const int64_t *r)
 {
-    if (tma(r))
-        return GDT_GEMM_TMA_THREADS;
+    gdt_gemm_tma_config c;
+    if (tma(r)) {
+        gdt__gemm_tma_config_of(r, &c);
+        return gdt__gemm_tma_threads(&c);
+    }
     return r[GDT_GEMM_WARPS_M] * r[GDT_GEMM_WARPS_N] * 32;
 }
 
@@ -97,7 +104,7 @@ static int defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *o
 {
     static const char *const row_names[GDT_GEMM_NCOLS] = {
         "BM", "BN", "BK", "WARPS_M", "WARPS_N", "STAGES", "GROUP_M", "MMA",
-        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE"};
+        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE", "SWAP_AB"};
     int64_t row[GDT_GEMM_NCOLS];
     gdt_gemm_layout l;
     plan_row(p, row);
@@ -131,7 +138,7 @@ static void launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrtc_la
         gdt_gemm_tma_config c;
         gdt__gemm_tma_config_of(row, &c);
         out->grid[0] = out->grid[1] = out->grid[2] = 1;
-        out->block[0] = GDT_GEMM_TMA_THREADS, out->block[1] = out->block[2] = 1;
+        out->block[0] = (unsigned)gdt__gemm_tma_threads(&c), out->block[1] = out->block[2] = 1;
         out->smem_bytes = (unsigned)gdt__gemm_tma_smem_bytes(&c);
         return;
     }

@@ -51,3 +51,27 @@ GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_splitk_dsmem_s8_, 64, SPLIT_PAIR, 8, fal
  * 8-stage ring of the split forms above (230544 bytes). */
 GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_s3_, 256, SPLIT_NONE, 3, false)
 GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_s8_, 64, SPLIT_NONE, 8, false)
+
+/* Swap-AB for decode-sized M (README): the kernel runs C^T = B^T . A^T
+ * with tn rows of M on the wgmma's N side and nc consumer warpgroups of 64
+ * rows of N on its M side.  Names: swab_mTN for tn rows of M, _n128 for two
+ * consumers (64 of N otherwise).  An MN-major A is the wgmma's B side in
+ * 64-column boxes, so tn 32 and 16 have only the entries of A K-major
+ * (_kk, _km); engines/gemm_tma.c declines the others. */
+#define GDT_HAND_GEMM_SWAB_AK(prefix, tn, split, st, nc)                                            \
+    GDT_GEMM_SM90_KERNEL(prefix##bf16_kk, 0, 1, 1, tn, split, st, false, nc, true)                  \
+    GDT_GEMM_SM90_KERNEL(prefix##bf16_km, 0, 1, 0, tn, split, st, false, nc, true)                  \
+    GDT_GEMM_SM90_KERNEL(prefix##fp16_kk, 1, 1, 1, tn, split, st, false, nc, true)                  \
+    GDT_GEMM_SM90_KERNEL(prefix##fp16_km, 1, 1, 0, tn, split, st, false, nc, true)
+#define GDT_HAND_GEMM_SWAB(prefix, tn, split, st, nc)                                               \
+    GDT_HAND_GEMM_SWAB_AK(prefix, tn, split, st, nc)                                                \
+    GDT_GEMM_SM90_KERNEL(prefix##bf16_mk, 0, 0, 1, tn, split, st, false, nc, true)                  \
+    GDT_GEMM_SM90_KERNEL(prefix##bf16_mm, 0, 0, 0, tn, split, st, false, nc, true)                  \
+    GDT_GEMM_SM90_KERNEL(prefix##fp16_mk, 1, 0, 1, tn, split, st, false, nc, true)                  \
+    GDT_GEMM_SM90_KERNEL(prefix##fp16_mm, 1, 0, 0, tn, split, st, false, nc, true)
+
+GDT_HAND_GEMM_SWAB(gdt_hand_gemm_swab_m64_s8_, 64, SPLIT_NONE, 8, 1)
+GDT_HAND_GEMM_SWAB(gdt_hand_gemm_swab_m64_splitk_s8_, 64, SPLIT_WS, 8, 1)
+GDT_HAND_GEMM_SWAB_AK(gdt_hand_gemm_swab_m32_splitk_s8_, 32, SPLIT_WS, 8, 1)
+GDT_HAND_GEMM_SWAB_AK(gdt_hand_gemm_swab_m16_splitk_s8_, 16, SPLIT_WS, 8, 1)
+GDT_HAND_GEMM_SWAB(gdt_hand_gemm_swab_m64_n128_splitk_s6_, 64, SPLIT_WS, 6, 2)

@@ -74,6 +74,14 @@ static void test_plans_untimed(void)
     CHECK(nl && nl - first > 30 && !strncmp(nl - 27, "FALLBACK, fallback; untimed", 27));
     CHECK(!strstr(out, "BACKEND(A)"));
     if (!gpu) CHECK_CONTAINS(out, "   1  BACKEND(FALLBACK) \xe2\x80\x94 unexpanded: no GPU\n");
+    /* At decode-sized M gemm.hand lists its swap-AB configurations, whose
+     * 16 x 64 tile is the smallest, but the FALLBACK pick is never one:
+     * no GPU has measured them (engines/plan_names.c). */
+    EXPECT_RUN(0, "plans gemm --shape m=16,n=4096,k=4096 --tables %s/none --mode FALLBACK --mode OPENSOURCE",
+               root, "SWAP_AB=1");
+    first = strstr(out, "   0  "), nl = first ? strchr(first, '\n') : NULL;
+    CHECK(nl && !strncmp(nl - 27, "FALLBACK, fallback; untimed", 27));
+    CHECK(first && nl && !memmem(first, (size_t)(nl - first), "SWAP_AB", 7));
     CHECK_CONTAINS(out, "OPENSOURCE, untimed default");
     /* --tuning-config replaces the contraction rows as a group. */
     char rows[512];

@@ -46,13 +46,7 @@ static gdt_candidate *materialize(const char *json, const char *shape, int arch,
 /* The NVRTC plan of hand configuration i: its knobs, and the TMA row's. */
 static gdt_plan_id nvrtc_plan_of(int i)
 {
-    gdt_plan_id p;
-    gdt__hand_gemm_config_plan(i, gdt_engine_id(GDT_FAMILY_GEMM, slot("gemm.nvrtc")->slot), &p);
-    gdt_plan_id_set_knob(&p, GDT_KNOB_WARPS_M, 8);
-    gdt_plan_id_set_knob(&p, GDT_KNOB_WARPS_N, 1);
-    gdt_plan_id_set_knob(&p, GDT_KNOB_MMA, 1);
-    gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, 1);
-    return p;
+    return rows_hand_twin(i, gdt_engine_id(GDT_FAMILY_GEMM, slot("gemm.nvrtc")->slot));
 }
 
 static bool in_defaults(const gdt_candidate *c, int n, const gdt_plan_id *p)
@@ -95,7 +89,7 @@ static void test_hand_configs_are_rows(void)
         CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
-    CHECK_INT(n, ==, 16);
+    CHECK_INT(n, ==, 23);
     for (int i = 0; i < n; i++) {
         void *cubin = NULL;
         size_t len = 0;
@@ -136,6 +130,30 @@ static void test_rules(void)
          "SPLIT_K=2 with BN=256: the split-K epilogue", NULL, 90},
         {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 2]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1]",
          "PIPE=0 has no split-K or cluster", NULL, 90},
+        /* SWAP_AB=1: the consumers' warps along N, 64 rows of N each, the
+         * wgmma N of 16, 32 or 64 rows of M, no cluster; none under PIPE=0
+         * (every ring of the STAGES domain fits: 8 of 128 + 64 rows is
+         * 230544 bytes) */
+        {"[64, 64, 64, 8, 1, 8, 8, 1, 1, 1, 2, 0, 1]", "[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1]",
+         "PIPE=1 SWAP_AB=1 takes MMA=1, WARPS_M=1 and WARPS_N 4 or 8", NULL, 90},
+        {"[64, 128, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1]", "[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1]",
+         "PIPE=1 SWAP_AB=1: BN=128, expected 64 rows of N a consumer warpgroup (BN = 16 x WARPS_N "
+         "= 64)", NULL, 90},
+        {"[128, 128, 64, 1, 8, 6, 8, 1, 1, 1, 2, 0, 1]", "[64, 128, 64, 1, 8, 6, 8, 1, 1, 1, 2, 0, 1]",
+         "PIPE=1 SWAP_AB=1 takes BM 16, 32 or 64 (the wgmma N, one output block), got BM=128", NULL,
+         90},
+        {"[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 5, 0, 1]", "[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1]",
+         "PIPE=1 SWAP_AB=1 has no cluster: CLUSTER_SHAPE=2 and REDUCTION_MODE=0, got 5, 0", NULL, 90},
+        {"[64, 64, 64, 1, 4, 8, 8, 1, 1, 2, 2, 1, 1]", "[64, 64, 64, 1, 4, 8, 8, 1, 1, 2, 2, 0, 1]",
+         "PIPE=1 SWAP_AB=1 has no cluster: CLUSTER_SHAPE=2 and REDUCTION_MODE=0, got 2, 1", NULL, 90},
+        {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0]",
+         "PIPE=0 has no swap-AB: SWAP_AB is PIPE=1's (PIPE=0 takes 0), got 1", NULL, 90},
+        /* An MN-major A is swap-AB's wgmma B side in 64-column boxes: a
+         * tile of 16 rows of M cannot take it (m = 8 caps BM to 16; A's
+         * K stride is 16 bytes, one TMA takes). */
+        {"[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1]", "[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1]",
+         "PIPE=1: operand A: MN-major (unit stride along M) under swap-AB takes a tile of 64 rows of "
+         "M (its boxes are 64 columns wide), got 16", "m=8,n=256,k=256,a=col", 90},
         /* Problem rules: C column-major... is not a shape key; a leading
          * stride TMA cannot take is (A row-major, K = 100: 200 bytes). */
         {"[128, 128, 64, 8, 1, 4, 8, 1, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1]",
@@ -222,7 +240,7 @@ static void test_optional_columns(void)
     const char *short_row = "{\"nvrtc\": {\"contraction\": [[128, 128, 64, 4, 1, 4, 8]]}}";
     CHECK_INT(gdt_rows_load_text(short_row, strlen(short_row), "rows.json", &t, &e), ==,
               GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "expected 8 to 12 columns (from PIPE on optional), got 7");
+    CHECK_CONTAINS(e.msg, "expected 8 to 13 columns (from PIPE on optional), got 7");
 }
 
 /* What the template binds for a PIPE=1 plan: its defines, the launch of
@@ -254,6 +272,46 @@ static void test_template_binds(void)
     CHECK_INT((long long)gdt__tmpl_gemm.workspace(&f, &p), ==, 4LL * 128 * 4096 * 4);
     p = nvrtc_plan_of(10); /* clusters along N */
     CHECK_INT(define_of(&f, &p, "CLUSTER_SHAPE"), ==, 5);
+    CHECK_INT(define_of(&f, &p, "SWAP_AB"), ==, 0);
+}
+
+/* Swap-AB: BM rows of M on the wgmma's N side, one consumer warpgroup a
+ * 64 rows of N (BN): 256 threads for one, 384 for two; the ring of BN + BM
+ * rows a stage and two output blocks a consumer; the partials of C^T,
+ * [split][n][BM-wide tiles of M].  BM follows M down: the hand row of 64
+ * rows of M binds 16 at m = 16, and is then the 16-row configuration's
+ * row. */
+static void test_swab_binds(void)
+{
+    gdt_facts f;
+    gdt_nvrtc_launch l;
+    int n = 0;
+    facts_for("m=16,n=4096,k=4096", 90, &f);
+    gdt_plan_id p = nvrtc_plan_of(17); /* 16 rows of M, one consumer, two splits, 8 stages */
+    CHECK_INT(define_of(&f, &p, "SWAP_AB"), ==, 1);
+    CHECK_INT(define_of(&f, &p, "BM"), ==, 16);
+    CHECK_INT(define_of(&f, &p, "BN"), ==, 64);
+    CHECK_INT(define_of(&f, &p, "WARPS_N"), ==, 4);
+    CHECK_INT(define_of(&f, &p, "A_KMAJOR"), ==, 1);
+    CHECK_INT(define_of(&f, &p, "B_KMAJOR"), ==, 0);
+    gdt__tmpl_gemm.launch(&f, &p, 0, &l);
+    CHECK_INT(l.block[0], ==, 256);
+    CHECK_INT(l.smem_bytes, ==, 8 * (64 + 16) * 64 * 2 + 2 * 64 * 64 * 2 + 16 * 8 + 16 + 1024);
+    CHECK_INT((long long)gdt__tmpl_gemm.workspace(&f, &p), ==, 2LL * 4096 * 16 * 4);
+    p = nvrtc_plan_of(18); /* 64 rows of M, two consumers (128 of N), four splits */
+    gdt__tmpl_gemm.launch(&f, &p, 0, &l);
+    CHECK_INT(l.block[0], ==, 384);
+    CHECK_INT(l.smem_bytes, ==, 6 * (128 + 64) * 64 * 2 + 4 * 64 * 64 * 2 + 16 * 6 + 16 + 1024);
+    CHECK_INT((long long)gdt__tmpl_gemm.workspace(&f, &p), ==, 4LL * 4096 * 64 * 4);
+    gdt_candidate *c = materialize("{\"nvrtc\": {\"contraction\": [[64, 64, 64, 1, 4, 8, 8, 1, 1, 2, 2, 0, 1]]}}",
+                                   "m=16,n=4096,k=4096", 90, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    if (n == 1) {
+        gdt_plan_id twin = nvrtc_plan_of(17);
+        CHECK_INT(c[0].bound[GDT_GEMM_BM], ==, 16);
+        CHECK(gdt_plan_id_equal(&c[0].id, &twin));
+    }
+    free(c);
 }
 
 int main(void)
@@ -262,6 +320,7 @@ int main(void)
     test_rules();
     test_small_problem();
     test_template_binds();
+    test_swab_binds();
     test_hand_configs_are_rows();
     return gdt_test_result("test_gemm_tma_rows");
 }

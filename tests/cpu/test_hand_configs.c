@@ -29,6 +29,11 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, REDUCTION_MODE=1, SPLIT_K=2, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
     "gemm.hand[GROUP_M=8, STAGES=3, TILEK=64, TILE_M=128, TILE_N=256]",
     "gemm.hand[GROUP_M=8, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+    "gemm.hand[GROUP_M=8, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=64]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=64]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=32, TILE_N=64]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=16, TILE_N=64]",
+    "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=6, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=128]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -121,6 +126,16 @@ static void test_decline(void)
         "gemm.hand[GROUP_M=8, STAGES=6, TILEK=64, TILE_M=128, TILE_N=64]",
         "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
         "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+        /* next to the swap-AB ones (14 to 18): another value, tile, split,
+         * ring, a cluster, and a tile no swap entry has */
+        "gemm.hand[GROUP_M=8, STAGES=8, SWAP_AB=2, TILEK=64, TILE_M=64, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, STAGES=8, SWAP_AB=0, TILEK=64, TILE_M=64, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=32, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=16, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=6, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=64]",
+        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, STAGES=4, SWAP_AB=1, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=6, SWAP_AB=1, TILEK=64, TILE_M=32, TILE_N=128]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -134,20 +149,61 @@ static void test_decline(void)
     }
 }
 
-/* The untimed order for a shape, as indices into names[]. */
-static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS])
+/* Swap-AB puts A on the wgmma's B side: an MN-major A (a=col) loads in
+ * boxes 64 columns wide, so the configurations of 32 and 16 rows of M
+ * decline it (m=8: A's K stride of 16 bytes is one TMA takes), naming the operand and the tile, and the 64-row ones take
+ * it; every configuration takes a K-major A at those shapes. */
+static void test_swab_layouts(void)
+{
+    for (int i = 14; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        gdt_plan_id id;
+        gdt_error e = {0};
+        gdt__hand_gemm_config_plan(i, HAND_ID, &id);
+        bool narrow = i == 16 || i == 17;
+        gdt_status want = narrow ? GDT_STATUS_NOT_SUPPORTED : GDT_STATUS_OK;
+        CHECK_INT(check("m=8,n=136,k=72,a=col", &id, &e), ==, want);
+        if (narrow)
+            CHECK_STR(e.msg, i == 16 ? "gemm.hand: operand A: MN-major (unit stride along M) "
+                                       "under swap-AB takes a tile of 64 rows of M (its boxes "
+                                       "are 64 columns wide), got 32"
+                                     : "gemm.hand: operand A: MN-major (unit stride along M) "
+                                       "under swap-AB takes a tile of 64 rows of M (its boxes "
+                                       "are 64 columns wide), got 16");
+        CHECK_INT(check("m=33,n=4104,k=200,b=col", &id, &e), ==, GDT_STATUS_OK);
+    }
+}
+
+/* The conservative pick's measure: a plan's tile area, none for swap-AB
+ * (unmeasured), so that FALLBACK never takes one of 14 to 18. */
+static void test_tile_area(void)
+{
+    for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        gdt_plan_id id;
+        gdt__hand_gemm_config_plan(i, HAND_ID, &id);
+        int64_t area = gdt_plan_id_knob(&id, GDT_KNOB_TILE_M, 0) * gdt_plan_id_knob(&id, GDT_KNOB_TILE_N, 0);
+        CHECK_INT(gdt__plan_tile_area(&id), ==, i >= 14 ? INT64_MAX : area);
+    }
+}
+
+/* The untimed order for a shape, as indices into names[]: n of them. */
+static void check_order_n(const char *shape, const int *want, int n)
 {
     gdt_facts f;
     gdt_plan_id ids[GDT_HAND_GEMM_CONFIGS];
     facts_for(shape, &f);
     f.device.sm_count = 132;
-    CHECK_INT(gdt__hand_gemm_plans(&f, HAND_ID, ids), ==, GDT_HAND_GEMM_CONFIGS);
-    for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
+    CHECK_INT(gdt__hand_gemm_plans(&f, HAND_ID, ids), ==, n);
+    for (int i = 0; i < n; i++) {
         char name[256];
         gdt_plan_id_format(&ids[i], name, sizeof name);
         CHECK_STR(name, names[want[i]]);
     }
 }
+
+/* m > 64: the fourteen without swap-AB; m <= 64: all nineteen. */
+#define check_order(shape, ...)                                                                    \
+    check_order_n(shape, (const int[]){__VA_ARGS__},                                                \
+                  (int)(sizeof (const int[]){__VA_ARGS__} / sizeof(int)))
 
 /* 132 SMs, makespans in K tiles times columns.  m=128, n=4096, k=4096:
  * 128 x 64 in two splits summed in a cluster (11) is 128 units of 32 + 2
@@ -177,26 +233,44 @@ static void check_order(const char *shape, const int want[GDT_HAND_GEMM_CONFIGS]
  * SMs: first at m=256, n=k=4096 (the split-K forms need two waves there:
  * 11 is 2 x 34 x 64, 4352), after 1 and 7 where it ties them (m=512: 256
  * tiles, two waves, 8192), and first where K is one tile (a tie at 64
- * with 6 and 9, which run unsplit there, and no split of its own). */
+ * with 6 and 9, which run unsplit there, and no split of its own).
+ * A swap-AB configuration (14 to 18) is listed only where m is at most
+ * its TILE_M (m=33: not 16 and 17; m=65: the fourteen) and counts a tile's area / 128: M's 16, 32 or 64
+ * rows by 64 of N a consumer.  m=1 and m=16 (one tile row of M): 64 tiles
+ * of N in two splits fill 128 SMs once, 34 K tiles at 8, 16 and 32
+ * columns for 16, 32 and 64 rows of M (17, 16, 15: 272, 544, 1088), then
+ * two consumers in four splits (18: 128 units of 24 at 64, 1536), then 64
+ * unsplit (14: 64 x 32, 2048), ahead of the cluster of splits (2176).
+ * m=64, n=14336: 224 tiles of N; 14 unsplit (2 waves of 64 at 32: 4096),
+ * 15 (448 units, 4 waves of 34 at 32: 4352), 18 (4 waves of 24 at 64:
+ * 6144), all ahead of 128 x 128 (8192).  m=33, n=4096: 15 (one wave of
+ * 34 at 32: 1088), 18 (1536), 14 (2048), then the cluster of splits. */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", (const int[]){11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12});
-    check_order("m=128,n=4096,k=14336", (const int[]){11, 6, 9, 3, 8, 4, 13, 2, 5, 1, 7, 0, 10, 12});
-    check_order("m=1,n=4096,k=4096", (const int[]){11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12});
-    check_order("m=128,n=14336,k=4096", (const int[]){1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4});
-    check_order("m=256,n=6144,k=4096", (const int[]){11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4});
-    check_order("m=256,n=4096,k=4096", (const int[]){13, 11, 2, 6, 9, 3, 8, 5, 1, 7, 4, 0, 10, 12});
-    check_order("m=512,n=4096,k=4096", (const int[]){1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4});
-    check_order("m=1024,n=4096,k=4096", (const int[]){0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4});
-    check_order("m=4096,n=4096,k=4096", (const int[]){0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4});
-    check_order("m=128,n=4096,k=64", (const int[]){13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12});
-    check_order("m=1536,n=2816,k=4096", (const int[]){0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4});
+    check_order("m=128,n=4096,k=4096", 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
+    check_order("m=128,n=4096,k=14336", 11, 6, 9, 3, 8, 4, 13, 2, 5, 1, 7, 0, 10, 12);
+    check_order("m=1,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
+    check_order("m=128,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
+    check_order("m=256,n=6144,k=4096", 11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4);
+    check_order("m=256,n=4096,k=4096", 13, 11, 2, 6, 9, 3, 8, 5, 1, 7, 4, 0, 10, 12);
+    check_order("m=512,n=4096,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
+    check_order("m=1024,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4);
+    check_order("m=4096,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4);
+    check_order("m=128,n=4096,k=64", 13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12);
+    check_order("m=1536,n=2816,k=4096", 0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4);
+    check_order("m=16,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
+    check_order("m=64,n=14336,k=4096", 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
+    check_order("m=33,n=4096,k=4096", 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
+    check_order("m=17,n=4096,k=4096", 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
+    check_order("m=65,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
 }
 
 int main(void)
 {
     test_round_trip();
     test_decline();
+    test_swab_layouts();
+    test_tile_area();
     test_order();
     return gdt_test_result("test_hand_configs");
 }

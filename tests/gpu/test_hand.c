@@ -23,8 +23,13 @@
  * where the row that configuration 13 twins ran faster than every other
  * configuration) against the best of cuDNN's
  * first six mode-A plans, both timed alike (median of 25 bursts of 64
- * calls).  Returns 77 without a device; on another arch it checks the
- * decline. */
+ * calls).  The swap-AB configurations (14 to 18) run every case too, and
+ * the decode-sized ones (m 1, 7, 16, 33, 64 with n and k off the tiles,
+ * both dtypes, all four layouts); those with fewer than 64 rows of M must
+ * decline an MN-major A, by name.  Their figures: m=16 and m=64 at
+ * n=k=4096, m=32 at n=14336, k=4096, with the best swap-AB configuration
+ * against the best other one.  Returns 77 without a device; on another
+ * arch it checks the decline. */
 #include "hand_test.h"
 
 static const char *const cases[] = {
@@ -44,6 +49,16 @@ static const char *const cases[] = {
     "m=128,n=264,k=7176,a=col,b=col,dtype=fp16",
     "m=128,n=4096,k=14336",                      /* a default cell: cuDNN only */
     "m=8,n=136,k=72",                            /* two K tiles: fewer than most splits */
+    /* Decode-sized M for swap-AB (configurations 14 to 18): m 1, 7, 16,
+     * 33 and 64, n and k off the tiles, both dtypes, the four layouts (A
+     * column-major where m * 2 bytes is a stride TMA takes). */
+    "m=1,n=4104,k=4168",
+    "m=7,n=1032,k=2056,b=col,dtype=fp16",
+    "m=16,n=520,k=1096,a=col,dtype=fp16",
+    "batch=2,m=33,n=1160,k=584",
+    "m=33,n=264,k=8200,dtype=fp16",
+    "m=64,n=2120,k=1160,a=col,b=col",
+    "m=64,n=4104,k=200,b=col,dtype=fp16",
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 #define REFERENCE_MAX_FLOPS 2e9
@@ -92,6 +107,9 @@ static void test_refusal(gdt_compiled *c, gdt_buffers *b)
  * clusters, have no workspace).  Configuration 11, the same tile and ring
  * with the splits summed in a cluster. */
 enum { SPLIT_S8 = 9, SPLIT_DSMEM = 11 };
+/* The swap-AB configurations are the last, from 14 (engines/hand/gdt_hand.h);
+ * 15 is 64 x 64 of C^T in two splits. */
+enum { SWAB_FIRST = 14, SWAB_SPLIT = 15 };
 
 /* A split-K plan without the workspace it reported. */
 static void test_no_workspace(gdt_compiled *c, gdt_buffers *b)
@@ -119,6 +137,32 @@ static gdt_status rerun_split(gdt_compiled *c, const gdt_problem *p, gdt_buffers
     return st;
 }
 
+/* Swap-AB with fewer than 64 rows of M (configurations 16 and 17) loads A
+ * as the wgmma's B side in boxes of 64 columns of M when A is MN-major,
+ * so it declines such an A: true when configuration i must decline f. */
+static bool declines(int i, const gdt_facts *f)
+{
+    gdt_plan_id id;
+    gdt__hand_gemm_config_plan(i, 0, &id);
+    return gdt_plan_id_knob(&id, GDT_KNOB_SWAP_AB, 0) == 1 &&
+           gdt_plan_id_knob(&id, GDT_KNOB_TILE_M, 0) < 64 && f->problem.u.gemm.a_stride[2] != 1;
+}
+
+/* The decline of a configuration that cannot take the case's layout. */
+static gdt_status check_decline(int ci, int i, const gdt_facts *f)
+{
+    gdt_compiled *c = NULL;
+    gdt_error e = {0};
+    char name[256];
+    gdt_status st = build_hand(f, i, &c, &e);
+    hand_slot()->ops->destroy(c);
+    config_name(i, name, sizeof name);
+    printf("%s %s: declined: %s\n", cases[ci], name, e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_NOT_SUPPORTED);
+    CHECK_CONTAINS(e.msg, "under swap-AB takes a tile of 64 rows of M");
+    return st == GDT_STATUS_NOT_SUPPORTED ? GDT_STATUS_OK : GDT_STATUS_INCORRECT;
+}
+
 /* Configuration i on a case's buffers against cuDNN's output and, when
  * given, the reference's. */
 static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_facts *f,
@@ -129,6 +173,8 @@ static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_fact
     gdt_error e = {0};
     double err[4] = {0}, err_ref[4] = {0};
     char name[256];
+    if (declines(i, f))
+        return check_decline(ci, i, f);
     gdt_status st = build_hand(f, i, &c, &e);
     if (st == GDT_STATUS_OK)
         st = hand_test_run_built(hand_slot()->ops, c, b, 1, &got, &e);
@@ -240,7 +286,8 @@ static void sized_plan_free(sized_plan *s)
 }
 
 /* Configuration 9 (128 x 64, two splits, the 8-stage ring) built for 3
- * tiles and for 1105 (2210 units: 17 rounds of the grid), both alive,
+ * tiles and for 1105 (2210 units: 17 rounds of the grid), and 15 (swap-AB
+ * 64 x 64 tiles of C^T in two splits: 3 tiles and 2145), both alive,
  * executed small, large, small, large on poisoned outputs: right each time
  * only if each plan counts on counters of its own size. */
 static void test_counters_per_plan(int i)
@@ -294,7 +341,8 @@ static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
 }
 
 /* Printed, not asserted: every configuration against cuDNN's best; the
- * timing of a split-K plan holds its reduction (inside its one launch). */
+ * timing of a split-K plan holds its reduction (inside its one launch).
+ * Then the best swap-AB configuration against the best of the others. */
 static void bench(const char *shape)
 {
     gdt_problem p;
@@ -302,6 +350,8 @@ static void bench(const char *shape)
     gdt_buffers *b = NULL;
     gdt_error e = {0};
     char name[256];
+    double side_us[2] = {INFINITY, INFINITY}; /* [swap-AB]: the best of the others, of swap-AB */
+    int side[2] = {-1, -1};
     if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
     double best = best_cudnn(shape, &f, b);
@@ -316,10 +366,16 @@ static void bench(const char *shape)
         }
         double h = hand_median_us(hand_slot()->ops, c, b, BURST_CALLS);
         hand_slot()->ops->destroy(c);
+        int sw = i >= SWAB_FIRST;
+        if (h < side_us[sw])
+            side_us[sw] = h, side[sw] = i;
         printf("figure %s: %s %.2f us %.1f TFLOP/s, best cuDNN mode-A %.2f us %.1f TFLOP/s, "
                "ratio %.3f (median of %d bursts of %d)\n", shape, name, h, hand_test_tflops(&f, h),
                best, hand_test_tflops(&f, best), best / h, HAND_ATTN_TIMED_RUNS, BURST_CALLS);
     }
+    printf("figure %s: best swap-AB configuration %d %.2f us, best other configuration %d %.2f us, "
+           "swap-AB speedup %.3f, best cuDNN mode-A / swap-AB %.3f\n", shape, side[1], side_us[1],
+           side[0], side_us[0], side_us[0] / side_us[1], best / side_us[1]);
     gdt_buffers_destroy(b);
 }
 
@@ -328,7 +384,10 @@ static const char *const bench_shapes[] = {"m=4096,n=4096,k=4096", "m=128,n=4096
                                            "m=128,n=14336,k=4096", "m=128,n=4096,k=14336",
                                            "m=256,n=6144,k=4096",  "m=512,n=14336,k=4096",
                                            "m=2048,n=4096,k=4096", "m=256,n=8192,k=8192",
-                                           "m=512,n=4096,k=14336", "m=256,n=4096,k=4096"};
+                                           "m=512,n=4096,k=14336", "m=256,n=4096,k=4096",
+                                           /* decode-sized M: swap-AB against the rest */
+                                           "m=16,n=4096,k=4096",   "m=64,n=4096,k=4096",
+                                           "m=32,n=14336,k=4096"};
 
 /* Every step under the watchdog (hand_test.h): a hung ring fails the test,
  * naming its case, instead of blocking the device. */
@@ -346,6 +405,9 @@ int main(void)
     }
     hand_watch("the counters per plan");
     test_counters_per_plan(SPLIT_S8);
+    if (cudaGetLastError() != cudaSuccess)
+        return gdt_test_result("test_hand");
+    test_counters_per_plan(SWAB_SPLIT); /* the counters of C^T's tiles */
     if (cudaGetLastError() != cudaSuccess)
         return gdt_test_result("test_hand");
     for (size_t i = 0; i < sizeof bench_shapes / sizeof bench_shapes[0]; i++) {

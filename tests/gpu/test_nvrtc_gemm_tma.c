@@ -1,11 +1,13 @@
 /* The NVRTC GEMM's PIPE=1 rows (kernels/gdt_gemm_sm90.cuh through
  * kernels/gemm.cuh) on the device: the staged rows of
  * tests/data/candidates/gemm_tma.json (or of the file GDT_TEST_TUNING_CONFIG
- * names): all sixteen, the nine the default table keeps since the prune of
- * 2026-12-06 among them (tables/candidates/README.md).  Every PIPE=1 row that binds for
+ * names): all twenty-three, the nine the default table keeps since the
+ * prune of 2026-12-06 among them (tables/candidates/README.md), and seven
+ * SWAP_AB=1 rows (five the twins of gemm.hand 14 to 18), default in none.  Every PIPE=1 row that binds for
  * a case (tails on M, N and K, batched, all four row/col-major layouts,
  * bf16 and fp16, more tiles than SMs, small M with long K for the splits,
- * K shorter than the splits) matches the first mode-A cuDNN plan and, on
+ * K shorter than the splits, decode-sized M for the SWAP_AB=1 rows in all
+ * four layouts) matches the first mode-A cuDNN plan and, on
  * small shapes, the fp64 CPU reference, outputs poisoned first; a split
  * row runs twice (its counters must come back to zero); and a row that is
  * one of gemm.hand's fixed configurations writes exactly what that
@@ -31,6 +33,12 @@ static const char *const cases[] = {
     "m=1,n=264,k=8200",                             /* small M, long K: the splits */
     "m=128,n=264,k=7176,a=col,b=col,dtype=fp16",
     "m=8,n=136,k=72",                               /* two K tiles: fewer than most splits */
+    /* decode-sized M for the SWAP_AB=1 rows: the four layouts, both dtypes */
+    "m=1,n=4104,k=4168",
+    "m=7,n=1032,k=2056,b=col,dtype=fp16",
+    "m=16,n=520,k=1096,a=col,dtype=fp16",
+    "batch=2,m=33,n=1160,k=584",
+    "m=64,n=2120,k=1160,a=col,b=col",
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 #define REFERENCE_MAX_FLOPS 2e9
@@ -67,12 +75,7 @@ static int tma_plans(const gdt_facts *f, gdt_plan_id *out, bool say)
 static int hand_twin(const gdt_plan_id *p)
 {
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
-        gdt_plan_id h;
-        gdt__hand_gemm_config_plan(i, p->engine_id, &h);
-        gdt_plan_id_set_knob(&h, GDT_KNOB_WARPS_M, 8);
-        gdt_plan_id_set_knob(&h, GDT_KNOB_WARPS_N, 1);
-        gdt_plan_id_set_knob(&h, GDT_KNOB_MMA, 1);
-        gdt_plan_id_set_knob(&h, GDT_KNOB_PIPE, 1);
+        gdt_plan_id h = rows_hand_twin(i, p->engine_id);
         if (gdt_plan_id_equal(&h, p))
             return i;
     }
@@ -165,7 +168,10 @@ static bool run_case(int ci)
     gdt_status st = hand_test_gemm_case(cases[ci], 4321 + (uint64_t)ci, &dev, REFERENCE_MAX_FLOPS,
                                         &p, &f, &b, &cud, &ref, &small, &e);
     int n = st == GDT_STATUS_OK ? tma_plans(&f, plans, ci == 0) : 0;
-    CHECK(st != GDT_STATUS_OK || n >= GDT_HAND_GEMM_CONFIGS);
+    /* The sixteen rows without swap-AB bind on every case; the SWAP_AB=1
+     * rows' BM follows M down (so several become one plan at small M)
+     * and those of fewer than 64 rows of M refuse an MN-major A. */
+    CHECK(st != GDT_STATUS_OK || n >= 16);
     for (int i = 0; st == GDT_STATUS_OK && i < n; i++)
         st = run_row(ci, &plans[i], &p, &f, b, &cud, small ? &ref : NULL);
     gdt_outputs_free(&cud);
@@ -230,7 +236,9 @@ static void bench(const char *shape)
 static const char *const bench_shapes[] = {"m=4096,n=4096,k=4096", "m=128,n=4096,k=4096",
                                            "m=128,n=14336,k=4096", "m=128,n=4096,k=14336",
                                            "m=256,n=6144,k=4096",  "m=512,n=14336,k=4096",
-                                           "m=2048,n=4096,k=4096", "m=256,n=4096,k=4096"};
+                                           "m=2048,n=4096,k=4096", "m=256,n=4096,k=4096",
+                                           "m=16,n=4096,k=4096",   "m=64,n=4096,k=4096",
+                                           "m=32,n=14336,k=4096"};
 
 /* Not sm90: every PIPE=1 row is rejected, naming sm_90a. */
 static int other_arch(void)
