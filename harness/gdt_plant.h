@@ -73,4 +73,11 @@ void gdt_plant_format(const gdt_plant *p, char *buf, size_t n);
  * measured).  0 when the launch alone adds fraction or more. */
 long long gdt_plant_spin_cycles(double fraction, double plain_us, double launch_us, double mhz);
 
+/* What the spin's launch costs behind the plan: a call with a first spin of
+ * first_cycles took first_us, the plan alone plain_us; what the call took
+ * beyond both, held to [0, alone_us] (an empty spin launched alone: behind a
+ * plan a launch costs no more, and the bound keeps a noisy difference of two
+ * long plans' times out). */
+double gdt_plant_launch_us(double plain_us, double first_us, long long first_cycles, double mhz, double alone_us);
+
 #endif

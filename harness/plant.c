@@ -134,3 +134,9 @@ long long gdt_plant_spin_cycles(double fraction, double plain_us, double launch_
         return 0;
     return llround(want_us * mhz);
 }
+
+double gdt_plant_launch_us(double plain_us, double first_us, long long first_cycles, double mhz, double alone_us)
+{
+    double beyond = first_us - plain_us - (mhz > 0 ? (double)first_cycles / mhz : 0);
+    return fmin(fmax(0, beyond), fmax(0, alone_us));
+}

@@ -188,10 +188,9 @@ static gdt_status best_us(exec_ctx *x, gdt_exec_fn fn, const gdt_measure_opts *m
 /* The spin that slows g's plan by fraction (gdt_plant_spin_cycles), in one
  * correction: the plan alone (plain), then with a first spin of
  * fraction * plain at the SM clock; what that call took beyond the plan and
- * the spin's own cycles is the spin's launch as it costs behind the plan,
- * and the final spin leaves it out.  That difference of two times is held
- * to [0, an empty spin launched alone]: behind a plan a launch costs no
- * more than alone.  (On an H100 an empty spin alone measured 3.5 us, 1 to
+ * the spin's own cycles is the spin's launch as it costs behind the plan
+ * (gdt_plant_launch_us: held to [0, an empty spin launched alone]), and the
+ * final spin leaves it out.  (On an H100 an empty spin alone measured 3.5 us, 1 to
  * 2 us behind a 45 us plan, where subtracting the 3.5 planted 5.7% for 10%;
  * behind a 340 us plan whose times spread by 10%, the difference came out
  * 25 us, which planted 4% for 10%.)  stderr says what was found. */
@@ -213,7 +212,7 @@ static gdt_status spin_calibrate(gdt_trial *t, gdt_graph *g, const gdt_measure_o
     free(r);
     if (s != GDT_STATUS_OK)
         return s;
-    double launch = fmin(fmax(0, first - plain - (double)x.spin / fmax(mhz, 1)), alone);
+    double launch = gdt_plant_launch_us(plain, first, x.spin, mhz, alone);
     *cycles = gdt_plant_spin_cycles(fraction, plain, launch, mhz);
     fprintf(stderr, "%s: planted slowdown %.3g on a plan of %.3f us a call: a spin of %lld cycles after "
             "each call (%.0f MHz; its launch behind the plan %.3f us, alone %.3f: x%.4f)\n", t->who, fraction,

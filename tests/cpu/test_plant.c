@@ -2,6 +2,7 @@
  * naming the entry and what was expected), the gate (no effect without
  * GDTUNE_ENABLE_PLANT=1), the lookup by plan identity, the canonical text
  * and the spin's cycles per call. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,10 +91,24 @@ static void test_spin_cycles(void)
     CHECK_INT(gdt_plant_spin_cycles(0.10, 100, 2, 0), ==, 0);
 }
 
+/* The spin's launch behind the plan, at 1000 MHz (1000 cycles a us). */
+static void test_launch(void)
+{
+    /* a first spin of 10 us took the 100 us plan to 111.5: 1.5 us of launch */
+    CHECK(fabs(gdt_plant_launch_us(100, 111.5, 10000, 1000, 3.5) - 1.5) < 1e-9);
+    /* noise: a call faster than the plan and its spin launches in no time */
+    CHECK(gdt_plant_launch_us(100, 109, 10000, 1000, 3.5) == 0);
+    /* a noisy 25 us beyond (the H100's 340 us plan): at most an empty spin alone */
+    CHECK(gdt_plant_launch_us(340, 399, 34000, 1000, 3.5) == 3.5);
+    /* no clock read: the cycles count nothing, the bound still holds */
+    CHECK(gdt_plant_launch_us(100, 101, 10000, 0, 3.5) == 1);
+}
+
 int main(void)
 {
     test_parse();
     test_gate();
     test_spin_cycles();
+    test_launch();
     return gdt_test_result("test_plant");
 }
