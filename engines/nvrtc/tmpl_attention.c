@@ -85,19 +85,16 @@ static bool bwd_tma(const gdt_plan_id *p) { return pipe_tma(&gdt__rows_attention
 
 /* PIPE=1: what names the hand slot's entries (the PIPE branch of
  * kernels/attn_fwd.cuh and attn_bwd.cuh takes nothing else; the mask is a
- * kernel parameter), and PINGPONG=1 where the row has it (the backward's
- * sdpa_bwd.hand PINGPONG=1 entries; absent, the defines and so the cache
- * key of a row without it stay as they were). */
-static int tma_defines(const gdt_facts *f, bool pingpong, gdt_nvrtc_define *out, int max)
+ * kernel parameter). */
+static int tma_defines(const gdt_facts *f, gdt_nvrtc_define *out, int max)
 {
     const gdt_nvrtc_define all[] = {
         {"PIPE", GDT_ATTN_PIPE_TMA},
         {"GDT_FP16", f->dtype == GDT_DTYPE_FP16},
         {"HEAD_DIM", f->problem.u.sdpa.d},
-        {"PINGPONG", 1},
     };
     int n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0] - !pingpong && n < max; i++)
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
         out[n++] = all[i];
     return n;
 }
@@ -127,17 +124,22 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
 static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
     if (fwd_tma(p))
-        return tma_defines(f, false, out, max);
+        return tma_defines(f, out, max);
     return defines(&gdt__rows_attention_fwd, f, p, out, max);
 }
 
+/* PINGPONG=1 is bound where the row has it (the PIPE=1 branch's
+ * sdpa_bwd.hand PINGPONG=1 main kernel; the row rules reject it with
+ * PIPE=0, whose template ignores it); absent, the defines and so the cache
+ * key of a row stay as they were. */
 static int bwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
     int64_t row[GDT_ATTN_NCOLS];
     plan_row(&gdt__rows_attention_bwd, p, row);
-    if (bwd_tma(p))
-        return tma_defines(f, row[GDT_ATTN_PINGPONG] == 1, out, max);
-    return defines(&gdt__rows_attention_bwd, f, p, out, max);
+    int n = bwd_tma(p) ? tma_defines(f, out, max) : defines(&gdt__rows_attention_bwd, f, p, out, max);
+    if (row[GDT_ATTN_PINGPONG] == 1 && n < max)
+        out[n++] = (gdt_nvrtc_define){"PINGPONG", 1};
+    return n;
 }
 
 static void set_launch(gdt_nvrtc_launch *out, int64_t gx, int64_t gy, int64_t threads, int64_t smem)
