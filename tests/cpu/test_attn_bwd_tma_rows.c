@@ -45,16 +45,15 @@ static void pingpong_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_
 
 #define ROW_PP "[64, 128, 12, 2, 1, 1, 1]"
 
-static const attn_rows bwd_pp = {
-    .rows = "attention_bwd",
-    .slot = "sdpa_bwd.nvrtc",
-    .family = GDT_FAMILY_SDPA_BWD,
-    .staged = GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json",
-    .hand_plan = pingpong_plan,
-    .tmpl = &gdt__tmpl_attn_bwd,
-    .hand_cubin = GDT_HAND_ATTN_BWD_CUBIN,
-    .hand_entries = {"gdt_hand_attn_bwd_pre", "gdt_hand_attn_bwd_pp", "gdt_hand_attn_bwd_post"},
-};
+/* bwd with the PINGPONG=1 row staged, the plan and main entry its. */
+static attn_rows pingpong_rows(void)
+{
+    attn_rows k = bwd;
+    k.staged = GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json";
+    k.hand_plan = pingpong_plan;
+    k.hand_entries[1] = "gdt_hand_attn_bwd_pp";
+    return k;
+}
 
 /* sdpa_bwd.hand's entries (kernels/hand/attn_bwd_sm90.cu), three kernels each. */
 static const attn_rows_entry ENTRIES[] = {
@@ -196,7 +195,7 @@ static void test_launch_state(void)
 }
 
 /* PINGPONG=1: PIPE=1's alone, the PIPE=1 row's rules, its plan, its define. */
-static void test_pingpong(void)
+static void test_pingpong(const attn_rows *pp_rows)
 {
     static const rule_case cases[] = {
         {"[64, 128, 8, 2, 1, 0, 1]", "[64, 128, 8, 2, 1, 0, 0]",
@@ -207,10 +206,10 @@ static void test_pingpong(void)
     };
     gdt_facts f;
     int n = 0;
-    attn_rows_rules(&bwd_pp, cases, sizeof cases / sizeof cases[0], SHAPE);
-    attn_rows_short_problem(&bwd_pp, ROW_PP, 64, 128);
-    attn_rows_facts(&bwd_pp, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
-    gdt_plan_id pp = attn_rows_hand_plan(&bwd_pp), base = attn_rows_hand_plan(&bwd);
+    attn_rows_rules(pp_rows, cases, sizeof cases / sizeof cases[0], SHAPE);
+    attn_rows_short_problem(pp_rows, ROW_PP, 64, 128);
+    attn_rows_facts(pp_rows, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
+    gdt_plan_id pp = attn_rows_hand_plan(pp_rows), base = attn_rows_hand_plan(&bwd);
     CHECK_INT(gdt_plan_id_knob(&pp, GDT_KNOB_PINGPONG, 0), ==, 1);
     CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &pp, "PINGPONG", &n), ==, 1);
     CHECK_INT(n, ==, 4);
@@ -240,7 +239,8 @@ int main(void)
     test_template_binds();
     test_launch_state();
     attn_rows_staged_is_hand(&bwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
-    test_pingpong();
-    attn_rows_staged_is_hand(&bwd_pp, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
+    const attn_rows pp = pingpong_rows();
+    test_pingpong(&pp);
+    attn_rows_staged_is_hand(&pp, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_bwd_tma_rows");
 }

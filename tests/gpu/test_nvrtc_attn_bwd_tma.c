@@ -67,26 +67,13 @@ static void pp_row_plan(int64_t engine_id, gdt_plan_id *out)
     gdt_plan_id_set_knob(out, GDT_KNOB_PIPE, GDT_ATTN_PIPE_TMA);
 }
 
-static const hand_attn_test pp_test = {
-    .base = {NAME, "sdpa_bwd.nvrtc", GDT_FAMILY_SDPA_BWD, cases, NCASES},
-    .plan = pp_row_plan,
-    .runs = 2,
-    .outputs = outputs,
-    .noutputs = 3,
-    .large = "b=4,h=32,s=4096,d=128,dtype=bf16,causal=top_left",
-    .refusal = hand_attn_bwd_refusal,
-};
-static const hand_attn_test pp_hand = {
-    .base = {NAME, "sdpa_bwd.hand", GDT_FAMILY_SDPA_BWD, cases, NCASES},
-    .plan = pp_plan,
-    .runs = 1,
-};
-
 int main(void)
 {
     /* dK and dV (outputs 1 and 2) bit for bit, dQ within the bound. */
     static const hand_row_test k = {&test, &hand, GDT_TEST_DATA "/candidates/attn_bwd_tma.json", 0x6, 0};
-    static const hand_row_test pp = {&pp_test, &pp_hand, GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json", 0x6, 0};
+    hand_attn_test pp_test = test, pp_hand = hand; /* the same tests, configuration 1 */
+    pp_test.plan = pp_row_plan, pp_hand.plan = pp_plan;
+    const hand_row_test pp = {&pp_test, &pp_hand, GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json", 0x6, 0};
     int rc = hand_row_main(&k);
     return rc == 0 ? hand_row_main(&pp) : rc;
 }
