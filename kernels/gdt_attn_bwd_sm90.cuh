@@ -9,7 +9,8 @@
  * CUtensorMap under NVRTC), and tests/cpu/test_attn_bwd_tma_rows.c checks
  * that each entry's two builds are the same bytes.  Both launch it through
  * one host side, engines/attn_bwd_tma.c.  Its parameters are the entries'
- * template arguments (dtype, head dim); the fixed sizes below are macros
+ * template arguments (dtype, head dim, and PP: 1 where the two consumers
+ * take turns at the tensor cores, "ping-pong" below); the fixed sizes below are macros
  * named AB90_*, clear of the attention rows' -D names (BLOCK_M, STAGES,
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
  * nothing here uses what it binds.  Three kernels, in launch order:
