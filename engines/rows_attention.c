@@ -2,7 +2,9 @@
  * for the flash-attention templates (kernels/attn_fwd.cuh, attn_bwd.cuh).
  * The head dimension is fixed by the problem and never a column.  Both
  * have an optional PIPE column: 1 is the hand engine's Hopper kernel of
- * that direction in its one configuration (bind_tma).
+ * that direction in its one configuration (bind_tma); the backward's rows
+ * have an optional PINGPONG column after it, 1 with PIPE=1 only: that
+ * kernel with its consumers taking turns (sdpa_bwd.hand's PINGPONG=1).
  *
  * bind() mirrors the kernels' real resource use: the shared-memory layouts
  * (rows padded by 16 bytes, see LDS / LDQ in the kernels) and the fp32
@@ -21,11 +23,12 @@ static const int64_t stages[] = {1, 2, 3, 4};
 static const int64_t mma[] = {0, 1, 2};
 static const int64_t mma_bwd[] = {0, 1};
 static const int64_t pipes[] = {GDT_ATTN_PIPE_CTA, GDT_ATTN_PIPE_TMA};
+static const int64_t flags[] = {0, 1};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_ATTN_STAGES,
-       A_MMA = GDT_ATTN_MMA, A_PIPE = GDT_ATTN_PIPE, A_COUNT = GDT_ATTN_NCOLS };
-static const gdt_column fwd_cols[A_COUNT] = {
+       A_MMA = GDT_ATTN_MMA, A_PIPE = GDT_ATTN_PIPE, A_PP = GDT_ATTN_PINGPONG, A_COUNT = GDT_ATTN_NCOLS };
+static const gdt_column fwd_cols[A_PP] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ, false, 0},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV, false, 0},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1, false, 0},
@@ -50,6 +53,11 @@ static const gdt_column bwd_cols[A_COUNT] = {
      "0: CTA-wide cp.async ring (attn_bwd.cuh), 1: TMA producer thread, mbarrier Q/dO ring, two "
      "consumer warpgroups holding dK and dV, dQ by bulk reduce-adds, programmatic dependent launch "
      "(gdt_attn_bwd_sm90.cuh, sdpa_bwd.hand's kernels, sm_90a)", -1, true, GDT_ATTN_PIPE_CTA},
+    /* Optional, after PIPE: a row may end at MMA or PIPE (PINGPONG=0,
+     * not recorded in the plan's name). */
+    {"PINGPONG", GDT_COL_BOOL, D(flags), GDT_KNOB_PINGPONG,
+     "1: PIPE=1's two consumer warpgroups take turns at the tensor cores, half a block apart, one's "
+     "P^T and dS^T under the other's GEMMs (sdpa_bwd.hand's PINGPONG=1); PIPE=1 only", -1, true, 0},
 };
 #undef D
 
@@ -266,10 +274,14 @@ static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     return bind(&fwd, r, f, lim, why, n);
 }
 
+/* PINGPONG=1 is a variant of the PIPE=1 kernel alone. */
 static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
+    if (r[A_PP] && r[A_PIPE] != GDT_ATTN_PIPE_TMA)
+        return snprintf(why, n, "PINGPONG=1 takes PIPE=1 (the consumer warpgroups of sdpa_bwd.hand's "
+                        "kernel), got PIPE=%lld", (long long)r[A_PIPE]), false;
     return bind(&bwd, r, f, lim, why, n);
 }
 
-const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_COUNT, bind_fwd};
+const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_PP, bind_fwd};
 const gdt_row_family gdt__rows_attention_bwd = {"attention_bwd", bwd_cols, A_COUNT, bind_bwd};

@@ -33,7 +33,13 @@
 
 #include "gdt_attn_bwd_sm90.cuh"
 
-GDT_ATTN_BWD_SM90_ENTRIES(gdt_attn_bwd_pre, gdt_attn_bwd_main, gdt_attn_bwd_post, GDT_FP16, HEAD_DIM)
+// PINGPONG=1 (bound only by a row whose PINGPONG column is 1): the main
+// kernel's consumers take turns, sdpa_bwd.hand's PINGPONG=1 configuration.
+#ifndef PINGPONG
+#define PINGPONG 0
+#endif
+
+GDT_ATTN_BWD_SM90_ENTRIES(gdt_attn_bwd_pre, gdt_attn_bwd_main, gdt_attn_bwd_post, GDT_FP16, HEAD_DIM, PINGPONG)
 
 #else
 

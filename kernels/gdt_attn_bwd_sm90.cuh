@@ -9,7 +9,8 @@
  * CUtensorMap under NVRTC), and tests/cpu/test_attn_bwd_tma_rows.c checks
  * that each entry's two builds are the same bytes.  Both launch it through
  * one host side, engines/attn_bwd_tma.c.  Its parameters are the entries'
- * template arguments (dtype, head dim); the fixed sizes below are macros
+ * template arguments (dtype, head dim, and PP: 1 where the two consumers
+ * take turns at the tensor cores, "ping-pong" below); the fixed sizes below are macros
  * named AB90_*, clear of the attention rows' -D names (BLOCK_M, STAGES,
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
  * nothing here uses what it binds.  Three kernels, in launch order:
@@ -620,6 +621,54 @@ __device__ __forceinline__ void finish_block(float (&dk)[D / 2], float (&dv)[D /
     release(c, empty<D>(c, it));
 }
 
+/* ------------------------------------------------------------ ping-pong */
+
+/* PP = 1 (the hand engine's PINGPONG=1 configuration, the rows' PINGPONG
+ * column): the two consumers take turns at the tensor cores, as the
+ * forward's do (gdt_attn_fwd_sm90.cuh, turn_begin), so that each one's
+ * P^T, dS^T and fragments run under the other's GEMMs instead of both
+ * computing them at once while the tensor cores idle.  Consumer w's turn
+ * is bar.sync on named barrier 1 + w, its hand-over bar.arrive on the
+ * other's, 2 - w (256 threads each: its own 128 syncing, the other's 128
+ * arriving).  With n blocks a consumer takes turns 0 .. n: turn t issues
+ * block t - 1's dV, dQ of block t - 2 and dK and waits for them (the
+ * registers hold no next S^T beside dK and dV), then block t's S^T and
+ * dP^T; between its turns it computes block t's P^T and dS^T.  So the
+ * tensor cores see consumer 0's S^T and dP^T, consumer 1's dV, dQ, dK,
+ * S^T and dP^T, consumer 0's dV, dQ, dK, S^T and dP^T, ...: the two run
+ * half a block apart.  Consumer 1 opens the ring with one arrival on 1
+ * and consumer 0 closes it with one more bar.sync on 1, so each barrier
+ * takes as many arrivals as syncs (both consumers walk the same blocks);
+ * the turns are one sequence, so no barrier ever holds two arrivals of
+ * one consumer.  The other waits (barrier invariant at iteration) keep
+ * their order: each is met by arrivals of the consumer's own earlier
+ * turns or of the other's, which precede its turn in the ring (dS^T of
+ * block t - 2, stored by both in their turns t - 1, before consumer 0's
+ * turn t).  PP = 0 takes no turn and is the kernel as before. */
+__device__ __forceinline__ void turn_begin(const bwd_ctx &c) { named_sync(1 + c.w, 256); }
+__device__ __forceinline__ void turn_end(const bwd_ctx &c) { named_arrive(2 - c.w, 256); }
+
+/* Consumer 1 hands consumer 0 the first turn; a consumer with blocks
+ * begins its turn 0 (block 0's S^T and dP^T). */
+__device__ __forceinline__ void turns_first(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
+{
+    if (c.w == 1)
+        named_arrive(1, 256);
+    if (p.group > 0 && c.m_first < c.mblocks)
+        turn_begin(c);
+}
+
+/* After n blocks: turn n (block n - 1's dV, dQ and dK) ends, and consumer
+ * 0 takes consumer 1's last hand-over, so nothing is left pending on
+ * barrier 1 at exit. */
+__device__ __forceinline__ void turns_last(const bwd_ctx &c, int n)
+{
+    if (n > 0)
+        turn_end(c);
+    if (c.w == 0)
+        named_sync(1, 256);
+}
+
 /* Block it, and the dQ of block it - 1, in FA3's order: dV of block it,
  * then dQ of block it - 1, then dK of block it, three commit groups.
  *   - The dQ waits for that dS^T to be complete, but the other consumer
@@ -644,7 +693,7 @@ __device__ __forceinline__ void finish_block(float (&dk)[D / 2], float (&dv)[D /
  * wait for each other within a block, and no parity wait can see a phase
  * two ahead: each barrier's next phase needs an arrival the waiter makes
  * after its wait. */
-template <int FP16, int D>
+template <int FP16, int D, int PP>
 __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2], const bwd_ctx &c,
                                           const gdt_hand_attn_bwd_params &p, int it, int m0)
 {
@@ -654,6 +703,8 @@ __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2]
     bar_wait(full<D>(c, it), phase(it));
     wg_fence();
     scores<FP16, D>(s, dp, c, q);
+    if constexpr (PP)
+        turn_end(c); /* S^T and dP^T of block it issued: the other consumer's turn */
     wg_wait<1>();
     wg_fence_acc(s);
     const bool cut = c.n0 + AB90_BLOCK_N > p.s_kv || (p.causal && c.n0 + c.w * 64 + 63 > m0 + c.off);
@@ -666,6 +717,8 @@ __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2]
     grad_s(s, dp, row_vecs<D>(c, it), c);
     pack_a<FP16>(pa, s);
     pack_a<FP16>(da, dp);
+    if constexpr (PP)
+        turn_begin(c); /* held until block it + 1's S^T and dP^T are issued */
     wg_fence();
     grad_kv<FP16, D>(dv, pa, q + bwd_layout<D>::Q);
     wg_commit();
@@ -710,17 +763,22 @@ __device__ __forceinline__ void store_kv(const float (&dk)[D / 2], const float (
     }
 }
 
-template <int FP16, int D> __device__ __forceinline__ void consume(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
+template <int FP16, int D, int PP>
+__device__ __forceinline__ void consume(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
 {
     float dk[D / 2], dv[D / 2];
 #pragma unroll
     for (int v = 0; v < D / 2; ++v)
         dk[v] = dv[v] = 0.f;
+    if constexpr (PP)
+        turns_first(c, p);
     bar_wait(kv_full<D>(c), 0);
     int it = 0;
     for (int g = 0; g < p.group; ++g)
         for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it)
-            iteration<FP16, D>(dk, dv, c, p, it, mb * AB90_BLOCK_M);
+            iteration<FP16, D, PP>(dk, dv, c, p, it, mb * AB90_BLOCK_M);
+    if constexpr (PP)
+        turns_last(c, it);
     if (it > 0)
         dq_last<FP16, D>(c, it - 1);
     store_kv<FP16, D>(dk, dv, c, p);
@@ -755,7 +813,7 @@ __device__ __forceinline__ void schedule(bwd_ctx &c, const gdt_hand_attn_bwd_par
     c.m_first = first < c.mblocks ? first : c.mblocks;
 }
 
-template <int FP16, int D>
+template <int FP16, int D, int PP>
 __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMap *tk, const CUtensorMap *tv,
                                          const CUtensorMap *tdo, const gdt_hand_attn_bwd_params &p)
 {
@@ -790,25 +848,31 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
         const int t = (int)threadIdx.x - 128;
         c.w = t / 128, c.lane = t % 32;
         c.krow = t / 32 * 16 + c.lane / 4; /* warp t/32 of the two consumers owns 16 key rows */
-        consume<FP16, D>(c, p);
+        consume<FP16, D, PP>(c, p);
     }
 }
 
-/* The three entries of dtype fp16 (1 fp16, 0 bf16) and head dim d, named
- * pre_name, main_name and post_name (kernels/hand/attn_bwd_sm90.cu names
- * the hand engine's twelve, kernels/attn_bwd.cuh the PIPE=1 row's three). */
-#define GDT_ATTN_BWD_SM90_ENTRIES(pre_name, main_name, post_name, fp16, d)                          \
-    extern "C" __global__ void __launch_bounds__(256) pre_name(const gdt_hand_attn_bwd_params p)   \
-    {                                                                                               \
-        pre<fp16, d>(p);                                                                            \
-    }                                                                                               \
+/* The main kernel of dtype fp16 (1 fp16, 0 bf16), head dim d and pp (1:
+ * the consumers ping-pong), named main_name. */
+#define GDT_ATTN_BWD_SM90_MAIN(main_name, fp16, d, pp)                                              \
     extern "C" __global__ void __launch_bounds__(AB90_THREADS, 1)                                   \
         main_name(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,   \
                   const __grid_constant__ CUtensorMap tv, const __grid_constant__ CUtensorMap tdo,  \
                   const gdt_hand_attn_bwd_params p)                                                 \
     {                                                                                               \
-        attn_bwd<fp16, d>(&tq, &tk, &tv, &tdo, p);                                                  \
+        attn_bwd<fp16, d, pp>(&tq, &tk, &tv, &tdo, p);                                              \
+    }
+
+/* The three entries of dtype fp16, head dim d and pp, named pre_name,
+ * main_name and post_name (kernels/hand/attn_bwd_sm90.cu names the hand
+ * engine's twelve of pp 0 and adds the four main kernels of pp 1, which
+ * share pre and post; kernels/attn_bwd.cuh names the PIPE=1 row's three). */
+#define GDT_ATTN_BWD_SM90_ENTRIES(pre_name, main_name, post_name, fp16, d, pp)                      \
+    extern "C" __global__ void __launch_bounds__(256) pre_name(const gdt_hand_attn_bwd_params p)   \
+    {                                                                                               \
+        pre<fp16, d>(p);                                                                            \
     }                                                                                               \
+    GDT_ATTN_BWD_SM90_MAIN(main_name, fp16, d, pp)                                                  \
     extern "C" __global__ void __launch_bounds__(256) post_name(const gdt_hand_attn_bwd_params p)  \
     {                                                                                               \
         post<fp16, d>(p);                                                                           \

@@ -65,15 +65,22 @@ const char *gdt__hand_attn_entry(const gdt_facts *f, char *buf, size_t n);
 #define GDT_HAND_ATTN_BWD_CUBIN "kernels/hand/attn_bwd_sm90.cubin"
 
 /* engines/hand/hand_attn_bwd.c: the handwritten attention backward
- * (sdpa_bwd.hand), one fixed configuration of the nvcc-built
+ * (sdpa_bwd.hand), two fixed configurations of the nvcc-built
  * kernels/hand/attn_bwd_sm90.cu: three kernels a plan, its workspace D, the
  * LSE in base 2 and the fp32 dQ accumulator; its host side is
  * engines/attn_bwd_tma.c. */
 extern const gdt_engine_ops gdt__hand_attn_bwd_ops;
 
-/* The fixed configuration of sdpa_bwd.hand as knobs: TILE_M (query rows
- * per block), TILE_N (key rows per CTA), STAGES (of the Q/dO ring), WARPS
- * and MMA (1: the wgmma path without a GEMM overlap, as in the templates). */
+/* How many fixed configurations sdpa_bwd.hand has. */
+#define GDT_HAND_ATTN_BWD_CONFIGS 2
+
+/* Configuration i of sdpa_bwd.hand as knobs: TILE_M (query rows per
+ * block), TILE_N (key rows per CTA), STAGES (of the Q/dO ring), WARPS and
+ * MMA (1: the wgmma path without a GEMM overlap, as in the templates);
+ * configuration 1 adds PINGPONG=1 (the consumer warpgroups take turns at
+ * the tensor cores, half a block apart). */
+void gdt__hand_attn_bwd_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
+/* Configuration 0, which the knobless name sdpa_bwd.hand also means. */
 void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out);
 
 #endif

@@ -1,7 +1,9 @@
 /* The hand engine's attention backward (slot sdpa_bwd.hand):
  * kernels/hand/attn_bwd_sm90.cu (the entries of kernels/gdt_attn_bwd_sm90.cuh),
- * built by nvcc for sm_90a and embedded as a cubin.  One configuration (the
- * knobs below); check_support declines, with the reason, every problem the
+ * built by nvcc for sm_90a and embedded as a cubin.  Two configurations (the
+ * knobs below; the second adds PINGPONG=1: the main kernel whose consumer
+ * warpgroups take turns, with the same pre and post); check_support
+ * declines, with the reason, every problem the
  * kernels cannot run exactly: another arch, dtype, head dim or
  * configuration, a tensor without a unit stride along d, strides TMA
  * cannot describe (16-byte multiples below 2^40) and sizes past the
@@ -27,26 +29,42 @@ static const gdt_knob bwd_knobs[] = {GDT__HAND_ATTN_KNOBS(GDT_ATTN_BWD_TMA)};
 struct gdt_compiled {
     gdt_attn_bwd_tma t; /* first, for its maps' 128-byte alignment */
     gdt_facts facts;
+    int config; /* 0, or 1: PINGPONG=1 */
     CUmodule mod;
     CUfunction fn[GDT_ATTN_BWD_TMA_KERNELS]; /* pre, main, post */
     CUlaunchConfig cfg[GDT_ATTN_BWD_TMA_KERNELS];
 };
 
-void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out)
+void gdt__hand_attn_bwd_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
 {
     gdt__hand_fixed_plan(bwd_knobs, sizeof bwd_knobs / sizeof bwd_knobs[0], engine_id, out);
+    if (i == 1)
+        gdt_plan_id_set_knob(out, GDT_KNOB_PINGPONG, 1);
 }
 
+void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    gdt__hand_attn_bwd_config_plan(0, engine_id, out);
+}
+
+/* The problem first, then the knobs: one of the two configurations. */
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    return gdt__hand_attn_check(&gdt__attn_bwd_tma_spec, s, f, p, e);
+    char why[GDT_ERROR_MAX] = "";
+    if (!gdt__hand_attn_ok(&gdt__attn_bwd_tma_spec, f, why, sizeof why))
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
+    if (gdt__hand_config_of(s, p, GDT_HAND_ATTN_BWD_CONFIGS, gdt__hand_attn_bwd_config_plan, why,
+                            sizeof why) < 0)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why);
+    return GDT_STATUS_OK;
 }
 
-/* gdt_hand_attn_bwd{_pre,,_post}_{bf16,fp16}_d{64,128}, loaded with their launches. */
+/* gdt_hand_attn_bwd{_pre,,_post}_{bf16,fp16}_d{64,128}, loaded with their
+ * launches; PINGPONG=1's main kernel is gdt_hand_attn_bwd_pp_*. */
 static gdt_status load(gdt_compiled *c, gdt_error *e)
 {
-    static const char *const stage[GDT_ATTN_BWD_TMA_KERNELS] = {"_pre", "", "_post"};
+    const char *const stage[GDT_ATTN_BWD_TMA_KERNELS] = {"_pre", c->config == 1 ? "_pp" : "", "_post"};
     const char *dt = c->facts.dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16";
     const gdt_cu_api *cu = NULL;
     char name[64];
@@ -61,7 +79,10 @@ static gdt_status load(gdt_compiled *c, gdt_error *e)
     return st;
 }
 
-GDT__HAND_ATTN_BUILD("sdpa_bwd.hand", gdt__attn_bwd_tma_init)
+/* The configuration check_support accepted. */
+#define TAKE_CONFIG(c, p)                                                                          \
+    ((c)->config = gdt__hand_config_of(NULL, p, GDT_HAND_ATTN_BWD_CONFIGS, gdt__hand_attn_bwd_config_plan, NULL, 0))
+GDT__HAND_ATTN_BUILD_TAKE("sdpa_bwd.hand", gdt__attn_bwd_tma_init, TAKE_CONFIG)
 
 static size_t workspace_size(const gdt_compiled *c) { return gdt__attn_bwd_tma_workspace(&c->facts.problem.u.sdpa); }
 
@@ -78,4 +99,15 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
     return st;
 }
 
-GDT__HAND_FIXED_OPS(gdt__hand_attn_bwd_ops, gdt__hand_attn_bwd_plan);
+/* Both configurations, the in-phase one first (the knobless name's). */
+static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
+{
+    (void)f;
+    if (cap < GDT_HAND_ATTN_BWD_CONFIGS)
+        return 0;
+    for (int i = 0; i < GDT_HAND_ATTN_BWD_CONFIGS; i++)
+        gdt__hand_attn_bwd_config_plan(i, gdt_engine_id(slot->family, slot->slot), &out[i]);
+    return GDT_HAND_ATTN_BWD_CONFIGS;
+}
+
+GDT__HAND_OPS(gdt__hand_attn_bwd_ops);

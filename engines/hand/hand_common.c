@@ -109,6 +109,35 @@ bool gdt__hand_knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p,
     return false;
 }
 
+int gdt__hand_config_of(const gdt_engine_slot *s, const gdt_plan_id *p, int n,
+                        void (*config)(int i, int64_t engine_id, gdt_plan_id *out), char *why,
+                        size_t nwhy)
+{
+    gdt_plan_id fixed;
+    char name[256];
+    size_t at;
+    if (p->nknobs == 0)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        config(i, p->engine_id, &fixed);
+        if (gdt_plan_id_equal(p, &fixed))
+            return i;
+    }
+    if (!why || !nwhy)
+        return -1;
+    gdt_plan_id_format(p, name, sizeof name);
+    at = (size_t)snprintf(why, nwhy, "%s: plan %s: not one of the kernel's fixed configurations (", s->name,
+                          name);
+    for (int i = 0; i < n && at < nwhy; i++) {
+        config(i, p->engine_id, &fixed);
+        gdt_plan_id_format(&fixed, name, sizeof name);
+        at += (size_t)snprintf(why + at, nwhy - at, "%s%s", i ? ", " : "", name);
+    }
+    if (at < nwhy)
+        snprintf(why + at, nwhy - at, ")");
+    return -1;
+}
+
 int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap,
                           void (*plan)(int64_t engine_id, gdt_plan_id *out))
 {

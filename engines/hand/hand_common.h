@@ -53,7 +53,11 @@ gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, 
  * init(&c->t, slot, f): gdt__attn_fwd_tma_init or gdt__attn_bwd_tma_init)
  * and its build (GDT__HAND_BUILD over the slot's check_support and load),
  * for a struct gdt_compiled that holds the host side t, facts and mod. */
-#define GDT__HAND_ATTN_BUILD(slot, init)                                                           \
+#define GDT__HAND_ATTN_BUILD(slot, init) GDT__HAND_ATTN_BUILD_TAKE(slot, init, GDT__HAND_PLAN_UNUSED)
+#define GDT__HAND_PLAN_UNUSED(c, p) (void)(p)
+/* The same, create then running take(c, p) (a function-like macro or a
+ * function): a slot of several fixed configurations keeps the plan's. */
+#define GDT__HAND_ATTN_BUILD_TAKE(slot, init, take)                                                \
     static void destroy(gdt_compiled *c)                                                            \
     {                                                                                               \
         if (c)                                                                                      \
@@ -61,12 +65,12 @@ gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, 
     }                                                                                               \
     static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)                     \
     {                                                                                               \
-        (void)p;                                                                                    \
         gdt_compiled *c = gdt__hand_compiled_alloc(sizeof(gdt_compiled));                          \
         if (!c)                                                                                     \
             return NULL;                                                                            \
         c->facts = *f;                                                                              \
         init(&c->t, slot, f);                                                                       \
+        take(c, p);                                                                                 \
         return c;                                                                                   \
     }                                                                                               \
     GDT__HAND_BUILD(check_support, compiled_new, load, destroy)
@@ -98,6 +102,13 @@ void gdt__hand_fixed_plan(const gdt_knob *knobs, size_t nknobs, int64_t engine_i
 /* True for a plan without knobs or with those of plan(); else why not. */
 bool gdt__hand_knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p,
                         void (*plan)(int64_t engine_id, gdt_plan_id *out), char *why, size_t n);
+/* Which of a slot's n fixed configurations (config(i, ...) names
+ * configuration i) the plan names: 0 for a plan without knobs; -1 for a
+ * knob set that is none of them, with why (unless NULL) naming s, the plan
+ * and every configuration. */
+int gdt__hand_config_of(const gdt_engine_slot *s, const gdt_plan_id *p, int n,
+                        void (*config)(int i, int64_t engine_id, gdt_plan_id *out), char *why,
+                        size_t nwhy);
 /* The ops' fixed_plans of a fixed-configuration slot: plan() once. */
 int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap,
                           void (*plan)(int64_t engine_id, gdt_plan_id *out));

@@ -128,11 +128,18 @@ static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_defin
     return defines(&gdt__rows_attention_fwd, f, p, out, max);
 }
 
+/* PINGPONG=1 is bound where the row has it (the PIPE=1 branch's
+ * sdpa_bwd.hand PINGPONG=1 main kernel; the row rules reject it with
+ * PIPE=0, whose template ignores it); absent, the defines and so the cache
+ * key of a row stay as they were. */
 static int bwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
-    if (bwd_tma(p))
-        return tma_defines(f, out, max);
-    return defines(&gdt__rows_attention_bwd, f, p, out, max);
+    int64_t row[GDT_ATTN_NCOLS];
+    plan_row(&gdt__rows_attention_bwd, p, row);
+    int n = bwd_tma(p) ? tma_defines(f, out, max) : defines(&gdt__rows_attention_bwd, f, p, out, max);
+    if (row[GDT_ATTN_PINGPONG] == 1 && n < max)
+        out[n++] = (gdt_nvrtc_define){"PINGPONG", 1};
+    return n;
 }
 
 static void set_launch(gdt_nvrtc_launch *out, int64_t gx, int64_t gy, int64_t threads, int64_t smem)

@@ -8,10 +8,13 @@
 
 #include "gdt_attn_bwd_sm90.cuh"
 
-/* Three entries per dtype and head dim; engines/hand/hand_attn_bwd.c names them. */
+/* Three entries per dtype and head dim, and the main kernel whose
+ * consumers ping-pong (sdpa_bwd.hand's PINGPONG=1 configuration, with the
+ * same pre and post); engines/hand/hand_attn_bwd.c names them. */
 #define ENTRIES(tag, fp16, d)                                                                       \
     GDT_ATTN_BWD_SM90_ENTRIES(gdt_hand_attn_bwd_pre_##tag, gdt_hand_attn_bwd_##tag,                 \
-                              gdt_hand_attn_bwd_post_##tag, fp16, d)
+                              gdt_hand_attn_bwd_post_##tag, fp16, d, 0)                             \
+    GDT_ATTN_BWD_SM90_MAIN(gdt_hand_attn_bwd_pp_##tag, fp16, d, 1)
 
 ENTRIES(bf16_d64, 0, 64)
 ENTRIES(bf16_d128, 0, 128)

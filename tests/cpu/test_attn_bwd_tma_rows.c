@@ -10,7 +10,14 @@
  * its row with its reason and passes the row that keeps it; 5-column rows
  * and their plan names stay as they were; the template binds, launches
  * (programmatic dependent launch of main and post included) and refuses
- * what sdpa_bwd.hand does, its three kernels sharing one launch state. */
+ * what sdpa_bwd.hand does, its three kernels sharing one launch state.
+ * The PINGPONG column: the PINGPONG=1 row staged alone
+ * (tests/data/candidates/attn_bwd_tma_pp.json) binds to sdpa_bwd.hand's
+ * PINGPONG=1 plan and PIPE=1, and its NVRTC build has the hand cubin's
+ * pre, gdt_hand_attn_bwd_pp_* and post byte for byte; it binds PINGPONG=1
+ * (the row without it binds no PINGPONG); PINGPONG=1 without PIPE=1 is
+ * rejected with the reason; a row ending at PIPE and one with PINGPONG=0
+ * are the same plan. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +39,21 @@ static const attn_rows bwd = {
     .hand_cubin = GDT_HAND_ATTN_BWD_CUBIN,
     .hand_entries = {"gdt_hand_attn_bwd_pre", "gdt_hand_attn_bwd", "gdt_hand_attn_bwd_post"},
 };
+
+/* sdpa_bwd.hand's PINGPONG=1 configuration: its own main kernel, the same pre and post. */
+static void pingpong_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_bwd_config_plan(1, engine_id, out); }
+
+#define ROW_PP "[64, 128, 12, 2, 1, 1, 1]"
+
+/* bwd with the PINGPONG=1 row staged, the plan and main entry its. */
+static attn_rows pingpong_rows(void)
+{
+    attn_rows k = bwd;
+    k.staged = GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json";
+    k.hand_plan = pingpong_plan;
+    k.hand_entries[1] = "gdt_hand_attn_bwd_pp";
+    return k;
+}
 
 /* sdpa_bwd.hand's entries (kernels/hand/attn_bwd_sm90.cu), three kernels each. */
 static const attn_rows_entry ENTRIES[] = {
@@ -172,6 +194,43 @@ static void test_launch_state(void)
     CHECK(state == NULL);
 }
 
+/* PINGPONG=1: PIPE=1's alone, the PIPE=1 row's rules, its plan, its define. */
+static void test_pingpong(const attn_rows *pp_rows)
+{
+    static const rule_case cases[] = {
+        {"[64, 128, 8, 2, 1, 0, 1]", "[64, 128, 8, 2, 1, 0, 0]",
+         "PINGPONG=1 takes PIPE=1 (the consumer warpgroups of sdpa_bwd.hand's kernel), got PIPE=0", NULL, 90},
+        {ROW_PP, NULL, "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm100", NULL, 100},
+        {"[64, 128, 12, 3, 1, 1, 1]", ROW_PP, "got WARPS=12, STAGES=3, MMA=1", NULL, 90},
+        {ROW_PP, NULL, "PIPE=1: head dim 192: 64 and 128 only", "b=1,h=4,s=512,d=192", 90},
+    };
+    gdt_facts f;
+    int n = 0;
+    attn_rows_rules(pp_rows, cases, sizeof cases / sizeof cases[0], SHAPE);
+    attn_rows_short_problem(pp_rows, ROW_PP, 64, 128);
+    attn_rows_facts(pp_rows, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
+    gdt_plan_id pp = attn_rows_hand_plan(pp_rows), base = attn_rows_hand_plan(&bwd);
+    CHECK_INT(gdt_plan_id_knob(&pp, GDT_KNOB_PINGPONG, 0), ==, 1);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &pp, "PINGPONG", &n), ==, 1);
+    CHECK_INT(n, ==, 4);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &pp, "PIPE", &n), ==, 1);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &base, "PINGPONG", &n), ==, -1);
+    CHECK_INT(n, ==, 3);
+    /* PINGPONG=0 written out is the row that ends at PIPE: one plan. */
+    int na = 0, nb = 0;
+    gdt_candidate *a = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [" ROW "]}}", &f, &na);
+    gdt_candidate *b = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [[64, 128, 12, 2, 1, 1, 0]]}}", &f, &nb);
+    CHECK(na == 1 && nb == 1);
+    if (na == 1 && nb == 1) {
+        CHECK(!a[0].rejected && !b[0].rejected);
+        CHECK(gdt_plan_id_equal(&a[0].id, &b[0].id));
+        CHECK(gdt_plan_id_equal(&a[0].id, &base));
+        CHECK_INT(b[0].bound[GDT_ATTN_PINGPONG], ==, 0);
+    }
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     attn_rows_optional_column(&bwd, "[64, 128, 8, 2, 1]", "[64, 128, 8, 2, 1, 0]", SHAPE);
@@ -180,5 +239,8 @@ int main(void)
     test_template_binds();
     test_launch_state();
     attn_rows_staged_is_hand(&bwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
+    const attn_rows pp = pingpong_rows();
+    test_pingpong(&pp);
+    attn_rows_staged_is_hand(&pp, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_bwd_tma_rows");
 }

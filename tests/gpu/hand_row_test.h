@@ -112,24 +112,7 @@ static inline gdt_status hand_row_same_as_hand(const hand_row_test *k, const gdt
 /* Printed, not asserted: the PIPE=1 row against the hand slot, timed alike. */
 static inline void hand_row_figure(const hand_row_test *k, const gdt_device_props *dev)
 {
-    const char *large = k->row->large;
-    gdt_problem p;
-    gdt_facts f;
-    gdt_buffers *b = NULL;
-    gdt_compiled *c = NULL, *h = NULL;
-    gdt_error e = {0};
-    if (!hand_test_bench_buffers(k->row->base.family, large, dev, &p, &f, &b))
-        return;
-    double g = hand_attn_build(k->row, dev, &f, &c, &e) == GDT_STATUS_OK
-                   ? hand_median_us(hand_test_slot(&k->row->base)->ops, c, b, 1) : NAN;
-    double w = hand_attn_build(k->hand, dev, &f, &h, &e) == GDT_STATUS_OK
-                   ? hand_median_us(hand_test_slot(&k->hand->base)->ops, h, b, 1) : NAN;
-    printf("figure %s: PIPE=1 row %.1f us %.1f TFLOP/s, %s %.1f us %.1f TFLOP/s, "
-           "generated / handwritten %.3f (median of %d)\n", large, g, hand_test_tflops(&f, g),
-           k->hand->base.slot, w, hand_test_tflops(&f, w), w / g, HAND_ATTN_TIMED_RUNS);
-    hand_test_slot(&k->row->base)->ops->destroy(c);
-    hand_test_slot(&k->hand->base)->ops->destroy(h);
-    gdt_buffers_destroy(b);
+    hand_attn_pair_figure(k->row, k->hand, k->row->large, "PIPE=1 row", "generated / handwritten", dev);
 }
 
 /* Not sm90: the staged row is rejected, naming sm_90a. */

@@ -387,6 +387,31 @@ static inline void hand_attn_figure(const hand_attn_test *t, const gdt_facts *f,
            hand_test_tflops(f, r), r / h, HAND_ATTN_TIMED_RUNS);
 }
 
+/* Printed, not asserted: the plans of a and b (each its slot's) on the
+ * buffers of shape, timed alike, and b's time over a's, named a_name, b's
+ * slot and ratio (e.g. "generated / handwritten"). */
+static inline void hand_attn_pair_figure(const hand_attn_test *a, const hand_attn_test *b, const char *shape,
+                                         const char *a_name, const char *ratio, const gdt_device_props *dev)
+{
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *buf = NULL;
+    gdt_compiled *c = NULL, *h = NULL;
+    gdt_error e = {0};
+    if (!hand_test_bench_buffers(a->base.family, shape, dev, &p, &f, &buf))
+        return;
+    double g = hand_attn_build(a, dev, &f, &c, &e) == GDT_STATUS_OK
+                   ? hand_median_us(hand_test_slot(&a->base)->ops, c, buf, 1) : NAN;
+    double w = hand_attn_build(b, dev, &f, &h, &e) == GDT_STATUS_OK
+                   ? hand_median_us(hand_test_slot(&b->base)->ops, h, buf, 1) : NAN;
+    printf("figure %s: %s %.1f us %.1f TFLOP/s, %s %.1f us %.1f TFLOP/s, %s %.3f (median of %d)\n", shape,
+           a_name, g, hand_test_tflops(&f, g), b->base.slot, w, hand_test_tflops(&f, w), ratio, w / g,
+           HAND_ATTN_TIMED_RUNS);
+    hand_test_slot(&a->base)->ops->destroy(c);
+    hand_test_slot(&b->base)->ops->destroy(h);
+    gdt_buffers_destroy(buf);
+}
+
 /* The large shape: checked against cuDNN (asserted), then timed (printed). */
 static inline void hand_attn_large(const hand_attn_test *t, const gdt_device_props *dev)
 {

@@ -17,8 +17,14 @@
  * / cuDNN: d 128 causal 1.15-1.19, none 1.02-1.08; d 64 causal 1.00, none
  * 0.94-0.96).  Each case and each large shape runs under a
  * watchdog: a hung kernel fails the test within HAND_WATCHDOG_S seconds instead
- * of blocking the device.  Returns 77 without a device; on another arch it
- * checks the decline. */
+ * of blocking the device.  All of that again for the second configuration,
+ * PINGPONG=1 (the main kernel gdt_hand_attn_bwd_pp_*, whose consumer
+ * warpgroups take turns; not run on a GPU when written: every case of it,
+ * d 64 and 128, the masks, GQA, tails, both dtypes and layouts, is what
+ * verifies it), and then for each of the four b4 h32 s4096 shapes a figure
+ * of the two configurations on the same buffers, timed alike: in-phase
+ * time over ping-pong time (above 1: ping-pong faster).  Returns 77 without
+ * a device; on another arch it checks the decline. */
 #include "hand_test.h"
 
 static const char *const cases[] = {
@@ -57,12 +63,39 @@ static const hand_attn_test test = {
     .refusal = hand_attn_bwd_refusal,
 };
 
+/* Configuration 1: PINGPONG=1. */
+static void pingpong_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_bwd_config_plan(1, engine_id, out); }
+
+/* PINGPONG=1 against the in-phase plan at each large shape (sm90 only). */
+static void pingpong_figures(const hand_attn_test *pingpong, const char *const *shapes)
+{
+    gdt_device_props dev;
+    if (gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
+        return;
+    for (int i = 0; shapes[i]; i++) {
+        hand_watch(shapes[i]);
+        hand_attn_pair_figure(pingpong, &test, shapes[i], "sdpa_bwd.hand[PINGPONG=1]", "in phase / ping-pong", &dev);
+    }
+    alarm(0);
+}
+
 /* Every case and the large shape (d 128 causal), then d 128 without a mask
- * and the d 64 pair, whose dQ takes the register path. */
+ * and the d 64 pair, for each configuration; then the two side by side. */
 int main(void)
 {
     static const char *const more[] = {"b=4,h=32,s=4096,d=128,dtype=bf16,causal=none",
                                        "b=4,h=32,s=4096,d=64,dtype=bf16,causal=top_left",
                                        "b=4,h=32,s=4096,d=64,dtype=bf16,causal=none", NULL};
-    return hand_attn_main(&test, more);
+    static const char *const all[] = {"b=4,h=32,s=4096,d=128,dtype=bf16,causal=top_left",
+                                      "b=4,h=32,s=4096,d=128,dtype=bf16,causal=none",
+                                      "b=4,h=32,s=4096,d=64,dtype=bf16,causal=top_left",
+                                      "b=4,h=32,s=4096,d=64,dtype=bf16,causal=none", NULL};
+    hand_attn_test pingpong = test; /* the same test, configuration 1 */
+    pingpong.plan = pingpong_plan;
+    int rc = hand_attn_main(&test, more);
+    if (rc == 0)
+        rc = hand_attn_main(&pingpong, more);
+    if (rc == 0)
+        pingpong_figures(&pingpong, all);
+    return rc == 0 ? gdt_test_result("test_hand_attn_bwd") : rc;
 }

@@ -15,8 +15,11 @@
  * matches the first mode-A cuDNN backward plan.  Then figures, not
  * asserted: that shape's time against cuDNN's and against sdpa_bwd.hand's
  * (generated / handwritten, both timed alike: median of 25 single
- * executes, all three kernels).  Returns 77 without a device; on another
- * arch it checks that the row is rejected for sm_90a. */
+ * executes, all three kernels).  All of that again for the PINGPONG=1 row
+ * (tests/data/candidates/attn_bwd_tma_pp.json) against sdpa_bwd.hand's
+ * PINGPONG=1 plan (its main kernel gdt_hand_attn_bwd_pp_*; not run on a
+ * GPU when written).  Returns 77 without a device; on another arch it
+ * checks that the row is rejected for sm_90a. */
 #include "hand_row_test.h"
 
 static const char *const cases[] = {
@@ -56,9 +59,21 @@ static const hand_attn_test hand = {
     .runs = 1,
 };
 
+/* sdpa_bwd.hand's PINGPONG=1 plan, and with PIPE=1 the staged PINGPONG=1 row's. */
+static void pp_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_bwd_config_plan(1, engine_id, out); }
+static void pp_row_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    pp_plan(engine_id, out);
+    gdt_plan_id_set_knob(out, GDT_KNOB_PIPE, GDT_ATTN_PIPE_TMA);
+}
+
 int main(void)
 {
     /* dK and dV (outputs 1 and 2) bit for bit, dQ within the bound. */
     static const hand_row_test k = {&test, &hand, GDT_TEST_DATA "/candidates/attn_bwd_tma.json", 0x6, 0};
-    return hand_row_main(&k);
+    hand_attn_test pp_test = test, pp_hand = hand; /* the same tests, configuration 1 */
+    pp_test.plan = pp_row_plan, pp_hand.plan = pp_plan;
+    const hand_row_test pp = {&pp_test, &pp_hand, GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json", 0x6, 0};
+    int rc = hand_row_main(&k);
+    return rc == 0 ? hand_row_main(&pp) : rc;
 }
