@@ -210,7 +210,7 @@ static void check_order_n(const char *shape, const int *want, int n)
     }
 }
 
-/* m > 64: the fourteen without swap-AB; m <= 64: all nineteen. */
+/* m > 64: the fourteen without swap-AB, then the two stream-K; m <= 64: all twenty-one. */
 #define check_order(shape, ...)                                                                    \
     check_order_n(shape, (const int[]){__VA_ARGS__},                                                \
                   (int)(sizeof (const int[]){__VA_ARGS__} / sizeof(int)))
