@@ -55,9 +55,15 @@ int gdt__gemm_tma_sms(const gdt_facts *f)
     return f->device.sm_count > 0 ? f->device.sm_count : gdt__predict_sm_count(f->device.arch);
 }
 
+/* Tiles and K past gdt__gemm_tma_sizes_ok's bounds (a problem it declines,
+ * still ordered by the untimed estimate) are planned at those bounds, so
+ * that the schedule's arithmetic stays in range. */
 gdt_sk gdt__gemm_tma_streamk(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int sms)
 {
-    return gdt_sk_plan((int)gdt__gemm_tma_units(c, g), (int)ceil_div(g->k, TILE_K), sms);
+    int64_t tiles = gdt__gemm_tma_units(c, g), ktiles = ceil_div(g->k, TILE_K);
+    int64_t most_tiles = INT_MAX / 8, most_k = INT_MAX / TILE_K;
+    return gdt_sk_plan((int)(tiles < most_tiles ? tiles : most_tiles),
+                       (int)(ktiles < most_k ? ktiles : most_k), sms > 0 ? sms : 1);
 }
 
 void gdt__gemm_tma_majors(const gdt_gemm_desc *g, bool *a_kmajor, bool *b_kmajor)

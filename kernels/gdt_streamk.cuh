@@ -51,7 +51,7 @@ typedef struct gdt_sk_unit {
 } gdt_sk_unit;
 
 /* The schedule of `tiles` tiles of `ktiles` iterations on at most `sms`
- * CTAs (all at least 1). */
+ * CTAs (ktiles and sms at least 1; no tile: one CTA, nothing to do). */
 GDT_SK_FN gdt_sk gdt_sk_plan(int tiles, int ktiles, int sms)
 {
     gdt_sk s;
@@ -64,7 +64,7 @@ GDT_SK_FN gdt_sk gdt_sk_plan(int tiles, int ktiles, int sms)
         int min_iters = (ktiles + 1) / 2;
         long long most = (long long)tiles * ktiles / min_iters;
         s.dp_tiles = 0;
-        s.ctas = most < sms ? (int)most : sms;
+        s.ctas = most < 1 ? 1 : most < sms ? (int)most : sms;
     }
     s.sk_tiles = tiles - s.dp_tiles;
     long long iters = (long long)s.sk_tiles * ktiles;
