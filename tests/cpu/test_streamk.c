@@ -7,7 +7,8 @@
  * each knows their count; the most pieces (the workspace's slots) is what
  * the walk saw and at most GDT_SK_MAX_PIECES.  Then the edge cases' plans
  * (fewer tiles than SMs, exactly full waves, k of one K tile, one tile)
- * and a plan's workspace, counters, grid and p.splits. */
+ * and a plan's workspace, counters, grid and p.splits; the 32-bit bound
+ * of its slots. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,10 +205,27 @@ static void test_sizes(void)
     check_sizes("m=100,n=100,k=64", 128, 1, 1, 100, 128);          /* one tile, one K tile */
 }
 
+/* Stream-K's slots (tiles and two a CTA) stay in 32 bits: past INT_MAX / 8
+ * tiles it is declined, where the unsplit tile still runs. */
+static void test_bound(void)
+{
+    gdt_facts f;
+    char why[256];
+    gdt_gemm_tma_config sk = {128, 1, 4, 1, 1, 2, false, true}, plain = sk;
+    plain.stream_k = false;
+    facts_for("m=2097152,n=2097152,k=64", &f); /* 2^28 tiles of 128 x 128 */
+    CHECK(!gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &sk, why, sizeof why));
+    CHECK_CONTAINS(why, "the kernel indexes tiles and coordinates with 32-bit integers");
+    CHECK(gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &plain, why, sizeof why));
+    facts_for("m=2097024,n=2097152,k=64", &f); /* one tile row fewer */
+    CHECK(gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &sk, why, sizeof why));
+}
+
 int main(void)
 {
     test_walks();
     test_edges();
     test_sizes();
+    test_bound();
     return gdt_test_result("test_streamk");
 }
