@@ -210,7 +210,7 @@ static void test_sizes(void)
 static void test_bound(void)
 {
     gdt_facts f;
-    char why[256];
+    char why[256] = "";
     gdt_gemm_tma_config sk = {128, 1, 4, 1, 1, 2, false, true}, plain = sk;
     plain.stream_k = false;
     facts_for("m=2097152,n=2097152,k=64", &f); /* 2^28 tiles of 128 x 128 */
