@@ -38,6 +38,16 @@
  * same half adds them and stores C.  No workspace, no counter, no GPU-scope
  * fence (pair_reduce).
  *
+ * Stream-K (SPL = SPLIT_SK; kernels/gdt_streamk.cuh): whole tiles first,
+ * every full wave but the last on one CTA each; the rest (the partial
+ * wave and one full one, or every tile when they are fewer than the SMs)
+ * laid end to end along K and cut into one run of K tiles a CTA, equal
+ * within one.  A tile inside one run is stored as it is; a tile cut
+ * across runs goes through SPLIT_WS's workspace and counter, its pieces
+ * in piece order (slot = piece), the last to count summing them.  No CTA
+ * waits for another.  p.splits carries the SM count the host planned on;
+ * the walk is the grid-strided one over the schedule's slots (work_at).
+ *
  * Clusters (CL): two CTAs along N share A.  Each loads one
  * 64-row half of A with a multicast TMA into the same stage of both CTAs
  * and its own B; a stage is released to both producers only when both
@@ -431,8 +441,8 @@ __device__ __forceinline__ void add_partial(float *ws, float (&acc)[TN / 2], int
             }
 }
 
-/* The tile's sum p0 + p1 + ... of its `splits` partials in split order, into the last unit's acc,
- * which holds its own partial.  p0 + p1 is the same sum whichever of the
+/* The tile's sum p0 + p1 + ... of its `splits` partials in split order,
+ * into the last unit's acc, which holds its own partial.  p0 + p1 is the same sum whichever of the
  * two holds its own (addition commutes), so splits 0 and 1 keep theirs and
  * read one partial fewer; a later split's own has to wait its turn in the
  * order, so that unit starts over from split 0 and reads its own back. */

@@ -160,14 +160,10 @@ static void test_edges(void)
     CHECK_INT(gdt_sk_max_pieces(&s), ==, 2);
 }
 
+/* sm90 facts of a GEMM shape on 132 SMs (the H200's and the H100 SXM's). */
 static void facts_for(const char *shape, gdt_facts *f)
 {
-    gdt_problem p;
-    gdt_device_props dev;
-    gdt_error e = {0};
-    CHECK_INT(gdt_problem_parse(GDT_FAMILY_GEMM, shape, &p, &e), ==, GDT_STATUS_OK);
-    CHECK(gdt_arch_limits(90, &dev));
-    gdt_facts_analyze(&p, &dev, f);
+    gdt_test_facts(GDT_FAMILY_GEMM, shape, 90, f);
     f->device.sm_count = 132;
 }
 
