@@ -54,6 +54,9 @@ static const char *const cases[] = {
     "m=128,n=264,k=7176,a=col,b=col,dtype=fp16",
     "m=128,n=4096,k=14336",                      /* a default cell: cuDNN only */
     "m=8,n=136,k=72",                            /* two K tiles: fewer than most splits */
+    /* Just past a wave of 132 SMs, small enough for the fp64 reference:
+     * stream-K cuts 150 tiles of 128 x 128 (and 100 of 128 x 192) */
+    "m=1160,n=1800,k=200,b=col,dtype=fp16",
     /* Decode-sized M for swap-AB (configurations 14 to 18): m 1, 7, 16,
      * 33 and 64, n and k off the tiles, both dtypes, the four layouts (A
      * column-major where m * 2 bytes is a stride TMA takes). */

@@ -37,6 +37,9 @@ static const char *const cases[] = {
     "m=1,n=264,k=8200",                             /* small M, long K: the splits */
     "m=128,n=264,k=7176,a=col,b=col,dtype=fp16",
     "m=8,n=136,k=72",                               /* two K tiles: fewer than most splits */
+    /* Just past a wave of 132 SMs, small enough for the fp64 reference:
+     * stream-K cuts 150 tiles of 128 x 128 (and 100 of 128 x 192) */
+    "m=1160,n=1800,k=200,b=col,dtype=fp16",
     /* decode-sized M for the SWAP_AB=1 rows: the four layouts, both dtypes */
     "m=1,n=4104,k=4168",
     "m=7,n=1032,k=2056,b=col,dtype=fp16",
