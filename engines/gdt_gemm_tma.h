@@ -15,6 +15,7 @@
 #include "gdt_cuda.h"
 #include "gdt_util.h"
 #include "gdtune/plan.h"
+#include "../kernels/gdt_streamk.cuh"
 
 /* What kernels/gdt_gemm_sm90.cuh is built for: keep the two in step.
  * TILE_M: the tile rows of two consumer warpgroups (64 each). */
@@ -28,18 +29,21 @@ enum { GDT_GEMM_TMA_TILE_M = 128, GDT_GEMM_TMA_TILE_K = 64 };
  * K, never both, and takes two consumers.  swap_ab: the kernel runs
  * C^T = B^T . A^T, so that the problem's N is the wgmma's M side and M
  * (tile_n 16, 32 or 64 of it a tile) its N side: the tile is tile_n rows of
- * C by 64 consumers columns; no cluster. */
+ * C by 64 consumers columns; no cluster.  stream_k (split_k 1, no
+ * cluster): the stream-K schedule of kernels/gdt_streamk.cuh on the
+ * device's SMs, a tile cut across CTAs summed through the workspace. */
 typedef struct gdt_gemm_tma_config {
     int tile_n, split_k, stages, cluster_n, cluster_k;
     int consumers; /* consumer warpgroups, 1 or 2 */
     bool swap_ab;
+    bool stream_k;
 } gdt_gemm_tma_config;
 
 /* Mirrors struct gdt_gemm_tma_params in kernels/gdt_gemm_sm90.cuh. */
 typedef struct gdt_gemm_tma_params {
     int m, n, k, batch;
     int tiles_m, tiles_n;
-    int splits;
+    int splits; /* stream_k: the SMs of its schedule (gdt__gemm_tma_sms) */
 } gdt_gemm_tma_params;
 
 /* One tensor map: three dims (unit-stride axis first, then the other
@@ -60,7 +64,7 @@ typedef struct gdt_gemm_tma {
     gdt_dtype dtype;
     int64_t units;       /* work units, one CTA's each */
     size_t ws_bytes;
-    size_t ncounters;    /* split-K through the workspace: one per tile */
+    size_t ncounters;    /* split-K or stream-K through the workspace: one per tile */
     unsigned *counters;  /* device memory, zero between launches */
     const gdt_cu_api *cu;
     const char *who;     /* the slot, for messages */
@@ -84,6 +88,14 @@ int gdt__gemm_tma_smem_bytes(const gdt_gemm_tma_config *c);
 int64_t gdt__gemm_tma_splits(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g);
 int64_t gdt__gemm_tma_units(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g);
 
+/* The SMs a stream-K schedule spreads over: the device's, or without one
+ * the arch's (gdt__predict_sm_count).  The kernel gets it as p.splits. */
+int gdt__gemm_tma_sms(const gdt_facts *f);
+
+/* A stream_k configuration's schedule (kernels/gdt_streamk.cuh) of the
+ * problem's tiles on `sms` SMs. */
+gdt_sk gdt__gemm_tma_streamk(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int sms);
+
 /* Which entry serves the problem's layouts: A K-major when its K axis has
  * unit stride, B K-major when its N axis has not (the problem's operands,
  * under swap-AB too). */
@@ -101,8 +113,10 @@ bool gdt__gemm_tma_sizes_ok(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c
 
 /* Workspace bytes a configuration needs for a problem: the fp32 partials
  * of a split through the workspace, [split][batch][m][tiles_n * tile_n]
- * with the kernel's m and n (gdt__gemm_tma_extents). */
-size_t gdt__gemm_tma_workspace(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g);
+ * with the kernel's m and n (gdt__gemm_tma_extents); under stream_k one
+ * slot a piece of the most cut tile of the schedule on `sms` SMs (none
+ * when no tile is cut). */
+size_t gdt__gemm_tma_workspace(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int sms);
 
 /* For a problem gdt__gemm_tma_layout accepted: geometry, parameters,
  * workspace and counter counts.  who: the slot's name, for messages. */

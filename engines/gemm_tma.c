@@ -8,6 +8,7 @@
 
 #include "gdt_gemm_tma.h"
 #include "gdt_plan_counters.h"
+#include "gdt_predict.h"
 #include "gdt_tma.h"
 
 enum { TILE_K = GDT_GEMM_TMA_TILE_K };
@@ -47,6 +48,22 @@ int64_t gdt__gemm_tma_units(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g
     int64_t cols = ceil_div(ceil_div(n, c->tile_n), c->cluster_n) * c->cluster_n;
     int64_t tiles = ceil_div(m, tile_m(c)) * cols * g->batch;
     return tiles * gdt__gemm_tma_splits(c, g);
+}
+
+int gdt__gemm_tma_sms(const gdt_facts *f)
+{
+    return f->device.sm_count > 0 ? f->device.sm_count : gdt__predict_sm_count(f->device.arch);
+}
+
+/* Tiles and K past gdt__gemm_tma_sizes_ok's bounds (a problem it declines,
+ * still ordered by the untimed estimate) are planned at those bounds, so
+ * that the schedule's arithmetic stays in range. */
+gdt_sk gdt__gemm_tma_streamk(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int sms)
+{
+    int64_t tiles = gdt__gemm_tma_units(c, g), ktiles = ceil_div(g->k, TILE_K);
+    int64_t most_tiles = INT_MAX / 8, most_k = INT_MAX / TILE_K;
+    return gdt_sk_plan((int)(tiles < most_tiles ? tiles : most_tiles),
+                       (int)(ktiles < most_k ? ktiles : most_k), sms > 0 ? sms : 1);
 }
 
 void gdt__gemm_tma_majors(const gdt_gemm_desc *g, bool *a_kmajor, bool *b_kmajor)
@@ -135,29 +152,43 @@ bool gdt__gemm_tma_layout(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c,
     return true;
 }
 
+/* A stream-K schedule's slots (gdt_sk_slots) are at most the tiles and two
+ * a CTA, and at most 3 a tile past them (kernels/gdt_streamk.cuh). */
 bool gdt__gemm_tma_sizes_ok(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c, char *why,
                             size_t n)
 {
-    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || gdt__gemm_tma_units(c, g) > INT_MAX)
+    int64_t most = c->stream_k ? INT_MAX / 8 : INT_MAX;
+    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || gdt__gemm_tma_units(c, g) > most)
         return snprintf(why, n, "m %" PRId64 ", n %" PRId64 ", k %" PRId64 ", batch %" PRId64
                         ": the kernel indexes tiles and coordinates with 32-bit integers",
                         g->m, g->n, g->k, g->batch), false;
     return true;
 }
 
-/* Split through the workspace: split_k > 1 outside a cluster of splits. */
+/* Split through the workspace: split_k > 1 outside a cluster of splits,
+ * or stream-K. */
 static bool through_workspace(const gdt_gemm_tma_config *c)
 {
-    return c->split_k > 1 && c->cluster_k == 1;
+    return (c->split_k > 1 && c->cluster_k == 1) || c->stream_k;
 }
 
-size_t gdt__gemm_tma_workspace(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g)
+/* The workspace's slots, one a split (a piece under stream-K). */
+static int64_t partial_slots(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int sms)
+{
+    if (!c->stream_k)
+        return gdt__gemm_tma_splits(c, g);
+    gdt_sk s = gdt__gemm_tma_streamk(c, g, sms);
+    int most = gdt_sk_max_pieces(&s);
+    return most > 1 ? most : 0;
+}
+
+size_t gdt__gemm_tma_workspace(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int sms)
 {
     if (!through_workspace(c))
         return 0;
     int64_t m, n;
     gdt__gemm_tma_extents(c, g, &m, &n);
-    return (size_t)gdt__gemm_tma_splits(c, g) * (size_t)(g->batch * m) *
+    return (size_t)partial_slots(c, g, sms) * (size_t)(g->batch * m) *
            (size_t)(ceil_div(n, c->tile_n) * c->tile_n) * sizeof(float);
 }
 
@@ -167,6 +198,7 @@ void gdt__gemm_tma_init(gdt_gemm_tma *t, const char *who, const gdt_facts *f,
     const gdt_gemm_desc *g = &f->problem.u.gemm;
     char why[8];
     int64_t m, n, ktiles = ceil_div(g->k, TILE_K);
+    int sms = gdt__gemm_tma_sms(f);
     gdt__gemm_tma_extents(c, g, &m, &n);
     int64_t tiles_n = ceil_div(n, c->tile_n);
     t->who = who;
@@ -178,7 +210,11 @@ void gdt__gemm_tma_init(gdt_gemm_tma *t, const char *who, const gdt_facts *f,
                                       (int)ceil_div(m, tile_m(c)), (int)tiles_n,
                                       (int)(c->split_k < ktiles ? c->split_k : ktiles)};
     t->units = gdt__gemm_tma_units(c, g);
-    t->ws_bytes = gdt__gemm_tma_workspace(c, g);
+    if (c->stream_k) { /* the kernel plans on p.splits SMs; one CTA each of its CTAs */
+        t->params.splits = sms;
+        t->units = gdt__gemm_tma_streamk(c, g, sms).ctas;
+    }
+    t->ws_bytes = gdt__gemm_tma_workspace(c, g, sms);
     t->ncounters = through_workspace(c) ? (size_t)(t->params.tiles_m * tiles_n * g->batch) : 0;
 }
 

@@ -18,7 +18,8 @@ static const int64_t boolean[] = {0, 1};
 static const int64_t pipes[] = {GDT_GEMM_PIPE_CTA, GDT_GEMM_PIPE_TMA};
 static const int64_t splits[] = {1, 2, 4, 8};
 static const int64_t clusters[] = {GDT_GEMM_CLUSTER_1X1X1, GDT_GEMM_CLUSTER_1X2X1};
-static const int64_t reductions[] = {GDT_GEMM_REDUCE_WORKSPACE, GDT_GEMM_REDUCE_DSMEM};
+static const int64_t reductions[] = {GDT_GEMM_REDUCE_WORKSPACE, GDT_GEMM_REDUCE_DSMEM,
+                                     GDT_GEMM_REDUCE_STREAMK};
 static const int64_t swaps[] = {GDT_GEMM_SWAP_NONE, GDT_GEMM_SWAP_AB_ON};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
@@ -42,7 +43,8 @@ static const gdt_column cols[GDT_GEMM_NCOLS] = {
      GDT_GEMM_CLUSTER_1X1X1},
     {"REDUCTION_MODE", GDT_COL_ENUM, D(reductions), GDT_KNOB_REDUCTION_MODE,
      "PIPE=1 split-K: 0 through the workspace, 1 two splits of a tile as a cluster summed in "
-     "distributed shared memory", -1, true, GDT_GEMM_REDUCE_WORKSPACE},
+     "distributed shared memory, 2 stream-K (whole tiles, then equal runs of K tiles a CTA, a "
+     "tile cut across CTAs summed through the workspace)", -1, true, GDT_GEMM_REDUCE_WORKSPACE},
     {"SWAP_AB", GDT_COL_BOOL, D(swaps), GDT_KNOB_SWAP_AB,
      "PIPE=1: 1 swap-AB for decode-sized M, C^T = B^T . A^T: BM rows of M (16, 32 or 64) on the "
      "wgmma's N side, WARPS_N / 4 consumer warpgroups of 64 rows of N (BN) on its M side", -1, true,
@@ -114,6 +116,12 @@ static bool bind_tma_split(const int64_t *r, char *why, size_t n)
                "shared memory) takes SPLIT_K=2, BN=64 (the 64 x BN fp32 message fits a consumer's "
                "output blocks) and CLUSTER_SHAPE=2, got SPLIT_K=%lld, BN=%lld, CLUSTER_SHAPE=%lld",
                LL(split), LL(bn), LL(cl));
+    if (r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_STREAMK &&
+        (split != 1 || bn == 256 || cl != GDT_GEMM_CLUSTER_1X1X1))
+        REJECT("PIPE=1: REDUCTION_MODE=2 (stream-K, the schedule cuts K itself) takes SPLIT_K=1, "
+               "BN 64, 128 or 192 (a cut tile's epilogue is split-K's, which spills at 256) and "
+               "CLUSTER_SHAPE=2, got SPLIT_K=%lld, BN=%lld, CLUSTER_SHAPE=%lld", LL(split), LL(bn),
+               LL(cl));
     if (cl == GDT_GEMM_CLUSTER_1X2X1 && split != 1)
         REJECT("PIPE=1: CLUSTER_SHAPE=5 (two CTAs along N) with SPLIT_K=%lld: a cluster is along N "
                "or along K, never both", LL(split));

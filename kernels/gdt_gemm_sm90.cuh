@@ -38,6 +38,16 @@
  * same half adds them and stores C.  No workspace, no counter, no GPU-scope
  * fence (pair_reduce).
  *
+ * Stream-K (SPL = SPLIT_SK; kernels/gdt_streamk.cuh): whole tiles first,
+ * every full wave but the last on one CTA each; the rest (the partial
+ * wave and one full one, or every tile when they are fewer than the SMs)
+ * laid end to end along K and cut into one run of K tiles a CTA, equal
+ * within one.  A tile inside one run is stored as it is; a tile cut
+ * across runs goes through SPLIT_WS's workspace and counter, its pieces
+ * in piece order (slot = piece), the last to count summing them.  No CTA
+ * waits for another.  p.splits carries the SM count the host planned on;
+ * the walk is the grid-strided one over the schedule's slots (work_at).
+ *
  * Clusters (CL): two CTAs along N share A.  Each loads one
  * 64-row half of A with a multicast TMA into the same stage of both CTAs
  * and its own B; a stage is released to both producers only when both
@@ -68,6 +78,7 @@
 #define GDT_GEMM_SM90_CUH
 
 #include "gdt_sm90.cuh"
+#include "gdt_streamk.cuh"
 
 #define G90_TILE_M 128
 #define G90_TILE_K 64
@@ -94,10 +105,12 @@
 #define G90_A_HALF_BYTES (G90_A_STAGE_BYTES(G90_TILE_M) / 2) /* 64 rows of A: one CTA's multicast in a cluster */
 
 /* SPL, an entry's split-K: none; units anywhere in the grid, partials
- * through the workspace, the tile's last unit summing them (SPLIT_WS); or
- * the two splits of a tile as a cluster of two CTAs along K, summed
- * through distributed shared memory (SPLIT_PAIR). */
-enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2 };
+ * through the workspace, the tile's last unit summing them (SPLIT_WS); the
+ * two splits of a tile as a cluster of two CTAs along K, summed through
+ * distributed shared memory (SPLIT_PAIR); or stream-K (SPLIT_SK): whole
+ * tiles first, then the rest cut into equal runs of K tiles, one a CTA
+ * (kernels/gdt_streamk.cuh), a tile cut across runs summed as SPLIT_WS's. */
+enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2, SPLIT_SK = 3 };
 
 /* BARRIERS, per stage s (it = the stage's use count, the same in both CTAs
  * of a cluster; round = it / NST, phase parity round & 1):
@@ -141,7 +154,8 @@ enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2 };
 struct gdt_gemm_tma_params {
     int m, n, k, batch;
     int tiles_m, tiles_n;
-    int splits; /* K ranges per tile (SPLIT_WS entries only), at most the K tiles */
+    int splits; /* K ranges per tile (SPLIT_WS entries only), at most the K tiles;
+                   SPLIT_SK: the SMs its schedule spreads over (gdt_sk_plan) */
 };
 
 /* Descriptor of k16 step kk of an operand: a K-major tile steps 32 bytes
@@ -216,12 +230,17 @@ template <bool PAIRED> __device__ __forceinline__ int unit_stride()
 struct work_unit {
     tile_coord c;
     int kt0, kt1, split, tile;
+    int pieces; /* SPLIT_SK: the tile's units (1: stored as it is) */
 };
 
 /* ntiles: walked_tiles, so that the two CTAs of a cluster, given the same
  * u, get the same split and K range.  In a SPLIT_PAIR cluster u is a tile
  * and the CTA's rank its split, of two whatever p.splits says: with one K
- * tile, split 1's range is empty (pair_reduce still sends its zeros). */
+ * tile, split 1's range is empty (pair_reduce still sends its zeros).
+ * Under SPLIT_SK u is a slot of the stream-K schedule (gdt_sk_unit_of,
+ * p.splits its SMs): a tile's piece, split its piece number, or an empty
+ * slot (kt0 == kt1), which the consumers skip and the producer loads
+ * nothing for. */
 template <int TM, int TN, int SPL, bool CL>
 __device__ __forceinline__ work_unit work_at(const gdt_gemm_tma_params &p, int u, int ntiles,
                                              int ktiles)
@@ -231,6 +250,13 @@ __device__ __forceinline__ work_unit work_at(const gdt_gemm_tma_params &p, int u
     if constexpr (SPL == SPLIT_PAIR) {
         int s = (int)cluster_rank(), half = (ktiles + 1) / 2;
         return {unit_tile<TM, TN, false>(p, u), s ? half : 0, s ? ktiles : half, s, 0};
+    }
+    if constexpr (SPL == SPLIT_SK) {
+        gdt_sk sk = gdt_sk_plan(ntiles, ktiles, p.splits);
+        gdt_sk_unit x;
+        if (!gdt_sk_unit_of(&sk, u, &x))
+            return {{0, 0, 0}, 0, 0, 0, 0, 0};
+        return {unit_tile<TM, TN, false>(p, x.tile), x.kt0, x.kt1, x.piece, x.tile, x.pieces};
     }
     int s = u / ntiles, base = ktiles / p.splits, rem = ktiles % p.splits;
     int kt0 = s * base + (s < rem ? s : rem);
@@ -415,14 +441,15 @@ __device__ __forceinline__ void add_partial(float *ws, float (&acc)[TN / 2], int
             }
 }
 
-/* The tile's sum p0 + p1 + ... in split order, into the last unit's acc,
- * which holds its own partial.  p0 + p1 is the same sum whichever of the
+/* The tile's sum p0 + p1 + ... of its `splits` partials in split order,
+ * into the last unit's acc, which holds its own partial.  p0 + p1 is the same sum whichever of the
  * two holds its own (addition commutes), so splits 0 and 1 keep theirs and
  * read one partial fewer; a later split's own has to wait its turn in the
  * order, so that unit starts over from split 0 and reads its own back. */
 template <int TN>
 __device__ __forceinline__ void sum_splits(float *ws, float (&acc)[TN / 2], int w,
-                                           const work_unit &wk, const gdt_gemm_tma_params &p)
+                                           const work_unit &wk, int splits,
+                                           const gdt_gemm_tma_params &p)
 {
     int s = 2;
     if (wk.split >= 2) {
@@ -430,9 +457,9 @@ __device__ __forceinline__ void sum_splits(float *ws, float (&acc)[TN / 2], int 
         for (int i = 0; i < TN / 2; ++i)
             acc[i] = 0.f;
         s = 0;
-    } else if (p.splits > 1)
+    } else if (splits > 1)
         add_partial<TN>(ws, acc, w, 1 - wk.split, wk, p);
-    for (; s < p.splits; ++s)
+    for (; s < splits; ++s)
         add_partial<TN>(ws, acc, w, s, wk, p);
 }
 
@@ -533,6 +560,9 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
     int it = 0, stores = 0, j = 0;
     for (int u = first_unit<PAIRED>(); u < nunits; u += unit_stride<PAIRED>(), ++j) {
         work_unit wk = work_at<TM, TN, SPL, CL>(p, u, ntiles, ktiles);
+        if constexpr (SPL == SPLIT_SK)
+            if (wk.kt0 == wk.kt1)
+                continue; /* an empty slot of the schedule (gdt_sk_unit_of) */
         for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
             int s = it % NST;
             bar_wait(full + 8 * s, (u32)(it / NST) & 1);
@@ -562,13 +592,16 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
             release<CL>(empty + 8 * ((it - 1) % NST));
         if (CL && wk.c.n0 >= p.n)
             continue; /* a ghost: no tile to store, no counter to count at */
-        if constexpr (SPL == SPLIT_WS) {
-            store_partial<TN>(ws, acc, w, wk, p);
-            u32 flag = smem + G90_FLAG_OFFSET(TM, TN, NST);
-            if (!last_split<TM / 64>(counters + wk.tile, flag, p.splits))
-                continue;
-            sum_splits<TN>(ws, acc, w, wk, p);
-        }
+        /* SPLIT_SK: a tile cut across units, through the workspace as SPLIT_WS's splits. */
+        if constexpr (SPL == SPLIT_WS || SPL == SPLIT_SK)
+            if (SPL == SPLIT_WS || wk.pieces > 1) {
+                int splits = SPL == SPLIT_SK ? wk.pieces : p.splits;
+                store_partial<TN>(ws, acc, w, wk, p);
+                u32 flag = smem + G90_FLAG_OFFSET(TM, TN, NST);
+                if (!last_split<TM / 64>(counters + wk.tile, flag, splits))
+                    continue;
+                sum_splits<TN>(ws, acc, w, wk, splits, p);
+            }
         if constexpr (SPL == SPLIT_PAIR) {
             u32 recv_full = smem + G90_FLAG_OFFSET(TM, TN, NST);
             if (!pair_reduce<TN>(acc, smem + G90_C_OFFSET(TM, TN, NST) + (1 - w) * 2 * G90_C_BLOCK_BYTES,
@@ -599,6 +632,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     static_assert(!SW || (!CL && SPL != SPLIT_PAIR && TN <= 64), "swap-AB: TN (M's tile) of at "
                   "most 64, one output block a consumer, no cluster");
     static_assert(KB || TN % 64 == 0, "an MN-major wgmma B side loads 64-column boxes");
+    static_assert(SPL != SPLIT_SK || !CL, "stream-K: no cluster (a unit is one CTA's)");
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
      * bytes of slack for this. */
@@ -606,6 +640,10 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     u32 full = smem + G90_BAR_OFFSET(TM, TN, NST), empty = full + 8 * NST;
     int ktiles = (p.k + G90_TILE_K - 1) / G90_TILE_K, ntiles = walked_tiles<TN, CL>(p);
     int nunits = SPL == SPLIT_WS ? ntiles * p.splits : ntiles;
+    if constexpr (SPL == SPLIT_SK) {
+        gdt_sk sk = gdt_sk_plan(ntiles, ktiles, p.splits);
+        nunits = gdt_sk_slots(&sk);
+    }
     constexpr bool PAIRED = CL || SPL == SPLIT_PAIR;
     if (PAIRED && cluster_size() != 2)
         __trap(); /* launched without its cluster: the partner's barriers do not exist */

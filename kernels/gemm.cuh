@@ -28,7 +28,8 @@
  *        40/232) of 128 x BN x 64 wgmma, a persistent grouped raster of
  *        GROUP_M bands, a TMA-store epilogue; SPLIT_K ranges of K through
  *        the workspace, or (REDUCTION_MODE=1) two splits of a tile as a
- *        cluster summed in distributed shared memory; CLUSTER_SHAPE=5
+ *        cluster summed in distributed shared memory, or (REDUCTION_MODE=2,
+ *        SPLIT_K=1) stream-K (gdt_streamk.cuh); CLUSTER_SHAPE=5
  *        pairs of CTAs along N sharing A by multicast; SWAP_AB=1 the
  *        swap-AB form for decode-sized M (C^T = B^T . A^T: BM rows of M
  *        on the wgmma's N side, BN / 64 consumer warpgroups along N).
@@ -43,7 +44,10 @@
 /* SWAP_AB=1: BM rows of M are the wgmma's N side, BN / 64 consumer
  * warpgroups of 64 rows of N its M side (engines/rows_contraction.c). */
 GDT_GEMM_SM90_KERNEL(gdt_gemm, GDT_FP16, A_KMAJOR, B_KMAJOR, (SWAP_AB ? BM : BN),
-                     (REDUCTION_MODE == 1 ? SPLIT_PAIR : SPLIT_K > 1 ? SPLIT_WS : SPLIT_NONE),
+                     (REDUCTION_MODE == 1   ? SPLIT_PAIR
+                      : REDUCTION_MODE == 2 ? SPLIT_SK
+                      : SPLIT_K > 1         ? SPLIT_WS
+                                            : SPLIT_NONE),
                      STAGES, (CLUSTER_SHAPE == 5), (SWAP_AB ? BN / 64 : 2), (SWAP_AB == 1))
 
 #else

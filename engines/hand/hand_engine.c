@@ -30,9 +30,10 @@ enum { TILE_K = GDT_GEMM_TMA_TILE_K, GROUP_M = 8 };
 enum { CLUSTER_SHAPE_1X2X1 = 5 };
 /* REDUCTION_MODE's values are each engine's own (cuBLASLt's reduction
  * schemes, cuDNN's knob); gemm.hand's split-K without it sums through the
- * workspace, and with this value in a cluster of the two splits through
- * distributed shared memory. */
-enum { REDUCTION_DSMEM = 1 };
+ * workspace, with DSMEM in a cluster of the two splits through distributed
+ * shared memory; STREAMK is the stream-K schedule (no SPLIT_K: the
+ * schedule cuts K), the contraction rows' value too (GDT_GEMM_REDUCE_*). */
+enum { REDUCTION_DSMEM = 1, REDUCTION_STREAMK = 2 };
 
 /* The fixed configurations; the untimed order breaks its ties in this
  * order (gdt__hand_gemm_plans).  The first is the knobless gemm.hand;
@@ -42,29 +43,30 @@ enum { REDUCTION_DSMEM = 1 };
  * each tile as a cluster, summed in shared memory: no workspace, no
  * counters.  A cluster is along N or along K, never both. */
 typedef struct hand_config {
-    gdt_gemm_tma_config k; /* tile_n, split_k, stages, cluster_n, cluster_k, consumers, swap_ab */
+    gdt_gemm_tma_config k; /* tile_n, split_k, stages, cluster_n, cluster_k, consumers, swap_ab,
+                              stream_k */
     const char *entry;     /* the prefix of its entries in the .cu */
 } hand_config;
 
 static const hand_config configs[] = {
-    {{256, 1, 4, 1, 1, 2, false}, "gdt_hand_gemm"},
-    {{128, 1, 4, 1, 1, 2, false}, "gdt_hand_gemm_n128"},
-    {{128, 2, 4, 1, 1, 2, false}, "gdt_hand_gemm_n128_splitk"},
-    {{128, 4, 4, 1, 1, 2, false}, "gdt_hand_gemm_n128_splitk"},
-    {{128, 8, 4, 1, 1, 2, false}, "gdt_hand_gemm_n128_splitk"},
-    {{192, 2, 4, 1, 1, 2, false}, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 units */
-    {{64, 2, 4, 1, 1, 2, false}, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 units */
+    {{256, 1, 4, 1, 1, 2, false, false}, "gdt_hand_gemm"},
+    {{128, 1, 4, 1, 1, 2, false, false}, "gdt_hand_gemm_n128"},
+    {{128, 2, 4, 1, 1, 2, false, false}, "gdt_hand_gemm_n128_splitk"},
+    {{128, 4, 4, 1, 1, 2, false, false}, "gdt_hand_gemm_n128_splitk"},
+    {{128, 8, 4, 1, 1, 2, false, false}, "gdt_hand_gemm_n128_splitk"},
+    {{192, 2, 4, 1, 1, 2, false, false}, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 units */
+    {{64, 2, 4, 1, 1, 2, false, false}, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 units */
     /* Deeper rings for the small-M cells, which wait on loads (README):
      * twice the bytes in flight per SM. */
-    {{128, 1, 6, 1, 1, 2, false}, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
-    {{128, 4, 6, 1, 1, 2, false}, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
-    {{64, 2, 8, 1, 1, 2, false}, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
+    {{128, 1, 6, 1, 1, 2, false, false}, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
+    {{128, 4, 6, 1, 1, 2, false, false}, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
+    {{64, 2, 8, 1, 1, 2, false, false}, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
     /* 128 x 256 in clusters of two along N sharing A (multicast): a
      * third less from L2 a stage; m = 2048, n = k = 4096 (README). */
-    {{256, 1, 4, 2, 1, 2, false}, "gdt_hand_gemm_c2"},
+    {{256, 1, 4, 2, 1, 2, false, false}, "gdt_hand_gemm_c2"},
     /* 128 x 64 in two splits, 8 stages, the splits summed in a cluster:
      * m = 128, n = k = 4096 without the workspace's round trip (README). */
-    {{64, 2, 8, 1, 2, 2, false}, "gdt_hand_gemm_n64_splitk_dsmem_s8"},
+    {{64, 2, 8, 1, 2, 2, false, false}, "gdt_hand_gemm_n64_splitk_dsmem_s8"},
     /* Twins of the two default PIPE=1 rows that had none (README): 128 x
      * 256 with 3 stages (4096^3) and 128 x 64 unsplit with 8, which beat
      * every configuration above at m = 256, n = k = 4096 on an H100.
@@ -72,18 +74,25 @@ static const hand_config configs[] = {
      * the makespan counts neither stages nor narrow tiles' cost, so where
      * they tie with others the measured ones keep their place in the
      * untimed order. */
-    {{256, 1, 3, 1, 1, 2, false}, "gdt_hand_gemm_s3"},
-    {{64, 1, 8, 1, 1, 2, false}, "gdt_hand_gemm_n64_s8"},
+    {{256, 1, 3, 1, 1, 2, false, false}, "gdt_hand_gemm_s3"},
+    {{64, 1, 8, 1, 1, 2, false, false}, "gdt_hand_gemm_n64_s8"},
     /* Swap-AB for decode-sized M (README): C^T = B^T . A^T, N on the
      * wgmma's 64-row M side, the tile tile_n rows of M (TILE_M) by 64 a
      * consumer of N (TILE_N).  One consumer (64 x 64 tiles of C^T: 64 of
      * them at n = 4096), unsplit and in two splits, at 64, 32 and 16 rows
      * of M; two consumers (128 of N) in four splits.  Not run on a GPU yet. */
-    {{64, 1, 8, 1, 1, 1, true}, "gdt_hand_gemm_swab_m64_s8"},
-    {{64, 2, 8, 1, 1, 1, true}, "gdt_hand_gemm_swab_m64_splitk_s8"},
-    {{32, 2, 8, 1, 1, 1, true}, "gdt_hand_gemm_swab_m32_splitk_s8"},
-    {{16, 2, 8, 1, 1, 1, true}, "gdt_hand_gemm_swab_m16_splitk_s8"},
-    {{64, 4, 6, 1, 1, 2, true}, "gdt_hand_gemm_swab_m64_n128_splitk_s6"},
+    {{64, 1, 8, 1, 1, 1, true, false}, "gdt_hand_gemm_swab_m64_s8"},
+    {{64, 2, 8, 1, 1, 1, true, false}, "gdt_hand_gemm_swab_m64_splitk_s8"},
+    {{32, 2, 8, 1, 1, 1, true, false}, "gdt_hand_gemm_swab_m32_splitk_s8"},
+    {{16, 2, 8, 1, 1, 1, true, false}, "gdt_hand_gemm_swab_m16_splitk_s8"},
+    {{64, 4, 6, 1, 1, 2, true, false}, "gdt_hand_gemm_swab_m64_n128_splitk_s6"},
+    /* Stream-K (README): whole tiles, then the partial wave (and one full
+     * wave before it) in equal runs of K tiles a CTA, a tile cut across
+     * CTAs summed through the workspace (kernels/gdt_streamk.cuh); m =
+     * 256, n = 6144 is 96 tiles of 128 x 128, 64 of 128 x 192.  Not run
+     * on a GPU yet. */
+    {{128, 1, 4, 1, 1, 2, false, true}, "gdt_hand_gemm_n128_streamk"},
+    {{192, 1, 4, 1, 1, 2, false, true}, "gdt_hand_gemm_n192_streamk"},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");
@@ -118,6 +127,8 @@ void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
         gdt_plan_id_set_knob(out, GDT_KNOB_REDUCTION_MODE, REDUCTION_DSMEM);
     if (c->swap_ab)
         gdt_plan_id_set_knob(out, GDT_KNOB_SWAP_AB, 1);
+    if (c->stream_k)
+        gdt_plan_id_set_knob(out, GDT_KNOB_REDUCTION_MODE, REDUCTION_STREAMK);
 }
 
 const char *gdt__hand_gemm_config_entry(int i) { return configs[i].entry; }
@@ -153,9 +164,17 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * partial and the tile's last unit reads them all back, each about two K
  * tiles' worth of operand bytes, so a split costs 2 K tiles a unit.  A
  * cluster of splits moves half a partial each way between its two SMs,
- * not through L2, and no counter: 1 K tile a split. */
+ * not through L2, and no counter: 1 K tile a split.  Stream-K: the
+ * longest CTA's K tiles, and 2 for each tile its run meets when tiles are
+ * cut. */
 static int64_t config_makespan(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int sms)
 {
+    if (c->stream_k) {
+        gdt_sk s = gdt__gemm_tma_streamk(c, g, sms);
+        int64_t run = (int64_t)s.base + (s.rem > 0);
+        int64_t cut = gdt_sk_max_pieces(&s) > 1 ? run / s.ktiles + 2 : 0;
+        return ((int64_t)s.dp_tiles / s.ctas * s.ktiles + run + 2 * cut) * c->tile_n * c->consumers / 2;
+    }
     int64_t ktiles = ceil_div(g->k, TILE_K), splits = gdt__gemm_tma_splits(c, g);
     int64_t per_split = splits == 1 ? 0 : c->cluster_k > 1 ? 1 : 2;
     int64_t unit = ceil_div(ktiles, splits) + per_split * splits;
@@ -170,11 +189,22 @@ static bool listed(const hand_config *c, const gdt_gemm_desc *g)
     return !c->k.swap_ab || g->m <= c->k.tile_n;
 }
 
-/* Untimed order: the smallest makespan first; among equals the fewer
- * splits (less partial traffic), then table order (larger tiles first). */
+/* Whether configuration a goes before b untimed: the smallest makespan
+ * first; among equals the fewer splits (less partial traffic).  Stream-K
+ * comes after every other (not run on a GPU yet, so never the untimed
+ * pick), its two in makespan order. */
+static bool before(int a, int b, const int64_t *cost)
+{
+    const gdt_gemm_tma_config *x = &configs[a].k, *y = &configs[b].k;
+    if (x->stream_k != y->stream_k)
+        return y->stream_k;
+    return cost[a] < cost[b] || (cost[a] == cost[b] && x->split_k < y->split_k);
+}
+
+/* Untimed order (before), ties in table order (larger tiles first). */
 int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out)
 {
-    int sms = f->device.sm_count > 0 ? f->device.sm_count : gdt__predict_sm_count(f->device.arch);
+    int sms = gdt__gemm_tma_sms(f);
     int order[NCONFIGS], n = 0;
     int64_t cost[NCONFIGS];
     for (int i = 0; i < NCONFIGS; i++)
@@ -183,7 +213,7 @@ int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out
     for (int i = 1; i < n; i++) /* insertion sort: stable, so ties keep table order */
         for (int j = i; j > 0; j--) {
             int a = order[j], b = order[j - 1];
-            if (cost[a] > cost[b] || (cost[a] == cost[b] && configs[a].k.split_k >= configs[b].k.split_k))
+            if (!before(a, b, cost))
                 break;
             order[j] = b, order[j - 1] = a;
         }

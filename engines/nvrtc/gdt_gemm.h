@@ -39,8 +39,10 @@ enum { GDT_GEMM_PIPE_CTA = 0, GDT_GEMM_PIPE_TMA = 1 };
 enum { GDT_GEMM_CLUSTER_1X1X1 = 2, GDT_GEMM_CLUSTER_1X2X1 = 5 };
 /* REDUCTION_MODE's values for the TMA pipeline's split-K: 0 through the
  * workspace, 1 the two splits of a tile as a cluster summed through
- * distributed shared memory (gemm.hand's meaning of the knob). */
-enum { GDT_GEMM_REDUCE_WORKSPACE = 0, GDT_GEMM_REDUCE_DSMEM = 1 };
+ * distributed shared memory, 2 stream-K (kernels/gdt_streamk.cuh: whole
+ * tiles, then equal runs of K tiles a CTA, a tile cut across CTAs summed
+ * through the workspace) (gemm.hand's meaning of the knob). */
+enum { GDT_GEMM_REDUCE_WORKSPACE = 0, GDT_GEMM_REDUCE_DSMEM = 1, GDT_GEMM_REDUCE_STREAMK = 2 };
 
 /* SWAP_AB's values for the TMA pipeline: 0 C = A . B, 1 C^T = B^T . A^T
  * (BM rows of M on the wgmma's N side, BN of N on its M side, 64 a

@@ -60,6 +60,7 @@ void gdt__gemm_tma_config_of(const int64_t *r, gdt_gemm_tma_config *out)
     out->cluster_k = dsmem ? 2 : 1;
     out->consumers = swap ? (int)(r[GDT_GEMM_BN] / 64) : 2;
     out->swap_ab = swap;
+    out->stream_k = r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_STREAMK;
 }
 
 static bool tma(const int64_t *r) { return r[GDT_GEMM_PIPE] == GDT_GEMM_PIPE_TMA; }
@@ -256,7 +257,7 @@ static size_t workspace(const gdt_facts *f, const gdt_plan_id *p)
     if (!tma(row))
         return 0;
     gdt__gemm_tma_config_of(row, &c);
-    return gdt__gemm_tma_workspace(&c, &f->problem.u.gemm);
+    return gdt__gemm_tma_workspace(&c, &f->problem.u.gemm, gdt__gemm_tma_sms(f));
 }
 
 const gdt_nvrtc_template gdt__tmpl_gemm = {

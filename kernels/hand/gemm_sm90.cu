@@ -75,3 +75,10 @@ GDT_HAND_GEMM_SWAB(gdt_hand_gemm_swab_m64_splitk_s8_, 64, SPLIT_WS, 8, 1)
 GDT_HAND_GEMM_SWAB_AK(gdt_hand_gemm_swab_m32_splitk_s8_, 32, SPLIT_WS, 8, 1)
 GDT_HAND_GEMM_SWAB_AK(gdt_hand_gemm_swab_m16_splitk_s8_, 16, SPLIT_WS, 8, 1)
 GDT_HAND_GEMM_SWAB(gdt_hand_gemm_swab_m64_n128_splitk_s6_, 64, SPLIT_WS, 6, 2)
+
+/* Stream-K (README): 128 x 128 and 128 x 192 tiles, 4 stages, whole
+ * tiles first and the rest in equal runs of K tiles a CTA
+ * (kernels/gdt_streamk.cuh); a tile cut across runs goes through ws and
+ * its counter as nBN_splitk's splits.  Not run on a GPU yet. */
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_streamk_, 128, SPLIT_SK, 4, false)
+GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_streamk_, 192, SPLIT_SK, 4, false)

@@ -89,7 +89,7 @@ static void test_hand_configs_are_rows(void)
         CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
-    CHECK_INT(n, ==, 23);
+    CHECK_INT(n, ==, 25);
     for (int i = 0; i < n; i++) {
         void *cubin = NULL;
         size_t len = 0;
@@ -128,6 +128,20 @@ static void test_rules(void)
          "CLUSTER_SHAPE=5 (two CTAs along N) with SPLIT_K=2", NULL, 90},
         {"[128, 256, 64, 8, 1, 4, 8, 1, 1, 2]", "[128, 192, 64, 8, 1, 4, 8, 1, 1, 2]",
          "SPLIT_K=2 with BN=256: the split-K epilogue", NULL, 90},
+        /* REDUCTION_MODE=2 (stream-K): no SPLIT_K of its own, no 128 x 256
+         * tile (a cut tile's epilogue is split-K's), no cluster */
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 2, 2, 2]", "[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 2]",
+         "PIPE=1: REDUCTION_MODE=2 (stream-K, the schedule cuts K itself) takes SPLIT_K=1, BN 64, "
+         "128 or 192 (a cut tile's epilogue is split-K's, which spills at 256) and CLUSTER_SHAPE=2, "
+         "got SPLIT_K=2, BN=128, CLUSTER_SHAPE=2", NULL, 90},
+        {"[128, 256, 64, 8, 1, 4, 8, 1, 1, 1, 2, 2]", "[128, 192, 64, 8, 1, 4, 8, 1, 1, 1, 2, 2]",
+         "got SPLIT_K=1, BN=256, CLUSTER_SHAPE=2", NULL, 90},
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 5, 2]", "[128, 64, 64, 8, 1, 4, 8, 1, 1, 1, 2, 2]",
+         "got SPLIT_K=1, BN=128, CLUSTER_SHAPE=5", NULL, 90},
+        {"[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 2, 1]", "[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1]",
+         "PIPE=1 SWAP_AB=1 has no cluster: CLUSTER_SHAPE=2 and REDUCTION_MODE=0, got 2, 2", NULL, 90},
+        {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 2]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0]",
+         "PIPE=0 has no split-K or cluster", NULL, 90},
         {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 2]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1]",
          "PIPE=0 has no split-K or cluster", NULL, 90},
         /* SWAP_AB=1: the consumers' warps along N, 64 rows of N each, the

@@ -34,6 +34,8 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=32, TILE_N=64]",
     "gemm.hand[GROUP_M=8, SPLIT_K=2, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=16, TILE_N=64]",
     "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=6, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=192]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -136,6 +138,14 @@ static void test_decline(void)
         "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=64]",
         "gemm.hand[GROUP_M=8, STAGES=4, SWAP_AB=1, TILEK=64, TILE_M=128, TILE_N=256]",
         "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=6, SWAP_AB=1, TILEK=64, TILE_M=32, TILE_N=128]",
+        /* next to the stream-K ones (19, 20): another value, a split,
+         * another tile or ring, swap-AB */
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=3, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=64]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -155,7 +165,7 @@ static void test_decline(void)
  * it; every configuration takes a K-major A at those shapes. */
 static void test_swab_layouts(void)
 {
-    for (int i = 14; i < GDT_HAND_GEMM_CONFIGS; i++) {
+    for (int i = 14; i < 19; i++) {
         gdt_plan_id id;
         gdt_error e = {0};
         gdt__hand_gemm_config_plan(i, HAND_ID, &id);
@@ -181,7 +191,7 @@ static void test_tile_area(void)
         gdt_plan_id id;
         gdt__hand_gemm_config_plan(i, HAND_ID, &id);
         int64_t area = gdt_plan_id_knob(&id, GDT_KNOB_TILE_M, 0) * gdt_plan_id_knob(&id, GDT_KNOB_TILE_N, 0);
-        CHECK_INT(gdt__plan_tile_area(&id), ==, i >= 14 ? INT64_MAX : area);
+        CHECK_INT(gdt__plan_tile_area(&id), ==, i >= 14 && i < 19 ? INT64_MAX : area);
     }
 }
 
@@ -200,7 +210,7 @@ static void check_order_n(const char *shape, const int *want, int n)
     }
 }
 
-/* m > 64: the fourteen without swap-AB; m <= 64: all nineteen. */
+/* m > 64: the fourteen without swap-AB, then the two stream-K; m <= 64: all twenty-one. */
 #define check_order(shape, ...)                                                                    \
     check_order_n(shape, (const int[]){__VA_ARGS__},                                                \
                   (int)(sizeof (const int[]){__VA_ARGS__} / sizeof(int)))
@@ -244,25 +254,34 @@ static void check_order_n(const char *shape, const int *want, int n)
  * m=64, n=14336: 224 tiles of N; 14 unsplit (2 waves of 64 at 32: 4096),
  * 15 (448 units, 4 waves of 34 at 32: 4352), 18 (4 waves of 24 at 64:
  * 6144), all ahead of 128 x 128 (8192).  m=33, n=4096: 15 (one wave of
- * 34 at 32: 1088), 18 (1536), 14 (2048), then the cluster of splits. */
+ * 34 at 32: 1088), 18 (1536), 14 (2048), then the cluster of splits.
+ * Stream-K (19, 20) comes after all of them (not run on a GPU yet), in
+ * makespan order: the longest CTA's K tiles, plus 2 for each tile its run
+ * meets where tiles are cut.  128 x 128 leads 128 x 192 at every shape
+ * here: m=256, n=6144 is 96 tiles of 64 K tiles on 132 CTAs, runs of 46
+ * or 47 meeting at most 2 tiles ((47 + 4) x 128 = 6528), against 64 tiles
+ * on 128 CTAs, runs of 32 ((32 + 4) x 192 = 6912); 4096^3 is 6 whole
+ * tiles of 128 x 128 then runs of 112 or 113 ((384 + 113 + 6) x 128 =
+ * 64384), against 4 of 128 x 192 then 85 or 86 (66816); where K is one
+ * tile no tile is cut (1 x 128 against 1 x 192). */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
-    check_order("m=128,n=4096,k=14336", 11, 6, 9, 3, 8, 4, 13, 2, 5, 1, 7, 0, 10, 12);
-    check_order("m=1,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
-    check_order("m=128,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
-    check_order("m=256,n=6144,k=4096", 11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4);
-    check_order("m=256,n=4096,k=4096", 13, 11, 2, 6, 9, 3, 8, 5, 1, 7, 4, 0, 10, 12);
-    check_order("m=512,n=4096,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
-    check_order("m=1024,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4);
-    check_order("m=4096,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4);
-    check_order("m=128,n=4096,k=64", 13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12);
-    check_order("m=1536,n=2816,k=4096", 0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4);
-    check_order("m=16,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
-    check_order("m=64,n=14336,k=4096", 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
-    check_order("m=33,n=4096,k=4096", 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
-    check_order("m=17,n=4096,k=4096", 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12);
-    check_order("m=65,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4);
+    check_order("m=128,n=4096,k=4096", 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
+    check_order("m=128,n=4096,k=14336", 11, 6, 9, 3, 8, 4, 13, 2, 5, 1, 7, 0, 10, 12, 19, 20);
+    check_order("m=1,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
+    check_order("m=128,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20);
+    check_order("m=256,n=6144,k=4096", 11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4, 19, 20);
+    check_order("m=256,n=4096,k=4096", 13, 11, 2, 6, 9, 3, 8, 5, 1, 7, 4, 0, 10, 12, 19, 20);
+    check_order("m=512,n=4096,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20);
+    check_order("m=1024,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4, 19, 20);
+    check_order("m=4096,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4, 19, 20);
+    check_order("m=128,n=4096,k=64", 13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12, 19, 20);
+    check_order("m=1536,n=2816,k=4096", 0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4, 19, 20);
+    check_order("m=16,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
+    check_order("m=64,n=14336,k=4096", 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20);
+    check_order("m=33,n=4096,k=4096", 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
+    check_order("m=17,n=4096,k=4096", 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
+    check_order("m=65,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20);
 }
 
 int main(void)

@@ -28,8 +28,13 @@
  * both dtypes, all four layouts); those with fewer than 64 rows of M must
  * decline an MN-major A, by name.  Their figures: m=16 and m=64 at
  * n=k=4096, m=32 at n=14336, k=4096, with the best swap-AB configuration
- * against the best other one.  Returns 77 without a device; on another
- * arch it checks the decline. */
+ * against the best other one.  The stream-K configurations (19, 20: not
+ * run on a GPU when written) run every case as well, twice on each with
+ * the same C bit for bit (pieces summed in piece order), and on the
+ * counters-per-plan pair; their figures: m=256, n=6144, k=4096; m=512,
+ * n=k=4096; 4096^3; m=2048, n=k=8192, the best stream-K configuration
+ * against the best of configurations 0 to 13.  Returns 77 without a
+ * device; on another arch it checks the decline. */
 #include "hand_test.h"
 
 static const char *const cases[] = {
@@ -49,6 +54,9 @@ static const char *const cases[] = {
     "m=128,n=264,k=7176,a=col,b=col,dtype=fp16",
     "m=128,n=4096,k=14336",                      /* a default cell: cuDNN only */
     "m=8,n=136,k=72",                            /* two K tiles: fewer than most splits */
+    /* Just past a wave of 132 SMs, small enough for the fp64 reference:
+     * stream-K cuts 150 tiles of 128 x 128 (and 100 of 128 x 192) */
+    "m=1160,n=1800,k=200,b=col,dtype=fp16",
     /* Decode-sized M for swap-AB (configurations 14 to 18): m 1, 7, 16,
      * 33 and 64, n and k off the tiles, both dtypes, the four layouts (A
      * column-major where m * 2 bytes is a stride TMA takes). */
@@ -107,9 +115,13 @@ static void test_refusal(gdt_compiled *c, gdt_buffers *b)
  * clusters, have no workspace).  Configuration 11, the same tile and ring
  * with the splits summed in a cluster. */
 enum { SPLIT_S8 = 9, SPLIT_DSMEM = 11 };
-/* The swap-AB configurations are the last, from 14 (engines/hand/gdt_hand.h);
- * 15 is 64 x 64 of C^T in two splits. */
-enum { SWAB_FIRST = 14, SWAB_SPLIT = 15 };
+/* The swap-AB configurations are 14 to 18 (engines/hand/gdt_hand.h);
+ * 15 is 64 x 64 of C^T in two splits.  Stream-K: 19 (128 x 128) and 20
+ * (128 x 192), the last. */
+enum { SWAB_FIRST = 14, SWAB_SPLIT = 15, STREAMK_FIRST = 19 };
+
+/* A configuration's kind in the figures: 0 the others, 1 swap-AB, 2 stream-K. */
+static int kind(int i) { return i >= STREAMK_FIRST ? 2 : i >= SWAB_FIRST ? 1 : 0; }
 
 /* A split-K plan without the workspace it reported. */
 static void test_no_workspace(gdt_compiled *c, gdt_buffers *b)
@@ -206,10 +218,12 @@ static gdt_status run_config(int ci, int i, const gdt_problem *p, const gdt_fact
 
 /* Configurations 9 and 11 split K alike and both sum p0 + p1 in fp32, so
  * their outputs are equal element for element: a hand-over that read a
- * stale or a missing message shows here even inside the tolerance. */
-static gdt_status pair_matches_workspace(int ci, const gdt_facts *f, gdt_buffers *b)
+ * stale or a missing message shows here even inside the tolerance.  A
+ * stream-K configuration run twice writes the same C bit for bit: a cut
+ * tile's pieces are summed in piece order, whichever CTA finishes last. */
+static gdt_status same_output(int ci, const gdt_facts *f, gdt_buffers *b, int first, int second)
 {
-    const int which[2] = {SPLIT_S8, SPLIT_DSMEM};
+    const int which[2] = {first, second};
     gdt_outputs got[2] = {{0}};
     gdt_error e = {0};
     gdt_status st = GDT_STATUS_OK;
@@ -225,9 +239,9 @@ static gdt_status pair_matches_workspace(int ci, const gdt_facts *f, gdt_buffers
         at++;
     if (st == GDT_STATUS_OK && at < n)
         st = gdt_error_set(&e, GDT_STATUS_INCORRECT, "element %zu of C is %g, configuration %d "
-                           "wrote %g", at, got[1].data[0][at], SPLIT_S8, got[0].data[0][at]);
+                           "wrote %g", at, got[1].data[0][at], first, got[0].data[0][at]);
     bool ok = st == GDT_STATUS_OK;
-    printf("%s: configuration %d against %d: %s%s\n", cases[ci], SPLIT_DSMEM, SPLIT_S8,
+    printf("%s: configuration %d against %d: %s%s\n", cases[ci], second, first,
            ok ? "the same C" : "FAILED: ", ok ? "" : e.msg);
     CHECK_INT(st, ==, GDT_STATUS_OK);
     gdt_outputs_free(&got[0]);
@@ -249,7 +263,9 @@ static bool run_case(int ci)
     for (int i = 0; st == GDT_STATUS_OK && i < GDT_HAND_GEMM_CONFIGS; i++)
         st = run_config(ci, i, &p, &f, b, &cud, small ? &ref : NULL);
     if (st == GDT_STATUS_OK)
-        st = pair_matches_workspace(ci, &f, b);
+        st = same_output(ci, &f, b, SPLIT_S8, SPLIT_DSMEM);
+    for (int i = STREAMK_FIRST; st == GDT_STATUS_OK && i < GDT_HAND_GEMM_CONFIGS; i++)
+        st = same_output(ci, &f, b, i, i);
     gdt_outputs_free(&cud);
     gdt_outputs_free(&ref);
     gdt_buffers_destroy(b);
@@ -287,9 +303,11 @@ static void sized_plan_free(sized_plan *s)
 
 /* Configuration 9 (128 x 64, two splits, the 8-stage ring) built for 3
  * tiles and for 1105 (2210 units: 17 rounds of the grid), and 15 (swap-AB
- * 64 x 64 tiles of C^T in two splits: 3 tiles and 2145), both alive,
- * executed small, large, small, large on poisoned outputs: right each time
- * only if each plan counts on counters of its own size. */
+ * 64 x 64 tiles of C^T in two splits: 3 tiles and 2145), and 19
+ * (stream-K, 128 x 128: 2 tiles of 2 K tiles on 4 CTAs, each tile in two
+ * pieces; 561 tiles of 9, 396 whole and 165 in runs of 11 or 12), both
+ * alive, executed small, large, small, large on poisoned outputs: right
+ * each time only if each plan counts on counters of its own size. */
 static void test_counters_per_plan(int i)
 {
     static const char *const shapes[2] = {"m=8,n=136,k=72", "m=2056,n=4104,k=520"};
@@ -342,7 +360,8 @@ static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
 
 /* Printed, not asserted: every configuration against cuDNN's best; the
  * timing of a split-K plan holds its reduction (inside its one launch).
- * Then the best swap-AB configuration against the best of the others. */
+ * Then the best swap-AB and the best stream-K configuration against the
+ * best of the others. */
 static void bench(const char *shape)
 {
     gdt_problem p;
@@ -350,8 +369,8 @@ static void bench(const char *shape)
     gdt_buffers *b = NULL;
     gdt_error e = {0};
     char name[256];
-    double side_us[2] = {INFINITY, INFINITY}; /* [swap-AB]: the best of the others, of swap-AB */
-    int side[2] = {-1, -1};
+    double side_us[3] = {INFINITY, INFINITY, INFINITY}; /* the best of each kind() */
+    int side[3] = {-1, -1, -1};
     if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
     double best = best_cudnn(shape, &f, b);
@@ -366,9 +385,8 @@ static void bench(const char *shape)
         }
         double h = hand_median_us(hand_slot()->ops, c, b, BURST_CALLS);
         hand_slot()->ops->destroy(c);
-        int sw = i >= SWAB_FIRST;
-        if (h < side_us[sw])
-            side_us[sw] = h, side[sw] = i;
+        if (h < side_us[kind(i)])
+            side_us[kind(i)] = h, side[kind(i)] = i;
         printf("figure %s: %s %.2f us %.1f TFLOP/s, best cuDNN mode-A %.2f us %.1f TFLOP/s, "
                "ratio %.3f (median of %d bursts of %d)\n", shape, name, h, hand_test_tflops(&f, h),
                best, hand_test_tflops(&f, best), best / h, HAND_ATTN_TIMED_RUNS, BURST_CALLS);
@@ -376,6 +394,9 @@ static void bench(const char *shape)
     printf("figure %s: best swap-AB configuration %d %.2f us, best other configuration %d %.2f us, "
            "swap-AB speedup %.3f, best cuDNN mode-A / swap-AB %.3f\n", shape, side[1], side_us[1],
            side[0], side_us[0], side_us[0] / side_us[1], best / side_us[1]);
+    printf("figure %s: best stream-K configuration %d %.2f us, best other configuration %d %.2f "
+           "us, stream-K speedup %.3f, best cuDNN mode-A / stream-K %.3f\n", shape, side[2],
+           side_us[2], side[0], side_us[0], side_us[0] / side_us[2], best / side_us[2]);
     gdt_buffers_destroy(b);
 }
 
@@ -387,7 +408,9 @@ static const char *const bench_shapes[] = {"m=4096,n=4096,k=4096", "m=128,n=4096
                                            "m=512,n=4096,k=14336", "m=256,n=4096,k=4096",
                                            /* decode-sized M: swap-AB against the rest */
                                            "m=16,n=4096,k=4096",   "m=64,n=4096,k=4096",
-                                           "m=32,n=14336,k=4096"};
+                                           "m=32,n=14336,k=4096",
+                                           /* partial waves: stream-K against the rest */
+                                           "m=512,n=4096,k=4096",  "m=2048,n=8192,k=8192"};
 
 /* Every step under the watchdog (hand_test.h): a hung ring fails the test,
  * naming its case, instead of blocking the device. */
@@ -408,6 +431,9 @@ int main(void)
     if (cudaGetLastError() != cudaSuccess)
         return gdt_test_result("test_hand");
     test_counters_per_plan(SWAB_SPLIT); /* the counters of C^T's tiles */
+    if (cudaGetLastError() != cudaSuccess)
+        return gdt_test_result("test_hand");
+    test_counters_per_plan(STREAMK_FIRST); /* 2 and 561 tiles, both with cut tiles */
     if (cudaGetLastError() != cudaSuccess)
         return gdt_test_result("test_hand");
     for (size_t i = 0; i < sizeof bench_shapes / sizeof bench_shapes[0]; i++) {

@@ -1,9 +1,11 @@
 /* The NVRTC GEMM's PIPE=1 rows (kernels/gdt_gemm_sm90.cuh through
  * kernels/gemm.cuh) on the device: the staged rows of
  * tests/data/candidates/gemm_tma.json (or of the file GDT_TEST_TUNING_CONFIG
- * names): all twenty-three, the nine the default table keeps since the
- * prune of 2026-12-06 among them (tables/candidates/README.md), and seven
- * SWAP_AB=1 rows (five the twins of gemm.hand 14 to 18), default in none.  Every PIPE=1 row that binds for
+ * names): all twenty-five, the nine the default table keeps since the
+ * prune of 2026-12-06 among them (tables/candidates/README.md), seven
+ * SWAP_AB=1 rows (five the twins of gemm.hand 14 to 18) and two
+ * REDUCTION_MODE=2 (stream-K) rows (the twins of gemm.hand 19 and 20, not
+ * run on a GPU when written), default in none.  Every PIPE=1 row that binds for
  * a case (tails on M, N and K, batched, all four row/col-major layouts,
  * bf16 and fp16, more tiles than SMs, small M with long K for the splits,
  * K shorter than the splits, decode-sized M for the SWAP_AB=1 rows in all
@@ -16,7 +18,9 @@
  * their reason.  Then figures, not asserted: on the default sweep's GEMM
  * shapes each PIPE=1 row against the gemm.hand configuration it coincides
  * with (generated / handwritten, both timed alike: median of 25 bursts of
- * 64 calls), and the best of each side.  Returns 77 without a device; on
+ * 64 calls), and the best of each side; the best stream-K row against the
+ * best other row (the partial-wave shapes m=256, n=6144; m=512, n=4096;
+ * 4096^3; m=2048, n=k=8192 among them).  Returns 77 without a device; on
  * another arch it checks that every PIPE=1 row is rejected for sm_90a. */
 #include "hand_test.h"
 #include "nvrtc/gdt_gemm.h"
@@ -33,6 +37,9 @@ static const char *const cases[] = {
     "m=1,n=264,k=8200",                             /* small M, long K: the splits */
     "m=128,n=264,k=7176,a=col,b=col,dtype=fp16",
     "m=8,n=136,k=72",                               /* two K tiles: fewer than most splits */
+    /* Just past a wave of 132 SMs, small enough for the fp64 reference:
+     * stream-K cuts 150 tiles of 128 x 128 (and 100 of 128 x 192) */
+    "m=1160,n=1800,k=200,b=col,dtype=fp16",
     /* decode-sized M for the SWAP_AB=1 rows: the four layouts, both dtypes */
     "m=1,n=4104,k=4168",
     "m=7,n=1032,k=2056,b=col,dtype=fp16",
@@ -168,10 +175,10 @@ static bool run_case(int ci)
     gdt_status st = hand_test_gemm_case(cases[ci], 4321 + (uint64_t)ci, &dev, REFERENCE_MAX_FLOPS,
                                         &p, &f, &b, &cud, &ref, &small, &e);
     int n = st == GDT_STATUS_OK ? tma_plans(&f, plans, ci == 0) : 0;
-    /* The sixteen rows without swap-AB bind on every case; the SWAP_AB=1
+    /* The eighteen rows without swap-AB bind on every case; the SWAP_AB=1
      * rows' BM follows M down (so several become one plan at small M)
      * and those of fewer than 64 rows of M refuse an MN-major A. */
-    CHECK(st != GDT_STATUS_OK || n >= 16);
+    CHECK(st != GDT_STATUS_OK || n >= 18);
     for (int i = 0; st == GDT_STATUS_OK && i < n; i++)
         st = run_row(ci, &plans[i], &p, &f, b, &cud, small ? &ref : NULL);
     gdt_outputs_free(&cud);
@@ -187,7 +194,8 @@ static double time_plan(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *
     return hand_median_us(s->ops, c, b, BURST_CALLS);
 }
 
-/* Printed, not asserted: each PIPE=1 row, its hand twin, the best of each. */
+/* Printed, not asserted: each PIPE=1 row, its hand twin, the best of each;
+ * the best stream-K row against the best of the others. */
 static void bench(const char *shape)
 {
     gdt_problem p;
@@ -196,6 +204,7 @@ static void bench(const char *shape)
     gdt_plan_id plans[MAX_ROWS];
     gdt_error e = {0};
     double best_gen = INFINITY, best_hand = INFINITY, hand_us[GDT_HAND_GEMM_CONFIGS];
+    double best_of[2] = {INFINITY, INFINITY}; /* [stream-K]: the other rows, the stream-K rows */
     char name[512];
     if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
@@ -216,6 +225,9 @@ static void bench(const char *shape)
         nvrtc_slot()->ops->destroy(c);
         if (t < best_gen)
             best_gen = t;
+        int sk = gdt_plan_id_knob(&plans[i], GDT_KNOB_REDUCTION_MODE, 0) == GDT_GEMM_REDUCE_STREAMK;
+        if (t < best_of[sk])
+            best_of[sk] = t;
         if (twin >= 0)
             printf("figure %s: %s %.2f us %.1f TFLOP/s, gemm.hand configuration %d %.2f us, "
                    "generated / handwritten %.3f\n", shape, name, t, hand_test_tflops(&f, t), twin,
@@ -227,6 +239,8 @@ static void bench(const char *shape)
     printf("figure %s: best PIPE=1 row %.2f us, best gemm.hand %.2f us, generated / handwritten "
            "%.3f (median of %d bursts of %d)\n", shape, best_gen, best_hand, best_hand / best_gen,
            HAND_ATTN_TIMED_RUNS, BURST_CALLS);
+    printf("figure %s: best stream-K row %.2f us, best other PIPE=1 row %.2f us, stream-K "
+           "speedup %.3f\n", shape, best_of[1], best_of[0], best_of[0] / best_of[1]);
     gdt_buffers_destroy(b);
 }
 
@@ -238,7 +252,9 @@ static const char *const bench_shapes[] = {"m=4096,n=4096,k=4096", "m=128,n=4096
                                            "m=256,n=6144,k=4096",  "m=512,n=14336,k=4096",
                                            "m=2048,n=4096,k=4096", "m=256,n=4096,k=4096",
                                            "m=16,n=4096,k=4096",   "m=64,n=4096,k=4096",
-                                           "m=32,n=14336,k=4096"};
+                                           "m=32,n=14336,k=4096",
+                                           /* partial waves: stream-K against the rest */
+                                           "m=512,n=4096,k=4096",  "m=2048,n=8192,k=8192"};
 
 /* Not sm90: every PIPE=1 row is rejected, naming sm_90a. */
 static int other_arch(void)
