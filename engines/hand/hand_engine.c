@@ -138,19 +138,11 @@ void gdt__hand_gemm_plan(int64_t engine_id, gdt_plan_id *out)
     gdt__hand_gemm_config_plan(0, engine_id, out);
 }
 
-/* The configuration a plan names: the knobless name is the first; -1 for
- * a knob set that is none of them. */
-static int config_index(const gdt_plan_id *p)
+/* The configuration a plan names (the knobless name the first), -1 for a
+ * knob set that is none of them, with why naming every configuration. */
+static int config_index(const gdt_engine_slot *s, const gdt_plan_id *p, char *why, size_t n)
 {
-    gdt_plan_id fixed;
-    if (p->nknobs == 0)
-        return 0;
-    for (int i = 0; i < NCONFIGS; i++) {
-        gdt__hand_gemm_config_plan(i, p->engine_id, &fixed);
-        if (gdt_plan_id_equal(p, &fixed))
-            return i;
-    }
-    return -1;
+    return gdt__hand_config_of(s, p, NCONFIGS, gdt__hand_gemm_config_plan, why, n);
 }
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -222,30 +214,6 @@ int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out
     return n;
 }
 
-/* Every fixed configuration's name, for the decline of any other. */
-static void configs_list(int64_t engine_id, char *buf, size_t n)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < NCONFIGS && at < n; i++) {
-        gdt_plan_id id;
-        char name[256];
-        gdt__hand_gemm_config_plan(i, engine_id, &id);
-        gdt_plan_id_format(&id, name, sizeof name);
-        at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", name);
-    }
-}
-
-static gdt_status decline_knobs(const gdt_engine_slot *s, const gdt_plan_id *p, gdt_error *e)
-{
-    char got[256], fixed[GDT_ERROR_MAX];
-    gdt_plan_id_format(p, got, sizeof got);
-    configs_list(p->engine_id, fixed, sizeof fixed);
-    return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
-                         "%s: plan %s: not one of the kernel's fixed configurations (%s)", s->name,
-                         got, fixed);
-}
-
 /* The device and dtype the cubin serves. */
 static bool target_ok(const gdt_facts *f, const hand_config *c, char *why, size_t n)
 {
@@ -257,15 +225,15 @@ static bool target_ok(const gdt_facts *f, const hand_config *c, char *why, size_
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    char why[512] = "";
+    char why[512] = "", knobs[GDT_ERROR_MAX] = "";
     gdt_gemm_tma_map geo[3];
-    int i = config_index(p);
+    int i = config_index(s, p, knobs, sizeof knobs);
     const hand_config *c = &configs[i < 0 ? 0 : i];
     if (!target_ok(f, c, why, sizeof why) ||
         !gdt__gemm_tma_sizes_ok(&f->problem.u.gemm, &c->k, why, sizeof why) ||
         !gdt__gemm_tma_layout(&f->problem.u.gemm, &c->k, geo, why, sizeof why))
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
-    return i < 0 ? decline_knobs(s, p, e) : GDT_STATUS_OK;
+    return i < 0 ? gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", knobs) : GDT_STATUS_OK;
 }
 
 /* The entry for the configuration, the dtype and the two operand layouts
@@ -306,7 +274,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     if (!c)
         return NULL;
     c->facts = *f;
-    c->config = &configs[config_index(p)];
+    c->config = &configs[config_index(NULL, p, NULL, 0)];
     gdt__gemm_tma_init(&c->tma, "gemm.hand", f, &c->config->k);
     return c;
 }
