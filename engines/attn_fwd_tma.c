@@ -28,8 +28,8 @@ int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s)
     return s->d == 64 ? GDT_ATTN_FWD_TMA_WIDE : GDT_ATTN_FWD_TMA_CONSUMERS;
 }
 
-/* What check_support compares with the device's: sdpa_fwd.hand's (its
- * rule reads the head dim alone). */
+/* What check_support compares with the device's: the most sdpa_fwd.hand's
+ * configurations at head dim d take (the rule reads the head dim alone). */
 static int hand_smem_bytes(int64_t d)
 {
     gdt_sdpa_desc s = {.d = d};

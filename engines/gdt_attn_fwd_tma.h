@@ -22,9 +22,8 @@
  * rows a tile: the attention rows' PIPE=1 and sdpa_fwd.hand's plan knobs);
  * MMA=2 is the attention rows' word for S of block j+1 issued beside P V
  * of block j; the consumer warpgroups also take turns (ping-pong).  At d64
- * sdpa_fwd.hand runs three consumers instead (WIDE: 16 warps, 192 query
- * rows a tile, gdt__attn_fwd_tma_hand_consumers); each consumer has 64
- * rows. */
+ * sdpa_fwd.hand also has a configuration of three consumers (WIDE: 16
+ * warps, 192 query rows a tile, TILE_M=192); each consumer has 64 rows. */
 enum {
     GDT_ATTN_FWD_TMA_BLOCK_M = 128,
     GDT_ATTN_FWD_TMA_BLOCK_N = 128,
@@ -73,10 +72,10 @@ extern const gdt__hand_attn_spec gdt__attn_fwd_tma_spec;
  * 1024 bytes of slack to align the swizzle atoms. */
 int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers);
 
-/* sdpa_fwd.hand's consumer warpgroups for s: GDT_ATTN_FWD_TMA_WIDE at d64
- * (192-row tiles, FlashAttention-3's at d64), GDT_ATTN_FWD_TMA_CONSUMERS
- * at d128 (three consumers there would need more than their 160
- * registers). */
+/* The most consumer warpgroups sdpa_fwd.hand runs for s (its shared-memory
+ * check): GDT_ATTN_FWD_TMA_WIDE at d64 (192-row tiles, FlashAttention-3's
+ * at d64; the slot also runs two there), GDT_ATTN_FWD_TMA_CONSUMERS at
+ * d128 (three consumers there would need more than their 160 registers). */
 int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s);
 
 /* Whether the kernel runs f exactly (target, dtype, head dim, shared

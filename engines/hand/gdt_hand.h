@@ -47,21 +47,29 @@ int gdt__hand_gemm_plans(const gdt_facts *f, int64_t engine_id, gdt_plan_id *out
 #define GDT_HAND_ATTN_CUBIN "kernels/hand/attn_fwd_sm90.cubin"
 
 /* engines/hand/hand_attn.c: the handwritten attention forward
- * (sdpa_fwd.hand), one fixed plan of the nvcc-built
+ * (sdpa_fwd.hand), two fixed configurations of the nvcc-built
  * kernels/hand/attn_fwd_sm90.cu; its host side is engines/attn_fwd_tma.c. */
 extern const gdt_engine_ops gdt__hand_attn_ops;
 
-/* The fixed plan of sdpa_fwd.hand as knobs: TILE_M, TILE_N (query and key
- * rows per block), STAGES (of the K and V rings), WARPS and MMA (2: S of
- * the next block issued beside P V, as in the templates).  They are d128's
- * configuration: at d64 the slot runs 192-row tiles of 16 warps under the
- * same plan (gdt__attn_fwd_tma_hand_consumers). */
-void gdt__hand_attn_plan(int64_t engine_id, gdt_plan_id *out);
+/* sdpa_fwd.hand's fixed configurations: 0, two consumer warpgroups and
+ * 128-row tiles (every head dim); 1, three consumer warpgroups and 192-row
+ * tiles (d64 only, the _m192 entries). */
+#define GDT_HAND_ATTN_FWD_CONFIGS 2
 
-/* The cubin entry sdpa_fwd.hand launches for f, into buf:
- * gdt_hand_attn_fwd_<dtype>_d<head dim>, with _m192 where it runs three
- * consumer warpgroups (gdt__attn_fwd_tma_hand_consumers). */
-const char *gdt__hand_attn_entry(const gdt_facts *f, char *buf, size_t n);
+/* Configuration i as knobs: TILE_M, TILE_N (query and key rows per
+ * block), STAGES (of the K and V rings), WARPS and MMA (2: S of the next
+ * block issued beside P V, as in the templates); configuration 1 has
+ * TILE_M=192 and WARPS=16. */
+void gdt__hand_attn_fwd_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
+/* Configuration 0's plan (the knobless name's). */
+void gdt__hand_attn_plan(int64_t engine_id, gdt_plan_id *out);
+/* The consumer warpgroups of configuration `config`. */
+int gdt__hand_attn_fwd_consumers(int config);
+
+/* The cubin entry sdpa_fwd.hand launches for f with `consumers` consumer
+ * warpgroups, into buf: gdt_hand_attn_fwd_<dtype>_d<head dim>, with _m192
+ * for three. */
+const char *gdt__hand_attn_entry(const gdt_facts *f, int consumers, char *buf, size_t n);
 
 /* The embedded cubin of kernels/hand/attn_bwd_sm90.cu (sm_90a). */
 #define GDT_HAND_ATTN_BWD_CUBIN "kernels/hand/attn_bwd_sm90.cubin"

@@ -1,8 +1,9 @@
 /* The hand engine's attention forward (slot sdpa_fwd.hand):
  * kernels/hand/attn_fwd_sm90.cu (the entries of kernels/gdt_attn_fwd_sm90.cuh),
- * built by nvcc for sm_90a and embedded as a cubin.  One plan (the knobs
- * below, d128's configuration; at d64 the entry of three consumer
- * warpgroups and 192-row tiles, gdt__attn_fwd_tma_hand_consumers);
+ * built by nvcc for sm_90a and embedded as a cubin.  Two fixed
+ * configurations (gdt_hand.h): two consumer warpgroups and 128-row tiles,
+ * and at d64 also three and 192-row tiles (TILE_M=192, WARPS=16), so a
+ * sweep measures both and the tables choose per shape;
  * check_support declines, with the reason, every
  * problem the kernel cannot run exactly: another
  * arch, dtype, head dim or configuration, a tensor without a unit stride
@@ -26,27 +27,54 @@ static const gdt_knob attn_knobs[] = {GDT__HAND_ATTN_KNOBS(GDT_ATTN_FWD_TMA)};
 struct gdt_compiled {
     gdt_attn_fwd_tma t; /* first, for its maps' 128-byte alignment */
     gdt_facts facts;
+    int config; /* 0, or 1: three consumer warpgroups, 192-row tiles (d64) */
     CUmodule mod;
     CUfunction fn;
     CUlaunchConfig cfg;
 };
 
-void gdt__hand_attn_plan(int64_t engine_id, gdt_plan_id *out)
+void gdt__hand_attn_fwd_config_plan(int i, int64_t engine_id, gdt_plan_id *out)
 {
     gdt__hand_fixed_plan(attn_knobs, sizeof attn_knobs / sizeof attn_knobs[0], engine_id, out);
+    if (i == 1) {
+        gdt_plan_id_set_knob(out, GDT_KNOB_TILE_M, 64 * GDT_ATTN_FWD_TMA_WIDE);
+        gdt_plan_id_set_knob(out, GDT_KNOB_WARPS, 4 * (GDT_ATTN_FWD_TMA_WIDE + 1));
+    }
 }
 
+void gdt__hand_attn_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    gdt__hand_attn_fwd_config_plan(0, engine_id, out);
+}
+
+int gdt__hand_attn_fwd_consumers(int config)
+{
+    return config == 1 ? GDT_ATTN_FWD_TMA_WIDE : GDT_ATTN_FWD_TMA_CONSUMERS;
+}
+
+/* The problem first, then the knobs: one of the two configurations, the
+ * second at d64 only (its entries are built for d64). */
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    return gdt__hand_attn_check(&gdt__attn_fwd_tma_spec, s, f, p, e);
+    char why[GDT_ERROR_MAX] = "";
+    int config;
+    if (!gdt__hand_attn_ok(&gdt__attn_fwd_tma_spec, f, why, sizeof why))
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
+    config = gdt__hand_config_of(s, p, GDT_HAND_ATTN_FWD_CONFIGS, gdt__hand_attn_fwd_config_plan, why, sizeof why);
+    if (config < 0)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why);
+    if (config == 1 && f->problem.u.sdpa.d != 64)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                             "%s: TILE_M=192 (three consumer warpgroups) is built for d=64, got d=%" PRId64,
+                             s->name, f->problem.u.sdpa.d);
+    return GDT_STATUS_OK;
 }
 
-const char *gdt__hand_attn_entry(const gdt_facts *f, char *buf, size_t n)
+const char *gdt__hand_attn_entry(const gdt_facts *f, int consumers, char *buf, size_t n)
 {
-    const bool wide = gdt__attn_fwd_tma_hand_consumers(&f->problem.u.sdpa) == GDT_ATTN_FWD_TMA_WIDE;
     snprintf(buf, n, "gdt_hand_attn_fwd_%s_d%" PRId64 "%s", f->dtype == GDT_DTYPE_FP16 ? "fp16" : "bf16",
-             f->problem.u.sdpa.d, wide ? "_m192" : "");
+             f->problem.u.sdpa.d, consumers == GDT_ATTN_FWD_TMA_WIDE ? "_m192" : "");
     return buf;
 }
 
@@ -58,7 +86,8 @@ static gdt_status load(gdt_compiled *c, gdt_error *e)
     c->t.cu = cu;
     if (st != GDT_STATUS_OK)
         return st;
-    GDT_CHECK_CU(e, cu->cuModuleGetFunction(&c->fn, c->mod, gdt__hand_attn_entry(&c->facts, name, sizeof name)));
+    GDT_CHECK_CU(e, cu->cuModuleGetFunction(&c->fn, c->mod,
+                                            gdt__hand_attn_entry(&c->facts, c->t.consumers, name, sizeof name)));
     return gdt__attn_fwd_tma_load(&c->t, cu, c->fn, &c->cfg, e);
 }
 
@@ -70,14 +99,15 @@ static void destroy(gdt_compiled *c)
     gdt__hand_compiled_free(c, c->t.cu, c->mod);
 }
 
+/* For a plan check_support accepted: its configuration's consumers. */
 static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
 {
-    (void)p;
     gdt_compiled *c = gdt__hand_compiled_alloc(sizeof(gdt_compiled));
     if (!c)
         return NULL;
     c->facts = *f;
-    gdt__attn_fwd_tma_init(&c->t, "sdpa_fwd.hand", f, gdt__attn_fwd_tma_hand_consumers(&f->problem.u.sdpa));
+    c->config = gdt__hand_config_of(NULL, p, GDT_HAND_ATTN_FWD_CONFIGS, gdt__hand_attn_fwd_config_plan, NULL, 0);
+    gdt__attn_fwd_tma_init(&c->t, "sdpa_fwd.hand", f, gdt__hand_attn_fwd_consumers(c->config));
     return c;
 }
 
@@ -103,4 +133,18 @@ static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, si
     return GDT_STATUS_OK;
 }
 
-GDT__HAND_FIXED_OPS(gdt__hand_attn_ops, gdt__hand_attn_plan);
+/* At d64 both configurations, the 192-row tiles first (the untimed order:
+ * faster in 10 of the 12 d64 cells of an H100's default sweep, slower at
+ * s512 causal); elsewhere the one. */
+static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap)
+{
+    int64_t id = gdt_engine_id(slot->family, slot->slot);
+    int n = f && f->problem.u.sdpa.d == 64 ? 2 : 1;
+    if (cap < n)
+        return 0;
+    for (int i = 0; i < n; i++)
+        gdt__hand_attn_fwd_config_plan(n - 1 - i, id, &out[i]);
+    return n;
+}
+
+GDT__HAND_OPS(gdt__hand_attn_ops);

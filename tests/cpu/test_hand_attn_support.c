@@ -3,10 +3,10 @@
  * and fp16, d 64 and 128, BSHD and BHSD) and what it declines with the
  * reason (another arch, also by the capability row; head dim 96; another
  * knob set; a d stride that is not 1; a row stride TMA cannot describe; an
- * odd O stride; more than 2^31-1 tiles); its configuration per shape (three
- * consumer warpgroups and 192-row tiles at d64, two and 128 at d128: the
+ * odd O stride; more than 2^31-1 tiles); its two configurations (three
+ * consumer warpgroups and 192-row tiles, d64 only, and two and 128: the
  * entry, which the embedded cubin has, the block, shared memory, tiles and
- * Q's box); the persistent grid's tile count and size, and its workspace:
+ * Q's box; which are listed where); the persistent grid's tile count and size, and its workspace:
  * none (engines/attn_fwd_tma.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +56,9 @@ static void test_declines(const gdt_plan_id *fixed)
     hand_expect_decline(s, &f, fixed, "sdpa_fwd.hand: head dim 96: 64 and 128 only");
     test_facts(GDT_FAMILY_SDPA_FWD, "d=64", 90, &f);
     gdt_plan_id_set_knob(&other, GDT_KNOB_STAGES, 3);
-    hand_expect_decline(s, &f, &other, "the kernel is built for sdpa_fwd.hand[MMA=2, STAGES=2, "
-                                       "TILE_M=128, TILE_N=128, WARPS=12] only");
+    hand_expect_decline(s, &f, &other, "not one of the kernel's fixed configurations (sdpa_fwd.hand[MMA=2, "
+                                       "STAGES=2, TILE_M=128, TILE_N=128, WARPS=12], sdpa_fwd.hand[MMA=2, "
+                                       "STAGES=2, TILE_M=192, TILE_N=128, WARPS=16])");
     f.problem.u.sdpa.k_stride[3] = 2;
     hand_expect_decline(s, &f, fixed, "operand K: stride 2 along d, expected 1");
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
@@ -166,7 +167,7 @@ static void check_wide(const wide_case *w, const gdt_embedded *cubin)
     memset(&t, 0, sizeof t); /* as the plan's, zeroed: no map bound yet */
     hand_init(&t, w->shape, &f);
     CHECK_INT(gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa), ==, w->consumers);
-    CHECK_STR(gdt__hand_attn_entry(&f, name, sizeof name), w->entry);
+    CHECK_STR(gdt__hand_attn_entry(&f, w->consumers, name, sizeof name), w->entry);
     snprintf(text, sizeof text, ".text.%s", name);
     CHECK(cubin && elf_section(cubin->data, cubin->len, text, &n) != NULL && n > 0);
     CHECK_INT(t.consumers, ==, w->consumers);
@@ -202,6 +203,34 @@ static void test_wide(void)
         check_wide(&cases[i], cubin);
 }
 
+/* The two configurations: the second is TILE_M=192 and WARPS=16, taken at
+ * d64 only; listed at d64 first (the untimed order), alone elsewhere; a
+ * plan names its configuration's consumers. */
+static void test_configs(void)
+{
+    const gdt_engine_slot *s = slot();
+    gdt_plan_id wide, listed[3];
+    gdt_facts f;
+    gdt_error e;
+    char name[256];
+    gdt__hand_attn_fwd_config_plan(1, 20110, &wide);
+    gdt_plan_id_format(&wide, name, sizeof name);
+    CHECK_STR(name, "sdpa_fwd.hand[MMA=2, STAGES=2, TILE_M=192, TILE_N=128, WARPS=16]");
+    CHECK_INT(gdt__hand_attn_fwd_consumers(1), ==, GDT_ATTN_FWD_TMA_WIDE);
+    CHECK_INT(gdt__hand_attn_fwd_consumers(0), ==, GDT_ATTN_FWD_TMA_CONSUMERS);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=512,d=64,causal=top_left", 90, &f);
+    CHECK_INT(hand_support(s, &f, &wide, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(s->ops->fixed_plans(s, &f, listed, 1), ==, 0); /* too small for both */
+    CHECK_INT(s->ops->fixed_plans(s, &f, listed, 3), ==, 2);
+    CHECK(gdt_plan_id_equal(&listed[0], &wide));
+    CHECK_INT(gdt_plan_id_knob(&listed[1], GDT_KNOB_TILE_M, -1), ==, 128);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=512,d=128", 90, &f);
+    hand_expect_decline(s, &f, &wide, "sdpa_fwd.hand: TILE_M=192 (three consumer warpgroups) is built for "
+                                      "d=64, got d=128");
+    CHECK_INT(s->ops->fixed_plans(s, &f, listed, 3), ==, 1);
+    CHECK_INT(gdt_plan_id_knob(&listed[0], GDT_KNOB_TILE_M, -1), ==, 128);
+}
+
 /* The slot's workspace: none, whatever the problem (the tile scheduler's
  * counters are the plan's; its size needs nothing built, so no plan is). */
 static void test_workspace(void)
@@ -217,6 +246,7 @@ int main(void)
     test_declines(&fixed);
     test_grid();
     test_wide();
+    test_configs();
     test_workspace();
     return gdt_test_result("test_hand_attn_support");
 }
