@@ -1,8 +1,7 @@
 /* The hand engine's attention forward on the device: every case (head dims
  * 64 and 128; causal none, top-left and bottom-right; GQA 32/8, 8/2 and
  * MHA; s_q != s_kv with tails; BSHD and BHSD; bf16 and fp16; grids of one
- * tile per CTA and of several, the persistent walk; at d64 the entries of
- * three consumer warpgroups and 192-row tiles) matches the
+ * tile per CTA and of several, the persistent walk) matches the
  * fp64 CPU reference, O and LSE by relative L2 error under the dtype's
  * bound, on the second of two runs, outputs poisoned before each (the tile
  * counters the plan owns must be back at zero after the first); the max
@@ -12,8 +11,13 @@
  * event-timed runs after a warm-up, and TFLOP/s by the family's causal flop
  * count, beside the cuDNN plan's.  Every case and the large shape run
  * under a watchdog: a hung kernel fails the test within HAND_WATCHDOG_S seconds
- * instead of blocking the device.  Returns 77 without a device; on another
- * arch it checks the decline. */
+ * instead of blocking the device.  Then the d64 cases again, and b4 h32
+ * s4096 d64 causal and not, under the second configuration (three consumer
+ * warpgroups, 192-row tiles), and a figure of the two side by side at d64
+ * (s4096 and s512, causal and not).  Returns 77 without a device; on
+ * another arch it checks the decline. */
+#include <string.h>
+
 #include "hand_test.h"
 
 static const char *const cases[] = {
@@ -37,9 +41,10 @@ static const char *const cases[] = {
     "b=5,h_q=32,h_kv=8,s=200,d=64,causal=none",
     "b=2,h_q=16,h_kv=4,s=777,d=128,causal=bottom_right",
     "b=4,h_q=16,h_kv=16,s_q=300,s_kv=777,d=128,causal=bottom_right,dtype=fp16,layout=bhsd",
-    /* d64 runs 192-row tiles (three consumers): a bf16 bottom-right walk of
-     * several tiles a CTA with a query tail of 124 rows and a key tail, and
-     * tiles of 192 rows whose diagonals cross 128-key blocks mid-block. */
+    /* For 192-row tiles (configuration 1, three consumers): a bf16
+     * bottom-right walk of several tiles a CTA with a query tail of 124 rows
+     * and a key tail, and tiles of 192 rows whose diagonals cross 128-key
+     * blocks mid-block. */
     "b=3,h_q=16,h_kv=4,s_q=700,s_kv=1000,d=64,causal=bottom_right",
     "b=2,h_q=4,h_kv=4,s=384,d=64,causal=top_left,dtype=fp16",
 };
@@ -57,5 +62,44 @@ static const hand_attn_test test = {
     .refusal = hand_attn_fwd_refusal,
 };
 
-/* Every case and the large shape, each under the watchdog. */
-int main(void) { return hand_attn_main(&test, NULL); }
+/* Configuration 1: three consumer warpgroups and 192-row tiles (d64). */
+static void wide_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_fwd_config_plan(1, engine_id, out); }
+
+/* 192-row against 128-row tiles at d64 shapes (sm90 only). */
+static void wide_figures(const hand_attn_test *wide, const char *const *shapes)
+{
+    gdt_device_props dev;
+    if (gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
+        return;
+    for (int i = 0; shapes[i]; i++) {
+        hand_watch(shapes[i]);
+        hand_attn_pair_figure(wide, &test, shapes[i], "sdpa_fwd.hand[TILE_M=192]", "192-row / 128-row speed", &dev);
+    }
+    alarm(0);
+}
+
+/* Every case and the large shape under configuration 0, each under the
+ * watchdog; the d64 cases and d64 large shapes under configuration 1; then
+ * the two side by side at d64. */
+int main(void)
+{
+    static const char *d64[NCASES];
+    static const char *const more[] = {"b=4,h=32,s=4096,d=64,dtype=bf16,causal=none", NULL};
+    static const char *const pairs[] = {"b=4,h=32,s=4096,d=64,dtype=bf16,causal=top_left",
+                                        "b=4,h=32,s=4096,d=64,dtype=bf16,causal=none",
+                                        "b=32,h=32,s=512,d=64,dtype=bf16,causal=top_left",
+                                        "b=32,h=32,s=512,d=64,dtype=bf16,causal=none", NULL};
+    int n = 0;
+    for (int i = 0; i < NCASES; i++)
+        if (strstr(cases[i], "d=64"))
+            d64[n++] = cases[i];
+    hand_attn_test wide = test; /* the same test, configuration 1, d64 only */
+    wide.plan = wide_plan, wide.base.cases = d64, wide.base.ncases = n;
+    wide.large = "b=4,h=32,s=4096,d=64,dtype=bf16,causal=top_left";
+    int rc = hand_attn_main(&test, NULL);
+    if (rc == 0)
+        rc = hand_attn_main(&wide, more);
+    if (rc == 0)
+        wide_figures(&wide, pairs);
+    return rc == 0 ? gdt_test_result("test_hand_attn") : rc;
+}

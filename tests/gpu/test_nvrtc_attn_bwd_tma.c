@@ -70,10 +70,10 @@ static void pp_row_plan(int64_t engine_id, gdt_plan_id *out)
 int main(void)
 {
     /* dK and dV (outputs 1 and 2) bit for bit, dQ within the bound. */
-    static const hand_row_test k = {&test, &hand, GDT_TEST_DATA "/candidates/attn_bwd_tma.json", 0x6, 0};
+    static const hand_row_test k = {&test, &hand, GDT_TEST_DATA "/candidates/attn_bwd_tma.json", 0x6};
     hand_attn_test pp_test = test, pp_hand = hand; /* the same tests, configuration 1 */
     pp_test.plan = pp_row_plan, pp_hand.plan = pp_plan;
-    const hand_row_test pp = {&pp_test, &pp_hand, GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json", 0x6, 0};
+    const hand_row_test pp = {&pp_test, &pp_hand, GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json", 0x6};
     int rc = hand_row_main(&k);
     return rc == 0 ? hand_row_main(&pp) : rc;
 }
