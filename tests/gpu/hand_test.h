@@ -412,6 +412,21 @@ static inline void hand_attn_pair_figure(const hand_attn_test *a, const hand_att
     gdt_buffers_destroy(buf);
 }
 
+/* hand_attn_pair_figure at each of shapes (NULL-ended), each under the
+ * watchdog; sm90 only. */
+static inline void hand_attn_pair_figures(const hand_attn_test *a, const hand_attn_test *b,
+                                          const char *const *shapes, const char *a_name, const char *ratio)
+{
+    gdt_device_props dev;
+    if (gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
+        return;
+    for (int i = 0; shapes[i]; i++) {
+        hand_watch(shapes[i]);
+        hand_attn_pair_figure(a, b, shapes[i], a_name, ratio, &dev);
+    }
+    alarm(0);
+}
+
 /* The large shape: checked against cuDNN (asserted), then timed (printed). */
 static inline void hand_attn_large(const hand_attn_test *t, const gdt_device_props *dev)
 {

@@ -65,19 +65,6 @@ static const hand_attn_test test = {
 /* Configuration 1: three consumer warpgroups and 192-row tiles (d64). */
 static void wide_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_fwd_config_plan(1, engine_id, out); }
 
-/* 192-row against 128-row tiles at d64 shapes (sm90 only). */
-static void wide_figures(const hand_attn_test *wide, const char *const *shapes)
-{
-    gdt_device_props dev;
-    if (gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
-        return;
-    for (int i = 0; shapes[i]; i++) {
-        hand_watch(shapes[i]);
-        hand_attn_pair_figure(wide, &test, shapes[i], "sdpa_fwd.hand[TILE_M=192]", "192-row / 128-row speed", &dev);
-    }
-    alarm(0);
-}
-
 /* Every case and the large shape under configuration 0, each under the
  * watchdog; the d64 cases and d64 large shapes under configuration 1; then
  * the two side by side at d64. */
@@ -100,6 +87,6 @@ int main(void)
     if (rc == 0)
         rc = hand_attn_main(&wide, more);
     if (rc == 0)
-        wide_figures(&wide, pairs);
+        hand_attn_pair_figures(&wide, &test, pairs, "sdpa_fwd.hand[TILE_M=192]", "192-row / 128-row speed");
     return rc == 0 ? gdt_test_result("test_hand_attn") : rc;
 }

@@ -66,19 +66,6 @@ static const hand_attn_test test = {
 /* Configuration 1: PINGPONG=1. */
 static void pingpong_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_bwd_config_plan(1, engine_id, out); }
 
-/* PINGPONG=1 against the in-phase plan at each large shape (sm90 only). */
-static void pingpong_figures(const hand_attn_test *pingpong, const char *const *shapes)
-{
-    gdt_device_props dev;
-    if (gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
-        return;
-    for (int i = 0; shapes[i]; i++) {
-        hand_watch(shapes[i]);
-        hand_attn_pair_figure(pingpong, &test, shapes[i], "sdpa_bwd.hand[PINGPONG=1]", "in phase / ping-pong", &dev);
-    }
-    alarm(0);
-}
-
 /* Every case and the large shape (d 128 causal), then d 128 without a mask
  * and the d 64 pair, for each configuration; then the two side by side. */
 int main(void)
@@ -96,6 +83,6 @@ int main(void)
     if (rc == 0)
         rc = hand_attn_main(&pingpong, more);
     if (rc == 0)
-        pingpong_figures(&pingpong, all);
+        hand_attn_pair_figures(&pingpong, &test, all, "sdpa_bwd.hand[PINGPONG=1]", "in phase / ping-pong");
     return rc == 0 ? gdt_test_result("test_hand_attn_bwd") : rc;
 }
