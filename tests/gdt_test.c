@@ -284,3 +284,13 @@ gdt_journal *gdt_test_journal_begin(const char *dir, const gdt_sweep_spec *spec,
     }
     return j;
 }
+
+cJSON *gdt_test_burst_json(int burst, const double *x, int n)
+{
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddNumberToObject(b, "burst", burst);
+    cJSON_AddItemToObject(b, "host_us", cJSON_CreateDoubleArray(x, n));
+    cJSON_AddItemToObject(b, "device_us", cJSON_CreateDoubleArray(x, n));
+    cJSON_AddItemToObject(b, "total_us", cJSON_CreateDoubleArray(x, n));
+    return b;
+}

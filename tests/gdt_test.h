@@ -129,6 +129,10 @@ int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *
  * it. */
 struct cJSON *gdt_test_plan_json(const char *name, const char *tag, int untimed);
 
+/* A synthetic result's burst object: burst calls, and host_us, device_us
+ * and total_us each the n samples x.  The caller owns it. */
+struct cJSON *gdt_test_burst_json(int burst, const double *x, int n);
+
 /* A synthetic GEMM sweep's journal opened in dir (created) with its run
  * header written: the spec, arch 90, one GPU "GPU-synthetic", a device
  * object {name: device, arch: 90, sm_count: 132}, `started` and the

@@ -66,14 +66,10 @@ static bool row_names(const gdt_row_table *t, const gdt_sweep_cell *c, char name
 
 static cJSON *measured(double t)
 {
-    cJSON *o = cJSON_CreateObject(), *b = cJSON_CreateObject(), *bursts = cJSON_CreateArray();
+    cJSON *o = cJSON_CreateObject(), *bursts = cJSON_CreateArray();
     double x[3] = {t, t, t}, err = 1e-3;
     cJSON_AddItemToObject(o, "verify_err", cJSON_CreateDoubleArray(&err, 1));
-    cJSON_AddNumberToObject(b, "burst", 4);
-    cJSON_AddItemToObject(b, "host_us", cJSON_CreateDoubleArray(x, 3));
-    cJSON_AddItemToObject(b, "device_us", cJSON_CreateDoubleArray(x, 3));
-    cJSON_AddItemToObject(b, "total_us", cJSON_CreateDoubleArray(x, 3));
-    cJSON_AddItemToArray(bursts, b);
+    cJSON_AddItemToArray(bursts, gdt_test_burst_json(4, x, 3));
     cJSON_AddItemToObject(o, "bursts", bursts);
     cJSON_AddBoolToObject(o, "raced_out", false);
     cJSON_AddNumberToObject(o, "time_us", t);

@@ -102,12 +102,8 @@ static cJSON *measured(const plan_row *p)
         cJSON_AddItemToObject(o, "verify_err", cJSON_CreateDoubleArray(&p->err, 1));
     if (ok) {
         double x[3] = {p->time_us, p->time_us, p->time_us};
-        cJSON *b = cJSON_CreateObject(), *bursts = cJSON_CreateArray();
-        cJSON_AddNumberToObject(b, "burst", 8);
-        cJSON_AddItemToObject(b, "host_us", cJSON_CreateDoubleArray(x, 3));
-        cJSON_AddItemToObject(b, "device_us", cJSON_CreateDoubleArray(x, 3));
-        cJSON_AddItemToObject(b, "total_us", cJSON_CreateDoubleArray(x, 3));
-        cJSON_AddItemToArray(bursts, b);
+        cJSON *bursts = cJSON_CreateArray();
+        cJSON_AddItemToArray(bursts, gdt_test_burst_json(8, x, 3));
         cJSON_AddItemToObject(o, "bursts", bursts);
         cJSON_AddBoolToObject(o, "raced_out", p->raced_out);
         cJSON_AddNumberToObject(o, "time_us", p->time_us);

@@ -196,12 +196,7 @@ static const want_row synthetic_total = {NULL, NULL, 12, 16.5, 3.375, 0.75};
 static void add_measured(cJSON *o, const plan_row *p)
 {
     double x[3] = {10, 10, 10};
-    cJSON *b = cJSON_CreateObject();
-    cJSON_AddNumberToObject(b, "burst", 8);
-    cJSON_AddItemToObject(b, "host_us", cJSON_CreateDoubleArray(x, 3));
-    cJSON_AddItemToObject(b, "device_us", cJSON_CreateDoubleArray(x, 3));
-    cJSON_AddItemToObject(b, "total_us", cJSON_CreateDoubleArray(x, 3));
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "bursts"), b);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "bursts"), gdt_test_burst_json(8, x, 3));
     cJSON_AddBoolToObject(o, "converged", p->how == CONV);
     cJSON_AddBoolToObject(o, "raced_out", p->how == RACED || p->how == LATE);
     if (p->how == LATE)
