@@ -47,7 +47,8 @@ static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
  * tensor's strides, and O dO's, so these four judge every operand. */
 const gdt__hand_attn_spec gdt__attn_bwd_tma_spec = {
     .family = GDT_FAMILY_SDPA_BWD, .nmaps = NMAPS, .o_pairs = false,
-    .smem_bytes = gdt__attn_bwd_tma_smem_bytes, .sizes_ok = sizes_ok, .plan = gdt__hand_attn_bwd_plan,
+    .smem_bytes = gdt__attn_bwd_tma_smem_bytes, .sizes_ok = sizes_ok,
+    .configs = GDT_HAND_ATTN_BWD_CONFIGS, .config_plan = gdt__hand_attn_bwd_config_plan,
 };
 
 bool gdt__attn_bwd_tma_supported(const gdt_facts *f, char *why, size_t n)

@@ -57,18 +57,13 @@ int gdt__hand_attn_fwd_consumers(int config)
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    char why[GDT_ERROR_MAX] = "";
     int config;
-    if (!gdt__hand_attn_ok(&gdt__attn_fwd_tma_spec, f, why, sizeof why))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
-    config = gdt__hand_config_of(s, p, GDT_HAND_ATTN_FWD_CONFIGS, gdt__hand_attn_fwd_config_plan, why, sizeof why);
-    if (config < 0)
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why);
-    if (config == 1 && f->problem.u.sdpa.d != 64)
+    gdt_status st = gdt__hand_attn_check(&gdt__attn_fwd_tma_spec, s, f, p, &config, e);
+    if (st == GDT_STATUS_OK && config == 1 && f->problem.u.sdpa.d != 64)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
                              "%s: TILE_M=192 (three consumer warpgroups) is built for d=64, got d=%" PRId64,
                              s->name, f->problem.u.sdpa.d);
-    return GDT_STATUS_OK;
+    return st;
 }
 
 const char *gdt__hand_attn_entry(const gdt_facts *f, int consumers, char *buf, size_t n)

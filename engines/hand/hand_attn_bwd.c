@@ -51,13 +51,8 @@ void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out)
 static gdt_status check_support(const gdt_engine_slot *s, const gdt_facts *f, const gdt_plan_id *p,
                                 gdt_error *e)
 {
-    char why[GDT_ERROR_MAX] = "";
-    if (!gdt__hand_attn_ok(&gdt__attn_bwd_tma_spec, f, why, sizeof why))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
-    if (gdt__hand_config_of(s, p, GDT_HAND_ATTN_BWD_CONFIGS, gdt__hand_attn_bwd_config_plan, why,
-                            sizeof why) < 0)
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why);
-    return GDT_STATUS_OK;
+    int config;
+    return gdt__hand_attn_check(&gdt__attn_bwd_tma_spec, s, f, p, &config, e);
 }
 
 /* gdt_hand_attn_bwd{_pre,,_post}_{bf16,fp16}_d{64,128}, loaded with their

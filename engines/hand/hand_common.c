@@ -94,21 +94,6 @@ void gdt__hand_fixed_plan(const gdt_knob *knobs, size_t nknobs, int64_t engine_i
         gdt_plan_id_set_knob(out, knobs[i].type, knobs[i].value);
 }
 
-bool gdt__hand_knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p,
-                        void (*plan)(int64_t engine_id, gdt_plan_id *out), char *why, size_t n)
-{
-    gdt_plan_id fixed;
-    char want[256], got[256];
-    plan(p->engine_id, &fixed);
-    /* No knobs: the planner's name for a fixed-configuration slot. */
-    if (p->nknobs == 0 || gdt_plan_id_equal(p, &fixed))
-        return true;
-    gdt_plan_id_format(&fixed, want, sizeof want);
-    gdt_plan_id_format(p, got, sizeof got);
-    snprintf(why, n, "%s: plan %s: the kernel is built for %s only", s->name, got, want);
-    return false;
-}
-
 int gdt__hand_config_of(const gdt_engine_slot *s, const gdt_plan_id *p, int n,
                         void (*config)(int i, int64_t engine_id, gdt_plan_id *out), char *why,
                         size_t nwhy)
@@ -137,16 +122,6 @@ int gdt__hand_config_of(const gdt_engine_slot *s, const gdt_plan_id *p, int n,
         snprintf(why + at, nwhy - at, ")");
     return -1;
 }
-
-int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap,
-                          void (*plan)(int64_t engine_id, gdt_plan_id *out))
-{
-    if (cap < 1)
-        return 0;
-    plan(gdt_engine_id(slot->family, slot->slot), out);
-    return 1;
-}
-
 
 /* A stride over an extent of 1 is never used; TMA still wants a 16-byte
  * multiple there, so it gets one. */
@@ -197,14 +172,13 @@ bool gdt__hand_attn_ok(const gdt__hand_attn_spec *k, const gdt_facts *f, char *w
 }
 
 gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
-                                const gdt_facts *f, const gdt_plan_id *p, gdt_error *e)
+                                const gdt_facts *f, const gdt_plan_id *p, int *config, gdt_error *e)
 {
-    char why[512] = "", what[1024];
+    char why[GDT_ERROR_MAX] = "";
     if (!gdt__hand_attn_ok(k, f, why, sizeof why))
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: %s", s->name, why);
-    if (!gdt__hand_knobs_ok(s, p, k->plan, what, sizeof what))
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", what);
-    return GDT_STATUS_OK;
+    *config = gdt__hand_config_of(s, p, k->configs, k->config_plan, why, sizeof why);
+    return *config < 0 ? gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s", why) : GDT_STATUS_OK;
 }
 
 void gdt__hand_attn_geometry(const gdt__hand_attn_spec *k, const gdt_facts *f, gdt__hand_attn_map *geo)

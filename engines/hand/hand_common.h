@@ -53,8 +53,6 @@ gdt_status gdt__hand_build(const gdt__hand_stages *k, const gdt_engine_slot *s, 
  * init(&c->t, slot, f): gdt__attn_fwd_tma_init or gdt__attn_bwd_tma_init)
  * and its build (GDT__HAND_BUILD over the slot's check_support and load),
  * for a struct gdt_compiled that holds the host side t, facts and mod. */
-#define GDT__HAND_ATTN_BUILD(slot, init) GDT__HAND_ATTN_BUILD_TAKE(slot, init, GDT__HAND_PLAN_UNUSED)
-#define GDT__HAND_PLAN_UNUSED(c, p) (void)(p)
 /* The same, create then running take(c, p) (a function-like macro or a
  * function): a slot of several fixed configurations keeps the plan's. */
 #define GDT__HAND_ATTN_BUILD_TAKE(slot, init, take)                                                \
@@ -99,9 +97,6 @@ bool gdt__hand_target_ok(const gdt_facts *f, gdt_family family, bool head_dims, 
 
 /* The knobs of a fixed-configuration slot's one plan. */
 void gdt__hand_fixed_plan(const gdt_knob *knobs, size_t nknobs, int64_t engine_id, gdt_plan_id *out);
-/* True for a plan without knobs or with those of plan(); else why not. */
-bool gdt__hand_knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p,
-                        void (*plan)(int64_t engine_id, gdt_plan_id *out), char *why, size_t n);
 /* Which of a slot's n fixed configurations (config(i, ...) names
  * configuration i) the plan names: 0 for a plan without knobs; -1 for a
  * knob set that is none of them, with why (unless NULL) naming s, the plan
@@ -109,20 +104,6 @@ bool gdt__hand_knobs_ok(const gdt_engine_slot *s, const gdt_plan_id *p,
 int gdt__hand_config_of(const gdt_engine_slot *s, const gdt_plan_id *p, int n,
                         void (*config)(int i, int64_t engine_id, gdt_plan_id *out), char *why,
                         size_t nwhy);
-/* The ops' fixed_plans of a fixed-configuration slot: plan() once. */
-int gdt__hand_fixed_plans(const gdt_engine_slot *slot, gdt_plan_id *out, int cap,
-                          void (*plan)(int64_t engine_id, gdt_plan_id *out));
-/* Defines a fixed-configuration slot's fixed_plans (gdt__hand_fixed_plans
- * over plan) and its ops table `name` (GDT__HAND_OPS). */
-#define GDT__HAND_FIXED_OPS(name, plan)                                                            \
-    static int fixed_plans(const gdt_engine_slot *slot, const gdt_facts *f, gdt_plan_id *out, int cap) \
-    {                                                                                               \
-        (void)f;                                                                                    \
-        return gdt__hand_fixed_plans(slot, out, cap, plan);                                         \
-    }                                                                                               \
-    GDT__HAND_OPS(name)
-
-
 /* One attention tensor map over [b, h, s, d]: dims d first, three byte
  * strides. */
 typedef struct gdt__hand_attn_map {
@@ -142,15 +123,18 @@ typedef struct gdt__hand_attn_spec {
     bool o_pairs; /* as gdt__hand_attn_layout takes it */
     int (*smem_bytes)(int64_t d);
     bool (*sizes_ok)(const gdt_sdpa_desc *s, char *why, size_t n);
-    void (*plan)(int64_t engine_id, gdt_plan_id *out);
+    int configs; /* the slot's fixed configurations, config_plan(i, ...) names i */
+    void (*config_plan)(int i, int64_t engine_id, gdt_plan_id *out);
 } gdt__hand_attn_spec;
 
 /* Whether the slot's kernel runs f (target, sizes, maps), or why not: its
  * check_support less the plan's knobs (also the NVRTC attention rows'
  * PIPE=1 rule, engines/attn_fwd_tma.c and attn_bwd_tma.c). */
 bool gdt__hand_attn_ok(const gdt__hand_attn_spec *k, const gdt_facts *f, char *why, size_t n);
+/* The slot's check_support less rules of its own: f (gdt__hand_attn_ok),
+ * then the configuration p names into *config (gdt__hand_config_of). */
 gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
-                                const gdt_facts *f, const gdt_plan_id *p, gdt_error *e);
+                                const gdt_facts *f, const gdt_plan_id *p, int *config, gdt_error *e);
 /* The maps of f's tensors as k lays them out into geo: a plan's, which
  * check_support accepted. */
 void gdt__hand_attn_geometry(const gdt__hand_attn_spec *k, const gdt_facts *f, gdt__hand_attn_map *geo);
