@@ -55,6 +55,16 @@ static inline void hand_watch(const char *what)
     alarm(HAND_WATCHDOG_S);
 }
 
+/* Figures (timings printed, never asserted) run only when GDT_TEST_FIGURES
+ * is 1: `ctest -L gpu` checks correctness, and the device call's `figures`
+ * step (.ci/device-run) prints the timings, so the checks do not spend a
+ * device session's minutes on timing loops. */
+static inline bool hand_test_figures(void)
+{
+    const char *v = getenv("GDT_TEST_FIGURES");
+    return v && !strcmp(v, "1");
+}
+
 typedef struct hand_test {
     const char *name; /* the test, as its skip and result lines name it */
     const char *slot; /* the slot under test, by manifest name */
@@ -418,7 +428,7 @@ static inline void hand_attn_pair_figures(const hand_attn_test *a, const hand_at
                                           const char *const *shapes, const char *a_name, const char *ratio)
 {
     gdt_device_props dev;
-    if (gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
+    if (!hand_test_figures() || gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
         return;
     for (int i = 0; shapes[i]; i++) {
         hand_watch(shapes[i]);
@@ -427,7 +437,8 @@ static inline void hand_attn_pair_figures(const hand_attn_test *a, const hand_at
     alarm(0);
 }
 
-/* The large shape: checked against cuDNN (asserted), then timed (printed). */
+/* The large shape: checked against cuDNN (asserted), then timed (printed,
+ * under GDT_TEST_FIGURES=1). */
 static inline void hand_attn_large(const hand_attn_test *t, const gdt_device_props *dev)
 {
     const gdt_engine_slot *s = hand_test_slot(&t->base);
@@ -454,7 +465,7 @@ static inline void hand_attn_large(const hand_attn_test *t, const gdt_device_pro
     if (st == GDT_STATUS_OK)
         st = gdt_outputs_compare(&p, &got, &cud, err, &e);
     hand_attn_report(t, t->large, "cuDNN", &got, &cud, st, err, e.msg);
-    if (st == GDT_STATUS_OK)
+    if (st == GDT_STATUS_OK && hand_test_figures())
         hand_attn_figure(t, &f, c, k, b);
     s->ops->destroy(c);
     gdt__cudnn_ops.destroy(k);

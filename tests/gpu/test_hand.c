@@ -14,7 +14,7 @@
  * 1105 tiles at m=2056, n=4104: each cluster walks several, so the
  * hand-over's phases turn) writes exactly what its twin through the
  * workspace writes.  A misaligned pointer and a split-K plan
- * without its workspace are refused at execute.  Then figures, not
+ * without its workspace are refused at execute.  Then (GDT_TEST_FIGURES=1) figures, not
  * asserted: each configuration (the 6- and 8-stage rings included) on bf16
  * 4096^3, the m=128 cells of the default sweep, the other cells below
  * 0.9 of cuDNN in the 2026-12-01 sweep (m=256, n=6144; m=512, n=14336;
@@ -371,6 +371,8 @@ static void bench(const char *shape)
     char name[256];
     double side_us[3] = {INFINITY, INFINITY, INFINITY}; /* the best of each kind() */
     int side[3] = {-1, -1, -1};
+    if (!hand_test_figures()) /* figures only under GDT_TEST_FIGURES=1 */
+        return;
     if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
     double best = best_cudnn(shape, &f, b);

@@ -12,7 +12,7 @@
  * side, engines/attn_bwd_tma.c; dQ's bulk reduce-adds land in an order that
  * varies from run to run).  A misaligned dO and a missing workspace are
  * refused, the first naming sdpa_bwd.nvrtc.  b4 h32 s4096 d128 bf16 causal
- * matches the first mode-A cuDNN backward plan.  Then figures, not
+ * matches the first mode-A cuDNN backward plan.  Then (GDT_TEST_FIGURES=1) figures, not
  * asserted: that shape's time against cuDNN's and against sdpa_bwd.hand's
  * (generated / handwritten, both timed alike: median of 25 single
  * executes, all three kernels).  All of that again for the PINGPONG=1 row

@@ -9,7 +9,7 @@
  * element (the same kernel, built by NVRTC at run time, launched through the
  * same host side, engines/attn_fwd_tma.c).  A misaligned pointer is refused
  * naming sdpa_fwd.nvrtc.  b4 h32 s4096 d128 bf16 causal matches the first
- * mode-A cuDNN plan.  Then figures, not asserted: that shape's time against
+ * mode-A cuDNN plan.  Then (GDT_TEST_FIGURES=1) figures, not asserted: that shape's time against
  * cuDNN's and against sdpa_fwd.hand's (generated / handwritten, both timed
  * alike: median of 25 single executes).  Returns 77 without a device; on
  * another arch it checks that the row is rejected for sm_90a. */

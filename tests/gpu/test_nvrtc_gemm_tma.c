@@ -15,7 +15,7 @@
  * one of gemm.hand's fixed configurations writes exactly what that
  * configuration writes, element for element (the same kernel, built by
  * NVRTC at run time instead of nvcc ahead of time).  Rejected rows print
- * their reason.  Then figures, not asserted: on the default sweep's GEMM
+ * their reason.  Then (GDT_TEST_FIGURES=1) figures, not asserted: on the default sweep's GEMM
  * shapes each PIPE=1 row against the gemm.hand configuration it coincides
  * with (generated / handwritten, both timed alike: median of 25 bursts of
  * 64 calls), and the best of each side; the best stream-K row against the
@@ -206,6 +206,8 @@ static void bench(const char *shape)
     double best_gen = INFINITY, best_hand = INFINITY, hand_us[GDT_HAND_GEMM_CONFIGS];
     double best_of[2] = {INFINITY, INFINITY}; /* [stream-K]: the other rows, the stream-K rows */
     char name[512];
+    if (!hand_test_figures()) /* figures only under GDT_TEST_FIGURES=1 */
+        return;
     if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
