@@ -7,7 +7,8 @@
  * counters the plan owns must be back at zero after the first); the max
  * error over the largest reference magnitude is printed beside it.  b4 h32
  * s4096 d128 bf16 causal matches the first mode-A cuDNN plan the same way.
- * A misaligned pointer is refused at execute.  Then (GDT_TEST_FIGURES=1) a figure, not asserted: that shape's time, median of 25
+ * A misaligned pointer is refused at execute.  Then (GDT_TEST_FIGURES=1) a
+ * figure, not asserted: that shape's time, median of 25
  * event-timed runs after a warm-up, and TFLOP/s by the family's causal flop
  * count, beside the cuDNN plan's.  Every case and the large shape run
  * under a watchdog: a hung kernel fails the test within HAND_WATCHDOG_S seconds
