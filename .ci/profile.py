@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The `profile` step of .ci/device-run: Nsight Compute (ncu) on `gdtune bench` for each plan
+of a profile spec (sweeps/checks/profile.json), so that a missed figure comes with what stands
+between the kernel and the plan it trails: per kernel its duration, SM and memory throughput,
+the tensor (GMMA) pipe's activity, occupancy and registers, issue efficiency.
+
+usage: profile.py GDTUNE SPEC OUTDIR      run every profile: OUTDIR/<n>-<plan>.csv per plan (and
+                                          -gmma.csv), OUTDIR/summary.txt (also printed)
+       profile.py --dry-run GDTUNE SPEC   print each ncu command line, run nothing
+       profile.py --summary CSV...        the summary of ncu CSV files already written
+
+Each plan is one ncu run (an argument vector, no shell): the clocks left alone (--clock-control
+none, as every gdtune measurement), the first SKIP kernels passed over (the verification's plan
+and reference runs), then COUNT kernels profiled, enough for one call of a three-kernel
+backward.  A second run adds the GMMA pipe metric; its failure (a metric this ncu does not
+know) is reported and leaves the first run's figures.  Exit 0 when every plan was profiled,
+1 when one was not (the others are still written), 2 on bad usage or a bad spec."""
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SKIP = 40
+COUNT = 4
+TIMEOUT_S = 240
+SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats"]
+GMMA = "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"
+# (label, metric name as the details page prints it) in the summary's order
+SUMMARY = [
+    ("us", "Duration"),
+    ("SM %", "Compute (SM) Throughput"),
+    ("mem %", "Memory Throughput"),
+    ("DRAM %", "DRAM Throughput"),
+    ("GMMA %", GMMA),
+    ("occ %", "Achieved Occupancy"),
+    ("regs", "Registers Per Thread"),
+    ("cyc/issue", "Warp Cycles Per Issued Instruction"),
+]
+
+
+def bench_argv(gdtune, family, shape, plan):
+    return [gdtune, "bench", family, "--shape", shape, "--plan", plan, "--bursts", "1",
+            "--max-seconds", "0.5"]
+
+
+def ncu_argv(ncu, bench, metrics):
+    argv = [ncu, "--clock-control", "none", "--target-processes", "all", "--launch-skip", str(SKIP),
+            "--launch-count", str(COUNT), "--csv", "--page", "details"]
+    for s in SECTIONS:
+        argv += ["--section", s]
+    if metrics:
+        argv += ["--metrics", ",".join(metrics)]
+    return argv + bench
+
+
+def load_spec(path):
+    """The spec's (family, shape, plan) triples; ValueError names the JSON path."""
+    with open(path) as f:
+        doc = json.load(f)
+    profiles = doc.get("profiles")
+    if not isinstance(profiles, list) or not profiles:
+        raise ValueError(f"{path}: /profiles: expected a non-empty array")
+    out = []
+    for i, p in enumerate(profiles):
+        for key in ("family", "shape"):
+            if not isinstance(p.get(key), str) or not p[key]:
+                raise ValueError(f"{path}: /profiles/{i}/{key}: expected a non-empty string, got {p.get(key)!r}")
+        plans = p.get("plans")
+        if not isinstance(plans, list) or not plans or not all(isinstance(x, str) and x for x in plans):
+            raise ValueError(f"{path}: /profiles/{i}/plans: expected a non-empty array of plan names")
+        out += [(p["family"], p["shape"], plan) for plan in plans]
+    return out
+
+
+def file_name(n, plan):
+    return f"{n:02d}-" + re.sub(r"[^A-Za-z0-9_.=-]+", "_", plan).strip("_")[:80] + ".csv"
+
+
+def rows_of(text):
+    """ncu's CSV rows (a dict per metric row), past any lines ncu prints before the header."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+    return [] if start is None else list(csv.DictReader(lines[start:]))
+
+
+def summarize(rows):
+    """Per profiled kernel (in launch order): its name and the SUMMARY metrics' values."""
+    kernels = {}
+    for r in rows:
+        k = kernels.setdefault(r.get("ID", ""), {"name": r.get("Kernel Name", "?"), "grid": r.get("Grid Size", ""),
+                                                "block": r.get("Block Size", "")})
+        k[r.get("Metric Name", "")] = (r.get("Metric Value", ""), r.get("Metric Unit", ""))
+    out = []
+    for _, k in sorted(kernels.items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else 0):
+        vals = []
+        for label, metric in SUMMARY:
+            v, unit = k.get(metric, ("-", ""))
+            v = v.replace(",", "")
+            if metric == "Duration" and unit in ("nsecond", "ns", "msecond", "ms"):
+                v = f"{float(v) * (1e-3 if unit in ('nsecond', 'ns') else 1e3):.1f}"
+            vals.append(f"{label} {v}")
+        out.append(f"  {k['name'][:60]} grid {k['grid']} block {k['block']}: " + ", ".join(vals))
+    return out
+
+
+def profile_one(ncu, gdtune, n, family, shape, plan, outdir):
+    """ok: the sections' run gave rows (the GMMA run may add its metric's); its CSV written."""
+    bench = bench_argv(gdtune, family, shape, plan)
+    path = os.path.join(outdir, file_name(n, plan))
+    rows, ok = [], False
+    for metrics in ([], [GMMA]):
+        try:
+            r = subprocess.run(ncu_argv(ncu, bench, metrics), capture_output=True, text=True,
+                               timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            print(f"profile: {plan} ({shape}): ncu ran past {TIMEOUT_S} s", file=sys.stderr)
+            break
+        got = rows_of(r.stdout)
+        if r.returncode != 0 or not got:
+            tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
+            print(f"profile: {plan} ({shape}): ncu {'with ' + GMMA if metrics else ''} exit "
+                  f"{r.returncode}, {len(got)} rows: {' | '.join(tail)}", file=sys.stderr)
+            continue
+        rows += [x for x in got if not metrics or x.get("Metric Name") == GMMA]
+        ok = ok or not metrics
+        with open(path[:-4] + "-gmma.csv" if metrics else path, "w") as f:
+            f.write(r.stdout)
+    return ok, rows
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] == "--summary":
+        for p in argv[2:]:
+            with open(p) as f:
+                print(p)
+                print("\n".join(summarize(rows_of(f.read()))))
+        return 0
+    dry = len(argv) == 4 and argv[1] == "--dry-run"
+    if not dry and len(argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    gdtune, spec = argv[-2:] if dry else argv[1:3]
+    try:
+        plans = load_spec(spec)
+    except (OSError, ValueError) as e:
+        print(f"profile: {e}", file=sys.stderr)
+        return 2
+    ncu = shutil.which("ncu") or "ncu"
+    if dry:
+        for family, shape, plan in plans:
+            print(" ".join(json.dumps(a) for a in ncu_argv(ncu, bench_argv(gdtune, family, shape, plan), [])))
+        return 0
+    if not shutil.which("ncu"):
+        print("profile: ncu (Nsight Compute) is not on PATH", file=sys.stderr)
+        return 1
+    outdir = argv[3]
+    os.makedirs(outdir, exist_ok=True)
+    lines, failed = [], 0
+    for n, (family, shape, plan) in enumerate(plans):
+        ok, rows = profile_one(ncu, gdtune, n, family, shape, plan, outdir)
+        failed += not ok
+        lines += [f"{family} {shape}: {plan}"] + (summarize(rows) if ok else ["  not profiled (profile.log)"])
+    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

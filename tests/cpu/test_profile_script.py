@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+""".ci/profile.py (the device-run `profile` step) without a GPU or ncu: the committed spec
+(sweeps/checks/profile.json) loads and each of its plans becomes one ncu command line over
+`gdtune bench ... --plan PLAN` with the clocks left alone; a spec missing a field is refused
+naming its JSON path (exit 2); and the summary of an ncu CSV (the details page's rows, lines
+before the header skipped) puts each kernel's metrics in order, a duration in nanoseconds
+turned into microseconds.  Exit 0 when all hold, 1 naming what failed.
+
+usage: test_profile_script.py SOURCE_DIR"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print(f"test_profile_script: FAILED: {what}")
+
+
+def load(src):
+    spec = importlib.util.spec_from_file_location("profile", os.path.join(src, ".ci", "profile.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CSV = '''==PROF== Connected to process 1 (gdtune)
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","GPU Speed Of Light Throughput","Duration","nsecond","195,104"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","GPU Speed Of Light Throughput","Compute (SM) Throughput","%","71.5"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Launch Statistics","Registers Per Thread","register/thread","168"
+"1","1","gdtune","h","gdt_post","1","7","(128, 1, 1)","(64, 1, 1)","0","9.0","GPU Speed Of Light Throughput","Duration","usecond","3.20"
+'''
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    src = argv[1]
+    prof = load(src)
+    spec = os.path.join(src, "sweeps", "checks", "profile.json")
+    plans = prof.load_spec(spec)
+    check(len(plans) >= 2, f"{spec}: {len(plans)} plans")
+    with open(spec) as f:
+        doc = json.load(f)
+    for p in doc["profiles"]:
+        check(p["family"] in ("gemm", "sdpa_fwd", "sdpa_bwd"), f"family {p['family']}")
+    out = subprocess.run([sys.executable, os.path.join(src, ".ci", "profile.py"), "--dry-run", "GDT", spec],
+                         capture_output=True, text=True)
+    lines = out.stdout.splitlines()
+    check(out.returncode == 0 and len(lines) == len(plans), f"--dry-run: exit {out.returncode}, {len(lines)} lines")
+    for line, (family, shape, plan) in zip(lines, plans):
+        words = prof.ncu_argv("ncu", prof.bench_argv("GDT", family, shape, plan), [])
+        check(line == " ".join(json.dumps(w) for w in words), f"--dry-run line for {plan}")
+        check(words[words.index("--plan") + 1] == plan and words[words.index("--shape") + 1] == shape,
+              f"the bench argv of {plan}")
+        check("--clock-control" in words and words[words.index("--clock-control") + 1] == "none",
+              "ncu leaves the clocks alone")
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "bad.json")
+        with open(bad, "w") as f:
+            json.dump({"profiles": [{"family": "gemm", "shape": "m=64", "plans": []}]}, f)
+        r = subprocess.run([sys.executable, os.path.join(src, ".ci", "profile.py"), "--dry-run", "GDT", bad],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and "/profiles/0/plans" in r.stderr, f"bad spec: exit {r.returncode}, {r.stderr!r}")
+    got = prof.summarize(prof.rows_of(CSV))
+    check(len(got) == 2, f"summary: {len(got)} kernels")
+    check(got and got[0].startswith("  gdt_hand_gemm_bf16 grid (132, 1, 1) block (384, 1, 1): us 195.1, SM % 71.5,"),
+          f"summary line 0: {got[:1]}")
+    check(got and "regs 168" in got[0] and "DRAM % -" in got[0], f"summary line 0 fields: {got[:1]}")
+    check(len(got) > 1 and "gdt_post" in got[1] and "us 3.20" in got[1], f"summary line 1: {got[1:]}")
+    print("test_profile_script: " + ("FAILED" if FAILED else "passed"))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
