@@ -7,7 +7,7 @@
  * finalized from the plan cache verifies, and a corrupted entry is a miss.
  *
  * GDT_CUDNN_TEST_BUDGET (seconds, default 240) bounds the shape loop: shapes
- * left when it runs out are reported as skipped.  GDT_CUDNN_BENCH=1 also
+ * left when it runs out are reported as skipped.  GDT_TEST_FIGURES=1 also
  * prints figures (not asserted): build time, host enqueue and device time
  * per execute across bursts for the first mode-A plan of large shapes. */
 #include <dirent.h>
@@ -523,8 +523,8 @@ int main(void)
     }
     printf("plans built %d, verified %d, declined %d; shapes skipped %d\n", n_built, n_verified,
            n_declined, n_skipped);
-    const char *b = getenv("GDT_CUDNN_BENCH");
-    if (b && atoi(b))
+    const char *b = getenv("GDT_TEST_FIGURES");
+    if (b && !strcmp(b, "1"))
         bench();
     return gdt_test_result("test_cudnn");
 }
