@@ -325,11 +325,11 @@ static void test_pingpong_binds(void)
     gdt_nvrtc_launch l;
     int n = 0;
     facts_for("m=2048,n=4096,k=4096", 90, &f);
+    static const struct { const char *name; long long value; } binds[] = {
+        {"PINGPONG", 1}, {"BN", 128}, {"STAGES", 6}, {"SPLIT_K", 1}, {"SWAP_AB", 0}};
     gdt_plan_id p = nvrtc_plan_of(22); /* 128 x 128, 6 stages */
-    CHECK_INT(define_of(&f, &p, "PINGPONG"), ==, 1);
-    CHECK_INT(define_of(&f, &p, "BN"), ==, 128);
-    CHECK_INT(define_of(&f, &p, "STAGES"), ==, 6);
-    CHECK_INT(define_of(&f, &p, "SPLIT_K"), ==, 1);
+    for (size_t i = 0; i < sizeof binds / sizeof binds[0]; i++)
+        CHECK_INT(define_of(&f, &p, binds[i].name), ==, binds[i].value);
     gdt__tmpl_gemm.launch(&f, &p, 0, &l);
     CHECK_INT(l.block[0], ==, 384);
     CHECK_INT(l.smem_bytes, ==, 6 * (128 + 128) * 64 * 2 + 4 * 64 * 64 * 2 + 16 * 6 + 16 + 1024);
