@@ -31,12 +31,17 @@ enum { GDT_GEMM_TMA_TILE_M = 128, GDT_GEMM_TMA_TILE_K = 64 };
  * (tile_n 16, 32 or 64 of it a tile) its N side: the tile is tile_n rows of
  * C by 64 consumers columns; no cluster.  stream_k (split_k 1, no
  * cluster): the stream-K schedule of kernels/gdt_streamk.cuh on the
- * device's SMs, a tile cut across CTAs summed through the workspace. */
+ * device's SMs, a tile cut across CTAs summed through the workspace.
+ * pingpong (two consumers, split_k 1, no cluster, swap-AB or stream-K,
+ * tile_n 64 or 128): each consumer warpgroup owns whole 128 x tile_n
+ * tiles, the two taking turns at the tensor cores; the same tiles, ring,
+ * grid and shared memory as the cooperative form's. */
 typedef struct gdt_gemm_tma_config {
     int tile_n, split_k, stages, cluster_n, cluster_k;
     int consumers; /* consumer warpgroups, 1 or 2 */
     bool swap_ab;
     bool stream_k;
+    bool pingpong;
 } gdt_gemm_tma_config;
 
 /* Mirrors struct gdt_gemm_tma_params in kernels/gdt_gemm_sm90.cuh. */

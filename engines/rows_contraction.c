@@ -21,6 +21,7 @@ static const int64_t clusters[] = {GDT_GEMM_CLUSTER_1X1X1, GDT_GEMM_CLUSTER_1X2X
 static const int64_t reductions[] = {GDT_GEMM_REDUCE_WORKSPACE, GDT_GEMM_REDUCE_DSMEM,
                                      GDT_GEMM_REDUCE_STREAMK};
 static const int64_t swaps[] = {GDT_GEMM_SWAP_NONE, GDT_GEMM_SWAP_AB_ON};
+static const int64_t consumer_forms[] = {GDT_GEMM_COOPERATIVE, GDT_GEMM_PINGPONG_ON};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 static const gdt_column cols[GDT_GEMM_NCOLS] = {
@@ -49,6 +50,11 @@ static const gdt_column cols[GDT_GEMM_NCOLS] = {
      "PIPE=1: 1 swap-AB for decode-sized M, C^T = B^T . A^T: BM rows of M (16, 32 or 64) on the "
      "wgmma's N side, WARPS_N / 4 consumer warpgroups of 64 rows of N (BN) on its M side", -1, true,
      GDT_GEMM_SWAP_NONE},
+    {"PINGPONG", GDT_COL_BOOL, D(consumer_forms), GDT_KNOB_PINGPONG,
+     "PIPE=1: 0 cooperative consumers (both warpgroups on one 128 x BN tile, 64 rows each, both "
+     "then storing it), 1 ping-pong (each warpgroup owns whole 128 x BN tiles, the CTA's even "
+     "and odd ones, the two taking turns at the tensor cores so that one's epilogue runs under "
+     "the other's wgmmas)", -1, true, GDT_GEMM_COOPERATIVE},
 };
 #undef D
 
@@ -157,6 +163,26 @@ static bool bind_swab(const int64_t *r, char *why, size_t n)
     return true;
 }
 
+/* PINGPONG=1: each consumer holds a whole 128 x BN accumulator (BN fp32
+ * a thread), so BN 64 or 128 within its 232 registers; unsplit, no
+ * cluster, no swap-AB (the kernel's PP form). */
+static bool bind_pingpong(const int64_t *r, char *why, size_t n)
+{
+    int64_t bn = r[GDT_GEMM_BN];
+    if (r[GDT_GEMM_SWAP_AB] != GDT_GEMM_SWAP_NONE)
+        REJECT("PIPE=1 PINGPONG=1 has no swap-AB (each consumer owns whole 128-row tiles of M): "
+               "SWAP_AB=0, got %lld", LL(r[GDT_GEMM_SWAP_AB]));
+    if (bn != 64 && bn != 128)
+        REJECT("PIPE=1 PINGPONG=1 takes BN 64 or 128 (a consumer's 128 x BN accumulator, BN fp32 "
+               "registers a thread, within 232), got BN=%lld", LL(bn));
+    if (r[GDT_GEMM_SPLIT_K] != 1 || r[GDT_GEMM_CLUSTER_SHAPE] != GDT_GEMM_CLUSTER_1X1X1 ||
+        r[GDT_GEMM_REDUCTION_MODE] != GDT_GEMM_REDUCE_WORKSPACE)
+        REJECT("PIPE=1 PINGPONG=1 has no split-K, stream-K or cluster: SPLIT_K=1, CLUSTER_SHAPE=2 "
+               "and REDUCTION_MODE=0, got %lld, %lld, %lld", LL(r[GDT_GEMM_SPLIT_K]),
+               LL(r[GDT_GEMM_CLUSTER_SHAPE]), LL(r[GDT_GEMM_REDUCTION_MODE]));
+    return true;
+}
+
 /* The non-swapped tile: two consumer warpgroups of 64 rows of M. */
 static bool bind_tma_tile(int64_t *r, char *why, size_t n)
 {
@@ -188,6 +214,8 @@ static bool bind_tma(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     if (lim->arch != 90)
         REJECT("PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm%d", lim->arch);
     r[GDT_GEMM_BK] = GDT_GEMM_TMA_TILE_K;
+    if (r[GDT_GEMM_PINGPONG] == GDT_GEMM_PINGPONG_ON && !bind_pingpong(r, why, n))
+        return false;
     if (r[GDT_GEMM_SWAP_AB] == GDT_GEMM_SWAP_AB_ON ? !bind_swab(r, why, n)
                                                    : !bind_tma_tile(r, why, n))
         return false;
@@ -212,6 +240,9 @@ static bool bind_cta(const int64_t *r, char *why, size_t n)
     if (r[GDT_GEMM_SWAP_AB] != GDT_GEMM_SWAP_NONE)
         REJECT("PIPE=0 has no swap-AB: SWAP_AB is PIPE=1's (PIPE=0 takes 0), got %lld",
                LL(r[GDT_GEMM_SWAP_AB]));
+    if (r[GDT_GEMM_PINGPONG] != GDT_GEMM_COOPERATIVE)
+        REJECT("PIPE=0 has no consumer warpgroups to ping-pong: PINGPONG is PIPE=1's (PIPE=0 "
+               "takes 0), got %lld", LL(r[GDT_GEMM_PINGPONG]));
     return true;
 }
 

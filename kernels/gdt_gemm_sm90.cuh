@@ -57,6 +57,13 @@
  * Consumers (NC): two warpgroups (tiles of 128 x TN, 384 threads) or one
  * (64 x TN, 256 threads, no setmaxnreg: up to 255 registers a thread).
  *
+ * Ping-pong (PP), the choice beside the cooperative consumers above: each
+ * of the two consumer warpgroups owns whole 128 x TN tiles (TN 64 or 128,
+ * two m64 wgmmas a K step), the CTA's even tiles consumer 0's and its odd
+ * ones consumer 1's; an ordered pair of named barriers makes their MMA
+ * phases alternate, so one's epilogue runs under the other's wgmmas
+ * (consume_pp: PING-PONG).  Unsplit, no cluster, no swap-AB.
+ *
  * Swap-AB (SW), for decode-sized M: the kernel runs C^T = B^T . A^T, so
  * the problem's N fills the wgmma's 64-row M side and M (at most TN, 16,
  * 32 or 64) its N side.  The host passes B's map as ta, A's as tb and the
@@ -120,6 +127,8 @@ enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2, SPLIT_SK = 3 };
  *                                    of A + its own B bytes           own B landed: the TMA's bytes
  *   empty[s]   4 NC (consumer warps) lane 0 of each own consumer      the consumers read the stage
  *              16 in a cluster       warp; in a cluster, each warp    both CTAs' consumers read it
+ *              4 under PP            (PP: of the one consumer whose
+ *                                    tile the stage holds)
  *                                    of both CTAs arrives at both     (either producer then writes
  *                                    CTAs' empty[s]                   A into both CTAs' stage)
  *
@@ -145,7 +154,8 @@ enum { SPLIT_NONE = 0, SPLIT_WS = 1, SPLIT_PAIR = 2, SPLIT_SK = 3 };
  * waits for the one arrival), but never a round early: the partner writes
  * stage s of round r + 1 only after this CTA's consumers released round r,
  * that is after full[s] round r completed.  Named barriers: 1 and 2 the
- * epilogue of one consumer (128 threads), G90_CONSUMERS_BAR both (256).  A
+ * epilogue of one consumer (128 threads), G90_CONSUMERS_BAR both (256),
+ * G90_PP_BAR and G90_PP_BAR + 1 the ping-pong consumers' turns.  A
  * cluster syncs all 768 threads after the barriers' init (the partner's
  * must exist before a multicast or remote arrival reaches them) and before
  * exit (a CTA's shared memory must outlive the partner's last arrival). */
@@ -321,15 +331,15 @@ __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap
 
 /* ------------------------------------------------------------- consumer */
 
-/* The 64 x TN accumulator of warpgroup w, as 64 x 64 blocks through two
- * swizzled buffers, each stored by TMA.  Fragment layout of m64nNk16:
+/* A 64 x TN accumulator of warpgroup w (rows m0 to m0 + 63 of C), as
+ * 64 x 64 blocks through w's two swizzled buffers, each stored by TMA.  Fragment layout of m64nNk16:
  * d[4j + i] is row warp*16 + lane/4 + 8*(i/2), column 8j + 2*(lane%4) + i%2.
  * The buffers alternate over the consumer's whole run of stores (`stores`),
  * not per tile: with an odd number of blocks a tile (TN 64 or 192) the next
  * tile's first block would otherwise take the buffer still being stored. */
 template <int FP16, int TN>
 __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[TN / 2], u32 cbuf,
-                                         int w, tile_coord c, int &stores)
+                                         int w, tile_coord c, int m0, int &stores)
 {
     int tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     int r = warp * 16 + lane / 4;
@@ -350,7 +360,7 @@ __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[TN 
         fence_proxy_async(); /* st.shared before the TMA store reads it */
         named_sync(1 + w, 128);
         if (tid == 0) {
-            tma_store(tc, buf, c.n0 + 64 * blk, c.m0 + 64 * w, c.b);
+            tma_store(tc, buf, c.n0 + 64 * blk, m0, c.b);
             bulk_commit();
         }
     }
@@ -545,6 +555,51 @@ template <bool CL> __device__ __forceinline__ void release(u32 bar)
         bar_arrive(bar);
 }
 
+/* Rows 64 r to 64 r + 63 of an accumulator of R 64-row blocks, as the
+ * m64nTN wgmma's operand. */
+template <int TN, int R>
+__device__ __forceinline__ float (&acc_rows(float (&acc)[R * TN / 2], int r))[TN / 2]
+{
+    return *reinterpret_cast<float(*)[TN / 2]>(acc + r * (TN / 2));
+}
+
+/* The wgmmas of K tiles [kt0, kt1) of a unit into acc, R blocks of 64 rows
+ * of the stage's A from block a0 on (a cooperative consumer its own half:
+ * R 1, a0 w; a ping-pong consumer the whole tile: R 2, a0 0), the first
+ * at use `it` of the ring (advanced past the last).  A stage is released
+ * one K tile late, once the next one's wgmma is issued and its own has
+ * completed; the last stays with the caller, its wgmma still in flight. */
+template <int FP16, int A_K, int B_K, int TM, int TN, int NST, bool CL, int R>
+__device__ __forceinline__ void mma_tiles(float (&acc)[R * TN / 2], u32 smem, u32 full, u32 empty,
+                                          int a0, int kt0, int kt1, int &it)
+{
+    int lane = (int)threadIdx.x % 32;
+    for (int kt = kt0; kt < kt1; ++kt, ++it) {
+        int s = it % NST;
+        bar_wait(full + 8 * s, (u32)(it / NST) & 1);
+        /* 64 rows of A are 8192 bytes in either layout (K-major: 64 rows of
+         * 128 bytes; MN-major: one 64-column block). */
+        u32 sa = smem + s * G90_A_STAGE_BYTES(TM) + a0 * 8192;
+        u32 sb = smem + NST * G90_A_STAGE_BYTES(TM) + s * G90_B_STAGE_BYTES(TN);
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < G90_TILE_K / 16; ++kk)
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                wgmma_ss<FP16, A_K ? 0 : 1, B_K ? 0 : 1, TN>(
+                    acc_rows<TN, R>(acc, r), operand_desc(sa + r * 8192, A_K, kk),
+                    operand_desc(sb, B_K, kk), (kt - kt0) | kk);
+        wg_commit();
+        wg_fence_acc(acc);
+        if (kt > kt0) {
+            wg_wait<1>(); /* the previous stage's wgmma is done reading */
+            wg_fence_acc(acc);
+            if (lane == 0)
+                release<CL>(empty + 8 * ((it - 1) % NST));
+        }
+    }
+}
+
 template <int FP16, int A_K, int B_K, int TM, int TN, int SPL, int NST, bool CL, bool SW>
 __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tma_params &p,
                                         float *ws, unsigned *counters, u32 smem, u32 full,
@@ -563,25 +618,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
         if constexpr (SPL == SPLIT_SK)
             if (wk.kt0 == wk.kt1)
                 continue; /* an empty slot of the schedule (gdt_sk_unit_of) */
-        for (int kt = wk.kt0; kt < wk.kt1; ++kt, ++it) {
-            int s = it % NST;
-            bar_wait(full + 8 * s, (u32)(it / NST) & 1);
-            u32 sa = smem + s * G90_A_STAGE_BYTES(TM) + (A_K ? w * 64 * 128 : w * 8192);
-            u32 sb = smem + NST * G90_A_STAGE_BYTES(TM) + s * G90_B_STAGE_BYTES(TN);
-            wg_fence();
-#pragma unroll
-            for (int kk = 0; kk < G90_TILE_K / 16; ++kk)
-                wgmma_ss<FP16, A_K ? 0 : 1, B_K ? 0 : 1, TN>(
-                    acc, operand_desc(sa, A_K, kk), operand_desc(sb, B_K, kk), (kt - wk.kt0) | kk);
-            wg_commit();
-            wg_fence_acc(acc);
-            if (kt > wk.kt0) {
-                wg_wait<1>(); /* the previous stage's wgmma is done reading */
-                wg_fence_acc(acc);
-                if (lane == 0)
-                    release<CL>(empty + 8 * ((it - 1) % NST));
-            }
-        }
+        mma_tiles<FP16, A_K, B_K, TM, TN, NST, CL, 1>(acc, smem, full, empty, w, wk.kt0, wk.kt1, it);
         wg_wait<0>();
         wg_fence_acc(acc);
         if (SPL == SPLIT_PAIR && wk.kt0 == wk.kt1) {
@@ -611,8 +648,80 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
         if constexpr (SW)
             epilogue_swab<FP16, TN>(tc, acc, cbuf, w, wk.c, stores);
         else
-            epilogue<FP16, TN>(tc, acc, cbuf, w, wk.c, stores);
+            epilogue<FP16, TN>(tc, acc, cbuf, w, wk.c, wk.c.m0 + 64 * w, stores);
     }
+    if ((int)threadIdx.x % 128 == 0)
+        bulk_wait<0>(); /* shared memory stays valid until the last store is done */
+}
+
+/* PING-PONG (PP): each consumer warpgroup owns whole 128 x TN tiles, the
+ * two m64 halves of one accumulator (TN of them a thread: TN 64 or 128,
+ * so that 232 registers hold it), consumer 0 the CTA's even tiles of the
+ * walk and consumer 1 its odd ones; the producer loads every tile's stages
+ * in walk order, as for the cooperative consumers, and each stage is read
+ * by one consumer (empty barrier count 4).  The consumers' MMA phases
+ * alternate (TURNS below), so that one's epilogue (convert, st.shared,
+ * TMA store) and the pipeline's ramp into its next tile run under the
+ * other's wgmmas.  Split-K, stream-K, clusters and swap-AB are the
+ * cooperative form's alone.
+ *
+ * TURNS: named barriers G90_PP_BAR + w (256 threads: consumer w's bar.sync
+ * and the other's bar.arrive).  The CTA's tile j is turn j, consumer
+ * j % 2's: it syncs on its own barrier, issues the tile's wgmmas (waiting
+ * every full barrier of the tile), arrives on the other's barrier, then
+ * waits for its wgmmas and stores the tile.  Consumer 1 arrives on
+ * consumer 0's barrier once at the start (turn -1), so consumer 0 goes
+ * first; after the last turn, J - 1 of the CTA's J tiles, consumer J % 2
+ * takes its hand-over with one more bar.sync, so no arrival is pending at
+ * exit.  The turns are one sequence, so no barrier holds two arrivals of
+ * one consumer.
+ *
+ * Why a consumer may wait on a full barrier's parity though it skips the
+ * other consumer's rounds of that stage: tile j's stages are uses
+ * j ktiles to (j + 1) ktiles - 1 of the ring; when consumer w waits for use
+ * `it` (round r of stage s), the other consumer has waited every earlier
+ * use (its turn ended before w's began), so round r - 1 of stage s is
+ * complete; and round r + 1 cannot be, since its load waits for w's release
+ * of round r.  The parity therefore names round r. */
+#define G90_PP_BAR 4
+
+/* The CTA's tiles (blockIdx.x, then every gridDim.x-th). */
+__device__ __forceinline__ int cta_tiles(int ntiles)
+{
+    int b = (int)blockIdx.x, g = (int)gridDim.x;
+    return b < ntiles ? (ntiles - 1 - b) / g + 1 : 0;
+}
+
+template <int FP16, int A_K, int B_K, int TN, int NST>
+__device__ __forceinline__ void consume_pp(const CUtensorMap *tc, const gdt_gemm_tma_params &p,
+                                           u32 smem, u32 full, u32 empty, int ktiles, int ntiles)
+{
+    constexpr int TM = G90_TILE_M;
+    int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
+    u32 cbuf = smem + G90_C_OFFSET(TM, TN, NST) + w * 2 * G90_C_BLOCK_BYTES;
+    float acc[TN];
+#pragma unroll
+    for (int i = 0; i < TN; ++i)
+        acc[i] = 0.f;
+    int stores = 0, j = w;
+    if (w == 1)
+        named_arrive(G90_PP_BAR, 256); /* turn -1 */
+    for (int u = (int)blockIdx.x + w * (int)gridDim.x; u < ntiles; u += 2 * (int)gridDim.x, j += 2) {
+        tile_coord c = unit_tile<TM, TN, false>(p, u);
+        int it = j * ktiles;
+        named_sync(G90_PP_BAR + w, 256);
+        mma_tiles<FP16, A_K, B_K, TM, TN, NST, false, 2>(acc, smem, full, empty, 0, 0, ktiles, it);
+        named_arrive(G90_PP_BAR + 1 - w, 256);
+        wg_wait<0>();
+        wg_fence_acc(acc);
+        if (lane == 0)
+            bar_arrive(empty + 8 * ((it - 1) % NST));
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+            epilogue<FP16, TN>(tc, acc_rows<TN, 2>(acc, r), cbuf, w, c, c.m0 + 64 * r, stores);
+    }
+    if (cta_tiles(ntiles) % 2 == w)
+        named_sync(G90_PP_BAR + w, 256); /* the last turn's hand-over */
     if ((int)threadIdx.x % 128 == 0)
         bulk_wait<0>(); /* shared memory stays valid until the last store is done */
 }
@@ -621,7 +730,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
  * C^T = B^T . A^T: B is the wgmma's A side (TM rows of N), A its B side
  * (TN columns of M), p is the swapped problem's (m and n exchanged: the
  * host's gdt__gemm_tma_init) and only the epilogue writes C as it is. */
-template <int FP16, int A_K, int B_K, int TN, int SPL, int NST, bool CL, int NC, bool SW>
+template <int FP16, int A_K, int B_K, int TN, int SPL, int NST, bool CL, int NC, bool SW, bool PP>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
                                      const CUtensorMap *tc, const gdt_gemm_tma_params &p,
                                      float *ws, unsigned *counters)
@@ -633,6 +742,9 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                   "most 64, one output block a consumer, no cluster");
     static_assert(KB || TN % 64 == 0, "an MN-major wgmma B side loads 64-column boxes");
     static_assert(SPL != SPLIT_SK || !CL, "stream-K: no cluster (a unit is one CTA's)");
+    static_assert(!PP || (NC == 2 && SPL == SPLIT_NONE && !CL && !SW && TN <= 128),
+                  "ping-pong: two consumers of whole 128 x TN tiles (TN accumulators a thread, "
+                  "TN 64 or 128), no split, no cluster, no swap-AB");
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
      * bytes of slack for this. */
@@ -650,7 +762,8 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     if (threadIdx.x == 0) {
         for (int s = 0; s < NST; ++s) {
             bar_init(full + 8 * s, 1);
-            bar_init(empty + 8 * s, (CL ? 2 : 1) * 4 * NC); /* every consumer warp */
+            /* every consumer warp; ping-pong: the one consumer reading the stage */
+            bar_init(empty + 8 * s, (CL ? 2 : 1) * 4 * (PP ? 1 : NC));
         }
         if constexpr (SPL == SPLIT_PAIR) { /* recv_full, recv_empty: SPLIT_WS's flag word */
             bar_init(smem + G90_FLAG_OFFSET(TM, TN, NST), 1);
@@ -674,8 +787,11 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     } else {
         if constexpr (NC == 2)
             regs_inc<232>();
-        consume<FP16, KA, KB, TM, TN, SPL, NST, CL, SW>(tc, p, ws, counters, smem, full, empty,
-                                                         ktiles, ntiles, nunits);
+        if constexpr (PP)
+            consume_pp<FP16, KA, KB, TN, NST>(tc, p, smem, full, empty, ktiles, ntiles);
+        else
+            consume<FP16, KA, KB, TM, TN, SPL, NST, CL, SW>(tc, p, ws, counters, smem, full, empty,
+                                                             ktiles, ntiles, nunits);
     }
     /* Lanes 1 to 31 of warp 0 skipped the producer's loop: they wait for
      * lane 0 at the warp's barrier, so that the warp reaches the cluster's
@@ -692,21 +808,25 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
 
 /* One kernel entry: `name` for the dtype fp16 (1 fp16, 0 bf16), the
  * problem's operand layouts ak and bk (1: K-major), and the configuration
- * (tn, split, nst, cl, nc consumer warpgroups, sw swap-AB).  The launch:
+ * (tn, split, nst, cl, nc consumer warpgroups, sw swap-AB, pp ping-pong).  The launch:
  * G90_THREADS(nc) threads, the shared memory of gdt__gemm_tma_smem_bytes
  * (engines/gdt_gemm_tma.h), and in a cluster configuration (cl, or split
  * SPLIT_PAIR) clusters of (2, 1, 1). */
-#define GDT_GEMM_SM90_KERNEL(name, fp16, ak, bk, tn, split, nst, cl, nc, sw)                        \
+#define GDT_GEMM_SM90_KERNEL(name, fp16, ak, bk, tn, split, nst, cl, nc, sw, pp)                    \
     extern "C" __global__ void __launch_bounds__(G90_THREADS(nc), 1)                                \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
              const __grid_constant__ CUtensorMap tc, const gdt_gemm_tma_params p, float *ws,        \
              unsigned *counters)                                                                    \
     {                                                                                               \
-        gemm<fp16, ak, bk, tn, split, nst, cl, nc, sw>(&ta, &tb, &tc, p, ws, counters);             \
+        gemm<fp16, ak, bk, tn, split, nst, cl, nc, sw, pp>(&ta, &tb, &tc, p, ws, counters);         \
     }
 
 /* The 128 x tn tile of two consumers, without swap-AB. */
 #define GDT_GEMM_SM90_ENTRY(name, fp16, ak, bk, tn, split, nst, cl)                                 \
-    GDT_GEMM_SM90_KERNEL(name, fp16, ak, bk, tn, split, nst, cl, 2, false)
+    GDT_GEMM_SM90_KERNEL(name, fp16, ak, bk, tn, split, nst, cl, 2, false, false)
+
+/* The ping-pong form (PP) of the 128 x tn tile: unsplit, no cluster. */
+#define GDT_GEMM_SM90_PINGPONG(name, fp16, ak, bk, tn, nst)                                         \
+    GDT_GEMM_SM90_KERNEL(name, fp16, ak, bk, tn, SPLIT_NONE, nst, false, 2, false, true)
 
 #endif

@@ -5,7 +5,7 @@
  *
  *   BM BN BK WARPS_M WARPS_N STAGES GROUP_M MMA   the contraction row
  *   PIPE SPLIT_K CLUSTER_SHAPE REDUCTION_MODE     its optional columns
- *   SWAP_AB
+ *   SWAP_AB PINGPONG
  *   GDT_FP16          0: bf16, 1: fp16
  *   A_KMAJOR B_KMAJOR 1 when the operand's K axis has unit stride
  *   A_VEC B_VEC       1 when 16-byte chunks along the unit-stride axis are
@@ -32,7 +32,10 @@
  *        SPLIT_K=1) stream-K (gdt_streamk.cuh); CLUSTER_SHAPE=5
  *        pairs of CTAs along N sharing A by multicast; SWAP_AB=1 the
  *        swap-AB form for decode-sized M (C^T = B^T . A^T: BM rows of M
- *        on the wgmma's N side, BN / 64 consumer warpgroups along N).
+ *        on the wgmma's N side, BN / 64 consumer warpgroups along N);
+ *        PINGPONG=1 the ping-pong consumers (each warpgroup owns whole
+ *        128 x BN tiles, BN 64 or 128, the two taking turns at the tensor
+ *        cores so that one's epilogue runs under the other's wgmmas).
  *        Its parameters are tensor maps (engines/gemm_tma.c), not
  *        gdt_gemm_params. */
 
@@ -41,6 +44,10 @@
 #define G90_GROUP_M GROUP_M
 #include "gdt_gemm_sm90.cuh"
 
+#ifndef PINGPONG
+#define PINGPONG 0
+#endif
+
 /* SWAP_AB=1: BM rows of M are the wgmma's N side, BN / 64 consumer
  * warpgroups of 64 rows of N its M side (engines/rows_contraction.c). */
 GDT_GEMM_SM90_KERNEL(gdt_gemm, GDT_FP16, A_KMAJOR, B_KMAJOR, (SWAP_AB ? BM : BN),
@@ -48,7 +55,8 @@ GDT_GEMM_SM90_KERNEL(gdt_gemm, GDT_FP16, A_KMAJOR, B_KMAJOR, (SWAP_AB ? BM : BN)
                       : REDUCTION_MODE == 2 ? SPLIT_SK
                       : SPLIT_K > 1         ? SPLIT_WS
                                             : SPLIT_NONE),
-                     STAGES, (CLUSTER_SHAPE == 5), (SWAP_AB ? BN / 64 : 2), (SWAP_AB == 1))
+                     STAGES, (CLUSTER_SHAPE == 5), (SWAP_AB ? BN / 64 : 2), (SWAP_AB == 1),
+                     (PINGPONG == 1))
 
 #else
 

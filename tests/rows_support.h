@@ -3,7 +3,8 @@
  * test_nvrtc_gemm_tma and test_nvrtc_attn_fwd_tma): a rows file's
  * candidates for a slot and problem, the staged rows' (or those of the file
  * GDT_TEST_TUNING_CONFIG names), a rule's case, the value a template's
- * defines give one name, and the PIPE=1 plan of a gemm.hand configuration.  Only included, never built alone. */
+ * defines give one name, the PIPE=1 plan of a gemm.hand configuration and
+ * a ping-pong plan's cooperative twin.  Only included, never built alone. */
 #ifndef ROWS_SUPPORT_H
 #define ROWS_SUPPORT_H
 
@@ -86,6 +87,19 @@ static inline gdt_plan_id rows_hand_twin(int i, int64_t engine_id)
     gdt_plan_id_set_knob(&p, GDT_KNOB_MMA, 1);
     gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, 1);
     return p;
+}
+
+/* A ping-pong plan's cooperative twin (gemm.hand's or a PIPE=1 row's):
+ * the same knobs without PINGPONG. */
+static inline gdt_plan_id rows_cooperative_twin(const gdt_plan_id *p)
+{
+    gdt_plan_id out = *p;
+    out.nknobs = 0;
+    for (int i = 0; i < p->nknobs; i++)
+        if (p->knobs[i].type != GDT_KNOB_PINGPONG)
+            out.knobs[out.nknobs++] = p->knobs[i];
+    gdt_plan_id_normalize(&out);
+    return out;
 }
 
 #endif

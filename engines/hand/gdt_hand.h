@@ -10,7 +10,7 @@
 #define GDT_HAND_GEMM_CUBIN "kernels/hand/gemm_sm90.cubin"
 
 /* How many fixed configurations gemm.hand has. */
-#define GDT_HAND_GEMM_CONFIGS 21
+#define GDT_HAND_GEMM_CONFIGS 23
 
 /* Configuration i (0 <= i < GDT_HAND_GEMM_CONFIGS) of gemm.hand as knobs:
  * TILE_M, TILE_N, TILEK, STAGES, GROUP_M (the raster's band of tile rows)
@@ -27,7 +27,10 @@
  * warpgroup) or 128 (two) of N on its M side; 14 unsplit, 15 to 17 in two
  * splits, 18 in four.  With TILE_M below 64 they take A K-major only.
  * Configurations 19 (128 x 128) and 20 (128 x 192) add REDUCTION_MODE=2:
- * stream-K (kernels/gdt_streamk.cuh), no SPLIT_K. */
+ * stream-K (kernels/gdt_streamk.cuh), no SPLIT_K.  Configurations 21 (4
+ * stages) and 22 (6) add PINGPONG=1 to 128 x 128: each consumer warpgroup
+ * owns whole tiles, the two taking turns at the tensor cores (the twins of
+ * 1 and 7). */
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 /* The prefix of configuration i's entries in the cubin ("gdt_hand_gemm_n128";
  * an entry adds _bf16 or _fp16 and the layouts, e.g. _km: A K-major, B

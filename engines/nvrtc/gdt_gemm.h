@@ -27,6 +27,7 @@ enum {
     GDT_GEMM_CLUSTER_SHAPE,
     GDT_GEMM_REDUCTION_MODE,
     GDT_GEMM_SWAP_AB,
+    GDT_GEMM_PINGPONG,
     GDT_GEMM_NCOLS
 };
 
@@ -48,6 +49,11 @@ enum { GDT_GEMM_REDUCE_WORKSPACE = 0, GDT_GEMM_REDUCE_DSMEM = 1, GDT_GEMM_REDUCE
  * (BM rows of M on the wgmma's N side, BN of N on its M side, 64 a
  * consumer warpgroup). */
 enum { GDT_GEMM_SWAP_NONE = 0, GDT_GEMM_SWAP_AB_ON = 1 };
+
+/* PINGPONG's values for the TMA pipeline: 0 the cooperative consumers
+ * (both on one 128-row tile, 64 rows each), 1 the ping-pong ones (each
+ * owns whole 128 x BN tiles, the two taking turns at the tensor cores). */
+enum { GDT_GEMM_COOPERATIVE = 0, GDT_GEMM_PINGPONG_ON = 1 };
 
 /* How kernels/gemm.cuh sees the problem's operands (its -D layout flags). */
 typedef struct gdt_gemm_layout {

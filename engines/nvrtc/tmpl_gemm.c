@@ -61,6 +61,7 @@ void gdt__gemm_tma_config_of(const int64_t *r, gdt_gemm_tma_config *out)
     out->consumers = swap ? (int)(r[GDT_GEMM_BN] / 64) : 2;
     out->swap_ab = swap;
     out->stream_k = r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_STREAMK;
+    out->pingpong = r[GDT_GEMM_PINGPONG] == GDT_GEMM_PINGPONG_ON;
 }
 
 static bool tma(const int64_t *r) { return r[GDT_GEMM_PIPE] == GDT_GEMM_PIPE_TMA; }
@@ -105,7 +106,7 @@ static int defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *o
 {
     static const char *const row_names[GDT_GEMM_NCOLS] = {
         "BM", "BN", "BK", "WARPS_M", "WARPS_N", "STAGES", "GROUP_M", "MMA",
-        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE", "SWAP_AB"};
+        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE", "SWAP_AB", "PINGPONG"};
     int64_t row[GDT_GEMM_NCOLS];
     gdt_gemm_layout l;
     plan_row(p, row);

@@ -59,16 +59,16 @@ GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_s8_, 64, SPLIT_NONE, 8, false)
  * 64-column boxes, so tn 32 and 16 have only the entries of A K-major
  * (_kk, _km); engines/gemm_tma.c declines the others. */
 #define GDT_HAND_GEMM_SWAB_AK(prefix, tn, split, st, nc)                                            \
-    GDT_GEMM_SM90_KERNEL(prefix##bf16_kk, 0, 1, 1, tn, split, st, false, nc, true)                  \
-    GDT_GEMM_SM90_KERNEL(prefix##bf16_km, 0, 1, 0, tn, split, st, false, nc, true)                  \
-    GDT_GEMM_SM90_KERNEL(prefix##fp16_kk, 1, 1, 1, tn, split, st, false, nc, true)                  \
-    GDT_GEMM_SM90_KERNEL(prefix##fp16_km, 1, 1, 0, tn, split, st, false, nc, true)
+    GDT_GEMM_SM90_KERNEL(prefix##bf16_kk, 0, 1, 1, tn, split, st, false, nc, true, false)           \
+    GDT_GEMM_SM90_KERNEL(prefix##bf16_km, 0, 1, 0, tn, split, st, false, nc, true, false)           \
+    GDT_GEMM_SM90_KERNEL(prefix##fp16_kk, 1, 1, 1, tn, split, st, false, nc, true, false)           \
+    GDT_GEMM_SM90_KERNEL(prefix##fp16_km, 1, 1, 0, tn, split, st, false, nc, true, false)
 #define GDT_HAND_GEMM_SWAB(prefix, tn, split, st, nc)                                               \
     GDT_HAND_GEMM_SWAB_AK(prefix, tn, split, st, nc)                                                \
-    GDT_GEMM_SM90_KERNEL(prefix##bf16_mk, 0, 0, 1, tn, split, st, false, nc, true)                  \
-    GDT_GEMM_SM90_KERNEL(prefix##bf16_mm, 0, 0, 0, tn, split, st, false, nc, true)                  \
-    GDT_GEMM_SM90_KERNEL(prefix##fp16_mk, 1, 0, 1, tn, split, st, false, nc, true)                  \
-    GDT_GEMM_SM90_KERNEL(prefix##fp16_mm, 1, 0, 0, tn, split, st, false, nc, true)
+    GDT_GEMM_SM90_KERNEL(prefix##bf16_mk, 0, 0, 1, tn, split, st, false, nc, true, false)           \
+    GDT_GEMM_SM90_KERNEL(prefix##bf16_mm, 0, 0, 0, tn, split, st, false, nc, true, false)           \
+    GDT_GEMM_SM90_KERNEL(prefix##fp16_mk, 1, 0, 1, tn, split, st, false, nc, true, false)           \
+    GDT_GEMM_SM90_KERNEL(prefix##fp16_mm, 1, 0, 0, tn, split, st, false, nc, true, false)
 
 GDT_HAND_GEMM_SWAB(gdt_hand_gemm_swab_m64_s8_, 64, SPLIT_NONE, 8, 1)
 GDT_HAND_GEMM_SWAB(gdt_hand_gemm_swab_m64_splitk_s8_, 64, SPLIT_WS, 8, 1)
@@ -82,3 +82,20 @@ GDT_HAND_GEMM_SWAB(gdt_hand_gemm_swab_m64_n128_splitk_s6_, 64, SPLIT_WS, 6, 2)
  * its counter as nBN_splitk's splits.  Not run on a GPU yet. */
 GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n128_streamk_, 128, SPLIT_SK, 4, false)
 GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_streamk_, 192, SPLIT_SK, 4, false)
+
+/* Ping-pong (README): each consumer warpgroup owns whole 128 x 128 tiles,
+ * the two taking the CTA's tiles by turns, so one's epilogue runs under
+ * the other's wgmmas; 4 and 6 stages, the twins of _n128_ and _n128_s6_.
+ * Not run on a GPU yet. */
+#define GDT_HAND_GEMM_PINGPONG(prefix, bn, st)                                                      \
+    GDT_GEMM_SM90_PINGPONG(prefix##bf16_kk, 0, 1, 1, bn, st)                                        \
+    GDT_GEMM_SM90_PINGPONG(prefix##bf16_km, 0, 1, 0, bn, st)                                        \
+    GDT_GEMM_SM90_PINGPONG(prefix##bf16_mk, 0, 0, 1, bn, st)                                        \
+    GDT_GEMM_SM90_PINGPONG(prefix##bf16_mm, 0, 0, 0, bn, st)                                        \
+    GDT_GEMM_SM90_PINGPONG(prefix##fp16_kk, 1, 1, 1, bn, st)                                        \
+    GDT_GEMM_SM90_PINGPONG(prefix##fp16_km, 1, 1, 0, bn, st)                                        \
+    GDT_GEMM_SM90_PINGPONG(prefix##fp16_mk, 1, 0, 1, bn, st)                                        \
+    GDT_GEMM_SM90_PINGPONG(prefix##fp16_mm, 1, 0, 0, bn, st)
+
+GDT_HAND_GEMM_PINGPONG(gdt_hand_gemm_n128_pp_, 128, 4)
+GDT_HAND_GEMM_PINGPONG(gdt_hand_gemm_n128_pp_s6_, 128, 6)

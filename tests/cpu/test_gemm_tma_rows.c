@@ -57,9 +57,10 @@ static bool in_defaults(const gdt_candidate *c, int n, const gdt_plan_id *p)
     return false;
 }
 
-/* Each hand configuration is a staged row (fourteen of the sixteen; the
- * other two, 128 x 192 unsplit and 128 x 128 with 6 stages in clusters
- * along N, are neighbours no fixed configuration is), and at bf16 with A
+/* Each hand configuration is a staged row (the twins of the ping-pong
+ * configurations 21 and 22 among them; the rows no fixed configuration
+ * is: 128 x 192 unsplit, 128 x 128 with 6 stages in clusters along N, two
+ * swap-AB rows and the ping-pong 128 x 64 with 8 stages), and at bf16 with A
  * K-major and B MN-major (row-major A and B: the entries' _km) the NVRTC
  * cubin's kernel is the hand cubin's entry, byte for byte; every staged
  * row binds and compiles. */
@@ -89,7 +90,7 @@ static void test_hand_configs_are_rows(void)
         CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
-    CHECK_INT(n, ==, 25);
+    CHECK_INT(n, ==, 28);
     for (int i = 0; i < n; i++) {
         void *cubin = NULL;
         size_t len = 0;
@@ -162,6 +163,31 @@ static void test_rules(void)
          "PIPE=1 SWAP_AB=1 has no cluster: CLUSTER_SHAPE=2 and REDUCTION_MODE=0, got 2, 1", NULL, 90},
         {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0]",
          "PIPE=0 has no swap-AB: SWAP_AB is PIPE=1's (PIPE=0 takes 0), got 1", NULL, 90},
+        /* PINGPONG=1: a consumer's whole 128 x BN accumulator (BN 64 or
+         * 128), unsplit, no stream-K, no cluster, no swap-AB; none under
+         * PIPE=0 */
+        {"[128, 256, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]",
+         "PIPE=1 PINGPONG=1 takes BN 64 or 128 (a consumer's 128 x BN accumulator, BN fp32 registers "
+         "a thread, within 232), got BN=256", NULL, 90},
+        {"[128, 192, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]", "[128, 64, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]",
+         "PIPE=1 PINGPONG=1 takes BN 64 or 128", NULL, 90},
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 2, 2, 0, 0, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]",
+         "PIPE=1 PINGPONG=1 has no split-K, stream-K or cluster: SPLIT_K=1, CLUSTER_SHAPE=2 and "
+         "REDUCTION_MODE=0, got 2, 2, 0", NULL, 90},
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 5, 0, 0, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]",
+         "PIPE=1 PINGPONG=1 has no split-K, stream-K or cluster: SPLIT_K=1, CLUSTER_SHAPE=2 and "
+         "REDUCTION_MODE=0, got 1, 5, 0", NULL, 90},
+        {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 2, 0, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]",
+         "PIPE=1 PINGPONG=1 has no split-K, stream-K or cluster: SPLIT_K=1, CLUSTER_SHAPE=2 and "
+         "REDUCTION_MODE=0, got 1, 2, 2", NULL, 90},
+        {"[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1, 1]", "[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1, 0]",
+         "PIPE=1 PINGPONG=1 has no swap-AB (each consumer owns whole 128-row tiles of M): SWAP_AB=0, "
+         "got 1", NULL, 90},
+        {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0]",
+         "PIPE=0 has no consumer warpgroups to ping-pong: PINGPONG is PIPE=1's (PIPE=0 takes 0), got 1",
+         NULL, 90},
+        {"[128, 128, 64, 8, 1, 7, 8, 1, 1, 1, 2, 0, 0, 1]", "[128, 128, 64, 8, 1, 6, 8, 1, 1, 1, 2, 0, 0, 1]",
+         "shared memory 263296 bytes exceeds 232448 on sm90", NULL, 90},
         /* An MN-major A is swap-AB's wgmma B side in 64-column boxes: a
          * tile of 16 rows of M cannot take it (m = 8 caps BM to 16; A's
          * K stride is 16 bytes, one TMA takes). */
@@ -254,7 +280,7 @@ static void test_optional_columns(void)
     const char *short_row = "{\"nvrtc\": {\"contraction\": [[128, 128, 64, 4, 1, 4, 8]]}}";
     CHECK_INT(gdt_rows_load_text(short_row, strlen(short_row), "rows.json", &t, &e), ==,
               GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "expected 8 to 13 columns (from PIPE on optional), got 7");
+    CHECK_CONTAINS(e.msg, "expected 8 to 14 columns (from PIPE on optional), got 7");
 }
 
 /* What the template binds for a PIPE=1 plan: its defines, the launch of
@@ -287,6 +313,39 @@ static void test_template_binds(void)
     p = nvrtc_plan_of(10); /* clusters along N */
     CHECK_INT(define_of(&f, &p, "CLUSTER_SHAPE"), ==, 5);
     CHECK_INT(define_of(&f, &p, "SWAP_AB"), ==, 0);
+    CHECK_INT(define_of(&f, &p, "PINGPONG"), ==, 0);
+}
+
+/* Ping-pong: the cooperative form's tile, launch and ring (384 threads,
+ * the 128 x BN stages and two output blocks a consumer), no workspace;
+ * the template binds PINGPONG=1, and the row names it in its plan. */
+static void test_pingpong_binds(void)
+{
+    gdt_facts f;
+    gdt_nvrtc_launch l;
+    int n = 0;
+    facts_for("m=2048,n=4096,k=4096", 90, &f);
+    static const struct { const char *name; long long value; } binds[] = {
+        {"PINGPONG", 1}, {"BN", 128}, {"STAGES", 6}, {"SPLIT_K", 1}, {"SWAP_AB", 0}};
+    gdt_plan_id p = nvrtc_plan_of(22); /* 128 x 128, 6 stages */
+    for (size_t i = 0; i < sizeof binds / sizeof binds[0]; i++)
+        CHECK_INT(define_of(&f, &p, binds[i].name), ==, binds[i].value);
+    gdt__tmpl_gemm.launch(&f, &p, 0, &l);
+    CHECK_INT(l.block[0], ==, 384);
+    CHECK_INT(l.smem_bytes, ==, 6 * (128 + 128) * 64 * 2 + 4 * 64 * 64 * 2 + 16 * 6 + 16 + 1024);
+    CHECK_INT(gdt__tmpl_gemm.workspace(&f, &p), ==, 0);
+    gdt_candidate *c = materialize("{\"nvrtc\": {\"contraction\": [[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]]}}",
+                                   "m=2048,n=4096,k=4096", 90, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    if (n == 1) {
+        gdt_plan_id twin = nvrtc_plan_of(21);
+        char name[512];
+        gdt_plan_id_format(&c[0].id, name, sizeof name);
+        CHECK_CONTAINS(name, "PINGPONG=1");
+        CHECK_INT(c[0].bound[GDT_GEMM_PINGPONG], ==, 1);
+        CHECK(gdt_plan_id_equal(&c[0].id, &twin));
+    }
+    free(c);
 }
 
 /* Swap-AB: BM rows of M on the wgmma's N side, one consumer warpgroup a
@@ -335,6 +394,7 @@ int main(void)
     test_small_problem();
     test_template_binds();
     test_swab_binds();
+    test_pingpong_binds();
     test_hand_configs_are_rows();
     return gdt_test_result("test_gemm_tma_rows");
 }

@@ -36,6 +36,8 @@ static const char *const names[GDT_HAND_GEMM_CONFIGS] = {
     "gemm.hand[GROUP_M=8, SPLIT_K=4, STAGES=6, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=128]",
     "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
     "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=192]",
+    "gemm.hand[GROUP_M=8, PINGPONG=1, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+    "gemm.hand[GROUP_M=8, PINGPONG=1, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
 };
 
 static const gdt_engine_slot *hand_slot(void)
@@ -146,6 +148,17 @@ static void test_decline(void)
         "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=64]",
         "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128]",
         "gemm.hand[GROUP_M=8, REDUCTION_MODE=2, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=64]",
+        /* next to the ping-pong ones (21, 22): another value, tile or
+         * ring, a split, a cluster, stream-K, swap-AB */
+        "gemm.hand[GROUP_M=8, PINGPONG=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, PINGPONG=0, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, PINGPONG=1, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256]",
+        "gemm.hand[GROUP_M=8, PINGPONG=1, STAGES=8, TILEK=64, TILE_M=128, TILE_N=64]",
+        "gemm.hand[GROUP_M=8, PINGPONG=1, STAGES=3, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, PINGPONG=1, SPLIT_K=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, PINGPONG=1, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, PINGPONG=1, REDUCTION_MODE=2, STAGES=4, TILEK=64, TILE_M=128, TILE_N=128]",
+        "gemm.hand[GROUP_M=8, PINGPONG=1, STAGES=8, SWAP_AB=1, TILEK=64, TILE_M=64, TILE_N=64]",
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         gdt_plan_id id;
@@ -210,7 +223,7 @@ static void check_order_n(const char *shape, const int *want, int n)
     }
 }
 
-/* m > 64: the fourteen without swap-AB, then the two stream-K; m <= 64: all twenty-one. */
+/* m > 64: the fourteen without swap-AB, then stream-K and ping-pong; m <= 64: all twenty-three. */
 #define check_order(shape, ...)                                                                    \
     check_order_n(shape, (const int[]){__VA_ARGS__},                                                \
                   (int)(sizeof (const int[]){__VA_ARGS__} / sizeof(int)))
@@ -263,25 +276,34 @@ static void check_order_n(const char *shape, const int *want, int n)
  * on 128 CTAs, runs of 32 ((32 + 4) x 192 = 6912); 4096^3 is 6 whole
  * tiles of 128 x 128 then runs of 112 or 113 ((384 + 113 + 6) x 128 =
  * 64384), against 4 of 128 x 192 then 85 or 86 (66816); where K is one
- * tile no tile is cut (1 x 128 against 1 x 192). */
+ * tile no tile is cut (1 x 128 against 1 x 192).
+ * Ping-pong (21, 22) joins them (not run on a GPU yet), its makespan the
+ * 128 x 128 tiles' (1's), ties in table order: after both stream-K ones
+ * where the tiles are too few to fill the SMs and stream-K cuts them
+ * (m=256, n=6144: 96 tiles, one wave of 64 K tiles at 128 columns, 8192,
+ * against 6528 and 6912),
+ * ahead of both at m=512 and 1024 (128 and 256 tiles: 8192 and 16384,
+ * where stream-K adds cut tiles), between them at 4096^3 (65536 between
+ * 64384 and 66816) and where K is one tile (a tie at 128 with 19, after
+ * it by table order, ahead of 20's 192). */
 static void test_order(void)
 {
-    check_order("m=128,n=4096,k=4096", 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
-    check_order("m=128,n=4096,k=14336", 11, 6, 9, 3, 8, 4, 13, 2, 5, 1, 7, 0, 10, 12, 19, 20);
-    check_order("m=1,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
-    check_order("m=128,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20);
-    check_order("m=256,n=6144,k=4096", 11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4, 19, 20);
-    check_order("m=256,n=4096,k=4096", 13, 11, 2, 6, 9, 3, 8, 5, 1, 7, 4, 0, 10, 12, 19, 20);
-    check_order("m=512,n=4096,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20);
-    check_order("m=1024,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4, 19, 20);
-    check_order("m=4096,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4, 19, 20);
-    check_order("m=128,n=4096,k=64", 13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12, 19, 20);
-    check_order("m=1536,n=2816,k=4096", 0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4, 19, 20);
-    check_order("m=16,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
-    check_order("m=64,n=14336,k=4096", 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20);
-    check_order("m=33,n=4096,k=4096", 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
-    check_order("m=17,n=4096,k=4096", 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20);
-    check_order("m=65,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20);
+    check_order("m=128,n=4096,k=4096", 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
+    check_order("m=128,n=4096,k=14336", 11, 6, 9, 3, 8, 4, 13, 2, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
+    check_order("m=1,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
+    check_order("m=128,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20, 21, 22);
+    check_order("m=256,n=6144,k=4096", 11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4, 19, 20, 21, 22);
+    check_order("m=256,n=4096,k=4096", 13, 11, 2, 6, 9, 3, 8, 5, 1, 7, 4, 0, 10, 12, 19, 20, 21, 22);
+    check_order("m=512,n=4096,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 21, 22, 19, 20);
+    check_order("m=1024,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4, 21, 22, 19, 20);
+    check_order("m=4096,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4, 19, 21, 22, 20);
+    check_order("m=128,n=4096,k=64", 13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12, 19, 21, 22, 20);
+    check_order("m=1536,n=2816,k=4096", 0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4, 19, 21, 22, 20);
+    check_order("m=16,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
+    check_order("m=64,n=14336,k=4096", 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20, 21, 22);
+    check_order("m=33,n=4096,k=4096", 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
+    check_order("m=17,n=4096,k=4096", 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
+    check_order("m=65,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20, 21, 22);
 }
 
 int main(void)

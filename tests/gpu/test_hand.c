@@ -33,9 +33,15 @@
  * the same C bit for bit (pieces summed in piece order), and on the
  * counters-per-plan pair; their figures: m=256, n=6144, k=4096; m=512,
  * n=k=4096; 4096^3; m=2048, n=k=8192, the best stream-K configuration
- * against the best of configurations 0 to 13.  Returns 77 without a
- * device; on another arch it checks the decline. */
+ * against the best of configurations 0 to 13.  The ping-pong
+ * configurations (21, 22: not run on a GPU when written) run every case
+ * too and write the same C bit for bit as their cooperative twins (1 and
+ * 7: the same wgmmas on the same stages, only which warpgroup issues them
+ * differs); their figures, on every shape below (4096^3 and m=2048,
+ * n=k=4096 among them): each against its cooperative twin.  Returns 77
+ * without a device; on another arch it checks the decline. */
 #include "hand_test.h"
+#include "rows_support.h"
 
 static const char *const cases[] = {
     "m=200,n=328,k=136",
@@ -117,11 +123,31 @@ static void test_refusal(gdt_compiled *c, gdt_buffers *b)
 enum { SPLIT_S8 = 9, SPLIT_DSMEM = 11 };
 /* The swap-AB configurations are 14 to 18 (engines/hand/gdt_hand.h);
  * 15 is 64 x 64 of C^T in two splits.  Stream-K: 19 (128 x 128) and 20
- * (128 x 192), the last. */
-enum { SWAB_FIRST = 14, SWAB_SPLIT = 15, STREAMK_FIRST = 19 };
+ * (128 x 192).  Ping-pong: 21 and 22 (128 x 128, 4 and 6 stages), the
+ * last. */
+enum { SWAB_FIRST = 14, SWAB_SPLIT = 15, STREAMK_FIRST = 19, PINGPONG_FIRST = 21 };
 
-/* A configuration's kind in the figures: 0 the others, 1 swap-AB, 2 stream-K. */
-static int kind(int i) { return i >= STREAMK_FIRST ? 2 : i >= SWAB_FIRST ? 1 : 0; }
+/* A configuration's kind in the figures: 0 the others, 1 swap-AB, 2
+ * stream-K, 3 ping-pong. */
+static int kind(int i)
+{
+    return i >= PINGPONG_FIRST ? 3 : i >= STREAMK_FIRST ? 2 : i >= SWAB_FIRST ? 1 : 0;
+}
+
+/* The cooperative configuration a ping-pong one twins (its knobs without
+ * PINGPONG), or -1. */
+static int cooperative_twin(int i)
+{
+    gdt_plan_id pp, other;
+    gdt__hand_gemm_config_plan(i, 0, &pp);
+    gdt_plan_id want = rows_cooperative_twin(&pp);
+    for (int k = 0; k < GDT_HAND_GEMM_CONFIGS; k++) {
+        gdt__hand_gemm_config_plan(k, 0, &other);
+        if (k != i && gdt_plan_id_equal(&other, &want))
+            return k;
+    }
+    return -1;
+}
 
 /* A split-K plan without the workspace it reported. */
 static void test_no_workspace(gdt_compiled *c, gdt_buffers *b)
@@ -264,8 +290,12 @@ static bool run_case(int ci)
         st = run_config(ci, i, &p, &f, b, &cud, small ? &ref : NULL);
     if (st == GDT_STATUS_OK)
         st = same_output(ci, &f, b, SPLIT_S8, SPLIT_DSMEM);
-    for (int i = STREAMK_FIRST; st == GDT_STATUS_OK && i < GDT_HAND_GEMM_CONFIGS; i++)
+    for (int i = STREAMK_FIRST; st == GDT_STATUS_OK && i < PINGPONG_FIRST; i++)
         st = same_output(ci, &f, b, i, i);
+    for (int i = PINGPONG_FIRST; st == GDT_STATUS_OK && i < GDT_HAND_GEMM_CONFIGS; i++) {
+        CHECK_INT(cooperative_twin(i), >=, 0);
+        st = same_output(ci, &f, b, cooperative_twin(i), i);
+    }
     gdt_outputs_free(&cud);
     gdt_outputs_free(&ref);
     gdt_buffers_destroy(b);
@@ -361,7 +391,8 @@ static double best_cudnn(const char *shape, const gdt_facts *f, gdt_buffers *b)
 /* Printed, not asserted: every configuration against cuDNN's best; the
  * timing of a split-K plan holds its reduction (inside its one launch).
  * Then the best swap-AB and the best stream-K configuration against the
- * best of the others. */
+ * best of the others, and each ping-pong configuration against its
+ * cooperative twin. */
 static void bench(const char *shape)
 {
     gdt_problem p;
@@ -369,8 +400,9 @@ static void bench(const char *shape)
     gdt_buffers *b = NULL;
     gdt_error e = {0};
     char name[256];
-    double side_us[3] = {INFINITY, INFINITY, INFINITY}; /* the best of each kind() */
-    int side[3] = {-1, -1, -1};
+    double side_us[4] = {INFINITY, INFINITY, INFINITY, INFINITY}; /* the best of each kind() */
+    double us[GDT_HAND_GEMM_CONFIGS];
+    int side[4] = {-1, -1, -1, -1};
     if (!hand_test_figures()) /* figures only under GDT_TEST_FIGURES=1 */
         return;
     if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
@@ -378,6 +410,7 @@ static void bench(const char *shape)
     double best = best_cudnn(shape, &f, b);
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
         gdt_compiled *c = NULL;
+        us[i] = NAN;
         config_name(i, name, sizeof name);
         if (build_hand(&f, i, &c, &e) != GDT_STATUS_OK ||
             gdt_buffers_reserve_workspace(b, hand_slot()->ops->workspace_size(c), &e) != GDT_STATUS_OK) {
@@ -385,7 +418,7 @@ static void bench(const char *shape)
             hand_slot()->ops->destroy(c);
             continue;
         }
-        double h = hand_median_us(hand_slot()->ops, c, b, BURST_CALLS);
+        double h = us[i] = hand_median_us(hand_slot()->ops, c, b, BURST_CALLS);
         hand_slot()->ops->destroy(c);
         if (h < side_us[kind(i)])
             side_us[kind(i)] = h, side[kind(i)] = i;
@@ -399,6 +432,13 @@ static void bench(const char *shape)
     printf("figure %s: best stream-K configuration %d %.2f us, best other configuration %d %.2f "
            "us, stream-K speedup %.3f, best cuDNN mode-A / stream-K %.3f\n", shape, side[2],
            side_us[2], side[0], side_us[0], side_us[0] / side_us[2], best / side_us[2]);
+    for (int i = PINGPONG_FIRST; i < GDT_HAND_GEMM_CONFIGS; i++) {
+        int twin = cooperative_twin(i);
+        printf("figure %s: ping-pong configuration %d %.2f us %.1f TFLOP/s, cooperative twin %d "
+               "%.2f us, ping-pong speedup %.3f, best cuDNN mode-A / ping-pong %.3f\n", shape, i,
+               us[i], hand_test_tflops(&f, us[i]), twin, twin < 0 ? NAN : us[twin],
+               twin < 0 ? NAN : us[twin] / us[i], best / us[i]);
+    }
     gdt_buffers_destroy(b);
 }
 

@@ -1,11 +1,12 @@
 /* The NVRTC GEMM's PIPE=1 rows (kernels/gdt_gemm_sm90.cuh through
  * kernels/gemm.cuh) on the device: the staged rows of
  * tests/data/candidates/gemm_tma.json (or of the file GDT_TEST_TUNING_CONFIG
- * names): all twenty-five, the nine the default table keeps since the
+ * names): all twenty-eight, the nine the default table keeps since the
  * prune of 2026-12-06 among them (tables/candidates/README.md), seven
  * SWAP_AB=1 rows (five the twins of gemm.hand 14 to 18) and two
  * REDUCTION_MODE=2 (stream-K) rows (the twins of gemm.hand 19 and 20, not
- * run on a GPU when written), default in none.  Every PIPE=1 row that binds for
+ * run on a GPU when written) and three PINGPONG=1 rows, default in none.
+ * Every PIPE=1 row that binds for
  * a case (tails on M, N and K, batched, all four row/col-major layouts,
  * bf16 and fp16, more tiles than SMs, small M with long K for the splits,
  * K shorter than the splits, decode-sized M for the SWAP_AB=1 rows in all
@@ -20,7 +21,10 @@
  * with (generated / handwritten, both timed alike: median of 25 bursts of
  * 64 calls), and the best of each side; the best stream-K row against the
  * best other row (the partial-wave shapes m=256, n=6144; m=512, n=4096;
- * 4096^3; m=2048, n=k=8192 among them).  Returns 77 without a device; on
+ * 4096^3; m=2048, n=k=8192 among them); each PINGPONG=1 row (three,
+ * not run on a GPU when written: 128 x 128 at 4 and 6 stages, the twins of
+ * gemm.hand 21 and 22, and 128 x 64 at 8) against its cooperative twin
+ * row, 4096^3 and m=2048, n=k=4096 among the shapes.  Returns 77 without a device; on
  * another arch it checks that every PIPE=1 row is rejected for sm_90a. */
 #include "hand_test.h"
 #include "nvrtc/gdt_gemm.h"
@@ -175,16 +179,37 @@ static bool run_case(int ci)
     gdt_status st = hand_test_gemm_case(cases[ci], 4321 + (uint64_t)ci, &dev, REFERENCE_MAX_FLOPS,
                                         &p, &f, &b, &cud, &ref, &small, &e);
     int n = st == GDT_STATUS_OK ? tma_plans(&f, plans, ci == 0) : 0;
-    /* The eighteen rows without swap-AB bind on every case; the SWAP_AB=1
-     * rows' BM follows M down (so several become one plan at small M)
-     * and those of fewer than 64 rows of M refuse an MN-major A. */
-    CHECK(st != GDT_STATUS_OK || n >= 18);
+    /* The twenty-one rows without swap-AB (three of them PINGPONG=1) bind
+     * on every case; the SWAP_AB=1 rows' BM follows M down (so several
+     * become one plan at small M) and those of fewer than 64 rows of M
+     * refuse an MN-major A. */
+    CHECK(st != GDT_STATUS_OK || n >= 21);
     for (int i = 0; st == GDT_STATUS_OK && i < n; i++)
         st = run_row(ci, &plans[i], &p, &f, b, &cud, small ? &ref : NULL);
     gdt_outputs_free(&cud);
     gdt_outputs_free(&ref);
     gdt_buffers_destroy(b);
     return cudaGetLastError() == cudaSuccess && st != GDT_STATUS_CUDA;
+}
+
+/* Each PINGPONG=1 plan's time against its cooperative twin's among the
+ * n timed plans (NAN where the staged rows have no twin). */
+static void pingpong_figures(const char *shape, const gdt_facts *f, const gdt_plan_id *plans,
+                             const double *us, int n)
+{
+    char name[512];
+    for (int i = 0; i < n; i++) {
+        if (gdt_plan_id_knob(&plans[i], GDT_KNOB_PINGPONG, 0) != 1)
+            continue;
+        gdt_plan_id want = rows_cooperative_twin(&plans[i]);
+        double twin = NAN;
+        for (int k = 0; k < n; k++)
+            if (gdt_plan_id_equal(&plans[k], &want))
+                twin = us[k];
+        gdt_plan_id_format(&plans[i], name, sizeof name);
+        printf("figure %s: %s %.2f us %.1f TFLOP/s, cooperative twin %.2f us, ping-pong speedup "
+               "%.3f\n", shape, name, us[i], hand_test_tflops(f, us[i]), twin, twin / us[i]);
+    }
 }
 
 static double time_plan(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b, gdt_error *e)
@@ -195,7 +220,8 @@ static double time_plan(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *
 }
 
 /* Printed, not asserted: each PIPE=1 row, its hand twin, the best of each;
- * the best stream-K row against the best of the others. */
+ * the best stream-K row against the best of the others; each PINGPONG=1
+ * row against its cooperative twin (the same row with PINGPONG=0). */
 static void bench(const char *shape)
 {
     gdt_problem p;
@@ -205,6 +231,7 @@ static void bench(const char *shape)
     gdt_error e = {0};
     double best_gen = INFINITY, best_hand = INFINITY, hand_us[GDT_HAND_GEMM_CONFIGS];
     double best_of[2] = {INFINITY, INFINITY}; /* [stream-K]: the other rows, the stream-K rows */
+    double row_us[MAX_ROWS];
     char name[512];
     if (!hand_test_figures()) /* figures only under GDT_TEST_FIGURES=1 */
         return;
@@ -225,6 +252,7 @@ static void bench(const char *shape)
         double t = build(nvrtc_slot(), &f, &plans[i], &c, &e) == GDT_STATUS_OK
                        ? time_plan(nvrtc_slot(), c, b, &e) : NAN;
         nvrtc_slot()->ops->destroy(c);
+        row_us[i] = t;
         if (t < best_gen)
             best_gen = t;
         int sk = gdt_plan_id_knob(&plans[i], GDT_KNOB_REDUCTION_MODE, 0) == GDT_GEMM_REDUCE_STREAMK;
@@ -243,6 +271,7 @@ static void bench(const char *shape)
            HAND_ATTN_TIMED_RUNS, BURST_CALLS);
     printf("figure %s: best stream-K row %.2f us, best other PIPE=1 row %.2f us, stream-K "
            "speedup %.3f\n", shape, best_of[1], best_of[0], best_of[0] / best_of[1]);
+    pingpong_figures(shape, &f, plans, row_us, n);
     gdt_buffers_destroy(b);
 }
 
