@@ -17,7 +17,14 @@
  * pre, gdt_hand_attn_bwd_pp_* and post byte for byte; it binds PINGPONG=1
  * (the row without it binds no PINGPONG); PINGPONG=1 without PIPE=1 is
  * rejected with the reason; a row ending at PIPE and one with PINGPONG=0
- * are the same plan. */
+ * are the same plan.  The DETERMINISTIC column likewise: the
+ * DETERMINISTIC=1 row staged alone (tests/data/candidates/attn_bwd_tma_det.json)
+ * binds to sdpa_bwd.hand's DETERMINISTIC=1 plan, its NVRTC build has the
+ * hand cubin's gdt_hand_attn_bwd_pre_det_*, gdt_hand_attn_bwd_det_* and
+ * post byte for byte; it binds DETERMINISTIC=1, takes the workspace with
+ * the semaphores (its launch state's bind refusing the smaller one);
+ * DETERMINISTIC=1 without PIPE=1 or with PINGPONG=1 is rejected with the
+ * reason; DETERMINISTIC=0 written out is the row without it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +59,25 @@ static attn_rows pingpong_rows(void)
     k.staged = GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json";
     k.hand_plan = pingpong_plan;
     k.hand_entries[1] = "gdt_hand_attn_bwd_pp";
+    return k;
+}
+
+/* sdpa_bwd.hand's DETERMINISTIC=1 configuration: its own pre and main kernels, the same post. */
+static void det_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    gdt__hand_attn_bwd_config_plan(GDT_HAND_ATTN_BWD_DET, engine_id, out);
+}
+
+#define ROW_DET "[64, 128, 12, 2, 1, 1, 0, 1]"
+
+/* bwd with the DETERMINISTIC=1 row staged, the plan and pre and main entries its. */
+static attn_rows det_rows(void)
+{
+    attn_rows k = bwd;
+    k.staged = GDT_TEST_DATA "/candidates/attn_bwd_tma_det.json";
+    k.hand_plan = det_plan;
+    k.hand_entries[0] = "gdt_hand_attn_bwd_pre_det";
+    k.hand_entries[1] = "gdt_hand_attn_bwd_det";
     return k;
 }
 
@@ -231,6 +257,65 @@ static void test_pingpong(const attn_rows *pp_rows)
     free(b);
 }
 
+/* DETERMINISTIC=1: PIPE=1's in-phase kernel alone, the PIPE=1 row's rules,
+ * its plan, its define, its workspace (b2 h8 s1000 d64: 2 * 8 * 1024 / 64
+ * semaphores more), which its launch state's bind holds the caller to. */
+static void test_deterministic(const attn_rows *det_rows)
+{
+    static const rule_case cases[] = {
+        {"[64, 128, 8, 2, 1, 0, 0, 1]", "[64, 128, 8, 2, 1, 0, 0, 0]",
+         "DETERMINISTIC=1 takes PIPE=1 and PINGPONG=0 (sdpa_bwd.hand's in-phase kernel), got PIPE=0, PINGPONG=0",
+         NULL, 90},
+        {"[64, 128, 12, 2, 1, 1, 1, 1]", ROW_DET,
+         "DETERMINISTIC=1 takes PIPE=1 and PINGPONG=0 (sdpa_bwd.hand's in-phase kernel), got PIPE=1, PINGPONG=1",
+         NULL, 90},
+        {ROW_DET, NULL, "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm100", NULL, 100},
+        {"[64, 128, 12, 3, 1, 1, 0, 1]", ROW_DET, "got WARPS=12, STAGES=3, MMA=1", NULL, 90},
+    };
+    static _Alignas(16) char fake[64];
+    const size_t plain = 2 * 8 * 1024 * (2 + 64) * 4, sems = 2 * 8 * 1024 / 64 * 4;
+    CUlaunchConfig cfg[3];
+    gdt_facts f;
+    gdt_error e = {0};
+    gdt_nvrtc_args a;
+    gdt_operands ops = {0};
+    int n = 0;
+    attn_rows_rules(det_rows, cases, sizeof cases / sizeof cases[0], SHAPE);
+    attn_rows_short_problem(det_rows, ROW_DET, 64, 128);
+    attn_rows_facts(det_rows, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
+    gdt_plan_id det = attn_rows_hand_plan(det_rows), base = attn_rows_hand_plan(&bwd);
+    CHECK_INT(gdt_plan_id_knob(&det, GDT_KNOB_DETERMINISTIC, 0), ==, 1);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &det, "DETERMINISTIC", &n), ==, 1);
+    CHECK_INT(n, ==, 4);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &det, "PINGPONG", &n), ==, -1);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &base, "DETERMINISTIC", &n), ==, -1);
+    CHECK_INT(gdt__tmpl_attn_bwd.workspace(&f, &det), ==, plain + sems);
+    CHECK_INT(gdt__tmpl_attn_bwd.workspace(&f, &base), ==, plain);
+    gdt_attn_bwd_tma *t = prepared(&f, &det, cfg);
+    CHECK(t->det);
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++)
+        ops.ptr[r] = fake, ops.bytes[r] = SIZE_MAX;
+    CHECK_INT(gdt__attn_bwd_tma_bind(t, &f, &ops, fake, plain, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "of 4325376 bytes, expected 4326400 bytes");
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &det, 1, &ops, fake, t, &a, &e), ==, GDT_STATUS_OK);
+    gdt__tmpl_attn_bwd.release(t);
+    t = prepared(&f, &base, cfg);
+    CHECK(!t->det);
+    gdt__tmpl_attn_bwd.release(t);
+    /* DETERMINISTIC=0 written out is the row that ends at PINGPONG: one plan. */
+    int na = 0, nb = 0;
+    gdt_candidate *x = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [" ROW "]}}", &f, &na);
+    gdt_candidate *y = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [[64, 128, 12, 2, 1, 1, 0, 0]]}}", &f, &nb);
+    CHECK(na == 1 && nb == 1);
+    if (na == 1 && nb == 1) {
+        CHECK(!x[0].rejected && !y[0].rejected);
+        CHECK(gdt_plan_id_equal(&x[0].id, &y[0].id));
+        CHECK_INT(y[0].bound[GDT_ATTN_DET], ==, 0);
+    }
+    free(x);
+    free(y);
+}
+
 int main(void)
 {
     attn_rows_optional_column(&bwd, "[64, 128, 8, 2, 1]", "[64, 128, 8, 2, 1, 0]", SHAPE);
@@ -242,5 +327,8 @@ int main(void)
     const attn_rows pp = pingpong_rows();
     test_pingpong(&pp);
     attn_rows_staged_is_hand(&pp, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
+    const attn_rows det = det_rows();
+    test_deterministic(&det);
+    attn_rows_staged_is_hand(&det, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_bwd_tma_rows");
 }
