@@ -9,8 +9,10 @@
  * CUtensorMap under NVRTC), and tests/cpu/test_attn_bwd_tma_rows.c checks
  * that each entry's two builds are the same bytes.  Both launch it through
  * one host side, engines/attn_bwd_tma.c.  Its parameters are the entries'
- * template arguments (dtype, head dim, and PP: 1 where the two consumers
- * take turns at the tensor cores, "ping-pong" below); the fixed sizes below are macros
+ * template arguments (dtype, head dim, PP: 1 where the two consumers
+ * take turns at the tensor cores, "ping-pong" below, and DET: 1 where the
+ * CTAs add dQ in key-block order, so that dQ is bit-reproducible,
+ * drain_dq); the fixed sizes below are macros
  * named AB90_*, clear of the attention rows' -D names (BLOCK_M, STAGES,
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
  * nothing here uses what it binds.  Three kernels, in launch order:
@@ -19,7 +21,7 @@
  *          (s_pad = s_q rounded up to 64): D = rowsum(dO * O) (O and dO
  *          read 16 bytes a lane, summed in the order of the former 4-byte
  *          loads: lane_share), the LSE times log2 e, and a zeroed fp32 dQ
- *          row.  Padding rows (and rows whose LSE is not finite) get D = 0
+ *          row (DET: and each query block's dQ semaphores).  Padding rows (and rows whose LSE is not finite) get D = 0
  *          and LSE +inf, so their P is exactly 0.
  *   main   one CTA per (batch, kv head, 128 key rows), 384 threads, started
  *          a few heads at a time (schedule); see below.
