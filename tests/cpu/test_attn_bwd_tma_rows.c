@@ -52,13 +52,16 @@ static void pingpong_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_
 
 #define ROW_PP "[64, 128, 12, 2, 1, 1, 1]"
 
-/* bwd with the PINGPONG=1 row staged, the plan and main entry its. */
-static attn_rows pingpong_rows(void)
+/* bwd with another configuration's row staged (the file staged), the plan
+ * and the pre and main entries its. */
+static attn_rows config_rows(const char *staged, void (*plan)(int64_t engine_id, gdt_plan_id *out),
+                             const char *pre, const char *main_entry)
 {
     attn_rows k = bwd;
-    k.staged = GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json";
-    k.hand_plan = pingpong_plan;
-    k.hand_entries[1] = "gdt_hand_attn_bwd_pp";
+    k.staged = staged;
+    k.hand_plan = plan;
+    k.hand_entries[0] = pre;
+    k.hand_entries[1] = main_entry;
     return k;
 }
 
@@ -69,17 +72,6 @@ static void det_plan(int64_t engine_id, gdt_plan_id *out)
 }
 
 #define ROW_DET "[64, 128, 12, 2, 1, 1, 0, 1]"
-
-/* bwd with the DETERMINISTIC=1 row staged, the plan and pre and main entries its. */
-static attn_rows det_rows(void)
-{
-    attn_rows k = bwd;
-    k.staged = GDT_TEST_DATA "/candidates/attn_bwd_tma_det.json";
-    k.hand_plan = det_plan;
-    k.hand_entries[0] = "gdt_hand_attn_bwd_pre_det";
-    k.hand_entries[1] = "gdt_hand_attn_bwd_det";
-    return k;
-}
 
 /* sdpa_bwd.hand's entries (kernels/hand/attn_bwd_sm90.cu), three kernels each. */
 static const attn_rows_entry ENTRIES[] = {
@@ -324,10 +316,12 @@ int main(void)
     test_template_binds();
     test_launch_state();
     attn_rows_staged_is_hand(&bwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
-    const attn_rows pp = pingpong_rows();
+    const attn_rows pp = config_rows(GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json", pingpong_plan,
+                                     "gdt_hand_attn_bwd_pre", "gdt_hand_attn_bwd_pp");
     test_pingpong(&pp);
     attn_rows_staged_is_hand(&pp, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
-    const attn_rows det = det_rows();
+    const attn_rows det = config_rows(GDT_TEST_DATA "/candidates/attn_bwd_tma_det.json", det_plan,
+                                      "gdt_hand_attn_bwd_pre_det", "gdt_hand_attn_bwd_det");
     test_deterministic(&det);
     attn_rows_staged_is_hand(&det, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_bwd_tma_rows");

@@ -412,13 +412,19 @@ static inline void hand_attn_pair_figure(const hand_attn_test *a, const hand_att
     gdt_buffers_destroy(buf);
 }
 
+/* True, *dev filled, where device 0 is an sm90. */
+static inline bool hand_on_sm90(gdt_device_props *dev)
+{
+    return gdt__device_props(0, dev, NULL) == GDT_STATUS_OK && dev->arch == 90;
+}
+
 /* hand_attn_pair_figure at each of shapes (NULL-ended), each under the
  * watchdog; sm90 only. */
 static inline void hand_attn_pair_figures(const hand_attn_test *a, const hand_attn_test *b,
                                           const char *const *shapes, const char *a_name, const char *ratio)
 {
     gdt_device_props dev;
-    if (gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
+    if (!hand_on_sm90(&dev))
         return;
     for (int i = 0; shapes[i]; i++) {
         hand_watch(shapes[i]);
@@ -482,7 +488,7 @@ static inline void hand_attn_repeatable(const hand_attn_test *det, const hand_at
                                         const char *const *shapes, const char *det_name, const char *plain_name)
 {
     gdt_device_props dev;
-    if (gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
+    if (!hand_on_sm90(&dev))
         return;
     for (int i = 0; shapes[i]; i++) {
         gdt_error e = {0};
