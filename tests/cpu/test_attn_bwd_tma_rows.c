@@ -212,6 +212,27 @@ static void test_launch_state(void)
     CHECK(state == NULL);
 }
 
+/* ROW and rows (a JSON array of one row ending in an optional column
+ * written out as 0, column col) on f: both kept, the same plan, base, and
+ * rows binding col to 0. */
+static void zero_written_out(const char *rows, int col, const gdt_facts *f, const gdt_plan_id *base)
+{
+    char json[256];
+    int na = 0, nb = 0;
+    snprintf(json, sizeof json, "{\"nvrtc\": {\"attention_bwd\": %s}}", rows);
+    gdt_candidate *a = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [" ROW "]}}", f, &na);
+    gdt_candidate *b = attn_rows_materialize(&bwd, json, f, &nb);
+    CHECK(na == 1 && nb == 1);
+    if (na == 1 && nb == 1) {
+        CHECK(!a[0].rejected && !b[0].rejected);
+        CHECK(gdt_plan_id_equal(&a[0].id, &b[0].id));
+        CHECK(gdt_plan_id_equal(&a[0].id, base));
+        CHECK_INT(b[0].bound[col], ==, 0);
+    }
+    free(a);
+    free(b);
+}
+
 /* PINGPONG=1: PIPE=1's alone, the PIPE=1 row's rules, its plan, its define. */
 static void test_pingpong(const attn_rows *pp_rows)
 {
@@ -235,18 +256,7 @@ static void test_pingpong(const attn_rows *pp_rows)
     CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &base, "PINGPONG", &n), ==, -1);
     CHECK_INT(n, ==, 3);
     /* PINGPONG=0 written out is the row that ends at PIPE: one plan. */
-    int na = 0, nb = 0;
-    gdt_candidate *a = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [" ROW "]}}", &f, &na);
-    gdt_candidate *b = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [[64, 128, 12, 2, 1, 1, 0]]}}", &f, &nb);
-    CHECK(na == 1 && nb == 1);
-    if (na == 1 && nb == 1) {
-        CHECK(!a[0].rejected && !b[0].rejected);
-        CHECK(gdt_plan_id_equal(&a[0].id, &b[0].id));
-        CHECK(gdt_plan_id_equal(&a[0].id, &base));
-        CHECK_INT(b[0].bound[GDT_ATTN_PINGPONG], ==, 0);
-    }
-    free(a);
-    free(b);
+    zero_written_out("[[64, 128, 12, 2, 1, 1, 0]]", GDT_ATTN_PINGPONG, &f, &base);
 }
 
 /* DETERMINISTIC=1: PIPE=1's in-phase kernel alone, the PIPE=1 row's rules,
@@ -294,18 +304,8 @@ static void test_deterministic(const attn_rows *det_rows)
     t = prepared(&f, &base, cfg);
     CHECK(!t->det);
     gdt__tmpl_attn_bwd.release(t);
-    /* DETERMINISTIC=0 written out is the row that ends at PINGPONG: one plan. */
-    int na = 0, nb = 0;
-    gdt_candidate *x = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [" ROW "]}}", &f, &na);
-    gdt_candidate *y = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [[64, 128, 12, 2, 1, 1, 0, 0]]}}", &f, &nb);
-    CHECK(na == 1 && nb == 1);
-    if (na == 1 && nb == 1) {
-        CHECK(!x[0].rejected && !y[0].rejected);
-        CHECK(gdt_plan_id_equal(&x[0].id, &y[0].id));
-        CHECK_INT(y[0].bound[GDT_ATTN_DET], ==, 0);
-    }
-    free(x);
-    free(y);
+    /* DETERMINISTIC=0 written out is the row that ends at PIPE too. */
+    zero_written_out("[[64, 128, 12, 2, 1, 1, 0, 0]]", GDT_ATTN_DET, &f, &base);
 }
 
 int main(void)
