@@ -233,6 +233,28 @@ static void zero_written_out(const char *rows, int col, const gdt_facts *f, cons
     free(b);
 }
 
+/* A configuration's row k (row, staged) on the CPU: its rules (the n
+ * cases), its short problem, and on *f (b2 h8 s1000 d64 fp16) its plan,
+ * which sets knob to 1 and binds define to 1 beside PIPE, GDT_FP16 and
+ * HEAD_DIM, where the base row's plan (*base) binds no such define. */
+static gdt_plan_id config_row(const attn_rows *k, const rule_case *cases, size_t n, const char *row, int knob,
+                              const char *define, gdt_facts *f, gdt_plan_id *base)
+{
+    int nd = 0;
+    attn_rows_rules(k, cases, n, SHAPE);
+    attn_rows_short_problem(k, row, 64, 128);
+    attn_rows_facts(k, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, f);
+    gdt_plan_id p = attn_rows_hand_plan(k);
+    *base = attn_rows_hand_plan(&bwd);
+    CHECK_INT(gdt_plan_id_knob(&p, knob, 0), ==, 1);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, f, &p, define, &nd), ==, 1);
+    CHECK_INT(nd, ==, 4);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, f, &p, "PIPE", &nd), ==, 1);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, f, base, define, &nd), ==, -1);
+    CHECK_INT(nd, ==, 3);
+    return p;
+}
+
 /* PINGPONG=1: PIPE=1's alone, the PIPE=1 row's rules, its plan, its define. */
 static void test_pingpong(const attn_rows *pp_rows)
 {
@@ -244,17 +266,8 @@ static void test_pingpong(const attn_rows *pp_rows)
         {ROW_PP, NULL, "PIPE=1: head dim 192: 64 and 128 only", "b=1,h=4,s=512,d=192", 90},
     };
     gdt_facts f;
-    int n = 0;
-    attn_rows_rules(pp_rows, cases, sizeof cases / sizeof cases[0], SHAPE);
-    attn_rows_short_problem(pp_rows, ROW_PP, 64, 128);
-    attn_rows_facts(pp_rows, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
-    gdt_plan_id pp = attn_rows_hand_plan(pp_rows), base = attn_rows_hand_plan(&bwd);
-    CHECK_INT(gdt_plan_id_knob(&pp, GDT_KNOB_PINGPONG, 0), ==, 1);
-    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &pp, "PINGPONG", &n), ==, 1);
-    CHECK_INT(n, ==, 4);
-    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &pp, "PIPE", &n), ==, 1);
-    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &base, "PINGPONG", &n), ==, -1);
-    CHECK_INT(n, ==, 3);
+    gdt_plan_id base;
+    config_row(pp_rows, cases, sizeof cases / sizeof cases[0], ROW_PP, GDT_KNOB_PINGPONG, "PINGPONG", &f, &base);
     /* PINGPONG=0 written out is the row that ends at PIPE: one plan. */
     zero_written_out("[[64, 128, 12, 2, 1, 1, 0]]", GDT_ATTN_PINGPONG, &f, &base);
 }
@@ -282,15 +295,9 @@ static void test_deterministic(const attn_rows *det_rows)
     gdt_nvrtc_args a;
     gdt_operands ops = {0};
     int n = 0;
-    attn_rows_rules(det_rows, cases, sizeof cases / sizeof cases[0], SHAPE);
-    attn_rows_short_problem(det_rows, ROW_DET, 64, 128);
-    attn_rows_facts(det_rows, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
-    gdt_plan_id det = attn_rows_hand_plan(det_rows), base = attn_rows_hand_plan(&bwd);
-    CHECK_INT(gdt_plan_id_knob(&det, GDT_KNOB_DETERMINISTIC, 0), ==, 1);
-    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &det, "DETERMINISTIC", &n), ==, 1);
-    CHECK_INT(n, ==, 4);
+    gdt_plan_id base, det = config_row(det_rows, cases, sizeof cases / sizeof cases[0], ROW_DET,
+                                       GDT_KNOB_DETERMINISTIC, "DETERMINISTIC", &f, &base);
     CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &det, "PINGPONG", &n), ==, -1);
-    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &base, "DETERMINISTIC", &n), ==, -1);
     CHECK_INT(gdt__tmpl_attn_bwd.workspace(&f, &det), ==, plain + sems);
     CHECK_INT(gdt__tmpl_attn_bwd.workspace(&f, &base), ==, plain);
     gdt_attn_bwd_tma *t = prepared(&f, &det, cfg);
