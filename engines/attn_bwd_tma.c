@@ -60,10 +60,12 @@ bool gdt__attn_bwd_tma_supported(const gdt_facts *f, char *why, size_t n)
  * LSE and D and every 16 KB chunk of the accumulator (blocked per 64-row
  * block into d/64 chunks of 64 x 64, each contiguous for one bulk
  * reduce-add: kernels/gdt_attn_bwd_sm90.cuh, AB90_DQ_CHUNK) start 256-byte
- * aligned. */
-size_t gdt__attn_bwd_tma_workspace(const gdt_sdpa_desc *s)
+ * aligned.  The deterministic kernels' semaphores follow, one int32 per
+ * chunk (the kernel's dq_sems), which their pre kernel zeroes. */
+size_t gdt__attn_bwd_tma_workspace(const gdt_sdpa_desc *s, bool det)
 {
-    return (size_t)(s->b * s->h_q * padded_rows(s->s_q) * (2 + s->d) * 4);
+    int64_t rows = s->b * s->h_q * padded_rows(s->s_q), chunks = rows / BLOCK_M * (s->d / 64);
+    return (size_t)(rows * (2 + s->d) * 4 + (det ? chunks * 4 : 0));
 }
 
 void gdt__attn_bwd_tma_geometry(const gdt_sdpa_desc *s, int i, CUlaunchConfig *cfg)
@@ -116,6 +118,7 @@ void gdt__attn_bwd_tma_init(gdt_attn_bwd_tma *t, const char *who, const gdt_fact
     k->causal = (int)s->causal;
     k->scale = (float)s->scale, k->scale_log2 = (float)(s->scale * M_LOG2E);
     k->section = section_pairs(s);
+    t->det = false;
 }
 
 /* Programmatic dependent launch: main's CTAs start as pre's last ones run
@@ -157,7 +160,7 @@ static gdt_status check_pointers(const gdt_attn_bwd_tma *t, const gdt_facts *f, 
     static const gdt_operand_role roles[] = {GDT_OPERAND_Q,  GDT_OPERAND_K,     GDT_OPERAND_V,
                                              GDT_OPERAND_O,  GDT_OPERAND_DO,    GDT_OPERAND_STATS,
                                              GDT_OPERAND_DQ, GDT_OPERAND_DK,    GDT_OPERAND_DV};
-    size_t need = gdt__attn_bwd_tma_workspace(&f->problem.u.sdpa);
+    size_t need = gdt__attn_bwd_tma_workspace(&f->problem.u.sdpa, t->det);
     for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
         if ((uintptr_t)ops->ptr[roles[i]] % 16)
             return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: operand %s: pointer %p "

@@ -60,6 +60,7 @@ typedef struct gdt_attn_bwd_tma {
     gdt_dtype dtype;
     const gdt_cu_api *cu;
     const char *who; /* the slot, for messages */
+    bool det; /* the deterministic kernels (DETERMINISTIC=1): false after init, the caller sets it */
 } gdt_attn_bwd_tma;
 
 /* What sdpa_bwd.hand's check_support takes (engines/hand/hand_common.h):
@@ -79,8 +80,10 @@ int gdt__attn_bwd_tma_smem_bytes(int64_t d);
 bool gdt__attn_bwd_tma_supported(const gdt_facts *f, char *why, size_t n);
 
 /* The workspace: the LSE times log2 e and D, [b h_q][s_pad] fp32 each, then
- * the blocked fp32 dQ accumulator, s_pad * d a (batch, query head). */
-size_t gdt__attn_bwd_tma_workspace(const gdt_sdpa_desc *s);
+ * the blocked fp32 dQ accumulator, s_pad * d a (batch, query head), and
+ * with det (the deterministic kernels) dQ's semaphores after it, one int32
+ * per 64 x 64 chunk of the accumulator. */
+size_t gdt__attn_bwd_tma_workspace(const gdt_sdpa_desc *s, bool det);
 
 /* Kernel i's grid, block and dynamic shared memory (cfg zeroed first, no
  * attributes): pre over the padded query rows, main over b*h_kv x key
@@ -88,7 +91,7 @@ size_t gdt__attn_bwd_tma_workspace(const gdt_sdpa_desc *s);
 void gdt__attn_bwd_tma_geometry(const gdt_sdpa_desc *s, int i, CUlaunchConfig *cfg);
 
 /* For a problem gdt__attn_bwd_tma_supported accepted: the maps' geometry
- * and the parameters.  who: the slot's name, for messages. */
+ * and the parameters, det false.  who: the slot's name, for messages. */
 void gdt__attn_bwd_tma_init(gdt_attn_bwd_tma *t, const char *who, const gdt_facts *f);
 
 /* After the module's load, for kernel i (fn): main's shared memory

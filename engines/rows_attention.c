@@ -4,7 +4,10 @@
  * have an optional PIPE column: 1 is the hand engine's Hopper kernel of
  * that direction in its one configuration (bind_tma); the backward's rows
  * have an optional PINGPONG column after it, 1 with PIPE=1 only: that
- * kernel with its consumers taking turns (sdpa_bwd.hand's PINGPONG=1).
+ * kernel with its consumers taking turns (sdpa_bwd.hand's PINGPONG=1), and
+ * an optional DETERMINISTIC column after that, 1 with PIPE=1 and
+ * PINGPONG=0 only: dQ added in key-block order (sdpa_bwd.hand's
+ * DETERMINISTIC=1).
  *
  * bind() mirrors the kernels' real resource use: the shared-memory layouts
  * (rows padded by 16 bytes, see LDS / LDQ in the kernels) and the fp32
@@ -27,7 +30,8 @@ static const int64_t flags[] = {0, 1};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_ATTN_STAGES,
-       A_MMA = GDT_ATTN_MMA, A_PIPE = GDT_ATTN_PIPE, A_PP = GDT_ATTN_PINGPONG, A_COUNT = GDT_ATTN_NCOLS };
+       A_MMA = GDT_ATTN_MMA, A_PIPE = GDT_ATTN_PIPE, A_PP = GDT_ATTN_PINGPONG, A_DET = GDT_ATTN_DET,
+       A_COUNT = GDT_ATTN_NCOLS };
 static const gdt_column fwd_cols[A_PP] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ, false, 0},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV, false, 0},
@@ -58,6 +62,11 @@ static const gdt_column bwd_cols[A_COUNT] = {
     {"PINGPONG", GDT_COL_BOOL, D(flags), GDT_KNOB_PINGPONG,
      "1: PIPE=1's two consumer warpgroups take turns at the tensor cores, half a block apart, one's "
      "P^T and dS^T under the other's GEMMs (sdpa_bwd.hand's PINGPONG=1); PIPE=1 only", -1, true, 0},
+    /* Optional, after PINGPONG (DETERMINISTIC=0 not recorded in the name). */
+    {"DETERMINISTIC", GDT_COL_BOOL, D(flags), GDT_KNOB_DETERMINISTIC,
+     "1: PIPE=1's CTAs add dQ in key-block order behind a semaphore per query block, so dQ is the "
+     "same bits every run, at some speed (sdpa_bwd.hand's DETERMINISTIC=1); PIPE=1 and PINGPONG=0 "
+     "only", -1, true, 0},
 };
 #undef D
 
@@ -274,12 +283,17 @@ static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     return bind(&fwd, r, f, lim, why, n);
 }
 
-/* PINGPONG=1 is a variant of the PIPE=1 kernel alone. */
+/* PINGPONG=1 and DETERMINISTIC=1 are variants of the PIPE=1 kernel alone,
+ * and not of each other (sdpa_bwd.hand has no such configuration). */
 static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
     if (r[A_PP] && r[A_PIPE] != GDT_ATTN_PIPE_TMA)
         return snprintf(why, n, "PINGPONG=1 takes PIPE=1 (the consumer warpgroups of sdpa_bwd.hand's "
                         "kernel), got PIPE=%lld", (long long)r[A_PIPE]), false;
+    if (r[A_DET] && (r[A_PIPE] != GDT_ATTN_PIPE_TMA || r[A_PP]))
+        return snprintf(why, n, "DETERMINISTIC=1 takes PIPE=1 and PINGPONG=0 (sdpa_bwd.hand's in-phase "
+                        "kernel), got PIPE=%lld, PINGPONG=%lld", (long long)r[A_PIPE], (long long)r[A_PP]),
+               false;
     return bind(&bwd, r, f, lim, why, n);
 }
 

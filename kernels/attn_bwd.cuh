@@ -39,7 +39,15 @@
 #define PINGPONG 0
 #endif
 
-GDT_ATTN_BWD_SM90_ENTRIES(gdt_attn_bwd_pre, gdt_attn_bwd_main, gdt_attn_bwd_post, GDT_FP16, HEAD_DIM, PINGPONG)
+// DETERMINISTIC=1 (bound only by a row whose DETERMINISTIC column is 1): dQ
+// added in key-block order behind semaphores that pre zeroes,
+// sdpa_bwd.hand's DETERMINISTIC=1 configuration.
+#ifndef DETERMINISTIC
+#define DETERMINISTIC 0
+#endif
+
+GDT_ATTN_BWD_SM90_ENTRIES(gdt_attn_bwd_pre, gdt_attn_bwd_main, gdt_attn_bwd_post, GDT_FP16, HEAD_DIM, PINGPONG,
+                          DETERMINISTIC)
 
 #else
 

@@ -9,8 +9,10 @@
  * CUtensorMap under NVRTC), and tests/cpu/test_attn_bwd_tma_rows.c checks
  * that each entry's two builds are the same bytes.  Both launch it through
  * one host side, engines/attn_bwd_tma.c.  Its parameters are the entries'
- * template arguments (dtype, head dim, and PP: 1 where the two consumers
- * take turns at the tensor cores, "ping-pong" below); the fixed sizes below are macros
+ * template arguments (dtype, head dim, PP: 1 where the two consumers
+ * take turns at the tensor cores, "ping-pong" below, and DET: 1 where the
+ * CTAs add dQ in key-block order, so that dQ is bit-reproducible,
+ * drain_dq); the fixed sizes below are macros
  * named AB90_*, clear of the attention rows' -D names (BLOCK_M, STAGES,
  * ...).  The includer defines GDT_FP16 before (gdt_ptx.cuh needs it);
  * nothing here uses what it binds.  Three kernels, in launch order:
@@ -19,7 +21,7 @@
  *          (s_pad = s_q rounded up to 64): D = rowsum(dO * O) (O and dO
  *          read 16 bytes a lane, summed in the order of the former 4-byte
  *          loads: lane_share), the LSE times log2 e, and a zeroed fp32 dQ
- *          row.  Padding rows (and rows whose LSE is not finite) get D = 0
+ *          row (DET: and each query block's dQ semaphores).  Padding rows (and rows whose LSE is not finite) get D = 0
  *          and LSE +inf, so their P is exactly 0.
  *   main   one CTA per (batch, kv head, 128 key rows), 384 threads, started
  *          a few heads at a time (schedule); see below.
@@ -160,7 +162,17 @@ template <int D> __device__ __forceinline__ float lane_share(const float (&pv)[4
     return D / 64 > 1 ? __fadd_rn(sum, hi) : sum;
 }
 
-template <int FP16, int D> __device__ __forceinline__ void pre(const gdt_hand_attn_bwd_params &p)
+/* DET = 1 (the deterministic configuration): where dQ's semaphores live,
+ * after the accumulator in the workspace: one int per (batch, query head,
+ * 64-row query block, 64-column chunk of d), [b h_q][s_pad / 64][d / 64]
+ * (engines/attn_bwd_tma.c sizes it).  Semaphore k of a chunk holds how many
+ * key blocks have added into it (drain_dq). */
+template <int D> __device__ __forceinline__ int *dq_sems(const gdt_hand_attn_bwd_params &p)
+{
+    return (int *)(p.dq_acc + (long long)p.b * p.h_q * p.s_pad * D);
+}
+
+template <int FP16, int D, int DET> __device__ __forceinline__ void pre(const gdt_hand_attn_bwd_params &p)
 {
     static_assert(D / 8 <= 16, "lane_share takes the row's pairs from lanes 0 .. 15");
     grid_dep_launch(); /* the main kernel's CTAs may start as this one's last ones run */
@@ -180,6 +192,12 @@ template <int FP16, int D> __device__ __forceinline__ void pre(const gdt_hand_at
     }
     for (int c = 4 * lane; c < D; c += 128)
         stg_zero4(p.dq_acc + r * D + c);
+    if constexpr (DET) {
+        /* The first row of each query block zeroes the block's semaphores
+         * (r / 64 is the block's index in [b h_q][s_pad / 64]). */
+        if (i % AB90_BLOCK_M == 0 && lane < D / 64)
+            dq_sems<D>(p)[r / AB90_BLOCK_M * (D / 64) + lane] = 0;
+    }
     float sum = lane_share<D>(pv, lane);
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1)
@@ -388,15 +406,73 @@ __device__ __forceinline__ float *dq_rows(const bwd_ctx &c, const gdt_hand_attn_
     return p.dq_acc + (((long long)c.bi * p.h_q + hq) * p.s_pad + mb * AB90_BLOCK_M) * D;
 }
 
+/* DET = 1: the semaphore of the accumulator chunk at dst (dq_sems: chunk k
+ * of the blocked accumulator, AB90_DQ_CHUNK floats each, has semaphore k),
+ * derived from the one pointer so that the writer's 24 registers hold it. */
+template <int D> __device__ __forceinline__ int *dq_sem(const gdt_hand_attn_bwd_params &p, const float *dst)
+{
+    return dq_sems<D>(p) + (dst - p.dq_acc) / AB90_DQ_CHUNK;
+}
+
+/* DET = 1: block it's reduce-add into dst behind its semaphore (drain_dq). */
+template <int D>
+__device__ __forceinline__ void dq_add_ordered(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p, float *dst, int it)
+{
+    sem_wait_eq(dq_sem<D>(p, dst), c.n0 / AB90_BLOCK_N); /* while the slice is staged */
+    fence_proxy_async_global();
+    bar_wait(dq_full<D>(c), (u32)dq_use<D>(it) & 1);
+    bulk_reduce_add_f32(dst, dq_slice<D>(c), bwd_layout<D>::DQ_SLICE);
+    bulk_commit();
+    bulk_wait_read<0>();
+    bar_arrive(dq_empty<D>(c));
+    bulk_wait<0>();
+    fence_proxy_async_global();
+    sem_arrive(dq_sem<D>(p, dst));
+}
+
 /* Consumer c.w's writer, a thread of warp 1 + c.w: for each query block
  * whose dQ that consumer computes, in its order, once the slice is staged,
  * one bulk reduce-add of the whole 16 KB into the block's chunk of the
  * accumulator (contiguous in the blocked layout, AB90_DQ_CHUNK); the slice is
  * freed once the reduction has read it, and all of them land before the
- * kernel ends. */
-template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
+ * kernel ends.
+ *
+ * DET = 1 (sdpa_bwd.hand's DETERMINISTIC=1, the rows' DETERMINISTIC
+ * column): the CTAs add into a chunk in key-block order, so that dQ is the
+ * same bits every run (FA3's `deterministic` backward in this kernel's
+ * terms).  Before its reduce-add the writer of key block n waits until the
+ * chunk's semaphore (dq_sem, zeroed by pre) reads n; once the reduction has
+ * read the slice it frees it as before, then waits for its writes
+ * (bulk_wait, not .read), fences the async proxy and adds 1 with release
+ * semantics.  Which key blocks add into query block mb is a prefix 0 ..
+ * N(mb) - 1 of the pair's key blocks: key block n adds into the blocks
+ * m_first(n) .. mblocks - 1 of every head of its group (schedule), and
+ * m_first does not decrease with n (a causal mask only moves it later, and
+ * its clamp at mblocks keeps that), so "n have added" is exactly what block
+ * n waits for, causal or not, GQA or not; every chunk is added to by one
+ * writer per key block (at d 64 consumer it % 2's).  The first add lands
+ * on pre's zeros (0 + x is x), so the sum is the same floats in the same
+ * order each run.
+ *
+ * Deadlock freedom: a writer only ever waits for CTAs of the same (batch,
+ * kv head) pair with lower key blocks, and those have lower linear CTA
+ * indices: schedule maps the linear index l = blockIdx.y * gridDim.x +
+ * blockIdx.x to section l / span and, within it, key block (l % span) / n,
+ * so a pair's key block n - 1 is always at a lower l than its key block n.
+ * The hardware dispatches a grid's CTAs in linear order (the same order
+ * CUTLASS's serial split-K semaphores and FA3's deterministic backward rely
+ * on), so when key block n's CTA is resident, every CTA it waits for has
+ * been dispatched: it is resident or done.  Those CTAs wait only for lower
+ * key blocks still, so by induction on n the lowest waiting CTA of a pair
+ * always proceeds (its own producer and consumers need nothing from higher
+ * key blocks: the wait holds only the writer, whose stalled slice in turn
+ * stalls only its own CTA).  pre cannot block it (main's writers wait for
+ * pre with grid_dep_wait, and pre waits for nothing), and post's CTAs are
+ * dispatched only after every main CTA has run grid_dep_launch, so they
+ * never take the place of a main CTA not yet resident. */
+template <int D, int DET> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, const gdt_hand_attn_bwd_params &p)
 {
-    grid_dep_wait(); /* pre's zeroed accumulator */
+    grid_dep_wait(); /* pre's zeroed accumulator (and semaphores) */
     int it = 0;
     /* Not unrolled: in AB90_PRODUCER_REGS registers an unrolled loop spills. */
 #pragma unroll 1
@@ -405,6 +481,10 @@ template <int D> __device__ __forceinline__ void drain_dq(const bwd_ctx &c, cons
         for (int mb = c.m_first; mb < c.mblocks; ++mb, ++it) {
             if (!dq_mine<D>(c, it))
                 continue;
+            if constexpr (DET) {
+                dq_add_ordered<D>(c, p, dq_rows<D>(c, p, hq, mb) + dq_chunk<D>(c) * AB90_DQ_CHUNK, it);
+                continue;
+            }
             bar_wait(dq_full<D>(c), (u32)dq_use<D>(it) & 1);
             bulk_reduce_add_f32(dq_rows<D>(c, p, hq, mb) + dq_chunk<D>(c) * AB90_DQ_CHUNK, dq_slice<D>(c),
                                 bwd_layout<D>::DQ_SLICE);
@@ -813,7 +893,7 @@ __device__ __forceinline__ void schedule(bwd_ctx &c, const gdt_hand_attn_bwd_par
     c.m_first = first < c.mblocks ? first : c.mblocks;
 }
 
-template <int FP16, int D, int PP>
+template <int FP16, int D, int PP, int DET>
 __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMap *tk, const CUtensorMap *tv,
                                          const CUtensorMap *tdo, const gdt_hand_attn_bwd_params &p)
 {
@@ -842,7 +922,7 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
         if (threadIdx.x == 0)
             produce<D>(c, p, tq, tk, tv, tdo);
         else if (c.lane == 0 && (c.w == 0 || c.w == 1))
-            drain_dq<D>(c, p);
+            drain_dq<D, DET>(c, p);
     } else {
         regs_inc<AB90_CONSUMER_REGS>();
         const int t = (int)threadIdx.x - 128;
@@ -852,27 +932,34 @@ __device__ __forceinline__ void attn_bwd(const CUtensorMap *tq, const CUtensorMa
     }
 }
 
-/* The main kernel of dtype fp16 (1 fp16, 0 bf16), head dim d and pp (1:
- * the consumers ping-pong), named main_name. */
-#define GDT_ATTN_BWD_SM90_MAIN(main_name, fp16, d, pp)                                              \
+/* The main kernel of dtype fp16 (1 fp16, 0 bf16), head dim d, pp (1: the
+ * consumers ping-pong) and det (1: dQ added in key-block order, drain_dq),
+ * named main_name. */
+#define GDT_ATTN_BWD_SM90_MAIN(main_name, fp16, d, pp, det)                                         \
     extern "C" __global__ void __launch_bounds__(AB90_THREADS, 1)                                   \
         main_name(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,   \
                   const __grid_constant__ CUtensorMap tv, const __grid_constant__ CUtensorMap tdo,  \
                   const gdt_hand_attn_bwd_params p)                                                 \
     {                                                                                               \
-        attn_bwd<fp16, d, pp>(&tq, &tk, &tv, &tdo, p);                                              \
+        attn_bwd<fp16, d, pp, det>(&tq, &tk, &tv, &tdo, p);                                         \
     }
 
-/* The three entries of dtype fp16, head dim d and pp, named pre_name,
- * main_name and post_name (kernels/hand/attn_bwd_sm90.cu names the hand
- * engine's twelve of pp 0 and adds the four main kernels of pp 1, which
- * share pre and post; kernels/attn_bwd.cuh names the PIPE=1 row's three). */
-#define GDT_ATTN_BWD_SM90_ENTRIES(pre_name, main_name, post_name, fp16, d, pp)                      \
+/* The pre kernel of dtype fp16, head dim d and det (1: it also zeroes dQ's
+ * semaphores, which the main kernel of det 1 needs), named pre_name. */
+#define GDT_ATTN_BWD_SM90_PRE(pre_name, fp16, d, det)                                               \
     extern "C" __global__ void __launch_bounds__(256) pre_name(const gdt_hand_attn_bwd_params p)   \
     {                                                                                               \
-        pre<fp16, d>(p);                                                                            \
-    }                                                                                               \
-    GDT_ATTN_BWD_SM90_MAIN(main_name, fp16, d, pp)                                                  \
+        pre<fp16, d, det>(p);                                                                       \
+    }
+
+/* The three entries of dtype fp16, head dim d, pp and det, named pre_name,
+ * main_name and post_name (kernels/hand/attn_bwd_sm90.cu names the hand
+ * engine's twelve of pp 0 and det 0 and adds the four main kernels of pp 1,
+ * which share pre and post, and the four pre and four main kernels of det
+ * 1, which share post; kernels/attn_bwd.cuh names the PIPE=1 row's three). */
+#define GDT_ATTN_BWD_SM90_ENTRIES(pre_name, main_name, post_name, fp16, d, pp, det)                 \
+    GDT_ATTN_BWD_SM90_PRE(pre_name, fp16, d, det)                                                   \
+    GDT_ATTN_BWD_SM90_MAIN(main_name, fp16, d, pp, det)                                             \
     extern "C" __global__ void __launch_bounds__(256) post_name(const gdt_hand_attn_bwd_params p)  \
     {                                                                                               \
         post<fp16, d>(p);                                                                           \

@@ -308,6 +308,33 @@ __device__ __forceinline__ void stg_zero4(float *p)
     asm volatile("st.global.v4.f32 [%0], {%1, %1, %1, %1};\n" ::"l"(p), "f"(0.f) : "memory");
 }
 
+/* ----------------------------------------------------- GPU-scope semaphores */
+
+/* A semaphore in global memory that orders bulk reductions of different
+ * CTAs into one range (the deterministic attention backward's dQ,
+ * gdt_attn_bwd_sm90.cuh, drain_dq): the waiter spins until the word holds
+ * v, acquiring at GPU scope what the last arrival released, then fences
+ * the async proxy before its own bulk reduction; the arriver waits for its
+ * reduction's writes (bulk_wait, not bulk_wait_read), fences the async
+ * proxy and adds 1 with release semantics. */
+__device__ __forceinline__ void sem_wait_eq(const int *p, int v)
+{
+    int x;
+    do {
+        asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(x) : "l"(p) : "memory");
+    } while (x != v);
+}
+__device__ __forceinline__ void sem_arrive(int *p)
+{
+    asm volatile("red.release.gpu.global.add.s32 [%0], 1;\n" ::"l"(p) : "memory");
+}
+/* Orders this thread's generic-proxy accesses to global memory with its
+ * async-proxy ones (bulk copies and reductions), both ways. */
+__device__ __forceinline__ void fence_proxy_async_global()
+{
+    asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
 /* ------------------------------------------------------ dependent launch */
 
 /* Programmatic dependent launch (sm_90).  A kernel launched with

@@ -84,14 +84,19 @@ const char *gdt__hand_attn_entry(const gdt_facts *f, int consumers, char *buf, s
  * engines/attn_bwd_tma.c. */
 extern const gdt_engine_ops gdt__hand_attn_bwd_ops;
 
-/* How many fixed configurations sdpa_bwd.hand has. */
-#define GDT_HAND_ATTN_BWD_CONFIGS 2
+/* How many fixed configurations sdpa_bwd.hand has, and how many of them
+ * (the first) its fixed_plans lists for the planner: the last,
+ * DETERMINISTIC=1, is run only where a plan names it. */
+#define GDT_HAND_ATTN_BWD_CONFIGS 3
+#define GDT_HAND_ATTN_BWD_LISTED 2
+#define GDT_HAND_ATTN_BWD_DET 2 /* the DETERMINISTIC=1 configuration */
 
 /* Configuration i of sdpa_bwd.hand as knobs: TILE_M (query rows per
  * block), TILE_N (key rows per CTA), STAGES (of the Q/dO ring), WARPS and
  * MMA (1: the wgmma path without a GEMM overlap, as in the templates);
  * configuration 1 adds PINGPONG=1 (the consumer warpgroups take turns at
- * the tensor cores, half a block apart). */
+ * the tensor cores, half a block apart), configuration 2 DETERMINISTIC=1
+ * (dQ added in key-block order: bit-reproducible, slower). */
 void gdt__hand_attn_bwd_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 /* Configuration 0, which the knobless name sdpa_bwd.hand also means. */
 void gdt__hand_attn_bwd_plan(int64_t engine_id, gdt_plan_id *out);

@@ -7,12 +7,13 @@
 #include <stdint.h>
 
 /* Columns of an attention_fwd / attention_bwd row, in schema order.  PIPE
- * is optional in both (absent 0); PINGPONG, optional (absent 0), is the
- * backward's alone: the forward's rows have GDT_ATTN_PINGPONG columns, the
- * backward's GDT_ATTN_NCOLS, and a row read from a plan holds
- * GDT_ATTN_NCOLS either way (the forward's PINGPONG 0). */
+ * is optional in both (absent 0); PINGPONG and DETERMINISTIC, optional
+ * (absent 0), are the backward's alone: the forward's rows have
+ * GDT_ATTN_PINGPONG columns, the backward's GDT_ATTN_NCOLS, and a row read
+ * from a plan holds GDT_ATTN_NCOLS either way (the forward's PINGPONG and
+ * DETERMINISTIC 0). */
 enum { GDT_ATTN_BM, GDT_ATTN_BN, GDT_ATTN_WARPS, GDT_ATTN_STAGES, GDT_ATTN_MMA, GDT_ATTN_PIPE,
-       GDT_ATTN_PINGPONG, GDT_ATTN_NCOLS };
+       GDT_ATTN_PINGPONG, GDT_ATTN_DET, GDT_ATTN_NCOLS };
 
 /* The PIPE column: 0 the template's own (kernels/attn_fwd.cuh,
  * attn_bwd.cuh), 1 the Hopper structure of kernels/gdt_attn_fwd_sm90.cuh

@@ -83,6 +83,14 @@ static bool pipe_tma(const gdt_row_family *rf, const gdt_plan_id *p)
 static bool fwd_tma(const gdt_plan_id *p) { return pipe_tma(&gdt__rows_attention_fwd, p); }
 static bool bwd_tma(const gdt_plan_id *p) { return pipe_tma(&gdt__rows_attention_bwd, p); }
 
+/* DETERMINISTIC=1 (PIPE=1 only, by the row rules). */
+static bool bwd_det(const gdt_plan_id *p)
+{
+    int64_t row[GDT_ATTN_NCOLS];
+    plan_row(&gdt__rows_attention_bwd, p, row);
+    return row[GDT_ATTN_DET] == 1;
+}
+
 /* PIPE=1: what names the hand slot's entries (the PIPE branch of
  * kernels/attn_fwd.cuh and attn_bwd.cuh takes nothing else; the mask is a
  * kernel parameter). */
@@ -128,10 +136,11 @@ static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_defin
     return defines(&gdt__rows_attention_fwd, f, p, out, max);
 }
 
-/* PINGPONG=1 is bound where the row has it (the PIPE=1 branch's
- * sdpa_bwd.hand PINGPONG=1 main kernel; the row rules reject it with
- * PIPE=0, whose template ignores it); absent, the defines and so the cache
- * key of a row stay as they were. */
+/* PINGPONG=1 and DETERMINISTIC=1 are bound where the row has them (the
+ * PIPE=1 branch's sdpa_bwd.hand PINGPONG=1 main kernel, or its
+ * DETERMINISTIC=1 pre and main kernels; the row rules reject them with
+ * PIPE=0, whose template ignores them); absent, the defines and so the
+ * cache key of a row stay as they were. */
 static int bwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
     int64_t row[GDT_ATTN_NCOLS];
@@ -139,6 +148,8 @@ static int bwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_defin
     int n = bwd_tma(p) ? tma_defines(f, out, max) : defines(&gdt__rows_attention_bwd, f, p, out, max);
     if (row[GDT_ATTN_PINGPONG] == 1 && n < max)
         out[n++] = (gdt_nvrtc_define){"PINGPONG", 1};
+    if (row[GDT_ATTN_DET] == 1 && n < max)
+        out[n++] = (gdt_nvrtc_define){"DETERMINISTIC", 1};
     return n;
 }
 
@@ -199,13 +210,14 @@ static void bwd_launch(const gdt_facts *f, const gdt_plan_id *p, int i, gdt_nvrt
 }
 
 /* Backward workspace: D (fp32 per query row), then the fp32 dQ
- * accumulator; PIPE=1 sdpa_bwd.hand's. */
+ * accumulator; PIPE=1 sdpa_bwd.hand's (with DETERMINISTIC=1 its
+ * semaphores too). */
 static size_t bwd_workspace(const gdt_facts *f, const gdt_plan_id *p)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t rows = s->b * s->h_q * s->s_q;
     if (bwd_tma(p))
-        return gdt__attn_bwd_tma_workspace(s);
+        return gdt__attn_bwd_tma_workspace(s, bwd_det(p));
     return (size_t)(align256(rows * 4) + rows * s->d * 4);
 }
 
@@ -287,7 +299,7 @@ static gdt_status bwd_tma_args(const gdt_facts *f, int i, const gdt_operands *op
 {
     void *a[5];
     gdt_status st = i == 0 ? gdt__attn_bwd_tma_bind(t, f, ops, workspace,
-                                                    gdt__attn_bwd_tma_workspace(&f->problem.u.sdpa), e)
+                                                    gdt__attn_bwd_tma_workspace(&f->problem.u.sdpa, t->det), e)
                            : GDT_STATUS_OK;
     if (st != GDT_STATUS_OK)
         return st;
@@ -439,6 +451,7 @@ static gdt_status bwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
             return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_bwd.nvrtc: launch state");
         *state = t;
         gdt__attn_bwd_tma_init(t, "sdpa_bwd.nvrtc", f);
+        t->det = bwd_det(p);
     }
     return gdt__attn_bwd_tma_load(*state, cu, i, fn, f, cfg, e);
 }

@@ -17,7 +17,14 @@
  * pre, gdt_hand_attn_bwd_pp_* and post byte for byte; it binds PINGPONG=1
  * (the row without it binds no PINGPONG); PINGPONG=1 without PIPE=1 is
  * rejected with the reason; a row ending at PIPE and one with PINGPONG=0
- * are the same plan. */
+ * are the same plan.  The DETERMINISTIC column likewise: the
+ * DETERMINISTIC=1 row staged alone (tests/data/candidates/attn_bwd_tma_det.json)
+ * binds to sdpa_bwd.hand's DETERMINISTIC=1 plan, its NVRTC build has the
+ * hand cubin's gdt_hand_attn_bwd_pre_det_*, gdt_hand_attn_bwd_det_* and
+ * post byte for byte; it binds DETERMINISTIC=1, takes the workspace with
+ * the semaphores (its launch state's bind refusing the smaller one);
+ * DETERMINISTIC=1 without PIPE=1 or with PINGPONG=1 is rejected with the
+ * reason; DETERMINISTIC=0 written out is the row without it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,15 +52,26 @@ static void pingpong_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_
 
 #define ROW_PP "[64, 128, 12, 2, 1, 1, 1]"
 
-/* bwd with the PINGPONG=1 row staged, the plan and main entry its. */
-static attn_rows pingpong_rows(void)
+/* bwd with another configuration's row staged (the file staged), the plan
+ * and the pre and main entries its. */
+static attn_rows config_rows(const char *staged, void (*plan)(int64_t engine_id, gdt_plan_id *out),
+                             const char *pre, const char *main_entry)
 {
     attn_rows k = bwd;
-    k.staged = GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json";
-    k.hand_plan = pingpong_plan;
-    k.hand_entries[1] = "gdt_hand_attn_bwd_pp";
+    k.staged = staged;
+    k.hand_plan = plan;
+    k.hand_entries[0] = pre;
+    k.hand_entries[1] = main_entry;
     return k;
 }
+
+/* sdpa_bwd.hand's DETERMINISTIC=1 configuration: its own pre and main kernels, the same post. */
+static void det_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    gdt__hand_attn_bwd_config_plan(GDT_HAND_ATTN_BWD_DET, engine_id, out);
+}
+
+#define ROW_DET "[64, 128, 12, 2, 1, 1, 0, 1]"
 
 /* sdpa_bwd.hand's entries (kernels/hand/attn_bwd_sm90.cu), three kernels each. */
 static const attn_rows_entry ENTRIES[] = {
@@ -194,6 +212,49 @@ static void test_launch_state(void)
     CHECK(state == NULL);
 }
 
+/* ROW and rows (a JSON array of one row ending in an optional column
+ * written out as 0, column col) on f: both kept, the same plan, base, and
+ * rows binding col to 0. */
+static void zero_written_out(const char *rows, int col, const gdt_facts *f, const gdt_plan_id *base)
+{
+    char json[256];
+    int na = 0, nb = 0;
+    snprintf(json, sizeof json, "{\"nvrtc\": {\"attention_bwd\": %s}}", rows);
+    gdt_candidate *a = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [" ROW "]}}", f, &na);
+    gdt_candidate *b = attn_rows_materialize(&bwd, json, f, &nb);
+    CHECK(na == 1 && nb == 1);
+    if (na == 1 && nb == 1) {
+        CHECK(!a[0].rejected && !b[0].rejected);
+        CHECK(gdt_plan_id_equal(&a[0].id, &b[0].id));
+        CHECK(gdt_plan_id_equal(&a[0].id, base));
+        CHECK_INT(b[0].bound[col], ==, 0);
+    }
+    free(a);
+    free(b);
+}
+
+/* A configuration's row k (row, staged) on the CPU: its rules (the n
+ * cases), its short problem, and on *f (b2 h8 s1000 d64 fp16) its plan,
+ * which sets knob to 1 and binds define to 1 beside PIPE, GDT_FP16 and
+ * HEAD_DIM, where the base row's plan (*base) binds no such define. */
+static gdt_plan_id config_row(const attn_rows *k, const rule_case *cases, size_t n, const char *row, int knob,
+                              const char *define, gdt_facts *f, gdt_plan_id *base)
+{
+    int nd = 0;
+    attn_rows_rules(k, cases, n, SHAPE);
+    attn_rows_short_problem(k, row, 64, 128);
+    attn_rows_facts(k, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, f);
+    gdt_plan_id p = attn_rows_hand_plan(k);
+    *base = attn_rows_hand_plan(&bwd);
+    CHECK_INT(gdt_plan_id_knob(&p, knob, 0), ==, 1);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, f, &p, define, &nd), ==, 1);
+    CHECK_INT(nd, ==, 4);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, f, &p, "PIPE", &nd), ==, 1);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, f, base, define, &nd), ==, -1);
+    CHECK_INT(nd, ==, 3);
+    return p;
+}
+
 /* PINGPONG=1: PIPE=1's alone, the PIPE=1 row's rules, its plan, its define. */
 static void test_pingpong(const attn_rows *pp_rows)
 {
@@ -205,30 +266,53 @@ static void test_pingpong(const attn_rows *pp_rows)
         {ROW_PP, NULL, "PIPE=1: head dim 192: 64 and 128 only", "b=1,h=4,s=512,d=192", 90},
     };
     gdt_facts f;
-    int n = 0;
-    attn_rows_rules(pp_rows, cases, sizeof cases / sizeof cases[0], SHAPE);
-    attn_rows_short_problem(pp_rows, ROW_PP, 64, 128);
-    attn_rows_facts(pp_rows, "b=2,h=8,s=1000,d=64,dtype=fp16", 90, &f);
-    gdt_plan_id pp = attn_rows_hand_plan(pp_rows), base = attn_rows_hand_plan(&bwd);
-    CHECK_INT(gdt_plan_id_knob(&pp, GDT_KNOB_PINGPONG, 0), ==, 1);
-    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &pp, "PINGPONG", &n), ==, 1);
-    CHECK_INT(n, ==, 4);
-    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &pp, "PIPE", &n), ==, 1);
-    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &base, "PINGPONG", &n), ==, -1);
-    CHECK_INT(n, ==, 3);
+    gdt_plan_id base;
+    config_row(pp_rows, cases, sizeof cases / sizeof cases[0], ROW_PP, GDT_KNOB_PINGPONG, "PINGPONG", &f, &base);
     /* PINGPONG=0 written out is the row that ends at PIPE: one plan. */
-    int na = 0, nb = 0;
-    gdt_candidate *a = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [" ROW "]}}", &f, &na);
-    gdt_candidate *b = attn_rows_materialize(&bwd, "{\"nvrtc\": {\"attention_bwd\": [[64, 128, 12, 2, 1, 1, 0]]}}", &f, &nb);
-    CHECK(na == 1 && nb == 1);
-    if (na == 1 && nb == 1) {
-        CHECK(!a[0].rejected && !b[0].rejected);
-        CHECK(gdt_plan_id_equal(&a[0].id, &b[0].id));
-        CHECK(gdt_plan_id_equal(&a[0].id, &base));
-        CHECK_INT(b[0].bound[GDT_ATTN_PINGPONG], ==, 0);
-    }
-    free(a);
-    free(b);
+    zero_written_out("[[64, 128, 12, 2, 1, 1, 0]]", GDT_ATTN_PINGPONG, &f, &base);
+}
+
+/* DETERMINISTIC=1: PIPE=1's in-phase kernel alone, the PIPE=1 row's rules,
+ * its plan, its define, its workspace (b2 h8 s1000 d64: 2 * 8 * 1024 / 64
+ * semaphores more), which its launch state's bind holds the caller to. */
+static void test_deterministic(const attn_rows *det_rows)
+{
+    static const rule_case cases[] = {
+        {"[64, 128, 8, 2, 1, 0, 0, 1]", "[64, 128, 8, 2, 1, 0, 0, 0]",
+         "DETERMINISTIC=1 takes PIPE=1 and PINGPONG=0 (sdpa_bwd.hand's in-phase kernel), got PIPE=0, PINGPONG=0",
+         NULL, 90},
+        {"[64, 128, 12, 2, 1, 1, 1, 1]", ROW_DET,
+         "DETERMINISTIC=1 takes PIPE=1 and PINGPONG=0 (sdpa_bwd.hand's in-phase kernel), got PIPE=1, PINGPONG=1",
+         NULL, 90},
+        {ROW_DET, NULL, "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm100", NULL, 100},
+        {"[64, 128, 12, 3, 1, 1, 0, 1]", ROW_DET, "got WARPS=12, STAGES=3, MMA=1", NULL, 90},
+    };
+    static _Alignas(16) char fake[64];
+    const size_t plain = 2 * 8 * 1024 * (2 + 64) * 4, sems = 2 * 8 * 1024 / 64 * 4;
+    CUlaunchConfig cfg[3];
+    gdt_facts f;
+    gdt_error e = {0};
+    gdt_nvrtc_args a;
+    gdt_operands ops = {0};
+    int n = 0;
+    gdt_plan_id base, det = config_row(det_rows, cases, sizeof cases / sizeof cases[0], ROW_DET,
+                                       GDT_KNOB_DETERMINISTIC, "DETERMINISTIC", &f, &base);
+    CHECK_INT(rows_define_of(&gdt__tmpl_attn_bwd, &f, &det, "PINGPONG", &n), ==, -1);
+    CHECK_INT(gdt__tmpl_attn_bwd.workspace(&f, &det), ==, plain + sems);
+    CHECK_INT(gdt__tmpl_attn_bwd.workspace(&f, &base), ==, plain);
+    gdt_attn_bwd_tma *t = prepared(&f, &det, cfg);
+    CHECK(t->det);
+    for (int r = 0; r < GDT_OPERAND_COUNT; r++)
+        ops.ptr[r] = fake, ops.bytes[r] = SIZE_MAX;
+    CHECK_INT(gdt__attn_bwd_tma_bind(t, &f, &ops, fake, plain, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK_CONTAINS(e.msg, "of 4325376 bytes, expected 4326400 bytes");
+    CHECK_INT(gdt__tmpl_attn_bwd.args(&f, &det, 1, &ops, fake, t, &a, &e), ==, GDT_STATUS_OK);
+    gdt__tmpl_attn_bwd.release(t);
+    t = prepared(&f, &base, cfg);
+    CHECK(!t->det);
+    gdt__tmpl_attn_bwd.release(t);
+    /* DETERMINISTIC=0 written out is the row that ends at PIPE too. */
+    zero_written_out("[[64, 128, 12, 2, 1, 1, 0, 0]]", GDT_ATTN_DET, &f, &base);
 }
 
 int main(void)
@@ -239,8 +323,13 @@ int main(void)
     test_template_binds();
     test_launch_state();
     attn_rows_staged_is_hand(&bwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
-    const attn_rows pp = pingpong_rows();
+    const attn_rows pp = config_rows(GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json", pingpong_plan,
+                                     "gdt_hand_attn_bwd_pre", "gdt_hand_attn_bwd_pp");
     test_pingpong(&pp);
     attn_rows_staged_is_hand(&pp, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
+    const attn_rows det = config_rows(GDT_TEST_DATA "/candidates/attn_bwd_tma_det.json", det_plan,
+                                      "gdt_hand_attn_bwd_pre_det", "gdt_hand_attn_bwd_det");
+    test_deterministic(&det);
+    attn_rows_staged_is_hand(&det, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     return gdt_test_result("test_attn_bwd_tma_rows");
 }

@@ -422,17 +422,102 @@ static inline void hand_attn_pair_figure(const hand_attn_test *a, const hand_att
     gdt_buffers_destroy(buf);
 }
 
+/* True, *dev filled, where device 0 is an sm90. */
+static inline bool hand_on_sm90(gdt_device_props *dev)
+{
+    return gdt__device_props(0, dev, NULL) == GDT_STATUS_OK && dev->arch == 90;
+}
+
 /* hand_attn_pair_figure at each of shapes (NULL-ended), each under the
  * watchdog; sm90 only. */
 static inline void hand_attn_pair_figures(const hand_attn_test *a, const hand_attn_test *b,
                                           const char *const *shapes, const char *a_name, const char *ratio)
 {
     gdt_device_props dev;
-    if (!hand_test_figures() || gdt__device_props(0, &dev, NULL) != GDT_STATUS_OK || dev.arch != 90)
+    if (!hand_test_figures() || !hand_on_sm90(&dev))
         return;
     for (int i = 0; shapes[i]; i++) {
         hand_watch(shapes[i]);
         hand_attn_pair_figure(a, b, shapes[i], a_name, ratio, &dev);
+    }
+    alarm(0);
+}
+
+/* Which outputs (bits, in output order) of two reads differ anywhere in
+ * their bits (a -0 against a +0 included). */
+static inline unsigned hand_attn_differ(const gdt_outputs *a, const gdt_outputs *b)
+{
+    unsigned mask = 0;
+    for (int o = 0; o < a->n && o < b->n; o++)
+        if (a->count[o] != b->count[o] || memcmp(a->data[o], b->data[o], a->count[o] * sizeof(double)))
+            mask |= 1u << o;
+    return mask;
+}
+
+/* t's plan run twice on one input of shape (outputs poisoned before each
+ * run, read after it): the outputs that differ between the two runs into
+ * *mask.  Returns the status of the build and runs. */
+static inline gdt_status hand_attn_twice(const hand_attn_test *t, const gdt_device_props *dev, const char *shape,
+                                         unsigned *mask, gdt_error *e)
+{
+    const gdt_engine_slot *s = hand_test_slot(&t->base);
+    gdt_problem p;
+    gdt_facts f;
+    gdt_buffers *b = NULL;
+    gdt_compiled *c = NULL;
+    gdt_outputs first = {0}, second = {0};
+    gdt_status st = gdt_problem_parse(t->base.family, shape, &p, e);
+    *mask = 0;
+    if (st == GDT_STATUS_OK) {
+        gdt_facts_analyze(&p, dev, &f);
+        st = gdt_buffers_create(&p, 4321, &b, e);
+    }
+    if (st == GDT_STATUS_OK)
+        st = hand_attn_build(t, dev, &f, &c, e);
+    if (st == GDT_STATUS_OK)
+        st = hand_test_run_built(s->ops, c, b, 1, &first, e);
+    if (st == GDT_STATUS_OK)
+        st = hand_test_run_built(s->ops, c, b, 1, &second, e);
+    if (st == GDT_STATUS_OK)
+        *mask = hand_attn_differ(&first, &second);
+    s->ops->destroy(c);
+    gdt_outputs_free(&first);
+    gdt_outputs_free(&second);
+    gdt_buffers_destroy(b);
+    return st;
+}
+
+/* Reproducibility, sm90 only, at each of shapes (NULL-ended), each under
+ * the watchdog: det's plan (a deterministic configuration) run twice on one
+ * input must write every output bit for bit the same (asserted); plain's
+ * (the default configuration) is run the same way and whether its outputs
+ * differed is printed, not asserted (its dQ's bulk reduce-adds land in an
+ * order that may vary); det_name and plain_name name the two plans in the
+ * printed line.  Stops at a failed build or run. */
+static inline void hand_attn_repeatable(const hand_attn_test *det, const hand_attn_test *plain,
+                                        const char *const *shapes, const char *det_name, const char *plain_name)
+{
+    gdt_device_props dev;
+    if (!hand_on_sm90(&dev))
+        return;
+    for (int i = 0; shapes[i]; i++) {
+        gdt_error e = {0};
+        unsigned d = 0, q = 0;
+        hand_watch(shapes[i]);
+        gdt_status st = hand_attn_twice(det, &dev, shapes[i], &d, &e);
+        if (st == GDT_STATUS_OK)
+            st = hand_attn_twice(plain, &dev, shapes[i], &q, &e);
+        if (st != GDT_STATUS_OK) {
+            printf("%s: FAILED twice on one input: %s\n", shapes[i], e.msg);
+            CHECK_INT(st, ==, GDT_STATUS_OK);
+            break;
+        }
+        printf("%s: two runs on one input: %s %s; %s %s (", shapes[i], det_name,
+               d ? "FAILED: outputs differ" : "bit for bit", plain_name, q ? "differs" : "bit for bit");
+        for (int o = 0; o < plain->noutputs; o++)
+            printf("%s%s %s", o ? ", " : "", plain->outputs[o], q >> o & 1 ? "differs" : "same");
+        printf("; not asserted)\n");
+        CHECK_INT(d, ==, 0);
     }
     alarm(0);
 }

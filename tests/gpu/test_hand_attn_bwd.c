@@ -23,8 +23,17 @@
  * d 64 and 128, the masks, GQA, tails, both dtypes and layouts, is what
  * verifies it), and then for each of the four b4 h32 s4096 shapes a figure
  * of the two configurations on the same buffers, timed alike: in-phase
- * time over ping-pong time (above 1: ping-pong faster).  Returns 77 without
- * a device; on another arch it checks the decline. */
+ * time over ping-pong time (above 1: ping-pong faster).  All of the first
+ * part again for the third configuration, DETERMINISTIC=1 (pre and main
+ * kernels gdt_hand_attn_bwd_pre_det_* and _det_*: dQ added in key-block
+ * order behind semaphores; not run on a GPU when written), then, for every
+ * case and b4 h32 s4096 d128 causal and unmasked, it runs twice on one
+ * input and must write dQ, dK and dV bit for bit the same (asserted; the
+ * default configuration is run twice the same way and whether its dQ
+ * differed is printed, not asserted), and at those two large shapes a
+ * figure of the default time over the deterministic time (below 1: the
+ * deterministic one slower).  Returns 77 without a device; on another arch
+ * it checks the decline. */
 #include "hand_test.h"
 
 static const char *const cases[] = {
@@ -66,8 +75,31 @@ static const hand_attn_test test = {
 /* Configuration 1: PINGPONG=1. */
 static void pingpong_plan(int64_t engine_id, gdt_plan_id *out) { gdt__hand_attn_bwd_config_plan(1, engine_id, out); }
 
+/* Configuration 2: DETERMINISTIC=1. */
+static void det_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    gdt__hand_attn_bwd_config_plan(GDT_HAND_ATTN_BWD_DET, engine_id, out);
+}
+
+/* DETERMINISTIC=1 twice on one input, bit for bit, at every case and the
+ * b4 h32 s4096 d128 pair (the default configuration's dQ printed), then
+ * its speed against the default's at that pair. */
+static void deterministic(const hand_attn_test *det)
+{
+    static const char *const large[] = {"b=4,h=32,s=4096,d=128,dtype=bf16,causal=top_left",
+                                        "b=4,h=32,s=4096,d=128,dtype=bf16,causal=none", NULL};
+    const char *shapes[NCASES + 3];
+    for (int i = 0; i < NCASES; i++)
+        shapes[i] = cases[i];
+    for (int i = 0; i < 3; i++)
+        shapes[NCASES + i] = large[i];
+    hand_attn_repeatable(det, &test, shapes, "sdpa_bwd.hand[DETERMINISTIC=1]", "default configuration");
+    hand_attn_pair_figures(det, &test, large, "sdpa_bwd.hand[DETERMINISTIC=1]", "default / deterministic");
+}
+
 /* Every case and the large shape (d 128 causal), then d 128 without a mask
- * and the d 64 pair, for each configuration; then the two side by side. */
+ * and the d 64 pair, for each configuration; then the first two side by
+ * side; then the deterministic one's repeatability and speed. */
 int main(void)
 {
     static const char *const more[] = {"b=4,h=32,s=4096,d=128,dtype=bf16,causal=none",
@@ -77,12 +109,17 @@ int main(void)
                                       "b=4,h=32,s=4096,d=128,dtype=bf16,causal=none",
                                       "b=4,h=32,s=4096,d=64,dtype=bf16,causal=top_left",
                                       "b=4,h=32,s=4096,d=64,dtype=bf16,causal=none", NULL};
-    hand_attn_test pingpong = test; /* the same test, configuration 1 */
+    hand_attn_test pingpong = test, det = test; /* the same test, configurations 1 and 2 */
     pingpong.plan = pingpong_plan;
+    det.plan = det_plan;
     int rc = hand_attn_main(&test, more);
     if (rc == 0)
         rc = hand_attn_main(&pingpong, more);
     if (rc == 0)
         hand_attn_pair_figures(&pingpong, &test, all, "sdpa_bwd.hand[PINGPONG=1]", "in phase / ping-pong");
+    if (rc == 0)
+        rc = hand_attn_main(&det, more);
+    if (rc == 0)
+        deterministic(&det);
     return rc == 0 ? gdt_test_result("test_hand_attn_bwd") : rc;
 }

@@ -18,7 +18,13 @@
  * executes, all three kernels).  All of that again for the PINGPONG=1 row
  * (tests/data/candidates/attn_bwd_tma_pp.json) against sdpa_bwd.hand's
  * PINGPONG=1 plan (its main kernel gdt_hand_attn_bwd_pp_*; not run on a
- * GPU when written).  Returns 77 without a device; on another arch it
+ * GPU when written), and for the DETERMINISTIC=1 row
+ * (tests/data/candidates/attn_bwd_tma_det.json) against sdpa_bwd.hand's
+ * DETERMINISTIC=1 plan, where dQ too must be the hand's bit for bit (both
+ * add it in key-block order; not run on a GPU when written); then that row
+ * twice on one input at every case and b4 h32 s4096 d128 causal: dQ, dK
+ * and dV bit for bit the same (asserted; whether the default row's dQ
+ * differed is printed).  Returns 77 without a device; on another arch it
  * checks that the row is rejected for sm_90a. */
 #include "hand_row_test.h"
 
@@ -67,6 +73,34 @@ static void pp_row_plan(int64_t engine_id, gdt_plan_id *out)
     gdt_plan_id_set_knob(out, GDT_KNOB_PIPE, GDT_ATTN_PIPE_TMA);
 }
 
+/* sdpa_bwd.hand's DETERMINISTIC=1 plan, and with PIPE=1 the staged DETERMINISTIC=1 row's. */
+static void det_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    gdt__hand_attn_bwd_config_plan(GDT_HAND_ATTN_BWD_DET, engine_id, out);
+}
+static void det_row_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    det_plan(engine_id, out);
+    gdt_plan_id_set_knob(out, GDT_KNOB_PIPE, GDT_ATTN_PIPE_TMA);
+}
+
+/* The DETERMINISTIC=1 row: every output the hand's bit for bit, then
+ * twice on one input bit for bit at every case and the large shape. */
+static int deterministic(void)
+{
+    const char *shapes[NCASES + 2];
+    hand_attn_test det_test = test, det_hand = hand;
+    det_test.plan = det_row_plan, det_hand.plan = det_plan;
+    const hand_row_test det = {&det_test, &det_hand, GDT_TEST_DATA "/candidates/attn_bwd_tma_det.json", 0x7};
+    int rc = hand_row_main(&det);
+    for (int i = 0; i < NCASES; i++)
+        shapes[i] = cases[i];
+    shapes[NCASES] = test.large, shapes[NCASES + 1] = NULL;
+    if (rc == 0)
+        hand_attn_repeatable(&det_test, &test, shapes, "DETERMINISTIC=1 row", "default PIPE=1 row");
+    return rc == 0 ? gdt_test_result(NAME) : rc;
+}
+
 int main(void)
 {
     /* dK and dV (outputs 1 and 2) bit for bit, dQ within the bound. */
@@ -75,5 +109,7 @@ int main(void)
     pp_test.plan = pp_row_plan, pp_hand.plan = pp_plan;
     const hand_row_test pp = {&pp_test, &pp_hand, GDT_TEST_DATA "/candidates/attn_bwd_tma_pp.json", 0x6};
     int rc = hand_row_main(&k);
-    return rc == 0 ? hand_row_main(&pp) : rc;
+    if (rc == 0)
+        rc = hand_row_main(&pp);
+    return rc == 0 ? deterministic() : rc;
 }
