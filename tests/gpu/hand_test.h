@@ -351,54 +351,74 @@ static inline int hand_attn_cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median over HAND_ATTN_TIMED_RUNS runs of the device time per call of
- * `calls` back-to-back executes, each run between its own pair of events
- * from a drained queue, after three warm-up executes; NAN when one fails.
- * The attention figures time single executes, the GEMM's bursts of 64 (the
- * sweep's largest burst). */
-static inline double hand_median_us(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b,
-                                    int calls)
+/* Medians over HAND_ATTN_TIMED_RUNS rounds of the device time per call of
+ * n plans timed in alternation (plan 0, 1, .., n - 1, 0, ... on one set of
+ * buffers): in each round each plan runs `calls` back-to-back executes
+ * between its own pair of events from a drained queue, after three warm-up
+ * executes of each.  us[i] gets plan i's median, NAN for every plan when
+ * one fails.  Alternating keeps a drift of clocks or temperature off any
+ * one side of a comparison (an H100 timed one GEMM kernel at 90 and at 102
+ * us a minute apart).  The attention figures time single executes, the
+ * GEMM's bursts of 64 (the sweep's largest burst). */
+static inline void hand_medians_us(const gdt_engine_ops *const *ops, gdt_compiled *const *c, int n, gdt_buffers *b,
+                                   int calls, double *us)
 {
-    float ms[HAND_ATTN_TIMED_RUNS];
+    float ms[4][HAND_ATTN_TIMED_RUNS];
     cudaEvent_t ev[2];
     gdt_error e = {0};
-    /* the plan's workspace: a figure's buffers are fresh (the backward's row printed nan without) */
-    gdt_status st = gdt_buffers_reserve_workspace(b, ops->workspace_size(c), &e);
+    gdt_status st = n >= 1 && n <= 4 ? GDT_STATUS_OK : gdt_error_set(&e, GDT_STATUS_BAD_USAGE, "1 to 4 plans");
+    /* the plans' workspace: a figure's buffers are fresh (the backward's row printed nan without) */
+    for (int j = 0; j < n && st == GDT_STATUS_OK; j++)
+        st = gdt_buffers_reserve_workspace(b, ops[j]->workspace_size(c[j]), &e);
     cudaEventCreate(&ev[0]);
     cudaEventCreate(&ev[1]);
-    for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++)
-        st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-    for (int r = 0; r < HAND_ATTN_TIMED_RUNS && st == GDT_STATUS_OK; r++) {
-        cudaDeviceSynchronize();
-        cudaEventRecord(ev[0], NULL);
-        for (int i = 0; i < calls && st == GDT_STATUS_OK; i++)
-            st = ops->execute(c, &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
-        cudaEventRecord(ev[1], NULL);
-        cudaEventSynchronize(ev[1]);
-        cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
-    }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < 3 && st == GDT_STATUS_OK; i++)
+            st = ops[j]->execute(c[j], &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+    for (int r = 0; r < HAND_ATTN_TIMED_RUNS && st == GDT_STATUS_OK; r++)
+        for (int j = 0; j < n && st == GDT_STATUS_OK; j++) {
+            cudaDeviceSynchronize();
+            cudaEventRecord(ev[0], NULL);
+            for (int i = 0; i < calls && st == GDT_STATUS_OK; i++)
+                st = ops[j]->execute(c[j], &b->ops, b->workspace, b->workspace_bytes, NULL, &e);
+            cudaEventRecord(ev[1], NULL);
+            cudaEventSynchronize(ev[1]);
+            cudaEventElapsedTime(&ms[j][r], ev[0], ev[1]);
+        }
     cudaEventDestroy(ev[0]);
     cudaEventDestroy(ev[1]);
-    if (st != GDT_STATUS_OK || cudaDeviceSynchronize() != cudaSuccess) {
+    bool ok = st == GDT_STATUS_OK && cudaDeviceSynchronize() == cudaSuccess;
+    if (!ok)
         printf("timing: %s\n", st != GDT_STATUS_OK ? e.msg : cudaGetErrorString(cudaGetLastError()));
-        return NAN;
+    for (int j = 0; j < n; j++) {
+        qsort(ms[j], HAND_ATTN_TIMED_RUNS, sizeof ms[j][0], hand_attn_cmp_float);
+        us[j] = ok ? ms[j][HAND_ATTN_TIMED_RUNS / 2] * 1e3 / calls : NAN;
     }
-    qsort(ms, HAND_ATTN_TIMED_RUNS, sizeof ms[0], hand_attn_cmp_float);
-    return ms[HAND_ATTN_TIMED_RUNS / 2] * 1e3 / calls;
+}
+
+/* One plan's median (hand_medians_us of one). */
+static inline double hand_median_us(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b, int calls)
+{
+    double us;
+    hand_medians_us(&ops, &c, 1, b, calls, &us);
+    return us;
 }
 
 static inline void hand_attn_figure(const hand_attn_test *t, const gdt_facts *f, gdt_compiled *c,
                                     gdt_compiled *k, gdt_buffers *b)
 {
-    double h = hand_median_us(hand_test_slot(&t->base)->ops, c, b, 1);
-    double r = hand_median_us(&gdt__cudnn_ops, k, b, 1);
+    const gdt_engine_ops *ops[2] = {hand_test_slot(&t->base)->ops, &gdt__cudnn_ops};
+    gdt_compiled *const plans[2] = {c, k};
+    double us[2];
+    hand_medians_us(ops, plans, 2, b, 1, us);
+    double h = us[0], r = us[1];
     printf("figure %s: %s %.1f us %.1f TFLOP/s, cuDNN mode-A plan %.1f us %.1f TFLOP/s, "
            "ratio %.3f (median of %d)\n", t->large, t->base.slot, h, hand_test_tflops(f, h), r,
            hand_test_tflops(f, r), r / h, HAND_ATTN_TIMED_RUNS);
 }
 
 /* Printed, not asserted: the plans of a and b (each its slot's) on the
- * buffers of shape, timed alike, and b's time over a's, named a_name, b's
+ * buffers of shape, timed in alternation, and b's time over a's, named a_name, b's
  * slot and ratio (e.g. "generated / handwritten"). */
 static inline void hand_attn_pair_figure(const hand_attn_test *a, const hand_attn_test *b, const char *shape,
                                          const char *a_name, const char *ratio, const gdt_device_props *dev)
@@ -410,10 +430,15 @@ static inline void hand_attn_pair_figure(const hand_attn_test *a, const hand_att
     gdt_error e = {0};
     if (!hand_test_bench_buffers(a->base.family, shape, dev, &p, &f, &buf))
         return;
-    double g = hand_attn_build(a, dev, &f, &c, &e) == GDT_STATUS_OK
-                   ? hand_median_us(hand_test_slot(&a->base)->ops, c, buf, 1) : NAN;
-    double w = hand_attn_build(b, dev, &f, &h, &e) == GDT_STATUS_OK
-                   ? hand_median_us(hand_test_slot(&b->base)->ops, h, buf, 1) : NAN;
+    double us[2] = {NAN, NAN};
+    if (hand_attn_build(a, dev, &f, &c, &e) == GDT_STATUS_OK && hand_attn_build(b, dev, &f, &h, &e) == GDT_STATUS_OK) {
+        const gdt_engine_ops *ops[2] = {hand_test_slot(&a->base)->ops, hand_test_slot(&b->base)->ops};
+        gdt_compiled *const plans[2] = {c, h};
+        hand_medians_us(ops, plans, 2, buf, 1, us);
+    } else {
+        printf("figure %s: %s\n", shape, e.msg);
+    }
+    double g = us[0], w = us[1];
     printf("figure %s: %s %.1f us %.1f TFLOP/s, %s %.1f us %.1f TFLOP/s, %s %.3f (median of %d)\n", shape,
            a_name, g, hand_test_tflops(&f, g), b->base.slot, w, hand_test_tflops(&f, w), ratio, w / g,
            HAND_ATTN_TIMED_RUNS);
