@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """.ci/profile.py (the device-run `profile` step) without a GPU or ncu: the committed spec
-(sweeps/checks/profile.json) loads and each of its plans becomes one ncu command line over
-`gdtune bench ... --plan PLAN` with the clocks left alone; a spec missing a field is refused
+(sweeps/checks/profile.json) loads, each of its gdtune plans is one `gdtune plans` lists for
+its shape (a cuDNN plan is named cudnn.engN[...]), and each plan becomes one ncu command line
+over `gdtune bench ... --plan PLAN` with the clocks left alone; a spec missing a field is refused
 naming its JSON path (exit 2); and the summary of an ncu CSV (the details page's rows, lines
 before the header skipped) puts each kernel's metrics in order, a duration in nanoseconds
 turned into microseconds.  Exit 0 when all hold, 1 naming what failed.
 
-usage: test_profile_script.py SOURCE_DIR"""
+usage: test_profile_script.py SOURCE_DIR GDTUNE_EXE"""
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -40,10 +42,10 @@ CSV = '''==PROF== Connected to process 1 (gdtune)
 
 
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    src = argv[1]
+    src, gdtune = argv[1], argv[2]
     prof = load(src)
     spec = os.path.join(src, "sweeps", "checks", "profile.json")
     plans = prof.load_spec(spec)
@@ -52,6 +54,14 @@ def main(argv):
         doc = json.load(f)
     for p in doc["profiles"]:
         check(p["family"] in ("gemm", "sdpa_fwd", "sdpa_bwd"), f"family {p['family']}")
+        listed = subprocess.run([gdtune, "plans", p["family"], "--shape", p["shape"]], capture_output=True,
+                                text=True)
+        for plan in p["plans"]:
+            if plan.startswith("cudnn."):
+                check(re.fullmatch(r"cudnn\.eng\d+(\[[A-Z_]+=-?\d+(, [A-Z_]+=-?\d+)*\])?", plan), f"cuDNN plan {plan}")
+            else:
+                check(listed.returncode == 0 and plan in listed.stdout, f"{plan} not listed by gdtune plans "
+                      f"{p['family']} --shape {p['shape']} (exit {listed.returncode})")
     out = subprocess.run([sys.executable, os.path.join(src, ".ci", "profile.py"), "--dry-run", "GDT", spec],
                          capture_output=True, text=True)
     lines = out.stdout.splitlines()
