@@ -215,10 +215,13 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
     if (s != GDT_SIDE_CUDNN && gdt_compare_versus(b, &x->best[GDT_SIDE_CUDNN], &r, NULL))
         snprintf(vs, sizeof vs, ", %.3f x cuDNN's time", r);
     snprintf(v->plan, sizeof v->plan, "%s", b->plan->name);
-    snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s%s, noise %.4f%s", b->time_us, tflops(x, s), vs,
-             b->noise, b->rounds      ? ", in the cell's interleaved rounds"
-                       : b->raced_out ? ", a first estimate (raced out)"
-                                      : "");
+    char clock[40] = "";
+    if (b->mhz > 0)
+        snprintf(clock, sizeof clock, ", SM clock %.0f MHz", b->mhz);
+    snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s%s, noise %.4f%s%s", b->time_us, tflops(x, s), vs,
+             b->noise, clock, b->rounds      ? ", in the cell's interleaved rounds"
+                              : b->raced_out ? ", a first estimate (raced out)"
+                                             : "");
     verify_text(x, s, v->verify, sizeof v->verify);
     gdt_compare_scope(b->plan, v->scope, sizeof v->scope);
     char traced[800];
@@ -231,7 +234,13 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
 static void ratio_text(const gdt_compare_cell *x, char *buf, size_t n)
 {
     double r, noise;
-    if (gdt_compare_ratio(x, &r, &noise))
+    const gdt_side_best *h = &x->best[GDT_SIDE_HAND], *g = &x->best[GDT_SIDE_GENERATED];
+    if (gdt_compare_ratio(x, &r, &noise) && h->mhz > 0 && g->mhz > 0)
+        /* the series' clocks beside the verdict: under the power cap a series at a lower clock is
+           slower whatever its kernel (the same machine code 6% apart at 1500 and 1650 MHz) */
+        snprintf(buf, n, "%.3f, noise %.3f: %s (SM clocks %.0f / %.0f MHz)", r, noise,
+                 gdt_verdict_text(gdt_compare_verdict(x)), h->mhz, g->mhz);
+    else if (gdt_compare_ratio(x, &r, &noise))
         snprintf(buf, n, "%.3f, noise %.3f: %s", r, noise, gdt_verdict_text(gdt_compare_verdict(x)));
     else
         missing_text(x, x->best[GDT_SIDE_GENERATED].result ? GDT_SIDE_HAND : GDT_SIDE_GENERATED, buf, n);
@@ -419,6 +428,10 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
     cJSON_AddNumberToObject(j, "time_us", b->time_us);
     cJSON_AddNumberToObject(j, "tflops", tflops(x, s));
     cJSON_AddNumberToObject(j, "noise", b->noise);
+    if (b->mhz > 0)
+        cJSON_AddNumberToObject(j, "median_mhz", b->mhz);
+    else
+        cJSON_AddNullToObject(j, "median_mhz");
     cJSON_AddBoolToObject(j, "rounds", b->rounds);
     cJSON_AddBoolToObject(j, "raced_out", b->raced_out);
     if (gdt_compare_versus(b, &x->best[GDT_SIDE_CUDNN], &r, NULL))

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gdt_compare_runs.h"
+#include "gdt_metric_clock.h"
 #include "nvrtc/gdt_nvrtc.h"
 
 static const struct {
@@ -312,6 +313,8 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
     b->raced_out += raced;
     gdt_side_best *w = &x->best[s], nb = {.run = run, .plan = &rc->plan[pi], .result = res, .raced_out = raced};
     nb.rounds = gdt_run_plan_figures(rc, pi, &nb.time_us, &nb.noise);
+    gdt_metric_clock mc;
+    nb.mhz = !nb.rounds && gdt_run_metric_clock(res, &mc) ? mc.median_mhz : 0;
     if (!displaces(&nb, w))
         return;
     *w = nb;

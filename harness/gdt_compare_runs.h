@@ -57,6 +57,8 @@ typedef struct gdt_side_best {
     const gdt_run_plan *plan;
     const gdt_run_result *result; /* NULL: the side has no verified plan */
     double time_us, noise;
+    double mhz;              /* the median SM clock of its series' largest burst (0: none recorded,
+                                or its figures are its cell's rounds') */
     bool rounds;             /* time_us and noise are its cell's rounds' */
     bool raced_out;          /* its time is a first estimate only */
     double verify_err[4];    /* relative L2 error of each output, family order */

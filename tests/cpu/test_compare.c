@@ -43,15 +43,17 @@ typedef struct plan_row {
     double time_us, noise, err;
     bool raced_out;
     bool traced; /* a --cupti trace with a main kernel (TRACE_KERNEL) */
+    double mhz;  /* > 0: the SM clock after each sample of its burst */
 } plan_row;
 
 #define TRACE_KERNEL "nvjet_sm90_tst_128x64_64x8_1x2_h_bz_splitK_NNT"
 
-#define VERIFIED(name, tag, t, noise, err) {name, tag, "verified", "", t, noise, err, false, false}
-#define TRACED(name, tag, t, noise, err) {name, tag, "verified", "", t, noise, err, false, true}
-#define RACED(name, t, noise, err) {name, "OURS", "verified", "", t, noise, err, true, false}
-#define NOT_VERIFIED(name, disp, error, err) {name, "OURS", disp, error, 0, 0, err, false, false}
-#define NOT_RUN(name) {name, "OURS", NULL, NULL, 0, 0, 0, false, false}
+#define VERIFIED(name, tag, t, noise, err) {name, tag, "verified", "", t, noise, err, false, false, 0}
+#define TRACED(name, tag, t, noise, err) {name, tag, "verified", "", t, noise, err, false, true, 0}
+#define RACED(name, t, noise, err) {name, "OURS", "verified", "", t, noise, err, true, false, 0}
+#define CLOCKED(name, tag, t, noise, mhz) {name, tag, "verified", "", t, noise, 1e-3, false, false, mhz}
+#define NOT_VERIFIED(name, disp, error, err) {name, "OURS", disp, error, 0, 0, err, false, false, 0}
+#define NOT_RUN(name) {name, "OURS", NULL, NULL, 0, 0, 0, false, false, 0}
 
 /* Cell 0 (m=256): two cuDNN plans (the faster with a --cupti trace), five generated (one raced out, one
  * declined, one incorrect, one never run), the hand plan, two cuBLASLt. */
@@ -102,8 +104,11 @@ static cJSON *measured(const plan_row *p)
         cJSON_AddItemToObject(o, "verify_err", cJSON_CreateDoubleArray(&p->err, 1));
     if (ok) {
         double x[3] = {p->time_us, p->time_us, p->time_us};
-        cJSON *bursts = cJSON_CreateArray();
-        cJSON_AddItemToArray(bursts, gdt_test_burst_json(8, x, 3));
+        cJSON *bursts = cJSON_CreateArray(), *burst = gdt_test_burst_json(8, x, 3);
+        double mhz[3] = {p->mhz, p->mhz, p->mhz};
+        if (p->mhz > 0)
+            cJSON_AddItemToObject(burst, "clock_mhz", cJSON_CreateDoubleArray(mhz, 3));
+        cJSON_AddItemToArray(bursts, burst);
         cJSON_AddItemToObject(o, "bursts", bursts);
         cJSON_AddBoolToObject(o, "raced_out", p->raced_out);
         cJSON_AddNumberToObject(o, "time_us", p->time_us);
@@ -576,6 +581,32 @@ static void check_sides_of(void)
                      "inside the timed execute)");
 }
 
+/* The series' SM clocks: the hand plan's at 1500 MHz, 6% slower than the
+ * generated one's at 1650 (the same machine code on an H100 under the power
+ * cap) shows both clocks beside the verdict; a journal without clocks
+ * (dir_plain) gives null and no clock text. */
+static void check_clocks(const char *dir, const char *dir_plain)
+{
+    const char *text[] = {dir};
+    CHECK_INT(compare(text, 1), ==, 0);
+    CHECK_CONTAINS(out, "10.600 us, 6.3 TFLOP/s, 0.883 x cuDNN's time, noise 0.0050, SM clock 1500 MHz\n");
+    CHECK_CONTAINS(out, "ratio handwritten / generated time: 1.060, noise 0.010: generated faster beyond noise "
+                        "(SM clocks 1500 / 1650 MHz)");
+    const char *json[] = {dir, "--format", "json"};
+    CHECK_INT(compare(json, 3), ==, 0);
+    cJSON *doc = doc_of_output();
+    CHECK_NEAR(num(doc, "cells.0.sides.handwritten.best.median_mhz"), 1500, 0);
+    CHECK_NEAR(num(doc, "cells.0.sides.generated.best.median_mhz"), 1650, 0);
+    cJSON_Delete(doc);
+    const char *plain[] = {dir_plain, "--format", "json"};
+    CHECK_INT(compare(plain, 3), ==, 0);
+    doc = doc_of_output();
+    CHECK(cJSON_IsNull(at(doc, "cells.0.sides.handwritten.best.median_mhz")));
+    cJSON_Delete(doc);
+    CHECK_INT(compare(plain, 1), ==, 0);
+    CHECK(!strstr(out, "SM clock"));
+}
+
 /* ------------------------------------------------------------ A/B */
 
 static void check_ab_args(const char *dir)
@@ -635,7 +666,7 @@ static void check_ab_host(void)
 
 int main(void)
 {
-    char root[] = "/tmp/gdt_compare_XXXXXX", a[600], b[600], c[600], d[600], r[600];
+    char root[] = "/tmp/gdt_compare_XXXXXX", a[600], b[600], c[600], d[600], r[600], k[600];
     gdt_sweep_spec *spec = NULL;
     gdt_error e = {0};
     CHECK(mkdtemp(root) != NULL);
@@ -659,6 +690,13 @@ int main(void)
                 done[nd++] = cell0[i];
         done[0].time_us = 10.2; /* cudnn.eng0: faster than eng1's rounds, out of them */
         write_run(r, spec, &(run_desc){dev, 3, true, done, nd, true});
+        static const plan_row clocked[] = {
+            CLOCKED("cudnn.eng0", "A", 12.0, 0.005, 1700),
+            CLOCKED(GEN_BEST, "OURS", 10.0, 0.005, 1650),
+            CLOCKED(HAND_PLAN, "OURS", 10.6, 0.005, 1500),
+        };
+        snprintf(k, sizeof k, "%s/clocks", root);
+        write_run(k, spec, &(run_desc){dev, 3, false, clocked, 3, false});
         check_json(a, spec);
         check_text_md(a);
         check_figure(a);
@@ -667,6 +705,7 @@ int main(void)
         check_cell_match(spec);
         check_ab_args(a);
         check_rounds(r);
+        check_clocks(k, b);
     }
     CHECK(spec && spec->ncells == 2);
     check_sides_of();
