@@ -391,7 +391,8 @@ static inline void hand_medians_us(const gdt_engine_ops *const *ops, gdt_compile
     if (!ok)
         printf("timing: %s\n", st != GDT_STATUS_OK ? e.msg : cudaGetErrorString(cudaGetLastError()));
     for (int j = 0; j < n; j++) {
-        qsort(ms[j], HAND_ATTN_TIMED_RUNS, sizeof ms[j][0], hand_attn_cmp_float);
+        if (ok)
+            qsort(ms[j], HAND_ATTN_TIMED_RUNS, sizeof ms[j][0], hand_attn_cmp_float);
         us[j] = ok ? ms[j][HAND_ATTN_TIMED_RUNS / 2] * 1e3 / calls : NAN;
     }
 }
