@@ -42,6 +42,12 @@ int gdt_test_run(const char *cmd, char *out, size_t nout)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+bool gdt_test_figures(void)
+{
+    const char *v = getenv("GDT_TEST_FIGURES");
+    return v && !strcmp(v, "1");
+}
+
 const char *gdt_test_exe(void)
 {
     const char *e = getenv("GDTUNE_EXE");

@@ -83,6 +83,11 @@ int gdt_test_result(const char *name);
 /* The gdtune binary under test: $GDTUNE_EXE, else the one CMake built. */
 const char *gdt_test_exe(void);
 
+/* Whether a GPU test prints its timing figures (never asserted): only when
+ * GDT_TEST_FIGURES is 1, so that `ctest -L gpu` checks and the device call's
+ * `figures` step (.ci/device-run) times. */
+bool gdt_test_figures(void);
+
 /* Runs a shell command, captures stdout+stderr into out (truncated), returns
  * the exit status (or -1). */
 int gdt_test_run(const char *cmd, char *out, size_t nout);

@@ -104,7 +104,7 @@ static inline gdt_status hand_row_same_as_hand(const hand_row_test *k, const gdt
 /* Printed, not asserted: the PIPE=1 row against the hand slot, timed alike. */
 static inline void hand_row_figure(const hand_row_test *k, const gdt_device_props *dev)
 {
-    if (hand_test_figures())
+    if (gdt_test_figures())
         hand_attn_pair_figure(k->row, k->hand, k->row->large, "PIPE=1 row", "generated / handwritten", dev);
 }
 

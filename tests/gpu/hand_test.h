@@ -55,16 +55,6 @@ static inline void hand_watch(const char *what)
     alarm(HAND_WATCHDOG_S);
 }
 
-/* Figures (timings printed, never asserted) run only when GDT_TEST_FIGURES
- * is 1: `ctest -L gpu` checks correctness, and the device call's `figures`
- * step (.ci/device-run) prints the timings, so the checks do not spend a
- * device session's minutes on timing loops. */
-static inline bool hand_test_figures(void)
-{
-    const char *v = getenv("GDT_TEST_FIGURES");
-    return v && !strcmp(v, "1");
-}
-
 typedef struct hand_test {
     const char *name; /* the test, as its skip and result lines name it */
     const char *slot; /* the slot under test, by manifest name */
@@ -397,6 +387,18 @@ static inline void hand_medians_us(const gdt_engine_ops *const *ops, gdt_compile
     }
 }
 
+/* Two built plans in alternation (hand_medians_us of two); NAN for both
+ * where either did not build (NULL). */
+static inline void hand_pair_us(const gdt_engine_ops *oa, gdt_compiled *a, const gdt_engine_ops *ob, gdt_compiled *b,
+                                gdt_buffers *buf, int calls, double us[2])
+{
+    const gdt_engine_ops *ops[2] = {oa, ob};
+    gdt_compiled *const plans[2] = {a, b};
+    us[0] = us[1] = NAN;
+    if (a && b)
+        hand_medians_us(ops, plans, 2, buf, calls, us);
+}
+
 /* One plan's median (hand_medians_us of one). */
 static inline double hand_median_us(const gdt_engine_ops *ops, gdt_compiled *c, gdt_buffers *b, int calls)
 {
@@ -408,10 +410,8 @@ static inline double hand_median_us(const gdt_engine_ops *ops, gdt_compiled *c, 
 static inline void hand_attn_figure(const hand_attn_test *t, const gdt_facts *f, gdt_compiled *c,
                                     gdt_compiled *k, gdt_buffers *b)
 {
-    const gdt_engine_ops *ops[2] = {hand_test_slot(&t->base)->ops, &gdt__cudnn_ops};
-    gdt_compiled *const plans[2] = {c, k};
     double us[2];
-    hand_medians_us(ops, plans, 2, b, 1, us);
+    hand_pair_us(hand_test_slot(&t->base)->ops, c, &gdt__cudnn_ops, k, b, 1, us);
     double h = us[0], r = us[1];
     printf("figure %s: %s %.1f us %.1f TFLOP/s, cuDNN mode-A plan %.1f us %.1f TFLOP/s, "
            "ratio %.3f (median of %d)\n", t->large, t->base.slot, h, hand_test_tflops(f, h), r,
@@ -431,14 +431,10 @@ static inline void hand_attn_pair_figure(const hand_attn_test *a, const hand_att
     gdt_error e = {0};
     if (!hand_test_bench_buffers(a->base.family, shape, dev, &p, &f, &buf))
         return;
-    double us[2] = {NAN, NAN};
-    if (hand_attn_build(a, dev, &f, &c, &e) == GDT_STATUS_OK && hand_attn_build(b, dev, &f, &h, &e) == GDT_STATUS_OK) {
-        const gdt_engine_ops *ops[2] = {hand_test_slot(&a->base)->ops, hand_test_slot(&b->base)->ops};
-        gdt_compiled *const plans[2] = {c, h};
-        hand_medians_us(ops, plans, 2, buf, 1, us);
-    } else {
+    double us[2];
+    if (hand_attn_build(a, dev, &f, &c, &e) != GDT_STATUS_OK || hand_attn_build(b, dev, &f, &h, &e) != GDT_STATUS_OK)
         printf("figure %s: %s\n", shape, e.msg);
-    }
+    hand_pair_us(hand_test_slot(&a->base)->ops, c, hand_test_slot(&b->base)->ops, h, buf, 1, us);
     double g = us[0], w = us[1];
     printf("figure %s: %s %.1f us %.1f TFLOP/s, %s %.1f us %.1f TFLOP/s, %s %.3f (median of %d)\n", shape,
            a_name, g, hand_test_tflops(&f, g), b->base.slot, w, hand_test_tflops(&f, w), ratio, w / g,
@@ -460,7 +456,7 @@ static inline void hand_attn_pair_figures(const hand_attn_test *a, const hand_at
                                           const char *const *shapes, const char *a_name, const char *ratio)
 {
     gdt_device_props dev;
-    if (!hand_test_figures() || !hand_on_sm90(&dev))
+    if (!gdt_test_figures() || !hand_on_sm90(&dev))
         return;
     for (int i = 0; shapes[i]; i++) {
         hand_watch(shapes[i]);
@@ -576,7 +572,7 @@ static inline void hand_attn_large(const hand_attn_test *t, const gdt_device_pro
     if (st == GDT_STATUS_OK)
         st = gdt_outputs_compare(&p, &got, &cud, err, &e);
     hand_attn_report(t, t->large, "cuDNN", &got, &cud, st, err, e.msg);
-    if (st == GDT_STATUS_OK && hand_test_figures())
+    if (st == GDT_STATUS_OK && gdt_test_figures())
         hand_attn_figure(t, &f, c, k, b);
     s->ops->destroy(c);
     gdt__cudnn_ops.destroy(k);

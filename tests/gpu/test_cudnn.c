@@ -523,8 +523,7 @@ int main(void)
     }
     printf("plans built %d, verified %d, declined %d; shapes skipped %d\n", n_built, n_verified,
            n_declined, n_skipped);
-    const char *b = getenv("GDT_TEST_FIGURES");
-    if (b && !strcmp(b, "1"))
+    if (gdt_test_figures())
         bench();
     return gdt_test_result("test_cudnn");
 }

@@ -403,7 +403,7 @@ static void bench(const char *shape)
     double side_us[4] = {INFINITY, INFINITY, INFINITY, INFINITY}; /* the best of each kind() */
     double us[GDT_HAND_GEMM_CONFIGS];
     int side[4] = {-1, -1, -1, -1};
-    if (!hand_test_figures()) /* figures only under GDT_TEST_FIGURES=1 */
+    if (!gdt_test_figures()) /* figures only under GDT_TEST_FIGURES=1 */
         return;
     if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
@@ -434,14 +434,11 @@ static void bench(const char *shape)
            side_us[2], side[0], side_us[0], side_us[0] / side_us[2], best / side_us[2]);
     for (int i = PINGPONG_FIRST; i < GDT_HAND_GEMM_CONFIGS; i++) {
         int twin = cooperative_twin(i);
-        double pair[2] = {NAN, NAN}; /* the two again, in alternation */
+        double pair[2]; /* the two again, in alternation */
         gdt_compiled *pp = NULL, *co = NULL;
-        if (twin >= 0 && build_hand(&f, i, &pp, &e) == GDT_STATUS_OK &&
-            build_hand(&f, twin, &co, &e) == GDT_STATUS_OK) {
-            const gdt_engine_ops *ops[2] = {hand_slot()->ops, hand_slot()->ops};
-            gdt_compiled *const plans[2] = {pp, co};
-            hand_medians_us(ops, plans, 2, b, BURST_CALLS, pair);
-        }
+        if (twin >= 0 && build_hand(&f, i, &pp, &e) == GDT_STATUS_OK)
+            build_hand(&f, twin, &co, &e);
+        hand_pair_us(hand_slot()->ops, pp, hand_slot()->ops, co, b, BURST_CALLS, pair);
         hand_slot()->ops->destroy(pp);
         hand_slot()->ops->destroy(co);
         printf("figure %s: ping-pong configuration %d %.2f us %.1f TFLOP/s, cooperative twin %d "

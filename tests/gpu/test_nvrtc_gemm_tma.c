@@ -192,19 +192,6 @@ static bool run_case(int ci)
     return cudaGetLastError() == cudaSuccess && st != GDT_STATUS_CUDA;
 }
 
-/* Two built plans timed in alternation (hand_medians_us), bursts of
- * BURST_CALLS; NAN where either did not build. */
-static void time_pair(const gdt_engine_slot *sa, gdt_compiled *a, const gdt_engine_slot *sb, gdt_compiled *b,
-                      gdt_buffers *buf, double us[2])
-{
-    us[0] = us[1] = NAN;
-    if (!a || !b)
-        return;
-    const gdt_engine_ops *ops[2] = {sa->ops, sb->ops};
-    gdt_compiled *const plans[2] = {a, b};
-    hand_medians_us(ops, plans, 2, buf, BURST_CALLS, us);
-}
-
 /* Each PINGPONG=1 row against its cooperative twin (the same row with
  * PINGPONG=0), the two timed in alternation. */
 static void pingpong_figures(const char *shape, const gdt_facts *f, const gdt_plan_id *plans, int n,
@@ -220,7 +207,7 @@ static void pingpong_figures(const char *shape, const gdt_facts *f, const gdt_pl
         double us[2];
         if (build(nvrtc_slot(), f, &plans[i], &pp, &e) == GDT_STATUS_OK)
             build(nvrtc_slot(), f, &want, &co, &e);
-        time_pair(nvrtc_slot(), pp, nvrtc_slot(), co, b, us);
+        hand_pair_us(nvrtc_slot()->ops, pp, nvrtc_slot()->ops, co, b, BURST_CALLS, us);
         nvrtc_slot()->ops->destroy(pp);
         nvrtc_slot()->ops->destroy(co);
         gdt_plan_id_format(&plans[i], name, sizeof name);
@@ -229,10 +216,8 @@ static void pingpong_figures(const char *shape, const gdt_facts *f, const gdt_pl
     }
 }
 
-static double time_plan(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b, gdt_error *e)
+static double time_plan(const gdt_engine_slot *s, gdt_compiled *c, gdt_buffers *b)
 {
-    if (gdt_buffers_reserve_workspace(b, s->ops->workspace_size(c), e) != GDT_STATUS_OK)
-        return NAN;
     return hand_median_us(s->ops, c, b, BURST_CALLS);
 }
 
@@ -250,13 +235,13 @@ static void bench(const char *shape)
     double best_gen = INFINITY, best_hand = INFINITY, hand_us[GDT_HAND_GEMM_CONFIGS];
     double best_of[2] = {INFINITY, INFINITY}; /* [stream-K]: the other rows, the stream-K rows */
     char name[512];
-    if (!hand_test_figures()) /* figures only under GDT_TEST_FIGURES=1 */
+    if (!gdt_test_figures()) /* figures only under GDT_TEST_FIGURES=1 */
         return;
     if (!hand_test_bench_buffers(GDT_FAMILY_GEMM, shape, &dev, &p, &f, &b))
         return;
     for (int i = 0; i < GDT_HAND_GEMM_CONFIGS; i++) {
         gdt_compiled *c = NULL;
-        hand_us[i] = build_hand(&f, i, &c, &e) == GDT_STATUS_OK ? time_plan(hand_slot(), c, b, &e) : NAN;
+        hand_us[i] = build_hand(&f, i, &c, &e) == GDT_STATUS_OK ? time_plan(hand_slot(), c, b) : NAN;
         hand_slot()->ops->destroy(c);
         if (hand_us[i] < best_hand)
             best_hand = hand_us[i];
@@ -270,8 +255,8 @@ static void bench(const char *shape)
         double t = NAN; /* with a twin, the pair's time: each row timed once */
         if (build(nvrtc_slot(), &f, &plans[i], &c, &e) == GDT_STATUS_OK) {
             if (twin >= 0 && build_hand(&f, twin, &h, &e) == GDT_STATUS_OK)
-                time_pair(nvrtc_slot(), c, hand_slot(), h, b, pair);
-            t = twin >= 0 ? pair[0] : time_plan(nvrtc_slot(), c, b, &e);
+                hand_pair_us(nvrtc_slot()->ops, c, hand_slot()->ops, h, b, BURST_CALLS, pair);
+            t = twin >= 0 ? pair[0] : time_plan(nvrtc_slot(), c, b);
         }
         nvrtc_slot()->ops->destroy(c);
         hand_slot()->ops->destroy(h);
