@@ -13,6 +13,7 @@ int gdt_cli_merge(int argc, char **argv);      /* cli/cli_tables.c */
 int gdt_cli_sweep(int argc, char **argv);      /* cli/cli_sweep.c */
 int gdt_cli_worker(int argc, char **argv);     /* cli/cli_worker.c (internal) */
 int gdt_cli_bench(int argc, char **argv);      /* cli/cli_bench.c */
+int gdt_cli_autotune(int argc, char **argv);   /* cli/cli_autotune.c */
 int gdt_cli_report(int argc, char **argv);     /* cli/cli_report.c */
 int gdt_cli_compare(int argc, char **argv);    /* cli/cli_compare.c */
 int gdt_cli_nightly(int argc, char **argv);    /* cli/cli_nightly.c */

@@ -23,6 +23,7 @@ static const verb verbs[] = {
     {"tables", gdt_cli_tables, "validate tables (tables check FILE...), write them from journals (tables emit RUNDIR...), or compare two sets (tables diff OLD NEW)", false},
     {"sweep", gdt_cli_sweep, "verify and measure every plan of a family on the GPU and emit tables", false},
     {"bench", gdt_cli_bench, "print host enqueue and device time per call of single plans across bursts", false},
+    {"autotune", gdt_cli_autotune, "measure the first few plans of a shape's list on the GPU and keep the fastest (autotune at first use)", false},
     {"merge", gdt_cli_merge, "write one set of tables from the journals of several runs (shards of one sweep)", false},
     {"compare", gdt_cli_compare, "generated against handwritten plans: per cell from run directories, or an A/B on the GPU", false},
     {"nightly", gdt_cli_nightly, "one night on a GPU machine: sweep, diff against the committed tables, report, exit with the diff's status", false},

@@ -1,0 +1,76 @@
+/* `gdtune autotune`'s arguments, each as a spawned gdtune (no shell): a bad
+ * one exits 2 with a message naming the flag and the value, before any
+ * device is asked; --help lists every flag; without a GPU a well-formed
+ * call exits 1 saying there is no CUDA device (on a GPU machine that case
+ * is not asserted: the verb runs). */
+#include <string.h>
+
+#include "gdt_test.h"
+
+static char out[65536];
+
+static int autotune(const char *const *args)
+{
+    char *argv[16] = {(char *)gdt_test_exe(), "autotune"};
+    for (int i = 0; args[i] && i < 13; i++) argv[i + 2] = (char *)args[i];
+    return gdt_test_spawn(argv, NULL, out, sizeof out);
+}
+
+typedef struct expect {
+    const char *args[8];
+    const char *msg;
+} expect;
+
+static const expect bad[] = {
+    {{NULL}, "missing FAMILY"},
+    {{"gem", NULL}, "gem"},
+    {{"gemm", "sdpa_fwd", NULL}, "sdpa_fwd"},
+    {{"gemm", "--backend", "17", NULL}, "--backend: bad value \"17\": expected an integer in 0..16"},
+    {{"gemm", "--ours", "-1", NULL}, "--ours: bad value \"-1\""},
+    {{"gemm", "--margin", "1.5", NULL}, "--margin: bad value \"1.5\": expected a number in [0, 1]"},
+    {{"gemm", "--margin", "x", NULL}, "--margin: bad value \"x\""},
+    {{"gemm", "--reps", "0", NULL}, "--reps: bad value \"0\""},
+    {{"gemm", "--shape", "m=0", NULL}, "--shape:"},
+    {{"gemm", "--shape", "q=1", NULL}, "unknown key \"q\""},
+    {{"gemm", "--tables", "/nonexistent/tables", NULL}, "--tables /nonexistent/tables: not a directory"},
+    {{"gemm", "--format", "csv", NULL}, "--format: bad value \"csv\""},
+    {{"gemm", "--margins", "0.1", NULL}, "--margins"},
+};
+
+static void test_bad_usage(void)
+{
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = autotune(bad[i].args);
+        if (rc != 2 || !strstr(out, bad[i].msg)) fprintf(stderr, "case %zu:\n%s\n", i, out);
+        CHECK_INT(rc, ==, 2);
+        CHECK_CONTAINS(out, bad[i].msg);
+        CHECK(strstr(out, "no CUDA device") == NULL); /* judged before any device */
+    }
+}
+
+static void test_help(void)
+{
+    static const char *const flags[] = {"--shape", "--backend", "--ours", "--margin", "--reps", "--tables",
+                                        "--format"};
+    const char *args[] = {"--help", NULL};
+    CHECK_INT(autotune(args), ==, 0);
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) CHECK_CONTAINS(out, flags[i]);
+    CHECK_CONTAINS(out, "exit codes: 0 success, 1 failure while running (no GPU");
+}
+
+static void test_no_device(void)
+{
+    const char *args[] = {"gemm", "--shape", "m=192,n=4096,k=11008", "--backend", "0", NULL};
+    int rc = autotune(args);
+    if (!strstr(out, "no CUDA device")) return; /* a GPU is here: the verb ran */
+    CHECK_INT(rc, ==, 1);
+    CHECK_CONTAINS(out, "gdtune autotune: no CUDA device");
+}
+
+int main(void)
+{
+    test_bad_usage();
+    test_help();
+    test_no_device();
+    return gdt_test_result("test_cli_autotune");
+}
