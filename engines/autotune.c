@@ -63,8 +63,9 @@ static void pick(const gdt_graph *g, const gdt_autotune_opts *o, gdt_autotune_re
         gdt_plan_side side = entry_side(x);
         if (x->is_marker || (r->n > 0 && taken[side] >= quota[side])) continue;
         taken[side]++;
-        r->c[r->n++] = (gdt_autotune_candidate){
-            .index = i, .id = x->id, .side = side, .status = GDT_STATUS_OK, .median_us = NAN};
+        r->c[r->n] = (gdt_autotune_candidate){
+            .index = i, .id = x->id, .side = side, .status = GDT_STATUS_NOT_SUPPORTED, .median_us = NAN};
+        snprintf(r->c[r->n++].why, sizeof r->c[0].why, "not measured (the autotune stopped before it)");
     }
 }
 

@@ -46,7 +46,8 @@ typedef struct gdt_autotune_candidate {
     int index;          /* position in the graph's plan list */
     gdt_plan_id id;
     gdt_plan_side side; /* ours, the backend's, or a library's */
-    gdt_status status;  /* OK: built and timed; else why it was skipped */
+    gdt_status status;  /* OK: built and timed; else why it was skipped (NOT_SUPPORTED
+                           "not measured" when the autotune stopped before it) */
     char why[512];      /* the decline or failure message ("" when timed) */
     double median_us;   /* median device time per launch; NaN when skipped */
 } gdt_autotune_candidate;
