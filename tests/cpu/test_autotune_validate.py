@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+""".ci/autotune-validate.py (the device-run `autotune-validate` step) without a GPU: the
+validation specs expand to exactly the cells the committed validation journals swept (family and
+shape, in order); `run` against a stand-in gdtune logs one line per shape, a failing shape with
+its exit status and stderr, and exits 1 for it; a spent budget stops it naming the shapes left;
+`score` on a log planted from a journal gives the best plan 1.000, the slowest plan its sweep
+time over the best, and the per-family geo-mean / worst of each; a key no journal holds is not
+scored (exit 1).  Exit 0 when all hold, 1 naming what failed.
+
+usage: test_autotune_validate.py SOURCE_DIR"""
+import gzip
+import importlib.util
+import json
+import math
+import os
+import stat
+import sys
+import tempfile
+
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print(f"test_autotune_validate: FAILED: {what}")
+
+
+def load(src):
+    spec = importlib.util.spec_from_file_location("autotune_validate", os.path.join(src, ".ci", "autotune-validate.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def journal(src, family):
+    return os.path.join(src, f"runs/sm90/validation/{family}-validation.journal.jsonl.gz")
+
+
+def journal_shapes(path):
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        recs = [json.loads(t) for t in f]
+    return [(r["family"], r["shape"]) for r in recs if r["type"] == "cell"]
+
+
+def test_cells(mod, src):
+    for fam in ("gemm", "sdpa"):
+        got = mod.cells(os.path.join(src, f"sweeps/validation/{fam}.json"))
+        want = journal_shapes(journal(src, fam))
+        check(got == want, f"{fam}: spec cells {got[:2]}... == journal cells {want[:2]}...")
+
+
+STANDIN = """#!/usr/bin/env python3
+import json, sys
+shape = sys.argv[4]
+if "m=64," in shape:
+    sys.stderr.write("gdtune autotune: not supported: planted failure\\n")
+    sys.exit(1)
+print(json.dumps({"schema": "gdtune.autotune/1", "key": "k:" + shape, "winner": 0, "first": 0,
+                  "heuristic": None, "winner_over_first": 1.0, "winner_over_heuristic": None,
+                  "candidates": [{"plan": "p", "median_us": 1.5}]}))
+"""
+
+
+def test_run(mod, src, tmp):
+    exe = os.path.join(tmp, "gdtune-standin")
+    with open(exe, "x") as f:
+        f.write(STANDIN)
+    os.chmod(exe, stat.S_IRWXU)
+    spec = os.path.join(src, "sweeps/validation/gemm.json")
+    log = os.path.join(tmp, "run.jsonl")
+    rc = mod.run(exe, log, [spec])
+    with open(log) as f:
+        lines = [json.loads(t) for t in f]
+    check(rc == 1, f"run exits 1 with one shape failing (got {rc})")
+    check(len(lines) == 10, f"one line per shape (got {len(lines)})")
+    failed = [x for x in lines if x["rc"] != 0]
+    check(len(failed) == 1 and "planted failure" in failed[0]["error"] and "doc" not in failed[0],
+          "the failing shape logged with its stderr")
+    check(all(x["doc"]["key"] == "k:" + x["shape"] for x in lines if x["rc"] == 0), "the documents kept")
+    log2 = os.path.join(tmp, "run2.jsonl")
+    check(mod.run(exe, log2, [spec], budget=-1) == 1, "a spent budget exits 1")
+    with open(log2) as f:
+        check(f.read() == "", "a spent budget runs nothing")
+
+
+def planted_log(src, tmp):
+    """One log line per journal cell: winner the best plan, first the slowest, heuristic cudnn.eng0."""
+    cells = load(src).journal_cells([journal(src, "gemm")])
+    keys = {}
+    with gzip.open(journal(src, "gemm"), "rt") as f:
+        for t in f:
+            r = json.loads(t)
+            if r["type"] == "cell":
+                keys[r["key"]] = r["shape"]
+    path = os.path.join(tmp, "planted.jsonl")
+    worst = []
+    with open(path, "x") as out:
+        for key, times in cells.items():
+            best, slow = min(times, key=times.get), max(times, key=times.get)
+            worst.append(times[slow] / times[best])
+            cands = [{"plan": slow}, {"plan": "cudnn.eng0"}, {"plan": best}]
+            doc = {"key": key, "winner": 2, "first": 0, "heuristic": 1, "winner_over_first": 0.5, "candidates": cands}
+            out.write(json.dumps({"family": "gemm", "shape": keys[key], "rc": 0, "doc": doc}) + "\n")
+        out.write(json.dumps({"family": "gemm", "shape": "m=1", "rc": 0,
+                              "doc": dict(doc, key="gemm:not-swept")}) + "\n")
+    return path, worst
+
+
+def test_score(mod, src, tmp, capsys_path):
+    log, worst = planted_log(src, tmp)
+    with open(capsys_path, "w") as f:
+        old, sys.stdout = sys.stdout, f
+        try:
+            rc = mod.score(log, [journal(src, "gemm")])
+        finally:
+            sys.stdout = old
+    with open(capsys_path) as f:
+        text = f.read()
+    check(rc == 1, f"score exits 1 for the key no journal holds (got {rc})")
+    check("not scored (key gemm:not-swept in no journal)" in text, "the unscored shape named")
+    geo = math.exp(sum(math.log(x) for x in worst) / len(worst))
+    want = f"gemm: geo-mean / worst of pick / best: winner 1.000 / 1.000 ({len(worst)}); first {geo:.3f} / {max(worst):.3f}"
+    check(want in text, f"summary line '{want}' in:\n{text}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    src = sys.argv[1]
+    mod = load(src)
+    test_cells(mod, src)
+    with tempfile.TemporaryDirectory(prefix="gdt_atv_") as tmp:
+        test_run(mod, src, tmp)
+        test_score(mod, src, tmp, os.path.join(tmp, "score.txt"))
+    print(f"test_autotune_validate: {'ok' if not FAILED else f'{len(FAILED)} failed'}")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
