@@ -53,14 +53,14 @@ typedef struct autotune_args {
 static const gdt_cli_option options[] = {
     GDT_CLI_OPT_SHAPE(autotune_args, shape, "the problem (default: the family's default shape);\n"
                                             "repeatable (keys merge)"),
-    {"--backend", NULL, GDT_CLI_INT, O(o.backend), .lo = 0, .hi = 16, .def = "3", .metavar = "N",
+    {"--backend", NULL, GDT_CLI_INT, O(o.backend), .lo = 0, .hi = 16, .metavar = "N",
      .help = "backend (cuDNN) plans measured: the first N of the list (default 3)"},
-    {"--ours", NULL, GDT_CLI_INT, O(o.ours), .lo = 0, .hi = 16, .def = "3", .metavar = "N",
+    {"--ours", NULL, GDT_CLI_INT, O(o.ours), .lo = 0, .hi = 16, .metavar = "N",
      .help = "our plans measured: the first N of the list (default 3)"},
-    {"--margin", NULL, GDT_CLI_DOUBLE, O(o.margin), .lo = 0, .hi = 1, .def = "0.02", .metavar = "R",
+    {"--margin", NULL, GDT_CLI_DOUBLE, O(o.margin), .lo = 0, .hi = 1, .metavar = "R",
      .help = "the list's first stays unless another is faster by more than R\n"
              "(relative; default 0.02)"},
-    {"--reps", NULL, GDT_CLI_INT, O(o.reps), .lo = 1, .hi = 1000, .def = "11", .metavar = "N",
+    {"--reps", NULL, GDT_CLI_INT, O(o.reps), .lo = 1, .hi = 1000, .metavar = "N",
      .help = "timed launches per candidate, after 3 warm-up launches (default 11)"},
     {"--tables", NULL, GDT_CLI_DIR, O(tables), .metavar = "DIR",
      .help = "placement/tuning tables root, read as DIR/smXY/FAMILY.*.json\n"
@@ -82,7 +82,7 @@ static const gdt_cli_spec spec = {
 static int parse_args(int argc, char **argv, autotune_args *a)
 {
     memset(a, 0, sizeof *a);
-    gdt_autotune_opts_default(&a->o);
+    gdt_autotune_opts_default(&a->o); /* the defaults: libgdtune's, which --help quotes */
     const char *family = NULL;
     int npos, rc = gdt_cli_parse(&spec, argc, argv, a, &family, 1, &npos);
     if (rc >= 0) return rc;

@@ -1,11 +1,12 @@
 /* `gdtune autotune`'s arguments, each as a spawned gdtune (no shell): a bad
  * one exits 2 with a message naming the flag and the value, before any
- * device is asked; --help lists every flag; without a GPU a well-formed
+ * device is asked; --help lists every flag and quotes libgdtune's defaults; without a GPU a well-formed
  * call exits 1 saying there is no CUDA device (on a GPU machine that case
  * is not asserted: the verb runs). */
 #include <string.h>
 
 #include "gdt_test.h"
+#include "gdtune/autotune.h"
 
 static char out[65536];
 
@@ -56,6 +57,15 @@ static void test_help(void)
     CHECK_INT(autotune(args), ==, 0);
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) CHECK_CONTAINS(out, flags[i]);
     CHECK_CONTAINS(out, "exit codes: 0 success, 1 failure while running (no GPU");
+    /* The defaults it quotes are libgdtune's (the verb sets none of its own). */
+    gdt_autotune_opts o;
+    char want[4][64];
+    gdt_autotune_opts_default(&o);
+    snprintf(want[0], sizeof want[0], "first N of the list (default %d)", o.backend);
+    snprintf(want[1], sizeof want[1], "the first N of the list (default %d)", o.ours);
+    snprintf(want[2], sizeof want[2], "(relative; default %g)", o.margin);
+    snprintf(want[3], sizeof want[3], "after %d warm-up launches (default %d)", o.warmup, o.reps);
+    for (int i = 0; i < 4; i++) CHECK_CONTAINS(out, want[i]);
 }
 
 static void test_no_device(void)
