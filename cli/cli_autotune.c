@@ -4,7 +4,7 @@
  * buffers and stream), each candidate's median and the winner against the
  * list's first (the tables-only pick) and the backend heuristic's first.
  * With --format json one document (schema gdtune.autotune/1,
- * docs/fields.md) on stdout instead; messages stay on stderr. */
+ * cli/cli_autotune_json.c) on stdout instead; messages stay on stderr. */
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "gdt_autotune_json.h"
 #include "gdt_cli_options.h"
 #include "gdt_cuda.h"
 #include "gdt_engines.h"
@@ -152,13 +153,6 @@ static gdt_status tune(autotune_run *r, gdt_error *e)
 
 /* ------------------------------------------------------------- output */
 
-static const char *const status_word[] = {"timed", "declined", "failed"};
-
-static int word_of(const gdt_autotune_candidate *c)
-{
-    return c->status == GDT_STATUS_OK ? 0 : c->status == GDT_STATUS_NOT_SUPPORTED ? 1 : 2;
-}
-
 static void print_text(const autotune_run *r)
 {
     const gdt_autotune_report *rep = &r->rep;
@@ -175,7 +169,7 @@ static void print_text(const autotune_run *r)
         if (isfinite(c->median_us)) snprintf(us, sizeof us, "%.2f", c->median_us);
         gdt_plan_id_format(&c->id, name, sizeof name);
         printf("%5d %-8s %-8s %10s  %s%s%s%s\n", c->index, gdt_plan_side_label(c->side),
-               status_word[word_of(c)], us, name, i == rep->winner ? "  <- winner" : "",
+               gdt__autotune_status_word(c), us, name, i == rep->winner ? "  <- winner" : "",
                c->why[0] ? "\n                                  " : "", c->why);
     }
 }
@@ -203,58 +197,11 @@ static void print_summary(const gdt_autotune_report *rep)
     print_ratio(rep, rep->heuristic, "the backend heuristic's first");
 }
 
-static void add_us(cJSON *o, const char *key, double us)
+static int emit(const autotune_run *r)
 {
-    cJSON_AddItemToObject(o, key, isfinite(us) ? cJSON_CreateNumber(us) : cJSON_CreateNull());
-}
-
-static cJSON *candidate_json(const gdt_autotune_candidate *c)
-{
-    cJSON *o = cJSON_CreateObject();
-    char name[512];
-    gdt_plan_id_format(&c->id, name, sizeof name);
-    cJSON_AddNumberToObject(o, "index", c->index);
-    cJSON_AddStringToObject(o, "plan", name);
-    cJSON_AddNumberToObject(o, "engine_id", (double)c->id.engine_id);
-    cJSON_AddStringToObject(o, "side", gdt_plan_side_label(c->side));
-    cJSON_AddStringToObject(o, "status", status_word[word_of(c)]);
-    add_us(o, "median_us", c->median_us);
-    gdt_cli_json_add_text(o, "why", c->why[0] ? c->why : NULL);
-    return o;
-}
-
-/* The winner's time over candidate i's; null when none ran. */
-static cJSON *ratio_json(const gdt_autotune_report *rep, int i)
-{
-    return i < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(rep->c[rep->winner].median_us / rep->c[i].median_us);
-}
-
-static cJSON *doc_json(const autotune_run *r)
-{
-    const gdt_autotune_report *rep = &r->rep;
-    cJSON *doc = cJSON_CreateObject(), *o;
     char key[512];
     gdt_problem_key(&r->a.p, key, sizeof key);
-    cJSON_AddStringToObject(doc, "schema", "gdtune.autotune/1");
-    cJSON_AddStringToObject(doc, "key", key);
-    o = cJSON_AddObjectToObject(doc, "device");
-    cJSON_AddStringToObject(o, "name", r->dev.name);
-    cJSON_AddNumberToObject(o, "arch", r->dev.arch);
-    cJSON_AddStringToObject(doc, "tables", r->tables_note);
-    o = cJSON_AddObjectToObject(doc, "options");
-    cJSON_AddNumberToObject(o, "backend", r->a.o.backend);
-    cJSON_AddNumberToObject(o, "ours", r->a.o.ours);
-    cJSON_AddNumberToObject(o, "margin", r->a.o.margin);
-    cJSON_AddNumberToObject(o, "warmup", r->a.o.warmup);
-    cJSON_AddNumberToObject(o, "reps", r->a.o.reps);
-    o = cJSON_AddArrayToObject(doc, "candidates");
-    for (int i = 0; i < rep->n; i++) cJSON_AddItemToArray(o, candidate_json(&rep->c[i]));
-    cJSON_AddNumberToObject(doc, "winner", rep->winner);
-    cJSON_AddNumberToObject(doc, "first", rep->first);
-    cJSON_AddItemToObject(doc, "heuristic", rep->heuristic < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(rep->heuristic));
-    cJSON_AddItemToObject(doc, "winner_over_first", ratio_json(rep, rep->first));
-    cJSON_AddItemToObject(doc, "winner_over_heuristic", ratio_json(rep, rep->heuristic));
-    return doc;
+    return gdt_cli_json_emit(VERB, gdt__autotune_doc(key, &r->dev, r->tables_note, &r->a.o, &r->rep));
 }
 
 static gdt_status run(autotune_run *r, gdt_error *e)
@@ -286,7 +233,7 @@ int gdt_cli_autotune(int argc, char **argv)
         gdt_status s = run(r, &e);
         fflush(stdout);
         if (s) fprintf(stderr, VERB ": %s: %s\n", gdt_status_message(s), e.msg);
-        rc = s ? gdt_status_exit_code(s) : r->a.format == GDT_CLI_FORMAT_JSON ? gdt_cli_json_emit(VERB, doc_json(r)) : 0;
+        rc = s ? gdt_status_exit_code(s) : r->a.format == GDT_CLI_FORMAT_JSON ? emit(r) : 0;
     }
     gdt_graph_destroy(r->g);
     gdt_tables_destroy(r->tables);

@@ -9,7 +9,8 @@ journals (runs/, tests/data/journals), on a run directory rebuilt from a
 committed journal, and on two stand-in nights (test_nightly's worker);
 the summaries of sweep, merge, tables emit and tables check on sweeps of
 that stand-in (finished, cut short, resumed, sharded), committed runs and
-tables, and one table made invalid; the bench document is assembled by test_bench_json's builders ("doc").  A
+tables, and one table made invalid; the bench document is assembled by test_bench_json's builders ("doc"), the
+autotune document by test_autotune_json's ("doc").  A
 versioned document is held against the table of the schema it carries, so
 a version bumped in the code and not here fails.  Every
 emitted path (every key, nested objects and arrays included) must match a
@@ -18,7 +19,7 @@ input, except rows marked with a dagger (U+2020): written only where these
 inputs cannot reach (a GPU, a failed trace).  Exit 0 when all hold, 1 naming
 each path that differs, 2 on bad usage, 77 without python3's json (never).
 
-usage: test_fields.py SOURCE_DIR GDTUNE_EXE STANDIN_WORKER BENCH_DOC_EXE
+usage: test_fields.py SOURCE_DIR GDTUNE_EXE STANDIN_WORKER BENCH_DOC_EXE AUTOTUNE_DOC_EXE
 """
 import gzip
 import json
@@ -183,7 +184,7 @@ def summaries(src, g, worker, tmp, add):
     return runs
 
 
-def emit_all(src, exe, worker, bench_doc, tmp):
+def emit_all(src, exe, worker, bench_doc, autotune_doc, tmp):
     emitted = {}
 
     def add(doc):
@@ -258,6 +259,8 @@ def emit_all(src, exe, worker, bench_doc, tmp):
                     journal_records(os.path.join(d, name), emitted)
     # bench, assembled from its builders (no GPU here)
     add(doc_of([bench_doc, "doc"]))
+    # autotune, assembled from its builder (no GPU here)
+    add(doc_of([autotune_doc, "doc"]))
     return emitted
 
 
@@ -288,12 +291,12 @@ def compare(docs, emitted):
 
 
 def main():
-    if len(sys.argv) != 5 or not os.path.isdir(sys.argv[1]):
+    if len(sys.argv) != 6 or not os.path.isdir(sys.argv[1]):
         die_usage()
-    src, exe, worker, bench_doc = sys.argv[1:]
+    src, exe, worker, bench_doc, autotune_doc = sys.argv[1:]
     docs = documented(os.path.join(src, "docs/fields.md"))
     with tempfile.TemporaryDirectory(prefix="gdt_fields_") as tmp:
-        emitted = emit_all(src, exe, worker, bench_doc, tmp)
+        emitted = emit_all(src, exe, worker, bench_doc, autotune_doc, tmp)
     bad = compare(docs, emitted)
     for b in bad:
         print("test_fields: docs/fields.md: " + b)
