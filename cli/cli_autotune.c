@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "cli.h"
 #include "gdt_autotune_json.h"
 #include "gdt_cli_options.h"
@@ -111,15 +109,17 @@ typedef struct autotune_run {
 
 static void search_warn(void *ctx, const char *msg)
 {
+    char text[2048];
     (void)ctx;
-    fprintf(stderr, VERB ": warning: tables passed over (the search goes on): %s\n", msg);
+    fprintf(stderr, VERB ": warning: tables passed over (the search goes on): %s\n",
+            gdt_text_escape(msg, text, sizeof text));
 }
 
 /* Tables that do not load leave the untimed order, said on stderr. */
 static void load_tables(autotune_run *r)
 {
     gdt_family f = r->a.family;
-    char dir[PATH_MAX] = "";
+    char dir[PATH_MAX] = "", shown[2048];
     gdt_error e;
     gdt_error_clear(&e);
     if (!r->a.tables) {
@@ -132,9 +132,11 @@ static void load_tables(autotune_run *r)
         snprintf(dir, sizeof dir, "%s", r->a.tables);
     } else {
         fprintf(stderr, VERB ": warning: tables not used (untimed order): %s\n",
-                e.msg[0] ? e.msg : "none for this family and arch");
+                gdt_text_escape(e.msg[0] ? e.msg : "none for this family and arch", shown, sizeof shown));
     }
-    if (r->tables) snprintf(r->tables_note, sizeof r->tables_note, "%s/sm%d", dir, r->dev.arch);
+    if (r->tables)
+        snprintf(r->tables_note, sizeof r->tables_note, "%s/sm%d", gdt_text_escape(dir, shown, sizeof shown),
+                 r->dev.arch);
     else snprintf(r->tables_note, sizeof r->tables_note, "none (untimed order)");
 }
 
@@ -174,7 +176,7 @@ static void print_text(const autotune_run *r)
     }
 }
 
-/* "winner / first: 0.741 (cudnn.eng0 54.50 us)" for one comparison. */
+/* "vs WHAT: PLAN 54.50 us: winner / it = 0.741": the winner against one pick. */
 static void print_ratio(const gdt_autotune_report *rep, int other, const char *what)
 {
     char name[512];
