@@ -125,7 +125,8 @@ static void test_bench_cli(bool device)
 }
 
 /* A against B in interleaved rounds (gdtune compare): the ratio printed. */
-static double ab_ratio(const char *shape)
+/* A/B's median ratio of the rounds; *spread: their relative spread. */
+static double ab_ratio(const char *shape, double *spread)
 {
     static char out[1 << 16];
     char cmd[512];
@@ -134,6 +135,8 @@ static double ab_ratio(const char *shape)
     CHECK_INT(gdt_test_run(cmd, out, sizeof out), ==, 0);
     fprintf(stderr, "%s", out);
     const char *r = strstr(out, "\nratio:");
+    const char *sp = r ? strstr(r, "spread ") : NULL;
+    *spread = sp ? atof(sp + 7) : 0;
     return r ? atof(r + 7) : 0;
 }
 
@@ -141,21 +144,26 @@ static double ab_ratio(const char *shape)
  * on A moves A's time over B's by 1.10 within 3%, on a GEMM of about 60 us
  * and one of 0.35 ms (H100), whatever the burst (whole extra calls gave
  * none at the rounds' burst 4 at 10%).  Not at 13 us: the spin's launch
- * alone adds about 2 us there, more than 10%. */
+ * alone adds about 2 us there, more than 10%.  The band widens to the two
+ * A/Bs' mean round spread where that is more (an H100 at its power cap
+ * spread 8% at 0.35 ms and gave x1.069 once), at most to 8%: a plant that
+ * did nothing (x1.0) fails whatever the noise. */
 static void test_plant_ab(void)
 {
     const char *shapes[] = {"m=1024,n=4096,k=4096", "m=2048,n=8192,k=8192"};
     for (int i = 0; i < 2; i++) {
-        double plain = ab_ratio(shapes[i]);
+        double sp_plain = 0, sp_planted = 0;
+        double plain = ab_ratio(shapes[i], &sp_plain);
         setenv("GDTUNE_ENABLE_PLANT", "1", 1);
         setenv("GDTUNE_PLANT_SLOWDOWN", "cudnn.eng0=0.1", 1);
-        double planted = ab_ratio(shapes[i]);
+        double planted = ab_ratio(shapes[i], &sp_planted);
         unsetenv("GDTUNE_PLANT_SLOWDOWN");
         unsetenv("GDTUNE_ENABLE_PLANT");
         double x = plain > 0 ? planted / plain : 0;
-        fprintf(stderr, "test_measure: 10%% planted on cudnn.eng0 at %s: A/B %.4f -> %.4f (x%.4f)\n",
-                shapes[i], plain, planted, x);
-        CHECK(x > 1.07 && x < 1.13);
+        double band = fmin(0.08, fmax(0.03, 0.5 * (sp_plain + sp_planted)));
+        fprintf(stderr, "test_measure: 10%% planted on cudnn.eng0 at %s: A/B %.4f -> %.4f (x%.4f, band %.3f)\n",
+                shapes[i], plain, planted, x, band);
+        CHECK(fabs(x - 1.10) < band);
     }
 }
 
