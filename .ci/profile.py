@@ -10,8 +10,11 @@ usage: profile.py GDTUNE SPEC OUTDIR      run every profile: OUTDIR/<n>-<plan>.c
        profile.py --summary CSV...        the summary of ncu CSV files already written
 
 Each plan is one ncu run (an argument vector, no shell): the clocks left alone (--clock-control
-none, as every gdtune measurement), the first SKIP kernels passed over (the verification's plan
-and reference runs), then COUNT kernels profiled, enough for one call of a three-kernel
+none, as every gdtune measurement), gdtune's clock probes never counted or profiled (a kernel
+filter: with them counted, the probes took the profiled launches of the 2026-12-06 run, and
+under ncu's replays the bench's time cap ended it before the plan's kernels came), the first
+SKIP kernels passed over (the verification's plan and reference runs), then COUNT kernels
+profiled, enough for two calls of a three-kernel
 backward.  A second run adds the GMMA pipe metric; its failure (a metric this ncu does not
 know) is reported and leaves the first run's figures.  Exit 0 when every plan was profiled,
 1 when one was not (the others are still written), 2 on bad usage or a bad spec."""
@@ -23,8 +26,10 @@ import shutil
 import subprocess
 import sys
 
-SKIP = 40
-COUNT = 4
+SKIP = 10
+COUNT = 6
+# ncu's kernel filter (ECMAScript regex on the function's base name): all but the clock probe
+NOT_PROBE = "regex:^(?!gdt_clock_probe$)"
 TIMEOUT_S = 240
 SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats"]
 GMMA = "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"
@@ -47,7 +52,8 @@ def bench_argv(gdtune, family, shape, plan):
 
 
 def ncu_argv(ncu, bench, metrics):
-    argv = [ncu, "--clock-control", "none", "--target-processes", "all", "--launch-skip", str(SKIP),
+    argv = [ncu, "--clock-control", "none", "--target-processes", "all", "--kernel-name-base", "function",
+            "--kernel-name", NOT_PROBE, "--launch-skip", str(SKIP),
             "--launch-count", str(COUNT), "--csv", "--page", "details"]
     for s in SECTIONS:
         argv += ["--section", s]

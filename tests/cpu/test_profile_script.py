@@ -73,6 +73,14 @@ def main(argv):
               f"the bench argv of {plan}")
         check("--clock-control" in words and words[words.index("--clock-control") + 1] == "none",
               "ncu leaves the clocks alone")
+        name = words[words.index("--kernel-name") + 1] if "--kernel-name" in words else ""
+        pattern = name[len("regex:"):] if name.startswith("regex:") else None
+        check(pattern is not None and words[words.index("--kernel-name-base") + 1] == "function",
+              "ncu filters kernels by a regex on the function name")
+        if pattern is not None:  # Python's re reads this lookahead as ECMAScript (ncu's) does
+            check(not re.search(pattern, "gdt_clock_probe"), "the clock probe is never profiled")
+            for k in ("gdt_hand_gemm_n128_streamk_bf16_km", "nvjet_sm90_tst_128x256", "gdt_clock_probe_x"):
+                check(re.search(pattern, k), f"{k} is profiled")
     with tempfile.TemporaryDirectory() as d:
         bad = os.path.join(d, "bad.json")
         with open(bad, "w") as f:
