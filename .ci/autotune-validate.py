@@ -130,6 +130,18 @@ def open_text(path):
     return gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")
 
 
+def journal_devices(paths):
+    """The device names the journals' run headers give."""
+    names = set()
+    for path in paths:
+        with open_text(path) as f:
+            for text in f:
+                r = json.loads(text)
+                if r.get("type") == "run":
+                    names.add(r.get("device", {}).get("name", "?"))
+    return names
+
+
 def journal_cells(paths):
     """{key: {plan name: time_us}} of the verified results of every journal."""
     out = {}
@@ -170,9 +182,16 @@ def summary(family, rows):
     return f"{family}: geo-mean / worst of pick / best: " + "; ".join(parts)
 
 
+def own_summary(family, own):
+    """The figure the run itself measured: the winner's time over the list's first's."""
+    geo = math.exp(sum(math.log(x) for x in own) / len(own))
+    return f"{family}: winner / the list's first, both timed here: geo-mean {geo:.3f}, best {min(own):.3f}, " \
+           f"worst {max(own):.3f} ({len(own)})"
+
+
 def score(log, journals):
-    cells_ = journal_cells(journals)
-    per_family, bad = {}, 0
+    cells_, journal_names = journal_cells(journals), journal_devices(journals)
+    per_family, own, run_names, bad = {}, {}, set(), 0
     print(f"{'family':9} {'winner':>7} {'first':>7} {'heur':>7} {'own':>7}  shape")
     with open(log, encoding="utf-8") as f:
         for text in f:
@@ -186,10 +205,19 @@ def score(log, journals):
                 continue
             r = pick_ratios(doc, times)
             per_family.setdefault(line["family"], []).append(r)
+            own.setdefault(line["family"], []).append(doc["winner_over_first"])
+            run_names.add(doc.get("device", {}).get("name", "?"))
             cols = " ".join(f"{r[p]:7.3f}" if r[p] is not None else f"{'-':>7}" for p in PICKS)
             print(f"{line['family']:9} {cols} {doc['winner_over_first']:7.3f}  {line['shape']}")
     for family, rows in sorted(per_family.items()):
         print(summary(family, rows))
+    for family, ratios in sorted(own.items()):
+        print(own_summary(family, ratios))
+    if run_names - journal_names:
+        print(f"autotune-validate: the picks ran on {', '.join(sorted(run_names))}, the journals on "
+              f"{', '.join(sorted(journal_names))}: the pick / best columns score one device's choices by "
+              "another's times (and the journals' build); only the winner / the list's first lines are "
+              "measured on one device")
     return 1 if bad else 0
 
 

@@ -4,8 +4,9 @@ validation specs expand to exactly the cells the committed validation journals s
 shape, in order); `run` against a stand-in gdtune logs one line per shape, a failing shape with
 its exit status and stderr, and exits 1 for it; a spent budget stops it naming the shapes left;
 `score` on a log planted from a journal gives the best plan 1.000, the slowest plan its sweep
-time over the best, and the per-family geo-mean / worst of each; a key no journal holds is not
-scored (exit 1).  Exit 0 when all hold, 1 naming what failed.
+time over the best, and the per-family geo-mean / worst of each, and the measured winner / first
+line; picks from another device than the journals' are said to be so; a key no journal holds is
+not scored (exit 1).  Exit 0 when all hold, 1 naming what failed.
 
 usage: test_autotune_validate.py SOURCE_DIR"""
 import gzip
@@ -100,7 +101,8 @@ def planted_log(src, tmp):
             best, slow = min(times, key=times.get), max(times, key=times.get)
             worst.append(times[slow] / times[best])
             cands = [{"plan": slow}, {"plan": "cudnn.eng0"}, {"plan": best}]
-            doc = {"key": key, "winner": 2, "first": 0, "heuristic": 1, "winner_over_first": 0.5, "candidates": cands}
+            doc = {"key": key, "winner": 2, "first": 0, "heuristic": 1, "winner_over_first": 0.5, "candidates": cands,
+                   "device": {"name": "Planted GPU", "arch": 90}}
             out.write(json.dumps({"family": "gemm", "shape": keys[key], "rc": 0, "doc": doc}) + "\n")
         out.write(json.dumps({"family": "gemm", "shape": "m=1", "rc": 0,
                               "doc": dict(doc, key="gemm:not-swept")}) + "\n")
@@ -122,6 +124,11 @@ def test_score(mod, src, tmp, capsys_path):
     geo = math.exp(sum(math.log(x) for x in worst) / len(worst))
     want = f"gemm: geo-mean / worst of pick / best: winner 1.000 / 1.000 ({len(worst)}); first {geo:.3f} / {max(worst):.3f}"
     check(want in text, f"summary line '{want}' in:\n{text}")
+    n = len(worst)
+    own = f"gemm: winner / the list's first, both timed here: geo-mean 0.500, best 0.500, worst 0.500 ({n})"
+    check(own in text, f"the measured line '{own}' in:\n{text}")
+    check("the picks ran on Planted GPU, the journals on NVIDIA H200" in text,
+          f"another device than the journals' named in:\n{text}")
 
 
 def main():
