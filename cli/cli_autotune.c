@@ -25,15 +25,17 @@
 #define VERB "gdtune autotune"
 
 static const char usage_text[] =
-    "usage: gdtune autotune FAMILY [--shape k=v,...] [--backend N] [--ours N] [--margin R]\n"
-    "                       [--reps N] [--tables DIR] [--seed N] [--format text|json]\n"
+    "usage: gdtune autotune FAMILY [--shape k=v,...] [--backend N] [--library N] [--ours N]\n"
+    "                       [--margin R] [--reps N] [--tables DIR] [--seed N] [--format text|json]\n"
     "\n"
     "Autotune at first use, as libgdtune's gdt_graph_autotune does it in a program:\n"
     "plans FAMILY (gemm, sdpa_fwd or sdpa_bwd) in mode A from the tables, then builds\n"
     "and times on this GPU the list's first plan, the first N backend (cuDNN heuristic)\n"
-    "plans and the first N of ours, in list order (a plan that declines is reported and\n"
-    "skipped), each the median of several launches timed with CUDA events on random\n"
-    "operands, and keeps the fastest unless the list's first is within the margin.\n"
+    "plans, the first N library (cuBLASLt) plans and the first N of ours, in list order\n"
+    "(a plan that declines is reported and skipped), each the median of several\n"
+    "launches timed with CUDA events on random operands, and keeps the fastest unless\n"
+    "the list's first is within the margin.  The library's plans are GEMM's (SDPA\n"
+    "lists none).\n"
     "Prints each candidate's median, the winner, and the winner's time over the list's\n"
     "first (the tables-only pick) and over the backend heuristic's first.  Timing only:\n"
     "`gdtune bench FAMILY --plan NAME` verifies and measures one plan in full.\n";
@@ -56,6 +58,8 @@ static const gdt_cli_option options[] = {
      .help = "backend (cuDNN) plans measured: the first N of the list (default 3)"},
     {"--ours", NULL, GDT_CLI_INT, O(o.ours), .lo = 0, .hi = 16, .metavar = "N",
      .help = "our plans measured: the first N of the list (default 3)"},
+    {"--library", NULL, GDT_CLI_INT, O(o.library), .lo = 0, .hi = 16, .metavar = "N",
+     .help = "library (cuBLASLt) plans measured: the first N of the list (default 3)"},
     {"--margin", NULL, GDT_CLI_DOUBLE, O(o.margin), .lo = 0, .hi = 1, .metavar = "R",
      .help = "the list's first stays unless another is faster by more than R\n"
              "(relative; default 0.02)"},
@@ -162,8 +166,9 @@ static void print_text(const autotune_run *r)
     gdt_problem_key(&r->a.p, key, sizeof key);
     printf("problem:   %s on %s (sm%d, %d SMs), tables: %s\n", key, r->dev.name, r->dev.arch,
            r->dev.sm_count, r->tables_note);
-    printf("measured:  the list's first, %d backend, %d ours; margin %.3g; %d warm-up + %d timed launches each\n\n",
-           r->a.o.backend, r->a.o.ours, r->a.o.margin, r->a.o.warmup, r->a.o.reps);
+    printf("measured:  the list's first, %d backend, %d library, %d ours; margin %.3g; %d warm-up + %d timed "
+           "launches each\n\n",
+           r->a.o.backend, r->a.o.library, r->a.o.ours, r->a.o.margin, r->a.o.warmup, r->a.o.reps);
     printf("%5s %-8s %-8s %10s  %s\n", "index", "side", "status", "median us", "plan");
     for (int i = 0; i < rep->n; i++) {
         const gdt_autotune_candidate *c = &rep->c[i];

@@ -37,6 +37,7 @@ static void add_options(cJSON *doc, const gdt_autotune_opts *o)
     cJSON *x = cJSON_AddObjectToObject(doc, "options");
     cJSON_AddNumberToObject(x, "backend", o->backend);
     cJSON_AddNumberToObject(x, "ours", o->ours);
+    cJSON_AddNumberToObject(x, "library", o->library);
     cJSON_AddNumberToObject(x, "margin", o->margin);
     cJSON_AddNumberToObject(x, "warmup", o->warmup);
     cJSON_AddNumberToObject(x, "reps", o->reps);

@@ -15,7 +15,7 @@
 
 void gdt_autotune_opts_default(gdt_autotune_opts *o)
 {
-    *o = (gdt_autotune_opts){.backend = 3, .ours = 3, .margin = 0.02, .warmup = 3, .reps = 11};
+    *o = (gdt_autotune_opts){.backend = 3, .ours = 3, .library = 3, .margin = 0.02, .warmup = 3, .reps = 11};
 }
 
 /* The integer options and their ranges (the header's). */
@@ -26,10 +26,11 @@ static const struct {
 } int_opts[] = {
     {"backend", offsetof(gdt_autotune_opts, backend), 0, 16},
     {"ours", offsetof(gdt_autotune_opts, ours), 0, 16},
+    {"library", offsetof(gdt_autotune_opts, library), 0, 16},
     {"warmup", offsetof(gdt_autotune_opts, warmup), 0, 100},
     {"reps", offsetof(gdt_autotune_opts, reps), 1, AUTOTUNE_REPS_MAX},
 };
-_Static_assert(1 + 16 + 16 <= GDT_AUTOTUNE_MAX, "the list's first plus both sides' maxima fit the report");
+_Static_assert(1 + 3 * 16 <= GDT_AUTOTUNE_MAX, "the list's first plus the three sides' maxima fit the report");
 
 static gdt_status check_opts(const gdt_autotune_opts *o, gdt_error *e)
 {
@@ -56,7 +57,8 @@ static gdt_plan_side entry_side(const gdt_plan_entry *x)
  * in list order. */
 static void pick(const gdt_graph *g, const gdt_autotune_opts *o, gdt_autotune_report *r)
 {
-    int quota[GDT_PLAN_SIDE_COUNT] = {[GDT_PLAN_SIDE_OURS] = o->ours, [GDT_PLAN_SIDE_BACKEND] = o->backend};
+    int quota[GDT_PLAN_SIDE_COUNT] = {
+        [GDT_PLAN_SIDE_OURS] = o->ours, [GDT_PLAN_SIDE_BACKEND] = o->backend, [GDT_PLAN_SIDE_LIBRARY] = o->library};
     int taken[GDT_PLAN_SIDE_COUNT] = {0};
     for (int i = 0; i < gdt_graph_plan_count(g) && r->n < GDT_AUTOTUNE_MAX; i++) {
         const gdt_plan_entry *x = gdt_graph_plan_at(g, i);

@@ -126,7 +126,7 @@ static void test_bad_usage(void)
     CHECK_INT(choose(p, 1, NAN, &r, &e), ==, GDT_STATUS_BAD_USAGE);
     r.n = GDT_AUTOTUNE_MAX + 1;
     CHECK_INT(gdt_autotune_choose(&r, 0.02, &e), ==, GDT_STATUS_BAD_USAGE);
-    CHECK_CONTAINS(e.msg, "candidate count 34 outside 0..33");
+    CHECK_CONTAINS(e.msg, "candidate count 50 outside 0..49");
 }
 
 /* The defaults the header and docs/commands.md state. */
@@ -136,6 +136,7 @@ static void test_defaults(void)
     gdt_autotune_opts_default(&o);
     CHECK_INT(o.backend, ==, 3);
     CHECK_INT(o.ours, ==, 3);
+    CHECK_INT(o.library, ==, 3);
     CHECK_NEAR(o.margin, 0.02, 0);
     CHECK_INT(o.reps, >=, 1);
 }

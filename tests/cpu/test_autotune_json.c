@@ -2,9 +2,9 @@
  * report: each candidate's position, name, side, status word, median (null
  * when not timed) and reason (null when timed); the winner, the first and
  * the heuristic by position (null: no backend plan ran); the winner's
- * median over the first's and the heuristic's.  `test_autotune_json doc`
- * prints the document (tests/cpu/test_fields.py holds it against
- * docs/fields.md). */
+ * median over the first's and the heuristic's; the options' three
+ * quotas.  `test_autotune_json doc` prints the document
+ * (tests/cpu/test_fields.py holds it against docs/fields.md). */
 #include <math.h>
 
 #include "gdt_autotune_json.h"
@@ -29,6 +29,7 @@ static cJSON *doc_of(const gdt_autotune_report *r)
     gdt_device_props dev = {.arch = 90};
     gdt_autotune_opts o;
     gdt_autotune_opts_default(&o);
+    o.backend = 1, o.library = 2, o.ours = 4; /* each its own */
     snprintf(dev.name, sizeof dev.name, "NVIDIA H200");
     return gdt__autotune_doc("gemm:b1,m192,n4096,k11008,bf16,a=row,b=row", &dev, "tables/sm90", &o, r);
 }
@@ -41,6 +42,9 @@ static void test_doc(void)
     cJSON *doc = doc_of(&r);
     const cJSON *c = at(doc, "candidates");
     CHECK_STR(cJSON_GetStringValue(at(doc, "schema")), "gdtune.autotune/1");
+    CHECK_INT(cJSON_GetNumberValue(at(at(doc, "options"), "backend")), ==, 1);
+    CHECK_INT(cJSON_GetNumberValue(at(at(doc, "options"), "library")), ==, 2);
+    CHECK_INT(cJSON_GetNumberValue(at(at(doc, "options"), "ours")), ==, 4);
     CHECK_INT(cJSON_GetArraySize(c), ==, 3);
     CHECK_STR(cJSON_GetStringValue(at(cJSON_GetArrayItem(c, 0), "status")), "declined");
     CHECK(cJSON_IsNull(at(cJSON_GetArrayItem(c, 0), "median_us")));

@@ -28,6 +28,8 @@ static const expect bad[] = {
     {{"gemm", "sdpa_fwd", NULL}, "sdpa_fwd"},
     {{"gemm", "--backend", "17", NULL}, "--backend: bad value \"17\": expected an integer in 0..16"},
     {{"gemm", "--ours", "-1", NULL}, "--ours: bad value \"-1\""},
+    {{"gemm", "--library", "17", NULL}, "--library: bad value \"17\": expected an integer in 0..16"},
+    {{"gemm", "--library", "-1", NULL}, "--library: bad value \"-1\""},
     {{"gemm", "--margin", "1.5", NULL}, "--margin: bad value \"1.5\": expected a number in [0, 1]"},
     {{"gemm", "--margin", "x", NULL}, "--margin: bad value \"x\""},
     {{"gemm", "--reps", "0", NULL}, "--reps: bad value \"0\""},
@@ -51,21 +53,24 @@ static void test_bad_usage(void)
 
 static void test_help(void)
 {
-    static const char *const flags[] = {"--shape", "--backend", "--ours", "--margin", "--reps", "--tables",
-                                        "--format"};
+    static const char *const flags[] = {"--shape", "--backend", "--library", "--ours", "--margin", "--reps",
+                                        "--tables", "--format"};
     const char *args[] = {"--help", NULL};
     CHECK_INT(autotune(args), ==, 0);
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) CHECK_CONTAINS(out, flags[i]);
     CHECK_CONTAINS(out, "exit codes: 0 success, 1 failure while running (no GPU");
     /* The defaults it quotes are libgdtune's (the verb sets none of its own). */
     gdt_autotune_opts o;
-    char want[4][64];
+    char want[5][96];
     gdt_autotune_opts_default(&o);
-    snprintf(want[0], sizeof want[0], "first N of the list (default %d)", o.backend);
-    snprintf(want[1], sizeof want[1], "the first N of the list (default %d)", o.ours);
-    snprintf(want[2], sizeof want[2], "(relative; default %g)", o.margin);
-    snprintf(want[3], sizeof want[3], "after %d warm-up launches (default %d)", o.warmup, o.reps);
-    for (int i = 0; i < 4; i++) CHECK_CONTAINS(out, want[i]);
+    snprintf(want[0], sizeof want[0], "backend (cuDNN) plans measured: the first N of the list (default %d)",
+             o.backend);
+    snprintf(want[1], sizeof want[1], "our plans measured: the first N of the list (default %d)", o.ours);
+    snprintf(want[2], sizeof want[2], "library (cuBLASLt) plans measured: the first N of the list (default %d)",
+             o.library);
+    snprintf(want[3], sizeof want[3], "(relative; default %g)", o.margin);
+    snprintf(want[4], sizeof want[4], "after %d warm-up launches (default %d)", o.warmup, o.reps);
+    for (int i = 0; i < 5; i++) CHECK_CONTAINS(out, want[i]);
 }
 
 static void test_no_device(void)

@@ -5,9 +5,9 @@
  * is the list's first unless it beats it beyond the margin; the graph is
  * left pinned on the winner, and executing it on poisoned outputs matches
  * the fp64 CPU reference (the reference test_cudnn and test_cublaslt use)
- * within the dtype's bound.  With no room for others (backend 0, ours 0)
- * the list's first is the only candidate and the winner.  Returns 77
- * without a device. */
+ * within the dtype's bound.  With no room for others (backend, library and
+ * ours 0) the list's first is the only candidate and the winner.  Returns
+ * 77 without a device. */
 #include <math.h>
 #include <string.h>
 
@@ -52,8 +52,9 @@ static void report_checks(const gdt_autotune_report *r, const gdt_autotune_opts 
     }
     CHECK_INT(per_side[GDT_PLAN_SIDE_BACKEND], <=, o->backend + 1);
     CHECK_INT(per_side[GDT_PLAN_SIDE_OURS], <=, o->ours + 1);
+    CHECK_INT(per_side[GDT_PLAN_SIDE_LIBRARY], <=, o->library + 1);
     CHECK_INT(per_side[GDT_PLAN_SIDE_BACKEND] + per_side[GDT_PLAN_SIDE_OURS] + per_side[GDT_PLAN_SIDE_LIBRARY],
-              <=, o->backend + o->ours + 1);
+              <=, o->backend + o->library + o->ours + 1);
     CHECK(r->winner >= 0 && r->winner < r->n && r->first >= 0 && r->first < r->n);
     if (r->winner < 0 || r->first < 0) return;
     for (int i = 0; i < r->first; i++) CHECK_INT(r->c[i].status, !=, GDT_STATUS_OK);
@@ -93,12 +94,12 @@ static void autotune_case(const gdt_problem *p, const gdt_tables *t, const gdt_a
     gdt_error e = {0};
     gdt_build_opts bo = {.device = dev};
     gdt_status s = gdt_graph_autotune(g, &bo, &b->ops, b->workspace, b->workspace_bytes, stream, o, &r, &e);
-    printf("autotune (backend %d, ours %d): %s; %d candidates, winner %d, first %d, heuristic %d\n", o->backend,
-           o->ours, s ? e.msg : "ok", r.n, r.winner, r.first, r.heuristic);
+    printf("autotune (backend %d, library %d, ours %d): %s; %d candidates, winner %d, first %d, heuristic %d\n",
+           o->backend, o->library, o->ours, s ? e.msg : "ok", r.n, r.winner, r.first, r.heuristic);
     CHECK_INT(s, ==, GDT_STATUS_OK);
     if (!s) report_checks(&r, o);
     if (!s) winner_checks(g, b, ref, r.c[r.winner].index, stream);
-    if (!s && o->backend == 0 && o->ours == 0) {
+    if (!s && o->backend == 0 && o->library == 0 && o->ours == 0) {
         CHECK_INT(r.n, ==, 1);
         CHECK_INT(r.winner, ==, 0);
     }
@@ -127,7 +128,7 @@ int main(void)
         gdt_autotune_opts o;
         gdt_autotune_opts_default(&o);
         autotune_case(&p, t, &o, b, &ref, stream);
-        o.backend = o.ours = 0;
+        o.backend = o.library = o.ours = 0;
         autotune_case(&p, t, &o, b, &ref, stream);
     }
     gdt_outputs_free(&ref);

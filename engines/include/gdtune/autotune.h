@@ -7,10 +7,10 @@
  *
  * Candidates, in list order: the list's first plan (mode A's pick, whatever
  * its side), the first `backend` entries of the backend's side (the cuDNN
- * heuristic's order) and the first `ours` entries of our side.  Library
- * plans (cuBLASLt) are measured only when one is the list's first.  A
- * candidate that declines or fails to build is skipped and reported, not
- * replaced by the next entry.
+ * heuristic's order), the first `library` entries of the library side
+ * (cuBLASLt's, in the list's order) and the first `ours` entries of our
+ * side.  A candidate that declines or fails to build is skipped and
+ * reported, not replaced by the next entry.
  *
  * Timing: CUDA events on the caller's stream; `warmup` launches first (out
  * of the numbers), then `reps` launches back to back, each between two
@@ -28,12 +28,14 @@
 extern "C" {
 #endif
 
-/* Most candidates one autotune measures (the list's first + backend + ours). */
-#define GDT_AUTOTUNE_MAX 33
+/* Most candidates one autotune measures (the list's first + backend +
+ * library + ours, each side at most 16). */
+#define GDT_AUTOTUNE_MAX 49
 
 typedef struct gdt_autotune_opts {
     int backend;   /* backend-side entries measured, 0..16 (default 3) */
     int ours;      /* our-side entries measured, 0..16 (default 3) */
+    int library;   /* library-side (cuBLASLt) entries measured, 0..16 (default 3) */
     double margin; /* relative lead another candidate needs over the first, 0..1 (default 0.02) */
     int warmup;    /* untimed launches per candidate, 0..100 (default 3) */
     int reps;      /* timed launches per candidate, 1..1000 (default 11) */
