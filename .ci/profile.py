@@ -2,10 +2,11 @@
 """The `profile` step of .ci/device-run: Nsight Compute (ncu) on `gdtune bench` for each plan
 of a profile spec (sweeps/checks/profile.json), so that a missed figure comes with what stands
 between the kernel and the plan it trails: per kernel its duration, SM and memory throughput,
-the tensor (GMMA) pipe's activity, occupancy and registers, issue efficiency.
+the tensor pipe's activity, occupancy and registers, issue efficiency and the warps' three largest stall
+reasons.
 
 usage: profile.py GDTUNE SPEC OUTDIR      run every profile: OUTDIR/<n>-<plan>.csv per plan (and
-                                          -gmma.csv), OUTDIR/summary.txt (also printed)
+                                          -tensor.csv and -stalls.csv), OUTDIR/summary.txt (also printed)
        profile.py --dry-run GDTUNE SPEC   print each ncu command line, run nothing
        profile.py --summary CSV...        the summary of ncu CSV files already written
 
@@ -15,8 +16,9 @@ filter: with them counted, the probes took the profiled launches of the 2026-12-
 under ncu's replays the bench's time cap ended it before the plan's kernels came), the first
 SKIP kernels passed over (the verification's plan and reference runs), then COUNT kernels
 profiled, enough for two calls of a three-kernel
-backward.  A second run adds the GMMA pipe metric; its failure (a metric this ncu does not
-know) is reported and leaves the first run's figures.  Exit 0 when every plan was profiled,
+backward.  Two more runs add the tensor pipe's activity and the warps' stall reasons (the three
+largest shown); a run's failure (a metric this ncu does not know) is reported and leaves the
+others' figures.  Exit 0 when every plan was profiled,
 1 when one was not (the others are still written), 2 on bad usage or a bad spec."""
 import csv
 import json
@@ -32,14 +34,24 @@ COUNT = 6
 NOT_PROBE = "regex:^(?!gdt_clock_probe$)"
 TIMEOUT_S = 240
 SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats"]
-GMMA = "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"
+# The tensor pipe: ncu names Hopper's wgmma pipe one way or the other by version; the first
+# that gives a value is shown (the 2026-12-06 run's gmma metric gave n/a on every kernel).
+TENSOR = ["sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+          "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"]
+# Why warps did not issue: cycles stalled per issued instruction, by reason (WarpStateStats'
+# breakdown); the summary shows the three largest.
+STALL_REASONS = ["long_scoreboard", "short_scoreboard", "barrier", "membar", "lg_throttle", "mio_throttle",
+                 "wait", "math_pipe_throttle", "sleeping", "dispatch_stall", "no_instruction"]
+STALLS = [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALL_REASONS]
+# The runs after the sections' own, each a file of its own (-NAME.csv): a metric this ncu does
+# not know fails only its run.
+EXTRA = [("tensor", TENSOR), ("stalls", STALLS)]
 # (label, metric name as the details page prints it) in the summary's order
 SUMMARY = [
     ("us", "Duration"),
     ("SM %", "Compute (SM) Throughput"),
     ("mem %", "Memory Throughput"),
     ("DRAM %", "DRAM Throughput"),
-    ("GMMA %", GMMA),
     ("occ %", "Achieved Occupancy"),
     ("regs", "Registers Per Thread"),
     ("cyc/issue", "Warp Cycles Per Issued Instruction"),
@@ -108,16 +120,40 @@ def summarize(rows):
             if metric == "Duration" and unit in ("nsecond", "ns", "msecond", "ms"):
                 v = f"{float(v) * (1e-3 if unit in ('nsecond', 'ns') else 1e3):.1f}"
             vals.append(f"{label} {v}")
+        vals.append(f"tensor % {tensor_of(k)}")
+        stalls = stalls_of(k)
+        if stalls:
+            vals.append(f"stalls {stalls}")
         out.append(f"  {k['name'][:60]} grid {k['grid']} block {k['block']}: " + ", ".join(vals))
     return out
 
 
+def number(k, metric):
+    """A metric's value as a float; None when absent or not a number (n/a)."""
+    try:
+        return float(k.get(metric, ("", ""))[0].replace(",", ""))
+    except ValueError:
+        return None
+
+
+def tensor_of(k):
+    """The first tensor-pipe metric with a value, else n/a."""
+    v = next((number(k, m) for m in TENSOR if number(k, m) is not None), None)
+    return "n/a" if v is None else f"{v:.2f}"
+
+
+def stalls_of(k):
+    """The three largest stall reasons (cycles per issued instruction), or ""."""
+    got = [(number(k, m), r) for m, r in zip(STALLS, STALL_REASONS) if number(k, m) is not None]
+    return " ".join(f"{r} {v:.2f}" for v, r in sorted(got, reverse=True)[:3])
+
+
 def profile_one(ncu, gdtune, n, family, shape, plan, outdir):
-    """ok: the sections' run gave rows (the GMMA run may add its metric's); its CSV written."""
+    """ok: the sections' run gave rows (each EXTRA run may add its metrics'); its CSVs written."""
     bench = bench_argv(gdtune, family, shape, plan)
     path = os.path.join(outdir, file_name(n, plan))
     rows, ok = [], False
-    for metrics in ([], [GMMA]):
+    for name, metrics in [("", [])] + EXTRA:
         try:
             r = subprocess.run(ncu_argv(ncu, bench, metrics), capture_output=True, text=True,
                                timeout=TIMEOUT_S)
@@ -127,12 +163,12 @@ def profile_one(ncu, gdtune, n, family, shape, plan, outdir):
         got = rows_of(r.stdout)
         if r.returncode != 0 or not got:
             tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
-            print(f"profile: {plan} ({shape}): ncu {'with ' + GMMA if metrics else ''} exit "
+            print(f"profile: {plan} ({shape}): ncu {'with the ' + name + ' metrics ' if name else ''}exit "
                   f"{r.returncode}, {len(got)} rows: {' | '.join(tail)}", file=sys.stderr)
             continue
-        rows += [x for x in got if not metrics or x.get("Metric Name") == GMMA]
+        rows += [x for x in got if not metrics or x.get("Metric Name") in metrics]
         ok = ok or not metrics
-        with open(path[:-4] + "-gmma.csv" if metrics else path, "w") as f:
+        with open(path[:-4] + f"-{name}.csv" if name else path, "w") as f:
             f.write(r.stdout)
     return ok, rows
 

@@ -38,6 +38,12 @@ CSV = '''==PROF== Connected to process 1 (gdtune)
 "0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","GPU Speed Of Light Throughput","Compute (SM) Throughput","%","71.5"
 "0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Launch Statistics","Registers Per Thread","register/thread","168"
 "1","1","gdtune","h","gdt_post","1","7","(128, 1, 1)","(64, 1, 1)","0","9.0","GPU Speed Of Light Throughput","Duration","usecond","3.20"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active","","n/a"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active","%","80.25"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio","","1.50"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio","","4.25"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","smsp__average_warps_issue_stalled_membar_per_issue_active.ratio","","2,000.5"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","smsp__average_warps_issue_stalled_wait_per_issue_active.ratio","","0.75"
 '''
 
 
@@ -94,6 +100,13 @@ def main(argv):
           f"summary line 0: {got[:1]}")
     check(got and "regs 168" in got[0] and "DRAM % -" in got[0], f"summary line 0 fields: {got[:1]}")
     check(len(got) > 1 and "gdt_post" in got[1] and "us 3.20" in got[1], f"summary line 1: {got[1:]}")
+    check(got and "tensor % 80.25" in got[0], f"the tensor pipe: the metric with a value, past the n/a one: {got[:1]}")
+    check(got and got[0].endswith("stalls membar 2000.50 long_scoreboard 4.25 barrier 1.50"),
+          f"the three largest stall reasons, largest first: {got[:1]}")
+    check(len(got) > 1 and "tensor % n/a" in got[1] and "stalls" not in got[1], f"no metrics: {got[1:]}")
+    extra = dict(prof.EXTRA)
+    check(set(extra) == {"tensor", "stalls"} and extra["tensor"] == prof.TENSOR and extra["stalls"] == prof.STALLS,
+          "the tensor and stall metrics each have a run of their own")
     print("test_profile_script: " + ("FAILED" if FAILED else "passed"))
     return 1 if FAILED else 0
 
