@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gdt_cuda.h"
 #include "gdtune/autotune.h"
@@ -181,6 +182,57 @@ static gdt_status keep_winner(tuner *t, const gdt_build_opts *bo, int index, int
     return s;
 }
 
+/* ------------------------------------------------------------- wisdom */
+
+/* The list's entry of id (markers passed over); -1: the list holds none. */
+static int list_index(const gdt_graph *g, const gdt_plan_id *id)
+{
+    for (int i = 0; i < gdt_graph_plan_count(g); i++) {
+        const gdt_plan_entry *x = gdt_graph_plan_at(g, i);
+        if (!x->is_marker && gdt_plan_id_equal(&x->id, id)) return i;
+    }
+    return -1;
+}
+
+/* The wisdom's plan for g built without measuring, said in r; false (r
+ * untouched) when the wisdom holds none or it does not build. */
+static bool use_wisdom(gdt_graph *g, const gdt_build_opts *bo, const gdt_wisdom *w, gdt_autotune_report *r)
+{
+    gdt_wisdom_entry probe;
+    gdt_wisdom_probe(g, &probe);
+    const gdt_wisdom_entry *x = gdt_wisdom_find(w, &probe);
+    if (!x) return false;
+    int index = list_index(g, &x->id);
+    gdt_error why;
+    gdt_error_clear(&why);
+    gdt_status s = index >= 0 ? gdt_graph_select(g, index, &why) : gdt_graph_replay(g, &x->id, &why);
+    if (!s) s = gdt_graph_build(g, bo, NULL, &why);
+    if (s) return false;
+    r->n = 1, r->winner = 0, r->first = r->heuristic = -1;
+    r->c[0] = (gdt_autotune_candidate){.index = index, .id = x->id, .status = GDT_STATUS_OK,
+                                       .median_us = x->median_us,
+                                       .side = index >= 0 ? entry_side(gdt_graph_plan_at(g, index))
+                                                          : gdt_engine_side(NULL, x->id.engine_id)};
+    r->from_wisdom = true;
+    r->wisdom_first_us = x->first_us;
+    snprintf(r->wisdom_measured, sizeof r->wisdom_measured, "%s", x->measured);
+    return true;
+}
+
+/* The measured winner into the wisdom. */
+static gdt_status remember(const gdt_graph *g, gdt_wisdom *w, const gdt_autotune_report *r, gdt_error *e)
+{
+    gdt_wisdom_entry x;
+    struct tm tm;
+    time_t now = time(NULL);
+    gdt_wisdom_probe(g, &x);
+    x.id = r->c[r->winner].id;
+    x.median_us = r->c[r->winner].median_us;
+    x.first_us = r->c[r->first].median_us;
+    if (gmtime_r(&now, &tm)) strftime(x.measured, sizeof x.measured, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return gdt_wisdom_put(w, &x, e);
+}
+
 gdt_status gdt_graph_autotune(gdt_graph *g, const gdt_build_opts *bopts, const gdt_operands *ops,
                               void *workspace, size_t workspace_bytes, void *stream,
                               const gdt_autotune_opts *o, gdt_autotune_report *report, gdt_error *e)
@@ -197,6 +249,7 @@ gdt_status gdt_graph_autotune(gdt_graph *g, const gdt_build_opts *bopts, const g
     gdt_status s = check_opts(o, e);
     if (!s) s = gdt_operands_check(&gdt_graph_facts(g)->problem, ops, e);
     if (s) return s;
+    if (o->wisdom && use_wisdom(g, bopts, o->wisdom, r)) return GDT_STATUS_OK;
     tuner *t = calloc(1, sizeof *t);
     if (!t) return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "gdt_graph_autotune: out of memory");
     *t = (tuner){.g = g, .ops = ops, .ws = workspace, .ws_bytes = workspace ? workspace_bytes : 0,
@@ -207,6 +260,7 @@ gdt_status gdt_graph_autotune(gdt_graph *g, const gdt_build_opts *bopts, const g
     for (int i = 0; !s && i < r->n; i++) measure(t, bopts, &r->c[i], &installed);
     if (!s) s = gdt_autotune_choose(r, o->margin, e);
     if (!s) s = keep_winner(t, bopts, r->c[r->winner].index, installed, e);
+    if (!s && o->wisdom) s = remember(g, o->wisdom, r, e);
     gdt_status rs = release(t, s ? NULL : e);
     free(t);
     return s ? s : rs;

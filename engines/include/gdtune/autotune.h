@@ -18,7 +18,16 @@
  * times.  The winner is the fastest median, but the first candidate that
  * ran (the list's order) is kept unless another beats it by more than
  * `margin` (its median times 1 + margin still below the first's), so the
- * choice is never worse than the list's order beyond noise. */
+ * choice is never worse than the list's order beyond noise.
+ *
+ * Wisdom (FFTW's word): a file that keeps the winners across processes.
+ * With opts.wisdom set, an entry for the graph's problem key on this
+ * device (name, arch, SM count), this cuDNN and this gdtune is built
+ * without measuring: the list's plan of the same identity, else the
+ * recorded plan replayed (gdt_graph_replay); the report says
+ * from_wisdom.  Without such an entry, or when its plan does not build,
+ * the candidates are measured as above and the winner is put into the
+ * wisdom; saving it is the caller's (gdt_wisdom_save). */
 #ifndef GDTUNE_AUTOTUNE_H
 #define GDTUNE_AUTOTUNE_H
 
@@ -39,6 +48,8 @@ typedef struct gdt_autotune_opts {
     double margin; /* relative lead another candidate needs over the first, 0..1 (default 0.02) */
     int warmup;    /* untimed launches per candidate, 0..100 (default 3) */
     int reps;      /* timed launches per candidate, 1..1000 (default 11) */
+    struct gdt_wisdom *wisdom; /* NULL (default): measure every time; else read and
+                                  updated as the header's comment says */
 } gdt_autotune_opts;
 
 void gdt_autotune_opts_default(gdt_autotune_opts *o);
@@ -60,6 +71,11 @@ typedef struct gdt_autotune_report {
     int winner;    /* index into c of the plan the graph is left built with */
     int first;     /* index into c of the first candidate that ran: the list's pick */
     int heuristic; /* index into c of the backend side's first that ran; -1: none ran */
+    bool from_wisdom;  /* the winner came from the wisdom, nothing was measured: c[0] is
+                          its plan (index -1 when replayed) with the recorded median;
+                          first and heuristic are -1 */
+    double wisdom_first_us; /* from_wisdom: the list's first's recorded median */
+    char wisdom_measured[32]; /* from_wisdom: when it was measured, UTC */
 } gdt_autotune_report;
 
 /* The choice, a pure function of r->c[0 .. r->n - 1] (index, side, status,
@@ -91,6 +107,47 @@ gdt_status gdt_autotune_choose(gdt_autotune_report *r, double margin, gdt_error 
 gdt_status gdt_graph_autotune(gdt_graph *g, const gdt_build_opts *bopts, const gdt_operands *ops,
                               void *workspace, size_t workspace_bytes, void *stream,
                               const gdt_autotune_opts *o, gdt_autotune_report *report, gdt_error *e);
+
+/* --------------------------------------------------------------- wisdom */
+
+#define GDT_WISDOM_SCHEMA "gdtune.wisdom/1"
+
+/* One remembered winner (docs/formats.md, gdtune.wisdom/1). */
+typedef struct gdt_wisdom_entry {
+    char key[512];           /* gdt_problem_key */
+    char device[128];        /* gdt_device_props.name */
+    int arch, sm_count;
+    int cudnn_version;       /* cudnnGetVersion(), 0: none loaded */
+    char gdtune_version[32]; /* GDT_VERSION_STRING of the process that measured */
+    gdt_plan_id id;          /* the winner */
+    double median_us;        /* its median */
+    double first_us;         /* the list's first's median */
+    char measured[32];       /* UTC, "2026-12-06T20:40:00Z" */
+} gdt_wisdom_entry;
+
+typedef struct gdt_wisdom gdt_wisdom;
+
+/* Reads path: a missing file is an empty wisdom; anything else that is not
+ * a gdtune.wisdom/1 document is BAD_INPUT naming the file, the JSON path,
+ * what was expected and what was there (IO for a file that cannot be
+ * read, a symbolic link included). */
+gdt_status gdt_wisdom_load(const char *path, gdt_wisdom **out, gdt_error *e);
+void gdt_wisdom_destroy(gdt_wisdom *w);
+int gdt_wisdom_count(const gdt_wisdom *w);
+/* The entry with probe's key, device, arch, SM count, cuDNN version and
+ * gdtune version; NULL when none (an entry that differs in any is never
+ * used).  probe's other fields are not read. */
+const gdt_wisdom_entry *gdt_wisdom_find(const gdt_wisdom *w, const gdt_wisdom_entry *probe);
+/* Adds x, replacing the entry of the same key and device name. */
+gdt_status gdt_wisdom_put(gdt_wisdom *w, const gdt_wisdom_entry *x, gdt_error *e);
+/* Writes w to path atomically and durably (a unique temporary beside it,
+ * O_EXCL|O_NOFOLLOW, fsync, rename over, fsync of the folder); a symbolic
+ * link at path is refused (IO), its target untouched.  On failure the old
+ * file is left as it was. */
+gdt_status gdt_wisdom_save(const gdt_wisdom *w, const char *path, gdt_error *e);
+/* The probe for g on this process: its problem's key, its device, this
+ * cuDNN's and this gdtune's versions. */
+void gdt_wisdom_probe(const gdt_graph *g, gdt_wisdom_entry *out);
 
 #ifdef __cplusplus
 }
