@@ -65,6 +65,7 @@ static void test_round_trip(void)
     char path[256];
     path_in(path, sizeof path, "rt.json");
     gdt_wisdom *w = load_ok(path);
+    if (!w) return;
     CHECK_INT(gdt_wisdom_count(w), ==, 0);
     gdt_wisdom_entry a = entry("gemm:b1,m4096,n4096,k4096,bf16,a=row,b=row", "gemm.nvrtc[TILE_M=128]", 10.5);
     gdt_wisdom_entry b = entry("gemm:b1,m128,n128,k128,bf16,a=row,b=row", "cudnn.eng4[KERNEL_CFG=2]", 3.25);
@@ -73,7 +74,7 @@ static void test_round_trip(void)
     gdt_error e;
     CHECK_INT(gdt_wisdom_save(w, path, &e), ==, GDT_STATUS_OK);
     gdt_wisdom_destroy(w);
-    w = load_ok(path);
+    if (!(w = load_ok(path))) return;
     CHECK_INT(gdt_wisdom_count(w), ==, 2);
     check_same(gdt_wisdom_find(w, &a), &a);
     check_same(gdt_wisdom_find(w, &b), &b);
@@ -91,6 +92,7 @@ static void test_round_trip(void)
 static void test_other_device_not_found(void)
 {
     gdt_wisdom *w = load_ok("/nonexistent-gdt-wisdom/w.json");
+    if (!w) return;
     gdt_wisdom_entry a = entry("gemm:b1,m64,n64,k64,bf16,a=row,b=row", "gemm.nvrtc[TILE_M=128]", 2.0);
     CHECK_INT(gdt_wisdom_put(w, &a, NULL), ==, GDT_STATUS_OK);
     gdt_wisdom_entry p = a;
@@ -156,6 +158,26 @@ static void test_bad_files(void)
     }
 }
 
+/* A key longer than an entry holds: refused, not cut (a cut key could
+ * match another problem's). */
+static void test_long_key(void)
+{
+    char path[256], text[2048], key[600];
+    memset(key, 'k', sizeof key - 1);
+    key[sizeof key - 1] = '\0';
+    path_in(path, sizeof path, "bad.json");
+    snprintf(text, sizeof text, "{\"schema\": \"gdtune.wisdom/1\", \"entries\": [{\"key\": \"%s\", "
+             "\"device\": \"D\", \"arch\": 90, " TAIL, key);
+    unlink(path);
+    CHECK_INT(gdt_file_write_atomic(path, text, strlen(text), NULL), ==, GDT_STATUS_OK);
+    gdt_wisdom *w = NULL;
+    gdt_error e;
+    gdt_error_clear(&e);
+    CHECK_INT(gdt_wisdom_load(path, &w, &e), ==, GDT_STATUS_BAD_INPUT);
+    CHECK(strstr(e.msg, path) && strstr(e.msg, "/entries/0/key") && strstr(e.msg, "at most 511 bytes, got 599"));
+    gdt_wisdom_destroy(w);
+}
+
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -179,6 +201,7 @@ static void test_symlink_refused(void)
     write_text(target, "keep me\n");
     CHECK_INT(symlink(target, link), ==, 0);
     gdt_wisdom *w = load_ok("/nonexistent-gdt-wisdom/w.json");
+    if (!w) return;
     gdt_wisdom_entry a = entry("gemm:x", "gemm.nvrtc[TILE_M=128]", 1.0);
     CHECK_INT(gdt_wisdom_put(w, &a, NULL), ==, GDT_STATUS_OK);
     gdt_error e;
@@ -203,6 +226,7 @@ static void test_failed_save_keeps_old(void)
     char path[256];
     path_in(path, sizeof path, "keep.json");
     gdt_wisdom *w = load_ok(path);
+    if (!w) return;
     gdt_wisdom_entry a = entry("gemm:x", "gemm.nvrtc[TILE_M=128]", 1.0);
     CHECK_INT(gdt_wisdom_put(w, &a, NULL), ==, GDT_STATUS_OK);
     CHECK_INT(gdt_wisdom_save(w, path, NULL), ==, GDT_STATUS_OK);
@@ -235,6 +259,7 @@ int main(void)
     test_round_trip();
     test_other_device_not_found();
     test_bad_files();
+    test_long_key();
     test_symlink_refused();
     test_failed_save_keeps_old();
     const char *names[] = {"rt.json", "bad.json", "target.txt", "link.json", "keep.json"};
