@@ -26,7 +26,8 @@
 
 static const char usage_text[] =
     "usage: gdtune autotune FAMILY [--shape k=v,...] [--backend N] [--library N] [--ours N]\n"
-    "                       [--margin R] [--reps N] [--tables DIR] [--seed N] [--format text|json]\n"
+    "                       [--margin R] [--reps N] [--tables DIR] [--seed N] [--wisdom FILE]\n"
+    "                       [--format text|json]\n"
     "\n"
     "Autotune at first use, as libgdtune's gdt_graph_autotune does it in a program:\n"
     "plans FAMILY (gemm, sdpa_fwd or sdpa_bwd) in mode A from the tables, then builds\n"
@@ -37,7 +38,9 @@ static const char usage_text[] =
     "the list's first is within the margin.  The library's plans are GEMM's (SDPA\n"
     "lists none).\n"
     "Prints each candidate's median, the winner, and the winner's time over the list's\n"
-    "first (the tables-only pick) and over the backend heuristic's first.  Timing only:\n"
+    "first (the tables-only pick) and over the backend heuristic's first.  With --wisdom\n"
+    "FILE, a winner recorded there for this shape, device, cuDNN and gdtune is built\n"
+    "without measuring; otherwise the new winner is saved into FILE.  Timing only:\n"
     "`gdtune bench FAMILY --plan NAME` verifies and measures one plan in full.\n";
 
 typedef struct autotune_args {
@@ -46,6 +49,7 @@ typedef struct autotune_args {
     gdt_problem p;
     gdt_autotune_opts o;
     const char *tables;
+    const char *wisdom_path;
     long long seed;
     int format;
 } autotune_args;
@@ -70,6 +74,10 @@ static const gdt_cli_option options[] = {
              "(default: the search path of gdtune plans; none: untimed order)"},
     {"--seed", NULL, GDT_CLI_INT64, O(seed), .lo = 1, .hi = 1e15, .def = "1", .metavar = "N",
      .help = "input seed (default 1)"},
+    {"--wisdom", NULL, GDT_CLI_STRING, O(wisdom_path), .metavar = "FILE",
+     .help = "winners kept across runs (gdtune.wisdom/1, docs/formats.md): one\n"
+             "recorded for this shape and device is used unmeasured; a new one is\n"
+             "saved there (a missing FILE is created; a link is refused)"},
     GDT_CLI_OPT_SUMMARY_FORMAT(autotune_args, format,
                                "text for people; json: one document on stdout (docs/fields.md)"),
 };
@@ -108,6 +116,7 @@ typedef struct autotune_run {
     gdt_tables *tables;
     char tables_note[PATH_MAX + 128];
     gdt_graph *g;
+    gdt_wisdom *wisdom;
     gdt_autotune_report rep;
 } autotune_run;
 
@@ -144,6 +153,20 @@ static void load_tables(autotune_run *r)
     else snprintf(r->tables_note, sizeof r->tables_note, "none (untimed order)");
 }
 
+/* --wisdom FILE read before any device is asked: -1 to go on, or the exit
+ * code (a bad file: 2). */
+static int load_wisdom(autotune_run *r)
+{
+    gdt_error e;
+    char shown[2048];
+    gdt_error_clear(&e);
+    if (!r->a.wisdom_path) return -1;
+    gdt_status s = gdt_wisdom_load(r->a.wisdom_path, &r->wisdom, &e);
+    if (!s) return -1;
+    fprintf(stderr, VERB ": --wisdom: %s: %s\n", gdt_status_message(s), gdt_text_escape(e.msg, shown, sizeof shown));
+    return gdt_status_exit_code(s);
+}
+
 static gdt_status tune(autotune_run *r, gdt_error *e)
 {
     gdt_plan_options po = {.tables = r->tables, .backend = gdt_cudnn_backend(), .modes = {GDT_MODE_A}, .nmodes = 1};
@@ -162,11 +185,14 @@ static gdt_status tune(autotune_run *r, gdt_error *e)
 static void print_text(const autotune_run *r)
 {
     const gdt_autotune_report *rep = &r->rep;
-    char key[512], name[512];
+    char key[512], name[512], shown[1024];
     gdt_problem_key(&r->a.p, key, sizeof key);
     printf("problem:   %s on %s (sm%d, %d SMs), tables: %s\n", key, r->dev.name, r->dev.arch,
            r->dev.sm_count, r->tables_note);
-    printf("measured:  the list's first, %d backend, %d library, %d ours; margin %.3g; %d warm-up + %d timed "
+    if (rep->from_wisdom)
+        printf("wisdom:    %s: the winner measured %s; nothing measured now\n\n",
+               gdt_text_escape(r->a.wisdom_path, shown, sizeof shown), rep->wisdom_measured);
+    else printf("measured:  the list's first, %d backend, %d library, %d ours; margin %.3g; %d warm-up + %d timed "
            "launches each\n\n",
            r->a.o.backend, r->a.o.library, r->a.o.ours, r->a.o.margin, r->a.o.warmup, r->a.o.reps);
     printf("%5s %-8s %-8s %10s  %s\n", "index", "side", "status", "median us", "plan");
@@ -199,7 +225,13 @@ static void print_summary(const gdt_autotune_report *rep)
     char name[512];
     const gdt_autotune_candidate *w = &rep->c[rep->winner];
     gdt_plan_id_format(&w->id, name, sizeof name);
-    printf("\nwinner: %s (index %d, %s) %.2f us\n", name, w->index, gdt_plan_side_label(w->side), w->median_us);
+    printf("\nwinner: %s (index %d, %s) %.2f us%s\n", name, w->index, gdt_plan_side_label(w->side), w->median_us,
+           rep->from_wisdom ? ", from wisdom" : "");
+    if (rep->from_wisdom) {
+        printf("vs the list's first when measured: %.2f us: winner / it = %.3f\n", rep->wisdom_first_us,
+               w->median_us / rep->wisdom_first_us);
+        return;
+    }
     print_ratio(rep, rep->first, "the list's first (tables-only pick)");
     print_ratio(rep, rep->heuristic, "the backend heuristic's first");
 }
@@ -208,7 +240,7 @@ static int emit(const autotune_run *r)
 {
     char key[512];
     gdt_problem_key(&r->a.p, key, sizeof key);
-    return gdt_cli_json_emit(VERB, gdt__autotune_doc(key, &r->dev, r->tables_note, &r->a.o, &r->rep));
+    return gdt_cli_json_emit(VERB, gdt__autotune_doc(key, &r->dev, r->tables_note, r->a.wisdom_path, &r->a.o, &r->rep));
 }
 
 static gdt_status run(autotune_run *r, gdt_error *e)
@@ -217,7 +249,9 @@ static gdt_status run(autotune_run *r, gdt_error *e)
     if (!s) s = gdt_trial_create(&r->a.p, &r->dev, (uint64_t)r->a.seed, VERB, &r->t, e);
     if (s) return s;
     load_tables(r);
+    r->a.o.wisdom = r->wisdom;
     s = tune(r, e);
+    if (!s && r->wisdom && !r->rep.from_wisdom) s = gdt_wisdom_save(r->wisdom, r->a.wisdom_path, e);
     /* What each candidate did is worth printing when none ran, too. */
     if (r->a.format == GDT_CLI_FORMAT_TEXT && r->rep.n) print_text(r);
     if (!s && r->a.format == GDT_CLI_FORMAT_TEXT) print_summary(&r->rep);
@@ -229,6 +263,7 @@ int gdt_cli_autotune(int argc, char **argv)
     autotune_run *r = calloc(1, sizeof *r);
     if (!r) return fprintf(stderr, VERB ": out of memory\n"), 1;
     int rc = parse_args(argc, argv, &r->a);
+    if (rc < 0) rc = load_wisdom(r);
     if (rc < 0 && !gdt__device_present()) {
         fprintf(stderr, VERB ": no CUDA device: autotune builds and times plans on the GPU; run it on a "
                         "machine with one (gdtune plans shows the list without)\n");
@@ -243,6 +278,7 @@ int gdt_cli_autotune(int argc, char **argv)
         rc = s ? gdt_status_exit_code(s) : r->a.format == GDT_CLI_FORMAT_JSON ? emit(r) : 0;
     }
     gdt_graph_destroy(r->g);
+    gdt_wisdom_destroy(r->wisdom);
     gdt_tables_destroy(r->tables);
     gdt_trial_destroy(r->t);
     free(r);

@@ -32,6 +32,19 @@ static cJSON *ratio_json(const gdt_autotune_report *r, int i)
     return i < 0 ? cJSON_CreateNull() : number_or_null(r->c[r->winner].median_us / r->c[i].median_us);
 }
 
+static cJSON *index_or_null(int i) { return i < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(i); }
+
+/* Whether the winner came from the wisdom file, and what it recorded. */
+static void add_wisdom(cJSON *doc, const char *wisdom, const gdt_autotune_report *r)
+{
+    cJSON_AddItemToObject(doc, "wisdom", wisdom ? cJSON_CreateString(wisdom) : cJSON_CreateNull());
+    cJSON_AddBoolToObject(doc, "from_wisdom", r->from_wisdom);
+    cJSON_AddItemToObject(doc, "wisdom_measured_utc",
+                          r->from_wisdom ? cJSON_CreateString(r->wisdom_measured) : cJSON_CreateNull());
+    cJSON_AddItemToObject(doc, "wisdom_first_median_us",
+                          r->from_wisdom ? number_or_null(r->wisdom_first_us) : cJSON_CreateNull());
+}
+
 static void add_options(cJSON *doc, const gdt_autotune_opts *o)
 {
     cJSON *x = cJSON_AddObjectToObject(doc, "options");
@@ -43,7 +56,7 @@ static void add_options(cJSON *doc, const gdt_autotune_opts *o)
     cJSON_AddNumberToObject(x, "reps", o->reps);
 }
 
-cJSON *gdt__autotune_doc(const char *key, const gdt_device_props *dev, const char *tables,
+cJSON *gdt__autotune_doc(const char *key, const gdt_device_props *dev, const char *tables, const char *wisdom,
                          const gdt_autotune_opts *o, const gdt_autotune_report *r)
 {
     cJSON *doc = cJSON_CreateObject(), *x;
@@ -57,9 +70,12 @@ cJSON *gdt__autotune_doc(const char *key, const gdt_device_props *dev, const cha
     x = cJSON_AddArrayToObject(doc, "candidates");
     for (int i = 0; i < r->n; i++) cJSON_AddItemToArray(x, candidate_json(&r->c[i]));
     cJSON_AddNumberToObject(doc, "winner", r->winner);
-    cJSON_AddNumberToObject(doc, "first", r->first);
-    cJSON_AddItemToObject(doc, "heuristic", r->heuristic < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(r->heuristic));
-    cJSON_AddItemToObject(doc, "winner_over_first", ratio_json(r, r->first));
+    cJSON_AddItemToObject(doc, "first", index_or_null(r->first));
+    cJSON_AddItemToObject(doc, "heuristic", index_or_null(r->heuristic));
+    cJSON_AddItemToObject(doc, "winner_over_first",
+                          r->from_wisdom ? number_or_null(r->c[r->winner].median_us / r->wisdom_first_us)
+                                         : ratio_json(r, r->first));
     cJSON_AddItemToObject(doc, "winner_over_heuristic", ratio_json(r, r->heuristic));
+    add_wisdom(doc, wisdom, r);
     return doc;
 }

@@ -14,9 +14,9 @@
 const char *gdt__autotune_status_word(const gdt_autotune_candidate *c);
 
 /* The whole document: key (the problem key), the device, where the
- * tables came from, the options and the report (winner >= 0).  NULL when
- * out of memory. */
-cJSON *gdt__autotune_doc(const char *key, const gdt_device_props *dev, const char *tables,
+ * tables came from, the wisdom file (NULL: none), the options and the
+ * report (winner >= 0).  NULL when out of memory. */
+cJSON *gdt__autotune_doc(const char *key, const gdt_device_props *dev, const char *tables, const char *wisdom,
                          const gdt_autotune_opts *o, const gdt_autotune_report *r);
 
 #endif

@@ -24,14 +24,14 @@ static gdt_autotune_report planted(void)
     return r;
 }
 
-static cJSON *doc_of(const gdt_autotune_report *r)
+static cJSON *doc_of(const gdt_autotune_report *r, const char *wisdom)
 {
     gdt_device_props dev = {.arch = 90};
     gdt_autotune_opts o;
     gdt_autotune_opts_default(&o);
     o.backend = 1, o.library = 2, o.ours = 4; /* each its own */
     snprintf(dev.name, sizeof dev.name, "NVIDIA H200");
-    return gdt__autotune_doc("gemm:b1,m192,n4096,k11008,bf16,a=row,b=row", &dev, "tables/sm90", &o, r);
+    return gdt__autotune_doc("gemm:b1,m192,n4096,k11008,bf16,a=row,b=row", &dev, "tables/sm90", wisdom, &o, r);
 }
 
 static const cJSON *at(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
@@ -39,7 +39,7 @@ static const cJSON *at(const cJSON *o, const char *key) { return cJSON_GetObject
 static void test_doc(void)
 {
     gdt_autotune_report r = planted();
-    cJSON *doc = doc_of(&r);
+    cJSON *doc = doc_of(&r, NULL);
     const cJSON *c = at(doc, "candidates");
     CHECK_STR(cJSON_GetStringValue(at(doc, "schema")), "gdtune.autotune/1");
     CHECK_INT(cJSON_GetNumberValue(at(at(doc, "options"), "backend")), ==, 1);
@@ -61,17 +61,38 @@ static void test_doc(void)
     r.heuristic = -1;
     r.c[2].side = GDT_PLAN_SIDE_OURS;
     r.c[1].status = GDT_STATUS_CUDA;
-    doc = doc_of(&r);
+    doc = doc_of(&r, NULL);
     CHECK(cJSON_IsNull(at(doc, "heuristic")));
     CHECK(cJSON_IsNull(at(doc, "winner_over_heuristic")));
     CHECK_STR(cJSON_GetStringValue(at(cJSON_GetArrayItem(at(doc, "candidates"), 1), "status")), "failed");
+    CHECK(cJSON_IsNull(at(doc, "wisdom")));
+    CHECK(cJSON_IsFalse(at(doc, "from_wisdom")));
+    CHECK(cJSON_IsNull(at(doc, "wisdom_measured_utc")));
+    cJSON_Delete(doc);
+}
+
+/* A winner from the wisdom: said, with its recorded times; no first ran. */
+static void test_from_wisdom(void)
+{
+    gdt_autotune_report r = {.n = 1, .winner = 0, .first = -1, .heuristic = -1, .from_wisdom = true,
+                             .wisdom_first_us = 12.0, .wisdom_measured = "2026-12-06T20:40:00Z"};
+    r.c[0] = (gdt_autotune_candidate){.index = -1, .id = {.engine_id = 20000}, .side = GDT_PLAN_SIDE_OURS,
+                                      .status = GDT_STATUS_OK, .median_us = 9.0};
+    cJSON *doc = doc_of(&r, "w.json");
+    CHECK_STR(cJSON_GetStringValue(at(doc, "wisdom")), "w.json");
+    CHECK(cJSON_IsTrue(at(doc, "from_wisdom")));
+    CHECK_STR(cJSON_GetStringValue(at(doc, "wisdom_measured_utc")), "2026-12-06T20:40:00Z");
+    CHECK_NEAR(cJSON_GetNumberValue(at(doc, "wisdom_first_median_us")), 12.0, 0);
+    CHECK(cJSON_IsNull(at(doc, "first")));
+    CHECK_NEAR(cJSON_GetNumberValue(at(doc, "winner_over_first")), 9.0 / 12.0, 1e-12);
+    CHECK_INT(cJSON_GetNumberValue(at(cJSON_GetArrayItem(at(doc, "candidates"), 0), "index")), ==, -1);
     cJSON_Delete(doc);
 }
 
 static int print_doc(void)
 {
     gdt_autotune_report r = planted();
-    cJSON *doc = doc_of(&r);
+    cJSON *doc = doc_of(&r, "wisdom.json");
     char *text = cJSON_Print(doc);
     if (text) puts(text);
     free(text);
@@ -83,5 +104,6 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "doc")) return print_doc();
     test_doc();
+    test_from_wisdom();
     return gdt_test_result("test_autotune_json");
 }

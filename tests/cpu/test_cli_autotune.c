@@ -3,7 +3,10 @@
  * device is asked; --help lists every flag and quotes libgdtune's defaults; without a GPU a well-formed
  * call exits 1 saying there is no CUDA device (on a GPU machine that case
  * is not asserted: the verb runs). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gdt_test.h"
 #include "gdtune/autotune.h"
@@ -51,10 +54,29 @@ static void test_bad_usage(void)
     }
 }
 
+/* A --wisdom file that is not gdtune.wisdom/1: exit 2 naming the file and
+ * the place, before any device is asked. */
+static void test_bad_wisdom(void)
+{
+    char dir[] = "/tmp/gdt_cli_wisdom_XXXXXX", path[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/w.json", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) fputs("{\"schema\": \"gdtune.wisdom/1\", \"entries\": 3}", f), fclose(f);
+    const char *args[] = {"gemm", "--wisdom", path, NULL};
+    CHECK_INT(autotune(args), ==, 2);
+    CHECK_CONTAINS(out, path);
+    CHECK_CONTAINS(out, "/entries: expected array, got number");
+    CHECK(strstr(out, "no CUDA device") == NULL);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_help(void)
 {
     static const char *const flags[] = {"--shape", "--backend", "--library", "--ours", "--margin", "--reps",
-                                        "--tables", "--format"};
+                                        "--tables", "--wisdom", "--format"};
     const char *args[] = {"--help", NULL};
     CHECK_INT(autotune(args), ==, 0);
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) CHECK_CONTAINS(out, flags[i]);
@@ -85,6 +107,7 @@ static void test_no_device(void)
 int main(void)
 {
     test_bad_usage();
+    test_bad_wisdom();
     test_help();
     test_no_device();
     return gdt_test_result("test_cli_autotune");
