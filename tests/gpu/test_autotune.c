@@ -6,10 +6,16 @@
  * left pinned on the winner, and executing it on poisoned outputs matches
  * the fp64 CPU reference (the reference test_cudnn and test_cublaslt use)
  * within the dtype's bound.  With no room for others (backend, library and
- * ours 0) the list's first is the only candidate and the winner.  Returns
+ * ours 0) the list's first is the only candidate and the winner.  With
+ * wisdom: the first autotune measures and puts its winner, saved and
+ * loaded back; a second autotune of a fresh graph with it measures nothing
+ * (from_wisdom, one candidate), is left on the same plan, and that plan
+ * matches the reference too.  Returns
  * 77 without a device. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -106,6 +112,52 @@ static void autotune_case(const gdt_problem *p, const gdt_tables *t, const gdt_a
     gdt_graph_destroy(g);
 }
 
+/* A wisdom kept across two autotunes (as across two processes: saved,
+ * destroyed, loaded). */
+static void wisdom_case(const gdt_problem *p, const gdt_tables *t, gdt_buffers *b, const gdt_outputs *ref,
+                        void *stream)
+{
+    char dir[] = "/tmp/gdt_autotune_wisdom_XXXXXX", path[128];
+    gdt_error e = {0};
+    gdt_wisdom *w = NULL;
+    gdt_autotune_opts o;
+    gdt_autotune_report r1, r2;
+    gdt_build_opts bo = {.device = dev};
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/w.json", dir);
+    gdt_autotune_opts_default(&o);
+    CHECK_INT(gdt_wisdom_load(path, &w, &e), ==, GDT_STATUS_OK);
+    o.wisdom = w;
+    gdt_graph *g = planned(p, t);
+    CHECK_INT(gdt_graph_autotune(g, &bo, &b->ops, b->workspace, b->workspace_bytes, stream, &o, &r1, &e), ==,
+              GDT_STATUS_OK);
+    CHECK(!r1.from_wisdom);
+    CHECK_INT(gdt_wisdom_count(w), ==, 1);
+    CHECK_INT(gdt_wisdom_save(w, path, &e), ==, GDT_STATUS_OK);
+    gdt_wisdom_destroy(w);
+    gdt_graph_destroy(g);
+    w = NULL;
+    CHECK_INT(gdt_wisdom_load(path, &w, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_wisdom_count(w), ==, 1);
+    o.wisdom = w;
+    g = planned(p, t);
+    gdt_status s = gdt_graph_autotune(g, &bo, &b->ops, b->workspace, b->workspace_bytes, stream, &o, &r2, &e);
+    printf("autotune from wisdom: %s; from_wisdom %d, %d candidates\n", s ? e.msg : "ok", r2.from_wisdom, r2.n);
+    CHECK_INT(s, ==, GDT_STATUS_OK);
+    CHECK(r2.from_wisdom);
+    CHECK_INT(r2.n, ==, 1);
+    if (!s && r1.winner >= 0 && r2.n == 1) {
+        CHECK(gdt_plan_id_equal(&r2.c[0].id, &r1.c[r1.winner].id));
+        CHECK_INT(r2.c[0].index, ==, r1.c[r1.winner].index); /* the same list: the same position */
+        CHECK_NEAR(r2.c[0].median_us, r1.c[r1.winner].median_us, 1e-6 * r1.c[r1.winner].median_us);
+        winner_checks(g, b, ref, r2.c[0].index, stream);
+    }
+    gdt_graph_destroy(g);
+    gdt_wisdom_destroy(w);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     gdt_error e = {0};
@@ -130,6 +182,7 @@ int main(void)
         autotune_case(&p, t, &o, b, &ref, stream);
         o.backend = o.library = o.ours = 0;
         autotune_case(&p, t, &o, b, &ref, stream);
+        wisdom_case(&p, t, b, &ref, stream);
     }
     gdt_outputs_free(&ref);
     gdt_buffers_destroy(b);
