@@ -49,6 +49,11 @@ const cJSON *gdt_json_get(const cJSON *obj, const char *key);
  * obj not an object -> "expected object, got <type>". */
 gdt_status gdt_json_require(const cJSON *obj, const char *key, const char *file,
                             const char *jpath, const cJSON **out, gdt_error *e);
+/* The top-level member `key` of root, a string equal to want: BAD_INPUT
+ * "<file>: /<key>: expected "<want>", got "<actual>"" (or the typed
+ * readers' message when missing or not a string). */
+gdt_status gdt_json_require_text(const cJSON *root, const char *key, const char *want, const char *file,
+                                 gdt_error *e);
 /* Any key of obj not in allowed -> BAD_INPUT "<file>: <jpath>/<key>: unknown
  * field "key" (expected one of: ...)". */
 gdt_status gdt_json_check_keys(const cJSON *obj, const char *const *allowed, int nallowed,

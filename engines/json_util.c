@@ -335,6 +335,20 @@ gdt_status gdt_json_bool(const cJSON *n, const char *file, const char *jpath, bo
 
 /* ---------------------------------------------------------------- members */
 
+gdt_status gdt_json_require_text(const cJSON *root, const char *key, const char *want, const char *file,
+                                 gdt_error *e)
+{
+    char at[256];
+    const cJSON *n;
+    const char *v;
+    gdt_json_path_key(at, sizeof at, "", key);
+    gdt_status s = gdt_json_require(root, key, file, "", &n, e);
+    if (!s) s = gdt_json_string(n, file, at, &v, e);
+    if (!s && strcmp(v, want))
+        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: %s: expected \"%s\", got \"%.80s\"", file, at, want, v);
+    return s;
+}
+
 const cJSON *gdt_json_get(const cJSON *obj, const char *key)
 {
     if (!cJSON_IsObject(obj) || !key) return NULL;

@@ -139,8 +139,6 @@ static gdt_status read_manifest(const char *dir, gdt_family f, manifest *m, gdt_
     char path[4096], *text = NULL;
     size_t len = 0;
     cJSON *root = NULL;
-    const cJSON *n;
-    const char *v;
     struct stat st;
     memset(m, 0, sizeof *m);
     manifest_path(path, sizeof path, dir, f);
@@ -148,16 +146,8 @@ static gdt_status read_manifest(const char *dir, gdt_family f, manifest *m, gdt_
     gdt_status s = gdt_file_read(path, &text, &len, e);
     if (!s) s = gdt_json_parse(text, len, path, &root, e);
     if (!s) s = gdt_json_check_keys(root, keys, 4, path, "", e);
-    if (!s) s = gdt_json_require(root, "schema", path, "", &n, e);
-    if (!s) s = gdt_json_string(n, path, "/schema", &v, e);
-    if (!s && strcmp(v, GDT_PAIR_SCHEMA))
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /schema: expected \"%s\", got \"%.80s\"", path,
-                          GDT_PAIR_SCHEMA, v);
-    if (!s) s = gdt_json_require(root, "family", path, "", &n, e);
-    if (!s) s = gdt_json_string(n, path, "/family", &v, e);
-    if (!s && strcmp(v, gdt_family_name(f)))
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /family: expected \"%s\", got \"%.80s\"", path,
-                          gdt_family_name(f), v);
+    if (!s) s = gdt_json_require_text(root, "schema", GDT_PAIR_SCHEMA, path, e);
+    if (!s) s = gdt_json_require_text(root, "family", gdt_family_name(f), path, e);
     for (int k = 0; k < 2 && !s; k++)
         s = read_member(path, root, f, k, m, e);
     m->present = !s;

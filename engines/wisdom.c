@@ -147,14 +147,9 @@ static gdt_status read_entry(const cJSON *o, const char *file, const char *jp, g
 static gdt_status read_doc(const cJSON *root, const char *file, gdt_wisdom *w, gdt_error *e)
 {
     static const char *const keys[] = {"schema", "entries"};
-    const cJSON *n, *list;
-    const char *v;
+    const cJSON *list;
     gdt_status s = gdt_json_check_keys(root, keys, 2, file, "", e);
-    if (!s) s = gdt_json_require(root, "schema", file, "", &n, e);
-    if (!s) s = gdt_json_string(n, file, "/schema", &v, e);
-    if (!s && strcmp(v, GDT_WISDOM_SCHEMA))
-        s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /schema: expected \"%s\", got \"%.80s\"", file,
-                          GDT_WISDOM_SCHEMA, v);
+    if (!s) s = gdt_json_require_text(root, "schema", GDT_WISDOM_SCHEMA, file, e);
     if (!s) s = gdt_json_require(root, "entries", file, "", &list, e);
     if (!s && !cJSON_IsArray(list))
         s = gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /entries: expected array, got %s", file,

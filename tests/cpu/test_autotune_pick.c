@@ -12,21 +12,7 @@
 
 #include "gdt_cuda.h"
 #include "gdtune/autotune.h"
-#include "plan_support.h"
-
-#define NBACKEND 5
-
-static gdt_status standin_list(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_plan_entry **out, int *n,
-                               gdt_error *e)
-{
-    (void)ctx, (void)f, (void)e;
-    *out = calloc(NBACKEND, sizeof **out);
-    for (int i = 0; i < NBACKEND; i++)
-        (*out)[i] = (gdt_plan_entry){.id = {.engine_id = i}, .is_backend = true, .mode = mode,
-                                     .why = "backend heuristic"};
-    *n = NBACKEND;
-    return GDT_STATUS_OK;
-}
+#include "autotune_support.h"
 
 static const gdt_engine_ops no_ops = {0};
 static const gdt_backend backend = {.list = standin_list, .ops = &no_ops};
@@ -69,17 +55,6 @@ static const gdt_manifest *standin_manifest(void)
 }
 
 #define SHAPE "m=192,n=4096,k=1024"
-
-/* Operands of the right size at addresses nothing dereferences here. */
-static gdt_operands fake_operands(const gdt_graph *g)
-{
-    gdt_operands ops = {0};
-    for (int r = 0; r < GDT_OPERAND_COUNT; r++) {
-        ops.bytes[r] = gdt_operand_bytes(&gdt_graph_facts(g)->problem, (gdt_operand_role)r);
-        if (ops.bytes[r]) ops.ptr[r] = (void *)(uintptr_t)(0x100000u * (unsigned)(r + 1));
-    }
-    return ops;
-}
 
 static void test_refusals(void)
 {

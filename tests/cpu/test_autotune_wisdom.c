@@ -10,21 +10,7 @@
 #include "gdt_cuda.h"
 #include "gdt_engine_impl.h"
 #include "gdtune/autotune.h"
-#include "plan_support.h"
-
-#define NBACKEND 5
-
-static gdt_status standin_list(void *ctx, const gdt_facts *f, gdt_mode mode, gdt_plan_entry **out, int *n,
-                               gdt_error *e)
-{
-    (void)ctx, (void)f, (void)e;
-    *out = calloc(NBACKEND, sizeof **out);
-    for (int i = 0; i < NBACKEND; i++)
-        (*out)[i] = (gdt_plan_entry){.id = {.engine_id = i}, .is_backend = true, .mode = mode,
-                                     .why = "backend heuristic"};
-    *n = NBACKEND;
-    return GDT_STATUS_OK;
-}
+#include "autotune_support.h"
 
 /* Builds any plan but engine 4 with no device; remembers the last built. */
 static int64_t built_engine = -1;
@@ -55,16 +41,6 @@ static void destroy(gdt_compiled *c) { (void)c; }
 
 static const gdt_engine_ops ops = {GDT_ENGINE_OPS_NAMED};
 static const gdt_backend backend = {.list = standin_list, .ops = &ops};
-
-static gdt_operands fake_operands(const gdt_graph *g)
-{
-    gdt_operands o = {0};
-    for (int r = 0; r < GDT_OPERAND_COUNT; r++) {
-        o.bytes[r] = gdt_operand_bytes(&gdt_graph_facts(g)->problem, (gdt_operand_role)r);
-        if (o.bytes[r]) o.ptr[r] = (void *)(uintptr_t)(0x100000u * (unsigned)(r + 1));
-    }
-    return o;
-}
 
 /* One autotune of a fresh graph with a wisdom holding engine_id's plan,
  * recorded with cudnn_delta added to this process's cuDNN version. */
