@@ -99,6 +99,10 @@ gdt_status gdt_autotune_choose(gdt_autotune_report *r, double margin, gdt_error 
  * runs on a temporary device allocation, freed before the call returns.
  * The stream is synchronized.
  *
+ * o->wisdom set: a matching entry is built without measuring (nothing runs
+ * on ops, report->from_wisdom); otherwise the measured winner is put into
+ * it (the header's first comment).
+ *
  * o NULL: gdt_autotune_opts_default.  report (may be NULL) receives every
  * candidate's outcome, also on failure.  BAD_USAGE for an unplanned graph
  * or options out of range; BAD_INPUT for operands smaller than the problem
