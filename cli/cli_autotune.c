@@ -192,9 +192,10 @@ static void print_text(const autotune_run *r)
     if (rep->from_wisdom)
         printf("wisdom:    %s: the winner measured %s; nothing measured now\n\n",
                gdt_text_escape(r->a.wisdom_path, shown, sizeof shown), rep->wisdom_measured);
-    else printf("measured:  the list's first, %d backend, %d library, %d ours; margin %.3g; %d warm-up + %d timed "
-           "launches each\n\n",
-           r->a.o.backend, r->a.o.library, r->a.o.ours, r->a.o.margin, r->a.o.warmup, r->a.o.reps);
+    else
+        printf("measured:  the list's first, %d backend, %d library, %d ours; margin %.3g; %d warm-up + %d timed "
+               "launches each\n\n",
+               r->a.o.backend, r->a.o.library, r->a.o.ours, r->a.o.margin, r->a.o.warmup, r->a.o.reps);
     printf("%5s %-8s %-8s %10s  %s\n", "index", "side", "status", "median us", "plan");
     for (int i = 0; i < rep->n; i++) {
         const gdt_autotune_candidate *c = &rep->c[i];
