@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "gdt_cuda.h"
+#include "gdt_util.h"
 #include "gdtune/autotune.h"
 
 #define AUTOTUNE_REPS_MAX 1000
@@ -123,17 +124,6 @@ static gdt_status workspace(tuner *t, void **ws, size_t *bytes, gdt_error *e)
     return *ws = t->tmp, *bytes = t->tmp_bytes, GDT_STATUS_OK;
 }
 
-/* The median of v[0 .. n-1] (n >= 1), sorted in place. */
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1], v[j - 1] = x;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* warmup launches, then reps launches each between two events. */
 static gdt_status time_built(tuner *t, double *median_us, gdt_error *e)
 {
@@ -153,7 +143,7 @@ static gdt_status time_built(tuner *t, double *median_us, gdt_error *e)
         GDT_CHECK_CUDA(e, cudaEventElapsedTime(&ms, t->ev[i], t->ev[i + 1]));
         t->us[i] = 1e3 * ms;
     }
-    *median_us = median(t->us, t->o->reps);
+    *median_us = gdt_median_inplace(t->us, t->o->reps);
     return GDT_STATUS_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gdt_predict.h"
+#include "gdt_util.h"
 
 /* Candidate blends, from one law per plan to one shared law. */
 static const double lambdas[] = {0.01, 0.1, 1, 10, 100, 10000};
@@ -317,12 +318,6 @@ static gdt_status fit_one(gdt_family fam, int sms, const gdt__train_cell *c, int
 
 /* -------------------------------------------------------- cross-validation */
 
-static int dbl_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Ours in untimed order: the known ones by the ranking rule, then the rest. */
 static int pick_ours(const gdt__train_cell *c, const double *pred, double err, double *best_pred)
 {
@@ -394,8 +389,7 @@ static gdt__pred_pick pick_cell(const gdt__train_cell *c, const double *pred, co
 static double median_of(double *v, int n, double fallback)
 {
     if (n <= 0) return fallback;
-    qsort(v, (size_t)n, sizeof *v, dbl_cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return gdt_median_inplace(v, n);
 }
 
 /* The median |predicted / measured - 1| over the held-out predictions. */
