@@ -10,7 +10,6 @@ not scored (exit 1).  Exit 0 when all hold, 1 naming what failed.
 
 usage: test_autotune_validate.py SOURCE_DIR"""
 import gzip
-import importlib.util
 import json
 import math
 import os
@@ -18,20 +17,13 @@ import stat
 import sys
 import tempfile
 
-FAILED = []
+import ci_script
 
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print(f"test_autotune_validate: FAILED: {what}")
+check = ci_script.Checks("test_autotune_validate")
 
 
 def load(src):
-    spec = importlib.util.spec_from_file_location("autotune_validate", os.path.join(src, ".ci", "autotune-validate.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return ci_script.load(src, "autotune-validate.py", "autotune_validate")
 
 
 def journal(src, family):
@@ -141,8 +133,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gdt_atv_") as tmp:
         test_run(mod, src, tmp)
         test_score(mod, src, tmp, os.path.join(tmp, "score.txt"))
-    print(f"test_autotune_validate: {'ok' if not FAILED else f'{len(FAILED)} failed'}")
-    return 1 if FAILED else 0
+    print(f"test_autotune_validate: {'ok' if not check.failed else f'{len(check.failed)} failed'}")
+    return 1 if check.failed else 0
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ before the header skipped) puts each kernel's metrics in order, a duration in na
 turned into microseconds.  Exit 0 when all hold, 1 naming what failed.
 
 usage: test_profile_script.py SOURCE_DIR GDTUNE_EXE"""
-import importlib.util
 import json
 import os
 import re
@@ -16,20 +15,13 @@ import subprocess
 import sys
 import tempfile
 
-FAILED = []
+import ci_script
 
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print(f"test_profile_script: FAILED: {what}")
+check = ci_script.Checks("test_profile_script")
 
 
 def load(src):
-    spec = importlib.util.spec_from_file_location("profile", os.path.join(src, ".ci", "profile.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return ci_script.load(src, "profile.py", "profile")
 
 
 CSV = '''==PROF== Connected to process 1 (gdtune)
@@ -107,8 +99,8 @@ def main(argv):
     extra = dict(prof.EXTRA)
     check(set(extra) == {"tensor", "stalls"} and extra["tensor"] == prof.TENSOR and extra["stalls"] == prof.STALLS,
           "the tensor and stall metrics each have a run of their own")
-    print("test_profile_script: " + ("FAILED" if FAILED else "passed"))
-    return 1 if FAILED else 0
+    print("test_profile_script: " + ("FAILED" if check.failed else "passed"))
+    return 1 if check.failed else 0
 
 
 if __name__ == "__main__":
