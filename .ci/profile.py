@@ -138,13 +138,13 @@ def number(k, metric):
 
 def tensor_of(k):
     """The first tensor-pipe metric with a value, else n/a."""
-    v = next((number(k, m) for m in TENSOR if number(k, m) is not None), None)
+    v = next((x for x in (number(k, m) for m in TENSOR) if x is not None), None)
     return "n/a" if v is None else f"{v:.2f}"
 
 
 def stalls_of(k):
     """The three largest stall reasons (cycles per issued instruction), or ""."""
-    got = [(number(k, m), r) for m, r in zip(STALLS, STALL_REASONS) if number(k, m) is not None]
+    got = [(v, r) for v, r in ((number(k, m), r) for m, r in zip(STALLS, STALL_REASONS)) if v is not None]
     return " ".join(f"{r} {v:.2f}" for v, r in sorted(got, reverse=True)[:3])
 
 
