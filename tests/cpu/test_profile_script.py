@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """.ci/profile.py (the device-run `profile` step) without a GPU or ncu: the committed spec
-(sweeps/checks/profile.json) loads, each of its gdtune plans is one `gdtune plans` lists for
+(sweeps/checks/profile.json) and every other profile*.json there load, each of its gdtune plans is one `gdtune plans` lists for
 its shape (a cuDNN plan is named cudnn.engN[...]), and each plan becomes one ncu command line
 over `gdtune bench ... --plan PLAN` with the clocks left alone; a spec missing a field is refused
 naming its JSON path (exit 2); and the summary of an ncu CSV (the details page's rows, lines
@@ -39,13 +39,8 @@ CSV = '''==PROF== Connected to process 1 (gdtune)
 '''
 
 
-def main(argv):
-    if len(argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    src, gdtune = argv[1], argv[2]
-    prof = load(src)
-    spec = os.path.join(src, "sweeps", "checks", "profile.json")
+def check_plans(prof, spec, gdtune):
+    """Every plan of the profile spec SPEC is one `gdtune plans` lists for its shape."""
     plans = prof.load_spec(spec)
     check(len(plans) >= 2, f"{spec}: {len(plans)} plans")
     with open(spec) as f:
@@ -60,6 +55,21 @@ def main(argv):
             else:
                 check(listed.returncode == 0 and plan in listed.stdout, f"{plan} not listed by gdtune plans "
                       f"{p['family']} --shape {p['shape']} (exit {listed.returncode})")
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    src, gdtune = argv[1], argv[2]
+    prof = load(src)
+    checks = os.path.join(src, "sweeps", "checks")
+    specs = sorted(os.path.join(checks, n) for n in os.listdir(checks) if re.fullmatch(r"profile.*\.json", n))
+    spec = os.path.join(checks, "profile.json")
+    check(spec in specs, f"{spec}: the default spec is there")
+    for s in specs:
+        check_plans(prof, s, gdtune)
+    plans = prof.load_spec(spec)
     out = subprocess.run([sys.executable, os.path.join(src, ".ci", "profile.py"), "--dry-run", "GDT", spec],
                          capture_output=True, text=True)
     lines = out.stdout.splitlines()
