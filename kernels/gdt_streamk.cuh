@@ -11,7 +11,8 @@
  * kt at i * K + kt) and cut into ctas contiguous segments, the first
  * iters % ctas of them one iteration longer, so every CTA runs the same
  * number of K iterations within one.  A segment's part of one tile is a
- * unit (a piece of the tile): a tile that lies in one segment is stored
+ * unit (a piece of the tile), walked last tile first (gdt_sk_unit_at): a
+ * tile that lies in one segment is stored
  * as it is; one cut across segments has pieces 0, 1, ... in segment
  * order, which go through the workspace (slot = piece) and the tile's
  * counter, the last to count summing them in piece order.
@@ -89,7 +90,7 @@ GDT_SK_FN int gdt_sk_owner(const gdt_sk *s, long long g)
 }
 
 /* Units of CTA v: its dp_tiles / ctas whole tiles, then one per tile its
- * segment meets. */
+ * segment meets, the segment's last tile first (below). */
 GDT_SK_FN int gdt_sk_units(const gdt_sk *s, int v)
 {
     long long g0 = gdt_sk_start(s, v), g1 = gdt_sk_start(s, v + 1);
@@ -97,7 +98,15 @@ GDT_SK_FN int gdt_sk_units(const gdt_sk *s, int v)
     return s->dp_tiles / s->ctas + sk;
 }
 
-/* Unit j of CTA v (j < gdt_sk_units). */
+/* Unit j of CTA v (j < gdt_sk_units).  A segment's tiles are walked from
+ * its last down to its first (CUTLASS's stream-K walks its blocks' tiles
+ * the same way): every CTA then starts its segment at K tile 0 of a tile
+ * and ends it at the last K tile of another, so the CTAs running at once
+ * stay near the same K tiles, as the data-parallel tiles do, and can share
+ * what they load in L2.  Walked first to last, CTA v began at K tile
+ * about v of its first tile and the CTAs of one wave spread over all of K
+ * (the suspect for stream-K's 1.7 times its data-parallel twin's time at
+ * m512 n4096 k4096 on an H100, 2026-12-06; engines/hand/README.md). */
 GDT_SK_FN gdt_sk_unit gdt_sk_unit_at(const gdt_sk *s, int v, int j)
 {
     gdt_sk_unit u;
@@ -107,7 +116,7 @@ GDT_SK_FN gdt_sk_unit gdt_sk_unit_at(const gdt_sk *s, int v, int j)
         return u;
     }
     long long g0 = gdt_sk_start(s, v), g1 = gdt_sk_start(s, v + 1);
-    int t = (int)(g0 / k) + j - waves;
+    int t = (int)((g1 - 1) / k) - (j - waves);
     long long t0 = (long long)t * k, t1 = t0 + k;
     int first = gdt_sk_owner(s, t0);
     u.tile = s->dp_tiles + t;

@@ -4,7 +4,8 @@
  * iteration of every tile is covered exactly once; each CTA's K iterations
  * are within one of every other's; the whole tiles come first, a multiple
  * of the CTAs; the pieces of a tile are numbered 0, 1, ... in K order and
- * each knows their count; the most pieces (the workspace's slots) is what
+ * each knows their count; each CTA walks its segment's tiles last first;
+ * the most pieces (the workspace's slots) is what
  * the walk saw and at most GDT_SK_MAX_PIECES.  Then the edge cases' plans
  * (fewer tiles than SMs, exactly full waves, k of one K tile, one tile)
  * and a plan's workspace, counters, grid and p.splits; the 32-bit bound
@@ -94,6 +95,28 @@ static walk replay(const gdt_sk *s, int tiles, int grid)
     return w;
 }
 
+/* Each CTA walks its segment's tiles last first: the tiles go down, every
+ * unit but the CTA's last starts at K tile 0 and every one but its first
+ * ends at the last K tile, so every CTA starts its segment at K tile 0
+ * unless the segment lies inside one tile. */
+static void check_reverse(const gdt_sk *s)
+{
+    int waves = s->dp_tiles / s->ctas;
+    for (int v = 0; v < s->ctas; v++) {
+        int n = gdt_sk_units(s, v);
+        for (int j = waves; j < n; j++) {
+            gdt_sk_unit x = gdt_sk_unit_at(s, v, j);
+            if (j + 1 < n) {
+                gdt_sk_unit next = gdt_sk_unit_at(s, v, j + 1);
+                CHECK_INT(next.tile, <, x.tile);
+                CHECK_INT(x.kt0, ==, 0);
+            }
+            if (j > waves)
+                CHECK_INT(x.kt1, ==, s->ktiles);
+        }
+    }
+}
+
 /* The plan's invariants and its walk, on a grid of its CTAs and on a
  * smaller one (fewer SMs than planned: still every iteration once). */
 static gdt_sk check_case(int tiles, int ktiles, int sms)
@@ -110,6 +133,7 @@ static gdt_sk check_case(int tiles, int ktiles, int sms)
     CHECK_INT(w.max_iters - w.min_iters, <=, 1);
     CHECK_INT(w.most_pieces, ==, gdt_sk_max_pieces(&s));
     CHECK_INT(w.most_pieces, <=, GDT_SK_MAX_PIECES);
+    check_reverse(&s);
     replay(&s, tiles, s.ctas > 3 ? s.ctas / 3 : 1);
     return s;
 }
