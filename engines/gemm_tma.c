@@ -56,16 +56,14 @@ int gdt__gemm_tma_sms(const gdt_facts *f)
 }
 
 /* Tiles and K past gdt__gemm_tma_sizes_ok's bounds (a problem it declines,
- * still ordered by the untimed estimate) are planned at those bounds (K
- * cut so that tiles times K tiles fits 32 bits), so that the schedule's
- * arithmetic stays in range. */
+ * still ordered by the untimed estimate) are planned at those bounds, so
+ * that the schedule's arithmetic stays in range. */
 gdt_sk gdt__gemm_tma_streamk(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g, int sms)
 {
     int64_t tiles = gdt__gemm_tma_units(c, g), ktiles = ceil_div(g->k, TILE_K);
-    int64_t most_tiles = INT_MAX / 8;
-    tiles = tiles < most_tiles ? tiles : most_tiles;
-    ktiles = tiles > 0 && ktiles > INT_MAX / tiles ? INT_MAX / tiles : ktiles;
-    return gdt_sk_plan((int)tiles, (int)ktiles, sms > 0 ? sms : 1);
+    int64_t most_tiles = INT_MAX / 8, most_k = INT_MAX / TILE_K;
+    return gdt_sk_plan((int)(tiles < most_tiles ? tiles : most_tiles),
+                       (int)(ktiles < most_k ? ktiles : most_k), sms > 0 ? sms : 1);
 }
 
 void gdt__gemm_tma_majors(const gdt_gemm_desc *g, bool *a_kmajor, bool *b_kmajor)
@@ -155,21 +153,15 @@ bool gdt__gemm_tma_layout(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c,
 }
 
 /* A stream-K schedule's slots (gdt_sk_slots) are at most the tiles and two
- * a CTA, and at most 3 a tile past them; its walk counts the tiles' K
- * iterations in 32 bits (kernels/gdt_streamk.cuh). */
+ * a CTA, and at most 3 a tile past them (kernels/gdt_streamk.cuh). */
 bool gdt__gemm_tma_sizes_ok(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c, char *why,
                             size_t n)
 {
-    int64_t most = c->stream_k ? INT_MAX / 8 : INT_MAX, units = gdt__gemm_tma_units(c, g);
-    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || units > most)
+    int64_t most = c->stream_k ? INT_MAX / 8 : INT_MAX;
+    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX || gdt__gemm_tma_units(c, g) > most)
         return snprintf(why, n, "m %" PRId64 ", n %" PRId64 ", k %" PRId64 ", batch %" PRId64
                         ": the kernel indexes tiles and coordinates with 32-bit integers",
                         g->m, g->n, g->k, g->batch), false;
-    if (c->stream_k && units * ceil_div(g->k, TILE_K) > INT_MAX)
-        return snprintf(why, n, "m %" PRId64 ", n %" PRId64 ", k %" PRId64 ", batch %" PRId64
-                        ": stream-K counts the tiles' K iterations (%" PRId64 " tiles of %" PRId64
-                        " K tiles) in 32 bits", g->m, g->n, g->k, g->batch, units,
-                        ceil_div(g->k, TILE_K)), false;
     return true;
 }
 

@@ -52,13 +52,7 @@ typedef struct gdt_sk_unit {
 } gdt_sk_unit;
 
 /* The schedule of `tiles` tiles of `ktiles` iterations on at most `sms`
- * CTAs (ktiles and sms at least 1; no tile: one CTA, nothing to do).
- * Every count of K iterations here is at most tiles * ktiles, which the
- * host keeps within 32 bits (gdt__gemm_tma_sizes_ok), so the kernel's
- * walk divides in 32 bits: it runs once a slot in every thread of the
- * producer and the consumers, between one unit's MMAs and the next's, and
- * with the 64-bit divisions it had (12 a slot) the walk cost stream-K
- * about as much as a tile's work at every slot (2026-12-06, H100). */
+ * CTAs (ktiles and sms at least 1; no tile: one CTA, nothing to do). */
 GDT_SK_FN gdt_sk gdt_sk_plan(int tiles, int ktiles, int sms)
 {
     gdt_sk s;
@@ -69,38 +63,38 @@ GDT_SK_FN gdt_sk gdt_sk_plan(int tiles, int ktiles, int sms)
         s.dp_tiles = tiles % sms == 0 ? tiles : (waves - 1) * sms;
     } else {
         int min_iters = (ktiles + 1) / 2;
-        int most = tiles * ktiles / min_iters;
+        long long most = (long long)tiles * ktiles / min_iters;
         s.dp_tiles = 0;
-        s.ctas = most < 1 ? 1 : most < sms ? most : sms;
+        s.ctas = most < 1 ? 1 : most < sms ? (int)most : sms;
     }
     s.sk_tiles = tiles - s.dp_tiles;
-    int iters = s.sk_tiles * ktiles;
-    s.base = iters / s.ctas;
-    s.rem = iters % s.ctas;
+    long long iters = (long long)s.sk_tiles * ktiles;
+    s.base = (int)(iters / s.ctas);
+    s.rem = (int)(iters % s.ctas);
     return s;
 }
 
 /* The first iteration of CTA v's segment (v = ctas: the end). */
-GDT_SK_FN int gdt_sk_start(const gdt_sk *s, int v)
+GDT_SK_FN long long gdt_sk_start(const gdt_sk *s, int v)
 {
-    return v * s->base + (v < s->rem ? v : s->rem);
+    return (long long)v * s->base + (v < s->rem ? v : s->rem);
 }
 
 /* The CTA whose segment holds stream-K iteration g. */
-GDT_SK_FN int gdt_sk_owner(const gdt_sk *s, int g)
+GDT_SK_FN int gdt_sk_owner(const gdt_sk *s, long long g)
 {
-    int big = s->rem * (s->base + 1);
+    long long big = (long long)s->rem * (s->base + 1);
     if (g < big)
-        return g / (s->base + 1);
-    return s->rem + (g - big) / s->base;
+        return (int)(g / (s->base + 1));
+    return s->rem + (int)((g - big) / s->base);
 }
 
 /* Units of CTA v: its dp_tiles / ctas whole tiles, then one per tile its
  * segment meets, the segment's last tile first (below). */
 GDT_SK_FN int gdt_sk_units(const gdt_sk *s, int v)
 {
-    int g0 = gdt_sk_start(s, v), g1 = gdt_sk_start(s, v + 1);
-    int sk = g1 > g0 ? (g1 - 1) / s->ktiles - g0 / s->ktiles + 1 : 0;
+    long long g0 = gdt_sk_start(s, v), g1 = gdt_sk_start(s, v + 1);
+    int sk = g1 > g0 ? (int)((g1 - 1) / s->ktiles - g0 / s->ktiles + 1) : 0;
     return s->dp_tiles / s->ctas + sk;
 }
 
@@ -121,13 +115,13 @@ GDT_SK_FN gdt_sk_unit gdt_sk_unit_at(const gdt_sk *s, int v, int j)
         u.tile = v + j * s->ctas, u.kt0 = 0, u.kt1 = k, u.piece = 0, u.pieces = 1;
         return u;
     }
-    int g0 = gdt_sk_start(s, v), g1 = gdt_sk_start(s, v + 1);
-    int t = (g1 - 1) / k - (j - waves);
-    int t0 = t * k, t1 = t0 + k;
+    long long g0 = gdt_sk_start(s, v), g1 = gdt_sk_start(s, v + 1);
+    int t = (int)((g1 - 1) / k) - (j - waves);
+    long long t0 = (long long)t * k, t1 = t0 + k;
     int first = gdt_sk_owner(s, t0);
     u.tile = s->dp_tiles + t;
-    u.kt0 = (g0 > t0 ? g0 : t0) - t0;
-    u.kt1 = (g1 < t1 ? g1 : t1) - t0;
+    u.kt0 = (int)((g0 > t0 ? g0 : t0) - t0);
+    u.kt1 = (int)((g1 < t1 ? g1 : t1) - t0);
     u.piece = v - first;
     u.pieces = gdt_sk_owner(s, t1 - 1) - first + 1;
     return u;
@@ -158,7 +152,7 @@ GDT_SK_FN int gdt_sk_max_pieces(const gdt_sk *s)
 {
     int most = 1;
     for (int t = 0; t < s->sk_tiles; ++t) {
-        int t0 = t * s->ktiles;
+        long long t0 = (long long)t * s->ktiles;
         int n = gdt_sk_owner(s, t0 + s->ktiles - 1) - gdt_sk_owner(s, t0) + 1;
         most = n > most ? n : most;
     }

@@ -225,9 +225,8 @@ static void test_sizes(void)
     check_sizes("m=100,n=100,k=64", 128, 1, 1, 100, 128);          /* one tile, one K tile */
 }
 
-/* Stream-K's slots (tiles and two a CTA) and its K iterations (tiles times
- * K tiles) stay in 32 bits: past INT_MAX / 8 tiles, or INT_MAX iterations,
- * it is declined, where the unsplit tile still runs. */
+/* Stream-K's slots (tiles and two a CTA) stay in 32 bits: past INT_MAX / 8
+ * tiles it is declined, where the unsplit tile still runs. */
 static void test_bound(void)
 {
     gdt_facts f;
@@ -239,15 +238,6 @@ static void test_bound(void)
     CHECK_CONTAINS(why, "the kernel indexes tiles and coordinates with 32-bit integers");
     CHECK(gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &plain, why, sizeof why));
     facts_for("m=2097024,n=2097152,k=64", &f); /* one tile row fewer */
-    CHECK(gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &sk, why, sizeof why));
-    /* 16384 tiles: at most INT_MAX / 16384 = 131071 K tiles a tile */
-    facts_for("m=16384,n=16384,k=8388608", &f); /* 131072 K tiles */
-    CHECK(!gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &sk, why, sizeof why));
-    CHECK_CONTAINS(why, "stream-K counts the tiles' K iterations (16384 tiles of 131072 K tiles) in 32 bits");
-    CHECK(gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &plain, why, sizeof why));
-    gdt_sk s = gdt__gemm_tma_streamk(&sk, &f.problem.u.gemm, 132); /* planned at the bound */
-    CHECK_INT(s.ktiles, ==, INT_MAX / 16384);
-    facts_for("m=16384,n=16384,k=8388544", &f); /* 131071 K tiles */
     CHECK(gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &sk, why, sizeof why));
 }
 
