@@ -105,8 +105,9 @@ GDT_SK_FN int gdt_sk_units(const gdt_sk *s, int v)
  * stay near the same K tiles, as the data-parallel tiles do, and can share
  * what they load in L2.  Walked first to last, CTA v began at K tile
  * about v of its first tile and the CTAs of one wave spread over all of K
- * (the suspect for stream-K's 1.7 times its data-parallel twin's time at
- * m512 n4096 k4096 on an H100, 2026-12-06; engines/hand/README.md). */
+ * (on an H100 at m512 n4096 k4096 stream-K took 1.68 times its
+ * data-parallel twin's time walked forward, 1.48 walked so;
+ * engines/hand/README.md, "Stream-K"). */
 GDT_SK_FN gdt_sk_unit gdt_sk_unit_at(const gdt_sk *s, int v, int j)
 {
     gdt_sk_unit u;
