@@ -2,11 +2,12 @@
 """The `profile` step of .ci/device-run: Nsight Compute (ncu) on `gdtune bench` for each plan
 of a profile spec (sweeps/checks/profile.json), so that a missed figure comes with what stands
 between the kernel and the plan it trails: per kernel its duration, SM and memory throughput,
-the tensor pipe's activity, occupancy and registers, issue efficiency and the warps' three largest stall
-reasons.
+the tensor pipe's activity, occupancy and registers, issue efficiency, the warps' three largest stall
+reasons, and the L2 and DRAM traffic.
 
 usage: profile.py GDTUNE SPEC OUTDIR      run every profile: OUTDIR/<n>-<plan>.csv per plan (and
-                                          -tensor.csv and -stalls.csv), OUTDIR/summary.txt (also printed)
+                                          -tensor.csv, -stalls.csv, -l2.csv and -fabric.csv),
+                                          OUTDIR/summary.txt (also printed)
        profile.py --dry-run GDTUNE SPEC   print each ncu command line, run nothing
        profile.py --summary CSV...        the summary of ncu CSV files already written
 
@@ -16,8 +17,9 @@ filter: with them counted, the probes took the profiled launches of the 2026-12-
 under ncu's replays the bench's time cap ended it before the plan's kernels came), the first
 SKIP kernels passed over (the verification's plan and reference runs), then COUNT kernels
 profiled, enough for two calls of a three-kernel
-backward.  Two more runs add the tensor pipe's activity and the warps' stall reasons (the three
-largest shown); a run's failure (a metric this ncu does not know) is reported and leaves the
+backward.  Four more runs add the tensor pipe's activity, the warps' stall reasons (the three
+largest shown), the L2's sectors read, written and by atomics with its hit rate and DRAM's
+bytes, and the sectors that crossed between the L2's two halves; a run's failure (a metric this ncu does not know) is reported and leaves the
 others' figures.  Exit 0 when every plan was profiled,
 1 when one was not (the others are still written), 2 on bad usage or a bad spec."""
 import csv
@@ -43,9 +45,16 @@ TENSOR = ["sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_activ
 STALL_REASONS = ["long_scoreboard", "short_scoreboard", "barrier", "membar", "lg_throttle", "mio_throttle",
                  "wait", "math_pipe_throttle", "sleeping", "dispatch_stall", "no_instruction"]
 STALLS = [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALL_REASONS]
+# Where the memory traffic goes: L2 sectors read, written and by atomics (32 bytes each), L2's
+# hit rate, and DRAM bytes, in MB in the summary ("L2 work twice its twin's" is then bytes or
+# requests, and hits or misses); and apart, since an ncu may lack it, the sectors that crossed
+# between the two halves of the L2 (the fabric).
+L2 = ["lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_op_atom.sum",
+      "lts__t_sector_hit_rate.pct", "dram__bytes_read.sum", "dram__bytes_write.sum"]
+FABRIC = ["lts__t_sectors_srcunit_ltcfabric.sum"]
 # The runs after the sections' own, each a file of its own (-NAME.csv): a metric this ncu does
 # not know fails only its run.
-EXTRA = [("tensor", TENSOR), ("stalls", STALLS)]
+EXTRA = [("tensor", TENSOR), ("stalls", STALLS), ("l2", L2), ("fabric", FABRIC)]
 # (label, metric name as the details page prints it) in the summary's order
 SUMMARY = [
     ("us", "Duration"),
@@ -124,6 +133,9 @@ def summarize(rows):
         stalls = stalls_of(k)
         if stalls:
             vals.append(f"stalls {stalls}")
+        traffic = traffic_of(k)
+        if traffic:
+            vals.append(traffic)
         out.append(f"  {k['name'][:60]} grid {k['grid']} block {k['block']}: " + ", ".join(vals))
     return out
 
@@ -146,6 +158,19 @@ def stalls_of(k):
     """The three largest stall reasons (cycles per issued instruction), or ""."""
     got = [(v, r) for v, r in ((number(k, m), r) for m, r in zip(STALLS, STALL_REASONS)) if v is not None]
     return " ".join(f"{r} {v:.2f}" for v, r in sorted(got, reverse=True)[:3])
+
+
+def traffic_of(k):
+    """L2 sectors read / written / atomic and the fabric's, DRAM read / written, in MB, and L2's hit
+    rate; the parts ncu gave, or ""."""
+    mb = lambda v, scale: "-" if v is None else f"{v * scale / 1e6:.1f}"
+    r, w, a, hit, dr, dw = (number(k, m) for m in L2)
+    fabric = number(k, FABRIC[0])
+    if all(v is None for v in (r, w, a, hit, dr, dw, fabric)):
+        return ""
+    return (f"L2 MB read {mb(r, 32)} written {mb(w, 32)} atomic {mb(a, 32)} hit % "
+            f"{'-' if hit is None else f'{hit:.1f}'} fabric {mb(fabric, 32)}, DRAM MB read {mb(dr, 1)} "
+            f"written {mb(dw, 1)}")
 
 
 def profile_one(ncu, gdtune, n, family, shape, plan, outdir):

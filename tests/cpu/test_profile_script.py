@@ -36,6 +36,12 @@ CSV = '''==PROF== Connected to process 1 (gdtune)
 "0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio","","4.25"
 "0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","smsp__average_warps_issue_stalled_membar_per_issue_active.ratio","","2,000.5"
 "0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","smsp__average_warps_issue_stalled_wait_per_issue_active.ratio","","0.75"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","lts__t_sectors_op_read.sum","sector","8,375,000"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","lts__t_sectors_op_write.sum","sector","531,250"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","lts__t_sectors_op_atom.sum","sector","0"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","lts__t_sector_hit_rate.pct","%","87.25"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","40,200,000"
+"0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","4,100,000"
 '''
 
 
@@ -103,12 +109,17 @@ def main(argv):
     check(got and "regs 168" in got[0] and "DRAM % -" in got[0], f"summary line 0 fields: {got[:1]}")
     check(len(got) > 1 and "gdt_post" in got[1] and "us 3.20" in got[1], f"summary line 1: {got[1:]}")
     check(got and "tensor % 80.25" in got[0], f"the tensor pipe: the metric with a value, past the n/a one: {got[:1]}")
-    check(got and got[0].endswith("stalls membar 2000.50 long_scoreboard 4.25 barrier 1.50"),
+    check(got and "stalls membar 2000.50 long_scoreboard 4.25 barrier 1.50, L2" in got[0],
           f"the three largest stall reasons, largest first: {got[:1]}")
-    check(len(got) > 1 and "tensor % n/a" in got[1] and "stalls" not in got[1], f"no metrics: {got[1:]}")
+    check(got and got[0].endswith("L2 MB read 268.0 written 17.0 atomic 0.0 hit % 87.2 fabric -, "
+                                  "DRAM MB read 40.2 written 4.1"),
+          f"the L2 and DRAM traffic, sectors as 32 bytes, the fabric's absent: {got[:1]}")
+    check(len(got) > 1 and "tensor % n/a" in got[1] and "stalls" not in got[1] and "L2" not in got[1],
+          f"no metrics: {got[1:]}")
     extra = dict(prof.EXTRA)
-    check(set(extra) == {"tensor", "stalls"} and extra["tensor"] == prof.TENSOR and extra["stalls"] == prof.STALLS,
-          "the tensor and stall metrics each have a run of their own")
+    check(set(extra) == {"tensor", "stalls", "l2", "fabric"} and extra["tensor"] == prof.TENSOR and
+          extra["stalls"] == prof.STALLS and extra["l2"] == prof.L2 and extra["fabric"] == prof.FABRIC,
+          "the tensor, stall, L2 and fabric metrics each have a run of their own")
     print("test_profile_script: " + ("FAILED" if check.failed else "passed"))
     return 1 if check.failed else 0
 
