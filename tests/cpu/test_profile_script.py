@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """.ci/profile.py (the device-run `profile` step) without a GPU or ncu: the committed spec
-(sweeps/checks/profile.json) and every other profile*.json there load, each of its gdtune plans is one `gdtune plans` lists for
-its shape (a cuDNN plan is named cudnn.engN[...]), and each plan becomes one ncu command line
-over `gdtune bench ... --plan PLAN` with the clocks left alone; a spec missing a field is refused
-naming its JSON path (exit 2); and the summary of an ncu CSV (the details page's rows, lines
-before the header skipped) puts each kernel's metrics in order, a duration in nanoseconds
-turned into microseconds.  Exit 0 when all hold, 1 naming what failed.
+(sweeps/checks/profile.json) and every other profile*.json there load, each of their gdtune
+plans is one `gdtune plans` lists for its shape (a cuDNN plan is named cudnn.engN[...]), and
+each plan of the default spec becomes one ncu command line over `gdtune bench ... --plan PLAN`
+with the clocks left alone; a spec missing a field is refused naming its JSON path (exit 2);
+and the summary of an ncu CSV (the details page's rows, lines before the header skipped) puts
+each kernel's metrics in order, a duration in nanoseconds turned into microseconds, L2 sectors
+into MB.  Exit 0 when all hold, 1 naming what failed.
 
 usage: test_profile_script.py SOURCE_DIR GDTUNE_EXE"""
 import json
