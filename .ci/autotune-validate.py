@@ -130,33 +130,29 @@ def open_text(path):
     return gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")
 
 
-def journal_devices(paths):
-    """The device names the journals' run headers give."""
-    names = set()
-    for path in paths:
-        with open_text(path) as f:
-            for text in f:
-                r = json.loads(text)
-                if r.get("type") == "run":
-                    names.add(r.get("device", {}).get("name", "?"))
-    return names
-
-
-def journal_cells(paths):
-    """{key: {plan name: time_us}} of the verified results of every journal."""
-    out = {}
+def read_journals(paths):
+    """One pass over the journals: {key: {plan name: best verified time_us}} and the device
+    names their run headers give."""
+    out, names = {}, set()
     for path in paths:
         keys = {}
         with open_text(path) as f:
             for text in f:
                 r = json.loads(text)
-                if r.get("type") == "cell":
+                if r.get("type") == "run":
+                    names.add(r.get("device", {}).get("name", "?"))
+                elif r.get("type") == "cell":
                     keys[r["cell"]] = r["key"]
                     out.setdefault(r["key"], {})
                 elif r.get("type") == "result" and r.get("disposition") == "verified" and r.get("time_us", 0) > 0:
                     times = out.setdefault(keys[r["cell"]], {})
                     times[r["name"]] = min(r["time_us"], times.get(r["name"], math.inf))
-    return out
+    return out, names
+
+
+def journal_cells(paths):
+    """{key: {plan name: time_us}} of the verified results of every journal."""
+    return read_journals(paths)[0]
 
 
 def pick_ratios(doc, times):
@@ -190,7 +186,7 @@ def own_summary(family, own):
 
 
 def score(log, journals):
-    cells_, journal_names = journal_cells(journals), journal_devices(journals)
+    cells_, journal_names = read_journals(journals)
     per_family, own, run_names, bad = {}, {}, set(), 0
     print(f"{'family':9} {'winner':>7} {'first':>7} {'heur':>7} {'own':>7}  shape")
     with open(log, encoding="utf-8") as f:
