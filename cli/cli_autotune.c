@@ -43,6 +43,10 @@ static const char usage_text[] =
     "without measuring; otherwise the new winner is saved into FILE.  Timing only:\n"
     "`gdtune bench FAMILY --plan NAME` verifies and measures one plan in full.\n";
 
+static const char footer_text[] =
+    "exit codes: 0 success, 1 failure while running (no GPU, no candidate built and ran),\n"
+    "2 bad usage or bad input\n";
+
 typedef struct autotune_args {
     gdt_family family;
     char shape[1024];
@@ -83,11 +87,7 @@ static const gdt_cli_option options[] = {
 };
 #undef O
 
-static const gdt_cli_spec spec = {
-    VERB, usage_text,
-    "exit codes: 0 success, 1 failure while running (no GPU, no candidate built and ran),\n"
-    "2 bad usage or bad input\n",
-    options, GDT_CLI_NOPTS(options)};
+static const gdt_cli_spec spec = {VERB, usage_text, footer_text, options, GDT_CLI_NOPTS(options)};
 
 /* Returns -1 to go on, or the exit code. */
 static int parse_args(int argc, char **argv, autotune_args *a)

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "gdt_autotune_json.h"
+#include "gdt_json_rows.h"
 
 const char *gdt__autotune_status_word(const gdt_autotune_candidate *c)
 {
@@ -45,15 +46,16 @@ static void add_wisdom(cJSON *doc, const char *wisdom, const gdt_autotune_report
                           r->from_wisdom ? number_or_null(r->wisdom_first_us) : cJSON_CreateNull());
 }
 
+/* The options the candidates were measured under (docs/fields.md). */
+static const gdt_json_row option_rows[] = {
+    GDT_JSON_FIELD(gdt_autotune_opts, backend), GDT_JSON_FIELD(gdt_autotune_opts, ours),
+    GDT_JSON_FIELD(gdt_autotune_opts, library), GDT_JSON_FIELD(gdt_autotune_opts, margin),
+    GDT_JSON_FIELD(gdt_autotune_opts, warmup),  GDT_JSON_FIELD(gdt_autotune_opts, reps),
+};
+
 static void add_options(cJSON *doc, const gdt_autotune_opts *o)
 {
-    cJSON *x = cJSON_AddObjectToObject(doc, "options");
-    cJSON_AddNumberToObject(x, "backend", o->backend);
-    cJSON_AddNumberToObject(x, "ours", o->ours);
-    cJSON_AddNumberToObject(x, "library", o->library);
-    cJSON_AddNumberToObject(x, "margin", o->margin);
-    cJSON_AddNumberToObject(x, "warmup", o->warmup);
-    cJSON_AddNumberToObject(x, "reps", o->reps);
+    gdt_json_rows_add(cJSON_AddObjectToObject(doc, "options"), o, option_rows, GDT_JSON_ROWS_N(option_rows));
 }
 
 cJSON *gdt__autotune_doc(const char *key, const gdt_device_props *dev, const char *tables, const char *wisdom,

@@ -47,6 +47,10 @@ static const char usage_text[] =
     "device time per call (events), TFLOP/s and the relative spread of the estimate.\n"
     "A benchmark, not a test: it prints figures and asserts nothing about them.\n";
 
+static const char footer_text[] =
+    "exit codes: 0 success, 1 failure while running (no GPU, plan does not build or\n"
+    "is incorrect), 2 bad usage or bad input\n";
+
 typedef struct bench_args {
     gdt_family family;
     const char *plan;
@@ -104,11 +108,7 @@ static const gdt_cli_option options[] = {
 };
 #undef O
 
-static const gdt_cli_spec spec = {
-    VERB, usage_text,
-    "exit codes: 0 success, 1 failure while running (no GPU, plan does not build or\n"
-    "is incorrect), 2 bad usage or bad input\n",
-    options, GDT_CLI_NOPTS(options)};
+static const gdt_cli_spec spec = {VERB, usage_text, footer_text, options, GDT_CLI_NOPTS(options)};
 
 static int usage_error(const char *fmt, const char *what)
 {

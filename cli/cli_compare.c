@@ -49,6 +49,11 @@ static const char usage_text[] =
     "measured on this GPU in interleaved rounds A, B, A, B, ...; prints both times (median\n"
     "over the rounds), the ratio (A's time over B's, < 1: A faster) and its spread.\n";
 
+static const char footer_text[] =
+    "exit codes: 0 success, 1 failure while running (A/B: no GPU, a plan does not build\n"
+    "or is incorrect), 2 bad usage or bad input (a comparison that does not hold the\n"
+    "timing scope equal is refused with the reason)\n";
+
 static const char *const formats[] = {"text", "json", "md", "csv", NULL};
 enum { FMT_TEXT, FMT_JSON, FMT_MD, FMT_CSV };
 
@@ -92,12 +97,7 @@ static const gdt_cli_option options[] = {
 };
 #undef O
 
-static const gdt_cli_spec spec = {
-    VERB, usage_text,
-    "exit codes: 0 success, 1 failure while running (A/B: no GPU, a plan does not build\n"
-    "or is incorrect), 2 bad usage or bad input (a comparison that does not hold the\n"
-    "timing scope equal is refused with the reason)\n",
-    options, GDT_CLI_NOPTS(options)};
+static const gdt_cli_spec spec = {VERB, usage_text, footer_text, options, GDT_CLI_NOPTS(options)};
 
 /* ============================================================ RUNDIR... */
 

@@ -832,6 +832,16 @@ static void json_worst(cJSON *s, const gdt_tables_diff *d)
     cJSON_AddItemToObject(s, "worst_slowdown", x);
 }
 
+/* The summary's counts (docs/fields.md). */
+static const gdt_json_row summary_rows[] = {
+    GDT_JSON_FIELD(gdt_tables_diff, compared),
+    GDT_JSON_ROW(gdt_tables_diff, "beyond_noise", beyond),
+    GDT_JSON_ROW(gdt_tables_diff, "within_noise", within),
+    GDT_JSON_FIELD(gdt_tables_diff, added),
+    GDT_JSON_FIELD(gdt_tables_diff, removed),
+    GDT_JSON_FIELD(gdt_tables_diff, faster),
+};
+
 static cJSON *json_doc(const gdt_tables_diff *d, const char *old_p, const char *new_p)
 {
     cJSON *doc = cJSON_CreateObject();
@@ -843,12 +853,7 @@ static cJSON *json_doc(const gdt_tables_diff *d, const char *old_p, const char *
     cJSON *c = cJSON_AddArrayToObject(doc, "cells");
     for (int i = 0; i < d->ncells; i++) cJSON_AddItemToArray(c, json_cell(&d->cells[i]));
     cJSON *s = cJSON_AddObjectToObject(doc, "summary");
-    cJSON_AddNumberToObject(s, "compared", d->compared);
-    cJSON_AddNumberToObject(s, "beyond_noise", d->beyond);
-    cJSON_AddNumberToObject(s, "within_noise", d->within);
-    cJSON_AddNumberToObject(s, "added", d->added);
-    cJSON_AddNumberToObject(s, "removed", d->removed);
-    cJSON_AddNumberToObject(s, "faster", d->faster);
+    gdt_json_rows_add(s, d, summary_rows, GDT_JSON_ROWS_N(summary_rows));
     json_worst(s, d);
     cJSON_AddNumberToObject(s, "exit_code", gdt_tables_diff_exit(d));
     return doc;
