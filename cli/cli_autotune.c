@@ -70,7 +70,7 @@ static const gdt_cli_option options[] = {
      .help = "library (cuBLASLt) plans measured: the first N of the list (default 3)"},
     {"--margin", NULL, GDT_CLI_DOUBLE, O(o.margin), .lo = 0, .hi = 1, .metavar = "R",
      .help = "the list's first stays unless another is faster by more than R\n"
-             "(relative; default 0.02)"},
+             "(relative; default 0.01)"},
     {"--reps", NULL, GDT_CLI_INT, O(o.reps), .lo = 1, .hi = 1000, .metavar = "N",
      .help = "timed launches per candidate, after 3 warm-up launches (default 11)"},
     {"--tables", NULL, GDT_CLI_DIR, O(tables), .metavar = "DIR",

@@ -17,7 +17,7 @@
 
 void gdt_autotune_opts_default(gdt_autotune_opts *o)
 {
-    *o = (gdt_autotune_opts){.backend = 3, .ours = 3, .library = 3, .margin = 0.02, .warmup = 3, .reps = 11};
+    *o = (gdt_autotune_opts){.backend = 3, .ours = 3, .library = 3, .margin = 0.01, .warmup = 3, .reps = 11};
 }
 
 /* The integer options and their ranges (the header's). */

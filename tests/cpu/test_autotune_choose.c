@@ -137,7 +137,7 @@ static void test_defaults(void)
     CHECK_INT(o.backend, ==, 3);
     CHECK_INT(o.ours, ==, 3);
     CHECK_INT(o.library, ==, 3);
-    CHECK_NEAR(o.margin, 0.02, 0);
+    CHECK_NEAR(o.margin, 0.01, 0);
     CHECK_INT(o.reps, >=, 1);
 }
 
