@@ -45,13 +45,7 @@ typedef struct gdt_autotune_opts {
     int backend;   /* backend-side entries measured, 0..16 (default 3) */
     int ours;      /* our-side entries measured, 0..16 (default 3) */
     int library;   /* library-side (cuBLASLt) entries measured, 0..16 (default 3) */
-    /* Relative lead another candidate needs over the first, 0..1 (default
-     * 0.01).  On the GEMM validation shapes on an H100 (2026-12-07; medians
-     * autotune measured, scored by that machine's --exhaustive sweep) margins
-     * of 0.005 to 0.015 picked within 1.011 / 1.047 of the best (geo-mean /
-     * worst), 0.02 within 1.017 / 1.057 (a 1.6% lead kept out), and 0 within
-     * 1.017 / 1.078, one pick slower than the first beyond 2% (noise). */
-    double margin;
+    double margin; /* relative lead another candidate needs over the first, 0..1 (default 0.01) */
     int warmup;    /* untimed launches per candidate, 0..100 (default 3) */
     int reps;      /* timed launches per candidate, 1..1000 (default 11) */
     struct gdt_wisdom *wisdom; /* NULL (default): measure every time; else read and
