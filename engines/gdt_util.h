@@ -119,6 +119,8 @@ const char *gdt_text_escape(const char *s, char *buf, size_t n);
 /* Monotonic seconds. */
 double gdt_now(void);
 
+/* v[0 .. n-1] sorted ascending, in place. */
+void gdt_sort_doubles(double *v, int n);
 /* The median of v[0 .. n-1] (n >= 1), v sorted in place. */
 double gdt_median_inplace(double *v, int n);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gdt_predict.h"
+#include "gdt_util.h"
 
 bool gdt__predictor_anchor(gdt__predictor *p, const gdt_facts *f)
 {
@@ -48,12 +49,6 @@ bool gdt__lead_quantile_known(double q)
     return false;
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Per kind, the smallest scaled residual with at least q of them at or
  * below it, at least 0. */
 void gdt__interval_calibrate(const gdt__lead_residual *r, int n, int skip, double dref, double q,
@@ -69,7 +64,7 @@ void gdt__interval_calibrate(const gdt__lead_residual *r, int n, int skip, doubl
             if (r[i].kind == (gdt__lead_kind)kind && r[i].cell != skip && !isnan(r[i].resid) && isfinite(r[i].dist))
                 s[m++] = r[i].resid / (1 + (dref > 0 ? r[i].dist / dref : 0));
         if (m == 0) continue;
-        qsort(s, (size_t)m, sizeof *s, dbl_cmp);
+        gdt_sort_doubles(s, m);
         int k = (int)ceil(q * m - 1e-9) - 1;
         out->n[kind] = m;
         out->scale[kind] = fmax(0, s[k < 0 ? 0 : k]);

@@ -481,9 +481,14 @@ static int dbl_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double gdt_median_inplace(double *v, int n)
+void gdt_sort_doubles(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, dbl_cmp);
+}
+
+double gdt_median_inplace(double *v, int n)
+{
+    gdt_sort_doubles(v, n);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

@@ -118,19 +118,13 @@ void gdt_measure_opts_default(gdt_measure_opts *o)
 
 /* ------------------------------------------------------------ statistics */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double *sorted_copy(const double *x, int n)
 {
     double *s = malloc(sizeof *s * (size_t)(n > 0 ? n : 1));
     if (!s)
         return NULL;
     memcpy(s, x, sizeof *s * (size_t)(n > 0 ? n : 0));
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    gdt_sort_doubles(s, n);
     return s;
 }
 

@@ -8,6 +8,7 @@
 #include "gdt_measure.h"
 #include "gdt_metric_clock.h"
 #include "gdt_run.h"
+#include "gdt_util.h"
 #include "gdt_wire.h"
 
 /* The reply's burst of the largest size (the metric's), NULL when none. */
@@ -20,19 +21,6 @@ static const cJSON *largest_burst(const cJSON *result)
     return best;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Sorts x (n > 0) and returns its median. */
-static double median(double *x, int n)
-{
-    qsort(x, (size_t)n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
 /* The figures of the n clocks read (above 0) and the rated clock; false
  * when none was read. */
 static bool clock_of(double *mhz, int n, double rated_mhz, gdt_metric_clock *out)
@@ -40,7 +28,7 @@ static bool clock_of(double *mhz, int n, double rated_mhz, gdt_metric_clock *out
     if (n == 0)
         return false;
     out->samples = n;
-    out->median_mhz = median(mhz, n);
+    out->median_mhz = gdt_median_inplace(mhz, n); /* mhz sorted */
     out->min_mhz = mhz[0], out->max_mhz = mhz[n - 1];
     out->rated_mhz = rated_mhz;
     return true;
@@ -104,7 +92,7 @@ void gdt_cell_clocks(const gdt_series_clock *s, int n, double cell_mhz[GDT_SERIE
         for (int i = 0; mhz && i < n; i++)
             if (s[i].kind == (gdt_series_kind)k && s[i].mhz > 0)
                 mhz[m++] = s[i].mhz;
-        cell_mhz[k] = m ? median(mhz, m) : 0; /* out of memory: no clock, no outlier */
+        cell_mhz[k] = m ? gdt_median_inplace(mhz, m) : 0; /* out of memory: no clock, no outlier */
     }
     free(mhz);
 }

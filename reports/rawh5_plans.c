@@ -9,6 +9,7 @@
 
 #include "gdt_figure_style.h"
 #include "gdt_rawh5_plans.h"
+#include "gdt_util.h"
 
 /* The columns, X(field, type), in the order a DataFrame shows them
  * (docs/formats.md, "The plans table"): they declare both the row's fields
@@ -49,12 +50,6 @@ static const col cols[] = {
 #undef COL
 };
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of n numbers (NaN ones left out); NaN when there are none. */
 static double median(const double *x, int cap)
 {
@@ -65,10 +60,8 @@ static double median(const double *x, int cap)
     for (int i = 0; i < cap; i++)
         if (!isnan(x[i]))
             v[n++] = x[i];
-    if (n) {
-        qsort(v, (size_t)n, sizeof *v, by_value);
-        m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
+    if (n)
+        m = gdt_median_inplace(v, n);
     free(v);
     return m;
 }
