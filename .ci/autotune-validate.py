@@ -150,11 +150,6 @@ def read_journals(paths):
     return out, names
 
 
-def journal_cells(paths):
-    """{key: {plan name: time_us}} of the verified results of every journal."""
-    return read_journals(paths)[0]
-
-
 def pick_ratios(doc, times):
     """{pick: sweep time of its plan / the cell's best} (None: no such pick, or not measured)."""
     best = min(times.values())
