@@ -430,38 +430,17 @@ __device__ __forceinline__ void last_pv(attn_rows<D> &r, const u32 (&pa)[AF90_BL
     release(c, v_empty(c, blk));
 }
 
-/* The quad's 4 x 4 transpose of pairs: lane q (of 4) holds x[j], the pair at
- * columns 8 j + 2 q of four 8-column groups, and gets back y[j], the pair at
- * 8 q + 2 j: the group's 16 contiguous bytes.  Each round r sends x[q ^ r] to
- * lane q ^ r; the selects keep the indices static (no local memory). */
-__device__ __forceinline__ uint4 quad_transpose(const u32 (&x)[4], int q)
-{
-    u32 y[4] = {x[0], x[1], x[2], x[3]};
-#pragma unroll
-    for (int r = 1; r < 4; ++r) {
-        const int j = q ^ r;
-        const u32 v = shfl_xor(j == 0 ? x[0] : j == 1 ? x[1] : j == 2 ? x[2] : x[3], r);
-        y[0] = j == 0 ? v : y[0], y[1] = j == 1 ? v : y[1];
-        y[2] = j == 2 ? v : y[2], y[3] = j == 3 ? v : y[3];
-    }
-    uint4 v;
-    v.x = y[0], v.y = y[1], v.z = y[2], v.w = y[3];
-    return v;
-}
-
-/* O / l into O's rows, LSE = (m scale log2 e + log2 l) ln 2 into the packed
- * [b, h_q, s_q] statistics; rows past s_q are not written.  The quad of a
- * row trades its pairs (quad_transpose) so that each lane stores 16
- * contiguous bytes and a warp's store fills whole 32-byte sectors: 64 bytes
- * of each of 8 rows (O's strides are multiples of 8 elements; 4-byte stores
- * wrote each sector in two halves, and L2 took half again O's bytes). */
+/* O / l into O's rows (store_row16: whole 32-byte sectors; O's strides are
+ * multiples of 8 elements), LSE = (m scale log2 e + log2 l) ln 2 into the
+ * packed [b, h_q, s_q] statistics; rows past s_q are not written.  (4-byte
+ * stores had written each sector in two halves: L2 took half again O's
+ * bytes, Nsight Compute at s512 d128 causal.) */
 template <int FP16, int D>
 __device__ __forceinline__ void store(const attn_rows<D> &r, const gdt_hand_attn_params &p, int bi, int hq,
                                       const attn_ctx &c)
 {
     u16 *o = (u16 *)p.o + bi * p.o_s[0] + hq * p.o_s[1];
     float *lse = p.lse + ((long long)bi * p.h_q + hq) * p.s_q;
-    const int q = c.lane & 3;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         float l = r.l[h];
@@ -469,18 +448,8 @@ __device__ __forceinline__ void store(const attn_rows<D> &r, const gdt_hand_attn
         l += shfl_xor(l, 2);
         const int i = c.wrow + 8 * h;
         const float inv = l > 0.f ? 1.f / l : 0.f;
-        u16 *row = o + i * p.o_s[2] + q * 8;
-#pragma unroll
-        for (int g = 0; g < D / 8; g += 4) {
-            u32 x[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                x[j] = pack2<FP16>(r.o[4 * (g + j) + 2 * h] * inv, r.o[4 * (g + j) + 2 * h + 1] * inv);
-            const uint4 y = quad_transpose(x, q); /* every lane: the shuffles */
-            if (i < p.s_q)
-                *(uint4 *)(row + 8 * g) = y;
-        }
-        if (i < p.s_q && q == 0)
+        store_row16<FP16, D>(o + i * p.o_s[2], r.o, h, inv, c.lane, i < p.s_q);
+        if (i < p.s_q && (c.lane & 3) == 0)
             lse[i] = l > 0.f ? (r.m[h] * p.scale_log2 + fast_log2(l)) * 0.69314718056f : neg_inf();
     }
 }
