@@ -46,7 +46,7 @@ static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
 /* The maps of Q, K, V and dO (O's strides): the gradients share their
  * tensor's strides, and O dO's, so these four judge every operand. */
 const gdt__hand_attn_spec gdt__attn_bwd_tma_spec = {
-    .family = GDT_FAMILY_SDPA_BWD, .nmaps = NMAPS, .o_pairs = false,
+    .family = GDT_FAMILY_SDPA_BWD, .nmaps = NMAPS, .o_pieces = false,
     .smem_bytes = gdt__attn_bwd_tma_smem_bytes, .sizes_ok = sizes_ok,
     .configs = GDT_HAND_ATTN_BWD_CONFIGS, .config_plan = gdt__hand_attn_bwd_config_plan,
 };

@@ -54,7 +54,7 @@ static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
 
 /* O is written by 4-byte stores: its strides must be even. */
 const gdt__hand_attn_spec gdt__attn_fwd_tma_spec = {
-    .family = GDT_FAMILY_SDPA_FWD, .nmaps = 3, .o_pairs = true,
+    .family = GDT_FAMILY_SDPA_FWD, .nmaps = 3, .o_pieces = true,
     .smem_bytes = hand_smem_bytes, .sizes_ok = sizes_ok,
     .configs = GDT_HAND_ATTN_FWD_CONFIGS, .config_plan = gdt__hand_attn_fwd_config_plan,
 };

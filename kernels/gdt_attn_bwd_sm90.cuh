@@ -822,7 +822,8 @@ __device__ __forceinline__ void iteration(float (&dk)[D / 2], float (&dv)[D / 2]
     }
 }
 
-/* dK (times the scale) and dV rows below s_kv, strided like K and V. */
+/* dK (times the scale) and dV rows below s_kv, strided like K and V (TMA's
+ * 16-byte strides), in 16-byte pieces (store_row16). */
 template <int FP16, int D>
 __device__ __forceinline__ void store_kv(const float (&dk)[D / 2], const float (&dv)[D / 2], const bwd_ctx &c,
                                          const gdt_hand_attn_bwd_params &p)
@@ -832,14 +833,8 @@ __device__ __forceinline__ void store_kv(const float (&dk)[D / 2], const float (
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         const long long j = (long long)c.n0 + c.krow + h * 8;
-        if (j >= p.s_kv)
-            continue;
-#pragma unroll
-        for (int g = 0; g < D / 8; ++g) {
-            const int col = g * 8 + (c.lane & 3) * 2, v = 4 * g + 2 * h;
-            *(u32 *)(gk + j * p.k_s[2] + col) = pack2<FP16>(dk[v] * p.scale, dk[v + 1] * p.scale);
-            *(u32 *)(gv + j * p.v_s[2] + col) = pack2<FP16>(dv[v], dv[v + 1]);
-        }
+        store_row16<FP16, D>(gk + j * p.k_s[2], dk, h, p.scale, c.lane, j < p.s_kv);
+        store_row16<FP16, D>(gv + j * p.v_s[2], dv, h, 1.f, c.lane, j < p.s_kv);
     }
 }
 

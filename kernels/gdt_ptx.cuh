@@ -43,6 +43,7 @@ typedef unsigned long long u64;
 GDT_PTX_UNARY(smem_addr, u32, "=r", const void *, "l",
               "{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }")
 GDT_PTX_UNARY(bits_f32, float, "=f", u32, "r", "mov.b32 %0, %1;")
+GDT_PTX_UNARY(f32_bits, u32, "=r", float, "f", "mov.b32 %0, %1;")
 
 // Two fp32 at a shared address (8-byte aligned); one 32-bit store.
 __device__ __forceinline__ void lds_f32x2(float (&v)[2], u32 addr)
@@ -150,6 +151,10 @@ __device__ __forceinline__ float shfl_xor(float v, int m)
     float r;
     asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n" : "=f"(r) : "f"(v), "r"(m));
     return r;
+}
+__device__ __forceinline__ u32 shfl_xor(u32 v, int m)
+{
+    return f32_bits(shfl_xor(bits_f32(v), m));
 }
 __device__ __forceinline__ float neg_inf() { return bits_f32(0xff800000u); }
 

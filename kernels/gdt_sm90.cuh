@@ -250,6 +250,47 @@ template <int FP16> __device__ __forceinline__ u32 pack2(float lo, float hi)
     return r;
 }
 
+/* The quad's 4 x 4 transpose of pairs: lane q (of 4) holds x[j], the pair at
+ * columns 8 j + 2 q of four 8-column groups, and gets back y[j], the pair at
+ * 8 q + 2 j: the group's 16 contiguous bytes.  Each round r sends x[q ^ r] to
+ * lane q ^ r; the selects keep the indices static (no local memory). */
+__device__ __forceinline__ uint4 quad_transpose(const u32 (&x)[4], int q)
+{
+    u32 y[4] = {x[0], x[1], x[2], x[3]};
+#pragma unroll
+    for (int r = 1; r < 4; ++r) {
+        const int j = q ^ r;
+        const u32 v = shfl_xor(j == 0 ? x[0] : j == 1 ? x[1] : j == 2 ? x[2] : x[3], r);
+        y[0] = j == 0 ? v : y[0], y[1] = j == 1 ? v : y[1];
+        y[2] = j == 2 ? v : y[2], y[3] = j == 3 ? v : y[3];
+    }
+    uint4 v;
+    v.x = y[0], v.y = y[1], v.z = y[2], v.w = y[3];
+    return v;
+}
+
+/* Row half h of an m64nDk16 accumulator fragment (this thread's pairs
+ * 4 g + 2 h, g < D / 8) times f, packed, into row (the row's first element,
+ * 16-byte aligned): after the quad's transpose each lane stores 16 contiguous
+ * bytes, so a warp's store fills whole 32-byte sectors (64 bytes of each of 8
+ * rows) where 4-byte pairs wrote each sector in two halves.  Every lane of the
+ * warp calls it (the shuffles); live says whether this lane's row is stored. */
+template <int FP16, int D>
+__device__ __forceinline__ void store_row16(u16 *row, const float *acc, int h, float f, int lane, bool live)
+{
+    const int q = lane & 3;
+#pragma unroll
+    for (int g = 0; g < D / 8; g += 4) {
+        u32 x[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            x[j] = pack2<FP16>(acc[4 * (g + j) + 2 * h] * f, acc[4 * (g + j) + 2 * h + 1] * f);
+        const uint4 y = quad_transpose(x, q);
+        if (live)
+            *(uint4 *)(row + 8 * (g + q)) = y;
+    }
+}
+
 /* ------------------------------------------------------ wgmma, A in registers */
 
 /* O (64 x N) += P . V: P as A fragments in registers (the RS form, which has

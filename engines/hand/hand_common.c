@@ -137,7 +137,7 @@ static void attn_geometry(const int64_t ext[4], const int64_t st[4], gdt__hand_a
     }
 }
 
-bool gdt__hand_attn_layout(const gdt_sdpa_desc *s, int nmaps, bool o_pairs, gdt__hand_attn_map *geo,
+bool gdt__hand_attn_layout(const gdt_sdpa_desc *s, int nmaps, bool o_pieces, gdt__hand_attn_map *geo,
                            char *why, size_t n)
 {
     static const char *const names[4] = {"Q", "K", "V", "O"}, *const axes[3] = {"s", "h", "b"};
@@ -147,10 +147,10 @@ bool gdt__hand_attn_layout(const gdt_sdpa_desc *s, int nmaps, bool o_pairs, gdt_
         if (st[t][3] != 1)
             return snprintf(why, n, "operand %s: stride %" PRId64 " along d, expected 1 (TMA and "
                             "the stores read d contiguously)", names[t], st[t][3]), false;
-    for (int a = 0; o_pairs && a < 3; a++)
-        if (st[3][a] % 2)
-            return snprintf(why, n, "operand O: stride[%d] = %" PRId64 " is odd; the kernel "
-                            "stores 4-byte pairs", a, st[3][a]), false;
+    for (int a = 0; o_pieces && a < 3; a++)
+        if (st[3][a] % 8)
+            return snprintf(why, n, "operand O: stride[%d] = %" PRId64 " is not a multiple of 8; "
+                            "the kernel stores 16-byte pieces", a, st[3][a]), false;
     for (int t = 0; t < nmaps; t++) {
         attn_geometry(t == 1 || t == 2 ? kv : q, st[t], &geo[t]);
         for (int i = 0; i < 3; i++)
@@ -168,7 +168,7 @@ bool gdt__hand_attn_ok(const gdt__hand_attn_spec *k, const gdt_facts *f, char *w
     gdt__hand_attn_map geo[4];
     const gdt_sdpa_desc *sd = &f->problem.u.sdpa;
     return gdt__hand_target_ok(f, k->family, true, k->smem_bytes(sd->d), why, n) &&
-           k->sizes_ok(sd, why, n) && gdt__hand_attn_layout(sd, k->nmaps, k->o_pairs, geo, why, n);
+           k->sizes_ok(sd, why, n) && gdt__hand_attn_layout(sd, k->nmaps, k->o_pieces, geo, why, n);
 }
 
 gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_slot *s,
@@ -184,5 +184,5 @@ gdt_status gdt__hand_attn_check(const gdt__hand_attn_spec *k, const gdt_engine_s
 void gdt__hand_attn_geometry(const gdt__hand_attn_spec *k, const gdt_facts *f, gdt__hand_attn_map *geo)
 {
     char why[8];
-    gdt__hand_attn_layout(&f->problem.u.sdpa, k->nmaps, k->o_pairs, geo, why, sizeof why);
+    gdt__hand_attn_layout(&f->problem.u.sdpa, k->nmaps, k->o_pieces, geo, why, sizeof why);
 }

@@ -112,15 +112,15 @@ typedef struct gdt__hand_attn_map {
 
 /* The maps of Q, K, V and, for nmaps 4, one more over O's strides (dO), or
  * why TMA cannot describe one.  Every one of Q, K, V, O needs a unit d
- * stride; o_pairs: O is written by 4-byte stores and needs even strides. */
-bool gdt__hand_attn_layout(const gdt_sdpa_desc *s, int nmaps, bool o_pairs, gdt__hand_attn_map *geo,
+ * stride; o_pieces: O is written in 16-byte pieces and needs strides of 8 elements. */
+bool gdt__hand_attn_layout(const gdt_sdpa_desc *s, int nmaps, bool o_pieces, gdt__hand_attn_map *geo,
                            char *why, size_t n);
 
 /* An attention slot's check_support, from what differs between them. */
 typedef struct gdt__hand_attn_spec {
     gdt_family family;
     int nmaps;    /* as gdt__hand_attn_layout takes them */
-    bool o_pairs; /* as gdt__hand_attn_layout takes it */
+    bool o_pieces; /* as gdt__hand_attn_layout takes it */
     int (*smem_bytes)(int64_t d);
     bool (*sizes_ok)(const gdt_sdpa_desc *s, char *why, size_t n);
     int configs; /* the slot's fixed configurations, config_plan(i, ...) names i */

@@ -69,14 +69,14 @@ static void test_rules(void)
     };
     attn_rows_rules(&fwd, cases, sizeof cases / sizeof cases[0], SHAPE);
     /* fp32 (no shape key: the facts' dtype); what TMA cannot describe: an
-     * odd stride of O (4-byte stores) and a K batch stride off 16 bytes. */
+     * O stride off 8 elements (16-byte stores) and a K batch stride off 16 bytes. */
     gdt_facts f;
     attn_rows_facts(&fwd, SHAPE, 90, &f);
     f.dtype = GDT_DTYPE_FP32;
     check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: dtype fp32: bf16 and fp16 only");
     attn_rows_facts(&fwd, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
-    f.problem.u.sdpa.o_stride[1] = 200 * 64 + 1;
-    check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: operand O: stride[1] = 12801 is odd");
+    f.problem.u.sdpa.o_stride[1] = 200 * 64 + 4;
+    check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: operand O: stride[1] = 12804 is not a multiple of 8");
     attn_rows_facts(&fwd, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
     f.problem.u.sdpa.k_stride[0] = 4 * 200 * 64 + 4;
     check_row("[128, 128, 12, 2, 2, 1]", &f, "PIPE=1: operand K: stride of 102408 bytes along b");

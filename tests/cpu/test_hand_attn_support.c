@@ -66,8 +66,8 @@ static void test_declines(const gdt_plan_id *fixed)
     hand_expect_decline(s, &f, fixed,
                         "operand V: stride of 136 bytes along s is not a multiple of 16");
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h=4,s=200,d=64,layout=bhsd", 90, &f);
-    f.problem.u.sdpa.o_stride[2] = 65;
-    hand_expect_decline(s, &f, fixed, "operand O: stride[2] = 65 is odd");
+    f.problem.u.sdpa.o_stride[2] = 68;
+    hand_expect_decline(s, &f, fixed, "operand O: stride[2] = 68 is not a multiple of 8");
     /* 2^24 heads of 128 query tiles are 2^31 tiles, one too many; 127 fit. */
     test_facts(GDT_FAMILY_SDPA_FWD, "b=65536,h=256,s_q=16384,s_kv=128,d=64", 90, &f);
     hand_expect_decline(s, &f, fixed, "the tiles, b*h_q x ceil(s_q/128), are at most 2^31-1");
