@@ -52,7 +52,7 @@ static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
     return true;
 }
 
-/* O is written by 4-byte stores: its strides must be even. */
+/* O is written in 16-byte pieces: its strides must be multiples of 8 elements. */
 const gdt__hand_attn_spec gdt__attn_fwd_tma_spec = {
     .family = GDT_FAMILY_SDPA_FWD, .nmaps = 3, .o_pieces = true,
     .smem_bytes = hand_smem_bytes, .sizes_ok = sizes_ok,

@@ -119,7 +119,7 @@ bool gdt__hand_attn_layout(const gdt_sdpa_desc *s, int nmaps, bool o_pieces, gdt
 /* An attention slot's check_support, from what differs between them. */
 typedef struct gdt__hand_attn_spec {
     gdt_family family;
-    int nmaps;    /* as gdt__hand_attn_layout takes them */
+    int nmaps;     /* as gdt__hand_attn_layout takes them */
     bool o_pieces; /* as gdt__hand_attn_layout takes it */
     int (*smem_bytes)(int64_t d);
     bool (*sizes_ok)(const gdt_sdpa_desc *s, char *why, size_t n);
