@@ -7,13 +7,18 @@
 # and each verified row's (plan, burst) naming a burst group with `samples`
 # samples; and the file's size stays under 12,000,000 bytes (13,335,608 when
 # every group had a B-tree and a heap of its own).  Exit 0 when all hold, 1 naming what did not, 77 without python3,
-# h5py or numpy (.ci/setup installs python3-h5py), 2 on bad usage.
+# h5py or numpy (.ci/setup installs python3-h5py; the python3 on PATH is tried first, then
+# Debian's /usr/bin/python3, which a pyenv or venv python3 on PATH can hide), 2 on bad usage.
 # usage: test_rawh5_h5py.sh SOURCE_DIR GDTUNE_EXE
 set -u
 [ $# -eq 2 ] && [ -d "$1" ] && [ -x "$2" ] || { echo "usage: test_rawh5_h5py.sh SOURCE_DIR GDTUNE_EXE" >&2; exit 2; }
 src=$1 exe=$2
-if ! python3 -c 'import h5py, numpy' 2>/dev/null; then
-  echo "test_rawh5_h5py: python3 with h5py and numpy not found: skipped"
+py=
+for p in python3 /usr/bin/python3; do
+  "$p" -c 'import h5py, numpy' 2>/dev/null && { py=$p; break; }
+done
+if [ -z "$py" ]; then
+  echo "test_rawh5_h5py: python3 with h5py and numpy not found (PATH's python3, /usr/bin/python3): skipped"
   exit 77
 fi
 tmp=$(mktemp -d /tmp/gdt_rawh5_h5py_XXXXXX) || exit 1
@@ -33,7 +38,7 @@ fi
 awk '/^## raw.h5/ { in_sec = 1 } in_sec && /^```python$/ { grab = 1; next }
      grab && /^```$/ { exit } grab { print }' "$src/docs/formats.md" > "$tmp/example.py"
 [ -s "$tmp/example.py" ] || { echo "test_rawh5_h5py: docs/formats.md: expected a \`\`\`python block in its raw.h5 section, found none"; exit 1; }
-(cd "$tmp" && python3 example.py) > "$tmp/example.out" 2>&1
+(cd "$tmp" && "$py" example.py) > "$tmp/example.out" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
   echo "test_rawh5_h5py: docs/formats.md's example failed (exit $rc) on $journal:"
@@ -42,7 +47,7 @@ if [ $rc -ne 0 ]; then
 fi
 echo "docs/formats.md example printed:"; cat "$tmp/example.out"
 
-cd "$tmp" && python3 - <<'PY'
+cd "$tmp" && "$py" - <<'PY'
 import math, sys
 import h5py
 
