@@ -99,10 +99,10 @@ static void test_plans_untimed(void)
      * 128 x 256 cluster after the tie, the two row twins (3-stage
      * 128 x 256, unsplit 8-stage 128 x 64) after those, then the splits
      * summed in a cluster; the two stream-K and the two ping-pong ones
-     * last (no faster than the others where an H100 timed them), in makespan
-     * order: stream-K 128 x 128,
-     * ping-pong's 4 and 6 stages (the 128 x 128 tiles' makespan, ties in
-     * table order), then stream-K 128 x 192 */
+     * last (no faster than the others where an H100 timed them), in
+     * makespan order: stream-K 128 x 128, ping-pong's 4 and 6 stages (the
+     * 128 x 128 tiles' makespan, ties in table order), then stream-K
+     * 128 x 192 */
     CHECK_CONTAINS(out, "   1  gemm.hand[GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256] ");
     CHECK_CONTAINS(out, "   3  gemm.hand[GROUP_M=8, STAGES=6, TILEK=64, TILE_M=128, TILE_N=128] ");
     CHECK_CONTAINS(out, "   4  gemm.hand[CLUSTER_SHAPE=5, GROUP_M=8, STAGES=4, TILEK=64, TILE_M=128, TILE_N=256] ");

@@ -268,18 +268,17 @@ static void check_order_n(const char *shape, const int *want, int n)
  * 15 (448 units, 4 waves of 34 at 32: 4352), 18 (4 waves of 24 at 64:
  * 6144), all ahead of 128 x 128 (8192).  m=33, n=4096: 15 (one wave of
  * 34 at 32: 1088), 18 (1536), 14 (2048), then the cluster of splits.
- * Stream-K (19, 20) comes after all of them (slower than the others on an H100
- * but past a partial wave), in
- * makespan order: the longest CTA's K tiles, plus 2 for each tile its run
- * meets where tiles are cut.  128 x 128 leads 128 x 192 at every shape
+ * Stream-K (19, 20) comes after all of them (slower than the others on an
+ * H100 but past a partial wave), in makespan order: the longest CTA's K
+ * tiles, plus 2 for each tile its run meets where tiles are cut.  128 x 128 leads 128 x 192 at every shape
  * here: m=256, n=6144 is 96 tiles of 64 K tiles on 132 CTAs, runs of 46
  * or 47 meeting at most 2 tiles ((47 + 4) x 128 = 6528), against 64 tiles
  * on 128 CTAs, runs of 32 ((32 + 4) x 192 = 6912); 4096^3 is 6 whole
  * tiles of 128 x 128 then runs of 112 or 113 ((384 + 113 + 6) x 128 =
  * 64384), against 4 of 128 x 192 then 85 or 86 (66816); where K is one
  * tile no tile is cut (1 x 128 against 1 x 192).
- * Ping-pong (21, 22) joins them (no faster than its twins on an H100), its makespan the
- * 128 x 128 tiles' (1's), ties in table order: after both stream-K ones
+ * Ping-pong (21, 22) joins them (no faster than its twins on an H100), its
+ * makespan the 128 x 128 tiles' (1's), ties in table order: after both stream-K ones
  * where the tiles are too few to fill the SMs and stream-K cuts them
  * (m=256, n=6144: 96 tiles, one wave of 64 K tiles at 128 columns, 8192,
  * against 6528 and 6912),
