@@ -16,8 +16,10 @@ Each run is an argument vector (no shell) with a timeout; a shape that fails is 
 exit status and stderr and the others go on.  `run` stops starting shapes once --budget seconds
 (default 500, under a device call's 600) have passed and names those left.  The score reads the
 sweep's own times (`time_us` of each verified result), so the three picks are compared on one
-clock, the oracle's; autotune's own medians are printed beside them.  Exit 0 when every shape
-ran (run) or was scored (score), 1 when one was not, 2 on bad usage or a bad spec."""
+clock, the oracle's; autotune's own medians are printed beside them.  A shape whose cell the
+sweep recorded as unmeasurable (a `cell_error`: no reference, say) has no oracle; it is named
+with the sweep's reason and not scored.  Exit 0 when every shape ran (run) or was scored or had
+no oracle (score), 1 when one was not, 2 on bad usage or a bad spec."""
 import gzip
 import itertools
 import json
@@ -131,9 +133,10 @@ def open_text(path):
 
 
 def read_journals(paths):
-    """One pass over the journals: {key: {plan name: best verified time_us}} and the device
-    names their run headers give."""
-    out, names = {}, set()
+    """One pass over the journals: {key: {plan name: best verified time_us}}, the device names
+    their run headers give and {key: why} for the cells the sweep could not measure (a
+    `cell_error` record: no reference, say)."""
+    out, names, errors = {}, set(), {}
     for path in paths:
         keys = {}
         with open_text(path) as f:
@@ -144,10 +147,12 @@ def read_journals(paths):
                 elif r.get("type") == "cell":
                     keys[r["cell"]] = r["key"]
                     out.setdefault(r["key"], {})
+                elif r.get("type") == "cell_error":
+                    errors[r["key"]] = r.get("error", "?")
                 elif r.get("type") == "result" and r.get("disposition") == "verified" and r.get("time_us", 0) > 0:
                     times = out.setdefault(keys[r["cell"]], {})
                     times[r["name"]] = min(r["time_us"], times.get(r["name"], math.inf))
-    return out, names
+    return out, names, errors
 
 
 def pick_ratios(doc, times):
@@ -181,14 +186,19 @@ def own_summary(family, own):
 
 
 def score(log, journals):
-    cells_, journal_names = read_journals(journals)
-    per_family, own, run_names, bad = {}, {}, set(), 0
+    cells_, journal_names, errors = read_journals(journals)
+    per_family, own, run_names, bad, unscorable = {}, {}, set(), 0, 0
     print(f"{'family':9} {'winner':>7} {'first':>7} {'heur':>7} {'own':>7}  shape")
     with open(log, encoding="utf-8") as f:
         for text in f:
             line = json.loads(text)
             doc = line.get("doc")
             times = cells_.get(doc["key"]) if doc else None
+            if not times and doc and doc["key"] in errors:
+                print(f"{line['family']:9} no oracle (the sweep could not measure the cell: "
+                      f"{errors[doc['key']]}): {line['shape']}")
+                unscorable += 1
+                continue
             if not times:
                 why = "no document" if not doc else f"key {doc['key']} in no journal"
                 print(f"{line['family']:9} not scored ({why}): {line['shape']}")
@@ -204,6 +214,9 @@ def score(log, journals):
         print(summary(family, rows))
     for family, ratios in sorted(own.items()):
         print(own_summary(family, ratios))
+    if unscorable:
+        print(f"autotune-validate: {unscorable} shape(s) without an oracle: the validation sweep recorded "
+              "why it could not measure them (above); they are not scored")
     if run_names - journal_names:
         print(f"autotune-validate: the picks ran on {', '.join(sorted(run_names))}, the journals on "
               f"{', '.join(sorted(journal_names))}: the pick / best columns score one device's choices by "

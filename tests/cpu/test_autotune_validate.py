@@ -6,7 +6,8 @@ its exit status and stderr, and exits 1 for it; a spent budget stops it naming t
 `score` on a log planted from a journal gives the best plan 1.000, the slowest plan its sweep
 time over the best, and the per-family geo-mean / worst of each, and the measured winner / first
 line; picks from another device than the journals' are said to be so; a key no journal holds is
-not scored (exit 1).  Exit 0 when all hold, 1 naming what failed.
+not scored (exit 1); a cell the sweep recorded as unmeasurable is named with its reason and not
+scored, without failing.  Exit 0 when all hold, 1 naming what failed.
 
 usage: test_autotune_validate.py SOURCE_DIR"""
 import gzip
@@ -79,7 +80,7 @@ def test_run(mod, src, tmp):
 
 def planted_log(src, tmp):
     """One log line per journal cell: winner the best plan, first the slowest, heuristic cudnn.eng0."""
-    cells, _ = load(src).read_journals([journal(src, "gemm")])
+    cells, _, _ = load(src).read_journals([journal(src, "gemm")])
     keys = {}
     with gzip.open(journal(src, "gemm"), "rt") as f:
         for t in f:
@@ -123,6 +124,40 @@ def test_score(mod, src, tmp, capsys_path):
           f"another device than the journals' named in:\n{text}")
 
 
+def test_score_no_oracle(mod, tmp):
+    """A cell the sweep recorded as unmeasurable (cell_error) is named with its reason, not
+    scored, and does not fail the score; the measured cell beside it is scored."""
+    path = os.path.join(tmp, "oracle.jsonl")
+    recs = [{"type": "run", "device": {"name": "NVIDIA H200"}},
+            {"type": "cell", "cell": 0, "key": "sdpa_bwd:a"},
+            {"type": "result", "cell": 0, "name": "p", "disposition": "verified", "time_us": 10.0},
+            {"type": "cell", "cell": 1, "key": "sdpa_bwd:b"},
+            {"type": "cell_error", "cell": 1, "key": "sdpa_bwd:b", "error": "no reference: planted"}]
+    with open(path, "x") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in recs))
+    log = os.path.join(tmp, "no-oracle.jsonl")
+    with open(log, "x") as f:
+        for key in ("sdpa_bwd:a", "sdpa_bwd:b"):
+            doc = {"key": key, "winner": 0, "first": 0, "heuristic": None, "winner_over_first": 1.0,
+                   "candidates": [{"plan": "p"}], "device": {"name": "NVIDIA H200", "arch": 90}}
+            f.write(json.dumps({"family": "sdpa_bwd", "shape": key[9:], "rc": 0, "doc": doc}) + "\n")
+    out = os.path.join(tmp, "no-oracle.txt")
+    with open(out, "w") as f:
+        old, sys.stdout = sys.stdout, f
+        try:
+            rc = mod.score(log, [path])
+        finally:
+            sys.stdout = old
+    with open(out) as f:
+        text = f.read()
+    check(rc == 0, f"score exits 0 when the only unscored cell has no oracle (got {rc}):\n{text}")
+    check("no oracle (the sweep could not measure the cell: no reference: planted): b" in text,
+          f"the cell without an oracle named with the sweep's reason in:\n{text}")
+    check("sdpa_bwd: geo-mean / worst of pick / best: winner 1.000 / 1.000 (1)" in text,
+          f"the measured cell scored in:\n{text}")
+    check("1 shape(s) without an oracle" in text, f"the count of shapes without an oracle in:\n{text}")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -133,6 +168,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gdt_atv_") as tmp:
         test_run(mod, src, tmp)
         test_score(mod, src, tmp, os.path.join(tmp, "score.txt"))
+        test_score_no_oracle(mod, tmp)
     print(f"test_autotune_validate: {'ok' if not check.failed else f'{len(check.failed)} failed'}")
     return 1 if check.failed else 0
 
