@@ -260,7 +260,7 @@ static void sdpa_features(const gdt_facts *f, const gdt_plan_id *id, int sms, do
     phi[2] = log(bytes);
 }
 
-static const char *const sdpa_ratio_feature_names[] = {"log_steps", "log_flops", "log_head_flops"};
+static const char *const sdpa_ratio_feature_names[] = {"log_steps", "log_flops", "log_head_flops", "log_gqa"};
 _Static_assert(sizeof sdpa_ratio_feature_names / sizeof *sdpa_ratio_feature_names <= GDT__RATIO_FEATURES_MAX,
                "more ratio features than GDT__RATIO_FEATURES_MAX");
 
@@ -268,7 +268,10 @@ _Static_assert(sizeof sdpa_ratio_feature_names / sizeof *sdpa_ratio_feature_name
  * (batch, query head), the sequence lengths and d (sdpa_fwd's handwritten
  * kernel leads at d 128 and s_kv 8192 whatever b and h), and the serial
  * steps; the total work and bytes, which mix b and h in, carry it to shapes
- * whose b is not the default grid's 16384 / s (issue 33's validation). */
+ * whose b is not the default grid's 16384 / s (issue 33's validation).  The
+ * GQA ratio h_q / h_kv, which neither shows: cuDNN's backward pays for GQA
+ * where ours does not (sdpa_bwd.hand at 0.80-0.94 of cuDNN's time with h_kv
+ * 8 on the H200, 0.97-1.12 with 32, 2026-12-07). */
 static void sdpa_ratio_features(const gdt_facts *f, const double *phi, double *out)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
@@ -276,6 +279,7 @@ static void sdpa_ratio_features(const gdt_facts *f, const double *phi, double *o
     out[0] = phi[1];
     out[1] = phi[3];
     out[2] = log(units > 0 && f->flops > units ? f->flops / units : 1);
+    out[3] = log(f->gqa_ratio > 1 ? (double)f->gqa_ratio : 1);
 }
 
 #define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))

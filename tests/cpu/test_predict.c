@@ -261,10 +261,12 @@ static void test_refusals(void)
               "/model/ratio/features/2: expected \"log_head_flops\" (this release's feature 2), got \"log_head\"");
     refuse_in(fwd, "\"features\": [\"log_steps\", \"log_flops\"", "\"names\": [\"log_steps\", \"log_flops\"",
               "/model/ratio/names: unknown field \"names\"");
-    refuse_in(fwd, "\"log_head_flops\"], \"center\": [", "\"log_head_flops\"], \"center\": [1, ",
-              "/model/ratio/center: expected 3 numbers (one per feature), got 4");
+    refuse_in(fwd, "\"log_gqa\"", "\"log_kv\"",
+              "/model/ratio/features/3: expected \"log_gqa\" (this release's feature 3), got \"log_kv\"");
+    refuse_in(fwd, "\"log_gqa\"], \"center\": [", "\"log_gqa\"], \"center\": [1, ",
+              "/model/ratio/center: expected 4 numbers (one per feature), got 5");
     refuse_in(fwd, "\"linear\": [", "\"linear\": [1, ",
-              "/model/ratio/linear: expected 4 numbers (the intercept, then one per feature), got 5");
+              "/model/ratio/linear: expected 5 numbers (the intercept, then one per feature), got 6");
     refuse("\"ratio\": {", "\"ratio\": {\"features\": [], ", "/model/ratio/features: unknown field \"features\"");
     refuse("\"ratio\": {\"lambda\": ", "\"ratio\": {\"lambda\": -", "/model/ratio/lambda: expected lambda >= 0, got -");
     refuse_span("\"ratio\": {\"lambda\"", ',', "\"ratio\": {", "/model/ratio: missing required field \"lambda\"");

@@ -3,7 +3,9 @@
  * (bottom-right alignment sees far more than half), and the placement
  * ratio's per-head work, which the default grid ties to b (b s = 16384)
  * and a shape off it does not: a crossover planted on s_kv alone is found
- * on a shape of another b and h. */
+ * on a shape of another b and h; and the GQA ratio, which the per-head
+ * work and the totals do not show: a crossover planted on h_q / h_kv alone
+ * is found at GQA ratios the grid does not have. */
 #include <math.h>
 #include <stdio.h>
 
@@ -103,7 +105,7 @@ static void test_head_work_carries(void)
     gdt__predictor m;
     fit(&m);
     CHECK(m.has_ratio);
-    CHECK_INT(m.nratio, ==, 3);
+    CHECK_INT(m.nratio, ==, 4);
     for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
         gdt_facts f;
         double r, want = log_ratio(off[i].s_kv);
@@ -117,10 +119,70 @@ static void test_head_work_carries(void)
     gdt__predictor_clear(&m);
 }
 
+/* log(ours / the backend's first) by GQA ratio alone: ours trail at 1 and
+ * lead from 2 on (the backend's backward pays for GQA; sdpa_bwd.hand on the
+ * H200, 2026-12-07: 0.80-0.94 of cuDNN's time at h_kv 8, 0.97-1.12 at 32). */
+static double gqa_log_ratio(int64_t g) { return 0.08 - 0.115 * log2((double)g); }
+
+/* The grid: s 512 .. 8192 with b = 16384 / s, d 64 and 128, h_q 32 over
+ * h_kv 32 and 8. */
+static void fit_gqa(gdt__predictor *m)
+{
+    enum { NG = 2, N = NS * ND * NG };
+    static const int64_t ss[NS] = {512, 1024, 2048, 4096, 8192}, ds[ND] = {64, 128}, kv[NG] = {32, 8};
+    static gdt_measured_plan mp[N][2];
+    gdt__train_cell c[N];
+    gdt_error e;
+    char shape[160];
+    for (int i = 0; i < N; i++) {
+        int64_t s = ss[i % NS], d = ds[i / NS % ND], h_kv = kv[i / (NS * ND)];
+        snprintf(shape, sizeof shape, "b=%lld,h_q=32,h_kv=%lld,s_q=%lld,s_kv=%lld,d=%lld,causal=none",
+                 (long long)(16384 / s), (long long)h_kv, (long long)s, (long long)s, (long long)d);
+        test_facts(GDT_FAMILY_SDPA_FWD, shape, 90, &c[i].facts);
+        double t = 5 + c[i].facts.flops / 4e8;
+        gdt_plan_id b = {.engine_id = 7};
+        mp[i][0] = (gdt_measured_plan){.id = b, .is_backend = true, .mode = GDT_MODE_A, .untimed_position = 0,
+                                       .time_us = t, .noise = 0.002, .samples = 10};
+        mp[i][1] = (gdt_measured_plan){.id = ours(), .mode = GDT_MODE_A, .untimed_position = 1,
+                                       .time_us = t * exp(gqa_log_ratio(32 / h_kv)), .noise = 0.002, .host_us = 4,
+                                       .samples = 10};
+        c[i].plans = mp[i], c[i].nplans = 2;
+    }
+    CHECK_INT(gdt__predictor_fit(GDT_FAMILY_SDPA_FWD, 90, c, N, NULL, 0, m, &e), ==, GDT_STATUS_OK);
+}
+
+/* Without log_gqa the two halves of the grid have the same ratio features
+ * and the fit predicts their mean (log ratio -0.035) everywhere: the MHA
+ * shape lands on the wrong side. */
+static void test_gqa_carries(void)
+{
+    static const struct { const char *shape; int64_t g; } off[] = {
+        {"b=8,h_q=64,h_kv=8,s_q=2048,s_kv=2048,d=64,causal=none", 8},
+        {"b=1,h_q=40,h_kv=8,s_q=8192,s_kv=8192,d=128,causal=none", 5},
+        {"b=4,h_q=32,h_kv=16,s_q=3000,s_kv=3000,d=128,causal=none", 2},
+        {"b=16,h_q=16,h_kv=16,s_q=1000,s_kv=1000,d=64,causal=none", 1},
+    };
+    gdt__predictor m;
+    fit_gqa(&m);
+    CHECK(m.has_ratio);
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        gdt_facts f;
+        double r, want = gqa_log_ratio(off[i].g);
+        test_facts(GDT_FAMILY_SDPA_FWD, off[i].shape, 90, &f);
+        CHECK(gdt__predict_ratio(&m, &f, &r));
+        if ((log(r) < 0) != (want < 0) || fabs(log(r) - want) > 0.05)
+            fprintf(stderr, "%s: predicted log ratio %.4f, planted %.4f\n", off[i].shape, log(r), want);
+        CHECK((log(r) < 0) == (want < 0));
+        CHECK(fabs(log(r) - want) < 0.05);
+    }
+    gdt__predictor_clear(&m);
+}
+
 int main(void)
 {
     test_mask_rows();
     test_mask_tiles();
     test_head_work_carries();
+    test_gqa_carries();
     return gdt_test_result("test_predict_head");
 }
