@@ -153,7 +153,7 @@ bool gdt__gemm_tma_layout(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c,
 }
 
 /* A stream-K schedule's slots (gdt_sk_slots) are at most the tiles and two
- * a CTA, and at most 3 a tile past them (kernels/gdt_streamk.cuh). */
+ * a CTA, at most 4 a tile (kernels/gdt_streamk.cuh), so INT_MAX / 8 tiles stay in 32 bits. */
 bool gdt__gemm_tma_sizes_ok(const gdt_gemm_desc *g, const gdt_gemm_tma_config *c, char *why,
                             size_t n)
 {

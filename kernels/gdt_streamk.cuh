@@ -21,9 +21,13 @@
  *   T a multiple of the SMs: none, every wave is full (sk = 0);
  *   T more than the SMs: the partial wave and one full wave (CUTLASS's
  *     hybrid), so every CTA's segment is at least K: at most 2 pieces;
- *   T fewer than the SMs: all of them, on at most T K / ceil(K / 2)
- *     CTAs, so a segment is at least K / 2 and a tile has at most 3
- *     pieces (k of one K tile: one CTA a tile, no piece). */
+ *   T fewer than the SMs: where 2 T SMs are there and K is even, all of
+ *     them, each tile in two halves of K on 2 T CTAs; else none, every
+ *     tile whole on a CTA of its own (T CTAs).  Cutting every tile over
+ *     all the SMs (runs of T K / S iterations, the cuts anywhere in K) cost
+ *     1.40 to 1.48 times the data-parallel grid's time at 0.73 and 0.97 of
+ *     a wave (H100; 1.42 on the H200 at m512 n4096, the code alone 3-5% at
+ *     one tile a CTA: engines/hand/README.md, "Stream-K"). */
 #ifndef GDT_STREAMK_CUH
 #define GDT_STREAMK_CUH
 
@@ -34,8 +38,8 @@
 #define GDT_SK_FN static inline
 #endif
 
-/* The most pieces a tile has (above): the workspace's slots. */
-#define GDT_SK_MAX_PIECES 3
+/* The most pieces a tile has (above: 2): the workspace's slots. */
+#define GDT_SK_MAX_PIECES 2
 
 typedef struct gdt_sk {
     int ctas;     /* CTAs the schedule spreads over */
@@ -61,11 +65,13 @@ GDT_SK_FN gdt_sk gdt_sk_plan(int tiles, int ktiles, int sms)
     if (tiles >= sms) {
         int waves = tiles / sms;
         s.dp_tiles = tiles % sms == 0 ? tiles : (waves - 1) * sms;
+    } else if (tiles > 0) {
+        bool halves = 2 * tiles <= sms && ktiles % 2 == 0;
+        s.dp_tiles = halves ? 0 : tiles;
+        s.ctas = halves ? 2 * tiles : tiles;
     } else {
-        int min_iters = (ktiles + 1) / 2;
-        long long most = (long long)tiles * ktiles / min_iters;
         s.dp_tiles = 0;
-        s.ctas = most < 1 ? 1 : most < sms ? (int)most : sms;
+        s.ctas = 1;
     }
     s.sk_tiles = tiles - s.dp_tiles;
     long long iters = (long long)s.sk_tiles * ktiles;

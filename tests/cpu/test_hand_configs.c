@@ -270,40 +270,42 @@ static void check_order_n(const char *shape, const int *want, int n)
  * 34 at 32: 1088), 18 (1536), 14 (2048), then the cluster of splits.
  * Stream-K (19, 20) comes after all of them (slower than the others on an
  * H100 but past a partial wave), in makespan order: the longest CTA's K
- * tiles, plus 2 for each tile its run meets where tiles are cut.  128 x 128 leads 128 x 192 at every shape
- * here: m=256, n=6144 is 96 tiles of 64 K tiles on 132 CTAs, runs of 46
- * or 47 meeting at most 2 tiles ((47 + 4) x 128 = 6528), against 64 tiles
- * on 128 CTAs, runs of 32 ((32 + 4) x 192 = 6912); 4096^3 is 6 whole
- * tiles of 128 x 128 then runs of 112 or 113 ((384 + 113 + 6) x 128 =
- * 64384), against 4 of 128 x 192 then 85 or 86 (66816); where K is one
- * tile no tile is cut (1 x 128 against 1 x 192).
+ * tiles, plus 2 for each tile its run meets where tiles are cut.  Fewer
+ * tiles than SMs: halves of K where twice the tiles fit (m=128 and m=256,
+ * n=4096: 32 and 64 tiles of 128 x 128, runs of 32, (32 + 4) x 128 = 4608,
+ * against 22 and 44 of 128 x 192, 6912), else every tile whole, one wave
+ * of 64 K tiles (m=512, n=4096: 128 tiles, 8192, against 88 of 128 x 192,
+ * 12288; n=14336, m at most 128: 112 and 75 tiles, the same).  m=256,
+ * n=6144 puts 128 x 192 first: its 64 tiles are cut in halves (6912), the
+ * 96 of 128 x 128 run whole (8192).  4096^3 is 6 whole tiles of 128 x 128
+ * then runs of 112 or 113 ((384 + 113 + 6) x 128 = 64384), against 4 of
+ * 128 x 192 then 85 or 86 (66816); where K is one tile no tile is cut
+ * (1 x 128 against 1 x 192).
  * Ping-pong (21, 22) joins them (no faster than its twins on an H100), its
- * makespan the 128 x 128 tiles' (1's), ties in table order: after both stream-K ones
- * where the tiles are too few to fill the SMs and stream-K cuts them
- * (m=256, n=6144: 96 tiles, one wave of 64 K tiles at 128 columns, 8192,
- * against 6528 and 6912),
- * ahead of both at m=512 and 1024 (128 and 256 tiles: 8192 and 16384,
- * where stream-K adds cut tiles), between them at 4096^3 (65536 between
- * 64384 and 66816) and where K is one tile (a tie at 128 with 19, after
- * it by table order, ahead of 20's 192). */
+ * makespan the 128 x 128 tiles' (1's), ties in table order: after both
+ * stream-K ones where stream-K cuts halves (m=128, n=4096: 8192 against
+ * 4608 and 6912), between 19 and 20 where 19 runs whole tiles too (a tie,
+ * after 19 by table order: m=512, n=4096 and n=14336; 4096^3, 65536
+ * between 64384 and 66816; K of one tile) and ahead of both at m=1024
+ * (256 tiles: 16384, where stream-K adds cut tiles). */
 static void test_order(void)
 {
     check_order("m=128,n=4096,k=4096", 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
     check_order("m=128,n=4096,k=14336", 11, 6, 9, 3, 8, 4, 13, 2, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
     check_order("m=1,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
-    check_order("m=128,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20, 21, 22);
-    check_order("m=256,n=6144,k=4096", 11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4, 19, 20, 21, 22);
+    check_order("m=128,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 21, 22, 20);
+    check_order("m=256,n=6144,k=4096", 11, 5, 6, 9, 1, 7, 13, 2, 3, 8, 0, 10, 12, 4, 20, 19, 21, 22);
     check_order("m=256,n=4096,k=4096", 13, 11, 2, 6, 9, 3, 8, 5, 1, 7, 4, 0, 10, 12, 19, 20, 21, 22);
-    check_order("m=512,n=4096,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 21, 22, 19, 20);
+    check_order("m=512,n=4096,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 21, 22, 20);
     check_order("m=1024,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4, 21, 22, 19, 20);
     check_order("m=4096,n=4096,k=4096", 0, 1, 7, 10, 12, 13, 11, 2, 6, 9, 5, 3, 8, 4, 19, 21, 22, 20);
     check_order("m=128,n=4096,k=64", 13, 6, 9, 1, 7, 2, 3, 8, 4, 5, 11, 0, 10, 12, 19, 21, 22, 20);
     check_order("m=1536,n=2816,k=4096", 0, 1, 7, 12, 13, 11, 2, 6, 9, 5, 3, 8, 10, 4, 19, 21, 22, 20);
     check_order("m=16,n=4096,k=4096", 17, 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
-    check_order("m=64,n=14336,k=4096", 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20, 21, 22);
+    check_order("m=64,n=14336,k=4096", 14, 15, 18, 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 21, 22, 20);
     check_order("m=33,n=4096,k=4096", 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
     check_order("m=17,n=4096,k=4096", 16, 15, 18, 14, 11, 6, 9, 3, 8, 13, 2, 4, 5, 1, 7, 0, 10, 12, 19, 20, 21, 22);
-    check_order("m=65,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 20, 21, 22);
+    check_order("m=65,n=14336,k=4096", 1, 7, 13, 11, 2, 6, 9, 3, 8, 5, 0, 10, 12, 4, 19, 21, 22, 20);
 }
 
 int main(void)

@@ -163,11 +163,25 @@ static void test_walks(void)
 /* The plans of the edge cases, by their definition (the header's). */
 static void test_edges(void)
 {
-    gdt_sk s = check_case(96, 64, 132); /* fewer tiles than SMs: all stream-K */
+    gdt_sk s = check_case(96, 64, 132); /* more than half a wave: every tile whole */
+    CHECK_INT(s.dp_tiles, ==, 96);
+    CHECK_INT(s.sk_tiles, ==, 0);
+    CHECK_INT(s.ctas, ==, 96);
+    CHECK_INT(gdt_sk_max_pieces(&s), ==, 1);
+    s = check_case(128, 64, 132); /* m512 n4096: the same */
+    CHECK_INT(s.dp_tiles, ==, 128);
+    CHECK_INT(s.ctas, ==, 128);
+    s = check_case(66, 64, 132); /* half a wave: each tile in two halves of K */
     CHECK_INT(s.dp_tiles, ==, 0);
+    CHECK_INT(s.sk_tiles, ==, 66);
     CHECK_INT(s.ctas, ==, 132);
-    CHECK_INT(s.base, ==, 96 * 64 / 132);
-    CHECK_INT(s.rem, ==, 96 * 64 % 132);
+    CHECK_INT(s.base, ==, 32);
+    CHECK_INT(s.rem, ==, 0);
+    CHECK_INT(gdt_sk_max_pieces(&s), ==, 2);
+    s = check_case(64, 65, 132); /* K odd: halves would not be equal, so whole */
+    CHECK_INT(s.dp_tiles, ==, 64);
+    CHECK_INT(s.ctas, ==, 64);
+    CHECK_INT(gdt_sk_max_pieces(&s), ==, 1);
     s = check_case(264, 64, 132); /* full waves: no tile cut */
     CHECK_INT(s.dp_tiles, ==, 264);
     CHECK_INT(s.sk_tiles, ==, 0);
