@@ -2,7 +2,8 @@
  * for the flash-attention templates (kernels/attn_fwd.cuh, attn_bwd.cuh).
  * The head dimension is fixed by the problem and never a column.  Both
  * have an optional PIPE column: 1 is the hand engine's Hopper kernel of
- * that direction in its one configuration (bind_tma); the backward's rows
+ * that direction in its configuration, or the forward's wide one at d64
+ * (bind_tma); the backward's rows
  * have an optional PINGPONG column after it, 1 with PIPE=1 only: that
  * kernel with its consumers taking turns (sdpa_bwd.hand's PINGPONG=1), and
  * an optional DETERMINISTIC column after that, 1 with PIPE=1 and
@@ -21,6 +22,7 @@
 #include "nvrtc/gdt_attention.h"
 
 static const int64_t tile[] = {16, 32, 64, 128, 256};
+static const int64_t tile_fwd_m[] = {16, 32, 64, 128, 192, 256}; /* 192: PIPE=1's three consumers */
 static const int64_t warps[] = {1, 2, 4, 8, 12, 16}; /* 12: PIPE=1's three warpgroups */
 static const int64_t stages[] = {1, 2, 3, 4};
 static const int64_t mma[] = {0, 1, 2};
@@ -33,7 +35,8 @@ enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_
        A_MMA = GDT_ATTN_MMA, A_PIPE = GDT_ATTN_PIPE, A_PP = GDT_ATTN_PINGPONG, A_DET = GDT_ATTN_DET,
        A_COUNT = GDT_ATTN_NCOLS };
 static const gdt_column fwd_cols[A_PP] = {
-    {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per CTA", GDT_AXIS_SQ, false, 0},
+    {"BLOCK_M", GDT_COL_INT, D(tile_fwd_m), GDT_KNOB_TILE_M, "query rows per CTA (192: PIPE=1 only)",
+     GDT_AXIS_SQ, false, 0},
     {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV, false, 0},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1, false, 0},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "K/V shared-memory stages", -1, false, 0},
@@ -43,7 +46,8 @@ static const gdt_column fwd_cols[A_PP] = {
      * in the plan's name. */
     {"PIPE", GDT_COL_ENUM, D(pipes), GDT_KNOB_PIPE,
      "0: CTA-wide cp.async ring (attn_fwd.cuh), 1: TMA producer warp, mbarrier rings, two ping-pong "
-     "consumer warpgroups (gdt_attn_fwd_sm90.cuh, sdpa_fwd.hand's kernel, sm_90a)", -1, true,
+     "consumer warpgroups, three with WARPS=16 at d64 (gdt_attn_fwd_sm90.cuh, sdpa_fwd.hand's kernel, "
+     "sm_90a)", -1, true,
      GDT_ATTN_PIPE_CTA},
 };
 static const gdt_column bwd_cols[A_COUNT] = {
@@ -145,23 +149,28 @@ static bool bind_fwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *
     return true;
 }
 
-/* PIPE=1 of either direction: a hand slot's kernel in its one
- * configuration, on the problems its check_support takes. */
+/* PIPE=1 of either direction: a hand slot's kernel in its configuration
+ * (and, where the slot has one, its wide configuration at one head dim:
+ * wide_warps 0 for none), on the problems its check_support takes. */
 typedef struct tma_config {
     const char *slot;
     int64_t bm, bn, warps, stages, mma;
+    int64_t wide_bm, wide_warps, wide_d;
     bool (*supported)(const gdt_facts *f, char *why, size_t n);
 } tma_config;
 
-/* sdpa_fwd.hand's kernel (kernels/gdt_attn_fwd_sm90.cuh, engines/attn_fwd_tma.c). */
+/* sdpa_fwd.hand's kernel (kernels/gdt_attn_fwd_sm90.cuh, engines/attn_fwd_tma.c):
+ * two consumer warpgroups, or three of 192 query rows at d64 (its _m192
+ * entries, ahead of two by 2-13% in the H200's d64 cells, 2026-12-07). */
 static const tma_config fwd_tma = {
     "sdpa_fwd.hand", GDT_ATTN_FWD_TMA_BLOCK_M, GDT_ATTN_FWD_TMA_BLOCK_N, GDT_ATTN_FWD_TMA_WARPS,
-    GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_MMA, gdt__attn_fwd_tma_supported,
+    GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_MMA, 64 * GDT_ATTN_FWD_TMA_WIDE,
+    4 * (GDT_ATTN_FWD_TMA_WIDE + 1), 64, gdt__attn_fwd_tma_supported,
 };
 /* sdpa_bwd.hand's kernels (kernels/gdt_attn_bwd_sm90.cuh, engines/attn_bwd_tma.c). */
 static const tma_config bwd_tma = {
     "sdpa_bwd.hand", GDT_ATTN_BWD_TMA_BLOCK_M, GDT_ATTN_BWD_TMA_BLOCK_N, GDT_ATTN_BWD_TMA_WARPS,
-    GDT_ATTN_BWD_TMA_STAGES, GDT_ATTN_BWD_TMA_MMA, gdt__attn_bwd_tma_supported,
+    GDT_ATTN_BWD_TMA_STAGES, GDT_ATTN_BWD_TMA_MMA, 0, 0, 0, gdt__attn_bwd_tma_supported,
 };
 
 /* Its tiles are fixed whatever the problem (TMA zero-fills past s_q and
@@ -174,25 +183,38 @@ static bool bind_tma(int64_t *r, const tma_config *k, const gdt_facts *f, const 
     if (lim->arch != 90)
         return snprintf(why, n, "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target "
                         "is sm%d", lim->arch), false;
-    r[A_BM] = k->bm, r[A_BN] = k->bn;
-    if (r[A_W] != k->warps || r[A_ST] != k->stages || r[A_MMA] != k->mma)
-        return snprintf(why, n, "PIPE=1 is %s's one configuration: BLOCK_M=%lld, BLOCK_N=%lld, "
-                        "WARPS=%lld (a producer and two consumer warpgroups), STAGES=%lld, MMA=%lld, "
+    bool wide = k->wide_warps > 0 && r[A_W] == k->wide_warps;
+    char alt[160] = "";
+    if (k->wide_warps > 0)
+        snprintf(alt, sizeof alt, ", or BLOCK_M=%lld and WARPS=%lld at head dim %lld (a producer and "
+                 "three consumer warpgroups)", (long long)k->wide_bm, (long long)k->wide_warps,
+                 (long long)k->wide_d);
+    r[A_BM] = wide ? k->wide_bm : k->bm, r[A_BN] = k->bn;
+    if ((!wide && r[A_W] != k->warps) || r[A_ST] != k->stages || r[A_MMA] != k->mma)
+        return snprintf(why, n, "PIPE=1 is %s's configuration: BLOCK_M=%lld, BLOCK_N=%lld, "
+                        "WARPS=%lld (a producer and two consumer warpgroups)%s, STAGES=%lld, MMA=%lld, "
                         "got WARPS=%lld, STAGES=%lld, MMA=%lld", k->slot, (long long)k->bm,
-                        (long long)k->bn, (long long)k->warps, (long long)k->stages,
+                        (long long)k->bn, (long long)k->warps, alt, (long long)k->stages,
                         (long long)k->mma, (long long)r[A_W], (long long)r[A_ST],
                         (long long)r[A_MMA]), false;
+    if (wide && f->problem.u.sdpa.d != k->wide_d)
+        return snprintf(why, n, "PIPE=1 with WARPS=%lld (three consumer warpgroups of 64 query rows) "
+                        "takes head dim %lld, got %lld", (long long)k->wide_warps, (long long)k->wide_d,
+                        (long long)f->problem.u.sdpa.d), false;
     if (!k->supported(f, reason, sizeof reason))
         return snprintf(why, n, "PIPE=1: %s", reason), false;
     return true;
 }
 
-/* PIPE=0 takes powers of two; 12 warps are PIPE=1's. */
+/* PIPE=0 takes powers of two; 12 warps and 192-row tiles are PIPE=1's. */
 static bool pipe0_warps(const int64_t *r, char *why, size_t n)
 {
     if (r[A_W] == GDT_ATTN_FWD_TMA_WARPS || r[A_W] == GDT_ATTN_BWD_TMA_WARPS)
         return snprintf(why, n, "WARPS=%lld is PIPE=1's (a producer and two consumer warpgroups); "
                         "PIPE=0 takes a power of two", (long long)r[A_W]), false;
+    if (r[A_BM] == 64 * GDT_ATTN_FWD_TMA_WIDE)
+        return snprintf(why, n, "BLOCK_M=%lld is PIPE=1's (three consumer warpgroups of 64 query rows); "
+                        "PIPE=0 takes a power of two", (long long)r[A_BM]), false;
     return true;
 }
 

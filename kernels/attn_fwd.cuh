@@ -14,17 +14,22 @@
 // PIPE=1: the Hopper structure of kernels/gdt_attn_fwd_sm90.cuh (the hand
 // engine's forward, one source) at GDT_FP16 and HEAD_DIM: a TMA producer
 // warp feeding K and V rings of mbarriers, two ping-pong consumer
-// warpgroups (setmaxnreg 24/240) with the softmax beside the next Q K^T.
+// warpgroups (setmaxnreg 24/240) with the softmax beside the next Q K^T,
+// or CONSUMERS=3 of 64 query rows each at d64 (the row with WARPS=16).
 // An attention_fwd row with PIPE=1 binds it (tmpl_attention.c then passes
-// PIPE, GDT_FP16 and HEAD_DIM only, and launches it as sdpa_fwd.hand does,
-// engines/attn_fwd_tma.c); tests/cpu/test_attn_fwd_tma_rows.c compiles the
-// staged row and checks each entry is the hand cubin's, byte for byte.
+// PIPE, GDT_FP16, HEAD_DIM and, for three, CONSUMERS, and launches it as
+// sdpa_fwd.hand does, engines/attn_fwd_tma.c); tests/cpu/test_attn_fwd_tma_rows.c
+// compiles the rows and checks each entry is the hand cubin's, byte for byte.
 
 #if PIPE == 1
 
 #include "gdt_attn_fwd_sm90.cuh"
 
-GDT_ATTN_FWD_SM90_ENTRY(gdt_attn_fwd, GDT_FP16, HEAD_DIM, 2)
+#ifndef CONSUMERS
+#define CONSUMERS 2
+#endif
+
+GDT_ATTN_FWD_SM90_ENTRY(gdt_attn_fwd, GDT_FP16, HEAD_DIM, CONSUMERS)
 
 #else
 

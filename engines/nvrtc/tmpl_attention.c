@@ -42,10 +42,14 @@ static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per
 /* Q tile + STAGES x (K, V) tiles: padded rows (mma.sync), or swizzled ones
  * plus 1024 bytes to align the swizzle atoms (MMA 1 and 2, wgmma); PIPE=1
  * the Hopper kernel's. */
+/* PIPE=1: the consumer warpgroups of a forward row, its warpgroups but the
+ * producer's (WARPS 12: two, 16: three, the d64 _m192 entries'). */
+static int fwd_tma_consumers(const int64_t *r) { return (int)(r[GDT_ATTN_WARPS] / 4 - 1); }
+
 int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 {
     if (r[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA)
-        return gdt__attn_fwd_tma_smem_bytes(d, GDT_ATTN_FWD_TMA_CONSUMERS);
+        return gdt__attn_fwd_tma_smem_bytes(d, fwd_tma_consumers(r));
     int64_t rows = r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN];
     return r[GDT_ATTN_MMA] >= 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
 }
@@ -129,11 +133,18 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
     return n;
 }
 
+/* PIPE=1 with three consumers binds CONSUMERS (absent: two, so the
+ * defines and the cache key of the two-consumer row stay as they were). */
 static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
-    if (fwd_tma(p))
-        return tma_defines(f, out, max);
-    return defines(&gdt__rows_attention_fwd, f, p, out, max);
+    if (!fwd_tma(p))
+        return defines(&gdt__rows_attention_fwd, f, p, out, max);
+    int64_t row[GDT_ATTN_NCOLS];
+    plan_row(&gdt__rows_attention_fwd, p, row);
+    int n = tma_defines(f, out, max), nc = fwd_tma_consumers(row);
+    if (nc != GDT_ATTN_FWD_TMA_CONSUMERS && n < max)
+        out[n++] = (gdt_nvrtc_define){"CONSUMERS", nc};
+    return n;
 }
 
 /* PINGPONG=1 and DETERMINISTIC=1 are bound where the row has them (the
@@ -422,11 +433,13 @@ static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
     *state = NULL;
     if (!fwd_tma(p))
         return GDT_STATUS_OK;
+    int64_t row[GDT_ATTN_NCOLS];
+    plan_row(&gdt__rows_attention_fwd, p, row);
     gdt_attn_fwd_tma *t = launch_state(sizeof *t);
     if (!t)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
     *state = t;
-    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f, GDT_ATTN_FWD_TMA_CONSUMERS);
+    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f, fwd_tma_consumers(row));
     return gdt__attn_fwd_tma_load(t, cu, fn, cfg, e);
 }
 

@@ -31,6 +31,7 @@ typedef struct attn_rows {
     /* Per template entry, in launch order: the hand entry's name before
      * _<dtype>_d<head dim> ("gdt_hand_attn_fwd"). */
     const char *hand_entries[GDT_NVRTC_MAX_KERNELS];
+    const char *suffix; /* after _d<head dim> in the hand entries' names ("_m192"; NULL: none) */
 } attn_rows;
 
 /* A hand entry's problem: its dtype's name and a shape of that dtype. */
@@ -179,8 +180,8 @@ static inline void attn_rows_staged_is_hand(const attn_rows *k, const attn_rows_
         for (int j = 0; j < k->tmpl->nkernels; j++) {
             char ours[128], theirs[128];
             snprintf(ours, sizeof ours, ".text.%s", k->tmpl->entries[j]);
-            snprintf(theirs, sizeof theirs, ".text.%s_%s_d%lld", k->hand_entries[j],
-                     entries[i].dtype, (long long)f.problem.u.sdpa.d);
+            snprintf(theirs, sizeof theirs, ".text.%s_%s_d%lld%s", k->hand_entries[j],
+                     entries[i].dtype, (long long)f.problem.u.sdpa.d, k->suffix ? k->suffix : "");
             CHECK(elf_same_text(cubin, len, ours, hand, theirs, entries[i].shape));
         }
         free(cubin);

@@ -86,7 +86,7 @@ static void test_rules(void)
     static const rule_case cases[] = {
         {ROW, NULL, "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm100", NULL, 100},
         {"[64, 128, 8, 2, 1, 1]", ROW,
-         "PIPE=1 is sdpa_bwd.hand's one configuration: BLOCK_M=64, BLOCK_N=128, WARPS=12", NULL, 90},
+         "PIPE=1 is sdpa_bwd.hand's configuration: BLOCK_M=64, BLOCK_N=128, WARPS=12", NULL, 90},
         {"[64, 128, 12, 3, 1, 1]", ROW, "got WARPS=12, STAGES=3, MMA=1", NULL, 90},
         {"[64, 128, 12, 2, 0, 1]", ROW, "got WARPS=12, STAGES=2, MMA=0", NULL, 90},
         {"[64, 128, 12, 2, 1]", "[64, 128, 8, 2, 1]",

@@ -5,9 +5,10 @@
  * each of the two-consumer hand entries' dtype and head dim, and its NVRTC
  * build through the real template (kernels/attn_fwd.cuh, tmpl_attention.c's
  * defines) is the nvcc-built hand cubin's entry byte for byte (the .text of
- * gdt_attn_fwd against .text.gdt_hand_attn_fwd_*; the three-consumer
- * _m192 entries sdpa_fwd.hand runs at d64 have no row: PIPE=1 keeps 128-row
- * tiles at d64, so a sweep measures the two side by side); each row rule
+ * gdt_attn_fwd against .text.gdt_hand_attn_fwd_*), and the wide row
+ * (WARPS=16: three consumers of 192-row tiles, tests/data/candidates/
+ * attn_fwd_tma_wide.json, a default row too) binds sdpa_fwd.hand's d64
+ * configuration and builds its _m192 entries' bytes; each row rule
  * rejects its row with its reason and passes the row that keeps it;
  * 5-column rows and their plan names stay as they were; the template binds
  * and launches what the two-consumer entries take (384 threads and their
@@ -34,6 +35,30 @@ static const attn_rows fwd = {
     .hand_entries = {"gdt_hand_attn_fwd"},
 };
 
+/* sdpa_fwd.hand's configuration 1: three consumers, TILE_M=192, WARPS=16. */
+static void wide_plan(int64_t engine_id, gdt_plan_id *out)
+{
+    gdt__hand_attn_fwd_config_plan(1, engine_id, out);
+}
+
+static const attn_rows fwd_wide = {
+    .rows = "attention_fwd",
+    .slot = "sdpa_fwd.nvrtc",
+    .family = GDT_FAMILY_SDPA_FWD,
+    .staged = GDT_TEST_DATA "/candidates/attn_fwd_tma_wide.json",
+    .hand_plan = wide_plan,
+    .tmpl = &gdt__tmpl_attn_fwd,
+    .hand_cubin = GDT_HAND_ATTN_CUBIN,
+    .hand_entries = {"gdt_hand_attn_fwd"},
+    .suffix = "_m192",
+};
+
+/* sdpa_fwd.hand's three-consumer entries, d64 only. */
+static const attn_rows_entry WIDE_ENTRIES[] = {
+    {"bf16", "b=4,h=32,s=4096,d=64"},
+    {"fp16", "b=2,h_q=32,h_kv=8,s_q=200,s_kv=333,d=64,causal=bottom_right,dtype=fp16"},
+};
+
 /* sdpa_fwd.hand's two-consumer entries (kernels/hand/attn_fwd_sm90.cu). */
 static const attn_rows_entry ENTRIES[] = {
     {"bf16", "b=4,h=32,s=4096,d=64"},
@@ -53,7 +78,14 @@ static void test_rules(void)
         {"[128, 128, 12, 2, 2, 1]", NULL,
          "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm100", NULL, 100},
         {"[128, 128, 8, 2, 2, 1]", "[128, 128, 12, 2, 2, 1]",
-         "PIPE=1 is sdpa_fwd.hand's one configuration: BLOCK_M=128, BLOCK_N=128, WARPS=12", NULL, 90},
+         "PIPE=1 is sdpa_fwd.hand's configuration: BLOCK_M=128, BLOCK_N=128, WARPS=12 (a producer and "
+         "two consumer warpgroups), or BLOCK_M=192 and WARPS=16 at head dim 64", NULL, 90},
+        /* the wide configuration: d64 only */
+        {"[192, 128, 16, 2, 2, 1]", "[128, 128, 12, 2, 2, 1]",
+         "PIPE=1 with WARPS=16 (three consumer warpgroups of 64 query rows) takes head dim 64, got 128",
+         NULL, 90},
+        {"[192, 128, 16, 3, 2, 1]", "[128, 128, 12, 2, 2, 1]", "got WARPS=16, STAGES=3, MMA=2",
+         "b=4,h=32,s=4096,d=64", 90},
         {"[128, 128, 12, 3, 2, 1]", "[128, 128, 12, 2, 2, 1]", "got WARPS=12, STAGES=3, MMA=2",
          NULL, 90},
         {"[128, 128, 12, 2, 1, 1]", "[128, 128, 12, 2, 2, 1]", "got WARPS=12, STAGES=2, MMA=1",
@@ -61,6 +93,9 @@ static void test_rules(void)
         {"[128, 128, 12, 3, 2]", "[128, 128, 8, 3, 2]",
          "WARPS=12 is PIPE=1's (a producer and two consumer warpgroups); PIPE=0 takes a power of two",
          NULL, 90},
+        {"[192, 128, 8, 3, 2]", "[128, 128, 8, 3, 2]",
+         "BLOCK_M=192 is PIPE=1's (three consumer warpgroups of 64 query rows); PIPE=0 takes a power "
+         "of two", NULL, 90},
         /* sdpa_fwd.hand's checks (engines/attn_fwd_tma.c). */
         {"[128, 128, 12, 2, 2, 1]", NULL, "PIPE=1: head dim 192: 64 and 128 only",
          "b=1,h=4,s=512,d=192", 90},
@@ -267,6 +302,15 @@ static void test_template_binds(void)
     CHECK_INT(l.smem_bytes, ==, 5 * 128 * 64 * 2 + 128 + 1024);
     CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_CONSUMERS));
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &p, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(define_of(&f, &p, "CONSUMERS", &n), ==, -1); /* two: unbound, the cache key as before */
+    /* the wide row: CONSUMERS=3, a producer and three consumer warpgroups */
+    gdt_plan_id w = attn_rows_hand_plan(&fwd_wide);
+    CHECK_INT(define_of(&f, &w, "CONSUMERS", &n), ==, 3);
+    CHECK_INT(n, ==, 4);
+    gdt__tmpl_attn_fwd.launch(&f, &w, 0, &l);
+    CHECK_INT(l.block[0], ==, 512);
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE));
+    CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &w, &e), ==, GDT_STATUS_OK);
     gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
     CHECK_INT(define_of(&f, &p, "PIPE", &n), ==, -1);
     gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
@@ -287,5 +331,6 @@ int main(void)
     test_template_binds();
     test_counters();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
+    attn_rows_staged_is_hand(&fwd_wide, WIDE_ENTRIES, sizeof WIDE_ENTRIES / sizeof WIDE_ENTRIES[0]);
     return gdt_test_result("test_attn_fwd_tma_rows");
 }
