@@ -23,7 +23,7 @@
 
 static const int64_t tile[] = {16, 32, 64, 128, 256};
 static const int64_t tile_fwd_m[] = {16, 32, 64, 128, 192, 256}; /* 192: PIPE=1's three consumers */
-static const int64_t warps[] = {1, 2, 4, 8, 12, 16}; /* 12: PIPE=1's three warpgroups */
+static const int64_t warps[] = {1, 2, 4, 8, 12, 16}; /* 12: PIPE=1's three warpgroups (16: four) */
 static const int64_t stages[] = {1, 2, 3, 4};
 static const int64_t mma[] = {0, 1, 2};
 static const int64_t mma_bwd[] = {0, 1};

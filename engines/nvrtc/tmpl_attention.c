@@ -39,13 +39,13 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per smem row (LDS, LDQ) */
 
-/* Q tile + STAGES x (K, V) tiles: padded rows (mma.sync), or swizzled ones
- * plus 1024 bytes to align the swizzle atoms (MMA 1 and 2, wgmma); PIPE=1
- * the Hopper kernel's. */
 /* PIPE=1: the consumer warpgroups of a forward row, its warpgroups but the
  * producer's (WARPS 12: two, 16: three, the d64 _m192 entries'). */
 static int fwd_tma_consumers(const int64_t *r) { return (int)(r[GDT_ATTN_WARPS] / 4 - 1); }
 
+/* Q tile + STAGES x (K, V) tiles: padded rows (mma.sync), or swizzled ones
+ * plus 1024 bytes to align the swizzle atoms (MMA 1 and 2, wgmma); PIPE=1
+ * the Hopper kernel's. */
 int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 {
     if (r[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA)
