@@ -137,10 +137,10 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
  * defines and the cache key of the two-consumer row stay as they were). */
 static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
-    if (!fwd_tma(p))
-        return defines(&gdt__rows_attention_fwd, f, p, out, max);
     int64_t row[GDT_ATTN_NCOLS];
     plan_row(&gdt__rows_attention_fwd, p, row);
+    if (row[GDT_ATTN_PIPE] != GDT_ATTN_PIPE_TMA)
+        return defines(&gdt__rows_attention_fwd, f, p, out, max);
     int n = tma_defines(f, out, max), nc = fwd_tma_consumers(row);
     if (nc != GDT_ATTN_FWD_TMA_CONSUMERS && n < max)
         out[n++] = (gdt_nvrtc_define){"CONSUMERS", nc};
@@ -431,10 +431,10 @@ static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
 {
     (void)i;
     *state = NULL;
-    if (!fwd_tma(p))
-        return GDT_STATUS_OK;
     int64_t row[GDT_ATTN_NCOLS];
     plan_row(&gdt__rows_attention_fwd, p, row);
+    if (row[GDT_ATTN_PIPE] != GDT_ATTN_PIPE_TMA)
+        return GDT_STATUS_OK;
     gdt_attn_fwd_tma *t = launch_state(sizeof *t);
     if (!t)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
