@@ -244,14 +244,18 @@ static const char *const sdpa_feature_names[] = {"log_work", "log_steps", "log_b
 
 /* A query tile walks the KV units in TILE_N steps (about half of them under
  * a causal mask, the diagonal tile in full); K and V are read once per KV
- * head, so GQA shows in the bytes. */
+ * head, so GQA shows in the bytes.  The tiles count in fractional waves (at
+ * least one): our kernels are persistent and draw tiles from a counter, so
+ * a partial last wave costs its share (whole waves mispredicted 192-row
+ * tiles against 128-row ones on the validation sweep, tables/README.md). */
 static void sdpa_features(const gdt_facts *f, const gdt_plan_id *id, int sms, double *phi)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     int64_t tm = gdt_plan_id_knob(id, GDT_KNOB_TILE_M, 128), tn = gdt_plan_id_knob(id, GDT_KNOB_TILE_N, 128);
     tm = tm > 0 ? tm : 128, tn = tn > 0 ? tn : 128;
     double frac = gdt__sdpa_mask_fraction(s, tm);
-    double waves = (double)ceil_div(s->b * s->h_q * ceil_div(s->s_q, tm), sms > 0 ? sms : 1);
+    double tiles = (double)(s->b * s->h_q * ceil_div(s->s_q, tm)), nsm = (double)(sms > 0 ? sms : 1);
+    double waves = fmax(1.0, tiles / nsm);
     double steps = waves * (double)ceil_div(s->s_kv, tn) * frac;
     double el = (double)gdt_dtype_size(s->dtype);
     double bytes = el * 2.0 * ((double)s->b * s->h_q * s->s_q * s->d + (double)s->b * s->h_kv * s->s_kv * s->d);

@@ -482,6 +482,28 @@ static void test_opensource_measured(void)
     gdt_tables_destroy(t);
 }
 
+/* SDPA's time features count the tiles' work in fractional waves: our
+ * attention kernels are persistent and draw tiles from a counter, so a
+ * partial last wave costs its share, not a whole wave.  b2 h32 s2048 d64:
+ * 1024 tiles of 128 rows, 704 of 192 (11 per head); whole waves on 132 SMs
+ * would be 8 and 6 (ratio 0.75), fractional 7.76 and 5.33 (704 / 1024).
+ * Less than one wave still counts as one. */
+static void test_sdpa_waves(void)
+{
+    gdt_facts f;
+    double p128[8], p192[8];
+    gdt_plan_id a = {.engine_id = gdt_engine_id(GDT_FAMILY_SDPA_FWD, 0)}, b = a;
+    gdt_plan_id_set_knob(&a, GDT_KNOB_TILE_M, 128);
+    gdt_plan_id_set_knob(&b, GDT_KNOB_TILE_M, 192);
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=32,s=2048,d=64,causal=0", 90, &f);
+    gdt__predict_features(GDT_FAMILY_SDPA_FWD, &f, &a, 132, p128);
+    gdt__predict_features(GDT_FAMILY_SDPA_FWD, &f, &b, 132, p192);
+    CHECK(fabs(exp(p192[1] - p128[1]) - 704.0 / 1024.0) < 1e-9); /* log_steps */
+    test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h_q=2,h_kv=2,s=128,d=64,causal=0", 90, &f);
+    gdt__predict_features(GDT_FAMILY_SDPA_FWD, &f, &a, 132, p128);
+    CHECK(fabs(exp(p128[1]) - 1.0) < 1e-9); /* two tiles, one key block: one wave */
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/gdt_test_predict.XXXXXX");
@@ -494,6 +516,7 @@ int main(void)
     test_rank_rule();
     test_planner_unswept();
     test_opensource_measured();
+    test_sdpa_waves();
     if (!gdt_test_failures && gdt_test_remove_tree(root) != 0) fprintf(stderr, "could not remove %s\n", root);
     return gdt_test_result("test_predict");
 }
