@@ -114,6 +114,15 @@ def journal_records(path, emitted):
             paths(rec, "", s)
 
 
+def committed_journal(src, family):
+    """The committed FAMILY tables' journal under runs/sm90/tables, whatever its date (one file)."""
+    d = os.path.join(src, "runs", "sm90", "tables")
+    found = sorted(n for n in os.listdir(d) if n.startswith(family + "-") and n.endswith(".journal.jsonl.gz"))
+    if len(found) != 1:
+        raise SystemExit("test_fields: expected one %s/%s-*.journal.jsonl.gz, found %s" % (d, family, found))
+    return os.path.join("runs", "sm90", "tables", found[0])
+
+
 def unpack(src, journal_gz, run_dir):
     """A committed journal as RUN_DIR/journal.jsonl: a run directory."""
     os.mkdir(run_dir)
@@ -209,7 +218,7 @@ def emit_all(src, exe, worker, bench_doc, autotune_doc, tmp):
         add(doc_of(g + ["plans"] + args + ["--tables", tables, "--format", "json"]))
         add_csv("csv:plans", csv_header(g + ["plans"] + args + ["--tables", tables, "--format", "csv"]))
     # report and compare on a run rebuilt from the committed GEMM sweep
-    run_dir = unpack(src, "runs/sm90/tables/gemm-20261203T0555Z.journal.jsonl.gz", os.path.join(tmp, "run"))
+    run_dir = unpack(src, committed_journal(src, "gemm"), os.path.join(tmp, "run"))
     env = dict(os.environ, PATH="/nonexistent")  # no gnuplot: no figures, same documents
     add(doc_of(g + ["report", run_dir, "--format", "json"], env=env))
     add_csv("csv:report", csv_header(g + ["report", run_dir, "--format", "csv"], env=env))

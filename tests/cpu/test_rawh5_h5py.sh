@@ -23,7 +23,10 @@ if [ -z "$py" ]; then
 fi
 tmp=$(mktemp -d /tmp/gdt_rawh5_h5py_XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-journal=$src/runs/sm90/tables/gemm-20261203T0555Z.journal.jsonl.gz
+# The committed GEMM tables' journal, whatever its date (one file)
+set -- "$src"/runs/sm90/tables/gemm-*.journal.jsonl.gz
+[ $# -eq 1 ] && [ -f "$1" ] || { echo "test_rawh5_h5py: expected one runs/sm90/tables/gemm-*.journal.jsonl.gz, found: $*"; exit 1; }
+journal=$1
 gunzip -c "$journal" > "$tmp/journal.jsonl" || { echo "test_rawh5_h5py: gunzip -c $journal failed"; exit 1; }
 PATH=/nonexistent "$exe" report "$tmp" > "$tmp/report.out" 2>&1 ||
   { echo "test_rawh5_h5py: $exe report $tmp failed:"; cat "$tmp/report.out"; exit 1; }
