@@ -41,17 +41,15 @@ static void wide_plan(int64_t engine_id, gdt_plan_id *out)
     gdt__hand_attn_fwd_config_plan(1, engine_id, out);
 }
 
-static const attn_rows fwd_wide = {
-    .rows = "attention_fwd",
-    .slot = "sdpa_fwd.nvrtc",
-    .family = GDT_FAMILY_SDPA_FWD,
-    .staged = GDT_TEST_DATA "/candidates/attn_fwd_tma_wide.json",
-    .hand_plan = wide_plan,
-    .tmpl = &gdt__tmpl_attn_fwd,
-    .hand_cubin = GDT_HAND_ATTN_CUBIN,
-    .hand_entries = {"gdt_hand_attn_fwd"},
-    .suffix = "_m192",
-};
+/* fwd with the wide row staged: its plan and the _m192 entries. */
+static attn_rows wide_rows(void)
+{
+    attn_rows k = fwd;
+    k.staged = GDT_TEST_DATA "/candidates/attn_fwd_tma_wide.json";
+    k.hand_plan = wide_plan;
+    k.suffix = "_m192";
+    return k;
+}
 
 /* sdpa_fwd.hand's three-consumer entries, d64 only. */
 static const attn_rows_entry WIDE_ENTRIES[] = {
@@ -304,6 +302,7 @@ static void test_template_binds(void)
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &p, &e), ==, GDT_STATUS_OK);
     CHECK_INT(define_of(&f, &p, "CONSUMERS", &n), ==, -1); /* two: unbound, the cache key as before */
     /* the wide row: CONSUMERS=3, a producer and three consumer warpgroups */
+    const attn_rows fwd_wide = wide_rows();
     gdt_plan_id w = attn_rows_hand_plan(&fwd_wide);
     CHECK_INT(define_of(&f, &w, "CONSUMERS", &n), ==, 3);
     CHECK_INT(n, ==, 4);
@@ -331,6 +330,7 @@ int main(void)
     test_template_binds();
     test_counters();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
+    const attn_rows fwd_wide = wide_rows();
     attn_rows_staged_is_hand(&fwd_wide, WIDE_ENTRIES, sizeof WIDE_ENTRIES / sizeof WIDE_ENTRIES[0]);
     return gdt_test_result("test_attn_fwd_tma_rows");
 }
