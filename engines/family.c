@@ -407,6 +407,16 @@ size_t gdt_operand_bytes(const gdt_problem *p, gdt_operand_role r)
     return span(dims, strides, 4, gdt_dtype_size(gdt_operand_dtype(p, r)));
 }
 
+double gdt_problem_bytes(const gdt_problem *p)
+{
+    gdt_operand_role roles[GDT_OPERAND_COUNT];
+    int n = gdt_family_operands(p->family, roles, NULL);
+    double bytes = 0;
+    for (int i = 0; i < n; i++)
+        bytes += (double)gdt_operand_bytes(p, roles[i]);
+    return bytes;
+}
+
 /* Stats (log-sum-exp) is fp32 whatever the problem's dtype. */
 gdt_dtype gdt_operand_dtype(const gdt_problem *p, gdt_operand_role r)
 {

@@ -25,20 +25,10 @@ const gdt_ceiling *gdt_ceiling_find(int arch)
     return NULL;
 }
 
-static double operand_bytes(const gdt_problem *p)
-{
-    gdt_operand_role roles[GDT_OPERAND_COUNT];
-    int n = gdt_family_operands(p->family, roles, NULL);
-    double bytes = 0;
-    for (int i = 0; i < n; i++)
-        bytes += (double)gdt_operand_bytes(p, roles[i]);
-    return bytes;
-}
-
 void gdt_roofline_of(const gdt_problem *p, const gdt_ceiling *c, gdt_roofline *out)
 {
     out->flops = gdt_problem_flops(p);
-    out->bytes = operand_bytes(p);
+    out->bytes = gdt_problem_bytes(p);
     out->compute_us = out->flops / (c->dense_tflops * 1e12) * 1e6;
     out->memory_us = out->bytes / (c->hbm_tbps * 1e12) * 1e6;
     out->memory_bound = out->memory_us > out->compute_us;

@@ -164,6 +164,9 @@ int gdt_family_outputs(gdt_family f, gdt_operand_role roles[GDT_OPERAND_COUNT]);
 /* Bytes an operand spans under the problem's strides (0 when the family does
  * not bind the role). */
 size_t gdt_operand_bytes(const gdt_problem *p, gdt_operand_role r);
+/* Bytes the problem must move at least: every operand of its family read or
+ * written once (the sum of gdt_operand_bytes). */
+double gdt_problem_bytes(const gdt_problem *p);
 gdt_dtype gdt_operand_dtype(const gdt_problem *p, gdt_operand_role r);
 
 /* ----------------------------------------------------------------- facts */
