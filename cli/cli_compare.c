@@ -215,8 +215,10 @@ static void side_view_fill(const out *o, const gdt_compare_cell *x, gdt_side s, 
     if (s != GDT_SIDE_CUDNN && gdt_compare_versus(b, &x->best[GDT_SIDE_CUDNN], &r, NULL))
         snprintf(vs, sizeof vs, ", %.3f x cuDNN's time", r);
     snprintf(v->plan, sizeof v->plan, "%s", b->plan->name);
-    char clock[40] = "";
-    if (b->mhz > 0)
+    char clock[96] = "";
+    if (b->mhz > 0 && b->cell_mhz > 0)
+        snprintf(clock, sizeof clock, ", SM clock %.0f MHz, time at the cell's clock %.0f MHz", b->mhz, b->cell_mhz);
+    else if (b->mhz > 0)
         snprintf(clock, sizeof clock, ", SM clock %.0f MHz", b->mhz);
     snprintf(v->figures, sizeof v->figures, "%.3f us, %.1f TFLOP/s%s, noise %.4f%s%s", b->time_us, tflops(x, s), vs,
              b->noise, clock, b->rounds      ? ", in the cell's interleaved rounds"
@@ -432,6 +434,10 @@ static cJSON *best_json(const out *o, const gdt_compare_cell *x, gdt_side s)
         cJSON_AddNumberToObject(j, "median_mhz", b->mhz);
     else
         cJSON_AddNullToObject(j, "median_mhz");
+    if (b->cell_mhz > 0)
+        cJSON_AddNumberToObject(j, "cell_mhz", b->cell_mhz);
+    else
+        cJSON_AddNullToObject(j, "cell_mhz");
     cJSON_AddBoolToObject(j, "rounds", b->rounds);
     cJSON_AddBoolToObject(j, "raced_out", b->raced_out);
     if (gdt_compare_versus(b, &x->best[GDT_SIDE_CUDNN], &r, NULL))

@@ -20,6 +20,7 @@
 #include "gdt_cli_reproduce.h"
 #include "gdt_markdown.h"
 #include "gdt_mfile.h"
+#include "gdt_plan_figures.h"
 #include "gdt_rawh5.h"
 #include "gdt_report_figures.h"
 #include "gdt_run.h"

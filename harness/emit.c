@@ -9,6 +9,7 @@
 
 #include "gdt_emit.h"
 #include "gdt_emit_report.h"
+#include "gdt_plan_figures.h"
 #include "gdtune/candidates.h"
 #include "gdtune/tables.h"
 

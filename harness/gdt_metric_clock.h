@@ -76,4 +76,40 @@ bool gdt_clock_outlier(gdt_series_clock s, const double cell_mhz[GDT_SERIES_KIND
  * declined (it measured nothing). */
 bool gdt_clock_again_counts(double first_us, const cJSON *again, const double cell_mhz[GDT_SERIES_KINDS]);
 
+/* ------------------------------------------------------ time at the cell's clock
+ *
+ * Under the power cap a compute-bound series' time follows the SM clock it
+ * happened to run at, and that clock follows the GPU's recent history more
+ * than the plan: on one H100 the same GEMM plan (m16384 n4096 k14336) ran
+ * its metric at 1379, 1454 and 1597 MHz on three nights, 2874, 2749 and
+ * 2551 us, while time x clock stayed within 3%.  So in a compute-bound cell
+ * plans are set against each other at one clock, the cell's: each series'
+ * time is scaled by its median clock over the cell's clock (the median of
+ * the clocks of its plans' verified metric series that count).  Where
+ * plans shared one state, in a night's interleaved rounds, the ratios
+ * agreed with that within 1.5% (mean |log| over 25 GEMM changes), against
+ * 5.4% for the series' own times (docs/method.md, "Time at the cell's
+ * clock").  A memory-bound cell's time does not follow the SM clock (there
+ * the scaling moved the small GEMMs' winners by up to 12% between nights):
+ * its series keep their own times. */
+struct gdt_run_cell;
+
+/* Compute-bound: at least this many FLOPs per byte the problem must move
+ * (every operand once).  About twice the ridge of the measured ceilings
+ * (H200: 790 TFLOP/s over 4.3 TB/s, 184), so that only cells well clear of
+ * the memory roof are scaled; in the default grids every GEMM with M of
+ * 512 or more and every attention cell with s of 2048 or more. */
+#define GDT_CLOCK_BOUND_INTENSITY 400.0
+
+/* The clock (MHz) a cell's plans are set against each other at: 0 (their
+ * own times) when the cell is not compute-bound or no verified metric
+ * series of it that counts recorded a clock. */
+double gdt_run_cell_mhz(const struct gdt_run_cell *c);
+
+/* Plan pi's series time at the cell's clock cell_mhz: its time_us scaled
+ * by its series' clock over cell_mhz, a first estimate of racing too (run
+ * at the boost clock, it would be slower under the cap); its own time
+ * where either clock is unknown (no clock read, 0 for cell_mhz). */
+double gdt_run_time_at_cell_clock(const struct gdt_run_cell *c, int pi, double cell_mhz);
+
 #endif

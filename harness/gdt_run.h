@@ -263,16 +263,6 @@ bool gdt_run_cell_complete(const gdt_run_cell *c);
 /* Plan pi's first series: its first result, whichever of its series counts. */
 const gdt_run_result *gdt_run_first_series(const gdt_run_cell *c, int pi);
 
-/* Plan pi's time per call and noise as the tables and `compare` take
- * them: the cell's rounds' figures when the plan is in its measured rounds
- * (measured together, so drift over the sweep reached them alike), else its
- * result's.  True for a rounds figure. */
-bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise);
-
-/* Plan pi as the tables take it (emit, and summary.md's decision): its
- * figures as above, the noise at least the spec's floor; the mode is the
- * emitter's to set. */
-gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double floor);
 
 /* The result's burst of the largest size (the metric's; the first of
  * equals), NULL when it has none. */

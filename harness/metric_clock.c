@@ -10,6 +10,8 @@
 #include "gdt_run.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"
+#include "gdt_spec.h"
+#include "gdtune/gdtune.h"
 
 /* The reply's burst of the largest size (the metric's), NULL when none. */
 static const cJSON *largest_burst(const cJSON *result)
@@ -112,4 +114,33 @@ bool gdt_clock_again_counts(double first_us, const cJSON *again, const double ce
     if (!gdt_clock_outlier(gdt_series_clock_of(again), cell_mhz))
         return true;
     return gdt__wire_num_or(again, GDT__W_RESULT_R_TIME_US, 0) < first_us;
+}
+
+/* ------------------------------------------------------ time at the cell's clock */
+
+/* FLOPs per byte the problem must move at least. */
+static double intensity(const gdt_problem *p)
+{
+    double bytes = gdt_problem_bytes(p);
+    return bytes > 0 ? gdt_problem_flops(p) / bytes : 0;
+}
+
+double gdt_run_cell_mhz(const gdt_run_cell *c)
+{
+    gdt_series_clock *sc = malloc(sizeof *sc * (size_t)(c->nplans + 1));
+    double cell_mhz[GDT_SERIES_KINDS] = {0};
+    for (int pi = 0; sc && pi < c->nplans; pi++)
+        sc[pi] = gdt_run_series_clock(&c->result[pi]);
+    gdt_cell_clocks(sc, sc ? c->nplans : 0, cell_mhz); /* out of memory: no clock */
+    free(sc);
+    return intensity(&c->spec->problem) >= GDT_CLOCK_BOUND_INTENSITY ? cell_mhz[GDT_SERIES_METRIC] : 0;
+}
+
+double gdt_run_time_at_cell_clock(const gdt_run_cell *c, int pi, double cell_mhz)
+{
+    const gdt_run_result *res = &c->result[pi];
+    gdt_series_clock s = gdt_run_series_clock(res);
+    if (!(cell_mhz > 0) || !(s.mhz > 0))
+        return res->time_us;
+    return res->time_us * s.mhz / cell_mhz;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gdt_compare_runs.h"
+#include "gdt_plan_figures.h"
 #include "gdt_row_wins.h"
 
 const char *gdt_row_verdict_name(gdt_row_verdict v)

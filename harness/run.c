@@ -774,30 +774,6 @@ const gdt_run_result *gdt_run_first_series(const gdt_run_cell *c, int pi)
     return c->result[pi].again ? &c->other[pi] : &c->result[pi];
 }
 
-bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise)
-{
-    const gdt_run_rounds *ro = &c->rounds;
-    *time_us = c->result[pi].time_us, *noise = c->result[pi].noise;
-    for (int i = 0; ro->journaled && !ro->error[0] && i < ro->nplans; i++)
-        if (ro->plans[i] == pi) {
-            *time_us = ro->time_us[i], *noise = ro->noise[i];
-            return true;
-        }
-    return false;
-}
-
-gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double floor)
-{
-    const gdt_run_plan *pl = &c->plan[pi];
-    const gdt_run_result *res = &c->result[pi];
-    gdt_measured_plan m = {.id = pl->id, .is_backend = pl->backend, .untimed_position = pl->untimed,
-                           .host_us = res->host_us, .samples = res->samples};
-    gdt_run_plan_figures(c, pi, &m.time_us, &m.noise);
-    if (m.noise < floor)
-        m.noise = floor;
-    return m;
-}
-
 const gdt_run_burst *gdt_run_largest_burst(const gdt_run_result *res)
 {
     const gdt_run_burst *best = NULL;

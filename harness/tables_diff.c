@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gdt_metric_clock.h"
+#include "gdt_plan_figures.h"
 #include "gdt_rank_test.h"
 #include "gdt_tables_diff.h"
 

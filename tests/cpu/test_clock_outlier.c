@@ -4,7 +4,9 @@
  * apart, which of a plan's two series counts; and the journal's re-measure
  * (a result with clock_outlier) written and read back: the series that
  * counts in result[], the other in other[], the counts moved, both series'
- * time in the report's budget, and the reader's refusals. */
+ * time in the report's budget, and the reader's refusals.  And the tables'
+ * time at the cell's clock: scaled in a compute-bound cell, a memory-bound
+ * cell's own. */
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "gdt_journal.h"
 #include "gdt_json.h"
 #include "gdt_metric_clock.h"
+#include "gdt_plan_figures.h"
 #include "gdt_run.h"
 #include "gdt_run_write.h"
 #include "gdt_util.h"
@@ -133,6 +136,53 @@ static void ok(gdt_status s, const gdt_error *e)
     if (s != GDT_STATUS_OK)
         fprintf(stderr, "  status %d: %s\n", (int)s, e->msg);
     CHECK_INT(s, ==, GDT_STATUS_OK);
+}
+
+/* ------------------------------------------------------------ time at the cell's clock */
+
+/* A verified result of one burst of two samples at mhz (0: no clock read). */
+static gdt_run_result typed(double us, double mhz, bool raced_out, double clk[2], gdt_run_burst *b)
+{
+    clk[0] = clk[1] = mhz;
+    *b = (gdt_run_burst){.burst = 4, .clock_mhz = mhz > 0 ? clk : NULL, .nclock = 2};
+    return (gdt_run_result){.journaled = true, .disposition = GDT_DISP_VERIFIED, .time_us = us,
+                            .noise = 0.01, .raced_out = raced_out, .bursts = b, .nbursts = 1};
+}
+
+/* Four plans: 100 us at 1500 MHz, 95 us at 1700, 110 us at 1300 (the cell's
+ * clock, the median of the three metric series, is 1500) and a first
+ * estimate of 90 us at the boost clock 1980; and a fifth without a clock.
+ * m = n = k = 4096 is compute-bound (1365 FLOPs a byte): each time is
+ * scaled to 1500 MHz, so 95 us at 1700 is 107.7 and 110 us at 1300 is 95.3,
+ * the fastest; the estimate 118.8.  At m = 128 (120 FLOPs a byte) the
+ * times are the series' own. */
+static void test_cell_clock(void)
+{
+    gdt_sweep_cell cell = {.family = GDT_FAMILY_GEMM};
+    gdt_error e = {0};
+    ok(gdt_problem_parse(GDT_FAMILY_GEMM, "m=4096,n=4096,k=4096,dtype=bf16", &cell.problem, &e), &e);
+    double clk[5][2];
+    gdt_run_burst b[5];
+    gdt_run_result res[5] = {typed(100, 1500, false, clk[0], &b[0]), typed(95, 1700, false, clk[1], &b[1]),
+                             typed(110, 1300, false, clk[2], &b[2]), typed(90, 1980, true, clk[3], &b[3]),
+                             typed(120, 0, false, clk[4], &b[4])};
+    gdt_run_plan plan[5];
+    memset(plan, 0, sizeof plan);
+    gdt_run_cell c = {.spec = &cell, .plan = plan, .result = res, .nplans = 5, .nresults = 5};
+    const double want[] = {100, 95 * 1700 / 1500., 110 * 1300 / 1500., 90 * 1980 / 1500., 120};
+    CHECK_NEAR(gdt_run_cell_mhz(&c), 1500, 0);
+    for (int pi = 0; pi < 5; pi++) {
+        double t, noise;
+        CHECK(!gdt_run_plan_figures(&c, pi, &t, &noise));
+        CHECK_NEAR(t, want[pi], 1e-9);
+        CHECK_NEAR(noise, 0.01, 0);
+        CHECK_NEAR(gdt_run_plan_measured(&c, pi, 0.02).time_us, want[pi], 1e-9);
+    }
+    ok(gdt_problem_parse(GDT_FAMILY_GEMM, "m=128,n=4096,k=4096,dtype=bf16", &cell.problem, &e), &e);
+    CHECK_NEAR(gdt_run_cell_mhz(&c), 0, 0);
+    for (int pi = 0; pi < 5; pi++)
+        CHECK_NEAR(gdt_run_plan_measured(&c, pi, 0).time_us, res[pi].time_us, 0);
+    CHECK_NEAR(gdt_problem_flops(&cell.problem) / gdt_problem_bytes(&cell.problem), 120.47, 0.005);
 }
 
 static void write_result(gdt_journal *j, int pi, const char *disp, double us, double mhz,
@@ -315,6 +365,7 @@ int main(void)
     test_threshold();
     test_kinds();
     test_counts();
+    test_cell_clock();
     CHECK(mkdtemp(dir) != NULL);
     ok(gdt_sweep_spec_load("gemm", GDT_TEST_DATA "/sweeps/tiny_gemm.json", false, &spec, &e), &e);
     if (spec) {

@@ -1,0 +1,24 @@
+/* A journaled plan's figures as the tables, `compare`, `tables diff` and
+ * summary.md take them (plan_figures.c): the cell's rounds' where it has
+ * them, else the plan's series at the cell's clock (gdt_metric_clock.h). */
+#ifndef GDT_PLAN_FIGURES_H
+#define GDT_PLAN_FIGURES_H
+
+#include <stdbool.h>
+
+#include "gdt_run.h"
+#include "gdtune/tables.h"
+
+/* Plan pi's time per call and noise as the tables and `compare` take
+ * them: the cell's rounds' figures when the plan is in its measured rounds
+ * (measured together, so drift over the sweep reached them alike), else its
+ * result's, the time at the cell's clock (gdt_metric_clock.h: its series'
+ * time scaled by its clock over the cell's).  True for a rounds figure. */
+bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise);
+
+/* Plan pi as the tables take it (emit, and summary.md's decision): its
+ * figures as above, the noise at least the spec's floor; the mode is the
+ * emitter's to set. */
+gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double floor);
+
+#endif

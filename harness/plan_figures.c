@@ -1,0 +1,28 @@
+/* A journaled plan's figures (gdt_plan_figures.h). */
+#include "gdt_metric_clock.h"
+#include "gdt_plan_figures.h"
+
+bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise)
+{
+    const gdt_run_rounds *ro = &c->rounds;
+    for (int i = 0; ro->journaled && !ro->error[0] && i < ro->nplans; i++)
+        if (ro->plans[i] == pi) {
+            *time_us = ro->time_us[i], *noise = ro->noise[i];
+            return true;
+        }
+    *time_us = gdt_run_time_at_cell_clock(c, pi, gdt_run_cell_mhz(c));
+    *noise = c->result[pi].noise;
+    return false;
+}
+
+gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double floor)
+{
+    const gdt_run_plan *pl = &c->plan[pi];
+    const gdt_run_result *res = &c->result[pi];
+    gdt_measured_plan m = {.id = pl->id, .is_backend = pl->backend, .untimed_position = pl->untimed,
+                           .host_us = res->host_us, .samples = res->samples};
+    gdt_run_plan_figures(c, pi, &m.time_us, &m.noise);
+    if (m.noise < floor)
+        m.noise = floor;
+    return m;
+}
