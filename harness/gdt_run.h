@@ -263,7 +263,6 @@ bool gdt_run_cell_complete(const gdt_run_cell *c);
 /* Plan pi's first series: its first result, whichever of its series counts. */
 const gdt_run_result *gdt_run_first_series(const gdt_run_cell *c, int pi);
 
-
 /* The result's burst of the largest size (the metric's; the first of
  * equals), NULL when it has none. */
 const gdt_run_burst *gdt_run_largest_burst(const gdt_run_result *res);

@@ -10,8 +10,6 @@
 #include "gdt_run.h"
 #include "gdt_util.h"
 #include "gdt_wire.h"
-#include "gdt_spec.h"
-#include "gdtune/gdtune.h"
 
 /* The reply's burst of the largest size (the metric's), NULL when none. */
 static const cJSON *largest_burst(const cJSON *result)
@@ -127,13 +125,15 @@ static double intensity(const gdt_problem *p)
 
 double gdt_run_cell_mhz(const gdt_run_cell *c)
 {
+    if (intensity(&c->spec->problem) < GDT_CLOCK_BOUND_INTENSITY)
+        return 0;
     gdt_series_clock *sc = malloc(sizeof *sc * (size_t)(c->nplans + 1));
     double cell_mhz[GDT_SERIES_KINDS] = {0};
     for (int pi = 0; sc && pi < c->nplans; pi++)
         sc[pi] = gdt_run_series_clock(&c->result[pi]);
     gdt_cell_clocks(sc, sc ? c->nplans : 0, cell_mhz); /* out of memory: no clock */
     free(sc);
-    return intensity(&c->spec->problem) >= GDT_CLOCK_BOUND_INTENSITY ? cell_mhz[GDT_SERIES_METRIC] : 0;
+    return cell_mhz[GDT_SERIES_METRIC];
 }
 
 double gdt_run_time_at_cell_clock(const gdt_run_cell *c, int pi, double cell_mhz)
