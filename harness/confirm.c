@@ -180,7 +180,11 @@ void gdt_confirm_decide_slowdown(gdt_confirm_change *c, const double *old_us, co
     c->old_noise = floor;
     c->new_noise = fmax(floor, st.noise[best]);
     c->ratio = c->new_us / c->base_us;
-    c->lo = c->hi = c->ratio;
+    c->lo = INFINITY, c->hi = -INFINITY; /* the faster plan's rounds over the committed time */
+    for (int j = 0; j < st.rounds; j++) {
+        c->lo = fmin(c->lo, us[best][j] / c->base_us);
+        c->hi = fmax(c->hi, us[best][j] / c->base_us);
+    }
     gdt_measured_plan base = {.time_us = c->base_us, .noise = c->old_noise};
     gdt_measured_plan now = {.time_us = c->new_us, .noise = c->new_noise};
     c->verdict = gdt_measured_beats(&base, &now) ? GDT_CONFIRM_HELD : GDT_CONFIRM_DISSOLVED;

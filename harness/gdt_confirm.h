@@ -59,7 +59,8 @@ typedef struct gdt_confirm_change {
     char old_plan[GDT_DIFF_NAME], new_plan[GDT_DIFF_NAME];     /* the plans the rounds set apart */
     /* The rounds' figures of the pair: the median time of each, its noise
      * as the rule takes it (floored), the median per-round ratio new / old
-     * and its extremes. */
+     * and its extremes (a slowdown: the faster plan's median and its
+     * rounds' extremes, each over the committed time). */
     int rounds;
     double old_us, new_us, old_noise, new_noise, ratio, lo, hi;
     /* A slowdown: the committed run's winner time (the diff's base_us),

@@ -94,6 +94,8 @@ static void test_slowdown_rule(void)
     gdt_confirm_decide_slowdown(&c, slow, slow, 6, 0.02);
     CHECK_INT(c.verdict, ==, GDT_CONFIRM_HELD); /* 10% slower: beyond 2% + 2% */
     CHECK_NEAR(c.ratio, 1.1, 1e-3);
+    CHECK_NEAR(c.lo, 1.099, 1e-12); /* its rounds' range over the committed time */
+    CHECK_NEAR(c.hi, 1.101, 1e-12);
     gdt_confirm_decide_slowdown(&c, back, back, 6, 0.02);
     CHECK_INT(c.verdict, ==, GDT_CONFIRM_DISSOLVED); /* 2%: within the floors */
     gdt_confirm_decide_slowdown(&c, back, back, 6, 0.0);
