@@ -98,7 +98,8 @@ struct gdt_run_cell;
  * (every operand once).  About twice the ridge of the measured ceilings
  * (H200: 790 TFLOP/s over 4.3 TB/s, 184), so that only cells well clear of
  * the memory roof are scaled; in the default grids every GEMM with M of
- * 512 or more and every attention cell with s of 2048 or more. */
+ * 512 or more, every attention cell with s of 2048 or more and the four
+ * non-causal GQA cells at s 512 (405-510 FLOPs a byte). */
 #define GDT_CLOCK_BOUND_INTENSITY 400.0
 
 /* The clock (MHz) a cell's plans are set against each other at: 0 (their
