@@ -316,7 +316,7 @@ static void count_plan(gdt_compare_cell *x, int run, const gdt_run_cell *rc, int
     nb.rounds = gdt_run_plan_figures(rc, pi, &nb.time_us, &nb.noise);
     gdt_metric_clock mc;
     nb.mhz = !nb.rounds && gdt_run_metric_clock(res, &mc) ? mc.median_mhz : 0;
-    nb.cell_mhz = nb.rounds ? 0 : gdt_run_cell_mhz(rc);
+    nb.cell_mhz = gdt_run_plan_clock(rc, pi);
     if (!displaces(&nb, w))
         return;
     *w = nb;

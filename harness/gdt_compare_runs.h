@@ -59,7 +59,7 @@ typedef struct gdt_side_best {
     double time_us, noise;
     double mhz;              /* the median SM clock of its series' largest burst (0: none recorded,
                                 or its figures are its cell's rounds') */
-    double cell_mhz;         /* the clock time_us is at (gdt_run_cell_mhz; 0: its series' own time) */
+    double cell_mhz;         /* the clock time_us is at (gdt_run_plan_clock; 0: its series' own time) */
     bool rounds;             /* time_us and noise are its cell's rounds' */
     bool raced_out;          /* its time is a first estimate only */
     double verify_err[4];    /* relative L2 error of each output, family order */

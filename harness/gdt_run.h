@@ -34,7 +34,6 @@
 #include "gdt_limits.h"
 #include "gdt_spec.h"
 #include "gdtune/gdtune.h"
-#include "gdtune/tables.h"
 
 /* What became of one plan: the worker's verdict (CUTLASS profiler's
  * dispositions). */

@@ -2,17 +2,31 @@
 #include "gdt_metric_clock.h"
 #include "gdt_plan_figures.h"
 
-bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise)
+/* Plan pi's place in its cell's measured rounds; -1 when it has none. */
+static int in_rounds(const gdt_run_cell *c, int pi)
 {
     const gdt_run_rounds *ro = &c->rounds;
     for (int i = 0; ro->journaled && !ro->error[0] && i < ro->nplans; i++)
-        if (ro->plans[i] == pi) {
-            *time_us = ro->time_us[i], *noise = ro->noise[i];
-            return true;
-        }
+        if (ro->plans[i] == pi)
+            return i;
+    return -1;
+}
+
+bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise)
+{
+    int i = in_rounds(c, pi);
+    if (i >= 0) {
+        *time_us = c->rounds.time_us[i], *noise = c->rounds.noise[i];
+        return true;
+    }
     *time_us = gdt_run_time_at_cell_clock(c, pi, gdt_run_cell_mhz(c));
     *noise = c->result[pi].noise;
     return false;
+}
+
+double gdt_run_plan_clock(const gdt_run_cell *c, int pi)
+{
+    return in_rounds(c, pi) >= 0 ? 0 : gdt_run_cell_mhz(c);
 }
 
 gdt_measured_plan gdt_run_plan_measured(const gdt_run_cell *c, int pi, double floor)
