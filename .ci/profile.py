@@ -20,7 +20,11 @@ profiled, enough for two calls of a three-kernel
 backward.  Four more runs add the tensor pipe's activity, the warps' stall reasons (the three
 largest shown), the L2's sectors read, written and by atomics with its hit rate and DRAM's
 bytes, and the sectors that crossed between the L2's two halves; a run's failure (a metric this ncu does not know) is reported and leaves the
-others' figures.  Exit 0 when every plan was profiled,
+others' figures.  A profile with "source": true adds one run per plan: PC sampling (the
+SourceCounters section) on one launch, saved as a report (-source.ncu-rep) and printed as its
+SASS source page (-source.csv: per instruction, the warps sampled there and why), with the
+instructions that hold the most samples in the summary: which load or wait a stall reason is.
+Exit 0 when every plan was profiled,
 1 when one was not (the others are still written), 2 on bad usage or a bad spec."""
 import csv
 import json
@@ -98,7 +102,10 @@ def load_spec(path):
         plans = p.get("plans")
         if not isinstance(plans, list) or not plans or not all(isinstance(x, str) and x for x in plans):
             raise ValueError(f"{path}: /profiles/{i}/plans: expected a non-empty array of plan names")
-        out += [(p["family"], p["shape"], plan) for plan in plans]
+        source = p.get("source", False)
+        if not isinstance(source, bool):
+            raise ValueError(f"{path}: /profiles/{i}/source: expected true or false, got {source!r}")
+        out += [(p["family"], p["shape"], plan, source) for plan in plans]
     return out
 
 
@@ -198,6 +205,71 @@ def profile_one(ncu, gdtune, n, family, shape, plan, outdir):
     return ok, rows
 
 
+SOURCE_TOP = 12
+
+
+def source_argv(ncu, bench, report):
+    """One launch with PC sampling into report (.ncu-rep), past the same SKIP kernels."""
+    return [ncu, "--clock-control", "none", "--target-processes", "all", "--kernel-name-base", "function",
+            "--kernel-name", NOT_PROBE, "--launch-skip", str(SKIP), "--launch-count", "1",
+            "--section", "SourceCounters", "--export", report, "--force-overwrite"] + bench
+
+
+def source_page_argv(ncu, report):
+    return [ncu, "--import", report, "--page", "source", "--csv", "--print-source", "sass"]
+
+
+def source_top(text, top=SOURCE_TOP):
+    """The instructions with the most warp samples: '  SAMPLES  ADDRESS  SASS  [reason n, ...]' lines,
+    from the source page's CSV (its columns found by name: ncu versions differ), or a line saying
+    what was missing."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if "Source" in l and "Address" in l), None)
+    if start is None:
+        return ["  source page: no header with Address and Source columns"]
+    rows = list(csv.DictReader(lines[start:]))
+    cols = rows[0].keys() if rows else []
+    total = next((c for c in cols if "Warp Stall Sampling (All" in c), None)
+    if total is None:
+        return ["  source page: no 'Warp Stall Sampling (All Samples)' column"]
+    reasons = [c for c in cols if c != total and "stall" in c.lower() and "Sampling" not in c]
+    num = lambda r, c: float((r.get(c) or "0").replace(",", "") or 0)
+    all_samples = sum(num(r, total) for r in rows) or 1
+    out = []
+    for r in sorted(rows, key=lambda r: num(r, total), reverse=True)[:top]:
+        why = sorted(((num(r, c), c) for c in reasons if num(r, c) > 0), reverse=True)[:3]
+        out.append(f"  {100 * num(r, total) / all_samples:5.1f}%  {r.get('Address', r.get('# Address', '?'))}  "
+                   f"{(r.get('Source') or '').strip()[:70]}" + ("  [" + ", ".join(f"{c} {v:.0f}" for v, c in why) + "]"
+                                                                 if why else ""))
+    return out
+
+
+def profile_source(ncu, gdtune, n, family, shape, plan, outdir):
+    """The PC-sampling run and its source page; summary lines (empty when it failed: reported)."""
+    base = os.path.join(outdir, file_name(n, plan))[:-4] + "-source"
+    try:
+        r = subprocess.run(source_argv(ncu, bench_argv(gdtune, family, shape, plan), base),
+                           capture_output=True, text=True, timeout=TIMEOUT_S)
+        if r.returncode != 0 or not os.path.exists(base + ".ncu-rep"):
+            tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
+            print(f"profile: {plan} ({shape}): ncu's sampling run exit {r.returncode}: {' | '.join(tail)}",
+                  file=sys.stderr)
+            return []
+        page = subprocess.run(source_page_argv(ncu, base + ".ncu-rep"), capture_output=True, text=True,
+                              timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        print(f"profile: {plan} ({shape}): ncu's sampling run past {TIMEOUT_S} s", file=sys.stderr)
+        return []
+    with open(base + ".csv", "w") as f:
+        f.write(page.stdout)
+    if page.returncode != 0:
+        print(f"profile: {plan} ({shape}): ncu's source page exit {page.returncode}: "
+              f"{' | '.join(page.stderr.strip().splitlines()[-3:])}", file=sys.stderr)
+        return []
+    return ["  where the warps were sampled (share of samples, SASS address, instruction, top reasons):"] + \
+        source_top(page.stdout)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "--summary":
         for p in argv[2:]:
@@ -217,8 +289,11 @@ def main(argv):
         return 2
     ncu = shutil.which("ncu") or "ncu"
     if dry:
-        for family, shape, plan in plans:
+        for family, shape, plan, source in plans:
             print(" ".join(json.dumps(a) for a in ncu_argv(ncu, bench_argv(gdtune, family, shape, plan), [])))
+            if source:
+                print(" ".join(json.dumps(a) for a in source_argv(ncu, bench_argv(gdtune, family, shape, plan),
+                                                                   "OUTDIR/REPORT")))
         return 0
     if not shutil.which("ncu"):
         print("profile: ncu (Nsight Compute) is not on PATH", file=sys.stderr)
@@ -226,10 +301,12 @@ def main(argv):
     outdir = argv[3]
     os.makedirs(outdir, exist_ok=True)
     lines, failed = [], 0
-    for n, (family, shape, plan) in enumerate(plans):
+    for n, (family, shape, plan, source) in enumerate(plans):
         ok, rows = profile_one(ncu, gdtune, n, family, shape, plan, outdir)
         failed += not ok
         lines += [f"{family} {shape}: {plan}"] + (summarize(rows) if ok else ["  not profiled (profile.log)"])
+        if source:
+            lines += profile_source(ncu, gdtune, n, family, shape, plan, outdir)
     with open(os.path.join(outdir, "summary.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -6,7 +6,8 @@ each plan of the default spec becomes one ncu command line over `gdtune bench ..
 with the clocks left alone; a spec missing a field is refused naming its JSON path (exit 2);
 and the summary of an ncu CSV (the details page's rows, lines before the header skipped) puts
 each kernel's metrics in order, a duration in nanoseconds turned into microseconds, L2 sectors
-into MB.  Exit 0 when all hold, 1 naming what failed.
+into MB; a profile's "source" flag adds a PC-sampling run whose source page's instructions are
+ranked by their samples.  Exit 0 when all hold, 1 naming what failed.
 
 usage: test_profile_script.py SOURCE_DIR GDTUNE_EXE"""
 import json
@@ -45,6 +46,12 @@ CSV = '''==PROF== Connected to process 1 (gdtune)
 "0","1","gdtune","h","gdt_hand_gemm_bf16","1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","4,100,000"
 '''
 
+SOURCE_CSV = '''"Address","Source","Warp Stall Sampling (All Samples)","Warp Stall Sampling (Not-issued Samples)","stall_long_sb","stall_wait"
+"0x7f00","HMMA.16816.F32 R0, R4, R8, R0","10","8","0","2"
+"0x7f10","SYNCS.PHASECHK.TRANS64 P0, [UR4+0x8], R3","60","55","50","5"
+"0x7f20","LDG.E.128 R12, desc[UR6][R2.64]","30","30","30","0"
+'''
+
 
 def check_plans(prof, spec, gdtune):
     """Every plan of the profile spec SPEC is one `gdtune plans` lists for its shape."""
@@ -80,8 +87,9 @@ def main(argv):
     out = subprocess.run([sys.executable, os.path.join(src, ".ci", "profile.py"), "--dry-run", "GDT", spec],
                          capture_output=True, text=True)
     lines = out.stdout.splitlines()
+    lines = [l for l in lines if '"--export"' not in l]  # the sampling runs' lines
     check(out.returncode == 0 and len(lines) == len(plans), f"--dry-run: exit {out.returncode}, {len(lines)} lines")
-    for line, (family, shape, plan) in zip(lines, plans):
+    for line, (family, shape, plan, _) in zip(lines, plans):
         words = prof.ncu_argv("ncu", prof.bench_argv("GDT", family, shape, plan), [])
         check(line == " ".join(json.dumps(w) for w in words), f"--dry-run line for {plan}")
         check(words[words.index("--plan") + 1] == plan and words[words.index("--shape") + 1] == shape,
@@ -103,6 +111,25 @@ def main(argv):
         r = subprocess.run([sys.executable, os.path.join(src, ".ci", "profile.py"), "--dry-run", "GDT", bad],
                            capture_output=True, text=True)
         check(r.returncode == 2 and "/profiles/0/plans" in r.stderr, f"bad spec: exit {r.returncode}, {r.stderr!r}")
+        with open(bad, "w") as f:
+            json.dump({"profiles": [{"family": "gemm", "shape": "m=64", "plans": ["x"], "source": "yes"}]}, f)
+        r = subprocess.run([sys.executable, os.path.join(src, ".ci", "profile.py"), "--dry-run", "GDT", bad],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and "/profiles/0/source" in r.stderr, f"bad source: exit {r.returncode}, {r.stderr!r}")
+        with open(bad, "w") as f:
+            json.dump({"profiles": [{"family": "gemm", "shape": "m=64", "plans": ["x", "y"], "source": True}]}, f)
+        r = subprocess.run([sys.executable, os.path.join(src, ".ci", "profile.py"), "--dry-run", "GDT", bad],
+                           capture_output=True, text=True)
+        runs = r.stdout.splitlines()
+        check(r.returncode == 0 and len(runs) == 4 and all('"--export"' in l and '"SourceCounters"' in l and
+                                                            '"--launch-count" "1"' in l for l in runs[1::2]),
+              f"source: one sampling run of one launch after each plan's: {runs}")
+    top = prof.source_top(SOURCE_CSV, top=2)
+    check(len(top) == 2 and "60.0%" in top[0] and "SYNCS.PHASECHK" in top[0] and
+          "stall_long_sb 50" in top[0] and top[0].index("stall_long_sb") < top[0].index("stall_wait") and
+          "30.0%" in top[1] and "LDG" in top[1], f"source page: the top instructions by samples: {top}")
+    check(prof.source_top('"Address","Source"\n"0x10","NOP"') ==
+          ["  source page: no 'Warp Stall Sampling (All Samples)' column"], "source page without the samples")
     got = prof.summarize(prof.rows_of(CSV))
     check(len(got) == 2, f"summary: {len(got)} kernels")
     check(got and got[0].startswith("  gdt_hand_gemm_bf16 grid (132, 1, 1) block (384, 1, 1): us 195.1, SM % 71.5,"),
