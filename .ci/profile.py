@@ -21,8 +21,8 @@ backward.  Four more runs add the tensor pipe's activity, the warps' stall reaso
 largest shown), the L2's sectors read, written and by atomics with its hit rate and DRAM's
 bytes, and the sectors that crossed between the L2's two halves; a run's failure (a metric this ncu does not know) is reported and leaves the
 others' figures.  A profile with "source": true adds one run per plan: PC sampling (the
-SourceCounters section) on one launch, saved as a report (-source.ncu-rep) and printed as its
-SASS source page (-source.csv: per instruction, the warps sampled there and why), with the
+SourceCounters section) on one launch, saved as a report and printed as its SASS source page
+(-source.csv, the report then removed: per instruction, the warps sampled there and why), with the
 instructions that hold the most samples in the summary: which load or wait a stall reason is.
 Exit 0 when every plan was profiled,
 1 when one was not (the others are still written), 2 on bad usage or a bad spec."""
@@ -262,6 +262,7 @@ def profile_source(ncu, gdtune, n, family, shape, plan, outdir):
         return []
     with open(base + ".csv", "w") as f:
         f.write(page.stdout)
+    os.remove(base + ".ncu-rep")  # its source page is what comes back (no ncu here to read it)
     if page.returncode != 0:
         print(f"profile: {plan} ({shape}): ncu's source page exit {page.returncode}: "
               f"{' | '.join(page.stderr.strip().splitlines()[-3:])}", file=sys.stderr)
