@@ -233,7 +233,12 @@ def source_top(text, top=SOURCE_TOP):
     if total is None:
         return ["  source page: no 'Warp Stall Sampling (All Samples)' column"]
     reasons = [c for c in cols if c != total and "stall" in c.lower() and "Sampling" not in c]
-    num = lambda r, c: float((r.get(c) or "0").replace(",", "") or 0)
+
+    def num(r, c):
+        try:
+            return float((r.get(c) or "0").replace(",", ""))
+        except ValueError:  # n/a
+            return 0.0
     all_samples = sum(num(r, total) for r in rows) or 1
     out = []
     for r in sorted(rows, key=lambda r: num(r, total), reverse=True)[:top]:

@@ -50,6 +50,7 @@ SOURCE_CSV = '''"Address","Source","Warp Stall Sampling (All Samples)","Warp Sta
 "0x7f00","HMMA.16816.F32 R0, R4, R8, R0","10","8","0","2"
 "0x7f10","SYNCS.PHASECHK.TRANS64 P0, [UR4+0x8], R3","60","55","50","5"
 "0x7f20","LDG.E.128 R12, desc[UR6][R2.64]","30","30","30","0"
+"0x7f30","EXIT","n/a","n/a","0","0"
 '''
 
 
