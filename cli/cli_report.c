@@ -35,15 +35,6 @@ typedef struct report {
     int format; /* --format: GDT_CLI_FORMAT_TEXT, _JSON or _CSV */
 } report;
 
-/* Plan i's time as the tables take it (gdt_plan_figures.h: the cell's
- * rounds', or its series at the cell's clock). */
-static double plan_time(const gdt_run_cell *c, int i)
-{
-    double t, noise;
-    gdt_run_plan_figures(c, i, &t, &noise);
-    return t;
-}
-
 /* Best verified plan of one side (ours, the backend's or a library's:
  * cuBLASLt) by the tables' times; -1 when none. */
 static int best(const gdt_run_cell *c, gdt_plan_side want)
@@ -51,14 +42,14 @@ static int best(const gdt_run_cell *c, gdt_plan_side want)
     int b = -1;
     for (int i = 0; i < c->nplans; i++)
         if (gdt_cell_verified(c, i) && gdt_engine_side(NULL, c->plan[i].id.engine_id) == want &&
-            (b < 0 || plan_time(c, i) < plan_time(c, b)))
+            (b < 0 || gdt_run_plan_time(c, i) < gdt_run_plan_time(c, b)))
             b = i;
     return b;
 }
 
 static double tflops(const gdt_run_cell *c, int i)
 {
-    return gdt_problem_flops(&c->spec->problem) / (plan_time(c, i) * 1e-6) / 1e12;
+    return gdt_problem_flops(&c->spec->problem) / (gdt_run_plan_time(c, i) * 1e-6) / 1e12;
 }
 
 static void side(FILE *f, const gdt_run_cell *c, int i)
@@ -69,7 +60,7 @@ static void side(FILE *f, const gdt_run_cell *c, int i)
     }
     fputc(' ', f);
     gdt_md_code(f, c->plan[i].name);
-    fprintf(f, " | %.2f us ± %.1f%%, %.1f TFLOP/s, host %.2f us |", plan_time(c, i),
+    fprintf(f, " | %.2f us ± %.1f%%, %.1f TFLOP/s, host %.2f us |", gdt_run_plan_time(c, i),
             100 * c->result[i].noise, tflops(c, i), c->result[i].host_us);
 }
 
@@ -175,7 +166,7 @@ static void summary_cells(FILE *f, const report *r)
         side(f, c, o);
         side(f, c, b);
         if (o >= 0 && b >= 0)
-            fprintf(f, " %.3f |", plan_time(c, o) / plan_time(c, b));
+            fprintf(f, " %.3f |", gdt_run_plan_time(c, o) / gdt_run_plan_time(c, b));
         else
             fprintf(f, " — |");
         fprintf(f, " %s |", decision(r, c, o, b));
@@ -351,7 +342,7 @@ static bool has_plans_figure(const gdt_run_cell *c)
 
 static double side_fraction(const gdt_run_cell *c, int i, const gdt_roofline *rl)
 {
-    return i < 0 ? NAN : gdt_roofline_fraction(rl, plan_time(c, i));
+    return i < 0 ? NAN : gdt_roofline_fraction(rl, gdt_run_plan_time(c, i));
 }
 
 /* A cell's roofline and the fraction of it that the best plan of ours
@@ -457,7 +448,7 @@ static cJSON *side_json(const gdt_run_cell *c, int i)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "plan", c->plan[i].name);
     cJSON_AddNumberToObject(o, "engine_id", (double)c->plan[i].id.engine_id);
-    cJSON_AddNumberToObject(o, "time_us", plan_time(c, i));
+    cJSON_AddNumberToObject(o, "time_us", gdt_run_plan_time(c, i));
     cJSON_AddNumberToObject(o, "noise", c->result[i].noise);
     cJSON_AddNumberToObject(o, "tflops", tflops(c, i));
     cJSON_AddNumberToObject(o, "host_us", c->result[i].host_us);
@@ -483,7 +474,7 @@ static cJSON *cell_json(const gdt_run_cell *c, int ci)
     cJSON_AddItemToObject(o, "best_ours", side_json(c, ours));
     cJSON_AddItemToObject(o, "best_backend", side_json(c, theirs));
     if (ours >= 0 && theirs >= 0)
-        cJSON_AddNumberToObject(o, "ratio", plan_time(c, ours) / plan_time(c, theirs));
+        cJSON_AddNumberToObject(o, "ratio", gdt_run_plan_time(c, ours) / gdt_run_plan_time(c, theirs));
     else
         cJSON_AddNullToObject(o, "ratio");
     cJSON_AddItemToObject(o, "metric_clock", gdt_clocks_json(c));

@@ -16,6 +16,9 @@
  * time scaled by its clock over the cell's).  True for a rounds figure. */
 bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise);
 
+/* Plan pi's time per call as above (its noise left out). */
+double gdt_run_plan_time(const gdt_run_cell *c, int pi);
+
 /* The clock (MHz) those figures set plan pi at: its cell's (gdt_run_cell_mhz);
  * 0 when they are the rounds' or the cell's plans keep their own times. */
 double gdt_run_plan_clock(const gdt_run_cell *c, int pi);

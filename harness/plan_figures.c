@@ -24,6 +24,13 @@ bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double
     return false;
 }
 
+double gdt_run_plan_time(const gdt_run_cell *c, int pi)
+{
+    double t, noise;
+    gdt_run_plan_figures(c, pi, &t, &noise);
+    return t;
+}
+
 double gdt_run_plan_clock(const gdt_run_cell *c, int pi)
 {
     return in_rounds(c, pi) >= 0 ? 0 : gdt_run_cell_mhz(c);

@@ -51,11 +51,9 @@ gdt_row_verdict gdt_row_wins_verdict(const gdt_row_win *row)
 /* A plan's time when it was verified (NaN otherwise), as the tables take it. */
 static double verified_time(const gdt_run_cell *c, int pi)
 {
-    double t, noise;
     if (!c->result[pi].journaled || c->result[pi].disposition != GDT_DISP_VERIFIED)
         return NAN;
-    gdt_run_plan_figures(c, pi, &t, &noise);
-    return t;
+    return gdt_run_plan_time(c, pi);
 }
 
 /* The wall seconds one result recorded (NaN: none): its build and its
