@@ -13,14 +13,13 @@
 #include "gdt_tma.h"
 #include "hand/gdt_hand.h"
 
-enum { BLOCK_M = GDT_ATTN_FWD_TMA_BLOCK_M, BLOCK_N = GDT_ATTN_FWD_TMA_BLOCK_N,
-       STAGES = GDT_ATTN_FWD_TMA_STAGES };
+enum { BLOCK_M = GDT_ATTN_FWD_TMA_BLOCK_M, BLOCK_N = GDT_ATTN_FWD_TMA_BLOCK_N };
 
 _Static_assert(sizeof(gdt_attn_fwd_tma_params) == 88, "must match kernels/gdt_attn_fwd_sm90.cuh");
 
-int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers)
+int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers, int stages)
 {
-    return (int)((64 * consumers + 2 * STAGES * 128) * d * 2 + 128 + 1024);
+    return (int)((64 * consumers + 2 * stages * 128) * d * 2 + 128 + 1024);
 }
 
 int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s)
@@ -33,7 +32,7 @@ int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s)
 static int hand_smem_bytes(int64_t d)
 {
     gdt_sdpa_desc s = {.d = d};
-    return gdt__attn_fwd_tma_smem_bytes(d, gdt__attn_fwd_tma_hand_consumers(&s));
+    return gdt__attn_fwd_tma_smem_bytes(d, gdt__attn_fwd_tma_hand_consumers(&s), GDT_ATTN_FWD_TMA_STAGES);
 }
 
 /* The kernel's tile index is 32-bit: b*h_q*ceil(s_q/128) tiles at most
@@ -82,15 +81,17 @@ static int section_heads(const gdt_sdpa_desc *s)
     return (int)(n * (s->h_q / s->h_kv));
 }
 
-void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers)
+void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers,
+                            int stages)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     const int block_m = 64 * consumers;
     t->who = who;
     t->dtype = f->dtype;
     t->consumers = consumers;
+    t->stages = stages;
     t->threads = 128 * (consumers + 1);
-    t->smem_bytes = gdt__attn_fwd_tma_smem_bytes(s->d, consumers);
+    t->smem_bytes = gdt__attn_fwd_tma_smem_bytes(s->d, consumers, stages);
     gdt__hand_attn_geometry(&gdt__attn_fwd_tma_spec, f, t->geo);
     t->params = (gdt_attn_fwd_tma_params){
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},

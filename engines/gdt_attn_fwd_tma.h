@@ -27,7 +27,8 @@
 enum {
     GDT_ATTN_FWD_TMA_BLOCK_M = 128,
     GDT_ATTN_FWD_TMA_BLOCK_N = 128,
-    GDT_ATTN_FWD_TMA_STAGES = 2,
+    GDT_ATTN_FWD_TMA_STAGES = 2,     /* the K and V rings' stages, sdpa_fwd.hand's */
+    GDT_ATTN_FWD_TMA_STAGES_MAX = 3, /* what an attention row may bind (AF90_STAGES) */
     GDT_ATTN_FWD_TMA_WARPS = 12,
     GDT_ATTN_FWD_TMA_MMA = 2,
     GDT_ATTN_FWD_TMA_COUNTERS = 2, /* the tile scheduler's: tiles fetched, CTAs done */
@@ -56,6 +57,7 @@ typedef struct gdt_attn_fwd_tma {
     gdt__hand_attn_map geo[3];
     gdt_attn_fwd_tma_params params;
     int consumers; /* consumer warpgroups: GDT_ATTN_FWD_TMA_CONSUMERS or _WIDE */
+    int stages;    /* the K and V rings': GDT_ATTN_FWD_TMA_STAGES .. _STAGES_MAX */
     int threads, smem_bytes; /* the launch's block and dynamic shared memory */
     gdt_dtype dtype;
     const gdt_cu_api *cu;
@@ -67,10 +69,11 @@ typedef struct gdt_attn_fwd_tma {
 extern const gdt__hand_attn_spec gdt__attn_fwd_tma_spec;
 
 /* Dynamic shared memory at head dim d with `consumers` consumer
- * warpgroups: Q (64 rows a consumer x d), two stages of K and of V (128
- * rows x d each), the barriers and the tile slot (84 of 128 bytes), and
- * 1024 bytes of slack to align the swizzle atoms. */
-int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers);
+ * warpgroups and rings of `stages`: Q (64 rows a consumer x d), the stages
+ * of K and of V (128 rows x d each), the barriers and the tile slot (16 +
+ * 32 stages + 4 of 128 bytes), and 1024 bytes of slack to align the
+ * swizzle atoms. */
+int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers, int stages);
 
 /* The most consumer warpgroups sdpa_fwd.hand runs for s (its shared-memory
  * check): GDT_ATTN_FWD_TMA_WIDE at d64 (192-row tiles, FlashAttention-3's
@@ -85,10 +88,11 @@ bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n);
 
 /* For a problem gdt__attn_fwd_tma_supported accepted, launched with
  * `consumers` consumer warpgroups (the entry's, GDT_ATTN_FWD_TMA_CONSUMERS
- * or, at d64, _WIDE): the maps' geometry, the parameters (query tiles of
- * 64 x consumers rows), the block and shared memory.  who: the slot's
- * name, for messages. */
-void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers);
+ * or, at d64, _WIDE) and rings of `stages` (the entry's AF90_STAGES): the
+ * maps' geometry, the parameters (query tiles of 64 x consumers rows), the
+ * block and shared memory.  who: the slot's name, for messages. */
+void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers,
+                            int stages);
 
 /* After the module's load: fn's shared memory (t's), cfg's persistent grid
  * (gdt__attn_fwd_tma_grid over this device's SMs and fn's CTAs per SM),

@@ -151,26 +151,29 @@ static bool bind_fwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *
 
 /* PIPE=1 of either direction: a hand slot's kernel in its configuration
  * (and, where the slot has one, its wide configuration at one head dim:
- * wide_warps 0 for none), on the problems its check_support takes. */
+ * wide_warps 0 for none; and rings of stages .. max_stages, the slot's
+ * first), on the problems its check_support takes. */
 typedef struct tma_config {
     const char *slot;
-    int64_t bm, bn, warps, stages, mma;
+    int64_t bm, bn, warps, stages, max_stages, mma;
     int64_t wide_bm, wide_warps, wide_d;
     bool (*supported)(const gdt_facts *f, char *why, size_t n);
 } tma_config;
 
 /* sdpa_fwd.hand's kernel (kernels/gdt_attn_fwd_sm90.cuh, engines/attn_fwd_tma.c):
  * two consumer warpgroups, or three of 192 query rows at d64 (its _m192
- * entries, ahead of two by 2-13% in the H200's d64 cells, 2026-12-07). */
+ * entries, ahead of two by 2-13% in the H200's d64 cells, 2026-12-07); K
+ * and V rings of two stages (the hand engine's) or three (AF90_STAGES;
+ * at d128 224 KB of shared memory, which the shared-memory rule checks). */
 static const tma_config fwd_tma = {
     "sdpa_fwd.hand", GDT_ATTN_FWD_TMA_BLOCK_M, GDT_ATTN_FWD_TMA_BLOCK_N, GDT_ATTN_FWD_TMA_WARPS,
-    GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_MMA, 64 * GDT_ATTN_FWD_TMA_WIDE,
+    GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_STAGES_MAX, GDT_ATTN_FWD_TMA_MMA, 64 * GDT_ATTN_FWD_TMA_WIDE,
     4 * (GDT_ATTN_FWD_TMA_WIDE + 1), 64, gdt__attn_fwd_tma_supported,
 };
 /* sdpa_bwd.hand's kernels (kernels/gdt_attn_bwd_sm90.cuh, engines/attn_bwd_tma.c). */
 static const tma_config bwd_tma = {
     "sdpa_bwd.hand", GDT_ATTN_BWD_TMA_BLOCK_M, GDT_ATTN_BWD_TMA_BLOCK_N, GDT_ATTN_BWD_TMA_WARPS,
-    GDT_ATTN_BWD_TMA_STAGES, GDT_ATTN_BWD_TMA_MMA, 0, 0, 0, gdt__attn_bwd_tma_supported,
+    GDT_ATTN_BWD_TMA_STAGES, GDT_ATTN_BWD_TMA_STAGES, GDT_ATTN_BWD_TMA_MMA, 0, 0, 0, gdt__attn_bwd_tma_supported,
 };
 
 /* Its tiles are fixed whatever the problem (TMA zero-fills past s_q and
@@ -186,15 +189,19 @@ static bool bind_tma(int64_t *r, const tma_config *k, const gdt_facts *f, const 
     bool wide = k->wide_warps > 0 && r[A_W] == k->wide_warps;
     char alt[160] = "";
     if (k->wide_warps > 0)
-        snprintf(alt, sizeof alt, ", or BLOCK_M=%lld and WARPS=%lld at head dim %lld (a producer and "
-                 "three consumer warpgroups)", (long long)k->wide_bm, (long long)k->wide_warps,
-                 (long long)k->wide_d);
+        snprintf(alt, sizeof alt, ", or BLOCK_M=%lld and WARPS=%lld at head dim %lld (three)",
+                 (long long)k->wide_bm, (long long)k->wide_warps, (long long)k->wide_d);
+    char stages[64];
+    int at = snprintf(stages, sizeof stages, "%lld", (long long)k->stages);
+    if (k->max_stages > k->stages)
+        snprintf(stages + at, sizeof stages - (size_t)at, " to %lld", (long long)k->max_stages);
     r[A_BM] = wide ? k->wide_bm : k->bm, r[A_BN] = k->bn;
-    if ((!wide && r[A_W] != k->warps) || r[A_ST] != k->stages || r[A_MMA] != k->mma)
+    if ((!wide && r[A_W] != k->warps) || r[A_ST] < k->stages || r[A_ST] > k->max_stages ||
+        r[A_MMA] != k->mma)
         return snprintf(why, n, "PIPE=1 is %s's configuration: BLOCK_M=%lld, BLOCK_N=%lld, "
-                        "WARPS=%lld (a producer and two consumer warpgroups)%s, STAGES=%lld, MMA=%lld, "
+                        "WARPS=%lld (a producer and two consumer warpgroups)%s, STAGES=%s, MMA=%lld, "
                         "got WARPS=%lld, STAGES=%lld, MMA=%lld", k->slot, (long long)k->bm,
-                        (long long)k->bn, (long long)k->warps, alt, (long long)k->stages,
+                        (long long)k->bn, (long long)k->warps, alt, stages,
                         (long long)k->mma, (long long)r[A_W], (long long)r[A_ST],
                         (long long)r[A_MMA]), false;
     if (wide && f->problem.u.sdpa.d != k->wide_d)

@@ -28,7 +28,8 @@
  * balance over the SMs as under the hardware's dispatch of one CTA per
  * tile.  Warpgroup 0 gives its registers away (setmaxnreg.dec); one
  * of its threads issues the TMA loads, tile after tile: the Q tile, then
- * the K and V blocks (128 keys each) into two rings of two stages, each
+ * the K and V blocks (128 keys each) into two rings of AF90_STAGES stages
+ * (2, the hand engine's; 3 where an attention row binds STAGES=3), each
  * stage behind a full barrier (the copies' byte count) and an empty barrier
  * (one arrival per consumer warp).  Warpgroups 1 .. NC are the consumers
  * (setmaxnreg.inc: 24/240 of two, 32/160 of three, FA3's), 64 query rows
@@ -48,8 +49,9 @@
  *
  * BARRIERS (every count and phase below is per CTA; n is the CTA's n-th
  * tile, 0-based; a tile of nb key blocks uses ring slots R .. R + nb - 1,
- * R the blocks of the CTA's earlier tiles; slot g is stage g % 2 and the
- * (g / 2)-th use of that stage, phase parity (g / 2) % 2).  A wait for
+ * R the blocks of the CTA's earlier tiles; slot g is stage g % S and the
+ * (g / S)-th use of that stage, phase parity (g / S) % 2, S = AF90_STAGES;
+ * both depend on g modulo 2 S only, so the CTA keeps R modulo 2 S).  A wait for
  * parity P returns once the phase of parity P has completed; on a fresh
  * barrier parity 1 passes at once.
  *   Q full   (count 1 + tx): the producer's expect_tx and the TMA bytes of
@@ -63,13 +65,13 @@
  *            producer waits parity (n % 2) ^ 1 before loading tile n's Q
  *            (tile 0 passes, tile n >= 1 waits for phase n - 1).
  *   K full / V full [stage] (count 1 + tx): the producer's expect_tx and the
- *            TMA bytes of slot g complete phase g / 2 of its stage; the
- *            consumers wait parity (g / 2) % 2.
+ *            TMA bytes of slot g complete phase g / S of its stage; the
+ *            consumers wait parity (g / S) % 2.
  *   K empty / V empty [stage] (count 4 NC): each consumer warp arrives once per
  *            slot, K once its S has completed, V once its P V has; the
- *            producer waits parity ((g / 2) % 2) ^ 1 before loading slot g
- *            (slots 0 and 1 pass, slot g >= 2 waits for the release of
- *            slot g - 2).
+ *            producer waits parity ((g / S) % 2) ^ 1 before loading slot g
+ *            (slots 0 .. S - 1 pass, slot g >= S waits for the release of
+ *            slot g - S).
  *   Named 1 .. NC (256 threads: its consumer's bar.sync, the previous
  *            consumer's bar.arrive): consumer w's turn is bar.sync 1 + w,
  *            its hand-over bar.arrive on the next consumer's, 1 + (w + 1) %
@@ -140,7 +142,14 @@
 #include "gdt_sm90.cuh"
 
 #define AF90_BLOCK_N 128
+/* The K and V rings' stages: 2 unless the includer binds another (an
+ * attention row's STAGES, kernels/attn_fwd.cuh); 3 at d128 is 224 KB of
+ * the 227 an SM gives a CTA.  The barriers and the tile slot take
+ * 16 + 32 S + 4 bytes of the launch's 128 (engines/attn_fwd_tma.c). */
+#ifndef AF90_STAGES
 #define AF90_STAGES 2
+#endif
+static_assert(AF90_STAGES == 2 || AF90_STAGES == 3, "two or three stages");
 #define AF90_COL_BLOCK_BYTES (128 * 128) /* 128 rows of one 64-element column block: a K or V stage's */
 /* Per NC, the consumer warpgroups (2, or 3 at d64): 64 query rows each, a
  * producer warpgroup beside them, and the registers setmaxnreg moves
@@ -182,32 +191,45 @@ __device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 b
 /* ---------------------------------------------------------------- state */
 
 /* What one thread needs for the K/V loop of the current tile; barriers 8
- * bytes apart from bar: Q full, K full x2, V full x2, K empty x2, V empty x2,
- * Q empty (BARRIERS in the header comment). */
+ * bytes apart from bar: Q full, then K full, V full, K empty and V empty
+ * x AF90_STAGES each, then Q empty (BARRIERS in the header comment). */
 struct attn_ctx {
     u32 sQ, sK, sV, bar;
-    u32 ring;          /* the ring slot of the tile's key block 0: blocks loaded before it, all tiles */
+    u32 ring;          /* the ring slot of the tile's key block 0: blocks loaded before it, all tiles, modulo 2 S */
     int w, lane;       /* consumer warpgroup (0 .. NC - 1), lane */
     int wrow;          /* this thread's first query row; the second is wrow + 8 */
     int nblocks, first_masked, off;
 };
 
-/* Key block blk of the tile is ring slot ring + blk: stage slot % 2, and the
- * slot / 2-th use of that stage, so its barriers' phase parity (slot / 2) % 2.
- * Unsigned: the slot wraps at 2^32, a multiple of 4, with the same stage and parity. */
+/* Key block blk of the tile is ring slot ring + blk: stage slot % S, and the
+ * slot / S-th use of that stage, so its barriers' phase parity (slot / S) % 2.
+ * ring < 2 S (ring_next) and blk < 2^31: no wrap. */
 __device__ __forceinline__ u32 slot(const attn_ctx &c, int blk) { return c.ring + (u32)blk; }
+__device__ __forceinline__ u32 stage(const attn_ctx &c, int blk) { return slot(c, blk) % AF90_STAGES; }
 __device__ __forceinline__ u32 q_full(const attn_ctx &c) { return c.bar; }
-__device__ __forceinline__ u32 k_full(const attn_ctx &c, int blk) { return c.bar + 8 + 8 * (slot(c, blk) & 1); }
-__device__ __forceinline__ u32 v_full(const attn_ctx &c, int blk) { return c.bar + 24 + 8 * (slot(c, blk) & 1); }
-__device__ __forceinline__ u32 k_empty(const attn_ctx &c, int blk) { return c.bar + 40 + 8 * (slot(c, blk) & 1); }
-__device__ __forceinline__ u32 v_empty(const attn_ctx &c, int blk) { return c.bar + 56 + 8 * (slot(c, blk) & 1); }
-__device__ __forceinline__ u32 q_empty(const attn_ctx &c) { return c.bar + 72; }
+__device__ __forceinline__ u32 k_full(const attn_ctx &c, int blk) { return c.bar + 8 + 8 * stage(c, blk); }
+__device__ __forceinline__ u32 v_full(const attn_ctx &c, int blk)
+{
+    return c.bar + 8 + 8 * AF90_STAGES + 8 * stage(c, blk);
+}
+__device__ __forceinline__ u32 k_empty(const attn_ctx &c, int blk)
+{
+    return c.bar + 8 + 16 * AF90_STAGES + 8 * stage(c, blk);
+}
+__device__ __forceinline__ u32 v_empty(const attn_ctx &c, int blk)
+{
+    return c.bar + 8 + 24 * AF90_STAGES + 8 * stage(c, blk);
+}
+__device__ __forceinline__ u32 q_empty(const attn_ctx &c) { return c.bar + 8 + 32 * AF90_STAGES; }
 __device__ __forceinline__ u32 phase(const attn_ctx &c, int blk) { return (slot(c, blk) / AF90_STAGES) & 1; }
+/* Past a tile of nblocks key blocks: the next tile's block 0, modulo 2 S
+ * (a stage and a parity repeat every 2 S slots). */
+__device__ __forceinline__ void ring_next(attn_ctx &c) { c.ring = (c.ring + (u32)c.nblocks) % (2 * AF90_STAGES); }
 
 /* The byte offset of block blk's stage in the K and V rings. */
 template <int D> __device__ __forceinline__ u32 stage_at(const attn_ctx &c, int blk)
 {
-    return (slot(c, blk) & 1) * (D / 64) * AF90_COL_BLOCK_BYTES;
+    return stage(c, blk) * (D / 64) * AF90_COL_BLOCK_BYTES;
 }
 
 /* Accumulator fragment of m64nNk16: element v of this thread is at row
@@ -542,7 +564,8 @@ __device__ __forceinline__ u32 total_tiles(const gdt_hand_attn_params &p) { retu
  * 128 bytes hold them), the index of the CTA's tile n, or one >=
  * total_tiles (the end), written by the producer before its arrival on Q
  * full for that tile (TILE SLOT in the header comment). */
-__device__ __forceinline__ u32 tile_slot(const attn_ctx &c) { return c.bar + 80; }
+__device__ __forceinline__ u32 tile_slot(const attn_ctx &c) { return c.bar + 16 + 32 * AF90_STAGES; }
+static_assert(16 + 32 * AF90_STAGES + 4 <= 128, "the barriers and the tile slot fit the launch's 128 bytes");
 
 __device__ __forceinline__ u32 tile_read(const attn_ctx &c)
 {
@@ -609,7 +632,7 @@ __device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, cons
             bar_wait(v_empty(c, blk), phase(c, blk) ^ 1);
             load_tile<D>(c.sV + stage_at<D>(c, blk), tv, v_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
         }
-        c.ring += (u32)c.nblocks;
+        ring_next(c);
     }
     plan_end(p);
 }
@@ -634,7 +657,7 @@ __device__ __forceinline__ void consume(attn_ctx &c, const gdt_hand_attn_params 
         kv_range<AF90_BLOCK_M(NC)>(c, p, t.m0);
         c.wrow = t.m0 + ct / 32 * 16 + c.lane / 4;
         consume_tile<FP16, D, NC>(c, p, t.bi, t.hq);
-        c.ring += (u32)c.nblocks;
+        ring_next(c);
     }
     turns_close(c);
 }

@@ -77,14 +77,17 @@ static void test_rules(void)
          "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm100", NULL, 100},
         {"[128, 128, 8, 2, 2, 1]", "[128, 128, 12, 2, 2, 1]",
          "PIPE=1 is sdpa_fwd.hand's configuration: BLOCK_M=128, BLOCK_N=128, WARPS=12 (a producer and "
-         "two consumer warpgroups), or BLOCK_M=192 and WARPS=16 at head dim 64", NULL, 90},
+         "two consumer warpgroups), or BLOCK_M=192 and WARPS=16 at head dim 64 (three), STAGES=2 to 3, "
+         "MMA=2, got WARPS=8, STAGES=2, MMA=2", NULL, 90},
         /* the wide configuration: d64 only */
         {"[192, 128, 16, 2, 2, 1]", "[128, 128, 12, 2, 2, 1]",
          "PIPE=1 with WARPS=16 (three consumer warpgroups of 64 query rows) takes head dim 64, got 128",
          NULL, 90},
-        {"[192, 128, 16, 3, 2, 1]", "[128, 128, 12, 2, 2, 1]", "got WARPS=16, STAGES=3, MMA=2",
-         "b=4,h=32,s=4096,d=64", 90},
-        {"[128, 128, 12, 3, 2, 1]", "[128, 128, 12, 2, 2, 1]", "got WARPS=12, STAGES=3, MMA=2",
+        {"[192, 128, 16, 4, 2, 1]", "[128, 128, 12, 3, 2, 1]", "STAGES=2 to 3, MMA=2, got WARPS=16, "
+         "STAGES=4, MMA=2", "b=4,h=32,s=4096,d=64", 90},
+        {"[128, 128, 12, 4, 2, 1]", "[128, 128, 12, 3, 2, 1]", "got WARPS=12, STAGES=4, MMA=2",
+         NULL, 90},
+        {"[128, 128, 12, 1, 2, 1]", "[128, 128, 12, 2, 2, 1]", "got WARPS=12, STAGES=1, MMA=2",
          NULL, 90},
         {"[128, 128, 12, 2, 1, 1]", "[128, 128, 12, 2, 2, 1]", "got WARPS=12, STAGES=2, MMA=1",
          NULL, 90},
@@ -298,7 +301,7 @@ static void test_template_binds(void)
     CHECK_INT(l.grid[1], ==, 1);
     CHECK_INT(l.block[0], ==, 384);
     CHECK_INT(l.smem_bytes, ==, 5 * 128 * 64 * 2 + 128 + 1024);
-    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_CONSUMERS));
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_CONSUMERS, GDT_ATTN_FWD_TMA_STAGES));
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &p, &e), ==, GDT_STATUS_OK);
     CHECK_INT(define_of(&f, &p, "CONSUMERS", &n), ==, -1); /* two: unbound, the cache key as before */
     /* the wide row: CONSUMERS=3, a producer and three consumer warpgroups */
@@ -308,7 +311,7 @@ static void test_template_binds(void)
     CHECK_INT(n, ==, 4);
     gdt__tmpl_attn_fwd.launch(&f, &w, 0, &l);
     CHECK_INT(l.block[0], ==, 512);
-    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE));
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE, GDT_ATTN_FWD_TMA_STAGES));
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &w, &e), ==, GDT_STATUS_OK);
     gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
     CHECK_INT(define_of(&f, &p, "PIPE", &n), ==, -1);
@@ -322,6 +325,69 @@ static void test_template_binds(void)
     CHECK(state == NULL);
 }
 
+/* STAGES=3: K and V rings of three stages (AF90_STAGES), a row the hand
+ * engine has no entry for.  At d128 it binds STAGES alone beyond the
+ * two-consumer entry's defines, launches 224 KB of rings (230528 bytes
+ * with Q, the barriers and the slack, under sm90's 232448) and prepares
+ * a launch state of three stages; its NVRTC build compiles and is not the
+ * two-stage entry's text (the define reached the kernel).  The wide row
+ * with three stages at d64 binds CONSUMERS and STAGES. */
+static void test_three_stages(void)
+{
+    const gdt_embedded *hand = gdt_embedded_find(GDT_HAND_ATTN_CUBIN);
+    gdt_facts f;
+    gdt_nvrtc_launch l;
+    gdt_error e = {0};
+    CUlaunchConfig cfg = {0};
+    void *state = NULL, *cubin = NULL;
+    size_t len = 0;
+    int n = 0;
+    attn_rows_facts(&fwd, SHAPE, 90, &f);
+    gdt_candidate *c = attn_rows_materialize(&fwd, "{\"nvrtc\": {\"attention_fwd\": [[128, 128, 12, 3, 2, 1]]}}",
+                                             &f, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    gdt_plan_id p = attn_rows_hand_plan(&fwd);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_STAGES, 3);
+    CHECK(n == 1 && gdt_plan_id_equal(&c[0].id, &p));
+    free(c);
+    CHECK_INT(define_of(&f, &p, "STAGES", &n), ==, 3);
+    CHECK_INT(n, ==, 4);
+    CHECK_INT(define_of(&f, &p, "CONSUMERS", &n), ==, -1);
+    gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
+    CHECK_INT(l.block[0], ==, 384);
+    CHECK_INT(l.smem_bytes, ==, (128 + 2 * 3 * 128) * 128 * 2 + 128 + 1024);
+    CHECK_INT(l.smem_bytes, <=, 232448);
+    memset(&rt, 0, sizeof rt);
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
+    gdt_attn_fwd_tma *t = state;
+    CHECK(t != NULL && t->stages == 3);
+    CHECK_INT(t ? t->smem_bytes : 0, ==, (int)l.smem_bytes);
+    CHECK_INT((int)cfg.sharedMemBytes, ==, (int)l.smem_bytes);
+    if (state)
+        gdt__tmpl_attn_fwd.release(state);
+    gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_attn_fwd, &f, &p, 90, &cubin, &len, NULL, &e);
+    if (st != GDT_STATUS_OK)
+        fprintf(stderr, "STAGES=3: %s\n", e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    CHECK(hand != NULL && cubin != NULL);
+    if (hand && cubin) {
+        fprintf(stderr, "(expected) ");
+        CHECK(!elf_same_text(cubin, len, ".text.gdt_attn_fwd", hand, ".text.gdt_hand_attn_fwd_bf16_d128",
+                             "STAGES=3"));
+    }
+    free(cubin);
+
+    const attn_rows fwd_wide = wide_rows();
+    attn_rows_facts(&fwd, "b=4,h=32,s=4096,d=64", 90, &f);
+    gdt_plan_id w = attn_rows_hand_plan(&fwd_wide);
+    gdt_plan_id_set_knob(&w, GDT_KNOB_STAGES, 3);
+    CHECK_INT(define_of(&f, &w, "STAGES", &n), ==, 3);
+    CHECK_INT(define_of(&f, &w, "CONSUMERS", &n), ==, 3);
+    CHECK_INT(n, ==, 5);
+    gdt__tmpl_attn_fwd.launch(&f, &w, 0, &l);
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE, 3));
+}
+
 int main(void)
 {
     attn_rows_optional_column(&fwd, "[128, 128, 8, 3, 2]", "[128, 128, 8, 3, 2, 0]", SHAPE);
@@ -329,6 +395,7 @@ int main(void)
     attn_rows_short_problem(&fwd, "[128, 128, 12, 2, 2, 1]", 128, 128);
     test_template_binds();
     test_counters();
+    test_three_stages();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     const attn_rows fwd_wide = wide_rows();
     attn_rows_staged_is_hand(&fwd_wide, WIDE_ENTRIES, sizeof WIDE_ENTRIES / sizeof WIDE_ENTRIES[0]);

@@ -85,7 +85,8 @@ static void test_declines(const gdt_plan_id *fixed)
 static void hand_init(gdt_attn_fwd_tma *t, const char *shape, gdt_facts *f)
 {
     test_facts(GDT_FAMILY_SDPA_FWD, shape, 90, f);
-    gdt__attn_fwd_tma_init(t, "sdpa_fwd.hand", f, gdt__attn_fwd_tma_hand_consumers(&f->problem.u.sdpa));
+    gdt__attn_fwd_tma_init(t, "sdpa_fwd.hand", f, gdt__attn_fwd_tma_hand_consumers(&f->problem.u.sdpa),
+                           GDT_ATTN_FWD_TMA_STAGES);
 }
 
 /* The kernel walks heads x tiles tiles (b*h_q, ceil(s_q/192) at d64,
@@ -109,21 +110,26 @@ static void test_grid(void)
     CHECK_INT(t.params.tiles, ==, 2);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 4);
     test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h_q=2,h_kv=1,s_q=1,s_kv=333,d=128", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa));
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
+                           GDT_ATTN_FWD_TMA_STAGES);
     CHECK_INT(t.params.tiles, ==, 1);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 2);
     /* Causal over 33 and 64 key blocks (one CTA per tile until the counter), 32, no mask. */
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=4097,s_kv=4097,d=128,causal=bottom_right", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa));
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
+                           GDT_ATTN_FWD_TMA_STAGES);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
     test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h=32,s=8192,d=128,causal=top_left", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa));
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
+                           GDT_ATTN_FWD_TMA_STAGES);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=4096,s_kv=4096,d=128,causal=top_left", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa));
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
+                           GDT_ATTN_FWD_TMA_STAGES);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
     test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=8192,s_kv=8192,d=128,causal=none", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa));
+    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
+                           GDT_ATTN_FWD_TMA_STAGES);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
 }
 

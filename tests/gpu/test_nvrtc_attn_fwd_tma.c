@@ -11,8 +11,10 @@
  * naming sdpa_fwd.nvrtc.  b4 h32 s4096 d128 bf16 causal matches the first
  * mode-A cuDNN plan.  Then (GDT_TEST_FIGURES=1) figures, not asserted: that shape's time against
  * cuDNN's and against sdpa_fwd.hand's (generated / handwritten, both timed
- * alike: median of 25 single executes).  Returns 77 without a device; on
- * another arch it checks that the row is rejected for sm_90a. */
+ * alike: median of 25 single executes).  The same again for the staged
+ * three-stage row (tests/data/candidates/attn_fwd_tma_s3.json), its figure
+ * at b32 h32 s512 d128.  Returns 77 without a device; on another arch it
+ * checks that the row is rejected for sm_90a. */
 #include "hand_row_test.h"
 
 static const char *const cases[] = {
@@ -51,8 +53,31 @@ static const hand_attn_test hand = {
     .runs = 1,
 };
 
+/* The row of three-stage K and V rings (STAGES=3, no hand entry): the
+ * same cases, against the reference and bit for bit against the two-stage
+ * sdpa_fwd.hand (the stages change when a block lands, not what is
+ * computed), and its figure at b32 h32 s512 d128, the short-sequence cell
+ * it is for. */
+static void row_plan_s3(int64_t engine_id, gdt_plan_id *out)
+{
+    row_plan(engine_id, out);
+    gdt_plan_id_set_knob(out, GDT_KNOB_STAGES, 3);
+}
+
+static const hand_attn_test test_s3 = {
+    .base = {NAME, "sdpa_fwd.nvrtc", GDT_FAMILY_SDPA_FWD, cases, NCASES},
+    .plan = row_plan_s3,
+    .runs = 1,
+    .outputs = outputs,
+    .noutputs = 2,
+    .large = "b=32,h=32,s=512,d=128,dtype=bf16,causal=none",
+    .refusal = hand_attn_fwd_refusal,
+};
+
 int main(void)
 {
     static const hand_row_test k = {&test, &hand, GDT_TEST_DATA "/candidates/attn_fwd_tma.json", 0x3};
-    return hand_row_main(&k);
+    static const hand_row_test s3 = {&test_s3, &hand, GDT_TEST_DATA "/candidates/attn_fwd_tma_s3.json", 0x3};
+    int rc = hand_row_main(&k);
+    return rc != 0 ? rc : hand_row_main(&s3);
 }
