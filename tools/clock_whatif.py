@@ -7,7 +7,7 @@ the median over the clocks the probe read after those samples (clock_mhz),
 and writes the edited journal to OUTDIR/journal.jsonl, for `gdtune tables
 emit OUTDIR --tables-dir T` and `gdtune tables check`.  A replay, not a
 measurement: BETA (about 0.75-0.85) comes from one kernel measured twice in
-the 2026-12-01T20:17Z SDPA journal (tables/README.md, "Clocks").
+the 2026-12-01T20:17Z SDPA journal (docs/time-model.md, "Clocks").
 
 usage: clock_whatif.py RUNDIR OUTDIR [BETA]   (BETA defaults to 0.8)
 """
