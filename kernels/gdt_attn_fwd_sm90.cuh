@@ -203,7 +203,9 @@ struct attn_ctx {
 
 /* Key block blk of the tile is ring slot ring + blk: stage slot % S, and the
  * slot / S-th use of that stage, so its barriers' phase parity (slot / S) % 2.
- * ring < 2 S (ring_next) and blk < 2^31: no wrap. */
+ * Unsigned: with S a power of two the slot wraps at 2^32, a multiple of 2 S,
+ * with the same stage and parity; otherwise ring < 2 S (ring_next) and
+ * blk < 2^31, so it never wraps. */
 __device__ __forceinline__ u32 slot(const attn_ctx &c, int blk) { return c.ring + (u32)blk; }
 __device__ __forceinline__ u32 stage(const attn_ctx &c, int blk) { return slot(c, blk) % AF90_STAGES; }
 __device__ __forceinline__ u32 q_full(const attn_ctx &c) { return c.bar; }
@@ -223,8 +225,15 @@ __device__ __forceinline__ u32 v_empty(const attn_ctx &c, int blk)
 __device__ __forceinline__ u32 q_empty(const attn_ctx &c) { return c.bar + 8 + 32 * AF90_STAGES; }
 __device__ __forceinline__ u32 phase(const attn_ctx &c, int blk) { return (slot(c, blk) / AF90_STAGES) & 1; }
 /* Past a tile of nblocks key blocks: the next tile's block 0, modulo 2 S
- * (a stage and a parity repeat every 2 S slots). */
-__device__ __forceinline__ void ring_next(attn_ctx &c) { c.ring = (c.ring + (u32)c.nblocks) % (2 * AF90_STAGES); }
+ * where S is not a power of two (a stage and a parity repeat every 2 S
+ * slots; a power of two keeps the plain count, the two-stage kernel's code
+ * as it was before three stages). */
+__device__ __forceinline__ void ring_next(attn_ctx &c)
+{
+    c.ring += (u32)c.nblocks;
+    if (AF90_STAGES & (AF90_STAGES - 1))
+        c.ring %= 2 * AF90_STAGES;
+}
 
 /* The byte offset of block blk's stage in the K and V rings. */
 template <int D> __device__ __forceinline__ u32 stage_at(const attn_ctx &c, int blk)
