@@ -10,7 +10,7 @@
 #define GDT_HAND_GEMM_CUBIN "kernels/hand/gemm_sm90.cubin"
 
 /* How many fixed configurations gemm.hand has. */
-#define GDT_HAND_GEMM_CONFIGS 24
+#define GDT_HAND_GEMM_CONFIGS 23
 
 /* Configuration i (0 <= i < GDT_HAND_GEMM_CONFIGS) of gemm.hand as knobs:
  * TILE_M, TILE_N, TILEK, STAGES, GROUP_M (the raster's band of tile rows)
@@ -30,8 +30,7 @@
  * stream-K (kernels/gdt_streamk.cuh), no SPLIT_K.  Configurations 21 (4
  * stages) and 22 (6) add PINGPONG=1 to 128 x 128: each consumer warpgroup
  * owns whole tiles, the two taking turns at the tensor cores (the twins of
- * 1 and 7).  Configuration 23 adds CLUSTER_SHAPE=5 to 13: 128 x 64, 8
- * stages, clusters of two along N sharing A. */
+ * 1 and 7). */
 void gdt__hand_gemm_config_plan(int i, int64_t engine_id, gdt_plan_id *out);
 /* The prefix of configuration i's entries in the cubin ("gdt_hand_gemm_n128";
  * an entry adds _bf16 or _fp16 and the layouts, e.g. _km: A K-major, B

@@ -102,10 +102,6 @@ static const hand_config configs[] = {
      * 1.018 of their speed, 2026-12-06). */
     {{128, 1, 4, 1, 1, 2, false, false, true}, "gdt_hand_gemm_n128_pp"},
     {{128, 1, 6, 1, 1, 2, false, false, true}, "gdt_hand_gemm_n128_pp_s6"},
-    /* 128 x 64, 8 stages, in clusters of two along N sharing A (the twin
-     * of 13 as 10 is of 0): at m = 256, n = k = 4096 each SM loads a
-     * third less a stage, the 16 KB of A halved (README). */
-    {{64, 1, 8, 2, 1, 2, false, false, false}, "gdt_hand_gemm_n64_c2_s8"},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");

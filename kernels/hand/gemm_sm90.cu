@@ -100,10 +100,3 @@ GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n192_streamk_, 192, SPLIT_SK, 4, false)
 
 GDT_HAND_GEMM_PINGPONG(gdt_hand_gemm_n128_pp_, 128, 4)
 GDT_HAND_GEMM_PINGPONG(gdt_hand_gemm_n128_pp_s6_, 128, 6)
-
-/* 128 x 64, 8 stages, in clusters of two CTAs along N sharing A by
- * multicast (the _c2_ form at the tile of _n64_s8_): where M is one or two
- * tiles and N many narrow ones, every CTA reads the same rows of A, 16 KB
- * of a stage's 24; shared, each SM loads 8 KB of A and 8 of B a stage
- * (README: m = 256, n = k = 4096). */
-GDT_HAND_GEMM_LAYOUTS(gdt_hand_gemm_n64_c2_s8_, 64, SPLIT_NONE, 8, true)
