@@ -192,9 +192,10 @@ static bool bind_tma(int64_t *r, const tma_config *k, const gdt_facts *f, const 
         snprintf(alt, sizeof alt, ", or BLOCK_M=%lld and WARPS=%lld at head dim %lld (three)",
                  (long long)k->wide_bm, (long long)k->wide_warps, (long long)k->wide_d);
     char stages[64];
-    int at = snprintf(stages, sizeof stages, "%lld", (long long)k->stages);
     if (k->max_stages > k->stages)
-        snprintf(stages + at, sizeof stages - (size_t)at, " to %lld", (long long)k->max_stages);
+        snprintf(stages, sizeof stages, "%lld to %lld", (long long)k->stages, (long long)k->max_stages);
+    else
+        snprintf(stages, sizeof stages, "%lld", (long long)k->stages);
     r[A_BM] = wide ? k->wide_bm : k->bm, r[A_BN] = k->bn;
     if ((!wide && r[A_W] != k->warps) || r[A_ST] < k->stages || r[A_ST] > k->max_stages ||
         r[A_MMA] != k->mma)

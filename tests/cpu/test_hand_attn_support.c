@@ -109,27 +109,17 @@ static void test_grid(void)
     hand_init(&t, "b=1,h=2,s=384,d=64,dtype=fp16", &f);
     CHECK_INT(t.params.tiles, ==, 2);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 4);
-    test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h_q=2,h_kv=1,s_q=1,s_kv=333,d=128", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
-                           GDT_ATTN_FWD_TMA_STAGES);
+    hand_init(&t, "b=1,h_q=2,h_kv=1,s_q=1,s_kv=333,d=128", &f);
     CHECK_INT(t.params.tiles, ==, 1);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 2);
     /* Causal over 33 and 64 key blocks (one CTA per tile until the counter), 32, no mask. */
-    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=4097,s_kv=4097,d=128,causal=bottom_right", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
-                           GDT_ATTN_FWD_TMA_STAGES);
+    hand_init(&t, "b=2,h_q=32,h_kv=8,s_q=4097,s_kv=4097,d=128,causal=bottom_right", &f);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
-    test_facts(GDT_FAMILY_SDPA_FWD, "b=1,h=32,s=8192,d=128,causal=top_left", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
-                           GDT_ATTN_FWD_TMA_STAGES);
+    hand_init(&t, "b=1,h=32,s=8192,d=128,causal=top_left", &f);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
-    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=4096,s_kv=4096,d=128,causal=top_left", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
-                           GDT_ATTN_FWD_TMA_STAGES);
+    hand_init(&t, "b=2,h_q=32,h_kv=8,s_q=4096,s_kv=4096,d=128,causal=top_left", &f);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
-    test_facts(GDT_FAMILY_SDPA_FWD, "b=2,h_q=32,h_kv=8,s_q=8192,s_kv=8192,d=128,causal=none", 90, &f);
-    gdt__attn_fwd_tma_init(&t, "sdpa_fwd.hand", &f, gdt__attn_fwd_tma_hand_consumers(&f.problem.u.sdpa),
-                           GDT_ATTN_FWD_TMA_STAGES);
+    hand_init(&t, "b=2,h_q=32,h_kv=8,s_q=8192,s_kv=8192,d=128,causal=none", &f);
     CHECK_INT(gdt__attn_fwd_tma_grid(&t.params, 132, 1), ==, 132);
 }
 

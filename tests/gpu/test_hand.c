@@ -303,9 +303,10 @@ static bool run_case(int ci)
     for (int i = 0; st == GDT_STATUS_OK && i < GDT_HAND_GEMM_CONFIGS; i++) {
         if (!pingpong(i))
             continue;
-        CHECK_INT(cooperative_twin(i), >=, 0);
-        if (cooperative_twin(i) >= 0)
-            st = same_output(ci, &f, b, cooperative_twin(i), i);
+        int twin = cooperative_twin(i);
+        CHECK_INT(twin, >=, 0);
+        if (twin >= 0)
+            st = same_output(ci, &f, b, twin, i);
     }
     gdt_outputs_free(&cud);
     gdt_outputs_free(&ref);

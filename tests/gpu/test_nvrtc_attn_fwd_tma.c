@@ -64,20 +64,13 @@ static void row_plan_s3(int64_t engine_id, gdt_plan_id *out)
     gdt_plan_id_set_knob(out, GDT_KNOB_STAGES, 3);
 }
 
-static const hand_attn_test test_s3 = {
-    .base = {NAME, "sdpa_fwd.nvrtc", GDT_FAMILY_SDPA_FWD, cases, NCASES},
-    .plan = row_plan_s3,
-    .runs = 1,
-    .outputs = outputs,
-    .noutputs = 2,
-    .large = "b=32,h=32,s=512,d=128,dtype=bf16,causal=none",
-    .refusal = hand_attn_fwd_refusal,
-};
-
 int main(void)
 {
     static const hand_row_test k = {&test, &hand, GDT_TEST_DATA "/candidates/attn_fwd_tma.json", 0x3};
-    static const hand_row_test s3 = {&test_s3, &hand, GDT_TEST_DATA "/candidates/attn_fwd_tma_s3.json", 0x3};
+    hand_attn_test test_s3 = test; /* the same cases and checks, the three-stage plan and its cell */
+    test_s3.plan = row_plan_s3;
+    test_s3.large = "b=32,h=32,s=512,d=128,dtype=bf16,causal=none";
+    const hand_row_test s3 = {&test_s3, &hand, GDT_TEST_DATA "/candidates/attn_fwd_tma_s3.json", 0x3};
     int rc = hand_row_main(&k);
     return rc != 0 ? rc : hand_row_main(&s3);
 }
