@@ -603,6 +603,10 @@ static void confirm_line(FILE *f, const gdt_confirm_change *c)
             c->key, c->what, c->old_choice, c->new_choice);
     if (c->verdict == GDT_CONFIRM_UNCONFIRMED)
         fprintf(f, " (%s)\n", c->why);
+    else if (!strcmp(c->what, "slowdown")) /* the faster plan's rounds against the committed time */
+        fprintf(f, " (rounds: the faster of the two, %s, %.4g us against the committed %.4g us, ratio "
+                "%.4f in [%.4f, %.4f] over %d rounds, noise %.1f%% + %.1f%%)\n", c->faster, c->new_us, c->old_us,
+                c->ratio, c->lo, c->hi, c->rounds, 100 * c->new_noise, 100 * c->old_noise);
     else
         fprintf(f, " (rounds: %s %.4g us, %s %.4g us, ratio new/old %.4f in [%.4f, %.4f] over %d rounds, "
                 "noise %.1f%% + %.1f%%)\n", c->new_plan, c->new_us, c->old_plan, c->old_us, c->ratio,

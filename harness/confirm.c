@@ -174,6 +174,7 @@ void gdt_confirm_decide_slowdown(gdt_confirm_change *c, const double *old_us, co
     gdt_rounds_stats st;
     gdt_rounds_stats_compute(us, 2, rounds, &st);
     int best = st.time_us[0] < st.time_us[1] ? 0 : 1; /* tonight's best of the two */
+    snprintf(c->faster, sizeof c->faster, "%s", best ? c->new_plan : c->old_plan);
     c->rounds = st.rounds;
     c->old_us = c->base_us;
     c->new_us = st.time_us[best];
@@ -232,6 +233,8 @@ static cJSON *change_json(const gdt_confirm_change *c)
         cJSON_AddStringToObject(o, "why", c->why);
     else
         gdt_json_rows_add(o, c, rounds_rows, GDT_JSON_ROWS_N(rounds_rows));
+    if (c->verdict != GDT_CONFIRM_UNCONFIRMED && !strcmp(c->what, "slowdown"))
+        cJSON_AddStringToObject(o, "faster", c->faster);
     return o;
 }
 

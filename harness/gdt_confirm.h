@@ -65,8 +65,10 @@ typedef struct gdt_confirm_change {
     double old_us, new_us, old_noise, new_noise, ratio, lo, hi;
     /* A slowdown: the committed run's winner time (the diff's base_us),
      * which tonight's winner's rounds (old_plan == new_plan) are set
-     * against. */
+     * against; faster: the plan of the two whose rounds those are
+     * (new_us: its median), which the report names beside new_us. */
     double base_us;
+    char faster[GDT_DIFF_NAME];
     /* A regret: the one the committed tables already held for that choice
      * (the diff's "accepted"); the rounds must show the new plan ahead of
      * the committed one by more than it, beyond noise, for it to hold. */
@@ -110,7 +112,8 @@ int gdt_confirm_exit(const gdt_confirm *c);
 
 /* {"schema":GDT_CONFIRM_SCHEMA,"rounds":R,"added":N,"removed":N,"exit_code":0|3,
  *  "changes":[{family, arch, key, what, old, new, old_plan, new_plan, verdict,
- *  rounds, old_us, new_us, old_noise, new_noise, ratio, lo, hi | why}]}:
+ *  rounds, old_us, new_us, old_noise, new_noise, ratio, lo, hi[, faster] | why}]}
+ * (faster: a slowdown's):
  * what the nightly report and stdout say. */
 cJSON *gdt_confirm_json(const gdt_confirm *c);
 

@@ -88,7 +88,7 @@ static gdt_confirm_verdict decide(double ratio, double jitter, double floor, gdt
  * rounds against the committed 10 us. */
 static void test_slowdown_rule(void)
 {
-    gdt_confirm_change c = {.what = "slowdown", .base_us = 10};
+    gdt_confirm_change c = {.what = "slowdown", .base_us = 10, .old_plan = "committed", .new_plan = "tonight"};
     double slow[6] = {11, 11.01, 10.99, 11, 11, 11}, back[6] = {10.2, 10.21, 10.19, 10.2, 10.2, 10.2};
     double slower[6] = {12, 12, 12, 12, 12, 12};
     gdt_confirm_decide_slowdown(&c, slow, slow, 6, 0.02);
@@ -103,8 +103,10 @@ static void test_slowdown_rule(void)
     gdt_confirm_decide_slowdown(&c, back, slower, 6, 0.02);
     CHECK_INT(c.verdict, ==, GDT_CONFIRM_DISSOLVED); /* the committed winner is still at 10.2 */
     CHECK_NEAR(c.new_us, 10.2, 1e-9);
+    CHECK_STR(c.faster, "committed"); /* the report names the plan behind new_us */
     gdt_confirm_decide_slowdown(&c, slower, slow, 6, 0.02);
     CHECK_INT(c.verdict, ==, GDT_CONFIRM_HELD); /* the faster of the two, 11, is 10% slower */
+    CHECK_STR(c.faster, "tonight");
 }
 
 static void test_rule(void)
