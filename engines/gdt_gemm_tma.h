@@ -73,7 +73,9 @@ typedef struct gdt_gemm_tma {
     unsigned *counters;  /* device memory, zero between launches */
     const gdt_cu_api *cu;
     const char *who;     /* the slot, for messages */
-    CUlaunchAttribute cluster; /* the launch's attrs, for a cluster configuration */
+    /* The launch's attrs: a cluster configuration's dimension first, then
+     * programmatic dependent launch (every configuration). */
+    CUlaunchAttribute attrs[2];
 } gdt_gemm_tma;
 
 /* Threads of a configuration's CTA: a producer warpgroup and the consumers. */

@@ -218,6 +218,22 @@ void gdt__gemm_tma_init(gdt_gemm_tma *t, const char *who, const gdt_facts *f,
     t->ncounters = through_workspace(c) ? (size_t)(t->params.tiles_m * tiles_n * g->batch) : 0;
 }
 
+/* Programmatic dependent launch (kernels/gdt_sm90.cuh): the kernel's CTAs
+ * may start, and run their prologue (barriers, registers), while the
+ * kernel before it on the stream finishes; each thread waits for that
+ * kernel before it touches global memory (kernels/gdt_gemm_sm90.cuh,
+ * gemm).  Back to back, as in a burst or a model's layers, the launch gap
+ * and the prologue leave the GEMM's time.  Why: at m256 n4096 k4096 on an
+ * H100 (runs/sm90/s35-20261207-h100) cuDNN's knob_47 and the 128 x 64
+ * hand configuration take 18.6 and 18.8 us each under Nsight Compute (one
+ * kernel at a time) but 15.5 and 18.3 us a call in a burst of 64. */
+static void add_pdl(gdt_gemm_tma *t, CUlaunchConfig *cfg)
+{
+    CUlaunchAttribute *a = &t->attrs[cfg->numAttrs++];
+    a->id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a->value.programmaticStreamSerializationAllowed = 1;
+}
+
 /* The persistent grid: at most one CTA per SM and per unit; a cluster
  * configuration (along N or along K) launches whole clusters, (2, 1, 1)
  * each, along grid x (the kernel pairs blockIdx.x 2i and 2i + 1), and no
@@ -233,21 +249,23 @@ static gdt_status launch_grid(gdt_gemm_tma *t, CUfunction fn, CUlaunchConfig *cf
     int64_t clusters = t->units / per < sms / per ? t->units / per : sms / per;
     cfg->gridDimX = (unsigned)(clusters * per);
     cfg->gridDimY = cfg->gridDimZ = 1;
-    if (per == 1)
-        return GDT_STATUS_OK;
-    t->cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    t->cluster.value.clusterDim.x = (unsigned)per;
-    t->cluster.value.clusterDim.y = t->cluster.value.clusterDim.z = 1;
-    cfg->attrs = &t->cluster;
-    cfg->numAttrs = 1;
-    int resident = 0;
-    GDT_CHECK_CU(e, t->cu->cuOccupancyMaxActiveClusters(&resident, fn, cfg));
-    if (resident < 1)
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
-                             "%s: no cluster of %d CTAs of %u bytes of shared memory fits "
-                             "on this device", t->who, (int)per, cfg->sharedMemBytes);
-    if (clusters > resident)
-        cfg->gridDimX = (unsigned)(resident * per);
+    cfg->attrs = t->attrs;
+    cfg->numAttrs = 0;
+    if (per > 1) {
+        CUlaunchAttribute *a = &t->attrs[cfg->numAttrs++];
+        a->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        a->value.clusterDim.x = (unsigned)per;
+        a->value.clusterDim.y = a->value.clusterDim.z = 1;
+        int resident = 0;
+        GDT_CHECK_CU(e, t->cu->cuOccupancyMaxActiveClusters(&resident, fn, cfg));
+        if (resident < 1)
+            return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
+                                 "%s: no cluster of %d CTAs of %u bytes of shared memory fits "
+                                 "on this device", t->who, (int)per, cfg->sharedMemBytes);
+        if (clusters > resident)
+            cfg->gridDimX = (unsigned)(resident * per);
+    }
+    add_pdl(t, cfg);
     return GDT_STATUS_OK;
 }
 

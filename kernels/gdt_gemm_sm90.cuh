@@ -775,6 +775,12 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
         cluster_sync();
     else
         __syncthreads();
+    /* Launched with programmatic dependent launch (engines/gemm_tma.c): the
+     * kernel before this one on the stream may still run, and may write A,
+     * B, C, ws or counters; nothing above touched global memory.  The next
+     * kernel may start as this one's CTAs finish (it waits the same way). */
+    grid_dep_wait();
+    grid_dep_launch();
     /* Two consumers take 232 registers each from the producer's; one
      * consumer asks for none: at 256 threads a thread may have 255, and
      * ptxas gives the one-consumer entries 78 to 108. */
