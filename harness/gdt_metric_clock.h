@@ -102,6 +102,15 @@ struct gdt_run_cell;
  * non-causal GQA cells at s 512 (405-510 FLOPs a byte). */
 #define GDT_CLOCK_BOUND_INTENSITY 400.0
 
+/* Whether a problem is compute-bound as above: its plans are set against
+ * each other at one clock. */
+struct gdt_problem;
+bool gdt_problem_clock_bound(const struct gdt_problem *p);
+
+/* A series' time us at cell_mhz: scaled by its clock mhz over cell_mhz;
+ * us itself where either is unknown (0). */
+double gdt_time_at_clock(double us, double mhz, double cell_mhz);
+
 /* The clock (MHz) a cell's plans are set against each other at: 0 (their
  * own times) when the cell is not compute-bound or no verified metric
  * series of it that counts recorded a clock. */

@@ -46,9 +46,11 @@ void gdt_race_note(gdt_race_marks *m, gdt_engine_kind kind, double us, double no
 bool gdt_race_bar(const gdt_race_marks *m, gdt_engine_kind kind, gdt_race_mark *bar, double *margin);
 
 /* The plans a cell's --rounds measure together: its GDT_ROUNDS_TOP fastest
- * measured in full (full_us[i] > 0) and each engine kind's fastest so
- * measured (what the tables rank first and what `gdtune compare` puts side
- * by side), into pick fastest first (ties by index); how many. */
+ * by full_us (the figure the tables rank a plan by, above 0 where it has
+ * one: harness/sweep.c passes each metric series at the cell's clock) and
+ * each engine kind's fastest so (what the tables rank first and what
+ * `gdtune compare` puts side by side), into pick fastest first (ties by
+ * index); how many. */
 int gdt_rounds_pick(const double *full_us, const gdt_engine_kind *kind, int n,
                     int pick[GDT_ROUNDS_PLANS_MAX]);
 

@@ -123,9 +123,19 @@ static double intensity(const gdt_problem *p)
     return bytes > 0 ? gdt_problem_flops(p) / bytes : 0;
 }
 
+bool gdt_problem_clock_bound(const gdt_problem *p)
+{
+    return intensity(p) >= GDT_CLOCK_BOUND_INTENSITY;
+}
+
+double gdt_time_at_clock(double us, double mhz, double cell_mhz)
+{
+    return cell_mhz > 0 && mhz > 0 ? us * mhz / cell_mhz : us;
+}
+
 double gdt_run_cell_mhz(const gdt_run_cell *c)
 {
-    if (intensity(&c->spec->problem) < GDT_CLOCK_BOUND_INTENSITY)
+    if (!gdt_problem_clock_bound(&c->spec->problem))
         return 0;
     gdt_series_clock *sc = malloc(sizeof *sc * (size_t)(c->nplans + 1));
     double cell_mhz[GDT_SERIES_KINDS] = {0};
@@ -139,8 +149,5 @@ double gdt_run_cell_mhz(const gdt_run_cell *c)
 double gdt_run_time_at_cell_clock(const gdt_run_cell *c, int pi, double cell_mhz)
 {
     const gdt_run_result *res = &c->result[pi];
-    gdt_series_clock s = gdt_run_series_clock(res);
-    if (!(cell_mhz > 0) || !(s.mhz > 0))
-        return res->time_us;
-    return res->time_us * s.mhz / cell_mhz;
+    return gdt_time_at_clock(res->time_us, gdt_run_series_clock(res).mhz, cell_mhz);
 }

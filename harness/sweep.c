@@ -48,6 +48,9 @@ typedef struct plan_series {
     double first_us;        /* and time */
     double full_noise;      /* the noise of its series that counts, when measured in full */
     bool again;             /* measured again for its clock (journaled) */
+    double metric_us;       /* its series that counts, when a metric one (verified, measured
+                             * in full or raced late): what the tables rank; else 0 */
+    double metric_mhz;      /* that series' clock (0: none read) */
 } plan_series;
 
 typedef struct run_cell {
@@ -359,11 +362,15 @@ static void fix_bursts(run_cell *rc, const series_view *v)
     }
 }
 
-/* Racing's bars and the rounds' candidates: a plan measured in full joins
- * them. */
+/* Racing's bars: a plan measured in full joins them.  The rounds'
+ * candidates: any metric series (measured in full, or raced out late). */
 static void note_best(run_cell *rc, int pi, const series_view *v)
 {
-    if (v->d != GDT_DISP_VERIFIED || v->raced_out)
+    if (v->d != GDT_DISP_VERIFIED || v->clock.kind != GDT_SERIES_METRIC)
+        return;
+    rc->series[pi].metric_us = v->time_us;
+    rc->series[pi].metric_mhz = v->clock.mhz;
+    if (v->raced_out)
         return;
     if (!rc->nbursts)
         fix_bursts(rc, v);
@@ -395,7 +402,7 @@ static void note_first(run_cell *rc, int pi, const series_view *v)
  * marks and the rounds' candidates. */
 static void note_again(run_cell *rc, int pi, const series_view *v)
 {
-    rc->full_us[pi] = 0;
+    rc->full_us[pi] = rc->series[pi].metric_us = 0;
     note_best(rc, pi, v);
     marks_without(rc, -1, &rc->race);
 }
@@ -802,17 +809,32 @@ static gdt_status run_cell_outliers(run *r, lane *ln, int ci, gdt_error *e)
 
 /* ------------------------------------------------------------ rounds */
 
-/* The rounds' plans (gdt_rounds_pick), fastest first; how many. */
-static int rounds_pick(const run_cell *rc, int pick[GDT_ROUNDS_PLANS_MAX])
+/* The rounds' plans (gdt_rounds_pick), fastest first, by the figures the
+ * tables rank them by: each metric series, at the cell's clock where the
+ * cell is compute-bound (gdt_metric_clock.h), so that a plan raced out
+ * late whose time at that clock ranks it among the top is measured in the
+ * rounds too, rather than taking the tables on its own series.  How many. */
+static int rounds_pick(const run *r, int ci, int pick[GDT_ROUNDS_PLANS_MAX])
 {
-    gdt_engine_kind *kind = malloc(sizeof *kind * (size_t)(rc->nplans + 1));
-    if (!kind)
-        return 0;
-    for (int pi = 0; pi < rc->nplans; pi++)
-        kind[pi] = plan_kind(cJSON_GetArrayItem(rc->plans, pi));
-    int n = gdt_rounds_pick(rc->full_us, kind, rc->nplans, pick);
-    free(kind);
-    return n;
+    const run_cell *rc = &r->cells[ci];
+    size_t n = (size_t)rc->nplans + 1;
+    gdt_engine_kind *kind = malloc(sizeof *kind * n);
+    gdt_series_clock *sc = malloc(sizeof *sc * n);
+    double *figure = malloc(sizeof *figure * n), cell_mhz[GDT_SERIES_KINDS] = {0};
+    int k = 0;
+    if (kind && sc && figure) {
+        for (int pi = 0; pi < rc->nplans; pi++) {
+            kind[pi] = plan_kind(cJSON_GetArrayItem(rc->plans, pi));
+            sc[pi] = (gdt_series_clock){GDT_SERIES_METRIC, rc->series[pi].metric_us > 0 ? rc->series[pi].metric_mhz : 0};
+        }
+        if (gdt_problem_clock_bound(&r->spec->cells[ci].problem))
+            gdt_cell_clocks(sc, rc->nplans, cell_mhz);
+        for (int pi = 0; pi < rc->nplans; pi++)
+            figure[pi] = gdt_time_at_clock(rc->series[pi].metric_us, sc[pi].mhz, cell_mhz[GDT_SERIES_METRIC]);
+        k = gdt_rounds_pick(figure, kind, rc->nplans, pick);
+    }
+    free(kind), free(sc), free(figure); /* out of memory: no rounds */
+    return k;
 }
 
 /* Each round of a plan: min_samples samples of the cell's largest burst (the
@@ -919,7 +941,7 @@ static gdt_status run_cell_rounds(run *r, lane *ln, int ci, gdt_error *e)
     char why[GDT_ERROR_MAX + 64] = "";
     if (!all_results(rc))
         return GDT_STATUS_OK;
-    if (!r->o.rounds || rc->rounds_done || !rc->plans || (rec.nplans = rounds_pick(rc, rec.plans)) < 2)
+    if (!r->o.rounds || rc->rounds_done || !rc->plans || (rec.nplans = rounds_pick(r, ci, rec.plans)) < 2)
         return GDT_STATUS_OK;
     gdt_status s = call_rounds(r, ln, &rec, round_us, why, sizeof why, e);
     if (s != GDT_STATUS_OK)

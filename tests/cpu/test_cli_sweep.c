@@ -75,6 +75,11 @@ static void fake_result(int engine)
     const char *eng0 = getenv("GDT_FAKE_ENG0_US"); /* cudnn.eng0's time, 10 us by default */
     double t = engine == 0 ? (eng0 ? atof(eng0) : 10.0) : engine == 1 ? 12.0 : engine == 2 ? 11.0 : 8.0;
     double mhz = fake_clock(engine, &t);
+    /* GDT_FAKE_LATE: every sample at 1500 MHz but eng2's, raced out late at
+     * 10.5 us and 1400 MHz (9.8 us at the others' clock) */
+    bool late = getenv("GDT_FAKE_LATE") && engine == 2;
+    if (getenv("GDT_FAKE_LATE"))
+        mhz = late ? 1400 : 1500, t = late ? 10.5 : t;
     char clock[64] = "";
     if (mhz > 0)
         snprintf(clock, sizeof clock, ",\"clock_mhz\":[%g]", mhz);
@@ -83,7 +88,8 @@ static void fake_result(int engine)
            "\"total_us\":[12,12],\"median_host_us\":5.25,\"median_device_us\":%g,\"rel_spread\":0.01},"
            "{\"burst\":4,\"host_us\":[4],\"device_us\":[%g],\"total_us\":[11],\"median_host_us\":4,"
            "\"median_device_us\":%g,\"rel_spread\":0.002%s}],\"cold_us\":[20],\"time_us\":%g,"
-           "\"noise\":0.002,\"fatal\":false}\n", t, t, t, t, t, clock, t);
+           "\"noise\":0.002%s,\"fatal\":false}\n", t, t, t, t, t, clock, t,
+           late ? ",\"raced_out\":true,\"race_burst\":4,\"raced_late\":true" : "");
 }
 
 /* The rounds reverse the plans' single measurements: engine 0 measures
@@ -1144,6 +1150,37 @@ static void check_outlier_run(const char *run, const char *dir)
     CHECK_CONTAINS(out, "  generated: gemm.nvrtc[TILE_M=128]\n    8.000 us, ");
 }
 
+/* --rounds in a compute-bound cell (m = n = k = 4096) takes its plans by
+ * the tables' figures, each metric series at the cell's clock: with every
+ * plan verifying (eng0 10 us, eng1 12, ours 8, at 1500 MHz), eng2, raced
+ * out late at 10.5 us and 1400 MHz (GDT_FAKE_LATE), is 9.8 us at the
+ * cell's clock, second: it joins ours and eng0 in the rounds, and eng1 stays
+ * out.  By the plans measured in full alone the rounds would take ours, eng0
+ * and eng1, and eng2 would rank first in the tables on its own series. */
+static void test_rounds_late(const char *self)
+{
+    char dir[] = "/tmp/gdt_cli_rounds_late_XXXXXX", spec[600], args[2048];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    FILE *f = fopen(spec, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
+              "\"grid\":[{\"m\":[4096],\"n,k\":[[4096,4096]]}]}", f);
+        fclose(f);
+    }
+    setenv("GDTUNE_WORKER_EXE", self, 1);
+    setenv("GDT_FAKE_ALL_OK", "1", 1);
+    setenv("GDT_FAKE_LATE", "1", 1);
+    snprintf(args, sizeof args, "gemm --spec %s --out %s/run --tables-dir %s/t --deadline 1 --rounds 2",
+             spec, dir, dir);
+    CHECK_INT(sweep(args), ==, 0);
+    CHECK_CONTAINS(out, "stand-in: rounds 2 bursts 4 plans 20000 2 0\n");
+    unsetenv("GDT_FAKE_ALL_OK");
+    unsetenv("GDT_FAKE_LATE");
+    end_run(dir);
+}
+
 /* A plan whose series ran at 0.8 of its cell's clock is measured again,
  * after the cell's last plan and without racing against its own first
  * series; a resume after a kill before the re-measure's result measures it
@@ -1207,6 +1244,7 @@ int main(int argc, char **argv)
     test_noise_floor(self);
     test_heuristic_head(self);
     test_rounds(self);
+    test_rounds_late(self);
     test_prior(self);
     test_one_sweep_per_run(self);
     test_clock_outlier(self);

@@ -189,11 +189,12 @@ static void test_refused(const gdt_run_cell *c, int a, int b, int unverified)
         CHECK_CONTAINS(e.msg, want);
         gdt_run_destroy(r);
     }
-    /* the plans: distinct, in the cell, measured in full */
+    /* the plans: distinct, in the cell, with a metric series (a raced-out
+     * plan's, the sweep's test_rounds_late) */
     static const char *const plan_cases[][2] = {
         {"[%d,%d]", "/plans/1: expected a plan not named before in /plans"},
         {"[%d,%d]", "/plans/1: expected a plan index below"},
-        {"[%d,%d]", "/plans/1: expected a plan measured in full (verified, not raced out)"},
+        {"[%d,%d]", "/plans/1: expected a plan with a metric series (verified; measured in full, or raced out late)"},
     };
     int second[] = {a, c->nplans, unverified};
     for (int i = 0; i < 3; i++) {
