@@ -822,10 +822,11 @@ static int rounds_pick(const run *r, int ci, int pick[GDT_ROUNDS_PLANS_MAX])
     gdt_series_clock *sc = malloc(sizeof *sc * n);
     double *figure = malloc(sizeof *figure * n), cell_mhz[GDT_SERIES_KINDS] = {0};
     int k = 0;
-    if (kind && sc && figure) {
+    if (kind && sc && figure) { /* out of memory: no rounds */
         for (int pi = 0; pi < rc->nplans; pi++) {
+            const plan_series *ps = &rc->series[pi];
             kind[pi] = plan_kind(cJSON_GetArrayItem(rc->plans, pi));
-            sc[pi] = (gdt_series_clock){GDT_SERIES_METRIC, rc->series[pi].metric_us > 0 ? rc->series[pi].metric_mhz : 0};
+            sc[pi] = (gdt_series_clock){GDT_SERIES_METRIC, ps->metric_us > 0 ? ps->metric_mhz : 0};
         }
         if (gdt_problem_clock_bound(&r->spec->cells[ci].problem))
             gdt_cell_clocks(sc, rc->nplans, cell_mhz);
@@ -833,7 +834,9 @@ static int rounds_pick(const run *r, int ci, int pick[GDT_ROUNDS_PLANS_MAX])
             figure[pi] = gdt_time_at_clock(rc->series[pi].metric_us, sc[pi].mhz, cell_mhz[GDT_SERIES_METRIC]);
         k = gdt_rounds_pick(figure, kind, rc->nplans, pick);
     }
-    free(kind), free(sc), free(figure); /* out of memory: no rounds */
+    free(kind);
+    free(sc);
+    free(figure);
     return k;
 }
 
