@@ -11,9 +11,13 @@
 
 /* Plan pi's time per call and noise as the tables and `compare` take
  * them: the cell's rounds' figures when the plan is in its measured rounds
- * (measured together, so drift over the sweep reached them alike), else its
- * result's, the time at the cell's clock (gdt_metric_clock.h: its series'
- * time scaled by its clock over the cell's).  True for a rounds figure. */
+ * (measured together, so drift over the sweep reached them alike), their
+ * times set at the level of the other plans' (times the geometric mean of
+ * the rounds' plans' own figures over that of their rounds' times: the
+ * rounds record no clock, and decide the order among their plans, not the
+ * level), else its result's, the time at the cell's clock
+ * (gdt_metric_clock.h: its series' time scaled by its clock over the
+ * cell's).  True for a rounds figure. */
 bool gdt_run_plan_figures(const gdt_run_cell *c, int pi, double *time_us, double *noise);
 
 /* Plan pi's time per call as above (its noise left out). */
