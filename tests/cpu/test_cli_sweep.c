@@ -1158,7 +1158,8 @@ static void check_outlier_run(const char *run, const char *dir)
  * out late at 10.5 us and 1400 MHz (GDT_FAKE_LATE), is 9.8 us at the
  * cell's clock, second: it joins ours and eng0 in the rounds, and eng1 stays
  * out.  By the plans measured in full alone the rounds would take ours, eng0
- * and eng1, and eng2 would rank first in the tables on its own series. */
+ * and eng1, and eng2's place in the tables, ahead of eng0, would rest on its
+ * own series alone. */
 static void test_rounds_late(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_rounds_late_XXXXXX", spec[600], args[2048];
