@@ -75,6 +75,7 @@ typedef struct family_cells {
     char **keys;
     int *from;
     int n, cap;
+    int raced_first; /* cells whose fastest plan was raced out (fastest_raced_out) */
 } family_cells;
 
 /* What a merge keeps of a run once its cells are taken: not its records,
@@ -153,6 +154,25 @@ static gdt_status measured_twice(const merge *m, const char *key, const char *fi
                                  "runs of disjoint cells (--shard)", key, first, second);
 }
 
+/* Whether the cell's fastest plan, by the figure the tables take, was
+ * raced out and is not in the cell's rounds: its place then rests on one
+ * series at the cell's clock, which racing had judged slower than the
+ * cell's top (docs/racing.md, "Rounds"). */
+static bool fastest_raced_out(const gdt_run_cell *c)
+{
+    int best = -1;
+    double best_us = 0, t, noise;
+    bool best_in_rounds = false;
+    for (int pi = 0; pi < c->nplans; pi++) {
+        if (c->result[pi].disposition != GDT_DISP_VERIFIED)
+            continue;
+        bool in_rounds = gdt_run_plan_figures(c, pi, &t, &noise);
+        if (best < 0 || t < best_us)
+            best = pi, best_us = t, best_in_rounds = in_rounds;
+    }
+    return best >= 0 && !best_in_rounds && c->result[best].raced_out;
+}
+
 /* Appends the complete cells of family f in run r (the merge's last run);
  * a cell that an earlier run already gave is refused, naming both runs. */
 static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_error *e)
@@ -185,6 +205,7 @@ static gdt_status collect_family(merge *m, const gdt_run *r, gdt_family f, gdt_e
                 return s;
             continue;
         }
+        fc->raced_first += fastest_raced_out(c);
         fc->from[fc->n++] = m->nruns - 1;
         gdt__emit_report_taken(m->rep);
     }
@@ -206,6 +227,10 @@ static gdt_status emit_family(const merge *m, gdt_family f, const char *dir, gdt
     if (s == GDT_STATUS_OK)
         fprintf(stderr, "%s: wrote %s/%s.{tuning,placement}.json (%d cells)\n", m->verb, dir,
                 gdt_family_name(f), fc->n);
+    if (s == GDT_STATUS_OK && fc->raced_first > 0)
+        fprintf(stderr, "%s: %s: in %d of %d cells the fastest plan was raced out: its place rests on one "
+                "series at the cell's clock (--rounds measures it beside the cell's top; docs/racing.md)\n",
+                m->verb, gdt_family_name(f), fc->raced_first, fc->n);
     return s == GDT_STATUS_OK ? gdt__emit_report_table(m->rep, f, fc->n, dir, e) : s;
 }
 
