@@ -300,3 +300,18 @@ cJSON *gdt_test_burst_json(int burst, const double *x, int n)
     cJSON_AddItemToObject(b, "total_us", cJSON_CreateDoubleArray(x, n));
     return b;
 }
+
+int gdt_test_emit_kept(const char *journal_gz, const char *root, const char *name, char *out, size_t nout)
+{
+    char run[512], path[600], tables[512];
+    snprintf(run, sizeof run, "%s/run-%s", root, name);
+    snprintf(path, sizeof path, "%s/journal.jsonl", run);
+    snprintf(tables, sizeof tables, "%s/tables-%s", root, name);
+    if (mkdir(run, 0700) != 0 || gdt_test_gunzip_to(journal_gz, path) != 0)
+        return -1;
+    char *argv[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", tables, NULL};
+    int rc = gdt_test_spawn(argv, NULL, out, nout);
+    if (rc != 0)
+        fprintf(stderr, "tables emit %s: exit %d: %s\n", journal_gz, rc, out);
+    return rc;
+}

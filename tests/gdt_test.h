@@ -163,6 +163,12 @@ int gdt_test_journal_respell(const char *path, bool old);
  * Returns 0 at end of input. */
 int gdt_test_one_plan_worker(double noise, bool refuse_others);
 
+/* A kept journal (a .jsonl.gz under runs/) unpacked as
+ * ROOT/run-NAME/journal.jsonl and its tables emitted into ROOT/tables-NAME
+ * by `gdtune tables emit`, the verb's output in out; returns its exit
+ * status (-1: the run folder or the unpack failed). */
+int gdt_test_emit_kept(const char *journal_gz, const char *root, const char *name, char *out, size_t nout);
+
 /* `gunzip -c SRC > DST` without a shell; returns gunzip's exit status. */
 static inline int gdt_test_gunzip_to(const char *src, const char *dst)
 {

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "gdt_test.h"
 #include "gdt_util.h"
@@ -24,17 +23,10 @@ static char out[1 << 20];
 /* Night n's journal emitted into ROOT/tables-n. */
 static void emit_night(int n)
 {
-    char journal[400], run[300], path[400], tdir[300];
+    char journal[400], name[16];
     snprintf(journal, sizeof journal, NIGHTS "gemm-night%d.journal.jsonl.gz", n);
-    snprintf(run, sizeof run, "%s/run-%d", root, n);
-    snprintf(path, sizeof path, "%s/journal.jsonl", run);
-    snprintf(tdir, sizeof tdir, "%s/tables-%d", root, n);
-    CHECK_INT(mkdir(run, 0700), ==, 0);
-    CHECK_INT(gdt_test_gunzip_to(journal, path), ==, 0);
-    char *argv[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", tdir, NULL};
-    int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
-    if (rc != 0) fprintf(stderr, "tables emit %s: exit %d: %s\n", journal, rc, out);
-    CHECK_INT(rc, ==, 0);
+    snprintf(name, sizeof name, "%d", n);
+    CHECK_INT(gdt_test_emit_kept(journal, root, name, out, sizeof out), ==, 0);
 }
 
 /* `tables diff` of night 1 against night n: the cells beyond noise, and

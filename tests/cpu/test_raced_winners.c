@@ -6,7 +6,6 @@
  * the 48 SDPA cells, which get no such line. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "gdt_test.h"
 #include "gdt_util.h"
@@ -19,17 +18,9 @@ static char out[1 << 16];
 /* The family's journal emitted into ROOT/tables-FAMILY; its output in out. */
 static void emit(const char *family)
 {
-    char journal[400], run[300], path[400], tdir[300];
+    char journal[400];
     snprintf(journal, sizeof journal, RUNS "%s.journal.jsonl.gz", family);
-    snprintf(run, sizeof run, "%s/run-%s", root, family);
-    snprintf(path, sizeof path, "%s/journal.jsonl", run);
-    snprintf(tdir, sizeof tdir, "%s/tables-%s", root, family);
-    CHECK_INT(mkdir(run, 0700), ==, 0);
-    CHECK_INT(gdt_test_gunzip_to(journal, path), ==, 0);
-    char *argv[] = {(char *)gdt_test_exe(), "tables", "emit", run, "--tables-dir", tdir, NULL};
-    int rc = gdt_test_spawn(argv, NULL, out, sizeof out);
-    if (rc != 0) fprintf(stderr, "tables emit %s: exit %d: %s\n", journal, rc, out);
-    CHECK_INT(rc, ==, 0);
+    CHECK_INT(gdt_test_emit_kept(journal, root, family, out, sizeof out), ==, 0);
 }
 
 int main(void)
