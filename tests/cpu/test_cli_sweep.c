@@ -628,28 +628,35 @@ static void test_run_loop(const char *self)
     end_run(dir);
 }
 
-/* DIR/spec.json: GEMM cells of n = k = 256, one per m of ms ("256,512"). */
-/* A spec of M values ms at n=k=256, with top-level settings extra ("" or
- * ",\"key\":value..."). */
-static void write_spec(char *spec, size_t n, const char *dir, const char *ms, const char *extra)
+/* DIR/spec.json: GEMM cells of (n, k) nk ("256,256"), one per m of ms
+ * ("256,512"), with top-level settings extra ("" or ",\"key\":value..."). */
+static void write_spec(char *spec, size_t n, const char *dir, const char *ms, const char *nk, const char *extra)
 {
     snprintf(spec, n, "%s/spec.json", dir);
     FILE *f = fopen(spec, "w");
     CHECK(f != NULL);
     if (f) {
         fprintf(f, "{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
-                "\"grid\":[{\"m\":[%s],\"n,k\":[[256,256]]}]%s}", ms, extra);
+                "\"grid\":[{\"m\":[%s],\"n,k\":[[%s]]}]%s}", ms, nk, extra);
         fclose(f);
     }
 }
 
 /* A sweep test's folder (dir, a mkdtemp template) with its spec (M values
- * ms, more settings extra), the stand-in worker this executable is. */
-static void start_run(char *dir, char *spec, size_t n, const char *self, const char *ms, const char *extra)
+ * ms at (n, k) nk, more settings extra), the stand-in worker this
+ * executable is. */
+static void start_run_nk(char *dir, char *spec, size_t n, const char *self, const char *ms, const char *nk,
+                         const char *extra)
 {
     CHECK(mkdtemp(dir) != NULL);
-    write_spec(spec, n, dir, ms, extra);
+    write_spec(spec, n, dir, ms, nk, extra);
     setenv("GDTUNE_WORKER_EXE", self, 1);
+}
+
+/* The same at n = k = 256. */
+static void start_run(char *dir, char *spec, size_t n, const char *self, const char *ms, const char *extra)
+{
+    start_run_nk(dir, spec, n, self, ms, "256,256", extra);
 }
 
 /* One worker per GPU of the first GPU's model, cells spread across them. */
@@ -1163,16 +1170,7 @@ static void check_outlier_run(const char *run, const char *dir)
 static void test_rounds_late(const char *self)
 {
     char dir[] = "/tmp/gdt_cli_rounds_late_XXXXXX", spec[600], args[2048];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(spec, sizeof spec, "%s/spec.json", dir);
-    FILE *f = fopen(spec, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs("{\"schema\":\"gdtune.sweep/1\",\"families\":[\"gemm\"],"
-              "\"grid\":[{\"m\":[4096],\"n,k\":[[4096,4096]]}]}", f);
-        fclose(f);
-    }
-    setenv("GDTUNE_WORKER_EXE", self, 1);
+    start_run_nk(dir, spec, sizeof spec, self, "4096", "4096,4096", "");
     setenv("GDT_FAKE_ALL_OK", "1", 1);
     setenv("GDT_FAKE_LATE", "1", 1);
     snprintf(args, sizeof args, "gemm --spec %s --out %s/run --tables-dir %s/t --deadline 1 --rounds 2",
