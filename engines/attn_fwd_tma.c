@@ -13,13 +13,13 @@
 #include "gdt_tma.h"
 #include "hand/gdt_hand.h"
 
-enum { BLOCK_M = GDT_ATTN_FWD_TMA_BLOCK_M, BLOCK_N = GDT_ATTN_FWD_TMA_BLOCK_N };
+enum { BLOCK_M = GDT_ATTN_FWD_TMA_BLOCK_M, BLOCK_N_MAX = GDT_ATTN_FWD_TMA_BLOCK_N_WIDE };
 
 _Static_assert(sizeof(gdt_attn_fwd_tma_params) == 88, "must match kernels/gdt_attn_fwd_sm90.cuh");
 
-int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers, int stages)
+int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers, int stages, int block_n)
 {
-    return (int)((64 * consumers + 2 * stages * 128) * d * 2 + 128 + 1024);
+    return (int)((64 * consumers + 2 * stages * block_n) * d * 2 + 128 + 1024);
 }
 
 int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s)
@@ -32,17 +32,18 @@ int gdt__attn_fwd_tma_hand_consumers(const gdt_sdpa_desc *s)
 static int hand_smem_bytes(int64_t d)
 {
     gdt_sdpa_desc s = {.d = d};
-    return gdt__attn_fwd_tma_smem_bytes(d, gdt__attn_fwd_tma_hand_consumers(&s), GDT_ATTN_FWD_TMA_STAGES);
+    return gdt__attn_fwd_tma_smem_bytes(d, gdt__attn_fwd_tma_hand_consumers(&s), GDT_ATTN_FWD_TMA_STAGES,
+                                        GDT_ATTN_FWD_TMA_BLOCK_N);
 }
 
 /* The kernel's tile index is 32-bit: b*h_q*ceil(s_q/128) tiles at most
  * 2^31-1 (128 rows, the smaller tile, so 192-row tiles are fewer), and
- * its rows too: s_q plus a 192-row tile, s_kv plus a 128-key block, and
+ * its rows too: s_q plus a 192-row tile, s_kv plus a 176-key block, and
  * b*h_q below 2^31. */
 static bool sizes_ok(const gdt_sdpa_desc *s, char *why, size_t n)
 {
     int64_t tiles = (s->s_q + BLOCK_M - 1) / BLOCK_M;
-    if (s->s_q > INT_MAX - 64 * GDT_ATTN_FWD_TMA_WIDE || s->s_kv > INT_MAX - BLOCK_N ||
+    if (s->s_q > INT_MAX - 64 * GDT_ATTN_FWD_TMA_WIDE || s->s_kv > INT_MAX - BLOCK_N_MAX ||
         s->b * s->h_q > INT_MAX ||
         s->b * s->h_q > INT_MAX / (tiles > 0 ? tiles : 1))
         return snprintf(why, n, "b %" PRId64 ", h_q %" PRId64 ", s_q %" PRId64 ", s_kv %" PRId64
@@ -82,7 +83,7 @@ static int section_heads(const gdt_sdpa_desc *s)
 }
 
 void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers,
-                            int stages)
+                            int stages, int block_n)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     const int block_m = 64 * consumers;
@@ -90,8 +91,9 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
     t->dtype = f->dtype;
     t->consumers = consumers;
     t->stages = stages;
+    t->block_n = block_n;
     t->threads = 128 * (consumers + 1);
-    t->smem_bytes = gdt__attn_fwd_tma_smem_bytes(s->d, consumers, stages);
+    t->smem_bytes = gdt__attn_fwd_tma_smem_bytes(s->d, consumers, stages, block_n);
     gdt__hand_attn_geometry(&gdt__attn_fwd_tma_spec, f, t->geo);
     t->params = (gdt_attn_fwd_tma_params){
         .o_s = {s->o_stride[0], s->o_stride[1], s->o_stride[2]},
@@ -141,11 +143,11 @@ void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t)
 }
 
 /* Box: 64 elements of d (128 bytes, the widest the 128-byte swizzle
- * takes) by a tile's rows, 128 for K and V, 64 a consumer for Q; the
+ * takes) by a tile's rows, block_n for K and V, 64 a consumer for Q; the
  * kernel loads d/64 boxes per tile, and its barriers expect their bytes. */
 static gdt_status encode(gdt_attn_fwd_tma *t, int i, void *ptr, gdt_error *e)
 {
-    const cuuint32_t box[4] = {64, i == 0 ? 64u * (cuuint32_t)t->consumers : (cuuint32_t)BLOCK_N, 1, 1};
+    const cuuint32_t box[4] = {64, i == 0 ? 64u * (cuuint32_t)t->consumers : (cuuint32_t)t->block_n, 1, 1};
     const gdt__hand_attn_map *g = &t->geo[i];
     /* The zero fill out of bounds: rows past s_q or s_kv add nothing
      * before the mask removes them. */

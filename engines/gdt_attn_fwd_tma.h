@@ -27,6 +27,7 @@
 enum {
     GDT_ATTN_FWD_TMA_BLOCK_M = 128,
     GDT_ATTN_FWD_TMA_BLOCK_N = 128,
+    GDT_ATTN_FWD_TMA_BLOCK_N_WIDE = 176, /* what an attention row may bind with two consumers (AF90_BLOCK_N) */
     GDT_ATTN_FWD_TMA_STAGES = 2,     /* the K and V rings' stages, sdpa_fwd.hand's */
     GDT_ATTN_FWD_TMA_STAGES_MAX = 3, /* what an attention row may bind (AF90_STAGES) */
     GDT_ATTN_FWD_TMA_WARPS = 12,
@@ -58,6 +59,7 @@ typedef struct gdt_attn_fwd_tma {
     gdt_attn_fwd_tma_params params;
     int consumers; /* consumer warpgroups: GDT_ATTN_FWD_TMA_CONSUMERS or _WIDE */
     int stages;    /* the K and V rings': GDT_ATTN_FWD_TMA_STAGES .. _STAGES_MAX */
+    int block_n;   /* keys a block: GDT_ATTN_FWD_TMA_BLOCK_N or _BLOCK_N_WIDE */
     int threads, smem_bytes; /* the launch's block and dynamic shared memory */
     gdt_dtype dtype;
     const gdt_cu_api *cu;
@@ -69,11 +71,11 @@ typedef struct gdt_attn_fwd_tma {
 extern const gdt__hand_attn_spec gdt__attn_fwd_tma_spec;
 
 /* Dynamic shared memory at head dim d with `consumers` consumer
- * warpgroups and rings of `stages`: Q (64 rows a consumer x d), the stages
- * of K and of V (128 rows x d each), the barriers and the tile slot (16 +
- * 32 stages + 4 of 128 bytes), and 1024 bytes of slack to align the
- * swizzle atoms. */
-int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers, int stages);
+ * warpgroups, rings of `stages` and key blocks of block_n: Q (64 rows a
+ * consumer x d), the stages of K and of V (block_n rows x d each), the
+ * barriers and the tile slot (16 + 32 stages + 4 of 128 bytes), and 1024
+ * bytes of slack to align the swizzle atoms. */
+int gdt__attn_fwd_tma_smem_bytes(int64_t d, int consumers, int stages, int block_n);
 
 /* The most consumer warpgroups sdpa_fwd.hand runs for s (its shared-memory
  * check): GDT_ATTN_FWD_TMA_WIDE at d64 (192-row tiles, FlashAttention-3's
@@ -88,11 +90,12 @@ bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n);
 
 /* For a problem gdt__attn_fwd_tma_supported accepted, launched with
  * `consumers` consumer warpgroups (the entry's, GDT_ATTN_FWD_TMA_CONSUMERS
- * or, at d64, _WIDE) and rings of `stages` (the entry's AF90_STAGES): the
- * maps' geometry, the parameters (query tiles of 64 x consumers rows), the
- * block and shared memory.  who: the slot's name, for messages. */
+ * or, at d64, _WIDE), rings of `stages` (the entry's AF90_STAGES) and key
+ * blocks of block_n (its AF90_BLOCK_N): the maps' geometry, the parameters
+ * (query tiles of 64 x consumers rows), the block and shared memory.  who:
+ * the slot's name, for messages. */
 void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers,
-                            int stages);
+                            int stages, int block_n);
 
 /* After the module's load: fn's shared memory (t's), cfg's persistent grid
  * (gdt__attn_fwd_tma_grid over this device's SMs and fn's CTAs per SM),
@@ -112,7 +115,7 @@ unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int p
 void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t);
 
 /* Before a launch: the operands and their 16-byte alignment, re-encoding
- * a map whose pointer changed (boxes of 64 elements of d by 128 rows, Q's
+ * a map whose pointer changed (boxes of 64 elements of d by block_n rows, Q's
  * by 64 x consumers rows: one tile); then the kernel's four arguments into
  * args (pointing into t). */
 gdt_status gdt__attn_fwd_tma_bind(gdt_attn_fwd_tma *t, const gdt_facts *f, const gdt_operands *ops,

@@ -23,6 +23,7 @@
 
 static const int64_t tile[] = {16, 32, 64, 128, 256};
 static const int64_t tile_fwd_m[] = {16, 32, 64, 128, 192, 256}; /* 192: PIPE=1's three consumers */
+static const int64_t tile_fwd_n[] = {16, 32, 64, 128, 176, 256}; /* 176: PIPE=1's with two consumers */
 static const int64_t warps[] = {1, 2, 4, 8, 12, 16}; /* 12: PIPE=1's three warpgroups (16: four) */
 static const int64_t stages[] = {1, 2, 3, 4};
 static const int64_t mma[] = {0, 1, 2};
@@ -37,7 +38,8 @@ enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_
 static const gdt_column fwd_cols[A_PP] = {
     {"BLOCK_M", GDT_COL_INT, D(tile_fwd_m), GDT_KNOB_TILE_M, "query rows per CTA (192: PIPE=1 only)",
      GDT_AXIS_SQ, false, 0},
-    {"BLOCK_N", GDT_COL_INT, D(tile), GDT_KNOB_TILE_N, "key/value rows per inner step", GDT_AXIS_SKV, false, 0},
+    {"BLOCK_N", GDT_COL_INT, D(tile_fwd_n), GDT_KNOB_TILE_N, "key/value rows per inner step (176: PIPE=1 only)",
+     GDT_AXIS_SKV, false, 0},
     {"WARPS", GDT_COL_INT, D(warps), GDT_KNOB_WARPS, "warps per CTA (split the query rows)", -1, false, 0},
     {"STAGES", GDT_COL_INT, D(stages), GDT_KNOB_STAGES, "K/V shared-memory stages", -1, false, 0},
     {"MMA", GDT_COL_ENUM, D(mma), GDT_KNOB_MMA,
@@ -151,11 +153,12 @@ static bool bind_fwd_wgmma(const int64_t *r, int64_t d, const gdt_device_props *
 
 /* PIPE=1 of either direction: a hand slot's kernel in its configuration
  * (and, where the slot has one, its wide configuration at one head dim:
- * wide_warps 0 for none; and rings of stages .. max_stages, the slot's
- * first), on the problems its check_support takes. */
+ * wide_warps 0 for none; rings of stages .. max_stages, the slot's first;
+ * and key blocks of bn or, with the slot's two consumers, wide_bn: bn for
+ * none), on the problems its check_support takes. */
 typedef struct tma_config {
     const char *slot;
-    int64_t bm, bn, warps, stages, max_stages, mma;
+    int64_t bm, bn, wide_bn, warps, stages, max_stages, mma;
     int64_t wide_bm, wide_warps, wide_d;
     bool (*supported)(const gdt_facts *f, char *why, size_t n);
 } tma_config;
@@ -164,21 +167,26 @@ typedef struct tma_config {
  * two consumer warpgroups, or three of 192 query rows at d64 (its _m192
  * entries, ahead of two by 2-13% in the H200's d64 cells, 2026-12-07); K
  * and V rings of two stages (the hand engine's) or three (AF90_STAGES;
- * at d128 224 KB of shared memory, which the shared-memory rule checks). */
+ * at d128 224 KB of shared memory, which the shared-memory rule checks);
+ * key blocks of 128 (the hand engine's) or, with two consumers, 176
+ * (AF90_BLOCK_N, FlashAttention-3's non-causal d128 block: S and P take
+ * 132 registers beside O, more than three consumers' 160 hold). */
 static const tma_config fwd_tma = {
-    "sdpa_fwd.hand", GDT_ATTN_FWD_TMA_BLOCK_M, GDT_ATTN_FWD_TMA_BLOCK_N, GDT_ATTN_FWD_TMA_WARPS,
+    "sdpa_fwd.hand", GDT_ATTN_FWD_TMA_BLOCK_M, GDT_ATTN_FWD_TMA_BLOCK_N, GDT_ATTN_FWD_TMA_BLOCK_N_WIDE,
+    GDT_ATTN_FWD_TMA_WARPS,
     GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_STAGES_MAX, GDT_ATTN_FWD_TMA_MMA, 64 * GDT_ATTN_FWD_TMA_WIDE,
     4 * (GDT_ATTN_FWD_TMA_WIDE + 1), 64, gdt__attn_fwd_tma_supported,
 };
 /* sdpa_bwd.hand's kernels (kernels/gdt_attn_bwd_sm90.cuh, engines/attn_bwd_tma.c). */
 static const tma_config bwd_tma = {
-    "sdpa_bwd.hand", GDT_ATTN_BWD_TMA_BLOCK_M, GDT_ATTN_BWD_TMA_BLOCK_N, GDT_ATTN_BWD_TMA_WARPS,
+    "sdpa_bwd.hand", GDT_ATTN_BWD_TMA_BLOCK_M, GDT_ATTN_BWD_TMA_BLOCK_N, GDT_ATTN_BWD_TMA_BLOCK_N,
+    GDT_ATTN_BWD_TMA_WARPS,
     GDT_ATTN_BWD_TMA_STAGES, GDT_ATTN_BWD_TMA_STAGES, GDT_ATTN_BWD_TMA_MMA, 0, 0, 0, gdt__attn_bwd_tma_supported,
 };
 
 /* Its tiles are fixed whatever the problem (TMA zero-fills past s_q and
  * s_kv), so BLOCK_M and BLOCK_N are bound to them here, undoing the
- * projection's cap for short sequences. */
+ * projection's cap for short sequences; a row asking for wide_bn keeps it. */
 static bool bind_tma(int64_t *r, const tma_config *k, const gdt_facts *f, const gdt_device_props *lim,
                      char *why, size_t n)
 {
@@ -196,7 +204,11 @@ static bool bind_tma(int64_t *r, const tma_config *k, const gdt_facts *f, const 
         snprintf(stages, sizeof stages, "%lld to %lld", (long long)k->stages, (long long)k->max_stages);
     else
         snprintf(stages, sizeof stages, "%lld", (long long)k->stages);
-    r[A_BM] = wide ? k->wide_bm : k->bm, r[A_BN] = k->bn;
+    if (r[A_BN] == k->wide_bn && k->wide_bn != k->bn && wide)
+        return snprintf(why, n, "PIPE=1 with BLOCK_N=%lld takes two consumer warpgroups (WARPS=%lld), "
+                        "got WARPS=%lld", (long long)k->wide_bn, (long long)k->warps, (long long)r[A_W]),
+               false;
+    r[A_BM] = wide ? k->wide_bm : k->bm, r[A_BN] = r[A_BN] == k->wide_bn ? k->wide_bn : k->bn;
     if ((!wide && r[A_W] != k->warps) || r[A_ST] < k->stages || r[A_ST] > k->max_stages ||
         r[A_MMA] != k->mma)
         return snprintf(why, n, "PIPE=1 is %s's configuration: BLOCK_M=%lld, BLOCK_N=%lld, "
@@ -214,7 +226,7 @@ static bool bind_tma(int64_t *r, const tma_config *k, const gdt_facts *f, const 
     return true;
 }
 
-/* PIPE=0 takes powers of two; 12 warps and 192-row tiles are PIPE=1's. */
+/* PIPE=0 takes powers of two; 12 warps, 192-row tiles and 176-key blocks are PIPE=1's. */
 static bool pipe0_warps(const int64_t *r, char *why, size_t n)
 {
     if (r[A_W] == GDT_ATTN_FWD_TMA_WARPS || r[A_W] == GDT_ATTN_BWD_TMA_WARPS)
@@ -223,6 +235,9 @@ static bool pipe0_warps(const int64_t *r, char *why, size_t n)
     if (r[A_BM] == 64 * GDT_ATTN_FWD_TMA_WIDE)
         return snprintf(why, n, "BLOCK_M=%lld is PIPE=1's (three consumer warpgroups of 64 query rows); "
                         "PIPE=0 takes a power of two", (long long)r[A_BM]), false;
+    if (r[A_BN] == GDT_ATTN_FWD_TMA_BLOCK_N_WIDE)
+        return snprintf(why, n, "BLOCK_N=%lld is PIPE=1's (key blocks of the two consumer warpgroups); "
+                        "PIPE=0 takes a power of two", (long long)r[A_BN]), false;
     return true;
 }
 

@@ -28,7 +28,8 @@
  * balance over the SMs as under the hardware's dispatch of one CTA per
  * tile.  Warpgroup 0 gives its registers away (setmaxnreg.dec); one
  * of its threads issues the TMA loads, tile after tile: the Q tile, then
- * the K and V blocks (128 keys each) into two rings of AF90_STAGES stages
+ * the K and V blocks (AF90_BLOCK_N keys each: 128, or 176 where an attention
+ * row binds it) into two rings of AF90_STAGES stages
  * (2, the hand engine's; 3 where an attention row binds STAGES=3), each
  * stage behind a full barrier (the copies' byte count) and an empty barrier
  * (one arrival per consumer warp).  Warpgroups 1 .. NC are the consumers
@@ -130,9 +131,10 @@
  * consumers, a hand-over out of the ring, the opening arrival by another
  * consumer, no closing sync and an early Q release each fail it.
  *
- * Tiles are 128 rows x d (K, V) or BM rows x d (Q) in 128-byte-swizzled
+ * Tiles are AF90_BLOCK_N rows x d (K, V) or BM rows x d (Q) in 128-byte-swizzled
  * shared memory, as the TMA's SWIZZLE_128B writes them: d/64 column blocks
- * of 128 (BM) rows x 128 bytes (16 KB; 24 KB for Q at BM 192), 16-byte
+ * of AF90_BLOCK_N (BM) rows x 128 bytes (16 KB; 22 KB at 176 keys, 24 KB
+ * for Q at BM 192), 16-byte
  * chunk c of row r at chunk c ^ (r % 8).  Q and K are
  * the K-major operands of Q K^T; V, keys by d, is the MN-major B of P V.
  * Rows past s_q or s_kv are zero-filled by the TMA. */
@@ -141,7 +143,14 @@
 
 #include "gdt_sm90.cuh"
 
+/* Keys per block: 128 unless the includer binds 176 (an attention row's
+ * BLOCK_N, kernels/attn_fwd.cuh; FlashAttention-3's non-causal d128 block:
+ * S of 88 and P of 44 registers beside O's 64, two consumers only). */
+#ifndef AF90_BLOCK_N
 #define AF90_BLOCK_N 128
+#endif
+static_assert(AF90_BLOCK_N == 128 || AF90_BLOCK_N == 176, "blocks of 128 or 176 keys");
+#define AF90_S_REGS (AF90_BLOCK_N / 2) /* a thread's scores of one block: m64nBNk16's accumulator */
 /* The K and V rings' stages: 2 unless the includer binds another (an
  * attention row's STAGES, kernels/attn_fwd.cuh); 3 at d128 is 224 KB of
  * the 227 an SM gives a CTA.  The barriers and the tile slot take
@@ -150,7 +159,7 @@
 #define AF90_STAGES 2
 #endif
 static_assert(AF90_STAGES == 2 || AF90_STAGES == 3, "two or three stages");
-#define AF90_COL_BLOCK_BYTES (128 * 128) /* 128 rows of one 64-element column block: a K or V stage's */
+#define AF90_COL_BLOCK_BYTES (AF90_BLOCK_N * 128) /* BLOCK_N rows of one 64-element column block: a K or V stage's */
 /* Per NC, the consumer warpgroups (2, or 3 at d64): 64 query rows each, a
  * producer warpgroup beside them, and the registers setmaxnreg moves
  * (128 x dec + 128 NC x inc <= 65536; 168 is what ptxas gives 384
@@ -178,7 +187,7 @@ static_assert(sizeof(gdt_hand_attn_params) == 88, "must match engines/gdt_attn_f
 /* A tile of ROWS rows (the map's box) from row0 of (head, batch), column
  * block by column block (ROWS x 128 bytes each); the full box counts
  * toward the barrier even where it is zero-filled. */
-template <int D, int ROWS = 128>
+template <int D, int ROWS = AF90_BLOCK_N>
 __device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 bar, int row0, int head,
                                           int batch)
 {
@@ -250,9 +259,9 @@ template <int D> struct attn_rows {
 
 /* ------------------------------------------------------------- consumer */
 
-/* Q's column blocks are AF90_BLOCK_M(NC) rows of 128 bytes, K's 128. */
+/* Q's column blocks are AF90_BLOCK_M(NC) rows of 128 bytes, K's AF90_BLOCK_N. */
 template <int FP16, int D, int NC>
-__device__ __forceinline__ void issue_scores(float (&s)[64], const attn_ctx &c, int blk)
+__device__ __forceinline__ void issue_scores(float (&s)[AF90_S_REGS], const attn_ctx &c, int blk)
 {
     const u64 q = wg_desc(c.sQ + c.w * 64 * 128, 16);
     const u64 k = wg_desc(c.sK + stage_at<D>(c, blk), 16);
@@ -260,7 +269,7 @@ __device__ __forceinline__ void issue_scores(float (&s)[64], const attn_ctx &c, 
     for (int kk = 0; kk < D / 16; ++kk) {
         const u32 qstep = (kk >> 2) * AF90_BLOCK_M(NC) * 128 + (kk & 3) * 32;
         const u32 kstep = (kk >> 2) * AF90_COL_BLOCK_BYTES + (kk & 3) * 32;
-        wgmma_ss<FP16, 0, 0, 128>(s, wg_at(q, qstep), wg_at(k, kstep), kk > 0);
+        wgmma_ss<FP16, 0, 0, AF90_BLOCK_N>(s, wg_at(q, qstep), wg_at(k, kstep), kk > 0);
     }
 }
 
@@ -279,7 +288,7 @@ __device__ __forceinline__ void issue_pv(attn_rows<D> &r, const u32 (&pa)[AF90_B
 /* Keys past s_kv or (causal) past a row's diagonal get -inf: past lim[h],
  * the last live key of row half h relative to n0 + 2 (lane % 4), clamped so
  * that the compare against an element's constant offset stays 32-bit. */
-__device__ __forceinline__ void mask(float (&s)[64], const attn_ctx &c, const gdt_hand_attn_params &p, int n0)
+__device__ __forceinline__ void mask(float (&s)[AF90_S_REGS], const attn_ctx &c, const gdt_hand_attn_params &p, int n0)
 {
     int lim[2];
 #pragma unroll
@@ -291,7 +300,7 @@ __device__ __forceinline__ void mask(float (&s)[64], const attn_ctx &c, const gd
         lim[h] = (int)(last < -1 ? -1 : last > AF90_BLOCK_N ? AF90_BLOCK_N : last);
     }
 #pragma unroll
-    for (int v = 0; v < 64; ++v)
+    for (int v = 0; v < AF90_S_REGS; ++v)
         if ((v >> 2) * 8 + (v & 1) > lim[(v >> 1) & 1])
             s[v] = neg_inf();
 }
@@ -299,13 +308,13 @@ __device__ __forceinline__ void mask(float (&s)[64], const attn_ctx &c, const gd
 /* Online softmax over one block: new running max and l, the scores become P
  * (unnormalized), alpha[h] the factor O's rows take once no wgmma writes O. */
 template <int D>
-__device__ __forceinline__ void softmax(attn_rows<D> &r, float (&s)[64], float sl2, float (&alpha)[2])
+__device__ __forceinline__ void softmax(attn_rows<D> &r, float (&s)[AF90_S_REGS], float sl2, float (&alpha)[2])
 {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         float mx = r.m[h];
 #pragma unroll
-        for (int g = 0; g < 16; ++g)
+        for (int g = 0; g < AF90_BLOCK_N / 8; ++g)
             mx = fmaxf(mx, fmaxf(s[4 * g + 2 * h], s[4 * g + 2 * h + 1]));
         mx = fmaxf(mx, shfl_xor(mx, 1));
         mx = fmaxf(mx, shfl_xor(mx, 2));
@@ -315,7 +324,7 @@ __device__ __forceinline__ void softmax(attn_rows<D> &r, float (&s)[64], float s
         r.m[h] = mx;
         float sum = 0.f;
 #pragma unroll
-        for (int g = 0; g < 16; ++g)
+        for (int g = 0; g < AF90_BLOCK_N / 8; ++g)
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
                 const float pv = fast_exp2(fmaf(s[4 * g + 2 * h + e], sl2, -ms));
@@ -331,7 +340,7 @@ __device__ __forceinline__ void softmax(attn_rows<D> &r, float (&s)[64], float s
  * a branch here splits the loop body, and ptxas then puts P V's wait at
  * the join, before the whole softmax, which is the overlap lost. */
 template <int D, bool MASKED>
-__device__ __forceinline__ void scores_to_p(attn_rows<D> &r, float (&s)[64], float (&alpha)[2], const attn_ctx &c,
+__device__ __forceinline__ void scores_to_p(attn_rows<D> &r, float (&s)[AF90_S_REGS], float (&alpha)[2], const attn_ctx &c,
                                             const gdt_hand_attn_params &p, int blk)
 {
     wg_fence_acc(s);
@@ -403,7 +412,7 @@ __device__ __forceinline__ void turns_close(const attn_ctx &c)
 /* Block 0's S and its softmax, before the loop; masked whatever it holds
  * (the mask is exact, so this costs one pass and no branch). */
 template <int FP16, int D, int NC>
-__device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[AF90_BLOCK_N / 16][4],
+__device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[AF90_S_REGS], u32 (&pa)[AF90_BLOCK_N / 16][4],
                                             const attn_ctx &c, const gdt_hand_attn_params &p)
 {
     float alpha[2];
@@ -426,7 +435,7 @@ __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[64], u32
  * (C7519).  V of blk was requested before K of blk + 1, so this rarely
  * waits longer. */
 template <int FP16, int D, int NC, bool MASKED>
-__device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[64], u32 (&pa)[AF90_BLOCK_N / 16][4],
+__device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[AF90_S_REGS], u32 (&pa)[AF90_BLOCK_N / 16][4],
                                            const attn_ctx &c, const gdt_hand_attn_params &p, int blk)
 {
     float alpha[2];
@@ -492,7 +501,7 @@ template <int FP16, int D, int NC>
 __device__ __forceinline__ void consume_tile(const attn_ctx &c, const gdt_hand_attn_params &p, int bi, int hq)
 {
     attn_rows<D> r;
-    float s[64];
+    float s[AF90_S_REGS];
     u32 pa[AF90_BLOCK_N / 16][4];
 #pragma unroll
     for (int v = 0; v < D / 2; ++v)

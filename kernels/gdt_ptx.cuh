@@ -223,20 +223,22 @@ template <int N> __device__ __forceinline__ void wg_fence_acc(float (&d)[N])
 }
 
 // The accumulator operands of a wgmma asm: GDT_WG_D8(i) binds d[i .. i+7],
-// GDT_WG_R8 .. GDT_WG_R128 name the first 8 .. 128 operands (used also by
+// GDT_WG_R8 .. GDT_WG_R128 name the first 8 .. 128 operands (88: n176) (used also by
 // kernels/gdt_sm90.cuh's register-A wgmma).
 #define GDT_WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define GDT_WG_D16 GDT_WG_D8(0), GDT_WG_D8(8)
 #define GDT_WG_D32 GDT_WG_D8(0), GDT_WG_D8(8), GDT_WG_D8(16), GDT_WG_D8(24)
 #define GDT_WG_D64 GDT_WG_D32, GDT_WG_D8(32), GDT_WG_D8(40), GDT_WG_D8(48), GDT_WG_D8(56)
-#define GDT_WG_D96 GDT_WG_D64, GDT_WG_D8(64), GDT_WG_D8(72), GDT_WG_D8(80), GDT_WG_D8(88)
+#define GDT_WG_D88 GDT_WG_D64, GDT_WG_D8(64), GDT_WG_D8(72), GDT_WG_D8(80)
+#define GDT_WG_D96 GDT_WG_D88, GDT_WG_D8(88)
 #define GDT_WG_D128 GDT_WG_D96, GDT_WG_D8(96), GDT_WG_D8(104), GDT_WG_D8(112), GDT_WG_D8(120)
 #define GDT_WG_R8 "%0, %1, %2, %3, %4, %5, %6, %7"
 #define GDT_WG_R16 GDT_WG_R8 ", %8, %9, %10, %11, %12, %13, %14, %15"
 #define GDT_WG_R32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define GDT_WG_R64 GDT_WG_R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define GDT_WG_R96 GDT_WG_R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define GDT_WG_R88 GDT_WG_R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+            "%80, %81, %82, %83, %84, %85, %86, %87"
+#define GDT_WG_R96 GDT_WG_R88 ", %88, %89, %90, %91, %92, %93, %94, %95"
 #define GDT_WG_R128 GDT_WG_R96 ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, " \
              "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "  \
              "%124, %125, %126, %127"
@@ -248,7 +250,7 @@ template <int N> __device__ __forceinline__ void wg_fence_acc(float (&d)[N])
 template <int FP16, int TA, int TB, int N>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], u64 da, u64 db, int accumulate)
 {
-    static_assert(N == 256 || N == 192 || N == 128 || N == 64 || N == 32 || N == 16,
+    static_assert(N == 256 || N == 192 || N == 176 || N == 128 || N == 64 || N == 32 || N == 16,
                   "the tile widths wgmma runs here");
 #define SS_ASM(T, SHAPE, REGS, DA, DB, ACC, TA_, TB_, ...)                                           \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " ACC ", 0;\n"                                   \
@@ -261,6 +263,8 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], u64 da, u64 db, int 
         SS_ASM(T, "m64n256k16", GDT_WG_R128, "%128", "%129", "%130", "%131", "%132", GDT_WG_D128);     \
     else if constexpr (N == 192)                                                                      \
         SS_ASM(T, "m64n192k16", GDT_WG_R96, "%96", "%97", "%98", "%99", "%100", GDT_WG_D96);           \
+    else if constexpr (N == 176)                                                                      \
+        SS_ASM(T, "m64n176k16", GDT_WG_R88, "%88", "%89", "%90", "%91", "%92", GDT_WG_D88);           \
     else if constexpr (N == 128)                                                                      \
         SS_ASM(T, "m64n128k16", GDT_WG_R64, "%64", "%65", "%66", "%67", "%68", GDT_WG_D64);            \
     else if constexpr (N == 64)                                                                       \

@@ -49,7 +49,8 @@ static int fwd_tma_consumers(const int64_t *r) { return (int)(r[GDT_ATTN_WARPS] 
 int64_t gdt__attn_fwd_smem(const int64_t *r, int64_t d)
 {
     if (r[GDT_ATTN_PIPE] == GDT_ATTN_PIPE_TMA)
-        return gdt__attn_fwd_tma_smem_bytes(d, fwd_tma_consumers(r), (int)r[GDT_ATTN_STAGES]);
+        return gdt__attn_fwd_tma_smem_bytes(d, fwd_tma_consumers(r), (int)r[GDT_ATTN_STAGES],
+                                            (int)r[GDT_ATTN_BN]);
     int64_t rows = r[GDT_ATTN_BM] + 2 * r[GDT_ATTN_STAGES] * r[GDT_ATTN_BN];
     return r[GDT_ATTN_MMA] >= 1 ? rows * d * 2 + 1024 : rows * pad16(d) * 2;
 }
@@ -134,8 +135,9 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
 }
 
 /* PIPE=1 with three consumers binds CONSUMERS, with rings of three stages
- * STAGES (absent: two consumers, two stages, so the defines and the cache
- * key of the hand engine's configurations stay as they were). */
+ * STAGES, with blocks of 176 keys BLOCK_N (absent: two consumers, two
+ * stages, 128 keys, so the defines and the cache key of the hand engine's
+ * configurations stay as they were). */
 static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
     int64_t row[GDT_ATTN_NCOLS];
@@ -147,6 +149,8 @@ static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_defin
         out[n++] = (gdt_nvrtc_define){"CONSUMERS", nc};
     if (row[GDT_ATTN_STAGES] != GDT_ATTN_FWD_TMA_STAGES && n < max)
         out[n++] = (gdt_nvrtc_define){"STAGES", row[GDT_ATTN_STAGES]};
+    if (row[GDT_ATTN_BN] != GDT_ATTN_FWD_TMA_BLOCK_N && n < max)
+        out[n++] = (gdt_nvrtc_define){"BLOCK_N", row[GDT_ATTN_BN]};
     return n;
 }
 
@@ -442,7 +446,8 @@ static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
     if (!t)
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
     *state = t;
-    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f, fwd_tma_consumers(row), (int)row[GDT_ATTN_STAGES]);
+    gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f, fwd_tma_consumers(row), (int)row[GDT_ATTN_STAGES],
+                           (int)row[GDT_ATTN_BN]);
     return gdt__attn_fwd_tma_load(t, cu, fn, cfg, e);
 }
 

@@ -97,6 +97,15 @@ static void test_rules(void)
         {"[192, 128, 8, 3, 2]", "[128, 128, 8, 3, 2]",
          "BLOCK_M=192 is PIPE=1's (three consumer warpgroups of 64 query rows); PIPE=0 takes a power "
          "of two", NULL, 90},
+        /* 176-key blocks: PIPE=1 with two consumers, two stages at d128 */
+        {"[128, 176, 8, 3, 2]", "[128, 128, 8, 3, 2]",
+         "BLOCK_N=176 is PIPE=1's (key blocks of the two consumer warpgroups); PIPE=0 takes a power of two",
+         NULL, 90},
+        {"[192, 176, 16, 2, 2, 1]", "[128, 176, 12, 2, 2, 1]",
+         "PIPE=1 with BLOCK_N=176 takes two consumer warpgroups (WARPS=12), got WARPS=16",
+         "b=4,h=32,s=4096,d=64", 90},
+        {"[128, 176, 12, 3, 2, 1]", "[128, 176, 12, 2, 2, 1]",
+         "shared memory 304256 bytes exceeds 232448 on sm90", NULL, 90},
         /* sdpa_fwd.hand's checks (engines/attn_fwd_tma.c). */
         {"[128, 128, 12, 2, 2, 1]", NULL, "PIPE=1: head dim 192: 64 and 128 only",
          "b=1,h=4,s=512,d=192", 90},
@@ -179,12 +188,17 @@ cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
     return cudaSuccess;
 }
 
+/* The rows of each map's box, Q, K and V in the order bind encodes them. */
+static cuuint32_t boxes[3];
+static int nboxes;
+
 static CUresult fake_encode(CUtensorMap *m, CUtensorMapDataType t, cuuint32_t r, void *p, const cuuint64_t *d,
                             const cuuint64_t *s, const cuuint32_t *b, const cuuint32_t *u,
                             CUtensorMapInterleave i, CUtensorMapSwizzle w, CUtensorMapL2promotion l,
                             CUtensorMapFloatOOBfill o)
 {
-    (void)m, (void)t, (void)r, (void)p, (void)d, (void)s, (void)b, (void)u, (void)i, (void)w, (void)l, (void)o;
+    (void)m, (void)t, (void)r, (void)p, (void)d, (void)s, (void)u, (void)i, (void)w, (void)l, (void)o;
+    boxes[nboxes++ % 3] = b[1];
     return CUDA_SUCCESS;
 }
 
@@ -301,7 +315,8 @@ static void test_template_binds(void)
     CHECK_INT(l.grid[1], ==, 1);
     CHECK_INT(l.block[0], ==, 384);
     CHECK_INT(l.smem_bytes, ==, 5 * 128 * 64 * 2 + 128 + 1024);
-    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_CONSUMERS, GDT_ATTN_FWD_TMA_STAGES));
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_CONSUMERS, GDT_ATTN_FWD_TMA_STAGES,
+                                                             GDT_ATTN_FWD_TMA_BLOCK_N));
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &p, &e), ==, GDT_STATUS_OK);
     CHECK_INT(define_of(&f, &p, "CONSUMERS", &n), ==, -1); /* two: unbound, the cache key as before */
     /* the wide row: CONSUMERS=3, a producer and three consumer warpgroups */
@@ -311,7 +326,8 @@ static void test_template_binds(void)
     CHECK_INT(n, ==, 4);
     gdt__tmpl_attn_fwd.launch(&f, &w, 0, &l);
     CHECK_INT(l.block[0], ==, 512);
-    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE, GDT_ATTN_FWD_TMA_STAGES));
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE, GDT_ATTN_FWD_TMA_STAGES,
+                                                             GDT_ATTN_FWD_TMA_BLOCK_N));
     CHECK_INT(gdt__tmpl_attn_fwd.check(&f, &w, &e), ==, GDT_STATUS_OK);
     gdt_plan_id_set_knob(&p, GDT_KNOB_PIPE, GDT_ATTN_PIPE_CTA);
     CHECK_INT(define_of(&f, &p, "PIPE", &n), ==, -1);
@@ -385,7 +401,62 @@ static void test_three_stages(void)
     CHECK_INT(define_of(&f, &w, "CONSUMERS", &n), ==, 3);
     CHECK_INT(n, ==, 5);
     gdt__tmpl_attn_fwd.launch(&f, &w, 0, &l);
-    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE, 3));
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE, 3, GDT_ATTN_FWD_TMA_BLOCK_N));
+}
+
+/* BLOCK_N=176: blocks of 176 keys (AF90_BLOCK_N), a row the hand engine
+ * has no entry for.  At d128 it binds BLOCK_N alone beyond the
+ * two-consumer entry's defines, launches rings of 176-row stages (214144
+ * bytes with Q, the barriers and the slack), prepares a launch state whose
+ * K and V maps have 176-row boxes (Q's stays 128), and its NVRTC build
+ * compiles and is not the 128-key entry's text. */
+static void test_wide_keys(void)
+{
+    const gdt_embedded *hand = gdt_embedded_find(GDT_HAND_ATTN_CUBIN);
+    gdt_facts f;
+    gdt_nvrtc_launch l;
+    gdt_error e = {0};
+    CUlaunchConfig cfg = {0};
+    void *state = NULL, *cubin = NULL;
+    size_t len = 0;
+    int n = 0, made = 0;
+    attn_rows_facts(&fwd, "b=2,h=4,s=1000,d=128,causal=none", 90, &f);
+    gdt_candidate *c = attn_rows_materialize(&fwd, "{\"nvrtc\": {\"attention_fwd\": [[128, 176, 12, 2, 2, 1]]}}",
+                                             &f, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    gdt_plan_id p = attn_rows_hand_plan(&fwd);
+    gdt_plan_id_set_knob(&p, GDT_KNOB_TILE_N, 176);
+    CHECK(n == 1 && gdt_plan_id_equal(&c[0].id, &p));
+    free(c);
+    CHECK_INT(define_of(&f, &p, "BLOCK_N", &n), ==, 176);
+    CHECK_INT(n, ==, 4);
+    gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
+    CHECK_INT(l.block[0], ==, 384);
+    CHECK_INT(l.smem_bytes, ==, (128 + 2 * 2 * 176) * 128 * 2 + 128 + 1024);
+    memset(&rt, 0, sizeof rt);
+    memset(boxes, 0, sizeof boxes), nboxes = 0;
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
+    gdt_attn_fwd_tma *t = state;
+    CHECK(t != NULL && t->block_n == 176);
+    CHECK_INT((int)cfg.sharedMemBytes, ==, (int)l.smem_bytes);
+    if (t) {
+        CHECK_INT(args_on(&f, &p, t, &made, &e), ==, GDT_STATUS_OK);
+        CHECK_INT((int)boxes[0], ==, 128);
+        CHECK_INT((int)boxes[1], ==, 176);
+        CHECK_INT((int)boxes[2], ==, 176);
+        gdt__tmpl_attn_fwd.release(state);
+    }
+    gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_attn_fwd, &f, &p, 90, &cubin, &len, NULL, &e);
+    if (st != GDT_STATUS_OK)
+        fprintf(stderr, "BLOCK_N=176: %s\n", e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    CHECK(hand != NULL && cubin != NULL);
+    if (hand && cubin) {
+        fprintf(stderr, "(expected) ");
+        CHECK(!elf_same_text(cubin, len, ".text.gdt_attn_fwd", hand, ".text.gdt_hand_attn_fwd_bf16_d128",
+                             "BLOCK_N=176"));
+    }
+    free(cubin);
 }
 
 int main(void)
@@ -396,6 +467,7 @@ int main(void)
     test_template_binds();
     test_counters();
     test_three_stages();
+    test_wide_keys();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     const attn_rows fwd_wide = wide_rows();
     attn_rows_staged_is_hand(&fwd_wide, WIDE_ENTRIES, sizeof WIDE_ENTRIES / sizeof WIDE_ENTRIES[0]);
