@@ -341,31 +341,59 @@ static void test_template_binds(void)
     CHECK(state == NULL);
 }
 
+/* A row the hand engine has no entry for, staged alone: kept on f, and its
+ * plan the two-consumer hand plan with knob `type` set to v. */
+static gdt_plan_id staged_row_plan(const char *row, const gdt_facts *f, int type, int64_t v)
+{
+    char json[128];
+    int n = 0;
+    snprintf(json, sizeof json, "{\"nvrtc\": {\"attention_fwd\": [%s]}}", row);
+    gdt_candidate *c = attn_rows_materialize(&fwd, json, f, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    gdt_plan_id p = attn_rows_hand_plan(&fwd);
+    gdt_plan_id_set_knob(&p, type, v);
+    CHECK(n == 1 && gdt_plan_id_equal(&c[0].id, &p));
+    free(c);
+    return p;
+}
+
+/* Its NVRTC build compiles and is not the hand's d128 entry's text (its
+ * define reached the kernel). */
+static void check_builds_apart(const gdt_facts *f, const gdt_plan_id *p, const char *what)
+{
+    const gdt_embedded *hand = gdt_embedded_find(GDT_HAND_ATTN_CUBIN);
+    gdt_error e = {0};
+    void *cubin = NULL;
+    size_t len = 0;
+    gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_attn_fwd, f, p, 90, &cubin, &len, NULL, &e);
+    if (st != GDT_STATUS_OK)
+        fprintf(stderr, "%s: %s\n", what, e.msg);
+    CHECK_INT(st, ==, GDT_STATUS_OK);
+    CHECK(hand != NULL && cubin != NULL);
+    if (hand && cubin) {
+        fprintf(stderr, "(expected) ");
+        CHECK(!elf_same_text(cubin, len, ".text.gdt_attn_fwd", hand, ".text.gdt_hand_attn_fwd_bf16_d128", what));
+    }
+    free(cubin);
+}
+
 /* STAGES=3: K and V rings of three stages (AF90_STAGES), a row the hand
  * engine has no entry for.  At d128 it binds STAGES alone beyond the
  * two-consumer entry's defines, launches 224 KB of rings (230528 bytes
  * with Q, the barriers and the slack, under sm90's 232448) and prepares
  * a launch state of three stages; its NVRTC build compiles and is not the
- * two-stage entry's text (the define reached the kernel).  The wide row
- * with three stages at d64 binds CONSUMERS and STAGES. */
+ * two-stage entry's text.  The wide row with three stages at d64 binds
+ * CONSUMERS and STAGES. */
 static void test_three_stages(void)
 {
-    const gdt_embedded *hand = gdt_embedded_find(GDT_HAND_ATTN_CUBIN);
     gdt_facts f;
     gdt_nvrtc_launch l;
     gdt_error e = {0};
     CUlaunchConfig cfg = {0};
-    void *state = NULL, *cubin = NULL;
-    size_t len = 0;
+    void *state = NULL;
     int n = 0;
     attn_rows_facts(&fwd, SHAPE, 90, &f);
-    gdt_candidate *c = attn_rows_materialize(&fwd, "{\"nvrtc\": {\"attention_fwd\": [[128, 128, 12, 3, 2, 1]]}}",
-                                             &f, &n);
-    CHECK(n == 1 && !c[0].rejected);
-    gdt_plan_id p = attn_rows_hand_plan(&fwd);
-    gdt_plan_id_set_knob(&p, GDT_KNOB_STAGES, 3);
-    CHECK(n == 1 && gdt_plan_id_equal(&c[0].id, &p));
-    free(c);
+    gdt_plan_id p = staged_row_plan("[128, 128, 12, 3, 2, 1]", &f, GDT_KNOB_STAGES, 3);
     CHECK_INT(define_of(&f, &p, "STAGES", &n), ==, 3);
     CHECK_INT(n, ==, 4);
     CHECK_INT(define_of(&f, &p, "CONSUMERS", &n), ==, -1);
@@ -381,17 +409,7 @@ static void test_three_stages(void)
     CHECK_INT((int)cfg.sharedMemBytes, ==, (int)l.smem_bytes);
     if (state)
         gdt__tmpl_attn_fwd.release(state);
-    gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_attn_fwd, &f, &p, 90, &cubin, &len, NULL, &e);
-    if (st != GDT_STATUS_OK)
-        fprintf(stderr, "STAGES=3: %s\n", e.msg);
-    CHECK_INT(st, ==, GDT_STATUS_OK);
-    CHECK(hand != NULL && cubin != NULL);
-    if (hand && cubin) {
-        fprintf(stderr, "(expected) ");
-        CHECK(!elf_same_text(cubin, len, ".text.gdt_attn_fwd", hand, ".text.gdt_hand_attn_fwd_bf16_d128",
-                             "STAGES=3"));
-    }
-    free(cubin);
+    check_builds_apart(&f, &p, "STAGES=3");
 
     const attn_rows fwd_wide = wide_rows();
     attn_rows_facts(&fwd, "b=4,h=32,s=4096,d=64", 90, &f);
@@ -412,22 +430,14 @@ static void test_three_stages(void)
  * compiles and is not the 128-key entry's text. */
 static void test_wide_keys(void)
 {
-    const gdt_embedded *hand = gdt_embedded_find(GDT_HAND_ATTN_CUBIN);
     gdt_facts f;
     gdt_nvrtc_launch l;
     gdt_error e = {0};
     CUlaunchConfig cfg = {0};
-    void *state = NULL, *cubin = NULL;
-    size_t len = 0;
+    void *state = NULL;
     int n = 0, made = 0;
     attn_rows_facts(&fwd, "b=2,h=4,s=1000,d=128,causal=none", 90, &f);
-    gdt_candidate *c = attn_rows_materialize(&fwd, "{\"nvrtc\": {\"attention_fwd\": [[128, 176, 12, 2, 2, 1]]}}",
-                                             &f, &n);
-    CHECK(n == 1 && !c[0].rejected);
-    gdt_plan_id p = attn_rows_hand_plan(&fwd);
-    gdt_plan_id_set_knob(&p, GDT_KNOB_TILE_N, 176);
-    CHECK(n == 1 && gdt_plan_id_equal(&c[0].id, &p));
-    free(c);
+    gdt_plan_id p = staged_row_plan("[128, 176, 12, 2, 2, 1]", &f, GDT_KNOB_TILE_N, 176);
     CHECK_INT(define_of(&f, &p, "BLOCK_N", &n), ==, 176);
     CHECK_INT(n, ==, 4);
     gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
@@ -446,17 +456,7 @@ static void test_wide_keys(void)
         CHECK_INT((int)boxes[2], ==, 176);
         gdt__tmpl_attn_fwd.release(state);
     }
-    gdt_status st = gdt_nvrtc_compile(&gdt__tmpl_attn_fwd, &f, &p, 90, &cubin, &len, NULL, &e);
-    if (st != GDT_STATUS_OK)
-        fprintf(stderr, "BLOCK_N=176: %s\n", e.msg);
-    CHECK_INT(st, ==, GDT_STATUS_OK);
-    CHECK(hand != NULL && cubin != NULL);
-    if (hand && cubin) {
-        fprintf(stderr, "(expected) ");
-        CHECK(!elf_same_text(cubin, len, ".text.gdt_attn_fwd", hand, ".text.gdt_hand_attn_fwd_bf16_d128",
-                             "BLOCK_N=176"));
-    }
-    free(cubin);
+    check_builds_apart(&f, &p, "BLOCK_N=176");
 }
 
 int main(void)
