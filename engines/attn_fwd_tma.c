@@ -83,7 +83,7 @@ static int section_heads(const gdt_sdpa_desc *s)
 }
 
 void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers,
-                            int stages, int block_n)
+                            int stages, int block_n, int cluster)
 {
     const gdt_sdpa_desc *s = &f->problem.u.sdpa;
     const int block_m = 64 * consumers;
@@ -92,6 +92,7 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
     t->consumers = consumers;
     t->stages = stages;
     t->block_n = block_n;
+    t->cluster = cluster;
     t->threads = 128 * (consumers + 1);
     t->smem_bytes = gdt__attn_fwd_tma_smem_bytes(s->d, consumers, stages, block_n);
     gdt__hand_attn_geometry(&gdt__attn_fwd_tma_spec, f, t->geo);
@@ -100,7 +101,7 @@ void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_fact
         .s_q = (int)s->s_q, .s_kv = (int)s->s_kv, .h_q = (int)s->h_q,
         .group = (int)(s->h_q / s->h_kv), .causal = (int)s->causal,
         .scale_log2 = (float)(s->scale * M_LOG2E), .section = section_heads(s),
-        .heads = (int)(s->b * s->h_q), .tiles = (int)((s->s_q + block_m - 1) / block_m),
+        .heads = (int)(s->b * s->h_q), .tiles = (int)((s->s_q + block_m * cluster - 1) / (block_m * cluster)),
     };
 }
 
@@ -116,6 +117,28 @@ unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int p
     return (unsigned)(tiles < resident ? tiles : resident);
 }
 
+/* A cluster of two: the launch's cluster dimension, and no more clusters
+ * than the driver says can be resident at once (a cluster past those would
+ * wait for a resident one: each walks its own pairs, so that is a second
+ * wave).  cfg's grid (in CTAs), block and shared memory must be set. */
+static gdt_status cluster_grid(gdt_attn_fwd_tma *t, CUfunction fn, CUlaunchConfig *cfg, gdt_error *e)
+{
+    CUlaunchAttribute *a = &t->attrs[0];
+    a->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a->value.clusterDim.x = (unsigned)t->cluster;
+    a->value.clusterDim.y = a->value.clusterDim.z = 1;
+    cfg->attrs = t->attrs;
+    cfg->numAttrs = 1;
+    int resident = 0;
+    GDT_CHECK_CU(e, t->cu->cuOccupancyMaxActiveClusters(&resident, fn, cfg));
+    if (resident < 1)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: no cluster of %d CTAs of %u bytes of "
+                             "shared memory fits on this device", t->who, t->cluster, cfg->sharedMemBytes);
+    if (cfg->gridDimX > (unsigned)(resident * t->cluster))
+        cfg->gridDimX = (unsigned)(resident * t->cluster);
+    return GDT_STATUS_OK;
+}
+
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
                                   CUlaunchConfig *cfg, gdt_error *e)
 {
@@ -129,10 +152,15 @@ gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUf
     if (per_sm < 1)
         return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: no CTA of %d threads and %d bytes "
                              "of shared memory fits on an SM of this device", t->who, threads, smem);
-    cfg->gridDimX = gdt__attn_fwd_tma_grid(&t->params, sms, per_sm);
+    cfg->gridDimX = gdt__attn_fwd_tma_grid(&t->params, sms / t->cluster, per_sm) * (unsigned)t->cluster;
     cfg->gridDimY = cfg->gridDimZ = 1;
     cfg->blockDimX = (unsigned)threads, cfg->blockDimY = cfg->blockDimZ = 1;
     cfg->sharedMemBytes = (unsigned)smem;
+    if (t->cluster > 1) {
+        gdt_status st = cluster_grid(t, fn, cfg, e);
+        if (st != GDT_STATUS_OK)
+            return st;
+    }
     /* The kernel's last CTA sets them back to zero. */
     return gdt__plan_counters_new(&t->params.sched, GDT_ATTN_FWD_TMA_COUNTERS, e);
 }
@@ -147,7 +175,7 @@ void gdt__attn_fwd_tma_release(gdt_attn_fwd_tma *t)
  * kernel loads d/64 boxes per tile, and its barriers expect their bytes. */
 static gdt_status encode(gdt_attn_fwd_tma *t, int i, void *ptr, gdt_error *e)
 {
-    const cuuint32_t box[4] = {64, i == 0 ? 64u * (cuuint32_t)t->consumers : (cuuint32_t)t->block_n, 1, 1};
+    const cuuint32_t box[4] = {64, i == 0 ? 64u * (cuuint32_t)t->consumers : (cuuint32_t)(t->block_n / t->cluster), 1, 1};
     const gdt__hand_attn_map *g = &t->geo[i];
     /* The zero fill out of bounds: rows past s_q or s_kv add nothing
      * before the mask removes them. */

@@ -60,6 +60,8 @@ typedef struct gdt_attn_fwd_tma {
     int consumers; /* consumer warpgroups: GDT_ATTN_FWD_TMA_CONSUMERS or _WIDE */
     int stages;    /* the K and V rings': GDT_ATTN_FWD_TMA_STAGES .. _STAGES_MAX */
     int block_n;   /* keys a block: GDT_ATTN_FWD_TMA_BLOCK_N or _BLOCK_N_WIDE */
+    int cluster;   /* query tiles of one head a cluster walks together: 1 or 2 (AF90_CLUSTER) */
+    CUlaunchAttribute attrs[1]; /* a cluster of two's dimension */
     int threads, smem_bytes; /* the launch's block and dynamic shared memory */
     gdt_dtype dtype;
     const gdt_cu_api *cu;
@@ -90,12 +92,14 @@ bool gdt__attn_fwd_tma_supported(const gdt_facts *f, char *why, size_t n);
 
 /* For a problem gdt__attn_fwd_tma_supported accepted, launched with
  * `consumers` consumer warpgroups (the entry's, GDT_ATTN_FWD_TMA_CONSUMERS
- * or, at d64, _WIDE), rings of `stages` (the entry's AF90_STAGES) and key
- * blocks of block_n (its AF90_BLOCK_N): the maps' geometry, the parameters
- * (query tiles of 64 x consumers rows), the block and shared memory.  who:
- * the slot's name, for messages. */
+ * or, at d64, _WIDE), rings of `stages` (the entry's AF90_STAGES), key
+ * blocks of block_n (its AF90_BLOCK_N) and clusters of `cluster` query
+ * tiles (its AF90_CLUSTER: 2 walks pairs of a head's tiles, tiles then
+ * counting pairs): the maps' geometry, the parameters (query tiles of 64 x
+ * consumers rows), the block and shared memory.  who: the slot's name, for
+ * messages. */
 void gdt__attn_fwd_tma_init(gdt_attn_fwd_tma *t, const char *who, const gdt_facts *f, int consumers,
-                            int stages, int block_n);
+                            int stages, int block_n, int cluster);
 
 /* After the module's load: fn's shared memory (t's), cfg's persistent grid
  * (gdt__attn_fwd_tma_grid over this device's SMs and fn's CTAs per SM),

@@ -30,12 +30,13 @@ static const int64_t mma[] = {0, 1, 2};
 static const int64_t mma_bwd[] = {0, 1};
 static const int64_t pipes[] = {GDT_ATTN_PIPE_CTA, GDT_ATTN_PIPE_TMA};
 static const int64_t flags[] = {0, 1};
+static const int64_t clusters[] = {GDT_ATTN_CLUSTER_1X1X1, GDT_ATTN_CLUSTER_2X1X1};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 enum { A_BM = GDT_ATTN_BM, A_BN = GDT_ATTN_BN, A_W = GDT_ATTN_WARPS, A_ST = GDT_ATTN_STAGES,
        A_MMA = GDT_ATTN_MMA, A_PIPE = GDT_ATTN_PIPE, A_PP = GDT_ATTN_PINGPONG, A_DET = GDT_ATTN_DET,
-       A_COUNT = GDT_ATTN_NCOLS };
-static const gdt_column fwd_cols[A_PP] = {
+       A_CL = GDT_ATTN_CLUSTER, A_COUNT = GDT_ATTN_NCOLS };
+static const gdt_column fwd_cols[A_CL + 1] = {
     {"BLOCK_M", GDT_COL_INT, D(tile_fwd_m), GDT_KNOB_TILE_M, "query rows per CTA (192: PIPE=1 only)",
      GDT_AXIS_SQ, false, 0},
     {"BLOCK_N", GDT_COL_INT, D(tile_fwd_n), GDT_KNOB_TILE_N, "key/value rows per inner step (176: PIPE=1 only)",
@@ -51,6 +52,11 @@ static const gdt_column fwd_cols[A_PP] = {
      "consumer warpgroups, three with WARPS=16 at d64 (gdt_attn_fwd_sm90.cuh, sdpa_fwd.hand's kernel, "
      "sm_90a)", -1, true,
      GDT_ATTN_PIPE_CTA},
+    /* Optional, after PIPE: absent 1x1x1, not recorded in the plan's name. */
+    {"CLUSTER_SHAPE", GDT_COL_ENUM, D(clusters), GDT_KNOB_CLUSTER_SHAPE,
+     "2: one CTA a query tile, 3 (2x1x1): two query tiles of one head in a cluster, each CTA "
+     "loading half of every K and V block into both (TMA multicast); PIPE=1, 128-key blocks, "
+     "non-causal", -1, true, GDT_ATTN_CLUSTER_1X1X1},
 };
 static const gdt_column bwd_cols[A_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ, false, 0},
@@ -323,9 +329,27 @@ static bool bind(const attn_dir *k, int64_t *r, const gdt_facts *f, const gdt_de
     return ok && common(r, k->smem(r, d), f, lim, why, n);
 }
 
+/* A cluster of two query tiles: the PIPE=1 kernel (AF90_CLUSTER), whose
+ * halves of a block are 64 keys of 128, on a problem whose tiles of a head
+ * all take the same key blocks. */
+static bool bind_fwd_cluster(const int64_t *r, const gdt_facts *f, char *why, size_t n)
+{
+    if (r[A_CL] != GDT_ATTN_CLUSTER_2X1X1)
+        return true;
+    if (r[A_PIPE] != GDT_ATTN_PIPE_TMA || r[A_BN] != GDT_ATTN_FWD_TMA_BLOCK_N)
+        return snprintf(why, n, "CLUSTER_SHAPE=%d (two query tiles in a cluster) takes PIPE=1 and "
+                        "BLOCK_N=%d, got PIPE=%lld, BLOCK_N=%lld", GDT_ATTN_CLUSTER_2X1X1,
+                        GDT_ATTN_FWD_TMA_BLOCK_N, (long long)r[A_PIPE], (long long)r[A_BN]), false;
+    if (f->problem.u.sdpa.causal)
+        return snprintf(why, n, "CLUSTER_SHAPE=%d takes a non-causal problem (a pair's tiles would take "
+                        "different key blocks), got causal=%d", GDT_ATTN_CLUSTER_2X1X1,
+                        (int)f->problem.u.sdpa.causal), false;
+    return true;
+}
+
 static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
-    return bind(&fwd, r, f, lim, why, n);
+    return bind(&fwd, r, f, lim, why, n) && bind_fwd_cluster(r, f, why, n);
 }
 
 /* PINGPONG=1 and DETERMINISTIC=1 are variants of the PIPE=1 kernel alone,
@@ -342,5 +366,5 @@ static bool bind_bwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim
     return bind(&bwd, r, f, lim, why, n);
 }
 
-const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_PP, bind_fwd};
+const gdt_row_family gdt__rows_attention_fwd = {"attention_fwd", fwd_cols, A_CL + 1, bind_fwd};
 const gdt_row_family gdt__rows_attention_bwd = {"attention_bwd", bwd_cols, A_COUNT, bind_bwd};

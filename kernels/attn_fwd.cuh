@@ -16,11 +16,12 @@
 // warp feeding K and V rings of mbarriers, two ping-pong consumer
 // warpgroups (setmaxnreg 24/240) with the softmax beside the next Q K^T,
 // or CONSUMERS=3 of 64 query rows each at d64 (the row with WARPS=16),
-// K and V rings of STAGES=3 and key blocks of BLOCK_N=176 where the row
-// has them (two stages of 128 keys: the hand engine's).  An attention_fwd
+// K and V rings of STAGES=3, key blocks of BLOCK_N=176 and clusters of
+// CLUSTER=2 query tiles where the row has them (two stages of 128 keys, one
+// tile a CTA: the hand engine's).  An attention_fwd
 // row with PIPE=1 binds it (tmpl_attention.c then passes PIPE, GDT_FP16,
 // HEAD_DIM and, where they differ from the hand engine's, CONSUMERS,
-// STAGES and BLOCK_N, and launches it as sdpa_fwd.hand does, engines/attn_fwd_tma.c);
+// STAGES, BLOCK_N and CLUSTER, and launches it as sdpa_fwd.hand does, engines/attn_fwd_tma.c);
 // tests/cpu/test_attn_fwd_tma_rows.c compiles the rows and checks each
 // two-stage entry is the hand cubin's, byte for byte.
 
@@ -31,6 +32,9 @@
 #endif
 #ifdef BLOCK_N
 #define AF90_BLOCK_N BLOCK_N
+#endif
+#ifdef CLUSTER
+#define AF90_CLUSTER CLUSTER
 #endif
 #include "gdt_attn_fwd_sm90.cuh"
 

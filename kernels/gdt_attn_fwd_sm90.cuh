@@ -131,6 +131,24 @@
  * consumers, a hand-over out of the ring, the opening arrival by another
  * consumer, no closing sync and an early Q release each fail it.
  *
+ * CLUSTER OF TWO (AF90_CLUSTER 2, an attention row's CLUSTER_SHAPE=3;
+ * non-causal, 128-key blocks).  The two CTAs of a cluster walk the same
+ * steps statically (step L, then L + the clusters; no counter), step L
+ * being a pair of query tiles of one head (p.tiles counts a head's pairs),
+ * rank r taking the pair's r-th tile (past s_q: zero-filled Q, nothing
+ * stored).  Both tiles take the same key blocks, so the two CTAs' ring
+ * slots are the same sequence.  Each CTA's producer loads keys 64 r .. 64 r
+ * + 63 of every K and V block into that stage of both CTAs (multicast): each
+ * full barrier still expects the whole block's bytes (its own producer's
+ * expect_tx; the peer's bytes may land first, the phase waiting on that
+ * arrival), and K empty / V empty count the consumer warps of both CTAs
+ * (8 NC), each consumer warp arriving on its own CTA's barrier and the
+ * peer's, so that neither producer writes a stage either CTA still reads.
+ * Q, its barriers, the tile slot and the turns stay per CTA.  A cluster
+ * barrier follows the barriers' init (the peer's must exist before an
+ * arrival or a multicast reaches them) and precedes the exit.  Not yet
+ * modelled as the single-CTA protocol above was, nor run on a GPU.
+ *
  * Tiles are AF90_BLOCK_N rows x d (K, V) or BM rows x d (Q) in 128-byte-swizzled
  * shared memory, as the TMA's SWIZZLE_128B writes them: d/64 column blocks
  * of AF90_BLOCK_N (BM) rows x 128 bytes (16 KB; 22 KB at 176 keys, 24 KB
@@ -151,6 +169,16 @@
 #endif
 static_assert(AF90_BLOCK_N == 128 || AF90_BLOCK_N == 176, "blocks of 128 or 176 keys");
 #define AF90_S_REGS (AF90_BLOCK_N / 2) /* a thread's scores of one block: m64nBNk16's accumulator */
+/* Query tiles a cluster walks together: 1, or 2 where an attention row
+ * binds it (CLUSTER): two tiles of one head, each CTA loading half of every
+ * K and V block into both CTAs (TMA multicast), so that each block leaves
+ * L2 once for the pair.  Both tiles must take the same key blocks
+ * (non-causal: the host's rule; a causal launch traps). */
+#ifndef AF90_CLUSTER
+#define AF90_CLUSTER 1
+#endif
+static_assert(AF90_CLUSTER == 1 || (AF90_CLUSTER == 2 && AF90_BLOCK_N == 128),
+              "clusters of one, or of two with 128-key blocks");
 /* The K and V rings' stages: 2 unless the includer binds another (an
  * attention row's STAGES, kernels/attn_fwd.cuh); 3 at d128 is 224 KB of
  * the 227 an SM gives a CTA.  The barriers and the tile slot take
@@ -195,6 +223,26 @@ __device__ __forceinline__ void load_tile(u32 dst, const CUtensorMap *map, u32 b
 #pragma unroll
     for (int j = 0; j < D / 64; ++j)
         tma_load(dst + j * ROWS * 128, map, bar, 64 * j, row0, head, batch);
+}
+
+/* A K or V block at row0: the whole block, or in a cluster of two this
+ * CTA's half (rank r: keys row0 + 64 r, at 64 r rows into each column block)
+ * into both CTAs; each CTA's barrier expects the whole block's bytes, its
+ * own half's and the peer's. */
+template <int D>
+__device__ __forceinline__ void load_kv(u32 dst, const CUtensorMap *map, u32 bar, int row0, int head, int batch)
+{
+    if constexpr (AF90_CLUSTER == 1) {
+        load_tile<D>(dst, map, bar, row0, head, batch);
+    } else {
+        constexpr int HALF = AF90_BLOCK_N / 2;
+        const int r = (int)cluster_rank();
+        bar_expect_tx(bar, D / 64 * AF90_BLOCK_N * 128);
+#pragma unroll
+        for (int j = 0; j < D / 64; ++j)
+            tma_load_multicast(dst + j * AF90_BLOCK_N * 128 + r * HALF * 128, map, bar, 64 * j, row0 + HALF * r,
+                               head, batch);
+    }
 }
 
 /* ---------------------------------------------------------------- state */
@@ -370,6 +418,19 @@ __device__ __forceinline__ void release(const attn_ctx &c, u32 bar, bool now = t
         bar_arrive(bar);
 }
 
+/* A K or V stage: to this CTA's producer, or in a cluster to both, since
+ * either writes half of the stage (release at CTA scope: what it orders is
+ * this warp's completed wgmma reads, as the GEMM's cluster release). */
+__device__ __forceinline__ void release_kv(const attn_ctx &c, u32 bar)
+{
+    if constexpr (AF90_CLUSTER == 1) {
+        release(c, bar);
+    } else if (c.lane == 0) {
+        bar_arrive_cluster(bar, 0);
+        bar_arrive_cluster(bar, 1);
+    }
+}
+
 /* A turn of consumer w: wait on its own barrier, 1 + w, for the previous
  * consumer's GEMMs to be issued.  The turns go round a ring, 0, 1, .., NC -
  * 1, 0, ...: consumer 0 goes first (the last consumer arrives for it once
@@ -423,7 +484,7 @@ __device__ __forceinline__ void first_block(attn_rows<D> &r, float (&s)[AF90_S_R
     wg_commit();
     turn_end<NC>(c);
     wg_wait<0>();
-    release(c, k_empty(c, 0));
+    release_kv(c, k_empty(c, 0));
     release(c, q_empty(c), c.nblocks == 1); /* the tile's last Q K^T */
     scores_to_p<D, true>(r, s, alpha, c, p, 0); /* O is still zero: nothing to rescale */
     pack_a<FP16>(pa, s);
@@ -449,11 +510,11 @@ __device__ __forceinline__ void next_block(attn_rows<D> &r, float (&s)[AF90_S_RE
     wg_commit();
     turn_end<NC>(c);
     wg_wait<1>();
-    release(c, k_empty(c, blk + 1));
+    release_kv(c, k_empty(c, blk + 1));
     release(c, q_empty(c), blk + 2 == c.nblocks); /* the tile's last Q K^T */
     scores_to_p<D, MASKED>(r, s, alpha, c, p, blk + 1);
     wait_o(r);
-    release(c, v_empty(c, blk));
+    release_kv(c, v_empty(c, blk));
     rescale(r, alpha);
     pack_a<FP16>(pa, s);
 }
@@ -467,7 +528,7 @@ __device__ __forceinline__ void last_pv(attn_rows<D> &r, const u32 (&pa)[AF90_BL
     issue_pv<FP16, D>(r, pa, c, blk);
     wg_commit();
     wait_o(r);
-    release(c, v_empty(c, blk));
+    release_kv(c, v_empty(c, blk));
 }
 
 /* O / l into O's rows (store_row16: whole 32-byte sectors; O's strides are
@@ -578,6 +639,24 @@ template <int BM> __device__ __forceinline__ attn_tile schedule(const gdt_hand_a
 
 __device__ __forceinline__ u32 total_tiles(const gdt_hand_attn_params &p) { return (u32)p.heads * (u32)p.tiles; }
 
+/* This CTA's query tile of step L.  In a cluster of two, L walks pairs of
+ * tiles (p.tiles is a head's pairs: the schedule's tile is 2 BM rows) and
+ * rank r takes the pair's r-th; past s_q its Q is zero-filled and nothing
+ * is stored. */
+template <int BM> __device__ __forceinline__ attn_tile tile_at(const gdt_hand_attn_params &p, u32 L)
+{
+    attn_tile t = schedule<BM * AF90_CLUSTER>(p, L);
+    if constexpr (AF90_CLUSTER == 2)
+        t.m0 += (int)cluster_rank() * BM;
+    return t;
+}
+
+/* The first step of this CTA (of its cluster), and the one after L: the
+ * next tile from the counter, or in a cluster of two the static walk L +
+ * the clusters (both CTAs take the same steps, so their K and V rings stay
+ * in step; no counter is drawn). */
+__device__ __forceinline__ u32 first_step() { return blockIdx.x / AF90_CLUSTER; }
+
 /* The tile slot: one word of shared memory past the barriers (the launch's
  * 128 bytes hold them), the index of the CTA's tile n, or one >=
  * total_tiles (the end), written by the producer before its arrival on Q
@@ -629,7 +708,7 @@ __device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, cons
                                         const CUtensorMap *tv, const gdt_hand_attn_params &p)
 {
     const u32 total = total_tiles(p);
-    u32 L = blockIdx.x;
+    u32 L = first_step();
     c.ring = 0;
     for (u32 n = 0;; ++n) {
         bar_wait(q_empty(c), (n & 1) ^ 1);
@@ -638,21 +717,22 @@ __device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, cons
             bar_arrive(q_full(c)); /* no bytes: the phase completes with the end in the slot */
             break;
         }
-        const attn_tile t = schedule<AF90_BLOCK_M(NC)>(p, L);
+        const attn_tile t = tile_at<AF90_BLOCK_M(NC)>(p, L);
         const int hk = t.hq / p.group;
         kv_range<AF90_BLOCK_M(NC)>(c, p, t.m0);
         load_tile<D, AF90_BLOCK_M(NC)>(c.sQ, tq, q_full(c), t.m0, t.hq, t.bi);
-        L = next_tile(p);
+        L = AF90_CLUSTER == 1 ? next_tile(p) : L + gridDim.x / AF90_CLUSTER;
 #pragma unroll 1 /* unrolled, the loop needs more than the producer's 24 registers */
         for (int blk = 0; blk < c.nblocks; ++blk) {
             bar_wait(k_empty(c, blk), phase(c, blk) ^ 1);
-            load_tile<D>(c.sK + stage_at<D>(c, blk), tk, k_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
+            load_kv<D>(c.sK + stage_at<D>(c, blk), tk, k_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
             bar_wait(v_empty(c, blk), phase(c, blk) ^ 1);
-            load_tile<D>(c.sV + stage_at<D>(c, blk), tv, v_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
+            load_kv<D>(c.sV + stage_at<D>(c, blk), tv, v_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
         }
         ring_next(c);
     }
-    plan_end(p);
+    if constexpr (AF90_CLUSTER == 1)
+        plan_end(p);
 }
 
 /* ------------------------------------------------------------- consumer */
@@ -671,7 +751,7 @@ __device__ __forceinline__ void consume(attn_ctx &c, const gdt_hand_attn_params 
         const u32 L = tile_read(c);
         if (L >= total)
             break;
-        const attn_tile t = schedule<AF90_BLOCK_M(NC)>(p, L);
+        const attn_tile t = tile_at<AF90_BLOCK_M(NC)>(p, L);
         kv_range<AF90_BLOCK_M(NC)>(c, p, t.m0);
         c.wrow = t.m0 + ct / 32 * 16 + c.lane / 4;
         consume_tile<FP16, D, NC>(c, p, t.bi, t.hq);
@@ -700,13 +780,22 @@ __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *t
         bar_init(q_full(c), 1);
         bar_init(q_empty(c), AF90_CONSUMER_WARPS(NC));
         c.ring = 0;
+        /* K and V empty: every consumer warp of the cluster (either CTA writes half of a stage) */
         for (int s = 0; s < AF90_STAGES; ++s) {
             bar_init(k_full(c, s), 1), bar_init(v_full(c, s), 1);
-            bar_init(k_empty(c, s), AF90_CONSUMER_WARPS(NC)), bar_init(v_empty(c, s), AF90_CONSUMER_WARPS(NC));
+            bar_init(k_empty(c, s), AF90_CLUSTER * AF90_CONSUMER_WARPS(NC));
+            bar_init(v_empty(c, s), AF90_CLUSTER * AF90_CONSUMER_WARPS(NC));
         }
         bar_init_fence();
     }
-    __syncthreads();
+    if constexpr (AF90_CLUSTER == 2) {
+        /* launched without its cluster, or on a causal mask (the pair's key blocks would differ) */
+        if (cluster_size() != 2 || p.causal)
+            __trap();
+        cluster_sync(); /* the peer's barriers exist before a multicast or an arrival reaches them */
+    } else {
+        __syncthreads();
+    }
     if (threadIdx.x < 128) {
         regs_dec<AF90_REGS_DEC(NC)>();
         if (threadIdx.x == 0)
@@ -716,6 +805,12 @@ __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *t
         const int ct = (int)threadIdx.x - 128;
         c.w = ct / 128, c.lane = ct % 32;
         consume<FP16, D, NC>(c, p, ct);
+    }
+    /* No CTA of a cluster leaves while its peer may still multicast into it
+     * or arrive on its barriers; warp 0's lanes wait for the producer's. */
+    if constexpr (AF90_CLUSTER == 2) {
+        __syncwarp();
+        cluster_sync();
     }
 }
 

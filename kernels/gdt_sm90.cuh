@@ -129,6 +129,17 @@ __device__ __forceinline__ void tma_load_multicast(u32 dst, const CUtensorMap *m
                  : "memory");
 }
 
+/* tma_load's 4-d box (below) into both CTAs of the cluster, at the same
+ * offset dst in each, completing its bytes on each one's barrier at bar. */
+__device__ __forceinline__ void tma_load_multicast(u32 dst, const CUtensorMap *map, u32 bar, int c0,
+                                                   int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4, %5, %6}], [%2], %7;\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"((unsigned short)0x3)
+                 : "memory");
+}
+
 /* Box {64 columns, 128 rows} at (column c0, row c1, head c2, batch c3): the
  * attention kernels' [b, h, s, d] operands. */
 __device__ __forceinline__ void tma_load(u32 dst, const CUtensorMap *map, u32 bar, int c0, int c1,

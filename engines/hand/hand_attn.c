@@ -103,7 +103,7 @@ static gdt_compiled *compiled_new(const gdt_facts *f, const gdt_plan_id *p)
     c->facts = *f;
     c->config = gdt__hand_config_of(NULL, p, GDT_HAND_ATTN_FWD_CONFIGS, gdt__hand_attn_fwd_config_plan, NULL, 0);
     gdt__attn_fwd_tma_init(&c->t, "sdpa_fwd.hand", f, gdt__hand_attn_fwd_consumers(c->config),
-                           GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_BLOCK_N);
+                           GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_BLOCK_N, 1);
     return c;
 }
 

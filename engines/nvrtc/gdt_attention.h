@@ -8,12 +8,19 @@
 
 /* Columns of an attention_fwd / attention_bwd row, in schema order.  PIPE
  * is optional in both (absent 0); PINGPONG and DETERMINISTIC, optional
- * (absent 0), are the backward's alone: the forward's rows have
- * GDT_ATTN_PINGPONG columns, the backward's GDT_ATTN_NCOLS, and a row read
- * from a plan holds GDT_ATTN_NCOLS either way (the forward's PINGPONG and
- * DETERMINISTIC 0). */
+ * (absent 0), are the backward's alone, and the forward's seventh column,
+ * optional, is CLUSTER_SHAPE in PINGPONG's place (GDT_ATTN_CLUSTER): the
+ * forward's rows have GDT_ATTN_CLUSTER + 1 columns, the backward's
+ * GDT_ATTN_NCOLS, and a row read from a plan holds GDT_ATTN_NCOLS either way
+ * (the forward's last one 0). */
 enum { GDT_ATTN_BM, GDT_ATTN_BN, GDT_ATTN_WARPS, GDT_ATTN_STAGES, GDT_ATTN_MMA, GDT_ATTN_PIPE,
        GDT_ATTN_PINGPONG, GDT_ATTN_DET, GDT_ATTN_NCOLS };
+enum { GDT_ATTN_CLUSTER = GDT_ATTN_PINGPONG };
+
+/* The forward's CLUSTER_SHAPE, cuBLASLt's ids as the GEMM rows': 1x1x1, or
+ * 2x1x1, two query tiles of one head in a cluster sharing each K and V block
+ * (PIPE=1, AF90_CLUSTER). */
+enum { GDT_ATTN_CLUSTER_1X1X1 = 2, GDT_ATTN_CLUSTER_2X1X1 = 3 };
 
 /* The PIPE column: 0 the template's own (kernels/attn_fwd.cuh,
  * attn_bwd.cuh), 1 the Hopper structure of kernels/gdt_attn_fwd_sm90.cuh

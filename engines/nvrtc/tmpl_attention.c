@@ -43,6 +43,9 @@ static int64_t pad16(int64_t n) { return n + 8; } /* +8 elements = +16 bytes per
  * producer's (WARPS 12: two, 16: three, the d64 _m192 entries'). */
 static int fwd_tma_consumers(const int64_t *r) { return (int)(r[GDT_ATTN_WARPS] / 4 - 1); }
 
+/* PIPE=1: the query tiles of a forward row's cluster (CLUSTER_SHAPE). */
+static int fwd_tma_cluster(const int64_t *r) { return r[GDT_ATTN_CLUSTER] == GDT_ATTN_CLUSTER_2X1X1 ? 2 : 1; }
+
 /* Q tile + STAGES x (K, V) tiles: padded rows (mma.sync), or swizzled ones
  * plus 1024 bytes to align the swizzle atoms (MMA 1 and 2, wgmma); PIPE=1
  * the Hopper kernel's. */
@@ -137,20 +140,28 @@ static int defines(const gdt_row_family *rf, const gdt_facts *f, const gdt_plan_
 /* PIPE=1 with three consumers binds CONSUMERS, with rings of three stages
  * STAGES, with blocks of 176 keys BLOCK_N (absent: two consumers, two
  * stages, 128 keys, so the defines and the cache key of the hand engine's
- * configurations stay as they were). */
+ * configurations stay as they were); CLUSTER=2 is bound where the row has
+ * CLUSTER_SHAPE=3 (the rules reject it with PIPE=0, whose template ignores
+ * it), as the backward's PINGPONG. */
 static int fwd_defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *out, int max)
 {
     int64_t row[GDT_ATTN_NCOLS];
     plan_row(&gdt__rows_attention_fwd, p, row);
-    if (row[GDT_ATTN_PIPE] != GDT_ATTN_PIPE_TMA)
-        return defines(&gdt__rows_attention_fwd, f, p, out, max);
-    int n = tma_defines(f, out, max), nc = fwd_tma_consumers(row);
-    if (nc != GDT_ATTN_FWD_TMA_CONSUMERS && n < max)
-        out[n++] = (gdt_nvrtc_define){"CONSUMERS", nc};
-    if (row[GDT_ATTN_STAGES] != GDT_ATTN_FWD_TMA_STAGES && n < max)
-        out[n++] = (gdt_nvrtc_define){"STAGES", row[GDT_ATTN_STAGES]};
-    if (row[GDT_ATTN_BN] != GDT_ATTN_FWD_TMA_BLOCK_N && n < max)
-        out[n++] = (gdt_nvrtc_define){"BLOCK_N", row[GDT_ATTN_BN]};
+    int n = 0;
+    if (row[GDT_ATTN_PIPE] != GDT_ATTN_PIPE_TMA) {
+        n = defines(&gdt__rows_attention_fwd, f, p, out, max);
+    } else {
+        int nc = fwd_tma_consumers(row);
+        n = tma_defines(f, out, max);
+        if (nc != GDT_ATTN_FWD_TMA_CONSUMERS && n < max)
+            out[n++] = (gdt_nvrtc_define){"CONSUMERS", nc};
+        if (row[GDT_ATTN_STAGES] != GDT_ATTN_FWD_TMA_STAGES && n < max)
+            out[n++] = (gdt_nvrtc_define){"STAGES", row[GDT_ATTN_STAGES]};
+        if (row[GDT_ATTN_BN] != GDT_ATTN_FWD_TMA_BLOCK_N && n < max)
+            out[n++] = (gdt_nvrtc_define){"BLOCK_N", row[GDT_ATTN_BN]};
+    }
+    if (fwd_tma_cluster(row) > 1 && n < max)
+        out[n++] = (gdt_nvrtc_define){"CLUSTER", fwd_tma_cluster(row)};
     return n;
 }
 
@@ -447,7 +458,7 @@ static gdt_status fwd_prepare(const gdt_facts *f, const gdt_plan_id *p, int i, c
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sdpa_fwd.nvrtc: launch state");
     *state = t;
     gdt__attn_fwd_tma_init(t, "sdpa_fwd.nvrtc", f, fwd_tma_consumers(row), (int)row[GDT_ATTN_STAGES],
-                           (int)row[GDT_ATTN_BN]);
+                           (int)row[GDT_ATTN_BN], fwd_tma_cluster(row));
     return gdt__attn_fwd_tma_load(t, cu, fn, cfg, e);
 }
 

@@ -215,7 +215,18 @@ static CUresult fake_occupancy(int *n, CUfunction f, int threads, size_t smem)
     return CUDA_SUCCESS;
 }
 
+/* 60 clusters of two resident at once (an H100's 132 SMs leave some unpaired). */
+static CUresult fake_clusters(int *n, CUfunction f, const CUlaunchConfig *cfg)
+{
+    (void)f;
+    CHECK(cfg->numAttrs == 1 && cfg->attrs[0].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
+          cfg->attrs[0].value.clusterDim.x == 2);
+    *n = 60;
+    return CUDA_SUCCESS;
+}
+
 static const gdt_cu_api fake_cu = {.cuTensorMapEncodeTiled = fake_encode,
+                                   .cuOccupancyMaxActiveClusters = fake_clusters,
                                    .cuFuncSetAttribute = fake_attribute,
                                    .cuOccupancyMaxActiveBlocksPerMultiprocessor = fake_occupancy};
 
@@ -459,6 +470,56 @@ static void test_wide_keys(void)
     check_builds_apart(&f, &p, "BLOCK_N=176");
 }
 
+/* CLUSTER_SHAPE=3: two query tiles of one head in a cluster (AF90_CLUSTER),
+ * a row the hand engine has no entry for.  Its rules: PIPE=1, 128-key
+ * blocks, a non-causal problem, each rejected with its reason.  On a
+ * non-causal d128 problem it binds CLUSTER=2 alone beyond the two-consumer
+ * entry's defines, launches the same block and shared memory, and prepares
+ * a launch state that walks pairs of tiles (ceil(1000 / 256) = 4 a head),
+ * launches whole clusters of two (the cluster dimension, and no more than
+ * the 60 resident: 120 CTAs for 64 pairs) and loads 64-key halves of K and
+ * V (Q's box stays 128 rows); its NVRTC build compiles and is not the
+ * hand entry's text. */
+static void test_cluster(void)
+{
+    gdt_facts f;
+    gdt_nvrtc_launch l;
+    gdt_error e = {0};
+    CUlaunchConfig cfg = {0};
+    void *state = NULL;
+    int n = 0, made = 0;
+    attn_rows_facts(&fwd, "b=4,h=4,s=1000,d=128,causal=none", 90, &f);
+    check_row("[128, 128, 8, 3, 2, 0, 3]", &f, "CLUSTER_SHAPE=3 (two query tiles in a cluster) takes PIPE=1 and "
+              "BLOCK_N=128, got PIPE=0, BLOCK_N=128");
+    check_row("[128, 176, 12, 2, 2, 1, 3]", &f, "takes PIPE=1 and BLOCK_N=128, got PIPE=1, BLOCK_N=176");
+    attn_rows_facts(&fwd, "b=4,h=4,s=1000,d=128,causal=top_left", 90, &f);
+    check_row("[128, 128, 12, 2, 2, 1, 3]", &f, "CLUSTER_SHAPE=3 takes a non-causal problem (a pair's tiles "
+              "would take different key blocks), got causal=1");
+    attn_rows_facts(&fwd, "b=4,h=4,s=1000,d=128,causal=none", 90, &f);
+    gdt_plan_id p = staged_row_plan("[128, 128, 12, 2, 2, 1, 3]", &f, GDT_KNOB_CLUSTER_SHAPE, 3);
+    CHECK_INT(define_of(&f, &p, "CLUSTER", &n), ==, 2);
+    CHECK_INT(n, ==, 4);
+    gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
+    CHECK_INT(l.block[0], ==, 384);
+    CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(128, 2, 2, 128));
+    memset(&rt, 0, sizeof rt);
+    memset(boxes, 0, sizeof boxes), nboxes = 0;
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
+    gdt_attn_fwd_tma *t = state;
+    CHECK(t != NULL && t->cluster == 2);
+    CHECK_INT(t ? t->params.tiles : 0, ==, 4);
+    CHECK_INT((int)cfg.gridDimX, ==, 120);
+    CHECK(cfg.numAttrs == 1 && cfg.attrs && cfg.attrs[0].value.clusterDim.x == 2);
+    if (t) {
+        CHECK_INT(args_on(&f, &p, t, &made, &e), ==, GDT_STATUS_OK);
+        CHECK_INT((int)boxes[0], ==, 128);
+        CHECK_INT((int)boxes[1], ==, 64);
+        CHECK_INT((int)boxes[2], ==, 64);
+        gdt__tmpl_attn_fwd.release(state);
+    }
+    check_builds_apart(&f, &p, "CLUSTER=2");
+}
+
 int main(void)
 {
     attn_rows_optional_column(&fwd, "[128, 128, 8, 3, 2]", "[128, 128, 8, 3, 2, 0]", SHAPE);
@@ -468,6 +529,7 @@ int main(void)
     test_counters();
     test_three_stages();
     test_wide_keys();
+    test_cluster();
     attn_rows_staged_is_hand(&fwd, ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0]);
     const attn_rows fwd_wide = wide_rows();
     attn_rows_staged_is_hand(&fwd_wide, WIDE_ENTRIES, sizeof WIDE_ENTRIES / sizeof WIDE_ENTRIES[0]);

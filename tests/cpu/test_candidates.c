@@ -143,7 +143,7 @@ static void test_diagnostics(void)
         {"empty_root.json", "empty_root.json: /: empty table: expected the provider namespace \"nvrtc\""},
         {"unknown_namespace.json", "unknown_namespace.json: /triton: unknown namespace \"triton\" (expected \"nvrtc\")"},
         {"unknown_family.json", "unknown_family.json: /nvrtc/contraction_narrow: unknown structural family \"contraction_narrow\" (expected one of: contraction, attention_fwd, attention_bwd)"},
-        {"row_not_array.json", "row_not_array.json: /nvrtc/attention_fwd/1: expected a row (array of 6 integers), got object"},
+        {"row_not_array.json", "row_not_array.json: /nvrtc/attention_fwd/1: expected a row (array of 7 integers), got object"},
         {"family_not_array.json", "family_not_array.json: /nvrtc/attention_fwd: expected an array of rows, got object"},
         {"root_array.json", "root_array.json: /: expected an object keyed by provider namespace (\"nvrtc\"), got array of 1"},
         {"truncated.json", "truncated.json: truncated JSON: input ends inside an unclosed array or object"},
@@ -199,7 +199,7 @@ static void test_default_table(void)
     const char *bad = "{\"nvrtc\": {\"attention_fwd\": [[1, 2, 3]]}}";
     CHECK_INT(gdt_rows_load_text(bad, strlen(bad), "tables/candidates/nvrtc.json", &t, &e), ==,
               GDT_STATUS_BAD_INPUT);
-    CHECK_STR(e.msg, "tables/candidates/nvrtc.json: /nvrtc/attention_fwd/0: expected 5 to 6 columns (from PIPE on optional), got 3");
+    CHECK_STR(e.msg, "tables/candidates/nvrtc.json: /nvrtc/attention_fwd/0: expected 5 to 7 columns (from PIPE on optional), got 3");
 }
 
 /* The format page names every column and knob of every schema. */
@@ -442,7 +442,7 @@ static void test_head_dim_fixed(void)
     for (int i = 0; i < 2 && n64 == 2 && n128 == 2; i++) {
         CHECK(!a[i].rejected && !b[i].rejected);
         CHECK(gdt_plan_id_equal(&a[i].id, &b[i].id));
-        CHECK_INT(a[i].ncols, ==, 6); /* the optional PIPE too, at its absent 0 */
+        CHECK_INT(a[i].ncols, ==, 7); /* the optional PIPE and CLUSTER_SHAPE too, at their absent 0 and 2 */
     }
     free(a);
     free(b);

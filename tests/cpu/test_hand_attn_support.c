@@ -86,7 +86,7 @@ static void hand_init(gdt_attn_fwd_tma *t, const char *shape, gdt_facts *f)
 {
     test_facts(GDT_FAMILY_SDPA_FWD, shape, 90, f);
     gdt__attn_fwd_tma_init(t, "sdpa_fwd.hand", f, gdt__attn_fwd_tma_hand_consumers(&f->problem.u.sdpa),
-                           GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_BLOCK_N);
+                           GDT_ATTN_FWD_TMA_STAGES, GDT_ATTN_FWD_TMA_BLOCK_N, 1);
 }
 
 /* The kernel walks heads x tiles tiles (b*h_q, ceil(s_q/192) at d64,
