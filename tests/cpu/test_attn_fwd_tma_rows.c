@@ -433,6 +433,29 @@ static void test_three_stages(void)
     CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(64, GDT_ATTN_FWD_TMA_WIDE, 3, GDT_ATTN_FWD_TMA_BLOCK_N));
 }
 
+/* prepare's launch state for p on f, bound once: its shared memory `smem`,
+ * Q's box 128 rows and K's and V's kv_rows.  The caller releases it. */
+static gdt_attn_fwd_tma *prepared(const gdt_facts *f, const gdt_plan_id *p, unsigned smem, int kv_rows,
+                                  CUlaunchConfig *cfg)
+{
+    gdt_error e = {0};
+    void *state = NULL;
+    int made = 0;
+    memset(&rt, 0, sizeof rt);
+    memset(boxes, 0, sizeof boxes), nboxes = 0;
+    CHECK_INT(gdt__tmpl_attn_fwd.prepare(f, p, 0, &fake_cu, NULL, cfg, &state, &e), ==, GDT_STATUS_OK);
+    gdt_attn_fwd_tma *t = state;
+    CHECK(t != NULL);
+    CHECK_INT((int)cfg->sharedMemBytes, ==, (int)smem);
+    if (t) {
+        CHECK_INT(args_on(f, p, t, &made, &e), ==, GDT_STATUS_OK);
+        CHECK_INT((int)boxes[0], ==, 128);
+        CHECK_INT((int)boxes[1], ==, kv_rows);
+        CHECK_INT((int)boxes[2], ==, kv_rows);
+    }
+    return t;
+}
+
 /* BLOCK_N=176: blocks of 176 keys (AF90_BLOCK_N), a row the hand engine
  * has no entry for.  At d128 it binds BLOCK_N alone beyond the
  * two-consumer entry's defines, launches rings of 176-row stages (214144
@@ -443,10 +466,8 @@ static void test_wide_keys(void)
 {
     gdt_facts f;
     gdt_nvrtc_launch l;
-    gdt_error e = {0};
     CUlaunchConfig cfg = {0};
-    void *state = NULL;
-    int n = 0, made = 0;
+    int n = 0;
     attn_rows_facts(&fwd, "b=2,h=4,s=1000,d=128,causal=none", 90, &f);
     gdt_plan_id p = staged_row_plan("[128, 176, 12, 2, 2, 1]", &f, GDT_KNOB_TILE_N, 176);
     CHECK_INT(define_of(&f, &p, "BLOCK_N", &n), ==, 176);
@@ -454,19 +475,10 @@ static void test_wide_keys(void)
     gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
     CHECK_INT(l.block[0], ==, 384);
     CHECK_INT(l.smem_bytes, ==, (128 + 2 * 2 * 176) * 128 * 2 + 128 + 1024);
-    memset(&rt, 0, sizeof rt);
-    memset(boxes, 0, sizeof boxes), nboxes = 0;
-    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
-    gdt_attn_fwd_tma *t = state;
+    gdt_attn_fwd_tma *t = prepared(&f, &p, l.smem_bytes, 176, &cfg);
     CHECK(t != NULL && t->block_n == 176);
-    CHECK_INT((int)cfg.sharedMemBytes, ==, (int)l.smem_bytes);
-    if (t) {
-        CHECK_INT(args_on(&f, &p, t, &made, &e), ==, GDT_STATUS_OK);
-        CHECK_INT((int)boxes[0], ==, 128);
-        CHECK_INT((int)boxes[1], ==, 176);
-        CHECK_INT((int)boxes[2], ==, 176);
-        gdt__tmpl_attn_fwd.release(state);
-    }
+    if (t)
+        gdt__tmpl_attn_fwd.release(t);
     check_builds_apart(&f, &p, "BLOCK_N=176");
 }
 
@@ -484,10 +496,8 @@ static void test_cluster(void)
 {
     gdt_facts f;
     gdt_nvrtc_launch l;
-    gdt_error e = {0};
     CUlaunchConfig cfg = {0};
-    void *state = NULL;
-    int n = 0, made = 0;
+    int n = 0;
     attn_rows_facts(&fwd, "b=4,h=4,s=1000,d=128,causal=none", 90, &f);
     check_row("[128, 128, 8, 3, 2, 0, 3]", &f, "CLUSTER_SHAPE=3 (two query tiles in a cluster) takes PIPE=1 and "
               "BLOCK_N=128, got PIPE=0, BLOCK_N=128");
@@ -502,21 +512,13 @@ static void test_cluster(void)
     gdt__tmpl_attn_fwd.launch(&f, &p, 0, &l);
     CHECK_INT(l.block[0], ==, 384);
     CHECK_INT(l.smem_bytes, ==, gdt__attn_fwd_tma_smem_bytes(128, 2, 2, 128));
-    memset(&rt, 0, sizeof rt);
-    memset(boxes, 0, sizeof boxes), nboxes = 0;
-    CHECK_INT(gdt__tmpl_attn_fwd.prepare(&f, &p, 0, &fake_cu, NULL, &cfg, &state, &e), ==, GDT_STATUS_OK);
-    gdt_attn_fwd_tma *t = state;
+    gdt_attn_fwd_tma *t = prepared(&f, &p, l.smem_bytes, 64, &cfg);
     CHECK(t != NULL && t->cluster == 2);
     CHECK_INT(t ? t->params.tiles : 0, ==, 4);
     CHECK_INT((int)cfg.gridDimX, ==, 120);
     CHECK(cfg.numAttrs == 1 && cfg.attrs && cfg.attrs[0].value.clusterDim.x == 2);
-    if (t) {
-        CHECK_INT(args_on(&f, &p, t, &made, &e), ==, GDT_STATUS_OK);
-        CHECK_INT((int)boxes[0], ==, 128);
-        CHECK_INT((int)boxes[1], ==, 64);
-        CHECK_INT((int)boxes[2], ==, 64);
-        gdt__tmpl_attn_fwd.release(state);
-    }
+    if (t)
+        gdt__tmpl_attn_fwd.release(t);
     check_builds_apart(&f, &p, "CLUSTER=2");
 }
 
