@@ -55,8 +55,8 @@ static const gdt_column fwd_cols[A_CL + 1] = {
     /* Optional, after PIPE: absent 1x1x1, not recorded in the plan's name. */
     {"CLUSTER_SHAPE", GDT_COL_ENUM, D(clusters), GDT_KNOB_CLUSTER_SHAPE,
      "2: one CTA a query tile, 3 (2x1x1): two query tiles of one head in a cluster, each CTA "
-     "loading half of every K and V block into both (TMA multicast); PIPE=1, 128-key blocks, "
-     "non-causal", -1, true, GDT_ATTN_CLUSTER_1X1X1},
+     "loading half of every K and V block into both (TMA multicast); PIPE=1, 128-key blocks",
+     -1, true, GDT_ATTN_CLUSTER_1X1X1},
 };
 static const gdt_column bwd_cols[A_COUNT] = {
     {"BLOCK_M", GDT_COL_INT, D(tile), GDT_KNOB_TILE_M, "query rows per inner step", GDT_AXIS_SQ, false, 0},
@@ -330,9 +330,9 @@ static bool bind(const attn_dir *k, int64_t *r, const gdt_facts *f, const gdt_de
 }
 
 /* A cluster of two query tiles: the PIPE=1 kernel (AF90_CLUSTER), whose
- * halves of a block are 64 keys of 128, on a problem whose tiles of a head
- * all take the same key blocks. */
-static bool bind_fwd_cluster(const int64_t *r, const gdt_facts *f, char *why, size_t n)
+ * halves of a block are 64 keys of 128.  Any mask: under a causal one the
+ * pair's lower tile skips the blocks only the upper one sees. */
+static bool bind_fwd_cluster(const int64_t *r, char *why, size_t n)
 {
     if (r[A_CL] != GDT_ATTN_CLUSTER_2X1X1)
         return true;
@@ -340,16 +340,12 @@ static bool bind_fwd_cluster(const int64_t *r, const gdt_facts *f, char *why, si
         return snprintf(why, n, "CLUSTER_SHAPE=%d (two query tiles in a cluster) takes PIPE=1 and "
                         "BLOCK_N=%d, got PIPE=%lld, BLOCK_N=%lld", GDT_ATTN_CLUSTER_2X1X1,
                         GDT_ATTN_FWD_TMA_BLOCK_N, (long long)r[A_PIPE], (long long)r[A_BN]), false;
-    if (f->problem.u.sdpa.causal)
-        return snprintf(why, n, "CLUSTER_SHAPE=%d takes a non-causal problem (a pair's tiles would take "
-                        "different key blocks), got causal=%d", GDT_ATTN_CLUSTER_2X1X1,
-                        (int)f->problem.u.sdpa.causal), false;
     return true;
 }
 
 static bool bind_fwd(int64_t *r, const gdt_facts *f, const gdt_device_props *lim, char *why, size_t n)
 {
-    return bind(&fwd, r, f, lim, why, n) && bind_fwd_cluster(r, f, why, n);
+    return bind(&fwd, r, f, lim, why, n) && bind_fwd_cluster(r, why, n);
 }
 
 /* PINGPONG=1 and DETERMINISTIC=1 are variants of the PIPE=1 kernel alone,

@@ -132,12 +132,15 @@
  * consumer, no closing sync and an early Q release each fail it.
  *
  * CLUSTER OF TWO (AF90_CLUSTER 2, an attention row's CLUSTER_SHAPE=3;
- * non-causal, 128-key blocks).  The two CTAs of a cluster walk the same
- * steps statically (step L, then L + the clusters; no counter), step L
- * being a pair of query tiles of one head (p.tiles counts a head's pairs),
- * rank r taking the pair's r-th tile (past s_q: zero-filled Q, nothing
- * stored).  Both tiles take the same key blocks, so the two CTAs' ring
- * slots are the same sequence.  Each CTA's producer loads keys 64 r .. 64 r
+ * 128-key blocks).  The two CTAs of a cluster walk the same steps
+ * statically (step L, then L + the clusters; no counter), step L being a
+ * pair of query tiles of one head (p.tiles counts a head's pairs), rank r
+ * taking the pair's r-th tile (past s_q: zero-filled Q, no key block
+ * computed, nothing stored).  Both CTAs' rings take the key blocks of the
+ * pair's upper tile within s_q (kv_range), so their ring slots are the
+ * same sequence; under a causal mask the lower tile sees up to BM keys
+ * fewer, and its consumers wait for those blocks' stages to land and
+ * release them without computing (skip_blocks).  Each CTA's producer loads keys 64 r .. 64 r
  * + 63 of every K and V block into that stage of both CTAs (multicast): each
  * full barrier still expects the whole block's bytes (its own producer's
  * expect_tx; the peer's bytes may land first, the phase waiting on that
@@ -151,8 +154,10 @@
  * CTA, 2 or 3 stages, halves landing in any order) passed 3000 random
  * interleavings: no deadlock, no half landing in a stage a consumer still
  * reads or in another slot's phase, every read seeing both halves of its
- * slot; releases to the own CTA only, empty counts of one CTA's warps and an
- * expect_tx of one half each fail it.  Not yet run on a GPU.
+ * slot, with one CTA's consumers skipping random slots (waiting for them
+ * to land, then releasing them); releases to the own CTA only, empty
+ * counts of one CTA's warps, an expect_tx of one half and skips released
+ * before they land each fail it.  Not yet run on a GPU.
  *
  * Tiles are AF90_BLOCK_N rows x d (K, V) or BM rows x d (Q) in 128-byte-swizzled
  * shared memory, as the TMA's SWIZZLE_128B writes them: d/64 column blocks
@@ -175,10 +180,9 @@
 static_assert(AF90_BLOCK_N == 128 || AF90_BLOCK_N == 176, "blocks of 128 or 176 keys");
 #define AF90_S_REGS (AF90_BLOCK_N / 2) /* a thread's scores of one block: m64nBNk16's accumulator */
 /* Query tiles a cluster walks together: 1, or 2 where an attention row
- * binds it (CLUSTER): two tiles of one head, each CTA loading half of every
- * K and V block into both CTAs (TMA multicast), so that each block leaves
- * L2 once for the pair.  Both tiles must take the same key blocks
- * (non-causal: the host's rule; a causal launch traps). */
+ * binds it (CLUSTER): two neighbouring tiles of one head, each CTA loading
+ * half of every K and V block into both CTAs (TMA multicast), so that each
+ * block leaves L2 once for the pair (CLUSTER OF TWO above). */
 #ifndef AF90_CLUSTER
 #define AF90_CLUSTER 1
 #endif
@@ -261,6 +265,7 @@ struct attn_ctx {
     int w, lane;       /* consumer warpgroup (0 .. NC - 1), lane */
     int wrow;          /* this thread's first query row; the second is wrow + 8 */
     int nblocks, first_masked, off;
+    int walk; /* a cluster of two: the key blocks both CTAs' rings take for the pair (kv_range) */
 };
 
 /* Key block blk of the tile is ring slot ring + blk: stage slot % S, and the
@@ -286,13 +291,17 @@ __device__ __forceinline__ u32 v_empty(const attn_ctx &c, int blk)
 }
 __device__ __forceinline__ u32 q_empty(const attn_ctx &c) { return c.bar + 8 + 32 * AF90_STAGES; }
 __device__ __forceinline__ u32 phase(const attn_ctx &c, int blk) { return (slot(c, blk) / AF90_STAGES) & 1; }
-/* Past a tile of nblocks key blocks: the next tile's block 0, modulo 2 S
+/* The key blocks the CTA's ring takes for its tile: its own, or in a
+ * cluster of two the pair's walk (the peer's tile may take more). */
+__device__ __forceinline__ int walked(const attn_ctx &c) { return AF90_CLUSTER == 1 ? c.nblocks : c.walk; }
+
+/* Past a tile's walked key blocks: the next tile's block 0, modulo 2 S
  * where S is not a power of two (a stage and a parity repeat every 2 S
  * slots; a power of two keeps the plain count, the two-stage kernel's code
  * as it was before three stages). */
 __device__ __forceinline__ void ring_next(attn_ctx &c)
 {
-    c.ring += (u32)c.nblocks;
+    c.ring += (u32)walked(c);
     if (AF90_STAGES & (AF90_STAGES - 1))
         c.ring %= 2 * AF90_STAGES;
 }
@@ -560,6 +569,25 @@ __device__ __forceinline__ void store(const attn_rows<D> &r, const gdt_hand_attn
     }
 }
 
+/* In a cluster of two, the blocks of the pair's walk past this CTA's own
+ * (the peer's tile sees more keys, or this one lies past s_q): each
+ * consumer warp waits for both halves of a stage to land, so that its
+ * phase completes with its own slot's bytes, and releases it to both
+ * producers, without a turn (all of the CTA's consumers skip the same
+ * blocks, so the turns stay in step). */
+__device__ __forceinline__ void skip_blocks(const attn_ctx &c)
+{
+    if constexpr (AF90_CLUSTER == 2) {
+#pragma unroll 1
+        for (int blk = c.nblocks; blk < c.walk; ++blk) {
+            bar_wait(k_full(c, blk), phase(c, blk));
+            release_kv(c, k_empty(c, blk));
+            bar_wait(v_full(c, blk), phase(c, blk));
+            release_kv(c, v_empty(c, blk));
+        }
+    }
+}
+
 /* One tile, its Q landed: every key block, then O and LSE.  A tile with no
  * key block (none today: bottom-right needs s_q <= s_kv) would take no turn
  * and release Q at once, its rows getting O = 0 and LSE = -inf. */
@@ -587,6 +615,7 @@ __device__ __forceinline__ void consume_tile(const attn_ctx &c, const gdt_hand_a
             next_block<FP16, D, NC, true>(r, s, pa, c, p, blk);
         last_pv<FP16, D>(r, pa, c, c.nblocks - 1);
     }
+    skip_blocks(c);
     store<FP16, D>(r, p, bi, hq, c);
 }
 
@@ -594,7 +623,7 @@ __device__ __forceinline__ void consume_tile(const attn_ctx &c, const gdt_hand_a
 
 /* The key blocks of query tile m0 (BM rows): up to the tile's last
  * diagonal (causal), and the first of them that needs the mask. */
-template <int BM> __device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params &p, int m0)
+template <int BM> __device__ __forceinline__ void tile_range(attn_ctx &c, const gdt_hand_attn_params &p, int m0)
 {
     c.off = p.causal == 2 ? p.s_kv - p.s_q : 0;
     long long end = p.s_kv;
@@ -608,6 +637,25 @@ template <int BM> __device__ __forceinline__ void kv_range(attn_ctx &c, const gd
         first = diag < first ? (int)diag : first;
     }
     c.first_masked = first;
+}
+
+/* The same, and in a cluster of two (this CTA rank r of the pair whose
+ * lower tile starts at m0 - r BM) the pair's walk: a tile past s_q (rank
+ * 1's in the last pair of an odd tile count) computes nothing, and both
+ * CTAs walk the key blocks of the pair's last tile within s_q: the upper
+ * one's, which under a causal mask sees up to BM keys more than the lower
+ * one (skip_blocks), else the lower one's. */
+template <int BM> __device__ __forceinline__ void kv_range(attn_ctx &c, const gdt_hand_attn_params &p, int m0)
+{
+    tile_range<BM>(c, p, m0);
+    if constexpr (AF90_CLUSTER == 2) {
+        const int upper = m0 - (int)cluster_rank() * BM + BM;
+        attn_ctx last = c;
+        tile_range<BM>(last, p, upper < p.s_q ? upper : upper - BM);
+        c.walk = last.nblocks;
+        if (m0 >= p.s_q)
+            c.nblocks = 0;
+    }
 }
 
 /* Tile L's (batch, query head) and first query row.  The grid is persistent
@@ -728,7 +776,7 @@ __device__ __forceinline__ void produce(attn_ctx &c, const CUtensorMap *tq, cons
         load_tile<D, AF90_BLOCK_M(NC)>(c.sQ, tq, q_full(c), t.m0, t.hq, t.bi);
         L = AF90_CLUSTER == 1 ? next_tile(p) : L + gridDim.x / AF90_CLUSTER;
 #pragma unroll 1 /* unrolled, the loop needs more than the producer's 24 registers */
-        for (int blk = 0; blk < c.nblocks; ++blk) {
+        for (int blk = 0; blk < walked(c); ++blk) {
             bar_wait(k_empty(c, blk), phase(c, blk) ^ 1);
             load_kv<D>(c.sK + stage_at<D>(c, blk), tk, k_full(c, blk), blk * AF90_BLOCK_N, hk, t.bi);
             bar_wait(v_empty(c, blk), phase(c, blk) ^ 1);
@@ -794,8 +842,7 @@ __device__ __forceinline__ void attn(const CUtensorMap *tq, const CUtensorMap *t
         bar_init_fence();
     }
     if constexpr (AF90_CLUSTER == 2) {
-        /* launched without its cluster, or on a causal mask (the pair's key blocks would differ) */
-        if (cluster_size() != 2 || p.causal)
+        if (cluster_size() != 2) /* launched without its cluster */
             __trap();
         cluster_sync(); /* the peer's barriers exist before a multicast or an arrival reaches them */
     } else {

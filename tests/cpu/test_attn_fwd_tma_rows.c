@@ -483,9 +483,10 @@ static void test_wide_keys(void)
 }
 
 /* CLUSTER_SHAPE=3: two query tiles of one head in a cluster (AF90_CLUSTER),
- * a row the hand engine has no entry for.  Its rules: PIPE=1, 128-key
- * blocks, a non-causal problem, each rejected with its reason.  On a
- * non-causal d128 problem it binds CLUSTER=2 alone beyond the two-consumer
+ * a row the hand engine has no entry for.  Its rules: PIPE=1 and 128-key
+ * blocks, each rejected with its reason; any mask (a causal pair's lower
+ * tile skips the blocks only the upper one sees), and the three-consumer
+ * tiles at d64 too.  On a d128 problem it binds CLUSTER=2 alone beyond the two-consumer
  * entry's defines, launches the same block and shared memory, and prepares
  * a launch state that walks pairs of tiles (ceil(1000 / 256) = 4 a head),
  * launches whole clusters of two (the cluster dimension, and no more than
@@ -503,8 +504,9 @@ static void test_cluster(void)
               "BLOCK_N=128, got PIPE=0, BLOCK_N=128");
     check_row("[128, 176, 12, 2, 2, 1, 3]", &f, "takes PIPE=1 and BLOCK_N=128, got PIPE=1, BLOCK_N=176");
     attn_rows_facts(&fwd, "b=4,h=4,s=1000,d=128,causal=top_left", 90, &f);
-    check_row("[128, 128, 12, 2, 2, 1, 3]", &f, "CLUSTER_SHAPE=3 takes a non-causal problem (a pair's tiles "
-              "would take different key blocks), got causal=1");
+    check_row("[128, 128, 12, 2, 2, 1, 3]", &f, NULL);
+    attn_rows_facts(&fwd, "b=2,h_q=32,h_kv=8,s_q=200,s_kv=333,d=64,causal=bottom_right", 90, &f);
+    check_row("[192, 128, 16, 2, 2, 1, 3]", &f, NULL);
     attn_rows_facts(&fwd, "b=4,h=4,s=1000,d=128,causal=none", 90, &f);
     gdt_plan_id p = staged_row_plan("[128, 128, 12, 2, 2, 1, 3]", &f, GDT_KNOB_CLUSTER_SHAPE, 3);
     CHECK_INT(define_of(&f, &p, "CLUSTER", &n), ==, 2);
