@@ -22,6 +22,7 @@ static const int64_t reductions[] = {GDT_GEMM_REDUCE_WORKSPACE, GDT_GEMM_REDUCE_
                                      GDT_GEMM_REDUCE_STREAMK};
 static const int64_t swaps[] = {GDT_GEMM_SWAP_NONE, GDT_GEMM_SWAP_AB_ON};
 static const int64_t consumer_forms[] = {GDT_GEMM_COOPERATIVE, GDT_GEMM_PINGPONG_ON};
+static const int64_t rasters[] = {GDT_GEMM_RASTER_M, GDT_GEMM_RASTER_N};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 static const gdt_column cols[GDT_GEMM_NCOLS] = {
@@ -55,6 +56,10 @@ static const gdt_column cols[GDT_GEMM_NCOLS] = {
      "then storing it), 1 ping-pong (each warpgroup owns whole 128 x BN tiles, the CTA's even "
      "and odd ones, the two taking turns at the tensor cores so that one's epilogue runs under "
      "the other's wgmmas)", -1, true, GDT_GEMM_COOPERATIVE},
+    {"RASTER", GDT_COL_ENUM, D(rasters), GDT_KNOB_RASTER,
+     "PIPE=1: the persistent grid's tile walk, 0 bands of GROUP_M tile rows walked column by "
+     "column (B reused from L2), 1 bands of GROUP_M tile columns walked row by row (A reused)",
+     -1, true, GDT_GEMM_RASTER_M},
 };
 #undef D
 
@@ -243,6 +248,9 @@ static bool bind_cta(const int64_t *r, char *why, size_t n)
     if (r[GDT_GEMM_PINGPONG] != GDT_GEMM_COOPERATIVE)
         REJECT("PIPE=0 has no consumer warpgroups to ping-pong: PINGPONG is PIPE=1's (PIPE=0 "
                "takes 0), got %lld", LL(r[GDT_GEMM_PINGPONG]));
+    if (r[GDT_GEMM_RASTER] != GDT_GEMM_RASTER_M)
+        REJECT("PIPE=0 launches a CTA a tile in bands of tile rows: RASTER is PIPE=1's persistent "
+               "walk (PIPE=0 takes 0), got %lld", LL(r[GDT_GEMM_RASTER]));
     return true;
 }
 

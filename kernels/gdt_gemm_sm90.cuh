@@ -4,8 +4,8 @@
  * (kernels/hand/gemm_sm90.cu, the `hand` engine's gemm.hand); NVRTC builds
  * the configuration a contraction row with PIPE=1 binds (kernels/gemm.cuh,
  * gemm.nvrtc).  Its parameters are template arguments of gemm (dtype,
- * operand layouts, TN, SPL, NST, CL, NC, SW, below) and one macro,
- * G90_GROUP_M (8 unless the includer defines it).  Identifiers are chosen not to meet the
+ * operand layouts, TN, SPL, NST, CL, NC, SW, below) and two macros,
+ * G90_GROUP_M (8) and G90_RASTER (0) unless the includer defines them.  Identifiers are chosen not to meet the
  * NVRTC row's -D names (BN, STAGES, GROUP_M, ...).  The host side that
  * builds its tensor maps, grid and cluster is engines/gemm_tma.c, shared by
  * both engines.
@@ -18,7 +18,8 @@
  * (empty barrier, one arrival per consumer warp) once its wgmma has read it.
  * The grid is persistent (at most one CTA per SM), walking the tiles of
  * every batch in a grouped raster (GROUP_M tile rows share a band so that
- * neighbouring CTAs reuse B from L2).  The epilogue converts the
+ * neighbouring CTAs reuse B from L2; or, G90_RASTER 1, GROUP_M tile
+ * columns, reusing A: kernels/gdt_raster.cuh).  The epilogue converts the
  * accumulators, writes 64 x 64 blocks into 128-byte-swizzled shared memory
  * and stores each with a TMA store, which clips at M and N; TMA loads
  * zero-fill outside M, N and K, so every tail is exact.
@@ -84,14 +85,20 @@
 #ifndef GDT_GEMM_SM90_CUH
 #define GDT_GEMM_SM90_CUH
 
+#include "gdt_raster.cuh"
 #include "gdt_sm90.cuh"
 #include "gdt_streamk.cuh"
 
 #define G90_TILE_M 128
 #define G90_TILE_K 64
-/* Tile rows per band of the grouped raster (tile_at). */
+/* Tile rows (along N: columns) per band of the grouped raster (tile_at). */
 #ifndef G90_GROUP_M
 #define G90_GROUP_M 8
+#endif
+/* The raster's direction (kernels/gdt_raster.cuh): 0 bands of tile rows
+ * (the hand engine's), 1 bands of tile columns (a row's RASTER=1). */
+#ifndef G90_RASTER
+#define G90_RASTER 0
 #endif
 /* A producer warpgroup and NC consumer warpgroups. */
 #define G90_THREADS(NC) (128 * (1 + (NC)))
@@ -182,18 +189,17 @@ struct tile_coord {
     int b, m0, n0;
 };
 
-/* Grouped raster within a batch: G90_GROUP_M tile rows (`rows` high)
- * walked column by column, over `cols` columns `width` wide. */
+/* Grouped raster within a batch (gdt_raster_at): bands of G90_GROUP_M
+ * tile rows (`rows` high) walked column by column, or with G90_RASTER
+ * bands of as many columns walked row by row, over `cols` columns `width`
+ * wide. */
 __device__ __forceinline__ tile_coord tile_at(const gdt_gemm_tma_params &p, int t, int cols,
                                               int width, int rows)
 {
     int per_batch = p.tiles_m * cols;
     int b = t / per_batch, r = t % per_batch;
-    int in_group = G90_GROUP_M * cols;
-    int first_m = (r / in_group) * G90_GROUP_M;
-    int size_m = p.tiles_m - first_m < G90_GROUP_M ? p.tiles_m - first_m : G90_GROUP_M;
-    int tm = first_m + (r % in_group) % size_m, tn = (r % in_group) / size_m;
-    return {b, tm * rows, tn * width};
+    gdt_raster_tile x = gdt_raster_at(r, p.tiles_m, cols, G90_GROUP_M, G90_RASTER);
+    return {b, x.row * rows, x.col * width};
 }
 
 /* The tiles a grid walks: p.tiles_n columns of TN, or in a cluster

@@ -42,6 +42,7 @@
 #if PIPE == 1
 
 #define G90_GROUP_M GROUP_M
+#define G90_RASTER RASTER
 #include "gdt_gemm_sm90.cuh"
 
 #ifndef PINGPONG

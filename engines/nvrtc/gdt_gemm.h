@@ -28,6 +28,7 @@ enum {
     GDT_GEMM_REDUCTION_MODE,
     GDT_GEMM_SWAP_AB,
     GDT_GEMM_PINGPONG,
+    GDT_GEMM_RASTER,
     GDT_GEMM_NCOLS
 };
 
@@ -54,6 +55,11 @@ enum { GDT_GEMM_SWAP_NONE = 0, GDT_GEMM_SWAP_AB_ON = 1 };
  * (both on one 128-row tile, 64 rows each), 1 the ping-pong ones (each
  * owns whole 128 x BN tiles, the two taking turns at the tensor cores). */
 enum { GDT_GEMM_COOPERATIVE = 0, GDT_GEMM_PINGPONG_ON = 1 };
+
+/* RASTER's values for the TMA pipeline's persistent walk
+ * (kernels/gdt_raster.cuh): 0 bands of GROUP_M tile rows walked column by
+ * column (gemm.hand's), 1 bands of GROUP_M tile columns walked row by row. */
+enum { GDT_GEMM_RASTER_M = 0, GDT_GEMM_RASTER_N = 1 };
 
 /* How kernels/gemm.cuh sees the problem's operands (its -D layout flags). */
 typedef struct gdt_gemm_layout {

@@ -106,7 +106,7 @@ static int defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *o
 {
     static const char *const row_names[GDT_GEMM_NCOLS] = {
         "BM", "BN", "BK", "WARPS_M", "WARPS_N", "STAGES", "GROUP_M", "MMA",
-        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE", "SWAP_AB", "PINGPONG"};
+        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE", "SWAP_AB", "PINGPONG", "RASTER"};
     int64_t row[GDT_GEMM_NCOLS];
     gdt_gemm_layout l;
     plan_row(p, row);

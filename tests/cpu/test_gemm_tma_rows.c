@@ -90,7 +90,7 @@ static void test_hand_configs_are_rows(void)
         CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
-    CHECK_INT(n, ==, 28);
+    CHECK_INT(n, ==, 31);
     for (int i = 0; i < n; i++) {
         void *cubin = NULL;
         size_t len = 0;
@@ -188,6 +188,10 @@ static void test_rules(void)
          NULL, 90},
         {"[128, 128, 64, 8, 1, 7, 8, 1, 1, 1, 2, 0, 0, 1]", "[128, 128, 64, 8, 1, 6, 8, 1, 1, 1, 2, 0, 0, 1]",
          "shared memory 263296 bytes exceeds 232448 on sm90", NULL, 90},
+        /* RASTER=1 is PIPE=1's persistent walk; PIPE=0 launches a CTA a tile */
+        {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 0]",
+         "PIPE=0 launches a CTA a tile in bands of tile rows: RASTER is PIPE=1's persistent walk (PIPE=0 "
+         "takes 0), got 1", NULL, 90},
         /* An MN-major A is swap-AB's wgmma B side in 64-column boxes: a
          * tile of 16 rows of M cannot take it (m = 8 caps BM to 16; A's
          * K stride is 16 bytes, one TMA takes). */
@@ -280,7 +284,7 @@ static void test_optional_columns(void)
     const char *short_row = "{\"nvrtc\": {\"contraction\": [[128, 128, 64, 4, 1, 4, 8]]}}";
     CHECK_INT(gdt_rows_load_text(short_row, strlen(short_row), "rows.json", &t, &e), ==,
               GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "expected 8 to 14 columns (from PIPE on optional), got 7");
+    CHECK_CONTAINS(e.msg, "expected 8 to 15 columns (from PIPE on optional), got 7");
 }
 
 /* What the template binds for a PIPE=1 plan: its defines, the launch of
@@ -387,6 +391,32 @@ static void test_swab_binds(void)
     free(c);
 }
 
+/* RASTER: absent, the template binds RASTER=0 (the hand's walk, whose
+ * builds test_hand_configs_are_rows compares byte for byte); a RASTER=1
+ * row binds RASTER=1 beside the same tile, split and cluster, and names it
+ * in its plan; with a cluster along N too. */
+static void test_raster_binds(void)
+{
+    gdt_facts f;
+    int n = 0;
+    facts_for("m=4096,n=4096,k=4096", 90, &f);
+    gdt_plan_id p = nvrtc_plan_of(0);
+    CHECK_INT(define_of(&f, &p, "RASTER"), ==, 0);
+    gdt_candidate *c = materialize("{\"nvrtc\": {\"contraction\": [[128, 256, 64, 8, 1, 4, 8, 1, 1, 1, 5, 0, 0, 0, 1]]}}",
+                                   "m=4096,n=4096,k=4096", 90, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    if (n == 1) {
+        char name[512];
+        gdt_plan_id_format(&c[0].id, name, sizeof name);
+        CHECK_CONTAINS(name, "RASTER=1");
+        CHECK_INT(c[0].bound[GDT_GEMM_RASTER], ==, 1);
+        CHECK_INT(define_of(&f, &c[0].id, "RASTER"), ==, 1);
+        CHECK_INT(define_of(&f, &c[0].id, "CLUSTER_SHAPE"), ==, 5);
+        CHECK_INT(define_of(&f, &c[0].id, "BN"), ==, 256);
+    }
+    free(c);
+}
+
 int main(void)
 {
     test_optional_columns();
@@ -395,6 +425,7 @@ int main(void)
     test_template_binds();
     test_swab_binds();
     test_pingpong_binds();
+    test_raster_binds();
     test_hand_configs_are_rows();
     return gdt_test_result("test_gemm_tma_rows");
 }
