@@ -107,18 +107,24 @@ static int driver_version(void)
 
 /* The kernel headers the templates share: every embedded kernels/gdt_*.cuh,
  * included by its file name ("gdt_wgmma.cuh").  Every compile gets them
- * all, and the cache key digests them all. */
-#define MAX_KERNEL_HEADERS 8
-static int kernel_headers(const gdt_embedded **out, int max)
+ * all, and the cache key digests them all; more than MAX_KERNEL_HEADERS is
+ * an error, never a header left out (a ninth header once dropped the last
+ * of eight: the templates then failed to find it). */
+#define MAX_KERNEL_HEADERS 16
+static gdt_status kernel_headers(const gdt_embedded **out, int *n, gdt_error *e)
 {
-    int n = 0;
-    for (int i = 0; i < gdt__embedded_count && n < max; i++) {
+    *n = 0;
+    for (int i = 0; i < gdt__embedded_count; i++) {
         const char *name = gdt__embedded[i].name;
         size_t len = strlen(name);
-        if (!strncmp(name, "kernels/gdt_", 12) && len > 4 && !strcmp(name + len - 4, ".cuh"))
-            out[n++] = &gdt__embedded[i];
+        if (strncmp(name, "kernels/gdt_", 12) || len <= 4 || strcmp(name + len - 4, ".cuh"))
+            continue;
+        if (*n == MAX_KERNEL_HEADERS)
+            return gdt_error_set(e, GDT_STATUS_INTERNAL, "nvrtc: more than %d kernel headers embedded "
+                                 "(kernels/gdt_*.cuh): raise MAX_KERNEL_HEADERS", MAX_KERNEL_HEADERS);
+        out[(*n)++] = &gdt__embedded[i];
     }
-    return n;
+    return GDT_STATUS_OK;
 }
 
 void gdt__cache_key_set(gdt_nvrtc_key *k, const char *env, const char *text)
@@ -161,10 +167,12 @@ gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *
                           gdt_nvrtc_key *k, gdt_error *e)
 {
     const gdt_embedded *src = gdt_embedded_find(t->source), *hdr[MAX_KERNEL_HEADERS];
+    int nh = 0;
     if (!src)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "nvrtc: template %s is not embedded",
                              t->source);
-    return gdt__nvrtc_key_of(src, hdr, kernel_headers(hdr, MAX_KERNEL_HEADERS), o, arch, k, e);
+    gdt_status st = kernel_headers(hdr, &nh, e);
+    return st != GDT_STATUS_OK ? st : gdt__nvrtc_key_of(src, hdr, nh, o, arch, k, e);
 }
 
 /* The compiler's log, into info (head) and appended to e's message.  The
@@ -233,7 +241,10 @@ gdt_status gdt_nvrtc_compile(const gdt_nvrtc_template *t, const gdt_facts *f,
     double t0 = gdt_now();
     const gdt_embedded *hdr[MAX_KERNEL_HEADERS];
     const char *hsrc[MAX_KERNEL_HEADERS], *hname[MAX_KERNEL_HEADERS];
-    int nh = kernel_headers(hdr, MAX_KERNEL_HEADERS);
+    int nh = 0;
+    st = kernel_headers(hdr, &nh, e);
+    if (st != GDT_STATUS_OK)
+        return st;
     for (int i = 0; i < nh; i++)
         hsrc[i] = hdr[i]->data, hname[i] = hdr[i]->name + strlen("kernels/");
     GDT_CHECK_NVRTC(e, nvrtcCreateProgram(&prog, src->data, t->source, nh, hsrc, hname));
