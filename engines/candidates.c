@@ -124,7 +124,7 @@ static gdt_status append_column(gdt_error *e, gdt_status st, const char *col)
     return st;
 }
 
-/* "8 columns", or with optional columns "8 to 14 columns (from PIPE on optional)". */
+/* "8 columns", or with optional columns "8 to 15 columns (from PIPE on optional)". */
 static const char *column_count(const gdt_row_family *rf, char *buf, size_t n)
 {
     int need = gdt__row_family_required(rf);
