@@ -188,18 +188,35 @@ static bool bind_pingpong(const int64_t *r, char *why, size_t n)
     return true;
 }
 
-/* The non-swapped tile: two consumer warpgroups of 64 rows of M. */
+/* One consumer warpgroup (WARPS_M=4, 64 x BN tiles, 256 threads, no
+ * setmaxnreg): no cluster (each CTA of one multicasts half of two
+ * consumers' rows), no DSMEM pair of splits, no ping-pong (two consumers
+ * taking turns). */
+static bool bind_one_consumer(const int64_t *r, char *why, size_t n)
+{
+    if (r[GDT_GEMM_CLUSTER_SHAPE] != GDT_GEMM_CLUSTER_1X1X1 ||
+        r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_DSMEM || r[GDT_GEMM_PINGPONG] != GDT_GEMM_COOPERATIVE)
+        REJECT("PIPE=1 WARPS_M=4 (one consumer warpgroup, 64-row tiles) has no cluster, no pair of "
+               "splits in a cluster and no ping-pong: CLUSTER_SHAPE=2, REDUCTION_MODE 0 or 2, "
+               "PINGPONG=0, got %lld, %lld, %lld", LL(r[GDT_GEMM_CLUSTER_SHAPE]),
+               LL(r[GDT_GEMM_REDUCTION_MODE]), LL(r[GDT_GEMM_PINGPONG]));
+    return true;
+}
+
+/* The non-swapped tile: one or two consumer warpgroups of 64 rows of M. */
 static bool bind_tma_tile(int64_t *r, char *why, size_t n)
 {
-    int64_t bn = r[GDT_GEMM_BN];
-    if (r[GDT_GEMM_MMA] != 1 || r[GDT_GEMM_WARPS_M] != 8 || r[GDT_GEMM_WARPS_N] != 1)
-        REJECT("PIPE=1 takes MMA=1, WARPS_M=8 and WARPS_N=1 (two consumer warpgroups of wgmma "
-               "beside the producer warpgroup: 384 threads), got MMA=%lld, WARPS %lldx%lld",
-               LL(r[GDT_GEMM_MMA]), LL(r[GDT_GEMM_WARPS_M]), LL(r[GDT_GEMM_WARPS_N]));
-    r[GDT_GEMM_BM] = GDT_GEMM_TMA_TILE_M;
+    int64_t bn = r[GDT_GEMM_BN], wm = r[GDT_GEMM_WARPS_M];
+    if (r[GDT_GEMM_MMA] != 1 || (wm != 4 && wm != 8) || r[GDT_GEMM_WARPS_N] != 1)
+        REJECT("PIPE=1 takes MMA=1, WARPS_M 4 or 8 and WARPS_N=1 (one or two consumer warpgroups "
+               "of wgmma beside the producer warpgroup: 256 or 384 threads), got MMA=%lld, WARPS "
+               "%lldx%lld", LL(r[GDT_GEMM_MMA]), LL(wm), LL(r[GDT_GEMM_WARPS_N]));
+    r[GDT_GEMM_BM] = 16 * wm; /* 64 rows a consumer warpgroup (4 warps) */
     if (bn != 64 && bn != 128 && bn != 192 && bn != 256)
         REJECT("PIPE=1 takes BN 64, 128, 192 or 256 (the wgmma N, in 64-column output blocks), "
                "got BN=%lld", LL(bn));
+    if (wm == 4 && !bind_one_consumer(r, why, n))
+        return false;
     return bind_tma_split(r, why, n);
 }
 

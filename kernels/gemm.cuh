@@ -50,13 +50,14 @@
 #endif
 
 /* SWAP_AB=1: BM rows of M are the wgmma's N side, BN / 64 consumer
- * warpgroups of 64 rows of N its M side (engines/rows_contraction.c). */
+ * warpgroups of 64 rows of N its M side; otherwise WARPS_M / 4 consumer
+ * warpgroups of 64 rows of M (engines/rows_contraction.c). */
 GDT_GEMM_SM90_KERNEL(gdt_gemm, GDT_FP16, A_KMAJOR, B_KMAJOR, (SWAP_AB ? BM : BN),
                      (REDUCTION_MODE == 1   ? SPLIT_PAIR
                       : REDUCTION_MODE == 2 ? SPLIT_SK
                       : SPLIT_K > 1         ? SPLIT_WS
                                             : SPLIT_NONE),
-                     STAGES, (CLUSTER_SHAPE == 5), (SWAP_AB ? BN / 64 : 2), (SWAP_AB == 1),
+                     STAGES, (CLUSTER_SHAPE == 5), (SWAP_AB ? BN / 64 : WARPS_M / 4), (SWAP_AB == 1),
                      (PINGPONG == 1))
 
 #else

@@ -58,7 +58,7 @@ void gdt__gemm_tma_config_of(const int64_t *r, gdt_gemm_tma_config *out)
     out->stages = (int)r[GDT_GEMM_STAGES];
     out->cluster_n = r[GDT_GEMM_CLUSTER_SHAPE] == GDT_GEMM_CLUSTER_1X2X1 ? 2 : 1;
     out->cluster_k = dsmem ? 2 : 1;
-    out->consumers = swap ? (int)(r[GDT_GEMM_BN] / 64) : 2;
+    out->consumers = (int)(swap ? r[GDT_GEMM_BN] / 64 : r[GDT_GEMM_WARPS_M] / 4);
     out->swap_ab = swap;
     out->stream_k = r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_STREAMK;
     out->pingpong = r[GDT_GEMM_PINGPONG] == GDT_GEMM_PINGPONG_ON;

@@ -90,7 +90,7 @@ static void test_hand_configs_are_rows(void)
         CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
-    CHECK_INT(n, ==, 31);
+    CHECK_INT(n, ==, 33);
     for (int i = 0; i < n; i++) {
         void *cubin = NULL;
         size_t len = 0;
@@ -111,8 +111,19 @@ static void test_rules(void)
     static const rule_case cases[] = {
         {"[128, 128, 64, 8, 1, 4, 8, 1, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1]",
          "PIPE=1 (TMA, mbarriers, setmaxnreg, wgmma) needs sm_90a, target is sm100", NULL, 100},
-        {"[128, 128, 64, 4, 1, 4, 8, 1, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1]",
-         "PIPE=1 takes MMA=1, WARPS_M=8 and WARPS_N=1", NULL, 90},
+        {"[128, 128, 64, 2, 1, 4, 8, 1, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 1]",
+         "PIPE=1 takes MMA=1, WARPS_M 4 or 8 and WARPS_N=1", NULL, 90},
+        /* one consumer warpgroup (WARPS_M=4): no cluster, no DSMEM pair, no
+         * ping-pong */
+        {"[64, 256, 64, 4, 1, 4, 8, 1, 1, 1, 5]", "[64, 256, 64, 4, 1, 4, 8, 1, 1, 1, 2]",
+         "PIPE=1 WARPS_M=4 (one consumer warpgroup, 64-row tiles) has no cluster, no pair of splits in "
+         "a cluster and no ping-pong: CLUSTER_SHAPE=2, REDUCTION_MODE 0 or 2, PINGPONG=0, got 5, 0, 0",
+         NULL, 90},
+        {"[64, 64, 64, 4, 1, 8, 8, 1, 1, 2, 2, 1]", "[64, 64, 64, 4, 1, 8, 8, 1, 1, 2, 2, 0]",
+         "no pair of splits in a cluster and no ping-pong: CLUSTER_SHAPE=2, REDUCTION_MODE 0 or 2, "
+         "PINGPONG=0, got 2, 1, 0", NULL, 90},
+        {"[64, 128, 64, 4, 1, 4, 8, 1, 1, 1, 2, 0, 0, 1]", "[64, 128, 64, 4, 1, 4, 8, 1, 1, 1, 2, 0, 0, 0]",
+         "PINGPONG=0, got 2, 0, 1", NULL, 90},
         {"[128, 128, 64, 8, 1, 4, 8, 0, 1]", "[128, 128, 64, 8, 1, 4, 8, 1, 1]",
          "got MMA=0, WARPS 8x1", NULL, 90},
         {"[128, 32, 64, 8, 1, 4, 8, 1, 1]", "[128, 64, 64, 8, 1, 4, 8, 1, 1]",
@@ -391,6 +402,31 @@ static void test_swab_binds(void)
     free(c);
 }
 
+/* One consumer warpgroup without swap-AB (WARPS_M=4): BM bound to 64
+ * whatever the row asks, 256 threads, a ring of 64 + BN rows a stage and
+ * one consumer's two output blocks; the template binds WARPS_M=4 (the
+ * kernel's one consumer) and the row's BN and stages. */
+static void test_one_consumer_binds(void)
+{
+    gdt_facts f;
+    gdt_nvrtc_launch l;
+    int n = 0;
+    facts_for("m=256,n=4096,k=4096", 90, &f);
+    gdt_candidate *c = materialize("{\"nvrtc\": {\"contraction\": [[128, 128, 64, 4, 1, 8, 8, 1, 1]]}}",
+                                   "m=256,n=4096,k=4096", 90, &n);
+    CHECK(n == 1 && !c[0].rejected);
+    if (n == 1) {
+        CHECK_INT(c[0].bound[GDT_GEMM_BM], ==, 64);
+        CHECK_INT(define_of(&f, &c[0].id, "WARPS_M"), ==, 4);
+        CHECK_INT(define_of(&f, &c[0].id, "BN"), ==, 128);
+        gdt__tmpl_gemm.launch(&f, &c[0].id, 0, &l);
+        CHECK_INT(l.block[0], ==, 256);
+        CHECK_INT(l.smem_bytes, ==, 8 * (64 + 128) * 64 * 2 + 2 * 64 * 64 * 2 + 16 * 8 + 16 + 1024);
+        CHECK_INT(gdt__tmpl_gemm.workspace(&f, &c[0].id), ==, 0);
+    }
+    free(c);
+}
+
 /* RASTER: absent, the template binds RASTER=0 (the hand's walk, whose
  * builds test_hand_configs_are_rows compares byte for byte); a RASTER=1
  * row binds RASTER=1 beside the same tile, split and cluster, and names it
@@ -426,6 +462,7 @@ int main(void)
     test_swab_binds();
     test_pingpong_binds();
     test_raster_binds();
+    test_one_consumer_binds();
     test_hand_configs_are_rows();
     return gdt_test_result("test_gemm_tma_rows");
 }
