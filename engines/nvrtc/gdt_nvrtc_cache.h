@@ -67,6 +67,11 @@ gdt_status gdt__nvrtc_options(const gdt_nvrtc_template *t, const gdt_facts *f, c
                               int arch, gdt_nvrtc_options *o, gdt_error *e);
 gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
                           gdt_nvrtc_key *k, gdt_error *e);
+/* The kernel headers every compile gets: each embedded kernels/gdt_*.cuh,
+ * in embedded order, into out[0 .. *n); more than
+ * GDT__NVRTC_MAX_KERNEL_HEADERS is INTERNAL, never a header left out. */
+#define GDT__NVRTC_MAX_KERNEL_HEADERS 16
+gdt_status gdt__nvrtc_kernel_headers(const gdt_embedded **out, int *n, gdt_error *e);
 /* The key from its parts: the template's embedded source (name and text),
  * the kernel headers every compile gets, the options (every -D value among
  * them), the arch, and the NVRTC, driver and gdtune versions.  Everything

@@ -107,11 +107,11 @@ static int driver_version(void)
 
 /* The kernel headers the templates share: every embedded kernels/gdt_*.cuh,
  * included by its file name ("gdt_wgmma.cuh").  Every compile gets them
- * all, and the cache key digests them all; more than MAX_KERNEL_HEADERS is
- * an error, never a header left out (a ninth header once dropped the last
- * of eight: the templates then failed to find it). */
-#define MAX_KERNEL_HEADERS 16
-static gdt_status kernel_headers(const gdt_embedded **out, int *n, gdt_error *e)
+ * all, and the cache key digests them all; more than the maximum is an
+ * error, never a header left out (a ninth header once dropped the last of
+ * eight: the templates then failed to find it). */
+#define MAX_KERNEL_HEADERS GDT__NVRTC_MAX_KERNEL_HEADERS
+gdt_status gdt__nvrtc_kernel_headers(const gdt_embedded **out, int *n, gdt_error *e)
 {
     *n = 0;
     for (int i = 0; i < gdt__embedded_count; i++) {
@@ -171,7 +171,7 @@ gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *
     if (!src)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "nvrtc: template %s is not embedded",
                              t->source);
-    gdt_status st = kernel_headers(hdr, &nh, e);
+    gdt_status st = gdt__nvrtc_kernel_headers(hdr, &nh, e);
     return st != GDT_STATUS_OK ? st : gdt__nvrtc_key_of(src, hdr, nh, o, arch, k, e);
 }
 
@@ -242,7 +242,7 @@ gdt_status gdt_nvrtc_compile(const gdt_nvrtc_template *t, const gdt_facts *f,
     const gdt_embedded *hdr[MAX_KERNEL_HEADERS];
     const char *hsrc[MAX_KERNEL_HEADERS], *hname[MAX_KERNEL_HEADERS];
     int nh = 0;
-    st = kernel_headers(hdr, &nh, e);
+    st = gdt__nvrtc_kernel_headers(hdr, &nh, e);
     if (st != GDT_STATUS_OK)
         return st;
     for (int i = 0; i < nh; i++)

@@ -118,14 +118,12 @@ static void test_defines(const gdt_row_family *rf, const gdt_nvrtc_template *t, 
  * name and text; each header's text. */
 static void test_material(const gdt_nvrtc_template *t, const gdt_facts *f, const gdt_plan_id *p)
 {
-    const gdt_embedded *src = gdt_embedded_find(t->source), *hdr[8];
+    const gdt_embedded *src = gdt_embedded_find(t->source), *hdr[GDT__NVRTC_MAX_KERNEL_HEADERS];
     gdt_nvrtc_options o, x;
     gdt_nvrtc_key k0, k;
     gdt_error e = {0};
     int nh = 0;
-    for (int i = 0; i < gdt__embedded_count && nh < 8; i++)
-        if (!strncmp(gdt__embedded[i].name, "kernels/gdt_", 12))
-            hdr[nh++] = &gdt__embedded[i];
+    CHECK_INT(gdt__nvrtc_kernel_headers(hdr, &nh, &e), ==, GDT_STATUS_OK);
     CHECK(src != NULL && nh >= 1);
     if (!src)
         return;
@@ -163,7 +161,7 @@ static void test_material(const gdt_nvrtc_template *t, const gdt_facts *f, const
     CHECK(strcmp(k.key, k0.key) != 0);
     free(text);
     for (int i = 0; i < nh; i++) {
-        const gdt_embedded *h[8];
+        const gdt_embedded *h[GDT__NVRTC_MAX_KERNEL_HEADERS];
         memcpy(h, hdr, sizeof h);
         char *ht = malloc(hdr[i]->len + 1);
         CHECK(ht != NULL && hdr[i]->len > 0);
