@@ -140,8 +140,9 @@
  * pair's upper tile within s_q (kv_range), so their ring slots are the
  * same sequence; under a causal mask the lower tile sees up to BM keys
  * fewer, and its consumers wait for those blocks' stages to land and
- * release them without computing (skip_blocks).  Each CTA's producer loads keys 64 r .. 64 r
- * + 63 of every K and V block into that stage of both CTAs (multicast): each
+ * release them without computing (skip_blocks).  Each CTA's producer
+ * loads keys 64 r .. 64 r + 63 of every K and V block into that stage of
+ * both CTAs (multicast): each
  * full barrier still expects the whole block's bytes (its own producer's
  * expect_tx; the peer's bytes may land first, the phase waiting on that
  * arrival), and K empty / V empty count the consumer warps of both CTAs

@@ -17,7 +17,9 @@
  * journal).  Last, the rows pruned from the defaults stay loadable:
  * tests/data/candidates/all_rows.json (the default rows before the
  * prune and every row added since) is a valid --tuning-config holding
- * every default row and more. */
+ * every default row and more; so is staged_s37.json in its two families
+ * (the defaults and the rows staged on 2026-12-07, for one sweep of
+ * both). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -276,16 +278,16 @@ static bool holds_row(const cJSON *rows, const cJSON *row)
     return false;
 }
 
-static void check_all_rows(void)
+/* The rows file at before_path loads as a --tuning-config and holds, in
+ * each of its nfam families, every default row and more. */
+static void check_holds_defaults(const char *before_path, const char *const *families, int nfam)
 {
-    static const char *const families[] = {"contraction", "attention_fwd", "attention_bwd"};
-    const char *before_path = GDT_TEST_DATA "/candidates/all_rows.json";
     gdt_row_table *t = NULL;
     gdt_error e = {0};
     check_ok(gdt_rows_load_file(before_path, &t, &e), &e);
     gdt_rows_destroy(t);
     cJSON *now = read_json(GDT_SOURCE_DIR "/tables/candidates/nvrtc.json"), *before = read_json(before_path);
-    for (int f = 0; now && before && f < 3; f++) {
+    for (int f = 0; now && before && f < nfam; f++) {
         const cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(now, "nvrtc"), families[f]);
         const cJSON *b = cJSON_GetObjectItem(cJSON_GetObjectItem(before, "nvrtc"), families[f]);
         CHECK_INT(cJSON_GetArraySize(b), >, cJSON_GetArraySize(a));
@@ -320,7 +322,9 @@ int main(void)
         check_refusals(dir);
     }
     CHECK(spec && spec->ncells == 2);
-    check_all_rows();
+    static const char *const all[] = {"contraction", "attention_fwd", "attention_bwd"};
+    check_holds_defaults(GDT_TEST_DATA "/candidates/all_rows.json", all, 3);
+    check_holds_defaults(GDT_TEST_DATA "/candidates/staged_s37.json", all, 2);
     gdt_rows_destroy(t);
     gdt_sweep_spec_destroy(spec);
     if (!gdt_test_failures)
