@@ -117,28 +117,6 @@ unsigned gdt__attn_fwd_tma_grid(const gdt_attn_fwd_tma_params *p, int sms, int p
     return (unsigned)(tiles < resident ? tiles : resident);
 }
 
-/* A cluster of two: the launch's cluster dimension, and no more clusters
- * than the driver says can be resident at once (a cluster past those would
- * wait for a resident one: each walks its own pairs, so that is a second
- * wave).  cfg's grid (in CTAs), block and shared memory must be set. */
-static gdt_status cluster_grid(gdt_attn_fwd_tma *t, CUfunction fn, CUlaunchConfig *cfg, gdt_error *e)
-{
-    CUlaunchAttribute *a = &t->attrs[0];
-    a->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    a->value.clusterDim.x = (unsigned)t->cluster;
-    a->value.clusterDim.y = a->value.clusterDim.z = 1;
-    cfg->attrs = t->attrs;
-    cfg->numAttrs = 1;
-    int resident = 0;
-    GDT_CHECK_CU(e, t->cu->cuOccupancyMaxActiveClusters(&resident, fn, cfg));
-    if (resident < 1)
-        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: no cluster of %d CTAs of %u bytes of "
-                             "shared memory fits on this device", t->who, t->cluster, cfg->sharedMemBytes);
-    if (cfg->gridDimX > (unsigned)(resident * t->cluster))
-        cfg->gridDimX = (unsigned)(resident * t->cluster);
-    return GDT_STATUS_OK;
-}
-
 gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUfunction fn,
                                   CUlaunchConfig *cfg, gdt_error *e)
 {
@@ -156,8 +134,9 @@ gdt_status gdt__attn_fwd_tma_load(gdt_attn_fwd_tma *t, const gdt_cu_api *cu, CUf
     cfg->gridDimY = cfg->gridDimZ = 1;
     cfg->blockDimX = (unsigned)threads, cfg->blockDimY = cfg->blockDimZ = 1;
     cfg->sharedMemBytes = (unsigned)smem;
-    if (t->cluster > 1) {
-        gdt_status st = cluster_grid(t, fn, cfg, e);
+    if (t->cluster > 1) { /* each cluster walks its own pairs: no more than are resident */
+        cfg->attrs = t->attrs, cfg->numAttrs = 0;
+        gdt_status st = gdt__tma_cluster_launch(t->cu, fn, cfg, t->cluster, t->who, e);
         if (st != GDT_STATUS_OK)
             return st;
     }

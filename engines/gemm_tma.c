@@ -252,18 +252,9 @@ static gdt_status launch_grid(gdt_gemm_tma *t, CUfunction fn, CUlaunchConfig *cf
     cfg->attrs = t->attrs;
     cfg->numAttrs = 0;
     if (per > 1) {
-        CUlaunchAttribute *a = &t->attrs[cfg->numAttrs++];
-        a->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        a->value.clusterDim.x = (unsigned)per;
-        a->value.clusterDim.y = a->value.clusterDim.z = 1;
-        int resident = 0;
-        GDT_CHECK_CU(e, t->cu->cuOccupancyMaxActiveClusters(&resident, fn, cfg));
-        if (resident < 1)
-            return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED,
-                                 "%s: no cluster of %d CTAs of %u bytes of shared memory fits "
-                                 "on this device", t->who, (int)per, cfg->sharedMemBytes);
-        if (clusters > resident)
-            cfg->gridDimX = (unsigned)(resident * per);
+        gdt_status st = gdt__tma_cluster_launch(t->cu, fn, cfg, (int)per, t->who, e);
+        if (st != GDT_STATUS_OK)
+            return st;
     }
     add_pdl(t, cfg);
     return GDT_STATUS_OK;

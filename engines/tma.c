@@ -16,4 +16,21 @@ gdt_status gdt__tma_encode(const gdt_cu_api *cu, CUtensorMap *map, const void **
     return GDT_STATUS_OK;
 }
 
+gdt_status gdt__tma_cluster_launch(const gdt_cu_api *cu, CUfunction fn, CUlaunchConfig *cfg, int size,
+                                   const char *who, gdt_error *e)
+{
+    CUlaunchAttribute *a = &cfg->attrs[cfg->numAttrs++];
+    a->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a->value.clusterDim.x = (unsigned)size;
+    a->value.clusterDim.y = a->value.clusterDim.z = 1;
+    int resident = 0;
+    GDT_CHECK_CU(e, cu->cuOccupancyMaxActiveClusters(&resident, fn, cfg));
+    if (resident < 1)
+        return gdt_error_set(e, GDT_STATUS_NOT_SUPPORTED, "%s: no cluster of %d CTAs of %u bytes of "
+                             "shared memory fits on this device", who, size, cfg->sharedMemBytes);
+    if (cfg->gridDimX > (unsigned)(resident * size))
+        cfg->gridDimX = (unsigned)(resident * size);
+    return GDT_STATUS_OK;
+}
+
 int64_t gdt__tma_round16(int64_t bytes) { return (bytes + 15) / 16 * 16; }

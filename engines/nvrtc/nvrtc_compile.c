@@ -110,7 +110,6 @@ static int driver_version(void)
  * all, and the cache key digests them all; more than the maximum is an
  * error, never a header left out (a ninth header once dropped the last of
  * eight: the templates then failed to find it). */
-#define MAX_KERNEL_HEADERS GDT__NVRTC_MAX_KERNEL_HEADERS
 gdt_status gdt__nvrtc_kernel_headers(const gdt_embedded **out, int *n, gdt_error *e)
 {
     *n = 0;
@@ -119,9 +118,10 @@ gdt_status gdt__nvrtc_kernel_headers(const gdt_embedded **out, int *n, gdt_error
         size_t len = strlen(name);
         if (strncmp(name, "kernels/gdt_", 12) || len <= 4 || strcmp(name + len - 4, ".cuh"))
             continue;
-        if (*n == MAX_KERNEL_HEADERS)
+        if (*n == GDT__NVRTC_MAX_KERNEL_HEADERS)
             return gdt_error_set(e, GDT_STATUS_INTERNAL, "nvrtc: more than %d kernel headers embedded "
-                                 "(kernels/gdt_*.cuh): raise MAX_KERNEL_HEADERS", MAX_KERNEL_HEADERS);
+                                 "(kernels/gdt_*.cuh): raise GDT__NVRTC_MAX_KERNEL_HEADERS",
+                                 GDT__NVRTC_MAX_KERNEL_HEADERS);
         out[(*n)++] = &gdt__embedded[i];
     }
     return GDT_STATUS_OK;
@@ -166,7 +166,7 @@ gdt_status gdt__nvrtc_key_of(const gdt_embedded *src, const gdt_embedded *const 
 gdt_status gdt__nvrtc_key(const gdt_nvrtc_template *t, const gdt_nvrtc_options *o, int arch,
                           gdt_nvrtc_key *k, gdt_error *e)
 {
-    const gdt_embedded *src = gdt_embedded_find(t->source), *hdr[MAX_KERNEL_HEADERS];
+    const gdt_embedded *src = gdt_embedded_find(t->source), *hdr[GDT__NVRTC_MAX_KERNEL_HEADERS];
     int nh = 0;
     if (!src)
         return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "nvrtc: template %s is not embedded",
@@ -239,8 +239,8 @@ gdt_status gdt_nvrtc_compile(const gdt_nvrtc_template *t, const gdt_facts *f,
     arch_name(p, arch, an, sizeof an);
     describe(t, p, an, what, sizeof what);
     double t0 = gdt_now();
-    const gdt_embedded *hdr[MAX_KERNEL_HEADERS];
-    const char *hsrc[MAX_KERNEL_HEADERS], *hname[MAX_KERNEL_HEADERS];
+    const gdt_embedded *hdr[GDT__NVRTC_MAX_KERNEL_HEADERS];
+    const char *hsrc[GDT__NVRTC_MAX_KERNEL_HEADERS], *hname[GDT__NVRTC_MAX_KERNEL_HEADERS];
     int nh = 0;
     st = gdt__nvrtc_kernel_headers(hdr, &nh, e);
     if (st != GDT_STATUS_OK)
