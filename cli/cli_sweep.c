@@ -21,6 +21,7 @@ static const char usage_text[] =
     "       gdtune sweep FAMILY --resume RUNDIR\n"
     "       gdtune sweep FAMILY --arch smXY --compile-only\n"
     "       gdtune sweep FAMILY --shape m=128:4096:x2,n=4096,k=4096 [options]\n"
+    "       gdtune sweep FAMILY --tuning-config FILE [options]\n"
     "\n"
     "Verifies and measures every plan of FAMILY (gemm, sdpa_fwd, sdpa_bwd; sdpa names both) on\n"
     "the GPU over the cells of a sweep spec: our candidate rows and the cuDNN backend's plans per\n"
@@ -99,6 +100,14 @@ static const gdt_cli_option options[] = {
     {"--quick", NULL, GDT_CLI_FLAG, O(quick), .help = "the spec's quick subset"},
     {"--spec", NULL, GDT_CLI_STRING, O(spec_path), .metavar = "FILE",
      .help = "sweep spec (default: the embedded sweeps/<family>.json)"},
+    {"--tuning-config", NULL, GDT_CLI_STRING, O(tuning_config), .metavar = "FILE",
+     .help = "candidate rows: each structural family FILE names replaces the\n"
+             "default rows of that family (tables/candidates/nvrtc.json), as in\n"
+             "gdtune candidates and plans; every worker lists those rows, the\n"
+             "journal header records them (candidates, candidates_digest) and\n"
+             "--resume measures them again (never this build's defaults);\n"
+             "--compile-only compiles them.  A FILE that does not load is bad\n"
+             "input (exit 2)"},
     {"--shape", NULL, GDT_CLI_CUSTOM, .parse = parse_shape, .metavar = "k=v,...",
      .help = "the cells without a spec file: the product of the keys' values, each\n"
              "a value, a list (m=128,256,n=4096) or a range LO:HI:xF or LO:HI:+S\n"
@@ -214,11 +223,12 @@ static int check_combination(const gdt_sweep_opts *o)
         return gdt_cli_usage_error(VERB, "--shape gives the cells: drop --quick (the spec's own subset)");
     if (o->resume_dir && (o->spec_path || o->quick || o->nshapes || o->shard_n || o->nbursts || o->target_rel > 0 ||
                           o->max_plan_seconds > 0 || o->knob_cap >= 0 || o->exhaustive || o->cupti ||
-                          o->rounds))
+                          o->rounds || o->tuning_config))
         return gdt_cli_usage_error(VERB, "--resume %s measures with the settings its journal "
                                    "recorded: drop --spec, --quick, --shape, --shard, --bursts, --target-rel, "
-                                   "--max-plan-seconds, --cudnn-knob-cap, --exhaustive, --cupti and "
-                                   "--rounds", o->resume_dir);
+                                   "--max-plan-seconds, --cudnn-knob-cap, --exhaustive, --cupti, "
+                                   "--rounds and --tuning-config (it measures the candidate rows its "
+                                   "header records)", o->resume_dir);
     if (o->prior_dir && o->no_prior)
         return gdt_cli_usage_error(VERB, "--prior %s and --no-prior contradict each other", o->prior_dir);
     if (o->resume_dir && (o->prior_dir || o->no_prior))

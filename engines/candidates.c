@@ -351,11 +351,18 @@ gdt_status gdt_rows_override(gdt_row_table *t, const char *path, gdt_error *e)
 /* The columns of row v up to its last one that is not an optional column
  * at its absent value: the row as its shortest form writes it, so that a
  * column added as optional leaves the digests of the rows of before. */
-static int row_written(const gdt_row_family *rf, const int64_t *v)
+int gdt__row_written(const gdt_row_family *rf, const int64_t *v)
 {
     int last = rf->ncols, need = gdt__row_family_required(rf);
     while (last > need && v[last - 1] == rf->cols[last - 1].absent) last--;
     return last;
+}
+
+const int64_t *gdt__rows_values(const gdt_row_table *t, int family, int *nrows)
+{
+    const fam_rows *f = family >= 0 && family < NFAM ? &t->fam[family] : NULL;
+    *nrows = f && f->present ? f->nrows : 0;
+    return f && f->present ? f->v : NULL;
 }
 
 void gdt_rows_digest(const gdt_row_table *t, char out[65])
@@ -375,7 +382,7 @@ void gdt_rows_digest(const gdt_row_table *t, char out[65])
         n += (size_t)snprintf(buf + n, cap - n, "%s:", row_families[i]->name);
         for (int r = 0; r < f->nrows; r++) {
             const int64_t *v = f->v + (size_t)r * nc;
-            int last = row_written(row_families[i], v);
+            int last = gdt__row_written(row_families[i], v);
             for (int c = 0; c < last; c++)
                 n += (size_t)snprintf(buf + n, cap - n, "%" PRId64 "%c", v[c], c + 1 < last ? ',' : ';');
         }

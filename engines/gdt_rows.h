@@ -52,6 +52,12 @@ int gdt__row_family_count(void);
 const gdt_row_family *gdt__row_family_at(int i);
 /* The columns every row of rf writes: those before its trailing optional ones. */
 int gdt__row_family_required(const gdt_row_family *rf);
+/* The columns row v of rf writes in its shortest form: up to its last one
+ * that is not an optional column at its absent value. */
+int gdt__row_written(const gdt_row_family *rf, const int64_t *v);
+/* The rows t holds of the family at registry index `family` (nrows *
+ * ncols values, row-major), NULL and *nrows 0 when t does not name it. */
+const int64_t *gdt__rows_values(const gdt_row_table *t, int family, int *nrows);
 
 extern const gdt_row_family gdt__rows_contraction;   /* engines/rows_contraction.c */
 extern const gdt_row_family gdt__rows_attention_fwd; /* engines/rows_attention.c */

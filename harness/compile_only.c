@@ -32,6 +32,7 @@ typedef struct compile_set {
     pthread_mutex_t mu;
     int rejected, declined, plans;
     const char *cache;  /* the compiled-kernel cache root, or NULL */
+    const char *tuning_config; /* --tuning-config: its families in place of the defaults' */
 } compile_set;
 
 
@@ -112,7 +113,7 @@ static gdt_status gather_jobs(compile_set *cs, const gdt_sweep_spec *sp, FILE *o
     if (!gdt_arch_limits(cs->arch, &dev))
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--arch sm%d: no per-arch limits for it "
                              "(the limits table knows sm80, sm90, sm100 and their kin)", cs->arch);
-    gdt_status s = gdt_rows_load_default(&rows, e);
+    gdt_status s = gdt_sweep_rows_table(cs->tuning_config, &rows, e);
     const gdt_manifest *m = gdt_manifest_default();
     int nslots = gdt_manifest_count(m);
     bool *told = calloc((size_t)nslots + 1, sizeof *told); /* "not offered" said once per slot */
@@ -184,7 +185,8 @@ gdt_status gdt_sweep_compile_only(const gdt_sweep_opts *o, FILE *out, gdt_error 
 {
     gdt_sweep_spec *sp = NULL;
     char root[4096];
-    compile_set cs = {.arch = o->arch, .cache = gdt_nvrtc_cache_root(root, sizeof root)};
+    compile_set cs = {.arch = o->arch, .cache = gdt_nvrtc_cache_root(root, sizeof root),
+                      .tuning_config = o->tuning_config};
     pthread_mutex_init(&cs.mu, NULL);
     if (!o->arch)
         return gdt_error_set(e, GDT_STATUS_BAD_USAGE, "--compile-only needs --arch smXY (there is "

@@ -12,6 +12,7 @@
 #include "gdt_limits.h"
 #include "gdt_measure.h"
 #include "gdt_spec.h"
+#include "gdtune/candidates.h"
 #include "gdtune/gdtune.h"
 
 #define GDT_SWEEP_SCHEMA "gdtune.sweep/1"
@@ -73,6 +74,10 @@ typedef struct gdt_sweep_opts {
     int jobs;                 /* compile-only threads; 0: online CPUs */
     int gpus;                 /* workers, one per device of the first's model; 0: every device */
     const char *worker_exe;   /* NULL: /proc/self/exe */
+    /* --tuning-config FILE: the candidate rows measured are the defaults
+     * with FILE's families in place of theirs (gdt_sweep_rows_load); NULL:
+     * the defaults.  A resumed run measures its header's rows. */
+    const char *tuning_config;
     /* The gdtune invocation as given ("gdtune", "sweep", ...; argc items):
      * the header of a new run keeps it, the resume record of a resumed one
      * (never compared with the header's); NULL: not recorded. */
@@ -85,6 +90,28 @@ typedef struct gdt_sweep_opts {
     int nshapes;
     char *shape_spec;
 } gdt_sweep_opts;
+
+/* The candidate rows a sweep measures (sweep_rows.c): the embedded
+ * defaults, with the families of tuning_config (--tuning-config; NULL:
+ * none) in place of theirs, through the override `gdtune candidates` and
+ * `plans` apply (gdt_rows_override).  A file that does not load is
+ * BAD_INPUT, its message "--tuning-config: FILE: JSON path: expected ...,
+ * got ...". */
+gdt_status gdt_sweep_rows_table(const char *tuning_config, gdt_row_table **out, gdt_error *e);
+
+/* Those rows as the run header keeps them and every worker's hello carries
+ * them: text is a rows file (the embedded defaults' own text when no
+ * tuning_config, else gdt_rows_print's), digest gdt_rows_digest's. */
+typedef struct gdt_sweep_rows {
+    char *text; /* malloc'd; NULL: none (a resumed journal from before the header kept them) */
+    char digest[65];
+} gdt_sweep_rows;
+gdt_status gdt_sweep_rows_load(const char *tuning_config, gdt_sweep_rows *out, gdt_error *e);
+/* A resumed run's: the rows its header records (text NULL: none), whose
+ * digest the caller checked (gdt_emit_check_candidates). */
+gdt_status gdt_sweep_rows_of_header(const char *text, const char *digest, gdt_sweep_rows *out,
+                                    gdt_error *e);
+void gdt_sweep_rows_free(gdt_sweep_rows *r);
 
 /* The spec a sweep runs: shape_spec's, else --spec's, else the embedded one. */
 gdt_status gdt_sweep_spec_of(const gdt_sweep_opts *o, gdt_sweep_spec **out, gdt_error *e);

@@ -34,7 +34,10 @@
 #define GDT_WIRE_OP(X, m) X(m##_OP, "op", GDT__NAME, true, 0, 0, 0, NOSUB)
 #define GDT_WIRE_HELLO_REQ(X)                                                                      \
     GDT_WIRE_OP(X, HELLO)                                                                                 \
-    X(HELLO_CUPTI, "cupti", GDT__BOOL, false, 0, 0, 0, NOSUB)
+    X(HELLO_CUPTI, "cupti", GDT__BOOL, false, 0, 0, 0, NOSUB)                                             \
+    /* the candidate rows to list: a rows file's text (the run header's);                       \
+     * absent, the embedded defaults */                                                           \
+    X(HELLO_ROWS, "rows", GDT__STR, false, 0, 0, 0, NOSUB)
 #define GDT_WIRE_CELL_REQ(X)                                                                       \
     GDT_WIRE_OP(X, CELL)                                                                                  \
     X(CELL_FAMILY, "family", GDT__STR, true, 0, 0, 0, NOSUB)                                              \

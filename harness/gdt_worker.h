@@ -8,10 +8,15 @@
  * message's fields, with their kinds, ranges and defaults, are the rows of
  * gdt_wire.h, which both sides read and write through, and a request with
  * a key its rows do not know is refused by name):
- *   {"op":"hello","cupti":bool}         -> {"op":"hello","device":{name, arch, sm_count,
+ *   {"op":"hello","cupti":bool,"rows":TEXT}
+ *                                       -> {"op":"hello","device":{name, arch, sm_count,
  *                                           l2_bytes, clocks, versions, uuid, device_count}
  *                                           | null, "error":"...","cupti_error":"..."}
- *      (cupti_error only when "cupti" asked and CUPTI's activity API fails)
+ *                                           or {"op":"error",...} (rows that do not load)
+ *      (cupti_error only when "cupti" asked and CUPTI's activity API fails;
+ *      rows: the candidate rows every cell lists, a rows file's text, the
+ *      sweep's as its run header records them, sent to every worker it
+ *      starts or respawns; absent, the embedded defaults)
  *   {"op":"cell","family":F,"problem":"k=v,...","seed":N,"knob_cap":N,"build_threads":N}
  *                                       -> {"op":"cell","plans":[plan...],"reference":NAME,
  *                                           "reference_cpu":bool,"build_threads":N,

@@ -29,7 +29,6 @@
 #include "gdt_util.h"
 #include "gdt_wire.h"
 #include "gdt_worker_proto.h"
-#include "gdtune/candidates.h"
 
 /* -------------------------------------------------------------- run */
 
@@ -98,6 +97,7 @@ typedef struct run {
     int nlanes;
     cJSON *device;   /* the first lane's device: provenance */
     char journal_source[65]; /* the run header's gdtune source digest */
+    gdt_sweep_rows rows;     /* the candidate rows measured: the header's, every hello's */
     gdt_journal_tail tail;   /* a resumed journal's end, for resume_repair */
     int arch;
     /* Shared between lanes, under mu: the journal, the counts, the next
@@ -187,6 +187,8 @@ static gdt_status worker_up(run *r, lane *ln, gdt_error *e)
     cJSON *req = gdt__wire_new(GDT__WM_HELLO), *rep = NULL;
     if (r->o.cupti)
         gdt__wire_add_bool(req, GDT__W_HELLO_CUPTI, true);
+    if (r->rows.text)
+        gdt__wire_add_str(req, GDT__W_HELLO_ROWS, r->rows.text);
     s = call(ln, req, HELLO_DEADLINE_S, &rep, e);
     cJSON_Delete(req);
     if (s != GDT_STATUS_OK) {
@@ -194,6 +196,12 @@ static gdt_status worker_up(run *r, lane *ln, gdt_error *e)
         snprintf(why, sizeof why, "%s", e->msg);
         cJSON_Delete(rep);
         return no_device(why, e);
+    }
+    if (gdt__wire_is(rep, GDT__WM_ERROR_R)) { /* the hello itself refused: our bug, not the device */
+        s = gdt_error_set(e, GDT_STATUS_INTERNAL, "the worker refused the hello: %s",
+                          gdt_json_str_or(rep, gdt__wire_key(GDT__W_ERROR_R_ERROR), "?"));
+        cJSON_Delete(rep);
+        return s;
     }
     cJSON *dev = cJSON_DetachItemFromObjectCaseSensitive(rep, gdt__wire_key(GDT__W_HELLO_R_DEVICE));
     const char *cupti_why = gdt__wire_str(rep, GDT__W_HELLO_R_CUPTI_ERROR);
@@ -1004,16 +1012,6 @@ static gdt_run_options run_options(const run *r)
     return op;
 }
 
-/* The digest of this binary's candidate rows ("" when they do not load). */
-static void rows_digest_now(char out[65])
-{
-    gdt_row_table *rows = NULL;
-    out[0] = '\0';
-    if (gdt_rows_load_default(&rows, NULL) == GDT_STATUS_OK)
-        gdt_rows_digest(rows, out);
-    gdt_rows_destroy(rows);
-}
-
 static void utc_now(char when[32])
 {
     time_t now = time(NULL);
@@ -1032,16 +1030,15 @@ static int lane_uuids(const run *r, const char *uuid[MAX_LANES])
  * lock. */
 static gdt_status write_header(run *r, gdt_error *e)
 {
-    char cand[65], when[32];
+    char when[32];
     const char *gpus[MAX_LANES];
-    rows_digest_now(cand);
     utc_now(when);
-    /* The candidate table used, whole: a later release may ship other rows. */
-    const gdt_embedded *ct = gdt_embedded_find("tables/candidates/nvrtc.json");
     cJSON *prior = gdt_prior_json(r->prior);
+    /* The candidate rows measured, whole: a later release may ship other
+     * rows, and --tuning-config's are in no release. */
     gdt_run_header_rec h = {
         .started = when, .family = r->o.family, .quick = r->o.quick, .spec = r->spec,
-        .candidates_digest = cand, .candidates = ct ? ct->data : NULL, /* NUL-terminated */
+        .candidates_digest = r->rows.digest, .candidates = r->rows.text,
         .arch = r->arch, .device = r->device, .gpus = gpus, .ngpus = lane_uuids(r, gpus),
         .options = run_options(r), .prior = prior, .argv = {r->o.argv, r->o.argc},
     };
@@ -1173,6 +1170,8 @@ static gdt_status load_resume(run *r, gdt_error *e)
     gdt_status s = gdt_run_load(r->dir, &jr, e);
     if (s == GDT_STATUS_OK)
         s = gdt_emit_check_candidates(jr, e);
+    if (s == GDT_STATUS_OK) /* its rows, never this build's defaults: it may have had a rows file */
+        s = gdt_sweep_rows_of_header(jr->candidates, jr->candidates_digest, &r->rows, e);
     if (s == GDT_STATUS_OK)
         s = resume_settings(r, jr, e);
     if (s == GDT_STATUS_OK)
@@ -1246,6 +1245,8 @@ static gdt_status setup_new(run *r, gdt_error *e)
         return s;
     effective_settings(&r->o, r->spec);
     gdt_sweep_spec_shard(r->spec, r->o.shard_i, r->o.shard_n);
+    if ((s = gdt_sweep_rows_load(r->o.tuning_config, &r->rows, e)) != GDT_STATUS_OK)
+        return s;
     if (!(r->cells = calloc((size_t)r->spec->ncells + 1, sizeof *r->cells)))
         return gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
     if (r->o.out_dir)
@@ -1294,6 +1295,7 @@ static void run_free(run *r)
     gdt_journal_close(r->j);
     gdt_dir_unlock(r->lock_fd);
     gdt_prior_destroy(r->prior);
+    gdt_sweep_rows_free(&r->rows);
     pthread_mutex_destroy(&r->mu);
 }
 

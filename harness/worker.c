@@ -187,10 +187,36 @@ static void hello_cupti(const cJSON *req, cJSON *r)
         gdt__wire_add_str(r, GDT__W_HELLO_R_CUPTI_ERROR, e.msg);
 }
 
+/* hello with "rows": the candidate rows every later cell lists (the
+ * sweep's, as its run header records them), in place of the defaults
+ * loaded at start. */
+static gdt_status hello_rows(worker *w, const cJSON *req, gdt_error *e)
+{
+    const cJSON *rows = gdt__wire_get(req, GDT__W_HELLO_ROWS);
+    gdt_row_table *t = NULL;
+    char got[96];
+    if (!rows)
+        return GDT_STATUS_OK;
+    if (!cJSON_IsString(rows)) {
+        gdt_json_describe(rows, got, sizeof got);
+        return gdt_error_set(e, GDT_STATUS_BAD_INPUT, "%s: /rows: expected a rows file's text, got %s",
+                             REQUEST, got);
+    }
+    const char *text = rows->valuestring;
+    gdt_status s = gdt_rows_load_text(text, strlen(text), REQUEST ": /rows", &t, e);
+    if (s != GDT_STATUS_OK)
+        return s;
+    gdt_rows_destroy(w->rows);
+    w->rows = t;
+    return GDT_STATUS_OK;
+}
+
 static cJSON *on_hello(worker *w, const cJSON *req)
 {
     gdt_error e = {0};
     int n = 0;
+    if (hello_rows(w, req, &e) != GDT_STATUS_OK)
+        return error_reply(&e);
     cJSON *r = gdt__wire_new(GDT__WM_HELLO_R);
     cJSON *d = cJSON_CreateObject();
     gdt_status s = count_devices(&n, &e);

@@ -1,6 +1,6 @@
 /* Candidate rows: the strict JSON layer, every loader diagnostic with its
  * message text, the --tuning-config override, projection edges, bind,
- * deduplication, digest. */
+ * deduplication, digest, and the table printed back as a rows file. */
 #include <math.h>
 
 #include "gdt_json.h"
@@ -293,6 +293,50 @@ static void test_digest(void)
     gdt_rows_destroy(a);
 }
 
+/* gdt_rows_print: a table printed loads back to the same rows; the text
+ * is a rows file as the committed ones are written, each row in its
+ * shortest form. */
+static void check_round_trip(gdt_row_table *t)
+{
+    gdt_row_table *back = NULL;
+    gdt_error e = {0};
+    char *text = NULL, want[65], got[65] = "";
+    gdt_rows_digest(t, want);
+    CHECK_INT(gdt_rows_print(t, &text, &e), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_rows_load_text(text, strlen(text), "printed", &back, &e), ==, GDT_STATUS_OK);
+    if (back)
+        gdt_rows_digest(back, got);
+    CHECK_STR(got, want);
+    for (int i = 0; back && i < gdt__row_family_count(); i++)
+        CHECK_INT(gdt_rows_count(back, gdt__row_family_at(i)->name), ==,
+                  gdt_rows_count(t, gdt__row_family_at(i)->name));
+    gdt_rows_destroy(back);
+    free(text);
+}
+
+static void test_print(void)
+{
+    gdt_row_table *t;
+    gdt_error e;
+    char *text = NULL, *file = NULL;
+    size_t n;
+    CHECK_INT(gdt_rows_load_file(DATA "whitespace_a.json", &t, &e), ==, 0);
+    CHECK_INT(gdt_rows_print(t, &text, &e), ==, 0);
+    CHECK_INT(gdt_file_read(DATA "override_attention.json", &file, &n, &e), ==, 0);
+    CHECK_STR(text, file);
+    free(text), free(file), gdt_rows_destroy(t);
+    const char *pipe1 = "{\"nvrtc\": {\"contraction\": [[128,128,64,8,1,4,8,1,1,1,2,0,0,0,0]]}}";
+    CHECK_INT(gdt_rows_load_text(pipe1, strlen(pipe1), "pipe1", &t, &e), ==, 0);
+    CHECK_INT(gdt_rows_print(t, &text, &e), ==, 0);
+    CHECK_STR(text, "{\n  \"nvrtc\": {\n    \"contraction\": [\n      [128, 128, 64, 8, 1, 4, 8, 1, 1]\n    ]\n  }\n}\n");
+    free(text), gdt_rows_destroy(t);
+    CHECK_INT(gdt_rows_load_default(&t, &e), ==, 0);
+    check_round_trip(t);
+    CHECK_INT(gdt_rows_override(t, DATA "staged_s37.json", &e), ==, 0); /* what sweep --tuning-config keeps */
+    check_round_trip(t);
+    gdt_rows_destroy(t);
+}
+
 /* ----------------------------------------------------------- materialize */
 
 static gdt_candidate *materialize(const char *text, gdt_family fam, const char *shape,
@@ -499,6 +543,7 @@ int main(void)
     test_readme();
     test_override();
     test_digest();
+    test_print();
     test_projection();
     test_projection_capped();
     test_dedupe();

@@ -7,7 +7,9 @@
  * --rounds re-measures a cell's plans measured in full, journals it, resumes
  * it alone and ranks the tables by it; --prior orders a cell's plans by
  * earlier tables, and its header records which; a plan measured at a clock
- * far below its cell's is measured again, and the tables take the second. */
+ * far below its cell's is measured again, and the tables take the second.
+ * test_sweep_rows runs the same stand-in for --tuning-config: each hello
+ * logs the rows it carries (GDT_FAKE_ROWS_LOG). */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,6 +25,7 @@
 
 #include "gdt_journal.h"
 #include "gdt_test.h"
+#include "gdtune/candidates.h"
 
 /* ------------------------------------------------ the stand-in worker */
 
@@ -135,10 +138,33 @@ static void fake_rounds(const cJSON *req)
     printf("],\"seconds\":0.5}\n");
 }
 
+/* With GDT_FAKE_ROWS_LOG (a path), each hello appends a line to it: the
+ * digest of the candidate rows it carries, loaded as the worker loads them
+ * (test_sweep_rows reads it), "unloadable", or "absent" (the defaults). */
+static void log_hello_rows(const cJSON *req)
+{
+    const char *log = getenv("GDT_FAKE_ROWS_LOG");
+    const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(req, "rows"));
+    char line[80] = "absent";
+    gdt_row_table *t = NULL;
+    gdt_error e = {0};
+    if (!log)
+        return;
+    if (text && gdt_rows_load_text(text, strlen(text), "hello: /rows", &t, &e) == GDT_STATUS_OK)
+        gdt_rows_digest(t, line);
+    else if (text)
+        snprintf(line, sizeof line, "unloadable");
+    gdt_rows_destroy(t);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+        dprintf(fd, "%s\n", line), close(fd);
+}
+
 /* GDT_FAKE_GPUS devices when all are visible; a worker given one device
  * (CUDA_VISIBLE_DEVICES) sees one, and device GDT_FAKE_ODD is another model. */
-static void fake_hello(void)
+static void fake_hello(const cJSON *req)
 {
+    log_hello_rows(req);
     /* a FIFO: the first hello waits for its writer to close it, and removes it */
     const char *gate = getenv("GDT_FAKE_HELLO_GATE");
     int g = gate ? open(gate, O_RDONLY) : -1;
@@ -161,7 +187,7 @@ static int fake_worker(void)
         cJSON *req = cJSON_Parse(line);
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
         if (op && !strcmp(op, "hello"))
-            fake_hello();
+            fake_hello(req);
         else if (op && !strcmp(op, "cell")) /* the prebuild echoes the threads asked */
             printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s,\"build_threads\":%d,"
                    "\"prebuilt\":3,\"prebuild_s\":0.25}\n", fake_plans,
@@ -252,7 +278,7 @@ static void test_usage(void)
         {"gemm --resume /nonexistent/run", 2, "/nonexistent/run: expected a run directory"},
         {"gemm --rounds 1", 2, "--rounds: bad value \"1\": expected 0 (off) or 2 to 100"},
         {"gemm --rounds 101", 2, "--rounds: bad value \"101\""},
-        {"gemm --resume /tmp/x --rounds 3", 2, "--exhaustive, --cupti and --rounds"},
+        {"gemm --resume /tmp/x --rounds 3", 2, "--exhaustive, --cupti, --rounds and --tuning-config"},
         {"gemm --prior /tmp/p --no-prior", 2, "--prior /tmp/p and --no-prior contradict each other"},
         {"gemm --resume /tmp/x --prior /tmp/p", 2,
          "--resume /tmp/x orders plans by the prior its journal header recorded: drop --prior"},

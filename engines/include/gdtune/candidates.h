@@ -53,6 +53,13 @@ gdt_status gdt_candidates_materialize(const gdt_row_table *t, const gdt_engine_s
                                       const gdt_facts *f, gdt_candidate **out, int *n,
                                       gdt_error *e);
 
+/* The table as a rows file: the format gdt_rows_load_text reads, each
+ * family it holds in registry order, one row a line in its shortest form
+ * (trailing optional columns at their absent value left out), so that it
+ * loads back to the same rows and digest.  *text is malloc'd (free()),
+ * NUL-terminated. */
+gdt_status gdt_rows_print(const gdt_row_table *t, char **text, gdt_error *e);
+
 /* Digest (hex sha256-like, 16 hex chars is enough for provenance) of the
  * table's canonical content. */
 void gdt_rows_digest(const gdt_row_table *t, char out[65]);
