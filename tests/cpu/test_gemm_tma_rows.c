@@ -90,7 +90,7 @@ static void test_hand_configs_are_rows(void)
         CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
-    CHECK_INT(n, ==, 33);
+    CHECK_INT(n, ==, 34);
     for (int i = 0; i < n; i++) {
         void *cubin = NULL;
         size_t len = 0;
