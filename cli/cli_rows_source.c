@@ -5,14 +5,12 @@
 
 #include "gdt_cli_candidates.h"
 
-#define DEFAULT_ROWS "tables/candidates/nvrtc.json"
-
 const char *gdt__cli_rows_source(const char *tuning_config, const char *row_family)
 {
     gdt_row_table *ov;
     if (!tuning_config || gdt_rows_load_file(tuning_config, &ov, NULL))
-        return DEFAULT_ROWS;
+        return GDT_ROWS_DEFAULT_PATH;
     bool named = gdt_rows_count(ov, row_family) > 0;
     gdt_rows_destroy(ov);
-    return named ? tuning_config : DEFAULT_ROWS;
+    return named ? tuning_config : GDT_ROWS_DEFAULT_PATH;
 }

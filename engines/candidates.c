@@ -13,7 +13,6 @@
 #include "gdt_rows.h"
 #include "gdt_util.h"
 
-#define DEFAULT_TABLE "tables/candidates/nvrtc.json"
 #define NAMESPACE "nvrtc"
 
 /* ---------------------------------------------------------------- registry */
@@ -309,12 +308,12 @@ gdt_status gdt_rows_load_text(const char *text, size_t len, const char *path_for
 
 gdt_status gdt_rows_load_default(gdt_row_table **out, gdt_error *e)
 {
-    const gdt_embedded *d = gdt_embedded_find(DEFAULT_TABLE);
+    const gdt_embedded *d = gdt_embedded_find(GDT_ROWS_DEFAULT_PATH);
     if (!d) {
         *out = NULL;
-        return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: not embedded in this build", DEFAULT_TABLE);
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: not embedded in this build", GDT_ROWS_DEFAULT_PATH);
     }
-    return gdt_rows_load_text(d->data, d->len, DEFAULT_TABLE, out, e);
+    return gdt_rows_load_text(d->data, d->len, GDT_ROWS_DEFAULT_PATH, out, e);
 }
 
 gdt_status gdt_rows_load_file(const char *path, gdt_row_table **out, gdt_error *e)

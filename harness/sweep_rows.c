@@ -10,8 +10,6 @@
 #include "gdt_sweep.h"
 #include "gdt_util.h"
 
-#define DEFAULT_ROWS "tables/candidates/nvrtc.json"
-
 gdt_status gdt_sweep_rows_table(const char *tuning_config, gdt_row_table **out, gdt_error *e)
 {
     gdt_status s = gdt_rows_load_default(out, e);
@@ -28,9 +26,9 @@ gdt_status gdt_sweep_rows_table(const char *tuning_config, gdt_row_table **out, 
  * file itself, byte for byte, as every run header before --tuning-config. */
 static gdt_status default_text(char **text, gdt_error *e)
 {
-    const gdt_embedded *d = gdt_embedded_find(DEFAULT_ROWS);
+    const gdt_embedded *d = gdt_embedded_find(GDT_ROWS_DEFAULT_PATH);
     if (!d)
-        return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: not embedded in this build", DEFAULT_ROWS);
+        return gdt_error_set(e, GDT_STATUS_INTERNAL, "%s: not embedded in this build", GDT_ROWS_DEFAULT_PATH);
     *text = strdup(d->data);
     return *text ? GDT_STATUS_OK : gdt_error_set(e, GDT_STATUS_NO_MEMORY, "sweep: out of memory");
 }

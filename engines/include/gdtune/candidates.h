@@ -13,8 +13,11 @@ extern "C" {
 /* Loaded rows of one provider namespace ("nvrtc"), every structural family. */
 typedef struct gdt_row_table gdt_row_table;
 
-/* The default table embedded at build time from tables/candidates/nvrtc.json
- * (diagnostics name that path). */
+/* The default table's path in the source tree: embedded from it at build
+ * time, and what diagnostics and provenance name. */
+#define GDT_ROWS_DEFAULT_PATH "tables/candidates/nvrtc.json"
+
+/* The default table embedded at build time from GDT_ROWS_DEFAULT_PATH. */
 gdt_status gdt_rows_load_default(gdt_row_table **out, gdt_error *e);
 /* A table from a file: every structural family it names must be complete. */
 gdt_status gdt_rows_load_file(const char *path, gdt_row_table **out, gdt_error *e);
