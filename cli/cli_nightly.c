@@ -38,16 +38,16 @@ extern char **environ;
 static const char usage_text[] =
     "usage: gdtune nightly [--arch smXY] [--root DIR] [--tables DIR] [--family gemm|sdpa]...\n"
     "                      [--quick] [--spec FILE] [--rounds R] [--confirm-rounds R]\n"
-    "                      [--deadline S] [--max-plan-seconds S] [--gpus N]\n"
+    "                      [--tuning-config FILE] [--deadline S] [--max-plan-seconds S] [--gpus N]\n"
     "                      [--date YYYYMMDD] [--update]\n"
     "\n"
     "One night of table regeneration on a GPU machine, as the verbs it runs:\n"
     "  1. per family: gdtune sweep FAMILY --out ROOT/runs/FAMILY-DATE --prior TABLES\n"
     "     --tables-dir ROOT/staging/DATE (the committed tables' rankings order each cell's\n"
-    "     plans; --rounds R, --deadline, --max-plan-seconds and --gpus passed on), or\n"
-    "     --resume that run directory (--deadline and --gpus passed on) when its\n"
-    "     journal exists (a rerun the same night continues where the last one stopped,\n"
-    "     with its recorded prior and rounds);\n"
+    "     plans; --rounds R, --tuning-config, --deadline, --max-plan-seconds and --gpus\n"
+    "     passed on), or --resume that run directory (--deadline and --gpus passed on)\n"
+    "     when its journal exists (a rerun the same night continues where the last one\n"
+    "     stopped, with its recorded prior, rounds and candidate rows);\n"
     "  2. gdtune tables diff TABLES ROOT/staging/DATE, as ROOT/reports/NAME.md and\n"
     "     ROOT/reports/NAME.json (gdtune.tables_diff/1); NAME is DATE, or DATE-FAMILY\n"
     "     for a night of one --family, so two one-family nights of a date keep both;\n"
@@ -81,6 +81,7 @@ static const char footer_text[] =
 
 typedef struct nightly_opts {
     const char *arch, *root, *tables, *spec, *date, *rounds;
+    const char *tuning_config; /* each new sweep's --tuning-config; NULL: the default rows */
     bool quick, update;
     int confirm_rounds; /* 0: no confirmation (default GDT_CONFIRM_ROUNDS_DEFAULT) */
     unsigned families;
@@ -165,6 +166,10 @@ static const gdt_cli_option options[] = {
     {"--quick", NULL, GDT_CLI_FLAG, O(quick), .help = "each sweep's quick subset"},
     {"--spec", NULL, GDT_CLI_STRING, O(spec), .metavar = "FILE",
      .help = "the sweep spec of every family (default: the embedded ones)"},
+    {"--tuning-config", NULL, GDT_CLI_STRING, O(tuning_config), .metavar = "FILE",
+     .help = "each new sweep's candidate rows: FILE's families in place of the\n"
+             "defaults' (gdtune sweep --tuning-config); the confirmation's rounds\n"
+             "list the rows the night's journal header records"},
     {"--rounds", NULL, GDT_CLI_CUSTOM, .parse = parse_rounds, .metavar = "R",
      .help = "each new sweep's --rounds: its cells' best plans and each engine kind's\n"
              "best measured again together in R interleaved rounds (default 0: off)"},
@@ -274,6 +279,7 @@ static void sweep_argv(const nightly_opts *o, int f, const char *run, bool resum
     if (!resume && o->quick) av[n++] = "--quick";
     if (!resume && o->spec) av[n++] = "--spec", av[n++] = o->spec;
     if (!resume && o->rounds) av[n++] = "--rounds", av[n++] = o->rounds;
+    if (!resume && o->tuning_config) av[n++] = "--tuning-config", av[n++] = o->tuning_config;
     if (!resume && o->max_plan_seconds > 0)
         snprintf(num[0], 32, "%.17g", o->max_plan_seconds), av[n++] = "--max-plan-seconds", av[n++] = num[0];
     if (o->deadline > 0)

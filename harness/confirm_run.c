@@ -222,6 +222,8 @@ static bool cell_up(ctx *x, const gdt_run *jr, int ci, char *why, size_t nwhy)
 {
     cJSON *rep = NULL, *req = gdt__wire_new(GDT__WM_HELLO);
     bool ok = x->w && x->w_ok;
+    if (jr->candidates) /* the rows the night swept (a --tuning-config's too), as its workers had them */
+        gdt__wire_add_str(req, GDT__W_HELLO_ROWS, jr->candidates);
     if (!ok) {
         ok = ask(x, req, CELL_DEADLINE_S, GDT__WM_HELLO_R, &rep, why, nwhy);
         const char *none = gdt__wire_str(rep, GDT__W_HELLO_R_ERROR);

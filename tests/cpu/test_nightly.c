@@ -9,8 +9,10 @@
  * a night with an incorrect plan exits 4 and does not update; a second
  * night on a root in use is refused (exit 2) naming the holder; --update
  * publishes only what this night staged (staging/DATE), each pair with
- * its manifest. */
+ * its manifest; --tuning-config reaches each new sweep, and the
+ * confirmation's worker lists the rows the night's journal recorded. */
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 #include "gdt_plan_json.h"
 #include "gdt_test.h"
 #include "gdt_worker.h"
+#include "gdtune/candidates.h"
 
 /* ------------------------------------------------ the stand-in worker */
 
@@ -102,6 +105,26 @@ static void fake_rounds(const gdt_plant *pl, const cJSON *req)
     printf("],\"seconds\":0.1}\n");
 }
 
+/* With GDT_FAKE_ROWS_LOG (a path), each hello appends a line to it: the
+ * digest of the candidate rows it carries, "unloadable", or "absent". */
+static void log_hello_rows(const cJSON *req)
+{
+    const char *log = getenv("GDT_FAKE_ROWS_LOG");
+    const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(req, "rows"));
+    char line[80] = "absent";
+    gdt_row_table *t = NULL;
+    if (!log)
+        return;
+    if (text && gdt_rows_load_text(text, strlen(text), "hello: /rows", &t, NULL) == GDT_STATUS_OK)
+        gdt_rows_digest(t, line);
+    else if (text)
+        snprintf(line, sizeof line, "unloadable");
+    gdt_rows_destroy(t);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+        dprintf(fd, "%s\n", line), close(fd);
+}
+
 static int fake_worker(void)
 {
     char line[65536];
@@ -112,7 +135,7 @@ static int fake_worker(void)
     while (fgets(line, sizeof line, stdin)) {
         cJSON *req = cJSON_Parse(line);
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
-        if (op && !strcmp(op, "hello"))
+        if (op && !strcmp(op, "hello") && (log_hello_rows(req), true))
             printf("{\"op\":\"hello\",\"device\":{\"name\":\"%s\",\"arch\":90,\"sm_count\":132,"
                    "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n",
                    getenv("FAKE_DEVICE") ? getenv("FAKE_DEVICE") : "Stand-in GPU");
@@ -558,6 +581,49 @@ static void test_plant(const char *self)
     CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
 }
 
+/* --tuning-config FILE: the night's sweep gets it (its header records the
+ * merged rows' digest), and the confirmation's worker is handed those rows
+ * in its hello, not the defaults (every hello logged with their digest). */
+static void test_tuning_config(const char *self)
+{
+    char dir[] = "/tmp/gdt_nightly_XXXXXX", root[600], tables[600], log[700], want[200];
+    static const char staged[] = GDT_TEST_DATA "/candidates/staged_s37.json";
+    char merged[65] = "", line[128];
+    gdt_row_table *t = NULL;
+    CHECK_INT(gdt_rows_load_default(&t, NULL), ==, GDT_STATUS_OK);
+    CHECK_INT(gdt_rows_override(t, staged, NULL), ==, GDT_STATUS_OK);
+    gdt_rows_digest(t, merged);
+    gdt_rows_destroy(t);
+    scratch(dir, root, tables, self);
+    snprintf(log, sizeof log, "%s/hellos.log", dir);
+    CHECK_INT(nightly(root, tables, "--update"), ==, 3); /* the committed tables: ours 8 us */
+    setenv("GDT_TEST_SLOW_CELL", "m=512", 1);
+    setenv("GDT_TEST_OURS_US", "12", 1);
+    setenv("GDT_TEST_ROUNDS", "confirm", 1);
+    setenv("GDT_FAKE_ROWS_LOG", log, 1);
+    snprintf(want, sizeof want, "--tuning-config=%s", staged);
+    CHECK_INT(nightly2(root, tables, "--date=20261202", want), ==, 3);
+    snprintf(want, sizeof want, " --tuning-config %s --prior ", staged);
+    CHECK_CONTAINS(out, want);
+    CHECK_CONTAINS(out, "confirming gemm gemm:b1,m512");
+    slurp(root, "runs/gemm-20261202/journal.jsonl");
+    snprintf(want, sizeof want, "\"candidates_digest\":\"%s\"", merged);
+    CHECK_CONTAINS(out, want);
+    int hellos = 0, with_rows = 0;
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f))
+        hellos++, with_rows += !strncmp(line, merged, strlen(merged));
+    if (f) fclose(f);
+    CHECK(hellos >= 2); /* the sweep's worker and the confirmation's */
+    CHECK_INT(with_rows, ==, hellos);
+    unsetenv("GDT_FAKE_ROWS_LOG");
+    unsetenv("GDT_TEST_ROUNDS");
+    unsetenv("GDT_TEST_SLOW_CELL");
+    unsetenv("GDT_TEST_OURS_US");
+    unsetenv("GDTUNE_WORKER_EXE");
+    CHECK_INT(gdt_test_remove_tree(dir), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "worker"))
@@ -572,5 +638,6 @@ int main(int argc, char **argv)
     test_confirmation(self);
     test_plant(self);
     test_root_and_staging(self);
+    test_tuning_config(self);
     return gdt_test_result("test_nightly");
 }
