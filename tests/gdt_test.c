@@ -12,6 +12,7 @@
 #include "gdt_run_write.h"
 #include "gdt_test.h"
 #include "gdt_worker.h"
+#include "gdtune/candidates.h"
 
 int gdt_test_failures = 0;
 
@@ -314,4 +315,22 @@ int gdt_test_emit_kept(const char *journal_gz, const char *root, const char *nam
     if (rc != 0)
         fprintf(stderr, "tables emit %s: exit %d: %s\n", journal_gz, rc, out);
     return rc;
+}
+
+void gdt_test_log_hello_rows(const cJSON *req)
+{
+    const char *log = getenv("GDT_FAKE_ROWS_LOG");
+    const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(req, "rows"));
+    char line[80] = "absent";
+    gdt_row_table *t = NULL;
+    if (!log)
+        return;
+    if (text && gdt_rows_load_text(text, strlen(text), "hello: /rows", &t, NULL) == GDT_STATUS_OK)
+        gdt_rows_digest(t, line);
+    else if (text)
+        snprintf(line, sizeof line, "unloadable");
+    gdt_rows_destroy(t);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+        dprintf(fd, "%s\n", line), close(fd);
 }

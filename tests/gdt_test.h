@@ -128,6 +128,13 @@ static inline bool gdt_test_have(const char *prog)
  * its stderr. */
 int gdt_test_spawn_to(char *const argv[], const char *in, const char *to, char *out, size_t nout);
 
+/* A stand-in worker's hello with GDT_FAKE_ROWS_LOG set (a path): appends
+ * a line to that file, the digest of the candidate rows the request's
+ * "rows" carries (loaded as the real worker loads them), "unloadable", or
+ * "absent" (the defaults).  Nothing without the variable. */
+struct cJSON;
+void gdt_test_log_hello_rows(const struct cJSON *req);
+
 /* A synthetic journal's plan object for the plan named name (its engine id
  * and knobs parsed from the name; a name that does not parse fails the
  * test): plan, engine_id, knobs, backend, tag, untimed.  The caller owns

@@ -138,33 +138,11 @@ static void fake_rounds(const cJSON *req)
     printf("],\"seconds\":0.5}\n");
 }
 
-/* With GDT_FAKE_ROWS_LOG (a path), each hello appends a line to it: the
- * digest of the candidate rows it carries, loaded as the worker loads them
- * (test_sweep_rows reads it), "unloadable", or "absent" (the defaults). */
-static void log_hello_rows(const cJSON *req)
-{
-    const char *log = getenv("GDT_FAKE_ROWS_LOG");
-    const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(req, "rows"));
-    char line[80] = "absent";
-    gdt_row_table *t = NULL;
-    gdt_error e = {0};
-    if (!log)
-        return;
-    if (text && gdt_rows_load_text(text, strlen(text), "hello: /rows", &t, &e) == GDT_STATUS_OK)
-        gdt_rows_digest(t, line);
-    else if (text)
-        snprintf(line, sizeof line, "unloadable");
-    gdt_rows_destroy(t);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
-    if (fd >= 0)
-        dprintf(fd, "%s\n", line), close(fd);
-}
-
 /* GDT_FAKE_GPUS devices when all are visible; a worker given one device
  * (CUDA_VISIBLE_DEVICES) sees one, and device GDT_FAKE_ODD is another model. */
 static void fake_hello(const cJSON *req)
 {
-    log_hello_rows(req);
+    gdt_test_log_hello_rows(req);
     /* a FIFO: the first hello waits for its writer to close it, and removes it */
     const char *gate = getenv("GDT_FAKE_HELLO_GATE");
     int g = gate ? open(gate, O_RDONLY) : -1;

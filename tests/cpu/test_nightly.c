@@ -12,7 +12,6 @@
  * its manifest; --tuning-config reaches each new sweep, and the
  * confirmation's worker lists the rows the night's journal recorded. */
 #include <cjson/cJSON.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -105,26 +104,6 @@ static void fake_rounds(const gdt_plant *pl, const cJSON *req)
     printf("],\"seconds\":0.1}\n");
 }
 
-/* With GDT_FAKE_ROWS_LOG (a path), each hello appends a line to it: the
- * digest of the candidate rows it carries, "unloadable", or "absent". */
-static void log_hello_rows(const cJSON *req)
-{
-    const char *log = getenv("GDT_FAKE_ROWS_LOG");
-    const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(req, "rows"));
-    char line[80] = "absent";
-    gdt_row_table *t = NULL;
-    if (!log)
-        return;
-    if (text && gdt_rows_load_text(text, strlen(text), "hello: /rows", &t, NULL) == GDT_STATUS_OK)
-        gdt_rows_digest(t, line);
-    else if (text)
-        snprintf(line, sizeof line, "unloadable");
-    gdt_rows_destroy(t);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
-    if (fd >= 0)
-        dprintf(fd, "%s\n", line), close(fd);
-}
-
 static int fake_worker(void)
 {
     char line[65536];
@@ -135,11 +114,12 @@ static int fake_worker(void)
     while (fgets(line, sizeof line, stdin)) {
         cJSON *req = cJSON_Parse(line);
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(req, "op"));
-        if (op && !strcmp(op, "hello") && (log_hello_rows(req), true))
+        if (op && !strcmp(op, "hello")) {
+            gdt_test_log_hello_rows(req);
             printf("{\"op\":\"hello\",\"device\":{\"name\":\"%s\",\"arch\":90,\"sm_count\":132,"
                    "\"uuid\":\"GPU-stand-in\",\"driver_version\":13000,\"device_count\":1}}\n",
                    getenv("FAKE_DEVICE") ? getenv("FAKE_DEVICE") : "Stand-in GPU");
-        else if (op && !strcmp(op, "cell")) {
+        } else if (op && !strcmp(op, "cell")) {
             const char *pr = cJSON_GetStringValue(cJSON_GetObjectItem(req, "problem"));
             snprintf(cell_problem, sizeof cell_problem, "%s", pr ? pr : "");
             printf("{\"op\":\"cell\",\"reference\":\"cudnn.eng0\",\"plans\":%s}\n", fake_plans);
