@@ -51,6 +51,17 @@ typedef struct gdt_gemm_tma_params {
     int splits; /* stream_k: the SMs of its schedule (gdt__gemm_tma_sms) */
 } gdt_gemm_tma_params;
 
+/* Mirrors struct gdt_gemm_tma_c in kernels/gdt_gemm_sm90.cuh: C for the
+ * register epilogue, its first element and its row and batch strides in
+ * elements (every entry takes it; the TMA-store epilogue leaves it unread). */
+typedef struct gdt_gemm_tma_c {
+    void *ptr;
+    long long ld, batch;
+} gdt_gemm_tma_c;
+
+/* The kernel's arguments: A, B and C's maps, params, workspace, counters, C. */
+enum { GDT_GEMM_TMA_NARGS = 7 };
+
 /* One tensor map: three dims (unit-stride axis first, then the other
  * matrix axis, then batch), two byte strides and the box. */
 typedef struct gdt_gemm_tma_map {
@@ -65,6 +76,7 @@ typedef struct gdt_gemm_tma {
     const void *bound[3]; /* the pointers the maps describe */
     gdt_gemm_tma_map geo[3];
     gdt_gemm_tma_params params;
+    gdt_gemm_tma_c c_out;
     gdt_gemm_tma_config config;
     gdt_dtype dtype;
     int64_t units;       /* work units, one CTA's each */
@@ -139,9 +151,10 @@ gdt_status gdt__gemm_tma_load(gdt_gemm_tma *t, const gdt_cu_api *cu, CUfunction 
 void gdt__gemm_tma_release(gdt_gemm_tma *t);
 
 /* Before a launch: the workspace and the pointers' TMA rules, re-encoding
- * a map whose pointer changed; then the kernel's six arguments into args
- * (pointing into t and at *ws). */
+ * a map whose pointer changed; then the kernel's GDT_GEMM_TMA_NARGS
+ * arguments into args (pointing into t and at *ws). */
 gdt_status gdt__gemm_tma_bind(gdt_gemm_tma *t, const gdt_facts *f, const gdt_operands *ops,
-                              void **ws, size_t ws_bytes, void *args[6], gdt_error *e);
+                              void **ws, size_t ws_bytes, void *args[GDT_GEMM_TMA_NARGS],
+                              gdt_error *e);
 
 #endif

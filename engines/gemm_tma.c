@@ -310,7 +310,8 @@ static gdt_status workspace_ok(const gdt_gemm_tma *t, const void *ws, size_t ws_
 }
 
 gdt_status gdt__gemm_tma_bind(gdt_gemm_tma *t, const gdt_facts *f, const gdt_operands *ops,
-                              void **ws, size_t ws_bytes, void *args[6], gdt_error *e)
+                              void **ws, size_t ws_bytes, void *args[GDT_GEMM_TMA_NARGS],
+                              gdt_error *e)
 {
     /* The maps' order: the kernel's A side, B side, C (B first under swap-AB). */
     static const gdt_operand_role order[2][3] = {{GDT_OPERAND_A, GDT_OPERAND_B, GDT_OPERAND_C},
@@ -330,7 +331,9 @@ gdt_status gdt__gemm_tma_bind(gdt_gemm_tma *t, const gdt_facts *f, const gdt_ope
     }
     if (st != GDT_STATUS_OK)
         return st;
+    const int64_t *sc = f->problem.u.gemm.c_stride;
+    t->c_out = (gdt_gemm_tma_c){ops->ptr[GDT_OPERAND_C], (long long)sc[1], (long long)sc[0]};
     args[0] = &t->maps[0], args[1] = &t->maps[1], args[2] = &t->maps[2];
-    args[3] = &t->params, args[4] = ws, args[5] = &t->counters;
+    args[3] = &t->params, args[4] = ws, args[5] = &t->counters, args[6] = &t->c_out;
     return GDT_STATUS_OK;
 }

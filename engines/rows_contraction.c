@@ -23,6 +23,7 @@ static const int64_t reductions[] = {GDT_GEMM_REDUCE_WORKSPACE, GDT_GEMM_REDUCE_
 static const int64_t swaps[] = {GDT_GEMM_SWAP_NONE, GDT_GEMM_SWAP_AB_ON};
 static const int64_t consumer_forms[] = {GDT_GEMM_COOPERATIVE, GDT_GEMM_PINGPONG_ON};
 static const int64_t rasters[] = {GDT_GEMM_RASTER_M, GDT_GEMM_RASTER_N};
+static const int64_t epilogues[] = {GDT_GEMM_EPILOGUE_TMA, GDT_GEMM_EPILOGUE_REGS};
 
 #define D(a) a, (int)(sizeof a / sizeof a[0])
 static const gdt_column cols[GDT_GEMM_NCOLS] = {
@@ -60,6 +61,10 @@ static const gdt_column cols[GDT_GEMM_NCOLS] = {
      "PIPE=1: the persistent grid's tile walk, 0 bands of GROUP_M tile rows walked column by "
      "column (B reused from L2), 1 bands of GROUP_M tile columns walked row by row (A reused)",
      -1, true, GDT_GEMM_RASTER_M},
+    {"EPILOGUE", GDT_COL_ENUM, D(epilogues), GDT_KNOB_EPILOGUE,
+     "PIPE=1: 0 C through swizzled shared memory and a TMA store, 1 straight from the "
+     "accumulator registers to global memory in 16-byte pieces (no swap-AB)",
+     -1, true, GDT_GEMM_EPILOGUE_TMA},
 };
 #undef D
 
@@ -165,6 +170,9 @@ static bool bind_swab(const int64_t *r, char *why, size_t n)
         r[GDT_GEMM_REDUCTION_MODE] != GDT_GEMM_REDUCE_WORKSPACE)
         REJECT("PIPE=1 SWAP_AB=1 has no cluster: CLUSTER_SHAPE=2 and REDUCTION_MODE=0, got %lld, "
                "%lld", LL(r[GDT_GEMM_CLUSTER_SHAPE]), LL(r[GDT_GEMM_REDUCTION_MODE]));
+    if (r[GDT_GEMM_EPILOGUE] != GDT_GEMM_EPILOGUE_TMA)
+        REJECT("PIPE=1 SWAP_AB=1 stores C^T's tile transposed through shared memory: EPILOGUE=0, "
+               "got %lld", LL(r[GDT_GEMM_EPILOGUE]));
     return true;
 }
 
@@ -268,6 +276,9 @@ static bool bind_cta(const int64_t *r, char *why, size_t n)
     if (r[GDT_GEMM_RASTER] != GDT_GEMM_RASTER_M)
         REJECT("PIPE=0 launches a CTA a tile in bands of tile rows: RASTER is PIPE=1's persistent "
                "walk (PIPE=0 takes 0), got %lld", LL(r[GDT_GEMM_RASTER]));
+    if (r[GDT_GEMM_EPILOGUE] != GDT_GEMM_EPILOGUE_TMA)
+        REJECT("PIPE=0 stores C from registers already: EPILOGUE is PIPE=1's (PIPE=0 takes 0), "
+               "got %lld", LL(r[GDT_GEMM_EPILOGUE]));
     return true;
 }
 

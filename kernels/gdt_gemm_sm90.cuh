@@ -21,7 +21,9 @@
  * neighbouring CTAs reuse B from L2; or, G90_RASTER 1, GROUP_M tile
  * columns, reusing A: kernels/gdt_raster.cuh).  The epilogue converts the
  * accumulators, writes 64 x 64 blocks into 128-byte-swizzled shared memory
- * and stores each with a TMA store, which clips at M and N; TMA loads
+ * and stores each with a TMA store, which clips at M and N, or (a row's
+ * EPILOGUE=1, G90_EPILOGUE 1) writes C from the registers in 16-byte
+ * pieces, clipped at M and N the same (epilogue_regs); TMA loads
  * zero-fill outside M, N and K, so every tail is exact.
  *
  * Split-K (SPL = SPLIT_WS): a work unit is one tile and one of p.splits
@@ -100,6 +102,12 @@
 #ifndef G90_RASTER
 #define G90_RASTER 0
 #endif
+/* The epilogue (a row's EPILOGUE): 0 through swizzled shared memory and
+ * a TMA store (the hand engine's), 1 straight from registers to global
+ * memory (epilogue_regs). */
+#ifndef G90_EPILOGUE
+#define G90_EPILOGUE 0
+#endif
 /* A producer warpgroup and NC consumer warpgroups. */
 #define G90_THREADS(NC) (128 * (1 + (NC)))
 
@@ -173,6 +181,15 @@ struct gdt_gemm_tma_params {
     int tiles_m, tiles_n;
     int splits; /* K ranges per tile (SPLIT_WS entries only), at most the K tiles;
                    SPLIT_SK: the SMs its schedule spreads over (gdt_sk_plan) */
+};
+
+/* C for the register epilogue (G90_EPILOGUE 1): its first element and its
+ * row and batch strides in elements (rows 16-byte aligned: the C map's
+ * rules).  Mirrored by gdt_gemm_tma_c in engines/gdt_gemm_tma.h; every
+ * entry takes it, the TMA-store epilogue leaves it unread. */
+struct gdt_gemm_tma_c {
+    u16 *ptr;
+    long long ld, batch;
 };
 
 /* Descriptor of k16 step kk of an operand: a K-major tile steps 32 bytes
@@ -370,6 +387,35 @@ __device__ __forceinline__ void epilogue(const CUtensorMap *tc, float (&acc)[TN 
             bulk_commit();
         }
     }
+}
+
+/* G90_EPILOGUE 1: the same 64 x TN accumulator straight from registers
+ * into C's rows, each lane a 16-byte piece of one row after its quad's
+ * transpose (store_row16), clipped at M and N: no shared memory, no fence,
+ * no TMA store to wait for before the buffers' next use. */
+template <int FP16, int TN>
+__device__ __forceinline__ void epilogue_regs(const gdt_gemm_tma_c &co, const gdt_gemm_tma_params &p,
+                                              const float (&acc)[TN / 2], tile_coord c, int m0)
+{
+    int tid = (int)threadIdx.x % 128, lane = tid % 32;
+    u16 *tile = co.ptr + (long long)c.b * co.batch + c.n0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        int row = m0 + tid / 32 * 16 + lane / 4 + 8 * h;
+        store_row16<FP16, TN, true>(tile + (long long)row * co.ld, acc, h, 1.f, lane, row < p.m, p.n - c.n0);
+    }
+}
+
+/* Either epilogue of a 64 x TN accumulator at rows m0 (G90_EPILOGUE). */
+template <int FP16, int TN>
+__device__ __forceinline__ void store_tile(const CUtensorMap *tc, const gdt_gemm_tma_c &co,
+                                           const gdt_gemm_tma_params &p, float (&acc)[TN / 2],
+                                           u32 cbuf, int w, tile_coord c, int m0, int &stores)
+{
+    if constexpr (G90_EPILOGUE == 1)
+        epilogue_regs<FP16, TN>(co, p, acc, c, m0);
+    else
+        epilogue<FP16, TN>(tc, acc, cbuf, w, c, m0, stores);
 }
 
 /* The swap-AB epilogue (SW): the accumulator is a 64 x TN tile of C^T,
@@ -607,7 +653,8 @@ __device__ __forceinline__ void mma_tiles(float (&acc)[R * TN / 2], u32 smem, u3
 }
 
 template <int FP16, int A_K, int B_K, int TM, int TN, int SPL, int NST, bool CL, bool SW>
-__device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tma_params &p,
+__device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tma_c &co,
+                                        const gdt_gemm_tma_params &p,
                                         float *ws, unsigned *counters, u32 smem, u32 full,
                                         u32 empty, int ktiles, int ntiles, int nunits)
 {
@@ -654,7 +701,7 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
         if constexpr (SW)
             epilogue_swab<FP16, TN>(tc, acc, cbuf, w, wk.c, stores);
         else
-            epilogue<FP16, TN>(tc, acc, cbuf, w, wk.c, wk.c.m0 + 64 * w, stores);
+            store_tile<FP16, TN>(tc, co, p, acc, cbuf, w, wk.c, wk.c.m0 + 64 * w, stores);
     }
     if ((int)threadIdx.x % 128 == 0)
         bulk_wait<0>(); /* shared memory stays valid until the last store is done */
@@ -699,8 +746,8 @@ __device__ __forceinline__ int cta_tiles(int ntiles)
 }
 
 template <int FP16, int A_K, int B_K, int TN, int NST>
-__device__ __forceinline__ void consume_pp(const CUtensorMap *tc, const gdt_gemm_tma_params &p,
-                                           u32 smem, u32 full, u32 empty, int ktiles, int ntiles)
+__device__ __forceinline__ void consume_pp(const CUtensorMap *tc, const gdt_gemm_tma_c &co,
+                                           const gdt_gemm_tma_params &p, u32 smem, u32 full, u32 empty, int ktiles, int ntiles)
 {
     constexpr int TM = G90_TILE_M;
     int w = (int)threadIdx.x / 128 - 1, lane = (int)threadIdx.x % 32;
@@ -724,7 +771,7 @@ __device__ __forceinline__ void consume_pp(const CUtensorMap *tc, const gdt_gemm
             bar_arrive(empty + 8 * ((it - 1) % NST));
 #pragma unroll
         for (int r = 0; r < 2; ++r)
-            epilogue<FP16, TN>(tc, acc_rows<TN, 2>(acc, r), cbuf, w, c, c.m0 + 64 * r, stores);
+            store_tile<FP16, TN>(tc, co, p, acc_rows<TN, 2>(acc, r), cbuf, w, c, c.m0 + 64 * r, stores);
     }
     if (cta_tiles(ntiles) % 2 == w)
         named_sync(G90_PP_BAR + w, 256); /* the last turn's hand-over */
@@ -739,7 +786,7 @@ __device__ __forceinline__ void consume_pp(const CUtensorMap *tc, const gdt_gemm
 template <int FP16, int A_K, int B_K, int TN, int SPL, int NST, bool CL, int NC, bool SW, bool PP>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb,
                                      const CUtensorMap *tc, const gdt_gemm_tma_params &p,
-                                     float *ws, unsigned *counters)
+                                     float *ws, unsigned *counters, const gdt_gemm_tma_c &co)
 {
     constexpr int TM = 64 * NC, KA = SW ? B_K : A_K, KB = SW ? A_K : B_K;
     static_assert(NC == 2 || (NC == 1 && !CL && SPL != SPLIT_PAIR),
@@ -748,6 +795,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                   "most 64, one output block a consumer, no cluster");
     static_assert(KB || TN % 64 == 0, "an MN-major wgmma B side loads 64-column boxes");
     static_assert(SPL != SPLIT_SK || !CL, "stream-K: no cluster (a unit is one CTA's)");
+    static_assert(G90_EPILOGUE == 0 || !SW, "swap-AB: the transposing epilogue through shared memory");
     static_assert(!PP || (NC == 2 && SPL == SPLIT_NONE && !CL && !SW && TN <= 128),
                   "ping-pong: two consumers of whole 128 x TN tiles (TN accumulators a thread, "
                   "TN 64 or 128), no split, no cluster, no swap-AB");
@@ -800,10 +848,10 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
         if constexpr (NC == 2)
             regs_inc<232>();
         if constexpr (PP)
-            consume_pp<FP16, KA, KB, TN, NST>(tc, p, smem, full, empty, ktiles, ntiles);
+            consume_pp<FP16, KA, KB, TN, NST>(tc, co, p, smem, full, empty, ktiles, ntiles);
         else
-            consume<FP16, KA, KB, TM, TN, SPL, NST, CL, SW>(tc, p, ws, counters, smem, full, empty,
-                                                             ktiles, ntiles, nunits);
+            consume<FP16, KA, KB, TM, TN, SPL, NST, CL, SW>(tc, co, p, ws, counters, smem, full,
+                                                             empty, ktiles, ntiles, nunits);
     }
     /* Lanes 1 to 31 of warp 0 skipped the producer's loop: they wait for
      * lane 0 at the warp's barrier, so that the warp reaches the cluster's
@@ -828,9 +876,9 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     extern "C" __global__ void __launch_bounds__(G90_THREADS(nc), 1)                                \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,        \
              const __grid_constant__ CUtensorMap tc, const gdt_gemm_tma_params p, float *ws,        \
-             unsigned *counters)                                                                    \
+             unsigned *counters, const gdt_gemm_tma_c co)                                           \
     {                                                                                               \
-        gemm<fp16, ak, bk, tn, split, nst, cl, nc, sw, pp>(&ta, &tb, &tc, p, ws, counters);         \
+        gemm<fp16, ak, bk, tn, split, nst, cl, nc, sw, pp>(&ta, &tb, &tc, p, ws, counters, co);     \
     }
 
 /* The 128 x tn tile of two consumers, without swap-AB. */

@@ -285,9 +285,13 @@ __device__ __forceinline__ uint4 quad_transpose(const u32 (&x)[4], int q)
  * 16-byte aligned): after the quad's transpose each lane stores 16 contiguous
  * bytes, so a warp's store fills whole 32-byte sectors (64 bytes of each of 8
  * rows) where 4-byte pairs wrote each sector in two halves.  Every lane of the
- * warp calls it (the shuffles); live says whether this lane's row is stored. */
-template <int FP16, int D>
-__device__ __forceinline__ void store_row16(u16 *row, const float *acc, int h, float f, int lane, bool live)
+ * warp calls it (the shuffles); live says whether this lane's row is stored,
+ * and with CLIP only its first cols elements are (a matrix's column tail:
+ * the piece that straddles it element by element; the attention kernels'
+ * rows are whole). */
+template <int FP16, int D, bool CLIP = false>
+__device__ __forceinline__ void store_row16(u16 *row, const float *acc, int h, float f, int lane, bool live,
+                                            int cols = D)
 {
     const int q = lane & 3;
 #pragma unroll
@@ -297,8 +301,14 @@ __device__ __forceinline__ void store_row16(u16 *row, const float *acc, int h, f
         for (int j = 0; j < 4; ++j)
             x[j] = pack2<FP16>(acc[4 * (g + j) + 2 * h] * f, acc[4 * (g + j) + 2 * h + 1] * f);
         const uint4 y = quad_transpose(x, q);
-        if (live)
-            *(uint4 *)(row + 8 * (g + q)) = y;
+        const int c = 8 * (g + q);
+        if (live && (!CLIP || c + 8 <= cols)) {
+            *(uint4 *)(row + c) = y;
+        } else if (CLIP && live && c < cols) {
+            const u32 w[4] = {y.x, y.y, y.z, y.w};
+            for (int e = 0; c + e < cols; ++e)
+                row[c + e] = (u16)(w[e / 2] >> (16 * (e % 2)));
+        }
     }
 }
 

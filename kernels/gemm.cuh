@@ -5,7 +5,7 @@
  *
  *   BM BN BK WARPS_M WARPS_N STAGES GROUP_M MMA   the contraction row
  *   PIPE SPLIT_K CLUSTER_SHAPE REDUCTION_MODE     its optional columns
- *   SWAP_AB PINGPONG
+ *   SWAP_AB PINGPONG RASTER EPILOGUE
  *   GDT_FP16          0: bf16, 1: fp16
  *   A_KMAJOR B_KMAJOR 1 when the operand's K axis has unit stride
  *   A_VEC B_VEC       1 when 16-byte chunks along the unit-stride axis are
@@ -35,7 +35,9 @@
  *        on the wgmma's N side, BN / 64 consumer warpgroups along N);
  *        PINGPONG=1 the ping-pong consumers (each warpgroup owns whole
  *        128 x BN tiles, BN 64 or 128, the two taking turns at the tensor
- *        cores so that one's epilogue runs under the other's wgmmas).
+ *        cores so that one's epilogue runs under the other's wgmmas);
+ *        EPILOGUE=1 C straight from the accumulator registers instead
+ *        of through shared memory and a TMA store.
  *        Its parameters are tensor maps (engines/gemm_tma.c), not
  *        gdt_gemm_params. */
 
@@ -43,6 +45,7 @@
 
 #define G90_GROUP_M GROUP_M
 #define G90_RASTER RASTER
+#define G90_EPILOGUE EPILOGUE
 #include "gdt_gemm_sm90.cuh"
 
 #ifndef PINGPONG

@@ -304,7 +304,7 @@ static size_t workspace_size(const gdt_compiled *c) { return c->tma.ws_bytes; }
 static gdt_status execute(gdt_compiled *c, const gdt_operands *ops, void *ws, size_t ws_bytes,
                           void *stream, gdt_error *e)
 {
-    void *args[6];
+    void *args[GDT_GEMM_TMA_NARGS];
     gdt_status st = gdt__gemm_tma_bind(&c->tma, &c->facts, ops, &ws, ws_bytes, args, e);
     if (st != GDT_STATUS_OK)
         return st;

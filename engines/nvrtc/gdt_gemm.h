@@ -29,6 +29,7 @@ enum {
     GDT_GEMM_SWAP_AB,
     GDT_GEMM_PINGPONG,
     GDT_GEMM_RASTER,
+    GDT_GEMM_EPILOGUE,
     GDT_GEMM_NCOLS
 };
 
@@ -60,6 +61,11 @@ enum { GDT_GEMM_COOPERATIVE = 0, GDT_GEMM_PINGPONG_ON = 1 };
  * (kernels/gdt_raster.cuh): 0 bands of GROUP_M tile rows walked column by
  * column (gemm.hand's), 1 bands of GROUP_M tile columns walked row by row. */
 enum { GDT_GEMM_RASTER_M = 0, GDT_GEMM_RASTER_N = 1 };
+
+/* EPILOGUE's values for the TMA pipeline: 0 C through swizzled shared
+ * memory and a TMA store (gemm.hand's), 1 straight from the accumulator
+ * registers to global memory in 16-byte pieces (epilogue_regs). */
+enum { GDT_GEMM_EPILOGUE_TMA = 0, GDT_GEMM_EPILOGUE_REGS = 1 };
 
 /* How kernels/gemm.cuh sees the problem's operands (its -D layout flags). */
 typedef struct gdt_gemm_layout {

@@ -106,7 +106,8 @@ static int defines(const gdt_facts *f, const gdt_plan_id *p, gdt_nvrtc_define *o
 {
     static const char *const row_names[GDT_GEMM_NCOLS] = {
         "BM", "BN", "BK", "WARPS_M", "WARPS_N", "STAGES", "GROUP_M", "MMA",
-        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE", "SWAP_AB", "PINGPONG", "RASTER"};
+        "PIPE", "SPLIT_K", "CLUSTER_SHAPE", "REDUCTION_MODE", "SWAP_AB", "PINGPONG", "RASTER",
+        "EPILOGUE"};
     int64_t row[GDT_GEMM_NCOLS];
     gdt_gemm_layout l;
     plan_row(p, row);
@@ -170,14 +171,15 @@ static gdt_status check_alignment(const gdt_facts *f, const gdt_operands *ops, g
     return GDT_STATUS_OK;
 }
 
-/* PIPE=1: the maps (re-encoded when a pointer changed), the parameters
- * and the counters stay in the plan's state, which outlives the launch;
+/* PIPE=1: the maps (re-encoded when a pointer changed), the parameters,
+ * the counters and C's pointer and strides stay in the plan's state, which
+ * outlives the launch;
  * the workspace pointer is copied.  The engine checked the workspace's
  * size against workspace(), gdt__gemm_tma_bind checks its alignment. */
 static gdt_status tma_args(const gdt_facts *f, const gdt_operands *ops, void *workspace,
                            gdt_gemm_tma *t, gdt_nvrtc_args *out, gdt_error *e)
 {
-    void *a[6];
+    void *a[GDT_GEMM_TMA_NARGS];
     gdt_status st = gdt__gemm_tma_bind(t, f, ops, &workspace, t->ws_bytes, a, e);
     if (st != GDT_STATUS_OK)
         return st;
@@ -187,8 +189,8 @@ static gdt_status tma_args(const gdt_facts *f, const gdt_operands *ops, void *wo
         return gdt_error_set(e, GDT_STATUS_INTERNAL, "tmpl_gemm: no room for the workspace pointer");
     void *ws_arg = out->args[0];
     out->args[0] = a[0], out->args[1] = a[1], out->args[2] = a[2], out->args[3] = a[3];
-    out->args[4] = ws_arg, out->args[5] = a[5];
-    out->nargs = 6;
+    out->args[4] = ws_arg, out->args[5] = a[5], out->args[6] = a[6];
+    out->nargs = GDT_GEMM_TMA_NARGS;
     return GDT_STATUS_OK;
 }
 

@@ -130,7 +130,7 @@ static void test_diagnostics(void)
     static const struct {
         const char *file, *want;
     } cases[] = {
-        {"columns.json", "columns.json: /nvrtc/contraction/3: expected 8 to 15 columns (from PIPE on optional), got 7"},
+        {"columns.json", "columns.json: /nvrtc/contraction/3: expected 8 to 16 columns (from PIPE on optional), got 7"},
         {"type_string.json", "type_string.json: /nvrtc/contraction/1/1: expected an integer, got string \"128\" (column BN)"},
         {"type_float.json", "type_float.json: /nvrtc/attention_fwd/1/1: expected an integer, got number 64.5 (column BLOCK_N)"},
         {"bool_range.json", "bool_range.json: /nvrtc/contraction/0/7: column MMA: expected a boolean (0 or 1), got 2"},
@@ -138,7 +138,7 @@ static void test_diagnostics(void)
         {"negative.json", "negative.json: /nvrtc/attention_bwd/0/2: column WARPS: expected a positive integer, got -8"},
         {"huge_int.json", "huge_int.json: /nvrtc/attention_fwd/0/3: expected an integer of magnitude below 2^53"},
         {"duplicate_row.json", "duplicate_row.json: /nvrtc/contraction/3: duplicate row (same as /nvrtc/contraction/0)"},
-        {"empty_family.json", "empty_family.json: /nvrtc/contraction: empty family: expected at least one row of 8 to 15 columns (from PIPE on optional), got 0"},
+        {"empty_family.json", "empty_family.json: /nvrtc/contraction: empty family: expected at least one row of 8 to 16 columns (from PIPE on optional), got 0"},
         {"empty_namespace.json", "empty_namespace.json: /nvrtc: empty table: expected at least one structural family (contraction, attention_fwd, attention_bwd)"},
         {"empty_root.json", "empty_root.json: /: empty table: expected the provider namespace \"nvrtc\""},
         {"unknown_namespace.json", "unknown_namespace.json: /triton: unknown namespace \"triton\" (expected \"nvrtc\")"},
@@ -264,7 +264,7 @@ static void test_override(void)
 
     /* All-or-nothing: a bad override leaves the table as it was. */
     CHECK_INT(gdt_rows_override(t, DATA "columns.json", &e), ==, GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "columns.json: /nvrtc/contraction/3: expected 8 to 15 columns (from PIPE on optional), got 7");
+    CHECK_CONTAINS(e.msg, "columns.json: /nvrtc/contraction/3: expected 8 to 16 columns (from PIPE on optional), got 7");
     CHECK_INT(gdt_rows_override(t, DATA "missing.json", &e), ==, GDT_STATUS_BAD_INPUT);
     CHECK_CONTAINS(e.msg, "missing.json: cannot open: No such file or directory");
     gdt_rows_digest(t, before);
@@ -383,7 +383,7 @@ static void test_projection(void)
         CHECK_INT(c[2].bound[0], ==, 256);
         CHECK_INT(c[2].requested[2], ==, 48);
         CHECK_INT(c[2].bound[2], ==, 32);
-        CHECK_INT(c[1].ncols, ==, 15); /* 8 written, PIPE..RASTER optional */
+        CHECK_INT(c[1].ncols, ==, 16); /* 8 written, PIPE..EPILOGUE optional */
         CHECK(!c[1].rejected);
         /* The plan records the bound values under the columns' knobs. */
         CHECK_INT(gdt_plan_id_knob(&c[1].id, GDT_KNOB_TILE_M, -1), ==, 64);

@@ -182,7 +182,7 @@ static void check_json(const char *dir)
     CHECK_INT(num(f, "cells"), ==, 2);
     CHECK_INT(num(f, "plans"), ==, 6);
     CHECK_INT(num(f, "dominated"), ==, 1);
-    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(row_of(doc, 0), "values")), "[128,128,64,2,2,3,8,0,0,1,2,0,0,0,0]");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(row_of(doc, 0), "values")), "[128,128,64,2,2,3,8,0,0,1,2,0,0,0,0,0]");
     check_row(doc, 0, 2, 2, 1, 1.0, "best");
     check_row(doc, 1, 0, 1, 0, 10.1 / 10.0, "within");
     check_row(doc, 2, 0, 0, 0, 21.0 / 20.0, "dominated");

@@ -45,7 +45,7 @@ static void test_bad_input(void)
     expect("gemm --tuning-config " DATA "nope.json", 2,
            "gdtune candidates: " DATA "nope.json: cannot open: No such file or directory");
     expect("gemm --tuning-config " DATA "columns.json", 2,
-           DATA "columns.json: /nvrtc/contraction/3: expected 8 to 15 columns (from PIPE on optional), got 7");
+           DATA "columns.json: /nvrtc/contraction/3: expected 8 to 16 columns (from PIPE on optional), got 7");
     expect("gemm --tuning-config=" DATA "unknown_family.json", 2, "unknown structural family");
 }
 

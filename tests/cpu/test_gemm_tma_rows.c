@@ -90,7 +90,7 @@ static void test_hand_configs_are_rows(void)
         CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
-    CHECK_INT(n, ==, 34);
+    CHECK_INT(n, ==, 42);
     for (int i = 0; i < n; i++) {
         void *cubin = NULL;
         size_t len = 0;
@@ -203,6 +203,12 @@ static void test_rules(void)
         {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 0]",
          "PIPE=0 launches a CTA a tile in bands of tile rows: RASTER is PIPE=1's persistent walk (PIPE=0 "
          "takes 0), got 1", NULL, 90},
+        /* EPILOGUE=1 (registers to global) is PIPE=1's; swap-AB transposes
+         * its tile through shared memory */
+        {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 0, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 0, 0]",
+         "PIPE=0 stores C from registers already: EPILOGUE is PIPE=1's (PIPE=0 takes 0), got 1", NULL, 90},
+        {"[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1, 0, 0, 1]", "[64, 64, 64, 1, 4, 8, 8, 1, 1, 1, 2, 0, 1, 0, 0, 0]",
+         "PIPE=1 SWAP_AB=1 stores C^T's tile transposed through shared memory: EPILOGUE=0, got 1", NULL, 90},
         /* An MN-major A is swap-AB's wgmma B side in 64-column boxes: a
          * tile of 16 rows of M cannot take it (m = 8 caps BM to 16; A's
          * K stride is 16 bytes, one TMA takes). */
@@ -295,7 +301,7 @@ static void test_optional_columns(void)
     const char *short_row = "{\"nvrtc\": {\"contraction\": [[128, 128, 64, 4, 1, 4, 8]]}}";
     CHECK_INT(gdt_rows_load_text(short_row, strlen(short_row), "rows.json", &t, &e), ==,
               GDT_STATUS_BAD_INPUT);
-    CHECK_CONTAINS(e.msg, "expected 8 to 15 columns (from PIPE on optional), got 7");
+    CHECK_CONTAINS(e.msg, "expected 8 to 16 columns (from PIPE on optional), got 7");
 }
 
 /* What the template binds for a PIPE=1 plan: its defines, the launch of
@@ -453,6 +459,48 @@ static void test_raster_binds(void)
     free(c);
 }
 
+/* EPILOGUE: absent, the template binds EPILOGUE=0 (the hand's TMA store,
+ * compared byte for byte in test_hand_configs_are_rows); an EPILOGUE=1 row
+ * binds EPILOGUE=1 beside the same tile and names it in its plan, and its
+ * kernel is another program than its EPILOGUE=0 twin's (the column binds
+ * code, not only a name). */
+static void test_epilogue_binds(void)
+{
+    static const char *const rows[2] = {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 0, 0, 0]",
+                                        "[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 0, 0, 1]"};
+    const unsigned char *text[2] = {NULL, NULL};
+    void *cubin[2] = {NULL, NULL};
+    size_t len[2] = {0, 0}, size[2] = {0, 0};
+    gdt_facts f;
+    gdt_error e = {0};
+    facts_for("m=1000,n=1000,k=4096", 90, &f);
+    gdt_plan_id p = nvrtc_plan_of(0);
+    CHECK_INT(define_of(&f, &p, "EPILOGUE"), ==, 0);
+    for (int r = 0; r < 2; r++) {
+        char json[256], name[512];
+        int n = 0;
+        snprintf(json, sizeof json, "{\"nvrtc\": {\"contraction\": [%s]}}", rows[r]);
+        gdt_candidate *c = materialize(json, "m=1000,n=1000,k=4096", 90, &n);
+        CHECK(n == 1 && !c[0].rejected);
+        if (n != 1) {
+            free(c);
+            continue;
+        }
+        gdt_plan_id_format(&c[0].id, name, sizeof name);
+        CHECK(r == (strstr(name, "EPILOGUE=1") != NULL));
+        CHECK_INT(c[0].bound[GDT_GEMM_EPILOGUE], ==, r);
+        CHECK_INT(define_of(&f, &c[0].id, "EPILOGUE"), ==, r);
+        CHECK_INT(define_of(&f, &c[0].id, "BN"), ==, 128);
+        CHECK_INT(gdt_nvrtc_compile(&gdt__tmpl_gemm, &f, &c[0].id, 90, &cubin[r], &len[r], NULL, &e), ==,
+                  GDT_STATUS_OK);
+        text[r] = cubin[r] ? elf_section(cubin[r], len[r], ".text.gdt_gemm", &size[r]) : NULL;
+        CHECK(text[r] != NULL);
+        free(c);
+    }
+    CHECK(text[0] && text[1] && (size[0] != size[1] || memcmp(text[0], text[1], size[0])));
+    free(cubin[0]), free(cubin[1]);
+}
+
 int main(void)
 {
     test_optional_columns();
@@ -462,6 +510,7 @@ int main(void)
     test_swab_binds();
     test_pingpong_binds();
     test_raster_binds();
+    test_epilogue_binds();
     test_one_consumer_binds();
     test_hand_configs_are_rows();
     return gdt_test_result("test_gemm_tma_rows");

@@ -48,6 +48,7 @@ static void test_names(void)
         {GDT_KNOB_TEST, "TEST"},      {GDT_KNOB_PINGPONG, "PINGPONG"}, {GDT_KNOB_BAND + 13, "PINGPONG"},
         {GDT_KNOB_DETERMINISTIC, "DETERMINISTIC"}, {GDT_KNOB_BAND + 14, "DETERMINISTIC"},
         {GDT_KNOB_RASTER, "RASTER"}, {GDT_KNOB_BAND + 15, "RASTER"},
+        {GDT_KNOB_EPILOGUE, "EPILOGUE"}, {GDT_KNOB_BAND + 16, "EPILOGUE"},
     };
     gdt_error e;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {

@@ -254,7 +254,8 @@ void gdt_facts_analyze(const gdt_problem *p, const gdt_device_props *dev, gdt_fa
     X(PIPE, 12)          /* GEMM pipeline: 0 cp.async/wgmma CTA-wide, 1 TMA producer + mbarriers */ \
     X(PINGPONG, 13)      /* consumer warpgroups taking turns at the tensor cores (attention bwd, GEMM ping-pong) */ \
     X(DETERMINISTIC, 14) /* 1: bit-reproducible results at some speed (attention bwd's dQ) */   \
-    X(RASTER, 15)        /* persistent GEMM tile walk: 0 bands of tile rows, 1 of tile columns */
+    X(RASTER, 15)        /* persistent GEMM tile walk: 0 bands of tile rows, 1 of tile columns */ \
+    X(EPILOGUE, 16)      /* GEMM epilogue: 0 shared memory and a TMA store, 1 registers to global */
 enum {
 #define GDT_KNOB_ENUM_(name, value) GDT_KNOB_##name = (value),
 #define GDT_KNOB_BAND_ENUM_(name, offset) GDT_KNOB_##name = GDT_KNOB_BAND + (offset),
