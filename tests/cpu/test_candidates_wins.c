@@ -20,7 +20,8 @@
  * every default row and more; so is staged_s37.json in its two families
  * (the defaults and the rows staged on 2026-12-07, for one sweep of
  * both), and staged_s38.json in contraction (the defaults, the two GEMM
- * rows to confirm with rounds and one staged on 2026-12-08). */
+ * rows to confirm with rounds and one staged on 2026-12-08), and
+ * staged_s39.json (those and four EPILOGUE=1 rows). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -327,6 +328,7 @@ int main(void)
     check_holds_defaults(GDT_TEST_DATA "/candidates/all_rows.json", all, 3);
     check_holds_defaults(GDT_TEST_DATA "/candidates/staged_s37.json", all, 2);
     check_holds_defaults(GDT_TEST_DATA "/candidates/staged_s38.json", all, 1);
+    check_holds_defaults(GDT_TEST_DATA "/candidates/staged_s39.json", all, 1);
     gdt_rows_destroy(t);
     gdt_sweep_spec_destroy(spec);
     if (!gdt_test_failures)
