@@ -42,6 +42,8 @@ typedef struct gdt_gemm_tma_config {
     bool swap_ab;
     bool stream_k;
     bool pingpong;
+    bool regs_epilogue; /* C from the registers (a row's EPILOGUE=1): no output blocks in
+                           shared memory outside a DSMEM pair (cluster_k 2) */
 } gdt_gemm_tma_config;
 
 /* Mirrors struct gdt_gemm_tma_params in kernels/gdt_gemm_sm90.cuh. */
@@ -98,7 +100,7 @@ void gdt__gemm_tma_extents(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g,
                            int64_t *n);
 
 /* Dynamic shared memory of a configuration: the ring, two 64 x 64 output
- * blocks a consumer, the barriers, the split-K flag word or the DSMEM reduction's two
+ * blocks a consumer (none with regs_epilogue outside a DSMEM pair), the barriers, the split-K flag word or the DSMEM reduction's two
  * barriers, and 1024 bytes of slack to align the swizzle atoms. */
 int gdt__gemm_tma_smem_bytes(const gdt_gemm_tma_config *c);
 

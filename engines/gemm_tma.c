@@ -27,7 +27,8 @@ void gdt__gemm_tma_extents(const gdt_gemm_tma_config *c, const gdt_gemm_desc *g,
 
 int gdt__gemm_tma_smem_bytes(const gdt_gemm_tma_config *c)
 {
-    return c->stages * (tile_m(c) + c->tile_n) * TILE_K * 2 + 2 * c->consumers * 64 * 64 * 2 +
+    int c_blocks = c->regs_epilogue && c->cluster_k == 1 ? 0 : 2 * c->consumers;
+    return c->stages * (tile_m(c) + c->tile_n) * TILE_K * 2 + c_blocks * 64 * 64 * 2 +
            16 * c->stages + 16 + 1024;
 }
 

@@ -119,10 +119,14 @@
 /* NST: the ring's stages, a template parameter (4, or 6 and 8 where the
  * ring still fits: engines/gemm_tma.c's gdt__gemm_tma_smem_bytes). */
 #define G90_C_OFFSET(TM, TN, NST) ((NST) * (G90_A_STAGE_BYTES(TM) + G90_B_STAGE_BYTES(TN)))
-/* The barriers after two output blocks a consumer, the flag word after the
- * full and empty barriers. */
-#define G90_BAR_OFFSET(TM, TN, NST) (G90_C_OFFSET(TM, TN, NST) + (TM) / 32 * G90_C_BLOCK_BYTES)
-#define G90_FLAG_OFFSET(TM, TN, NST) (G90_BAR_OFFSET(TM, TN, NST) + 16 * (NST))
+/* The barriers after the output blocks (G90_C_BLOCKS), the flag word after
+ * the full and empty barriers. */
+#define G90_BAR_OFFSET(TM, TN, NST, SPL) (G90_C_OFFSET(TM, TN, NST) + G90_C_BLOCKS(TM, SPL) * G90_C_BLOCK_BYTES)
+#define G90_FLAG_OFFSET(TM, TN, NST, SPL) (G90_BAR_OFFSET(TM, TN, NST, SPL) + 16 * (NST))
+/* Output blocks in shared memory: two a consumer for the TMA-store epilogue
+ * and the DSMEM pair's messages; none for the register epilogue outside a
+ * pair (engines/gemm_tma.c's gdt__gemm_tma_smem_bytes, the same rule). */
+#define G90_C_BLOCKS(TM, SPL) (G90_EPILOGUE == 1 && (SPL) != SPLIT_PAIR ? 0 : (TM) / 32)
 #define G90_CONSUMERS_BAR 3 /* named barrier of all consumer threads (1 and 2: one consumer) */
 #define G90_A_HALF_BYTES (G90_A_STAGE_BYTES(G90_TILE_M) / 2) /* 64 rows of A: one CTA's multicast in a cluster */
 
@@ -687,13 +691,13 @@ __device__ __forceinline__ void consume(const CUtensorMap *tc, const gdt_gemm_tm
             if (SPL == SPLIT_WS || wk.pieces > 1) {
                 int splits = SPL == SPLIT_SK ? wk.pieces : p.splits;
                 store_partial<TN>(ws, acc, w, wk, p);
-                u32 flag = smem + G90_FLAG_OFFSET(TM, TN, NST);
+                u32 flag = smem + G90_FLAG_OFFSET(TM, TN, NST, SPL);
                 if (!last_split<TM / 64>(counters + wk.tile, flag, splits))
                     continue;
                 sum_splits<TN>(ws, acc, w, wk, splits, p);
             }
         if constexpr (SPL == SPLIT_PAIR) {
-            u32 recv_full = smem + G90_FLAG_OFFSET(TM, TN, NST);
+            u32 recv_full = smem + G90_FLAG_OFFSET(TM, TN, NST, SPL);
             if (!pair_reduce<TN>(acc, smem + G90_C_OFFSET(TM, TN, NST) + (1 - w) * 2 * G90_C_BLOCK_BYTES,
                                  recv_full, recv_full + 8, w, j))
                 continue;
@@ -803,7 +807,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     /* Swizzle atoms start on 1024-byte boundaries; the launch reserves 1024
      * bytes of slack for this. */
     u32 smem = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    u32 full = smem + G90_BAR_OFFSET(TM, TN, NST), empty = full + 8 * NST;
+    u32 full = smem + G90_BAR_OFFSET(TM, TN, NST, SPL), empty = full + 8 * NST;
     int ktiles = (p.k + G90_TILE_K - 1) / G90_TILE_K, ntiles = walked_tiles<TN, CL>(p);
     int nunits = SPL == SPLIT_WS ? ntiles * p.splits : ntiles;
     if constexpr (SPL == SPLIT_SK) {
@@ -820,8 +824,8 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
             bar_init(empty + 8 * s, (CL ? 2 : 1) * 4 * (PP ? 1 : NC));
         }
         if constexpr (SPL == SPLIT_PAIR) { /* recv_full, recv_empty: SPLIT_WS's flag word */
-            bar_init(smem + G90_FLAG_OFFSET(TM, TN, NST), 1);
-            bar_init(smem + G90_FLAG_OFFSET(TM, TN, NST) + 8, 1);
+            bar_init(smem + G90_FLAG_OFFSET(TM, TN, NST, SPL), 1);
+            bar_init(smem + G90_FLAG_OFFSET(TM, TN, NST, SPL) + 8, 1);
         }
         bar_init_fence();
     }

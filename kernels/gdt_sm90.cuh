@@ -305,9 +305,10 @@ __device__ __forceinline__ void store_row16(u16 *row, const float *acc, int h, f
         if (live && (!CLIP || c + 8 <= cols)) {
             *(uint4 *)(row + c) = y;
         } else if (CLIP && live && c < cols) {
-            const u32 w[4] = {y.x, y.y, y.z, y.w};
-            for (int e = 0; c + e < cols; ++e)
-                row[c + e] = (u16)(w[e / 2] >> (16 * (e % 2)));
+            for (int e = 0; c + e < cols; ++e) { /* selects, not an indexed array: no stack frame */
+                const u32 v = e < 2 ? y.x : e < 4 ? y.y : e < 6 ? y.z : y.w;
+                row[c + e] = (u16)(v >> (16 * (e & 1)));
+            }
         }
     }
 }

@@ -44,29 +44,30 @@ enum { REDUCTION_DSMEM = 1, REDUCTION_STREAMK = 2 };
  * counters.  A cluster is along N or along K, never both. */
 typedef struct hand_config {
     gdt_gemm_tma_config k; /* tile_n, split_k, stages, cluster_n, cluster_k, consumers, swap_ab,
-                              stream_k, pingpong */
+                              stream_k, pingpong, regs_epilogue (false: every hand entry stores
+                              C through shared memory and TMA) */
     const char *entry;     /* the prefix of its entries in the .cu */
 } hand_config;
 
 static const hand_config configs[] = {
-    {{256, 1, 4, 1, 1, 2, false, false, false}, "gdt_hand_gemm"},
-    {{128, 1, 4, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n128"},
-    {{128, 2, 4, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n128_splitk"},
-    {{128, 4, 4, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n128_splitk"},
-    {{128, 8, 4, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n128_splitk"},
-    {{192, 2, 4, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 units */
-    {{64, 2, 4, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 units */
+    {{256, 1, 4, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm"},
+    {{128, 1, 4, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n128"},
+    {{128, 2, 4, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n128_splitk"},
+    {{128, 4, 4, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n128_splitk"},
+    {{128, 8, 4, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n128_splitk"},
+    {{192, 2, 4, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n192_splitk"}, /* m = 256, n = 6144: 64 tiles x 2 units */
+    {{64, 2, 4, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n64_splitk"},   /* m = 128, n = 4096: 64 tiles x 2 units */
     /* Deeper rings for the small-M cells, which wait on loads (README):
      * twice the bytes in flight per SM. */
-    {{128, 1, 6, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
-    {{128, 4, 6, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
-    {{64, 2, 8, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
+    {{128, 1, 6, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n128_s6"},        /* m = 128, n = 14336; m = 256 */
+    {{128, 4, 6, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n128_splitk_s6"}, /* m = 128, n = 4096, k = 14336 */
+    {{64, 2, 8, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n64_splitk_s8"},   /* m = 128, n = k = 4096 */
     /* 128 x 256 in clusters of two along N sharing A (multicast): a
      * third less from L2 a stage; m = 2048, n = k = 4096 (README). */
-    {{256, 1, 4, 2, 1, 2, false, false, false}, "gdt_hand_gemm_c2"},
+    {{256, 1, 4, 2, 1, 2, false, false, false, false}, "gdt_hand_gemm_c2"},
     /* 128 x 64 in two splits, 8 stages, the splits summed in a cluster:
      * m = 128, n = k = 4096 without the workspace's round trip (README). */
-    {{64, 2, 8, 1, 2, 2, false, false, false}, "gdt_hand_gemm_n64_splitk_dsmem_s8"},
+    {{64, 2, 8, 1, 2, 2, false, false, false, false}, "gdt_hand_gemm_n64_splitk_dsmem_s8"},
     /* Twins of the two default PIPE=1 rows that had none (README): 128 x
      * 256 with 3 stages (4096^3) and 128 x 64 unsplit with 8, which beat
      * every configuration above at m = 256, n = k = 4096 on an H100.
@@ -74,34 +75,34 @@ static const hand_config configs[] = {
      * the makespan counts neither stages nor narrow tiles' cost, so where
      * they tie with others the measured ones keep their place in the
      * untimed order. */
-    {{256, 1, 3, 1, 1, 2, false, false, false}, "gdt_hand_gemm_s3"},
-    {{64, 1, 8, 1, 1, 2, false, false, false}, "gdt_hand_gemm_n64_s8"},
+    {{256, 1, 3, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_s3"},
+    {{64, 1, 8, 1, 1, 2, false, false, false, false}, "gdt_hand_gemm_n64_s8"},
     /* Swap-AB for decode-sized M (README): C^T = B^T . A^T, N on the
      * wgmma's 64-row M side, the tile tile_n rows of M (TILE_M) by 64 a
      * consumer of N (TILE_N).  One consumer (64 x 64 tiles of C^T: 64 of
      * them at n = 4096), unsplit and in two splits, at 64, 32 and 16 rows
      * of M; two consumers (128 of N) in four splits.  Verified on an H100
      * (2026-12-06): 1.93x the best other configuration's speed at m = 16. */
-    {{64, 1, 8, 1, 1, 1, true, false, false}, "gdt_hand_gemm_swab_m64_s8"},
-    {{64, 2, 8, 1, 1, 1, true, false, false}, "gdt_hand_gemm_swab_m64_splitk_s8"},
-    {{32, 2, 8, 1, 1, 1, true, false, false}, "gdt_hand_gemm_swab_m32_splitk_s8"},
-    {{16, 2, 8, 1, 1, 1, true, false, false}, "gdt_hand_gemm_swab_m16_splitk_s8"},
-    {{64, 4, 6, 1, 1, 2, true, false, false}, "gdt_hand_gemm_swab_m64_n128_splitk_s6"},
+    {{64, 1, 8, 1, 1, 1, true, false, false, false}, "gdt_hand_gemm_swab_m64_s8"},
+    {{64, 2, 8, 1, 1, 1, true, false, false, false}, "gdt_hand_gemm_swab_m64_splitk_s8"},
+    {{32, 2, 8, 1, 1, 1, true, false, false, false}, "gdt_hand_gemm_swab_m32_splitk_s8"},
+    {{16, 2, 8, 1, 1, 1, true, false, false, false}, "gdt_hand_gemm_swab_m16_splitk_s8"},
+    {{64, 4, 6, 1, 1, 2, true, false, false, false}, "gdt_hand_gemm_swab_m64_n128_splitk_s6"},
     /* Stream-K (README): whole tiles, then the partial wave (and one full
      * wave before it) in equal runs of K tiles a CTA, a tile cut across
      * CTAs summed through the workspace (kernels/gdt_streamk.cuh); m =
      * 256, n = 6144 is 96 tiles of 128 x 128, 64 of 128 x 192.  Verified
      * on an H100 (2026-12-06) and slower than the best other configuration
      * at every shape timed (0.39-0.87 of its speed). */
-    {{128, 1, 4, 1, 1, 2, false, true, false}, "gdt_hand_gemm_n128_streamk"},
-    {{192, 1, 4, 1, 1, 2, false, true, false}, "gdt_hand_gemm_n192_streamk"},
+    {{128, 1, 4, 1, 1, 2, false, true, false, false}, "gdt_hand_gemm_n128_streamk"},
+    {{192, 1, 4, 1, 1, 2, false, true, false, false}, "gdt_hand_gemm_n192_streamk"},
     /* Ping-pong (README): each consumer warpgroup owns whole 128 x 128
      * tiles, the two taking turns at the tensor cores, so one's epilogue
      * runs under the other's wgmmas; the twins of 1 and 7 (4 and 6
      * stages).  Verified on an H100, no faster than the twins (0.945 to
      * 1.018 of their speed, 2026-12-06). */
-    {{128, 1, 4, 1, 1, 2, false, false, true}, "gdt_hand_gemm_n128_pp"},
-    {{128, 1, 6, 1, 1, 2, false, false, true}, "gdt_hand_gemm_n128_pp_s6"},
+    {{128, 1, 4, 1, 1, 2, false, false, true, false}, "gdt_hand_gemm_n128_pp"},
+    {{128, 1, 6, 1, 1, 2, false, false, true, false}, "gdt_hand_gemm_n128_pp_s6"},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 _Static_assert(NCONFIGS == GDT_HAND_GEMM_CONFIGS, "gdt_hand.h counts the configurations");

@@ -62,6 +62,7 @@ void gdt__gemm_tma_config_of(const int64_t *r, gdt_gemm_tma_config *out)
     out->swap_ab = swap;
     out->stream_k = r[GDT_GEMM_REDUCTION_MODE] == GDT_GEMM_REDUCE_STREAMK;
     out->pingpong = r[GDT_GEMM_PINGPONG] == GDT_GEMM_PINGPONG_ON;
+    out->regs_epilogue = r[GDT_GEMM_EPILOGUE] == GDT_GEMM_EPILOGUE_REGS;
 }
 
 static bool tma(const int64_t *r) { return r[GDT_GEMM_PIPE] == GDT_GEMM_PIPE_TMA; }

@@ -90,7 +90,7 @@ static void test_hand_configs_are_rows(void)
         CHECK(elf_same_text(cubin, len, ".text.gdt_gemm", hand, entry, name));
         free(cubin);
     }
-    CHECK_INT(n, ==, 42);
+    CHECK_INT(n, ==, 44);
     for (int i = 0; i < n; i++) {
         void *cubin = NULL;
         size_t len = 0;
@@ -203,6 +203,10 @@ static void test_rules(void)
         {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 0]",
          "PIPE=0 launches a CTA a tile in bands of tile rows: RASTER is PIPE=1's persistent walk (PIPE=0 "
          "takes 0), got 1", NULL, 90},
+        /* seven stages of 128 x 128 fit only without the output blocks
+         * (EPILOGUE=1: 230528 bytes) */
+        {"[128, 128, 64, 8, 1, 7, 8, 1, 1, 1, 2, 0, 0, 0, 0, 0]", "[128, 128, 64, 8, 1, 7, 8, 1, 1, 1, 2, 0, 0, 0, 0, 1]",
+         "shared memory 263296 bytes exceeds 232448 on sm90", NULL, 90},
         /* EPILOGUE=1 (registers to global) is PIPE=1's; swap-AB transposes
          * its tile through shared memory */
         {"[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 0, 1]", "[128, 128, 64, 4, 1, 4, 8, 1, 0, 1, 2, 0, 0, 0, 0, 0]",
@@ -499,6 +503,27 @@ static void test_epilogue_binds(void)
     }
     CHECK(text[0] && text[1] && (size[0] != size[1] || memcmp(text[0], text[1], size[0])));
     free(cubin[0]), free(cubin[1]);
+    /* Shared memory: the register epilogue keeps no output blocks (4 of
+     * 8 KB), except in a DSMEM pair, whose partials travel through them. */
+    static const char *const more[3] = {"[128, 128, 64, 8, 1, 4, 8, 1, 1, 1, 2, 0, 0, 0, 0, 1]",
+                                        "[128, 64, 64, 8, 1, 8, 8, 1, 1, 2, 2, 1, 0, 0, 0, 0]",
+                                        "[128, 64, 64, 8, 1, 8, 8, 1, 1, 2, 2, 1, 0, 0, 0, 1]"};
+    static const long long smem[3] = {4 * (128 + 128) * 64 * 2 + 16 * 4 + 16 + 1024,
+                                      8 * (128 + 64) * 64 * 2 + 4 * 64 * 64 * 2 + 16 * 8 + 16 + 1024,
+                                      8 * (128 + 64) * 64 * 2 + 4 * 64 * 64 * 2 + 16 * 8 + 16 + 1024};
+    for (int r = 0; r < 3; r++) {
+        char json[256];
+        int n = 0;
+        gdt_nvrtc_launch l;
+        snprintf(json, sizeof json, "{\"nvrtc\": {\"contraction\": [%s]}}", more[r]);
+        gdt_candidate *c = materialize(json, "m=1000,n=1000,k=4096", 90, &n);
+        CHECK(n == 1 && !c[0].rejected);
+        if (n == 1) {
+            gdt__tmpl_gemm.launch(&f, &c[0].id, 0, &l);
+            CHECK_INT(l.smem_bytes, ==, smem[r]);
+        }
+        free(c);
+    }
 }
 
 int main(void)

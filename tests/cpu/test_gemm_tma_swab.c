@@ -12,9 +12,9 @@
 #include "gdt_gemm_tma.h"
 #include "gdt_test.h"
 
-static const gdt_gemm_tma_config swab16 = {16, 2, 8, 1, 1, 1, true, false, false};  /* gemm.hand 17 */
-static const gdt_gemm_tma_config swab64x2 = {64, 4, 6, 1, 1, 2, true, false, false}; /* gemm.hand 18 */
-static const gdt_gemm_tma_config plain = {64, 2, 8, 1, 1, 2, false, false, false};  /* gemm.hand 9 */
+static const gdt_gemm_tma_config swab16 = {16, 2, 8, 1, 1, 1, true, false, false, false};  /* gemm.hand 17 */
+static const gdt_gemm_tma_config swab64x2 = {64, 4, 6, 1, 1, 2, true, false, false, false}; /* gemm.hand 18 */
+static const gdt_gemm_tma_config plain = {64, 2, 8, 1, 1, 2, false, false, false, false};  /* gemm.hand 9 */
 
 static void check_map(const gdt_gemm_tma_map *g, const char *what, const long long want[7])
 {

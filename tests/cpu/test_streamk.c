@@ -213,7 +213,7 @@ static void check_sizes(const char *shape, int tile_n, int tiles, int ktiles, in
 {
     static gdt_gemm_tma t; /* static: its maps' alignment */
     gdt_facts f;
-    gdt_gemm_tma_config c = {tile_n, 1, 4, 1, 1, 2, false, true, false};
+    gdt_gemm_tma_config c = {tile_n, 1, 4, 1, 1, 2, false, true, false, false};
     facts_for(shape, &f);
     gdt_sk s = gdt_sk_plan(tiles, ktiles, 132);
     walk w = replay(&s, tiles, s.ctas);
@@ -245,7 +245,7 @@ static void test_bound(void)
 {
     gdt_facts f;
     char why[256] = "";
-    gdt_gemm_tma_config sk = {128, 1, 4, 1, 1, 2, false, true, false}, plain = sk;
+    gdt_gemm_tma_config sk = {128, 1, 4, 1, 1, 2, false, true, false, false}, plain = sk;
     plain.stream_k = false;
     facts_for("m=2097152,n=2097152,k=64", &f); /* 2^28 tiles of 128 x 128 */
     CHECK(!gdt__gemm_tma_sizes_ok(&f.problem.u.gemm, &sk, why, sizeof why));

@@ -1,14 +1,15 @@
 /* The NVRTC GEMM's PIPE=1 rows (kernels/gdt_gemm_sm90.cuh through
  * kernels/gemm.cuh) on the device: the staged rows of
  * tests/data/candidates/gemm_tma.json (or of the file GDT_TEST_TUNING_CONFIG
- * names): all forty-two, the nine the default table keeps since the
+ * names): all forty-four, the nine the default table keeps since the
  * prune of 2026-12-06 among them (tables/candidates/README.md), seven
  * SWAP_AB=1 rows (five the twins of gemm.hand 14 to 18) and two
  * REDUCTION_MODE=2 (stream-K) rows (the twins of gemm.hand 19 and 20, not
  * run on a GPU when written), three PINGPONG=1 rows, three RASTER=1
- * rows (bands of tile columns) and eight EPILOGUE=1 rows (C from the
+ * rows (bands of tile columns) and ten EPILOGUE=1 rows (C from the
  * registers: alone, split through the workspace and in a DSMEM pair,
- * ping-pong, one consumer; not run on a GPU when written), default in
+ * ping-pong, one consumer, and 128 x 128 with 7 stages and 128 x 192 with
+ * 5, which fit without the output blocks; not run on a GPU when written), default in
  * none.
  * Every PIPE=1 row that binds for
  * a case (tails on M, N and K, batched, all four row/col-major layouts,
