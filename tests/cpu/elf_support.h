@@ -1,6 +1,7 @@
 /* The bytes of one section of an ELF64 image (a cubin): what the tests
  * that compare an NVRTC build's kernel with the hand cubin's entry
- * (test_gemm_tma_rows, test_attn_fwd_tma_rows) read.  Only included,
+ * (test_gemm_tma_rows, test_attn_fwd_tma_rows) read, and a kernel's
+ * stack frame (test_gemm_tma_rows: the staged rows keep none).  Only included,
  * never built alone. */
 #ifndef ELF_SUPPORT_H
 #define ELF_SUPPORT_H
@@ -58,6 +59,34 @@ static inline bool elf_same_text(const void *cubin, size_t len, const char *text
         return true;
     fprintf(stderr, "%s: %s (%zu bytes) differs from %s (%zu bytes)\n", what, text, na, entry, nb);
     return false;
+}
+
+/* The largest EIATTR_FRAME_SIZE of a cubin's .nv.info (a kernel's stack
+ * frame in local memory, bytes: spills, or an array indexed at run time;
+ * ptxas -v's "bytes stack frame"); -1 when the cubin records none.  The
+ * section is a run of entries: format, attribute, a 16-bit size, and for
+ * format 4 (EIFMT_SVAL) that many bytes, here a symbol and a value. */
+static inline long elf_frame_size(const void *cubin, size_t len)
+{
+    enum { EIFMT_SVAL = 4, EIATTR_FRAME_SIZE = 0x11 };
+    size_t n = 0;
+    const unsigned char *s = cubin ? elf_section(cubin, len, ".nv.info", &n) : NULL;
+    long most = -1;
+    for (size_t i = 0; s && i + 4 <= n;) {
+        uint16_t size;
+        memcpy(&size, s + i + 2, 2);
+        if (s[i] != EIFMT_SVAL) {
+            i += 4;
+            continue;
+        }
+        if (s[i + 1] == EIATTR_FRAME_SIZE && size == 8 && i + 12 <= n) {
+            uint32_t v;
+            memcpy(&v, s + i + 8, 4);
+            most = (long)v > most ? (long)v : most;
+        }
+        i += 4 + (size_t)size;
+    }
+    return most;
 }
 
 #endif

@@ -63,7 +63,8 @@ static bool in_defaults(const gdt_candidate *c, int n, const gdt_plan_id *p)
  * swap-AB rows and the ping-pong 128 x 64 with 8 stages), and at bf16 with A
  * K-major and B MN-major (row-major A and B: the entries' _km) the NVRTC
  * cubin's kernel is the hand cubin's entry, byte for byte; every staged
- * row binds and compiles. */
+ * row binds and compiles, with no stack frame (nothing in local memory:
+ * no spill, no array indexed at run time). */
 static void test_hand_configs_are_rows(void)
 {
     const gdt_embedded *hand = gdt_embedded_find(GDT_HAND_GEMM_CUBIN);
@@ -101,6 +102,11 @@ static void test_hand_configs_are_rows(void)
         if (st != GDT_STATUS_OK)
             fprintf(stderr, "staged row %d: %s\n", i, e.msg);
         CHECK_INT(st, ==, GDT_STATUS_OK);
+        long frame = st == GDT_STATUS_OK ? elf_frame_size(cubin, len) : 0;
+        if (frame != 0)
+            fprintf(stderr, "staged row %d: .nv.info EIATTR_FRAME_SIZE: expected 0 (nothing in "
+                    "local memory), got %ld\n", i, frame);
+        CHECK_INT(frame, ==, 0);
         free(cubin);
     }
     free(c);
